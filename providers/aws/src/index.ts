@@ -1,0 +1,6 @@
+/**
+ * @orkestra/provider-aws manages S3 buckets for Katalog declarations.
+ *
+ * Nothing is exported yet: see the package README for the plan.
+ */
+export {};

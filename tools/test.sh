@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every test: unit projects and the integration projects against real servers.
+# Test servers (etcd, kube-apiserver, kube-controller-manager, FerretDB, moto) are built into
+# ~/.cache/orkestra/testenv when missing (minutes the first time; cached afterwards).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! bash tools/testenv/build.sh all; then
+  if [[ "${CI:-}" == "true" ]]; then
+    echo "test servers could not be built; under CI that is a failure" >&2
+    exit 1
+  fi
+  echo "warning: some test servers could not be built; their suites will be skipped" >&2
+fi
+pnpm exec vitest run "$@"

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Builds the test servers used by @orkestra/testenv from package registries only:
+#   etcd, kube-apiserver + kube-controller-manager, FerretDB (Go module proxy, wrapper modules)
+#   and moto (a Python virtual environment from PyPI).
+# Results are cached under ${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv/<tool>-<version>/
+# and are not rebuilt while their .stamp matches. Nothing is written inside the repository.
+#
+# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto]...
+set -euo pipefail
+
+K8S_VERSION="${ORKESTRA_K8S_VERSION:-v1.34.4}"
+ETCD_VERSION="${ORKESTRA_ETCD_VERSION:-v3.6.16}"
+FERRETDB_VERSION="${ORKESTRA_FERRETDB_VERSION:-v1.24.2}"
+MOTO_VERSION="${ORKESTRA_MOTO_VERSION:-5.2.5}"
+
+CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv"
+mkdir -p "$CACHE_ROOT"
+
+log() { printf '[testenv-build %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+need_go() {
+  if ! command -v go >/dev/null 2>&1; then
+    log "error: Go is not installed, so $1 cannot be built."
+    log "Install Go >= 1.25, or point TEST_ASSET_$2 (or KUBEBUILDER_ASSETS) at an existing binary."
+    exit 3
+  fi
+}
+
+stamp_of() { sha256sum | cut -c1-16; }
+
+# Prints progress every 60 s while a long build runs so CI logs show it is alive.
+with_heartbeat() {
+  local what="$1"; shift
+  local start=$SECONDS
+  ( while sleep 60; do log "still building $what ($(( SECONDS - start ))s)…"; done ) &
+  local hb=$!
+  local rc=0
+  "$@" || rc=$?
+  kill "$hb" 2>/dev/null || true
+  wait "$hb" 2>/dev/null || true
+  return $rc
+}
+
+go_env() {
+  export GOTOOLCHAIN=local GOFLAGS="-mod=mod -modcacherw" CGO_ENABLED=0
+}
+
+build_etcd() {
+  local out="$CACHE_ROOT/etcd-$ETCD_VERSION"
+  local mod; mod=$(printf 'module local/testenv/etcd\n\ngo 1.25.0\n\nrequire go.etcd.io/etcd/server/v3 %s\n' "$ETCD_VERSION")
+  local stamp; stamp=$(printf '%s|%s' "$mod" "-trimpath -s -w" | stamp_of)
+  if [[ -x "$out/etcd" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then log "etcd $ETCD_VERSION cached at $out"; return; fi
+  need_go etcd ETCD
+  go_env
+  local work; work=$(mktemp -d); trap 'rm -rf "$work"' RETURN
+  printf '%s\n' "$mod" > "$work/go.mod"
+  printf 'package tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n' > "$work/tools.go"
+  log "building etcd $ETCD_VERSION (a few minutes on 2 cores)"
+  local t0=$SECONDS
+  mkdir -p "$out"
+  (cd "$work" && with_heartbeat etcd go build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3)
+  printf '%s' "$stamp" > "$out/.stamp"
+  log "etcd built in $(( SECONDS - t0 ))s"
+}
+
+build_kube() {
+  local out="$CACHE_ROOT/kube-$K8S_VERSION"
+  need_go kube-apiserver KUBE_APISERVER
+  go_env
+  local sv="v0${K8S_VERSION#v1}"
+  local minor; minor=$(echo "$K8S_VERSION" | cut -d. -f2)
+  # The staging replace list comes from the exact go.mod of this Kubernetes version.
+  local gomod
+  if [[ -x "$out/kube-apiserver" && -x "$out/kube-controller-manager" && -f "$out/.stamp" ]]; then
+    log "kube-apiserver and kube-controller-manager $K8S_VERSION cached at $out"; return
+  fi
+  log "resolving k8s.io/kubernetes $K8S_VERSION go.mod"
+  gomod=$(cd /tmp && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')
+  [[ -f "$gomod" ]] || { log "error: could not download go.mod of k8s.io/kubernetes@$K8S_VERSION"; exit 4; }
+  local replaces
+  replaces=$(grep -E '^\s*k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" | awk -v sv="$sv" '{print "\t" $1 " => " $1 " " sv}')
+  local n; n=$(printf '%s\n' "$replaces" | grep -c . || true)
+  [[ "$n" -gt 10 ]] || { log "error: found only $n staging modules in $gomod"; exit 4; }
+  local mod
+  mod=$(printf 'module local/testenv/k8s\n\ngo 1.24.0\n\ngodebug default=go1.24\n\nrequire k8s.io/kubernetes %s\n\nreplace (\n%s\n)\n' "$K8S_VERSION" "$replaces")
+  local ldv="-X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+  local stamp; stamp=$(printf '%s|%s' "$mod" "$ldv" | stamp_of)
+  local work; work=$(mktemp -d); trap 'rm -rf "$work"' RETURN
+  printf '%s\n' "$mod" > "$work/go.mod"
+  printf 'package tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n)\n' > "$work/tools.go"
+  log "building kube-apiserver and kube-controller-manager $K8S_VERSION with $n staging replaces (15-35 minutes cold on 2 cores)"
+  local t0=$SECONDS
+  mkdir -p "$out"
+  (cd "$work" && with_heartbeat "kube-apiserver" go build -trimpath -tags=selinux,notest -ldflags "-s -w $ldv" -o "$out/" k8s.io/kubernetes/cmd/kube-apiserver)
+  log "kube-apiserver built in $(( SECONDS - t0 ))s"
+  local t1=$SECONDS
+  (cd "$work" && with_heartbeat "kube-controller-manager" go build -trimpath -tags=selinux,notest -ldflags "-s -w $ldv" -o "$out/" k8s.io/kubernetes/cmd/kube-controller-manager)
+  log "kube-controller-manager built in $(( SECONDS - t1 ))s"
+  printf '%s' "$stamp" > "$out/.stamp"
+}
+
+build_ferretdb() {
+  local out="$CACHE_ROOT/ferretdb-$FERRETDB_VERSION"
+  local mod; mod=$(printf 'module local/testenv/ferretdb\n\ngo 1.24.0\n\nrequire github.com/FerretDB/FerretDB %s\n' "$FERRETDB_VERSION")
+  local stamp; stamp=$(printf '%s|%s' "$mod" "-trimpath" | stamp_of)
+  if [[ -x "$out/ferretdb" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then log "ferretdb $FERRETDB_VERSION cached at $out"; return; fi
+  need_go ferretdb FERRETDB
+  go_env
+  local work; work=$(mktemp -d); trap 'rm -rf "$work"' RETURN
+  printf '%s\n' "$mod" > "$work/go.mod"
+  printf 'package tools\n\nimport _ "github.com/FerretDB/FerretDB/ferretdb"\n' > "$work/tools.go"
+  log "building ferretdb $FERRETDB_VERSION (several minutes on 2 cores)"
+  local t0=$SECONDS
+  mkdir -p "$out"
+  (cd "$work" && with_heartbeat ferretdb go build -trimpath -o "$out/ferretdb" github.com/FerretDB/FerretDB/cmd/ferretdb)
+  printf '%s' "$stamp" > "$out/.stamp"
+  log "ferretdb built in $(( SECONDS - t0 ))s"
+}
+
+build_moto() {
+  local py; py=$(command -v python3 || true)
+  if [[ -z "$py" ]]; then
+    log "error: python3 is not installed, so moto cannot be installed. Set TEST_ASSET_MOTO_SERVER to a moto_server executable."
+    exit 3
+  fi
+  local pyv; pyv=$("$py" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+  local out="$CACHE_ROOT/moto-$MOTO_VERSION-py$pyv"
+  local stamp; stamp=$(printf 'moto[server]==%s' "$MOTO_VERSION" | stamp_of)
+  if [[ -x "$out/bin/moto_server" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then log "moto $MOTO_VERSION cached at $out"; return; fi
+  log "installing moto[server]==$MOTO_VERSION into $out"
+  rm -rf "$out"
+  "$py" -m venv "$out"
+  "$out/bin/pip" install --quiet --disable-pip-version-check "moto[server]==$MOTO_VERSION"
+  printf '%s' "$stamp" > "$out/.stamp"
+  log "moto installed"
+}
+
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(all)
+for t in "${targets[@]}"; do
+  case "$t" in
+    all) build_moto; build_etcd; build_ferretdb; build_kube ;;
+    etcd) build_etcd ;;
+    kube) build_kube ;;
+    ferretdb) build_ferretdb ;;
+    moto) build_moto ;;
+    *) log "unknown target $t (all|etcd|kube|ferretdb|moto)"; exit 2 ;;
+  esac
+done

@@ -1,0 +1,42 @@
+/**
+ * Shared vitest project definitions: every package has a fast unit project (`src/**\/*.test.ts`)
+ * and, when it has a `test/` folder, an integration project (`test/**\/*.integration.test.ts`)
+ * that shares one local control plane per run through @orkestra/testenv's global setup.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestProjectInlineConfiguration } from 'vitest/config';
+
+const sourceCondition = ['@orkestra/source'];
+
+export function packageProjects(dir: string, name: string): TestProjectInlineConfiguration[] {
+  const projects: TestProjectInlineConfiguration[] = [
+    {
+      resolve: { conditions: sourceCondition },
+      ssr: { resolve: { conditions: sourceCondition } },
+      test: {
+        name,
+        root: dir,
+        include: ['src/**/*.test.ts'],
+        restoreMocks: true,
+        typecheck: { enabled: false },
+      },
+    },
+  ];
+  if (existsSync(join(dir, 'test'))) {
+    projects.push({
+      resolve: { conditions: sourceCondition },
+      ssr: { resolve: { conditions: sourceCondition } },
+      test: {
+        name: `${name}:integration`,
+        root: dir,
+        include: ['test/**/*.integration.test.ts'],
+        restoreMocks: true,
+        testTimeout: 60_000,
+        hookTimeout: 180_000,
+        globalSetup: [join(import.meta.dirname, 'packages/testenv/src/global-setup.ts')],
+      },
+    });
+  }
+  return projects;
+}
