@@ -3,20 +3,13 @@
 // or a relative path that climbs into a sibling package), and `import type` for type-only imports.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { packageBoundaries } from './tools/eslint/package-boundaries.js';
 
 const deepImport = {
   patterns: [
     {
       group: ['@orkestra/*/src', '@orkestra/*/src/**', '@orkestra/*/dist', '@orkestra/*/dist/**', '@orkestra/*/internal/**'],
       message: 'Import another package through its public entry point (@orkestra/<name>), never its src/, dist/ or internals.',
-    },
-    {
-      regex: '^(\\.\\./)+(packages|providers|apps)/',
-      message: 'Do not reach into another package by relative path; depend on it and import @orkestra/<name>.',
-    },
-    {
-      regex: '^\\.\\./\\.\\./\\.\\./',
-      message: 'Relative imports must stay inside the package.',
     },
   ],
 };
@@ -52,7 +45,9 @@ export default tseslint.config(
         queueMicrotask: 'readonly',
       },
     },
+    plugins: { orkestra: packageBoundaries },
     rules: {
+      'orkestra/no-cross-package-relative': 'error',
       'no-restricted-imports': ['error', deepImport],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
       '@typescript-eslint/no-import-type-side-effects': 'error',
@@ -63,6 +58,11 @@ export default tseslint.config(
         { selector: 'ExportDefaultDeclaration', message: 'No default exports.' },
       ],
     },
+  },
+  {
+    // Workspace-level config files may import the shared vitest setup at the root.
+    files: ['**/vitest.config.ts'],
+    rules: { 'orkestra/no-cross-package-relative': 'off' },
   },
   {
     // Config files must default-export their config.
