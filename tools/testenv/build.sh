@@ -8,10 +8,20 @@
 # Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto]...
 set -euo pipefail
 
-K8S_VERSION="${ORKESTRA_K8S_VERSION:-v1.34.4}"
-ETCD_VERSION="${ORKESTRA_ETCD_VERSION:-v3.6.16}"
-FERRETDB_VERSION="${ORKESTRA_FERRETDB_VERSION:-v1.24.2}"
-MOTO_VERSION="${ORKESTRA_MOTO_VERSION:-5.2.5}"
+# The pinned versions live in one place, packages/testenv/versions.json, which @orkestra/testenv
+# also reads to find the cached binaries. Each can be overridden by an ORKESTRA_*_VERSION variable
+# (the TypeScript side honours the same variables).
+VERSIONS_FILE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/packages/testenv/versions.json"
+# A flat JSON object of strings, one key per line: sed is parser enough and needs no node.
+json_version() {
+  local v; v=$(sed -n "s/^[[:space:]]*\"$1\"[[:space:]]*:[[:space:]]*\"\([^\"]*\)\".*/\1/p" "$VERSIONS_FILE")
+  [[ -n "$v" ]] || { echo "[testenv-build] error: no \"$1\" in $VERSIONS_FILE" >&2; exit 2; }
+  printf '%s' "$v"
+}
+K8S_VERSION="${ORKESTRA_K8S_VERSION:-$(json_version kubernetes)}"
+ETCD_VERSION="${ORKESTRA_ETCD_VERSION:-$(json_version etcd)}"
+FERRETDB_VERSION="${ORKESTRA_FERRETDB_VERSION:-$(json_version ferretdb)}"
+MOTO_VERSION="${ORKESTRA_MOTO_VERSION:-$(json_version moto)}"
 
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv"
 mkdir -p "$CACHE_ROOT"
@@ -101,18 +111,29 @@ build_kube() {
 
 build_ferretdb() {
   local out="$CACHE_ROOT/ferretdb-$FERRETDB_VERSION"
-  local mod; mod=$(printf 'module local/testenv/ferretdb\n\ngo 1.24.0\n\nrequire github.com/FerretDB/FerretDB %s\n' "$FERRETDB_VERSION")
-  local stamp; stamp=$(printf '%s|%s' "$mod" "-trimpath" | stamp_of)
+  # Trap: Go records the module holding package main as the binary's main module, so building
+  # cmd/ferretdb from a wrapper still reports github.com/FerretDB/FerretDB, and FerretDB then
+  # panics at start ("Invalid build/version/version.txt file content") because version.txt is
+  # git-ignored and missing from the module zip. Fix: replace the module with a copy of its
+  # source that has build/version/version.txt written.
+  local mod; mod=$(printf 'module local/testenv/ferretdb\n\ngo 1.24.0\n\nrequire github.com/FerretDB/FerretDB %s\n\nreplace github.com/FerretDB/FerretDB => ./ferretdb-src\n' "$FERRETDB_VERSION")
+  local stamp; stamp=$(printf '%s|%s' "$mod" "-trimpath|version.txt" | stamp_of)
   if [[ -x "$out/ferretdb" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then log "ferretdb $FERRETDB_VERSION cached at $out"; return; fi
   need_go ferretdb FERRETDB
   go_env
   local work; work=$(mktemp -d); trap 'rm -rf "$work"' RETURN
+  local src
+  src=$(cd /tmp && go mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*/\1/p')
+  [[ -d "$src" ]] || { log "error: could not download github.com/FerretDB/FerretDB@$FERRETDB_VERSION"; exit 4; }
+  cp -R "$src" "$work/ferretdb-src"
+  chmod -R u+w "$work/ferretdb-src"
+  printf '%s\n' "$FERRETDB_VERSION" > "$work/ferretdb-src/build/version/version.txt"
   printf '%s\n' "$mod" > "$work/go.mod"
-  printf 'package tools\n\nimport _ "github.com/FerretDB/FerretDB/ferretdb"\n' > "$work/tools.go"
   log "building ferretdb $FERRETDB_VERSION (several minutes on 2 cores)"
   local t0=$SECONDS
   mkdir -p "$out"
   (cd "$work" && with_heartbeat ferretdb go build -trimpath -o "$out/ferretdb" github.com/FerretDB/FerretDB/cmd/ferretdb)
+  "$out/ferretdb" --version >/dev/null || { log "error: the built ferretdb does not start (see above)"; exit 5; }
   printf '%s' "$stamp" > "$out/.stamp"
   log "ferretdb built in $(( SECONDS - t0 ))s"
 }

@@ -1,7 +1,33 @@
 /**
- * @orkestra/testenv starts real test servers on loopback: etcd + kube-apiserver +
- * kube-controller-manager, moto for S3 and FerretDB for MongoDB. For tests and `ork dev`; never for production.
+ * @orkestra/testenv starts real test servers on loopback, from binaries built by
+ * `tools/testenv/build.sh` (or found through `TEST_ASSET_*` / `KUBEBUILDER_ASSETS`): etcd +
+ * kube-apiserver + kube-controller-manager, moto for S3 and FerretDB for MongoDB. For tests
+ * and `ork dev`; never for production. Vitest helpers live in `@orkestra/testenv/vitest`.
  *
- * Nothing is exported yet: see the package README for the plan.
+ * Main exports: startControlPlane, startS3, startMongo, connectControlPlane, sumMetric,
+ * findBinary, TestenvError.
+ *
+ * @example
+ * import { CoreV1Api } from '@kubernetes/client-node';
+ * import { startControlPlane } from '@orkestra/testenv';
+ *
+ * const cp = await startControlPlane();
+ * await cp.kubeConfig.makeApiClient(CoreV1Api).listNamespace();
+ * await cp.stop();
  */
-export {};
+export { startControlPlane } from './control-plane.js';
+export type { ControlPlane, ControlPlaneOptions, ControlPlaneTimings, ServerInfo } from './control-plane.js';
+export { connectControlPlane } from './control-plane-client.js';
+export type { ControlPlaneClient, ControlPlaneConnection } from './control-plane-client.js';
+export { startS3 } from './s3-server.js';
+export type { S3Server, S3ServerOptions } from './s3-server.js';
+export { startMongo } from './mongo-server.js';
+export type { MongoServer, MongoServerOptions } from './mongo-server.js';
+export { sumMetric } from './sum-metric.js';
+export { assetVariable, defaultCacheRoot, findBinary, ServerBinary } from './find-binary.js';
+export type { FindBinaryOptions, FoundBinary } from './find-binary.js';
+export { readVersions } from './versions.js';
+export type { TestenvVersions } from './versions.js';
+export { isCi } from './is-ci.js';
+export { isTestenvError, TestenvError, TestenvErrorCode } from './testenv-error.js';
+export type { TestenvErrorOptions } from './testenv-error.js';

@@ -1,0 +1,115 @@
+import { accessSync, constants, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { TestenvError, TestenvErrorCode } from './testenv-error.js';
+import { readVersions } from './versions.js';
+import type { TestenvVersions } from './versions.js';
+
+/** ServerBinary names the executables this package can start. */
+export const ServerBinary = {
+  Etcd: 'etcd',
+  KubeApiserver: 'kube-apiserver',
+  KubeControllerManager: 'kube-controller-manager',
+  Ferretdb: 'ferretdb',
+  MotoServer: 'moto_server',
+} as const;
+export type ServerBinary = (typeof ServerBinary)[keyof typeof ServerBinary];
+
+/** FindBinaryOptions controls where {@link findBinary} looks. */
+export interface FindBinaryOptions {
+  /** Environment to read `TEST_ASSET_*`, `KUBEBUILDER_ASSETS`, `XDG_CACHE_HOME`. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Build cache root. Default `${XDG_CACHE_HOME:-~/.cache}/orkestra/testenv`. */
+  readonly cacheRoot?: string;
+  /** Versions to look for in the cache. Default {@link readVersions}. */
+  readonly versions?: TestenvVersions;
+}
+
+/** FoundBinary is an executable {@link findBinary} found, and where it came from. */
+export interface FoundBinary {
+  /** Absolute path of the executable. */
+  readonly path: string;
+  /** Which lookup step found it, e.g. `TEST_ASSET_ETCD` or `cache`. */
+  readonly source: string;
+}
+
+/** assetVariable returns the `TEST_ASSET_<NAME>` variable for `name`, as envtest spells it. */
+export function assetVariable(name: string): string {
+  return `TEST_ASSET_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+}
+
+/** defaultCacheRoot returns `${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv`, build.sh's cache. */
+export function defaultCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  return join(xdg != null && xdg !== '' ? xdg : join(homedir(), '.cache'), 'orkestra', 'testenv');
+}
+
+function cacheCandidates(name: ServerBinary, root: string, versions: TestenvVersions): string[] {
+  switch (name) {
+    case 'etcd':
+      return [join(root, `etcd-${versions.etcd}`, 'etcd')];
+    case 'kube-apiserver':
+    case 'kube-controller-manager':
+      return [join(root, `kube-${versions.kubernetes}`, name)];
+    case 'ferretdb':
+      return [join(root, `ferretdb-${versions.ferretdb}`, 'ferretdb')];
+    case 'moto_server': {
+      // The venv directory carries the Python minor version: moto-5.2.5-py3.11.
+      const prefix = `moto-${versions.moto}-py`;
+      let entries: string[];
+      try {
+        entries = readdirSync(root).filter((d) => d.startsWith(prefix));
+      } catch {
+        entries = [];
+      }
+      return entries
+        .sort((a, b) => b.localeCompare(a, 'en', { numeric: true }))
+        .map((d) => join(root, d, 'bin', 'moto_server'));
+    }
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * findBinary locates a server executable in envtest's order: `TEST_ASSET_<NAME>`, then
+ * `$KUBEBUILDER_ASSETS/<name>`, then the build cache of `tools/testenv/build.sh`, then
+ * `/usr/local/kubebuilder/bin/<name>`. It throws a {@link TestenvError} with code
+ * `BinaryNotFound` naming every place it looked.
+ */
+export function findBinary(name: ServerBinary, options: FindBinaryOptions = {}): FoundBinary {
+  const env = options.env ?? process.env;
+  const tried: string[] = [];
+  const variable = assetVariable(name);
+  const asset = env[variable];
+  if (asset != null && asset !== '') {
+    if (isExecutable(asset)) return { path: asset, source: variable };
+    tried.push(`${variable}=${asset} (not executable)`);
+  }
+  const assets = env['KUBEBUILDER_ASSETS'];
+  if (assets != null && assets !== '') {
+    const path = join(assets, name);
+    if (isExecutable(path)) return { path, source: 'KUBEBUILDER_ASSETS' };
+    tried.push(path);
+  }
+  const root = options.cacheRoot ?? defaultCacheRoot(env);
+  const candidates = cacheCandidates(name, root, options.versions ?? readVersions(env));
+  for (const path of candidates) {
+    if (isExecutable(path)) return { path, source: 'cache' };
+  }
+  tried.push(...(candidates.length > 0 ? candidates : [join(root, `moto-*`, 'bin', name)]));
+  const kubebuilder = join('/usr/local/kubebuilder/bin', name);
+  if (isExecutable(kubebuilder)) return { path: kubebuilder, source: '/usr/local/kubebuilder/bin' };
+  tried.push(kubebuilder);
+  throw new TestenvError(
+    `${name} unavailable: set ${variable} or run \`pnpm testenv:build\` (looked in ${tried.join(', ')})`,
+    { code: TestenvErrorCode.BinaryNotFound },
+  );
+}

@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * TestenvVersions lists the server versions `tools/testenv/build.sh` builds and this package
+ * looks for in the cache. The single source is `packages/testenv/versions.json`.
+ */
+export interface TestenvVersions {
+  /** Kubernetes (kube-apiserver, kube-controller-manager), e.g. `v1.34.4`. */
+  readonly kubernetes: string;
+  /** etcd, e.g. `v3.6.16`. */
+  readonly etcd: string;
+  /** FerretDB, e.g. `v1.24.2`. */
+  readonly ferretdb: string;
+  /** moto (PyPI), e.g. `5.2.5`. */
+  readonly moto: string;
+}
+
+const overrides = {
+  kubernetes: 'ORKESTRA_K8S_VERSION',
+  etcd: 'ORKESTRA_ETCD_VERSION',
+  ferretdb: 'ORKESTRA_FERRETDB_VERSION',
+  moto: 'ORKESTRA_MOTO_VERSION',
+} as const satisfies Record<keyof TestenvVersions, string>;
+
+/**
+ * readVersions returns the pinned versions from `versions.json`, each overridable by the same
+ * environment variable `build.sh` honours (`ORKESTRA_K8S_VERSION`, `ORKESTRA_ETCD_VERSION`,
+ * `ORKESTRA_FERRETDB_VERSION`, `ORKESTRA_MOTO_VERSION`).
+ */
+export function readVersions(env: NodeJS.ProcessEnv = process.env): TestenvVersions {
+  const raw: unknown = JSON.parse(readFileSync(new URL('../versions.json', import.meta.url), 'utf8'));
+  const pick = (key: keyof TestenvVersions): string => {
+    const fromEnv = env[overrides[key]];
+    if (fromEnv != null && fromEnv !== '') return fromEnv;
+    const value = typeof raw === 'object' && raw != null ? (raw as Record<string, unknown>)[key] : undefined;
+    if (typeof value !== 'string') throw new Error(`versions.json has no string "${key}"`);
+    return value;
+  };
+  return {
+    kubernetes: pick('kubernetes'),
+    etcd: pick('etcd'),
+    ferretdb: pick('ferretdb'),
+    moto: pick('moto'),
+  };
+}
