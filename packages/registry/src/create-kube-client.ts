@@ -1,0 +1,339 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { PatchStrategy } from '@kubernetes/client-node';
+import { BUILTIN_RESOURCES } from './builtin-resources.js';
+import type { StatusCause } from './errors.js';
+import { KubeErrorCode, createKubeApiError, kubeErrorCodeOf } from './errors.js';
+import type {
+  ApplyOptions,
+  ApplyResult,
+  DeleteOptions,
+  KubeClient,
+  KubeList,
+  ListOptions,
+  ResourceInfo,
+} from './kube-client.js';
+import type { GroupVersionKind, KubeObject, ObjectRef } from './kube-object.js';
+import { refOf } from './kube-object.js';
+import type { RequestVerb } from './request-counter.js';
+import { RequestCounter } from './request-counter.js';
+
+/** KubeClientOptions configures createKubeClient. */
+export interface KubeClientOptions {
+  /** Cluster address and credentials (client-node's KubeConfig). */
+  readonly kubeConfig: KubeConfig;
+  /** Per-request timeout. Default 30 000 ms. */
+  readonly timeoutMs?: number;
+  /** Field manager for create, apply and patches. Default `orkestra`. */
+  readonly fieldManager?: string;
+  /** Counter to record requests in; a new one by default. */
+  readonly requests?: RequestCounter;
+  /** How long a discovery result for a custom kind is trusted. Default 30 000 ms. */
+  readonly discoveryTtlMs?: number;
+  /** Source of time for the discovery cache. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+interface RawResponse {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: unknown;
+}
+
+interface CallSpec {
+  readonly verb: RequestVerb;
+  readonly kind: string;
+  readonly method: string;
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly ref?: ObjectRef;
+}
+
+/**
+ * createKubeClient returns a KubeClient that talks to the API server named by a KubeConfig with
+ * plain HTTP requests (TLS and credentials from client-node's `applyToHTTPSOptions`), counts every
+ * request and maps failures to typed errors from the server's Status object.
+ *
+ * @example
+ * const kc = new KubeConfig(); kc.loadFromDefault();
+ * const client = createKubeClient({ kubeConfig: kc });
+ * await client.apply(manifest, { force: true });
+ */
+export function createKubeClient(options: KubeClientOptions): KubeClient {
+  const kc = options.kubeConfig;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const fieldManager = options.fieldManager ?? 'orkestra';
+  const requests = options.requests ?? new RequestCounter();
+  const discoveryTtlMs = options.discoveryTtlMs ?? 30_000;
+  const now = options.now ?? Date.now;
+  const discovered = new Map<
+    string,
+    { readonly at: number; readonly resources: ReadonlyMap<string, ResourceInfo> }
+  >();
+
+  const server = kc.getCurrentCluster()?.server;
+  if (server == null) throw new Error('createKubeClient: the KubeConfig has no current cluster');
+  const base = new URL(server);
+
+  async function call(spec: CallSpec): Promise<RawResponse> {
+    requests.record(spec.verb, spec.kind);
+    const url = new URL(base.pathname.replace(/\/$/, '') + spec.path, base);
+    for (const [k, v] of Object.entries(spec.query ?? {})) if (v != null) url.searchParams.set(k, v);
+    const reqOptions: https.RequestOptions = { method: spec.method, headers: { accept: 'application/json' } };
+    await kc.applyToHTTPSOptions(reqOptions);
+    const payload = spec.body == null ? undefined : JSON.stringify(spec.body);
+    const headers: http.OutgoingHttpHeaders = {
+      ...(reqOptions.headers as http.OutgoingHttpHeaders),
+      accept: 'application/json',
+    };
+    if (payload != null) {
+      headers['content-type'] = spec.contentType ?? 'application/json';
+      headers['content-length'] = Buffer.byteLength(payload);
+    }
+    const transport = url.protocol === 'http:' ? http : https;
+    const response = await new Promise<RawResponse>((resolve, reject) => {
+      const req = transport.request(url, { ...reqOptions, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            // Not JSON (a proxy error page): keep the text for the error message.
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+      });
+      const timer = setTimeout(() => {
+        req.destroy(new RequestTimeout(`no response within ${timeoutMs} ms`));
+      }, timeoutMs);
+      req.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      if (payload != null) req.write(payload);
+      req.end();
+    }).catch((err: unknown) => {
+      throw createKubeApiError({
+        code: err instanceof RequestTimeout ? KubeErrorCode.Timeout : KubeErrorCode.Unknown,
+        status: 0,
+        verb: spec.verb,
+        ...(spec.ref == null ? {} : { ref: spec.ref }),
+        message: err instanceof Error ? err.message : String(err),
+        cause: err,
+      });
+    });
+    if (response.status >= 200 && response.status < 300) return response;
+    throw errorFromResponse(spec, response);
+  }
+
+  async function resourceInfo(gvk: GroupVersionKind): Promise<ResourceInfo> {
+    const builtin = BUILTIN_RESOURCES[`${gvk.apiVersion}/${gvk.kind}`];
+    if (builtin != null) return builtin;
+    return discover(gvk);
+  }
+
+  async function discover(gvk: GroupVersionKind): Promise<ResourceInfo> {
+    const builtin = BUILTIN_RESOURCES[`${gvk.apiVersion}/${gvk.kind}`];
+    if (builtin != null) return builtin;
+    let entry = discovered.get(gvk.apiVersion);
+    if (entry == null || now() - entry.at > discoveryTtlMs || !entry.resources.has(gvk.kind)) {
+      const res = await call({
+        verb: 'discovery',
+        kind: gvk.apiVersion,
+        method: 'GET',
+        path: apiVersionPath(gvk.apiVersion),
+      }).catch((err: unknown) => {
+        if (err instanceof Error && 'code' in err && err.code === KubeErrorCode.NotFound) return undefined;
+        throw err;
+      });
+      const resources = new Map<string, ResourceInfo>();
+      const list = (res?.body ?? {}) as { resources?: { name: string; kind: string; namespaced: boolean }[] };
+      for (const r of list.resources ?? []) {
+        if (!r.name.includes('/')) resources.set(r.kind, { plural: r.name, namespaced: r.namespaced });
+      }
+      entry = { at: now(), resources };
+      discovered.set(gvk.apiVersion, entry);
+    }
+    const info = entry.resources.get(gvk.kind);
+    if (info == null) {
+      throw createKubeApiError({
+        code: KubeErrorCode.NotFound,
+        status: 404,
+        verb: 'discovery',
+        message: `kind ${gvk.kind} is not served by the cluster under ${gvk.apiVersion}`,
+      });
+    }
+    return info;
+  }
+
+  async function objectPath(ref: ObjectRef, subresource?: string): Promise<string> {
+    const info = await resourceInfo(ref);
+    const ns = info.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace ?? 'default')}` : '';
+    const name = ref.name === '' ? '' : `/${encodeURIComponent(ref.name)}`;
+    return `${apiVersionPath(ref.apiVersion)}${ns}/${info.plural}${name}${subresource == null ? '' : `/${subresource}`}`;
+  }
+
+  return {
+    requests,
+    fieldManager,
+    async get(ref) {
+      const res = await call({
+        verb: 'get',
+        kind: ref.kind,
+        method: 'GET',
+        path: await objectPath(ref),
+        ref,
+      });
+      return res.body as KubeObject;
+    },
+    async list(gvk, listOptions: ListOptions = {}) {
+      const info = await resourceInfo(gvk);
+      const ns =
+        info.namespaced && listOptions.namespace != null
+          ? `/namespaces/${encodeURIComponent(listOptions.namespace)}`
+          : '';
+      const path = `${apiVersionPath(gvk.apiVersion)}${ns}/${info.plural}`;
+      const items: KubeObject[] = [];
+      let cont: string | undefined;
+      let resourceVersion = '';
+      do {
+        const res = await call({
+          verb: 'list',
+          kind: gvk.kind,
+          method: 'GET',
+          path,
+          query: {
+            labelSelector: listOptions.labelSelector,
+            fieldSelector: listOptions.fieldSelector,
+            limit: String(listOptions.limit ?? 500),
+            continue: cont,
+          },
+        });
+        const body = res.body as {
+          items?: KubeObject[];
+          metadata?: { continue?: string; resourceVersion?: string };
+        };
+        for (const item of body.items ?? [])
+          items.push({ ...item, apiVersion: gvk.apiVersion, kind: gvk.kind });
+        cont = body.metadata?.continue === '' ? undefined : body.metadata?.continue;
+        resourceVersion = body.metadata?.resourceVersion ?? resourceVersion;
+      } while (cont != null);
+      return { items, resourceVersion } satisfies KubeList;
+    },
+    async create(obj) {
+      const ref = refOf(obj);
+      const res = await call({
+        verb: 'create',
+        kind: obj.kind,
+        method: 'POST',
+        path: await objectPath({ ...ref, name: '' }),
+        query: { fieldManager },
+        body: obj,
+        ref,
+      });
+      return res.body as KubeObject;
+    },
+    async apply(obj, applyOptions: ApplyOptions = {}): Promise<ApplyResult> {
+      const ref = refOf(obj);
+      const res = await call({
+        verb: 'apply',
+        kind: obj.kind,
+        method: 'PATCH',
+        path: await objectPath(ref),
+        query: { fieldManager, force: String(applyOptions.force ?? true) },
+        // JSON is YAML, so the manifest is sent as JSON under the apply-patch content type.
+        body: obj,
+        contentType: PatchStrategy.ServerSideApply,
+        ref,
+      });
+      return { object: res.body as KubeObject, created: res.status === 201 };
+    },
+    async delete(ref, deleteOptions: DeleteOptions = {}) {
+      await call({
+        verb: 'delete',
+        kind: ref.kind,
+        method: 'DELETE',
+        path: await objectPath(ref),
+        body: {
+          kind: 'DeleteOptions',
+          apiVersion: 'v1',
+          propagationPolicy: deleteOptions.propagationPolicy ?? 'Background',
+          ...(deleteOptions.uid == null ? {} : { preconditions: { uid: deleteOptions.uid } }),
+        },
+        ref,
+      });
+    },
+    async mergePatch(ref, patch) {
+      const res = await call({
+        verb: 'patch',
+        kind: ref.kind,
+        method: 'PATCH',
+        path: await objectPath(ref),
+        query: { fieldManager },
+        body: patch,
+        contentType: PatchStrategy.MergePatch,
+        ref,
+      });
+      return res.body as KubeObject;
+    },
+    async patchStatus(ref, status) {
+      const res = await call({
+        verb: 'patch',
+        kind: ref.kind,
+        method: 'PATCH',
+        path: await objectPath(ref, 'status'),
+        query: { fieldManager },
+        body: { status },
+        contentType: PatchStrategy.MergePatch,
+        ref,
+      });
+      return res.body as KubeObject;
+    },
+    discover,
+  };
+}
+
+class RequestTimeout extends Error {
+  override readonly name = 'RequestTimeout';
+}
+
+function apiVersionPath(apiVersion: string): string {
+  return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+}
+
+interface StatusBody {
+  readonly kind?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly details?: { readonly causes?: readonly StatusCause[]; readonly retryAfterSeconds?: number };
+}
+
+function errorFromResponse(spec: CallSpec, res: RawResponse): Error {
+  const status: StatusBody =
+    typeof res.body === 'object' && res.body != null && (res.body as StatusBody).kind === 'Status'
+      ? (res.body as StatusBody)
+      : {};
+  const retryHeader = res.headers['retry-after'];
+  const retryAfter =
+    status.details?.retryAfterSeconds ??
+    (typeof retryHeader === 'string' ? Number.parseInt(retryHeader, 10) : undefined);
+  const message =
+    status.message ?? (typeof res.body === 'string' && res.body !== '' ? res.body : `HTTP ${res.status}`);
+  return createKubeApiError({
+    code: kubeErrorCodeOf(res.status, status.reason),
+    status: res.status,
+    verb: spec.verb,
+    ...(spec.ref == null ? {} : { ref: spec.ref }),
+    message,
+    causes: status.details?.causes ?? [],
+    ...(retryAfter == null || Number.isNaN(retryAfter) ? {} : { retryAfterSeconds: retryAfter }),
+  });
+}

@@ -1,0 +1,78 @@
+import type { NormalizeRules } from './compare.js';
+import { DEFAULT_RULES, compareToCache, withAppliedHash } from './compare.js';
+import { AlreadyExistsError, RegistryError, RegistryErrorCode } from './errors.js';
+import type { KubeClient, ObjectReader } from './kube-client.js';
+import type { KubeObject } from './kube-object.js';
+import { formatRef, refOf } from './kube-object.js';
+import { Labels } from './metadata-keys.js';
+import type { EnsureResult, WriteMode } from './operation-result.js';
+
+/** EnsureOptions says how to write one child and where to read the cache from. */
+export interface EnsureOptions {
+  /** `create`: create if absent, never update. `apply`: server-side apply unless the cache already matches. */
+  readonly mode: WriteMode;
+  /** The cache (informers in the reconciler); read synchronously, costs no request. */
+  readonly cache: ObjectReader;
+  /** The API client writes go through. */
+  readonly client: KubeClient;
+  /** Apply mode: take over fields owned by other managers. Default true. */
+  readonly force?: boolean;
+  /** Called with the object returned by every successful write (read-after-write into the cache). */
+  readonly onWritten?: (obj: KubeObject) => void;
+  /** Create mode: called when an object of that name exists but is not managed by Orkestra. */
+  readonly onNotManaged?: (live: KubeObject) => void;
+}
+
+/**
+ * ensureObject writes one desired manifest according to its mode and reports what it did.
+ * Create mode is cache-first (nothing is sent when the cache has the object); AlreadyExists costs
+ * one GET to check ownership. Apply mode stamps the applied-hash and sends nothing when the cached
+ * object already matches (compareToCache). A child carrying another CR's owner-uid label is never
+ * written: RegistryError `ChildOwnedByOther`.
+ */
+export async function ensureObject(
+  manifest: KubeObject,
+  options: EnsureOptions,
+  rules: NormalizeRules = DEFAULT_RULES,
+): Promise<EnsureResult> {
+  const ref = refOf(manifest);
+  const ownerUid = manifest.metadata.labels?.[Labels.OwnerUid];
+  const cached = options.cache.get(ref);
+  if (cached != null) assertOwned(cached, ownerUid);
+
+  if (options.mode === 'create') {
+    if (cached != null) return 'unchanged';
+    try {
+      const created = await options.client.create(manifest);
+      options.onWritten?.(created);
+      return 'created';
+    } catch (err) {
+      if (!(err instanceof AlreadyExistsError)) throw err;
+      const live = await options.client.get(ref);
+      const liveOwner = live.metadata.labels?.[Labels.OwnerUid];
+      if (liveOwner == null) {
+        options.onNotManaged?.(live);
+        return 'unchanged';
+      }
+      assertOwned(live, ownerUid);
+      options.onWritten?.(live);
+      return 'unchanged';
+    }
+  }
+
+  const desired = withAppliedHash(manifest);
+  if (compareToCache(desired, cached, rules) === 'match') return 'unchanged';
+  const { object, created } = await options.client.apply(desired, { force: options.force ?? true });
+  options.onWritten?.(object);
+  return created ? 'created' : 'updated';
+}
+
+function assertOwned(live: KubeObject, ownerUid: string | undefined): void {
+  const liveOwner = live.metadata.labels?.[Labels.OwnerUid];
+  if (liveOwner != null && ownerUid != null && liveOwner !== ownerUid) {
+    throw new RegistryError(
+      RegistryErrorCode.ChildOwnedByOther,
+      `${formatRef(refOf(live))} belongs to the CR with UID ${liveOwner}`,
+    );
+  }
+}

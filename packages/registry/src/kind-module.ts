@@ -1,0 +1,264 @@
+import type { NormalizeRules } from './compare.js';
+import { DEFAULT_RULES } from './compare.js';
+import type { EnsureOptions } from './ensure.js';
+import { ensureObject } from './ensure.js';
+import { Fields, templateError } from './fields.js';
+import type { KubeObject, ObjectRef } from './kube-object.js';
+import { shortenLabelValue } from './label-value.js';
+import { Annotations, Labels, MANAGED_BY_VALUE, RESERVED_PREFIX } from './metadata-keys.js';
+import type { EnsureResult, RemoveResult } from './operation-result.js';
+import type { Owner } from './owner.js';
+import { ownerReferenceFor } from './owner.js';
+import type { RemoveOptions } from './remove.js';
+import { removeObject } from './remove.js';
+
+/** RenderedEntry is one Katalog resource entry after template rendering: plain JSON. */
+export type RenderedEntry = Readonly<Record<string, unknown>>;
+
+/**
+ * EntrySource is what `resolve` gets: the rendered entry and where it is declared, relative to
+ * the CRD entry (e.g. `onReconcile.deployments[0]`), which becomes the source annotation.
+ */
+export interface EntrySource<E = RenderedEntry> {
+  readonly entry: E;
+  readonly path: string;
+}
+
+/**
+ * ResolveHints carries facts about the CR's other entries that some defaults depend on; the
+ * reconciler computes them from the whole desired set.
+ */
+export interface ResolveHints {
+  /** The CR's single Deployment/StatefulSet child, selected by services and pdb without `workload` and targeted by hpa. */
+  readonly defaultWorkload?: { readonly kind: 'Deployment' | 'StatefulSet'; readonly name: string };
+  /** The CR's single Service child and its first port, for ingress defaults. */
+  readonly defaultService?: { readonly name: string; readonly port: number | string };
+  /** This Deployment/StatefulSet is the target of an hpa child of the same CR: `replicas` is left out. */
+  readonly hpaTargeted?: boolean;
+  /** custom kinds: the scope from discovery (`KubeClient.discover`), unless the entry sets `namespaced`. */
+  readonly namespaced?: boolean;
+}
+
+/** ResolvedChild is a desired child: its identity and full manifest. */
+export interface ResolvedChild {
+  readonly ref: ObjectRef;
+  readonly manifest: KubeObject;
+  /** Kinds that are never applied (Jobs): callers must use create mode. */
+  readonly createOnly: boolean;
+}
+
+/**
+ * KindModule is everything the runtime knows about one resource list of the Katalog: how an
+ * entry becomes a manifest (`resolve`), how the kind is compared (`rules`), and how it is written
+ * (`ensure`) and deleted (`remove`).
+ */
+export interface KindModule<E = RenderedEntry> {
+  /** The Katalog list key, e.g. `deployments`. */
+  readonly listKey: string;
+  /** `apps/v1`; undefined for custom (given by the entry). */
+  readonly apiVersion: string | undefined;
+  readonly kind: string | undefined;
+  /** undefined for custom (discovered). */
+  readonly namespaced: boolean | undefined;
+  /** Write wave (runtime.md §9.4). */
+  readonly wave: number;
+  /** Default name is `<cr><suffix>`; undefined when `name` is required. */
+  readonly defaultNameSuffix: string | undefined;
+  /** Never applied, only created (Jobs). */
+  readonly createOnly: boolean;
+  /** Comparison rules for no-op detection. */
+  readonly rules: NormalizeRules;
+  /** resolve turns a rendered entry into the full manifest for `owner`. */
+  resolve(source: EntrySource<E>, owner: Owner, hints?: ResolveHints): ResolvedChild;
+  /** ensure writes the manifest (create if absent, or apply) and reports what it did. */
+  ensure(manifest: KubeObject, options: EnsureOptions): Promise<EnsureResult>;
+  /** remove deletes the child idempotently. */
+  remove(ref: ObjectRef, options: RemoveOptions): Promise<RemoveResult>;
+}
+
+/** BuildContext is what a kind's `build` sees: the entry's fields, the child's identity and the owner. */
+export interface BuildContext {
+  readonly fields: Fields;
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly owner: Owner;
+  readonly hints: ResolveHints;
+  /** The system labels (plus user labels), as put on the object; workloads copy them to pods. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The value of the `child` label for this child. */
+  readonly childLabel: string;
+}
+
+/** KindBody is what a kind's `build` returns: the top-level fields besides apiVersion/kind/metadata. */
+export interface KindBody {
+  readonly body: Readonly<Record<string, unknown>>;
+  /** Extra labels on the object itself (e.g. the `child` label on workloads). */
+  readonly extraLabels?: Readonly<Record<string, string>>;
+}
+
+/** KindDefinition is the input of defineKind: the static facts of a kind and its `build`. */
+export interface KindDefinition {
+  readonly listKey: string;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly wave: number;
+  readonly defaultNameSuffix: string | undefined;
+  /** Longest valid name: 63 for DNS labels (namespaces, services), 253 otherwise. */
+  readonly maxNameLength?: number;
+  readonly createOnly?: boolean;
+  /** Per-entry create-only decision (e.g. `once` Secrets); reported in ResolvedChild.createOnly. */
+  readonly entryCreateOnly?: (entry: RenderedEntry) => boolean;
+  readonly rules?: NormalizeRules;
+  build(ctx: BuildContext): KindBody;
+  /** Override of the default ensure (ensureObject), e.g. to recreate on an immutable change. */
+  ensure?(manifest: KubeObject, options: EnsureOptions): Promise<EnsureResult>;
+}
+
+/**
+ * defineKind builds a KindModule from a kind's static facts and its `build` function; names,
+ * namespaces, labels, annotations and owner references are handled here, the same for every kind.
+ */
+export function defineKind(def: KindDefinition): KindModule {
+  const rules = def.rules ?? DEFAULT_RULES;
+  const createOnly = def.createOnly ?? false;
+  return {
+    listKey: def.listKey,
+    apiVersion: def.apiVersion,
+    kind: def.kind,
+    namespaced: def.namespaced,
+    wave: def.wave,
+    defaultNameSuffix: def.defaultNameSuffix,
+    createOnly,
+    rules,
+    resolve(source, owner, hints = {}) {
+      const fields = new Fields(source.entry, source.path);
+      const name = childName(fields, owner, def.defaultNameSuffix, def.maxNameLength ?? 253);
+      const namespace = childNamespace(fields, owner, def.namespaced);
+      const meta = commonMetadata({ fields, owner, name, namespace, sourcePath: source.path });
+      const childLabel = shortenLabelValue(name);
+      const built = def.build({ fields, name, namespace, owner, hints, labels: meta.labels, childLabel });
+      const manifest: KubeObject = {
+        apiVersion: def.apiVersion,
+        kind: def.kind,
+        metadata: {
+          ...meta,
+          labels: { ...meta.labels, ...built.extraLabels },
+        },
+        ...built.body,
+      };
+      const ref: ObjectRef =
+        namespace == null
+          ? { apiVersion: def.apiVersion, kind: def.kind, name }
+          : { apiVersion: def.apiVersion, kind: def.kind, name, namespace };
+      const entryCreateOnly = def.entryCreateOnly?.(source.entry as RenderedEntry) ?? false;
+      return { ref, manifest, createOnly: createOnly || entryCreateOnly };
+    },
+    ensure(manifest, options) {
+      const opts = createOnly ? { ...options, mode: 'create' as const } : options;
+      return def.ensure == null ? ensureObject(manifest, opts, rules) : def.ensure(manifest, opts);
+    },
+    remove(ref, options) {
+      return removeObject(ref, options);
+    },
+  };
+}
+
+/** childName returns the rendered `name`, or the default `<cr><suffix>` (a TemplateError when too long). */
+export function childName(
+  fields: Fields,
+  owner: Owner,
+  suffix: string | undefined,
+  maxLength: number,
+  key = 'name',
+): string {
+  const given = fields.str(key);
+  if (given != null && given !== '') return given;
+  if (suffix == null) throw templateError(fields.at(key), 'is required');
+  const name = `${owner.name}${suffix}`;
+  if (name.length > maxLength) {
+    throw templateError(
+      fields.at(key),
+      `default name "${name}" is ${name.length} characters, longer than the ${maxLength} allowed; set a name`,
+    );
+  }
+  return name;
+}
+
+/** childNamespace returns the child's namespace: the entry's, else the CR's, else `default`; undefined for cluster-scoped kinds. */
+export function childNamespace(
+  fields: Fields,
+  owner: Owner,
+  namespaced: boolean,
+  key = 'namespace',
+): string | undefined {
+  const given = fields.str(key);
+  if (!namespaced) {
+    if (given != null && given !== '')
+      throw templateError(fields.at(key), 'is not allowed for a cluster-scoped kind');
+    return undefined;
+  }
+  return given != null && given !== '' ? given : (owner.namespace ?? 'default');
+}
+
+/** systemLabels returns the labels the runtime stamps on every child of `owner` (katalog.md §22.1). */
+export function systemLabels(owner: Owner): Record<string, string> {
+  return {
+    [Labels.ManagedBy]: MANAGED_BY_VALUE,
+    [Labels.OwnerUid]: shortenLabelValue(owner.uid),
+    [Labels.OwnerName]: shortenLabelValue(owner.name),
+    [Labels.Crd]: shortenLabelValue(owner.crd),
+  };
+}
+
+/** CommonMetadataInput is the input of commonMetadata. */
+export interface CommonMetadataInput {
+  readonly fields: Fields;
+  readonly owner: Owner;
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly sourcePath: string;
+  /** Where labels/annotations sit in the entry (`metadata` for custom entries). */
+  readonly metaFields?: Fields;
+}
+
+/**
+ * commonMetadata builds name, namespace, labels (user labels, then system labels over them),
+ * annotations (user annotations plus the source annotation) and the owner reference.
+ */
+export function commonMetadata(input: CommonMetadataInput): {
+  name: string;
+  namespace?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  ownerReferences?: NonNullable<ReturnType<typeof ownerReferenceFor>>[];
+} {
+  const mf = input.metaFields ?? input.fields;
+  const userLabels = mf.strMap('labels') ?? {};
+  for (const key of Object.keys(userLabels)) {
+    if (key.startsWith(RESERVED_PREFIX) || key === Labels.ManagedBy) {
+      throw templateError(`${mf.at('labels')}.${key}`, 'is a reserved label key');
+    }
+  }
+  const userAnnotations = mf.strMap('annotations') ?? {};
+  for (const key of Object.keys(userAnnotations)) {
+    if (key.startsWith(RESERVED_PREFIX))
+      throw templateError(`${mf.at('annotations')}.${key}`, 'is a reserved annotation key');
+  }
+  const labels: Record<string, string> = {};
+  for (const [k, v] of Object.entries(userLabels)) labels[k] = shortenLabelValue(v);
+  Object.assign(labels, systemLabels(input.owner));
+  const ownerRef = ownerReferenceFor(input.owner, input.namespace);
+  return {
+    name: input.name,
+    ...(input.namespace == null ? {} : { namespace: input.namespace }),
+    labels,
+    annotations: { ...userAnnotations, [Annotations.Source]: input.sourcePath },
+    ...(ownerRef == null ? {} : { ownerReferences: [ownerRef] }),
+  };
+}
+
+/** compact drops keys whose value is undefined, so manifests hold only declared fields. */
+export function compact<T extends Record<string, unknown>>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,54 @@
+import { templateError } from '../fields.js';
+import { compact, defineKind } from '../kind-module.js';
+
+/**
+ * hpa creates autoscaling/v2 HorizontalPodAutoscalers (default name `<cr>-hpa`): `scaleTargetRef`
+ * (default the CR's single workload), `minReplicas` (1), `maxReplicas` (required),
+ * CPU target (80 unless a memory target is set), memory target, `behavior`.
+ */
+export const hpa = defineKind({
+  listKey: 'hpa',
+  apiVersion: 'autoscaling/v2',
+  kind: 'HorizontalPodAutoscaler',
+  namespaced: true,
+  wave: 5,
+  defaultNameSuffix: '-hpa',
+  build: ({ fields, hints }) => {
+    const target = fields.obj('scaleTargetRef');
+    const name = target?.str('name') ?? hints.defaultWorkload?.name;
+    if (name == null || name === '')
+      throw templateError(fields.at('scaleTargetRef.name'), 'is required (the CR has no single workload)');
+    const minReplicas = fields.int('minReplicas') ?? 1;
+    const maxReplicas = fields.reqInt('maxReplicas');
+    if (maxReplicas < minReplicas)
+      throw templateError(
+        fields.at('maxReplicas'),
+        `must be ≥ minReplicas (${minReplicas}), got ${maxReplicas}`,
+      );
+    const memory = fields.int('targetMemoryUtilizationPercentage');
+    const cpu = fields.int('targetCPUUtilizationPercentage') ?? (memory == null ? 80 : undefined);
+    const metric = (resource: string, value: number): Record<string, unknown> => ({
+      type: 'Resource',
+      resource: { name: resource, target: { type: 'Utilization', averageUtilization: value } },
+    });
+    const metrics = [
+      ...(cpu == null ? [] : [metric('cpu', cpu)]),
+      ...(memory == null ? [] : [metric('memory', memory)]),
+    ];
+    return {
+      body: {
+        spec: compact({
+          scaleTargetRef: {
+            apiVersion: target?.str('apiVersion') ?? 'apps/v1',
+            kind: target?.str('kind') ?? hints.defaultWorkload?.kind ?? 'Deployment',
+            name,
+          },
+          minReplicas,
+          maxReplicas,
+          metrics,
+          behavior: fields.raw('behavior'),
+        }),
+      },
+    };
+  },
+});

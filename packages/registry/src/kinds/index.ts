@@ -1,0 +1,51 @@
+import type { KindModule } from '../kind-module.js';
+import { configMaps } from './config-maps.js';
+import { cronJobs } from './cron-jobs.js';
+import { custom } from './custom.js';
+import { deployments } from './deployments.js';
+import { hpa } from './hpa.js';
+import { ingresses } from './ingresses.js';
+import { jobs } from './jobs.js';
+import { namespaces } from './namespaces.js';
+import { networkPolicies } from './network-policies.js';
+import { pdb } from './pdb.js';
+import { persistentVolumeClaims } from './persistent-volume-claims.js';
+import { roleBindings } from './role-bindings.js';
+import { roles } from './roles.js';
+import { secrets } from './secrets.js';
+import { serviceAccounts } from './service-accounts.js';
+import { services } from './services.js';
+import { statefulSets } from './stateful-sets.js';
+
+/**
+ * kinds is the registry: one KindModule per Katalog resource list, keyed by list key, in the
+ * fixed apply order of katalog.md §5.4. Adding a kind is one file and one line here.
+ */
+export const kinds = {
+  namespaces,
+  serviceAccounts,
+  roles,
+  roleBindings,
+  secrets,
+  configMaps,
+  persistentVolumeClaims,
+  services,
+  deployments,
+  statefulSets,
+  jobs,
+  cronJobs,
+  ingresses,
+  hpa,
+  pdb,
+  networkPolicies,
+  custom,
+} as const satisfies Readonly<Record<string, KindModule>>;
+
+/** KindListKey is a Katalog resource list key (`deployments`, `custom`, …). */
+export type KindListKey = keyof typeof kinds;
+
+/** kindFor returns the module of a list key, accepting the `pvcs` alias; undefined for unknown keys. */
+export function kindFor(listKey: string): KindModule | undefined {
+  const key = listKey === 'pvcs' ? 'persistentVolumeClaims' : listKey;
+  return Object.hasOwn(kinds, key) ? kinds[key as KindListKey] : undefined;
+}

@@ -1,0 +1,94 @@
+import type { GroupVersionKind, KubeObject, ObjectRef } from './kube-object.js';
+import type { RequestCounter } from './request-counter.js';
+
+/**
+ * ObjectReader is the cache that `ensure` reads from: synchronous, no API request. The reconciler
+ * implements it over its informers; tests implement it over a map filled from write results.
+ */
+export interface ObjectReader {
+  /** get returns the cached object, or undefined when the cache has none. */
+  get(ref: ObjectRef): KubeObject | undefined;
+  /** listOwned returns the cached objects of one kind whose `owner-uid` label is `ownerUid`. */
+  listOwned(ownerUid: string, kind: GroupVersionKind): readonly KubeObject[];
+}
+
+/** PropagationPolicy is the garbage-collection mode of a delete. */
+export const PropagationPolicy = {
+  Background: 'Background',
+  Foreground: 'Foreground',
+  Orphan: 'Orphan',
+} as const;
+export type PropagationPolicy = (typeof PropagationPolicy)[keyof typeof PropagationPolicy];
+
+/** DeleteOptions controls one delete. */
+export interface DeleteOptions {
+  /** Default `Background`. */
+  readonly propagationPolicy?: PropagationPolicy;
+  /** When set, the delete only succeeds against the object with this UID (a precondition). */
+  readonly uid?: string;
+}
+
+/** ApplyOptions controls one server-side apply. */
+export interface ApplyOptions {
+  /** Take over fields owned by other field managers. Default true. */
+  readonly force?: boolean;
+}
+
+/** ApplyResult is the object returned by a server-side apply and whether the apply created it (HTTP 201). */
+export interface ApplyResult {
+  readonly object: KubeObject;
+  readonly created: boolean;
+}
+
+/** ResourceInfo is what discovery says about a kind: its plural resource name and scope. */
+export interface ResourceInfo {
+  readonly plural: string;
+  readonly namespaced: boolean;
+}
+
+/** ListOptions narrows a list request. */
+export interface ListOptions {
+  /** Only this namespace; all namespaces when absent (namespaced kinds). */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Page size. Default 500; every page is fetched. */
+  readonly limit?: number;
+}
+
+/** KubeList is the result of a list: the items and the list's resource version. */
+export interface KubeList {
+  readonly items: readonly KubeObject[];
+  readonly resourceVersion: string;
+}
+
+/** ObjectWriter is the write half of the API: create, server-side apply and delete. */
+export interface ObjectWriter {
+  /** create POSTs a new object (field manager `orkestra`); AlreadyExistsError when it exists. */
+  create(obj: KubeObject): Promise<KubeObject>;
+  /** apply sends a server-side apply (PATCH `application/apply-patch+yaml`, field manager `orkestra`). */
+  apply(obj: KubeObject, options?: ApplyOptions): Promise<ApplyResult>;
+  /** delete DELETEs one object; NotFoundError when it is absent. */
+  delete(ref: ObjectRef, options?: DeleteOptions): Promise<void>;
+}
+
+/**
+ * KubeClient is the small API surface the registry (and later the reconciler) needs. Every call
+ * has a timeout, is counted in `requests` by verb and kind, and fails with a typed KubeApiError.
+ */
+export interface KubeClient extends ObjectWriter {
+  /** requests counts every request this client sent, by verb and kind. */
+  readonly requests: RequestCounter;
+  /** fieldManager is the field manager used for create, apply and patches (`orkestra`). */
+  readonly fieldManager: string;
+  /** get reads one object from the API server; NotFoundError when it is absent. */
+  get(ref: ObjectRef): Promise<KubeObject>;
+  /** list reads every object of a kind (all pages). */
+  list(kind: GroupVersionKind, options?: ListOptions): Promise<KubeList>;
+  /** mergePatch sends a JSON merge patch to the object. */
+  mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject>;
+  /** patchStatus sends a JSON merge patch to the object's `status` subresource. */
+  patchStatus(ref: ObjectRef, status: Record<string, unknown>): Promise<KubeObject>;
+  /** discover resolves a kind's plural and scope (cached; built-in kinds cost no request). */
+  discover(kind: GroupVersionKind): Promise<ResourceInfo>;
+}

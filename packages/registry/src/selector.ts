@@ -1,0 +1,23 @@
+import type { Fields } from './fields.js';
+import type { ResolveHints } from './kind-module.js';
+import { shortenLabelValue } from './label-value.js';
+import { Labels } from './metadata-keys.js';
+import type { Owner } from './owner.js';
+
+/** workloadSelector is the selector of a Deployment/StatefulSet: the owner's UID plus the child's name. */
+export function workloadSelector(owner: Owner, childLabel: string): Record<string, string> {
+  return { [Labels.OwnerUid]: shortenLabelValue(owner.uid), [Labels.Child]: childLabel };
+}
+
+/**
+ * podSelectorFor is the selector of a Service or PDB (katalog.md §7.4): the owner's UID, the
+ * `child` label of `workload` (or of the CR's single workload), plus the entry's `selector`.
+ */
+export function podSelectorFor(fields: Fields, owner: Owner, hints: ResolveHints): Record<string, string> {
+  const workload = fields.str('workload') ?? hints.defaultWorkload?.name;
+  return {
+    ...(fields.strMap('selector') ?? {}),
+    [Labels.OwnerUid]: shortenLabelValue(owner.uid),
+    ...(workload == null || workload === '' ? {} : { [Labels.Child]: shortenLabelValue(workload) }),
+  };
+}
