@@ -1,8 +1,193 @@
 /**
- * @orkestra/types defines the Katalog: its zod schema and inferred types, the loader that turns YAML into
- * a typed Katalog or a list of positioned errors, condition evaluation, metadata keys, condition reasons,
- * typed errors and the Provider and KubeReader interfaces. It depends on zod and yaml only.
+ * @orkestra/types defines the Katalog: its zod schema and inferred types, the loader that turns YAML
+ * into a typed Katalog or a list of positioned errors, the generated JSON Schema, condition
+ * evaluation, dot paths, durations, metadata keys, condition types and reasons, typed errors and the
+ * Provider and KubeReader interfaces. It depends on zod and yaml only, and never talks to Kubernetes.
  *
- * Nothing is exported yet: see the package README for the plan.
+ * Main exports: loadKatalog, Katalog (schema and type), evaluateConditions, getPath, stringForm,
+ * parseDuration, RESOURCE_KINDS, OrkestraLabel/OrkestraAnnotation/OrkestraFinalizer,
+ * ConditionType/ConditionReason, OrkestraError and friends, Provider.
+ *
+ * @example
+ * import { loadKatalog, evaluateConditions } from '@orkestra/types';
+ * const result = loadKatalog({ path: 'katalog.yaml' });
+ * if (result.ok) {
+ *   const deployment = result.katalog.spec.crds['website']?.operatorBox.onReconcile.deployments[0];
+ *   if (deployment) evaluateConditions(deployment, { spec: { tier: 'gold' } }).passed;
+ * } else {
+ *   for (const e of result.errors) console.error(`${e.file}:${e.line}:${e.column} ${e.path}: ${e.message}`);
+ * }
  */
-export {};
+
+// Metadata keys, conditions, errors
+export {
+  ORKESTRA_PREFIX,
+  KATALOG_API_VERSION,
+  KATALOG_KIND,
+  MANAGED_BY,
+  OrkestraLabel,
+  OrkestraAnnotation,
+  OrkestraFinalizer,
+  isReservedLabelKey,
+  isReservedAnnotationKey,
+} from './metadata.js';
+export {
+  ConditionType,
+  ConditionStatus,
+  ConditionReason,
+  RetryClass,
+  reasonRetryClass,
+} from './conditions.js';
+export {
+  OrkestraError,
+  TerminalError,
+  ProviderError,
+  KatalogError,
+  DurationError,
+  toOrkestraError,
+  formatKatalogIssue,
+} from './errors.js';
+export type { OrkestraErrorOptions, KatalogIssue } from './errors.js';
+
+// Kinds, paths, durations, cron
+export {
+  RESOURCE_KINDS,
+  RESOURCE_LIST_KEYS,
+  SECRET_TLS_DEFAULT_NAME_SUFFIX,
+  resourceKindInfo,
+} from './kinds.js';
+export type { ResourceKindInfo, ResourceListKey } from './kinds.js';
+export { getPath, stringForm, formatPath } from './paths.js';
+export type { PathSegment } from './paths.js';
+export { parseDuration, isDuration, Duration, DURATION_PATTERN } from './duration.js';
+export { parseCron, validateCron, cronMatches } from './cron.js';
+export type { CronSpec, CronTimeParts } from './cron.js';
+
+// Loader, sources, JSON Schema
+export { loadKatalog, loadKatalogOrThrow } from './load-katalog.js';
+export type { LoadKatalogOptions, LoadKatalogResult, KatalogInputSource } from './load-katalog.js';
+export { katalogSourceOf, katalogPathOf } from './source.js';
+export type { KatalogSource } from './source.js';
+export { katalogJsonSchema, KATALOG_SCHEMA_ID } from './json-schema.js';
+
+// Conditions
+export { evaluateConditions, evaluateCondition, typeName } from './evaluate-conditions.js';
+export type { EvaluateConditionsOptions, ConditionsResult, ConditionOutcome } from './evaluate-conditions.js';
+export {
+  Condition,
+  ConditionList,
+  Gate,
+  Operator,
+  SHORTHAND_OPERATORS,
+  Expected,
+  TimeWindow,
+  DayOfWeek,
+  TimeZone,
+} from './schema/condition.js';
+export type { FieldCondition, TimeCondition } from './schema/condition.js';
+
+// Schema primitives
+export {
+  Tpl,
+  Literal,
+  Identifier,
+  DnsLabel,
+  TplList,
+  TplMap,
+  LabelMap,
+  AnnotationMap,
+  IntLike,
+  BoolLike,
+  Quantity,
+  IntOrPercent,
+  IntOrName,
+  TemplateValue,
+  DotPath,
+  CronSchedule,
+  isTemplate,
+} from './schema/primitives.js';
+
+// Resource entries
+export {
+  ForEach,
+  NamespaceEntry,
+  ServiceAccountEntry,
+  PolicyRule,
+  RoleEntry,
+  RoleBindingEntry,
+  SecretTls,
+  SecretEntry,
+  ConfigMapEntry,
+  PersistentVolumeClaimEntry,
+  EnvVar,
+  EnvFrom,
+  Probe,
+  Probes,
+  SecurityContext,
+  PodSecurity,
+  Volume,
+  VolumeMount,
+  DeploymentEntry,
+  VolumeClaimTemplate,
+  StatefulSetEntry,
+  JobEntry,
+  CronJobEntry,
+  ServiceEntry,
+  IngressEntry,
+  NetworkPolicyEntry,
+  HpaEntry,
+  PdbEntry,
+  CustomEntry,
+} from './schema/resources.js';
+
+// Hooks, CRD parts, Katalog
+export { ExternalCall, CrossRead, GitHook, DockerHook } from './schema/hooks.js';
+export {
+  Normalize,
+  MutationRule,
+  Mutation,
+  ValidationRule,
+  Validation,
+  StatusField,
+  StatusBlock,
+  ProviderRef,
+  ProviderDeclarationEntry,
+  ProviderDeclarationList,
+  ProviderBlocks,
+  AutoscaleRule,
+  Autoscale,
+  Queue,
+  DependsOn,
+} from './schema/crd-parts.js';
+export {
+  Katalog,
+  KatalogMetadata,
+  KatalogSpec,
+  CrdEntry,
+  CrdMap,
+  ApiTypes,
+  OperatorBox,
+  ResourceGroup,
+  OnDelete,
+  DeleteGroup,
+} from './schema/katalog.js';
+export type { KatalogInput } from './schema/katalog.js';
+
+// Provider interfaces (runtime.md §14.7)
+export type {
+  JsonValue,
+  JsonObject,
+  Logger,
+  KubeReader,
+  OwnerSnapshot,
+  Ownership,
+  ProviderDeclaration,
+  ProviderRecord,
+  ProviderRequest,
+  ProviderResult,
+  ProviderDeleteResult,
+  ProviderKind,
+  Provider,
+  ProviderInit,
+  ProviderModule,
+} from './provider.js';

@@ -1,0 +1,138 @@
+/**
+ * Condition types and reasons written on CRs (runtime.md §8, katalog.md §13.1).
+ *
+ * ```
+ *                      every step succeeded and every provider is ready
+ *   (new CR) ──────────────────────────────────────────────▶ Ready=True  ReconcileSucceeded
+ *      │                                                        │   ▲
+ *      │ a step fails / waits                  a step fails / waits│   │ next reconcile succeeds
+ *      ▼                                                        ▼   │
+ *   Ready=False <reason of the failing step> ◀──────────────────────┘
+ *      │   retry:    re-queued with per-key exponential backoff (5 ms … 1000 s)
+ *      │   terminal: not re-queued; evaluated again on the next CR change or at resync
+ *      │   pending:  not an error; re-queued after a delay, failure count reset
+ *      ▼ deletion timestamp set
+ *   Ready=False Deleting ─▶ (DeletionTimedOut | ProviderDeleteFailed while stuck) ─▶ finalizer removed
+ * ```
+ *
+ * `lastTransitionTime` changes only when `status` changes. `ValidationWarning` exists only on CRs
+ * of entries that have `action: warn` validation rules.
+ */
+
+/** ConditionType lists the condition types the runtime owns on a CR. */
+export const ConditionType = {
+  /** Always present: the outcome of the last reconcile. */
+  Ready: 'Ready',
+  /** Only for entries with warn validation rules: `True` while warn rules are violated. */
+  ValidationWarning: 'ValidationWarning',
+} as const;
+/** ConditionType is one of the runtime-owned condition types. */
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+/** ConditionStatus is the status of a Kubernetes condition. */
+export const ConditionStatus = { True: 'True', False: 'False', Unknown: 'Unknown' } as const;
+/** ConditionStatus is `True`, `False` or `Unknown`. */
+export type ConditionStatus = (typeof ConditionStatus)[keyof typeof ConditionStatus];
+
+/** ConditionReason lists every reason the runtime writes, with when it applies. */
+export const ConditionReason = {
+  /** Ready=True: every step succeeded and every provider declaration is ready. */
+  ReconcileSucceeded: 'ReconcileSucceeded',
+  /** Ready=False, terminal: the CR's namespace, or a child's target namespace, is blocked (katalog.md §19). */
+  NamespaceRestricted: 'NamespaceRestricted',
+  /** Ready=False, retry: adding the finalizer failed. */
+  FinalizerFailed: 'FinalizerFailed',
+  /** Ready=False, retry: a render, helper or coercion failure (also normalize). */
+  TemplateError: 'TemplateError',
+  /** Ready=False, retry: the mutation merge patch failed. */
+  MutationFailed: 'MutationFailed',
+  /** Ready=False, terminal: deny validation rules are violated. */
+  ValidationFailed: 'ValidationFailed',
+  /** Ready=False, retry: the git hook failed (without `continueOnError`). */
+  GitFailed: 'GitFailed',
+  /** Ready=False, retry: an external call failed (without `continueOnError`). */
+  ExternalCallFailed: 'ExternalCallFailed',
+  /** Ready=False, retry: the docker build failed. */
+  DockerBuildFailed: 'DockerBuildFailed',
+  /** Ready=False, pending: a docker build is running. */
+  DockerBuildPending: 'DockerBuildPending',
+  /** Ready=False, terminal: two passing entries render the same object. */
+  DuplicateChild: 'DuplicateChild',
+  /** Ready=False, terminal: the object carries another CR's owner label. */
+  ChildOwnedByOther: 'ChildOwnedByOther',
+  /** Ready=False, retry: field-manager conflict with `forceConflict: false`. */
+  ApplyConflict: 'ApplyConflict',
+  /** Ready=False, retry (terminal for 400 and 422): the API server rejected a write. */
+  ApplyFailed: 'ApplyFailed',
+  /** Ready=False, retry: deleting a pruned child failed. */
+  PruneFailed: 'PruneFailed',
+  /** Ready=False, retry (terminal for schema errors and non-retryable provider errors): a provider call failed. */
+  ProviderFailed: 'ProviderFailed',
+  /** Ready=False, pending: a provider reported work in progress. */
+  ProviderPending: 'ProviderPending',
+  /** Ready=False, retry: the reconcile exceeded its time budget. */
+  ReconcileTimeout: 'ReconcileTimeout',
+  /** Ready=False, retry: anything thrown that is not an OrkestraError. */
+  InternalError: 'InternalError',
+  /** Ready=False, pending: the deletion path is running. */
+  Deleting: 'Deleting',
+  /** Ready=False, retry: cleanup jobs or ordered groups exceeded `onDelete.timeout`. */
+  DeletionTimedOut: 'DeletionTimedOut',
+  /** Ready=False, retry: a provider delete call failed during deletion. */
+  ProviderDeleteFailed: 'ProviderDeleteFailed',
+  /** ValidationWarning=True: warn validation rules are violated (messages joined by "; "). */
+  ValidationWarning: 'ValidationWarning',
+  /** ValidationWarning=False: the warn rules that were violated no longer are. */
+  NoWarnings: 'NoWarnings',
+  /** Never written on a CR: the Katalog itself failed to load (code of `KatalogError`). */
+  KatalogInvalid: 'KatalogInvalid',
+} as const;
+/** ConditionReason is one of the reasons the runtime writes; also the `code` of every OrkestraError. */
+export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
+
+/** RetryClass says what the work queue does after a reconcile ends with a reason (runtime.md §8). */
+export const RetryClass = {
+  /** Rate-limited re-queue with per-key exponential backoff. */
+  Retry: 'retry',
+  /** Not re-queued; reconciled again on the next change or at resync. */
+  Terminal: 'terminal',
+  /** Not an error: re-queued after a delay, failure count reset. */
+  Pending: 'pending',
+  /** Success, or a reason that does not end a reconcile. */
+  None: 'none',
+} as const;
+/** RetryClass is `retry`, `terminal`, `pending` or `none`. */
+export type RetryClass = (typeof RetryClass)[keyof typeof RetryClass];
+
+/**
+ * reasonRetryClass maps each reason to its default retry class. Where runtime.md lists an exception
+ * (`ApplyFailed` for 400/422, `ProviderFailed` for schema errors) the thrower decides through
+ * `OrkestraError.retryable`.
+ */
+export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = Object.freeze({
+  ReconcileSucceeded: 'none',
+  NamespaceRestricted: 'terminal',
+  FinalizerFailed: 'retry',
+  TemplateError: 'retry',
+  MutationFailed: 'retry',
+  ValidationFailed: 'terminal',
+  GitFailed: 'retry',
+  ExternalCallFailed: 'retry',
+  DockerBuildFailed: 'retry',
+  DockerBuildPending: 'pending',
+  DuplicateChild: 'terminal',
+  ChildOwnedByOther: 'terminal',
+  ApplyConflict: 'retry',
+  ApplyFailed: 'retry',
+  PruneFailed: 'retry',
+  ProviderFailed: 'retry',
+  ProviderPending: 'pending',
+  ReconcileTimeout: 'retry',
+  InternalError: 'retry',
+  Deleting: 'pending',
+  DeletionTimedOut: 'retry',
+  ProviderDeleteFailed: 'retry',
+  ValidationWarning: 'none',
+  NoWarnings: 'none',
+  KatalogInvalid: 'terminal',
+});

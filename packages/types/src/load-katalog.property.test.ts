@@ -1,0 +1,114 @@
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { loadKatalog } from './load-katalog.js';
+
+const examplesDir = join(import.meta.dirname, '../../../examples');
+const texts = readdirSync(examplesDir)
+  .map((name) => join(examplesDir, name, 'katalog.yaml'))
+  .filter((file) => existsSync(file))
+  .map((file) => readFileSync(file, 'utf8'));
+
+/** isWellFormed checks the loader returned its own typed result. */
+function isWellFormed(result: ReturnType<typeof loadKatalog>): boolean {
+  if (result.ok) return typeof result.katalog === 'object' && Array.isArray(result.warnings);
+  return (
+    result.errors.length > 0 &&
+    result.errors.every(
+      (e) =>
+        typeof e.message === 'string' &&
+        Number.isInteger(e.line) &&
+        e.line >= 1 &&
+        Number.isInteger(e.column) &&
+        e.column >= 1 &&
+        typeof e.path === 'string' &&
+        !e.message.startsWith('internal loader error'),
+    )
+  );
+}
+
+const mutation = fc.record({
+  at: fc.nat(),
+  length: fc.nat({ max: 20 }),
+  insert: fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom(
+      ':',
+      '- ',
+      '{',
+      '}',
+      '[',
+      ']',
+      '\n',
+      '  ',
+      '{{',
+      '"',
+      '*a',
+      '&a ',
+      '---\n',
+      'null',
+      '0',
+      'true',
+      '~',
+    ),
+  ),
+});
+
+describe('loadKatalog property tests', () => {
+  it('never throws on random text', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (text) => {
+        expect(isWellFormed(loadKatalog({ text }))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never throws on random YAML values', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        expect(isWellFormed(loadKatalog({ text: stringify(value) }))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never throws on random edits of the examples', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...texts),
+        fc.array(mutation, { minLength: 1, maxLength: 4 }),
+        (text, edits) => {
+          let edited = text;
+          for (const edit of edits) {
+            const at = edit.at % (edited.length + 1);
+            edited = edited.slice(0, at) + edit.insert + edited.slice(at + edit.length);
+          }
+          expect(isWellFormed(loadKatalog({ text: edited }))).toBe(true);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('never throws when a value of the parsed examples is replaced by a random one', () => {
+    expect(texts.length).toBeGreaterThan(0);
+    fc.assert(
+      fc.property(fc.constantFrom(...texts), fc.nat(), fc.jsonValue({ maxDepth: 2 }), (text, pick, value) => {
+        // Replace the pick-th line's value (after the first ": ") with random YAML flow text.
+        const lines = text.split('\n');
+        const candidates = lines
+          .map((line, i) => ({ line, i }))
+          .filter(({ line }) => /^\s*[\w-]+: \S/.test(line));
+        const target = candidates[pick % candidates.length];
+        if (target === undefined) return;
+        const indent = target.line.indexOf(': ');
+        lines[target.i] = `${target.line.slice(0, indent)}: ${JSON.stringify(value)}`;
+        expect(isWellFormed(loadKatalog({ text: lines.join('\n') }))).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});

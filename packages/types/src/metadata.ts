@@ -1,0 +1,71 @@
+/**
+ * Every label, annotation and finalizer key the runtime reads or writes (katalog.md §22). Apart from
+ * the standard `app.kubernetes.io/managed-by`, every key derives from {@link ORKESTRA_PREFIX}.
+ */
+
+/** ORKESTRA_PREFIX is the one key prefix of every Orkestra label, annotation and finalizer. */
+export const ORKESTRA_PREFIX = 'orkestra.konductor.io/';
+
+/** KATALOG_API_VERSION is the only `apiVersion` a Katalog document may declare. */
+export const KATALOG_API_VERSION = `${ORKESTRA_PREFIX}v1alpha1` as const;
+
+/** KATALOG_KIND is the only `kind` a Katalog document may declare. */
+export const KATALOG_KIND = 'Katalog';
+
+/** MANAGED_BY is the value of the `app.kubernetes.io/managed-by` label and the server-side apply field manager. */
+export const MANAGED_BY = 'orkestra';
+
+/** OrkestraLabel lists the labels stamped on every child (katalog.md §22.1). */
+export const OrkestraLabel = {
+  /** `app.kubernetes.io/managed-by: orkestra`. */
+  ManagedBy: 'app.kubernetes.io/managed-by',
+  /** The owning CR's UID; decides ownership and pruning. */
+  OwnerUid: `${ORKESTRA_PREFIX}owner-uid`,
+  /** The owning CR's name. */
+  OwnerName: `${ORKESTRA_PREFIX}owner-name`,
+  /** The CRD entry name. */
+  Crd: `${ORKESTRA_PREFIX}crd`,
+  /** The child's name; used in workload selectors and pod templates. */
+  Child: `${ORKESTRA_PREFIX}child`,
+} as const;
+/** OrkestraLabel is one of the runtime's label keys. */
+export type OrkestraLabel = (typeof OrkestraLabel)[keyof typeof OrkestraLabel];
+
+/** OrkestraAnnotation lists the annotations stamped on children and CRs (katalog.md §22). */
+export const OrkestraAnnotation = {
+  /** Child: where its entry is declared, e.g. `onReconcile.deployments[0]`. */
+  Source: `${ORKESTRA_PREFIX}source`,
+  /** Apply-mode child: hash of the last applied desired manifest. */
+  AppliedHash: `${ORKESTRA_PREFIX}applied-hash`,
+  /** Secret with `rotateAfter` or `tls`: RFC 3339 generation time. */
+  GeneratedAt: `${ORKESTRA_PREFIX}generated-at`,
+  /** Secret with `rotateAfter`: the declared duration. */
+  RotateAfter: `${ORKESTRA_PREFIX}rotate-after`,
+  /** CR with a `git` block: the last commit of a successful reconcile. */
+  LastCommit: `${ORKESTRA_PREFIX}last-commit`,
+  /** CR with a `docker` block: the last image built. */
+  LastImage: `${ORKESTRA_PREFIX}last-image`,
+} as const;
+/** OrkestraAnnotation is one of the runtime's annotation keys. */
+export type OrkestraAnnotation = (typeof OrkestraAnnotation)[keyof typeof OrkestraAnnotation];
+
+/** OrkestraFinalizer lists the runtime's finalizers (katalog.md §22.2). */
+export const OrkestraFinalizer = {
+  /** Added to every CR before any child is created; removed at the end of the deletion path. */
+  Finalizer: `${ORKESTRA_PREFIX}finalizer`,
+} as const;
+/** OrkestraFinalizer is one of the runtime's finalizer names. */
+export type OrkestraFinalizer = (typeof OrkestraFinalizer)[keyof typeof OrkestraFinalizer];
+
+/**
+ * isReservedLabelKey tells whether a user-declared label key is reserved (katalog.md §6): the
+ * Orkestra prefix and `app.kubernetes.io/managed-by`.
+ */
+export function isReservedLabelKey(key: string): boolean {
+  return key.startsWith(ORKESTRA_PREFIX) || key === OrkestraLabel.ManagedBy;
+}
+
+/** isReservedAnnotationKey tells whether a user-declared annotation key uses the reserved Orkestra prefix. */
+export function isReservedAnnotationKey(key: string): boolean {
+  return key.startsWith(ORKESTRA_PREFIX);
+}

@@ -1,0 +1,369 @@
+import { z } from 'zod';
+import { Duration } from '../duration.js';
+import {
+  conditionShape,
+  gated,
+  normalizeCondition,
+  refineCondition,
+  checkGate,
+  normalizeGate,
+  gateShape,
+} from './condition.js';
+import type { GateInput } from './condition.js';
+import { DotPath, Identifier, Literal, TemplateValue, Tpl } from './primitives.js';
+
+// ---- normalize, mutation, validation (katalog.md §10-12) -------------------------------------------
+
+const ValueType = z.enum(['string', 'int', 'float', 'bool']);
+
+/** Normalize rewrites spec values of an in-memory copy of the CR before anything else (katalog.md §10). */
+const NormalizeSchema = z.strictObject({
+  spec: z.record(z.string(), TemplateValue).default({}),
+  types: z.record(z.string(), ValueType).default({}),
+});
+/** Normalize is a normalize block. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface Normalize extends z.output<typeof NormalizeSchema> {}
+/** Normalize rewrites spec values of an in-memory copy of the CR before anything else (katalog.md §10). */
+export const Normalize: z.ZodType<Normalize> = NormalizeSchema.meta({ id: 'Normalize' });
+
+const VALUE_TYPE_ALIASES = {
+  string: 'string',
+  str: 'string',
+  int: 'int',
+  integer: 'int',
+  float: 'float',
+  number: 'float',
+  bool: 'bool',
+  boolean: 'bool',
+} as const;
+
+/** MutationRule writes a default or override into the stored CR (katalog.md §11); `valueType` aliases are normalized. */
+const MutationRuleSchema = gated({
+  field: DotPath.refine((path) => path.replace(/^\./, '').startsWith('spec.'), {
+    error: 'a mutation field must start with spec.',
+  }),
+  default: TemplateValue.optional(),
+  override: TemplateValue.optional(),
+  valueType: z
+    .enum(['string', 'int', 'integer', 'float', 'number', 'bool', 'boolean'])
+    .transform((t) => VALUE_TYPE_ALIASES[t])
+    .optional(),
+}).superRefine((rule, ctx) => {
+  if ((rule.default === undefined) === (rule.override === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'a mutation rule needs exactly one of `default` and `override`',
+      path: rule.default === undefined ? [] : ['override'],
+      input: rule,
+    });
+  }
+});
+/** MutationRule is a mutation rule. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface MutationRule extends z.output<typeof MutationRuleSchema> {}
+/** MutationRule writes a default or override into the stored CR (katalog.md §11); `valueType` aliases are normalized. */
+export const MutationRule: z.ZodType<MutationRule> = MutationRuleSchema.meta({ id: 'MutationRule' });
+
+/** Mutation is the mutation block. */
+const MutationSchema = z.strictObject({ rules: z.array(MutationRule).default([]) });
+/** Mutation is a mutation block. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface Mutation extends z.output<typeof MutationSchema> {}
+/** Mutation is the mutation block. */
+export const Mutation: z.ZodType<Mutation> = MutationSchema.meta({ id: 'Mutation' });
+
+/**
+ * ValidationRule asserts a comparison on the CR (katalog.md §12). The comparison is written like a
+ * condition (default `exists`, `unique` allowed) and normalized into `condition`.
+ */
+const ValidationRuleSchema = z
+  .strictObject({
+    ...conditionShape,
+    message: Tpl,
+    action: z.enum(['deny', 'warn']).default('deny'),
+    ...gateShape,
+  })
+  .superRefine((rule, ctx) => {
+    const { message: _m, action: _a, when: _w, anyOf: _y, or: _o, ...condition } = rule;
+    refineCondition(condition, ctx, { allowUnique: true, requireField: true });
+    if (rule.time !== undefined || rule.dayOfWeek !== undefined || rule.cron !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'validation rules compare a field; time conditions belong in `when`',
+        input: rule,
+      });
+    }
+    checkGate(rule as GateInput, ctx);
+  })
+  .transform((rule) => {
+    const { message, action, when, anyOf, or, ...condition } = rule;
+    const gate = normalizeGate({ when, anyOf, or });
+    return { condition: normalizeCondition(condition), message, action, when: gate.when, anyOf: gate.anyOf };
+  });
+/** ValidationRule is a validation rule. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface ValidationRule extends z.output<typeof ValidationRuleSchema> {}
+/**
+ * ValidationRule asserts a comparison on the CR (katalog.md §12). The comparison is written like a
+ * condition (default `exists`, `unique` allowed) and normalized into `condition`.
+ */
+export const ValidationRule: z.ZodType<ValidationRule> = ValidationRuleSchema.meta({ id: 'ValidationRule' });
+
+/** Validation is the validation block. */
+const ValidationSchema = z.strictObject({ rules: z.array(ValidationRule).default([]) });
+/** Validation is a validation block. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface Validation extends z.output<typeof ValidationSchema> {}
+/** Validation is the validation block. */
+export const Validation: z.ZodType<Validation> = ValidationSchema.meta({ id: 'Validation' });
+
+// ---- status (katalog.md §13.2) -------------------------------------------------------------------------
+
+const RESERVED_STATUS_KEYS = ['conditions', 'observedGeneration', 'inventory', 'providers'];
+const STATUS_TYPE_ALIASES = { ...VALUE_TYPE_ALIASES, auto: 'auto' } as const;
+
+/** StatusField declares one status field; `type` aliases (`str`, `integer`, `number`, `boolean`) are normalized. */
+const StatusFieldSchema = gated({
+  path: DotPath.refine(
+    (path) => !RESERVED_STATUS_KEYS.includes(path.replace(/^\./, '').split('.')[0] ?? ''),
+    {
+      error: `a status field path must not start with a reserved key (${RESERVED_STATUS_KEYS.join(', ')})`,
+    },
+  ),
+  value: TemplateValue,
+  type: z
+    .enum(['string', 'str', 'int', 'integer', 'float', 'number', 'bool', 'boolean', 'auto'])
+    .transform((t) => STATUS_TYPE_ALIASES[t])
+    .optional(),
+  clearOnFalse: z.boolean().default(false),
+}).superRefine((field, ctx) => {
+  if (field.value === undefined)
+    ctx.addIssue({ code: 'custom', message: 'missing required key `value`', input: field });
+});
+/** StatusField is a declared status field. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface StatusField extends z.output<typeof StatusFieldSchema> {}
+/** StatusField declares one status field; `type` aliases (`str`, `integer`, `number`, `boolean`) are normalized. */
+export const StatusField: z.ZodType<StatusField> = StatusFieldSchema.meta({ id: 'StatusField' });
+
+/** StatusBlock is `operatorBox.status`. */
+const StatusBlockSchema = z.strictObject({ fields: z.array(StatusField).default([]) });
+/** StatusBlock is a status block. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface StatusBlock extends z.output<typeof StatusBlockSchema> {}
+/** StatusBlock is `operatorBox.status`. */
+export const StatusBlock: z.ZodType<StatusBlock> = StatusBlockSchema.meta({ id: 'StatusBlock' });
+
+// ---- providers (katalog.md §14) -------------------------------------------------------------------------
+
+/** ProviderRef is an item of the Katalog-level `spec.providers` list (katalog.md §14.1). */
+const ProviderRefSchema = z.strictObject({
+  name: Literal.min(1),
+  package: Literal.min(1),
+  config: z.record(z.string(), z.unknown()).default({}),
+  required: z.boolean().default(true),
+  version: Literal.optional(),
+});
+/** ProviderRef is a provider package to load. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface ProviderRef extends z.output<typeof ProviderRefSchema> {}
+/** ProviderRef is an item of the Katalog-level `spec.providers` list (katalog.md §14.1). */
+export const ProviderRef: z.ZodType<ProviderRef> = ProviderRefSchema.meta({ id: 'ProviderRef' });
+
+const DECLARATION_RESERVED = new Set(['name', 'when', 'anyOf', 'or', 'deletionPolicy', 'timeout']);
+
+/**
+ * ProviderDeclarationEntry is one item of `operatorBox.providers.<provider>` (katalog.md §14.2):
+ * exactly one kind key whose value is the spec, plus reserved keys. The output names the kind and
+ * spec explicitly: `{ name, kind, spec, when, anyOf, deletionPolicy, timeout }`. `name` defaults to
+ * the kind key. (The rendered, runtime form is the `ProviderDeclaration` interface.)
+ */
+const ProviderDeclarationEntrySchema = z
+  .object({
+    name: Identifier.optional(),
+    ...gateShape,
+    deletionPolicy: z.enum(['Delete', 'Retain']).default('Delete'),
+    timeout: Duration.default('60s'),
+  })
+  .catchall(TemplateValue)
+  .superRefine((decl, ctx) => {
+    const kinds = Object.keys(decl).filter((key) => !DECLARATION_RESERVED.has(key));
+    if (kinds.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `a provider declaration has exactly one kind key (such as s3 or database) besides name, when, anyOf, deletionPolicy, timeout; found ${kinds.length === 0 ? 'none' : kinds.join(', ')}`,
+        ...(kinds[1] === undefined ? {} : { path: [kinds[1]] }),
+        input: decl,
+      });
+    }
+    checkGate(decl as GateInput, ctx);
+  })
+  .transform((decl) => {
+    const kind = Object.keys(decl).find((key) => !DECLARATION_RESERVED.has(key)) ?? '';
+    const gate = normalizeGate({ when: decl.when, anyOf: decl.anyOf, or: decl.or });
+    return {
+      name: decl.name ?? kind,
+      kind,
+      spec: decl[kind] as unknown,
+      when: gate.when,
+      anyOf: gate.anyOf,
+      deletionPolicy: decl.deletionPolicy,
+      timeout: decl.timeout,
+    };
+  });
+/** ProviderDeclarationEntry is a per-CRD provider declaration as written in the Katalog. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface ProviderDeclarationEntry extends z.output<typeof ProviderDeclarationEntrySchema> {}
+/**
+ * ProviderDeclarationEntry is one item of `operatorBox.providers.<provider>` (katalog.md §14.2):
+ * exactly one kind key whose value is the spec, plus reserved keys. The output names the kind and
+ * spec explicitly: `{ name, kind, spec, when, anyOf, deletionPolicy, timeout }`. `name` defaults to
+ * the kind key. (The rendered, runtime form is the `ProviderDeclaration` interface.)
+ */
+export const ProviderDeclarationEntry: z.ZodType<ProviderDeclarationEntry> =
+  ProviderDeclarationEntrySchema.meta({ id: 'ProviderDeclarationEntry' });
+
+/** ProviderDeclarationList is one provider's declarations; names (explicit or defaulted) are unique. */
+export const ProviderDeclarationList = z.array(ProviderDeclarationEntry).superRefine((list, ctx) => {
+  const seen = new Map<string, number>();
+  list.forEach((decl, index) => {
+    const first = seen.get(decl.name);
+    if (first !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `declaration name ${decl.name} is already used by item ${first}; give each declaration a unique \`name\``,
+        path: [index],
+        input: decl,
+      });
+    } else seen.set(decl.name, index);
+  });
+});
+
+/** ProviderBlocks maps a provider name (from `spec.providers`) to its declarations. */
+export const ProviderBlocks = z.record(z.string(), ProviderDeclarationList);
+/** ProviderBlocks is `operatorBox.providers`. */
+export type ProviderBlocks = z.infer<typeof ProviderBlocks>;
+
+// ---- autoscale, queue, dependsOn (katalog.md §18, §20, §21) ------------------------------------------
+
+const Bounds = z.strictObject({ min: z.int().min(1).optional(), max: z.int().min(1).optional() });
+const DurationBounds = z.strictObject({ min: Duration.optional(), max: Duration.optional() });
+const AutoscaleDo = z.strictObject({
+  workers: z.int().min(1).max(50).optional(),
+  queueDepth: z.int().min(0).optional(),
+  resync: Duration.optional(),
+});
+
+/** AutoscaleRule overrides computed values while its gate passes. */
+const AutoscaleRuleSchema = gated({ name: Literal, do: AutoscaleDo });
+/** AutoscaleRule is an autoscale rule. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface AutoscaleRule extends z.output<typeof AutoscaleRuleSchema> {}
+/** AutoscaleRule overrides computed values while its gate passes. */
+export const AutoscaleRule: z.ZodType<AutoscaleRule> = AutoscaleRuleSchema.meta({ id: 'AutoscaleRule' });
+
+/**
+ * Autoscale adjusts workers, queue depth and resync for one CRD entry (katalog.md §18). Upstream's
+ * single-rule form (`conditions` + `do`) is read as one rule named `default`, appended to `rules`.
+ */
+const AutoscaleSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    interval: Duration.default('15s'),
+    cooldown: Duration.default('2m'),
+    workers: Bounds.optional(),
+    queueDepth: z.strictObject({ min: z.int().min(0).optional(), max: z.int().min(0).optional() }).optional(),
+    resync: DurationBounds.optional(),
+    targets: z
+      .strictObject({
+        busyPercent: z.number().min(1).max(100).default(80),
+        queuePerWorker: z.number().min(0).default(5),
+        p95Ms: z.number().min(0).default(5000),
+        errorRatePercent: z.number().min(0).max(100).default(20),
+      })
+      .prefault({}),
+    rules: z.array(AutoscaleRule).default([]),
+    conditions: gated({}).optional(),
+    do: AutoscaleDo.optional(),
+  })
+  .superRefine((value, ctx) => {
+    if ((value.conditions === undefined) !== (value.do === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'upstream single-rule form needs both `conditions` and `do`',
+        path: [value.do === undefined ? 'conditions' : 'do'],
+        input: value,
+      });
+    }
+    const { min, max } = value.workers ?? {};
+    if (max !== undefined && max > 50)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'workers.max is at most 50',
+        path: ['workers', 'max'],
+        input: max,
+      });
+    if (min !== undefined && max !== undefined && min > max)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'workers.min must not exceed workers.max',
+        path: ['workers', 'min'],
+        input: min,
+      });
+  })
+  .transform(({ conditions, do: single, ...rest }) => ({
+    ...rest,
+    rules:
+      conditions !== undefined && single !== undefined
+        ? [...rest.rules, { name: 'default', do: single, when: conditions.when, anyOf: conditions.anyOf }]
+        : rest.rules,
+  }));
+/** Autoscale is an autoscale block. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface Autoscale extends z.output<typeof AutoscaleSchema> {}
+/**
+ * Autoscale adjusts workers, queue depth and resync for one CRD entry (katalog.md §18). Upstream's
+ * single-rule form (`conditions` + `do`) is read as one rule named `default`, appended to `rules`.
+ */
+export const Autoscale: z.ZodType<Autoscale> = AutoscaleSchema.meta({ id: 'Autoscale' });
+
+/** Queue configures the entry's work queue (katalog.md §20). */
+const QueueSchema = z.strictObject({
+  maxDepth: z.int().min(0).default(0),
+  retryBackoff: z
+    .strictObject({ initial: Duration.default('5ms'), max: Duration.default('1000s') })
+    .prefault({}),
+});
+/** Queue is a queue block. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface Queue extends z.output<typeof QueueSchema> {}
+/** Queue configures the entry's work queue (katalog.md §20). */
+export const Queue: z.ZodType<Queue> = QueueSchema.meta({ id: 'Queue' });
+
+const DependencyCondition = z.enum(['started', 'healthy']);
+
+/** DependsOn lists the entries whose workers must be started or healthy first; every written form becomes `[{name, condition}]`. */
+export const DependsOn = z
+  .union(
+    [
+      z.array(Literal),
+      z.record(
+        z.string(),
+        z.union([DependencyCondition, z.strictObject({ condition: DependencyCondition })], {
+          error: 'expected started, healthy or {condition: started|healthy}',
+        }),
+      ),
+    ],
+    { error: 'dependsOn is a list of entry names or a map of entry name to started/healthy' },
+  )
+  .transform((value) =>
+    Array.isArray(value)
+      ? value.map((name) => ({ name, condition: 'started' as const }))
+      : Object.entries(value).map(([name, c]) => ({
+          name,
+          condition: typeof c === 'string' ? c : c.condition,
+        })),
+  );
+/** DependsOn is a normalized dependency list. */
+export type DependsOn = z.infer<typeof DependsOn>;

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { Duration } from '../duration.js';
+import { gated } from './condition.js';
+import { BoolLike, Identifier, Literal, TemplateValue, Tpl, TplMap, isTemplate } from './primitives.js';
+
+/** ExternalCall is one HTTP call of `operatorBox.external` (katalog.md §15.1). */
+const ExternalCallSchema = gated({
+  name: Identifier,
+  url: Tpl.refine((url) => isTemplate(url) || /^https?:\/\//.test(url), {
+    error: 'url must start with http:// or https://',
+  }),
+  method: Literal.default('GET'),
+  headers: TplMap.default({}),
+  body: TemplateValue.optional(),
+  timeout: Duration.default('10s'),
+  expectedStatus: z
+    .union([z.int(), z.array(z.int())], { error: 'expected an HTTP status code or a list of them' })
+    .optional(),
+  continueOnError: z.boolean().default(false),
+  auth: z
+    .strictObject({
+      secretRef: z.strictObject({ name: Tpl, key: Tpl }).optional(),
+      env: z
+        .string()
+        .regex(/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected $NAME' })
+        .optional(),
+      header: Literal.default('Authorization'),
+      scheme: Literal.default('Bearer'),
+    })
+    .superRefine((auth, ctx) => {
+      if (auth.secretRef !== undefined && auth.env !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: '`secretRef` and `env` are exclusive',
+          path: ['env'],
+          input: auth,
+        });
+      if (auth.secretRef === undefined && auth.env === undefined)
+        ctx.addIssue({ code: 'custom', message: 'auth needs `secretRef` or `env`', input: auth });
+    })
+    .optional(),
+  cacheFor: Duration.default('0'),
+});
+/** ExternalCall is an external HTTP call. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface ExternalCall extends z.output<typeof ExternalCallSchema> {}
+/** ExternalCall is one HTTP call of `operatorBox.external` (katalog.md §15.1). */
+export const ExternalCall: z.ZodType<ExternalCall> = ExternalCallSchema.meta({ id: 'ExternalCall' });
+
+/** CrossRead reads another CRD entry's CR (katalog.md §15.2); `as` defaults to `crd`. */
+const CrossReadSchema = z
+  .strictObject({
+    crd: Literal,
+    selector: z
+      .strictObject({ name: Tpl.optional(), namespace: Tpl.optional(), matchLabels: TplMap.optional() })
+      .superRefine((selector, ctx) => {
+        if ((selector.name === undefined) === (selector.matchLabels === undefined)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'a selector needs exactly one of `name` and `matchLabels`',
+            input: selector,
+          });
+        }
+      }),
+    as: Identifier.optional(),
+    endpoint: Tpl.optional(),
+    timeout: Duration.optional(),
+    cacheFor: Duration.optional(),
+  })
+  .superRefine((cross, ctx) => {
+    if (cross.endpoint === undefined) {
+      if (cross.timeout !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: '`timeout` applies only with `endpoint`',
+          path: ['timeout'],
+          input: cross.timeout,
+        });
+      if (cross.cacheFor !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: '`cacheFor` applies only with `endpoint`',
+          path: ['cacheFor'],
+          input: cross.cacheFor,
+        });
+    } else if (cross.selector.matchLabels !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'only `selector.name` is supported with `endpoint`',
+        path: ['selector', 'matchLabels'],
+        input: cross.selector,
+      });
+    }
+  })
+  .transform((cross) => ({
+    ...cross,
+    as: cross.as ?? cross.crd,
+    ...(cross.endpoint === undefined
+      ? {}
+      : { timeout: cross.timeout ?? '5s', cacheFor: cross.cacheFor ?? '30s' }),
+  }));
+/** CrossRead is a cross read. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface CrossRead extends z.output<typeof CrossReadSchema> {}
+/** CrossRead reads another CRD entry's CR (katalog.md §15.2); `as` defaults to `crd`. */
+export const CrossRead: z.ZodType<CrossRead> = CrossReadSchema.meta({ id: 'CrossRead' });
+
+/** GitHook fetches a repository before the external calls (katalog.md §16.1). */
+const GitHookSchema = gated({
+  repo: Tpl,
+  branch: Tpl.default('main'),
+  path: Tpl.default(''),
+  pollInterval: Duration.default('5m'),
+  timeout: Duration.default('2m'),
+  continueOnError: z.boolean().default(false),
+  /** Accepted for compatibility; no effect. */
+  reconcile: BoolLike.optional(),
+});
+/** GitHook is a git hook. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface GitHook extends z.output<typeof GitHookSchema> {}
+/** GitHook fetches a repository before the external calls (katalog.md §16.1). */
+export const GitHook: z.ZodType<GitHook> = GitHookSchema.meta({ id: 'GitHook' });
+
+/** DockerHook builds (and optionally pushes) an image (katalog.md §16.2). `builder` stays absent when not written, so `OCI_BUILDER` can override the default `docker`. */
+const DockerHookSchema = gated({
+  image: Tpl,
+  workingDirectory: Tpl.optional(),
+  dockerfile: Tpl.default('Dockerfile'),
+  buildArgs: TplMap.default({}),
+  push: z.boolean().default(false),
+  builder: z.enum(['docker', 'podman', 'buildah']).optional(),
+  timeout: Duration.default('30m'),
+  continueOnError: z.boolean().default(false),
+  /** Accepted for compatibility; no effect. */
+  reconcile: BoolLike.optional(),
+});
+/** DockerHook is a docker hook. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface DockerHook extends z.output<typeof DockerHookSchema> {}
+/** DockerHook builds (and optionally pushes) an image (katalog.md §16.2). `builder` stays absent when not written, so `OCI_BUILDER` can override the default `docker`. */
+export const DockerHook: z.ZodType<DockerHook> = DockerHookSchema.meta({ id: 'DockerHook' });

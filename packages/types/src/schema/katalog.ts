@@ -1,0 +1,447 @@
+import { z } from 'zod';
+import { Duration, isDuration, parseDuration } from '../duration.js';
+import { KATALOG_API_VERSION, KATALOG_KIND } from '../metadata.js';
+import { gated, gateShape, checkGate, normalizeGate } from './condition.js';
+import type { GateInput } from './condition.js';
+import {
+  Autoscale,
+  DependsOn,
+  Mutation,
+  Normalize,
+  ProviderBlocks,
+  ProviderRef,
+  Queue,
+  StatusBlock,
+  Validation,
+} from './crd-parts.js';
+import { CrossRead, DockerHook, ExternalCall, GitHook } from './hooks.js';
+import { DnsLabel, JsonMap, LabelMap, Literal, AnnotationMap, Tpl } from './primitives.js';
+import {
+  ConfigMapEntry,
+  CronJobEntry,
+  CustomEntry,
+  DeploymentEntry,
+  HpaEntry,
+  IngressEntry,
+  JobEntry,
+  NamespaceEntry,
+  NetworkPolicyEntry,
+  PdbEntry,
+  PersistentVolumeClaimEntry,
+  RoleBindingEntry,
+  RoleEntry,
+  SecretEntry,
+  ServiceAccountEntry,
+  ServiceEntry,
+  StatefulSetEntry,
+} from './resources.js';
+
+const resourceListShape = {
+  namespaces: z.array(NamespaceEntry).default([]),
+  serviceAccounts: z.array(ServiceAccountEntry).default([]),
+  roles: z.array(RoleEntry).default([]),
+  roleBindings: z.array(RoleBindingEntry).default([]),
+  secrets: z.array(SecretEntry).default([]),
+  configMaps: z.array(ConfigMapEntry).default([]),
+  persistentVolumeClaims: z.array(PersistentVolumeClaimEntry).default([]),
+  services: z.array(ServiceEntry).default([]),
+  deployments: z.array(DeploymentEntry).default([]),
+  statefulSets: z.array(StatefulSetEntry).default([]),
+  jobs: z.array(JobEntry).default([]),
+  cronJobs: z.array(CronJobEntry).default([]),
+  ingresses: z.array(IngressEntry).default([]),
+  hpa: z.array(HpaEntry).default([]),
+  pdb: z.array(PdbEntry).default([]),
+  networkPolicies: z.array(NetworkPolicyEntry).default([]),
+  custom: z.array(CustomEntry).default([]),
+};
+
+/**
+ * ResourceGroupInput is `onCreate`/`onReconcile` as written: the resource lists, `pvcs` (alias of
+ * `persistentVolumeClaims`), the gate, and `external`/`git`/`docker`, which the operatorBox hoists.
+ */
+const ResourceGroupInput = z
+  .strictObject({
+    ...resourceListShape,
+    persistentVolumeClaims: z.array(PersistentVolumeClaimEntry).optional(),
+    pvcs: z.array(PersistentVolumeClaimEntry).optional(),
+    ...gateShape,
+    external: z.array(ExternalCall).optional(),
+    git: GitHook.optional(),
+    docker: DockerHook.optional(),
+  })
+  .superRefine((group, ctx) => {
+    checkGate(group as GateInput, ctx);
+    if (group.pvcs !== undefined && group.persistentVolumeClaims !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: '`pvcs` is an alias of `persistentVolumeClaims`; use one of them, not both',
+        path: ['pvcs'],
+        input: group.pvcs,
+      });
+    }
+  })
+  .transform(({ pvcs, persistentVolumeClaims, ...rest }) => {
+    const { external, git, docker, ...group } = normalizeGate(rest as typeof rest & GateInput);
+    return {
+      group: { ...group, persistentVolumeClaims: persistentVolumeClaims ?? pvcs ?? [] },
+      external: external ?? [],
+      git,
+      docker,
+    };
+  });
+
+/** ResourceGroup is `onCreate` or `onReconcile` after loading: one list per kind (katalog.md §5.1) plus the group gate. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface ResourceGroup extends NonNullable<z.output<typeof ResourceGroupInput>['group']> {}
+
+/**
+ * ResourceGroup is the zod schema of `onCreate`/`onReconcile` on its own. Parsed standalone it drops
+ * `external`, `git` and `docker` (OperatorBox hoists them); use OperatorBox to keep them.
+ */
+export const ResourceGroup: z.ZodType<ResourceGroup> = ResourceGroupInput.transform(
+  (value) => value.group as ResourceGroup,
+);
+
+/** DeleteRef names a child to delete in an ordered onDelete group. */
+const DeleteRef = z.strictObject({ name: Tpl.optional(), namespace: Tpl.optional() });
+const CustomDeleteRef = z.strictObject({
+  apiVersion: Literal,
+  kind: Literal,
+  metadata: z.strictObject({ name: Tpl, namespace: Tpl.optional() }),
+});
+
+/** DeleteGroup is one step of ordered deletion (katalog.md §5.6). */
+const DeleteGroupSchema = gated({
+  name: Literal,
+  propagation: z.enum(['Foreground', 'Background']).default('Foreground'),
+  namespaces: z.array(DeleteRef.omit({ namespace: true })).default([]),
+  serviceAccounts: z.array(DeleteRef).default([]),
+  roles: z.array(DeleteRef).default([]),
+  roleBindings: z.array(DeleteRef).default([]),
+  secrets: z.array(DeleteRef).default([]),
+  configMaps: z.array(DeleteRef).default([]),
+  persistentVolumeClaims: z.array(DeleteRef).default([]),
+  services: z.array(DeleteRef).default([]),
+  deployments: z.array(DeleteRef).default([]),
+  statefulSets: z.array(DeleteRef).default([]),
+  jobs: z.array(DeleteRef).default([]),
+  cronJobs: z.array(DeleteRef).default([]),
+  ingresses: z.array(DeleteRef).default([]),
+  hpa: z.array(DeleteRef).default([]),
+  pdb: z.array(DeleteRef).default([]),
+  networkPolicies: z.array(DeleteRef).default([]),
+  custom: z.array(CustomDeleteRef).default([]),
+});
+/** DeleteGroup is an ordered-deletion group. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface DeleteGroup extends z.output<typeof DeleteGroupSchema> {}
+/** DeleteGroup is one step of ordered deletion (katalog.md §5.6). */
+export const DeleteGroup: z.ZodType<DeleteGroup> = DeleteGroupSchema.meta({ id: 'DeleteGroup' });
+
+/** OnDelete is the deletion-time block: cleanup jobs and ordered deletion groups (katalog.md §5.6). */
+const OnDeleteSchema = gated({
+  timeout: Duration.default('5m'),
+  jobs: z.array(JobEntry).default([]),
+  ordered: z.boolean().default(false),
+  groups: z.array(DeleteGroup).default([]),
+}).superRefine((value, ctx) => {
+  if (value.ordered && value.groups.length === 0)
+    ctx.addIssue({
+      code: 'custom',
+      message: '`groups` is required when `ordered: true`',
+      path: ['ordered'],
+      input: value,
+    });
+  const seen = new Set<string>();
+  value.groups.forEach((group, index) => {
+    if (seen.has(group.name))
+      ctx.addIssue({
+        code: 'custom',
+        message: `group name ${group.name} is used twice`,
+        path: ['groups', index, 'name'],
+        input: group.name,
+      });
+    seen.add(group.name);
+  });
+});
+/** OnDelete is an onDelete block. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface OnDelete extends z.output<typeof OnDeleteSchema> {}
+/** OnDelete is the deletion-time block: cleanup jobs and ordered deletion groups (katalog.md §5.6). */
+export const OnDelete: z.ZodType<OnDelete> = OnDeleteSchema.meta({ id: 'OnDelete' });
+
+function uniqueBy<T>(
+  list: readonly T[],
+  key: (item: T) => string,
+  ctx: z.RefinementCtx,
+  path: (index: number) => (string | number)[],
+  what: string,
+): void {
+  const seen = new Map<string, number>();
+  list.forEach((item, index) => {
+    const k = key(item);
+    const first = seen.get(k);
+    if (first !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        message: `${what} ${k} is already used by item ${first}`,
+        path: path(index),
+        input: k,
+      });
+    else seen.set(k, index);
+  });
+}
+
+/**
+ * OperatorBox is what happens for each CR (katalog.md §4). `external`, `git` and `docker` written
+ * inside `onCreate`/`onReconcile` are hoisted: external calls from onReconcile first, then onCreate,
+ * then `operatorBox.external`; at most one `git` and one `docker` may exist after hoisting.
+ */
+const OperatorBoxSchema = z
+  .strictObject({
+    finalizers: z.array(Literal).default([]),
+    cross: z.array(CrossRead).default([]),
+    git: GitHook.optional(),
+    external: z.array(ExternalCall).default([]),
+    docker: DockerHook.optional(),
+    onCreate: ResourceGroupInput.prefault({}),
+    onReconcile: ResourceGroupInput.prefault({}),
+    onDelete: OnDelete.optional(),
+    providers: ProviderBlocks.default({}),
+    status: StatusBlock.prefault({}),
+  })
+  .superRefine((box, ctx) => {
+    for (const hook of ['git', 'docker'] as const) {
+      const places = [
+        ...(box[hook] === undefined ? [] : [[hook]]),
+        ...(box.onCreate?.[hook] === undefined ? [] : [['onCreate', hook]]),
+        ...(box.onReconcile?.[hook] === undefined ? [] : [['onReconcile', hook]]),
+      ];
+      if (places.length > 1) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `at most one \`${hook}\` block is allowed (found ${places.length} after hoisting from onCreate/onReconcile)`,
+          path: places[1] ?? [],
+          input: hook,
+        });
+      }
+    }
+    // Refinements also run when children failed, so nested values may be partial here.
+    const list = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value : []);
+    const external = [
+      ...list(box.onReconcile?.external).map((call, i) => ({ call, path: ['onReconcile', 'external', i] })),
+      ...list(box.onCreate?.external).map((call, i) => ({ call, path: ['onCreate', 'external', i] })),
+      ...list(box.external).map((call, i) => ({ call, path: ['external', i] })),
+    ];
+    uniqueBy(
+      external,
+      (e) => e.call.name,
+      ctx,
+      (i) => [...(external[i]?.path ?? []), 'name'],
+      'external call name',
+    );
+    uniqueBy(
+      list(box.cross),
+      (c) => String(c?.as),
+      ctx,
+      (i) => ['cross', i, box.cross[i]?.as === box.cross[i]?.crd ? 'crd' : 'as'],
+      'cross result name',
+    );
+  })
+  .transform((box) => ({
+    finalizers: box.finalizers,
+    cross: box.cross,
+    git: box.git ?? box.onReconcile.git ?? box.onCreate.git,
+    external: [...box.onReconcile.external, ...box.onCreate.external, ...box.external],
+    docker: box.docker ?? box.onReconcile.docker ?? box.onCreate.docker,
+    onCreate: box.onCreate.group,
+    onReconcile: box.onReconcile.group,
+    onDelete: box.onDelete,
+    providers: box.providers,
+    status: box.status,
+  }));
+/** OperatorBox is an operatorBox after loading (hooks hoisted). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface OperatorBox extends z.output<typeof OperatorBoxSchema> {}
+/**
+ * OperatorBox is what happens for each CR (katalog.md §4). `external`, `git` and `docker` written
+ * inside `onCreate`/`onReconcile` are hoisted: external calls from onReconcile first, then onCreate,
+ * then `operatorBox.external`; at most one `git` and one `docker` may exist after hoisting.
+ */
+export const OperatorBox: z.ZodType<OperatorBox> = OperatorBoxSchema.meta({ id: 'OperatorBox' });
+
+/** ApiTypes names the custom resource kind of a CRD entry (katalog.md §3.1). */
+const ApiTypesSchema = z.strictObject({
+  group: Literal.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+    error: 'group must be a DNS-1123 subdomain such as demo.example.com',
+  }),
+  version: Literal.regex(/^v\d+((alpha|beta)\d+)?$/, {
+    error: 'version must look like v1, v1beta1 or v1alpha1',
+  }),
+  kind: Literal.regex(/^[A-Z][A-Za-z0-9]*$/, { error: 'kind must be PascalCase, e.g. Website' }),
+  plural: Literal.regex(/^[a-z][a-z0-9]*$/, {
+    error: 'plural must be a lowercase resource name, e.g. websites',
+  }),
+  singular: Literal.regex(/^[a-z][a-z0-9]*$/).optional(),
+  shortNames: z.array(Literal).optional(),
+});
+/** ApiTypes is an apiTypes block. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface ApiTypes extends z.output<typeof ApiTypesSchema> {}
+/** ApiTypes names the custom resource kind of a CRD entry (katalog.md §3.1). */
+export const ApiTypes: z.ZodType<ApiTypes> = ApiTypesSchema.meta({ id: 'ApiTypes' });
+
+const crdEntryShape = {
+  enabled: z.boolean().default(true),
+  description: Literal.default(''),
+  apiTypes: ApiTypes,
+  namespaced: z.boolean().default(true),
+  schema: z.strictObject({ openAPIV3Schema: JsonMap }).optional(),
+  workers: z
+    .int()
+    .min(1, { error: 'workers must be between 1 and 50' })
+    .max(50, { error: 'workers must be between 1 and 50' })
+    .default(3),
+  resync: Duration.default('10m'),
+  forceConflict: z.boolean().default(true),
+  crossAccess: z.boolean().default(true),
+  queue: Queue.prefault({}),
+  autoscale: Autoscale.optional(),
+  restrictedNamespaces: z.array(Literal).default([]),
+  allowedNamespaces: z.array(Literal).default([]),
+  dependsOn: DependsOn.default([]),
+  normalize: Normalize.optional(),
+  mutation: Mutation.optional(),
+  validation: Validation.optional(),
+  operatorBox: OperatorBox.prefault({}),
+};
+
+function refineCrdEntry(
+  entry: { resync: string; queue: { maxDepth: number }; apiTypes: ApiTypes },
+  ctx: z.RefinementCtx,
+): void {
+  if (!isDuration(entry.resync)) return;
+  const resync = parseDuration(entry.resync);
+  if (resync === 0 && entry.queue?.maxDepth !== 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'resync 0 is allowed only when queue.maxDepth is 0',
+      path: ['resync'],
+      input: entry.resync,
+    });
+  } else if (resync !== 0 && resync < 30_000) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `resync must be 0 or at least 30s, got ${entry.resync}`,
+      path: ['resync'],
+      input: entry.resync,
+    });
+  }
+}
+
+/** CrdEntry is one item of `spec.crds` (katalog.md §3). */
+const CrdEntrySchema = z.strictObject(crdEntryShape).superRefine(refineCrdEntry);
+/** CrdEntry is a CRD entry after loading. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface CrdEntry extends z.output<typeof CrdEntrySchema> {}
+/** CrdEntry is one item of `spec.crds` (katalog.md §3). */
+export const CrdEntry: z.ZodType<CrdEntry> = CrdEntrySchema.meta({ id: 'CrdEntry' });
+
+const CrdListItem = z
+  .strictObject({ name: DnsLabel, ...crdEntryShape })
+  .superRefine(refineCrdEntry)
+  .transform(({ name, ...entry }) => ({ name, entry }));
+
+/** CrdMap is `spec.crds`: the canonical map form, or a list whose items carry `name:` (converted to the map form). */
+export const CrdMap = z
+  .union([z.record(DnsLabel, CrdEntry), z.array(CrdListItem)], {
+    error: 'spec.crds is a map of entry name to CRD entry (or a list of entries with `name`)',
+  })
+  .superRefine((crds, ctx) => {
+    if (Array.isArray(crds)) {
+      uniqueBy(
+        crds,
+        (item) => item.name,
+        ctx,
+        (i) => [i, 'name'],
+        'CRD entry name',
+      );
+      if (crds.length === 0)
+        ctx.addIssue({ code: 'custom', message: 'spec.crds needs at least one entry', input: crds });
+    } else if (Object.keys(crds).length === 0)
+      ctx.addIssue({ code: 'custom', message: 'spec.crds needs at least one entry', input: crds });
+  })
+  .transform((crds): Record<string, CrdEntry> =>
+    Array.isArray(crds) ? Object.fromEntries(crds.map((item) => [item.name, item.entry])) : crds,
+  );
+
+/** KatalogMetadata names the operator (katalog.md §2.1). */
+const KatalogMetadataSchema = z.strictObject({
+  name: DnsLabel,
+  description: Literal.default(''),
+  version: Literal.default(''),
+  labels: LabelMap.default({}),
+  annotations: AnnotationMap.default({}),
+});
+/** KatalogMetadata is the Katalog's metadata. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface KatalogMetadata extends z.output<typeof KatalogMetadataSchema> {}
+/** KatalogMetadata names the operator (katalog.md §2.1). */
+export const KatalogMetadata: z.ZodType<KatalogMetadata> = KatalogMetadataSchema.meta({
+  id: 'KatalogMetadata',
+});
+
+/** KatalogSpec holds the CRD entries, providers and extra finalizers (katalog.md §2.2). */
+const KatalogSpecSchema = z
+  .strictObject({
+    crds: CrdMap,
+    providers: z.array(ProviderRef).default([]),
+    finalizers: z.array(Literal).default([]),
+  })
+  .superRefine((spec, ctx) =>
+    uniqueBy(
+      spec.providers,
+      (p) => p.name,
+      ctx,
+      (i) => ['providers', i, 'name'],
+      'provider name',
+    ),
+  );
+/** KatalogSpec is the Katalog's spec. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface KatalogSpec extends z.output<typeof KatalogSpecSchema> {}
+/** KatalogSpec holds the CRD entries, providers and extra finalizers (katalog.md §2.2). */
+export const KatalogSpec: z.ZodType<KatalogSpec> = KatalogSpecSchema.meta({ id: 'KatalogSpec' });
+
+/**
+ * Katalog is the zod schema of a whole Katalog document (katalog.md §2). Parsing applies every
+ * default and normalizes aliases: `or` → `anyOf`, `pvcs` → `persistentVolumeClaims`, the list form
+ * of `spec.crds` → the map form, and `external`/`git`/`docker` hoisted out of groups. Cross-field
+ * checks that need the whole document (dependsOn, provider names, duplicate children) are done by
+ * `loadKatalog`, not by this schema.
+ */
+const KatalogSchema = z.strictObject({
+  apiVersion: z.literal(KATALOG_API_VERSION, { error: `apiVersion must be ${KATALOG_API_VERSION}` }),
+  kind: z.literal(KATALOG_KIND, { error: `kind must be ${KATALOG_KIND}` }),
+  metadata: KatalogMetadata,
+  spec: KatalogSpec,
+});
+/** Katalog is a loaded, defaulted Katalog. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface Katalog extends z.output<typeof KatalogSchema> {}
+/**
+ * Katalog is the zod schema of a whole Katalog document (katalog.md §2). Parsing applies every
+ * default and normalizes aliases: `or` → `anyOf`, `pvcs` → `persistentVolumeClaims`, the list form
+ * of `spec.crds` → the map form, and `external`/`git`/`docker` hoisted out of groups. Cross-field
+ * checks that need the whole document (dependsOn, provider names, duplicate children) are done by
+ * `loadKatalog`, not by this schema.
+ */
+export const Katalog: z.ZodType<Katalog> = KatalogSchema.meta({
+  id: 'Katalog',
+  title: 'Orkestra Katalog',
+  description:
+    'One operator: CRD entries, their operatorBox, and providers (orkestra.konductor.io/v1alpha1).',
+});
+/** KatalogInput is a Katalog as written (before defaults and alias normalization). */
+export type KatalogInput = z.input<typeof KatalogSchema>;
