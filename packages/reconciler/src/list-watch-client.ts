@@ -1,0 +1,232 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+
+/** ListResponse is the JSON body of a Kubernetes list request (one page). */
+export interface ListResponse {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
+  readonly items?: readonly unknown[];
+}
+
+/** RawWatchEvent is one line of a Kubernetes watch stream. */
+export interface RawWatchEvent {
+  readonly type: string;
+  readonly object: unknown;
+}
+
+/** WatchHandlers receive a watch's events, then exactly one `onClose` (no error: the server ended it normally). */
+export interface WatchHandlers {
+  readonly onEvent: (event: RawWatchEvent) => void;
+  readonly onClose: (error?: unknown) => void;
+}
+
+/** WatchHandle stops a watch; `onClose` is not called after `abort`. */
+export interface WatchHandle {
+  abort(): void;
+}
+
+/** ListWatchClient is the transport an Informer lists and watches through (paths are API paths such as `/api/v1/configmaps`). */
+export interface ListWatchClient {
+  list(path: string, query: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<ListResponse>;
+  watch(path: string, query: Readonly<Record<string, string>>, handlers: WatchHandlers): WatchHandle;
+}
+
+/** KubeApiError is a non-2xx answer of the API server: its status code, the Status reason and any `Retry-After`. */
+export class KubeApiError extends Error {
+  override readonly name: string = 'KubeApiError';
+  readonly statusCode: number;
+  /** The Status `reason` (`Expired`, `Gone`, `Forbidden`, …), when the body was a Status. */
+  readonly reason: string | undefined;
+  /** The `Retry-After` header in ms, when present. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options: { statusCode: number; reason?: string; retryAfterMs?: number }) {
+    super(message);
+    this.statusCode = options.statusCode;
+    this.reason = options.reason;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** KubeListWatchClientOptions configures a KubeListWatchClient. */
+export interface KubeListWatchClientOptions {
+  /** Cluster, credentials and TLS settings. */
+  readonly kubeConfig: KubeConfig;
+  /** A list request taking longer is aborted. Default 60 000 ms. */
+  readonly listTimeoutMs?: number;
+}
+
+/** ListWatchRequestCounts counts the requests a KubeListWatchClient made, for tests and metrics. */
+export interface ListWatchRequestCounts {
+  readonly list: number;
+  readonly watch: number;
+}
+
+/**
+ * KubeListWatchClient lists and watches over plain `node:https` (or `node:http`) with the
+ * cluster, credentials and TLS settings of a KubeConfig (`applyToHTTPSOptions`). It exposes the
+ * status code, Status reason and `Retry-After` of failures, which client-node's Watch does not.
+ *
+ * @example
+ * const client = new KubeListWatchClient({ kubeConfig: kc });
+ * const page = await client.list('/api/v1/namespaces/shop/configmaps', { limit: '500' });
+ */
+export class KubeListWatchClient implements ListWatchClient {
+  readonly #kc: KubeConfig;
+  readonly #listTimeoutMs: number;
+  #lists = 0;
+  #watches = 0;
+
+  constructor(options: KubeListWatchClientOptions) {
+    this.#kc = options.kubeConfig;
+    this.#listTimeoutMs = options.listTimeoutMs ?? 60_000;
+  }
+
+  /** requestCounts returns how many list and watch requests were sent. */
+  requestCounts(): ListWatchRequestCounts {
+    return { list: this.#lists, watch: this.#watches };
+  }
+
+  async list(
+    path: string,
+    query: Readonly<Record<string, string>>,
+    signal?: AbortSignal,
+  ): Promise<ListResponse> {
+    this.#lists++;
+    const timeout = AbortSignal.timeout(this.#listTimeoutMs);
+    const combined = signal == null ? timeout : AbortSignal.any([signal, timeout]);
+    const { request, options } = await this.#prepare(path, query);
+    return new Promise<ListResponse>((resolve, reject) => {
+      const req = request({ ...options, signal: combined }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) {
+            reject(apiError(status, body, res.headers['retry-after']));
+            return;
+          }
+          try {
+            resolve(JSON.parse(body) as ListResponse);
+          } catch (error) {
+            reject(new Error(`invalid list response from ${path}`, { cause: error }));
+          }
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  watch(path: string, query: Readonly<Record<string, string>>, handlers: WatchHandlers): WatchHandle {
+    this.#watches++;
+    let closed = false;
+    let req: http.ClientRequest | undefined;
+    const close = (error?: unknown): void => {
+      if (closed) return;
+      closed = true;
+      req?.destroy();
+      handlers.onClose(error);
+    };
+    this.#prepare(path, { ...query, watch: 'true' }).then(
+      ({ request, options }) => {
+        if (closed) return;
+        req = request(options, (res) => {
+          const status = res.statusCode ?? 0;
+          if (status !== 200) {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
+              close(apiError(status, Buffer.concat(chunks).toString('utf8'), res.headers['retry-after'])),
+            );
+            res.on('error', close);
+            return;
+          }
+          res.setEncoding('utf8');
+          let buffer = '';
+          res.on('data', (chunk: string) => {
+            buffer += chunk;
+            let newline = buffer.indexOf('\n');
+            while (newline >= 0 && !closed) {
+              const line = buffer.slice(0, newline).trim();
+              buffer = buffer.slice(newline + 1);
+              if (line !== '') {
+                let event: RawWatchEvent | undefined;
+                try {
+                  event = JSON.parse(line) as RawWatchEvent;
+                } catch (error) {
+                  close(new Error(`invalid watch event from ${path}`, { cause: error }));
+                  return;
+                }
+                handlers.onEvent(event);
+              }
+              newline = buffer.indexOf('\n');
+            }
+          });
+          res.on('end', () => close());
+          res.on('error', close);
+          res.on('aborted', () => close(new Error('watch connection aborted')));
+        });
+        req.on('error', close);
+        req.end();
+      },
+      (error: unknown) => close(error),
+    );
+    return {
+      abort: () => {
+        closed = true;
+        req?.destroy();
+      },
+    };
+  }
+
+  async #prepare(
+    path: string,
+    query: Readonly<Record<string, string>>,
+  ): Promise<{ request: typeof https.request; options: https.RequestOptions }> {
+    const cluster = this.#kc.getCurrentCluster();
+    if (cluster == null) throw new Error('KubeListWatchClient: the kubeconfig has no current cluster');
+    const url = new URL(cluster.server.replace(/\/+$/, '') + path);
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    const options: https.RequestOptions = {
+      method: 'GET',
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port,
+      path: url.pathname + url.search,
+      headers: { Accept: 'application/json' },
+    };
+    await this.#kc.applyToHTTPSOptions(options);
+    const request =
+      url.protocol === 'http:' ? (http.request as unknown as typeof https.request) : https.request;
+    return { request, options };
+  }
+}
+
+function apiError(statusCode: number, body: string, retryAfter: string | string[] | undefined): KubeApiError {
+  let message = `HTTP ${statusCode}`;
+  let reason: string | undefined;
+  try {
+    const status = JSON.parse(body) as { message?: unknown; reason?: unknown };
+    if (typeof status.message === 'string') message = `HTTP ${statusCode}: ${status.message}`;
+    if (typeof status.reason === 'string') reason = status.reason;
+  } catch {
+    if (body !== '') message = `HTTP ${statusCode}: ${body.slice(0, 200)}`;
+  }
+  const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+  return new KubeApiError(message, {
+    statusCode,
+    ...(reason == null ? {} : { reason }),
+    ...(retryAfterMs == null ? {} : { retryAfterMs }),
+  });
+}
+
+/** parseRetryAfter reads a `Retry-After` header given in seconds; HTTP dates are ignored. */
+export function parseRetryAfter(value: string | undefined): number | undefined {
+  if (value == null || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value.trim()) * 1000;
+}

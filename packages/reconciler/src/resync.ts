@@ -1,0 +1,173 @@
+import { systemClock } from './clock.js';
+import type { Clock, TimerHandle } from './clock.js';
+import { Priority } from './work-queue.js';
+import type { WorkQueue } from './work-queue.js';
+
+/** ResyncItem is one cached object to resync: its queue key and its UID (which fixes its phase). */
+export interface ResyncItem {
+  readonly key: string;
+  readonly uid: string;
+}
+
+/** ResyncOptions configures a Resync. */
+export interface ResyncOptions {
+  /** Interval R in ms; 0 disables resync. */
+  readonly intervalMs: number;
+  /** The objects to resync, read at the start of every cycle (from the cache: no API request). */
+  readonly items: () => Iterable<ResyncItem>;
+  /** Where keys are added, at low priority. */
+  readonly queue: Pick<WorkQueue, 'add'>;
+  /** Source of time and timers. Default `systemClock`. */
+  readonly clock?: Clock;
+}
+
+interface Scheduled {
+  readonly key: string;
+  readonly dueAt: number;
+}
+
+/**
+ * Resync re-adds every cached key once per interval R at low priority (runtime.md §16). Each key
+ * has a fixed phase within the interval, derived from a hash of its UID, so adds are spread evenly
+ * instead of arriving in one burst. `setInterval` applies from the next cycle; R = 0 disables.
+ *
+ * A cycle snapshots the items when it starts: objects created during a cycle are first resynced in
+ * the next one (their creation already enqueued them), objects deleted during a cycle may still be
+ * added once (the reconcile finds nothing in the cache and stops).
+ *
+ * @example
+ * const resync = new Resync({ intervalMs: 600_000, items: () => cacheItems(), queue });
+ * resync.start();
+ */
+export class Resync {
+  readonly #items: () => Iterable<ResyncItem>;
+  readonly #queue: Pick<WorkQueue, 'add'>;
+  readonly #clock: Clock;
+  #intervalMs: number;
+  #running = false;
+  #timer: TimerHandle | undefined;
+  #cycleStart = 0;
+  #cycleInterval = 0;
+  #schedule: Scheduled[] = [];
+  #next = 0;
+  #cycles = 0;
+  #added = 0;
+
+  constructor(options: ResyncOptions) {
+    this.#items = options.items;
+    this.#queue = options.queue;
+    this.#clock = options.clock ?? systemClock;
+    this.#intervalMs = normalizeInterval(options.intervalMs);
+  }
+
+  /** intervalMs is the interval that the next cycle will use (0 = disabled). */
+  get intervalMs(): number {
+    return this.#intervalMs;
+  }
+
+  /** cycles is the number of cycles started so far. */
+  get cycles(): number {
+    return this.#cycles;
+  }
+
+  /** added is the number of keys added so far. */
+  get added(): number {
+    return this.#added;
+  }
+
+  /** start begins the first cycle now (when R > 0); calling it again does nothing. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#beginCycle();
+  }
+
+  /** stop cancels the pending timer; no key is added afterwards. */
+  stop(): void {
+    this.#running = false;
+    this.#clearTimer();
+    this.#schedule = [];
+  }
+
+  /**
+   * setInterval changes R; the current cycle finishes with the old R and the next one uses the
+   * new value. Setting 0 disables resync from the next cycle; setting a positive value while
+   * disabled starts a cycle now.
+   */
+  setInterval(intervalMs: number): void {
+    this.#intervalMs = normalizeInterval(intervalMs);
+    if (this.#running && this.#timer == null && this.#intervalMs > 0) this.#beginCycle();
+  }
+
+  #beginCycle(): void {
+    this.#clearTimer();
+    this.#schedule = [];
+    this.#next = 0;
+    if (!this.#running || this.#intervalMs === 0) return;
+    this.#cycles++;
+    this.#cycleStart = this.#clock.now();
+    this.#cycleInterval = this.#intervalMs;
+    const schedule: Scheduled[] = [];
+    for (const item of this.#items()) {
+      schedule.push({ key: item.key, dueAt: this.#cycleStart + phaseOf(item.uid, this.#cycleInterval) });
+    }
+    schedule.sort((a, b) => a.dueAt - b.dueAt);
+    this.#schedule = schedule;
+    this.#arm();
+  }
+
+  /** Sets the timer for the next due key, or for the end of the cycle. */
+  #arm(): void {
+    const next = this.#schedule[this.#next];
+    const at = next?.dueAt ?? this.#cycleStart + this.#cycleInterval;
+    this.#timer = this.#clock.setTimeout(() => this.#fire(), at - this.#clock.now());
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    if (!this.#running) return;
+    const now = this.#clock.now();
+    if (this.#next >= this.#schedule.length) {
+      this.#beginCycle();
+      return;
+    }
+    for (
+      let item = this.#schedule[this.#next];
+      item != null && item.dueAt <= now;
+      item = this.#schedule[this.#next]
+    ) {
+      this.#next++;
+      this.#added++;
+      this.#queue.add(item.key, Priority.Low);
+    }
+    this.#arm();
+  }
+
+  #clearTimer(): void {
+    if (this.#timer != null) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/**
+ * phaseOf is the fixed offset (ms, in [0, intervalMs)) at which the object with this UID is
+ * resynced within each interval: the 32-bit FNV-1a hash of the UID scaled to the interval.
+ */
+export function phaseOf(uid: string, intervalMs: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < uid.length; i++) {
+    hash ^= uid.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  // Final avalanche (murmur3 fmix32): FNV-1a alone clusters on UIDs differing only in the last characters.
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return Math.floor(((hash >>> 0) / 2 ** 32) * intervalMs);
+}
+
+function normalizeInterval(intervalMs: number): number {
+  return Number.isFinite(intervalMs) && intervalMs > 0 ? intervalMs : 0;
+}
