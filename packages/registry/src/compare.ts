@@ -1,6 +1,6 @@
 import { canonicalJson, sha256Hex } from './canonical-json.js';
 import type { KubeObject } from './kube-object.js';
-import { Annotations } from './metadata-keys.js';
+import { OrkestraAnnotation } from '@orkestra/types';
 import { canonicalQuantity } from './quantity.js';
 
 /**
@@ -127,15 +127,17 @@ export function withAppliedHash(manifest: KubeObject): KubeObject {
     ...base,
     metadata: {
       ...base.metadata,
-      annotations: { ...base.metadata.annotations, [Annotations.AppliedHash]: hash },
+      annotations: { ...base.metadata.annotations, [OrkestraAnnotation.AppliedHash]: hash },
     },
   };
 }
 
 function withoutAppliedHash(manifest: KubeObject): KubeObject {
   const annotations = manifest.metadata.annotations;
-  if (annotations == null || !(Annotations.AppliedHash in annotations)) return manifest;
-  const rest = Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== Annotations.AppliedHash));
+  if (annotations == null || !(OrkestraAnnotation.AppliedHash in annotations)) return manifest;
+  const rest = Object.fromEntries(
+    Object.entries(annotations).filter(([k]) => k !== OrkestraAnnotation.AppliedHash),
+  );
   return { ...manifest, metadata: { ...manifest.metadata, annotations: rest } };
 }
 
@@ -150,7 +152,8 @@ export function compareToCache(
   rules: NormalizeRules = DEFAULT_RULES,
 ): 'match' | 'differs' | 'absent' {
   if (cached == null) return 'absent';
-  const want = desired.metadata.annotations?.[Annotations.AppliedHash];
-  if (want == null || cached.metadata.annotations?.[Annotations.AppliedHash] !== want) return 'differs';
+  const want = desired.metadata.annotations?.[OrkestraAnnotation.AppliedHash];
+  if (want == null || cached.metadata.annotations?.[OrkestraAnnotation.AppliedHash] !== want)
+    return 'differs';
   return isSubset(normalize(desired, rules), normalize(cached, rules)) ? 'match' : 'differs';
 }

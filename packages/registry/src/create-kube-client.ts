@@ -4,7 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { PatchStrategy } from '@kubernetes/client-node';
 import { BUILTIN_RESOURCES } from './builtin-resources.js';
 import type { StatusCause } from './errors.js';
-import { KubeErrorCode, createKubeApiError, kubeErrorCodeOf } from './errors.js';
+import { KubeErrorCode, NotFoundError, createKubeApiError, kubeErrorCodeOf } from './errors.js';
 import type {
   ApplyOptions,
   ApplyResult,
@@ -122,7 +122,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       req.end();
     }).catch((err: unknown) => {
       throw createKubeApiError({
-        code: err instanceof RequestTimeout ? KubeErrorCode.Timeout : KubeErrorCode.Unknown,
+        reason: err instanceof RequestTimeout ? KubeErrorCode.Timeout : KubeErrorCode.Unknown,
         status: 0,
         verb: spec.verb,
         ...(spec.ref == null ? {} : { ref: spec.ref }),
@@ -151,7 +151,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         method: 'GET',
         path: apiVersionPath(gvk.apiVersion),
       }).catch((err: unknown) => {
-        if (err instanceof Error && 'code' in err && err.code === KubeErrorCode.NotFound) return undefined;
+        if (err instanceof NotFoundError) return undefined;
         throw err;
       });
       const resources = new Map<string, ResourceInfo>();
@@ -165,7 +165,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     const info = entry.resources.get(gvk.kind);
     if (info == null) {
       throw createKubeApiError({
-        code: KubeErrorCode.NotFound,
+        reason: KubeErrorCode.NotFound,
         status: 404,
         verb: 'discovery',
         message: `kind ${gvk.kind} is not served by the cluster under ${gvk.apiVersion}`,
@@ -328,7 +328,7 @@ function errorFromResponse(spec: CallSpec, res: RawResponse): Error {
   const message =
     status.message ?? (typeof res.body === 'string' && res.body !== '' ? res.body : `HTTP ${res.status}`);
   return createKubeApiError({
-    code: kubeErrorCodeOf(res.status, status.reason),
+    reason: kubeErrorCodeOf(res.status, status.reason),
     status: res.status,
     verb: spec.verb,
     ...(spec.ref == null ? {} : { ref: spec.ref }),

@@ -1,10 +1,10 @@
+import { OrkestraLabel } from '@orkestra/types';
 import type { NormalizeRules } from './compare.js';
 import { DEFAULT_RULES, compareToCache, withAppliedHash } from './compare.js';
 import { AlreadyExistsError, RegistryError, RegistryErrorCode } from './errors.js';
 import type { KubeClient, ObjectReader } from './kube-client.js';
 import type { KubeObject } from './kube-object.js';
 import { formatRef, refOf } from './kube-object.js';
-import { Labels } from './metadata-keys.js';
 import type { EnsureResult, WriteMode } from './operation-result.js';
 
 /** EnsureOptions says how to write one child and where to read the cache from. */
@@ -36,7 +36,7 @@ export async function ensureObject(
   rules: NormalizeRules = DEFAULT_RULES,
 ): Promise<EnsureResult> {
   const ref = refOf(manifest);
-  const ownerUid = manifest.metadata.labels?.[Labels.OwnerUid];
+  const ownerUid = manifest.metadata.labels?.[OrkestraLabel.OwnerUid];
   const cached = options.cache.get(ref);
   if (cached != null) assertOwned(cached, ownerUid);
 
@@ -49,7 +49,7 @@ export async function ensureObject(
     } catch (err) {
       if (!(err instanceof AlreadyExistsError)) throw err;
       const live = await options.client.get(ref);
-      const liveOwner = live.metadata.labels?.[Labels.OwnerUid];
+      const liveOwner = live.metadata.labels?.[OrkestraLabel.OwnerUid];
       if (liveOwner == null) {
         options.onNotManaged?.(live);
         return 'unchanged';
@@ -68,7 +68,7 @@ export async function ensureObject(
 }
 
 function assertOwned(live: KubeObject, ownerUid: string | undefined): void {
-  const liveOwner = live.metadata.labels?.[Labels.OwnerUid];
+  const liveOwner = live.metadata.labels?.[OrkestraLabel.OwnerUid];
   if (liveOwner != null && ownerUid != null && liveOwner !== ownerUid) {
     throw new RegistryError(
       RegistryErrorCode.ChildOwnedByOther,

@@ -1,3 +1,4 @@
+import { ConditionReason, OrkestraError } from '@orkestra/types';
 import type { ObjectRef } from './kube-object.js';
 import { formatRef } from './kube-object.js';
 
@@ -19,6 +20,7 @@ export const KubeErrorCode = {
   ServerError: 'ServerError',
   Unknown: 'Unknown',
 } as const;
+/** KubeErrorCode is one API failure class. */
 export type KubeErrorCode = (typeof KubeErrorCode)[keyof typeof KubeErrorCode];
 
 /** StatusCause is one item of a Status object's `details.causes`: which field failed and why. */
@@ -30,9 +32,17 @@ export interface StatusCause {
 
 /** KubeApiErrorOptions describes one failed API call. */
 export interface KubeApiErrorOptions {
-  readonly code: KubeErrorCode;
+  /** The failure class, from the Status `reason`. Default: derived from `status` (kubeErrorCodeOf). */
+  readonly reason?: KubeErrorCode;
+  /**
+   * The failure class under its first name; `reason` wins when both are given.
+   *
+   * @deprecated Use `reason`: the error's own `code` is now its condition reason (OrkestraError).
+   */
+  readonly code?: KubeErrorCode;
   /** HTTP status code, 0 when no response arrived (timeout, connection error). */
   readonly status: number;
+  /** The request verb (`get`, `list`, `create`, `apply`, `patch`, `delete`, `discovery`). */
   readonly verb: string;
   readonly ref?: ObjectRef;
   readonly message: string;
@@ -43,33 +53,42 @@ export interface KubeApiErrorOptions {
 }
 
 /**
- * KubeApiError is a failed Kubernetes API call with a typed `code`; `causes` carries the
- * field-level causes of the server's Status object (for Invalid, the offending field paths).
+ * KubeApiError is a failed Kubernetes API call. It is an OrkestraError whose `code` is the
+ * condition reason the reconciler reports (runtime.md §9.5): `ApplyConflict` for a 409 conflict of
+ * a server-side apply, `PruneFailed` for a delete, `ApplyFailed` for everything else (terminal for
+ * 400 and 422, retried otherwise). `reason` is the API failure class (NotFound, Invalid, …) and
+ * `causes` the field-level causes of the server's Status object.
  */
-export class KubeApiError extends Error {
+export class KubeApiError extends OrkestraError {
   override readonly name: string = 'KubeApiError';
-  readonly code: KubeErrorCode;
+  /** The API failure class, taken from the Status `reason` (falling back to the HTTP status). */
+  readonly reason: KubeErrorCode;
+  /** HTTP status code, 0 when no response arrived. */
   readonly status: number;
+  /** The request verb. */
   readonly verb: string;
+  /** The object the request was about, when it named one. */
   readonly ref: ObjectRef | undefined;
+  /** The field-level causes of the server's Status object. */
   readonly causes: readonly StatusCause[];
+  /** Seconds the server asked to wait before retrying (429, some 5xx). */
   readonly retryAfterSeconds: number | undefined;
-  /** True when retrying the same request later may succeed (429, 5xx, timeouts, 409 conflicts). */
-  readonly retryable: boolean;
 
   constructor(options: KubeApiErrorOptions) {
     const where = options.ref == null ? '' : ` ${formatRef(options.ref)}`;
-    super(
-      `${options.verb}${where}: ${options.message}`,
-      options.cause == null ? undefined : { cause: options.cause },
-    );
-    this.code = options.code;
+    const reason = options.reason ?? options.code ?? kubeErrorCodeOf(options.status, undefined);
+    const code = conditionReasonOf(options.verb, reason);
+    super(`${options.verb}${where}: ${options.message}`, {
+      code,
+      retryable: !(code === ConditionReason.ApplyFailed && isRejectedRequest(options.status, reason)),
+      ...(options.cause == null ? {} : { cause: options.cause }),
+    });
+    this.reason = reason;
     this.status = options.status;
     this.verb = options.verb;
     this.ref = options.ref;
     this.causes = options.causes ?? [];
     this.retryAfterSeconds = options.retryAfterSeconds;
-    this.retryable = isRetryableCode(options.code);
   }
 
   /** fields lists the field paths named by the server's causes (e.g. `spec.ports[0].port`). */
@@ -86,26 +105,40 @@ export class NotFoundError extends KubeApiError {
 export class AlreadyExistsError extends KubeApiError {
   override readonly name = 'AlreadyExistsError';
 }
-/** ConflictError is a 409 (`reason: Conflict`): a field-manager conflict or a failed precondition. */
+/**
+ * ConflictError is a 409 (`reason: Conflict`): a field-manager conflict (code `ApplyConflict` for a
+ * server-side apply) or a failed precondition.
+ */
 export class ConflictError extends KubeApiError {
   override readonly name = 'ConflictError';
 }
-/** ForbiddenError is a 403 (`reason: Forbidden`), usually missing RBAC. */
+/** ForbiddenError is a 403 (`reason: Forbidden`), usually missing RBAC; retried (runtime.md §9.5). */
 export class ForbiddenError extends KubeApiError {
   override readonly name = 'ForbiddenError';
 }
-/** InvalidError is a 422 (`reason: Invalid`); `causes`/`fields` name the rejected fields. */
+/** InvalidError is a 422 (`reason: Invalid`); `causes`/`fields` name the rejected fields. Not retried. */
 export class InvalidError extends KubeApiError {
   override readonly name = 'InvalidError';
 }
 
-function isRetryableCode(code: KubeErrorCode): boolean {
+/**
+ * conditionReasonOf maps a failed request to the condition reason it is reported with: a conflict
+ * of a server-side apply is `ApplyConflict`, a failed delete `PruneFailed`, anything else (writes,
+ * and the reads a write needs) `ApplyFailed`.
+ */
+export function conditionReasonOf(verb: string, reason: KubeErrorCode): ConditionReason {
+  if (verb === 'delete') return ConditionReason.PruneFailed;
+  if (verb === 'apply' && reason === KubeErrorCode.Conflict) return ConditionReason.ApplyConflict;
+  return ConditionReason.ApplyFailed;
+}
+
+/** A 400 or 422 is the server rejecting the request itself: sending it again cannot help. */
+function isRejectedRequest(status: number, reason: KubeErrorCode): boolean {
   return (
-    code === KubeErrorCode.Conflict ||
-    code === KubeErrorCode.TooManyRequests ||
-    code === KubeErrorCode.Timeout ||
-    code === KubeErrorCode.ServerError ||
-    code === KubeErrorCode.Unknown
+    status === 400 ||
+    status === 422 ||
+    reason === KubeErrorCode.BadRequest ||
+    reason === KubeErrorCode.Invalid
   );
 }
 
@@ -155,7 +188,7 @@ export function kubeErrorCodeOf(status: number, reason: string | undefined): Kub
 
 /** createKubeApiError builds the most specific KubeApiError subclass for a code. */
 export function createKubeApiError(options: KubeApiErrorOptions): KubeApiError {
-  switch (options.code) {
+  switch (options.reason ?? options.code ?? kubeErrorCodeOf(options.status, undefined)) {
     case KubeErrorCode.NotFound:
       return new NotFoundError(options);
     case KubeErrorCode.AlreadyExists:
@@ -176,34 +209,32 @@ export function createKubeApiError(options: KubeApiErrorOptions): KubeApiError {
  * the runtime's condition reasons (runtime.md §8).
  */
 export const RegistryErrorCode = {
-  TemplateError: 'TemplateError',
-  ChildOwnedByOther: 'ChildOwnedByOther',
-  ApplyFailed: 'ApplyFailed',
+  TemplateError: ConditionReason.TemplateError,
+  ChildOwnedByOther: ConditionReason.ChildOwnedByOther,
+  ApplyFailed: ConditionReason.ApplyFailed,
 } as const;
+/** RegistryErrorCode is one of the condition reasons a RegistryError carries. */
 export type RegistryErrorCode = (typeof RegistryErrorCode)[keyof typeof RegistryErrorCode];
 
 /**
  * RegistryError is a failure decided by this package rather than the API server: a field that
- * cannot be coerced, a missing required field (`TemplateError`, with the Katalog path), or a child
- * that belongs to another CR (`ChildOwnedByOther`).
+ * cannot be coerced, a missing required field (`TemplateError`, with the Katalog path; retried),
+ * or a child that belongs to another CR (`ChildOwnedByOther`; terminal). It is an OrkestraError
+ * whose `code` is the condition reason and whose `retryable` follows that reason's retry class.
  */
-export class RegistryError extends Error {
+export class RegistryError extends OrkestraError {
   override readonly name = 'RegistryError';
-  readonly code: RegistryErrorCode;
-  readonly katalogPath: string | undefined;
-  readonly retryable: boolean;
+  declare readonly code: RegistryErrorCode;
 
   constructor(
     code: RegistryErrorCode,
     message: string,
     options: { katalogPath?: string; cause?: unknown } = {},
   ) {
-    super(
-      options.katalogPath == null ? message : `${options.katalogPath}: ${message}`,
-      options.cause == null ? undefined : { cause: options.cause },
-    );
-    this.code = code;
-    this.katalogPath = options.katalogPath;
-    this.retryable = code === RegistryErrorCode.TemplateError;
+    super(options.katalogPath == null ? message : `${options.katalogPath}: ${message}`, {
+      code,
+      ...(options.katalogPath == null ? {} : { katalogPath: options.katalogPath }),
+      ...(options.cause == null ? {} : { cause: options.cause }),
+    });
   }
 }

@@ -1,3 +1,4 @@
+import { stringForm } from '@orkestra/types';
 import { RegistryError, RegistryErrorCode } from './errors.js';
 import { isQuantity } from './quantity.js';
 
@@ -124,11 +125,11 @@ function fail(path: string, what: string, value: unknown): RegistryError {
   return new RegistryError(RegistryErrorCode.TemplateError, `${what}${shown}`, { katalogPath: path });
 }
 
-/** coerceString accepts strings, numbers and booleans (converted to their string form). */
+/** coerceString accepts strings, numbers and booleans (converted to their string form, katalog.md §8.4). */
 export function coerceString(v: Json, path: string): string | undefined {
   if (v == null) return undefined;
   if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return stringForm(v);
   throw fail(path, 'expected a string', v);
 }
 

@@ -3,8 +3,9 @@
  * when they differ from the cache. It never renders templates (that is @orkestra/template) and
  * never watches (the reconciler's informers implement ObjectReader).
  *
- * Main exports: `kinds` (one KindModule per resource list), `createKubeClient` (counted, typed
- * API client), `ensureObject`/`removeObject`, `compareToCache`, the typed errors.
+ * Main exports: `kinds` (one KindModule per resource list, facts from @orkestra/types'
+ * RESOURCE_KINDS), `createKubeClient` (counted, typed API client), `ensureObject`/`removeObject`,
+ * `compareToCache`, the typed errors (OrkestraErrors whose `code` is the condition reason).
  *
  * @example
  * const client = createKubeClient({ kubeConfig });

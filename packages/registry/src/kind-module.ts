@@ -1,3 +1,12 @@
+import type { ResourceKindInfo } from '@orkestra/types';
+import {
+  isReservedAnnotationKey,
+  isReservedLabelKey,
+  MANAGED_BY,
+  OrkestraAnnotation,
+  OrkestraLabel,
+  RESOURCE_KINDS,
+} from '@orkestra/types';
 import type { NormalizeRules } from './compare.js';
 import { DEFAULT_RULES } from './compare.js';
 import type { EnsureOptions } from './ensure.js';
@@ -5,7 +14,6 @@ import { ensureObject } from './ensure.js';
 import { Fields, templateError } from './fields.js';
 import type { KubeObject, ObjectRef } from './kube-object.js';
 import { shortenLabelValue } from './label-value.js';
-import { Annotations, Labels, MANAGED_BY_VALUE, RESERVED_PREFIX } from './metadata-keys.js';
 import type { EnsureResult, RemoveResult } from './operation-result.js';
 import type { Owner } from './owner.js';
 import { ownerReferenceFor } from './owner.js';
@@ -96,14 +104,24 @@ export interface KindBody {
   readonly extraLabels?: Readonly<Record<string, string>>;
 }
 
-/** KindDefinition is the input of defineKind: the static facts of a kind and its `build`. */
+/**
+ * KindDefinition is the input of defineKind: the list key, how the kind is built, and what sets it
+ * apart. apiVersion, kind, scope, wave and default-name suffix come from @orkestra/types'
+ * RESOURCE_KINDS by list key; a definition may repeat them, but only with the same values.
+ */
 export interface KindDefinition {
+  /** The Katalog list key; its RESOURCE_KINDS row supplies the facts below. */
   readonly listKey: string;
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly namespaced: boolean;
-  readonly wave: number;
-  readonly defaultNameSuffix: string | undefined;
+  /** Must equal RESOURCE_KINDS' value when given; required only for list keys RESOURCE_KINDS lacks. */
+  readonly apiVersion?: string;
+  /** Must equal RESOURCE_KINDS' value when given. */
+  readonly kind?: string;
+  /** Must equal RESOURCE_KINDS' value when given. */
+  readonly namespaced?: boolean;
+  /** Must equal RESOURCE_KINDS' value when given. */
+  readonly wave?: number;
+  /** Must equal RESOURCE_KINDS' value (null there is undefined here) when given. */
+  readonly defaultNameSuffix?: string | undefined;
   /** Longest valid name: 63 for DNS labels (namespaces, services), 253 otherwise. */
   readonly maxNameLength?: number;
   readonly createOnly?: boolean;
@@ -115,32 +133,75 @@ export interface KindDefinition {
   ensure?(manifest: KubeObject, options: EnsureOptions): Promise<EnsureResult>;
 }
 
+/** KindFacts are the static facts of a built-in kind, as a KindModule reports them. */
+interface KindFacts {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly wave: number;
+  readonly defaultNameSuffix: string | undefined;
+}
+
 /**
- * defineKind builds a KindModule from a kind's static facts and its `build` function; names,
- * namespaces, labels, annotations and owner references are handled here, the same for every kind.
+ * kindFacts looks a definition's facts up in RESOURCE_KINDS. A repeated fact that differs, a
+ * missing fact of an unknown list key, and `custom` (no fixed kind) are programming errors.
+ */
+function kindFacts(def: KindDefinition): KindFacts {
+  const row: ResourceKindInfo | undefined = RESOURCE_KINDS.find((info) => info.listKey === def.listKey);
+  if (row?.listKey === 'custom')
+    throw new TypeError('defineKind: custom has no fixed kind; it is its own module');
+  const pick = <K extends keyof KindFacts>(key: K, known: KindFacts[K] | undefined): KindFacts[K] => {
+    const given = def[key] as KindFacts[K] | undefined;
+    if (row != null && Object.hasOwn(def, key) && given !== known) {
+      throw new TypeError(
+        `defineKind(${def.listKey}): ${key} ${JSON.stringify(given)} differs from RESOURCE_KINDS (${JSON.stringify(known)})`,
+      );
+    }
+    const value = row == null ? given : known;
+    if (value === undefined && key !== 'defaultNameSuffix') {
+      throw new TypeError(
+        `defineKind(${def.listKey}): ${key} is required for a list key RESOURCE_KINDS does not have`,
+      );
+    }
+    return value as KindFacts[K];
+  };
+  return {
+    apiVersion: pick('apiVersion', row?.apiVersion ?? undefined),
+    kind: pick('kind', row?.kind ?? undefined),
+    namespaced: pick('namespaced', row?.namespaced ?? undefined),
+    wave: pick('wave', row?.wave),
+    defaultNameSuffix: pick('defaultNameSuffix', row?.defaultNameSuffix ?? undefined),
+  };
+}
+
+/**
+ * defineKind builds a KindModule from a kind's list key and its `build` function; the static
+ * facts come from RESOURCE_KINDS, and names, namespaces, labels, annotations and owner references
+ * are handled here, the same for every kind.
  */
 export function defineKind(def: KindDefinition): KindModule {
+  const facts = kindFacts(def);
   const rules = def.rules ?? DEFAULT_RULES;
   const createOnly = def.createOnly ?? false;
   return {
     listKey: def.listKey,
-    apiVersion: def.apiVersion,
-    kind: def.kind,
-    namespaced: def.namespaced,
-    wave: def.wave,
-    defaultNameSuffix: def.defaultNameSuffix,
+    apiVersion: facts.apiVersion,
+    kind: facts.kind,
+    namespaced: facts.namespaced,
+    wave: facts.wave,
+    defaultNameSuffix: facts.defaultNameSuffix,
     createOnly,
     rules,
     resolve(source, owner, hints = {}) {
       const fields = new Fields(source.entry, source.path);
-      const name = childName(fields, owner, def.defaultNameSuffix, def.maxNameLength ?? 253);
-      const namespace = childNamespace(fields, owner, def.namespaced);
+      const name = childName(fields, owner, facts.defaultNameSuffix, def.maxNameLength ?? 253);
+      const namespace = childNamespace(fields, owner, facts.namespaced);
       const meta = commonMetadata({ fields, owner, name, namespace, sourcePath: source.path });
       const childLabel = shortenLabelValue(name);
       const built = def.build({ fields, name, namespace, owner, hints, labels: meta.labels, childLabel });
       const manifest: KubeObject = {
-        apiVersion: def.apiVersion,
-        kind: def.kind,
+        apiVersion: facts.apiVersion,
+        kind: facts.kind,
         metadata: {
           ...meta,
           labels: { ...meta.labels, ...built.extraLabels },
@@ -149,8 +210,8 @@ export function defineKind(def: KindDefinition): KindModule {
       };
       const ref: ObjectRef =
         namespace == null
-          ? { apiVersion: def.apiVersion, kind: def.kind, name }
-          : { apiVersion: def.apiVersion, kind: def.kind, name, namespace };
+          ? { apiVersion: facts.apiVersion, kind: facts.kind, name }
+          : { apiVersion: facts.apiVersion, kind: facts.kind, name, namespace };
       const entryCreateOnly = def.entryCreateOnly?.(source.entry as RenderedEntry) ?? false;
       return { ref, manifest, createOnly: createOnly || entryCreateOnly };
     },
@@ -204,10 +265,10 @@ export function childNamespace(
 /** systemLabels returns the labels the runtime stamps on every child of `owner` (katalog.md §22.1). */
 export function systemLabels(owner: Owner): Record<string, string> {
   return {
-    [Labels.ManagedBy]: MANAGED_BY_VALUE,
-    [Labels.OwnerUid]: shortenLabelValue(owner.uid),
-    [Labels.OwnerName]: shortenLabelValue(owner.name),
-    [Labels.Crd]: shortenLabelValue(owner.crd),
+    [OrkestraLabel.ManagedBy]: MANAGED_BY,
+    [OrkestraLabel.OwnerUid]: shortenLabelValue(owner.uid),
+    [OrkestraLabel.OwnerName]: shortenLabelValue(owner.name),
+    [OrkestraLabel.Crd]: shortenLabelValue(owner.crd),
   };
 }
 
@@ -236,13 +297,13 @@ export function commonMetadata(input: CommonMetadataInput): {
   const mf = input.metaFields ?? input.fields;
   const userLabels = mf.strMap('labels') ?? {};
   for (const key of Object.keys(userLabels)) {
-    if (key.startsWith(RESERVED_PREFIX) || key === Labels.ManagedBy) {
+    if (isReservedLabelKey(key)) {
       throw templateError(`${mf.at('labels')}.${key}`, 'is a reserved label key');
     }
   }
   const userAnnotations = mf.strMap('annotations') ?? {};
   for (const key of Object.keys(userAnnotations)) {
-    if (key.startsWith(RESERVED_PREFIX))
+    if (isReservedAnnotationKey(key))
       throw templateError(`${mf.at('annotations')}.${key}`, 'is a reserved annotation key');
   }
   const labels: Record<string, string> = {};
@@ -253,7 +314,7 @@ export function commonMetadata(input: CommonMetadataInput): {
     name: input.name,
     ...(input.namespace == null ? {} : { namespace: input.namespace }),
     labels,
-    annotations: { ...userAnnotations, [Annotations.Source]: input.sourcePath },
+    annotations: { ...userAnnotations, [OrkestraAnnotation.Source]: input.sourcePath },
     ...(ownerRef == null ? {} : { ownerReferences: [ownerRef] }),
   };
 }

@@ -1,25 +1,18 @@
-// NOTE(registry): these mirror katalog.md §22; switch to @orkestra/types' metadata.ts once it exports them.
-const PREFIX = 'orkestra.konductor.io/';
+/**
+ * The registry's first names for the metadata keys of katalog.md §22, kept as aliases of
+ * @orkestra/types' metadata.ts (the one place every key is defined).
+ */
+import { MANAGED_BY, OrkestraAnnotation, OrkestraLabel } from '@orkestra/types';
 
-/** Labels lists the label keys the registry stamps on every child (katalog.md §22.1). */
-export const Labels = {
-  ManagedBy: 'app.kubernetes.io/managed-by',
-  OwnerUid: `${PREFIX}owner-uid`,
-  OwnerName: `${PREFIX}owner-name`,
-  Crd: `${PREFIX}crd`,
-  Child: `${PREFIX}child`,
-} as const;
-export type Labels = (typeof Labels)[keyof typeof Labels];
+/** Labels is `OrkestraLabel` from @orkestra/types: the label keys stamped on every child (katalog.md §22.1). */
+export const Labels = OrkestraLabel;
+/** Labels is one of the runtime's label keys. */
+export type Labels = OrkestraLabel;
 
-/** Annotations lists the annotation keys the registry stamps (katalog.md §22.1). */
-export const Annotations = {
-  Source: `${PREFIX}source`,
-  AppliedHash: `${PREFIX}applied-hash`,
-} as const;
-export type Annotations = (typeof Annotations)[keyof typeof Annotations];
+/** Annotations is `OrkestraAnnotation` from @orkestra/types: the annotation keys the runtime stamps (katalog.md §22). */
+export const Annotations = OrkestraAnnotation;
+/** Annotations is one of the runtime's annotation keys. */
+export type Annotations = OrkestraAnnotation;
 
-/** MANAGED_BY_VALUE is the value of `app.kubernetes.io/managed-by` on every child. */
-export const MANAGED_BY_VALUE = 'orkestra';
-
-/** RESERVED_PREFIX is the label and annotation prefix users may not set themselves. */
-export const RESERVED_PREFIX = PREFIX;
+/** MANAGED_BY_VALUE is `MANAGED_BY` from @orkestra/types: the value of `app.kubernetes.io/managed-by` on every child. */
+export const MANAGED_BY_VALUE = MANAGED_BY;

@@ -1,12 +1,12 @@
+import { OrkestraLabel } from '@orkestra/types';
 import type { Fields } from './fields.js';
 import type { ResolveHints } from './kind-module.js';
 import { shortenLabelValue } from './label-value.js';
-import { Labels } from './metadata-keys.js';
 import type { Owner } from './owner.js';
 
 /** workloadSelector is the selector of a Deployment/StatefulSet: the owner's UID plus the child's name. */
 export function workloadSelector(owner: Owner, childLabel: string): Record<string, string> {
-  return { [Labels.OwnerUid]: shortenLabelValue(owner.uid), [Labels.Child]: childLabel };
+  return { [OrkestraLabel.OwnerUid]: shortenLabelValue(owner.uid), [OrkestraLabel.Child]: childLabel };
 }
 
 /**
@@ -17,7 +17,7 @@ export function podSelectorFor(fields: Fields, owner: Owner, hints: ResolveHints
   const workload = fields.str('workload') ?? hints.defaultWorkload?.name;
   return {
     ...(fields.strMap('selector') ?? {}),
-    [Labels.OwnerUid]: shortenLabelValue(owner.uid),
-    ...(workload == null || workload === '' ? {} : { [Labels.Child]: shortenLabelValue(workload) }),
+    [OrkestraLabel.OwnerUid]: shortenLabelValue(owner.uid),
+    ...(workload == null || workload === '' ? {} : { [OrkestraLabel.Child]: shortenLabelValue(workload) }),
   };
 }

@@ -139,7 +139,7 @@ describe.each(cases)('$key', (c) => {
     });
   }
 
-  it('an invalid spec fails with a typed Invalid error naming the field', async () => {
+  it('an invalid spec fails with a typed Invalid error naming the field (ApplyFailed, terminal)', async () => {
     const bad = resolve(c, c.invalid.entry);
     const error = await kind
       .ensure(bad.manifest, { mode: kind.createOnly ? 'create' : 'apply', cache, client })
@@ -149,6 +149,8 @@ describe.each(cases)('$key', (c) => {
       );
     expect(error).toBeInstanceOf(InvalidError);
     expect((error as InvalidError).fields.join(' ')).toContain(c.invalid.field);
+    expect((error as InvalidError).reason).toBe('Invalid');
+    expect([(error as InvalidError).code, (error as InvalidError).retryable]).toEqual(['ApplyFailed', false]);
   });
 
   it('delete is idempotent', async () => {

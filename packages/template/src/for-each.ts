@@ -1,3 +1,5 @@
+import type { ForEach as KatalogForEach } from '@orkestra/types';
+import { TEMPLATE_CONTEXT_KEYS } from '@orkestra/types';
 import type { CompiledValue, FieldTypes } from './compile-value.js';
 import { compileValue } from './compile-value.js';
 import { DuplicateChildError } from './duplicate-child-error.js';
@@ -7,13 +9,8 @@ import type { CompiledTemplate, TemplateContext, TemplateEngine } from './templa
 import { getDefaultEngine } from './template-engine.js';
 import { TemplateError } from './template-error.js';
 
-/** ForEach is the `forEach` block of a resource entry (section 9). */
-export interface ForEach {
-  /** A literal dot path or a whole-expression template naming what to iterate. */
-  readonly field: string;
-  /** An extra name for the element; not a context key or a helper name. */
-  readonly as?: string | undefined;
-}
+/** ForEach is the `forEach` block of a resource entry (section 9): @orkestra/types' ForEach. */
+export type ForEach = KatalogForEach;
 
 /** ForEachCopy is one element of a forEach expansion with the context its copy renders in. */
 export interface ForEachCopy {
@@ -38,24 +35,11 @@ export interface CompiledForEach {
   expand(context: TemplateContext): ForEachCopy[];
 }
 
-/** Context keys an `as` name may not shadow (section 17.2). `item` itself is allowed (upstream writes `as: item`). */
-const reservedNames = new Set([
-  'apiVersion',
-  'kind',
-  'metadata',
-  'spec',
-  'status',
-  'cross',
-  'git',
-  'external',
-  'docker',
-  'providers',
-  'children',
-  'metrics',
-  'index',
-  'value',
-  'this',
-]);
+/**
+ * Names an `as` may not take (section 9): the context keys of section 17.2 and Handlebars' `this`.
+ * `item` itself is allowed (upstream writes `as: item`); compileForEach lets it through.
+ */
+const reservedNames: ReadonlySet<string> = new Set([...TEMPLATE_CONTEXT_KEYS, 'this']);
 
 /** CompileForEachOptions locate the forEach block in the Katalog. */
 export interface CompileForEachOptions {

@@ -1,61 +1,21 @@
 /**
  * Value semantics shared by the helpers, rendering and coercion: the string form of section 8.4,
- * emptiness and truthiness of section 17.6, type names, decimal parsing and JSON equality.
+ * emptiness and truthiness of section 17.6, type names, decimal parsing and JSON equality. The
+ * string form and type names come from @orkestra/types, which conditions use too.
  */
+import { numberForm, stringForm, typeName } from '@orkestra/types';
 
 /** TypeName is the name `typeOf` reports for a value (upstream's Go names). */
-export type TypeName = 'map' | 'slice' | 'string' | 'number' | 'bool' | 'null';
+export type TypeName = ReturnType<typeof typeName>;
 
 /** isPlainMap tells whether a value is a map (a non-null, non-array object). */
 export function isPlainMap(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** typeName returns `map`, `slice`, `string`, `number`, `bool` or `null` (absent counts as null). */
-export function typeName(value: unknown): TypeName {
-  if (value == null) return 'null';
-  if (typeof value === 'string') return 'string';
-  if (typeof value === 'number' || typeof value === 'bigint') return 'number';
-  if (typeof value === 'boolean') return 'bool';
-  if (Array.isArray(value)) return 'slice';
-  return 'map';
-}
-
-/**
- * numberForm prints a number in shortest decimal form (`3`, `2.5`, `1000000000000000000000`), never
- * in exponent notation.
- */
-export function numberForm(value: number): string {
-  const text = String(value);
-  if (!Number.isFinite(value) || !/e/i.test(text)) return text;
-  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
-  if (match == null) return text;
-  const [, sign = '', lead = '', rest = '', exp = '0'] = match;
-  const digits = lead + rest;
-  const point = 1 + Number(exp);
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
-}
-
-/**
- * stringForm is the string form of section 8.4: absent and null give `""`, strings are kept,
- * numbers use the shortest decimal form, booleans `true`/`false`, maps and lists compact JSON.
- */
-export function stringForm(value: unknown): string {
-  if (value == null) return '';
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-      return numberForm(value);
-    case 'boolean':
-    case 'bigint':
-      return String(value);
-    default:
-      return JSON.stringify(value) ?? '';
-  }
-}
+// typeName, numberForm and stringForm are @orkestra/types' own, so conditions and templates give
+// every value the same type name and string form (section 8.4).
+export { numberForm, stringForm, typeName };
 
 /** isEmpty tells whether a value is absent, null, `""`, an empty list or an empty map. */
 export function isEmpty(value: unknown): boolean {

@@ -50,6 +50,12 @@ describe('stringForm', () => {
     expect(stringForm(true)).toBe('true');
     expect(stringForm({ a: [1, 'b'] })).toBe('{"a":[1,"b"]}');
   });
+  it('prints numbers in decimal form, never in exponent notation', () => {
+    expect(stringForm(1.5e21)).toBe('1500000000000000000000');
+    expect(stringForm(1e-7)).toBe('0.0000001');
+    expect(stringForm(-1.25e-10)).toBe('-0.000000000125');
+    expect(stringForm(Infinity)).toBe('Infinity');
+  });
   it('formatPath quotes keys that are not identifiers', () => {
     expect(
       formatPath([

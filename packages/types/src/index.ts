@@ -57,7 +57,7 @@ export {
   resourceKindInfo,
 } from './kinds.js';
 export type { ResourceKindInfo, ResourceListKey } from './kinds.js';
-export { getPath, stringForm, formatPath } from './paths.js';
+export { getPath, stringForm, numberForm, formatPath } from './paths.js';
 export type { PathSegment } from './paths.js';
 export { parseDuration, isDuration, Duration, DURATION_PATTERN } from './duration.js';
 export { parseCron, validateCron, cronMatches } from './cron.js';
@@ -109,6 +109,7 @@ export {
 
 // Resource entries
 export {
+  TEMPLATE_CONTEXT_KEYS,
   ForEach,
   NamespaceEntry,
   ServiceAccountEntry,

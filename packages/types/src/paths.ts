@@ -29,9 +29,27 @@ export function getPath(obj: unknown, path: string): unknown {
 }
 
 /**
+ * numberForm prints a number in shortest decimal form (`3`, `2.5`, `1000000000000000000000`,
+ * `0.0000001`), never in exponent notation; non-finite numbers print as `NaN`/`Infinity`.
+ */
+export function numberForm(value: number): string {
+  const text = String(value);
+  if (!Number.isFinite(value) || !/e/i.test(text)) return text;
+  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
+  if (match == null) return text;
+  const [, sign = '', lead = '', rest = '', exp = '0'] = match;
+  const digits = lead + rest;
+  const point = 1 + Number(exp);
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/**
  * stringForm gives the string form of a value (katalog.md §8.4 rule 3): absent and null → `""`,
- * strings as they are, numbers in shortest decimal form, booleans `true`/`false`, maps and lists
- * as compact JSON.
+ * strings as they are, numbers in shortest decimal form (never exponent notation, see
+ * {@link numberForm}), booleans `true`/`false`, maps and lists as compact JSON. Conditions and
+ * templates (`@orkestra/template`) share this one function.
  */
 export function stringForm(value: unknown): string {
   if (value == null) return '';
@@ -39,6 +57,7 @@ export function stringForm(value: unknown): string {
     case 'string':
       return value;
     case 'number':
+      return numberForm(value);
     case 'boolean':
     case 'bigint':
       return String(value);

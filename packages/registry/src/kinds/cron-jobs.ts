@@ -11,11 +11,6 @@ const POLICIES = ['Allow', 'Forbid', 'Replace'] as const;
  */
 export const cronJobs = defineKind({
   listKey: 'cronJobs',
-  apiVersion: 'batch/v1',
-  kind: 'CronJob',
-  namespaced: true,
-  wave: 4,
-  defaultNameSuffix: '-cronjob',
   maxNameLength: 52,
   build: ({ fields, name, labels }) => {
     const policyText = fields.str('concurrencyPolicy') ?? 'Allow';

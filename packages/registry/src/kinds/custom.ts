@@ -1,3 +1,4 @@
+import { resourceKindInfo } from '@orkestra/types';
 import { NO_RULES } from '../compare.js';
 import { ensureObject } from '../ensure.js';
 import { Fields, templateError } from '../fields.js';
@@ -33,7 +34,7 @@ export const custom: KindModule = {
   apiVersion: undefined,
   kind: undefined,
   namespaced: undefined,
-  wave: 6,
+  wave: resourceKindInfo('custom').wave,
   defaultNameSuffix: undefined,
   createOnly: false,
   rules: NO_RULES,

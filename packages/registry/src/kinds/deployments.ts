@@ -1,5 +1,5 @@
+import { OrkestraLabel } from '@orkestra/types';
 import { compact, defineKind } from '../kind-module.js';
-import { Labels } from '../metadata-keys.js';
 import { buildPodSpec, podTemplateMetadata } from '../pod-template.js';
 import { workloadSelector } from '../selector.js';
 
@@ -10,11 +10,6 @@ import { workloadSelector } from '../selector.js';
  */
 export const deployments = defineKind({
   listKey: 'deployments',
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  namespaced: true,
-  wave: 4,
-  defaultNameSuffix: '-deployment',
   build: ({ fields, name, owner, hints, labels, childLabel }) => {
     const selector = workloadSelector(owner, childLabel);
     const rolling = fields.obj('rollingUpdate');
@@ -26,7 +21,7 @@ export const deployments = defineKind({
             maxUnavailable: rolling.intOrPercent('maxUnavailable'),
           });
     return {
-      extraLabels: { [Labels.Child]: childLabel },
+      extraLabels: { [OrkestraLabel.Child]: childLabel },
       body: {
         spec: compact({
           replicas: hints.hpaTargeted === true ? undefined : (fields.int('replicas') ?? 1),

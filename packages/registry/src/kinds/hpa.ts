@@ -8,11 +8,6 @@ import { compact, defineKind } from '../kind-module.js';
  */
 export const hpa = defineKind({
   listKey: 'hpa',
-  apiVersion: 'autoscaling/v2',
-  kind: 'HorizontalPodAutoscaler',
-  namespaced: true,
-  wave: 5,
-  defaultNameSuffix: '-hpa',
   build: ({ fields, hints }) => {
     const target = fields.obj('scaleTargetRef');
     const name = target?.str('name') ?? hints.defaultWorkload?.name;

@@ -1,3 +1,4 @@
+import type { ResourceListKey } from '@orkestra/types';
 import type { KindModule } from '../kind-module.js';
 import { configMaps } from './config-maps.js';
 import { cronJobs } from './cron-jobs.js';
@@ -19,7 +20,9 @@ import { statefulSets } from './stateful-sets.js';
 
 /**
  * kinds is the registry: one KindModule per Katalog resource list, keyed by list key, in the
- * fixed apply order of katalog.md §5.4. Adding a kind is one file and one line here.
+ * fixed apply order of katalog.md §5.4 (the order of @orkestra/types' RESOURCE_KINDS, which also
+ * supplies each kind's apiVersion, kind, scope, wave and default-name suffix). Adding a kind is one
+ * file and one line here.
  */
 export const kinds = {
   namespaces,
@@ -39,7 +42,7 @@ export const kinds = {
   pdb,
   networkPolicies,
   custom,
-} as const satisfies Readonly<Record<string, KindModule>>;
+} as const satisfies Readonly<Record<ResourceListKey, KindModule>>;
 
 /** KindListKey is a Katalog resource list key (`deployments`, `custom`, …). */
 export type KindListKey = keyof typeof kinds;

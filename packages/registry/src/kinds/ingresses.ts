@@ -9,11 +9,6 @@ import { compact, defineKind } from '../kind-module.js';
  */
 export const ingresses = defineKind({
   listKey: 'ingresses',
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  namespaced: true,
-  wave: 5,
-  defaultNameSuffix: '-ingress',
   build: ({ fields, owner, hints }) => {
     const host = fields.str('host');
     const serviceName = fields.str('serviceName') ?? hints.defaultService?.name;

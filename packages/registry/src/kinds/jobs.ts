@@ -27,11 +27,6 @@ export function jobSpec(
 /** jobs creates Jobs (default name `<cr>-job`). Jobs are create-only in every group: `ensure` never applies. */
 export const jobs = defineKind({
   listKey: 'jobs',
-  apiVersion: 'batch/v1',
-  kind: 'Job',
-  namespaced: true,
-  wave: 4,
-  defaultNameSuffix: '-job',
   createOnly: true,
   build: ({ fields, name, labels }) => ({ body: { spec: jobSpec(fields, name, labels) } }),
 });

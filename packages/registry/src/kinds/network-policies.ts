@@ -58,11 +58,6 @@ function rule(r: Fields, peersKey: 'from' | 'to'): Obj {
  */
 export const networkPolicies = defineKind({
   listKey: 'networkPolicies',
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'NetworkPolicy',
-  namespaced: true,
-  wave: 5,
-  defaultNameSuffix: undefined,
   build: ({ fields }) => {
     const podSelector = selector(fields.obj('podSelector')) ?? {};
     const profile = fields.str('profile');

@@ -8,11 +8,6 @@ import { podSelectorFor } from '../selector.js';
  */
 export const pdb = defineKind({
   listKey: 'pdb',
-  apiVersion: 'policy/v1',
-  kind: 'PodDisruptionBudget',
-  namespaced: true,
-  wave: 5,
-  defaultNameSuffix: '-pdb',
   build: ({ fields, owner, hints }) => {
     const minAvailable = fields.intOrPercent('minAvailable');
     const maxUnavailable = fields.intOrPercent('maxUnavailable');

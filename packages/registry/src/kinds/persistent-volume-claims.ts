@@ -4,11 +4,6 @@ import { compact, defineKind } from '../kind-module.js';
 /** persistentVolumeClaims creates PVCs (`name` required): `storage` (required), `accessModes` (default `[ReadWriteOnce]`). */
 export const persistentVolumeClaims = defineKind({
   listKey: 'persistentVolumeClaims',
-  apiVersion: 'v1',
-  kind: 'PersistentVolumeClaim',
-  namespaced: true,
-  wave: 3,
-  defaultNameSuffix: undefined,
   build: ({ fields }) => {
     const storage = fields.quantity('storage');
     if (storage == null) throw templateError(fields.at('storage'), 'is required');

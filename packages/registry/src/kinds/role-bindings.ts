@@ -13,11 +13,6 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
  */
 export const roleBindings = defineKind({
   listKey: 'roleBindings',
-  apiVersion: `${RBAC_GROUP}/v1`,
-  kind: 'RoleBinding',
-  namespaced: true,
-  wave: 3,
-  defaultNameSuffix: '-rolebinding',
   build: ({ fields, namespace }) => {
     const roleRef = fields.obj('roleRef');
     if (roleRef == null) throw templateError(fields.at('roleRef'), 'is required');

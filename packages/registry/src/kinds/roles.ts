@@ -4,11 +4,6 @@ import { compact, defineKind } from '../kind-module.js';
 /** roles creates Roles (default name `<cr>-role`); each rule's `apiGroups` defaults to `[""]`. */
 export const roles = defineKind({
   listKey: 'roles',
-  apiVersion: 'rbac.authorization.k8s.io/v1',
-  kind: 'Role',
-  namespaced: true,
-  wave: 2,
-  defaultNameSuffix: '-role',
   build: ({ fields }) => {
     const rules = fields.list('rules');
     if (rules == null) throw templateError(fields.at('rules'), 'is required');

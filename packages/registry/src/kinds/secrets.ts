@@ -8,11 +8,6 @@ import { compact, defineKind } from '../kind-module.js';
  */
 export const secrets = defineKind({
   listKey: 'secrets',
-  apiVersion: 'v1',
-  kind: 'Secret',
-  namespaced: true,
-  wave: 3,
-  defaultNameSuffix: '-secret',
   entryCreateOnly: (entry) => isOnceSecret(entry),
   build: ({ fields }) => {
     if (fields.has('tls')) {

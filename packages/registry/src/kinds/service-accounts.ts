@@ -3,11 +3,6 @@ import { compact, defineKind } from '../kind-module.js';
 /** serviceAccounts creates ServiceAccounts (default name `<cr>-sa`): `imagePullSecrets`, `automountServiceAccountToken`. */
 export const serviceAccounts = defineKind({
   listKey: 'serviceAccounts',
-  apiVersion: 'v1',
-  kind: 'ServiceAccount',
-  namespaced: true,
-  wave: 2,
-  defaultNameSuffix: '-sa',
   build: ({ fields }) => {
     const secrets = fields.strList('imagePullSecrets');
     return {

@@ -9,11 +9,6 @@ import { podSelectorFor } from '../selector.js';
  */
 export const services = defineKind({
   listKey: 'services',
-  apiVersion: 'v1',
-  kind: 'Service',
-  namespaced: true,
-  wave: 3,
-  defaultNameSuffix: '-svc',
   maxNameLength: 63,
   build: ({ fields, owner, hints }) => {
     if (fields.has('port') && fields.has('ports'))

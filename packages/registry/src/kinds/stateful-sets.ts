@@ -1,6 +1,6 @@
+import { OrkestraLabel } from '@orkestra/types';
 import { templateError } from '../fields.js';
 import { compact, defineKind } from '../kind-module.js';
-import { Labels } from '../metadata-keys.js';
 import { buildPodSpec, podTemplateMetadata } from '../pod-template.js';
 import { workloadSelector } from '../selector.js';
 
@@ -11,11 +11,6 @@ import { workloadSelector } from '../selector.js';
  */
 export const statefulSets = defineKind({
   listKey: 'statefulSets',
-  apiVersion: 'apps/v1',
-  kind: 'StatefulSet',
-  namespaced: true,
-  wave: 4,
-  defaultNameSuffix: '',
   build: ({ fields, name, owner, hints, labels, childLabel }) => {
     const selector = workloadSelector(owner, childLabel);
     const claims = (fields.list('volumeClaimTemplates') ?? []).map((c) => {
@@ -38,7 +33,7 @@ export const statefulSets = defineKind({
     const rolling = fields.obj('rollingUpdate');
     const maxUnavailable = rolling?.intOrPercent('maxUnavailable');
     return {
-      extraLabels: { [Labels.Child]: childLabel },
+      extraLabels: { [OrkestraLabel.Child]: childLabel },
       body: {
         spec: compact({
           replicas: hints.hpaTargeted === true ? undefined : (fields.int('replicas') ?? 1),

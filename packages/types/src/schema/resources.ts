@@ -20,7 +20,11 @@ import {
   describe,
 } from './primitives.js';
 
-const CONTEXT_KEYS = new Set([
+/**
+ * TEMPLATE_CONTEXT_KEYS lists the top-level keys of the template context (katalog.md §17.2), which
+ * a forEach `as` name must not shadow (§9).
+ */
+export const TEMPLATE_CONTEXT_KEYS: readonly string[] = Object.freeze([
   'apiVersion',
   'kind',
   'metadata',
@@ -37,6 +41,7 @@ const CONTEXT_KEYS = new Set([
   'children',
   'metrics',
 ]);
+const CONTEXT_KEYS: ReadonlySet<string> = new Set(TEMPLATE_CONTEXT_KEYS);
 
 /** ForEach expands an entry once per list element or map key (katalog.md §9). */
 const ForEachSchema = z.strictObject({

@@ -1,0 +1,44 @@
+import { RESOURCE_KINDS, RESOURCE_LIST_KEYS } from '@orkestra/types';
+import { describe, expect, it } from 'vitest';
+import { defineKind } from '../kind-module.js';
+import { kinds } from './index.js';
+
+describe('kinds', () => {
+  it('lists the kinds in the order of RESOURCE_KINDS', () => {
+    expect(Object.keys(kinds)).toEqual([...RESOURCE_LIST_KEYS]);
+  });
+
+  it('takes apiVersion, kind, scope, wave and default-name suffix from RESOURCE_KINDS', () => {
+    for (const info of RESOURCE_KINDS) {
+      const module = kinds[info.listKey];
+      expect(module.listKey, info.listKey).toBe(info.listKey);
+      expect(module.apiVersion, info.listKey).toBe(info.apiVersion ?? undefined);
+      expect(module.kind, info.listKey).toBe(info.kind ?? undefined);
+      expect(module.namespaced, info.listKey).toBe(info.namespaced ?? undefined);
+      expect(module.wave, info.listKey).toBe(info.wave);
+      expect(module.defaultNameSuffix, info.listKey).toBe(info.defaultNameSuffix ?? undefined);
+    }
+  });
+
+  it('defineKind rejects a repeated fact that differs from RESOURCE_KINDS', () => {
+    const build = () => ({ body: {} });
+    expect(() => defineKind({ listKey: 'services', wave: 4, build })).toThrow(/wave 4 differs/);
+    expect(defineKind({ listKey: 'services', wave: 3, kind: 'Service', build }).wave).toBe(3);
+  });
+
+  it('defineKind needs every fact for a list key RESOURCE_KINDS does not have', () => {
+    const build = () => ({ body: {} });
+    expect(() => defineKind({ listKey: 'widgets', apiVersion: 'example.com/v1', build })).toThrow(
+      /kind is required/,
+    );
+    const widgets = defineKind({
+      listKey: 'widgets',
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      namespaced: true,
+      wave: 6,
+      build,
+    });
+    expect([widgets.kind, widgets.defaultNameSuffix]).toEqual(['Widget', undefined]);
+  });
+});
