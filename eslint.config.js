@@ -8,8 +8,15 @@ import { packageBoundaries } from './tools/eslint/package-boundaries.js';
 const deepImport = {
   patterns: [
     {
-      group: ['@orkestra/*/src', '@orkestra/*/src/**', '@orkestra/*/dist', '@orkestra/*/dist/**', '@orkestra/*/internal/**'],
-      message: 'Import another package through its public entry point (@orkestra/<name>), never its src/, dist/ or internals.',
+      group: [
+        '@orkestra/*/src',
+        '@orkestra/*/src/**',
+        '@orkestra/*/dist',
+        '@orkestra/*/dist/**',
+        '@orkestra/*/internal/**',
+      ],
+      message:
+        'Import another package through its public entry point (@orkestra/<name>), never its src/, dist/ or internals.',
     },
   ],
 };

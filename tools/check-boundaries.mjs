@@ -33,7 +33,8 @@ for (const group of ['packages', 'providers', 'apps', 'examples']) {
       for (const dep of Object.keys(pkg[field] ?? {})) {
         if (!dep.startsWith('@orkestra/')) continue;
         edges.push(`${pkg.name} -> ${dep}${field === 'devDependencies' ? ' (dev)' : ''}`);
-        const fine = ok.includes('*') || ok.includes(dep) || (field === 'devDependencies' && devAllowed.includes(dep));
+        const fine =
+          ok.includes('*') || ok.includes(dep) || (field === 'devDependencies' && devAllowed.includes(dep));
         if (!fine) problems.push(`${pkg.name} must not depend on ${dep} (${field})`);
       }
     }

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const dirs = ['packages', 'providers'].flatMap((r) =>
-  readdirSync(join(root, r)).map((d) => join(root, r, d)).filter((d) => existsSync(join(d, 'package.json'))),
+  readdirSync(join(root, r))
+    .map((d) => join(root, r, d))
+    .filter((d) => existsSync(join(d, 'package.json'))),
 );
 let failed = 0;
 for (const dir of dirs) {
@@ -22,9 +24,15 @@ for (const dir of dirs) {
   const out = mkdtempSync(join(tmpdir(), 'ork-pack-'));
   try {
     execFileSync('pnpm', ['pack', '--pack-destination', out], { cwd: dir, stdio: 'pipe' });
-    const tgz = join(out, readdirSync(out).find((f) => f.endsWith('.tgz')));
+    const tgz = join(
+      out,
+      readdirSync(out).find((f) => f.endsWith('.tgz')),
+    );
     execFileSync('pnpm', ['exec', 'publint', tgz, '--strict'], { cwd: root, stdio: 'pipe' });
-    execFileSync('pnpm', ['exec', 'attw', tgz, '--profile', 'esm-only', '--format', 'table-flipped'], { cwd: root, stdio: 'pipe' });
+    execFileSync('pnpm', ['exec', 'attw', tgz, '--profile', 'esm-only', '--format', 'table-flipped'], {
+      cwd: root,
+      stdio: 'pipe',
+    });
     console.log(`✓ ${pkg.name}`);
   } catch (err) {
     failed++;
