@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks that workspace dependencies point one way (docs/style.md §2):
-//   types ← template ← registry ← reconciler ← operator; providers and provider-kit depend on
-//   types only; testenv depends on nothing in the workspace (it is a dev dependency elsewhere).
+//   types ← template ← registry ← reconciler ← operator; provider-kit depends on types only and
+//   providers on types and provider-kit (ADR 0003); testenv depends on nothing in the workspace (it is a dev dependency elsewhere).
 // Prints the project graph as an edge list and exits non-zero on a forbidden edge.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +13,9 @@ const allowed = {
   '@orkestra/reconciler': ['@orkestra/types', '@orkestra/template', '@orkestra/registry'],
   '@orkestra/testenv': [],
   '@orkestra/provider-kit': ['@orkestra/types'],
-  '@orkestra/provider-aws': ['@orkestra/types'],
-  '@orkestra/provider-mongodb': ['@orkestra/types'],
+  // Providers build on the provider SDK, which itself depends only on types (ADR 0003).
+  '@orkestra/provider-aws': ['@orkestra/types', '@orkestra/provider-kit'],
+  '@orkestra/provider-mongodb': ['@orkestra/types', '@orkestra/provider-kit'],
   '@orkestra/operator': ['*'],
 };
 const devAllowed = ['@orkestra/testenv', '@orkestra/provider-kit', '@orkestra/types'];
