@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parseConnectionString, publicConnectionString, withoutCredentials } from './connection-string.js';
+
+describe('connection strings', () => {
+  it('parses credentials, hosts, database and options', () => {
+    expect(
+      parseConnectionString(
+        'mongodb://ad%40min:p%3Ass@h1:27017,h2:27018/admin?replicaSet=rs0&authSource=admin',
+      ),
+    ).toEqual({
+      scheme: 'mongodb',
+      hosts: 'h1:27017,h2:27018',
+      username: 'ad@min',
+      password: 'p:ss',
+      database: 'admin',
+      options: [
+        ['replicaSet', 'rs0'],
+        ['authSource', 'admin'],
+      ],
+    });
+    expect(parseConnectionString('postgres://x')).toBeUndefined();
+  });
+
+  it('writes a public connection string without password or authSource', () => {
+    const base = parseConnectionString(
+      'mongodb+srv://admin:secret@cluster.example.com/admin?authSource=admin&tls=true',
+    );
+    if (base == null) throw new Error('unparsed');
+    expect(publicConnectionString(base, { database: 'shop' })).toBe(
+      'mongodb+srv://cluster.example.com/shop?tls=true',
+    );
+    expect(publicConnectionString(base, { database: 'shop', username: 'app user' })).toBe(
+      'mongodb+srv://app%20user@cluster.example.com/shop?tls=true',
+    );
+    expect(withoutCredentials(base)).toBe(
+      'mongodb+srv://cluster.example.com/admin?authSource=admin&tls=true',
+    );
+  });
+
+  it('handles a URI without path or options', () => {
+    const base = parseConnectionString('mongodb://db:27017');
+    expect(base).toEqual({ scheme: 'mongodb', hosts: 'db:27017', database: '', options: [] });
+    if (base != null) expect(publicConnectionString(base, { database: 'x' })).toBe('mongodb://db:27017/x');
+  });
+});
