@@ -1,0 +1,277 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock.js';
+import type { KubeObject } from '../kube-object.js';
+import { createCrossHandler } from './cross-handler.js';
+import type { CrossHandlerEntry } from './cross-handler.js';
+import { CrossHttpClient, crossObjectUrl } from './cross-http.js';
+
+function cr(namespace: string | undefined, name: string, spec: Record<string, unknown>): KubeObject {
+  return {
+    apiVersion: 'example.com/v1',
+    kind: 'Thing',
+    metadata: {
+      name,
+      ...(namespace == null ? {} : { namespace }),
+      labels: { app: name },
+      annotations: { a: 'b' },
+    },
+    spec,
+    status: { phase: 'Ready' },
+  };
+}
+
+/** An in-memory entry: a Map keyed `namespace/name` (or `name`), counting lookups. */
+function memoryEntry(objects: KubeObject[], options: { crossAccess?: boolean; namespaced?: boolean } = {}) {
+  const byKey = new Map(
+    objects.map((o) => [
+      o.metadata.namespace == null ? o.metadata.name : `${o.metadata.namespace}/${o.metadata.name}`,
+      o,
+    ]),
+  );
+  const entry: CrossHandlerEntry & { lookups: number } = {
+    crossAccess: options.crossAccess ?? true,
+    namespaced: options.namespaced ?? true,
+    lookups: 0,
+    lookup(namespace, name) {
+      entry.lookups++;
+      return byKey.get(namespace == null ? name : `${namespace}/${name}`);
+    },
+  };
+  return entry;
+}
+
+function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ server: Server; base: string }> {
+  const server = createServer(handler);
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    );
+  });
+}
+
+function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+// Operator "billing" serves databases; operator "shop" serves web shops. Each also has other routes.
+const billingEntries = new Map([
+  ['database', memoryEntry([cr('shop', 'orders', { engine: 'postgres' })])],
+  ['ledger', memoryEntry([cr('shop', 'main', { private: true })], { crossAccess: false })],
+  ['tenant', memoryEntry([cr(undefined, 'acme', { tier: 'gold' })], { namespaced: false })],
+]);
+const shopEntries = new Map([['webshop', memoryEntry([cr('shop', 'web', { replicas: 3 })])]]);
+
+let billing: { server: Server; base: string };
+let shop: { server: Server; base: string };
+let silent: { server: Server; base: string };
+let notJson: { server: Server; base: string };
+let otherRequests = 0;
+
+beforeAll(async () => {
+  const billingHandler = createCrossHandler({ entries: billingEntries });
+  billing = await listen((req, res) => {
+    if (billingHandler(req, res)) return;
+    otherRequests++;
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('metrics here');
+  });
+  const shopHandler = createCrossHandler({ entries: () => shopEntries });
+  shop = await listen((req, res) => {
+    if (!shopHandler(req, res)) {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  silent = await listen(() => {
+    // Never answers.
+  });
+  notJson = await listen((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<html>login</html>');
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([close(billing.server), close(shop.server), close(silent.server), close(notJson.server)]);
+});
+
+describe('cross reads over HTTP between two operators', () => {
+  it('reads a CR served by the other operator, in both directions', async () => {
+    const client = new CrossHttpClient();
+    const fromShop = await client.read(
+      { crd: 'database', endpoint: billing.base, selector: { name: 'orders' } },
+      { namespace: 'shop' },
+    );
+    expect(fromShop.url).toBe(`${billing.base}/katalog/crds/database/objects/shop/orders`);
+    expect(fromShop.result).toEqual({
+      found: true,
+      name: 'orders',
+      namespace: 'shop',
+      labels: { app: 'orders' },
+      annotations: { a: 'b' },
+      spec: { engine: 'postgres' },
+      status: { phase: 'Ready' },
+    });
+    const fromBilling = await client.read(
+      { crd: 'webshop', endpoint: `${shop.base}/`, selector: { name: 'web', namespace: 'shop' } },
+      { namespace: 'billing' },
+    );
+    expect(fromBilling.result).toMatchObject({ found: true, name: 'web', spec: { replicas: 3 } });
+  });
+
+  it('gives found: false without an error on 404 (absent object or unknown entry)', async () => {
+    const client = new CrossHttpClient();
+    const absent = await client.read(
+      { crd: 'database', endpoint: billing.base, selector: { name: 'nope' } },
+      { namespace: 'shop' },
+    );
+    expect(absent.result).toEqual({
+      found: false,
+      name: 'nope',
+      namespace: 'shop',
+      labels: {},
+      annotations: {},
+      spec: {},
+      status: {},
+    });
+    const unknown = await client.read(
+      { crd: 'nothing', endpoint: billing.base, selector: { name: 'x' } },
+      { namespace: 'shop' },
+    );
+    expect(unknown.result.found).toBe(false);
+    expect(unknown.result.error).toBeUndefined();
+  });
+
+  it('refuses entries with crossAccess: false (403 → found: false plus error)', async () => {
+    const entry = billingEntries.get('ledger');
+    const before = entry?.lookups;
+    const client = new CrossHttpClient();
+    const { result } = await client.read(
+      { crd: 'ledger', endpoint: billing.base, selector: { name: 'main' } },
+      { namespace: 'shop' },
+    );
+    expect(result.found).toBe(false);
+    expect(result.error).toBe(
+      `unexpected status 403 from ${billing.base}/katalog/crds/ledger/objects/shop/main`,
+    );
+    expect(entry?.lookups).toBe(before);
+  });
+
+  it('uses _ for cluster-scoped targets', async () => {
+    expect(crossObjectUrl('http://x', 'tenant', undefined, 'acme')).toBe(
+      'http://x/katalog/crds/tenant/objects/_/acme',
+    );
+    const { result } = await new CrossHttpClient().read(
+      { crd: 'tenant', endpoint: billing.base, selector: { name: 'acme' } },
+      { namespace: undefined },
+    );
+    expect(result).toMatchObject({ found: true, name: 'acme', namespace: '', spec: { tier: 'gold' } });
+  });
+
+  it('times out, and never throws', async () => {
+    const { result, expiresAt } = await new CrossHttpClient().read(
+      { crd: 'database', endpoint: silent.base, selector: { name: 'orders' }, timeout: '150ms' },
+      { namespace: 'shop' },
+    );
+    expect(result.found).toBe(false);
+    expect(result.error).toBe(
+      `timed out after 150ms (GET ${silent.base}/katalog/crds/database/objects/shop/orders)`,
+    );
+    expect(expiresAt).toBeUndefined();
+  });
+
+  it('reports a network error and a non-JSON answer as found: false plus error', async () => {
+    const client = new CrossHttpClient();
+    const closedPort = await listen(() => undefined);
+    await close(closedPort.server);
+    const refused = await client.read(
+      { crd: 'database', endpoint: closedPort.base, selector: { name: 'orders' } },
+      { namespace: 'shop' },
+    );
+    expect(refused.result.found).toBe(false);
+    expect(refused.result.error).toMatch(/ECONNREFUSED/);
+    const html = await client.read(
+      { crd: 'database', endpoint: notJson.base, selector: { name: 'orders' } },
+      { namespace: 'shop' },
+    );
+    expect(html.result.found).toBe(false);
+    expect(html.result.error).toBe(
+      `answer from ${notJson.base}/katalog/crds/database/objects/shop/orders is not a cross-read JSON object`,
+    );
+  });
+
+  it('reuses an answer for cacheFor per URL and says when it expires', async () => {
+    const clock = new ManualClock(1_000);
+    const client = new CrossHttpClient({ clock });
+    const entry = billingEntries.get('database');
+    const before = entry?.lookups ?? 0;
+    const decl = { crd: 'database', endpoint: billing.base, selector: { name: 'orders' }, cacheFor: '30s' };
+    const [a, b] = await Promise.all([
+      client.read(decl, { namespace: 'shop' }),
+      client.read(decl, { namespace: 'shop' }),
+    ]);
+    expect(a.expiresAt).toBe(31_000);
+    expect(b.result).toEqual(a.result);
+    const c = await client.read(decl, { namespace: 'shop' });
+    expect(c.expiresAt).toBe(31_000);
+    expect((entry?.lookups ?? 0) - before).toBe(1);
+    expect(client.stats()).toEqual({ requests: 1, cacheHits: 1 });
+    clock.advance(30_000);
+    await client.read(decl, { namespace: 'shop' });
+    expect((entry?.lookups ?? 0) - before).toBe(2);
+  });
+
+  it('caps the answer at 1 MiB', async () => {
+    const big = memoryEntry([cr('shop', 'big', { blob: 'x'.repeat(1024 * 1024) })]);
+    const handler = createCrossHandler({ entries: new Map([['big', big]]) });
+    const server = await listen((req, res) => void handler(req, res));
+    try {
+      const { result } = await new CrossHttpClient().read(
+        { crd: 'big', endpoint: server.base, selector: { name: 'big' } },
+        { namespace: 'shop' },
+      );
+      expect(result.found).toBe(false);
+      expect(result.error).toMatch(/^response body exceeds 1 MiB/);
+    } finally {
+      await close(server.server);
+    }
+  });
+});
+
+describe('createCrossHandler', () => {
+  it('answers GET only and leaves other paths to the server', async () => {
+    const post = await fetch(`${billing.base}/katalog/crds/database/objects/shop/orders`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const head = await fetch(`${billing.base}/katalog/crds/database/objects/shop/orders`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const before = otherRequests;
+    const metrics = await fetch(`${billing.base}/metrics`);
+    expect(await metrics.text()).toBe('metrics here');
+    expect(otherRequests).toBe(before + 1);
+  });
+
+  it('answers 404 for malformed paths and a namespaced entry asked with _', async () => {
+    for (const path of [
+      '/katalog/crds/database',
+      '/katalog/crds/database/things/shop/orders',
+      '/katalog/crds/database/objects/shop/orders/extra',
+      '/katalog/crds/database/objects/_/orders',
+    ]) {
+      const response = await fetch(`${billing.base}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    }
+    const forbidden = await fetch(`${billing.base}/katalog/crds/ledger/objects/shop/main`);
+    expect(forbidden.status).toBe(403);
+    expect(await forbidden.json()).toEqual({
+      error: 'entry ledger does not allow cross reads (crossAccess: false)',
+    });
+  });
+});

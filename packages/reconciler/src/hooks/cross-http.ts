@@ -1,0 +1,245 @@
+/**
+ * Cross reads over HTTP from another Orkestra process (katalog.md §15.2, runtime.md §14.2):
+ * `GET <endpoint>/katalog/crds/<crd>/objects/<namespace>/<name>`, one request per distinct URL per
+ * `cacheFor` window, a timeout, a 1 MiB body limit. Never throws: failures are `found: false` plus
+ * `error`.
+ */
+import { parseDuration } from '@orkestra/types';
+import { systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
+import { notFoundCrossResult } from './cross.js';
+import type { CrossResult } from './cross.js';
+import { createDeadline } from './deadline.js';
+import { MIB, TimeoutError, describeError, sendHttpRequest } from './http-request.js';
+import { LruCache } from './lru-cache.js';
+
+/** CrossHttpDeclaration is a rendered `cross` item with `endpoint` (`CrossRead` with rendered values fits it). */
+export interface CrossHttpDeclaration {
+  /** The entry name in the other operator's Katalog. */
+  readonly crd: string;
+  /** Base URL of the other operator's HTTP server. */
+  readonly endpoint: string;
+  readonly selector: { readonly name?: string; readonly namespace?: string };
+  /** Per request (a duration). Default `5s`. */
+  readonly timeout?: string;
+  /** How long an answer is reused (a duration). Default `30s`. */
+  readonly cacheFor?: string;
+}
+
+/** CrossHttpResult is a CrossResult plus when the cached answer expires (for the timed re-queue). */
+export interface CrossHttpResult {
+  readonly result: CrossResult;
+  /** Clock time when the answer stops being reused; the pipeline re-queues the reader then. Undefined for failures. */
+  readonly expiresAt?: number;
+  /** The URL that was (or would have been) requested. */
+  readonly url: string;
+}
+
+/** CrossHttpClientOptions configures a CrossHttpClient; every field has a default. */
+export interface CrossHttpClientOptions {
+  /** Source of time and timers. Default `systemClock`. */
+  readonly clock?: Clock;
+  /** Response body limit. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Answer cache size. Default 1000. */
+  readonly cacheEntries?: number;
+}
+
+/** CrossHttpClientStats counts requests and cache hits, cumulative. */
+export interface CrossHttpClientStats {
+  readonly requests: number;
+  readonly cacheHits: number;
+}
+
+/** crossObjectUrl builds `<endpoint>/katalog/crds/<crd>/objects/<namespace or _>/<name>`. */
+export function crossObjectUrl(
+  endpoint: string,
+  crd: string,
+  namespace: string | undefined,
+  name: string,
+): string {
+  const base = endpoint.replace(/\/+$/, '');
+  const ns = namespace == null || namespace === '' ? '_' : namespace;
+  return `${base}/katalog/crds/${encodeURIComponent(crd)}/objects/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`;
+}
+
+/**
+ * CrossHttpClient reads CRs served by other Orkestra processes. Share one per process: answers
+ * (200 and 404) are cached per URL for `cacheFor`, and concurrent reads of one URL share a request.
+ *
+ * @example
+ * const client = new CrossHttpClient();
+ * const { result, expiresAt } = await client.read(decl, { namespace: 'shop', signal });
+ */
+export class CrossHttpClient {
+  readonly #clock: Clock;
+  readonly #maxBodyBytes: number;
+  readonly #cache: LruCache<CrossResult>;
+  readonly #inFlight = new Map<string, Promise<CrossHttpResult>>();
+  #requests = 0;
+  #cacheHits = 0;
+
+  constructor(options: CrossHttpClientOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#maxBodyBytes = options.maxBodyBytes ?? MIB;
+    this.#cache = new LruCache(options.cacheEntries ?? 1000);
+  }
+
+  /** stats returns the counters. */
+  stats(): CrossHttpClientStats {
+    return { requests: this.#requests, cacheHits: this.#cacheHits };
+  }
+
+  /**
+   * read answers one declaration: `namespace` is the reading CR's namespace (the default
+   * `selector.namespace`; `_` is sent when both are empty). The reconcile's `signal` only stops this
+   * reconcile's wait, not a request other readers share.
+   */
+  async read(
+    declaration: CrossHttpDeclaration,
+    context: { readonly namespace: string | undefined; readonly signal?: AbortSignal },
+  ): Promise<CrossHttpResult> {
+    const name = declaration.selector.name ?? '';
+    const namespace = nonEmpty(declaration.selector.namespace) ?? nonEmpty(context.namespace);
+    let url: string;
+    let timeoutMs: number;
+    let cacheForMs: number;
+    try {
+      url = crossObjectUrl(declaration.endpoint, declaration.crd, namespace, name);
+      new URL(url);
+      timeoutMs = parseDuration(declaration.timeout ?? '5s');
+      cacheForMs = parseDuration(declaration.cacheFor ?? '30s');
+    } catch (error) {
+      return {
+        url: declaration.endpoint,
+        result: notFoundCrossResult(name, namespace ?? '', describeError(error)),
+      };
+    }
+    if (name === '')
+      return { url, result: notFoundCrossResult(name, namespace ?? '', 'selector.name is empty') };
+    const cached = this.#cache.entry(url, this.#clock.now());
+    if (cached != null) {
+      this.#cacheHits++;
+      return { url, result: cached.value, expiresAt: cached.expiresAt };
+    }
+    let shared = this.#inFlight.get(url);
+    if (shared == null) {
+      shared = this.#fetch(url, name, namespace ?? '', timeoutMs, cacheForMs, declaration.timeout ?? '5s');
+      this.#inFlight.set(url, shared);
+      const pending = shared;
+      void pending.finally(() => {
+        if (this.#inFlight.get(url) === pending) this.#inFlight.delete(url);
+      });
+    }
+    return context.signal == null ? shared : raceAbort(shared, context.signal, url, name, namespace ?? '');
+  }
+
+  async #fetch(
+    url: string,
+    name: string,
+    namespace: string,
+    timeoutMs: number,
+    cacheForMs: number,
+    timeoutText: string,
+  ): Promise<CrossHttpResult> {
+    const deadline = createDeadline(this.#clock, timeoutMs, `timed out after ${timeoutText}`);
+    this.#requests++;
+    try {
+      const response = await sendHttpRequest({
+        url: new URL(url),
+        method: 'GET',
+        headers: { accept: 'application/json', 'user-agent': 'orkestra' },
+        signal: deadline.signal,
+        maxBodyBytes: this.#maxBodyBytes,
+      });
+      if (response.status === 404)
+        return this.#remember(url, notFoundCrossResult(name, namespace), cacheForMs);
+      if (response.status !== 200) {
+        return {
+          url,
+          result: notFoundCrossResult(name, namespace, `unexpected status ${response.status} from ${url}`),
+        };
+      }
+      const parsed = parseAnswer(response.body);
+      if (parsed == null) {
+        return {
+          url,
+          result: notFoundCrossResult(name, namespace, `answer from ${url} is not a cross-read JSON object`),
+        };
+      }
+      return this.#remember(url, parsed, cacheForMs);
+    } catch (error) {
+      const reason = deadline.signal.aborted ? deadline.signal.reason : error;
+      const message = reason instanceof TimeoutError ? reason.message : describeError(reason);
+      return { url, result: notFoundCrossResult(name, namespace, `${message} (GET ${url})`) };
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  #remember(url: string, result: CrossResult, cacheForMs: number): CrossHttpResult {
+    if (cacheForMs <= 0) return { url, result };
+    const expiresAt = this.#clock.now() + cacheForMs;
+    this.#cache.set(url, result, expiresAt);
+    return { url, result, expiresAt };
+  }
+}
+
+function parseAnswer(body: string): CrossResult | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (value == null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const answer = value as Record<string, unknown>;
+  if (typeof answer['found'] !== 'boolean') return undefined;
+  return {
+    found: answer['found'],
+    name: typeof answer['name'] === 'string' ? answer['name'] : '',
+    namespace: typeof answer['namespace'] === 'string' ? answer['namespace'] : '',
+    labels: stringMap(answer['labels']),
+    annotations: stringMap(answer['annotations']),
+    spec: objectMap(answer['spec']),
+    status: objectMap(answer['status']),
+  };
+}
+
+function objectMap(value: unknown): Record<string, unknown> {
+  return value != null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+function stringMap(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(objectMap(value))) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value == null || value === '' ? undefined : value;
+}
+
+function raceAbort(
+  shared: Promise<CrossHttpResult>,
+  signal: AbortSignal,
+  url: string,
+  name: string,
+  namespace: string,
+): Promise<CrossHttpResult> {
+  const aborted = (): CrossHttpResult => ({
+    url,
+    result: notFoundCrossResult(name, namespace, `aborted: ${describeError(signal.reason)} (GET ${url})`),
+  });
+  if (signal.aborted) return Promise.resolve(aborted());
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve(aborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    void shared.then((result) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    });
+  });
+}

@@ -1,0 +1,399 @@
+/**
+ * External calls (katalog.md §15.1, runtime.md §14.4): one HTTP call per declaration, already
+ * rendered by the pipeline, with auth from a Secret or the environment, a timeout combined with the
+ * reconcile's signal, a 1 MiB body limit, up to 5 redirects, a process-wide LRU result cache and
+ * the link-local/metadata address guard. A call never throws: failures are in the result's `error`.
+ */
+import { parseDuration } from '@orkestra/types';
+import { systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
+import { AddressGuard } from './address-guard.js';
+import type { ResolveHost } from './address-guard.js';
+import { createDeadline } from './deadline.js';
+import { MIB, TimeoutError, describeError, sendHttpRequest } from './http-request.js';
+import type { HttpResponse } from './http-request.js';
+import { LruCache } from './lru-cache.js';
+
+/**
+ * ExternalCallDeclaration is one `operatorBox.external` item with `url`, `headers` and `body`
+ * already rendered; `ExternalCall` from `@orkestra/types` with rendered values fits it.
+ */
+export interface ExternalCallDeclaration {
+  /** The result key. */
+  readonly name: string;
+  /** The rendered URL (`http` or `https`). */
+  readonly url: string;
+  /** Default `GET`. */
+  readonly method?: string;
+  /** Rendered headers. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The rendered body: a string is sent as is; a map or list is sent as JSON; absent sends none. */
+  readonly body?: unknown;
+  /** A duration (`10s`). Default `10s`. */
+  readonly timeout?: string;
+  /** Accepted statuses. Default: any 2xx. */
+  readonly expectedStatus?: number | readonly number[];
+  /** Credential from a Secret of the CR's namespace (`secretRef`, rendered) or the environment (`env: $NAME`). */
+  readonly auth?: {
+    readonly secretRef?: { readonly name: string; readonly key: string };
+    readonly env?: string;
+    /** Default `Authorization`. */
+    readonly header?: string;
+    /** Prefix before the credential; `""` sends it raw. Default `Bearer`. */
+    readonly scheme?: string;
+  };
+  /** Reuse a successful result this long (a duration). Default `0` (no caching). */
+  readonly cacheFor?: string;
+}
+
+/** ExternalCallResult is `external.<name>` in the template context (katalog.md §15.1). */
+export interface ExternalCallResult {
+  /** False when the gate failed; every other key is then empty. */
+  readonly called: boolean;
+  /** The status matched `expectedStatus` and no transport error occurred. */
+  readonly ok: boolean;
+  /** 0 without a response. */
+  readonly status: number;
+  readonly body: string;
+  /** The parsed body when it is valid JSON, else null. */
+  readonly json: unknown;
+  /** Response headers with lowercase names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** `""` on success, else why the call failed. */
+  readonly error: string;
+  readonly durationMs: number;
+}
+
+/** ExternalCallContext says where a call is made from. */
+export interface ExternalCallContext {
+  /** The CRD entry name (part of the cache key). */
+  readonly entry: string;
+  /** The CR's namespace, where `auth.secretRef` is read. */
+  readonly namespace: string;
+  /** The reconcile's abort signal. */
+  readonly signal?: AbortSignal;
+}
+
+/** ReadSecret returns one decoded key of a Secret, or undefined when the Secret or the key is absent. */
+export type ReadSecret = (namespace: string, name: string, key: string) => Promise<string | undefined>;
+
+/** ExternalCallerOptions configures an ExternalCaller; every field has a default. */
+export interface ExternalCallerOptions {
+  /** Reads `auth.secretRef` credentials (an API `GET`); results are kept `secretCacheMs`. Default: none (secretRef calls fail). */
+  readonly readSecret?: ReadSecret;
+  /** The operator's environment for `auth.env`. Default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Source of time and timers. Default `systemClock`. */
+  readonly clock?: Clock;
+  /** Allow link-local and cloud metadata addresses. Default false. */
+  readonly allowLinkLocal?: boolean;
+  /** Resolves hostnames for the address guard. Default `dns.lookup`. */
+  readonly resolve?: ResolveHost;
+  /** Result cache size. Default 1000. */
+  readonly cacheEntries?: number;
+  /** How long a Secret value is kept. Default 30 000 ms. */
+  readonly secretCacheMs?: number;
+  /** Response body limit. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Redirects followed per call. Default 5. */
+  readonly maxRedirects?: number;
+}
+
+/** ExternalRunResult is the outcome of `runAll`: every result so far, and the call that stopped the run. */
+export interface ExternalRunResult {
+  readonly results: Readonly<Record<string, ExternalCallResult>>;
+  /** Set when a call without `continueOnError` failed; later calls were not made. */
+  readonly failed?: { readonly name: string; readonly error: string };
+}
+
+/** ExternalCallStats counts what an ExternalCaller did, cumulative. */
+export interface ExternalCallStats {
+  readonly requests: number;
+  readonly cacheHits: number;
+  readonly secretReads: number;
+}
+
+/** notCalledExternalResult is the result of a call whose gate failed: `called: false`, everything else empty. */
+export function notCalledExternalResult(): ExternalCallResult {
+  return { called: false, ok: false, status: 0, body: '', json: null, headers: {}, error: '', durationMs: 0 };
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * ExternalCaller makes the external calls of all entries; share one per process so the `cacheFor`
+ * cache and the Secret cache are process-wide.
+ *
+ * @example
+ * const caller = new ExternalCaller({ readSecret });
+ * const result = await caller.call(renderedDecl, { entry: 'website', namespace: 'shop', signal });
+ * if (!result.ok && !decl.continueOnError) throw new OrkestraError(result.error, { code: 'ExternalCallFailed' });
+ */
+export class ExternalCaller {
+  readonly #readSecret: ReadSecret | undefined;
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #clock: Clock;
+  readonly #guard: AddressGuard;
+  readonly #cache: LruCache<ExternalCallResult>;
+  readonly #secrets = new Map<string, { readonly value: string | undefined; readonly expiresAt: number }>();
+  readonly #secretCacheMs: number;
+  readonly #maxBodyBytes: number;
+  readonly #maxRedirects: number;
+  #requests = 0;
+  #cacheHits = 0;
+  #secretReads = 0;
+
+  constructor(options: ExternalCallerOptions = {}) {
+    this.#readSecret = options.readSecret;
+    this.#env = options.env ?? process.env;
+    this.#clock = options.clock ?? systemClock;
+    this.#guard = new AddressGuard({
+      allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.resolve == null ? {} : { resolve: options.resolve }),
+    });
+    this.#cache = new LruCache(options.cacheEntries ?? 1000);
+    this.#secretCacheMs = options.secretCacheMs ?? 30_000;
+    this.#maxBodyBytes = options.maxBodyBytes ?? MIB;
+    this.#maxRedirects = options.maxRedirects ?? 5;
+  }
+
+  /** stats returns the counters. */
+  stats(): ExternalCallStats {
+    return { requests: this.#requests, cacheHits: this.#cacheHits, secretReads: this.#secretReads };
+  }
+
+  /**
+   * runAll runs declarations one after another in order. `prepare` renders a declaration against
+   * the results so far and returns it, or undefined when its gate failed (the result is then
+   * `called: false`); it may throw (a template error), which ends the run with that exception. The
+   * run stops at the first failed call whose `continueOnError` is not true.
+   */
+  async runAll<D extends { readonly name: string; readonly continueOnError?: boolean }>(
+    declarations: readonly D[],
+    prepare: (
+      declaration: D,
+      results: Readonly<Record<string, ExternalCallResult>>,
+    ) => ExternalCallDeclaration | undefined,
+    context: ExternalCallContext,
+  ): Promise<ExternalRunResult> {
+    const results: Record<string, ExternalCallResult> = {};
+    for (const declaration of declarations) {
+      const rendered = prepare(declaration, results);
+      const result = rendered == null ? notCalledExternalResult() : await this.call(rendered, context);
+      results[declaration.name] = result;
+      if (result.called && !result.ok && declaration.continueOnError !== true) {
+        return { results, failed: { name: declaration.name, error: result.error } };
+      }
+    }
+    return { results };
+  }
+
+  /** call makes one rendered call (or answers it from the cache) and never throws. */
+  async call(
+    declaration: ExternalCallDeclaration,
+    context: ExternalCallContext,
+  ): Promise<ExternalCallResult> {
+    const started = this.#clock.now();
+    const method = (declaration.method ?? 'GET').toUpperCase();
+    const body = bodyText(declaration.body);
+    let cacheFor: number;
+    let timeoutMs: number;
+    try {
+      cacheFor = parseDuration(declaration.cacheFor ?? '0');
+      timeoutMs = parseDuration(declaration.timeout ?? '10s');
+    } catch (error) {
+      return failure(0, describeError(error), this.#clock.now() - started);
+    }
+    const cacheKey = JSON.stringify([context.entry, declaration.name, method, declaration.url, body ?? null]);
+    if (cacheFor > 0) {
+      const cached = this.#cache.get(cacheKey, started);
+      if (cached != null) {
+        this.#cacheHits++;
+        return cached;
+      }
+    }
+    const deadline = createDeadline(
+      this.#clock,
+      timeoutMs,
+      `timed out after ${declaration.timeout ?? '10s'}`,
+      context.signal,
+    );
+    try {
+      const prepared = await this.#headers(declaration, context, body);
+      if (typeof prepared === 'string') return failure(0, prepared, this.#clock.now() - started);
+      const response = await this.#send(declaration.url, method, prepared, body, deadline.signal);
+      const durationMs = this.#clock.now() - started;
+      const ok = statusAccepted(response.status, declaration.expectedStatus);
+      const result: ExternalCallResult = {
+        called: true,
+        ok,
+        status: response.status,
+        body: response.body,
+        json: parseJson(response.body),
+        headers: response.headers,
+        error: ok
+          ? ''
+          : `unexpected status ${response.status} (expected ${describeExpected(declaration.expectedStatus)})`,
+        durationMs,
+      };
+      if (ok && cacheFor > 0) this.#cache.set(cacheKey, result, this.#clock.now() + cacheFor);
+      return result;
+    } catch (error) {
+      const reason = deadline.signal.aborted ? deadline.signal.reason : error;
+      const message =
+        reason instanceof TimeoutError
+          ? reason.message
+          : deadline.signal.aborted
+            ? `aborted: ${describeError(reason)}`
+            : describeError(error);
+      return failure(0, message, this.#clock.now() - started);
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  async #send(
+    target: string,
+    initialMethod: string,
+    prepared: PreparedHeaders,
+    initialBody: string | undefined,
+    signal: AbortSignal,
+  ): Promise<HttpResponse> {
+    let url = parseHttpUrl(target);
+    let method = initialMethod;
+    let body = initialBody;
+    let headers = prepared.headers;
+    for (let redirects = 0; ; redirects++) {
+      this.#guard.precheck(url);
+      this.#requests++;
+      const response = await sendHttpRequest({
+        url,
+        method,
+        headers,
+        ...(body == null ? {} : { body }),
+        signal,
+        maxBodyBytes: this.#maxBodyBytes,
+        lookup: this.#guard.lookup,
+      });
+      const location = response.headers['location'];
+      if (!REDIRECTS.has(response.status) || location == null) return response;
+      if (redirects >= this.#maxRedirects)
+        throw new Error(`too many redirects (more than ${this.#maxRedirects})`);
+      const next = parseHttpUrl(new URL(location, url).toString());
+      if (
+        response.status === 303 ||
+        ((response.status === 301 || response.status === 302) && method === 'POST')
+      ) {
+        method = 'GET';
+        body = undefined;
+        headers = withoutHeaders(headers, ['content-type', 'content-length']);
+      }
+      // Credentials never follow a redirect to another origin.
+      if (next.origin !== url.origin) {
+        headers = withoutHeaders(headers, [
+          'authorization',
+          'cookie',
+          prepared.authHeader ?? 'authorization',
+        ]);
+      }
+      url = next;
+    }
+  }
+
+  async #headers(
+    declaration: ExternalCallDeclaration,
+    context: ExternalCallContext,
+    body: string | undefined,
+  ): Promise<PreparedHeaders | string> {
+    const headers: Record<string, string> = { 'user-agent': 'orkestra', ...declaration.headers };
+    if (body != null && !hasHeader(headers, 'content-type')) headers['content-type'] = 'application/json';
+    const auth = declaration.auth;
+    if (auth == null) return { headers };
+    let credential: string | undefined;
+    if (auth.secretRef != null) {
+      const { name, key } = auth.secretRef;
+      credential = await this.#secret(context.namespace, name, key);
+      if (credential == null) return `auth secret ${context.namespace}/${name} has no key ${key}`;
+    } else if (auth.env != null) {
+      const variable = auth.env.replace(/^\$\{?/, '').replace(/\}$/, '');
+      credential = this.#env[variable];
+      if (credential == null || credential === '') return `auth environment variable ${variable} is not set`;
+    } else return { headers };
+    const scheme = auth.scheme ?? 'Bearer';
+    const headerName = auth.header ?? 'Authorization';
+    headers[headerName] = scheme === '' ? credential : `${scheme} ${credential}`;
+    return { headers, authHeader: headerName.toLowerCase() };
+  }
+
+  async #secret(namespace: string, name: string, key: string): Promise<string | undefined> {
+    const cacheKey = `${namespace}/${name}/${key}`;
+    const now = this.#clock.now();
+    const cached = this.#secrets.get(cacheKey);
+    if (cached != null && cached.expiresAt > now) return cached.value;
+    if (this.#readSecret == null) return undefined;
+    this.#secretReads++;
+    const value = await this.#readSecret(namespace, name, key);
+    this.#secrets.set(cacheKey, { value, expiresAt: this.#clock.now() + this.#secretCacheMs });
+    return value;
+  }
+}
+
+interface PreparedHeaders {
+  readonly headers: Record<string, string>;
+  /** The lowercase name of the credential header, dropped on a redirect to another origin. */
+  readonly authHeader?: string;
+}
+
+function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
+  const drop = new Set(names);
+  const next: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (!drop.has(name.toLowerCase())) next[name] = value;
+  return next;
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((h) => h.toLowerCase() === name);
+}
+
+function parseHttpUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`invalid URL ${JSON.stringify(text)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`unsupported URL scheme ${url.protocol} (http or https only)`);
+  }
+  return url;
+}
+
+function bodyText(body: unknown): string | undefined {
+  if (body == null) return undefined;
+  if (typeof body === 'string') return body;
+  if (typeof body === 'object') return JSON.stringify(body);
+  return String(body as number | boolean);
+}
+
+function parseJson(body: string): unknown {
+  if (body.trim() === '') return null;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+function statusAccepted(status: number, expected: number | readonly number[] | undefined): boolean {
+  if (expected == null) return status >= 200 && status < 300;
+  return typeof expected === 'number' ? status === expected : expected.includes(status);
+}
+
+function describeExpected(expected: number | readonly number[] | undefined): string {
+  if (expected == null) return '2xx';
+  return typeof expected === 'number' ? String(expected) : expected.join(' or ');
+}
+
+function failure(status: number, error: string, durationMs: number): ExternalCallResult {
+  return { called: true, ok: false, status, body: '', json: null, headers: {}, error, durationMs };
+}

@@ -1,0 +1,247 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock.js';
+import { GitCheckouts, GitPoller } from './git.js';
+import type { GitRefresh } from './git.js';
+
+let root: string;
+let origin: string;
+let author: string;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync(
+    'git',
+    ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args],
+    {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+    },
+  ).trim();
+}
+
+/** Commits one file in the author clone, pushes it, and returns the new commit. */
+function commit(file: string, content: string, branch = 'main'): string {
+  mkdirSync(join(author, file, '..'), { recursive: true });
+  writeFileSync(join(author, file), content);
+  git(author, 'add', '-A');
+  git(author, 'commit', '-q', '-m', `change ${file}`);
+  git(author, 'push', '-q', 'origin', `HEAD:${branch}`);
+  return git(author, 'rev-parse', 'HEAD');
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'orkestra-git-test-'));
+  origin = join(root, 'origin.git');
+  author = join(root, 'author');
+  git(root, 'init', '-q', '--bare', '-b', 'main', origin);
+  git(root, 'clone', '-q', origin, author);
+  git(author, 'checkout', '-q', '-b', 'main');
+  commit('README.md', 'hello\n');
+  commit('services/web/index.html', '<h1>v1</h1>\n');
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+function newCheckouts(clock = new ManualClock(0), workDir = join(root, 'work')) {
+  return new GitCheckouts({ workDir, clock });
+}
+
+describe('GitCheckouts against a local bare repository', () => {
+  it('clones, reports the commit, and compares it with the recorded one', async () => {
+    const clock = new ManualClock(0);
+    const checkouts = newCheckouts(clock, join(root, 'work-basic'));
+    const head = git(author, 'rev-parse', 'HEAD');
+    const first = await checkouts.sync({ repo: origin, branch: 'main' });
+    expect(first).toEqual({
+      called: true,
+      commit: head,
+      shortCommit: head.slice(0, 7),
+      branch: 'main',
+      dir: checkouts.checkoutDir(origin, 'main'),
+      changed: true,
+      error: '',
+    });
+    expect(existsSync(join(first.dir, 'services/web/index.html'))).toBe(true);
+
+    // No change since the recorded commit.
+    clock.advance(10_000);
+    const same = await checkouts.sync({ repo: origin }, { recordedCommit: first.commit });
+    expect(same).toMatchObject({ commit: head, changed: false, error: '' });
+
+    // A new commit is noticed by the next fetch.
+    const next = commit('README.md', 'hello again\n');
+    clock.advance(10_000);
+    const changed = await checkouts.sync({ repo: origin }, { recordedCommit: first.commit });
+    expect(changed).toMatchObject({ commit: next, shortCommit: next.slice(0, 7), changed: true, error: '' });
+
+    // A restart (a new instance on the same work directory) with the recorded commit: not changed, no clone.
+    const restarted = newCheckouts(new ManualClock(0), join(root, 'work-basic'));
+    const afterRestart = await restarted.sync({ repo: origin }, { recordedCommit: next });
+    expect(afterRestart).toMatchObject({ commit: next, changed: false, error: '' });
+  });
+
+  it('skips the fetch when the checkout was fetched less than 10 s ago', async () => {
+    const clock = new ManualClock(0);
+    const checkouts = newCheckouts(clock, join(root, 'work-skip'));
+    const first = await checkouts.sync({ repo: origin });
+    const commandsAfterClone = checkouts.commands;
+    const next = commit('skip.txt', String(Math.random()));
+    clock.advance(9_999);
+    const skipped = await checkouts.sync({ repo: origin }, { recordedCommit: first.commit });
+    expect(skipped).toMatchObject({ commit: first.commit, changed: false });
+    expect(checkouts.commands - commandsAfterClone).toBe(1); // only `git log`
+    clock.advance(1);
+    const fetched = await checkouts.sync({ repo: origin }, { recordedCommit: first.commit });
+    expect(fetched).toMatchObject({ commit: next, changed: true });
+  });
+
+  it('only counts commits touching path', async () => {
+    const clock = new ManualClock(0);
+    const checkouts = newCheckouts(clock, join(root, 'work-path'));
+    const web = commit('services/web/index.html', '<h1>v2</h1>\n');
+    const first = await checkouts.sync({ repo: origin, path: 'services/web' });
+    expect(first.commit).toBe(web);
+
+    commit('services/api/main.go', 'package main\n');
+    clock.advance(10_000);
+    const elsewhere = await checkouts.sync({ repo: origin, path: 'services/web' }, { recordedCommit: web });
+    expect(elsewhere).toMatchObject({ commit: web, changed: false, error: '' });
+
+    const web3 = commit('services/web/index.html', '<h1>v3</h1>\n');
+    clock.advance(10_000);
+    const touched = await checkouts.sync({ repo: origin, path: 'services/web' }, { recordedCommit: web });
+    expect(touched).toMatchObject({ commit: web3, changed: true });
+    expect(await checkouts.lastCommit(origin, 'main', 'services/api')).not.toBe(web3);
+  });
+
+  it('keeps one checkout per repository and branch', async () => {
+    commit('feature.txt', 'f\n', 'feature');
+    const checkouts = newCheckouts(new ManualClock(0), join(root, 'work-branches'));
+    const [main, feature] = await Promise.all([
+      checkouts.sync({ repo: origin, branch: 'main' }),
+      checkouts.sync({ repo: origin, branch: 'feature' }),
+    ]);
+    expect(main.dir).not.toBe(feature.dir);
+    expect(feature).toMatchObject({ branch: 'feature', error: '' });
+    // Concurrent syncs of one checkout share it under the lock.
+    const [a, b] = await Promise.all([checkouts.sync({ repo: origin }), checkouts.sync({ repo: origin })]);
+    expect(a.commit).toBe(b.commit);
+    expect(a.dir).toBe(main.dir);
+  });
+
+  it('reports failures in error and never throws', async () => {
+    const checkouts = newCheckouts(new ManualClock(0), join(root, 'work-errors'));
+    const missingRepo = await checkouts.sync({ repo: join(root, 'does-not-exist.git') });
+    expect(missingRepo).toMatchObject({ called: true, commit: '', changed: false });
+    expect(missingRepo.error).toMatch(
+      /^git clone of .*does-not-exist\.git \(branch main\) failed \(exit 128\): .*does not exist/s,
+    );
+    expect(existsSync(checkouts.checkoutDir(join(root, 'does-not-exist.git'), 'main'))).toBe(false);
+
+    const missingBranch = await checkouts.sync({ repo: origin, branch: 'nope' });
+    expect(missingBranch.error).toMatch(/Remote branch nope not found/);
+    expect((await checkouts.sync({ repo: origin, branch: '--upload-pack=evil' })).error).toBe(
+      'git branch "--upload-pack=evil" is not a valid branch name',
+    );
+    expect((await checkouts.sync({ repo: '-oops' })).error).toBe('git repo "-oops" must not start with "-"');
+    expect((await checkouts.sync({ repo: origin, path: 'no/such/dir' })).error).toBe(
+      `no commit on branch main of ${origin} touches path "no/such/dir"`,
+    );
+  });
+});
+
+describe('git process control', () => {
+  function fakeGit(body: string): string {
+    const dir = mkdtempSync(join(root, 'fake-git-'));
+    const path = join(dir, 'git');
+    writeFileSync(path, `#!/bin/sh\n${body}\n`);
+    chmodSync(path, 0o755);
+    return path;
+  }
+
+  it('stops a git process at the timeout, with SIGKILL when SIGTERM is ignored', async () => {
+    const checkouts = new GitCheckouts({
+      workDir: join(root, 'work-timeout'),
+      gitBinary: fakeGit("trap '' TERM\nsleep 30"),
+      killGraceMs: 100,
+    });
+    const result = await checkouts.sync({ repo: origin, timeout: '200ms' });
+    expect(result.error).toBe(`git clone of ${origin} (branch main) timed out after 200 ms`);
+  });
+
+  it("stops a git process when the reconcile's signal aborts", async () => {
+    const checkouts = new GitCheckouts({ workDir: join(root, 'work-abort'), gitBinary: fakeGit('sleep 30') });
+    const controller = new AbortController();
+    const pending = checkouts.sync({ repo: origin }, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('reconcile timeout')), 100);
+    expect((await pending).error).toBe(`git clone of ${origin} (branch main) aborted`);
+  });
+
+  it('runs git without a terminal prompt', async () => {
+    const checkouts = new GitCheckouts({
+      workDir: join(root, 'work-env'),
+      gitBinary: fakeGit('echo "prompt=$GIT_TERMINAL_PROMPT" >&2; exit 3'),
+    });
+    expect((await checkouts.sync({ repo: origin })).error).toBe(
+      `git clone of ${origin} (branch main) failed (exit 3): prompt=0`,
+    );
+  });
+});
+
+describe('GitPoller', () => {
+  it('fetches due checkouts on its ticks and reports the ones with new commits', async () => {
+    const clock = new ManualClock(0);
+    const checkouts = newCheckouts(clock, join(root, 'work-poll'));
+    const reports: (readonly GitRefresh[])[] = [];
+    const poller = new GitPoller({ checkouts, clock, tickMs: 15_000, onNewCommits: (r) => reports.push(r) });
+    const first = await checkouts.sync({ repo: origin, path: 'services/web', pollInterval: '1m' });
+    await checkouts.sync({ repo: origin, branch: 'feature', pollInterval: '0' });
+
+    // Not due yet: nothing fetched.
+    clock.advance(30_000);
+    expect((await poller.tick()).length).toBe(0);
+
+    // Due, but nothing new.
+    clock.advance(30_000);
+    const quiet = await poller.tick();
+    expect(quiet.map((r) => [r.branch, r.changed])).toEqual([['main', false]]);
+    expect(reports).toEqual([]);
+
+    const web = commit('services/web/index.html', '<h1>polled</h1>\n');
+    clock.advance(60_000);
+    await poller.tick();
+    expect(reports).toHaveLength(1);
+    expect(reports[0]?.[0]).toMatchObject({
+      repo: origin,
+      branch: 'main',
+      head: web,
+      changed: true,
+      error: '',
+    });
+    // The pipeline then compares each CR's recorded commit with the last commit touching its path.
+    expect(await checkouts.lastCommit(origin, 'main', 'services/web')).toBe(web);
+    expect(first.commit).not.toBe(web);
+  });
+
+  it('starts and stops its timer (leader only)', () => {
+    const clock = new ManualClock(0);
+    const poller = new GitPoller({
+      checkouts: { refresh: async () => [] },
+      clock,
+      onNewCommits: () => undefined,
+    });
+    poller.start();
+    expect(poller.running).toBe(true);
+    expect(clock.pendingTimers).toBe(1);
+    poller.stop();
+    expect(poller.running).toBe(false);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});

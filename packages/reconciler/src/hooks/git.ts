@@ -1,0 +1,437 @@
+/**
+ * The git hook (katalog.md §16.1, runtime.md §14.3): one checkout per repository and branch under a
+ * work directory, shared by every CR that uses it and guarded by a lock; single-branch clone, then
+ * fetch and hard reset to the remote branch; a fetch is skipped when the checkout was fetched less
+ * than 10 s ago. The git CLI runs without a shell, with `GIT_TERMINAL_PROMPT=0`, a timeout and the
+ * reconcile's signal. Credentials come from the operator's git configuration only.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseDuration } from '@orkestra/types';
+import { systemClock } from '../clock.js';
+import type { Clock, TimerHandle } from '../clock.js';
+import { describeError } from './http-request.js';
+import { runProcess } from './run-process.js';
+
+/** GitDeclaration is the rendered `operatorBox.git` block (`GitHook` with rendered values fits it). */
+export interface GitDeclaration {
+  /** Clone URL. */
+  readonly repo: string;
+  /** Default `main`. */
+  readonly branch?: string;
+  /** Subdirectory that counts for change detection; empty means the whole repository. Default `""`. */
+  readonly path?: string;
+  /** Per git operation (a duration). Default `2m`. */
+  readonly timeout?: string;
+  /** How often the poller fetches this checkout (a duration); `0` never. Default `5m`. */
+  readonly pollInterval?: string;
+}
+
+/** GitResult is `git` in the template context (katalog.md §16.1). */
+export interface GitResult {
+  readonly called: boolean;
+  /** The full hash of the last commit touching `path` (of HEAD when `path` is empty); the value to record on the CR. */
+  readonly commit: string;
+  /** The first 7 characters of `commit`. */
+  readonly shortCommit: string;
+  readonly branch: string;
+  /** The local checkout directory. */
+  readonly dir: string;
+  /** `commit` differs from the recorded one (true when nothing is recorded). */
+  readonly changed: boolean;
+  /** `""` on success. */
+  readonly error: string;
+}
+
+/** GitSyncContext carries the CR's recorded commit and the reconcile's signal. */
+export interface GitSyncContext {
+  /** The CR annotation `orkestra.konductor.io/last-commit`, if any. */
+  readonly recordedCommit?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** GitCheckoutsOptions configures GitCheckouts. */
+export interface GitCheckoutsOptions {
+  /** Where checkouts live (`--work-dir`). */
+  readonly workDir: string;
+  /** Source of time and timers. Default `systemClock`. */
+  readonly clock?: Clock;
+  /** The operator's environment (git config, HOME, PATH, SSH agent); `GIT_TERMINAL_PROMPT=0` is forced. Default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The git binary. Default `git`. */
+  readonly gitBinary?: string;
+  /** A fetch is skipped when the checkout was fetched more recently. Default 10 000 ms. */
+  readonly fetchSkipMs?: number;
+  /** Between SIGTERM and SIGKILL on timeout or abort. Default 5000 ms. */
+  readonly killGraceMs?: number;
+}
+
+/** GitRefresh is what the poller found for one checkout. */
+export interface GitRefresh {
+  readonly repo: string;
+  readonly branch: string;
+  readonly dir: string;
+  /** HEAD after the fetch (`""` on error). */
+  readonly head: string;
+  /** HEAD moved since the previous refresh (or since the checkout was first used). */
+  readonly changed: boolean;
+  readonly error: string;
+}
+
+interface Checkout {
+  readonly repo: string;
+  readonly branch: string;
+  readonly dir: string;
+  timeoutMs: number;
+  /** Smallest non-zero poll interval declared for this checkout; 0 = never polled. */
+  pollMs: number;
+  lastFetchAt: number | undefined;
+  reportedHead: string | undefined;
+}
+
+class GitError extends Error {
+  override readonly name: string = 'GitError';
+}
+
+/** shortCommitOf is the first 7 characters of a commit hash. */
+export function shortCommitOf(commit: string): string {
+  return commit.slice(0, 7);
+}
+
+/**
+ * GitCheckouts manages the checkouts of one process. `sync` is the hook: it brings the checkout up
+ * to date and returns the result for the template context; it never throws.
+ *
+ * @example
+ * const checkouts = new GitCheckouts({ workDir: '/var/lib/orkestra/git' });
+ * const git = await checkouts.sync(renderedGit, { recordedCommit: cr.metadata.annotations?.[OrkestraAnnotation.LastCommit], signal });
+ * if (git.error !== '' && !decl.continueOnError) throw new OrkestraError(git.error, { code: 'GitFailed' });
+ */
+export class GitCheckouts {
+  readonly #workDir: string;
+  readonly #clock: Clock;
+  readonly #env: Record<string, string | undefined>;
+  readonly #git: string;
+  readonly #fetchSkipMs: number;
+  readonly #killGraceMs: number;
+  readonly #checkouts = new Map<string, Checkout>();
+  readonly #locks = new Map<string, Promise<void>>();
+  #commands = 0;
+
+  constructor(options: GitCheckoutsOptions) {
+    this.#workDir = options.workDir;
+    this.#clock = options.clock ?? systemClock;
+    this.#env = { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+    this.#git = options.gitBinary ?? 'git';
+    this.#fetchSkipMs = options.fetchSkipMs ?? 10_000;
+    this.#killGraceMs = options.killGraceMs ?? 5000;
+  }
+
+  /** commands is the number of git processes started, cumulative. */
+  get commands(): number {
+    return this.#commands;
+  }
+
+  /** checkoutDir is the directory of the checkout of `repo` at `branch`. */
+  checkoutDir(repo: string, branch: string): string {
+    const hash = createHash('sha256').update(`${repo}\n${branch}`).digest('hex').slice(0, 16);
+    const base =
+      repo
+        .replace(/\/+$/, '')
+        .replace(/\.git$/, '')
+        .split(/[/:]/)
+        .pop() ?? 'repo';
+    const slug = base.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'repo';
+    return join(this.#workDir, `${slug}-${hash}`);
+  }
+
+  /** sync clones or updates the checkout (under its lock) and computes the result. Never throws. */
+  async sync(declaration: GitDeclaration, context: GitSyncContext = {}): Promise<GitResult> {
+    const repo = declaration.repo;
+    const branch = declaration.branch == null || declaration.branch === '' ? 'main' : declaration.branch;
+    const path = declaration.path ?? '';
+    let dir = '';
+    try {
+      validate(repo, branch, path);
+      dir = this.checkoutDir(repo, branch);
+      const timeoutMs = parseDuration(declaration.timeout ?? '2m');
+      const pollMs = parseDuration(declaration.pollInterval ?? '5m');
+      const checkout = this.#register(repo, branch, dir, timeoutMs, pollMs);
+      const commit = await this.#withLock(dir, async () => {
+        await this.#update(checkout, false, context.signal);
+        return this.#lastCommit(checkout, path, context.signal);
+      });
+      const recorded = context.recordedCommit ?? '';
+      return {
+        called: true,
+        commit,
+        shortCommit: shortCommitOf(commit),
+        branch,
+        dir,
+        changed: recorded === '' || recorded !== commit,
+        error: '',
+      };
+    } catch (error) {
+      return {
+        called: true,
+        commit: '',
+        shortCommit: '',
+        branch,
+        dir,
+        changed: false,
+        error: describeError(error),
+      };
+    }
+  }
+
+  /**
+   * lastCommit returns the last commit touching `path` in the local checkout of `repo` at `branch`
+   * without fetching, or `""` when there is no checkout or no such commit. The pipeline uses it
+   * after a poll to find the CRs whose recorded commit differs.
+   */
+  async lastCommit(repo: string, branch: string, path = ''): Promise<string> {
+    const checkout = this.#checkouts.get(this.checkoutDir(repo, branch));
+    if (checkout == null || !existsSync(join(checkout.dir, '.git'))) return '';
+    try {
+      return await this.#withLock(checkout.dir, () => this.#lastCommit(checkout, path, undefined));
+    } catch {
+      return '';
+    }
+  }
+
+  /**
+   * refresh fetches the checkouts used so far (only those whose poll interval has elapsed since
+   * their last fetch when `dueOnly`) and reports, for each, whether HEAD moved since the previous
+   * refresh or since the checkout was first used. Never throws.
+   */
+  async refresh(
+    options: { readonly dueOnly?: boolean; readonly signal?: AbortSignal } = {},
+  ): Promise<GitRefresh[]> {
+    const now = this.#clock.now();
+    const due = [...this.#checkouts.values()].filter(
+      (c) =>
+        options.dueOnly !== true ||
+        (c.pollMs > 0 && (c.lastFetchAt == null || now - c.lastFetchAt >= c.pollMs)),
+    );
+    const out: GitRefresh[] = [];
+    for (const checkout of due) {
+      const { repo, branch, dir } = checkout;
+      try {
+        const head = await this.#withLock(dir, async () => {
+          await this.#update(checkout, options.dueOnly !== true, options.signal);
+          return this.#head(checkout, options.signal);
+        });
+        const changed = checkout.reportedHead != null && checkout.reportedHead !== head;
+        checkout.reportedHead = head;
+        out.push({ repo, branch, dir, head, changed, error: '' });
+      } catch (error) {
+        out.push({ repo, branch, dir, head: '', changed: false, error: describeError(error) });
+      }
+    }
+    return out;
+  }
+
+  #register(repo: string, branch: string, dir: string, timeoutMs: number, pollMs: number): Checkout {
+    let checkout = this.#checkouts.get(dir);
+    if (checkout == null) {
+      checkout = { repo, branch, dir, timeoutMs, pollMs, lastFetchAt: undefined, reportedHead: undefined };
+      this.#checkouts.set(dir, checkout);
+    }
+    checkout.timeoutMs = Math.max(checkout.timeoutMs, timeoutMs);
+    if (pollMs > 0) checkout.pollMs = checkout.pollMs === 0 ? pollMs : Math.min(checkout.pollMs, pollMs);
+    return checkout;
+  }
+
+  async #update(checkout: Checkout, force: boolean, signal: AbortSignal | undefined): Promise<void> {
+    const { dir, repo, branch } = checkout;
+    if (!existsSync(join(dir, '.git'))) {
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(this.#workDir, { recursive: true });
+      try {
+        await this.#run(
+          ['clone', '--single-branch', '--branch', branch, '--no-tags', '--', repo, dir],
+          'clone',
+          checkout,
+          signal,
+          this.#workDir,
+        );
+      } catch (error) {
+        await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
+      checkout.lastFetchAt = this.#clock.now();
+      checkout.reportedHead ??= await this.#head(checkout, signal);
+      return;
+    }
+    const now = this.#clock.now();
+    if (!force && checkout.lastFetchAt != null && now - checkout.lastFetchAt < this.#fetchSkipMs) return;
+    const remoteRef = `refs/remotes/origin/${branch}`;
+    await this.#run(
+      ['fetch', '--no-tags', '--prune', 'origin', `+refs/heads/${branch}:${remoteRef}`],
+      'fetch',
+      checkout,
+      signal,
+    );
+    await this.#run(['reset', '--hard', '--quiet', remoteRef], 'reset', checkout, signal);
+    checkout.lastFetchAt = this.#clock.now();
+    checkout.reportedHead ??= await this.#head(checkout, signal);
+  }
+
+  async #head(checkout: Checkout, signal: AbortSignal | undefined): Promise<string> {
+    return (await this.#run(['rev-parse', 'HEAD'], 'rev-parse', checkout, signal)).trim();
+  }
+
+  async #lastCommit(checkout: Checkout, path: string, signal: AbortSignal | undefined): Promise<string> {
+    const args = ['log', '-1', '--format=%H', 'HEAD', ...(path === '' ? [] : ['--', path])];
+    const commit = (await this.#run(args, 'log', checkout, signal)).trim();
+    if (commit === '')
+      throw new GitError(`no commit on branch ${checkout.branch} of ${checkout.repo} touches path "${path}"`);
+    return commit;
+  }
+
+  async #run(
+    args: readonly string[],
+    what: string,
+    checkout: Checkout,
+    signal: AbortSignal | undefined,
+    cwd: string = checkout.dir,
+  ): Promise<string> {
+    this.#commands++;
+    const result = await runProcess(this.#git, args, {
+      cwd,
+      env: this.#env,
+      timeoutMs: checkout.timeoutMs,
+      killGraceMs: this.#killGraceMs,
+      clock: this.#clock,
+      ...(signal == null ? {} : { signal }),
+    });
+    const where = `${checkout.repo} (branch ${checkout.branch})`;
+    if (result.spawnError != null) {
+      throw new GitError(
+        `git ${what} of ${where} could not start ${this.#git}: ${describeError(result.spawnError)}`,
+      );
+    }
+    if (result.timedOut)
+      throw new GitError(`git ${what} of ${where} timed out after ${checkout.timeoutMs} ms`);
+    if (result.aborted) throw new GitError(`git ${what} of ${where} aborted`);
+    if (result.code !== 0) {
+      throw new GitError(
+        `git ${what} of ${where} failed (exit ${String(result.code)}): ${result.tail.trim()}`,
+      );
+    }
+    return result.stdout;
+  }
+
+  async #withLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(dir) ?? Promise.resolve();
+    let release: () => void = () => undefined;
+    const current = new Promise<void>((resolve) => (release = resolve));
+    const chained = previous.then(() => current);
+    this.#locks.set(dir, chained);
+    await previous;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.#locks.get(dir) === chained) this.#locks.delete(dir);
+    }
+  }
+}
+
+function validate(repo: string, branch: string, path: string): void {
+  if (repo.trim() === '') throw new GitError('git repo is empty');
+  if (repo.startsWith('-')) throw new GitError(`git repo ${JSON.stringify(repo)} must not start with "-"`);
+  if (branch.startsWith('-') || branch.includes('..') || !/^[^\s~^:?*[\\]+$/.test(branch)) {
+    throw new GitError(`git branch ${JSON.stringify(branch)} is not a valid branch name`);
+  }
+  if (path.startsWith('-')) throw new GitError(`git path ${JSON.stringify(path)} must not start with "-"`);
+}
+
+/** GitPollerOptions configures a GitPoller. */
+export interface GitPollerOptions {
+  readonly checkouts: Pick<GitCheckouts, 'refresh'>;
+  /** How often to look for due checkouts; each is fetched at its own `pollInterval`. Default 15 000 ms. */
+  readonly tickMs?: number;
+  /** Called after each tick with the checkouts whose HEAD moved (not called when none did). */
+  readonly onNewCommits: (refreshes: readonly GitRefresh[]) => void;
+  /** Called with each failed refresh. Default: none. */
+  readonly onError?: (refresh: GitRefresh) => void;
+  /** Source of time and timers. Default `systemClock`. */
+  readonly clock?: Clock;
+}
+
+/**
+ * GitPoller fetches every checkout at its `pollInterval` and reports the ones with new commits, so
+ * the pipeline can enqueue the CRs whose recorded commit differs. Start it on the leader only, stop
+ * it when leadership is lost. Ticks never overlap.
+ */
+export class GitPoller {
+  readonly #checkouts: Pick<GitCheckouts, 'refresh'>;
+  readonly #tickMs: number;
+  readonly #onNewCommits: (refreshes: readonly GitRefresh[]) => void;
+  readonly #onError: ((refresh: GitRefresh) => void) | undefined;
+  readonly #clock: Clock;
+  #timer: TimerHandle | undefined;
+  #controller: AbortController | undefined;
+  #running = false;
+  #ticks = 0;
+
+  constructor(options: GitPollerOptions) {
+    this.#checkouts = options.checkouts;
+    this.#tickMs = options.tickMs ?? 15_000;
+    this.#onNewCommits = options.onNewCommits;
+    this.#onError = options.onError;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** running tells whether the poller is started. */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** ticks is the number of completed ticks. */
+  get ticks(): number {
+    return this.#ticks;
+  }
+
+  /** start schedules the first tick after `tickMs`; calling it again does nothing. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#controller = new AbortController();
+    this.#schedule();
+  }
+
+  /** stop cancels the next tick and aborts a running fetch. */
+  stop(): void {
+    this.#running = false;
+    if (this.#timer != null) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#controller?.abort(new Error('git poller stopped'));
+    this.#controller = undefined;
+  }
+
+  /** tick runs one poll now (also used by tests). */
+  async tick(): Promise<readonly GitRefresh[]> {
+    const signal = this.#controller?.signal;
+    const refreshes = await this.#checkouts.refresh({ dueOnly: true, ...(signal == null ? {} : { signal }) });
+    this.#ticks++;
+    for (const r of refreshes) if (r.error !== '') this.#onError?.(r);
+    const moved = refreshes.filter((r) => r.changed);
+    if (moved.length > 0) this.#onNewCommits(moved);
+    return refreshes;
+  }
+
+  #schedule(): void {
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = undefined;
+      void this.tick()
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.#running) this.#schedule();
+        });
+    }, this.#tickMs);
+  }
+}
