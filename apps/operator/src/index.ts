@@ -1,6 +1,41 @@
 /**
- * @orkestra/operator is the `ork` CLI and the operator process.
+ * @orkestra/operator is the `ork` CLI and (soon) the operator process. This release has the
+ * offline commands: `ork validate` (with `--strict` template path checking), `ork render` and
+ * `ork generate crd|rbac|bundle`. `run`, `dev`, `demo` and `simulate` need the reconcile pipeline.
  *
- * Nothing is exported yet: see the package README for the plan.
+ * Main exports: main (the CLI, in-process), commands (the registry), and the library functions
+ * behind the commands: strictCheck, renderCr, generateCrds, generateRbac, generateBundle.
+ *
+ * @example
+ * import { main } from '@orkestra/operator';
+ * const code = await main(['validate', 'katalog.yaml', '--strict'], {
+ *   stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(),
+ * });
  */
-export {};
+export { main } from './cli.js';
+export { commands } from './commands/index.js';
+export { ExitCode, UsageError, parseCommandArgs } from './commands/command.js';
+export type { CliIo, CliOutput, Command, CommandArgs } from './commands/command.js';
+export { loadKatalogFile, formatIssue } from './katalog-file.js';
+export type { KatalogFile, LoadKatalogFileOptions, LoadKatalogFileResult } from './katalog-file.js';
+export { strictCheck } from './strict-check.js';
+export type { StrictCheckOptions, StrictCheckResult } from './strict-check.js';
+export { renderCr, fakeUid, findEntry, RenderInputError } from './render-cr.js';
+export type {
+  ProviderResultInput,
+  RenderContext,
+  RenderedChild,
+  RenderedCr,
+  RenderFailure,
+  RenderOptions,
+} from './render-cr.js';
+export { crdFor, crdSchema, generateCrds } from './generate-crds.js';
+export { generateRbac, pinnedNamespace } from './generate-rbac.js';
+export type { PolicyRule, Rbac, RbacOptions } from './generate-rbac.js';
+export { DEFAULT_IMAGE_REPOSITORY, KATALOG_MOUNT_PATH, generateBundle } from './generate-bundle.js';
+export type { Bundle, BundleOptions } from './generate-bundle.js';
+export type { Manifest } from './manifest-meta.js';
+export { toMultiDocumentYaml } from './manifest-yaml.js';
+export { isBlockedNamespace } from './namespace-guard.js';
+export type { NamespaceGuard } from './namespace-guard.js';
+export { operatorVersion } from './version.js';

@@ -1,0 +1,11 @@
+import type { Command } from './command.js';
+import { generateCommand } from './generate.js';
+import { renderCommand } from './render.js';
+import { validateCommand } from './validate.js';
+
+/**
+ * commands is every `ork` sub-command, in the order `ork --help` lists them. A new command is one
+ * file under `src/commands/` exporting a `Command` plus one line here; `run`, `dev`, `demo` and
+ * `simulate` come with the reconcile pipeline.
+ */
+export const commands: readonly Command[] = [validateCommand, renderCommand, generateCommand];

@@ -1,0 +1,53 @@
+import { formatIssue, loadKatalogFile } from '../katalog-file.js';
+import { strictCheck } from '../strict-check.js';
+import type { CliIo, Command } from './command.js';
+import { ExitCode, UsageError, parseCommandArgs } from './command.js';
+
+const usage = `Usage: ork validate <katalog> [--strict]
+
+Load, compile and statically check a Katalog. Prints a one-line summary and exits 0 when it is
+valid; otherwise prints one line per error on stderr (file:line:col: path: message) and exits 1.
+
+Options:
+  --strict    Also check every template path against the CRD schemas and declarations
+              (katalog.md §17.5): unknown spec/status fields, cross, external, providers,
+              children and forEach names, and keys used where they are not visible.
+  -h, --help  Show this help.`;
+
+/** validateCommand is `ork validate`: load and compile a Katalog, and with --strict check every template path. */
+export const validateCommand: Command = {
+  name: 'validate',
+  summary: 'Load, compile and statically check a Katalog',
+  usage,
+  async run(args: readonly string[], io: CliIo): Promise<number> {
+    const parsed = parseCommandArgs(args, { strict: { type: 'boolean' } });
+    if (parsed.help) {
+      io.stdout.write(`${usage}\n`);
+      return ExitCode.Ok;
+    }
+    const [file, ...extra] = parsed.positionals;
+    if (file == null) throw new UsageError('missing <katalog>');
+    if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0] ?? ''}`);
+    const result = loadKatalogFile(file, { cwd: io.cwd });
+    for (const warning of result.warnings) io.stderr.write(`${formatIssue(warning, 'warning: ')}\n`);
+    if (!result.ok) {
+      for (const error of result.errors) io.stderr.write(`${formatIssue(error)}\n`);
+      return ExitCode.Failed;
+    }
+    if (parsed.values.strict === true) {
+      const checked = strictCheck(result.file, result.text, result.katalog);
+      for (const warning of checked.warnings) io.stderr.write(`${formatIssue(warning, 'warning: ')}\n`);
+      if (checked.errors.length > 0) {
+        for (const error of checked.errors) io.stderr.write(`${formatIssue(error)}\n`);
+        return ExitCode.Failed;
+      }
+    }
+    const { metadata, spec } = result.katalog;
+    const entries = Object.keys(spec.crds);
+    const version = metadata.version === '' ? 'no version' : `version ${metadata.version}`;
+    io.stdout.write(
+      `${result.file}: Katalog ${metadata.name} (${version}) is valid${parsed.values.strict === true ? ' (strict)' : ''}: ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'} (${entries.join(', ')})\n`,
+    );
+    return ExitCode.Ok;
+  },
+};

@@ -1,0 +1,130 @@
+import type { Katalog } from '@orkestra/types';
+import { generateCrds } from './generate-crds.js';
+import { generateRbac } from './generate-rbac.js';
+import type { Rbac } from './generate-rbac.js';
+import { instanceLabels, manifestMetadata } from './manifest-meta.js';
+import type { Manifest } from './manifest-meta.js';
+
+/** DEFAULT_IMAGE_REPOSITORY is where the operator image is published. */
+export const DEFAULT_IMAGE_REPOSITORY = 'ghcr.io/orkestra/operator';
+
+/** KATALOG_MOUNT_PATH is where the bundle mounts the Katalog ConfigMap in the operator container. */
+export const KATALOG_MOUNT_PATH = '/etc/orkestra';
+
+/** BundleOptions configures generateBundle. */
+export interface BundleOptions {
+  /** Namespace the operator runs in (created by the bundle). */
+  readonly namespace: string;
+  /** The Katalog file's text, stored verbatim in the ConfigMap. */
+  readonly katalogText: string;
+  /** Operator image. */
+  readonly image: string;
+}
+
+/** Bundle is a full install: the manifests in apply order plus the RBAC notes. */
+export interface Bundle {
+  readonly manifests: readonly Manifest[];
+  readonly rbac: Rbac;
+}
+
+/**
+ * generateBundle returns everything needed to run the operator for a Katalog, in apply order:
+ * the Namespace, the CRDs, the RBAC of generateRbac, a ConfigMap holding the Katalog, the operator
+ * Deployment (`run --katalog …`, leader election, probes on :8081, metrics on :8080, non-root and
+ * read-only) and a Service for the metrics port.
+ */
+export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle {
+  const name = katalog.metadata.name;
+  const ns = options.namespace;
+  const rbac = generateRbac(katalog, { namespace: ns });
+  const selector = { ...instanceLabels(katalog), 'app.kubernetes.io/component': 'operator' };
+  const configMapName = `${name}-katalog`;
+  const namespace: Manifest = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: manifestMetadata(katalog, ns),
+  };
+  const configMap: Manifest = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: manifestMetadata(katalog, configMapName, ns),
+    data: { 'katalog.yaml': options.katalogText },
+  };
+  const podMeta = manifestMetadata(katalog, name, ns) as { labels: Record<string, string> };
+  const deployment: Manifest = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: manifestMetadata(katalog, name, ns),
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: selector },
+      template: {
+        metadata: { labels: { ...podMeta.labels, ...selector } },
+        spec: {
+          serviceAccountName: name,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: 65532,
+            runAsGroup: 65532,
+            fsGroup: 65532,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          containers: [
+            {
+              name: 'operator',
+              image: options.image,
+              args: [
+                'run',
+                '--katalog',
+                `${KATALOG_MOUNT_PATH}/katalog.yaml`,
+                '--leader-elect=true',
+                '--metrics-bind-address=:8080',
+                '--health-probe-bind-address=:8081',
+              ],
+              env: [
+                { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                { name: 'LOG_LEVEL', value: 'info' },
+              ],
+              ports: [
+                { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
+                { name: 'health', containerPort: 8081, protocol: 'TCP' },
+              ],
+              livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, periodSeconds: 10 },
+              readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 5 },
+              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              volumeMounts: [
+                { name: 'katalog', mountPath: KATALOG_MOUNT_PATH, readOnly: true },
+                { name: 'work', mountPath: '/var/lib/orkestra' },
+                { name: 'tmp', mountPath: '/tmp' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'katalog', configMap: { name: configMapName } },
+            { name: 'work', emptyDir: {} },
+            { name: 'tmp', emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+  const service: Manifest = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: manifestMetadata(katalog, `${name}-metrics`, ns),
+    spec: {
+      selector,
+      ports: [{ name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' }],
+    },
+  };
+  return {
+    manifests: [namespace, ...generateCrds(katalog), ...rbac.manifests, configMap, deployment, service],
+    rbac,
+  };
+}

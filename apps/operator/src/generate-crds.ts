@@ -1,0 +1,138 @@
+import type { CrdEntry, Katalog } from '@orkestra/types';
+import { manifestMetadata } from './manifest-meta.js';
+import type { Manifest } from './manifest-meta.js';
+
+type Schema = Record<string, unknown>;
+
+const OPEN: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+
+/** Status keys the runtime writes (katalog.md §13.1); added to a declared status schema so the API server keeps them. */
+const RUNTIME_STATUS: Record<string, Schema> = {
+  observedGeneration: { type: 'integer', format: 'int64' },
+  conditions: {
+    type: 'array',
+    items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  },
+  inventory: {
+    type: 'array',
+    items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  },
+  providers: OPEN,
+};
+
+const PRINTER_COLUMNS = [
+  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+  { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+function isSchema(value: unknown): value is Schema {
+  return value != null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * untypedProperties finds properties without a `type` (and without `x-kubernetes-int-or-string`),
+ * which the API server rejects in a structural schema; paths are dot paths from the schema root
+ * (`spec.schedule`).
+ */
+export function untypedProperties(schema: unknown, path = ''): string[] {
+  if (!isSchema(schema)) return [];
+  const found: string[] = [];
+  const props = schema['properties'];
+  if (isSchema(props)) {
+    for (const [key, child] of Object.entries(props)) {
+      const childPath = path === '' ? key : `${path}.${key}`;
+      if (isSchema(child) && child['type'] == null && child['x-kubernetes-int-or-string'] !== true)
+        found.push(childPath);
+      else found.push(...untypedProperties(child, childPath));
+    }
+  }
+  if (isSchema(schema['items'])) found.push(...untypedProperties(schema['items'], `${path}.*`));
+  return found;
+}
+
+/** Drops untyped properties and lets their parent keep unknown fields, so the schema is structural. */
+function dropUntyped(schema: Schema): void {
+  const props = schema['properties'];
+  if (isSchema(props)) {
+    const kept: Schema = {};
+    let dropped = false;
+    for (const [key, child] of Object.entries(props)) {
+      if (isSchema(child) && child['type'] == null && child['x-kubernetes-int-or-string'] !== true) {
+        dropped = true;
+        continue;
+      }
+      if (isSchema(child)) dropUntyped(child);
+      kept[key] = child;
+    }
+    schema['properties'] = kept;
+    if (dropped) schema['x-kubernetes-preserve-unknown-fields'] = true;
+  }
+  if (isSchema(schema['items'])) dropUntyped(schema['items']);
+}
+
+/**
+ * crdSchema returns the openAPIV3Schema of an entry's CRD: the declared schema with a `status`
+ * that keeps what the runtime writes, or, without a schema, `spec` and `status` that preserve
+ * unknown fields (katalog.md §3). A property without a `type` (e.g. a field that is a string or a
+ * map) cannot be expressed in a structural schema: it is left out and its parent preserves unknown
+ * fields instead (`untypedProperties` lists them so the CLI can say so).
+ */
+export function crdSchema(entry: CrdEntry): Schema {
+  const declared = entry.schema?.openAPIV3Schema;
+  const description = entry.description === '' ? {} : { description: entry.description };
+  if (declared == null) {
+    return { type: 'object', ...description, properties: { spec: OPEN, status: OPEN } };
+  }
+  const root: Schema = structuredClone(declared) as Schema;
+  root['type'] ??= 'object';
+  dropUntyped(root);
+  if (root['description'] == null && entry.description !== '') root['description'] = entry.description;
+  const properties: Schema = isSchema(root['properties']) ? { ...root['properties'] } : {};
+  const status = properties['status'];
+  if (!isSchema(status)) {
+    properties['status'] = OPEN;
+  } else if (status['x-kubernetes-preserve-unknown-fields'] !== true) {
+    const statusProps: Schema = isSchema(status['properties']) ? { ...status['properties'] } : {};
+    for (const [key, schema] of Object.entries(RUNTIME_STATUS)) statusProps[key] ??= schema;
+    properties['status'] = { ...status, type: status['type'] ?? 'object', properties: statusProps };
+  }
+  root['properties'] = properties;
+  return root;
+}
+
+/** crdFor builds the CustomResourceDefinition of one CRD entry: one served and stored version, the status subresource and Ready/Reason/Age columns. */
+export function crdFor(katalog: Katalog, entry: CrdEntry): Manifest {
+  const { group, version, kind, plural, singular, shortNames } = entry.apiTypes;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: manifestMetadata(katalog, `${plural}.${group}`),
+    spec: {
+      group,
+      names: {
+        kind,
+        listKind: `${kind}List`,
+        plural,
+        singular: singular ?? kind.toLowerCase(),
+        ...(shortNames == null || shortNames.length === 0 ? {} : { shortNames: [...shortNames] }),
+      },
+      scope: entry.namespaced ? 'Namespaced' : 'Cluster',
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: crdSchema(entry) },
+          subresources: { status: {} },
+          additionalPrinterColumns: PRINTER_COLUMNS,
+        },
+      ],
+    },
+  };
+}
+
+/** generateCrds returns one CRD per CRD entry of the Katalog (disabled entries too: their CRs still exist). */
+export function generateCrds(katalog: Katalog): Manifest[] {
+  return Object.values(katalog.spec.crds).map((entry) => crdFor(katalog, entry));
+}

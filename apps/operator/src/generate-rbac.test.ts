@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { katalogFrom } from '../test/katalog-text.js';
+import { generateRbac } from './generate-rbac.js';
+
+const kinds = (m: readonly { kind: string }[]): string[] => m.map((x) => x.kind);
+
+describe('generateRbac', () => {
+  it('grants CR, status, finalizers, child kinds and events, never a wildcard', () => {
+    const rbac = generateRbac(
+      katalogFrom(`operatorBox:
+  onReconcile:
+    jobs: [{ image: busybox }]
+    custom: [{ apiVersion: cert-manager.io/v1, kind: Certificate, metadata: { name: x } }]`),
+      { namespace: 'ops' },
+    );
+    expect(kinds(rbac.manifests)).toEqual([
+      'ServiceAccount',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Role',
+      'RoleBinding',
+    ]);
+    const flat = rbac.rules.flatMap((r) =>
+      r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}:${r.verbs.join(',')}`),
+    );
+    expect(flat).toEqual(
+      expect.arrayContaining([
+        't.example.com/apps:get,list,watch,patch',
+        't.example.com/apps/status:get,patch',
+        't.example.com/apps/finalizers:update',
+        'batch/jobs:get,list,watch,create,update,patch,delete',
+        'cert-manager.io/certificates:get,list,watch,create,update,patch,delete',
+        '/events:create,patch',
+      ]),
+    );
+    expect(JSON.stringify(rbac.manifests)).not.toContain('"*"');
+    expect(flat.some((r) => r.startsWith('/secrets'))).toBe(false);
+    expect(rbac.notes.join('\n')).toContain('Certificate');
+  });
+
+  it('adds literal role rules, reports templated ones, and reads Secrets for providers', () => {
+    const rbac = generateRbac(
+      katalogFrom(
+        `operatorBox:
+  providers: { aws: [{ s3: { bucket: b } }] }
+  onReconcile:
+    roles:
+      - name: reader
+        rules:
+          - { apiGroups: [''], resources: [pods], verbs: [get, list] }
+          - { apiGroups: [''], resources: ['{{ spec.resource }}'], verbs: [get] }`,
+        `  providers: [{ name: aws, package: '@orkestra/provider-aws', config: { region: eu-west-1 } }]\n`,
+      ),
+      { namespace: 'ops' },
+    );
+    const flat = rbac.rules.flatMap((r) =>
+      r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}:${r.verbs.join(',')}`),
+    );
+    expect(flat).toContain('/pods:get,list');
+    expect(flat).toContain('/configmaps:get');
+    expect(flat).toContain('rbac.authorization.k8s.io/roles:get,list,watch,create,update,patch,delete');
+    expect(flat.some((r) => r.includes('{{'))).toBe(false);
+    expect(rbac.notes.some((n) => n.includes('roles[0].rules[1] is templated'))).toBe(true);
+  });
+
+  it('uses a Role in the pinned namespace when every entry allows exactly one namespace', () => {
+    const pinned = generateRbac(
+      katalogFrom(`allowedNamespaces: [team-a]\noperatorBox: { onReconcile: { configMaps: [{}] } }`),
+      {
+        namespace: 'ops',
+      },
+    );
+    expect(pinned.pinnedNamespace).toBe('team-a');
+    const role = pinned.manifests[1] as unknown as { kind: string; metadata: { namespace?: string } };
+    expect(role.kind).toBe('Role');
+    expect(role.metadata.namespace).toBe('team-a');
+    const wide = generateRbac(katalogFrom(`allowedNamespaces: [team-*]`), { namespace: 'ops' });
+    expect(wide.pinnedNamespace).toBeUndefined();
+    const nsChild = generateRbac(
+      katalogFrom(`allowedNamespaces: [team-a]\noperatorBox: { onReconcile: { namespaces: [{}] } }`),
+      {
+        namespace: 'ops',
+      },
+    );
+    expect(nsChild.pinnedNamespace).toBeUndefined();
+  });
+});

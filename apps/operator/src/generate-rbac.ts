@@ -1,0 +1,317 @@
+import { RESOURCE_KINDS } from '@orkestra/types';
+import type { CrdEntry, Katalog, ResourceGroup } from '@orkestra/types';
+import { manifestMetadata } from './manifest-meta.js';
+import type { Manifest } from './manifest-meta.js';
+import { guessPlural } from './plural.js';
+
+/** PolicyRule is one RBAC rule as written in a Role or ClusterRole. */
+export interface PolicyRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+  readonly resourceNames?: readonly string[];
+}
+
+/** RbacOptions configures generateRbac. */
+export interface RbacOptions {
+  /** Namespace of the operator: its ServiceAccount and leader-election Lease. */
+  readonly namespace: string;
+}
+
+/** Rbac is what `ork generate rbac` derives from a Katalog (runtime.md §19). */
+export interface Rbac {
+  /** ServiceAccount, (Cluster)Role and binding, leader-election Role and RoleBinding. */
+  readonly manifests: readonly Manifest[];
+  /** The rules of the operator's own (Cluster)Role, e.g. for the Helm chart's `rbac.rules`. */
+  readonly rules: readonly PolicyRule[];
+  /** The single namespace the informers are pinned to (a Role), or undefined (a ClusterRole). */
+  readonly pinnedNamespace: string | undefined;
+  /** Things a person must look at: templated role rules, bindings to roles the Katalog does not define. */
+  readonly notes: readonly string[];
+}
+
+const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'];
+const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+
+/** Collects verbs by API group and resource (and resource names), then merges them into rules. */
+class RuleSet {
+  readonly #grants = new Map<string, Set<string>>();
+
+  add(
+    apiGroup: string,
+    resource: string,
+    verbs: readonly string[],
+    resourceNames: readonly string[] = [],
+  ): void {
+    const key = JSON.stringify([apiGroup, resource, [...resourceNames].sort()]);
+    let set = this.#grants.get(key);
+    if (set == null) {
+      set = new Set();
+      this.#grants.set(key, set);
+    }
+    for (const verb of verbs) set.add(verb);
+  }
+
+  /** rules merges resources of one API group with the same verbs and resource names into one rule, in a stable order. */
+  rules(): PolicyRule[] {
+    const merged = new Map<
+      string,
+      { group: string; names: string[]; verbs: string[]; resources: string[] }
+    >();
+    for (const [key, verbSet] of this.#grants) {
+      const [group, resource, names] = JSON.parse(key) as [string, string, string[]];
+      const verbs = [...verbSet].sort(byVerb);
+      const mergeKey = JSON.stringify([group, names, verbs]);
+      const existing = merged.get(mergeKey);
+      if (existing == null) merged.set(mergeKey, { group, names, verbs, resources: [resource] });
+      else existing.resources.push(resource);
+    }
+    return [...merged.values()]
+      .map((r) => ({
+        apiGroups: [r.group],
+        resources: [...r.resources].sort(),
+        verbs: r.verbs,
+        ...(r.names.length === 0 ? {} : { resourceNames: r.names }),
+      }))
+      .sort((a, b) => (ruleKey(a) < ruleKey(b) ? -1 : ruleKey(a) > ruleKey(b) ? 1 : 0));
+  }
+}
+
+function byVerb(a: string, b: string): number {
+  const ia = VERB_ORDER.indexOf(a);
+  const ib = VERB_ORDER.indexOf(b);
+  return (ia === -1 ? 99 : ia) - (ib === -1 ? 99 : ib) || a.localeCompare(b);
+}
+
+function ruleKey(rule: PolicyRule): string {
+  return `${rule.apiGroups[0] ?? ''}\u0000${rule.resources.join(',')}\u0000${(rule.resourceNames ?? []).join(',')}`;
+}
+
+function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
+}
+
+function listOf(group: ResourceGroup, key: string): readonly Record<string, unknown>[] {
+  return ((group as unknown as Record<string, unknown>)[key] as Record<string, unknown>[] | undefined) ?? [];
+}
+
+const hasTemplate = (values: readonly unknown[]): boolean =>
+  values.some((v) => typeof v === 'string' && v.includes('{{'));
+
+/**
+ * pinnedNamespace returns the one namespace every enabled entry's informers are limited to
+ * (katalog.md §19: `allowedNamespaces` is a single exact name and the CRD is namespaced), or
+ * undefined when any entry watches more, or any child kind is cluster-scoped.
+ */
+export function pinnedNamespace(katalog: Katalog): string | undefined {
+  const entries = Object.values(katalog.spec.crds).filter((e) => e.enabled);
+  let pinned: string | undefined;
+  for (const entry of entries) {
+    const allowed = entry.allowedNamespaces;
+    const only = allowed.length === 1 ? allowed[0] : undefined;
+    if (!entry.namespaced || only == null || only.includes('*')) return undefined;
+    if (pinned != null && pinned !== only) return undefined;
+    pinned = only;
+    for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile]) {
+      if (listOf(group, 'namespaces').length > 0) return undefined;
+      if (listOf(group, 'custom').some((c) => c['namespaced'] === false)) return undefined;
+    }
+  }
+  return pinned;
+}
+
+function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles: Set<string>): void {
+  const { group, plural } = entry.apiTypes;
+  rules.add(group, plural, ['get', 'list', 'watch', 'patch']);
+  rules.add(group, `${plural}/status`, ['get', 'patch']);
+  rules.add(group, `${plural}/finalizers`, ['update']);
+  const box = entry.operatorBox;
+  for (const [groupName, resourceGroup] of [
+    ['onCreate', box.onCreate],
+    ['onReconcile', box.onReconcile],
+  ] as const) {
+    for (const info of RESOURCE_KINDS) {
+      const list = listOf(resourceGroup, info.listKey);
+      if (list.length === 0) continue;
+      if (info.listKey === 'custom') {
+        for (const custom of list) {
+          const apiVersion = String(custom['apiVersion']);
+          const kind = String(custom['kind']);
+          rules.add(groupOf(apiVersion), guessPlural(kind), CHILD_VERBS);
+          notes.push(
+            `custom kind ${kind} (${apiVersion}) is granted as resource "${guessPlural(kind)}", a guess from its kind; check it against the CRD's plural`,
+          );
+        }
+        continue;
+      }
+      rules.add(groupOf(info.apiVersion ?? ''), guessPlural(info.kind ?? ''), CHILD_VERBS);
+      if (
+        info.listKey === 'ingresses' &&
+        list.some((i) => (i['tls'] as { create?: unknown } | undefined)?.create === true)
+      ) {
+        rules.add('', 'secrets', CHILD_VERBS);
+      }
+      if (info.listKey === 'roles') {
+        list.forEach((role, roleIndex) => {
+          if (typeof role['name'] === 'string') definedRoles.add(role['name']);
+          const roleRules = (role['rules'] as Record<string, unknown>[] | undefined) ?? [];
+          roleRules.forEach((rule, ruleIndex) => {
+            const apiGroups = (rule['apiGroups'] as string[] | undefined) ?? [''];
+            const resources = (rule['resources'] as string[] | undefined) ?? [];
+            const verbs = (rule['verbs'] as string[] | undefined) ?? [];
+            const names = (rule['resourceNames'] as string[] | undefined) ?? [];
+            const where = `${entry.apiTypes.kind}: ${groupName}.roles[${roleIndex}].rules[${ruleIndex}]`;
+            if (hasTemplate([...apiGroups, ...resources, ...verbs, ...names])) {
+              notes.push(
+                `${where} is templated: not added; granting it needs the escalate/bind verbs, which are never generated`,
+              );
+              return;
+            }
+            if ([...apiGroups, ...resources, ...verbs].includes('*')) {
+              notes.push(`${where} uses a wildcard, so the operator is granted that wildcard too`);
+            }
+            for (const apiGroup of apiGroups)
+              for (const resource of resources) rules.add(apiGroup, resource, verbs, names);
+          });
+        });
+      }
+    }
+  }
+  const onDelete = box.onDelete;
+  if (onDelete != null) {
+    if (onDelete.jobs.length > 0) rules.add('batch', 'jobs', CHILD_VERBS);
+    for (const deleteGroup of onDelete.groups) {
+      for (const info of RESOURCE_KINDS) {
+        const list = listOf(deleteGroup as unknown as ResourceGroup, info.listKey);
+        if (list.length === 0) continue;
+        if (info.listKey === 'custom') {
+          for (const custom of list) {
+            rules.add(groupOf(String(custom['apiVersion'])), guessPlural(String(custom['kind'])), [
+              'get',
+              'list',
+              'watch',
+              'delete',
+            ]);
+          }
+        } else {
+          rules.add(groupOf(info.apiVersion ?? ''), guessPlural(info.kind ?? ''), [
+            'get',
+            'list',
+            'watch',
+            'delete',
+          ]);
+        }
+      }
+    }
+  }
+}
+
+function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes: string[]): void {
+  for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile]) {
+    for (const binding of listOf(group, 'roleBindings')) {
+      const roleRef = binding['roleRef'] as { kind?: string; name?: string } | undefined;
+      const name = roleRef?.name ?? '';
+      if (roleRef?.kind === 'ClusterRole' || !definedRoles.has(name)) {
+        notes.push(
+          `${entry.apiTypes.kind}: a roleBinding refers to ${roleRef?.kind ?? 'Role'} ${name}, which this Katalog does not define; the operator must hold its permissions (add them, or grant \`bind\` on it by hand)`,
+        );
+      }
+    }
+  }
+}
+
+/**
+ * generateRbac derives least-privilege RBAC from what the Katalog can touch (runtime.md §19): the
+ * CR kinds (get/list/watch/patch, status get/patch, finalizers update), every child kind
+ * (get/list/watch/create/patch/update/delete), events, Secrets and ConfigMaps `get` for providers
+ * and `auth.secretRef`, the literal rules of `roles` entries, and the leader-election Lease in the
+ * operator namespace. No wildcards are generated. A Role replaces the ClusterRole when the
+ * informers are pinned to one namespace.
+ */
+export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
+  const rules = new RuleSet();
+  const notes: string[] = [];
+  const definedRoles = new Set<string>();
+  const entries = Object.values(katalog.spec.crds).filter((e) => e.enabled);
+  for (const entry of entries) addEntry(rules, entry, notes, definedRoles);
+  for (const entry of entries) bindingNotes(entry, definedRoles, notes);
+  rules.add('', 'events', ['create', 'patch']);
+  rules.add('events.k8s.io', 'events', ['create', 'patch']);
+  const readsSecrets =
+    katalog.spec.providers.length > 0 ||
+    entries.some(
+      (e) =>
+        Object.keys(e.operatorBox.providers).length > 0 ||
+        e.operatorBox.external.some((call) => call.auth?.secretRef != null),
+    );
+  if (readsSecrets) {
+    rules.add('', 'secrets', ['get']);
+    rules.add('', 'configmaps', ['get']);
+  }
+
+  const name = katalog.metadata.name;
+  const roleName = `orkestra:${name}`;
+  const pinned = pinnedNamespace(katalog);
+  const operatorRules = rules.rules();
+  const subject = { kind: 'ServiceAccount', name, namespace: options.namespace };
+  const leaseName = `orkestra-${name}`;
+  const leaseRules: PolicyRule[] = [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['get', 'update'],
+      resourceNames: [leaseName],
+    },
+    { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+  ];
+  const manifests: Manifest[] = [
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: manifestMetadata(katalog, name, options.namespace),
+    },
+    pinned == null
+      ? {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: manifestMetadata(katalog, roleName),
+          rules: operatorRules,
+        }
+      : {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: manifestMetadata(katalog, roleName, pinned),
+          rules: operatorRules,
+        },
+    pinned == null
+      ? {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: manifestMetadata(katalog, roleName),
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
+          subjects: [subject],
+        }
+      : {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: manifestMetadata(katalog, roleName, pinned),
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleName },
+          subjects: [subject],
+        },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: manifestMetadata(katalog, `${roleName}:leader-election`, options.namespace),
+      rules: leaseRules,
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: manifestMetadata(katalog, `${roleName}:leader-election`, options.namespace),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${roleName}:leader-election` },
+      subjects: [subject],
+    },
+  ];
+  return { manifests, rules: operatorRules, pinnedNamespace: pinned, notes: [...new Set(notes)] };
+}

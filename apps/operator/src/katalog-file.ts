@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadKatalog } from '@orkestra/types';
+import type { Katalog, KatalogIssue } from '@orkestra/types';
+import { createTemplateEngine } from '@orkestra/template';
+import type { TemplateEngine } from '@orkestra/template';
+
+/** KatalogFile is a loaded Katalog with the text it came from and the name it is reported under. */
+export interface KatalogFile {
+  /** The path as given on the command line; every message names it. */
+  readonly file: string;
+  /** The file's text (the bundle's ConfigMap carries it verbatim). */
+  readonly text: string;
+  readonly katalog: Katalog;
+  readonly warnings: readonly KatalogIssue[];
+}
+
+/** LoadKatalogFileResult is a KatalogFile or every error found. */
+export type LoadKatalogFileResult =
+  | ({ readonly ok: true } & KatalogFile)
+  | {
+      readonly ok: false;
+      readonly errors: readonly KatalogIssue[];
+      readonly warnings: readonly KatalogIssue[];
+    };
+
+/** LoadKatalogFileOptions configures loadKatalogFile. */
+export interface LoadKatalogFileOptions {
+  /** Directory relative paths are resolved against. */
+  readonly cwd: string;
+  /** Engine templates are compiled with; default a fresh engine. */
+  readonly engine?: TemplateEngine;
+}
+
+/**
+ * loadKatalogFile reads a Katalog file, validates it with @orkestra/types and compiles every
+ * template with @orkestra/template, so template syntax errors, unknown helpers and Go-template
+ * constructs come back as positioned issues like schema errors do.
+ */
+export function loadKatalogFile(file: string, options: LoadKatalogFileOptions): LoadKatalogFileResult {
+  let text: string;
+  try {
+    text = readFileSync(resolve(options.cwd, file), 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      errors: [{ file, line: 1, column: 1, path: '', message: `cannot read file: ${reason}` }],
+      warnings: [],
+    };
+  }
+  const engine = options.engine ?? createTemplateEngine();
+  const result = loadKatalog(
+    { text, file },
+    {
+      checkTemplate: (source) => {
+        try {
+          engine.compileTemplate(source);
+          return undefined;
+        } catch (error) {
+          return error instanceof Error ? error.message : String(error);
+        }
+      },
+    },
+  );
+  if (!result.ok) return { ok: false, errors: result.errors, warnings: result.warnings };
+  return { ok: true, file, text, katalog: result.katalog, warnings: result.warnings };
+}
+
+/** formatIssue renders an issue as one line: `file:line:col: path: message` (the path is left out when empty). */
+export function formatIssue(issue: KatalogIssue, prefix = ''): string {
+  const where = `${issue.file}:${issue.line}:${issue.column}`;
+  return issue.path === ''
+    ? `${where}: ${prefix}${issue.message}`
+    : `${where}: ${issue.path}: ${prefix}${issue.message}`;
+}

@@ -1,0 +1,564 @@
+import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
+import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath } from '@orkestra/types';
+import type { CrdEntry, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
+import { createTemplateEngine } from '@orkestra/template';
+import type { TemplateEngine } from '@orkestra/template';
+import { didYouMean } from './closest-match.js';
+import { untypedProperties } from './generate-crds.js';
+import { guessPlural } from './plural.js';
+import { schemaProperty, walkSchema } from './schema-walk.js';
+import type { JsonSchema } from './schema-walk.js';
+
+/** StrictCheckResult lists the errors and warnings of the static template check. */
+export interface StrictCheckResult {
+  readonly errors: readonly KatalogIssue[];
+  readonly warnings: readonly KatalogIssue[];
+}
+
+/** StrictCheckOptions configures strictCheck. */
+export interface StrictCheckOptions {
+  /** Engine templates are compiled with; default a fresh engine. */
+  readonly engine?: TemplateEngine;
+}
+
+/** Context roots and who sees them (katalog.md §17.2). */
+type Root = 'cross' | 'git' | 'external' | 'docker' | 'providers' | 'children' | 'metrics' | 'item';
+
+const CR_ROOTS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'] as const;
+const RESERVED_STATUS = ['conditions', 'observedGeneration', 'inventory', 'providers'];
+const METADATA_KEYS = [
+  'name',
+  'namespace',
+  'uid',
+  'labels',
+  'annotations',
+  'generation',
+  'resourceVersion',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'finalizers',
+  'ownerReferences',
+  'generateName',
+];
+const CROSS_KEYS = ['found', 'name', 'namespace', 'labels', 'annotations', 'spec', 'status', 'error'];
+const EXTERNAL_KEYS = ['called', 'ok', 'status', 'body', 'json', 'headers', 'error', 'durationMs'];
+const GIT_KEYS = ['called', 'commit', 'shortCommit', 'branch', 'dir', 'changed', 'error'];
+const DOCKER_KEYS = ['called', 'image', 'digest', 'buildSucceeded', 'error'];
+const METRICS_KEYS = [
+  'queueDepth',
+  'workers',
+  'workersBusyPercent',
+  'workersIdlePercent',
+  'errorRatePercent',
+  'reconcileDurationP95Ms',
+  'autoscaleActive',
+];
+const LIST_KEYS: ReadonlySet<string> = new Set([...RESOURCE_LIST_KEYS, 'pvcs']);
+
+/** Where a template sits decides what it can see. */
+interface Place {
+  readonly name: string;
+  readonly roots: ReadonlySet<Root>;
+  /** For external calls: how many hoisted calls run before this one (its visible `external` names). */
+  readonly externalBefore?: number;
+  /** For resource entries with forEach. */
+  readonly forEach?: ForEachScope;
+  /** For resource entries: the entry (volatile-helper and providers notes). */
+  readonly resource?: {
+    readonly group: string;
+    readonly listKey: string;
+    readonly entry: Readonly<Record<string, unknown>>;
+  };
+}
+
+interface ForEachScope {
+  readonly as: string | undefined;
+  readonly itemSchema: JsonSchema | undefined;
+  readonly valueSchema: JsonSchema | undefined;
+}
+
+interface EntryScope {
+  readonly name: string;
+  readonly entry: CrdEntry;
+  readonly specSchema: JsonSchema | undefined;
+  readonly statusSchema: JsonSchema | undefined;
+  readonly hasSchema: boolean;
+  readonly declaredStatus: ReadonlySet<string>;
+  readonly cross: ReadonlyMap<string, CrdEntry | undefined>;
+  readonly external: readonly string[];
+  readonly externalCounts: { readonly onReconcile: number; readonly onCreate: number };
+  readonly providers: ReadonlyMap<string, readonly string[]>;
+  readonly children: ReadonlySet<string>;
+}
+
+const roots = (...names: Root[]): ReadonlySet<Root> => new Set(names);
+
+/**
+ * strictCheck is `ork validate --strict` (katalog.md §17.5): it finds every template and every
+ * literal condition `field` path of each CRD entry and checks the paths they read against what is
+ * declared: `spec.*`/`status.*` against the entry's openAPIV3Schema, `cross.<as>` against the target
+ * entry's schema, `external`/`providers`/`children`/forEach names against their declarations, and
+ * each context key against where it is visible (§17.2). It also warns about volatile helpers in
+ * apply-mode fields and notes resource templates that read `providers`.
+ */
+export function strictCheck(
+  file: string,
+  text: string,
+  katalog: Katalog,
+  options: StrictCheckOptions = {},
+): StrictCheckResult {
+  const engine = options.engine ?? createTemplateEngine();
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  const errors: KatalogIssue[] = [];
+  const warnings: KatalogIssue[] = [];
+  const issue = (
+    node: YamlNode | null | undefined,
+    path: readonly PathSegment[],
+    message: string,
+  ): KatalogIssue => {
+    const offset = node?.range?.[0] ?? 0;
+    const pos = lineCounter.linePos(offset);
+    return { file, line: pos.line, column: pos.col, path: formatPath(path), message };
+  };
+
+  const crdsNode = doc.getIn(['spec', 'crds'], true) as YamlNode | undefined;
+  const entries: { name: string; node: YamlNode; path: PathSegment[] }[] = [];
+  if (isMap(crdsNode)) {
+    for (const pair of crdsNode.items) {
+      if (isScalar(pair.key) && pair.value != null)
+        entries.push({
+          name: String(pair.key.value),
+          node: pair.value as YamlNode,
+          path: ['spec', 'crds', String(pair.key.value)],
+        });
+    }
+  } else if (isSeq(crdsNode)) {
+    crdsNode.items.forEach((item, index) => {
+      if (isMap(item)) {
+        const name = item.get('name');
+        if (typeof name === 'string')
+          entries.push({ name, node: item as YamlNode, path: ['spec', 'crds', index] });
+      }
+    });
+  }
+
+  for (const { name, node, path } of entries) {
+    const entry = katalog.spec.crds[name];
+    if (entry == null) continue;
+    const scope = entryScope(name, entry, katalog, node);
+    for (const untyped of untypedProperties(entry.schema?.openAPIV3Schema)) {
+      const segments = [
+        'schema',
+        'openAPIV3Schema',
+        ...untyped.split('.').flatMap((s) => (s === '*' ? ['items'] : ['properties', s])),
+      ];
+      const at = isMap(node) ? (node.getIn(segments, true) as YamlNode | undefined) : undefined;
+      warnings.push(
+        issue(
+          at ?? node,
+          [...path, ...segments],
+          `schema field ${untyped} has no type: the API server rejects it in a CRD, so ork generate crd leaves it out and lets its parent keep unknown fields`,
+        ),
+      );
+    }
+    if (!scope.hasSchema) {
+      warnings.push(
+        issue(node, path, `entry ${name} has no schema: spec.* and status.* paths are not checked`),
+      );
+    }
+    visit(node, path, []);
+
+    function visit(current: unknown, docPath: PathSegment[], rel: PathSegment[]): void {
+      if (isMap(current)) {
+        for (const pair of current.items) {
+          if (!isScalar(pair.key)) continue;
+          const key = String(pair.key.value);
+          const value = pair.value as YamlNode | null;
+          const childRel = [...rel, key];
+          if (
+            key === 'field' &&
+            isScalar(value) &&
+            typeof value.value === 'string' &&
+            !value.value.includes('{{')
+          ) {
+            checkOne(value, [...docPath, key], childRel, [value.value.replace(/^\./, '')], 'condition field');
+            continue;
+          }
+          if (rel.length === 2 && rel[0] === 'normalize' && rel[1] === 'spec' && isScalar(pair.key)) {
+            checkOne(
+              pair.key as YamlNode,
+              [...docPath, key],
+              childRel,
+              [`spec.${key.replace(/^\./, '')}`],
+              'normalize path',
+            );
+          }
+          visit(value, [...docPath, key], childRel);
+        }
+      } else if (isSeq(current)) {
+        current.items.forEach((item, index) => visit(item, [...docPath, index], [...rel, index]));
+      } else if (isScalar(current) && typeof current.value === 'string' && current.value.includes('{{')) {
+        let compiled: ReturnType<TemplateEngine['compileTemplate']>;
+        try {
+          compiled = engine.compileTemplate(current.value);
+        } catch {
+          return; // reported by the loader
+        }
+        const paths = compiled.referencedPaths;
+        const volatile = compiled.isVolatile;
+        const place = checkOne(current, docPath, rel, paths, 'template');
+        if (place?.resource != null) resourceNotes(current, docPath, place, volatile, paths);
+      }
+    }
+
+    function checkOne(
+      node: YamlNode,
+      docPath: PathSegment[],
+      rel: PathSegment[],
+      paths: readonly string[],
+      what: string,
+    ): Place | undefined {
+      const place = placeOf(rel, scope, katalog);
+      if (place == null) return undefined;
+      for (const p of paths) {
+        const message = checkPath(p, place, scope);
+        if (message != null) errors.push(issue(node, docPath, `${what} path \`${p}\`: ${message}`));
+      }
+      return place;
+    }
+
+    function resourceNotes(
+      node: YamlNode,
+      docPath: PathSegment[],
+      place: Place,
+      volatile: boolean,
+      paths: readonly string[],
+    ): void {
+      const resource = place.resource;
+      if (resource == null) return;
+      const flag = (key: string): unknown => resource.entry[key];
+      const createMode =
+        resource.listKey === 'jobs' ||
+        (resource.group === 'onCreate' && flag('reconcile') !== true) ||
+        (resource.listKey === 'secrets' &&
+          (flag('once') === true || flag('rotateAfter') != null || flag('tls') != null));
+      if (volatile && !createMode) {
+        warnings.push(
+          issue(
+            node,
+            docPath,
+            'now, uuid and the random helpers give a new value on every reconcile, so this apply-mode child is rewritten each time; use a once Secret or an onCreate entry',
+          ),
+        );
+      }
+      if (paths.some((p) => p === 'providers' || p.startsWith('providers.'))) {
+        warnings.push(
+          issue(
+            node,
+            docPath,
+            'resource templates see the provider outputs recorded by the previous reconcile; on a first reconcile they are empty',
+          ),
+        );
+      }
+    }
+  }
+  return { errors, warnings };
+}
+
+function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlNode): EntryScope {
+  const root = entry.schema?.openAPIV3Schema as JsonSchema | undefined;
+  const box = entry.operatorBox;
+  const cross = new Map<string, CrdEntry | undefined>();
+  for (const read of box.cross)
+    cross.set(read.as ?? read.crd, read.endpoint == null ? katalog.spec.crds[read.crd] : undefined);
+  const providers = new Map<string, string[]>();
+  for (const [provider, list] of Object.entries(box.providers))
+    providers.set(
+      provider,
+      list.map((d) => d.name),
+    );
+  const children = new Set<string>();
+  for (const group of [box.onCreate, box.onReconcile]) {
+    for (const info of RESOURCE_KINDS) {
+      const list =
+        (group as unknown as Record<string, readonly Record<string, unknown>[]>)[info.listKey] ?? [];
+      if (list.length === 0) continue;
+      children.add(info.childrenKeys.singular).add(info.childrenKeys.plural);
+      if (info.listKey === 'custom') {
+        for (const custom of list) {
+          const kind = String(custom['kind'] ?? '').toLowerCase();
+          if (kind !== '') children.add(kind).add(guessPlural(kind));
+        }
+      }
+    }
+  }
+  const countExternal = (group: string): number => {
+    const n = isMap(node) ? node.getIn(['operatorBox', group, 'external'], true) : undefined;
+    return isSeq(n) ? n.items.length : 0;
+  };
+  return {
+    name,
+    entry,
+    specSchema: schemaProperty(root, 'spec'),
+    statusSchema: schemaProperty(root, 'status'),
+    hasSchema: root != null,
+    declaredStatus: new Set(box.status.fields.map((f) => f.path.replace(/^\./, '').split('.')[0] ?? '')),
+    cross,
+    external: box.external.map((call) => call.name),
+    externalCounts: { onReconcile: countExternal('onReconcile'), onCreate: countExternal('onCreate') },
+    providers,
+    children,
+  };
+}
+
+/** placeOf classifies a location inside a CRD entry by what its templates may see (katalog.md §17.2). */
+function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalog): Place | undefined {
+  const [first, second, third, fourth] = rel;
+  if (first === 'normalize' || first === 'mutation' || first === 'validation')
+    return { name: first, roots: roots() };
+  if (first === 'autoscale') return { name: 'autoscale rules', roots: roots('metrics') };
+  if (first !== 'operatorBox') return undefined;
+  const hookPlace = (
+    hook: string,
+    index: number | undefined,
+    group: string | undefined,
+  ): Place | undefined => {
+    if (hook === 'git') return { name: 'the git hook', roots: roots('cross') };
+    if (hook === 'docker') return { name: 'the docker hook', roots: roots('cross', 'git', 'external') };
+    if (hook === 'external' && typeof index === 'number') {
+      const offset =
+        group === 'onReconcile'
+          ? 0
+          : group === 'onCreate'
+            ? scope.externalCounts.onReconcile
+            : scope.externalCounts.onReconcile + scope.externalCounts.onCreate;
+      return {
+        name: 'external calls',
+        roots: roots('cross', 'git', 'external'),
+        externalBefore: offset + index,
+      };
+    }
+    return undefined;
+  };
+  switch (second) {
+    case 'cross':
+      return { name: 'cross reads', roots: roots() };
+    case 'git':
+    case 'docker':
+    case 'external':
+      return hookPlace(second, typeof third === 'number' ? third : undefined, undefined);
+    case 'providers':
+      return {
+        name: 'provider declarations',
+        roots: roots('cross', 'git', 'external', 'docker', 'providers'),
+      };
+    case 'status':
+      return {
+        name: 'status fields',
+        roots: roots('cross', 'git', 'external', 'docker', 'providers', 'children'),
+      };
+    case 'onDelete':
+      return { name: 'onDelete', roots: roots('cross', 'git', 'external', 'docker', 'providers') };
+    case 'onCreate':
+    case 'onReconcile': {
+      if (third === 'git' || third === 'docker' || third === 'external') {
+        return hookPlace(third, typeof fourth === 'number' ? fourth : undefined, second);
+      }
+      const entryRoots = roots('cross', 'git', 'external', 'docker', 'providers');
+      if (typeof third === 'string' && LIST_KEYS.has(third) && typeof fourth === 'number') {
+        const listKey = third === 'pvcs' ? 'persistentVolumeClaims' : third;
+        const group = scope.entry.operatorBox[second] as unknown as Record<
+          string,
+          readonly Record<string, unknown>[]
+        >;
+        const loaded = group[listKey]?.[fourth];
+        const forEach = loaded?.['forEach'] as { field: string; as?: string } | undefined;
+        const rel5 = rel[4];
+        const inForEachBlock = rel5 === 'forEach';
+        const place: Place = {
+          name: `${second} entries`,
+          roots: forEach != null && !inForEachBlock ? new Set<Root>([...entryRoots, 'item']) : entryRoots,
+          ...(forEach != null && !inForEachBlock ? { forEach: forEachScope(forEach, scope, katalog) } : {}),
+          resource: { group: second, listKey, entry: loaded ?? {} },
+        };
+        return place;
+      }
+      return { name: `the ${second} gate`, roots: entryRoots };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function forEachScope(
+  forEach: { field: string; as?: string },
+  scope: EntryScope,
+  _katalog: Katalog,
+): ForEachScope {
+  let itemSchema: JsonSchema | undefined;
+  let valueSchema: JsonSchema | undefined;
+  const field = forEach.field.replace(/^\./, '');
+  if (!field.includes('{{') && field.startsWith('spec.') && scope.specSchema != null) {
+    const walked = walkSchema(scope.specSchema, field.split('.').slice(1), 'spec');
+    if (walked.ok && walked.schema != null) {
+      const target = walked.schema;
+      if (target['type'] === 'array') {
+        const items = target['items'];
+        if (items != null && typeof items === 'object') itemSchema = items as JsonSchema;
+      } else {
+        const additional = target['additionalProperties'];
+        itemSchema = { type: 'string' };
+        if (additional != null && typeof additional === 'object') valueSchema = additional as JsonSchema;
+      }
+    }
+  }
+  return { as: forEach.as, itemSchema, valueSchema };
+}
+
+function visibleRootNames(place: Place, scope: EntryScope): string[] {
+  const names: string[] = [...CR_ROOTS];
+  for (const root of place.roots) {
+    if (root === 'item') {
+      names.push('item', 'index', 'value');
+      if (place.forEach?.as != null) names.push(place.forEach.as);
+    } else names.push(root);
+  }
+  void scope;
+  return names;
+}
+
+const WHERE_VISIBLE: Record<Root, string> = {
+  cross: 'git, external calls, docker, resource entries, providers and status fields',
+  git: 'external calls, docker, resource entries, providers and status fields',
+  external: 'later external calls, docker, resource entries, providers and status fields',
+  docker: 'resource entries, providers and status fields',
+  providers: 'resource entries, later provider declarations and status fields',
+  children: 'status fields only',
+  metrics: 'autoscale rules only',
+  item: 'resource entries with forEach',
+};
+
+/** checkPath returns why a context path is wrong at a place, or undefined when it is fine. */
+function checkPath(path: string, place: Place, scope: EntryScope): string | undefined {
+  const segments = path.split('.');
+  const [root = '', ...rest] = segments;
+  const notVisible = (r: Root): string | undefined =>
+    place.roots.has(r)
+      ? undefined
+      : `\`${root}\` is not visible in ${place.name}; it is visible in ${WHERE_VISIBLE[r]}`;
+  const key = (candidates: readonly string[], what: string, index = 0): string | undefined => {
+    const k = rest[index];
+    if (k == null || k === '*' || candidates.includes(k)) return undefined;
+    return `unknown ${what} \`${k}\`${didYouMean(k, candidates)}`;
+  };
+  if (place.roots.has('item') && place.forEach != null) {
+    if (root === 'item' || (place.forEach.as != null && root === place.forEach.as)) {
+      return place.forEach.itemSchema == null
+        ? undefined
+        : failed(walkSchema(place.forEach.itemSchema, rest, root));
+    }
+    if (root === 'value') {
+      return place.forEach.valueSchema == null
+        ? undefined
+        : failed(walkSchema(place.forEach.valueSchema, rest, root));
+    }
+    if (root === 'index') return undefined;
+  }
+  switch (root) {
+    case 'apiVersion':
+    case 'kind':
+      return rest.length === 0 ? undefined : `\`${root}\` is a string`;
+    case 'metadata':
+      return ['labels', 'annotations'].includes(rest[0] ?? '')
+        ? undefined
+        : key(METADATA_KEYS, 'metadata field');
+    case 'spec':
+      if (scope.specSchema == null) {
+        return scope.hasSchema && rest.length > 0
+          ? `the schema of ${scope.name} declares no \`spec\``
+          : undefined;
+      }
+      return failed(walkSchema(scope.specSchema, rest, 'spec'));
+    case 'status': {
+      const top = rest[0];
+      if (top == null || top === '*' || RESERVED_STATUS.includes(top) || scope.declaredStatus.has(top))
+        return undefined;
+      if (!scope.hasSchema) return undefined;
+      if (scope.statusSchema != null) return failed(walkSchema(scope.statusSchema, rest, 'status'));
+      return `unknown status field \`${top}\`: not in the schema and not written by a status field${didYouMean(top, [...RESERVED_STATUS, ...scope.declaredStatus])}`;
+    }
+    case 'cross': {
+      const hidden = notVisible('cross');
+      if (hidden != null) return hidden;
+      const as = rest[0];
+      if (as == null || as === '*') return undefined;
+      if (!scope.cross.has(as))
+        return `no cross read is named \`${as}\`${didYouMean(as, scope.cross.keys())}`;
+      const bad = key(CROSS_KEYS, 'cross result key', 1);
+      if (bad != null) return bad;
+      const target = scope.cross.get(as);
+      const part = rest[1];
+      if (target?.schema != null && (part === 'spec' || part === 'status')) {
+        const sub = schemaProperty(target.schema.openAPIV3Schema as JsonSchema, part);
+        if (sub != null) return failed(walkSchema(sub, rest.slice(2), `cross.${as}.${part}`));
+      }
+      return undefined;
+    }
+    case 'external': {
+      const hidden = notVisible('external');
+      if (hidden != null) return hidden;
+      const name = rest[0];
+      if (name == null || name === '*') return undefined;
+      const visible =
+        place.externalBefore == null ? scope.external : scope.external.slice(0, place.externalBefore);
+      if (!visible.includes(name)) {
+        return scope.external.includes(name)
+          ? `external call \`${name}\` runs after this one`
+          : `no external call is named \`${name}\`${didYouMean(name, scope.external)}`;
+      }
+      return key(EXTERNAL_KEYS, 'external result key', 1);
+    }
+    case 'git':
+    case 'docker': {
+      const hidden = notVisible(root);
+      if (hidden != null) return hidden;
+      if (scope.entry.operatorBox[root] == null) return `entry ${scope.name} declares no \`${root}\` block`;
+      return key(root === 'git' ? GIT_KEYS : DOCKER_KEYS, `${root} result key`);
+    }
+    case 'providers': {
+      const hidden = notVisible('providers');
+      if (hidden != null) return hidden;
+      const provider = rest[0];
+      if (provider == null || provider === '*') return undefined;
+      const names = scope.providers.get(provider);
+      if (names == null)
+        return `entry ${scope.name} declares nothing for provider \`${provider}\`${didYouMean(provider, scope.providers.keys())}`;
+      const name = rest[1];
+      if (name == null || name === '*' || names.includes(name)) return undefined;
+      return `provider ${provider} has no declaration named \`${name}\`${didYouMean(name, names)}`;
+    }
+    case 'children': {
+      const hidden = notVisible('children');
+      if (hidden != null) return hidden;
+      const k = rest[0];
+      if (k == null || k === '*' || scope.children.has(k)) return undefined;
+      return `no declared child kind gives \`children.${k}\`${didYouMean(k, scope.children)}`;
+    }
+    case 'metrics': {
+      const hidden = notVisible('metrics');
+      return hidden ?? key(METRICS_KEYS, 'metric');
+    }
+    case 'item':
+    case 'index':
+    case 'value':
+      return `\`${root}\` is only visible in resource entries with forEach`;
+    default:
+      return `unknown context key \`${root}\`${didYouMean(root, visibleRootNames(place, scope))}`;
+  }
+}
+
+function failed(walk: ReturnType<typeof walkSchema>): string | undefined {
+  return walk.ok ? undefined : walk.message;
+}
