@@ -4,7 +4,7 @@ import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath } from '@orkestra/types'
 import type { CrdEntry, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
-import { didYouMean } from './closest-match.js';
+import { didYouMean } from './did-you-mean.js';
 import { untypedProperties } from './generate-crds.js';
 import { guessPlural } from './plural.js';
 import { schemaProperty, walkSchema } from './schema-walk.js';

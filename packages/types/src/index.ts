@@ -59,6 +59,7 @@ export {
 export type { ResourceKindInfo, ResourceListKey } from './kinds.js';
 export { getPath, stringForm, numberForm, formatPath } from './paths.js';
 export type { PathSegment } from './paths.js';
+export { closestMatch, levenshtein } from './suggest.js';
 export { parseDuration, isDuration, Duration, DURATION_PATTERN } from './duration.js';
 export { parseCron, validateCron, cronMatches } from './cron.js';
 export type { CronSpec, CronTimeParts } from './cron.js';

@@ -14,7 +14,7 @@ export function levenshtein(a: string, b: string): number {
 }
 
 /** closestMatch returns the candidate nearest to `word` (case-insensitive edit distance), when it is near enough to be a likely typo. */
-export function closestMatch(word: string, candidates: readonly string[]): string | undefined {
+export function closestMatch(word: string, candidates: Iterable<string>): string | undefined {
   const lower = word.toLowerCase();
   let best: string | undefined;
   let bestDistance = Infinity;
