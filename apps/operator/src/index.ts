@@ -39,3 +39,67 @@ export { toMultiDocumentYaml } from './manifest-yaml.js';
 export { isBlockedNamespace } from './namespace-guard.js';
 export type { NamespaceGuard } from './namespace-guard.js';
 export { operatorVersion } from './version.js';
+
+// ---- operator process (`ork run` building blocks): config, logger, metrics, HTTP, leader election, providers, shutdown ----
+export { LogLevel, OciBuilder, RUN_FLAGS_USAGE, parseRunConfig } from './config.js';
+export type { ParseRunConfigOptions, ParseRunConfigResult, RunConfig } from './config.js';
+export { LOG_REDACT_PATHS, REDACTED, createLogger } from './logger.js';
+export type { CreateLoggerOptions, OperatorLogger } from './logger.js';
+export {
+  AutoscaleDirection,
+  AutoscaleTarget,
+  BUILD_DURATION_BUCKETS,
+  ChildWriteOperation,
+  ProviderOperation,
+  RECONCILE_TIME_BUCKETS,
+  REST_CLIENT_DURATION_BUCKETS,
+  ReconcileResult,
+  RelistReason,
+  SecretGenerationReason,
+  StatusWriteResult,
+  ValidationResult,
+  WORKQUEUE_DURATION_BUCKETS,
+  createOperatorMetrics,
+} from './metrics.js';
+export type {
+  Collector,
+  CreateOperatorMetricsOptions,
+  MetricsSink,
+  OperatorMetrics,
+  QueueGauges,
+  ScrapeGauges,
+} from './metrics.js';
+export { BindAddressError, createEventLoopWatch, parseBindAddress, startHttpServers } from './http-server.js';
+export type {
+  BindAddress,
+  EventLoopWatch,
+  EventLoopWatchOptions,
+  ExtraRoute,
+  HttpServers,
+  MetricsSource,
+  Readiness,
+  ReadinessCheck,
+  StartHttpServersOptions,
+} from './http-server.js';
+export { LeaderElectionError, LeaderElector, defaultIdentity, leaseNameFor } from './leader-election.js';
+export type { EventApi, LeaderElectorOptions, LeaderElectorState, LeaseApi } from './leader-election.js';
+export {
+  ProviderLoadError,
+  ProviderLoadErrorCode,
+  ProvidersLoadError,
+  closeProviders,
+  loadProviders,
+  providerKindsUsed,
+  satisfiesRange,
+  substituteEnv,
+} from './provider-loader.js';
+export type { LoadProvidersOptions, LoadedProviders } from './provider-loader.js';
+export { installShutdown } from './shutdown.js';
+export type {
+  InstallShutdownOptions,
+  Shutdown,
+  ShutdownStep,
+  ShutdownStepOutcome,
+  SignalSource,
+} from './shutdown.js';
+// ---- end operator process ----

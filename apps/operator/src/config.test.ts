@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { parseRunConfig } from './config.js';
+import type { ParseRunConfigResult, RunConfig } from './config.js';
+
+function ok(result: ParseRunConfigResult): RunConfig {
+  if (!result.ok) throw new Error(`expected a config, got errors: ${result.errors.join('; ')}`);
+  return result.config;
+}
+
+function errors(result: ParseRunConfigResult): readonly string[] {
+  if (result.ok) throw new Error('expected errors');
+  return result.errors;
+}
+
+describe('parseRunConfig', () => {
+  it('applies the defaults of runtime.md §22', () => {
+    expect(ok(parseRunConfig([], { env: {} }))).toEqual({
+      katalog: './katalog.yaml',
+      namespace: 'orkestra-system',
+      leaderElect: true,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      metricsBindAddress: ':8080',
+      healthProbeBindAddress: ':8081',
+      logLevel: 'info',
+      reconcileTimeoutMs: 300_000,
+      shutdownTimeoutMs: 30_000,
+      maxConcurrentWrites: 8,
+      watchIdleTimeoutMs: 300_000,
+      workDir: '/var/lib/orkestra',
+      maxConcurrentBuilds: 1,
+      ociBuilder: 'docker',
+      installCrds: false,
+    });
+  });
+
+  it('reads the environment', () => {
+    const config = ok(
+      parseRunConfig([], {
+        env: {
+          ORKESTRA_KATALOG: '/etc/orkestra/katalog.yaml',
+          KUBECONFIG: '/home/me/.kube/dev',
+          POD_NAMESPACE: 'ops',
+          LOG_LEVEL: 'debug',
+          OCI_BUILDER: 'buildah',
+        },
+      }),
+    );
+    expect(config).toMatchObject({
+      katalog: '/etc/orkestra/katalog.yaml',
+      kubeconfig: '/home/me/.kube/dev',
+      namespace: 'ops',
+      logLevel: 'debug',
+      ociBuilder: 'buildah',
+    });
+  });
+
+  it('lets flags win over the environment and parses every flag', () => {
+    const config = ok(
+      parseRunConfig(
+        [
+          '--katalog=k.yaml',
+          '--kubeconfig',
+          'kc',
+          '--namespace',
+          'team-a',
+          '--leader-elect=false',
+          '--lease-duration',
+          '30s',
+          '--renew-deadline',
+          '20s',
+          '--retry-period',
+          '5s',
+          '--metrics-bind-address',
+          '127.0.0.1:9090',
+          '--health-probe-bind-address',
+          '0',
+          '--log-level',
+          'warn',
+          '--reconcile-timeout',
+          '1m30s',
+          '--shutdown-timeout',
+          '45s',
+          '--max-concurrent-writes',
+          '16',
+          '--watch-idle-timeout',
+          '2m',
+          '--work-dir',
+          '/tmp/ork',
+          '--max-concurrent-builds',
+          '3',
+          '--install-crds',
+        ],
+        { env: { ORKESTRA_KATALOG: 'env.yaml', POD_NAMESPACE: 'env-ns', LOG_LEVEL: 'debug' } },
+      ),
+    );
+    expect(config).toEqual({
+      katalog: 'k.yaml',
+      kubeconfig: 'kc',
+      namespace: 'team-a',
+      leaderElect: false,
+      leaseDurationMs: 30_000,
+      renewDeadlineMs: 20_000,
+      retryPeriodMs: 5_000,
+      metricsBindAddress: '127.0.0.1:9090',
+      healthProbeBindAddress: '0',
+      logLevel: 'warn',
+      reconcileTimeoutMs: 90_000,
+      shutdownTimeoutMs: 45_000,
+      maxConcurrentWrites: 16,
+      watchIdleTimeoutMs: 120_000,
+      workDir: '/tmp/ork',
+      maxConcurrentBuilds: 3,
+      ociBuilder: 'docker',
+      installCrds: true,
+    });
+  });
+
+  it('accepts the Katalog as the first argument, and per-command defaults', () => {
+    const config = ok(
+      parseRunConfig(['shop.yaml'], { env: {}, defaults: { leaderElect: false, installCrds: true } }),
+    );
+    expect(config).toMatchObject({ katalog: 'shop.yaml', leaderElect: false, installCrds: true });
+    expect(
+      ok(
+        parseRunConfig(['--leader-elect', '--no-install-crds'], {
+          env: {},
+          defaults: { leaderElect: false, installCrds: true },
+        }),
+      ),
+    ).toMatchObject({ leaderElect: true, installCrds: false });
+  });
+
+  it('collects every error with the flag it concerns', () => {
+    const list = errors(
+      parseRunConfig(
+        [
+          '--lease-duration',
+          'soon',
+          '--shutdown-timeout',
+          '0',
+          '--max-concurrent-writes',
+          '2.5',
+          '--metrics-bind-address',
+          'localhost',
+          '--log-level',
+          'loud',
+          '--leader-elect=maybe',
+          '--namespace',
+          'Not_OK',
+        ],
+        { env: { OCI_BUILDER: 'kaniko' } },
+      ),
+    );
+    expect(list).toEqual(
+      expect.arrayContaining([
+        '--leader-elect: expected true or false, got "maybe"',
+        '--lease-duration: "soon" is not a duration (examples: 500ms, 15s, 5m, 1h30m)',
+        '--shutdown-timeout: must be greater than 0, got "0"',
+        '--max-concurrent-writes: expected a whole number of at least 1, got "2.5"',
+        expect.stringMatching(/^--metrics-bind-address: invalid bind address "localhost"/),
+        expect.stringMatching(/^--log-level: "loud" is not one of trace, debug, info/),
+        expect.stringMatching(/^--namespace: "Not_OK" is not a valid namespace name/),
+        'OCI_BUILDER: "kaniko" is not one of docker, podman, buildah',
+      ]),
+    );
+    expect(list).toHaveLength(8);
+  });
+
+  it('checks that the lease timings can work', () => {
+    expect(
+      errors(parseRunConfig(['--lease-duration', '10s', '--renew-deadline', '10s'], { env: {} })),
+    ).toEqual(['--lease-duration must be greater than --renew-deadline']);
+    expect(errors(parseRunConfig(['--renew-deadline', '2s'], { env: {} }))).toEqual([
+      '--renew-deadline must be greater than 1.2 × --retry-period',
+    ]);
+    expect(parseRunConfig(['--renew-deadline', '2s', '--leader-elect=false'], { env: {} }).ok).toBe(true);
+  });
+
+  it('reports unknown flags and conflicting Katalog paths', () => {
+    expect(errors(parseRunConfig(['--katalgo', 'x'], { env: {} }))[0]).toMatch(/Unknown option '--katalgo'/);
+    expect(errors(parseRunConfig(['--katalog', 'a.yaml', 'b.yaml'], { env: {} }))).toEqual([
+      'the Katalog is given twice: --katalog a.yaml and b.yaml',
+    ]);
+  });
+});

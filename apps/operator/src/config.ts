@@ -1,0 +1,267 @@
+import { parseArgs } from 'node:util';
+import { parseDuration } from '@orkestra/types';
+import { parseBindAddress } from './http-server.js';
+
+/** LogLevel is the closed set of `--log-level` values (pino's levels). */
+export const LogLevel = {
+  Trace: 'trace',
+  Debug: 'debug',
+  Info: 'info',
+  Warn: 'warn',
+  Error: 'error',
+  Fatal: 'fatal',
+  Silent: 'silent',
+} as const;
+export type LogLevel = (typeof LogLevel)[keyof typeof LogLevel];
+
+/** OciBuilder is the closed set of `OCI_BUILDER` values (katalog.md, docker hook `builder`). */
+export const OciBuilder = { Docker: 'docker', Podman: 'podman', Buildah: 'buildah' } as const;
+export type OciBuilder = (typeof OciBuilder)[keyof typeof OciBuilder];
+
+/** RunConfig is the parsed configuration of `ork run` (runtime.md §22). Durations are in milliseconds. */
+export interface RunConfig {
+  /** Katalog file (`--katalog`, `ORKESTRA_KATALOG`, or the first positional). Default `./katalog.yaml`. */
+  readonly katalog: string;
+  /** Kubeconfig path (`--kubeconfig`, `KUBECONFIG`); undefined = in-cluster, else `~/.kube/config`. */
+  readonly kubeconfig?: string;
+  /** Operator namespace, where the Lease lives (`--namespace`, `POD_NAMESPACE`). Default `orkestra-system`. */
+  readonly namespace: string;
+  /** Whether to run leader election. Default true. */
+  readonly leaderElect: boolean;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  /** Bind address of the metrics server; `0` disables it. */
+  readonly metricsBindAddress: string;
+  /** Bind address of the health server; `0` disables it. */
+  readonly healthProbeBindAddress: string;
+  readonly logLevel: LogLevel;
+  readonly reconcileTimeoutMs: number;
+  readonly shutdownTimeoutMs: number;
+  /** Parallel child writes per CR. */
+  readonly maxConcurrentWrites: number;
+  /** A watch silent for this long is restarted. */
+  readonly watchIdleTimeoutMs: number;
+  /** Checkouts and build contexts live here. */
+  readonly workDir: string;
+  readonly maxConcurrentBuilds: number;
+  /** Default OCI builder (`OCI_BUILDER`). */
+  readonly ociBuilder: OciBuilder;
+  /** Apply the Katalog's CRDs at start-up (`ork dev`). Default false. */
+  readonly installCrds: boolean;
+}
+
+/** ParseRunConfigOptions configures parseRunConfig. */
+export interface ParseRunConfigOptions {
+  /** Environment to read `ORKESTRA_KATALOG`, `KUBECONFIG`, `POD_NAMESPACE`, `LOG_LEVEL`, `OCI_BUILDER` from. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Defaults that differ per command (`ork dev` passes `{ leaderElect: false, installCrds: true }`). */
+  readonly defaults?: Partial<Pick<RunConfig, 'leaderElect' | 'installCrds'>>;
+}
+
+/** ParseRunConfigResult is a RunConfig, or every problem found on the command line and in the environment. */
+export type ParseRunConfigResult =
+  | { readonly ok: true; readonly config: RunConfig }
+  | { readonly ok: false; readonly errors: readonly string[] };
+
+const STRING_FLAGS = [
+  'katalog',
+  'kubeconfig',
+  'namespace',
+  'lease-duration',
+  'renew-deadline',
+  'retry-period',
+  'metrics-bind-address',
+  'health-probe-bind-address',
+  'log-level',
+  'reconcile-timeout',
+  'shutdown-timeout',
+  'max-concurrent-writes',
+  'watch-idle-timeout',
+  'work-dir',
+  'max-concurrent-builds',
+] as const;
+const BOOLEAN_FLAGS = ['leader-elect', 'install-crds'] as const;
+
+/** RUN_FLAGS_USAGE lists the flags parseRunConfig understands, for `ork run --help`. */
+export const RUN_FLAGS_USAGE = `Flags (environment, default):
+  --katalog <file>                    Katalog file (ORKESTRA_KATALOG, ./katalog.yaml); also the first argument
+  --kubeconfig <file>                 kubeconfig (KUBECONFIG, in-cluster else ~/.kube/config)
+  --namespace <ns>                    operator namespace, holds the Lease (POD_NAMESPACE, orkestra-system)
+  --leader-elect[=true|false]         run leader election (true)
+  --lease-duration <d>                Lease duration (15s)
+  --renew-deadline <d>                leader gives up after failing to renew this long (10s)
+  --retry-period <d>                  between acquire and renew attempts (2s)
+  --metrics-bind-address <addr>       /metrics; 0 disables (:8080)
+  --health-probe-bind-address <addr>  /healthz, /readyz; 0 disables (:8081)
+  --log-level <level>                 trace|debug|info|warn|error|fatal|silent (LOG_LEVEL, info)
+  --reconcile-timeout <d>             per reconcile (5m)
+  --shutdown-timeout <d>              wait for in-flight reconciles on shutdown (30s)
+  --max-concurrent-writes <n>         parallel child writes per CR (8)
+  --watch-idle-timeout <d>            restart a silent watch after (5m)
+  --work-dir <dir>                    git checkouts and build contexts (/var/lib/orkestra)
+  --max-concurrent-builds <n>         parallel image builds (1)
+  --install-crds[=true|false]         apply the Katalog's CRDs at start-up (false)
+  OCI_BUILDER                         docker|podman|buildah (docker)
+`;
+
+/** Turns `--flag=true|false` into `--flag` / `--no-flag`, since parseArgs booleans take no value. */
+function normalizeBooleans(args: readonly string[], errors: string[]): string[] {
+  return args.map((arg) => {
+    for (const flag of BOOLEAN_FLAGS) {
+      if (!arg.startsWith(`--${flag}=`)) continue;
+      const value = arg.slice(flag.length + 3).toLowerCase();
+      if (value === 'true') return `--${flag}`;
+      if (value === 'false') return `--no-${flag}`;
+      errors.push(`--${flag}: expected true or false, got "${arg.slice(flag.length + 3)}"`);
+      return `--${flag}`;
+    }
+    return arg;
+  });
+}
+
+/**
+ * parseRunConfig reads the flags and environment of `ork run` (runtime.md §22) with node:util
+ * parseArgs. Flags win over the environment; durations use the Katalog grammar (`15s`, `1m30s`).
+ * Every problem is collected, so the user sees them all at once.
+ *
+ * @example
+ * const result = parseRunConfig(['--katalog', 'k.yaml', '--leader-elect=false'], { env: process.env });
+ * if (!result.ok) for (const e of result.errors) console.error(e);
+ */
+export function parseRunConfig(
+  args: readonly string[],
+  options: ParseRunConfigOptions,
+): ParseRunConfigResult {
+  const errors: string[] = [];
+  const env = options.env;
+  const parseOptions = {
+    ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
+    ...Object.fromEntries(
+      BOOLEAN_FLAGS.flatMap((flag) => [
+        [flag, { type: 'boolean' as const }],
+        [`no-${flag}`, { type: 'boolean' as const }],
+      ]),
+    ),
+  };
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    const parsed = parseArgs({
+      args: normalizeBooleans(args, errors),
+      options: parseOptions,
+      allowPositionals: true,
+      strict: true,
+    });
+    values = parsed.values as Record<string, string | boolean | undefined>;
+    positionals = parsed.positionals;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      errors: [...errors, message.replace(/\. To specify a positional argument.*$/s, '.')],
+    };
+  }
+
+  const text = (flag: (typeof STRING_FLAGS)[number]): string | undefined => {
+    const value = values[flag];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const nonEmpty = (value: string | undefined): string | undefined =>
+    value == null || value === '' ? undefined : value;
+  const bool = (flag: (typeof BOOLEAN_FLAGS)[number], fallback: boolean): boolean => {
+    const yes = values[flag] === true;
+    const no = values[`no-${flag}`] === true;
+    if (yes && no) errors.push(`--${flag} is given both as true and false`);
+    return yes ? true : no ? false : fallback;
+  };
+  const duration = (flag: (typeof STRING_FLAGS)[number], fallback: string): number => {
+    const value = text(flag) ?? fallback;
+    try {
+      const ms = parseDuration(value);
+      if (ms <= 0) errors.push(`--${flag}: must be greater than 0, got "${value}"`);
+      return ms;
+    } catch {
+      errors.push(`--${flag}: "${value}" is not a duration (examples: 500ms, 15s, 5m, 1h30m)`);
+      return parseDuration(fallback);
+    }
+  };
+  const positiveInt = (flag: (typeof STRING_FLAGS)[number], fallback: number): number => {
+    const value = text(flag);
+    if (value == null) return fallback;
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+      errors.push(`--${flag}: expected a whole number of at least 1, got "${value}"`);
+      return fallback;
+    }
+    return n;
+  };
+  const address = (flag: (typeof STRING_FLAGS)[number], fallback: string): string => {
+    const value = text(flag) ?? fallback;
+    try {
+      parseBindAddress(value);
+    } catch (error) {
+      errors.push(`--${flag}: ${(error as Error).message}`);
+    }
+    return value;
+  };
+
+  if (positionals.length > 1) errors.push(`expected at most one Katalog file, got ${positionals.join(', ')}`);
+  const flagKatalog = text('katalog');
+  const positional = positionals[0];
+  if (flagKatalog != null && positional != null && flagKatalog !== positional) {
+    errors.push(`the Katalog is given twice: --katalog ${flagKatalog} and ${positional}`);
+  }
+  const katalog = flagKatalog ?? positional ?? nonEmpty(env['ORKESTRA_KATALOG']) ?? './katalog.yaml';
+
+  const kubeconfig = nonEmpty(text('kubeconfig')) ?? nonEmpty(env['KUBECONFIG']);
+  const namespace = nonEmpty(text('namespace')) ?? nonEmpty(env['POD_NAMESPACE']) ?? 'orkestra-system';
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
+    errors.push(`--namespace: "${namespace}" is not a valid namespace name (lowercase DNS label)`);
+  }
+
+  const levelText = text('log-level') ?? nonEmpty(env['LOG_LEVEL']) ?? 'info';
+  const levels = Object.values(LogLevel) as string[];
+  const logLevel = levelText.toLowerCase();
+  if (!levels.includes(logLevel)) {
+    errors.push(`--log-level: "${levelText}" is not one of ${levels.join(', ')}`);
+  }
+
+  const builder = nonEmpty(env['OCI_BUILDER']) ?? 'docker';
+  const builders = Object.values(OciBuilder) as string[];
+  if (!builders.includes(builder))
+    errors.push(`OCI_BUILDER: "${builder}" is not one of ${builders.join(', ')}`);
+
+  const leaseDurationMs = duration('lease-duration', '15s');
+  const renewDeadlineMs = duration('renew-deadline', '10s');
+  const retryPeriodMs = duration('retry-period', '2s');
+  const leaderElect = bool('leader-elect', options.defaults?.leaderElect ?? true);
+  if (leaderElect && leaseDurationMs <= renewDeadlineMs) {
+    errors.push('--lease-duration must be greater than --renew-deadline');
+  }
+  if (leaderElect && renewDeadlineMs <= retryPeriodMs * 1.2) {
+    errors.push('--renew-deadline must be greater than 1.2 × --retry-period');
+  }
+
+  const config: RunConfig = {
+    katalog,
+    ...(kubeconfig == null ? {} : { kubeconfig }),
+    namespace,
+    leaderElect,
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
+    metricsBindAddress: address('metrics-bind-address', ':8080'),
+    healthProbeBindAddress: address('health-probe-bind-address', ':8081'),
+    logLevel: logLevel as LogLevel,
+    reconcileTimeoutMs: duration('reconcile-timeout', '5m'),
+    shutdownTimeoutMs: duration('shutdown-timeout', '30s'),
+    maxConcurrentWrites: positiveInt('max-concurrent-writes', 8),
+    watchIdleTimeoutMs: duration('watch-idle-timeout', '5m'),
+    workDir: nonEmpty(text('work-dir')) ?? '/var/lib/orkestra',
+    maxConcurrentBuilds: positiveInt('max-concurrent-builds', 1),
+    ociBuilder: builder as OciBuilder,
+    installCrds: bool('install-crds', options.defaults?.installCrds ?? false),
+  };
+  return errors.length === 0 ? { ok: true, config } : { ok: false, errors };
+}
