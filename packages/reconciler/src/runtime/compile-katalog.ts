@@ -1,0 +1,277 @@
+/**
+ * Load-time compilation of a Katalog for the runtime: every template of every entry is compiled
+ * once, so a reconcile only evaluates (runtime.md §1, style.md "compile once").
+ */
+import { compileEntry, compileNormalize, compileValue, getDefaultEngine } from '@orkestra/template';
+import type { CompiledEntry, CompiledNormalize, CompiledValue, TemplateEngine } from '@orkestra/template';
+import { RESOURCE_KINDS, katalogPathOf } from '@orkestra/types';
+import { compileStatusFields } from '../status/status-fields.js';
+import type { CompiledStatusField } from '../status/status-fields.js';
+import type {
+  ApiTypes,
+  CrdEntry,
+  DeleteGroup,
+  Katalog,
+  MutationRule,
+  ResourceGroup,
+  ResourceListKey,
+  ValidationRule,
+} from '@orkestra/types';
+
+/** GroupName is a lifecycle group that writes children. */
+export type GroupName = 'onCreate' | 'onReconcile';
+
+/** CompiledResourceEntry is one resource entry of onCreate/onReconcile, compiled. */
+export interface CompiledResourceEntry {
+  readonly group: GroupName;
+  readonly listKey: ResourceListKey;
+  /** Position within its list: the declaration order used for error reporting. */
+  readonly index: number;
+  /** Path relative to the CRD entry, e.g. `onReconcile.deployments[0]` (the child's source annotation). */
+  readonly source: string;
+  /** Full Katalog path, e.g. `website.operatorBox.onReconcile.deployments[0]`. */
+  readonly katalogPath: string;
+  /** The entry as loaded (defaults applied). */
+  readonly raw: Readonly<Record<string, unknown>>;
+  readonly compiled: CompiledEntry;
+  /** Apply mode: onReconcile, or onCreate with `reconcile: true`. */
+  readonly applyMode: boolean;
+  readonly prune: boolean;
+  readonly forceConflict: boolean;
+}
+
+/** CompiledGroup is onCreate or onReconcile: its gate and entries in kind order, then declaration order. */
+export interface CompiledGroup {
+  readonly name: GroupName;
+  readonly gate: { readonly when: readonly unknown[]; readonly anyOf: readonly unknown[] };
+  readonly entries: readonly CompiledResourceEntry[];
+}
+
+/** CompiledMutationRule is a mutation rule with its value template compiled. */
+export interface CompiledMutationRule {
+  readonly rule: MutationRule;
+  readonly katalogPath: string;
+  readonly value: CompiledValue;
+  readonly mode: 'default' | 'override';
+}
+
+/** CompiledValidationRule is a validation rule with its message compiled. */
+export interface CompiledValidationRule {
+  readonly rule: ValidationRule;
+  readonly katalogPath: string;
+  readonly message: CompiledValue;
+}
+
+/** CompiledDeleteGroup is one ordered onDelete group with its name templates compiled. */
+export interface CompiledDeleteGroup {
+  readonly group: DeleteGroup;
+  readonly katalogPath: string;
+  readonly refs: readonly {
+    readonly listKey: ResourceListKey;
+    readonly index: number;
+    readonly value: CompiledValue;
+  }[];
+}
+
+/** CompiledCrd is one enabled CRD entry, compiled. */
+export interface CompiledCrd {
+  readonly name: string;
+  readonly entry: CrdEntry;
+  readonly apiTypes: ApiTypes;
+  /** `group/version`. */
+  readonly apiVersion: string;
+  readonly katalogPath: string;
+  readonly normalize: CompiledNormalize | undefined;
+  readonly mutation: readonly CompiledMutationRule[];
+  readonly validation: readonly CompiledValidationRule[];
+  readonly groups: readonly [CompiledGroup, CompiledGroup];
+  readonly onDeleteJobs: readonly CompiledResourceEntry[];
+  readonly onDeleteGroups: readonly CompiledDeleteGroup[];
+  readonly statusFields: readonly CompiledStatusField[];
+  /** Finalizers added to every CR: the runtime's plus `operatorBox.finalizers` and `spec.finalizers`. */
+  readonly extraFinalizers: readonly string[];
+  /** Child kinds this entry may write or delete, as `apiVersion` + `kind` (custom kinds included). */
+  readonly childKinds: readonly { readonly apiVersion: string; readonly kind: string }[];
+}
+
+/** CompiledKatalog is a Katalog whose templates are all compiled. */
+export interface CompiledKatalog {
+  readonly katalog: Katalog;
+  /** Enabled entries in `dependsOn`-independent declaration order. */
+  readonly crds: ReadonlyMap<string, CompiledCrd>;
+}
+
+/** CompileKatalogOptions configures compileKatalog. */
+export interface CompileKatalogOptions {
+  /** Engine with the clock and random source helpers use. Default: the shared engine. */
+  readonly engine?: TemplateEngine;
+}
+
+/**
+ * compileKatalog compiles every template of every enabled CRD entry once (normalize, mutation,
+ * validation messages, resource entries with their forEach, onDelete jobs and groups, status
+ * fields). A template error throws a `TemplateError` naming the Katalog path and column.
+ *
+ * @example
+ * const compiled = compileKatalog(loadKatalogOrThrow({ text }));
+ * compiled.crds.get('website')?.groups[1].entries.length;
+ */
+export function compileKatalog(katalog: Katalog, options: CompileKatalogOptions = {}): CompiledKatalog {
+  const engine = options.engine ?? getDefaultEngine();
+  const crds = new Map<string, CompiledCrd>();
+  for (const [name, entry] of Object.entries(katalog.spec.crds)) {
+    if (!entry.enabled) continue;
+    crds.set(name, compileCrd(name, entry, katalog, engine));
+  }
+  return { katalog, crds };
+}
+
+function pathOf(node: object, fallback: string): string {
+  return katalogPathOf(node) ?? fallback;
+}
+
+function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: TemplateEngine): CompiledCrd {
+  const base = pathOf(entry, name);
+  const box = entry.operatorBox;
+  const normalize =
+    entry.normalize == null
+      ? undefined
+      : compileNormalize(entry.normalize, { path: `${base}.normalize`, engine });
+  const mutation = (entry.mutation?.rules ?? []).map((rule, i): CompiledMutationRule => {
+    const katalogPath = pathOf(rule, `${base}.mutation.rules[${i}]`);
+    const mode = rule.override === undefined ? 'default' : 'override';
+    return {
+      rule,
+      katalogPath,
+      mode,
+      value: compileValue(mode === 'override' ? rule.override : rule.default, {
+        path: `${katalogPath}.${mode}`,
+        engine,
+      }),
+    };
+  });
+  const validation = (entry.validation?.rules ?? []).map((rule, i): CompiledValidationRule => {
+    const katalogPath = pathOf(rule, `${base}.validation.rules[${i}]`);
+    return {
+      rule,
+      katalogPath,
+      message: compileValue(rule.message, { path: `${katalogPath}.message`, engine }),
+    };
+  });
+  const groups: [CompiledGroup, CompiledGroup] = [
+    compileGroup('onCreate', box.onCreate, base, entry, engine),
+    compileGroup('onReconcile', box.onReconcile, base, entry, engine),
+  ];
+  const onDelete = box.onDelete;
+  const onDeleteJobs = (onDelete?.jobs ?? []).map((job, index) =>
+    compileResource('onCreate', 'jobs', index, job as object, `onDelete.jobs[${index}]`, base, entry, engine),
+  );
+  const onDeleteGroups = (onDelete?.groups ?? []).map((group, gi): CompiledDeleteGroup => {
+    const katalogPath = pathOf(group, `${base}.operatorBox.onDelete.groups[${gi}]`);
+    const refs: CompiledDeleteGroup['refs'][number][] = [];
+    for (const info of RESOURCE_KINDS) {
+      const list = (group as unknown as Record<string, unknown>)[info.listKey];
+      if (!Array.isArray(list)) continue;
+      list.forEach((ref: unknown, index) => {
+        refs.push({
+          listKey: info.listKey,
+          index,
+          value: compileValue(ref, { path: `${katalogPath}.${info.listKey}[${index}]`, engine }),
+        });
+      });
+    }
+    return { group, katalogPath, refs };
+  });
+  const statusFields = compileStatusFields(box.status.fields, {
+    katalogPath: `${base}.operatorBox.status.fields`,
+    engine,
+  });
+  const childKinds = new Map<string, { apiVersion: string; kind: string }>();
+  const addKind = (apiVersion: string | null | undefined, kind: string | null | undefined): void => {
+    if (apiVersion == null || kind == null) return;
+    childKinds.set(`${apiVersion}/${kind}`, { apiVersion, kind });
+  };
+  for (const group of groups) {
+    for (const e of group.entries) {
+      if (e.listKey === 'custom') addKind(e.raw['apiVersion'] as string, e.raw['kind'] as string);
+      else {
+        const info = RESOURCE_KINDS.find((k) => k.listKey === e.listKey);
+        addKind(info?.apiVersion, info?.kind);
+      }
+    }
+  }
+  if (onDeleteJobs.length > 0) addKind('batch/v1', 'Job');
+  return {
+    name,
+    entry,
+    apiTypes: entry.apiTypes,
+    apiVersion: `${entry.apiTypes.group}/${entry.apiTypes.version}`,
+    katalogPath: base,
+    normalize,
+    mutation,
+    validation,
+    groups,
+    onDeleteJobs,
+    onDeleteGroups,
+    statusFields,
+    extraFinalizers: [...new Set([...box.finalizers, ...katalog.spec.finalizers])],
+    childKinds: [...childKinds.values()],
+  };
+}
+
+function compileGroup(
+  name: GroupName,
+  group: ResourceGroup,
+  base: string,
+  crd: CrdEntry,
+  engine: TemplateEngine,
+): CompiledGroup {
+  const entries: CompiledResourceEntry[] = [];
+  for (const info of RESOURCE_KINDS) {
+    const list = (group as unknown as Record<string, unknown>)[info.listKey];
+    if (!Array.isArray(list)) continue;
+    list.forEach((raw: object, index) => {
+      entries.push(
+        compileResource(
+          name,
+          info.listKey,
+          index,
+          raw,
+          `${name}.${info.listKey}[${index}]`,
+          base,
+          crd,
+          engine,
+        ),
+      );
+    });
+  }
+  const gate = group as unknown as { when?: unknown[]; anyOf?: unknown[] };
+  return { name, gate: { when: gate.when ?? [], anyOf: gate.anyOf ?? [] }, entries };
+}
+
+function compileResource(
+  group: GroupName,
+  listKey: ResourceListKey,
+  index: number,
+  raw: object,
+  source: string,
+  base: string,
+  crd: CrdEntry,
+  engine: TemplateEngine,
+): CompiledResourceEntry {
+  const katalogPath = pathOf(raw, `${base}.operatorBox.${source}`);
+  const record = raw as Readonly<Record<string, unknown>>;
+  const compiled = compileEntry(record, { path: katalogPath, engine });
+  return {
+    group,
+    listKey,
+    index,
+    source,
+    katalogPath,
+    raw: record,
+    compiled,
+    applyMode: group === 'onReconcile' || record['reconcile'] === true,
+    prune: record['prune'] !== false,
+    forceConflict: typeof record['forceConflict'] === 'boolean' ? record['forceConflict'] : crd.forceConflict,
+  };
+}

@@ -1,0 +1,89 @@
+import { loadKatalogOrThrow } from '@orkestra/types';
+import { renderTemplate } from '@orkestra/template';
+import { describe, expect, it } from 'vitest';
+import { compileKatalog } from './compile-katalog.js';
+import { buildDesiredSet } from './desired-set.js';
+
+const katalog = loadKatalogOrThrow({
+  text: `
+apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: t}
+spec:
+  crds:
+    website:
+      apiTypes: {group: a.example.com, version: v1, kind: Website, plural: websites}
+      restrictedNamespaces: ["kube-*"]
+      operatorBox:
+        onCreate:
+          configMaps:
+            - {name: "{{ metadata.name }}-seed", data: {a: "1"}}
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-{{ item }}"
+              forEach: {field: spec.regions}
+              data: {region: "{{ item }}"}
+            - name: "{{ metadata.name }}-extra"
+              when: [{field: spec.extra, equals: "true"}]
+              namespace: "{{ spec.target }}"
+          deployments:
+            - {image: "{{ spec.image }}"}
+          hpa:
+            - {maxReplicas: 3}
+`,
+});
+
+const crd = compileKatalog(katalog).crds.get('website');
+const owner = {
+  apiVersion: 'a.example.com/v1',
+  kind: 'Website',
+  name: 'shop',
+  namespace: 'web',
+  uid: 'u-1',
+  crd: 'website',
+};
+
+function build(spec: Record<string, unknown>) {
+  if (crd == null) throw new Error('entry missing');
+  return buildDesiredSet({
+    crd,
+    owner,
+    context: { metadata: { name: 'shop', namespace: 'web' }, spec },
+    conditions: { renderTemplate: (source, context) => renderTemplate(source, context) },
+    customScope: () => undefined,
+    blockedReason: (namespace) =>
+      namespace.startsWith('kube-') ? `namespace ${namespace} is restricted` : undefined,
+  });
+}
+
+describe('buildDesiredSet', () => {
+  it('expands forEach, evaluates gates per copy, and keeps kind order with modes', () => {
+    const set = build({ regions: ['eu', 'us'], image: 'nginx' });
+    expect(set.groups.onCreate.map((c) => `${c.ref.name}:${c.mode}`)).toEqual(['shop-seed:create']);
+    expect(set.groups.onReconcile.map((c) => `${c.ref.kind}/${c.ref.name}:${c.mode}`)).toEqual([
+      'ConfigMap/shop-eu:apply',
+      'ConfigMap/shop-us:apply',
+      'Deployment/shop-deployment:apply',
+      'HorizontalPodAutoscaler/shop-hpa:apply',
+    ]);
+    expect(set.ids.size).toBe(5);
+  });
+
+  it('leaves replicas out of a Deployment targeted by the hpa', () => {
+    const set = build({ regions: [], image: 'nginx' });
+    const deployment = set.groups.onReconcile.find((c) => c.ref.kind === 'Deployment');
+    expect((deployment?.manifest['spec'] as Record<string, unknown>)['replicas']).toBeUndefined();
+  });
+
+  it('reports children in a blocked namespace instead of writing them', () => {
+    const set = build({ regions: [], image: 'nginx', extra: 'true', target: 'kube-system' });
+    expect(set.blocked.map((b) => `${b.ref.namespace}/${b.ref.name}`)).toEqual(['kube-system/shop-extra']);
+    expect([...set.ids].some((id) => id.includes('shop-extra'))).toBe(false);
+  });
+
+  it('fails with DuplicateChild when two passing entries render the same object', () => {
+    expect(() => build({ regions: ['extra'], image: 'nginx', extra: 'true' })).toThrow(
+      expect.objectContaining({ code: 'DuplicateChild', retryable: false }),
+    );
+  });
+});

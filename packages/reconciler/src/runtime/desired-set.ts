@@ -1,0 +1,206 @@
+/**
+ * Step 13 of the pipeline (runtime.md §9.1): forEach expansion, per-copy gates, rendering and the
+ * registry's `resolve`, giving the desired children of one CR.
+ */
+import { kindFor } from '@orkestra/registry';
+import type { KubeObject, ObjectRef, Owner, ResolveHints } from '@orkestra/registry';
+import type { TemplateContext } from '@orkestra/template';
+import { ConditionReason, RESOURCE_KINDS, TerminalError, evaluateConditions } from '@orkestra/types';
+import type { Condition, EvaluateConditionsOptions } from '@orkestra/types';
+import type { CompiledCrd, CompiledResourceEntry, GroupName } from './compile-katalog.js';
+
+/** DesiredChild is one child the CR should have after this reconcile. */
+export interface DesiredChild {
+  readonly entry: CompiledResourceEntry;
+  readonly ref: ObjectRef;
+  /** `apiVersion/kind/namespace/name`. */
+  readonly id: string;
+  readonly manifest: KubeObject;
+  readonly mode: 'create' | 'apply';
+  /** The rendered entry (secrets read `once`, `tls`, `rotateAfter` from it). */
+  readonly rendered: Readonly<Record<string, unknown>>;
+}
+
+/** BlockedChild is a child the namespace guard kept from being written. */
+export interface BlockedChild {
+  readonly entry: CompiledResourceEntry;
+  readonly ref: ObjectRef;
+  readonly reason: string;
+}
+
+/** DesiredSet is the desired children of one CR, per group, in kind order then declaration order. */
+export interface DesiredSet {
+  readonly groups: Readonly<Record<GroupName, readonly DesiredChild[]>>;
+  readonly blocked: readonly BlockedChild[];
+  /** Identities of every desired child (both groups). */
+  readonly ids: ReadonlySet<string>;
+}
+
+/** BuildDesiredSetInput is what buildDesiredSet needs. */
+export interface BuildDesiredSetInput {
+  readonly crd: CompiledCrd;
+  readonly owner: Owner;
+  readonly context: TemplateContext;
+  readonly conditions: EvaluateConditionsOptions;
+  /** Scope of custom kinds (from discovery), by `apiVersion/Kind`. */
+  readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
+  /** Whether a namespace is blocked, and why; undefined when allowed. */
+  readonly blockedReason: (namespace: string) => string | undefined;
+}
+
+/** idOf is a child identity `apiVersion/kind/namespace/name`. */
+export function idOf(ref: ObjectRef): string {
+  return `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+}
+
+interface Rendered {
+  readonly entry: CompiledResourceEntry;
+  readonly rendered: Record<string, unknown>;
+}
+
+/**
+ * buildDesiredSet renders every entry whose group gate and own gate pass (forEach copies each
+ * with their item context), resolves the manifests, and checks that no two passing entries render
+ * the same object (`DuplicateChild`, terminal). Children targeting a blocked namespace are
+ * reported in `blocked` instead.
+ */
+export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
+  const { crd, context, conditions } = input;
+  const renderedByGroup: Record<GroupName, Rendered[]> = { onCreate: [], onReconcile: [] };
+  for (const group of crd.groups) {
+    const gate = group.gate as { when: readonly Condition[]; anyOf: readonly Condition[] };
+    if (!evaluateConditions(gate, context, conditions).passed) continue;
+    for (const entry of group.entries) {
+      const copies = entry.compiled.expand(context, {
+        include: (ctx, g) =>
+          evaluateConditions(g as { when?: Condition[]; anyOf?: Condition[] }, ctx, conditions).passed,
+        nameOf: (rendered) => nameOf(entry, rendered),
+      });
+      for (const copy of copies) renderedByGroup[group.name].push({ entry, rendered: copy.entry });
+    }
+  }
+  const all = [...renderedByGroup.onCreate, ...renderedByGroup.onReconcile];
+  const hints = hintsFor(all, input.owner.name);
+
+  const seen = new Map<string, DesiredChild>();
+  const blocked: BlockedChild[] = [];
+  const groups: Record<GroupName, DesiredChild[]> = { onCreate: [], onReconcile: [] };
+  for (const name of ['onCreate', 'onReconcile'] as const) {
+    for (const { entry, rendered } of renderedByGroup[name]) {
+      const module = kindFor(entry.listKey);
+      if (module == null) continue;
+      const forResolve = resolvable(entry, rendered);
+      const kindHints: ResolveHints = { ...hints.base };
+      if (entry.listKey === 'deployments' || entry.listKey === 'statefulSets') {
+        const workloadName =
+          nameOf(entry, rendered) ??
+          `${input.owner.name}${entry.listKey === 'deployments' ? '-deployment' : ''}`;
+        if (hints.hpaTargets.has(workloadName)) Object.assign(kindHints, { hpaTargeted: true });
+      }
+      if (entry.listKey === 'custom') {
+        const scope = input.customScope(String(rendered['apiVersion']), String(rendered['kind']));
+        if (scope != null) Object.assign(kindHints, { namespaced: scope });
+      }
+      const resolved = module.resolve({ entry: forResolve, path: entry.source }, input.owner, kindHints);
+      const ref = resolved.ref;
+      const guardNamespace = ref.kind === 'Namespace' && ref.apiVersion === 'v1' ? ref.name : ref.namespace;
+      const reason = guardNamespace == null ? undefined : input.blockedReason(guardNamespace);
+      if (reason != null) {
+        blocked.push({ entry, ref, reason });
+        continue;
+      }
+      const id = idOf(ref);
+      const first = seen.get(id);
+      if (first != null) {
+        throw new TerminalError(
+          `${formatChild(ref)} is rendered by ${first.entry.katalogPath} and ${entry.katalogPath}; at most one passing entry may render an object`,
+          { code: ConditionReason.DuplicateChild, katalogPath: entry.katalogPath },
+        );
+      }
+      const mode: 'create' | 'apply' = resolved.createOnly || !entry.applyMode ? 'create' : 'apply';
+      const child: DesiredChild = { entry, ref, id, manifest: resolved.manifest, mode, rendered };
+      seen.set(id, child);
+      groups[name].push(child);
+    }
+  }
+  return { groups, blocked, ids: new Set(seen.keys()) };
+}
+
+function formatChild(ref: ObjectRef): string {
+  return ref.namespace == null ? `${ref.kind} ${ref.name}` : `${ref.kind} ${ref.namespace}/${ref.name}`;
+}
+
+/** nameOf is the identity used for the forEach duplicate check: `namespace/name` when rendered. */
+function nameOf(entry: CompiledResourceEntry, rendered: Record<string, unknown>): string | undefined {
+  const source =
+    entry.listKey === 'custom' ? ((rendered['metadata'] ?? {}) as Record<string, unknown>) : rendered;
+  const name = source['name'];
+  if (name == null || name === '') return undefined;
+  const namespace = source['namespace'];
+  return namespace == null || namespace === '' ? String(name) : `${String(namespace)}/${String(name)}`;
+}
+
+/** resolvable strips runtime-only keys the registry does not take (a `tls` Secret is resolved as its TLS type without data). */
+function resolvable(
+  entry: CompiledResourceEntry,
+  rendered: Record<string, unknown>,
+): Record<string, unknown> {
+  if (entry.listKey !== 'secrets' || rendered['tls'] == null) return rendered;
+  const { tls: _tls, data: _data, ...rest } = rendered;
+  return { ...rest, type: rest['type'] ?? 'kubernetes.io/tls' };
+}
+
+function hintsFor(
+  all: readonly Rendered[],
+  crName: string,
+): { base: ResolveHints; hpaTargets: ReadonlySet<string> } {
+  const suffix = (listKey: string): string =>
+    RESOURCE_KINDS.find((k) => k.listKey === listKey)?.defaultNameSuffix ?? '';
+  const workloads = all.filter(
+    (r) => r.entry.listKey === 'deployments' || r.entry.listKey === 'statefulSets',
+  );
+  const services = all.filter((r) => r.entry.listKey === 'services');
+  const base: { -readonly [K in keyof ResolveHints]: ResolveHints[K] } = {};
+  const workload = workloads.length === 1 ? workloads[0] : undefined;
+  if (workload != null) {
+    const name = stringOr(workload.rendered['name'], `${crName}${suffix(workload.entry.listKey)}`);
+    base.defaultWorkload = {
+      kind: workload.entry.listKey === 'deployments' ? 'Deployment' : 'StatefulSet',
+      name,
+    };
+  }
+  const service = services.length === 1 ? services[0] : undefined;
+  if (service != null) {
+    const ports = service.rendered['ports'];
+    const firstPort = Array.isArray(ports)
+      ? (ports[0] as Record<string, unknown> | undefined)?.['port']
+      : service.rendered['port'];
+    const port =
+      typeof firstPort === 'number'
+        ? firstPort
+        : typeof firstPort === 'string'
+          ? Number.parseInt(firstPort, 10)
+          : undefined;
+    if (port != null && !Number.isNaN(port)) {
+      base.defaultService = {
+        name: stringOr(service.rendered['name'], `${crName}${suffix('services')}`),
+        port,
+      };
+    }
+  }
+  const hpaTargets = new Set<string>();
+  for (const hpa of all.filter((r) => r.entry.listKey === 'hpa')) {
+    const target = hpa.rendered['scaleTargetRef'] as Record<string, unknown> | undefined;
+    const name = target?.['name'] ?? base.defaultWorkload?.name;
+    if (typeof name === 'string') hpaTargets.add(name);
+  }
+  return { base, hpaTargets };
+}
+
+function stringOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' && value !== ''
+    ? value
+    : typeof value === 'number'
+      ? String(value)
+      : fallback;
+}

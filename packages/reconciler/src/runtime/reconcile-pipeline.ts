@@ -1,0 +1,1253 @@
+/**
+ * The reconcile pipeline of one CRD entry (runtime.md §7), steps 2–18 for one CR read from the
+ * primary cache. Hooks (cross, git, external, docker) and providers are slots filled by
+ * `PipelineHooks`; without them their context keys are empty maps.
+ */
+import { AlreadyExistsError, NotFoundError, kindFor, refOf } from '@orkestra/registry';
+import type { KubeClient, KubeObject, ObjectRef, Owner } from '@orkestra/registry';
+import type { TemplateContext, TemplateEngine } from '@orkestra/template';
+import {
+  ConditionReason,
+  OrkestraError,
+  OrkestraFinalizer,
+  OrkestraLabel,
+  TerminalError,
+  evaluateCondition,
+  evaluateConditions,
+  getPath,
+  parseDuration,
+  stringForm,
+  toOrkestraError,
+} from '@orkestra/types';
+import type { Condition, EvaluateConditionsOptions, Logger } from '@orkestra/types';
+import type { ObjectCache } from '../cache.js';
+import type { Clock } from '../clock.js';
+import type { EventRecorder } from '../events/event-recorder.js';
+import type { NamespaceGuard } from '../namespace-guard.js';
+import { formatReasonMessage } from '../reason-message.js';
+import { generationStamp, secretRotationState, tlsValidForMs } from '../secrets/rotation.js';
+import { generateTlsMaterial } from '../secrets/tls.js';
+import { parseInventory } from '../status/inventory.js';
+import type { ChildCaches } from './child-caches.js';
+import type { CompiledCrd } from './compile-katalog.js';
+import { buildDesiredSet, idOf } from './desired-set.js';
+import type { DesiredChild, DesiredSet } from './desired-set.js';
+import { runLimited } from './run-limited.js';
+import { StatusWriter } from './status-writer.js';
+import type { StatusPatcher } from './status-patcher.js';
+import type { InventoryRecord, ReadyOutcome } from './status-writer.js';
+import { toWriteError } from './write-error.js';
+
+/** HookInput is what a hook slot receives: the CR (normalized, mutated), the context so far and the reconcile's signal. */
+export interface HookInput {
+  readonly crd: CompiledCrd;
+  readonly cr: KubeObject;
+  readonly context: TemplateContext;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+}
+
+/**
+ * PipelineHooks fills the hook slots of steps 9–12 and 16. Each returns the value of its context
+ * key (`cross`, `git`, `external`, `docker`, `providers`); throwing fails the step with the
+ * thrown OrkestraError's reason.
+ */
+export interface PipelineHooks {
+  readonly cross?: (input: HookInput) => Promise<unknown> | unknown;
+  readonly git?: (input: HookInput) => Promise<unknown>;
+  readonly external?: (input: HookInput) => Promise<unknown>;
+  readonly docker?: (input: HookInput) => Promise<unknown>;
+  readonly providers?: (
+    input: HookInput,
+  ) => Promise<{ readonly outputs: unknown; readonly requeueAfterMs?: number }>;
+}
+
+/** PipelineOptions is what a CRD entry's pipeline works with. */
+export interface PipelineOptions {
+  readonly katalogName: string;
+  readonly crd: CompiledCrd;
+  /** The entry's primary cache. */
+  readonly primary: ObjectCache;
+  readonly children: ChildCaches;
+  readonly client: KubeClient;
+  /** Status subresource writes with the cached resource version. */
+  readonly patchStatus: StatusPatcher;
+  readonly engine: TemplateEngine;
+  /** `now()` is read as epoch milliseconds. */
+  readonly clock: Clock;
+  readonly random?: ((size: number) => Uint8Array) | undefined;
+  readonly events: EventRecorder;
+  readonly guard: NamespaceGuard;
+  /** Concurrent child writes per CR. Default 8. */
+  readonly maxConcurrentWrites?: number;
+  readonly hooks?: PipelineHooks;
+  /** Scope of a custom kind, from discovery. */
+  readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
+}
+
+/** RunContext is one reconcile's id, logger and signal. */
+export interface RunContext {
+  readonly reconcileId: string;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
+
+/** RunResult is how a pipeline run that did not throw ended. */
+export interface RunResult {
+  /** Timed re-queue (pending states, rotation, deletion waits). */
+  readonly requeueAfterMs?: number;
+  /** Whether the run wrote the CR's status or metadata (drives the own-write re-queue of runtime.md §4). */
+  readonly wroteCr: boolean;
+  /** What the run wrote, for the info log. */
+  readonly writes: number;
+}
+
+/** Pending ends a run without an error: re-queue after a delay (runtime.md §8 "pending"). */
+class Pending extends Error {
+  override readonly name = 'Pending';
+  readonly reason: ConditionReason;
+  readonly requeueAfterMs: number;
+  constructor(reason: ConditionReason, message: string, requeueAfterMs: number) {
+    super(message);
+    this.reason = reason;
+    this.requeueAfterMs = requeueAfterMs;
+  }
+}
+
+const DELETE_WAIT_MS = 3000;
+const JOB_WAIT_MS = 5000;
+const CLEANUP_JOB_TTL_SECONDS = 600;
+
+interface RunState {
+  wroteCr: boolean;
+  writes: number;
+  requeueAt: number[];
+  warnings: string[] | undefined;
+  desired: DesiredSet | undefined;
+  context: TemplateContext | undefined;
+  inventory: InventoryRecord[] | undefined;
+}
+
+/**
+ * CrdPipeline runs the reconcile pipeline of one CRD entry for one CR at a time (the dispatcher
+ * guarantees one reconcile per key). Reads come from the caches; every write's result goes back
+ * into them.
+ */
+export class CrdPipeline {
+  readonly #o: PipelineOptions;
+  readonly #status: StatusWriter;
+  readonly #conditions: EvaluateConditionsOptions;
+  readonly #maxWrites: number;
+
+  constructor(options: PipelineOptions) {
+    this.#o = options;
+    this.#maxWrites = options.maxConcurrentWrites ?? 8;
+    this.#conditions = {
+      renderTemplate: (source, context) => options.engine.renderTemplate(source, context),
+      now: () => new Date(options.clock.now()),
+    };
+    this.#status = new StatusWriter({
+      crd: options.crd,
+      patchStatus: options.patchStatus,
+      primary: options.primary,
+      children: options.children,
+      engine: options.engine,
+      conditions: this.#conditions,
+      clock: options.clock,
+      events: options.events,
+    });
+  }
+
+  /** run reconciles one CR (a frozen cache object); throws an OrkestraError after writing status on failure. */
+  async run(cached: KubeObject, ctx: RunContext): Promise<RunResult> {
+    const state: RunState = {
+      wroteCr: false,
+      writes: 0,
+      requeueAt: [],
+      warnings: undefined,
+      desired: undefined,
+      context: undefined,
+      inventory: undefined,
+    };
+    let cr = structuredClone(cached) as KubeObject;
+    if (cr.metadata['deletionTimestamp'] != null) return this.#deletion(cr, ctx, state);
+    try {
+      // Step 4: namespace guard on the CR's namespace.
+      const namespace = cr.metadata.namespace;
+      if (namespace != null && this.#o.guard.isBlocked(namespace)) {
+        throw new TerminalError(
+          formatReasonMessage(this.#o.crd.katalogPath, this.#o.guard.reason(namespace)),
+          {
+            code: ConditionReason.NamespaceRestricted,
+            katalogPath: this.#o.crd.katalogPath,
+          },
+        );
+      }
+      cr = await this.#ensureFinalizers(cr, state);
+      let view = this.#normalize(cr);
+      ({ cr, view } = await this.#mutate(cr, view, state));
+      state.warnings = this.#validate(view);
+      const context: Record<string, unknown> = {
+        apiVersion: view.apiVersion,
+        kind: view.kind,
+        metadata: view.metadata,
+        spec: view['spec'] ?? {},
+        status: view['status'] ?? {},
+        cross: {},
+        git: {},
+        external: {},
+        docker: {},
+        providers: {},
+      };
+      state.context = context;
+      await this.#hooks(view, context, ctx);
+      const desired = this.#buildDesired(view, context);
+      state.desired = desired;
+      const previous = inventoryOf(cr);
+      await this.#applyGroup(cr, desired.groups.onCreate, previous, state);
+      await this.#applyGroup(cr, desired.groups.onReconcile, previous, state);
+      const first = desired.blocked[0];
+      if (first != null) {
+        throw new TerminalError(
+          formatReasonMessage(first.entry.katalogPath, first.reason, {
+            kind: first.ref.kind,
+            namespace: first.ref.namespace,
+            name: first.ref.name,
+          }),
+          { code: ConditionReason.NamespaceRestricted, katalogPath: first.entry.katalogPath },
+        );
+      }
+      const pruned = await this.#prune(cr, desired, previous, state);
+      state.inventory = this.#inventory(cr, desired, previous, pruned);
+      if (this.#o.hooks?.providers != null) {
+        const result = await this.#o.hooks.providers({
+          crd: this.#o.crd,
+          cr: view,
+          context,
+          signal: ctx.signal,
+          logger: ctx.logger,
+        });
+        context['providers'] = result.outputs;
+        if (result.requeueAfterMs != null) state.requeueAt.push(this.#o.clock.now() + result.requeueAfterMs);
+      }
+      const outcome: ReadyOutcome = { ready: true, reason: ConditionReason.ReconcileSucceeded, message: '' };
+      await this.#writeStatus(cr, outcome, state, ctx);
+      return this.#result(state);
+    } catch (thrown) {
+      if (thrown instanceof Pending) {
+        await this.#writeStatus(
+          cr,
+          { ready: false, reason: thrown.reason, message: thrown.message },
+          state,
+          ctx,
+        );
+        return { requeueAfterMs: thrown.requeueAfterMs, wroteCr: state.wroteCr, writes: state.writes };
+      }
+      const error = toOrkestraError(thrown, { katalogPath: this.#o.crd.katalogPath });
+      const message =
+        error.katalogPath != null && !error.message.startsWith(error.katalogPath)
+          ? formatReasonMessage(error.katalogPath, error.message)
+          : error.message;
+      if (state.inventory == null)
+        state.inventory = this.#inventory(cr, state.desired, inventoryOf(cr), new Set());
+      try {
+        await this.#writeStatus(cr, { ready: false, reason: error.code, message }, state, ctx);
+      } catch (statusError) {
+        ctx.logger.warn({ err: describeError(statusError) }, 'status write after a failed reconcile failed');
+      }
+      throw error;
+    }
+  }
+
+  #result(state: RunState): RunResult {
+    const now = this.#o.clock.now();
+    const at = state.requeueAt.length === 0 ? undefined : Math.min(...state.requeueAt);
+    return {
+      ...(at == null ? {} : { requeueAfterMs: Math.max(0, at - now) }),
+      wroteCr: state.wroteCr,
+      writes: state.writes,
+    };
+  }
+
+  async #writeStatus(cr: KubeObject, outcome: ReadyOutcome, state: RunState, ctx: RunContext): Promise<void> {
+    const written = await this.#status.write(cr, {
+      outcome,
+      warnings: state.warnings,
+      inventory: state.inventory,
+      context: state.context,
+      desired: state.desired,
+      logger: ctx.logger,
+    });
+    if (written) {
+      state.wroteCr = true;
+      state.writes++;
+    }
+  }
+
+  // ---- step 5: finalizers -------------------------------------------------------------------
+
+  async #ensureFinalizers(cr: KubeObject, state: RunState): Promise<KubeObject> {
+    const wanted = [OrkestraFinalizer.Finalizer, ...this.#o.crd.extraFinalizers];
+    const current = (cr.metadata['finalizers'] as string[] | undefined) ?? [];
+    const missing = wanted.filter((f) => !current.includes(f));
+    if (missing.length === 0) return cr;
+    try {
+      const patched = await this.#o.client.mergePatch(refOf(cr), {
+        metadata: { finalizers: [...current, ...missing], resourceVersion: cr.metadata.resourceVersion },
+      });
+      this.#o.primary.upsertFromWrite(patched);
+      state.wroteCr = true;
+      state.writes++;
+      return structuredClone(patched);
+    } catch (error) {
+      throw new OrkestraError(
+        formatReasonMessage(
+          this.#o.crd.katalogPath,
+          `adding finalizers ${missing.join(', ')}: ${errorMessage(error)}`,
+        ),
+        { code: ConditionReason.FinalizerFailed, katalogPath: this.#o.crd.katalogPath, cause: error },
+      );
+    }
+  }
+
+  // ---- steps 6–8: normalize, mutation, validation ----------------------------------------------
+
+  #normalize(cr: KubeObject): KubeObject {
+    const normalize = this.#o.crd.normalize;
+    if (normalize == null) return cr;
+    const { apiVersion, kind, metadata } = cr;
+    const input = { apiVersion, kind, metadata, spec: cr['spec'] ?? {}, status: cr['status'] ?? {} };
+    const out = normalize.apply(input) as { spec?: unknown };
+    return { ...cr, spec: out.spec };
+  }
+
+  async #mutate(
+    cr: KubeObject,
+    view: KubeObject,
+    state: RunState,
+  ): Promise<{ cr: KubeObject; view: KubeObject }> {
+    const rules = this.#o.crd.mutation;
+    if (rules.length === 0) return { cr, view };
+    const context = crContext(view);
+    const changes: Record<string, unknown> = {};
+    const spec = structuredClone((view['spec'] ?? {}) as Record<string, unknown>);
+    for (const rule of rules) {
+      if (!evaluateConditions(rule.rule, crContext({ ...view, spec }), this.#conditions).passed) continue;
+      const path = rule.rule.field.replace(/^\./, '').slice('spec.'.length);
+      const current = getPath(spec, path);
+      if (rule.mode === 'default' && current != null && current !== '') continue;
+      let value = rule.value.render(context);
+      value = convertValue(value, rule.rule.valueType, rule.katalogPath);
+      if (value === undefined || JSON.stringify(value) === JSON.stringify(current)) continue;
+      setPath(spec, path, value);
+      setPath(changes, path, value);
+    }
+    if (Object.keys(changes).length === 0) return { cr, view };
+    try {
+      const patched = await this.#o.client.mergePatch(refOf(cr), {
+        metadata: { resourceVersion: cr.metadata.resourceVersion },
+        spec: changes,
+      });
+      this.#o.primary.upsertFromWrite(patched);
+      state.wroteCr = true;
+      state.writes++;
+      const next = structuredClone(patched);
+      return { cr: next, view: this.#normalize(next) };
+    } catch (error) {
+      throw new OrkestraError(
+        formatReasonMessage(this.#o.crd.katalogPath, `mutation patch: ${errorMessage(error)}`),
+        {
+          code: ConditionReason.MutationFailed,
+          katalogPath: `${this.#o.crd.katalogPath}.mutation`,
+          cause: error,
+        },
+      );
+    }
+  }
+
+  /** #validate returns the warn-rule messages (undefined without warn rules); deny violations throw ValidationFailed. */
+  #validate(view: KubeObject): string[] | undefined {
+    const rules = this.#o.crd.validation;
+    const hasWarn = rules.some((r) => r.rule.action === 'warn');
+    if (rules.length === 0) return undefined;
+    const context = crContext(view);
+    const denied: string[] = [];
+    const warned: string[] = [];
+    for (const rule of rules) {
+      if (!evaluateConditions(rule.rule, context, this.#conditions).passed) continue;
+      const condition = rule.rule.condition as Condition;
+      const passed =
+        'operator' in condition && condition.operator === 'unique'
+          ? this.#isUnique(view, condition)
+          : evaluateCondition(condition, context, this.#conditions).passed;
+      if (passed) continue;
+      const message = stringForm(rule.message.render(context));
+      (rule.rule.action === 'warn' ? warned : denied).push(message);
+    }
+    if (denied.length > 0) {
+      throw new TerminalError(
+        formatReasonMessage(`${this.#o.crd.katalogPath}.validation`, denied.join('; ')),
+        {
+          code: ConditionReason.ValidationFailed,
+          katalogPath: `${this.#o.crd.katalogPath}.validation`,
+        },
+      );
+    }
+    return hasWarn ? warned : undefined;
+  }
+
+  #isUnique(view: KubeObject, condition: Condition): boolean {
+    const field = 'field' in condition ? String(condition.field).replace(/^\./, '') : '';
+    const mine = getPath(view, field);
+    if (mine == null || mine === '') return true;
+    const text = stringForm(mine);
+    const uid = view.metadata.uid;
+    return !this.#o.primary.list().some((other) => {
+      if (other.metadata.uid === uid) return false;
+      const value = getPath(other, field);
+      return value != null && value !== '' && stringForm(value) === text;
+    });
+  }
+
+  // ---- steps 9–12: hook slots ------------------------------------------------------------------
+
+  async #hooks(view: KubeObject, context: Record<string, unknown>, ctx: RunContext): Promise<void> {
+    const hooks = this.#o.hooks;
+    if (hooks == null) return;
+    const input = (): HookInput => ({
+      crd: this.#o.crd,
+      cr: view,
+      context,
+      signal: ctx.signal,
+      logger: ctx.logger,
+    });
+    if (hooks.cross != null) context['cross'] = (await hooks.cross(input())) ?? {};
+    if (hooks.git != null) context['git'] = (await hooks.git(input())) ?? {};
+    if (hooks.external != null) context['external'] = (await hooks.external(input())) ?? {};
+    if (hooks.docker != null) context['docker'] = (await hooks.docker(input())) ?? {};
+  }
+
+  // ---- step 13: desired set --------------------------------------------------------------------
+
+  #buildDesired(view: KubeObject, context: TemplateContext): DesiredSet {
+    return buildDesiredSet({
+      crd: this.#o.crd,
+      owner: this.#owner(view),
+      context,
+      conditions: this.#conditions,
+      customScope: this.#o.customScope,
+      blockedReason: (namespace) =>
+        this.#o.guard.isBlocked(namespace) ? this.#o.guard.reason(namespace) : undefined,
+    });
+  }
+
+  #owner(cr: KubeObject): Owner {
+    const namespace = cr.metadata.namespace;
+    return {
+      apiVersion: cr.apiVersion,
+      kind: cr.kind,
+      name: cr.metadata.name ?? '',
+      uid: cr.metadata.uid ?? '',
+      crd: this.#o.crd.name,
+      ...(namespace == null || namespace === '' ? {} : { namespace }),
+    };
+  }
+
+  // ---- steps 14–15: writes in waves -------------------------------------------------------------
+
+  async #applyGroup(
+    cr: KubeObject,
+    children: readonly DesiredChild[],
+    previous: readonly InventoryRecord[],
+    state: RunState,
+  ): Promise<void> {
+    const waves = new Map<number, DesiredChild[]>();
+    for (const child of children) {
+      const wave = kindFor(child.entry.listKey)?.wave ?? 6;
+      const list = waves.get(wave) ?? [];
+      list.push(child);
+      waves.set(wave, list);
+    }
+    for (const wave of [...waves.keys()].sort((a, b) => a - b)) {
+      const list = waves.get(wave) ?? [];
+      const results = await runLimited(
+        list.map((child) => () => this.#writeChild(cr, child, previous, state)),
+        this.#maxWrites,
+      );
+      const failures = results
+        .map((r, i) => ({ r, child: list[i] }))
+        .filter(
+          (x): x is { r: PromiseRejectedResult; child: DesiredChild } =>
+            x.r.status === 'rejected' && x.child != null,
+        );
+      if (failures.length > 0) {
+        failures.sort((a, b) => order(a.child) - order(b.child) || a.child.entry.index - b.child.entry.index);
+        const first = failures[0];
+        if (first != null) throw toWriteError(first.r.reason, first.child.entry.katalogPath, first.child.ref);
+      }
+    }
+  }
+
+  async #writeChild(
+    cr: KubeObject,
+    child: DesiredChild,
+    previous: readonly InventoryRecord[],
+    state: RunState,
+  ): Promise<void> {
+    const module = kindFor(child.entry.listKey);
+    if (module == null) return;
+    const children = this.#o.children;
+    const cached = children.get(child.ref);
+    let manifest = child.manifest;
+    const isSecret = child.ref.kind === 'Secret' && child.ref.apiVersion === 'v1';
+    const rendered = child.rendered;
+    if (
+      child.ref.kind === 'Job' &&
+      cached == null &&
+      previous.some((p) => p.completed === true && sameRef(p, child.ref))
+    ) {
+      return; // a completed Job recorded in the inventory is not created again (katalog.md §5.2).
+    }
+    if (isSecret && rendered['once'] === true) {
+      if (cached != null) {
+        await this.#rotateIfDue(cr, child, cached, state);
+        return;
+      }
+      manifest = await this.#secretForCreate(child);
+    }
+    const result = await module.ensure(manifest, {
+      mode: child.mode,
+      cache: children,
+      client: this.#o.client,
+      force: child.entry.forceConflict,
+      onWritten: (object) => children.upsertFromWrite(object),
+      onNotManaged: (live) =>
+        this.#o.events.warning(
+          cr,
+          'ChildNotManaged',
+          formatReasonMessage(
+            child.entry.katalogPath,
+            'exists and is not managed by Orkestra; left untouched',
+            {
+              kind: live.kind,
+              namespace: live.metadata.namespace,
+              name: live.metadata.name ?? '',
+            },
+          ),
+        ),
+    });
+    if (result === 'created' || result === 'updated') {
+      state.writes++;
+      this.#o.events.normal(
+        cr,
+        result === 'created' ? 'Created' : 'Updated',
+        `${formatChild(child.ref)} (${child.entry.source}) was ${result}`,
+      );
+    }
+    if (isSecret) this.#scheduleRotation(child, children.get(child.ref), state);
+  }
+
+  async #secretForCreate(child: DesiredChild): Promise<KubeObject> {
+    const rendered = child.rendered;
+    const rotateAfter = typeof rendered['rotateAfter'] === 'string' ? rendered['rotateAfter'] : undefined;
+    const tls = rendered['tls'] as Record<string, unknown> | undefined;
+    let manifest = child.manifest;
+    if (tls != null) {
+      const namespace = child.ref.namespace ?? 'default';
+      const commonName = stringOrUndefined(tls['commonName']) ?? `${child.ref.name}.${namespace}.svc`;
+      const dnsNames = Array.isArray(tls['dnsNames']) ? tls['dnsNames'].map((n) => stringForm(n)) : undefined;
+      const validFor = stringOrUndefined(tls['validFor']);
+      const material = await generateTlsMaterial(
+        {
+          commonName,
+          dnsNames,
+          validForMs: tlsValidForMs({ rotateAfter, tls: { validFor } }),
+          organization: stringOrUndefined(tls['organization']),
+        },
+        { clock: this.#o.clock, random: this.#o.random },
+      );
+      manifest = {
+        ...manifest,
+        type: 'kubernetes.io/tls',
+        data: Object.fromEntries(
+          Object.entries(material).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]),
+        ),
+      };
+    }
+    if (rotateAfter != null || tls != null) {
+      manifest = {
+        ...manifest,
+        metadata: {
+          ...manifest.metadata,
+          annotations: {
+            ...manifest.metadata.annotations,
+            ...generationStamp(new Date(this.#o.clock.now()), rotateAfter),
+          },
+        },
+      };
+    }
+    return manifest;
+  }
+
+  #scheduleRotation(child: DesiredChild, secret: KubeObject | undefined, state: RunState): void {
+    const entry = rotationEntry(child.rendered);
+    if (entry.rotateAfter == null && entry.tls == null) return;
+    const rotation = secretRotationState({ secret, entry, now: new Date(this.#o.clock.now()) });
+    if (rotation.dueAt != null) state.requeueAt.push(rotation.dueAt.getTime());
+  }
+
+  /** #rotateIfDue regenerates a rotating Secret's data in place with its resource version (runtime.md §14.1). */
+  async #rotateIfDue(
+    cr: KubeObject,
+    child: DesiredChild,
+    cached: KubeObject,
+    state: RunState,
+  ): Promise<void> {
+    const owner = cached.metadata.labels?.[OrkestraLabel.OwnerUid];
+    if (owner != null && owner !== cr.metadata.uid) {
+      throw new TerminalError(`${formatChild(child.ref)} belongs to the CR with UID ${owner}`, {
+        code: ConditionReason.ChildOwnedByOther,
+        katalogPath: child.entry.katalogPath,
+      });
+    }
+    const entry = rotationEntry(child.rendered);
+    if (entry.rotateAfter == null && entry.tls == null) return;
+    const now = new Date(this.#o.clock.now());
+    const rotation = secretRotationState({ secret: cached, entry, now });
+    if (!rotation.due && !rotation.stampNeeded) {
+      if (rotation.dueAt != null) state.requeueAt.push(rotation.dueAt.getTime());
+      return;
+    }
+    const patch: Record<string, unknown> = {
+      metadata: {
+        resourceVersion: cached.metadata.resourceVersion,
+        annotations: generationStamp(now, entry.rotateAfter),
+      },
+    };
+    if (rotation.due) {
+      const fresh = await this.#secretForCreate(child);
+      patch['data'] = fresh['data'] ?? {};
+      if (fresh['type'] != null) patch['type'] = fresh['type'];
+    }
+    const written = await this.#o.client.mergePatch(child.ref, patch);
+    this.#o.children.upsertFromWrite(written);
+    state.writes++;
+    if (rotation.due)
+      this.#o.events.normal(
+        cr,
+        'SecretRotated',
+        `${formatChild(child.ref)} (${child.entry.source}) was rotated`,
+      );
+    this.#scheduleRotation(child, written, state);
+  }
+
+  // ---- step 15: pruning (runtime.md §9.6) ------------------------------------------------------
+
+  async #prune(
+    cr: KubeObject,
+    desired: DesiredSet,
+    previous: readonly InventoryRecord[],
+    state: RunState,
+  ): Promise<Set<string>> {
+    const pruned = new Set<string>();
+    const uid = cr.metadata.uid ?? '';
+    const candidates = new Map<
+      string,
+      { ref: ObjectRef; uid?: string; apply: boolean; prune: boolean; job: boolean }
+    >();
+    for (const record of previous) {
+      const ref = recordRef(record);
+      const id = idOf(ref);
+      if (desired.ids.has(id)) continue;
+      candidates.set(id, {
+        ref,
+        apply: record.mode === 'apply',
+        prune: record.prune !== false,
+        job: record.kind === 'Job',
+      });
+    }
+    for (const object of this.#o.children.listAllOwned(uid)) {
+      const ref = refOf(object);
+      const id = idOf(ref);
+      if (desired.ids.has(id)) continue;
+      const known = candidates.get(id);
+      const source = object.metadata.annotations?.['orkestra.konductor.io/source'] ?? '';
+      const objectUid = object.metadata.uid;
+      candidates.set(id, {
+        ref,
+        ...(objectUid == null ? {} : { uid: objectUid }),
+        apply: known?.apply ?? source.startsWith('onReconcile.'),
+        prune: known?.prune ?? true,
+        job: object.kind === 'Job',
+      });
+    }
+    const tasks: (() => Promise<void>)[] = [];
+    for (const [id, candidate] of candidates) {
+      if (!candidate.apply || !candidate.prune || candidate.job) continue;
+      const cached = this.#o.children.get(candidate.ref);
+      if (cached == null && this.#o.children.watches(candidate.ref)) {
+        pruned.add(id); // already gone
+        continue;
+      }
+      if (cached == null) {
+        // A kind no longer watched: confirm ownership with one GET before deleting.
+        try {
+          const live = await this.#o.client.get(candidate.ref);
+          if (live.metadata.labels?.[OrkestraLabel.OwnerUid] !== uid) {
+            pruned.add(id);
+            continue;
+          }
+          if (live.metadata.uid != null) Object.assign(candidate, { uid: live.metadata.uid });
+        } catch (error) {
+          if (error instanceof NotFoundError) {
+            pruned.add(id);
+            continue;
+          }
+          throw toWriteError(error, this.#o.crd.katalogPath, candidate.ref, ConditionReason.PruneFailed);
+        }
+      } else if (cached.metadata.labels?.[OrkestraLabel.OwnerUid] !== uid) {
+        continue; // never by name alone
+      }
+      tasks.push(async () => {
+        try {
+          await this.#o.client.delete(candidate.ref, {
+            propagationPolicy: 'Background',
+            ...(candidate.uid == null ? {} : { uid: candidate.uid }),
+          });
+          state.writes++;
+          this.#o.events.normal(cr, 'Pruned', `${formatChild(candidate.ref)} was pruned`);
+        } catch (error) {
+          if (!(error instanceof NotFoundError))
+            throw toWriteError(error, this.#o.crd.katalogPath, candidate.ref, ConditionReason.PruneFailed);
+        }
+        pruned.add(id);
+      });
+    }
+    const results = await runLimited(tasks, this.#maxWrites);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed != null) throw failed.reason;
+    return pruned;
+  }
+
+  // ---- inventory (katalog.md §13.1) ------------------------------------------------------------
+
+  #inventory(
+    cr: KubeObject,
+    desired: DesiredSet | undefined,
+    previous: readonly InventoryRecord[],
+    pruned: ReadonlySet<string>,
+  ): InventoryRecord[] {
+    const out = new Map<string, InventoryRecord>();
+    const uid = cr.metadata.uid ?? '';
+    const prevById = new Map(previous.map((p) => [idOf(recordRef(p)), p]));
+    for (const record of previous) {
+      const ref = recordRef(record);
+      const id = idOf(ref);
+      if (pruned.has(id)) continue;
+      const live = this.#o.children.get(ref);
+      const watched = this.#o.children.watches(ref);
+      if (live == null && watched && record.completed !== true) continue; // gone
+      out.set(
+        id,
+        live == null
+          ? record
+          : recordFor(
+              ref,
+              record.mode,
+              record.source,
+              record.prune === false,
+              live,
+              record.completed === true,
+            ),
+      );
+    }
+    for (const object of this.#o.children.listAllOwned(uid)) {
+      const ref = refOf(object);
+      const id = idOf(ref);
+      if (pruned.has(id) || out.has(id)) continue;
+      const source = object.metadata.annotations?.['orkestra.konductor.io/source'] ?? '';
+      if (source.startsWith('onDelete.')) continue;
+      const mode = source.startsWith('onReconcile.') ? 'apply' : 'create';
+      out.set(id, recordFor(ref, mode, source, false, object, false));
+    }
+    for (const child of [...(desired?.groups.onCreate ?? []), ...(desired?.groups.onReconcile ?? [])]) {
+      const live = this.#o.children.get(child.ref);
+      const prev = prevById.get(child.id);
+      if (live == null && prev?.completed !== true) {
+        out.delete(child.id);
+        continue;
+      }
+      out.set(
+        child.id,
+        recordFor(
+          child.ref,
+          child.mode,
+          child.entry.source,
+          !child.entry.prune,
+          live,
+          prev?.completed === true,
+        ),
+      );
+    }
+    return [...out.values()].sort((a, b) => inventoryKey(a).localeCompare(inventoryKey(b)));
+  }
+
+  // ---- deletion path (runtime.md §10.2) -------------------------------------------------------
+
+  async #deletion(cr: KubeObject, ctx: RunContext, state: RunState): Promise<RunResult> {
+    const finalizers = (cr.metadata['finalizers'] as string[] | undefined) ?? [];
+    if (!finalizers.includes(OrkestraFinalizer.Finalizer)) return { wroteCr: false, writes: 0 };
+    const crd = this.#o.crd;
+    const deleting = async (reason: ConditionReason, message: string): Promise<void> => {
+      await this.#status.writeDeleting(cr, { ready: false, reason, message }, ctx.logger).then((w) => {
+        if (w) {
+          state.wroteCr = true;
+          state.writes++;
+        }
+      });
+    };
+    const current = (
+      cr['status'] as { conditions?: { type: string; reason?: string }[] } | undefined
+    )?.conditions?.find((c) => c.type === 'Ready');
+    if (
+      current?.reason !== ConditionReason.Deleting &&
+      current?.reason !== ConditionReason.DeletionTimedOut
+    ) {
+      this.#o.events.normal(cr, 'Deleting', `${crd.katalogPath}: deletion started`);
+    }
+    const context = crContext(cr);
+    const onDelete = crd.entry.operatorBox.onDelete;
+    const gatePassed = onDelete == null || evaluateConditions(onDelete, context, this.#conditions).passed;
+    try {
+      let waiting: string | undefined;
+      if (onDelete != null && gatePassed) {
+        waiting = await this.#cleanupJobs(cr, context, state);
+        if (waiting == null) waiting = await this.#orderedGroups(cr, context, state);
+      }
+      if (waiting != null) {
+        const since = Date.parse(String(cr.metadata['deletionTimestamp']));
+        const timeoutMs = onDelete == null ? Infinity : parseDurationSafe(onDelete.timeout);
+        if (!Number.isNaN(since) && this.#o.clock.now() - since > timeoutMs) {
+          const message = formatReasonMessage(
+            `${crd.katalogPath}.operatorBox.onDelete`,
+            `not complete after ${onDelete?.timeout ?? ''}: ${waiting}`,
+          );
+          if (current?.reason !== ConditionReason.DeletionTimedOut)
+            this.#o.events.warning(cr, 'DeletionTimedOut', message);
+          await deleting(ConditionReason.DeletionTimedOut, message);
+          throw new OrkestraError(message, {
+            code: ConditionReason.DeletionTimedOut,
+            katalogPath: crd.katalogPath,
+          });
+        }
+        await deleting(
+          ConditionReason.Deleting,
+          formatReasonMessage(`${crd.katalogPath}.operatorBox.onDelete`, waiting),
+        );
+        return {
+          requeueAfterMs: waiting.startsWith('waiting for cleanup job') ? JOB_WAIT_MS : DELETE_WAIT_MS,
+          wroteCr: state.wroteCr,
+          writes: state.writes,
+        };
+      }
+      const explicit = await this.#explicitChildren(cr, state);
+      if (explicit != null) {
+        await deleting(ConditionReason.Deleting, formatReasonMessage(crd.katalogPath, explicit));
+        return { requeueAfterMs: DELETE_WAIT_MS, wroteCr: state.wroteCr, writes: state.writes };
+      }
+      const ours = new Set<string>([OrkestraFinalizer.Finalizer, ...crd.extraFinalizers]);
+      const patched = await this.#o.client.mergePatch(refOf(cr), {
+        metadata: {
+          finalizers: finalizers.filter((f) => !ours.has(f)),
+          resourceVersion: cr.metadata.resourceVersion,
+        },
+      });
+      this.#o.primary.upsertFromWrite(patched);
+      state.writes++;
+      this.#o.events.normal(cr, 'Finalized', `${crd.katalogPath}: finalizers removed`);
+      return { wroteCr: false, writes: state.writes };
+    } catch (error) {
+      if (error instanceof OrkestraError) throw error;
+      if (error instanceof NotFoundError) return { wroteCr: false, writes: state.writes };
+      throw toOrkestraError(error, { katalogPath: crd.katalogPath });
+    }
+  }
+
+  /** #cleanupJobs creates onDelete jobs if absent and returns what is still running, or undefined when all finished. */
+  async #cleanupJobs(cr: KubeObject, context: TemplateContext, state: RunState): Promise<string | undefined> {
+    const running: string[] = [];
+    const owner = this.#owner(cr);
+    for (const job of this.#o.crd.onDeleteJobs) {
+      const copies = job.compiled.expand(context, {
+        include: (ctx, g) =>
+          evaluateConditions(g as { when?: Condition[]; anyOf?: Condition[] }, ctx, this.#conditions).passed,
+      });
+      for (const copy of copies) {
+        const module = kindFor('jobs');
+        if (module == null) continue;
+        const rendered = { ...copy.entry };
+        const resolved = module.resolve({ entry: rendered, path: job.source }, owner);
+        const { ownerReferences: _dropped, ...metadata } = resolved.manifest.metadata;
+        const spec = { ...(resolved.manifest['spec'] as Record<string, unknown>) };
+        if (spec['ttlSecondsAfterFinished'] == null)
+          spec['ttlSecondsAfterFinished'] = CLEANUP_JOB_TTL_SECONDS;
+        const manifest: KubeObject = { ...resolved.manifest, metadata, spec };
+        let live = this.#o.children.get(resolved.ref);
+        if (live == null) {
+          try {
+            live = await this.#o.client.create(manifest);
+            this.#o.children.upsertFromWrite(live);
+            state.writes++;
+            this.#o.events.normal(cr, 'Created', `${formatChild(resolved.ref)} (${job.source}) was created`);
+          } catch (error) {
+            if (error instanceof AlreadyExistsError) {
+              live = await this.#o.client.get(resolved.ref);
+            } else throw toWriteError(error, job.katalogPath, resolved.ref);
+          }
+        }
+        const finished = jobFinished(live);
+        if (finished === 'failed') {
+          this.#o.events.warning(
+            cr,
+            'DeleteHookFailed',
+            formatReasonMessage(job.katalogPath, 'cleanup job failed', {
+              kind: 'Job',
+              namespace: resolved.ref.namespace,
+              name: resolved.ref.name,
+            }),
+          );
+        } else if (finished == null) {
+          running.push(formatChild(resolved.ref));
+        }
+      }
+    }
+    return running.length === 0 ? undefined : `waiting for cleanup job ${running.join(', ')}`;
+  }
+
+  /** #orderedGroups deletes the first onDelete group that still has objects; undefined when every group is gone. */
+  async #orderedGroups(
+    cr: KubeObject,
+    context: TemplateContext,
+    state: RunState,
+  ): Promise<string | undefined> {
+    const onDelete = this.#o.crd.entry.operatorBox.onDelete;
+    if (onDelete == null || !onDelete.ordered) return undefined;
+    const owner = this.#owner(cr);
+    for (const group of this.#o.crd.onDeleteGroups) {
+      if (!evaluateConditions(group.group, context, this.#conditions).passed) continue;
+      const remaining: { ref: ObjectRef; uid?: string; deleting: boolean }[] = [];
+      for (const ref of group.refs) {
+        const rendered = ref.value.render(context) as Record<string, unknown>;
+        const target = deleteRefOf(ref.listKey, rendered, owner);
+        if (target == null) continue;
+        const live = await this.#observe(target);
+        if (live == null) continue;
+        const uid = live.metadata.uid;
+        remaining.push({
+          ref: target,
+          ...(uid == null ? {} : { uid }),
+          deleting: live.metadata['deletionTimestamp'] != null,
+        });
+      }
+      if (remaining.length === 0) continue;
+      for (const item of remaining) {
+        if (item.deleting) continue;
+        try {
+          await this.#o.client.delete(item.ref, {
+            propagationPolicy: group.group.propagation,
+            ...(item.uid == null ? {} : { uid: item.uid }),
+          });
+          state.writes++;
+        } catch (error) {
+          if (!(error instanceof NotFoundError))
+            throw toOrkestraError(error, { katalogPath: group.katalogPath });
+        }
+      }
+      return `waiting for group ${group.group.name} (${remaining.map((r) => formatChild(r.ref)).join(', ')}) to be deleted`;
+    }
+    return undefined;
+  }
+
+  /** #explicitChildren deletes children garbage collection cannot reach, in reverse wave order; undefined when none remain. */
+  async #explicitChildren(cr: KubeObject, state: RunState): Promise<string | undefined> {
+    const crNamespace = cr.metadata.namespace;
+    const uid = cr.metadata.uid ?? '';
+    const found = new Map<string, { ref: ObjectRef; uid?: string; deleting: boolean; wave: number }>();
+    const consider = (object: KubeObject): void => {
+      const source = object.metadata.annotations?.['orkestra.konductor.io/source'] ?? '';
+      if (source.startsWith('onDelete.')) return;
+      const ref = refOf(object);
+      const reachable = crNamespace != null && crNamespace !== '' && ref.namespace === crNamespace;
+      if (reachable || crNamespace == null || crNamespace === '') {
+        // Cluster-scoped CRs own every child by reference; namespaced CRs own their namespace's children.
+        if (reachable || object.metadata.ownerReferences?.some((o) => o.uid === uid)) return;
+      }
+      const objectUid = object.metadata.uid;
+      found.set(idOf(ref), {
+        ref,
+        ...(objectUid == null ? {} : { uid: objectUid }),
+        deleting: object.metadata['deletionTimestamp'] != null,
+        wave: waveOfKind(ref.kind),
+      });
+    };
+    for (const object of this.#o.children.listAllOwned(uid)) consider(object);
+    for (const record of inventoryOf(cr)) {
+      const ref = recordRef(record);
+      if (found.has(idOf(ref)) || record.source.startsWith('onDelete.')) continue;
+      const live = this.#o.children.watches(ref) ? this.#o.children.get(ref) : undefined;
+      if (live != null) consider(live);
+    }
+    if (found.size === 0) return undefined;
+    const waves = [...new Set([...found.values()].map((f) => f.wave))].sort((a, b) => b - a);
+    const wave = waves[0];
+    const items = [...found.values()].filter((f) => f.wave === wave);
+    for (const item of items) {
+      if (item.deleting) continue;
+      try {
+        await this.#o.client.delete(item.ref, {
+          propagationPolicy: 'Background',
+          ...(item.uid == null ? {} : { uid: item.uid }),
+        });
+        state.writes++;
+      } catch (error) {
+        if (!(error instanceof NotFoundError))
+          throw toOrkestraError(error, { katalogPath: this.#o.crd.katalogPath });
+      }
+    }
+    const pending = items.filter((i) => !i.deleting);
+    if (pending.length === 0 && waves.length === 1) return undefined; // everything left already has a deletion timestamp
+    return `deleting ${items.map((i) => formatChild(i.ref)).join(', ')}`;
+  }
+
+  async #observe(ref: ObjectRef): Promise<KubeObject | undefined> {
+    if (this.#o.children.watches(ref)) return this.#o.children.get(ref);
+    try {
+      return await this.#o.client.get(ref);
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+}
+
+// ---- helpers -------------------------------------------------------------------------------------
+
+function crContext(cr: KubeObject): TemplateContext {
+  return {
+    apiVersion: cr.apiVersion,
+    kind: cr.kind,
+    metadata: cr.metadata,
+    spec: cr['spec'] ?? {},
+    status: cr['status'] ?? {},
+  };
+}
+
+function formatChild(ref: ObjectRef): string {
+  return ref.namespace == null ? `${ref.kind} ${ref.name}` : `${ref.kind} ${ref.namespace}/${ref.name}`;
+}
+
+function order(child: DesiredChild): number {
+  const groupOffset = child.entry.group === 'onCreate' ? 0 : 100;
+  return groupOffset + (RESOURCE_ORDER.get(child.entry.listKey) ?? 99);
+}
+
+const RESOURCE_ORDER = new Map<string, number>(
+  [
+    'namespaces',
+    'serviceAccounts',
+    'roles',
+    'roleBindings',
+    'secrets',
+    'configMaps',
+    'persistentVolumeClaims',
+    'services',
+    'deployments',
+    'statefulSets',
+    'jobs',
+    'cronJobs',
+    'ingresses',
+    'hpa',
+    'pdb',
+    'networkPolicies',
+    'custom',
+  ].map((k, i) => [k, i]),
+);
+
+const KIND_WAVES: Readonly<Record<string, number>> = {
+  Namespace: 1,
+  ServiceAccount: 2,
+  Role: 2,
+  RoleBinding: 3,
+  Secret: 3,
+  ConfigMap: 3,
+  PersistentVolumeClaim: 3,
+  Service: 3,
+  Deployment: 4,
+  StatefulSet: 4,
+  Job: 4,
+  CronJob: 4,
+  Ingress: 5,
+  HorizontalPodAutoscaler: 5,
+  PodDisruptionBudget: 5,
+  NetworkPolicy: 5,
+};
+
+function waveOfKind(kind: string): number {
+  return KIND_WAVES[kind] ?? 6;
+}
+
+function sameRef(record: InventoryRecord, ref: ObjectRef): boolean {
+  return (
+    record.apiVersion === ref.apiVersion &&
+    record.kind === ref.kind &&
+    record.name === ref.name &&
+    (record.namespace ?? '') === (ref.namespace ?? '')
+  );
+}
+
+function recordRef(record: InventoryRecord): ObjectRef {
+  return record.namespace == null || record.namespace === ''
+    ? { apiVersion: record.apiVersion, kind: record.kind, name: record.name }
+    : { apiVersion: record.apiVersion, kind: record.kind, name: record.name, namespace: record.namespace };
+}
+
+function recordFor(
+  ref: ObjectRef,
+  mode: 'create' | 'apply',
+  source: string,
+  noPrune: boolean,
+  live: KubeObject | undefined,
+  completedBefore: boolean,
+): InventoryRecord {
+  const completed =
+    completedBefore || (ref.kind === 'Job' && live != null && jobFinished(live) === 'complete');
+  return {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    ...(ref.namespace == null ? {} : { namespace: ref.namespace }),
+    name: ref.name,
+    mode,
+    source,
+    ...(noPrune ? { prune: false } : {}),
+    ...(completed ? { completed: true } : {}),
+  };
+}
+
+function inventoryKey(r: InventoryRecord): string {
+  return `${r.apiVersion}/${r.kind}/${r.namespace ?? ''}/${r.name}`;
+}
+
+/** inventoryOf reads `status.inventory` of a CR, ignoring malformed items. */
+export function inventoryOf(cr: KubeObject): InventoryRecord[] {
+  return parseInventory((cr['status'] as { inventory?: unknown } | undefined)?.inventory);
+}
+
+function jobFinished(job: KubeObject): 'complete' | 'failed' | undefined {
+  const conditions =
+    (job['status'] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
+  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return 'complete';
+  if (conditions.some((c) => c.type === 'Failed' && c.status === 'True')) return 'failed';
+  return undefined;
+}
+
+function rotationEntry(rendered: Readonly<Record<string, unknown>>): {
+  rotateAfter?: string;
+  tls?: { validFor?: string };
+} {
+  const rotateAfter = stringOrUndefined(rendered['rotateAfter']);
+  const tls = rendered['tls'] as Record<string, unknown> | undefined;
+  const validFor = tls == null ? undefined : stringOrUndefined(tls['validFor']);
+  return {
+    ...(rotateAfter == null ? {} : { rotateAfter }),
+    ...(tls == null ? {} : { tls: validFor == null ? {} : { validFor } }),
+  };
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function deleteRefOf(
+  listKey: string,
+  rendered: Record<string, unknown>,
+  owner: Owner,
+): ObjectRef | undefined {
+  if (listKey === 'custom') {
+    const metadata = (rendered['metadata'] ?? {}) as Record<string, unknown>;
+    const name = stringOrUndefined(metadata['name']);
+    const apiVersion = stringOrUndefined(rendered['apiVersion']);
+    const kind = stringOrUndefined(rendered['kind']);
+    if (name == null || apiVersion == null || kind == null) return undefined;
+    const namespace = stringOrUndefined(metadata['namespace']);
+    return namespace == null ? { apiVersion, kind, name } : { apiVersion, kind, name, namespace };
+  }
+  const module = kindFor(listKey);
+  if (module?.apiVersion == null || module.kind == null) return undefined;
+  const name =
+    stringOrUndefined(rendered['name']) ??
+    (module.defaultNameSuffix == null ? undefined : `${owner.name}${module.defaultNameSuffix}`);
+  if (name == null) return undefined;
+  if (module.namespaced === false) return { apiVersion: module.apiVersion, kind: module.kind, name };
+  const namespace = stringOrUndefined(rendered['namespace']) ?? owner.namespace ?? 'default';
+  return { apiVersion: module.apiVersion, kind: module.kind, name, namespace };
+}
+
+function convertValue(value: unknown, type: string | undefined, katalogPath: string): unknown {
+  if (type == null || value == null) return value;
+  const text = stringForm(value);
+  switch (type) {
+    case 'string':
+      return text;
+    case 'int': {
+      if (typeof value === 'number' && Number.isInteger(value)) return value;
+      if (/^-?\d+$/.test(text.trim())) return Number.parseInt(text, 10);
+      break;
+    }
+    case 'float': {
+      const n = Number(text);
+      if (text.trim() !== '' && Number.isFinite(n)) return n;
+      break;
+    }
+    case 'bool': {
+      if (typeof value === 'boolean') return value;
+      if (/^(true|false)$/i.test(text.trim())) return text.trim().toLowerCase() === 'true';
+      break;
+    }
+    default:
+      return value;
+  }
+  throw new OrkestraError(`${katalogPath}: cannot convert ${JSON.stringify(value)} to ${type}`, {
+    code: ConditionReason.TemplateError,
+    katalogPath,
+  });
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (next == null || typeof next !== 'object' || Array.isArray(next)) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  const last = parts[parts.length - 1];
+  if (last != null) node[last] = value;
+}
+
+function parseDurationSafe(text: string): number {
+  try {
+    return parseDuration(text);
+  } catch {
+    return 5 * 60_000;
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function describeError(error: unknown): Record<string, unknown> {
+  if (error instanceof OrkestraError) return { type: error.name, code: error.code, message: error.message };
+  if (error instanceof Error) return { type: error.name, message: error.message };
+  return { message: String(error) };
+}

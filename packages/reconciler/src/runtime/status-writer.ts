@@ -1,0 +1,210 @@
+/**
+ * Step 17 of the pipeline (runtime.md §11): build the CR's status with `buildStatus`, write it
+ * through the status subresource only when it changed, and emit the Ready events of §12.
+ */
+import type { KubeObject } from '@orkestra/registry';
+import type { TemplateContext, TemplateEngine } from '@orkestra/template';
+import { ConditionReason, ConditionType, OrkestraError } from '@orkestra/types';
+import type { EvaluateConditionsOptions, Logger } from '@orkestra/types';
+import type { ObjectCache } from '../cache.js';
+import type { Clock } from '../clock.js';
+import { KubeApiError } from '../list-watch-client.js';
+import type { EventRecorder } from '../events/event-recorder.js';
+import { buildStatus } from '../status/build-status.js';
+import { buildChildrenContext } from '../status/children-context.js';
+import type { ChildState } from '../status/children-context.js';
+import type { InventoryItem } from '../status/inventory.js';
+import type { ChildCaches } from './child-caches.js';
+import type { CompiledCrd } from './compile-katalog.js';
+import type { DesiredSet } from './desired-set.js';
+import type { StatusPatcher } from './status-patcher.js';
+
+/** InventoryRecord is one `status.inventory` item. */
+export type InventoryRecord = InventoryItem;
+
+/** ReadyOutcome is what the Ready condition should say. */
+export interface ReadyOutcome {
+  readonly ready: boolean;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** StatusWriteInput is what one status write depends on. */
+export interface StatusWriteInput {
+  readonly outcome: ReadyOutcome;
+  /** Warn-rule messages; undefined without warn rules or when validation did not run. */
+  readonly warnings: readonly string[] | undefined;
+  readonly inventory: readonly InventoryRecord[] | undefined;
+  readonly context: TemplateContext | undefined;
+  readonly desired: DesiredSet | undefined;
+  readonly logger: Logger;
+}
+
+/** StatusWriterOptions configures a StatusWriter. */
+export interface StatusWriterOptions {
+  readonly crd: CompiledCrd;
+  readonly patchStatus: StatusPatcher;
+  readonly primary: ObjectCache;
+  readonly children: ChildCaches;
+  readonly engine: TemplateEngine;
+  readonly conditions: EvaluateConditionsOptions;
+  readonly clock: Clock;
+  readonly events: EventRecorder;
+}
+
+/**
+ * StatusWriter writes a CR's status: the Ready condition (with observedGeneration; the transition
+ * time kept unless the status flips), ValidationWarning for entries with warn rules, the
+ * inventory, and the declared fields evaluated with `children` from the cache. The result is
+ * compared with the cached status; only a difference is sent, as a JSON merge patch carrying the
+ * cached resource version. The returned object goes into the primary cache.
+ */
+export class StatusWriter {
+  readonly #o: StatusWriterOptions;
+  readonly #hasWarnRules: boolean;
+  #subresourceMissing = false;
+
+  constructor(options: StatusWriterOptions) {
+    this.#o = options;
+    this.#hasWarnRules = options.crd.validation.some((r) => r.rule.action === 'warn');
+  }
+
+  /** write builds and (when changed) writes the status; returns whether a request was sent. */
+  async write(cr: KubeObject, input: StatusWriteInput): Promise<boolean> {
+    const cachedStatus = cr['status'] as Record<string, unknown> | undefined;
+    const context = input.context == null ? crContext(cr) : input.context;
+    const children = buildChildrenContext(this.#childStates(input.desired));
+    const result = buildStatus({
+      cachedStatus,
+      generation: typeof cr.metadata['generation'] === 'number' ? cr.metadata['generation'] : undefined,
+      ready: {
+        status: input.outcome.ready ? 'True' : 'False',
+        reason: input.outcome.reason,
+        message: input.outcome.message,
+      },
+      validationWarnings: this.#hasWarnRules ? (input.warnings ?? 'unknown') : undefined,
+      inventory: input.inventory,
+      declaredFields: this.#o.crd.statusFields,
+      failed: !input.outcome.ready,
+      context: { ...context, children },
+      now: new Date(this.#o.clock.now()),
+      onFieldError: (path, message) => this.#o.events.warning(cr, 'StatusFieldError', `${path}: ${message}`),
+      engine: this.#o.engine,
+    });
+    this.#events(cr, cachedStatus, input);
+    if (!result.changed) return false;
+    return this.#send(cr, result.patch, input.logger);
+  }
+
+  /** writeDeleting changes only the Ready condition (deletion path); returns whether a request was sent. */
+  async writeDeleting(cr: KubeObject, outcome: ReadyOutcome, logger: Logger): Promise<boolean> {
+    const cachedStatus = cr['status'] as Record<string, unknown> | undefined;
+    const result = buildStatus({
+      cachedStatus,
+      ready: { status: 'False', reason: outcome.reason, message: outcome.message },
+      validationWarnings: this.#hasWarnRules ? 'unknown' : undefined,
+      now: new Date(this.#o.clock.now()),
+    });
+    if (!result.changed) return false;
+    return this.#send(cr, result.patch, logger);
+  }
+
+  async #send(cr: KubeObject, patch: Record<string, unknown>, logger: Logger): Promise<boolean> {
+    if (this.#subresourceMissing) return false;
+    const api = this.#o.crd.apiTypes;
+    try {
+      const written = await this.#o.patchStatus(
+        {
+          group: api.group,
+          version: api.version,
+          plural: api.plural,
+          kind: api.kind,
+          namespace: cr.metadata.namespace,
+          name: cr.metadata.name ?? '',
+          resourceVersion: cr.metadata.resourceVersion,
+        },
+        patch,
+      );
+      this.#o.primary.upsertFromWrite(written);
+      return true;
+    } catch (error) {
+      if (
+        error instanceof KubeApiError &&
+        error.statusCode === 404 &&
+        this.#o.primary.get(keyOf(cr)) != null
+      ) {
+        this.#subresourceMissing = true;
+        logger.warn(
+          { err: { message: error.message } },
+          'status subresource missing; status writing disabled for this entry',
+        );
+        return false;
+      }
+      if (error instanceof KubeApiError && error.statusCode === 409) {
+        throw new OrkestraError(`status write conflict: ${error.message}`, {
+          code: ConditionReason.InternalError,
+          retryable: true,
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  #childStates(desired: DesiredSet | undefined): ChildState[] {
+    if (desired == null) return [];
+    return [...desired.groups.onCreate, ...desired.groups.onReconcile].map((child) => ({
+      listKey: child.entry.listKey,
+      object: this.#o.children.get(child.ref),
+    }));
+  }
+
+  /** #events emits ReconcileSucceeded when Ready becomes True, the failure reason when it becomes False or its reason or message changes, and ValidationWarning when the warnings change. */
+  #events(cr: KubeObject, cachedStatus: Record<string, unknown> | undefined, input: StatusWriteInput): void {
+    const conditions = Array.isArray(cachedStatus?.['conditions'])
+      ? (cachedStatus['conditions'] as {
+          type?: string;
+          status?: string;
+          reason?: string;
+          message?: string;
+        }[])
+      : [];
+    const previous = conditions.find((c) => c.type === ConditionType.Ready);
+    const status = input.outcome.ready ? 'True' : 'False';
+    if (input.outcome.ready) {
+      if (previous?.status !== 'True') this.#o.events.normal(cr, ConditionReason.ReconcileSucceeded, 'Ready');
+    } else if (
+      previous?.status !== status ||
+      previous.reason !== input.outcome.reason ||
+      previous.message !== input.outcome.message
+    ) {
+      this.#o.events.warning(
+        cr,
+        input.outcome.reason,
+        input.outcome.message === '' ? input.outcome.reason : input.outcome.message,
+      );
+    }
+    if (this.#hasWarnRules && input.warnings != null && input.warnings.length > 0) {
+      const previousWarning = conditions.find((c) => c.type === ConditionType.ValidationWarning);
+      const message = input.warnings.join('; ');
+      if (previousWarning?.status !== 'True' || previousWarning.message !== message) {
+        this.#o.events.warning(cr, ConditionReason.ValidationWarning, message);
+      }
+    }
+  }
+}
+
+function crContext(cr: KubeObject): TemplateContext {
+  return {
+    apiVersion: cr.apiVersion,
+    kind: cr.kind,
+    metadata: cr.metadata,
+    spec: cr['spec'] ?? {},
+    status: cr['status'] ?? {},
+  };
+}
+
+function keyOf(cr: KubeObject): string {
+  const ns = cr.metadata.namespace;
+  return ns == null || ns === '' ? (cr.metadata.name ?? '') : `${ns}/${cr.metadata.name ?? ''}`;
+}
