@@ -63,6 +63,15 @@ export interface RenderFailure {
   readonly message: string;
 }
 
+/**
+ * RenderStage is the part of the offline pipeline a failure happened in (runtime.md §7):
+ * `namespace` (step 4), `normalize` (6), `mutation` (7), `validation` (8), `hooks` (9–12),
+ * `children` (13, desired-set construction), `providers` (16). Children are written only when
+ * the failure comes after the desired set was built.
+ */
+export type RenderStage =
+  'namespace' | 'normalize' | 'mutation' | 'validation' | 'hooks' | 'children' | 'providers';
+
 /** RenderedCr is what one reconcile of a CR would produce offline: its children and the status written. */
 export interface RenderedCr {
   readonly entryName: string;
@@ -73,6 +82,10 @@ export interface RenderedCr {
   readonly children: readonly RenderedChild[];
   readonly status: Record<string, unknown>;
   readonly failure: RenderFailure | undefined;
+  /** The stage the failure happened in; undefined without a failure. */
+  readonly failedStage: RenderStage | undefined;
+  /** The CR's spec after mutation rules when they changed it (the runtime merge-patches it); else undefined. */
+  readonly mutatedSpec: Record<string, unknown> | undefined;
   /** Things the reader should know: results missing from the context, skipped checks, status field errors. */
   readonly notes: readonly string[];
 }
@@ -254,7 +267,8 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
     status: cr['status'],
   });
 
-  let stage = 'start';
+  let stage: RenderStage = 'namespace';
+  let mutatedSpec: Json | undefined;
   try {
     // 4. Namespace guard.
     if (namespace != null && isBlockedNamespace(namespace, guard)) {
@@ -292,6 +306,7 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
       });
       if (mutated) {
         stored = next;
+        mutatedSpec = isMap(next['spec']) ? structuredClone(next['spec'] as Json) : {};
         normalized = normalizer == null ? stored : normalizer.apply(stored);
         notes.push('mutation rules changed the CR; the runtime would merge-patch its spec');
       }
@@ -488,7 +503,7 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
     if (pending != null) throw new ReconcileFailure(ConditionReason.ProviderPending, pending);
   } catch (error) {
     failure = failureOf(error);
-    if (stage === 'start' || stage === 'normalize' || stage === 'mutation') warnings = [];
+    if (stage === 'namespace' || stage === 'normalize' || stage === 'mutation') warnings = [];
   }
 
   // 17. Status.
@@ -502,6 +517,8 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
     children,
     status,
     failure: failure == null ? undefined : { reason: failure.reason, message: failure.message },
+    failedStage: failure == null ? undefined : stage,
+    mutatedSpec,
     notes,
   };
 

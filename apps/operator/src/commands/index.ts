@@ -1,6 +1,7 @@
 import type { Command } from './command.js';
 import { generateCommand } from './generate.js';
 import { renderCommand } from './render.js';
+import { simulateCommand } from './simulate.js';
 import { validateCommand } from './validate.js';
 
 /**
@@ -8,4 +9,4 @@ import { validateCommand } from './validate.js';
  * file under `src/commands/` exporting a `Command` plus one line here; `run`, `dev`, `demo` and
  * `simulate` come with the reconcile pipeline.
  */
-export const commands: readonly Command[] = [validateCommand, renderCommand, generateCommand];
+export const commands: readonly Command[] = [validateCommand, renderCommand, generateCommand, simulateCommand];

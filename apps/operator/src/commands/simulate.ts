@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { formatIssue, loadKatalogFile } from '../katalog-file.js';
+import { checkExpectations } from '../simulate/expectations.js';
+import { formatStepReport } from '../simulate/format-report.js';
+import { ScenarioError, formatPosition, parseScenario } from '../simulate/scenario.js';
+import type { Scenario } from '../simulate/scenario.js';
+import { Simulator } from '../simulate/simulator.js';
+import type { CliIo, Command } from './command.js';
+import { ExitCode, UsageError, parseCommandArgs } from './command.js';
+
+const usage = `Usage: ork simulate <katalog> --scenario <file> [--now <time>]
+
+Run a scenario offline against an in-memory cluster seen by one operator, and print per step the
+creates, applies and prunes, the Ready condition, the status changes and, for a delete, the
+deletion order. Nothing is sent to a cluster; hook and provider results come from the scenario.
+
+A scenario is YAML: \`steps:\` (required) and \`now:\` (optional start time). Each step has a
+\`name\` and at most one of
+  apply: {cr: <file> | {<inline CR>}}   create the CR, or replace its spec (file paths are
+                                        relative to the scenario file)
+  update: {spec: {…}}                   JSON merge patch of the CR (a spec change bumps generation)
+  observe: {Kind/name: {status: {…}}}   merge into a child's state; null = the child was deleted
+  delete: true                          run the deletion path (runtime.md §10.2)
+plus optional \`context:\` (new cross, git, external, docker, providers results; they stay until
+changed, null removes one), \`advance: <duration>\` (move the clock first) and \`expect:\`
+(applies, creates, prunes, children, status, ready, reason, deletionOrder).
+
+Options:
+  --scenario <file>  The scenario file.
+  --now <time>       RFC 3339 start time (default: the scenario's now, else the current time).
+  -h, --help         Show this help.
+
+Exit codes: 0 every expectation held, 1 an expectation failed (details on stderr) or the Katalog
+is invalid, 2 usage or scenario errors (file:line:col on stderr).`;
+
+/** simulateCommand is `ork simulate`: run a scenario of events against an in-memory cluster and check its expectations. */
+export const simulateCommand: Command = {
+  name: 'simulate',
+  summary: 'Run a scenario offline and print applies, prunes, status and deletion order',
+  usage,
+  async run(args: readonly string[], io: CliIo): Promise<number> {
+    const parsed = parseCommandArgs(args, { scenario: { type: 'string' }, now: { type: 'string' } });
+    if (parsed.help) {
+      io.stdout.write(`${usage}\n`);
+      return ExitCode.Ok;
+    }
+    const [file, ...extra] = parsed.positionals;
+    if (file == null) throw new UsageError('missing <katalog>');
+    if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0] ?? ''}`);
+    const scenarioFile = parsed.values.scenario;
+    if (scenarioFile == null) throw new UsageError('missing --scenario <file>');
+    const cliNow = parsed.values.now == null ? undefined : new Date(parsed.values.now);
+    if (cliNow != null && Number.isNaN(cliNow.getTime()))
+      throw new UsageError(`--now ${parsed.values.now ?? ''} is not a valid time`);
+
+    const loaded = loadKatalogFile(file, { cwd: io.cwd });
+    if (!loaded.ok) {
+      for (const error of loaded.errors) io.stderr.write(`${formatIssue(error)}\n`);
+      return ExitCode.Failed;
+    }
+    const scenarioPath = resolve(io.cwd, scenarioFile);
+    let scenario: Scenario;
+    try {
+      const text = readFileSync(scenarioPath, 'utf8');
+      scenario = parseScenario(text, { file: scenarioFile, baseDir: dirname(scenarioPath) });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      io.stderr.write(
+        `ork simulate: ${error instanceof ScenarioError ? message : `${scenarioFile}: ${message}`}\n`,
+      );
+      return ExitCode.Usage;
+    }
+
+    const simulator = new Simulator({
+      katalog: loaded.katalog,
+      now: cliNow ?? scenario.now ?? new Date(),
+    });
+    let checked = 0;
+    let failed = 0;
+    for (const step of scenario.steps) {
+      let report;
+      try {
+        report = simulator.run(step);
+      } catch (error) {
+        if (!(error instanceof ScenarioError)) throw error;
+        io.stderr.write(`ork simulate: ${error.message}\n`);
+        return ExitCode.Usage;
+      }
+      const failures = checkExpectations(report);
+      const failedHere = new Set(failures.map((f) => f.expectation)).size;
+      checked += step.expect.length;
+      failed += failedHere;
+      let text = formatStepReport(report);
+      if (step.expect.length > 0) {
+        text +=
+          failures.length === 0
+            ? `  expect: ${step.expect.length} passed\n`
+            : `  expect: FAILED ${failedHere} of ${step.expect.length}\n`;
+      }
+      io.stdout.write(`${text}\n`);
+      for (const f of failures) {
+        io.stderr.write(
+          `${formatPosition(f.expectation.position)}: step ${step.number} (${step.name}): expect.${f.key}: expected ${JSON.stringify(f.expected)}, got ${JSON.stringify(f.actual)}\n`,
+        );
+      }
+    }
+    io.stdout.write(
+      `${scenario.steps.length} steps, ${checked} expectations, ${failed === 0 ? 'all passed' : `${failed} failed`}\n`,
+    );
+    return failed === 0 ? ExitCode.Ok : ExitCode.Failed;
+  },
+};

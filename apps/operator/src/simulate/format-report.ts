@@ -1,0 +1,54 @@
+/**
+ * The human-readable `ork simulate` report: one block per step.
+ */
+import type { StatusChange, StepReport } from './simulator.js';
+
+const value = (v: unknown): string => (v === undefined ? '(absent)' : JSON.stringify(v));
+
+function change(c: StatusChange): string {
+  if (c.before === undefined) return `+ ${c.path}: ${value(c.after)}`;
+  if (c.after === undefined) return `- ${c.path} (was ${value(c.before)})`;
+  return `~ ${c.path}: ${value(c.before)} -> ${value(c.after)}`;
+}
+
+/**
+ * formatStepReport renders one step: its action and CR, the creates, applies and prunes (or "no
+ * writes"), the Ready condition, the changed status leaves, the deletion order and notes. The
+ * expectation summary line is added by the caller.
+ */
+export function formatStepReport(report: StepReport): string {
+  const lines = [`step ${report.step.number}: ${report.step.name} [${report.action}]`];
+  const add = (text: string): void => {
+    lines.push(`  ${text}`);
+  };
+  if (report.cr != null) add(`cr: ${report.cr} (generation ${String(report.generation)})`);
+  if (report.deletionOrder != null) {
+    add('deletion order:');
+    report.deletionOrder.forEach((entry, i) => {
+      add(`  ${i + 1}. ${entry}`);
+    });
+    if (report.deletionOrder.length === 0) add('  (nothing: the CR is removed at once)');
+    add('the CR is gone');
+  } else if (report.reconciled) {
+    const writes: [string, readonly string[]][] = [
+      ['create', report.creates],
+      ['apply', report.applies],
+      ['prune', report.prunes],
+    ];
+    if (writes.every(([, list]) => list.length === 0)) add('no writes');
+    for (const [label, list] of writes) if (list.length > 0) add(`${label}: ${list.join(', ')}`);
+    if (report.ready != null) {
+      const { status, reason, message } = report.ready;
+      add(`ready: ${status} ${reason}${message === '' ? '' : `: ${message}`}`);
+    }
+    if (report.warning != null) add(`warning: ${report.warning}`);
+    add(`children: ${report.children.length === 0 ? '(none)' : report.children.join(', ')}`);
+    if (report.statusChanges.length === 0) add('status: unchanged');
+    else {
+      add('status:');
+      for (const c of report.statusChanges) add(`  ${change(c)}`);
+    }
+  }
+  for (const note of report.notes) add(`note: ${note}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,340 @@
+/**
+ * The `ork simulate` scenario file: a YAML list of steps, each an event the operator would see (a
+ * CR applied, updated or deleted, a child's observed state, new hook and provider results) with
+ * optional expectations. Parsing keeps every node's line and column so errors point into the file.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { LineCounter, isMap as isYamlMap, isNode, isScalar, parseAllDocuments, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
+import { parseDuration } from '@orkestra/types';
+
+type Json = Record<string, unknown>;
+
+const isMap = (value: unknown): value is Json =>
+  value != null && typeof value === 'object' && !Array.isArray(value);
+
+/** SourcePosition is a 1-based line and column in a scenario file. */
+export interface SourcePosition {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** formatPosition renders a position as `file:line:col`. */
+export function formatPosition(position: SourcePosition): string {
+  return `${position.file}:${position.line}:${position.column}`;
+}
+
+/** ScenarioError is an invalid scenario (bad YAML, unknown key, wrong type, unknown child); it names the position. */
+export class ScenarioError extends Error {
+  override readonly name = 'ScenarioError';
+  readonly code = 'ScenarioError';
+  readonly position: SourcePosition;
+
+  constructor(position: SourcePosition, message: string) {
+    super(`${formatPosition(position)}: ${message}`);
+    this.position = position;
+  }
+}
+
+/** ContextPatch is a step's new hook and provider results; each named result replaces the previous one, `null` removes it. */
+export interface ContextPatch {
+  readonly cross?: Readonly<Record<string, Json | null>>;
+  readonly git?: Json | null;
+  readonly external?: Readonly<Record<string, Json | null>>;
+  readonly docker?: Json | null;
+  readonly providers?: Readonly<Record<string, Readonly<Record<string, Json | null>>>>;
+}
+
+/** ObservedChange is one `observe` item: a merge patch of a child's state, or `null` when the child was deleted. */
+export interface ObservedChange {
+  /** `Kind/name` or `Kind/namespace/name`. */
+  readonly ref: string;
+  readonly patch: Json | null;
+  readonly position: SourcePosition;
+}
+
+/** ExpectKey is the closed set of keys an `expect` block may hold. */
+export const ExpectKey = {
+  Applies: 'applies',
+  Creates: 'creates',
+  Prunes: 'prunes',
+  Children: 'children',
+  Status: 'status',
+  Ready: 'ready',
+  Reason: 'reason',
+  DeletionOrder: 'deletionOrder',
+} as const;
+export type ExpectKey = (typeof ExpectKey)[keyof typeof ExpectKey];
+
+/** Expectation is one key of an `expect` block with its expected value and position. */
+export interface Expectation {
+  readonly key: ExpectKey;
+  readonly value: unknown;
+  readonly position: SourcePosition;
+}
+
+/** ScenarioStep is one validated step. Exactly one of apply, update, observe, delete may be set; none means a resync. */
+export interface ScenarioStep {
+  readonly name: string;
+  /** 1-based step number. */
+  readonly number: number;
+  readonly position: SourcePosition;
+  readonly apply?: { readonly cr: Json; readonly source: string };
+  readonly update?: Json;
+  readonly observe?: readonly ObservedChange[];
+  readonly delete?: boolean;
+  readonly context?: ContextPatch;
+  /** Milliseconds the clock moves forward before the step. */
+  readonly advanceMs?: number;
+  readonly expect: readonly Expectation[];
+}
+
+/** Scenario is a parsed scenario file. */
+export interface Scenario {
+  readonly file: string;
+  /** The scenario's start time, when it sets `now`. */
+  readonly now?: Date;
+  readonly steps: readonly ScenarioStep[];
+}
+
+/** ParseScenarioOptions configures parseScenario. */
+export interface ParseScenarioOptions {
+  /** The scenario's path as reported in messages. */
+  readonly file: string;
+  /** Directory `apply.cr` file paths are resolved against (the scenario's directory). */
+  readonly baseDir: string;
+  /** Reads a CR file; default: the file system. */
+  readonly readFile?: (path: string) => string;
+}
+
+const STEP_KEYS = ['name', 'apply', 'update', 'observe', 'delete', 'context', 'advance', 'expect'];
+const ACTION_KEYS = ['apply', 'update', 'observe', 'delete'];
+const CONTEXT_KEYS = ['cross', 'git', 'external', 'docker', 'providers'];
+const LIST_EXPECTS: readonly string[] = [
+  ExpectKey.Applies,
+  ExpectKey.Creates,
+  ExpectKey.Prunes,
+  ExpectKey.Children,
+  ExpectKey.DeletionOrder,
+];
+
+type Path = readonly (string | number)[];
+
+/**
+ * parseScenario parses and validates a scenario's YAML text. Every problem throws a ScenarioError
+ * naming `file:line:col` (YAML syntax errors at the yaml library's position, schema errors at the
+ * offending node). `apply.cr` may be a map or a path to a one-document CR file.
+ *
+ * @example
+ * const scenario = parseScenario(text, { file: 'scenario.yaml', baseDir: 'examples/website' });
+ * scenario.steps[0]?.name; // 'create'
+ */
+export function parseScenario(text: string, options: ParseScenarioOptions): Scenario {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const { file } = options;
+  const at = (offset: number): SourcePosition => {
+    const pos = lineCounter.linePos(offset);
+    return { file, line: pos.line, column: pos.col };
+  };
+  const first = doc.errors[0];
+  if (first != null)
+    throw new ScenarioError(at(first.pos[0]), first.message.split('\n')[0] ?? 'invalid YAML');
+  const position = (path: Path): SourcePosition => positionOf(doc, path, at);
+  const fail = (path: Path, message: string): never => {
+    throw new ScenarioError(position(path), message);
+  };
+  const where = (path: Path): string =>
+    path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+      .join('')
+      .replace(/^\./, '');
+
+  const root: unknown = doc.toJS();
+  if (!isMap(root)) return fail([], 'a scenario must be a map with a `steps` list');
+  for (const key of Object.keys(root)) {
+    if (key !== 'steps' && key !== 'now') fail([key], `unknown key ${key}; expected steps, now`);
+  }
+  let now: Date | undefined;
+  if (root['now'] != null) {
+    now = new Date(String(root['now']));
+    if (Number.isNaN(now.getTime()))
+      fail(['now'], `now: ${String(root['now'])} is not a valid RFC 3339 time`);
+  }
+  const steps = root['steps'];
+  if (!Array.isArray(steps) || steps.length === 0) return fail(['steps'], 'steps must be a non-empty list');
+
+  const parsed = steps.map((raw, index): ScenarioStep => {
+    const path: Path = ['steps', index];
+    if (!isMap(raw)) return fail(path, `${where(path)} must be a map`);
+    for (const key of Object.keys(raw)) {
+      if (!STEP_KEYS.includes(key))
+        fail([...path, key], `${where([...path, key])}: unknown step key; expected ${STEP_KEYS.join(', ')}`);
+    }
+    const actions = ACTION_KEYS.filter((k) => raw[k] != null);
+    if (actions.length > 1)
+      fail(
+        [...path, actions[1] ?? ''],
+        `${where(path)}: a step has at most one of ${ACTION_KEYS.join(', ')}`,
+      );
+    const name = raw['name'] == null ? `step ${index + 1}` : raw['name'];
+    if (typeof name !== 'string') fail([...path, 'name'], `${where([...path, 'name'])} must be a string`);
+    const step: {
+      -readonly [K in keyof ScenarioStep]: ScenarioStep[K];
+    } = { name: name as string, number: index + 1, position: position(path), expect: [] };
+
+    if (raw['apply'] != null) step.apply = parseApply(raw['apply'], [...path, 'apply']);
+    if (raw['update'] != null) {
+      if (!isMap(raw['update']))
+        fail([...path, 'update'], `${where([...path, 'update'])} must be a map (a merge patch of the CR)`);
+      const patch = raw['update'] as Json;
+      for (const key of ['apiVersion', 'kind']) {
+        if (key in patch)
+          fail([...path, 'update', key], `${where([...path, 'update', key])}: the CR's ${key} cannot change`);
+      }
+      const meta = patch['metadata'];
+      if (isMap(meta) && ('name' in meta || 'namespace' in meta))
+        fail(
+          [...path, 'update', 'metadata'],
+          `${where([...path, 'update', 'metadata'])}: the CR's name and namespace cannot change`,
+        );
+      step.update = patch;
+    }
+    if (raw['observe'] != null) {
+      const observe = raw['observe'];
+      if (!isMap(observe) || Object.keys(observe).length === 0)
+        fail(
+          [...path, 'observe'],
+          `${where([...path, 'observe'])} must be a map from Kind/name to the child's observed state`,
+        );
+      step.observe = Object.entries(observe as Json).map(([ref, patch]) => {
+        const p: Path = [...path, 'observe', ref];
+        const parts = ref.split('/');
+        if (parts.length < 2 || parts.length > 3 || parts.some((s) => s === ''))
+          fail(p, `${where([...path, 'observe'])}: ${ref} is not Kind/name or Kind/namespace/name`);
+        if (patch !== null && !isMap(patch))
+          fail(
+            p,
+            `${where(p)} must be a map merged into the child (e.g. {status: …}) or null (the child was deleted)`,
+          );
+        return { ref, patch: patch as Json | null, position: position(p) };
+      });
+    }
+    if (raw['delete'] != null) {
+      if (raw['delete'] !== true) fail([...path, 'delete'], `${where([...path, 'delete'])} must be true`);
+      step.delete = true;
+    }
+    if (raw['context'] != null) step.context = parseContext(raw['context'], [...path, 'context']);
+    if (raw['advance'] != null) {
+      try {
+        step.advanceMs = parseDuration(raw['advance'] as string);
+      } catch (error) {
+        fail(
+          [...path, 'advance'],
+          `${where([...path, 'advance'])}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+    if (raw['expect'] != null) step.expect = parseExpect(raw['expect'], [...path, 'expect']);
+    return step;
+  });
+  return { file, ...(now == null ? {} : { now }), steps: parsed };
+
+  function parseApply(value: unknown, path: Path): { cr: Json; source: string } {
+    if (!isMap(value) || Object.keys(value).some((k) => k !== 'cr') || value['cr'] == null)
+      return fail(path, `${where(path)} must be {cr: <file>} or {cr: {<inline CR>}}`);
+    const cr = value['cr'];
+    if (isMap(cr)) return { cr, source: 'inline CR' };
+    if (typeof cr !== 'string')
+      return fail([...path, 'cr'], `${where([...path, 'cr'])} must be a file path or a map`);
+    const full = resolve(options.baseDir, cr);
+    let crText: string;
+    try {
+      crText = (options.readFile ?? ((p: string) => readFileSync(p, 'utf8')))(full);
+    } catch (error) {
+      return fail(
+        [...path, 'cr'],
+        `cannot read ${cr}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const docs = parseAllDocuments(crText);
+    if (!Array.isArray(docs) || docs.length !== 1)
+      return fail([...path, 'cr'], `${cr} must hold exactly one YAML document (one CR)`);
+    const [crDoc] = docs;
+    const crError = crDoc?.errors[0];
+    if (crError != null)
+      return fail([...path, 'cr'], `${cr}: ${crError.message.split('\n')[0] ?? 'invalid YAML'}`);
+    const object: unknown = crDoc?.toJS();
+    if (!isMap(object)) return fail([...path, 'cr'], `${cr} must hold a CR (a map)`);
+    return { cr: object, source: cr };
+  }
+
+  function parseContext(value: unknown, path: Path): ContextPatch {
+    if (!isMap(value)) return fail(path, `${where(path)} must be a map`);
+    for (const [key, item] of Object.entries(value)) {
+      const p = [...path, key];
+      if (!CONTEXT_KEYS.includes(key))
+        fail(p, `${where(path)}: unknown key ${key}; expected ${CONTEXT_KEYS.join(', ')}`);
+      if (item !== null && !isMap(item)) fail(p, `${where(p)} must be a map or null`);
+      if (key === 'git' || key === 'docker' || item == null) continue;
+      for (const [name, result] of Object.entries(item)) {
+        const q = [...p, name];
+        if (key === 'providers') {
+          if (!isMap(result)) fail(q, `${where(q)} must map declaration names to {ready, message, outputs}`);
+          for (const [decl, r] of Object.entries(result as Json)) {
+            if (r !== null && !isMap(r))
+              fail([...q, decl], `${where([...q, decl])} must be {ready, message, outputs} or null`);
+          }
+        } else if (result !== null && !isMap(result)) fail(q, `${where(q)} must be a map or null`);
+      }
+    }
+    return value as ContextPatch;
+  }
+
+  function parseExpect(value: unknown, path: Path): Expectation[] {
+    if (!isMap(value)) return fail(path, `${where(path)} must be a map`);
+    const known = Object.values(ExpectKey) as string[];
+    return Object.entries(value).map(([key, expected]) => {
+      const p = [...path, key];
+      if (!known.includes(key)) fail(p, `${where(path)}: unknown key ${key}; expected ${known.join(', ')}`);
+      if (
+        LIST_EXPECTS.includes(key) &&
+        !(Array.isArray(expected) && expected.every((e) => typeof e === 'string'))
+      )
+        fail(p, `${where(p)} must be a list of strings`);
+      if (key === ExpectKey.Status && !isMap(expected))
+        fail(p, `${where(p)} must be a map (a partial status)`);
+      if (
+        key === ExpectKey.Ready &&
+        expected !== 'True' &&
+        expected !== 'False' &&
+        typeof expected !== 'boolean'
+      )
+        fail(p, `${where(p)} must be "True" or "False"`);
+      if (key === ExpectKey.Reason && typeof expected !== 'string') fail(p, `${where(p)} must be a string`);
+      return { key: key as ExpectKey, value: expected, position: position(p) };
+    });
+  }
+}
+
+/**
+ * positionOf returns where the node at `path` starts: the key for a map entry, the item for a list
+ * entry; a path that does not exist falls back to its nearest existing ancestor.
+ */
+function positionOf(doc: Document, path: Path, at: (offset: number) => SourcePosition): SourcePosition {
+  for (let length = path.length; length >= 0; length--) {
+    const last = path[length - 1];
+    if (typeof last === 'string') {
+      const parent: unknown = length === 1 ? doc.contents : doc.getIn(path.slice(0, length - 1), true);
+      if (isYamlMap(parent)) {
+        const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === last);
+        if (pair != null && isNode(pair.key) && pair.key.range != null) return at(pair.key.range[0]);
+      }
+    }
+    const node: unknown = length === 0 ? doc.contents : doc.getIn(path.slice(0, length), true);
+    if (isNode(node) && node.range != null) return at(node.range[0]);
+  }
+  return at(0);
+}

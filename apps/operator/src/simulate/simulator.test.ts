@@ -1,0 +1,247 @@
+import { describe, expect, it } from 'vitest';
+import type { Katalog } from '@orkestra/types';
+import { katalogFrom } from '../../test/katalog-text.js';
+import { checkExpectations } from './expectations.js';
+import { parseScenario } from './scenario.js';
+import { Simulator } from './simulator.js';
+import type { StepReport } from './simulator.js';
+
+const now = new Date('2026-01-01T00:00:00Z');
+
+function simulate(katalog: Katalog, scenario: string): StepReport[] {
+  const parsed = parseScenario(scenario, { file: 'scenario.yaml', baseDir: '/nonexistent' });
+  const simulator = new Simulator({ katalog, now });
+  return parsed.steps.map((step) => simulator.run(step));
+}
+
+const cr = (spec: string, namespace = 'web'): string =>
+  `{cr: {apiVersion: t.example.com/v1, kind: App, metadata: {name: shop, namespace: ${namespace}}, spec: ${spec}}}`;
+
+describe('Simulator reconcile', () => {
+  it('creates create-mode children once and applies apply-mode children only when they change', () => {
+    const katalog = katalogFrom(`operatorBox:
+  onCreate:
+    configMaps: [{name: seed, data: {v: "{{ spec.v }}"}}]
+  onReconcile:
+    configMaps: [{name: live, data: {v: "{{ spec.v }}"}}]`);
+    const [first, second, third] = simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{v: a}')}}
+  - {}
+  - {update: {spec: {v: b}}}`,
+    );
+    expect(first).toMatchObject({ creates: ['ConfigMap/seed'], applies: ['ConfigMap/live'], prunes: [] });
+    expect(second).toMatchObject({ creates: [], applies: [], prunes: [], generation: 1 });
+    expect(third).toMatchObject({ creates: [], applies: ['ConfigMap/live'], generation: 2 });
+    expect(third?.status?.['observedGeneration']).toBe(2);
+  });
+
+  it('prunes apply-mode children whose gate fails or forEach item is gone, never create-mode, Jobs or prune: false', () => {
+    const katalog = katalogFrom(`operatorBox:
+  onCreate:
+    configMaps: [{name: seed, when: [{field: spec.on, equals: "true"}]}]
+  onReconcile:
+    configMaps:
+      - {name: "cm-{{ item }}", forEach: {field: spec.items}}
+      - {name: gated, when: [{field: spec.on, equals: "true"}]}
+      - {name: kept, prune: false, when: [{field: spec.on, equals: "true"}]}
+    jobs:
+      - {name: migrate, image: busybox, when: [{field: spec.on, equals: "true"}]}`);
+    const [create, shrink] = simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{on: true, items: [a, b]}')}}
+  - {update: {spec: {on: false, items: [a]}}}`,
+    );
+    expect(create?.creates).toEqual(['ConfigMap/seed', 'Job/migrate']);
+    expect(create?.applies).toEqual([
+      'ConfigMap/cm-a',
+      'ConfigMap/cm-b',
+      'ConfigMap/gated',
+      'ConfigMap/kept',
+    ]);
+    expect(shrink?.prunes).toEqual(['ConfigMap/cm-b', 'ConfigMap/gated']);
+    expect(shrink?.children).toEqual(['ConfigMap/seed', 'ConfigMap/cm-a', 'ConfigMap/kept', 'Job/migrate']);
+    const inventory = shrink?.status?.['inventory'] as Record<string, unknown>[];
+    expect(inventory.map((i) => `${String(i['name'])}:${String(i['mode'])}`)).toEqual([
+      'migrate:create',
+      'cm-a:apply',
+      'kept:apply',
+      'seed:create',
+    ]);
+    expect(inventory.find((i) => i['name'] === 'kept')).toMatchObject({ prune: false });
+  });
+
+  it('writes nothing and prunes nothing when a hook fails, keeping the inventory', () => {
+    const katalog = katalogFrom(`operatorBox:
+  external: [{name: api, url: "http://api.example.com"}]
+  onReconcile:
+    configMaps: [{name: one}]`);
+    const [ok, failing] = simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{}')}, context: {external: {api: {ok: true, status: 200}}}}
+  - {context: {external: {api: {ok: false, status: 500, error: boom}}}}`,
+    );
+    expect(ok?.applies).toEqual(['ConfigMap/one']);
+    expect(failing).toMatchObject({ applies: [], prunes: [], children: ['ConfigMap/one'] });
+    expect(failing?.ready).toMatchObject({ status: 'False', reason: 'ExternalCallFailed' });
+    expect(failing?.status?.['inventory']).toHaveLength(1);
+  });
+
+  it('feeds observed child state to status fields and re-applies drift', () => {
+    const katalog = katalogFrom(`operatorBox:
+  onReconcile:
+    deployments: [{name: web, image: nginx, replicas: 2}]
+  status:
+    fields:
+      - {path: phase, value: Pending}
+      - {path: phase, value: Running, when: [{field: "{{ allReplicasReady children.deployment }}", equals: "true"}]}`);
+    const reports = simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{}')}}
+  - {observe: {Deployment/web: {status: {observedGeneration: 1, readyReplicas: 2}}}}
+  - {observe: {Deployment/web/web: {spec: {replicas: 5}}}}`,
+    );
+    expect(reports.map((r) => r.status?.['phase'])).toEqual(['Pending', 'Running', 'Pending']);
+    expect(reports[1]?.statusChanges).toEqual([{ path: 'phase', before: 'Pending', after: 'Running' }]);
+    expect(reports[2]?.applies).toEqual(['Deployment/web']);
+  });
+
+  it('does not create a completed Job again after it is deleted', () => {
+    const katalog = katalogFrom(`operatorBox:
+  onCreate:
+    jobs: [{name: migrate, image: busybox}]`);
+    const reports = simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{}')}}
+  - {observe: {Job/migrate: {status: {conditions: [{type: Complete, status: "True"}]}}}}
+  - {observe: {Job/migrate: null}}`,
+    );
+    expect(reports.map((r) => r.creates)).toEqual([['Job/migrate'], [], []]);
+    expect(reports[2]?.status?.['inventory']).toEqual([
+      expect.objectContaining({ kind: 'Job', name: 'migrate', completed: true }),
+    ]);
+  });
+
+  it('moves the spec and generation forward when mutation rules change the CR', () => {
+    const katalog = katalogFrom(`mutation: {rules: [{field: spec.size, default: 3, valueType: int}]}
+operatorBox:
+  onReconcile:
+    configMaps: [{name: one, data: {size: "{{ spec.size }}"}}]`);
+    const [first] = simulate(katalog, `steps: [{apply: ${cr('{}')}}]`);
+    expect(first?.generation).toBe(2);
+    expect(first?.status?.['observedGeneration']).toBe(2);
+    expect(first?.notes.join('\n')).toContain('mutation rules changed the spec');
+  });
+});
+
+describe('Simulator deletion', () => {
+  it('runs cleanup jobs, ordered groups, providers in reverse, explicit children in reverse wave order, then the finalizer', () => {
+    const katalog = katalogFrom(
+      `operatorBox:
+  onReconcile:
+    namespaces: [{name: "{{ metadata.name }}-extra"}]
+    configMaps:
+      - {name: local}
+      - {name: remote, namespace: other}
+    deployments: [{name: web, image: nginx}]
+    services: [{name: web, port: 80}]
+  onDelete:
+    jobs: [{name: "{{ metadata.name }}-export", image: busybox}]
+    ordered: true
+    groups:
+      - {name: workloads, propagation: Background, deployments: [{name: web}]}
+      - {name: absent, services: [{name: nothing-here}]}
+  providers:
+    p1:
+      - {name: first, thing: {}}
+      - {name: second, thing: {}, deletionPolicy: Retain}
+    p2:
+      - {name: third, thing: {}}`,
+      `  providers:
+    - {name: p1, package: "@example/p1"}
+    - {name: p2, package: "@example/p2"}
+`,
+    );
+    const reports = simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{}')}}
+  - {delete: true}`,
+    );
+    expect(reports[1]?.deletionOrder).toEqual([
+      'status Ready=False Deleting',
+      'cleanup-job Job/shop-export',
+      'group workloads (Background): Deployment/web',
+      'provider-delete p2/third',
+      'provider-retain p1/second',
+      'provider-delete p1/first',
+      'explicit-delete ConfigMap/other/remote',
+      'explicit-delete Namespace/shop-extra',
+      'finalizer-removed',
+      'garbage-collected ConfigMap/local',
+      'garbage-collected Service/web',
+    ]);
+    expect(reports[1]?.status).toBeUndefined();
+  });
+
+  it('skips cleanup jobs and groups when the onDelete gate fails', () => {
+    const katalog = katalogFrom(`operatorBox:
+  onReconcile:
+    configMaps: [{name: local}]
+  onDelete:
+    when: [{field: spec.keep, notEquals: "true"}]
+    jobs: [{name: export, image: busybox}]`);
+    const [, deleted] = simulate(katalog, `steps: [{apply: ${cr('{keep: true}')}}, {delete: true}]`);
+    expect(deleted?.deletionOrder).toEqual([
+      'status Ready=False Deleting',
+      'finalizer-removed',
+      'garbage-collected ConfigMap/local',
+    ]);
+    expect(deleted?.notes.join('\n')).toContain('onDelete gate fails');
+  });
+
+  it('removes a CR that never got the finalizer at once', () => {
+    const katalog = katalogFrom(`restrictedNamespaces: [kube-*]
+operatorBox:
+  onReconcile:
+    configMaps: [{name: local}]`);
+    const [created, deleted] = simulate(
+      katalog,
+      `steps: [{apply: ${cr('{}', 'kube-system')}}, {delete: true}]`,
+    );
+    expect(created).toMatchObject({ applies: [], ready: { status: 'False', reason: 'NamespaceRestricted' } });
+    expect(deleted?.deletionOrder).toEqual([]);
+  });
+});
+
+describe('checkExpectations', () => {
+  it('reports each failing key with expected and actual values, and passes matching ones', () => {
+    const katalog = katalogFrom(`operatorBox:
+  onReconcile:
+    configMaps: [{name: one}]
+  status:
+    fields: [{path: phase, value: Pending}]`);
+    const [report] = simulate(
+      katalog,
+      `steps:
+  - apply: ${cr('{}')}
+    expect:
+      applies: [ConfigMap/web/one]
+      prunes: [ConfigMap/two]
+      status: {phase: Running, missing: null, observedGeneration: 1}
+      ready: "True"
+      reason: ValidationFailed`,
+    );
+    const failures = checkExpectations(report as StepReport).map((f) => [f.key, f.expected, f.actual]);
+    expect(failures).toEqual([
+      ['prunes', ['ConfigMap/two'], []],
+      ['status.phase', 'Running', 'Pending'],
+      ['reason', 'ValidationFailed', 'ReconcileSucceeded'],
+    ]);
+  });
+});
