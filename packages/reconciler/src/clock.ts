@@ -16,13 +16,36 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** systemClock is the production Clock: `Date.now()` and the global timers. */
+/** MAX_TIMER_DELAY_MS is the longest delay Node's timers accept (2^31 − 1 ms, about 24.8 days). */
+export const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
+interface SystemTimer {
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/**
+ * systemClock is the production Clock: `Date.now()` and the global timers. Delays longer than
+ * Node accepts (a 90-day rotation, say) are chained in steps of MAX_TIMER_DELAY_MS instead of
+ * overflowing into a 1 ms timer.
+ */
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
-  setTimeout: (callback: () => void, delayMs: number): TimerHandle =>
-    setTimeout(callback, Math.max(0, delayMs)),
+  setTimeout: (callback: () => void, delayMs: number): TimerHandle => {
+    const handle: SystemTimer = { timer: undefined };
+    const dueAt = Date.now() + Math.max(0, delayMs);
+    const arm = (remainingMs: number): void => {
+      if (remainingMs > MAX_TIMER_DELAY_MS) {
+        handle.timer = setTimeout(() => arm(dueAt - Date.now()), MAX_TIMER_DELAY_MS);
+      } else {
+        handle.timer = setTimeout(callback, Math.max(0, remainingMs));
+      }
+    };
+    arm(Math.max(0, delayMs));
+    return handle;
+  },
   clearTimeout: (handle: TimerHandle): void => {
-    clearTimeout(handle as ReturnType<typeof setTimeout>);
+    const { timer } = handle as SystemTimer;
+    if (timer !== undefined) clearTimeout(timer);
   },
 });
 

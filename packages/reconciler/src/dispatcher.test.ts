@@ -262,6 +262,27 @@ describe('Dispatcher outcomes', () => {
     expect(dispatcher.stats().retryableErrors).toBe(2);
   });
 
+  it('retries a 429 after its Retry-After instead of the backoff (runtime.md §9.5)', async () => {
+    const { clock, queue, calls, dispatcher, reports } = setup();
+    dispatcher.start();
+    queue.add('a');
+    await settle();
+    const tooMany = Object.assign(new Error('HTTP 429'), { status: 429, retryAfterSeconds: 3 });
+    calls[0]?.reject(
+      new OrkestraError('apply ConfigMap: too many requests', {
+        code: ConditionReason.ApplyFailed,
+        cause: tooMany,
+      }),
+    );
+    await settle();
+    expect(reports[0]).toMatchObject({ outcome: 'error' });
+    expect(queue.numRequeues('a')).toBe(0); // no backoff step consumed
+    await clock.advanceAsync(2999);
+    expect(calls).toHaveLength(1); // the 5 ms backoff would have retried long ago
+    await clock.advanceAsync(1);
+    expect(calls).toHaveLength(2);
+  });
+
   it('forgets a terminal error and does not retry it', async () => {
     const { clock, queue, calls, dispatcher, reports } = setup();
     queue.addRateLimited('a');

@@ -6,6 +6,7 @@ import {
   ReconcileErrorClass,
   ReconcileTimeoutError,
   classifyReconcileError,
+  retryAfterMsOf,
 } from './reconcile-error.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -417,9 +418,13 @@ export class Dispatcher {
       case ReconcileErrorClass.Terminal:
         this.#queue.forget(key);
         return { ...base, outcome: ReconcileOutcome.Terminal, error };
-      case ReconcileErrorClass.Retryable:
-        this.#queue.addRateLimited(key);
+      case ReconcileErrorClass.Retryable: {
+        // A 429 with Retry-After is retried when the server asked, not on the backoff (runtime.md §9.5).
+        const retryAfterMs = retryAfterMsOf(error);
+        if (retryAfterMs == null) this.#queue.addRateLimited(key);
+        else this.#queue.addAfter(key, retryAfterMs);
         return { ...base, outcome: ReconcileOutcome.Error, error };
+      }
       case ReconcileErrorClass.Unexpected:
         this.#queue.addRateLimited(key);
         return { ...base, outcome: ReconcileOutcome.Panic, error };

@@ -1,20 +1,22 @@
 /**
- * @orkestra/reconciler runs a Katalog against a cluster. This release ships the engine room:
- * informers and their read-only cache, the workqueue, the resizable dispatcher that runs
- * reconciles, and resync. The reconcile pipeline, status, finalizers, pruning, hooks and provider
- * dispatch are not built yet (see the README).
+ * @orkestra/reconciler runs a Katalog against a cluster: informers and their read-only cache, the
+ * workqueue, the resizable dispatcher that runs reconciles, resync, the reconcile pipeline with
+ * status, finalizers, pruning, hooks (cross, git, external, docker), provider dispatch and the
+ * autoscaler (see the README).
  *
- * Main exports: Informer, ObjectCache, KubeListWatchClient, WorkQueue, Dispatcher, Resync, and the
- * Clock seam (systemClock, ManualClock).
+ * Main exports: createKatalogRuntime (the whole runtime of one Katalog, with `dependsOn` start
+ * gating, timed re-queues for rotations and time conditions, a RuntimeObserver for metrics and
+ * `snapshot()` for scrape-time gauges), compileKatalog, CrdController, CrdPipeline; the engine
+ * room (Informer, ObjectCache, KubeListWatchClient, WorkQueue, Dispatcher, Resync); and the Clock
+ * seam (systemClock, ManualClock).
  *
  * @example
- * const queue = new WorkQueue({ maxDepth: 0 });
- * const informer = new Informer({ client: new KubeListWatchClient({ kubeConfig }), resource });
- * informer.subscribe((change) => queue.add(change.key));
- * const dispatcher = new Dispatcher({ queue, reconcile, workers: 4 });
- * informer.start();
- * await informer.waitForSync();
- * dispatcher.start();
+ * const runtime = createKatalogRuntime({ katalog, kubeConfig, logger, observer: metrics.sink });
+ * await runtime.start(); // informers, first list, then workers in dependsOn order
+ * metrics.addCollector((gauges) => {
+ *   for (const entry of runtime.snapshot().entries) gauges.queue(entry.controller, entry);
+ * });
+ * await runtime.stop({ timeoutMs: 30_000 });
  */
 export { ManualClock, flushMacrotask, systemClock } from './clock.js';
 export type { Clock, TimerHandle } from './clock.js';
@@ -256,3 +258,72 @@ export type {
   DispatcherInputsOptions,
 } from './autoscaler/autoscaler.js';
 // ---- end of hooks and autoscaler
+
+// ---- Hooks and providers wired into the pipeline (issues 8 and 9): compiled hook declarations,
+// the per-entry hook slots over process-wide services, provider dispatch (step 16 and deletion
+// step 5) and the read-only KubeReader providers get.
+export { compileHooks } from './runtime/compile-hooks.js';
+export type {
+  CompiledCross,
+  CompiledDocker,
+  CompiledExternal,
+  CompiledGit,
+  CompiledHooks,
+  CompiledProviderDeclaration,
+} from './runtime/compile-hooks.js';
+export { DOCKER_SAFETY_REQUEUE_MS, KatalogHooks, parseReaderId, readerId } from './runtime/katalog-hooks.js';
+export type { GitReader, KatalogHooksOptions } from './runtime/katalog-hooks.js';
+export {
+  MAX_PROVIDER_OUTPUT_BYTES,
+  ProviderDispatch,
+  hashSpec,
+  outputsProblem,
+} from './runtime/provider-dispatch.js';
+export type { ProviderDispatchOptions, ProviderStatusRecord } from './runtime/provider-dispatch.js';
+export { KubeReadCache } from './runtime/kube-reader.js';
+export type { KubeReadCacheOptions } from './runtime/kube-reader.js';
+export { Pending } from './runtime/reconcile-pipeline.js';
+export type { HookEffects, ProviderDeletion } from './runtime/reconcile-pipeline.js';
+export type { RuntimeHookServices } from './runtime/katalog-runtime.js';
+// ---- end of hooks and providers wiring
+
+// ---- Runtime observation, start gating and timed re-queues (issue 7): the RuntimeObserver the
+// operator's MetricsSink satisfies, scrape-time snapshots, dependsOn gating, time-condition
+// re-queues, error logging, the discovery-free Event writer and the observed API client.
+export {
+  ChildWriteOperation,
+  ObservedReconcileResult,
+  SecretGenerationReason,
+  StatusWriteResult,
+  ValidationResult,
+  completeObserver,
+  noopObserver,
+  resourceLabel,
+} from './runtime/runtime-observer.js';
+export type {
+  CacheSnapshot,
+  EntrySnapshot,
+  RuntimeObserver,
+  RuntimeSnapshot,
+} from './runtime/runtime-observer.js';
+export {
+  DependencyCondition,
+  HEALTHY_MAX_CONSECUTIVE_FAILURES,
+  StartGate,
+  dependencyMet,
+} from './runtime/depends-on.js';
+export type { DependencyStats, GatedEntry, StartGateOptions } from './runtime/depends-on.js';
+export {
+  collectTimeConditions,
+  isTimeCondition,
+  nextConditionChange,
+  nextLocalMinute,
+  nextTimeConditionChange,
+} from './runtime/time-conditions.js';
+export { errorForLog, isPanic, panicCause, serializeError } from './runtime/log-error.js';
+export { createEventWriter } from './runtime/event-writer.js';
+export type { CreateEventWriterOptions } from './runtime/event-writer.js';
+export { observeKubeClient } from './runtime/observed-client.js';
+export type { RequestObserver } from './runtime/observed-client.js';
+export { retryAfterMsOf } from './reconcile-error.js';
+// ---- end of runtime observation

@@ -61,6 +61,12 @@ export interface InformerOptions {
   readonly random?: () => number;
   /** Where warnings go. Default: nowhere. */
   readonly logger?: InformerLogger;
+  /** Called before each relist after the first list (`orkestra_informer_relists_total`). Default: none. */
+  readonly onRelist?: (reason: RelistReason) => void;
+  /** Called when a watch is re-opened after ending or failing (`orkestra_informer_watch_restarts_total`). Default: none. */
+  readonly onWatchRestart?: () => void;
+  /** Called with the clock time of every watch event or bookmark. Default: none. */
+  readonly onEvent?: (atMs: number) => void;
 }
 
 /** InformerStats are an informer's counters (`orkestra_informer_*`, `orkestra_cache_objects`). */
@@ -132,6 +138,9 @@ export class Informer {
   readonly #clock: Clock;
   readonly #random: () => number;
   readonly #logger: InformerLogger | undefined;
+  readonly #onRelist: ((reason: RelistReason) => void) | undefined;
+  readonly #onWatchRestart: (() => void) | undefined;
+  readonly #onEvent: ((atMs: number) => void) | undefined;
 
   readonly #listeners = new Set<(change: CacheChange) => void>();
   readonly #syncWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
@@ -167,7 +176,15 @@ export class Informer {
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#logger = options.logger;
+    this.#onRelist = options.onRelist;
+    this.#onWatchRestart = options.onWatchRestart;
+    this.#onEvent = options.onEvent;
     this.#backoffMs = this.#initialBackoffMs;
+  }
+
+  /** resource is what the informer watches. */
+  get resource(): ResourceRef {
+    return this.#resource;
   }
 
   /** path is the API path listed and watched, e.g. `/apis/apps/v1/namespaces/shop/deployments`. */
@@ -249,7 +266,10 @@ export class Informer {
     let goneWithoutEvents = 0;
     while (!this.#stopped) {
       if (needList) {
-        if (relistReason != null) this.#relists[relistReason]++;
+        if (relistReason != null) {
+          this.#relists[relistReason]++;
+          this.#onRelist?.(relistReason);
+        }
         try {
           await this.#listAll();
           needList = false;
@@ -267,6 +287,7 @@ export class Informer {
           break;
         case 'closed':
           this.#watchRestarts++;
+          this.#onWatchRestart?.();
           if (end.events > 0) goneWithoutEvents = 0;
           if (end.events === 0 && end.durationMs < MIN_HEALTHY_WATCH_MS)
             await this.#sleep(this.#nextBackoff());
@@ -288,6 +309,7 @@ export class Informer {
           break;
         case 'error':
           this.#watchRestarts++;
+          this.#onWatchRestart?.();
           this.#noteFailure('watch', end.error);
           await this.#sleep(this.#delayAfter(end.error));
           break;
@@ -378,6 +400,7 @@ export class Informer {
           events++;
           armWatchdog();
           this.#lastEventAt = this.#clock.now();
+          this.#onEvent?.(this.#lastEventAt);
           this.#backoffMs = this.#initialBackoffMs;
           this.#forbidden = false;
           const end = this.#handleEvent(event);

@@ -56,6 +56,12 @@ export interface KubeListWatchClientOptions {
   readonly kubeConfig: KubeConfig;
   /** A list request taking longer is aborted. Default 60 000 ms. */
   readonly listTimeoutMs?: number;
+  /**
+   * Called when a list ends and when a watch gets its response headers, with the HTTP method, the
+   * status (0 when no response arrived) and the seconds taken (`rest_client_requests_total`).
+   * Default: none.
+   */
+  readonly onRequest?: (method: string, status: number, seconds: number) => void;
 }
 
 /** ListWatchRequestCounts counts the requests a KubeListWatchClient made, for tests and metrics. */
@@ -76,12 +82,14 @@ export interface ListWatchRequestCounts {
 export class KubeListWatchClient implements ListWatchClient {
   readonly #kc: KubeConfig;
   readonly #listTimeoutMs: number;
+  readonly #onRequest: ((method: string, status: number, seconds: number) => void) | undefined;
   #lists = 0;
   #watches = 0;
 
   constructor(options: KubeListWatchClientOptions) {
     this.#kc = options.kubeConfig;
     this.#listTimeoutMs = options.listTimeoutMs ?? 60_000;
+    this.#onRequest = options.onRequest;
   }
 
   /** requestCounts returns how many list and watch requests were sent. */
@@ -98,6 +106,9 @@ export class KubeListWatchClient implements ListWatchClient {
     const timeout = AbortSignal.timeout(this.#listTimeoutMs);
     const combined = signal == null ? timeout : AbortSignal.any([signal, timeout]);
     const { request, options } = await this.#prepare(path, query);
+    const started = performance.now();
+    let status = 0;
+    const report = (): void => this.#onRequest?.('GET', status, (performance.now() - started) / 1000);
     return new Promise<ListResponse>((resolve, reject) => {
       const req = request({ ...options, signal: combined }, (res) => {
         const chunks: Buffer[] = [];
@@ -105,7 +116,8 @@ export class KubeListWatchClient implements ListWatchClient {
         res.on('error', reject);
         res.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
+          status = res.statusCode ?? 0;
+          report();
           if (status < 200 || status >= 300) {
             reject(apiError(status, body, res.headers['retry-after']));
             return;
@@ -117,7 +129,10 @@ export class KubeListWatchClient implements ListWatchClient {
           }
         });
       });
-      req.on('error', reject);
+      req.on('error', (error) => {
+        report();
+        reject(error);
+      });
       req.end();
     });
   }
@@ -135,8 +150,10 @@ export class KubeListWatchClient implements ListWatchClient {
     this.#prepare(path, { ...query, watch: 'true' }).then(
       ({ request, options }) => {
         if (closed) return;
+        const started = performance.now();
         req = request(options, (res) => {
           const status = res.statusCode ?? 0;
+          this.#onRequest?.('GET', status, (performance.now() - started) / 1000);
           if (status !== 200) {
             const chunks: Buffer[] = [];
             res.on('data', (chunk: Buffer) => chunks.push(chunk));

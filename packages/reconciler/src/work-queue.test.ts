@@ -317,6 +317,27 @@ describe('WorkQueue onTake', () => {
   });
 });
 
+describe('WorkQueue onAdd, onRetry, onDrop', () => {
+  it('reports every accepted add (deduplicated ones too), every retry and every dropped add', () => {
+    const clock = new ManualClock();
+    const events: string[] = [];
+    const queue = new WorkQueue({
+      clock,
+      maxDepth: 1,
+      onAdd: (key) => events.push(`add ${key}`),
+      onRetry: (key) => events.push(`retry ${key}`),
+      onDrop: (key) => events.push(`drop ${key}`),
+    });
+    queue.add('a');
+    queue.add('a');
+    queue.add('b');
+    queue.addRateLimited('c');
+    clock.advance(5);
+    expect(events).toEqual(['add a', 'add a', 'drop b', 'retry c', 'add c']);
+    expect(queue.stats()).toMatchObject({ adds: 3, retries: 1, dropped: 1 });
+  });
+});
+
 describe('WorkQueue onReady', () => {
   it('notifies listeners when a key becomes ready and stops after unsubscribe', () => {
     const queue = new WorkQueue({ clock: new ManualClock() });

@@ -26,6 +26,12 @@ export interface WorkQueueOptions {
    * `workqueue_queue_duration_seconds`). Exceptions are not caught. Default: none.
    */
   readonly onTake?: (key: string, queuedMs: number) => void;
+  /** Called for every accepted add, including adds that only deduplicated (`workqueue_adds_total`). Default: none. */
+  readonly onAdd?: (key: string) => void;
+  /** Called for every `addRateLimited` (`workqueue_retries_total`). Default: none. */
+  readonly onRetry?: (key: string) => void;
+  /** Called for every add dropped by the maxDepth policy (`orkestra_workqueue_dropped_total`). Default: none. */
+  readonly onDrop?: (key: string) => void;
 }
 
 /** WorkQueueStats are the queue's counters and gauges, for metrics and the autoscaler. */
@@ -82,6 +88,9 @@ export class WorkQueue {
   readonly #maxBackoffMs: number;
   #maxDepth: number;
   readonly #onTake: ((key: string, queuedMs: number) => void) | undefined;
+  readonly #onAdd: ((key: string) => void) | undefined;
+  readonly #onRetry: ((key: string) => void) | undefined;
+  readonly #onDrop: ((key: string) => void) | undefined;
 
   /** Dirty keys and the lane each waits (or will wait) in. */
   readonly #dirty = new Map<string, Priority>();
@@ -106,6 +115,9 @@ export class WorkQueue {
     this.#maxBackoffMs = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
     this.#maxDepth = normalizeDepth(options.maxDepth ?? 0);
     this.#onTake = options.onTake;
+    this.#onAdd = options.onAdd;
+    this.#onRetry = options.onRetry;
+    this.#onDrop = options.onDrop;
     if (!(this.#initialBackoffMs > 0) || !(this.#maxBackoffMs >= this.#initialBackoffMs)) {
       throw new RangeError('WorkQueue: need 0 < initialBackoffMs <= maxBackoffMs');
     }
@@ -189,6 +201,7 @@ export class WorkQueue {
     const failures = this.#failures.get(key) ?? 0;
     this.#failures.set(key, failures + 1);
     this.#retries++;
+    this.#onRetry?.(key);
     this.addAfter(key, this.backoffFor(failures));
   }
 
@@ -274,6 +287,7 @@ export class WorkQueue {
     const current = this.#dirty.get(key);
     if (current !== undefined) {
       this.#adds++;
+      this.#onAdd?.(key);
       if (current === Priority.Low && priority === Priority.Normal) {
         this.#dirty.set(key, Priority.Normal);
         if (this.#lanes.low.delete(key)) this.#lanes.normal.add(key);
@@ -287,9 +301,11 @@ export class WorkQueue {
       this.#dirty.size >= this.#maxDepth
     ) {
       this.#dropped++;
+      this.#onDrop?.(key);
       return false;
     }
     this.#adds++;
+    this.#onAdd?.(key);
     this.#dirty.set(key, priority);
     this.#dirtySince.set(key, this.#clock.now());
     if (!this.#processing.has(key)) this.#makeReady(key, priority);

@@ -1,6 +1,9 @@
 import type { Command } from './command.js';
+import { demoCommand } from './demo.js';
+import { devCommand } from './dev.js';
 import { generateCommand } from './generate.js';
 import { renderCommand } from './render.js';
+import { runCommand } from './run.js';
 import { simulateCommand } from './simulate.js';
 import { validateCommand } from './validate.js';
 
@@ -9,4 +12,12 @@ import { validateCommand } from './validate.js';
  * file under `src/commands/` exporting a `Command` plus one line here; `run`, `dev`, `demo` and
  * `simulate` come with the reconcile pipeline.
  */
-export const commands: readonly Command[] = [validateCommand, renderCommand, generateCommand, simulateCommand];
+export const commands: readonly Command[] = [
+  runCommand,
+  validateCommand,
+  renderCommand,
+  generateCommand,
+  simulateCommand,
+  devCommand,
+  demoCommand,
+];

@@ -74,6 +74,10 @@ export interface EventRecorderOptions {
   readonly host?: string | undefined;
   /** Called when a write fails; the Event is not retried. Default: ignore. */
   readonly onWriteError?: ((error: unknown, event: CoreEvent) => void) | undefined;
+  /** Called for every Event accepted into the buffer (`orkestra_events_total`). Default: none. */
+  readonly onRecorded?: ((subject: EventSubject, type: EventType, reason: string) => void) | undefined;
+  /** Called for every Event dropped because the buffer was full (`orkestra_events_dropped_total`). Default: none. */
+  readonly onDropped?: (() => void) | undefined;
 }
 
 /** EventRecorderStats counts what the recorder did since it was created. */
@@ -115,6 +119,8 @@ export class EventRecorder {
   readonly #repeatWindowMs: number;
   readonly #host: string | undefined;
   readonly #onWriteError: ((error: unknown, event: CoreEvent) => void) | undefined;
+  readonly #onRecorded: ((subject: EventSubject, type: EventType, reason: string) => void) | undefined;
+  readonly #onDropped: (() => void) | undefined;
   readonly #buffer: { readonly event: CoreEvent; readonly key: string }[] = [];
   /** Repeat key → time it was last recorded. */
   readonly #recent = new Map<string, number>();
@@ -133,6 +139,8 @@ export class EventRecorder {
     this.#repeatWindowMs = options.repeatWindowMs ?? 600_000;
     this.#host = options.host;
     this.#onWriteError = options.onWriteError;
+    this.#onRecorded = options.onRecorded;
+    this.#onDropped = options.onDropped;
     if (!Number.isInteger(this.#bufferSize) || this.#bufferSize < 1) {
       throw new RangeError(`bufferSize must be a positive integer, got ${this.#bufferSize}`);
     }
@@ -153,6 +161,7 @@ export class EventRecorder {
     }
     if (this.#buffer.length >= this.#bufferSize) {
       this.#dropped++;
+      this.#onDropped?.();
       return false;
     }
     this.#forgetExpired(now);
@@ -160,6 +169,7 @@ export class EventRecorder {
     this.#recent.set(key, now);
     this.#buffer.push({ event: this.#build(subject, type, reason, text, now), key });
     this.#recorded++;
+    this.#onRecorded?.(subject, type, reason);
     if (!this.#writing) {
       this.#writing = true;
       queueMicrotask(() => void this.#drain());

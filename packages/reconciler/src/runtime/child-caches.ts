@@ -9,6 +9,8 @@ import type { CacheChange } from '../cache.js';
 import { Informer } from '../informer.js';
 import type { InformerLogger, ResourceRef } from '../informer.js';
 import type { ListWatchClient } from '../list-watch-client.js';
+import { resourceLabel } from './runtime-observer.js';
+import type { RuntimeObserver } from './runtime-observer.js';
 
 /** ChildKindSpec is one child kind to watch and the CRD entries that use it. */
 export interface ChildKindSpec {
@@ -29,6 +31,8 @@ export interface ChildCachesOptions {
   readonly random?: () => number;
   readonly logger?: InformerLogger;
   readonly watchIdleTimeoutMs?: number;
+  /** Receives relists, watch restarts and events of every child informer. Default: none. */
+  readonly observer?: RuntimeObserver;
 }
 
 /** gvkKey is `apiVersion/Kind`, the key of a child kind. */
@@ -86,7 +90,16 @@ export class ChildCaches implements ObjectReader {
         namespaced: info.namespaced,
       };
       const crds = [...new Set(spec.crds)].sort();
+      const observer = this.#options.observer;
+      const label = resourceLabel(resource);
       const informer = new Informer({
+        ...(observer == null
+          ? {}
+          : {
+              onRelist: (reason) => observer.informerRelist(label, reason),
+              onWatchRestart: () => observer.informerWatchRestart(label),
+              onEvent: (atMs) => observer.informerEvent(label, atMs / 1000),
+            }),
         client: this.#options.listWatch,
         resource,
         labelSelector: `${OrkestraLabel.ManagedBy}=${MANAGED_BY},${OrkestraLabel.Crd} in (${crds.join(',')})`,

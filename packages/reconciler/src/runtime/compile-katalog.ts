@@ -6,6 +6,8 @@ import { compileEntry, compileNormalize, compileValue, getDefaultEngine } from '
 import type { CompiledEntry, CompiledNormalize, CompiledValue, TemplateEngine } from '@orkestra/template';
 import { RESOURCE_KINDS, katalogPathOf } from '@orkestra/types';
 import { compileStatusFields } from '../status/status-fields.js';
+import { compileHooks } from './compile-hooks.js';
+import type { CompiledHooks } from './compile-hooks.js';
 import type { CompiledStatusField } from '../status/status-fields.js';
 import type {
   ApiTypes,
@@ -38,6 +40,11 @@ export interface CompiledResourceEntry {
   readonly applyMode: boolean;
   readonly prune: boolean;
   readonly forceConflict: boolean;
+  /**
+   * The `data` of a `once` Secret (also with `rotateAfter` or `tls`), compiled apart from the rest:
+   * rendered only when the Secret is created or rotated (runtime.md §9.2). `compiled` leaves it out.
+   */
+  readonly deferredData?: CompiledValue;
 }
 
 /** CompiledGroup is onCreate or onReconcile: its gate and entries in kind order, then declaration order. */
@@ -92,6 +99,8 @@ export interface CompiledCrd {
   readonly extraFinalizers: readonly string[];
   /** Child kinds this entry may write or delete, as `apiVersion` + `kind` (custom kinds included). */
   readonly childKinds: readonly { readonly apiVersion: string; readonly kind: string }[];
+  /** Hook and provider declarations (steps 9–12 and 16), compiled. */
+  readonly hooks: CompiledHooks;
 }
 
 /** CompiledKatalog is a Katalog whose templates are all compiled. */
@@ -216,6 +225,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     statusFields,
     extraFinalizers: [...new Set([...box.finalizers, ...katalog.spec.finalizers])],
     childKinds: [...childKinds.values()],
+    hooks: compileHooks(entry, base, engine),
   };
 }
 
@@ -261,7 +271,12 @@ function compileResource(
 ): CompiledResourceEntry {
   const katalogPath = pathOf(raw, `${base}.operatorBox.${source}`);
   const record = raw as Readonly<Record<string, unknown>>;
-  const compiled = compileEntry(record, { path: katalogPath, engine });
+  const deferData = listKey === 'secrets' && record['once'] === true && record['data'] != null;
+  const { data: deferredSource, ...withoutData } = record;
+  const compiled = compileEntry(deferData ? withoutData : record, { path: katalogPath, engine });
+  const deferredData = deferData
+    ? compileValue(deferredSource, { path: `${katalogPath}.data`, engine })
+    : undefined;
   return {
     group,
     listKey,
@@ -273,5 +288,6 @@ function compileResource(
     applyMode: group === 'onReconcile' || record['reconcile'] === true,
     prune: record['prune'] !== false,
     forceConflict: typeof record['forceConflict'] === 'boolean' ? record['forceConflict'] : crd.forceConflict,
+    ...(deferredData == null ? {} : { deferredData }),
   };
 }

@@ -4,12 +4,13 @@
  */
 import type { KubeClient } from '@orkestra/registry';
 import type { TemplateEngine } from '@orkestra/template';
-import { OrkestraError, parseDuration } from '@orkestra/types';
-import type { Logger } from '@orkestra/types';
-import type { ObjectCache } from '../cache.js';
+import { parseDuration } from '@orkestra/types';
+import type { Logger, TimeCondition } from '@orkestra/types';
+import { CacheChangeType } from '../cache.js';
+import type { CacheChange, ObjectCache } from '../cache.js';
 import type { Clock } from '../clock.js';
 import { Dispatcher } from '../dispatcher.js';
-import type { ReconcileContext, ReconcileRequest, ReconcileResult } from '../dispatcher.js';
+import type { ReconcileContext, ReconcileReport, ReconcileRequest, ReconcileResult } from '../dispatcher.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import { Informer } from '../informer.js';
 import type { ListWatchClient } from '../list-watch-client.js';
@@ -22,6 +23,10 @@ import type { CompiledCrd } from './compile-katalog.js';
 import { CrdPipeline } from './reconcile-pipeline.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import type { StatusPatcher } from './status-patcher.js';
+import { errorForLog, isPanic, panicCause } from './log-error.js';
+import { noopObserver, resourceLabel } from './runtime-observer.js';
+import type { RuntimeObserver } from './runtime-observer.js';
+import { collectTimeConditions, nextTimeConditionChange } from './time-conditions.js';
 
 /** OWN_WRITE_BACKOFF bounds the re-queue after a reconcile that wrote the CR's status or metadata (runtime.md §4). */
 const OWN_WRITE_INITIAL_MS = 5;
@@ -49,7 +54,14 @@ export interface CrdControllerOptions {
   /** Watch only this namespace (else the guard's pinned namespace, else all). */
   readonly namespace?: string | undefined;
   readonly hooks?: PipelineHooks | undefined;
+  /**
+   * Called for every change of a cached CR of this entry: informer events and the runtime's own
+   * writes (whose watch echoes are ignored), e.g. to re-queue cross readers (runtime.md §4).
+   */
+  readonly onPrimaryChange?: ((change: CacheChange) => void) | undefined;
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
+  /** Receives the entry's reconcile, queue, informer and pipeline events (runtime.md §18.2). Default: none. */
+  readonly observer?: RuntimeObserver | undefined;
 }
 
 /**
@@ -76,15 +88,26 @@ export class CrdController {
   readonly pipeline: CrdPipeline;
   readonly #logger: Logger;
   readonly #ownWrites = new Map<string, number>();
+  readonly #onPrimaryChange: ((change: CacheChange) => void) | undefined;
+  readonly #observer: RuntimeObserver;
+  readonly #clock: Clock;
+  /** Every time condition of the entry (katalog.md §8.5), for the timed re-queue of each reconcile. */
+  readonly #timeConditions: readonly TimeCondition[];
   #workersStarted = false;
   #reconciles = 0;
   #lastSuccessAt: number | undefined;
+  #successes = 0;
+  #consecutiveFailures = 0;
 
   constructor(options: CrdControllerOptions) {
     const { crd } = options;
     this.name = crd.name;
     this.crd = crd;
     this.#logger = options.logger.child({ controller: crd.name });
+    const observer = options.observer ?? noopObserver;
+    this.#observer = observer;
+    this.#clock = options.clock;
+    this.#timeConditions = collectTimeConditions(crd.entry);
     this.guard = createNamespaceGuard({
       restricted: crd.entry.restrictedNamespaces,
       allowed: crd.entry.allowedNamespaces,
@@ -95,6 +118,10 @@ export class CrdController {
       maxDepth: crd.entry.queue.maxDepth,
       initialBackoffMs: parseDuration(crd.entry.queue.retryBackoff.initial),
       maxBackoffMs: parseDuration(crd.entry.queue.retryBackoff.max),
+      onAdd: () => observer.queueAdd(crd.name),
+      onRetry: () => observer.queueRetry(crd.name),
+      onDrop: () => observer.queueDropped(crd.name),
+      onTake: (_key, queuedMs) => observer.queueWait(crd.name, queuedMs / 1000),
     });
     this.informer = new Informer({
       client: options.listWatch,
@@ -110,8 +137,12 @@ export class CrdController {
       ...(options.random == null ? {} : { random: options.random }),
       ...(options.watchIdleTimeoutMs == null ? {} : { watchIdleTimeoutMs: options.watchIdleTimeoutMs }),
       logger: { warn: (fields, message) => this.#logger.warn({ ...fields }, message) },
+      onRelist: (reason) => observer.informerRelist(resourceLabel(crd.apiTypes), reason),
+      onWatchRestart: () => observer.informerWatchRestart(resourceLabel(crd.apiTypes)),
+      onEvent: (atMs) => observer.informerEvent(resourceLabel(crd.apiTypes), atMs / 1000),
     });
     this.pipeline = new CrdPipeline({
+      observer,
       katalogName: options.katalogName,
       crd,
       primary: this.informer.cache,
@@ -133,6 +164,7 @@ export class CrdController {
       clock: options.clock,
       reconcile: (request, ctx) => this.#reconcile(request, ctx),
       ...(options.reconcileTimeoutMs == null ? {} : { reconcileTimeoutMs: options.reconcileTimeoutMs }),
+      onReconciled: (report) => this.#onReconciled(report),
     });
     this.resync = new Resync({
       intervalMs: options.resyncMs ?? parseDuration(crd.entry.resync),
@@ -141,7 +173,9 @@ export class CrdController {
       items: () =>
         this.informer.cache.list().map((o) => ({ key: keyOfObject(o), uid: o.metadata.uid ?? '' })),
     });
+    this.#onPrimaryChange = options.onPrimaryChange;
     this.informer.subscribe((change) => {
+      this.#notify(change);
       if (!this.#workersStarted) return;
       this.queue.add(change.key, Priority.Normal);
     });
@@ -152,18 +186,27 @@ export class CrdController {
     return this.informer.cache;
   }
 
-  /** stats summarizes the entry for readiness and `dependsOn: healthy`. */
+  /** stats summarizes the entry for readiness and `dependsOn` (katalog.md §21). */
   stats(): {
     readonly synced: boolean;
     readonly workersStarted: boolean;
     readonly reconciles: number;
     readonly lastSuccessAt: number | undefined;
+    /** CRs in the primary cache. */
+    readonly objects: number;
+    /** Reconciles that ended without an error (success or timed re-queue). */
+    readonly successes: number;
+    /** Reconciles in a row that ended with an error, timeout or panic. */
+    readonly consecutiveFailures: number;
   } {
     return {
       synced: this.informer.hasSynced(),
       workersStarted: this.#workersStarted,
       reconciles: this.#reconciles,
       lastSuccessAt: this.#lastSuccessAt,
+      objects: this.informer.cache.size,
+      successes: this.#successes,
+      consecutiveFailures: this.#consecutiveFailures,
     };
   }
 
@@ -181,9 +224,16 @@ export class CrdController {
   startWorkers(): void {
     if (this.#workersStarted) return;
     this.#workersStarted = true;
+    this.#observer.maxConcurrentReconciles(this.name, this.dispatcher.capacity);
     for (const key of this.informer.cache.keys()) this.queue.add(key, Priority.Low);
     this.dispatcher.start();
     this.resync.start();
+  }
+
+  /** enqueueKey adds a CR's key (cross readers, git poller, docker builds); ignored before workers start. */
+  enqueueKey(key: string): void {
+    if (!this.#workersStarted) return;
+    if (this.informer.cache.get(key) != null) this.queue.add(key, Priority.Normal);
   }
 
   /** enqueueOwner adds the key of the CR with this UID, when cached (child events, runtime.md §4). */
@@ -216,12 +266,43 @@ export class CrdController {
     const started = Date.now();
     this.#reconciles++;
     try {
+      return await this.#run(key, cached, request, ctx, logger, started);
+    } finally {
+      const after = this.informer.cache.get(key);
+      if (after != null && after.metadata.resourceVersion !== cached.metadata.resourceVersion) {
+        this.#notify({ type: CacheChangeType.Update, key, object: after, old: cached });
+      }
+    }
+  }
+
+  #notify(change: CacheChange): void {
+    if (this.#onPrimaryChange == null) return;
+    try {
+      this.#onPrimaryChange(change);
+    } catch (error) {
+      this.#logger.warn({ err: errorForLog(error) }, 'primary change handler failed');
+    }
+  }
+
+  async #run(
+    key: string,
+    cached: NonNullable<ReturnType<ObjectCache['get']>>,
+    request: ReconcileRequest,
+    ctx: ReconcileContext,
+    logger: Logger,
+    started: number,
+  ): Promise<ReconcileResult> {
+    try {
       const result = await this.pipeline.run(cached, {
         reconcileId: ctx.reconcileId,
         logger,
         signal: ctx.signal,
       });
       let requeueAfterMs = result.requeueAfterMs;
+      // The next time a time condition of the entry can change (katalog.md §8.5); the earliest timer wins.
+      const timeChange = this.#nextTimeChange();
+      if (timeChange != null)
+        requeueAfterMs = requeueAfterMs == null ? timeChange : Math.min(requeueAfterMs, timeChange);
       if (result.wroteCr) {
         const failures = this.#ownWrites.get(key) ?? 0;
         this.#ownWrites.set(key, failures + 1);
@@ -236,24 +317,44 @@ export class CrdController {
       else logger.debug(fields, 'reconciled (no change)');
       return requeueAfterMs == null ? {} : { requeueAfterMs };
     } catch (error) {
-      const fields = {
-        durationMs: Date.now() - started,
-        err:
-          error instanceof OrkestraError
-            ? {
-                type: error.name,
-                code: error.code,
-                message: error.message,
-                ...(error.katalogPath == null ? {} : { katalogPath: error.katalogPath }),
-              }
-            : {
-                type: error instanceof Error ? error.name : typeof error,
-                message: error instanceof Error ? error.message : String(error),
-              },
-      };
+      const fields = { durationMs: Date.now() - started, err: errorForLog(error) };
+      if (isPanic(error)) {
+        // An unexpected exception (runtime.md §6): logged with its stack, retried and counted as a
+        // panic, which the dispatcher recognizes by the exception not being an Orkestra error.
+        const cause = panicCause(error);
+        logger.error(
+          { ...fields, stack: cause instanceof Error ? cause.stack : undefined },
+          'reconcile panicked',
+        );
+        throw cause;
+      }
       logger.info(fields, 'reconcile failed');
       throw error;
     }
+  }
+
+  /** #nextTimeChange is the delay until a time condition of the entry can change, if any. */
+  #nextTimeChange(): number | undefined {
+    if (this.#timeConditions.length === 0) return undefined;
+    const now = this.#clock.now();
+    const at = nextTimeConditionChange(this.#timeConditions, now);
+    return at == null ? undefined : Math.max(1, at - now);
+  }
+
+  #onReconciled(report: ReconcileReport): void {
+    const seconds = report.durationMs / 1000;
+    const observer = this.#observer;
+    if (report.outcome === 'success' || report.outcome === 'requeue_after') {
+      this.#successes++;
+      this.#consecutiveFailures = 0;
+      observer.reconcileFinished(this.name, report.outcome, seconds);
+    } else {
+      this.#consecutiveFailures++;
+      observer.reconcileFinished(this.name, 'error', seconds, { terminal: report.outcome === 'terminal' });
+      if (report.outcome === 'timeout') observer.reconcileTimedOut(this.name);
+      if (report.outcome === 'panic') observer.reconcilePanicked(this.name);
+    }
+    observer.queueWork(this.name, seconds);
   }
 }
 

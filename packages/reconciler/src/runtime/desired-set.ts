@@ -19,6 +19,12 @@ export interface DesiredChild {
   readonly mode: 'create' | 'apply';
   /** The rendered entry (secrets read `once`, `tls`, `rotateAfter` from it). */
   readonly rendered: Readonly<Record<string, unknown>>;
+  /**
+   * For `once` Secrets, whose `data` is not rendered with the rest (katalog.md §7.2): renders the
+   * data now and returns the full manifest. Call it only when the Secret is created or rotated, so
+   * random helpers run only then (runtime.md §9.2). `manifest` is the Secret without data.
+   */
+  readonly withData?: () => KubeObject;
 }
 
 /** BlockedChild is a child the namespace guard kept from being written. */
@@ -56,6 +62,8 @@ export function idOf(ref: ObjectRef): string {
 interface Rendered {
   readonly entry: CompiledResourceEntry;
   readonly rendered: Record<string, unknown>;
+  /** The copy's context (forEach item and all), for rendering deferred Secret data later. */
+  readonly context: TemplateContext;
 }
 
 /**
@@ -76,7 +84,8 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
           evaluateConditions(g as { when?: Condition[]; anyOf?: Condition[] }, ctx, conditions).passed,
         nameOf: (rendered) => nameOf(entry, rendered),
       });
-      for (const copy of copies) renderedByGroup[group.name].push({ entry, rendered: copy.entry });
+      for (const copy of copies)
+        renderedByGroup[group.name].push({ entry, rendered: copy.entry, context: copy.context });
     }
   }
   const all = [...renderedByGroup.onCreate, ...renderedByGroup.onReconcile];
@@ -86,7 +95,7 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
   const blocked: BlockedChild[] = [];
   const groups: Record<GroupName, DesiredChild[]> = { onCreate: [], onReconcile: [] };
   for (const name of ['onCreate', 'onReconcile'] as const) {
-    for (const { entry, rendered } of renderedByGroup[name]) {
+    for (const { entry, rendered, context: copyContext } of renderedByGroup[name]) {
       const module = kindFor(entry.listKey);
       if (module == null) continue;
       const forResolve = resolvable(entry, rendered);
@@ -118,7 +127,25 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
         );
       }
       const mode: 'create' | 'apply' = resolved.createOnly || !entry.applyMode ? 'create' : 'apply';
-      const child: DesiredChild = { entry, ref, id, manifest: resolved.manifest, mode, rendered };
+      const deferred = entry.deferredData;
+      const withData =
+        deferred == null || rendered['tls'] != null
+          ? undefined
+          : (): KubeObject =>
+              module.resolve(
+                { entry: { ...forResolve, data: deferred.render(copyContext) }, path: entry.source },
+                input.owner,
+                kindHints,
+              ).manifest;
+      const child: DesiredChild = {
+        entry,
+        ref,
+        id,
+        manifest: resolved.manifest,
+        mode,
+        rendered,
+        ...(withData == null ? {} : { withData }),
+      };
       seen.set(id, child);
       groups[name].push(child);
     }

@@ -3,17 +3,34 @@
  * queues and workers, over one API client (runtime.md §2).
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, diffCounts } from '@orkestra/registry';
 import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
-import type { Katalog, Logger } from '@orkestra/types';
-import { OrkestraLabel } from '@orkestra/types';
+import type { EvaluateConditionsOptions, Katalog, Logger, Provider } from '@orkestra/types';
+import { OrkestraAnnotation, OrkestraLabel } from '@orkestra/types';
 import { pino } from 'pino';
+import { CacheChangeType } from '../cache.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { KubeListWatchClient } from '../list-watch-client.js';
+import { Autoscaler, dispatcherInputs } from '../autoscaler/autoscaler.js';
+import { resolveAutoscaleConfig } from '../autoscaler/decide.js';
+import { CrossReaders } from '../hooks/cross.js';
+import { createCrossHandler } from '../hooks/cross-handler.js';
+import type { CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
+import { CrossHttpClient } from '../hooks/cross-http.js';
+import { DockerBuildManager } from '../hooks/docker.js';
+import { ExternalCaller } from '../hooks/external.js';
+import { GitCheckouts, GitPoller } from '../hooks/git.js';
+import type { GitRefresh } from '../hooks/git.js';
+import { KatalogHooks, parseReaderId } from './katalog-hooks.js';
+import { KubeReadCache } from './kube-reader.js';
+import { ProviderDispatch } from './provider-dispatch.js';
 import { ChildCaches } from './child-caches.js';
 import type { ChildKindSpec } from './child-caches.js';
 import { compileKatalog } from './compile-katalog.js';
@@ -21,6 +38,12 @@ import type { CompiledKatalog } from './compile-katalog.js';
 import { CrdController } from './crd-controller.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { createStatusPatcher } from './status-patcher.js';
+import { StartGate } from './depends-on.js';
+import { createEventWriter } from './event-writer.js';
+import { errorForLog, serializeError } from './log-error.js';
+import { observeKubeClient } from './observed-client.js';
+import { completeObserver, resourceLabel } from './runtime-observer.js';
+import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 
 /** KatalogRuntimeOptions tunes the runtime; every field has a default (runtime.md §22). */
 export interface KatalogRuntimeTuning {
@@ -36,8 +59,18 @@ export interface KatalogRuntimeTuning {
   readonly resyncMs?: number;
   /** Watch only this namespace (namespaced CRs and children); default: all namespaces. */
   readonly namespace?: string;
-  /** Hook and provider slots per entry name (steps 9–12 and 16). */
+  /** Hook and provider slots per entry name (steps 9–12 and 16); each slot given here replaces the built-in one. */
   readonly hooks?: Readonly<Record<string, PipelineHooks>>;
+  /** Where git checkouts live (`--work-dir`). Default: a new temporary directory, made when an entry has `git`. */
+  readonly workDir?: string;
+  /** Docker builds at a time (`--max-concurrent-builds`). Default 1. */
+  readonly maxConcurrentBuilds?: number;
+  /** How often the git poller looks for due checkouts. Default: the smallest declared `pollInterval`, at most 15 000 ms, at least 1000 ms. */
+  readonly gitPollTickMs?: number;
+  /** Allow external calls to link-local and cloud metadata addresses. Default false. */
+  readonly allowLinkLocal?: boolean;
+  /** The environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** CreateKatalogRuntimeOptions is what createKatalogRuntime needs. */
@@ -55,6 +88,13 @@ export interface CreateKatalogRuntimeOptions {
   readonly randomBytes?: (size: number) => Uint8Array;
   /** Whether this replica may run workers now. Default true; false keeps warm standby (informers only) until `startWorkers`. */
   readonly leaderElected?: boolean;
+  /** Loaded providers by name (`spec.providers`); a provider missing here fails its declarations with `ProviderFailed`. */
+  readonly providers?: ReadonlyMap<string, Provider>;
+  /**
+   * Receives counters and histograms as events (runtime.md §18.2); the operator's `MetricsSink`
+   * fits as it is. Methods left out are not called. Default: none.
+   */
+  readonly observer?: Partial<RuntimeObserver>;
   readonly options?: KatalogRuntimeTuning;
 }
 
@@ -67,6 +107,22 @@ export interface RuntimeEntry {
   readonly cache: CrdController['cache'];
   readonly resync: CrdController['resync'];
   readonly informer: CrdController['informer'];
+  /** The entry's autoscaler (entries with `autoscale`), started with the workers. */
+  readonly autoscaler: Autoscaler | undefined;
+}
+
+/** RuntimeHookServices are the process-wide hook services, for metrics and tests. */
+export interface RuntimeHookServices {
+  readonly external: ExternalCaller;
+  readonly crossHttp: CrossHttpClient;
+  readonly crossReaders: CrossReaders;
+  readonly kubeReads: KubeReadCache;
+  /** Undefined until an entry with `git` reconciles. */
+  git(): GitCheckouts | undefined;
+  /** Undefined when no entry has `git`. */
+  readonly gitPoller: GitPoller | undefined;
+  /** Undefined until an entry with `docker` reconciles. */
+  docker(): DockerBuildManager | undefined;
 }
 
 /** KatalogRuntime is a running Katalog. */
@@ -83,11 +139,18 @@ export interface KatalogRuntime {
   readonly children: ChildCaches;
   readonly client: KubeClient;
   readonly events: EventRecorder;
+  /** Serves `GET /katalog/crds/<entry>/objects/<namespace>/<name>` from the primary caches for other operators' cross reads (`crossAccess: false` → 403); mount it on the HTTP server. */
+  readonly crossHandler: CrossHandler;
+  readonly hookServices: RuntimeHookServices;
   /**
    * requestCounts returns every API request the runtime sent, by `verb kind`: the client's writes
    * and reads, `list <path>`/`watch <path>` from the informers, and event creates.
    */
   requestCounts(): RequestCounts;
+  /** snapshot reads the gauges of runtime.md §18.2 now (queue depth, workers, cache sizes, autoscale values), for scrape time. */
+  snapshot(): RuntimeSnapshot;
+  /** waitingEntries lists the entries whose workers wait for their `dependsOn` (or for leadership). */
+  waitingEntries(): string[];
 }
 
 /**
@@ -114,26 +177,38 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const katalogName = compiled.katalog.metadata.name;
   const logger: Logger = (
     options.logger ??
-    (pino({ level: 'info', redact: ['*.data', '*.stringData', 'data', 'stringData'] }) as unknown as Logger)
+    (pino({
+      level: 'info',
+      redact: ['*.data', '*.stringData', 'data', 'stringData'],
+      serializers: { err: (error: unknown) => serializeError(error, false) },
+    }) as unknown as Logger)
   ).child({
     katalog: katalogName,
   });
-  const client = createKubeClient({ kubeConfig: options.kubeConfig });
-  const patchStatus = createStatusPatcher({ kubeConfig: options.kubeConfig, requests: client.requests });
-  const listWatch = new KubeListWatchClient({ kubeConfig: options.kubeConfig });
-  const events = new EventRecorder({
-    writer: {
-      create: async (namespace, event) => {
-        await client.create({ ...event, metadata: { ...event.metadata, namespace } });
-      },
-    },
-    clock,
-    onWriteError: (error) =>
-      logger.debug(
-        { err: { message: error instanceof Error ? error.message : String(error) } },
-        'event write failed',
-      ),
+  const observer = completeObserver(options.observer);
+  const host = apiHost(options.kubeConfig);
+  const onRequest = (method: string, status: number, seconds: number): void =>
+    observer.restRequest(method, status === 0 ? '<error>' : String(status), host, seconds);
+  const client = observeKubeClient(createKubeClient({ kubeConfig: options.kubeConfig }), onRequest);
+  const patchStatus = createStatusPatcher({
+    kubeConfig: options.kubeConfig,
+    requests: client.requests,
+    onRequest,
   });
+  const listWatch = new KubeListWatchClient({ kubeConfig: options.kubeConfig, onRequest });
+  // Entry name by CR apiVersion/kind, for the `controller` label of Event metrics.
+  const controllerOf = new Map<string, string>();
+  const events = new EventRecorder({
+    // A direct POST: core v1 Events need no discovery (runtime.md §12).
+    writer: createEventWriter({ kubeConfig: options.kubeConfig, requests: client.requests, onRequest }),
+    clock,
+    onWriteError: (error) => logger.debug({ err: errorForLog(error) }, 'event write failed'),
+    onRecorded: (subject, type, reason) =>
+      observer.event(controllerOf.get(`${subject.apiVersion}/${subject.kind}`) ?? '', type, reason),
+    onDropped: () => observer.eventDropped(),
+  });
+  for (const crd of compiled.crds.values())
+    controllerOf.set(`${crd.apiVersion}/${crd.apiTypes.kind}`, crd.name);
 
   const kindUsers = new Map<string, ChildKindSpec & { crds: string[] }>();
   for (const crd of compiled.crds.values()) {
@@ -153,13 +228,109 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
     ...(tuning.watchIdleTimeoutMs == null ? {} : { watchIdleTimeoutMs: tuning.watchIdleTimeoutMs }),
     logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
+    observer,
   });
   const scopes = new Map<string, boolean>();
   const customScope = (apiVersion: string, kind: string): boolean | undefined =>
     scopes.get(`${apiVersion}/${kind}`);
 
   const entries = new Map<string, RuntimeEntry>();
+  // ---- hooks and providers (steps 9–12, 16; runtime.md §14)
+  const env = tuning.env ?? process.env;
+  const conditions: EvaluateConditionsOptions = {
+    renderTemplate: (source, context) => engine.renderTemplate(source, context),
+    now: () => new Date(clock.now()),
+  };
+  const kubeReads = new KubeReadCache({ client, clock });
+  const external = new ExternalCaller({
+    readSecret: (namespace, name, key) => kubeReads.secretValue(namespace, name, key),
+    env,
+    clock,
+    ...(tuning.allowLinkLocal == null ? {} : { allowLinkLocal: tuning.allowLinkLocal }),
+  });
+  const crossHttp = new CrossHttpClient({ clock });
+  const crossReaders = new CrossReaders();
+  const enqueueReader = (id: string): void => {
+    const { crd, key } = parseReaderId(id);
+    entries.get(crd)?.controller.enqueueKey(key);
+  };
+  let gitCheckouts: GitCheckouts | undefined;
+  const git = (): GitCheckouts =>
+    (gitCheckouts ??= new GitCheckouts({
+      workDir: tuning.workDir ?? mkdtempSync(join(tmpdir(), 'orkestra-git-')),
+      clock,
+      env,
+    }));
+  let dockerBuilds: DockerBuildManager | undefined;
+  const docker = (): DockerBuildManager =>
+    (dockerBuilds ??= new DockerBuildManager({
+      clock,
+      env,
+      ...(tuning.maxConcurrentBuilds == null ? {} : { maxConcurrentBuilds: tuning.maxConcurrentBuilds }),
+      onBuildFinished: ({ waiters }) => {
+        for (const waiter of waiters) enqueueReader(waiter);
+      },
+    }));
+  const katalogHooks = new KatalogHooks({
+    conditions,
+    external,
+    crossHttp,
+    crossReaders,
+    lookup: (name) => {
+      const entry = entries.get(name);
+      return entry == null
+        ? undefined
+        : { namespaced: entry.controller.crd.entry.namespaced, cache: entry.cache };
+    },
+    git,
+    docker,
+  });
+  const dispatch = new ProviderDispatch({
+    katalogName,
+    providers: options.providers ?? new Map(),
+    kube: kubeReads,
+    clock,
+    conditions,
+  });
+  const pollMs = [...compiled.crds.values()].map((crd) => crd.hooks.git?.pollMs ?? 0).filter((ms) => ms > 0);
+  const gitPoller =
+    pollMs.length === 0
+      ? undefined
+      : new GitPoller({
+          checkouts: {
+            refresh: (o) => (gitCheckouts == null ? Promise.resolve([]) : gitCheckouts.refresh(o)),
+          },
+          tickMs: tuning.gitPollTickMs ?? Math.max(1000, Math.min(15_000, ...pollMs)),
+          clock,
+          onNewCommits: (refreshes) => void enqueueGitReaders(refreshes),
+          onError: (refresh) =>
+            logger.warn(
+              { repo: refresh.repo, branch: refresh.branch, err: refresh.error },
+              'git poll failed',
+            ),
+        });
+  const enqueueGitReaders = async (refreshes: readonly GitRefresh[]): Promise<void> => {
+    for (const refresh of refreshes) {
+      for (const reader of katalogHooks.gitReadersOf(refresh)) {
+        const commit = await git().lastCommit(reader.repo, reader.branch, reader.path);
+        const cr = entries.get(reader.crd)?.cache.get(reader.key);
+        if (cr == null) continue;
+        if (commit === '' || cr.metadata.annotations?.[OrkestraAnnotation.LastCommit] !== commit)
+          entries.get(reader.crd)?.controller.enqueueKey(reader.key);
+      }
+    }
+  };
+
   for (const crd of compiled.crds.values()) {
+    const builtIn: PipelineHooks = {
+      ...katalogHooks.hooksFor(crd),
+      ...(crd.hooks.providers.length === 0
+        ? {}
+        : {
+            providers: (input) => dispatch.reconcile(input),
+          }),
+      deleteProviders: (input) => dispatch.delete(input),
+    };
     const controller = new CrdController({
       katalogName,
       crd,
@@ -178,9 +349,39 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
       resyncMs: tuning.resyncMs,
       namespace: tuning.namespace,
-      hooks: tuning.hooks?.[crd.name],
+      hooks: { ...builtIn, ...tuning.hooks?.[crd.name] },
+      observer,
+      onPrimaryChange: (change) => {
+        if (change.type === CacheChangeType.Delete) katalogHooks.forget(crd.name, change.key);
+        if (crossReaders.size === 0) return;
+        for (const reader of crossReaders.readersOf(crd.name, change.object, change.old))
+          enqueueReader(reader);
+      },
       customScope,
     });
+    const autoscale = crd.entry.autoscale;
+    const autoscaleConfig =
+      autoscale == null || !autoscale.enabled ? undefined : resolveAutoscaleConfig(autoscale, crd.entry);
+    const autoscaler =
+      autoscaleConfig == null
+        ? undefined
+        : new Autoscaler({
+            config: autoscaleConfig,
+            target: {
+              resizeWorkers: (n) => controller.dispatcher.resize(n),
+              setQueueDepthLimit: (n) => controller.queue.setMaxDepth(n),
+              setResyncInterval: (ms) => controller.resync.setInterval(ms),
+            },
+            inputs: dispatcherInputs({
+              dispatcher: controller.dispatcher,
+              queue: controller.queue,
+              intervalMs: autoscaleConfig.intervalMs,
+              clock,
+            }),
+            clock,
+            logger,
+            entry: crd.name,
+          });
     entries.set(crd.name, {
       name: crd.name,
       controller,
@@ -199,6 +400,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       get informer() {
         return controller.informer;
       },
+      autoscaler,
     });
   }
 
@@ -213,10 +415,29 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
 
   let leader = options.leaderElected ?? true;
   let started = false;
+  // Workers start in dependsOn order; a background check every 5 s starts the rest (runtime.md §2.7).
+  const gate = new StartGate({
+    entries: [...entries.values()].map((entry) => ({
+      name: entry.name,
+      dependsOn: entry.controller.crd.entry.dependsOn,
+      stats: () => entry.controller.stats(),
+      start: () => {
+        entry.controller.startWorkers();
+        entry.autoscaler?.start();
+      },
+    })),
+    clock,
+    onStarted: (name) => logger.debug({ controller: name }, 'workers started'),
+    onWaiting: (name, unmet) =>
+      logger.debug({ controller: name, waitingFor: unmet }, 'workers wait for dependsOn'),
+  });
+  let gateStarted = false;
   const startWorkers = (): void => {
     leader = true;
-    if (!started) return;
-    for (const entry of entries.values()) entry.controller.startWorkers();
+    if (!started || gateStarted) return;
+    gateStarted = true;
+    gate.start();
+    gitPoller?.start();
   };
   const listWatchBase = (): Record<string, number> => {
     const out: Record<string, number> = {};
@@ -260,7 +481,32 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       if (leader) startWorkers();
     },
     startWorkers,
+    crossHandler: createCrossHandler({
+      entries: new Map(
+        [...entries.values()].map((entry): [string, CrossHandlerEntry] => [
+          entry.name,
+          {
+            crossAccess: entry.controller.crd.entry.crossAccess,
+            namespaced: entry.controller.crd.entry.namespaced,
+            lookup: (namespace, name) => entry.cache.getByName(namespace, name),
+          },
+        ]),
+      ),
+    }),
+    hookServices: {
+      external,
+      crossHttp,
+      crossReaders,
+      kubeReads,
+      git: () => gitCheckouts,
+      gitPoller,
+      docker: () => dockerBuilds,
+    },
     async stop(stopOptions = {}) {
+      gate.stop();
+      for (const entry of entries.values()) entry.autoscaler?.stop();
+      gitPoller?.stop();
+      dockerBuilds?.stop();
       await Promise.all([...entries.values()].map((e) => e.controller.stop(stopOptions)));
       await events.flush(2000);
       await children.stop();
@@ -271,7 +517,57 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     requestCounts() {
       return { ...diffCounts({}, client.requests.snapshot()), ...listWatchBase() };
     },
+    snapshot() {
+      return {
+        entries: [...entries.values()].map((entry) => {
+          const dispatcher = entry.dispatcher.stats();
+          const autoscale = entry.controller.crd.entry.autoscale;
+          return {
+            controller: entry.name,
+            depth: entry.queue.stats().depth,
+            activeWorkers: dispatcher.inFlight,
+            maxConcurrentReconciles: dispatcher.capacity,
+            unfinishedWorkSeconds: dispatcher.unfinishedWorkMs / 1000,
+            longestRunningSeconds: dispatcher.longestRunningMs / 1000,
+            workersStarted: entry.controller.stats().workersStarted,
+            ...(autoscale == null || !autoscale.enabled
+              ? {}
+              : {
+                  autoscale: {
+                    workers: dispatcher.capacity,
+                    queueDepthLimit: entry.queue.maxDepth,
+                    resyncSeconds: entry.resync.intervalMs / 1000,
+                  },
+                }),
+          };
+        }),
+        caches: [
+          ...[...entries.values()].map((entry) => ({
+            resource: resourceLabel(entry.informer.resource),
+            objects: entry.cache.size,
+          })),
+          ...[...children.informers.values()].map((informer) => ({
+            resource: resourceLabel(informer.resource),
+            objects: informer.cache.size,
+          })),
+        ],
+      };
+    },
+    waitingEntries() {
+      return started && gateStarted ? gate.waiting() : [...entries.keys()];
+    },
   };
+}
+
+/** apiHost is the `host` label of REST client metrics: the API server's host and port. */
+function apiHost(kubeConfig: KubeConfig): string {
+  const server = kubeConfig.getCurrentCluster()?.server;
+  if (server == null) return '';
+  try {
+    return new URL(server).host;
+  } catch {
+    return server;
+  }
 }
 
 const BUILTIN_GROUPS = new Set([

@@ -3,11 +3,12 @@
  * primary cache. Hooks (cross, git, external, docker) and providers are slots filled by
  * `PipelineHooks`; without them their context keys are empty maps.
  */
-import { AlreadyExistsError, NotFoundError, kindFor, refOf } from '@orkestra/registry';
+import { AlreadyExistsError, NotFoundError, appliedHash, kindFor, refOf } from '@orkestra/registry';
 import type { KubeClient, KubeObject, ObjectRef, Owner } from '@orkestra/registry';
 import type { TemplateContext, TemplateEngine } from '@orkestra/template';
 import {
   ConditionReason,
+  OrkestraAnnotation,
   OrkestraError,
   OrkestraFinalizer,
   OrkestraLabel,
@@ -37,6 +38,19 @@ import { StatusWriter } from './status-writer.js';
 import type { StatusPatcher } from './status-patcher.js';
 import type { InventoryRecord, ReadyOutcome } from './status-writer.js';
 import { toWriteError } from './write-error.js';
+import { errorForLog } from './log-error.js';
+import { noopObserver } from './runtime-observer.js';
+import type { ChildWriteOperation, RuntimeObserver } from './runtime-observer.js';
+
+/** HookEffects is what a hook slot may ask of the run besides its context value. */
+export interface HookEffects {
+  /** Schedules a timed re-queue of this CR at a clock time (epoch ms); the earliest one wins. */
+  requeueAt(atMs: number): void;
+  /** Records a CR annotation that step 18 writes after a successful reconcile (only when it changed). */
+  annotate(key: string, value: string): void;
+  /** Sets `status.providers` for this run's status write (step 17), also after a failure or pending result. */
+  recordProviders(records: Readonly<Record<string, unknown>>): void;
+}
 
 /** HookInput is what a hook slot receives: the CR (normalized, mutated), the context so far and the reconcile's signal. */
 export interface HookInput {
@@ -45,7 +59,11 @@ export interface HookInput {
   readonly context: TemplateContext;
   readonly signal: AbortSignal;
   readonly logger: Logger;
+  readonly effects: HookEffects;
 }
+
+/** ProviderDeletion is how the providers step of the deletion path ended: undefined when every delete is done. */
+export type ProviderDeletion = { readonly waiting: string; readonly requeueAfterMs: number } | undefined;
 
 /**
  * PipelineHooks fills the hook slots of steps 9–12 and 16. Each returns the value of its context
@@ -60,6 +78,8 @@ export interface PipelineHooks {
   readonly providers?: (
     input: HookInput,
   ) => Promise<{ readonly outputs: unknown; readonly requeueAfterMs?: number }>;
+  /** Step 5 of the deletion path (runtime.md §10.2); throws `ProviderDeleteFailed`. */
+  readonly deleteProviders?: (input: HookInput) => Promise<ProviderDeletion>;
 }
 
 /** PipelineOptions is what a CRD entry's pipeline works with. */
@@ -83,6 +103,8 @@ export interface PipelineOptions {
   readonly hooks?: PipelineHooks;
   /** Scope of a custom kind, from discovery. */
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
+  /** Receives step durations, child, status and secret writes and validation results. Default: none. */
+  readonly observer?: RuntimeObserver | undefined;
 }
 
 /** RunContext is one reconcile's id, logger and signal. */
@@ -102,8 +124,8 @@ export interface RunResult {
   readonly writes: number;
 }
 
-/** Pending ends a run without an error: re-queue after a delay (runtime.md §8 "pending"). */
-class Pending extends Error {
+/** Pending ends a run without an error: re-queue after a delay (runtime.md §8 "pending"); hooks throw it for DockerBuildPending and ProviderPending. */
+export class Pending extends Error {
   override readonly name = 'Pending';
   readonly reason: ConditionReason;
   readonly requeueAfterMs: number;
@@ -115,8 +137,11 @@ class Pending extends Error {
 }
 
 const DELETE_WAIT_MS = 3000;
+const ANNOTATION_RETRY_MS = 1000;
 const JOB_WAIT_MS = 5000;
 const CLEANUP_JOB_TTL_SECONDS = 600;
+/** CLEANUP_JOBS_FINISHED lists the finished onDelete jobs (`namespace/name`, comma-separated) on a CR being deleted. */
+const CLEANUP_JOBS_FINISHED = 'orkestra.konductor.io/cleanup-jobs-finished';
 
 interface RunState {
   wroteCr: boolean;
@@ -126,6 +151,10 @@ interface RunState {
   desired: DesiredSet | undefined;
   context: TemplateContext | undefined;
   inventory: InventoryRecord[] | undefined;
+  /** Step 18: CR annotations to write after a successful reconcile. */
+  annotations: Map<string, string>;
+  /** `status.providers` to write; undefined keeps the cached value. */
+  providers: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
@@ -138,10 +167,13 @@ export class CrdPipeline {
   readonly #status: StatusWriter;
   readonly #conditions: EvaluateConditionsOptions;
   readonly #maxWrites: number;
+  readonly #observer: RuntimeObserver;
 
   constructor(options: PipelineOptions) {
     this.#o = options;
     this.#maxWrites = options.maxConcurrentWrites ?? 8;
+    const observer = options.observer ?? noopObserver;
+    this.#observer = observer;
     this.#conditions = {
       renderTemplate: (source, context) => options.engine.renderTemplate(source, context),
       now: () => new Date(options.clock.now()),
@@ -155,7 +187,22 @@ export class CrdPipeline {
       conditions: this.#conditions,
       clock: options.clock,
       events: options.events,
+      onResult: (result) => observer.statusWrite(options.crd.name, result),
     });
+  }
+
+  /** #stepTimer returns `mark(step)`, which reports the time since the previous mark as that step's duration. */
+  #stepTimer(): (step: string) => void {
+    let last = this.#o.clock.now();
+    return (step) => {
+      const now = this.#o.clock.now();
+      this.#observer.reconcileStep(this.#o.crd.name, step, (now - last) / 1000);
+      last = now;
+    };
+  }
+
+  #childWritten(kind: string, operation: ChildWriteOperation): void {
+    this.#observer.childWrite(this.#o.crd.name, kind, operation);
   }
 
   /** run reconciles one CR (a frozen cache object); throws an OrkestraError after writing status on failure. */
@@ -168,8 +215,11 @@ export class CrdPipeline {
       desired: undefined,
       context: undefined,
       inventory: undefined,
+      annotations: new Map(),
+      providers: undefined,
     };
     let cr = structuredClone(cached) as KubeObject;
+    const mark = this.#stepTimer();
     if (cr.metadata['deletionTimestamp'] != null) return this.#deletion(cr, ctx, state);
     try {
       // Step 4: namespace guard on the CR's namespace.
@@ -184,9 +234,12 @@ export class CrdPipeline {
         );
       }
       cr = await this.#ensureFinalizers(cr, state);
+      mark('finalizers');
       let view = this.#normalize(cr);
       ({ cr, view } = await this.#mutate(cr, view, state));
+      mark('mutation');
       state.warnings = this.#validate(view);
+      mark('validation');
       const context: Record<string, unknown> = {
         apiVersion: view.apiVersion,
         kind: view.kind,
@@ -197,15 +250,19 @@ export class CrdPipeline {
         git: {},
         external: {},
         docker: {},
-        providers: {},
+        providers: recordedProviders(view),
       };
       state.context = context;
-      await this.#hooks(view, context, ctx);
+      await this.#hooks(view, context, ctx, state);
+      mark('hooks');
       const desired = this.#buildDesired(view, context);
+      mark('desired');
       state.desired = desired;
       const previous = inventoryOf(cr);
       await this.#applyGroup(cr, desired.groups.onCreate, previous, state);
+      mark('onCreate');
       await this.#applyGroup(cr, desired.groups.onReconcile, previous, state);
+      mark('onReconcile');
       const first = desired.blocked[0];
       if (first != null) {
         throw new TerminalError(
@@ -218,6 +275,7 @@ export class CrdPipeline {
         );
       }
       const pruned = await this.#prune(cr, desired, previous, state);
+      mark('prune');
       state.inventory = this.#inventory(cr, desired, previous, pruned);
       if (this.#o.hooks?.providers != null) {
         const result = await this.#o.hooks.providers({
@@ -226,12 +284,16 @@ export class CrdPipeline {
           context,
           signal: ctx.signal,
           logger: ctx.logger,
+          effects: this.#effects(state),
         });
         context['providers'] = result.outputs;
         if (result.requeueAfterMs != null) state.requeueAt.push(this.#o.clock.now() + result.requeueAfterMs);
       }
+      mark('providers');
       const outcome: ReadyOutcome = { ready: true, reason: ConditionReason.ReconcileSucceeded, message: '' };
       await this.#writeStatus(cr, outcome, state, ctx);
+      mark('status');
+      await this.#writeAnnotations(cr, state, ctx);
       return this.#result(state);
     } catch (thrown) {
       if (thrown instanceof Pending) {
@@ -269,9 +331,48 @@ export class CrdPipeline {
     };
   }
 
+  #effects(state: RunState): HookEffects {
+    return {
+      requeueAt: (atMs) => {
+        state.requeueAt.push(atMs);
+      },
+      annotate: (key, value) => {
+        state.annotations.set(key, value);
+      },
+      recordProviders: (records) => {
+        state.providers = records;
+      },
+    };
+  }
+
+  /** #writeAnnotations is step 18: one metadata merge patch (with the cached resource version) of the annotations that changed. */
+  async #writeAnnotations(cr: KubeObject, state: RunState, ctx: RunContext): Promise<void> {
+    if (state.annotations.size === 0) return;
+    const current = this.#o.primary.getByName(cr.metadata.namespace, cr.metadata.name ?? '') ?? cr;
+    const existing = current.metadata.annotations ?? {};
+    const changed: Record<string, string> = {};
+    for (const [key, value] of state.annotations) if (existing[key] !== value) changed[key] = value;
+    if (Object.keys(changed).length === 0) return;
+    try {
+      const patched = await this.#o.client.mergePatch(refOf(current), {
+        metadata: { annotations: changed, resourceVersion: current.metadata.resourceVersion },
+      });
+      this.#o.primary.upsertFromWrite(patched);
+      state.wroteCr = true;
+      state.writes++;
+    } catch (error) {
+      ctx.logger.warn(
+        { err: describeError(error), annotations: Object.keys(changed) },
+        'writing CR annotations failed; retrying',
+      );
+      state.requeueAt.push(this.#o.clock.now() + ANNOTATION_RETRY_MS);
+    }
+  }
+
   async #writeStatus(cr: KubeObject, outcome: ReadyOutcome, state: RunState, ctx: RunContext): Promise<void> {
     const written = await this.#status.write(cr, {
       outcome,
+      providers: state.providers,
       warnings: state.warnings,
       inventory: state.inventory,
       context: state.context,
@@ -384,6 +485,10 @@ export class CrdPipeline {
       const message = stringForm(rule.message.render(context));
       (rule.rule.action === 'warn' ? warned : denied).push(message);
     }
+    this.#observer.validation(
+      this.#o.crd.name,
+      denied.length > 0 ? 'denied' : warned.length > 0 ? 'warned' : 'passed',
+    );
     if (denied.length > 0) {
       throw new TerminalError(
         formatReasonMessage(`${this.#o.crd.katalogPath}.validation`, denied.join('; ')),
@@ -411,15 +516,22 @@ export class CrdPipeline {
 
   // ---- steps 9–12: hook slots ------------------------------------------------------------------
 
-  async #hooks(view: KubeObject, context: Record<string, unknown>, ctx: RunContext): Promise<void> {
+  async #hooks(
+    view: KubeObject,
+    context: Record<string, unknown>,
+    ctx: RunContext,
+    state: RunState,
+  ): Promise<void> {
     const hooks = this.#o.hooks;
     if (hooks == null) return;
+    const effects = this.#effects(state);
     const input = (): HookInput => ({
       crd: this.#o.crd,
       cr: view,
       context,
       signal: ctx.signal,
       logger: ctx.logger,
+      effects,
     });
     if (hooks.cross != null) context['cross'] = (await hooks.cross(input())) ?? {};
     if (hooks.git != null) context['git'] = (await hooks.git(input())) ?? {};
@@ -511,9 +623,25 @@ export class CrdPipeline {
     if (isSecret && rendered['once'] === true) {
       if (cached != null) {
         await this.#rotateIfDue(cr, child, cached, state);
+        // In onReconcile a once Secret keeps its labels and annotations in sync, never its data
+        // (katalog.md §7.2): `child.manifest` has no data, and apply mode skips it when it matches.
+        if (child.entry.group === 'onReconcile') await this.#syncOnceMetadata(cr, child, state);
         return;
       }
       manifest = await this.#secretForCreate(child);
+      if (child.entry.group === 'onReconcile') {
+        // Stamp the hash of the data-less manifest, so the metadata sync finds the new Secret in sync.
+        manifest = {
+          ...manifest,
+          metadata: {
+            ...manifest.metadata,
+            annotations: {
+              ...manifest.metadata.annotations,
+              [OrkestraAnnotation.AppliedHash]: appliedHash(child.manifest),
+            },
+          },
+        };
+      }
     }
     const result = await module.ensure(manifest, {
       mode: child.mode,
@@ -538,20 +666,48 @@ export class CrdPipeline {
     });
     if (result === 'created' || result === 'updated') {
       state.writes++;
+      this.#childWritten(child.ref.kind, child.mode === 'apply' ? 'apply' : 'create');
+      if (isSecret && rendered['once'] === true && result === 'created')
+        this.#observer.secretGenerated(this.#o.crd.name, 'created');
       this.#o.events.normal(
         cr,
         result === 'created' ? 'Created' : 'Updated',
         `${formatChild(child.ref)} (${child.entry.source}) was ${result}`,
       );
+    } else {
+      this.#observer.childWriteSkipped(this.#o.crd.name, child.ref.kind);
     }
     if (isSecret) this.#scheduleRotation(child, children.get(child.ref), state);
+  }
+
+  /** #syncOnceMetadata applies a once Secret's labels and annotations without `data` (runtime.md §9.3). */
+  async #syncOnceMetadata(cr: KubeObject, child: DesiredChild, state: RunState): Promise<void> {
+    const module = kindFor('secrets');
+    if (module == null) return;
+    const { data: _data, stringData: _stringData, ...metadataOnly } = child.manifest;
+    const children = this.#o.children;
+    const result = await module.ensure(metadataOnly as KubeObject, {
+      mode: 'apply',
+      cache: children,
+      client: this.#o.client,
+      force: child.entry.forceConflict,
+      onWritten: (object) => children.upsertFromWrite(object),
+    });
+    if (result === 'unchanged') {
+      this.#observer.childWriteSkipped(this.#o.crd.name, child.ref.kind);
+      return;
+    }
+    state.writes++;
+    this.#childWritten(child.ref.kind, 'apply');
+    this.#o.events.normal(cr, 'Updated', `${formatChild(child.ref)} (${child.entry.source}) was updated`);
   }
 
   async #secretForCreate(child: DesiredChild): Promise<KubeObject> {
     const rendered = child.rendered;
     const rotateAfter = typeof rendered['rotateAfter'] === 'string' ? rendered['rotateAfter'] : undefined;
     const tls = rendered['tls'] as Record<string, unknown> | undefined;
-    let manifest = child.manifest;
+    // Deferred `data` is rendered only now, when a create or rotation is attempted (runtime.md §9.2).
+    let manifest = child.withData == null ? child.manifest : child.withData();
     if (tls != null) {
       const namespace = child.ref.namespace ?? 'default';
       const commonName = stringOrUndefined(tls['commonName']) ?? `${child.ref.name}.${namespace}.svc`;
@@ -632,6 +788,8 @@ export class CrdPipeline {
     const written = await this.#o.client.mergePatch(child.ref, patch);
     this.#o.children.upsertFromWrite(written);
     state.writes++;
+    this.#childWritten(child.ref.kind, 'update');
+    if (rotation.due) this.#observer.secretGenerated(this.#o.crd.name, 'rotated');
     if (rotation.due)
       this.#o.events.normal(
         cr,
@@ -715,6 +873,7 @@ export class CrdPipeline {
             ...(candidate.uid == null ? {} : { uid: candidate.uid }),
           });
           state.writes++;
+          this.#childWritten(candidate.ref.kind, 'prune');
           this.#o.events.normal(cr, 'Pruned', `${formatChild(candidate.ref)} was pruned`);
         } catch (error) {
           if (!(error instanceof NotFoundError))
@@ -850,6 +1009,28 @@ export class CrdPipeline {
           writes: state.writes,
         };
       }
+      const deleteProviders = this.#o.hooks?.deleteProviders;
+      if (deleteProviders != null) {
+        let providers: ProviderDeletion;
+        try {
+          providers = await deleteProviders({
+            crd,
+            cr,
+            context: { ...context, providers: recordedProviders(cr) },
+            signal: ctx.signal,
+            logger: ctx.logger,
+            effects: this.#effects(state),
+          });
+        } catch (error) {
+          const failure = toOrkestraError(error, { katalogPath: crd.katalogPath });
+          await deleting(failure.code as ConditionReason, failure.message);
+          throw failure;
+        }
+        if (providers != null) {
+          await deleting(ConditionReason.Deleting, formatReasonMessage(crd.katalogPath, providers.waiting));
+          return { requeueAfterMs: providers.requeueAfterMs, wroteCr: state.wroteCr, writes: state.writes };
+        }
+      }
       const explicit = await this.#explicitChildren(cr, state);
       if (explicit != null) {
         await deleting(ConditionReason.Deleting, formatReasonMessage(crd.katalogPath, explicit));
@@ -873,10 +1054,18 @@ export class CrdPipeline {
     }
   }
 
-  /** #cleanupJobs creates onDelete jobs if absent and returns what is still running, or undefined when all finished. */
+  /**
+   * #cleanupJobs creates onDelete jobs if absent and returns what is still running, or undefined
+   * when all finished. Finished jobs are recorded in the CR's `cleanup-jobs-finished` annotation
+   * as soon as they are seen, so a job that Kubernetes removes after its TTL is not created again.
+   */
   async #cleanupJobs(cr: KubeObject, context: TemplateContext, state: RunState): Promise<string | undefined> {
     const running: string[] = [];
     const owner = this.#owner(cr);
+    const recorded = new Set(
+      (cr.metadata.annotations?.[CLEANUP_JOBS_FINISHED] ?? '').split(',').filter((s) => s !== ''),
+    );
+    const finishedNow: string[] = [];
     for (const job of this.#o.crd.onDeleteJobs) {
       const copies = job.compiled.expand(context, {
         include: (ctx, g) =>
@@ -892,12 +1081,15 @@ export class CrdPipeline {
         if (spec['ttlSecondsAfterFinished'] == null)
           spec['ttlSecondsAfterFinished'] = CLEANUP_JOB_TTL_SECONDS;
         const manifest: KubeObject = { ...resolved.manifest, metadata, spec };
+        const jobId = `${resolved.ref.namespace ?? ''}/${resolved.ref.name}`;
+        if (recorded.has(jobId)) continue; // finished earlier, possibly already removed by its TTL
         let live = this.#o.children.get(resolved.ref);
         if (live == null) {
           try {
             live = await this.#o.client.create(manifest);
             this.#o.children.upsertFromWrite(live);
             state.writes++;
+            this.#childWritten('Job', 'create');
             this.#o.events.normal(cr, 'Created', `${formatChild(resolved.ref)} (${job.source}) was created`);
           } catch (error) {
             if (error instanceof AlreadyExistsError) {
@@ -906,6 +1098,7 @@ export class CrdPipeline {
           }
         }
         const finished = jobFinished(live);
+        if (finished != null) finishedNow.push(jobId);
         if (finished === 'failed') {
           this.#o.events.warning(
             cr,
@@ -921,7 +1114,27 @@ export class CrdPipeline {
         }
       }
     }
+    if (finishedNow.length > 0) await this.#recordFinishedJobs(cr, [...recorded, ...finishedNow], state);
     return running.length === 0 ? undefined : `waiting for cleanup job ${running.join(', ')}`;
+  }
+
+  /** #recordFinishedJobs writes the finished cleanup jobs into the CR's annotation (merge patch with the resource version) and updates `cr` in place. */
+  async #recordFinishedJobs(cr: KubeObject, jobs: readonly string[], state: RunState): Promise<void> {
+    const value = [...new Set(jobs)].sort().join(',');
+    const patched = await this.#o.client.mergePatch(refOf(cr), {
+      metadata: {
+        annotations: { [CLEANUP_JOBS_FINISHED]: value },
+        resourceVersion: cr.metadata.resourceVersion,
+      },
+    });
+    this.#o.primary.upsertFromWrite(patched);
+    state.wroteCr = true;
+    state.writes++;
+    // Later steps of this run (status, finalizer removal) carry the new resource version.
+    Object.assign(cr.metadata, {
+      resourceVersion: patched.metadata.resourceVersion,
+      annotations: patched.metadata.annotations,
+    });
   }
 
   /** #orderedGroups deletes the first onDelete group that still has objects; undefined when every group is gone. */
@@ -958,6 +1171,7 @@ export class CrdPipeline {
             ...(item.uid == null ? {} : { uid: item.uid }),
           });
           state.writes++;
+          this.#childWritten(item.ref.kind, 'delete');
         } catch (error) {
           if (!(error instanceof NotFoundError))
             throw toOrkestraError(error, { katalogPath: group.katalogPath });
@@ -1009,6 +1223,7 @@ export class CrdPipeline {
           ...(item.uid == null ? {} : { uid: item.uid }),
         });
         state.writes++;
+        this.#childWritten(item.ref.kind, 'delete');
       } catch (error) {
         if (!(error instanceof NotFoundError))
           throw toOrkestraError(error, { katalogPath: this.#o.crd.katalogPath });
@@ -1040,6 +1255,29 @@ function crContext(cr: KubeObject): TemplateContext {
     spec: cr['spec'] ?? {},
     status: cr['status'] ?? {},
   };
+}
+
+/** recordedProviders is the `providers` context of resource templates: the outputs recorded in `status.providers`, with `ready` and `message` (katalog.md §14.3). */
+function recordedProviders(cr: KubeObject): Record<string, Record<string, unknown>> {
+  const recorded = (cr['status'] as { providers?: unknown } | undefined)?.providers;
+  const out: Record<string, Record<string, unknown>> = {};
+  if (recorded == null || typeof recorded !== 'object') return out;
+  for (const [provider, declarations] of Object.entries(recorded as Record<string, unknown>)) {
+    if (declarations == null || typeof declarations !== 'object') continue;
+    const block: Record<string, unknown> = {};
+    for (const [name, record] of Object.entries(declarations as Record<string, unknown>)) {
+      if (record == null || typeof record !== 'object') continue;
+      const r = record as { outputs?: unknown; ready?: unknown; message?: unknown };
+      const outputs = r.outputs != null && typeof r.outputs === 'object' ? r.outputs : {};
+      block[name] = {
+        ...outputs,
+        ready: r.ready === true,
+        message: typeof r.message === 'string' ? r.message : '',
+      };
+    }
+    out[provider] = block;
+  }
+  return out;
 }
 
 function formatChild(ref: ObjectRef): string {
@@ -1246,8 +1484,6 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function describeError(error: unknown): Record<string, unknown> {
-  if (error instanceof OrkestraError) return { type: error.name, code: error.code, message: error.message };
-  if (error instanceof Error) return { type: error.name, message: error.message };
-  return { message: String(error) };
+function describeError(error: unknown): Error {
+  return errorForLog(error);
 }

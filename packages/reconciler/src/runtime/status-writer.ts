@@ -18,6 +18,8 @@ import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import type { DesiredSet } from './desired-set.js';
 import type { StatusPatcher } from './status-patcher.js';
+import type { StatusWriteResult } from './runtime-observer.js';
+import { errorForLog } from './log-error.js';
 
 /** InventoryRecord is one `status.inventory` item. */
 export type InventoryRecord = InventoryItem;
@@ -38,6 +40,8 @@ export interface StatusWriteInput {
   readonly context: TemplateContext | undefined;
   readonly desired: DesiredSet | undefined;
   readonly logger: Logger;
+  /** `status.providers` records; undefined keeps the cached value. */
+  readonly providers?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** StatusWriterOptions configures a StatusWriter. */
@@ -50,6 +54,8 @@ export interface StatusWriterOptions {
   readonly conditions: EvaluateConditionsOptions;
   readonly clock: Clock;
   readonly events: EventRecorder;
+  /** Called with each decision: `written`, `skipped` (unchanged) or `conflict` (stale resource version). Default: none. */
+  readonly onResult?: ((result: StatusWriteResult) => void) | undefined;
 }
 
 /**
@@ -84,6 +90,7 @@ export class StatusWriter {
       },
       validationWarnings: this.#hasWarnRules ? (input.warnings ?? 'unknown') : undefined,
       inventory: input.inventory,
+      providers: input.providers,
       declaredFields: this.#o.crd.statusFields,
       failed: !input.outcome.ready,
       context: { ...context, children },
@@ -92,7 +99,10 @@ export class StatusWriter {
       engine: this.#o.engine,
     });
     this.#events(cr, cachedStatus, input);
-    if (!result.changed) return false;
+    if (!result.changed) {
+      this.#o.onResult?.('skipped');
+      return false;
+    }
     return this.#send(cr, result.patch, input.logger);
   }
 
@@ -105,7 +115,10 @@ export class StatusWriter {
       validationWarnings: this.#hasWarnRules ? 'unknown' : undefined,
       now: new Date(this.#o.clock.now()),
     });
-    if (!result.changed) return false;
+    if (!result.changed) {
+      this.#o.onResult?.('skipped');
+      return false;
+    }
     return this.#send(cr, result.patch, logger);
   }
 
@@ -126,6 +139,7 @@ export class StatusWriter {
         patch,
       );
       this.#o.primary.upsertFromWrite(written);
+      this.#o.onResult?.('written');
       return true;
     } catch (error) {
       if (
@@ -135,12 +149,13 @@ export class StatusWriter {
       ) {
         this.#subresourceMissing = true;
         logger.warn(
-          { err: { message: error.message } },
+          { err: errorForLog(error) },
           'status subresource missing; status writing disabled for this entry',
         );
         return false;
       }
       if (error instanceof KubeApiError && error.statusCode === 409) {
+        this.#o.onResult?.('conflict');
         throw new OrkestraError(`status write conflict: ${error.message}`, {
           code: ConditionReason.InternalError,
           retryable: true,

@@ -1,0 +1,108 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { RUN_FLAGS_USAGE, parseRunConfig } from '../config.js';
+import { LocalControlPlaneError, startLocalControlPlane } from '../local-control-plane.js';
+import { OperatorStartError, startOperator } from '../operator.js';
+import type { CliIo, Command } from './command.js';
+import { ExitCode, UsageError } from './command.js';
+
+/** DEFAULT_DEV_KUBECONFIG is where `ork dev` writes the control plane's kubeconfig unless told otherwise. */
+export const DEFAULT_DEV_KUBECONFIG = '.orkestra/dev.kubeconfig';
+
+const usage = `Usage: ork dev [<katalog>] [--kubeconfig-out <file>] [flags]
+
+Start the local control plane from @orkestra/testenv (etcd, kube-apiserver and
+kube-controller-manager on loopback; no kubelet, so Pods never run), install the Katalog's CRDs,
+run the operator in this process (no leader election) and write an admin kubeconfig for kubectl.
+The Katalog file is watched and hot-reloaded. Ctrl-C stops the operator and the control plane.
+
+  --kubeconfig-out <file>             where to write the kubeconfig (${DEFAULT_DEV_KUBECONFIG});
+                                      removed again on exit
+
+${RUN_FLAGS_USAGE.replace('(false)\n', '(true in ork dev)\n').replace('run leader election (true)', 'run leader election (false in ork dev)')}  -h, --help                          Show this help.`;
+
+/** Splits `--kubeconfig-out <file>` / `--kubeconfig-out=<file>` off the run flags. */
+function takeKubeconfigOut(args: readonly string[]): { out?: string; rest: string[] } {
+  const rest: string[] = [];
+  let out: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--kubeconfig-out') {
+      const value = args[i + 1];
+      if (value == null || value.startsWith('--')) throw new UsageError('--kubeconfig-out needs a file');
+      out = value;
+      i++;
+    } else if (arg.startsWith('--kubeconfig-out=')) {
+      out = arg.slice('--kubeconfig-out='.length);
+    } else {
+      rest.push(arg);
+    }
+  }
+  if (out === '') throw new UsageError('--kubeconfig-out needs a file');
+  return out == null ? { rest } : { out, rest };
+}
+
+/** devCommand is `ork dev`: a local control plane with the operator running against it. */
+export const devCommand: Command = {
+  name: 'dev',
+  summary: 'Run the operator against a local control plane',
+  usage,
+  async run(args: readonly string[], io: CliIo): Promise<number> {
+    if (args.includes('-h') || args.includes('--help')) {
+      io.stdout.write(`${usage}\n`);
+      return ExitCode.Ok;
+    }
+    const { out, rest } = takeKubeconfigOut(args);
+    if (rest.some((arg) => arg === '--kubeconfig' || arg.startsWith('--kubeconfig='))) {
+      throw new UsageError('ork dev brings its own cluster; use ork run --kubeconfig for another one');
+    }
+    const parsed = parseRunConfig(rest, {
+      env: { ...io.env, KUBECONFIG: undefined },
+      defaults: { leaderElect: false, installCrds: true },
+    });
+    if (!parsed.ok) throw new UsageError(parsed.errors.join('\n'));
+    const config = parsed.config;
+    const kubeconfigOut = resolve(io.cwd, out ?? DEFAULT_DEV_KUBECONFIG);
+
+    let cp;
+    try {
+      cp = await startLocalControlPlane({ progress: io.stderr, env: io.env });
+    } catch (error) {
+      if (!(error instanceof LocalControlPlaneError)) throw error;
+      io.stderr.write(`ork dev: ${error.message}\n`);
+      return ExitCode.Failed;
+    }
+    try {
+      mkdirSync(dirname(kubeconfigOut), { recursive: true });
+      writeFileSync(kubeconfigOut, cp.kubeConfig.exportConfig(), { mode: 0o600 });
+      const shown = relative(io.cwd, kubeconfigOut) || kubeconfigOut;
+      io.stderr.write(
+        `Kubeconfig written to ${shown} (admin). Try: kubectl --kubeconfig ${shown} get crds\n` +
+          `Starting the operator for ${config.katalog} (logs are JSON lines on stdout; Ctrl-C stops everything).\n`,
+      );
+      const operator = await startOperator({
+        config,
+        env: io.env,
+        cwd: io.cwd,
+        kubeConfig: cp.kubeConfig,
+        forceExit: (code) => process.exit(code),
+      });
+      void operator.synced.then(() =>
+        io.stderr.write(
+          `Operator ready: ${Object.keys(operator.katalog.spec.crds).join(', ')}. Create CRs with kubectl; Deployments never become available (no kubelet).\n`,
+        ),
+      );
+      const code = await operator.done;
+      io.stderr.write('Operator stopped; stopping the control plane…\n');
+      return code;
+    } catch (error) {
+      if (!(error instanceof OperatorStartError)) throw error;
+      for (const line of error.details) io.stderr.write(`${line}\n`);
+      io.stderr.write(`ork dev: ${error.message}\n`);
+      return ExitCode.Failed;
+    } finally {
+      await cp.stop();
+      rmSync(kubeconfigOut, { force: true });
+    }
+  },
+};

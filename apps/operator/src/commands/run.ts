@@ -1,0 +1,47 @@
+import { RUN_FLAGS_USAGE, parseRunConfig } from '../config.js';
+import { OperatorStartError, startOperator } from '../operator.js';
+import type { CliIo, Command } from './command.js';
+import { ExitCode, UsageError } from './command.js';
+
+const usage = `Usage: ork run [<katalog>] [flags]
+
+Run the operator for a Katalog against the cluster of the kubeconfig (or in-cluster): informers
+on every replica, workers on the leader. JSON log lines on stdout; /metrics, /katalog and
+/katalog/crds/<entry>/objects/<namespace>/<name> on the metrics address; /healthz and /readyz on
+the health address. The Katalog file is watched: a valid change is applied in place, an invalid
+one is logged and the running Katalog stays. SIGTERM or SIGINT shut down gracefully (in-flight
+reconciles finish, the Lease is released); losing the Lease exits 1.
+
+${RUN_FLAGS_USAGE}  -h, --help                          Show this help.`;
+
+/** runCommand is `ork run`: the operator process (runtime.md §2, §17, §18, §22). */
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'Run the operator for a Katalog',
+  usage,
+  async run(args: readonly string[], io: CliIo): Promise<number> {
+    if (args.includes('-h') || args.includes('--help')) {
+      io.stdout.write(`${usage}\n`);
+      return ExitCode.Ok;
+    }
+    const parsed = parseRunConfig(args, { env: io.env });
+    if (!parsed.ok) throw new UsageError(parsed.errors.join('\n'));
+    let code: number;
+    try {
+      const operator = await startOperator({
+        config: parsed.config,
+        env: io.env,
+        cwd: io.cwd,
+        // A second SIGINT/SIGTERM during shutdown ends the process at once.
+        forceExit: (exitCode) => process.exit(exitCode),
+      });
+      code = await operator.done;
+    } catch (error) {
+      if (!(error instanceof OperatorStartError)) throw error;
+      for (const line of error.details) io.stderr.write(`${line}\n`);
+      io.stderr.write(`ork run: ${error.message}\n`);
+      return ExitCode.Failed;
+    }
+    return code;
+  },
+};

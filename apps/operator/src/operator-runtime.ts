@@ -1,0 +1,139 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createKatalogRuntime } from '@orkestra/reconciler';
+import type { CrossHandler, KatalogRuntime } from '@orkestra/reconciler';
+import type { Katalog, Logger, Provider } from '@orkestra/types';
+import type { MetricsSink, ScrapeGauges } from './metrics.js';
+
+/** OperatorRuntimeTuning is the part of RunConfig the runtime takes (runtime.md §22). */
+export interface OperatorRuntimeTuning {
+  readonly maxConcurrentWrites: number;
+  readonly reconcileTimeoutMs: number;
+  readonly watchIdleTimeoutMs: number;
+  readonly workDir: string;
+  readonly maxConcurrentBuilds: number;
+}
+
+/** CreateOperatorRuntimeOptions configures createOperatorRuntime. */
+export interface CreateOperatorRuntimeOptions {
+  readonly katalog: Katalog;
+  readonly kubeConfig: KubeConfig;
+  readonly logger: Logger;
+  /** False keeps a warm standby (informers only) until `startWorkers`. */
+  readonly leaderElected: boolean;
+  readonly tuning: OperatorRuntimeTuning;
+  /** Receives the runtime's counters and histograms; scrape-time gauges come from `collect`. */
+  readonly metrics?: MetricsSink;
+  /** The loaded providers by Katalog name. */
+  readonly providers?: ReadonlyMap<string, Provider>;
+  /** Environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** How long `start` waits for the first list of every informer. Default 120 000 ms. */
+  readonly syncTimeoutMs?: number;
+}
+
+/** KatalogEntrySummary is one entry as `/katalog` shows it: no templates, no secrets. */
+export interface KatalogEntrySummary {
+  readonly name: string;
+  readonly apiTypes: {
+    readonly group: string;
+    readonly version: string;
+    readonly kind: string;
+    readonly plural: string;
+  };
+  readonly namespaced: boolean;
+  readonly crossAccess: boolean;
+  readonly synced: boolean;
+  readonly workers: number;
+  readonly activeWorkers: number;
+  readonly queueDepth: number;
+  readonly cachedObjects: number;
+}
+
+/**
+ * OperatorRuntime is the operator's view of `@orkestra/reconciler`'s KatalogRuntime: the one seam
+ * between process concerns (leader election, HTTP, reload) and the reconcile engine, so a new
+ * runtime hook is wired in this file only.
+ */
+export interface OperatorRuntime {
+  /** Starts informers and waits for their first list; then, when elected, workers. */
+  start(): Promise<void>;
+  /** Starts workers, resync and timers (on becoming leader). */
+  startWorkers(): void;
+  /** Stops taking work, waits up to `timeoutMs` for in-flight reconciles, flushes events, stops informers. */
+  stop(timeoutMs: number): Promise<void>;
+  /** True when every informer has completed its first list. */
+  isReady(): boolean;
+  /** The entries for `/katalog`. */
+  summary(): KatalogEntrySummary[];
+  /** Serves `/katalog/crds/<entry>/objects/<namespace>/<name>` from the caches; false when the path is not its own. */
+  crossHandler: CrossHandler;
+  /** Sets the scrape-time gauges: queue depth, workers, cache sizes. */
+  collect(gauges: ScrapeGauges): void;
+}
+
+/**
+ * createOperatorRuntime builds the KatalogRuntime for one Katalog with the operator's tuning and
+ * wraps it in the small OperatorRuntime interface.
+ *
+ * @example
+ * const runtime = createOperatorRuntime({ katalog, kubeConfig, logger, leaderElected: true, tuning });
+ * await runtime.start();
+ */
+export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): OperatorRuntime {
+  const runtime: KatalogRuntime = createKatalogRuntime({
+    katalog: options.katalog,
+    kubeConfig: options.kubeConfig,
+    logger: options.logger,
+    leaderElected: options.leaderElected,
+    ...(options.providers == null ? {} : { providers: options.providers }),
+    ...(options.metrics == null ? {} : { observer: options.metrics }),
+    options: {
+      maxConcurrentWrites: options.tuning.maxConcurrentWrites,
+      reconcileTimeoutMs: options.tuning.reconcileTimeoutMs,
+      watchIdleTimeoutMs: options.tuning.watchIdleTimeoutMs,
+      workDir: options.tuning.workDir,
+      maxConcurrentBuilds: options.tuning.maxConcurrentBuilds,
+      ...(options.env == null ? {} : { env: options.env }),
+      ...(options.syncTimeoutMs == null ? {} : { syncTimeoutMs: options.syncTimeoutMs }),
+    },
+  });
+  const crdEntries = options.katalog.spec.crds;
+
+  return {
+    start: () => runtime.start(),
+    startWorkers: () => runtime.startWorkers(),
+    stop: (timeoutMs) => runtime.stop({ timeoutMs }),
+    isReady: () => runtime.isReady(),
+    summary: () =>
+      [...runtime.entries.values()].map((entry) => {
+        const declared = crdEntries[entry.name];
+        const dispatcher = entry.dispatcher.stats();
+        const { group, version, kind, plural } = entry.controller.crd.apiTypes;
+        return {
+          name: entry.name,
+          apiTypes: { group, version, kind, plural },
+          namespaced: declared?.namespaced ?? true,
+          crossAccess: declared?.crossAccess ?? true,
+          synced: entry.informer.hasSynced(),
+          workers: dispatcher.capacity,
+          activeWorkers: dispatcher.inFlight,
+          queueDepth: entry.queue.stats().depth,
+          cachedObjects: entry.cache.size,
+        };
+      }),
+    crossHandler: (request, response) => runtime.crossHandler(request, response),
+    collect: (gauges) => {
+      const snapshot = runtime.snapshot();
+      for (const entry of snapshot.entries) {
+        gauges.queue(entry.controller, {
+          depth: entry.depth,
+          activeWorkers: entry.activeWorkers,
+          unfinishedWorkSeconds: entry.unfinishedWorkSeconds,
+          longestRunningSeconds: entry.longestRunningSeconds,
+        });
+        if (entry.autoscale != null) options.metrics?.autoscaleState(entry.controller, entry.autoscale);
+      }
+      for (const cache of snapshot.caches) gauges.cacheObjects(cache.resource, cache.objects);
+    },
+  };
+}

@@ -1,0 +1,423 @@
+import { unwatchFile, watchFile } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Katalog, Provider } from '@orkestra/types';
+import type { DestinationStream } from 'pino';
+import type { RunConfig } from './config.js';
+import { startHttpServers } from './http-server.js';
+import type { ExtraRoute, HttpServers } from './http-server.js';
+import { installCrds } from './install-crds.js';
+import { formatIssue, loadKatalogFile } from './katalog-file.js';
+import { loadKubeConfig } from './kube-config.js';
+import { LeaderElector, leaseNameFor } from './leader-election.js';
+import { createLogger } from './logger.js';
+import type { OperatorLogger } from './logger.js';
+import { createOperatorMetrics } from './metrics.js';
+import { createOperatorRuntime } from './operator-runtime.js';
+import type { OperatorRuntime } from './operator-runtime.js';
+import { closeProviders, loadProviders } from './provider-loader.js';
+import { installShutdown } from './shutdown.js';
+import type { Shutdown } from './shutdown.js';
+import { operatorVersion } from './version.js';
+
+/** OperatorStartError is a failure before the operator runs: the Katalog, providers, connection or CRDs. */
+export class OperatorStartError extends Error {
+  override readonly name = 'OperatorStartError';
+  readonly code = 'OperatorStartFailed';
+  /** One line per problem (e.g. every Katalog error with file:line:col). */
+  readonly details: readonly string[];
+
+  constructor(message: string, details: readonly string[] = [], options?: ErrorOptions) {
+    super(message, options);
+    this.details = details;
+  }
+}
+
+/** StartOperatorOptions configures startOperator. */
+export interface StartOperatorOptions {
+  readonly config: RunConfig;
+  /** Environment for provider config (`$NAME`) and the in-cluster check. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Relative paths (Katalog, kubeconfig) are resolved against this directory. */
+  readonly cwd: string;
+  /** Connection to use instead of `config.kubeconfig` / in-cluster (`ork dev`, `ork demo`). */
+  readonly kubeConfig?: KubeConfig;
+  /** Where JSON log lines go. Default stdout. */
+  readonly logDestination?: DestinationStream;
+  /** Install SIGTERM/SIGINT handlers that shut down gracefully. Default true. */
+  readonly handleSignals?: boolean;
+  /** Called when a second signal arrives during shutdown (impatient Ctrl-C). Default: resolve `done` with 1. */
+  readonly forceExit?: (code: number) => void;
+  /** Watch the Katalog file and hot-reload it. Default true. */
+  readonly watchKatalog?: boolean;
+  /** Poll interval of the Katalog file watch, ms. Default 1 000. */
+  readonly watchIntervalMs?: number;
+  /** Retry interval of a start-up that failed (discovery, CRDs not served yet), ms. Default 30 000. */
+  readonly startRetryMs?: number;
+}
+
+/** ReloadResult is how a Katalog reload ended. */
+export type ReloadResult =
+  | { readonly outcome: 'reloaded' | 'unchanged' }
+  | { readonly outcome: 'rejected'; readonly errors: readonly string[] };
+
+/** Operator is a running operator process (runtime.md §2, §17, §18). */
+export interface Operator {
+  readonly katalog: Katalog;
+  readonly logger: OperatorLogger;
+  /** This replica's leader-election identity (empty without leader election). */
+  readonly identity: string;
+  /** Where the metrics server listens (`/metrics`, `/katalog`, `/katalog/crds/…`); undefined when disabled. */
+  readonly metricsAddress?: AddressInfo;
+  /** Where the health server listens (`/healthz`, `/readyz`); undefined when disabled. */
+  readonly healthAddress?: AddressInfo;
+  /** Resolves with the exit code once the operator has shut down (0 after a signal, 1 after losing the lease). */
+  readonly done: Promise<number>;
+  /** Resolves once the first runtime has synced its informers (rejects never; retries on failure). */
+  readonly synced: Promise<void>;
+  /** True while this replica runs workers: the leader, or always without leader election. */
+  isLeader(): boolean;
+  /** True when the Katalog is loaded and every informer has synced (what `/readyz` reports). */
+  isReady(): boolean;
+  /** Reloads the Katalog file now (the file watch calls this on change). */
+  reload(): Promise<ReloadResult>;
+  /** Shuts down as SIGTERM does; resolves with the exit code. */
+  shutdown(reason?: string): Promise<number>;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sameProviders(a: Katalog, b: Katalog): boolean {
+  return JSON.stringify(a.spec.providers) === JSON.stringify(b.spec.providers);
+}
+
+/**
+ * startOperator runs one Katalog as `ork run` does (runtime.md §2): load and compile the Katalog,
+ * load providers, connect, optionally install the CRDs, start the metrics and health servers,
+ * start leader election, then the runtime's informers (every replica, warm standby) and — on the
+ * leader — its workers. The Katalog file is watched and hot-reloaded (a file that does not
+ * validate is logged and the running Katalog stays). SIGTERM/SIGINT run the graceful shutdown of
+ * §17. Throws OperatorStartError when anything before the HTTP servers fails.
+ *
+ * @example
+ * const operator = await startOperator({ config, env: process.env, cwd: process.cwd() });
+ * const code = await operator.done;
+ */
+export async function startOperator(options: StartOperatorOptions): Promise<Operator> {
+  const { config } = options;
+  const loaded = loadKatalogFile(config.katalog, { cwd: options.cwd });
+  if (!loaded.ok) {
+    throw new OperatorStartError(
+      `${config.katalog}: the Katalog is invalid`,
+      loaded.errors.map((issue) => formatIssue(issue)),
+    );
+  }
+  let katalog = loaded.katalog;
+  let katalogText = loaded.text;
+  const katalogName = katalog.metadata.name;
+  const logger = createLogger({
+    katalogName,
+    level: config.logLevel,
+    ...(options.logDestination == null ? {} : { destination: options.logDestination }),
+  });
+  for (const warning of loaded.warnings) logger.warn({ katalogPath: warning.path }, formatIssue(warning));
+
+  let providers: ReadonlyMap<string, Provider>;
+  try {
+    providers = (
+      await loadProviders(katalog.spec.providers, { env: options.env, logger, crds: katalog.spec.crds })
+    ).providers;
+  } catch (error) {
+    throw new OperatorStartError(`cannot load providers: ${errorMessage(error)}`, [], { cause: error });
+  }
+
+  let kubeConfig: KubeConfig;
+  try {
+    kubeConfig =
+      options.kubeConfig ??
+      loadKubeConfig({
+        ...(config.kubeconfig == null ? {} : { kubeconfig: config.kubeconfig }),
+        env: options.env,
+        cwd: options.cwd,
+      }).kubeConfig;
+    if (config.installCrds) {
+      const names = await installCrds(kubeConfig, katalog);
+      logger.info({ crds: names }, 'CustomResourceDefinitions installed');
+    }
+  } catch (error) {
+    await closeProviders(providers, { logger });
+    throw new OperatorStartError(errorMessage(error), [], { cause: error });
+  }
+
+  const metrics = createOperatorMetrics({
+    katalogName,
+    version: katalog.metadata.version === '' ? operatorVersion() : katalog.metadata.version,
+  });
+  const leaseName = leaseNameFor(katalogName);
+  let leading = !config.leaderElect;
+  if (!config.leaderElect) metrics.sink.leaderStatus(leaseName, true);
+
+  const makeRuntime = (forKatalog: Katalog): OperatorRuntime =>
+    createOperatorRuntime({
+      katalog: forKatalog,
+      kubeConfig,
+      logger,
+      leaderElected: leading,
+      tuning: {
+        maxConcurrentWrites: config.maxConcurrentWrites,
+        reconcileTimeoutMs: config.reconcileTimeoutMs,
+        watchIdleTimeoutMs: config.watchIdleTimeoutMs,
+        workDir: config.workDir,
+        maxConcurrentBuilds: config.maxConcurrentBuilds,
+      },
+      metrics: metrics.sink,
+      providers,
+      env: options.env,
+    });
+  let runtime = makeRuntime(katalog);
+  metrics.addCollector((gauges) => runtime.collect(gauges));
+
+  const katalogRoute: ExtraRoute = (_request, response, url) => {
+    if (url.pathname !== '/katalog' && url.pathname !== '/katalog/') return false;
+    const body = JSON.stringify({
+      name: katalog.metadata.name,
+      version: katalog.metadata.version,
+      leader: leading,
+      ready: runtime.isReady(),
+      entries: runtime.summary(),
+    });
+    response.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+    });
+    response.end(response.req.method === 'HEAD' ? undefined : body);
+    return true;
+  };
+  const crossRoute: ExtraRoute = (request, response) => runtime.crossHandler(request, response);
+
+  let servers: HttpServers;
+  try {
+    servers = await startHttpServers({
+      metricsAddress: config.metricsBindAddress,
+      healthAddress: config.healthProbeBindAddress,
+      registry: metrics.registry,
+      readiness: () => {
+        const ready = runtime.isReady();
+        return {
+          ready,
+          checks: [
+            { name: 'katalog', ok: true },
+            ready
+              ? { name: 'informers', ok: true }
+              : { name: 'informers', ok: false, message: 'waiting for the first list of every informer' },
+          ],
+        };
+      },
+      extraRoutes: [katalogRoute, crossRoute],
+    });
+  } catch (error) {
+    await closeProviders(providers, { logger });
+    throw new OperatorStartError(`cannot start the HTTP servers: ${errorMessage(error)}`, [], {
+      cause: error,
+    });
+  }
+
+  let resolveDone: (code: number) => void = () => undefined;
+  const done = new Promise<number>((resolvePromise) => {
+    resolveDone = resolvePromise;
+  });
+  let finished = false;
+  let stopping = false;
+
+  const elector = config.leaderElect
+    ? new LeaderElector({
+        api: kubeConfig.makeApiClient(CoordinationV1Api),
+        events: kubeConfig.makeApiClient(CoreV1Api),
+        namespace: config.namespace,
+        leaseName,
+        leaseDurationMs: config.leaseDurationMs,
+        renewDeadlineMs: config.renewDeadlineMs,
+        retryPeriodMs: config.retryPeriodMs,
+        logger,
+        onStartedLeading: () => {
+          leading = true;
+          metrics.sink.leaderStatus(leaseName, true);
+          if (!stopping) runtime.startWorkers();
+        },
+        onStoppedLeading: () => {
+          leading = false;
+          metrics.sink.leaderStatus(leaseName, false);
+          void shutdown.trigger({ reason: 'leader lease lost', exitCode: 1 });
+        },
+      })
+    : undefined;
+  if (elector != null) metrics.sink.leaderStatus(leaseName, false);
+
+  // Start the runtime; a start that fails (discovery, a CRD not served yet, sync timeout) is logged
+  // and retried, and the process stays up and not ready meanwhile (runtime.md §2 steps 6–7).
+  const retryMs = options.startRetryMs ?? 30_000;
+  let retryTimer: NodeJS.Timeout | undefined;
+  const startRuntime = (target: OperatorRuntime): Promise<void> =>
+    new Promise((resolveStart) => {
+      const attempt = (): void => {
+        target.start().then(
+          () => {
+            if (target === runtime && !stopping) logger.info({ leader: leading }, 'operator ready');
+            resolveStart();
+          },
+          (error: unknown) => {
+            if (stopping || target !== runtime) {
+              resolveStart();
+              return;
+            }
+            logger.error(
+              { err: { message: errorMessage(error) }, retryInMs: retryMs },
+              'runtime start failed; retrying',
+            );
+            retryTimer = setTimeout(attempt, retryMs);
+          },
+        );
+      };
+      attempt();
+    });
+
+  // Hot reload, serialized: one reload at a time, the latest file content wins.
+  let reloading: Promise<ReloadResult> = Promise.resolve({ outcome: 'unchanged' });
+  const reloadNow = async (): Promise<ReloadResult> => {
+    if (stopping) return { outcome: 'unchanged' };
+    const next = loadKatalogFile(config.katalog, { cwd: options.cwd });
+    if (!next.ok) {
+      const errors = next.errors.map((issue) => formatIssue(issue));
+      for (const line of errors) logger.error({ file: config.katalog }, `katalog reload rejected: ${line}`);
+      return { outcome: 'rejected', errors };
+    }
+    if (next.text === katalogText) return { outcome: 'unchanged' };
+    if (next.katalog.metadata.name !== katalogName) {
+      const line = `metadata.name changed from ${katalogName} to ${next.katalog.metadata.name}; the name keys the Lease and the metrics, so this needs a restart`;
+      logger.error({ file: config.katalog }, `katalog reload rejected: ${line}`);
+      return { outcome: 'rejected', errors: [line] };
+    }
+    if (!sameProviders(katalog, next.katalog)) {
+      logger.warn(
+        { file: config.katalog },
+        'spec.providers changed: providers are loaded at start-up; restart to apply',
+      );
+    }
+    let candidate: OperatorRuntime;
+    try {
+      if (config.installCrds) await installCrds(kubeConfig, next.katalog);
+      candidate = makeRuntime(next.katalog);
+    } catch (error) {
+      const line = errorMessage(error);
+      logger.error({ file: config.katalog }, `katalog reload rejected: ${line}`);
+      return { outcome: 'rejected', errors: [line] };
+    }
+    const previous = runtime;
+    await previous.stop(config.shutdownTimeoutMs);
+    if (stopping) return { outcome: 'unchanged' };
+    runtime = candidate;
+    katalog = next.katalog;
+    katalogText = next.text;
+    logger.info(
+      { file: config.katalog, version: katalog.metadata.version, entries: Object.keys(katalog.spec.crds) },
+      'katalog reloaded',
+    );
+    void startRuntime(candidate);
+    if (leading) candidate.startWorkers();
+    return { outcome: 'reloaded' };
+  };
+  const reload = (): Promise<ReloadResult> => {
+    reloading = reloading.then(reloadNow, reloadNow);
+    return reloading;
+  };
+  const watchedFile = resolve(options.cwd, config.katalog);
+  const onFileChange = (): void => {
+    void reload();
+  };
+  if (options.watchKatalog ?? true) {
+    watchFile(watchedFile, { interval: options.watchIntervalMs ?? 1_000, persistent: false }, onFileChange);
+  }
+
+  const shutdown: Shutdown = installShutdown({
+    signals: (options.handleSignals ?? true) ? ['SIGTERM', 'SIGINT'] : [],
+    logger,
+    exit: (code) => {
+      if (finished) resolveDone(code);
+      else if (options.forceExit != null) options.forceExit(code);
+      else resolveDone(code);
+    },
+    steps: [
+      {
+        name: 'stop accepting work',
+        run: () => {
+          stopping = true;
+          clearTimeout(retryTimer);
+          servers.markExiting();
+          unwatchFile(watchedFile, onFileChange);
+        },
+      },
+      {
+        name: 'finish in-flight reconciles',
+        // After losing the Lease nothing may be written any more: abort at once.
+        run: async () => {
+          await reloading;
+          await runtime.stop(leading || elector == null ? config.shutdownTimeoutMs : 0);
+        },
+        timeoutMs: config.shutdownTimeoutMs + 5_000,
+      },
+      {
+        name: 'release the lease',
+        run: () => elector?.release(),
+        timeoutMs: 5_000,
+      },
+      { name: 'close providers', run: () => closeProviders(providers, { logger }), timeoutMs: 5_000 },
+      { name: 'close HTTP servers', run: () => servers.close(), timeoutMs: 5_000 },
+      {
+        name: 'flush logs',
+        run: () => {
+          finished = true;
+          logger.flush();
+        },
+      },
+    ],
+  });
+  void done.then(() => shutdown.uninstall());
+
+  logger.info(
+    {
+      version: operatorVersion(),
+      katalogVersion: katalog.metadata.version,
+      entries: Object.keys(katalog.spec.crds),
+      providers: [...providers.keys()],
+      leaderElection: config.leaderElect ? { lease: leaseName, namespace: config.namespace } : false,
+      metrics: servers.metrics == null ? 'disabled' : `${servers.metrics.address}:${servers.metrics.port}`,
+      health: servers.health == null ? 'disabled' : `${servers.health.address}:${servers.health.port}`,
+    },
+    'operator starting',
+  );
+  elector?.start();
+  const synced = startRuntime(runtime);
+
+  return {
+    get katalog() {
+      return katalog;
+    },
+    logger,
+    identity: elector?.identity ?? '',
+    ...(servers.metrics == null ? {} : { metricsAddress: servers.metrics }),
+    ...(servers.health == null ? {} : { healthAddress: servers.health }),
+    done,
+    synced,
+    isLeader: () => leading,
+    isReady: () => runtime.isReady(),
+    reload,
+    shutdown: async (reason = 'requested') => {
+      await shutdown.trigger({ reason });
+      return done;
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_PROVIDER_OUTPUT_BYTES, hashSpec, outputsProblem } from './provider-dispatch.js';
+
+describe('hashSpec', () => {
+  it('ignores key order and changes with any value', () => {
+    expect(hashSpec({ a: 1, b: { c: [1, 2] } })).toBe(hashSpec({ b: { c: [1, 2] }, a: 1 }));
+    expect(hashSpec({ a: 1 })).not.toBe(hashSpec({ a: 2 }));
+    expect(hashSpec({ a: 1 })).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+});
+
+describe('outputsProblem', () => {
+  it('accepts a small JSON object', () => {
+    expect(outputsProblem({ bucket: 'b', tags: ['x'], n: 1, ok: true, none: null })).toBeUndefined();
+  });
+
+  it('rejects reserved keys, non-objects, non-JSON values and outputs over 16 KiB', () => {
+    expect(outputsProblem({ ready: true })).toMatch(/"ready" is reserved/);
+    expect(outputsProblem({ message: 'x' })).toMatch(/"message" is reserved/);
+    expect(outputsProblem(['x'])).toMatch(/JSON object/);
+    expect(outputsProblem({ when: new Date(0) })).toMatch(/must be JSON/);
+    expect(outputsProblem({ n: Number.NaN })).toMatch(/must be JSON/);
+    expect(outputsProblem({ big: 'x'.repeat(MAX_PROVIDER_OUTPUT_BYTES) })).toMatch(/at most 16384/);
+  });
+});

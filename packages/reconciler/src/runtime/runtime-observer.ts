@@ -1,0 +1,187 @@
+/**
+ * What the runtime reports while it runs (runtime.md §18.2): one method per event, named and typed
+ * like the operator's `MetricsSink`, so the operator hands its sink over unchanged. Gauges that are
+ * cheaper to read than to track come from `KatalogRuntime.snapshot()` at scrape time instead.
+ */
+import type { RelistReason } from '../informer.js';
+
+/** ObservedReconcileResult is the `result` label of `controller_runtime_reconcile_total` the runtime reports. */
+export const ObservedReconcileResult = {
+  Success: 'success',
+  Error: 'error',
+  RequeueAfter: 'requeue_after',
+} as const;
+export type ObservedReconcileResult = (typeof ObservedReconcileResult)[keyof typeof ObservedReconcileResult];
+
+/** ChildWriteOperation is the `operation` label of `orkestra_child_writes_total`. */
+export const ChildWriteOperation = {
+  Create: 'create',
+  Apply: 'apply',
+  Update: 'update',
+  Delete: 'delete',
+  Prune: 'prune',
+} as const;
+export type ChildWriteOperation = (typeof ChildWriteOperation)[keyof typeof ChildWriteOperation];
+
+/** StatusWriteResult is the `result` label of `orkestra_status_writes_total`. */
+export const StatusWriteResult = { Written: 'written', Skipped: 'skipped', Conflict: 'conflict' } as const;
+export type StatusWriteResult = (typeof StatusWriteResult)[keyof typeof StatusWriteResult];
+
+/** ValidationResult is the `result` label of `orkestra_validation_total`. */
+export const ValidationResult = { Passed: 'passed', Denied: 'denied', Warned: 'warned' } as const;
+export type ValidationResult = (typeof ValidationResult)[keyof typeof ValidationResult];
+
+/** SecretGenerationReason is the `reason` label of `orkestra_secret_generations_total`. */
+export const SecretGenerationReason = { Created: 'created', Rotated: 'rotated' } as const;
+export type SecretGenerationReason = (typeof SecretGenerationReason)[keyof typeof SecretGenerationReason];
+
+/**
+ * RuntimeObserver receives the runtime's counters and histograms as events. `controller` is always
+ * the CRD entry name and no argument carries a CR name, URL, repository or image, so label
+ * cardinality stays bounded. Every method is structurally the same as the operator's `MetricsSink`
+ * method of the same name, so a MetricsSink is a RuntimeObserver. Implementations must not throw.
+ */
+export interface RuntimeObserver {
+  /** A reconcile ended; `terminal` marks a terminal error (result `error`). */
+  reconcileFinished(
+    controller: string,
+    result: ObservedReconcileResult,
+    seconds: number,
+    options?: { readonly terminal?: boolean },
+  ): void;
+  /** A reconcile hit the reconcile timeout (also reported as an `error` result). */
+  reconcileTimedOut(controller: string): void;
+  /** A reconcile threw something that is not an Orkestra error (also reported as an `error` result). */
+  reconcilePanicked(controller: string): void;
+  /** One pipeline step took `seconds`. */
+  reconcileStep(controller: string, step: string, seconds: number): void;
+  /** The worker capacity of an entry is `workers` (reported when its workers start). */
+  maxConcurrentReconciles(controller: string, workers: number): void;
+  /** A key was added to the queue (including adds that only deduplicated). */
+  queueAdd(controller: string): void;
+  /** A key was re-added with backoff. */
+  queueRetry(controller: string): void;
+  /** An add was dropped by the maxDepth policy. */
+  queueDropped(controller: string): void;
+  /** A worker took a key that waited `seconds` in the queue. */
+  queueWait(controller: string, seconds: number): void;
+  /** A worker finished a key after `seconds` of work. */
+  queueWork(controller: string, seconds: number): void;
+  /** A Kubernetes API request ended; `code` is the HTTP status or `<error>`. */
+  restRequest(method: string, code: string, host: string, seconds: number): void;
+  /** An informer relisted (`resource` is `plural.group`, or `plural` for the core group). */
+  informerRelist(resource: string, reason: RelistReason): void;
+  /** An informer re-opened its watch. */
+  informerWatchRestart(resource: string): void;
+  /** An informer received a watch event or bookmark at `epochSeconds`. */
+  informerEvent(resource: string, epochSeconds: number): void;
+  /** A child was written. */
+  childWrite(controller: string, kind: string, operation: ChildWriteOperation): void;
+  /** A child write was skipped because the cache already matched. */
+  childWriteSkipped(controller: string, kind: string): void;
+  /** A status write was decided: sent, skipped (unchanged) or refused with a conflict. */
+  statusWrite(controller: string, result: StatusWriteResult): void;
+  /** A Kubernetes Event was queued for writing. */
+  event(controller: string, type: string, reason: string): void;
+  /** A Kubernetes Event was dropped because the buffer was full. */
+  eventDropped(): void;
+  /** The validation rules of an entry ran for one CR. */
+  validation(controller: string, result: ValidationResult): void;
+  /** Secret data was generated. */
+  secretGenerated(controller: string, reason: SecretGenerationReason): void;
+}
+
+const noop = (): void => undefined;
+
+/** noopObserver is the RuntimeObserver that ignores everything (the runtime's default). */
+export const noopObserver: RuntimeObserver = Object.freeze({
+  reconcileFinished: noop,
+  reconcileTimedOut: noop,
+  reconcilePanicked: noop,
+  reconcileStep: noop,
+  maxConcurrentReconciles: noop,
+  queueAdd: noop,
+  queueRetry: noop,
+  queueDropped: noop,
+  queueWait: noop,
+  queueWork: noop,
+  restRequest: noop,
+  informerRelist: noop,
+  informerWatchRestart: noop,
+  informerEvent: noop,
+  childWrite: noop,
+  childWriteSkipped: noop,
+  statusWrite: noop,
+  event: noop,
+  eventDropped: noop,
+  validation: noop,
+  secretGenerated: noop,
+});
+
+/**
+ * completeObserver fills the methods a partial observer leaves out with no-ops and guards every
+ * call, so an observer that throws cannot break a reconcile.
+ *
+ * @example
+ * const observer = completeObserver({ childWrite: (controller, kind, op) => counts.push(`${kind} ${op}`) });
+ */
+export function completeObserver(partial: Partial<RuntimeObserver> | undefined): RuntimeObserver {
+  if (partial == null) return noopObserver;
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(noopObserver) as (keyof RuntimeObserver)[]) {
+    const method = partial[name] as ((...args: unknown[]) => void) | undefined;
+    out[name] =
+      method == null
+        ? noop
+        : (...args: unknown[]): void => {
+            try {
+              method.apply(partial, args);
+            } catch {
+              // Metrics must never break the runtime.
+            }
+          };
+  }
+  return out as unknown as RuntimeObserver;
+}
+
+/** resourceLabel is the `resource` label of informer and cache metrics: `plural.group`, or `plural` for the core group. */
+export function resourceLabel(resource: { readonly group: string; readonly plural: string }): string {
+  return resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
+}
+
+/** EntrySnapshot is one entry's queue and worker readings (the operator's `QueueGauges` plus capacity). */
+export interface EntrySnapshot {
+  /** The CRD entry name (`controller` label). */
+  readonly controller: string;
+  /** Ready keys waiting for a worker (`workqueue_depth`). */
+  readonly depth: number;
+  /** Reconciles running now (`controller_runtime_active_workers`). */
+  readonly activeWorkers: number;
+  /** The worker capacity (`controller_runtime_max_concurrent_reconciles`). */
+  readonly maxConcurrentReconciles: number;
+  /** Summed age of running reconciles, seconds (`workqueue_unfinished_work_seconds`). */
+  readonly unfinishedWorkSeconds: number;
+  /** Age of the oldest running reconcile, seconds (`workqueue_longest_running_processor_seconds`). */
+  readonly longestRunningSeconds: number;
+  /** Whether the entry's workers run (false while `dependsOn` holds them back or on a standby replica). */
+  readonly workersStarted: boolean;
+  /** The entry's current tunables, for `orkestra_autoscale_*`; present only for entries with `autoscale`. */
+  readonly autoscale?: {
+    readonly workers: number;
+    readonly queueDepthLimit: number;
+    readonly resyncSeconds: number;
+  };
+}
+
+/** CacheSnapshot is one informer cache's size (`orkestra_cache_objects{resource}`). */
+export interface CacheSnapshot {
+  readonly resource: string;
+  readonly objects: number;
+}
+
+/** RuntimeSnapshot is what the operator reads at scrape time for gauges. */
+export interface RuntimeSnapshot {
+  readonly entries: readonly EntrySnapshot[];
+  /** Primary caches first, then child caches. */
+  readonly caches: readonly CacheSnapshot[];
+}
