@@ -18,7 +18,16 @@ const allowed = {
   '@orkestra/provider-mongodb': ['@orkestra/types', '@orkestra/provider-kit'],
   '@orkestra/operator': ['*'],
 };
-const devAllowed = ['@orkestra/testenv', '@orkestra/provider-kit', '@orkestra/types'];
+// Test-only edges: end-to-end tests may load real providers (the runtime itself only knows the
+// Provider interface and loads providers by name).
+const devAllowed = [
+  '@orkestra/testenv',
+  '@orkestra/provider-kit',
+  '@orkestra/types',
+  '@orkestra/provider-hello',
+  '@orkestra/provider-aws',
+  '@orkestra/provider-mongodb',
+];
 
 const root = new URL('..', import.meta.url).pathname;
 const problems = [];
