@@ -1,0 +1,359 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { useControlPlane } from '@orkestra/testenv/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKatalogRuntime } from '@orkestra/reconciler';
+import type { KatalogRuntime } from '@orkestra/reconciler';
+import {
+  crClient,
+  installCrd,
+  katalogFrom,
+  quietLogger,
+  readyOf,
+  uniqueGroup,
+  waitFor,
+} from './runtime-helpers.js';
+import type { CrClient } from './runtime-helpers.js';
+
+const env = useControlPlane();
+const group = uniqueGroup('hooks');
+const apis = {
+  probe: { group, version: 'v1', kind: 'Probe', plural: 'probes' },
+  database: { group, version: 'v1', kind: 'Database', plural: 'databases' },
+  app: { group, version: 'v1', kind: 'App', plural: 'apps' },
+  site: { group, version: 'v1', kind: 'Site', plural: 'sites' },
+  image: { group, version: 'v1', kind: 'Image', plural: 'images' },
+};
+
+const katalog = katalogFrom(`
+apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: hooks-test}
+spec:
+  crds:
+    probe:
+      apiTypes: {group: ${group}, version: v1, kind: Probe, plural: probes}
+      resync: "0"
+      operatorBox:
+        external:
+          - name: health
+            url: "{{ spec.url }}"
+            continueOnError: true
+          - name: required
+            url: "{{ spec.requiredUrl }}"
+            when: [{field: spec.requiredUrl, exists: true}]
+        onReconcile:
+          deployments:
+            - name: "{{ metadata.name }}-web"
+              image: nginx:1.27
+              when: [{field: external.health.ok, equals: "true"}]
+        status:
+          fields:
+            - {path: version, value: "{{ external.health.json.version }}"}
+            - path: healthError
+              value: "{{ external.health.error }}"
+              when: [{field: external.health.ok, equals: "false"}]
+    database:
+      apiTypes: {group: ${group}, version: v1, kind: Database, plural: databases}
+      resync: "0"
+      operatorBox:
+        status:
+          fields:
+            - {path: phase, value: "{{ spec.host }}-ready"}
+    app:
+      apiTypes: {group: ${group}, version: v1, kind: App, plural: apps}
+      resync: "0"
+      operatorBox:
+        cross:
+          - {crd: database, selector: {name: "{{ spec.db }}"}, as: db}
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-db"
+              data:
+                host: "{{ cross.db.spec.host }}"
+                phase: "{{ cross.db.status.phase }}"
+                found: "{{ cross.db.found }}"
+    site:
+      apiTypes: {group: ${group}, version: v1, kind: Site, plural: sites}
+      resync: "0"
+      operatorBox:
+        git: {repo: "{{ spec.repo }}", branch: main, path: services/web, pollInterval: 1s}
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-git"
+              data: {commit: "{{ git.commit }}", short: "{{ git.shortCommit }}"}
+        status:
+          fields:
+            - path: lastChange
+              value: "{{ git.commit }}"
+              when: [{field: git.changed, equals: "true"}]
+    image:
+      apiTypes: {group: ${group}, version: v1, kind: Image, plural: images}
+      resync: "0"
+      operatorBox:
+        docker: {image: "registry.local/app:{{ spec.tag }}", workingDirectory: "{{ spec.context }}"}
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-image"
+              data: {image: "{{ docker.image }}", built: "{{ docker.buildSucceeded }}"}
+`);
+
+/** A fake builder: logs its arguments, waits for $FAKE_GATE during `build` (the same approach as src/hooks/docker.test.ts). */
+const FAKE_BUILDER = `#!/bin/sh
+{ for a in "$@"; do echo "$a"; done; echo "--"; } >> "$FAKE_LOG"
+if [ "$1" = build ] && [ -n "$FAKE_GATE" ]; then while [ ! -f "$FAKE_GATE" ]; do sleep 0.05; done; fi
+exit 0
+`;
+
+let runtime: KatalogRuntime;
+let server: Server;
+let baseUrl = '';
+let root = '';
+const cleanups: (() => Promise<void>)[] = [];
+const clients = {} as Record<keyof typeof apis, CrClient>;
+
+function core(): CoreV1Api {
+  return env.kubeConfig.makeApiClient(CoreV1Api);
+}
+
+async function configMap(name: string): Promise<Record<string, string> | undefined> {
+  try {
+    return (await core().readNamespacedConfigMap({ namespace: env.namespace, name })).data ?? {};
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return undefined;
+    throw error;
+  }
+}
+
+async function deploymentExists(name: string): Promise<boolean> {
+  try {
+    await env.kubeConfig
+      .makeApiClient(AppsV1Api)
+      .readNamespacedDeployment({ namespace: env.namespace, name });
+    return true;
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return false;
+    throw error;
+  }
+}
+
+async function readyReason(api: keyof typeof apis, name: string): Promise<string | undefined> {
+  const cr = await clients[api].get(env.namespace, name);
+  const ready = readyOf(cr);
+  return ready == null ? undefined : `${ready.status}/${ready.reason}`;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e',
+    },
+  })
+    .toString()
+    .trim();
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'orkestra-hooks-it-'));
+  mkdirSync(join(root, 'bin'));
+  writeFileSync(join(root, 'bin', 'docker'), FAKE_BUILDER);
+  chmodSync(join(root, 'bin', 'docker'), 0o755);
+  mkdirSync(join(root, 'ctx'));
+  writeFileSync(join(root, 'ctx', 'Dockerfile'), 'FROM scratch\n');
+  server = createServer((request, response) => {
+    if (request.url === '/ok') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ version: '1.2.3' }));
+    } else if (request.url === '/unavailable') {
+      response.writeHead(503);
+      response.end('down');
+    } else {
+      response.writeHead(500);
+      response.end('boom');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address != null ? address.port : 0}`;
+  for (const [name, api] of Object.entries(apis)) {
+    cleanups.push(await installCrd(env.kubeConfig, api));
+    clients[name as keyof typeof apis] = crClient(env.kubeConfig, api);
+  }
+  runtime = createKatalogRuntime({
+    katalog,
+    kubeConfig: env.kubeConfig,
+    logger: quietLogger(),
+    options: {
+      namespace: env.namespace,
+      workDir: join(root, 'git-work'),
+      env: {
+        ...process.env,
+        PATH: `${join(root, 'bin')}${delimiter}${process.env['PATH'] ?? ''}`,
+        FAKE_LOG: join(root, 'docker.log'),
+        FAKE_GATE: join(root, 'gate'),
+      },
+    },
+  });
+  await runtime.start();
+});
+
+afterAll(async () => {
+  await runtime?.stop({ timeoutMs: 5000 });
+  await new Promise<void>((resolve) => (server == null ? resolve() : server.close(() => resolve())));
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  if (root !== '') rmSync(root, { recursive: true, force: true });
+});
+
+describe('hooks in the reconcile pipeline', () => {
+  it('gates a deployment on an external call and copies its JSON into status', async () => {
+    await clients.probe.create(env.namespace, 'up', { url: `${baseUrl}/ok` });
+    await waitFor(
+      'probe up ready',
+      async () => (await readyReason('probe', 'up')) === 'True/ReconcileSucceeded',
+    );
+    const cr = await clients.probe.get(env.namespace, 'up');
+    expect(cr.status?.['version']).toBe('1.2.3');
+    expect(cr.status?.['healthError']).toBeUndefined();
+    expect(await deploymentExists('up-web')).toBe(true);
+  });
+
+  it('continues past a failing call with continueOnError and skips the gated deployment', async () => {
+    await clients.probe.create(env.namespace, 'down', { url: `${baseUrl}/unavailable` });
+    await waitFor(
+      'probe down ready',
+      async () => (await readyReason('probe', 'down')) === 'True/ReconcileSucceeded',
+    );
+    const cr = await clients.probe.get(env.namespace, 'down');
+    expect(cr.status?.['healthError']).toContain('unexpected status 503');
+    expect(await deploymentExists('down-web')).toBe(false);
+  });
+
+  it('fails with ExternalCallFailed when a call without continueOnError fails', async () => {
+    await clients.probe.create(env.namespace, 'broken', {
+      url: `${baseUrl}/ok`,
+      requiredUrl: `${baseUrl}/fail`,
+    });
+    await waitFor(
+      'probe broken failed',
+      async () => (await readyReason('probe', 'broken')) === 'False/ExternalCallFailed',
+    );
+    const ready = readyOf(await clients.probe.get(env.namespace, 'broken'));
+    expect(ready?.message).toContain('probe.operatorBox.external[1]');
+    expect(ready?.message).toContain('unexpected status 500');
+  });
+
+  it('reads cross targets from the cache without API reads and re-queues readers when a target changes', async () => {
+    await clients.database.create(env.namespace, 'main', { host: 'db-1' });
+    await clients.app.create(env.namespace, 'shop', { db: 'main' });
+    await waitFor('app config with db-1', async () => {
+      const data = await configMap('shop-db');
+      return data?.['host'] === 'db-1' && data['phase'] === 'db-1-ready' && data['found'] === 'true';
+    });
+    const before = runtime.client.requests.snapshot();
+    await clients.database.patchSpec(env.namespace, 'main', { host: 'db-2' });
+    // The spec change re-queues the reader; the target's own status write (an echo the informer
+    // ignores) re-queues it again, so the reader sees the new status too.
+    await waitFor('app config with db-2', async () => {
+      const data = await configMap('shop-db');
+      return data?.['host'] === 'db-2' && data['phase'] === 'db-2-ready';
+    });
+    const since = runtime.client.requests.since(before);
+    expect(Object.keys(since).filter((key) => key.startsWith('get '))).toEqual([]);
+    expect(
+      runtime.hookServices.crossReaders.readersOf('database', {
+        apiVersion: `${group}/v1`,
+        kind: 'Database',
+        metadata: { name: 'main', namespace: env.namespace },
+      }),
+    ).toEqual([`app:${env.namespace}/shop`]);
+  });
+
+  it('checks out a git repository, records the commit after success and follows new commits', async () => {
+    const bare = join(root, 'repo.git');
+    const work = join(root, 'repo-work');
+    execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
+    execFileSync('git', ['init', '--quiet', '-b', 'main', work]);
+    mkdirSync(join(work, 'services', 'web'), { recursive: true });
+    writeFileSync(join(work, 'services', 'web', 'index.html'), 'v1');
+    git(work, 'add', '.');
+    git(work, 'commit', '--quiet', '-m', 'v1');
+    git(work, 'push', '--quiet', bare, 'main');
+    const first = git(work, 'rev-parse', 'HEAD');
+
+    await clients.site.create(env.namespace, 'web', { repo: bare });
+    await waitFor('git config map', async () => (await configMap('web-git'))?.['commit'] === first);
+    await waitFor('last-commit annotation', async () => {
+      const cr = (await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+        ...apis.site,
+        namespace: env.namespace,
+        name: 'web',
+      })) as { metadata: { annotations?: Record<string, string> }; status?: Record<string, unknown> };
+      return (
+        cr.metadata.annotations?.['orkestra.konductor.io/last-commit'] === first &&
+        cr.status?.['lastChange'] === first
+      );
+    });
+    expect((await configMap('web-git'))?.['short']).toBe(first.slice(0, 7));
+
+    writeFileSync(join(work, 'services', 'web', 'index.html'), 'v2');
+    git(work, 'commit', '--quiet', '-am', 'v2');
+    git(work, 'push', '--quiet', bare, 'main');
+    const second = git(work, 'rev-parse', 'HEAD');
+    // The poller (pollInterval 1s, fetches at most every 10 s) notices the commit and enqueues the CR.
+    await waitFor(
+      'git config map follows the new commit',
+      async () => (await configMap('web-git'))?.['commit'] === second,
+      45_000,
+      200,
+    );
+    await waitFor('annotation follows', async () => {
+      const cr = await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+        ...apis.site,
+        namespace: env.namespace,
+        name: 'web',
+      });
+      return (
+        (cr as { metadata: { annotations?: Record<string, string> } }).metadata.annotations?.[
+          'orkestra.konductor.io/last-commit'
+        ] === second
+      );
+    });
+  }, 90_000);
+
+  it('builds an image in the background: DockerBuildPending, then ready with the last-image annotation', async () => {
+    await clients.image.create(env.namespace, 'app', { tag: 'v1', context: join(root, 'ctx') });
+    await waitFor(
+      'build pending',
+      async () => (await readyReason('image', 'app')) === 'False/DockerBuildPending',
+    );
+    expect(await configMap('app-image')).toBeUndefined();
+    writeFileSync(join(root, 'gate'), '');
+    await waitFor(
+      'image ready',
+      async () => (await readyReason('image', 'app')) === 'True/ReconcileSucceeded',
+    );
+    expect(await configMap('app-image')).toEqual({ image: 'registry.local/app:v1', built: 'true' });
+    await waitFor('last-image annotation', async () => {
+      const cr = await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+        ...apis.image,
+        namespace: env.namespace,
+        name: 'app',
+      });
+      return (
+        (cr as { metadata: { annotations?: Record<string, string> } }).metadata.annotations?.[
+          'orkestra.konductor.io/last-image'
+        ] === 'registry.local/app:v1'
+      );
+    });
+  });
+});
