@@ -11,7 +11,8 @@ import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
 import { httpRequest } from './http-request.js';
 import { startServer } from './server-process.js';
-import type { ServerProcess } from './server-process.js';
+import type { ServerProcess, StartServerOptions } from './server-process.js';
+import { TestenvError, TestenvErrorCode } from './testenv-error.js';
 
 /** ControlPlaneOptions configures {@link startControlPlane}. */
 export interface ControlPlaneOptions extends FindBinaryOptions {
@@ -52,10 +53,24 @@ export interface ControlPlaneTimings {
 export interface ControlPlane extends ControlPlaneClient {
   /** Temporary directory with certificates, data and logs; removed by `stop`. */
   readonly dir: string;
-  /** The running server processes. */
+  /** The running server processes (kube-apiserver's entry changes after `startApiServer`). */
   readonly processes: readonly ServerInfo[];
   /** Start-up durations. */
   readonly timings: ControlPlaneTimings;
+  /**
+   * stopApiServer terminates kube-apiserver only (SIGTERM, SIGKILL after 10 s) and resolves once
+   * it has exited; etcd, the controller manager, the data and the port stay. For fault-injection
+   * tests. Idempotent.
+   */
+  stopApiServer(): Promise<void>;
+  /**
+   * startApiServer starts kube-apiserver again with the same flags, on the same port and etcd
+   * (same CA, certificates and data), and resolves once `/readyz` is ok. A no-op while it runs;
+   * throws a `TestenvError` (`StartFailed`) after `stop`.
+   */
+  startApiServer(): Promise<void>;
+  /** restartApiServer is `stopApiServer` then `startApiServer`. */
+  restartApiServer(): Promise<void>;
   /** stop terminates every server (controller manager, API server, etcd) and removes `dir`. Idempotent. */
   stop(): Promise<void>;
 }
@@ -141,39 +156,38 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
     t = performance.now();
     const adminTls = { ca: caPem, cert: admin.certPem, key: admin.keyPem, timeoutMs: 5000 };
-    started.push(
-      await startServer({
-        name: 'kube-apiserver',
-        command: apiserverBin,
-        args: [
-          `--etcd-servers=${etcdUrl}`,
-          `--cert-dir=${dir}`,
-          `--tls-cert-file=${join(dir, 'apiserver.crt')}`,
-          `--tls-private-key-file=${join(dir, 'apiserver.key')}`,
-          `--client-ca-file=${ca.certPath}`,
-          `--secure-port=${apiPort}`,
-          '--bind-address=127.0.0.1',
-          // Without it a loopback bind address is mapped to an interface from the default routes.
-          '--advertise-address=127.0.0.1',
-          '--service-cluster-ip-range=10.0.0.0/24',
-          '--allow-privileged=true',
-          `--service-account-issuer=${server}`,
-          `--service-account-key-file=${sa.publicKeyPath}`,
-          `--service-account-signing-key-file=${sa.keyPath}`,
-          '--authorization-mode=RBAC',
-          // Nothing runs pods here; without this admission plugin pods need no ServiceAccount.
-          '--disable-admission-plugins=ServiceAccount',
-          ...(options.apiserverArgs ?? []),
-        ],
-        dir,
-        guardDir: dir,
-        timeoutMs,
-        isReady: async () => {
-          const res = await httpRequest(`${server}/readyz`, adminTls);
-          return res.status === 200 && res.body.trim() === 'ok';
-        },
-      }),
-    );
+    const apiserverSpec: StartServerOptions = {
+      name: 'kube-apiserver',
+      command: apiserverBin,
+      args: [
+        `--etcd-servers=${etcdUrl}`,
+        `--cert-dir=${dir}`,
+        `--tls-cert-file=${join(dir, 'apiserver.crt')}`,
+        `--tls-private-key-file=${join(dir, 'apiserver.key')}`,
+        `--client-ca-file=${ca.certPath}`,
+        `--secure-port=${apiPort}`,
+        '--bind-address=127.0.0.1',
+        // Without it a loopback bind address is mapped to an interface from the default routes.
+        '--advertise-address=127.0.0.1',
+        '--service-cluster-ip-range=10.0.0.0/24',
+        '--allow-privileged=true',
+        `--service-account-issuer=${server}`,
+        `--service-account-key-file=${sa.publicKeyPath}`,
+        `--service-account-signing-key-file=${sa.keyPath}`,
+        '--authorization-mode=RBAC',
+        // Nothing runs pods here; without this admission plugin pods need no ServiceAccount.
+        '--disable-admission-plugins=ServiceAccount',
+        ...(options.apiserverArgs ?? []),
+      ],
+      dir,
+      guardDir: dir,
+      timeoutMs,
+      isReady: async () => {
+        const res = await httpRequest(`${server}/readyz`, adminTls);
+        return res.status === 200 && res.body.trim() === 'ok';
+      },
+    };
+    started.push(await startServer(apiserverSpec));
     const apiserverMs = performance.now() - t;
 
     const kubeconfigPath = join(dir, 'admin.kubeconfig');
@@ -223,10 +237,34 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       controllerManager: kcmBin != null,
     };
     const round = (ms: number): number => Math.round(ms);
+    const apiserverIndex = started.findIndex((p) => p.name === 'kube-apiserver');
+    let apiserverRunning = true;
+    const stopApiServer = async (): Promise<void> => {
+      apiserverRunning = false;
+      await started[apiserverIndex]?.stop();
+    };
+    const startApiServer = async (): Promise<void> => {
+      if (stopped) {
+        throw new TestenvError('startApiServer: the control plane was stopped', {
+          code: TestenvErrorCode.StartFailed,
+        });
+      }
+      if (apiserverRunning) return;
+      started[apiserverIndex] = await startServer(apiserverSpec);
+      apiserverRunning = true;
+    };
     return {
       ...connectControlPlane(connection),
       dir,
-      processes: started.map((s) => ({ name: s.name, pid: s.pid, logPath: s.logPath })),
+      get processes() {
+        return started.map((p) => ({ name: p.name, pid: p.pid, logPath: p.logPath }));
+      },
+      stopApiServer,
+      startApiServer,
+      restartApiServer: async () => {
+        await stopApiServer();
+        await startApiServer();
+      },
       timings: {
         certificatesMs: round(certificatesMs),
         etcdMs: round(etcdMs),

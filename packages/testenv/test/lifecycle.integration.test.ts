@@ -54,4 +54,42 @@ describe('startControlPlane', () => {
     expect(logPath).toEqual(expect.stringMatching(/kube-apiserver\.log$/));
     expect(existsSync(dirname(logPath ?? '/'))).toBe(false);
   });
+
+  it('stops and restarts kube-apiserver on the same port and etcd, keeping the data', async () => {
+    const cp = await startControlPlane({ controllerManager: false });
+    try {
+      const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+      await core.createNamespacedConfigMap({
+        namespace: 'default',
+        body: { metadata: { name: 'survives' }, data: { a: '1' } },
+      });
+      const before = cp.processes.find((p) => p.name === 'kube-apiserver');
+      await cp.startApiServer(); // a no-op while it runs
+      expect(cp.processes.find((p) => p.name === 'kube-apiserver')?.pid).toBe(before?.pid);
+
+      await cp.stopApiServer();
+      expect(isAlive(before?.pid ?? 0)).toBe(false);
+      await expect(core.listNamespace()).rejects.toThrow();
+      await cp.stopApiServer(); // idempotent
+
+      await cp.startApiServer();
+      const after = cp.processes.find((p) => p.name === 'kube-apiserver');
+      expect(after?.pid).not.toBe(before?.pid);
+      expect(isAlive(after?.pid ?? 0)).toBe(true);
+      const read = await core.readNamespacedConfigMap({ namespace: 'default', name: 'survives' });
+      expect(read.data).toEqual({ a: '1' });
+
+      await cp.restartApiServer();
+      expect(cp.processes.find((p) => p.name === 'kube-apiserver')?.pid).not.toBe(after?.pid);
+      expect((await core.readNamespacedConfigMap({ namespace: 'default', name: 'survives' })).data).toEqual({
+        a: '1',
+      });
+    } finally {
+      await cp.stop();
+    }
+    expect(cp.processes.filter((p) => isAlive(p.pid))).toEqual([]);
+    await expect(cp.startApiServer()).rejects.toSatisfy((e) =>
+      isTestenvError(e, TestenvErrorCode.StartFailed),
+    );
+  });
 });

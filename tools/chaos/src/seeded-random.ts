@@ -1,0 +1,18 @@
+/**
+ * seededRandom returns a deterministic generator of numbers in [0, 1) (mulberry32), so a chaos
+ * run's kill timings and workload repeat for a seed.
+ *
+ * @example
+ * const random = seededRandom(42);
+ * const delayMs = 100 + Math.floor(random() * 900);
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

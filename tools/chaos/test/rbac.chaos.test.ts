@@ -1,0 +1,300 @@
+/**
+ * Generated RBAC is least privilege: the Roles of `ork generate rbac` contain no wildcard (every
+ * example Katalog), and an end-to-end run of `ork run` as the generated ServiceAccount (a real
+ * token) passes with all rules and fails with any single rule removed. The e2e (operator in one
+ * namespace, CRs in another): become leader (Lease, LeaderElection Event), create a CR (finalizer, children with owner references, `once` Secret, Ready, an
+ * Event), change it (apply, prune), delete it (finalizer removed). The API server runs with
+ * OwnerReferencesPermissionEnforcement, as many production clusters do, so `<plural>/finalizers`
+ * is exercised too.
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { generateRbac } from '@orkestra/operator';
+import type { Manifest } from '@orkestra/operator';
+import { loadKatalog } from '@orkestra/types';
+import { startControlPlane } from '@orkestra/testenv';
+import type { ControlPlane } from '@orkestra/testenv';
+import { useControlPlane } from '@orkestra/testenv/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadKatalogText } from '../src/chaos-katalog.js';
+import {
+  createNamespace,
+  crClient,
+  installCrd,
+  isNotFound,
+  isReadyAtGeneration,
+  uniqueSuffix,
+} from '../src/custom-resources.js';
+import { reportFigure } from '../src/figures.js';
+import { spawnOperator } from '../src/operator-process.js';
+import { rbacVariants, wildcardsIn } from '../src/rbac-variants.js';
+import type { RbacVariant } from '../src/rbac-variants.js';
+import { waitFor } from '../src/wait-for.js';
+
+const SCENARIO = 'rbac';
+const STEP_TIMEOUT_MS = 25_000;
+const PARALLEL = 3;
+
+useControlPlane();
+let cp: ControlPlane | undefined;
+const dir = mkdtempSync(join(tmpdir(), 'orkestra-chaos-rbac-'));
+
+beforeAll(async () => {
+  cp = await startControlPlane({
+    controllerManager: false,
+    apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'],
+  });
+});
+
+afterAll(async () => {
+  await cp?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function e2eKatalog(name: string, group: string): string {
+  return `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: ${name}}
+spec:
+  crds:
+    shop:
+      apiTypes: {group: ${group}, version: v1, kind: Shop, plural: shops}
+      operatorBox:
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-config"
+              data: {greeting: "{{ spec.greeting }}"}
+            - name: "{{ metadata.name }}-extra"
+              when: [{field: spec.extra, equals: "true"}]
+              data: {extra: "yes"}
+          secrets:
+            - name: "{{ metadata.name }}-creds"
+              once: true
+              data: {password: "{{ randomAlphanumeric 24 }}"}
+`;
+}
+
+/** e2e runs the scenario for one variant and returns the first step that did not complete, or undefined. */
+async function e2e(plane: ControlPlane, variant: RbacVariant, index: number): Promise<string | undefined> {
+  const suffix = `${index}-${uniqueSuffix()}`;
+  const name = `rbac-${suffix}`;
+  const group = `rbac${suffix.replace('-', '')}.example.com`;
+  const katalogText = e2eKatalog(name, group);
+  const katalog = loadKatalogText(katalogText);
+  const api = { group, version: 'v1', kind: 'Shop', plural: 'shops' };
+  // The operator's namespace (ServiceAccount, Lease) and the CRs' namespace differ, as in a real install.
+  const opNs = `rbac-op-${suffix}`;
+  const ns = `rbac-crs-${suffix}`;
+  const admin = plane.kubeConfig;
+  const removeCrd = await installCrd(admin, api);
+  const removeOpNs = await createNamespace(admin, opNs);
+  const removeNs = await createNamespace(admin, ns);
+  const objects = admin.makeApiClient(KubernetesObjectApi);
+  const variantManifests = remapVariant(variant, { katalog: katalog.metadata.name, namespace: opNs, group });
+  for (const manifest of variantManifests) await objects.create(manifest as unknown as KubernetesObject);
+
+  // A kubeconfig with a real token of the generated ServiceAccount.
+  const core = admin.makeApiClient(CoreV1Api);
+  const token = await core.createNamespacedServiceAccountToken({
+    namespace: opNs,
+    name: katalog.metadata.name,
+    body: { spec: { expirationSeconds: 3600, audiences: [] } },
+  });
+  const cluster = admin.getCurrentCluster();
+  if (cluster == null) throw new Error('no cluster');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ ...cluster, name: 'sa' }],
+    users: [{ name: 'sa', token: token.status?.token ?? '' }],
+    contexts: [{ name: 'sa', cluster: 'sa', user: 'sa' }],
+    currentContext: 'sa',
+  });
+  const kubeconfigPath = join(dir, `${suffix}.kubeconfig`);
+  const katalogPath = join(dir, `${suffix}.yaml`);
+  writeFileSync(kubeconfigPath, kc.exportConfig(), { mode: 0o600 });
+  writeFileSync(katalogPath, katalogText);
+  const operator = spawnOperator({
+    katalogPath,
+    kubeconfigPath,
+    namespace: opNs,
+    args: ['--lease-duration=4s', '--renew-deadline=3s', '--retry-period=1s'],
+  });
+  const crs = crClient(admin, api);
+  const configMap = async (cm: string): Promise<Record<string, string> | undefined> => {
+    try {
+      return (await core.readNamespacedConfigMap({ namespace: ns, name: cm })).data ?? {};
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  };
+  const step = async (what: string, check: () => Promise<boolean> | boolean): Promise<string | undefined> => {
+    try {
+      await waitFor(what, async () => operator.running() && (await check()), {
+        timeoutMs: STEP_TIMEOUT_MS,
+        intervalMs: 200,
+      });
+      return undefined;
+    } catch {
+      return operator.running() ? what : `${what} (the operator exited)`;
+    }
+  };
+  try {
+    const steps: [string, () => Promise<boolean> | boolean][] = [
+      ['leader', () => operator.logs().some((l) => l.msg === 'became leader')],
+      ['operator ready', () => operator.logs().some((l) => l.msg === 'operator ready')],
+      [
+        'the LeaderElection Event on the Lease',
+        async () =>
+          (await core.listNamespacedEvent({ namespace: opNs })).items.some(
+            (e) => e.reason === 'LeaderElection',
+          ),
+      ],
+      [
+        'CR created: Ready, finalizer, children, once Secret',
+        async () => {
+          if (!(await crs.list(ns)).some((cr) => cr.metadata.name === 'shop'))
+            await crs.create(ns, 'shop', { greeting: 'hi', extra: 'true' });
+          const cr = await crs.get(ns, 'shop');
+          const secret = await core
+            .readNamespacedSecret({ namespace: ns, name: 'shop-creds' })
+            .catch(() => undefined);
+          return (
+            isReadyAtGeneration(cr) &&
+            (cr.metadata.finalizers ?? []).length > 0 &&
+            (await configMap('shop-config'))?.['greeting'] === 'hi' &&
+            (await configMap('shop-extra')) != null &&
+            secret != null
+          );
+        },
+      ],
+      [
+        'an Event about the CR',
+        async () =>
+          (await core.listNamespacedEvent({ namespace: ns })).items.some(
+            (e) => e.involvedObject.name === 'shop',
+          ),
+      ],
+      [
+        'CR changed: child applied, child pruned',
+        async () => {
+          const cr = await crs.get(ns, 'shop');
+          if (cr.spec?.['greeting'] !== 'bye')
+            await crs.patchSpec(ns, 'shop', { greeting: 'bye', extra: 'false' });
+          return (
+            isReadyAtGeneration(await crs.get(ns, 'shop')) &&
+            (await configMap('shop-config'))?.['greeting'] === 'bye' &&
+            (await configMap('shop-extra')) == null
+          );
+        },
+      ],
+      [
+        'CR deleted: finalizer removed',
+        async () => {
+          const list = await crs.list(ns);
+          const cr = list.find((c) => c.metadata.name === 'shop');
+          if (cr == null) return true;
+          if (cr.metadata.deletionTimestamp == null) await crs.remove(ns, 'shop');
+          return false;
+        },
+      ],
+    ];
+    for (const [what, check] of steps) {
+      const failed = await step(what, check);
+      if (failed != null) return failed;
+    }
+    return undefined;
+  } finally {
+    operator.kill('SIGKILL');
+    await operator.exited;
+    // Remove leftovers so a stuck finalizer does not block the namespace.
+    const left = await crs.list(ns).catch(() => []);
+    for (const cr of left) {
+      await objects
+        .patch(
+          {
+            apiVersion: `${group}/v1`,
+            kind: 'Shop',
+            metadata: { name: cr.metadata.name, namespace: ns, finalizers: [] },
+          } as KubernetesObject,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          'application/merge-patch+json',
+        )
+        .catch(() => undefined);
+    }
+    await removeCrd();
+    await removeNs();
+    await removeOpNs();
+  }
+}
+
+const PLACEHOLDER = { katalog: 'zzkatalogzz', namespace: 'zznamespacezz', group: 'zzgroupzz.example.com' };
+
+/** remapVariant renames the placeholder Katalog name, namespace and API group in a variant's manifests. */
+function remapVariant(variant: RbacVariant, to: typeof PLACEHOLDER): Manifest[] {
+  const text = JSON.stringify(variant.manifests)
+    .replaceAll(PLACEHOLDER.group, to.group)
+    .replaceAll(PLACEHOLDER.katalog, to.katalog)
+    .replaceAll(PLACEHOLDER.namespace, to.namespace);
+  return JSON.parse(text) as Manifest[];
+}
+
+describe('generated RBAC', () => {
+  it('has no wildcards for any example Katalog', () => {
+    const examples = join(import.meta.dirname, '../../../examples');
+    const found: string[] = [];
+    let checked = 0;
+    for (const name of readdirSync(examples)) {
+      const loaded = (() => {
+        try {
+          return loadKatalog({ path: join(examples, name, 'katalog.yaml') });
+        } catch {
+          return undefined;
+        }
+      })();
+      if (loaded == null || !loaded.ok) continue;
+      checked++;
+      found.push(
+        ...wildcardsIn(generateRbac(loaded.katalog, { namespace: 'orkestra-system' }).manifests).map(
+          (w) => `${name}: ${w}`,
+        ),
+      );
+    }
+    expect(checked).toBeGreaterThanOrEqual(5);
+    expect(found).toEqual([]);
+    reportFigure(SCENARIO, 'example Katalogs checked for wildcards', checked);
+  });
+
+  it('every rule is needed: the e2e passes with all rules and fails with any single rule removed', async () => {
+    if (cp == null) throw new Error('no control plane');
+    const plane = cp;
+    // Variants are computed once on placeholder names, then renamed per run.
+    const template = loadKatalogText(e2eKatalog(PLACEHOLDER.katalog, PLACEHOLDER.group));
+    const variants = rbacVariants(generateRbac(template, { namespace: PLACEHOLDER.namespace }).manifests);
+    const started = performance.now();
+    const baseline = await e2e(plane, variants[0] as RbacVariant, 0);
+    expect(baseline).toBeUndefined();
+    const outcomes: { label: string; failedAt: string | undefined }[] = [];
+    const rest = variants.slice(1);
+    for (let i = 0; i < rest.length; i += PARALLEL) {
+      const batch = rest.slice(i, i + PARALLEL);
+      const results = await Promise.all(batch.map((v, j) => e2e(plane, v, i + j + 1)));
+      batch.forEach((v, j) => outcomes.push({ label: v.label, failedAt: results[j] }));
+    }
+    for (const o of outcomes)
+      console.log(
+        `[chaos] rbac: without ${o.label} -> ${o.failedAt == null ? 'e2e PASSED (rule not needed)' : `fails at "${o.failedAt}"`}`,
+      );
+    const notNeeded = outcomes.filter((o) => o.failedAt == null).map((o) => o.label);
+    reportFigure(SCENARIO, 'rules', rest.length);
+    reportFigure(SCENARIO, 'rules whose removal the e2e detects', rest.length - notNeeded.length);
+    reportFigure(SCENARIO, 'e2e runs total time', Math.round(performance.now() - started), 'ms');
+    expect(notNeeded).toEqual([]);
+  });
+});
