@@ -337,7 +337,8 @@ function evaluateField(
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-interface ZonedParts {
+/** ZonedParts holds the calendar fields of an instant in one time zone (weekday 0 = Sunday). */
+export interface ZonedParts {
   readonly year: number;
   readonly month: number;
   readonly day: number;
@@ -349,7 +350,7 @@ interface ZonedParts {
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 /** zonedParts returns the calendar fields of an instant in an IANA time zone. */
-function zonedParts(date: Date, timeZone: string): ZonedParts {
+export function zonedParts(date: Date, timeZone: string): ZonedParts {
   let formatter = formatters.get(timeZone);
   if (formatter === undefined) {
     formatter = new Intl.DateTimeFormat('en-US', {

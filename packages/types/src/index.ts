@@ -72,8 +72,13 @@ export type { KatalogSource } from './source.js';
 export { katalogJsonSchema, KATALOG_SCHEMA_ID } from './json-schema.js';
 
 // Conditions
-export { evaluateConditions, evaluateCondition, typeName } from './evaluate-conditions.js';
-export type { EvaluateConditionsOptions, ConditionsResult, ConditionOutcome } from './evaluate-conditions.js';
+export { evaluateConditions, evaluateCondition, typeName, zonedParts } from './evaluate-conditions.js';
+export type {
+  EvaluateConditionsOptions,
+  ConditionsResult,
+  ConditionOutcome,
+  ZonedParts,
+} from './evaluate-conditions.js';
 export {
   Condition,
   ConditionList,

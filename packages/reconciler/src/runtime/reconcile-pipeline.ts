@@ -12,6 +12,8 @@ import {
   OrkestraError,
   OrkestraFinalizer,
   OrkestraLabel,
+  RESOURCE_KINDS,
+  RESOURCE_LIST_KEYS,
   TerminalError,
   evaluateCondition,
   evaluateConditions,
@@ -1289,49 +1291,16 @@ function order(child: DesiredChild): number {
   return groupOffset + (RESOURCE_ORDER.get(child.entry.listKey) ?? 99);
 }
 
-const RESOURCE_ORDER = new Map<string, number>(
-  [
-    'namespaces',
-    'serviceAccounts',
-    'roles',
-    'roleBindings',
-    'secrets',
-    'configMaps',
-    'persistentVolumeClaims',
-    'services',
-    'deployments',
-    'statefulSets',
-    'jobs',
-    'cronJobs',
-    'ingresses',
-    'hpa',
-    'pdb',
-    'networkPolicies',
-    'custom',
-  ].map((k, i) => [k, i]),
+/** Position of each list key in the fixed kind order (katalog.md §5.4), from @orkestra/types. */
+const RESOURCE_ORDER = new Map<string, number>(RESOURCE_LIST_KEYS.map((key, i) => [key, i]));
+
+/** Apply wave of each built-in kind (runtime.md §9.4), from @orkestra/types; custom kinds are wave 6. */
+const KIND_WAVES = new Map<string, number>(
+  RESOURCE_KINDS.flatMap((info) => (info.kind == null ? [] : [[info.kind, info.wave] as const])),
 );
 
-const KIND_WAVES: Readonly<Record<string, number>> = {
-  Namespace: 1,
-  ServiceAccount: 2,
-  Role: 2,
-  RoleBinding: 3,
-  Secret: 3,
-  ConfigMap: 3,
-  PersistentVolumeClaim: 3,
-  Service: 3,
-  Deployment: 4,
-  StatefulSet: 4,
-  Job: 4,
-  CronJob: 4,
-  Ingress: 5,
-  HorizontalPodAutoscaler: 5,
-  PodDisruptionBudget: 5,
-  NetworkPolicy: 5,
-};
-
 function waveOfKind(kind: string): number {
-  return KIND_WAVES[kind] ?? 6;
+  return KIND_WAVES.get(kind) ?? 6;
 }
 
 function sameRef(record: InventoryRecord, ref: ObjectRef): boolean {

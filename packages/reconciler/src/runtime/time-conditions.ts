@@ -3,7 +3,7 @@
  * a `time`, `dayOfWeek` or `cron` condition can change its value, so windows open and close on
  * time instead of at the next resync.
  */
-import { cronMatches, evaluateCondition, parseCron, parseDuration } from '@orkestra/types';
+import { cronMatches, evaluateCondition, parseCron, parseDuration, zonedParts } from '@orkestra/types';
 import type { Condition, CronSpec, TimeCondition } from '@orkestra/types';
 
 const MINUTE = 60_000;
@@ -157,7 +157,7 @@ function nextFire(spec: CronSpec, timeZone: string, after: number, until: number
   const dayOnly: CronSpec = { ...spec, minutes: ALL_MINUTES, hours: ALL_HOURS };
   let t = Math.floor(after / MINUTE) * MINUTE + MINUTE;
   while (t <= until) {
-    const parts = zonedParts(t, timeZone);
+    const parts = zonedParts(new Date(t), timeZone);
     const fields = {
       minute: parts.minute,
       hour: parts.hour,
@@ -182,7 +182,7 @@ function lastFireAtOrBefore(
 ): number | undefined {
   const dayOnly: CronSpec = { ...spec, minutes: ALL_MINUTES, hours: ALL_HOURS };
   for (let t = Math.floor(now / MINUTE) * MINUTE; t > now - windowMs;) {
-    const parts = zonedParts(t, timeZone);
+    const parts = zonedParts(new Date(t), timeZone);
     const fields = {
       minute: parts.minute,
       hour: parts.hour,
@@ -226,7 +226,7 @@ function signedMinutes(diff: number): number {
 }
 
 function localMinutes(t: number, timeZone: string): number {
-  const parts = zonedParts(t, timeZone);
+  const parts = zonedParts(new Date(t), timeZone);
   return parts.hour * 60 + parts.minute;
 }
 
@@ -241,40 +241,4 @@ function parseDurationSafe(text: string): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-interface ZonedParts {
-  readonly month: number;
-  readonly day: number;
-  readonly hour: number;
-  readonly minute: number;
-  readonly weekday: number;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-
-function zonedParts(t: number, timeZone: string): ZonedParts {
-  let formatter = formatters.get(timeZone);
-  if (formatter == null) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      weekday: 'short',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  const parts: Record<string, string> = {};
-  for (const part of formatter.formatToParts(new Date(t))) parts[part.type] = part.value;
-  return {
-    month: Number(parts['month']),
-    day: Number(parts['day']),
-    hour: Number(parts['hour']) % 24,
-    minute: Number(parts['minute']),
-    weekday: WEEKDAYS.indexOf(parts['weekday'] ?? ''),
-  };
 }
