@@ -5,6 +5,36 @@ import { generateRbac } from './generate-rbac.js';
 const kinds = (m: readonly { kind: string }[]): string[] => m.map((x) => x.kind);
 
 describe('generateRbac', () => {
+  /** eventRules lists `<manifest kind> <namespace>: <group>/events` for every rule on events. */
+  const eventRules = (manifests: readonly Record<string, unknown>[]): string[] =>
+    manifests.flatMap((m) => {
+      const rules = (m['rules'] as { apiGroups: string[]; resources: string[] }[] | undefined) ?? [];
+      const ns = (m['metadata'] as { namespace?: string }).namespace ?? '-';
+      return rules
+        .filter((r) => r.resources.includes('events'))
+        .map((r) => `${String(m['kind'])} ${ns}: ${r.apiGroups.join(',') || 'core'}/events`);
+    });
+
+  it('grants core v1 events in exactly one Role: the ClusterRole covers the leader-election event', () => {
+    const rbac = generateRbac(katalogFrom(`operatorBox: { onReconcile: { configMaps: [{}] } }`), {
+      namespace: 'ops',
+    });
+    expect(eventRules(rbac.manifests)).toEqual(['ClusterRole -: core/events']);
+  });
+
+  it('grants events in the operator namespace through the leader-election Role when pinned elsewhere', () => {
+    const elsewhere = generateRbac(
+      katalogFrom(`allowedNamespaces: [team-a]\noperatorBox: { onReconcile: { configMaps: [{}] } }`),
+      { namespace: 'ops' },
+    );
+    expect(eventRules(elsewhere.manifests)).toEqual(['Role team-a: core/events', 'Role ops: core/events']);
+    const same = generateRbac(
+      katalogFrom(`allowedNamespaces: [ops]\noperatorBox: { onReconcile: { configMaps: [{}] } }`),
+      { namespace: 'ops' },
+    );
+    expect(eventRules(same.manifests)).toEqual(['Role ops: core/events']);
+  });
+
   it('grants CR, status, finalizers, child kinds and events, never a wildcard', () => {
     const rbac = generateRbac(
       katalogFrom(`operatorBox:

@@ -206,6 +206,9 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
   }
 }
 
+/** The verbs on core v1 `events` (runtime.md §19), granted in exactly one Role. */
+const EVENT_VERBS: readonly string[] = ['create', 'patch'];
+
 function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes: string[]): void {
   for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile]) {
     for (const binding of listOf(group, 'roleBindings')) {
@@ -235,8 +238,8 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   const entries = Object.values(katalog.spec.crds).filter((e) => e.enabled);
   for (const entry of entries) addEntry(rules, entry, notes, definedRoles);
   for (const entry of entries) bindingNotes(entry, definedRoles, notes);
-  rules.add('', 'events', ['create', 'patch']);
-  rules.add('events.k8s.io', 'events', ['create', 'patch']);
+  // The runtime writes core v1 Events only (POST /api/v1/namespaces/<ns>/events).
+  rules.add('', 'events', EVENT_VERBS);
   const readsSecrets =
     katalog.spec.providers.length > 0 ||
     entries.some(
@@ -263,7 +266,11 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
       verbs: ['get', 'update'],
       resourceNames: [leaseName],
     },
-    { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+    // The LeaderElection Event on the Lease is written in the operator namespace: the ClusterRole's
+    // events rule covers it; a Role pinned to another namespace does not, so this Role grants it.
+    ...(pinned == null || pinned === options.namespace
+      ? []
+      : [{ apiGroups: [''], resources: ['events'], verbs: [...EVENT_VERBS] }]),
   ];
   const manifests: Manifest[] = [
     {

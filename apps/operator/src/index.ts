@@ -21,6 +21,8 @@ export type { KatalogFile, LoadKatalogFileOptions, LoadKatalogFileResult } from 
 export { strictCheck } from './strict-check.js';
 export type { StrictCheckOptions, StrictCheckResult } from './strict-check.js';
 export { renderCr, fakeUid, findEntry, RenderInputError } from './render-cr.js';
+export { CrInputError, checkCustomResource, readCustomResources } from './cr-input.js';
+export type { CustomResource, CustomResourceMetadata, ReadCustomResourcesOptions } from './cr-input.js';
 export type {
   ProviderResultInput,
   RenderContext,
@@ -47,20 +49,23 @@ export { LOG_REDACT_PATHS, REDACTED, createLogger } from './logger.js';
 export type { CreateLoggerOptions, OperatorLogger } from './logger.js';
 export {
   AutoscaleDirection,
-  AutoscaleTarget,
   BUILD_DURATION_BUCKETS,
-  ChildWriteOperation,
   ProviderOperation,
   RECONCILE_TIME_BUCKETS,
   REST_CLIENT_DURATION_BUCKETS,
   ReconcileResult,
+  WORKQUEUE_DURATION_BUCKETS,
+  createOperatorMetrics,
+} from './metrics.js';
+// The label values the runtime emits are the reconciler's, re-exported for metrics consumers.
+export {
+  AutoscaleTarget,
+  ChildWriteOperation,
   RelistReason,
   SecretGenerationReason,
   StatusWriteResult,
   ValidationResult,
-  WORKQUEUE_DURATION_BUCKETS,
-  createOperatorMetrics,
-} from './metrics.js';
+} from '@orkestra/reconciler';
 export type {
   Collector,
   CreateOperatorMetricsOptions,

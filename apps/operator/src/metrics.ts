@@ -1,3 +1,4 @@
+import type { AutoscaleTarget, RuntimeObserver } from '@orkestra/reconciler';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** RECONCILE_TIME_BUCKETS are controller-runtime's buckets for `controller_runtime_reconcile_time_seconds`. */
@@ -19,7 +20,10 @@ export const REST_CLIENT_DURATION_BUCKETS: readonly number[] = [
 /** BUILD_DURATION_BUCKETS are the buckets of `orkestra_docker_build_duration_seconds` (1 s to 1 h). */
 export const BUILD_DURATION_BUCKETS: readonly number[] = [1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600];
 
-/** ReconcileResult is the `result` label of `controller_runtime_reconcile_total`. */
+/**
+ * ReconcileResult is every value of the `result` label of `controller_runtime_reconcile_total`
+ * (controller-runtime's set); the runtime reports the `ObservedReconcileResult` subset.
+ */
 export const ReconcileResult = {
   Success: 'success',
   Error: 'error',
@@ -27,36 +31,6 @@ export const ReconcileResult = {
   RequeueAfter: 'requeue_after',
 } as const;
 export type ReconcileResult = (typeof ReconcileResult)[keyof typeof ReconcileResult];
-
-/** ChildWriteOperation is the `operation` label of `orkestra_child_writes_total`. */
-export const ChildWriteOperation = {
-  Create: 'create',
-  Apply: 'apply',
-  Update: 'update',
-  Delete: 'delete',
-  Prune: 'prune',
-} as const;
-export type ChildWriteOperation = (typeof ChildWriteOperation)[keyof typeof ChildWriteOperation];
-
-/** StatusWriteResult is the `result` label of `orkestra_status_writes_total`. */
-export const StatusWriteResult = { Written: 'written', Skipped: 'skipped', Conflict: 'conflict' } as const;
-export type StatusWriteResult = (typeof StatusWriteResult)[keyof typeof StatusWriteResult];
-
-/** RelistReason is the `reason` label of `orkestra_informer_relists_total`. */
-export const RelistReason = { Gone: 'gone', Watchdog: 'watchdog', Error: 'error' } as const;
-export type RelistReason = (typeof RelistReason)[keyof typeof RelistReason];
-
-/** ValidationResult is the `result` label of `orkestra_validation_total`. */
-export const ValidationResult = { Passed: 'passed', Denied: 'denied', Warned: 'warned' } as const;
-export type ValidationResult = (typeof ValidationResult)[keyof typeof ValidationResult];
-
-/** SecretGenerationReason is the `reason` label of `orkestra_secret_generations_total`. */
-export const SecretGenerationReason = { Created: 'created', Rotated: 'rotated' } as const;
-export type SecretGenerationReason = (typeof SecretGenerationReason)[keyof typeof SecretGenerationReason];
-
-/** AutoscaleTarget is the `target` label of `orkestra_autoscale_decisions_total`. */
-export const AutoscaleTarget = { Workers: 'workers', QueueDepth: 'queueDepth', Resync: 'resync' } as const;
-export type AutoscaleTarget = (typeof AutoscaleTarget)[keyof typeof AutoscaleTarget];
 
 /** AutoscaleDirection is the `direction` label of `orkestra_autoscale_decisions_total`. */
 export const AutoscaleDirection = { Up: 'up', Down: 'down' } as const;
@@ -67,60 +41,15 @@ export const ProviderOperation = { Reconcile: 'reconcile', Delete: 'delete' } as
 export type ProviderOperation = (typeof ProviderOperation)[keyof typeof ProviderOperation];
 
 /**
- * MetricsSink is how the runtime reports what happened: one method per event, named after what it
- * records. `controller` is always the CRD entry name; no argument may carry a CR name, URL,
- * repository or image (runtime.md §18.2).
+ * MetricsSink is how the operator records what happened: one method per event, named after what it
+ * records. It is the reconciler's `RuntimeObserver` (reconciles, queue, REST requests, informers,
+ * child and status writes, events, validation, secrets), so the runtime takes the sink as its
+ * observer unchanged, plus the events only the operator process reports. `controller` is always the
+ * CRD entry name; no argument may carry a CR name, URL, repository or image (runtime.md §18.2).
  */
-export interface MetricsSink {
-  /** A reconcile ended: `reconcile_total{result}`, `reconcile_time_seconds`; `error` also counts `reconcile_errors_total` (and the terminal counter when `terminal`). */
-  reconcileFinished(
-    controller: string,
-    result: ReconcileResult,
-    seconds: number,
-    options?: { readonly terminal?: boolean },
-  ): void;
-  /** A reconcile hit the reconcile timeout. */
-  reconcileTimedOut(controller: string): void;
-  /** A reconcile threw something unexpected (a bug, not an OrkestraError). */
-  reconcilePanicked(controller: string): void;
-  /** One pipeline step took `seconds`. */
-  reconcileStep(controller: string, step: string, seconds: number): void;
-  /** The worker capacity changed (start-up or autoscaler). */
-  maxConcurrentReconciles(controller: string, workers: number): void;
-  /** A key was added to the queue (including adds that only deduplicated). */
-  queueAdd(controller: string): void;
-  /** A key was re-added with backoff. */
-  queueRetry(controller: string): void;
-  /** An add was dropped by the maxDepth policy. */
-  queueDropped(controller: string): void;
-  /** A worker took a key that waited `seconds` in the queue. */
-  queueWait(controller: string, seconds: number): void;
-  /** A worker finished a key after `seconds` of work. */
-  queueWork(controller: string, seconds: number): void;
-  /** A Kubernetes API request ended; `code` is the HTTP status or `<error>`. */
-  restRequest(method: string, code: string, host: string, seconds: number): void;
+export interface MetricsSink extends RuntimeObserver {
   /** This replica became leader (true) or stopped leading (false) for the Lease `name`. */
   leaderStatus(name: string, leading: boolean): void;
-  /** An informer relisted. */
-  informerRelist(resource: string, reason: RelistReason): void;
-  /** An informer restarted its watch. */
-  informerWatchRestart(resource: string): void;
-  /** An informer received an event at `epochSeconds`. */
-  informerEvent(resource: string, epochSeconds: number): void;
-  /** A child was written. */
-  childWrite(controller: string, kind: string, operation: ChildWriteOperation): void;
-  /** A child write was skipped because the cache already matched. */
-  childWriteSkipped(controller: string, kind: string): void;
-  /** A status write was attempted. */
-  statusWrite(controller: string, result: StatusWriteResult): void;
-  /** A Kubernetes Event was emitted. */
-  event(controller: string, type: string, reason: string): void;
-  /** A Kubernetes Event was dropped (rate limit or buffer full). */
-  eventDropped(): void;
-  /** A validation rule set ran. */
-  validation(controller: string, result: ValidationResult): void;
-  /** A secret value was generated. */
-  secretGenerated(controller: string, reason: SecretGenerationReason): void;
   /** An external call ended; `call` is its Katalog name, `result` e.g. `success`/`error`/`cached`. */
   externalCall(controller: string, call: string, result: string, seconds: number): void;
   /** A git operation ended (`clone`, `fetch`, `poll`, …). */

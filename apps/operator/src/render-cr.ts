@@ -17,6 +17,7 @@ import { coerce, compileEntry, compileNormalize, compileValue } from '@orkestra/
 import type { TemplateContext, TemplateEngine } from '@orkestra/template';
 import { kinds, withAppliedHash } from '@orkestra/registry';
 import type { KindListKey, KubeObject, Owner, ResolveHints } from '@orkestra/registry';
+import type { CustomResource } from './cr-input.js';
 import { isBlockedNamespace } from './namespace-guard.js';
 
 /** ProviderResultInput is a provider declaration's result as given in a render context file. */
@@ -90,7 +91,7 @@ export interface RenderedCr {
   readonly notes: readonly string[];
 }
 
-/** RenderInputError is a CR that cannot be rendered at all (no matching CRD entry, no name). */
+/** RenderInputError is a CR that cannot be rendered at all (no CRD entry serves its apiVersion and kind). */
 export class RenderInputError extends Error {
   override readonly name = 'RenderInputError';
   readonly code = 'RenderInputError';
@@ -100,6 +101,13 @@ type Json = Record<string, unknown>;
 
 const isMap = (value: unknown): value is Json =>
   value != null && typeof value === 'object' && !Array.isArray(value);
+
+/** own reads a key that comes from user input (a CR, a context file): own properties only, never Object.prototype's. */
+const own = (map: unknown, key: string): unknown =>
+  isMap(map) && Object.hasOwn(map, key) ? map[key] : undefined;
+
+/** nullProtoMap is a map to fill with user-named keys: a key such as `__proto__` stays an ordinary key. */
+const nullProtoMap = (): Json => Object.create(null) as Json;
 
 /** fakeUid derives a stable UUID-shaped UID from the CR's identity, for CRs written without one. */
 export function fakeUid(entry: string, namespace: string | undefined, name: string): string {
@@ -112,8 +120,8 @@ export function fakeUid(entry: string, namespace: string | undefined, name: stri
 /** findEntry returns the CRD entry whose apiTypes match a CR's apiVersion and kind. */
 export function findEntry(
   katalog: Katalog,
-  apiVersion: unknown,
-  kind: unknown,
+  apiVersion: string,
+  kind: string,
 ): [string, CrdEntry] | undefined {
   return Object.entries(katalog.spec.crds).find(
     ([, e]) => `${e.apiTypes.group}/${e.apiTypes.version}` === apiVersion && e.apiTypes.kind === kind,
@@ -124,7 +132,7 @@ function setPath(target: Json, path: string, value: unknown): void {
   const segments = path.replace(/^\./, '').split('.');
   let node = target;
   for (const segment of segments.slice(0, -1)) {
-    const next = node[segment];
+    const next = own(node, segment);
     if (!isMap(next)) node[segment] = {};
     node = node[segment] as Json;
   }
@@ -193,25 +201,21 @@ function failureOf(error: unknown): ReconcileFailure {
  * renderCr runs the offline part of a reconcile for one CR (runtime.md §7): namespace guard,
  * normalize, mutation, validation, hook results from the context, forEach expansion, gates,
  * onCreate and onReconcile children resolved by @orkestra/registry, provider declarations, and
- * the status the runtime would write. Nothing touches a cluster.
+ * the status the runtime would write. Nothing touches a cluster. The CR's shape is checked where
+ * it is read (checkCustomResource); a CR no entry serves throws a RenderInputError.
  */
-export function renderCr(katalog: Katalog, input: Json, options: RenderOptions): RenderedCr {
-  const found = findEntry(katalog, input['apiVersion'], input['kind']);
+export function renderCr(katalog: Katalog, input: CustomResource, options: RenderOptions): RenderedCr {
+  const found = findEntry(katalog, input.apiVersion, input.kind);
   if (found == null) {
     throw new RenderInputError(
-      `no CRD entry of Katalog ${katalog.metadata.name} serves ${String(input['apiVersion'])} ${String(input['kind'])}`,
+      `no CRD entry of Katalog ${katalog.metadata.name} serves ${input.apiVersion} ${input.kind}`,
     );
   }
   const [entryName, entry] = found;
-  const metadata = isMap(input['metadata']) ? input['metadata'] : {};
-  const name = metadata['name'];
-  if (typeof name !== 'string' || name === '') throw new RenderInputError('the CR has no metadata.name');
-  const namespace = entry.namespaced
-    ? typeof metadata['namespace'] === 'string'
-      ? metadata['namespace']
-      : 'default'
-    : undefined;
-  const uid = typeof metadata['uid'] === 'string' ? metadata['uid'] : fakeUid(entryName, namespace, name);
+  const metadata = input.metadata;
+  const name = metadata.name;
+  const namespace = entry.namespaced ? (metadata.namespace ?? 'default') : undefined;
+  const uid = metadata.uid ?? fakeUid(entryName, namespace, name);
   const generation = typeof metadata['generation'] === 'number' ? metadata['generation'] : 1;
   let stored: Json = {
     ...structuredClone(input),
@@ -253,7 +257,7 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
   let warnings: string[] = [];
   let hasWarnRules = false;
   let context: Json = {};
-  const freshProviders: Json = {};
+  const freshProviders: Json = nullProtoMap();
   const providerRecords: Json =
     isMap(stored['status']) && isMap((stored['status'] as Json)['providers'])
       ? structuredClone((stored['status'] as Json)['providers'] as Json)
@@ -338,7 +342,7 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
     const cross: Json = {};
     for (const read of box.cross) {
       const as = read.as ?? read.crd;
-      const given = supplied.cross?.[as];
+      const given = own(supplied.cross, as);
       if (given == null) notes.push(`cross.${as}: no result in the context; rendered as not found`);
       cross[as] = {
         found: false,
@@ -375,7 +379,7 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
     const external: Json = {};
     for (const call of box.external) {
       const called = passes(call, { ...context, external });
-      const given = supplied.external?.[call.name];
+      const given = own(supplied.external, call.name) as Json | undefined;
       if (called && given == null)
         notes.push(`external.${call.name}: no result in the context; rendered as not called`);
       const result: Json =
@@ -432,10 +436,10 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
       }
     }
     // Resource templates see the provider outputs recorded by the last reconcile (katalog.md §14.3).
-    const recorded: Json = {};
+    const recorded: Json = nullProtoMap();
     for (const [provider, records] of Object.entries(providerRecords)) {
       if (!isMap(records)) continue;
-      const byName: Json = {};
+      const byName: Json = nullProtoMap();
       for (const [declName, record] of Object.entries(records)) {
         if (!isMap(record)) continue;
         byName[declName] = {
@@ -447,7 +451,8 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
       recorded[provider] = byName;
     }
     for (const [provider, results] of Object.entries(supplied.providers ?? {})) {
-      const byName: Json = isMap(recorded[provider]) ? (recorded[provider] as Json) : {};
+      const previous = own(recorded, provider);
+      const byName: Json = isMap(previous) ? previous : nullProtoMap();
       for (const [declName, result] of Object.entries(results)) {
         byName[declName] = {
           ...(result.outputs ?? {}),
@@ -472,7 +477,8 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
         if (!passes(declaration, declContext)) continue;
         const path = `${entryName}.operatorBox.providers.${provider}[${index}].${declaration.kind}`;
         const spec = compileValue(declaration.spec, { path, engine }).render(declContext);
-        const given = supplied.providers?.[provider]?.[declaration.name];
+        const given = own(own(supplied.providers, provider), declaration.name) as
+          ProviderResultInput | undefined;
         const ready = given?.ready ?? given != null;
         const message =
           given?.message ??
@@ -482,7 +488,8 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
           notes.push(
             `providers.${provider}.${declaration.name}: no result in the context; rendered as pending`,
           );
-        const records = isMap(providerRecords[provider]) ? (providerRecords[provider] as Json) : {};
+        const recordedBefore = own(providerRecords, provider);
+        const records = isMap(recordedBefore) ? recordedBefore : nullProtoMap();
         records[declaration.name] = {
           kind: declaration.kind,
           ready,
@@ -493,7 +500,8 @@ export function renderCr(katalog: Katalog, input: Json, options: RenderOptions):
           ...(ready ? { lastSuccessTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
         };
         providerRecords[provider] = records;
-        const fresh = isMap(freshProviders[provider]) ? (freshProviders[provider] as Json) : {};
+        const freshBefore = own(freshProviders, provider);
+        const fresh = isMap(freshBefore) ? freshBefore : nullProtoMap();
         fresh[declaration.name] = { ...outputs, ready, message };
         freshProviders[provider] = fresh;
         if (!ready && pending == null)

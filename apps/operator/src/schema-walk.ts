@@ -70,7 +70,7 @@ export function walkSchema(root: JsonSchema, segments: readonly string[], base: 
       }
       return { ok: true, schema: undefined };
     }
-    const next = props?.[segment];
+    const next = props != null && Object.hasOwn(props, segment) ? props[segment] : undefined;
     if (isSchema(next)) {
       schema = next;
       at = `${at}.${segment}`;
@@ -95,6 +95,7 @@ export function walkSchema(root: JsonSchema, segments: readonly string[], base: 
 /** schemaProperty returns `root.properties[key]` when it is a schema. */
 export function schemaProperty(root: JsonSchema | undefined, key: string): JsonSchema | undefined {
   if (root == null) return undefined;
-  const next = properties(root)?.[key];
+  const props = properties(root);
+  const next = props != null && Object.hasOwn(props, key) ? props[key] : undefined;
   return isSchema(next) ? next : undefined;
 }

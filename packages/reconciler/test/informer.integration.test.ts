@@ -1,16 +1,11 @@
-import {
-  CoreV1Api,
-  KubeConfig,
-  PatchStrategy,
-  RbacAuthorizationV1Api,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { proxiedKubeConfig, startFreezableProxy } from '@orkestra/testenv';
+import type { FreezableProxy } from '@orkestra/testenv';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Informer, KubeListWatchClient } from '@orkestra/reconciler';
 import type { CacheChange, InformerOptions, ResourceRef } from '@orkestra/reconciler';
-import { startFreezableProxy } from './freezable-proxy.js';
-import type { FreezableProxy } from './freezable-proxy.js';
 
 const env = useControlPlane();
 
@@ -235,31 +230,21 @@ describe('Informer against the control plane', () => {
 describe('Informer recovery through a frozen connection', () => {
   let proxy: FreezableProxy | undefined;
   afterEach(async () => {
-    await proxy?.close();
+    await proxy?.stop();
     proxy = undefined;
   });
 
   /** A KubeConfig that reaches the API server through the proxy (same TLS identity: 127.0.0.1). */
-  async function proxiedKubeConfig(): Promise<KubeConfig> {
+  async function throughProxy(): Promise<KubeConfig> {
     const target = new URL(env.server);
     proxy = await startFreezableProxy({ host: target.hostname, port: Number(target.port) });
-    const kc = new KubeConfig();
-    const cluster = env.kubeConfig.getCurrentCluster();
-    const user = env.kubeConfig.getCurrentUser();
-    if (cluster == null || user == null) throw new Error('no current cluster or user');
-    kc.loadFromOptions({
-      clusters: [{ ...cluster, name: 'proxied', server: `https://${target.hostname}:${proxy.port}` }],
-      users: [user],
-      contexts: [{ name: 'proxied', cluster: 'proxied', user: user.name }],
-      currentContext: 'proxied',
-    });
-    return kc;
+    return proxiedKubeConfig(env.kubeConfig, proxy.port);
   }
 
   it('the watchdog relists a silent watch, and the relist diff delivers changes missed meanwhile, including a deletion', async () => {
     const label = unique('frozen');
     const api = core();
-    const kubeConfig = await proxiedKubeConfig();
+    const kubeConfig = await throughProxy();
     for (const name of ['stays', 'goes']) {
       await api.createNamespacedConfigMap({
         namespace: env.namespace,

@@ -1,48 +1,29 @@
-import { CoreV1Api } from '@kubernetes/client-node';
 import * as aws from '@orkestra/provider-aws';
 import * as mongodb from '@orkestra/provider-mongodb';
-import { useControlPlane, useMongo, useS3 } from '@orkestra/testenv/vitest';
-import type { Provider } from '@orkestra/types';
+import { useMongo, useS3 } from '@orkestra/testenv/vitest';
 import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKatalogRuntime } from '@orkestra/reconciler';
-import type { KatalogRuntime } from '@orkestra/reconciler';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  crClient,
-  installCrd,
   katalogFrom,
   quietLogger,
+  readConfigMap,
   readyOf,
-  uniqueGroup,
+  useRuntimeTest,
   waitFor,
 } from './runtime-helpers.js';
-import type { CrClient } from './runtime-helpers.js';
 
-const env = useControlPlane();
+const { env, group, crs, startRuntime, onCleanup } = useRuntimeTest({
+  prefix: 'e2e',
+  kind: 'Shop',
+  plural: 'shops',
+});
 const s3 = useS3();
 const mongo = useMongo();
-const group = uniqueGroup('e2e');
-const api = { group, version: 'v1', kind: 'Shop', plural: 'shops' };
 
-let runtime: KatalogRuntime;
-let crs: CrClient;
 let mongoClient: MongoClient;
-const providers: Provider[] = [];
-const cleanups: (() => Promise<void>)[] = [];
 
-async function configMap(name: string): Promise<Record<string, string> | undefined> {
-  try {
-    return (
-      (
-        await env.kubeConfig
-          .makeApiClient(CoreV1Api)
-          .readNamespacedConfigMap({ namespace: env.namespace, name })
-      ).data ?? {}
-    );
-  } catch (error) {
-    if ((error as { code?: number }).code === 404) return undefined;
-    throw error;
-  }
+function configMap(name: string): Promise<Record<string, string> | undefined> {
+  return readConfigMap(env.kubeConfig, env.namespace, name);
 }
 
 /** bucketExists asks moto with an unsigned HEAD (moto accepts any credentials, and none). */
@@ -103,28 +84,20 @@ spec:
     name: 'mongodb',
     config: mongodb.configSchema.parse({ uri: mongo().uri }),
   });
-  providers.push(awsProvider, mongoProvider);
+  onCleanup(async () => {
+    await awsProvider.close?.();
+    await mongoProvider.close?.();
+  });
   mongoClient = await MongoClient.connect(mongo().uri);
-  cleanups.push(await installCrd(env.kubeConfig, api));
-  crs = crClient(env.kubeConfig, api);
-  runtime = createKatalogRuntime({
+  onCleanup(() => mongoClient.close());
+  await startRuntime({
     katalog,
-    kubeConfig: env.kubeConfig,
-    logger: quietLogger(),
     providers: new Map([
       ['aws', awsProvider],
       ['mongodb', mongoProvider],
     ]),
     options: { namespace: env.namespace },
   });
-  await runtime.start();
-});
-
-afterAll(async () => {
-  await runtime?.stop({ timeoutMs: 5000 });
-  for (const provider of providers) await provider.close?.();
-  await mongoClient?.close();
-  for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
 describe('providers end to end (moto S3, FerretDB)', () => {

@@ -1,24 +1,21 @@
-import { CoreV1Api } from '@kubernetes/client-node';
 import { createProvider } from '@orkestra/provider-hello';
-import { useControlPlane } from '@orkestra/testenv/vitest';
 import type { Provider, ProviderRequest } from '@orkestra/types';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKatalogRuntime } from '@orkestra/reconciler';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import {
-  crClient,
-  installCrd,
   katalogFrom,
   quietLogger,
+  readConfigMap,
   readyOf,
-  uniqueGroup,
+  useRuntimeTest,
   waitFor,
 } from './runtime-helpers.js';
-import type { CrClient } from './runtime-helpers.js';
 
-const env = useControlPlane();
-const group = uniqueGroup('prov');
-const api = { group, version: 'v1', kind: 'Greeter', plural: 'greeters' };
+const { env, group, crs, startRuntime } = useRuntimeTest({
+  prefix: 'prov',
+  kind: 'Greeter',
+  plural: 'greeters',
+});
 
 const katalog = katalogFrom(`
 apiVersion: orkestra.konductor.io/v1alpha1
@@ -70,46 +67,23 @@ function callsFor(operation: 'reconcile' | 'delete', owner: string): ProviderReq
 }
 
 let runtime: KatalogRuntime;
-let crs: CrClient;
-const cleanups: (() => Promise<void>)[] = [];
 
-async function configMap(name: string): Promise<Record<string, string> | undefined> {
-  try {
-    return (
-      (
-        await env.kubeConfig
-          .makeApiClient(CoreV1Api)
-          .readNamespacedConfigMap({ namespace: env.namespace, name })
-      ).data ?? {}
-    );
-  } catch (error) {
-    if ((error as { code?: number }).code === 404) return undefined;
-    throw error;
-  }
+function configMap(name: string): Promise<Record<string, string> | undefined> {
+  return readConfigMap(env.kubeConfig, env.namespace, name);
 }
 
 beforeAll(async () => {
-  cleanups.push(await installCrd(env.kubeConfig, api));
-  crs = crClient(env.kubeConfig, api);
   const hello = await createProvider({
     name: 'hello',
     config: { greeting: 'Hi' },
     logger: quietLogger(),
     signal: new AbortController().signal,
   });
-  runtime = createKatalogRuntime({
+  runtime = await startRuntime({
     katalog,
-    kubeConfig: env.kubeConfig,
-    logger: quietLogger(),
     providers: new Map([['hello', spied(hello)]]),
     options: { namespace: env.namespace },
   });
-  await runtime.start();
-});
-
-afterAll(async () => {
-  await runtime?.stop({ timeoutMs: 5000 });
-  for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
 describe('provider dispatch', () => {

@@ -1,19 +1,29 @@
 /**
- * Helpers for the runtime integration tests: CRD installation from a Katalog's apiTypes, polling,
- * typed access to custom objects, and a quiet logger.
+ * Helpers for the runtime integration tests: the shared per-file setup (useRuntimeTest: control
+ * plane, a unique CRD, its CR client and the runtime's lifecycle), polling, typed access to custom
+ * objects, ConfigMaps and Jobs as admin, and a quiet logger. CRD installation and the CR client
+ * come from `@orkestra/testenv`.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  ApiextensionsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { createKatalogRuntime } from '@orkestra/reconciler';
+import type { CreateKatalogRuntimeOptions, KatalogRuntime } from '@orkestra/reconciler';
+import { crClient as testenvCrClient, installCrd } from '@orkestra/testenv';
+import type {
+  CrClient as TestenvCrClient,
+  CustomObject,
+  CustomObjectCondition,
+  CustomResourceType,
+} from '@orkestra/testenv';
+import { useControlPlane } from '@orkestra/testenv/vitest';
+import type { ControlPlaneFixture } from '@orkestra/testenv/vitest';
 import { loadKatalog } from '@orkestra/types';
-import type { ApiTypes, Katalog, Logger } from '@orkestra/types';
+import type { Katalog, Logger } from '@orkestra/types';
 import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
+
+export { createNamespace, installCrd } from '@orkestra/testenv';
 
 /** uniqueGroup returns an API group no other test file uses. */
 export function uniqueGroup(prefix: string): string {
@@ -25,52 +35,6 @@ export function katalogFrom(text: string): Katalog {
   const result = loadKatalog({ text });
   if (!result.ok) throw new Error(result.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
   return result.katalog;
-}
-
-/** installCrd creates a CRD for apiTypes (status subresource, unknown fields preserved) and waits until it is established. */
-export async function installCrd(
-  kubeConfig: KubeConfig,
-  api: ApiTypes,
-  namespaced = true,
-): Promise<() => Promise<void>> {
-  const ext = kubeConfig.makeApiClient(ApiextensionsV1Api);
-  const name = `${api.plural}.${api.group}`;
-  await ext.createCustomResourceDefinition({
-    body: {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name },
-      spec: {
-        group: api.group,
-        scope: namespaced ? 'Namespaced' : 'Cluster',
-        names: { plural: api.plural, kind: api.kind, singular: api.kind.toLowerCase() },
-        versions: [
-          {
-            name: api.version,
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
-                  status: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
-                },
-              },
-            },
-          },
-        ],
-      },
-    },
-  });
-  await waitFor(`CRD ${name} established`, async () => {
-    const crd = await ext.readCustomResourceDefinition({ name });
-    return (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
-  });
-  return async () => {
-    await ext.deleteCustomResourceDefinition({ name }).catch(() => undefined);
-  };
 }
 
 /** waitFor polls until `check` is true; the deadline only turns a hang into a failure. */
@@ -107,94 +71,172 @@ export function quietLogger(): Logger {
   return pino({ level: process.env['ORKESTRA_TEST_LOG'] ?? 'warn' }) as unknown as Logger;
 }
 
-/** CrClient reads and writes the CRs of one kind as admin. */
-export interface CrClient {
-  create(namespace: string, name: string, spec: Record<string, unknown>): Promise<Record<string, unknown>>;
-  get(namespace: string, name: string): Promise<CrObject>;
-  patchSpec(namespace: string, name: string, spec: Record<string, unknown>): Promise<void>;
-  remove(namespace: string, name: string): Promise<void>;
-  exists(namespace: string, name: string): Promise<boolean>;
+/** CrObject is a custom object as read back, with the runtime's `status.inventory`. */
+export interface CrObject extends CustomObject {
+  readonly status?: CustomObject['status'] & {
+    readonly inventory?: readonly {
+      kind: string;
+      name: string;
+      namespace?: string;
+      mode: string;
+      source: string;
+    }[];
+  };
 }
 
-/** CrObject is a custom object as read back. */
-export interface CrObject {
-  readonly metadata: {
-    readonly name: string;
-    readonly uid: string;
-    readonly generation?: number;
-    readonly finalizers?: string[];
-    readonly resourceVersion: string;
-  };
-  readonly spec?: Record<string, unknown>;
-  readonly status?: {
-    readonly conditions?: {
-      type: string;
-      status: string;
-      reason: string;
-      message: string;
-      observedGeneration?: number;
-      lastTransitionTime: string;
-    }[];
-    readonly inventory?: { kind: string; name: string; namespace?: string; mode: string; source: string }[];
-    readonly observedGeneration?: number;
-    readonly [key: string]: unknown;
-  };
-}
+/** CrClient reads and writes the CRs of one kind as admin. */
+export type CrClient = TestenvCrClient<CrObject>;
 
 /** crClient returns a CrClient for apiTypes. */
-export function crClient(kubeConfig: KubeConfig, api: ApiTypes): CrClient {
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const base = { group: api.group, version: api.version, plural: api.plural };
-  return {
-    async create(namespace, name, spec) {
-      return (await custom.createNamespacedCustomObject({
-        ...base,
-        namespace,
-        body: { apiVersion: `${api.group}/${api.version}`, kind: api.kind, metadata: { name }, spec },
-      })) as Record<string, unknown>;
-    },
-    async get(namespace, name) {
-      return (await custom.getNamespacedCustomObject({ ...base, namespace, name })) as CrObject;
-    },
-    async patchSpec(namespace, name, spec) {
-      await custom.patchNamespacedCustomObject(
-        { ...base, namespace, name, body: { spec } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
-    },
-    async remove(namespace, name) {
-      await custom.deleteNamespacedCustomObject({ ...base, namespace, name });
-    },
-    async exists(namespace, name) {
-      try {
-        await custom.getNamespacedCustomObject({ ...base, namespace, name });
-        return true;
-      } catch (error) {
-        if ((error as { code?: number }).code === 404) return false;
-        throw error;
-      }
-    },
-  };
+export function crClient(kubeConfig: KubeConfig, api: CustomResourceType): CrClient {
+  return testenvCrClient<CrObject>(kubeConfig, api);
 }
 
 /** readyOf returns a CR's Ready condition. */
-export function readyOf(cr: CrObject):
-  | {
-      status: string;
-      reason: string;
-      message: string;
-      observedGeneration?: number;
-      lastTransitionTime: string;
-    }
-  | undefined {
+export function readyOf(cr: CustomObject): CustomObjectCondition | undefined {
   return cr.status?.conditions?.find((c) => c.type === 'Ready');
 }
 
-/** createNamespace creates a namespace and returns its deleter. */
-export async function createNamespace(kubeConfig: KubeConfig, name: string): Promise<() => Promise<void>> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  await core.createNamespace({ body: { metadata: { name } } });
-  return async () => {
-    await core.deleteNamespace({ name }).catch(() => undefined);
+/** isReadyAtGeneration tells whether the CR reports Ready=True for its current generation. */
+export function isReadyAtGeneration(cr: CustomObject): boolean {
+  const ready = readyOf(cr);
+  return ready?.status === 'True' && ready.observedGeneration === cr.metadata.generation;
+}
+
+/** waitForReady polls until the CR `namespace/name` is Ready=True for its current generation. */
+export async function waitForReady(crs: CrClient, namespace: string, name: string): Promise<void> {
+  await waitFor(`${name} Ready=True`, async () => isReadyAtGeneration(await crs.get(namespace, name)));
+}
+
+/** readConfigMap returns a ConfigMap's data (`{}` when it has none), or undefined when it does not exist. */
+export async function readConfigMap(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  name: string,
+): Promise<Record<string, string> | undefined> {
+  try {
+    return (
+      (await kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace, name })).data ?? {}
+    );
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return undefined;
+    throw error;
+  }
+}
+
+/** jobExists tells whether the Job `namespace/name` can be read. */
+export async function jobExists(kubeConfig: KubeConfig, namespace: string, name: string): Promise<boolean> {
+  try {
+    await kubeConfig.makeApiClient(BatchV1Api).readNamespacedJob({ namespace, name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** completeJob marks a Job succeeded as admin, as the Job controller would (no kubelet runs Pods here). */
+export async function completeJob(kubeConfig: KubeConfig, namespace: string, name: string): Promise<void> {
+  const now = new Date().toISOString();
+  await kubeConfig.makeApiClient(BatchV1Api).patchNamespacedJobStatus(
+    {
+      namespace,
+      name,
+      body: {
+        status: {
+          startTime: now,
+          completionTime: now,
+          succeeded: 1,
+          conditions: [
+            { type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: now, lastTransitionTime: now },
+            { type: 'Complete', status: 'True', lastProbeTime: now, lastTransitionTime: now },
+          ],
+        },
+      },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}
+
+/** RuntimeTestOptions names the one custom resource kind of a test file. */
+export interface RuntimeTestOptions {
+  /** API group prefix; a random suffix makes the group unique to the file. */
+  readonly prefix: string;
+  readonly kind: string;
+  readonly plural: string;
+}
+
+/** StartRuntimeOptions is createKatalogRuntime's options; kubeConfig (admin) and logger (quiet) have defaults. */
+export type StartRuntimeOptions = Omit<CreateKatalogRuntimeOptions, 'kubeConfig' | 'logger'> &
+  Partial<Pick<CreateKatalogRuntimeOptions, 'kubeConfig' | 'logger'>>;
+
+/** RuntimeTest is a runtime test file's shared setup; see {@link useRuntimeTest}. */
+export interface RuntimeTest {
+  readonly env: ControlPlaneFixture;
+  /** The file's unique API group. */
+  readonly group: string;
+  /** The file's kind in that group, version v1. */
+  readonly api: {
+    readonly group: string;
+    readonly version: 'v1';
+    readonly kind: string;
+    readonly plural: string;
+  };
+  /** The CR client for `api` (usable from the first hook on). */
+  readonly crs: CrClient;
+  /** startRuntime creates and starts a runtime; the last one started is stopped after all tests. */
+  startRuntime(options: StartRuntimeOptions): Promise<KatalogRuntime>;
+  /** onCleanup registers work for after all tests, once the runtime stopped (run last-in first-out). */
+  onCleanup(cleanup: () => Promise<void>): void;
+}
+
+/**
+ * useRuntimeTest is the preamble of a runtime integration test file: the control plane and its
+ * namespace, a unique API group with one kind whose CRD is installed before the file's own
+ * `beforeAll`, and an `afterAll` that stops the runtime, then runs the registered cleanups and
+ * removes the CRD. Call it once at the top of the file.
+ *
+ * @example
+ * const { env, group, crs, startRuntime } = useRuntimeTest({ prefix: 'rt', kind: 'Website', plural: 'websites' });
+ * beforeAll(async () => {
+ *   runtime = await startRuntime({ katalog });
+ * });
+ */
+export function useRuntimeTest(options: RuntimeTestOptions): RuntimeTest {
+  const env = useControlPlane();
+  const group = uniqueGroup(options.prefix);
+  const api = { group, version: 'v1', kind: options.kind, plural: options.plural } as const;
+  const cleanups: (() => Promise<void>)[] = [];
+  let runtime: KatalogRuntime | undefined;
+  let client: CrClient | undefined;
+  const crs = (): CrClient => (client ??= crClient(env.kubeConfig, api));
+
+  beforeAll(async () => {
+    cleanups.push(await installCrd(env.kubeConfig, api));
+  });
+  afterAll(async () => {
+    await runtime?.stop({ timeoutMs: 5000 });
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  return {
+    env,
+    group,
+    api,
+    crs: {
+      create: (namespace, name, spec) => crs().create(namespace, name, spec),
+      get: (namespace, name) => crs().get(namespace, name),
+      list: (namespace) => crs().list(namespace),
+      patchSpec: (namespace, name, spec) => crs().patchSpec(namespace, name, spec),
+      remove: (namespace, name) => crs().remove(namespace, name),
+      exists: (namespace, name) => crs().exists(namespace, name),
+    },
+    async startRuntime(startOptions) {
+      runtime = createKatalogRuntime({ kubeConfig: env.kubeConfig, logger: quietLogger(), ...startOptions });
+      await runtime.start();
+      return runtime;
+    },
+    onCleanup: (cleanup) => {
+      cleanups.push(cleanup);
+    },
   };
 }

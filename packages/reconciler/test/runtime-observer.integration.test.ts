@@ -5,24 +5,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { BatchV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { useControlPlane } from '@orkestra/testenv/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKatalogRuntime } from '@orkestra/reconciler';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { KatalogRuntime, RuntimeObserver } from '@orkestra/reconciler';
 import {
-  crClient,
-  installCrd,
+  completeJob,
+  jobExists,
   katalogFrom,
-  quietLogger,
-  readyOf,
-  uniqueGroup,
+  useRuntimeTest,
   waitFor,
+  waitForReady,
 } from './runtime-helpers.js';
-import type { CrClient } from './runtime-helpers.js';
 
-const env = useControlPlane();
-const group = uniqueGroup('obs');
-const api = { group, version: 'v1', kind: 'App', plural: 'apps' };
+const { env, group, crs, startRuntime } = useRuntimeTest({ prefix: 'obs', kind: 'App', plural: 'apps' });
 
 const katalog = katalogFrom(`
 apiVersion: orkestra.konductor.io/v1alpha1
@@ -60,8 +54,6 @@ spec:
 `);
 
 let runtime: KatalogRuntime;
-let crs: CrClient;
-const cleanups: (() => Promise<void>)[] = [];
 const calls: string[] = [];
 let randomCalls = 0;
 
@@ -90,33 +82,15 @@ function core(): CoreV1Api {
 }
 
 beforeAll(async () => {
-  cleanups.push(await installCrd(env.kubeConfig, api));
-  crs = crClient(env.kubeConfig, api);
-  runtime = createKatalogRuntime({
+  runtime = await startRuntime({
     katalog,
-    kubeConfig: env.kubeConfig,
-    logger: quietLogger(),
     observer,
     randomBytes: (size) => {
       randomCalls++;
       return new Uint8Array(randomBytes(size));
     },
   });
-  await runtime.start();
 });
-
-afterAll(async () => {
-  await runtime?.stop({ timeoutMs: 5000 });
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-async function ready(namespace: string, name: string): Promise<void> {
-  await waitFor(`${name} Ready=True`, async () => {
-    const cr = await crs.get(namespace, name);
-    const condition = readyOf(cr);
-    return condition?.status === 'True' && condition.observedGeneration === cr.metadata.generation;
-  });
-}
 
 async function secret(
   namespace: string,
@@ -131,7 +105,7 @@ describe('the runtime observer and once Secrets', () => {
     const ns = env.namespace;
     calls.length = 0;
     await crs.create(ns, 'alpha', { tier: 'gold' });
-    await ready(ns, 'alpha');
+    await waitForReady(crs, ns, 'alpha');
     await waitFor('a status write was skipped (converged)', () => calls.includes('statusWrite app skipped'));
     expect(calls).toEqual(
       expect.arrayContaining([
@@ -188,7 +162,7 @@ describe('the runtime observer and once Secrets', () => {
       'secret label updated',
       async () => (await secret(ns, 'alpha-creds')).labels['tier'] === 'silver',
     );
-    await ready(ns, 'alpha');
+    await waitForReady(crs, ns, 'alpha');
     const after = await secret(ns, 'alpha-creds');
     expect(after.data).toEqual(before.data);
     expect(randomCalls).toBe(randomBefore); // no reconcile after the create ran a random helper
@@ -198,41 +172,16 @@ describe('the runtime observer and once Secrets', () => {
     const ns = env.namespace;
     const batch = env.kubeConfig.makeApiClient(BatchV1Api);
     await crs.create(ns, 'beta', { tier: 'gold' });
-    await ready(ns, 'beta');
+    await waitForReady(crs, ns, 'beta');
     // Hold the ordered group's ConfigMap with a foreign finalizer, so deletion waits after the job step.
     await core().patchNamespacedConfigMap(
       { namespace: ns, name: 'beta-keep', body: { metadata: { finalizers: ['example.com/hold'] } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
     await crs.remove(ns, 'beta');
-    const jobExists = async (): Promise<boolean> => {
-      try {
-        await batch.readNamespacedJob({ namespace: ns, name: 'beta-cleanup' });
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    await waitFor('cleanup job created', jobExists);
-    const now = new Date().toISOString();
-    await batch.patchNamespacedJobStatus(
-      {
-        namespace: ns,
-        name: 'beta-cleanup',
-        body: {
-          status: {
-            startTime: now,
-            completionTime: now,
-            succeeded: 1,
-            conditions: [
-              { type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: now, lastTransitionTime: now },
-              { type: 'Complete', status: 'True', lastProbeTime: now, lastTransitionTime: now },
-            ],
-          },
-        },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    const cleanupJobExists = (): Promise<boolean> => jobExists(env.kubeConfig, ns, 'beta-cleanup');
+    await waitFor('cleanup job created', cleanupJobExists);
+    await completeJob(env.kubeConfig, ns, 'beta-cleanup');
     await waitFor('completion recorded on the CR', async () => {
       const cr = (await crs.get(ns, 'beta')) as unknown as {
         metadata: { annotations?: Record<string, string> };
@@ -247,18 +196,18 @@ describe('the runtime observer and once Secrets', () => {
     });
     // What the TTL controller does after ttlSecondsAfterFinished.
     await batch.deleteNamespacedJob({ namespace: ns, name: 'beta-cleanup', propagationPolicy: 'Background' });
-    await waitFor('job gone', async () => !(await jobExists()));
+    await waitFor('job gone', async () => !(await cleanupJobExists()));
     // The deletion path keeps re-queuing every 3 s while the group waits: let two reconciles pass.
     const finished = (): number => calls.filter((c) => c.startsWith('reconcileFinished app')).length;
     const mark = finished();
     await waitFor('two more reconciles', () => finished() >= mark + 2, 30_000);
-    expect(await jobExists()).toBe(false);
+    expect(await cleanupJobExists()).toBe(false);
     // Release the group: the CR finishes deleting.
     await core().patchNamespacedConfigMap(
       { namespace: ns, name: 'beta-keep', body: { metadata: { finalizers: null } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
     await waitFor('CR gone', async () => !(await crs.exists(ns, 'beta')), 30_000);
-    expect(await jobExists()).toBe(false);
+    expect(await cleanupJobExists()).toBe(false);
   });
 });

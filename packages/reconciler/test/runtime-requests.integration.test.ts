@@ -1,22 +1,11 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { sumMetric } from '@orkestra/testenv';
-import { useControlPlane } from '@orkestra/testenv/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Priority, createKatalogRuntime } from '@orkestra/reconciler';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Priority } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { diffCounts } from '@orkestra/registry';
 import type { RequestCounts } from '@orkestra/registry';
-import {
-  crClient,
-  installCrd,
-  katalogFrom,
-  quietLogger,
-  readyOf,
-  sleep,
-  uniqueGroup,
-  waitFor,
-} from './runtime-helpers.js';
-import type { CrClient } from './runtime-helpers.js';
+import { katalogFrom, readyOf, sleep, useRuntimeTest, waitFor } from './runtime-helpers.js';
 
 /**
  * Request counting (runtime.md §20): idle costs nothing, a resync of unchanged CRs writes nothing,
@@ -25,9 +14,7 @@ import type { CrClient } from './runtime-helpers.js';
  * and from kube-apiserver's `apiserver_request_total` for this file's CRD group (no other test or
  * controller writes it, so the figure is ours alone).
  */
-const env = useControlPlane();
-const group = uniqueGroup('rq');
-const api = { group, version: 'v1', kind: 'Shop', plural: 'shops' };
+const { env, group, crs, startRuntime } = useRuntimeTest({ prefix: 'rq', kind: 'Shop', plural: 'shops' });
 const COUNT = 50;
 const IDLE_MS = 60_000;
 
@@ -55,8 +42,6 @@ spec:
 `);
 
 let runtime: KatalogRuntime;
-let crs: CrClient;
-let removeCrd: () => Promise<void>;
 const names = Array.from({ length: COUNT }, (_, i) => `shop-${i}`);
 
 /** writes keeps the requests that change something (everything but get/list/watch/discovery). */
@@ -110,10 +95,7 @@ async function quiesce(quietMs = 1500): Promise<void> {
 }
 
 beforeAll(async () => {
-  removeCrd = await installCrd(env.kubeConfig, api);
-  crs = crClient(env.kubeConfig, api);
-  runtime = createKatalogRuntime({ katalog, kubeConfig: env.kubeConfig, logger: quietLogger() });
-  await runtime.start();
+  runtime = await startRuntime({ katalog });
   await Promise.all(
     names.map((name) => crs.create(env.namespace, name, { image: 'nginx:1.27', greeting: name })),
   );
@@ -152,11 +134,6 @@ beforeAll(async () => {
     2000,
   );
 }, 420_000);
-
-afterAll(async () => {
-  await runtime?.stop({ timeoutMs: 5000 });
-  await removeCrd?.();
-});
 
 describe('request counts with 50 converged CRs and resync off', () => {
   it(

@@ -1,24 +1,24 @@
 import { X509Certificate } from 'node:crypto';
 import { AppsV1Api, BatchV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { useControlPlane } from '@orkestra/testenv/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKatalogRuntime } from '@orkestra/reconciler';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import {
+  completeJob,
   createNamespace,
-  crClient,
-  installCrd,
+  jobExists,
   katalogFrom,
-  quietLogger,
+  readConfigMap,
   readyOf,
-  uniqueGroup,
+  useRuntimeTest,
   waitFor,
+  waitForReady,
 } from './runtime-helpers.js';
-import type { CrClient } from './runtime-helpers.js';
 
-const env = useControlPlane();
-const group = uniqueGroup('rt');
-const api = { group, version: 'v1', kind: 'Website', plural: 'websites' };
+const { env, group, crs, startRuntime, onCleanup } = useRuntimeTest({
+  prefix: 'rt',
+  kind: 'Website',
+  plural: 'websites',
+});
 const restricted = `restricted-${Math.random().toString(36).slice(2, 8)}`;
 
 const katalog = katalogFrom(`
@@ -67,20 +67,13 @@ spec:
 `);
 
 let runtime: KatalogRuntime;
-let crs: CrClient;
-const cleanups: (() => Promise<void>)[] = [];
 
 function core(): CoreV1Api {
   return env.kubeConfig.makeApiClient(CoreV1Api);
 }
 
-async function configMap(namespace: string, name: string): Promise<Record<string, string> | undefined> {
-  try {
-    return (await core().readNamespacedConfigMap({ namespace, name })).data ?? {};
-  } catch (error) {
-    if ((error as { code?: number }).code === 404) return undefined;
-    throw error;
-  }
+function configMap(namespace: string, name: string): Promise<Record<string, string> | undefined> {
+  return readConfigMap(env.kubeConfig, namespace, name);
 }
 
 async function secretData(namespace: string, name: string): Promise<Record<string, string> | undefined> {
@@ -93,35 +86,15 @@ async function secretData(namespace: string, name: string): Promise<Record<strin
   }
 }
 
-function start(): KatalogRuntime {
-  return createKatalogRuntime({ katalog, kubeConfig: env.kubeConfig, logger: quietLogger() });
-}
-
 beforeAll(async () => {
-  cleanups.push(await installCrd(env.kubeConfig, api));
-  crs = crClient(env.kubeConfig, api);
-  runtime = start();
-  await runtime.start();
+  runtime = await startRuntime({ katalog });
 });
-
-afterAll(async () => {
-  await runtime?.stop({ timeoutMs: 5000 });
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-async function ready(namespace: string, name: string): Promise<void> {
-  await waitFor(`${name} Ready=True`, async () => {
-    const cr = await crs.get(namespace, name);
-    const condition = readyOf(cr);
-    return condition?.status === 'True' && condition.observedGeneration === cr.metadata.generation;
-  });
-}
 
 describe('createKatalogRuntime against the control plane', () => {
   it('creates children and reports Ready=True with observedGeneration, declared fields and an inventory', async () => {
     const ns = env.namespace;
     await crs.create(ns, 'shop', { image: 'nginx:1.27', greeting: 'hello', regions: ['eu'] });
-    await ready(ns, 'shop');
+    await waitForReady(crs, ns, 'shop');
     expect(await configMap(ns, 'shop-config')).toEqual({ greeting: 'hello' });
     expect(await configMap(ns, 'shop-region-eu')).toEqual({ region: 'eu' });
     const deployment = await env.kubeConfig
@@ -149,7 +122,7 @@ describe('createKatalogRuntime against the control plane', () => {
       'config updated',
       async () => (await configMap(ns, 'shop-config'))?.['greeting'] === 'bonjour',
     );
-    await ready(ns, 'shop');
+    await waitForReady(crs, ns, 'shop');
     expect(readyOf(await crs.get(ns, 'shop'))?.lastTransitionTime).toBe(before?.lastTransitionTime);
   });
 
@@ -183,7 +156,7 @@ describe('createKatalogRuntime against the control plane', () => {
         (await configMap(ns, 'shop-extra')) == null && (await configMap(ns, 'shop-region-eu')) == null,
     );
     expect(await configMap(ns, 'shop-region-us')).toEqual({ region: 'us' });
-    await ready(ns, 'shop');
+    await waitForReady(crs, ns, 'shop');
     const names = (await crs.get(ns, 'shop')).status?.inventory?.map((i) => i.name) ?? [];
     expect(names).not.toContain('shop-extra');
     expect(names).not.toContain('shop-region-eu');
@@ -205,7 +178,7 @@ describe('createKatalogRuntime against the control plane', () => {
   });
 
   it('reports NamespaceRestricted for a CR in a restricted namespace and writes no children', async () => {
-    cleanups.push(await createNamespace(env.kubeConfig, restricted));
+    onCleanup(await createNamespace(env.kubeConfig, restricted));
     await crs.create(restricted, 'blocked', { image: 'nginx', greeting: 'x' });
     await waitFor(
       'NamespaceRestricted',
@@ -222,14 +195,13 @@ describe('createKatalogRuntime against the control plane', () => {
     const first = await secretData(ns, 'shop-creds');
     expect(first?.['password']).toMatch(/^[A-Za-z0-9+/=]+$/);
     await runtime.stop({ timeoutMs: 5000 });
-    runtime = start();
-    await runtime.start();
+    runtime = await startRuntime({ katalog });
     await crs.patchSpec(ns, 'shop', { greeting: 'hallo' });
     await waitFor(
       'config updated after restart',
       async () => (await configMap(ns, 'shop-config'))?.['greeting'] === 'hallo',
     );
-    await ready(ns, 'shop');
+    await waitForReady(crs, ns, 'shop');
     expect(await secretData(ns, 'shop-creds')).toEqual(first);
   });
 
@@ -250,9 +222,9 @@ describe('createKatalogRuntime against the control plane', () => {
 
   it('keeps same-named CRs in two namespaces independent', async () => {
     const other = `${env.namespace}-b`;
-    cleanups.push(await createNamespace(env.kubeConfig, other));
+    onCleanup(await createNamespace(env.kubeConfig, other));
     await crs.create(other, 'shop', { image: 'nginx:1.26', greeting: 'other' });
-    await ready(other, 'shop');
+    await waitForReady(crs, other, 'shop');
     expect(await configMap(other, 'shop-config')).toEqual({ greeting: 'other' });
     expect(await configMap(env.namespace, 'shop-config')).toEqual({ greeting: 'hallo' });
     const a = await crs.get(env.namespace, 'shop');
@@ -271,18 +243,11 @@ describe('createKatalogRuntime against the control plane', () => {
   it('runs the onDelete Job, removes the finalizer, and the children are collected', async () => {
     const ns = env.namespace;
     await crs.create(ns, 'gone', { image: 'nginx', greeting: 'bye', cleanup: 'true' });
-    await ready(ns, 'gone');
+    await waitForReady(crs, ns, 'gone');
     expect(await configMap(ns, 'gone-config')).toBeDefined();
     await crs.remove(ns, 'gone');
+    await waitFor('cleanup job created', () => jobExists(env.kubeConfig, ns, 'gone-cleanup'));
     const batch = env.kubeConfig.makeApiClient(BatchV1Api);
-    await waitFor('cleanup job created', async () => {
-      try {
-        await batch.readNamespacedJob({ namespace: ns, name: 'gone-cleanup' });
-        return true;
-      } catch {
-        return false;
-      }
-    });
     const job = await batch.readNamespacedJob({ namespace: ns, name: 'gone-cleanup' });
     expect(job.metadata?.ownerReferences ?? []).toEqual([]);
     expect(job.spec?.ttlSecondsAfterFinished).toBe(600);
@@ -290,25 +255,7 @@ describe('createKatalogRuntime against the control plane', () => {
     expect(deleting.metadata.finalizers).toContain('orkestra.konductor.io/finalizer');
     expect(readyOf(deleting)?.reason).toBe('Deleting');
     // No kubelet runs Pods here: mark the Job complete as admin, as the Job controller would.
-    const now = new Date().toISOString();
-    await batch.patchNamespacedJobStatus(
-      {
-        namespace: ns,
-        name: 'gone-cleanup',
-        body: {
-          status: {
-            startTime: now,
-            completionTime: now,
-            succeeded: 1,
-            conditions: [
-              { type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: now, lastTransitionTime: now },
-              { type: 'Complete', status: 'True', lastProbeTime: now, lastTransitionTime: now },
-            ],
-          },
-        },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await completeJob(env.kubeConfig, ns, 'gone-cleanup');
     await waitFor('CR gone', async () => !(await crs.exists(ns, 'gone')), 30_000);
     if (env.controllerManager) {
       await waitFor('children collected', async () => (await configMap(ns, 'gone-config')) == null, 60_000);

@@ -173,3 +173,17 @@ describe('readYamlScalar', () => {
     expect(readYamlScalar(text)).toBe(expected);
   });
 });
+
+describe('normalize paths that name Object.prototype members', () => {
+  it('refuses a `__proto__` segment instead of writing through the object prototype', () => {
+    expect(() => compileNormalize({ spec: { '__proto__.polluted': 'x' }, types: {} })).toThrow(
+      'invalid path "__proto__.polluted"',
+    );
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('writes `constructor` and `toString` as ordinary fields and gives them no type from the prototype', () => {
+    const out = normalizeSpec(stored, { spec: { 'constructor.name': '7', toString: '{{ spec.image }}' } });
+    expect(out.spec).toMatchObject({ constructor: { name: 7 }, toString: 'backup:1' });
+  });
+});

@@ -111,7 +111,7 @@ export function compileNormalize(normalize: Normalize, options: NormalizeOptions
       const source = normalize.spec?.[path];
       const katalogPath = joinPath(specPath, path);
       const segments = path.replace(/^\./, '').split('.');
-      if (segments.some((segment) => segment === '')) {
+      if (segments.some((segment) => segment === '' || segment === '__proto__')) {
         throw new TemplateError(`invalid path "${path}"`, { katalogPath });
       }
       const template = compileValue(source, { path: katalogPath, engine: options.engine });
@@ -123,7 +123,7 @@ export function compileNormalize(normalize: Normalize, options: NormalizeOptions
         katalogPath,
         template,
         isTemplateString: typeof source === 'string' && !isWhole,
-        type: types[path] as NormalizeType | undefined,
+        type: Object.hasOwn(types, path) ? (types[path] as NormalizeType) : undefined,
       };
     });
   const referencedPaths = [...new Set(fields.flatMap((field) => field.template.referencedPaths))].sort();
@@ -159,7 +159,7 @@ function write(spec: Record<string, unknown>, field: Field, value: unknown): voi
   const last = field.segments.length - 1;
   for (let i = 0; i < last; i++) {
     const key = field.segments[i] ?? '';
-    const next = target[key];
+    const next = Object.hasOwn(target, key) ? target[key] : undefined;
     if (next == null) {
       if (value === undefined) return;
       const created: Record<string, unknown> = {};

@@ -5,7 +5,8 @@
  * and `ork dev`; never for production. Vitest helpers live in `@orkestra/testenv/vitest`.
  *
  * Main exports: startControlPlane, startS3, startMongo, connectControlPlane, sumMetric,
- * findBinary, TestenvError.
+ * startFreezableProxy (a TCP proxy whose open connections can be made to go silent),
+ * installCrd / crClient / createNamespace (custom resources for tests), findBinary, TestenvError.
  *
  * @example
  * import { CoreV1Api } from '@kubernetes/client-node';
@@ -24,6 +25,14 @@ export type { S3Server, S3ServerOptions } from './s3-server.js';
 export { startMongo } from './mongo-server.js';
 export type { MongoServer, MongoServerOptions } from './mongo-server.js';
 export { sumMetric } from './sum-metric.js';
+export { startFreezableProxy } from './freezable-proxy.js';
+export type { FreezableProxy, FreezableProxyOptions } from './freezable-proxy.js';
+export { proxiedKubeConfig } from './proxied-kube-config.js';
+export { installCrd } from './install-crd.js';
+export type { CustomResourceType, InstallCrdOptions } from './install-crd.js';
+export { crClient } from './cr-client.js';
+export type { CrClient, CustomObject, CustomObjectCondition } from './cr-client.js';
+export { createNamespace } from './create-namespace.js';
 export { assetVariable, defaultCacheRoot, findBinary, ServerBinary } from './find-binary.js';
 export type { FindBinaryOptions, FoundBinary } from './find-binary.js';
 export { readVersions } from './versions.js';

@@ -4,11 +4,13 @@
  * - `BinaryNotFound`: no executable in `TEST_ASSET_*`, `KUBEBUILDER_ASSETS` or the build cache.
  * - `StartFailed`: the process exited or never became ready; the message ends with its log.
  * - `RequestFailed`: a request to a started server failed (metrics, reset, namespace setup).
+ * - `InvalidArgument`: a helper was given input it cannot use (e.g. a kubeconfig without a current context).
  */
 export const TestenvErrorCode = {
   BinaryNotFound: 'BinaryNotFound',
   StartFailed: 'StartFailed',
   RequestFailed: 'RequestFailed',
+  InvalidArgument: 'InvalidArgument',
 } as const;
 export type TestenvErrorCode = (typeof TestenvErrorCode)[keyof typeof TestenvErrorCode];
 

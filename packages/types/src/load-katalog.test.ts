@@ -349,3 +349,73 @@ ${WEBSITE}      operatorBox:
     }
   });
 });
+
+describe('loadKatalog: keys and names that look like Object.prototype members', () => {
+  it('refuses a `__proto__` key in a map of names, where zod would drop it silently', () => {
+    expect(
+      errors(`${WEBSITE}    __proto__:
+      cacheFor: [1]
+`),
+    ).toEqual([
+      {
+        line: 8,
+        column: 5,
+        path: 'spec.crds.__proto__',
+        message: 'a key named `__proto__` is not allowed (JavaScript reads it as the object prototype)',
+      },
+    ]);
+  });
+
+  it('refuses a `__proto__` key in a strict object once, without an `[object Object]` hint', () => {
+    const found = errors(`${WEBSITE}      operatorBox:
+        status:
+          fields:
+            - {path: phase, value: x, __proto__: {a: 1}}
+`);
+    expect(found).toEqual([
+      {
+        line: 11,
+        column: 39,
+        path: 'spec.crds.website.operatorBox.status.fields[0].__proto__',
+        message: 'a key named `__proto__` is not allowed (JavaScript reads it as the object prototype)',
+      },
+    ]);
+  });
+
+  it('gives unknown keys named after Object.prototype members no hint from the prototype', () => {
+    const found = errors(`${WEBSITE}      toString: 1
+      constructor: 2
+`).map((e) => e.message);
+    expect(found).toHaveLength(2);
+    for (const message of found) {
+      expect(message).toMatch(/^unknown key `(toString|constructor)`/);
+      expect(message).not.toMatch(/object Object|native code|function/);
+    }
+  });
+
+  it('refuses a `__proto__` segment in a written path (mutation field, status path, normalize key)', () => {
+    const found = errors(`${WEBSITE}      normalize:
+        spec: {"a.__proto__.b": x}
+      mutation:
+        rules: [{field: spec.__proto__.polluted, default: x}]
+      operatorBox:
+        status:
+          fields: [{path: __proto__.polluted, value: x}]
+`).map((e) => `${e.path}: ${e.message}`);
+    expect(found).toEqual([
+      'spec.crds.website.normalize.spec["a.__proto__.b"]: a path must not contain a `__proto__` segment',
+      'spec.crds.website.mutation.rules[0].field: a path must not contain a `__proto__` segment',
+      'spec.crds.website.operatorBox.status.fields[0].path: a path must not contain a `__proto__` segment',
+    ]);
+  });
+
+  it('keeps spec.crds free of prototype members, so unknown names such as `constructor` are reported', () => {
+    const result = load(`${WEBSITE}      dependsOn: [constructor]
+`);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => e.message)).toEqual(['dependsOn names unknown CRD entry constructor']);
+    const loaded = load(WEBSITE);
+    expect(loaded.ok && loaded.katalog.spec.crds['constructor']).toBeUndefined();
+  });
+});

@@ -41,6 +41,8 @@ export type LoadKatalogResult =
     };
 
 const INLINE = '<inline>';
+const PROTO_KEY_MESSAGE =
+  'a key named `__proto__` is not allowed (JavaScript reads it as the object prototype)';
 const KNOWN_KEYS_MARK = '\u0000known-keys:';
 
 /**
@@ -121,6 +123,8 @@ interface Position {
 
 class Locator {
   readonly positions = new Map<string, Position>();
+  /** Paths of `__proto__` keys: refused everywhere, since a parsed map cannot hold them safely. */
+  readonly protoKeys: PathSegment[][] = [];
   readonly lineCounter: LineCounter;
   readonly file: string;
 
@@ -137,6 +141,7 @@ class Locator {
         const keyNode = pair.key as YamlNode | null;
         const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
         const childPath = [...path, key];
+        if (key === '__proto__') this.protoKeys.push(childPath);
         const keyOffset = keyNode?.range?.[0];
         const valueNode = pair.value as YamlNode | null;
         const valueOffset = valueNode?.range?.[0] ?? keyNode?.range?.[1] ?? 0;
@@ -237,12 +242,17 @@ function loadText(text: string, file: string, options: LoadKatalogOptions): Load
     return fail([at(0, `YAML error: ${error instanceof Error ? error.message : String(error)}`)]);
   }
 
+  // zod reports `__proto__` in a strict object as an unknown key but drops it from a record
+  // silently (a CRD entry named `__proto__` would vanish): refuse it everywhere, once.
+  for (const path of locator.protoKeys) errors.push(locator.issue(path, PROTO_KEY_MESSAGE, 'key'));
   const result = withTemplateCheck(options.checkTemplate, () => Katalog.safeParse(raw, { error: errorMap }));
   if (!result.success) {
-    for (const problem of flatten(result.error.issues, []))
+    for (const problem of flatten(result.error.issues, [])) {
+      if (problem.path.at(-1) === '__proto__') continue;
       errors.push(locator.issue(problem.path, problem.message, problem.at));
-    return fail(errors, warnings);
+    }
   }
+  if (!result.success || errors.length > 0) return fail(errors, warnings);
 
   const katalog = result.data;
   const rawObject = raw as RawKatalog;
@@ -338,6 +348,9 @@ function flatten(issues: readonly z.core.$ZodIssue[], base: readonly PathSegment
           message: issue.message === 'Invalid input' ? 'invalid value' : issue.message,
           at: 'value',
         });
+    } else if (issue.code === 'invalid_key') {
+      // A record key that fails its key schema: say why, at the key.
+      problems.push({ path, message: issue.issues[0]?.message ?? issue.message, at: 'key' });
     } else if (issue.code === 'unrecognized_keys') {
       const known: string[] = issue.message.startsWith(KNOWN_KEYS_MARK)
         ? (JSON.parse(issue.message.slice(KNOWN_KEYS_MARK.length)) as string[])
@@ -364,7 +377,8 @@ function missingKey(path: readonly PathSegment[]): string {
 
 function unknownKeyMessage(key: string, known: readonly string[]): string {
   const visible = known.filter((k) => k !== 'or' && k !== 'pvcs');
-  const hint = HINTS[key];
+  // `key` comes from the document: only HINTS' own entries count (`toString` is no hint).
+  const hint = Object.hasOwn(HINTS, key) ? HINTS[key] : undefined;
   if (hint !== undefined && !known.includes(key)) return `unknown key \`${key}\`; ${hint}`;
   if (RESOURCE_LIST_KEYS.includes(key as never) && known.includes('ordered')) {
     return `unknown key \`${key}\`; only \`jobs\` run at deletion time: list children to delete under \`groups\``;

@@ -6,6 +6,8 @@
  */
 import { createKatalogRuntime } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
+import { proxiedKubeConfig, startFreezableProxy } from '@orkestra/testenv';
+import type { FreezableProxy } from '@orkestra/testenv';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { captureLogger } from '../src/capture-logger.js';
@@ -13,9 +15,6 @@ import { chaosKatalogText, loadKatalogText, shopApi } from '../src/chaos-katalog
 import { crClient, installCrd, uniqueSuffix } from '../src/custom-resources.js';
 import { reportFigure } from '../src/figures.js';
 import { readFleet, regeneratedSecrets } from '../src/fleet.js';
-import { startFreezableProxy } from '../src/freezable-proxy.js';
-import type { FreezableProxy } from '../src/freezable-proxy.js';
-import { proxiedKubeConfig } from '../src/proxied-kube-config.js';
 import { waitFor } from '../src/wait-for.js';
 
 const SCENARIO = 'silent-watch';
@@ -30,7 +29,7 @@ const cleanups: (() => Promise<void>)[] = [];
 
 afterAll(async () => {
   await runtime?.stop({ timeoutMs: 5000 });
-  await proxy?.close();
+  await proxy?.stop();
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 

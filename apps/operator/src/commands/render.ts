@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { createTemplateEngine } from '@orkestra/template';
+import { readCustomResources } from '../cr-input.js';
+import type { CustomResource } from '../cr-input.js';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { toMultiDocumentYaml } from '../manifest-yaml.js';
 import { RenderInputError, fakeUid, findEntry, renderCr } from '../render-cr.js';
@@ -87,38 +89,18 @@ export const renderCommand: Command = {
 
     let code: number = ExitCode.Ok;
     for (const crFile of crFiles) {
-      let documents: unknown[];
+      let crs: CustomResource[];
       try {
-        const text = readFileSync(resolve(io.cwd, crFile), 'utf8');
-        documents = parseAllDocuments(text).flatMap((doc) => {
-          if (!('errors' in doc) || doc.errors.length > 0) {
-            const first = 'errors' in doc ? doc.errors[0] : undefined;
-            throw new RenderInputError(`${crFile}: ${first?.message ?? 'invalid YAML'}`);
-          }
-          const value: unknown = doc.toJS();
-          return value == null ? [] : [value];
-        });
+        crs = readCustomResources(readFileSync(resolve(io.cwd, crFile), 'utf8'), crFile);
       } catch (error) {
         io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
         code = ExitCode.Failed;
         continue;
       }
-      for (const cr of documents) {
-        if (!isMap(cr)) {
-          io.stderr.write(`error: ${crFile}: a CR must be a map\n`);
-          code = ExitCode.Failed;
-          continue;
-        }
-        const meta = isMap(cr['metadata']) ? cr['metadata'] : {};
-        const found = findEntry(loaded.katalog, cr['apiVersion'], cr['kind']);
-        const seed =
-          typeof meta['uid'] === 'string'
-            ? meta['uid']
-            : fakeUid(
-                found?.[0] ?? '',
-                typeof meta['namespace'] === 'string' ? meta['namespace'] : 'default',
-                String(meta['name']),
-              );
+      for (const cr of crs) {
+        const meta = cr.metadata;
+        const found = findEntry(loaded.katalog, cr.apiVersion, cr.kind);
+        const seed = meta.uid ?? fakeUid(found?.[0] ?? '', meta.namespace ?? 'default', meta.name);
         const engine = createTemplateEngine({
           random: createSeededRandom(seed),
           clock: { now: () => now.getTime() },

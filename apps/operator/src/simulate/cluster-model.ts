@@ -84,7 +84,17 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     target != null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Json) } : {};
   for (const [key, value] of Object.entries(patch as Json)) {
     if (value === null) delete base[key];
-    else base[key] = mergePatch(base[key], value);
+    else {
+      // Keys come from scenario YAML: read own properties only, and define rather than assign, so
+      // a `__proto__` key is an ordinary field and never reaches the object prototype.
+      const current = Object.hasOwn(base, key) ? base[key] : undefined;
+      Object.defineProperty(base, key, {
+        value: mergePatch(current, value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
   }
   return base;
 }

@@ -97,3 +97,25 @@ steps:
     );
   });
 });
+
+describe('parseScenario: the CR of an apply step', () => {
+  it('checks inline and file CRs with the same shape check as ork render', () => {
+    expect(errorOf('steps:\n  - apply: {cr: {apiVersion: {a: 1}, kind: App, metadata: {name: a}}}\n')).toBe(
+      'scenario.yaml:2:13: the inline CR: apiVersion must be a string, got a map',
+    );
+    expect(
+      errorOf(
+        'steps:\n  - apply: {cr: {apiVersion: t.example.com/v1, kind: App, metadata: {name: {toString: x}}}}\n',
+      ),
+    ).toBe('scenario.yaml:2:13: the inline CR: metadata.name must be a string, got a map');
+    expect(errorOf('steps:\n  - apply: {cr: crs/two.yaml}\n')).toBe(
+      'scenario.yaml:2:13: crs/two.yaml must hold exactly one YAML document (one CR)',
+    );
+  });
+
+  it('refuses an update that removes the metadata', () => {
+    expect(errorOf('steps:\n  - update: {metadata: null}\n')).toBe(
+      'scenario.yaml:2:14: steps[0].update.metadata must be a map',
+    );
+  });
+});

@@ -5,9 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { LineCounter, isMap as isYamlMap, isNode, isScalar, parseAllDocuments, parseDocument } from 'yaml';
+import { LineCounter, isMap as isYamlMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 import { parseDuration } from '@orkestra/types';
+import { checkCustomResource, readCustomResources } from '../cr-input.js';
+import type { CustomResource } from '../cr-input.js';
 
 type Json = Record<string, unknown>;
 
@@ -81,7 +83,7 @@ export interface ScenarioStep {
   /** 1-based step number. */
   readonly number: number;
   readonly position: SourcePosition;
-  readonly apply?: { readonly cr: Json; readonly source: string };
+  readonly apply?: { readonly cr: CustomResource; readonly source: string };
   readonly update?: Json;
   readonly observe?: readonly ObservedChange[];
   readonly delete?: boolean;
@@ -195,6 +197,8 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
           fail([...path, 'update', key], `${where([...path, 'update', key])}: the CR's ${key} cannot change`);
       }
       const meta = patch['metadata'];
+      if ('metadata' in patch && !isMap(meta))
+        fail([...path, 'update', 'metadata'], `${where([...path, 'update', 'metadata'])} must be a map`);
       if (isMap(meta) && ('name' in meta || 'namespace' in meta))
         fail(
           [...path, 'update', 'metadata'],
@@ -242,11 +246,17 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
   });
   return { file, ...(now == null ? {} : { now }), steps: parsed };
 
-  function parseApply(value: unknown, path: Path): { cr: Json; source: string } {
+  function parseApply(value: unknown, path: Path): { cr: CustomResource; source: string } {
     if (!isMap(value) || Object.keys(value).some((k) => k !== 'cr') || value['cr'] == null)
       return fail(path, `${where(path)} must be {cr: <file>} or {cr: {<inline CR>}}`);
     const cr = value['cr'];
-    if (isMap(cr)) return { cr, source: 'inline CR' };
+    if (isMap(cr)) {
+      try {
+        return { cr: checkCustomResource(cr, 'the inline CR'), source: 'inline CR' };
+      } catch (error) {
+        return fail([...path, 'cr'], error instanceof Error ? error.message : String(error));
+      }
+    }
     if (typeof cr !== 'string')
       return fail([...path, 'cr'], `${where([...path, 'cr'])} must be a file path or a map`);
     const full = resolve(options.baseDir, cr);
@@ -259,16 +269,15 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
         `cannot read ${cr}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    const docs = parseAllDocuments(crText);
-    if (!Array.isArray(docs) || docs.length !== 1)
-      return fail([...path, 'cr'], `${cr} must hold exactly one YAML document (one CR)`);
-    const [crDoc] = docs;
-    const crError = crDoc?.errors[0];
-    if (crError != null)
-      return fail([...path, 'cr'], `${cr}: ${crError.message.split('\n')[0] ?? 'invalid YAML'}`);
-    const object: unknown = crDoc?.toJS();
-    if (!isMap(object)) return fail([...path, 'cr'], `${cr} must hold a CR (a map)`);
-    return { cr: object, source: cr };
+    let crs: CustomResource[];
+    try {
+      crs = readCustomResources(crText, cr, { single: true });
+    } catch (error) {
+      return fail([...path, 'cr'], error instanceof Error ? error.message : String(error));
+    }
+    const [only] = crs;
+    if (only == null) return fail([...path, 'cr'], `${cr} must hold exactly one YAML document (one CR)`);
+    return { cr: only, source: cr };
   }
 
   function parseContext(value: unknown, path: Path): ContextPatch {

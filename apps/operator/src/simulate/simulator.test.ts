@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Katalog } from '@orkestra/types';
 import { katalogFrom } from '../../test/katalog-text.js';
+import { mergePatch } from './cluster-model.js';
 import { checkExpectations } from './expectations.js';
 import { parseScenario } from './scenario.js';
 import { Simulator } from './simulator.js';
@@ -243,5 +244,16 @@ describe('checkExpectations', () => {
       ['status.phase', 'Running', 'Pending'],
       ['reason', 'ValidationFailed', 'ReconcileSucceeded'],
     ]);
+  });
+});
+
+describe('mergePatch', () => {
+  it('treats a `__proto__` key of a patch as an ordinary field, never as the object prototype', () => {
+    const patch = JSON.parse('{"spec": {"__proto__": {"polluted": true}, "a": 1}}') as unknown;
+    const merged = mergePatch({ spec: { b: 2 } }, patch) as { spec: Record<string, unknown> };
+    expect(Object.hasOwn(merged.spec, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(merged.spec)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(JSON.stringify(merged)).toBe('{"spec":{"b":2,"__proto__":{"polluted":true},"a":1}}');
   });
 });

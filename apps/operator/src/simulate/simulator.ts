@@ -12,6 +12,8 @@ import { compareToCache, kindFor, kinds } from '@orkestra/registry';
 import type { KubeObject, Owner } from '@orkestra/registry';
 import { buildChildrenContext, compileKatalog } from '@orkestra/reconciler';
 import type { ChildState, CompiledCrd } from '@orkestra/reconciler';
+import { checkCustomResource } from '../cr-input.js';
+import type { CustomResource } from '../cr-input.js';
 import { fakeUid, findEntry, renderCr } from '../render-cr.js';
 import type { RenderContext, RenderedCr } from '../render-cr.js';
 import { createSeededRandom } from '../seeded-random.js';
@@ -85,7 +87,7 @@ export interface SimulatorOptions {
 }
 
 interface CrState {
-  cr: Json;
+  cr: CustomResource;
   entryName: string;
   uid: string;
   namespace: string | undefined;
@@ -145,7 +147,7 @@ export class Simulator {
       action = 'update';
       const state = this.#requireCr(step, 'update');
       const before = JSON.stringify(state.cr['spec'] ?? {});
-      state.cr = mergePatch(state.cr, step.update) as Json;
+      state.cr = this.#checked(step, mergePatch(state.cr, step.update), 'the CR after this update');
       if (JSON.stringify(state.cr['spec'] ?? {}) !== before) this.#bumpGeneration(state);
     } else if (step.observe != null) {
       action = `observe ${step.observe.map((o) => o.ref).join(', ')}`;
@@ -162,31 +164,34 @@ export class Simulator {
 
   // ---- events ---------------------------------------------------------------------------------
 
-  #apply(step: ScenarioStep, input: Json, notes: string[]): void {
-    const found = findEntry(this.#katalog, input['apiVersion'], input['kind']);
+  /** #checked is checkCustomResource for a CR the scenario changed, failing at the step. */
+  #checked(step: ScenarioStep, value: unknown, source: string): CustomResource {
+    try {
+      return checkCustomResource(value, source);
+    } catch (error) {
+      throw new ScenarioError(step.position, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  #apply(step: ScenarioStep, input: CustomResource, notes: string[]): void {
+    const found = findEntry(this.#katalog, input.apiVersion, input.kind);
     if (found == null) {
       throw new ScenarioError(
         step.position,
-        `no CRD entry of Katalog ${this.#katalog.metadata.name} serves ${String(input['apiVersion'])} ${String(input['kind'])}`,
+        `no CRD entry of Katalog ${this.#katalog.metadata.name} serves ${input.apiVersion} ${input.kind}`,
       );
     }
     const [entryName, entry] = found;
-    const metadata = isMap(input['metadata']) ? input['metadata'] : {};
-    const name = metadata['name'];
-    if (typeof name !== 'string' || name === '')
-      throw new ScenarioError(step.position, 'the CR has no metadata.name');
-    const namespace = entry.namespaced
-      ? typeof metadata['namespace'] === 'string'
-        ? metadata['namespace']
-        : 'default'
-      : undefined;
+    const metadata = input.metadata;
+    const name = metadata.name;
+    const namespace = entry.namespaced ? (metadata.namespace ?? 'default') : undefined;
     const state = this.#state;
     if (state != null) {
       const meta = state.cr['metadata'] as Json;
       if (state.entryName !== entryName || meta['name'] !== name || meta['namespace'] !== namespace) {
         throw new ScenarioError(
           step.position,
-          `a scenario drives one CR; ${String(input['kind'])} ${namespace == null ? '' : `${namespace}/`}${name} is not the CR of the earlier steps`,
+          `a scenario drives one CR; ${input.kind} ${namespace == null ? '' : `${namespace}/`}${name} is not the CR of the earlier steps`,
         );
       }
       const before = JSON.stringify(state.cr['spec'] ?? {});
@@ -205,7 +210,7 @@ export class Simulator {
       else notes.push('the spec did not change (generation unchanged)');
       return;
     }
-    const uid = typeof metadata['uid'] === 'string' ? metadata['uid'] : fakeUid(entryName, namespace, name);
+    const uid = metadata.uid ?? fakeUid(entryName, namespace, name);
     this.#state = {
       entryName,
       uid,
@@ -415,7 +420,7 @@ export class Simulator {
   }
 
   #bumpGeneration(state: CrState): void {
-    const metadata = state.cr['metadata'] as Json;
+    const metadata = state.cr.metadata;
     state.cr = {
       ...state.cr,
       metadata: { ...metadata, generation: Number(metadata['generation'] ?? 1) + 1 },

@@ -40,26 +40,73 @@ export const defaultResolve: ResolveHost = (hostname) =>
 
 /**
  * blockedAddressReason tells why an IP address is refused (`"link-local"`, `"cloud metadata"`), or
- * undefined when it is allowed. IPv4-mapped IPv6 addresses are checked as IPv4.
+ * undefined when it is allowed. An IPv6 address that embeds an IPv4 address (IPv4-mapped
+ * `::ffff:0:0/96`, IPv4-compatible `::/96`, SIIT-translated `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96`),
+ * in hex or dotted spelling, is checked as that IPv4 address.
  */
 export function blockedAddressReason(address: string): string | undefined {
   let normalized = address.toLowerCase();
   if (normalized.startsWith('[') && normalized.endsWith(']')) normalized = normalized.slice(1, -1);
   const zone = normalized.indexOf('%');
   if (zone >= 0) normalized = normalized.slice(0, zone);
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(normalized);
-  if (mapped?.[1] != null) normalized = mapped[1];
   const family = isIP(normalized);
-  if (family === 0) return undefined;
-  if (family === 4) {
-    if (METADATA_ADDRESSES.has(normalized)) return 'cloud metadata';
-    return normalized.startsWith('169.254.') ? 'link-local' : undefined;
-  }
-  const groups = expandIpv6(normalized);
+  if (family === 4) return blockedIpv4Reason(normalized);
+  if (family !== 6) return undefined;
+  const groups = ipv6Groups(normalized);
   if (groups == null) return undefined;
-  if (groups.join(':') === expandIpv6('fd00:ec2::254')?.join(':')) return 'cloud metadata';
+  const embedded = embeddedIpv4(groups);
+  if (embedded != null) return blockedIpv4Reason(embedded);
+  if (groups.every((g, i) => g === METADATA_IPV6[i])) return 'cloud metadata';
   // fe80::/10: the first 10 bits are 1111 1110 10.
   return ((groups[0] ?? 0) & 0xffc0) === 0xfe80 ? 'link-local' : undefined;
+}
+
+/** The AWS IPv6 metadata endpoint `fd00:ec2::254` as eight 16-bit groups. */
+const METADATA_IPV6: readonly number[] = [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254];
+
+function blockedIpv4Reason(address: string): string | undefined {
+  if (METADATA_ADDRESSES.has(address)) return 'cloud metadata';
+  return address.startsWith('169.254.') ? 'link-local' : undefined;
+}
+
+/**
+ * embeddedIpv4 returns the dotted IPv4 address an IPv6 address carries in its last 32 bits when its
+ * first 96 bits are one of the prefixes that reach that IPv4 host: `::ffff:0:0/96` (mapped),
+ * `::/96` (compatible, deprecated but still routed by some stacks), `::ffff:0:0:0/96` (SIIT
+ * translated) and `64:ff9b::/96` (the NAT64 well-known prefix).
+ */
+function embeddedIpv4(groups: readonly number[]): string | undefined {
+  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
+  const zeroTo = (end: number): boolean => groups.slice(0, end).every((g) => g === 0);
+  const mapped = zeroTo(5) && g5 === 0xffff;
+  const compatible = zeroTo(6);
+  const translated = zeroTo(4) && g4 === 0xffff && g5 === 0;
+  const nat64 = g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0;
+  if (!mapped && !compatible && !translated && !nat64) return undefined;
+  return [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff].join('.');
+}
+
+/**
+ * ipv6Groups expands an IPv6 address that `isIP` accepted (no brackets, no zone) into its eight
+ * 16-bit groups; a trailing dotted IPv4 part counts as the last two groups.
+ */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address;
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4 != null) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const head = halves[0] === '' || halves[0] == null ? [] : halves[0].split(':');
+  const tail = halves.length === 2 && halves[1] !== '' && halves[1] != null ? halves[1].split(':') : [];
+  const missing = 8 - head.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return undefined;
+  const groups = [...head, ...Array<string>(missing).fill('0'), ...tail].map((g) =>
+    /^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : Number.NaN,
+  );
+  return groups.some((g) => Number.isNaN(g)) ? undefined : groups;
 }
 
 /**
@@ -156,22 +203,4 @@ export class AddressGuard {
       `refused ${address}${via}: ${reason} address (allow link-local addresses to call it)`,
     );
   }
-}
-
-function expandIpv6(address: string): number[] | undefined {
-  let text = address;
-  // A trailing dotted IPv4 part becomes two groups.
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4 != null) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const head = halves[0] === '' || halves[0] == null ? [] : halves[0].split(':');
-  const tail = halves.length === 2 && halves[1] !== '' && halves[1] != null ? halves[1].split(':') : [];
-  const missing = 8 - head.length - tail.length;
-  if (missing < 0 || (halves.length === 1 && missing !== 0)) return undefined;
-  const groups = [...head, ...Array<string>(missing).fill('0'), ...tail].map((g) => parseInt(g, 16));
-  return groups.some((g) => Number.isNaN(g)) ? undefined : groups;
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
-import { AddressGuard, blockedAddressReason } from './address-guard.js';
+import { AddressGuard, BlockedAddressError, blockedAddressReason } from './address-guard.js';
 import { ExternalCaller, notCalledExternalResult } from './external.js';
 import type { ExternalCallDeclaration, ExternalCallResult } from './external.js';
 
@@ -359,6 +359,10 @@ describe('ExternalCaller address guard', () => {
 });
 
 describe('blockedAddressReason', () => {
+  const noDns = async (): Promise<never> => {
+    throw new Error('no DNS in this test');
+  };
+
   it.each([
     ['169.254.169.254', 'cloud metadata'],
     ['100.100.100.200', 'cloud metadata'],
@@ -369,8 +373,43 @@ describe('blockedAddressReason', () => {
     ['fe80::1', 'link-local'],
     ['febf:ffff::1', 'link-local'],
     ['fe80::1%eth0', 'link-local'],
+    // IPv6 spellings that embed an IPv4 address: mapped, compatible, translated, NAT64; hex or dotted.
+    ['::ffff:a9fe:a9fe', 'cloud metadata'],
+    ['[::ffff:a9fe:a9fe]', 'cloud metadata'],
+    ['::FFFF:A9FE:A9FE', 'cloud metadata'],
+    ['0:0:0:0:0:ffff:a9fe:a9fe', 'cloud metadata'],
+    ['0000:0000:0000:0000:0000:ffff:a9fe:a9fe', 'cloud metadata'],
+    ['::a9fe:a9fe', 'cloud metadata'],
+    ['::169.254.169.254', 'cloud metadata'],
+    ['::ffff:0:a9fe:a9fe', 'cloud metadata'],
+    ['::ffff:0:169.254.169.254', 'cloud metadata'],
+    ['64:ff9b::a9fe:a9fe', 'cloud metadata'],
+    ['64:ff9b::169.254.169.254', 'cloud metadata'],
+    ['::ffff:6464:64c8', 'cloud metadata'],
+    ['::ffff:a9fe:a01', 'link-local'],
+    ['64:ff9b::a9fe:1', 'link-local'],
   ])('refuses %s (%s)', (address, reason) => {
     expect(blockedAddressReason(address)).toBe(reason);
+  });
+
+  it.each([
+    'http://[::ffff:169.254.169.254]/',
+    'http://[::ffff:a9fe:a9fe]/',
+    'http://[0:0:0:0:0:ffff:a9fe:a9fe]/',
+    'http://[::169.254.169.254]/',
+    'http://[::ffff:0:169.254.169.254]/',
+    'http://[64:ff9b::169.254.169.254]/',
+  ])('refuses the URL %s after the URL parser rewrote its host into hex', async (url) => {
+    const guard = new AddressGuard({ resolve: noDns });
+    expect(() => guard.precheck(new URL(url))).toThrow(BlockedAddressError);
+    await expect(guard.check(new URL(url))).rejects.toThrow(/cloud metadata/);
+  });
+
+  it('refuses a hostname that resolves to an IPv4-mapped metadata address', async () => {
+    const guard = new AddressGuard({ resolve: async () => [{ address: '::ffff:a9fe:a9fe', family: 6 }] });
+    await expect(guard.check(new URL('http://mapped.test/'))).rejects.toThrow(
+      'refused ::ffff:a9fe:a9fe (resolved from mapped.test): cloud metadata address',
+    );
   });
 
   it.each([
@@ -383,6 +422,12 @@ describe('blockedAddressReason', () => {
     'fec0::1',
     'fd00::1',
     '100.100.100.201',
+    '::ffff:7f00:1',
+    '::ffff:127.0.0.1',
+    '::',
+    '64:ff9b::a00:1',
+    '::1:ffff:a9fe:a9fe',
+    '1::ffff:a9fe:a9fe',
     'not-an-ip',
   ])('allows %s', (address) => {
     expect(blockedAddressReason(address)).toBeUndefined();

@@ -1,7 +1,8 @@
 /**
- * What the runtime reports while it runs (runtime.md §18.2): one method per event, named and typed
- * like the operator's `MetricsSink`, so the operator hands its sink over unchanged. Gauges that are
- * cheaper to read than to track come from `KatalogRuntime.snapshot()` at scrape time instead.
+ * What the runtime reports while it runs (runtime.md §18.2): one method per event and the label
+ * values they carry. The runtime is the emitter, so this is the one definition: the operator's
+ * `MetricsSink` extends `RuntimeObserver` and hands itself over unchanged. Gauges that are cheaper
+ * to read than to track come from `KatalogRuntime.snapshot()` at scrape time instead.
  */
 import type { RelistReason } from '../informer.js';
 
@@ -38,8 +39,8 @@ export type SecretGenerationReason = (typeof SecretGenerationReason)[keyof typeo
 /**
  * RuntimeObserver receives the runtime's counters and histograms as events. `controller` is always
  * the CRD entry name and no argument carries a CR name, URL, repository or image, so label
- * cardinality stays bounded. Every method is structurally the same as the operator's `MetricsSink`
- * method of the same name, so a MetricsSink is a RuntimeObserver. Implementations must not throw.
+ * cardinality stays bounded. The operator's `MetricsSink` extends this interface with the events
+ * only the operator process reports. Implementations must not throw.
  */
 export interface RuntimeObserver {
   /** A reconcile ended; `terminal` marks a terminal error (result `error`). */

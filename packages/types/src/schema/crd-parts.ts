@@ -10,16 +10,19 @@ import {
   gateShape,
 } from './condition.js';
 import type { GateInput } from './condition.js';
-import { DotPath, Identifier, Literal, TemplateValue, Tpl } from './primitives.js';
+import { DotPath, Identifier, Literal, TemplateValue, Tpl, isSafeDotPath } from './primitives.js';
 
 // ---- normalize, mutation, validation (katalog.md §10-12) -------------------------------------------
 
 const ValueType = z.enum(['string', 'int', 'float', 'bool']);
 
 /** Normalize rewrites spec values of an in-memory copy of the CR before anything else (katalog.md §10). */
+const NormalizePath = z.string().refine(isSafeDotPath, {
+  error: 'a path must not contain a `__proto__` segment',
+});
 const NormalizeSchema = z.strictObject({
-  spec: z.record(z.string(), TemplateValue).default({}),
-  types: z.record(z.string(), ValueType).default({}),
+  spec: z.record(NormalizePath, TemplateValue).default({}),
+  types: z.record(NormalizePath, ValueType).default({}),
 });
 /** Normalize is a normalize block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small

@@ -372,8 +372,13 @@ export const CrdMap = z
     } else if (Object.keys(crds).length === 0)
       ctx.addIssue({ code: 'custom', message: 'spec.crds needs at least one entry', input: crds });
   })
+  // A prototype-free map: a lookup by a user-written name (`crds[cross.crd]`, `crds['constructor']`)
+  // finds only declared entries, never an Object.prototype member.
   .transform((crds): Record<string, CrdEntry> =>
-    Array.isArray(crds) ? Object.fromEntries(crds.map((item) => [item.name, item.entry])) : crds,
+    Object.assign(
+      Object.create(null) as Record<string, CrdEntry>,
+      Array.isArray(crds) ? Object.fromEntries(crds.map((item) => [item.name, item.entry])) : crds,
+    ),
   );
 
 /** KatalogMetadata names the operator (katalog.md §2.1). */

@@ -139,10 +139,19 @@ export const TemplateValue = z.unknown().superRefine((value, ctx) => {
 /** JsonMap is a map of anything (configs, schemas). */
 export const JsonMap = z.record(z.string(), z.unknown());
 
-/** DotPath is a literal dot path such as `spec.replicas`. */
+/**
+ * isSafeDotPath tells whether a dot path has no `__proto__` segment: writing through one would reach
+ * the JavaScript object prototype instead of a field.
+ */
+export function isSafeDotPath(path: string): boolean {
+  return !path.split('.').includes('__proto__');
+}
+
+/** DotPath is a literal dot path such as `spec.replicas`; a `__proto__` segment is refused. */
 export const DotPath = z
   .string()
-  .regex(/^\.?[^.\s{}]+(\.[^.\s{}]+)*$/, { error: 'expected a dot path such as spec.replicas' });
+  .regex(/^\.?[^.\s{}]+(\.[^.\s{}]+)*$/, { error: 'expected a dot path such as spec.replicas' })
+  .refine(isSafeDotPath, { error: 'a path must not contain a `__proto__` segment' });
 
 /** CronSchedule is a five-field cron expression or a macro such as `@hourly`, or a template. */
 export const CronSchedule = Tpl.superRefine((value, ctx) => {

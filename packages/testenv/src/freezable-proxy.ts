@@ -1,13 +1,15 @@
-/**
- * A TCP proxy for fault injection: it forwards bytes between clients and an upstream server, and
- * `freeze()` silently stops forwarding on every connection open at that moment (the sockets stay
- * open, as behind a dead NAT entry or a stuck load balancer), while new connections keep working.
- * The idea is the reconciler's integration-test proxy; it lives here so no package imports
- * another package's test files.
- */
 import * as net from 'node:net';
+import { TestenvError, TestenvErrorCode } from './testenv-error.js';
 
-/** FreezableProxy forwards TCP to an upstream and can black-hole its current connections. */
+/** FreezableProxyOptions says where a {@link FreezableProxy} forwards to. */
+export interface FreezableProxyOptions {
+  /** Upstream host, e.g. the API server's `127.0.0.1` (keep it so TLS names still match). */
+  readonly host: string;
+  /** Upstream TCP port. */
+  readonly port: number;
+}
+
+/** FreezableProxy forwards TCP to an upstream and can black-hole the connections open now. */
 export interface FreezableProxy {
   /** Local port the proxy listens on (127.0.0.1). */
   readonly port: number;
@@ -15,16 +17,10 @@ export interface FreezableProxy {
   readonly openConnections: number;
   /** Connections accepted so far. */
   readonly acceptedConnections: number;
-  /** freeze stops forwarding on every connection open now and returns how many were frozen. */
+  /** freeze stops forwarding, both ways, on every connection open now and returns how many were frozen; bytes sent on them afterwards are dropped. */
   freeze(): number;
-  /** close destroys every connection and stops listening. */
-  close(): Promise<void>;
-}
-
-/** FreezableProxyOptions says where a {@link FreezableProxy} forwards to. */
-export interface FreezableProxyOptions {
-  readonly host: string;
-  readonly port: number;
+  /** stop destroys every connection and stops listening. Idempotent. */
+  stop(): Promise<void>;
 }
 
 interface Connection {
@@ -35,12 +31,15 @@ interface Connection {
 
 /**
  * startFreezableProxy listens on an ephemeral loopback port and forwards each connection to
- * `host:port`.
+ * `host:port`. `freeze()` makes the connections open at that moment go silent while their sockets
+ * stay open (as behind a dead NAT entry or a stuck load balancer); connections opened later work
+ * normally. Use it to test watch-idle timeouts and silent-watch recovery.
  *
  * @example
  * const proxy = await startFreezableProxy({ host: '127.0.0.1', port: 6443 });
- * proxy.freeze(); // open watches go silent; new requests still pass
- * await proxy.close();
+ * // point a KubeConfig at https://127.0.0.1:${proxy.port}, open a watch, then:
+ * proxy.freeze(); // the open watch goes silent; new requests still pass
+ * await proxy.stop();
  */
 export async function startFreezableProxy(options: FreezableProxyOptions): Promise<FreezableProxy> {
   const connections = new Set<Connection>();
@@ -71,7 +70,11 @@ export async function startFreezableProxy(options: FreezableProxyOptions): Promi
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const address = server.address();
-  if (address == null || typeof address === 'string') throw new Error('the proxy has no TCP address');
+  if (address == null || typeof address === 'string') {
+    server.close();
+    throw new TestenvError('the freezable proxy has no TCP address', { code: TestenvErrorCode.StartFailed });
+  }
+  let stopped: Promise<void> | undefined;
   return {
     port: address.port,
     get openConnections() {
@@ -84,13 +87,15 @@ export async function startFreezableProxy(options: FreezableProxyOptions): Promi
       for (const connection of connections) connection.frozen = true;
       return connections.size;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
         for (const connection of connections) {
           connection.client.destroy();
           connection.upstream.destroy();
         }
         server.close(() => resolve());
-      }),
+      });
+      return stopped;
+    },
   };
 }

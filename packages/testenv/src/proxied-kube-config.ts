@@ -1,9 +1,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
+import { TestenvError, TestenvErrorCode } from './testenv-error.js';
 
 /**
  * proxiedKubeConfig copies `kubeConfig` (its current cluster and user) with the server port
  * replaced by `port` on the same host, so requests go through a local proxy while TLS still
- * verifies the API server's own certificate.
+ * verifies the API server's own certificate (the host, and so the certificate's name, is kept).
  *
  * @example
  * const proxy = await startFreezableProxy({ host: '127.0.0.1', port: 6443 });
@@ -12,7 +13,11 @@ import { KubeConfig } from '@kubernetes/client-node';
 export function proxiedKubeConfig(kubeConfig: KubeConfig, port: number): KubeConfig {
   const cluster = kubeConfig.getCurrentCluster();
   const user = kubeConfig.getCurrentUser();
-  if (cluster == null || user == null) throw new Error('the kubeconfig has no current cluster or user');
+  if (cluster == null || user == null) {
+    throw new TestenvError('the kubeconfig has no current cluster or user', {
+      code: TestenvErrorCode.InvalidArgument,
+    });
+  }
   const target = new URL(cluster.server);
   const kc = new KubeConfig();
   kc.loadFromOptions({
