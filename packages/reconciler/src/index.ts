@@ -327,3 +327,7 @@ export { observeKubeClient } from './runtime/observed-client.js';
 export type { RequestObserver } from './runtime/observed-client.js';
 export { retryAfterMsOf } from './reconcile-error.js';
 // ---- end of runtime observation
+
+// ---- Drift-fight limiter (runtime option `driftLimit`)
+export { DRIFT_LIMIT_DEFAULTS, DriftLimiter } from './runtime/drift-limiter.js';
+export type { DriftDecision, DriftLimiterOptions, DriftLimitTuning } from './runtime/drift-limiter.js';

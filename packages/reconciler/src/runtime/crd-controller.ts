@@ -22,6 +22,7 @@ import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import { CrdPipeline } from './reconcile-pipeline.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
+import type { DriftLimitTuning } from './drift-limiter.js';
 import type { StatusPatcher } from './status-patcher.js';
 import { errorForLog, isPanic, panicCause } from './log-error.js';
 import { noopObserver, resourceLabel } from './runtime-observer.js';
@@ -62,6 +63,8 @@ export interface CrdControllerOptions {
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
   /** Receives the entry's reconcile, queue, informer and pipeline events (runtime.md §18.2). Default: none. */
   readonly observer?: RuntimeObserver | undefined;
+  /** Thresholds of the drift-correction limiter; defaults in `DRIFT_LIMIT_DEFAULTS`. */
+  readonly driftLimit?: DriftLimitTuning | undefined;
 }
 
 /**
@@ -157,6 +160,7 @@ export class CrdController {
       ...(options.maxConcurrentWrites == null ? {} : { maxConcurrentWrites: options.maxConcurrentWrites }),
       ...(options.hooks == null ? {} : { hooks: options.hooks }),
       customScope: options.customScope,
+      driftLimit: options.driftLimit,
     });
     this.dispatcher = new Dispatcher({
       queue: this.queue,

@@ -44,6 +44,7 @@ import { errorForLog, serializeError } from './log-error.js';
 import { observeKubeClient } from './observed-client.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
+import type { DriftLimitTuning } from './drift-limiter.js';
 
 /** KatalogRuntimeOptions tunes the runtime; every field has a default (runtime.md §22). */
 export interface KatalogRuntimeTuning {
@@ -71,6 +72,12 @@ export interface KatalogRuntimeTuning {
   readonly allowLinkLocal?: boolean;
   /** The environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Bounds re-applies of a child that another writer keeps changing back (`forceConflict: true`):
+   * more than `maxCorrections` (5) within `windowMs` (60 s) back off from `initialBackoffMs` (1 s),
+   * doubling to `maxBackoffMs` (5 min), with one `DriftFight` Warning per episode.
+   */
+  readonly driftLimit?: DriftLimitTuning;
 }
 
 /** CreateKatalogRuntimeOptions is what createKatalogRuntime needs. */
@@ -345,6 +352,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       logger,
       events,
       maxConcurrentWrites: tuning.maxConcurrentWrites,
+      driftLimit: tuning.driftLimit,
       reconcileTimeoutMs: tuning.reconcileTimeoutMs,
       watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
       resyncMs: tuning.resyncMs,

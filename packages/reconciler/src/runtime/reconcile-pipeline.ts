@@ -3,7 +3,15 @@
  * primary cache. Hooks (cross, git, external, docker) and providers are slots filled by
  * `PipelineHooks`; without them their context keys are empty maps.
  */
-import { AlreadyExistsError, NotFoundError, appliedHash, kindFor, refOf } from '@orkestra/registry';
+import {
+  AlreadyExistsError,
+  NotFoundError,
+  appliedHash,
+  compareToCache,
+  kindFor,
+  refOf,
+  withAppliedHash,
+} from '@orkestra/registry';
 import type { KubeClient, KubeObject, ObjectRef, Owner } from '@orkestra/registry';
 import type { TemplateContext, TemplateEngine } from '@orkestra/template';
 import {
@@ -34,6 +42,8 @@ import { parseInventory } from '../status/inventory.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import { buildDesiredSet, idOf } from './desired-set.js';
+import { DriftLimiter } from './drift-limiter.js';
+import type { DriftLimitTuning } from './drift-limiter.js';
 import type { DesiredChild, DesiredSet } from './desired-set.js';
 import { runLimited } from './run-limited.js';
 import { StatusWriter } from './status-writer.js';
@@ -107,6 +117,8 @@ export interface PipelineOptions {
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
   /** Receives step durations, child, status and secret writes and validation results. Default: none. */
   readonly observer?: RuntimeObserver | undefined;
+  /** Thresholds of the drift-correction limiter (`DriftLimiter`); defaults in `DRIFT_LIMIT_DEFAULTS`. */
+  readonly driftLimit?: DriftLimitTuning | undefined;
 }
 
 /** RunContext is one reconcile's id, logger and signal. */
@@ -170,9 +182,12 @@ export class CrdPipeline {
   readonly #conditions: EvaluateConditionsOptions;
   readonly #maxWrites: number;
   readonly #observer: RuntimeObserver;
+  /** Bounds corrections of drift made by another writer, per owner UID and child id. */
+  readonly #drift: DriftLimiter;
 
   constructor(options: PipelineOptions) {
     this.#o = options;
+    this.#drift = new DriftLimiter({ ...options.driftLimit, clock: options.clock });
     this.#maxWrites = options.maxConcurrentWrites ?? 8;
     const observer = options.observer ?? noopObserver;
     this.#observer = observer;
@@ -645,6 +660,24 @@ export class CrdPipeline {
         };
       }
     }
+    // Drift made by someone else: an existing child whose applied-hash already equals the desired
+    // one. Against a writer that keeps reverting it, corrections are bounded (DriftLimiter); a
+    // template change (different hash) is never held back.
+    const ownerUid = cr.metadata.uid ?? '';
+    const fought = child.mode === 'apply' && child.entry.forceConflict && cached != null;
+    if (fought && this.#drift.tracks(ownerUid, child.id) && isDrift(cached, manifest)) {
+      if (compareToCache(withAppliedHash(manifest), cached, module.rules) === 'match') {
+        this.#drift.stable(ownerUid, child.id);
+      } else {
+        const decision = this.#drift.admit(ownerUid, child.id);
+        if (!decision.allowed) {
+          state.requeueAt.push(decision.retryAt);
+          this.#observer.childWriteSkipped(this.#o.crd.name, child.ref.kind);
+          if (decision.episodeStarted) this.#driftFight(cr, child);
+          return;
+        }
+      }
+    }
     const result = await module.ensure(manifest, {
       mode: child.mode,
       cache: children,
@@ -666,6 +699,14 @@ export class CrdPipeline {
           ),
         ),
     });
+    if (
+      result === 'updated' &&
+      fought &&
+      !this.#drift.tracks(ownerUid, child.id) &&
+      isDrift(cached, manifest)
+    ) {
+      this.#drift.admit(ownerUid, child.id); // the first correction: always allowed, now counted
+    }
     if (result === 'created' || result === 'updated') {
       state.writes++;
       this.#childWritten(child.ref.kind, child.mode === 'apply' ? 'apply' : 'create');
@@ -680,6 +721,23 @@ export class CrdPipeline {
       this.#observer.childWriteSkipped(this.#o.crd.name, child.ref.kind);
     }
     if (isSecret) this.#scheduleRotation(child, children.get(child.ref), state);
+  }
+
+  /** #driftFight emits `DriftFight` once per backoff episode: names the child, never field values. */
+  #driftFight(cr: KubeObject, child: DesiredChild): void {
+    this.#o.events.warning(
+      cr,
+      'DriftFight',
+      formatReasonMessage(
+        child.entry.katalogPath,
+        'another writer keeps changing this child back; corrections now back off',
+        {
+          kind: child.ref.kind,
+          namespace: child.ref.namespace,
+          name: child.ref.name,
+        },
+      ),
+    );
   }
 
   /** #syncOnceMetadata applies a once Secret's labels and annotations without `data` (runtime.md §9.3). */
@@ -885,6 +943,7 @@ export class CrdPipeline {
       });
     }
     const results = await runLimited(tasks, this.#maxWrites);
+    for (const id of pruned) this.#drift.forget(cr.metadata.uid ?? '', id);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed != null) throw failed.reason;
     return pruned;
@@ -956,6 +1015,7 @@ export class CrdPipeline {
   // ---- deletion path (runtime.md §10.2) -------------------------------------------------------
 
   async #deletion(cr: KubeObject, ctx: RunContext, state: RunState): Promise<RunResult> {
+    this.#drift.forget(cr.metadata.uid ?? '');
     const finalizers = (cr.metadata['finalizers'] as string[] | undefined) ?? [];
     if (!finalizers.includes(OrkestraFinalizer.Finalizer)) return { wroteCr: false, writes: 0 };
     const crd = this.#o.crd;
@@ -1280,6 +1340,12 @@ function recordedProviders(cr: KubeObject): Record<string, Record<string, unknow
     out[provider] = block;
   }
   return out;
+}
+
+/** isDrift: the live child was last applied from this very manifest, so any difference was made by someone else. */
+function isDrift(cached: KubeObject | undefined, manifest: KubeObject): boolean {
+  const stamped = cached?.metadata.annotations?.[OrkestraAnnotation.AppliedHash];
+  return stamped != null && stamped === appliedHash(manifest);
 }
 
 function formatChild(ref: ObjectRef): string {
