@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { buildResults, formatTable } from './bench-report.js';
+import type { BenchInput } from './bench-report.js';
+import type { SystemResult } from './measure-system.js';
+
+const system = (name: string, convergenceMs: number): SystemResult => ({
+  name,
+  crs: 110,
+  convergenceMs,
+  createMs: 100,
+  settleMs: 500,
+  idle: { windowMs: 60_000, requests: 0, writes: 0, resyncs: 220, reconciles: 220, breakdown: '' },
+  idleRequestsPerCrHour: 0,
+  noopResyncWrites: 0,
+  edit: {
+    edits: 50,
+    windowMs: 20_000,
+    perEdit: { child: 1, status: 1, cr: 0, events: 1, other: 0 },
+    rawPerEdit: { child: 1, status: 1.5, cr: 0, events: 1, other: 0 },
+    resyncShare: 0.2,
+    latencyMs: { p50: 20.04, p99: 80.06, max: 90 },
+    breakdown: '',
+  },
+  oneFieldChangeWrites: 2,
+  memory: {
+    empty: { rssBytes: 100, method: 'test' },
+    full: { rssBytes: 200, method: 'test' },
+    rssMbPer1kCrs: 42.123,
+    heapMbPer1kCrs: 20,
+  },
+});
+
+const input = (overrides: Partial<BenchInput> = {}): BenchInput => ({
+  size: 100,
+  settings: {},
+  environment: {},
+  floor: { ok: true, value: { convergenceMs: 1000, applies: 400 } },
+  orkestra: { ok: true, value: system('orkestra', 1100) },
+  peer: { name: 'kro v0.9.4', outcome: { ok: true, value: system('kro v0.9.4', 2200) } },
+  ...overrides,
+});
+
+describe('buildResults', () => {
+  it('puts Orkestra’s figures at the top and divides by the floor and the peer', () => {
+    const results = buildResults(input());
+    expect(results).toMatchObject({
+      size: 100,
+      convergenceRatio: 1.1,
+      idleRequestsPerCrHour: 0,
+      noopResyncWrites: 0,
+      oneFieldChangeWrites: 2,
+      latencyP50Ms: 20,
+      latencyP99Ms: 80.1,
+      rssMbPer1kCrs: 42.1,
+      peer: 'kro v0.9.4',
+      peerRatio: 0.5,
+      notRun: [],
+    });
+  });
+
+  it('reports what could not run instead of numbers', () => {
+    const results = buildResults(
+      input({
+        orkestra: { ok: false, reason: 'createKatalogRuntime is not exported' },
+        peer: { name: 'kro v0.9.4', outcome: { ok: false, reason: 'Go is not installed' } },
+      }),
+    );
+    expect(results.convergenceRatio).toBeNull();
+    expect(results.latencyP99Ms).toBeNull();
+    expect(results.peerRatio).toBeNull();
+    expect(results.orkestra).toEqual({ error: 'createKatalogRuntime is not exported' });
+    expect(results.notRun.map((n) => n.reason)).toEqual([
+      'createKatalogRuntime is not exported',
+      'Go is not installed',
+    ]);
+    expect(formatTable(results)).toContain('not run: peer kro v0.9.4 (peerRatio): Go is not installed');
+  });
+
+  it('has peer null without a peer', () => {
+    const results = buildResults(input({ peer: null }));
+    expect(results.peer).toBeNull();
+    expect(results.peerRatio).toBeNull();
+    expect(results.notRun).toEqual([
+      { measurement: 'peer (peerRatio)', reason: 'not requested (--no-peer)' },
+    ]);
+  });
+});
+
+describe('writes per one-field change', () => {
+  it('are not reported when resync writes dominate the edit window', () => {
+    const busy = system('kro v0.9.4', 2200);
+    const saturated: SystemResult = {
+      ...busy,
+      edit: {
+        ...busy.edit,
+        resyncShare: 0.9,
+        rawPerEdit: { child: 221.6, status: 2, cr: 55.4, events: 0, other: 0 },
+      },
+    };
+    const results = buildResults(
+      input({ peer: { name: 'kro v0.9.4', outcome: { ok: true, value: saturated } } }),
+    );
+    const row = formatTable(results)
+      .split('\n')
+      .find((l) => l.startsWith('writes per one-field change'));
+    expect(row).toContain('n/a: resyncs dominate (raw 221.6 child, 2.0 status, 55.4 CR)');
+    expect(results.oneFieldChangeWrites).toBe(2);
+  });
+
+  it('leaves Orkestra’s figure null and says why', () => {
+    const busy = system('orkestra', 1100);
+    const saturated: SystemResult = { ...busy, edit: { ...busy.edit, resyncShare: 0.75 } };
+    const results = buildResults(input({ orkestra: { ok: true, value: saturated } }));
+    expect(results.oneFieldChangeWrites).toBeNull();
+    expect(results.notRun).toEqual([
+      { measurement: 'oneFieldChangeWrites', reason: "resync writes were 75% of the edit window's writes" },
+    ]);
+  });
+});
+
+describe('formatTable', () => {
+  it('lines the systems up side by side', () => {
+    const table = formatTable(buildResults(input()));
+    const convergence = table.split('\n').find((l) => l.startsWith('convergence, 100 CRs'));
+    expect(convergence?.split(/\s{2,}/)).toEqual(['convergence, 100 CRs (ms)', '1100', '2200', '1000']);
+    expect(table).toContain('orkestra ÷ kro v0.9.4');
+  });
+});

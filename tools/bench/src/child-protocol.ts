@@ -1,0 +1,27 @@
+/**
+ * The messages between the benchmark and the Orkestra runtime child process (over Node's IPC
+ * channel). The child runs the runtime alone, so its RSS is the runtime's.
+ */
+
+/** ParentMessage is sent by the benchmark to the child. */
+export type ParentMessage =
+  | { readonly type: 'start'; readonly kubeconfigPath: string; readonly katalogText: string }
+  | { readonly type: 'sample' }
+  | { readonly type: 'stop' };
+
+/** ChildSample is the child's answer to `sample`. */
+export interface ChildSample {
+  readonly type: 'sample';
+  /** process.memoryUsage() after global.gc(). */
+  readonly rssBytes: number;
+  readonly heapUsedBytes: number;
+  /** Finished reconciles, summed over every entry's dispatcher. */
+  readonly reconciles: number;
+}
+
+/** ChildMessage is sent by the child to the benchmark. */
+export type ChildMessage =
+  | { readonly type: 'started' }
+  | ChildSample
+  | { readonly type: 'stopped' }
+  | { readonly type: 'error'; readonly message: string };

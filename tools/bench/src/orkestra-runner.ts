@@ -1,0 +1,154 @@
+/**
+ * startOrkestra runs the Orkestra runtime (`createKatalogRuntime` from @orkestra/reconciler) on
+ * the bench Katalog in a child Node process (runtime-child.ts, run through tsx with the
+ * `@orkestra/source` condition and `--expose-gc`), so its memory is measured alone, and returns
+ * it as a SystemUnderTest once its informers have synced.
+ */
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ChildMessage, ChildSample, ParentMessage } from './child-protocol.js';
+import { installCrds } from './install-crds.js';
+import type { SystemUnderTest } from './system-under-test.js';
+import { ORKESTRA_RESOURCE, orkestraCrd, orkestraKatalogText } from './workload.js';
+
+/** OrkestraRunnerOptions configures startOrkestra. */
+export interface OrkestraRunnerOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly kubeconfigPath: string;
+  readonly namespace: string;
+  /** The Katalog entry's `workers`. */
+  readonly workers: number;
+  /** The Katalog entry's `resync` (a duration, e.g. `30s`). */
+  readonly resync: string;
+  /** File receiving the child's stdout and stderr (the runtime's JSON log). */
+  readonly logPath: string;
+  /** How long start-up may take. Default 180 000 ms. */
+  readonly startTimeoutMs?: number;
+}
+
+/** startOrkestra installs the CRD, starts the runtime child and waits for `started`. */
+export async function startOrkestra(options: OrkestraRunnerOptions): Promise<SystemUnderTest> {
+  await installCrds(options.kubeConfig, [JSON.stringify(orkestraCrd())]);
+  const childPath = fileURLToPath(new URL('./runtime-child.ts', import.meta.url));
+  const packageDir = fileURLToPath(new URL('..', import.meta.url));
+  const logFd = openSync(options.logPath, 'a');
+  let child: ChildProcess;
+  try {
+    child = fork(childPath, [], {
+      cwd: packageDir,
+      execArgv: ['--conditions=@orkestra/source', '--import', import.meta.resolve('tsx'), '--expose-gc'],
+      stdio: ['ignore', logFd, logFd, 'ipc'],
+    });
+  } finally {
+    closeSync(logFd);
+  }
+  const channel = new ChildChannel(child, options.logPath);
+  try {
+    await channel.request(
+      {
+        type: 'start',
+        kubeconfigPath: options.kubeconfigPath,
+        katalogText: orkestraKatalogText({ workers: options.workers, resync: options.resync }),
+      },
+      'started',
+      options.startTimeoutMs ?? 180_000,
+    );
+  } catch (error) {
+    channel.kill();
+    throw error;
+  }
+  let stopped = false;
+  const pid = child.pid ?? 0;
+  return {
+    name: 'orkestra',
+    resource: ORKESTRA_RESOURCE,
+    namespace: options.namespace,
+    pid,
+    async memory() {
+      const s = (await channel.request({ type: 'sample' }, 'sample', 30_000)) as ChildSample;
+      return {
+        rssBytes: s.rssBytes,
+        heapUsedBytes: s.heapUsedBytes,
+        method: 'process.memoryUsage() in the runtime child after global.gc()',
+      };
+    },
+    async reconciles() {
+      const s = (await channel.request({ type: 'sample' }, 'sample', 30_000)) as ChildSample;
+      return s.reconciles;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        await channel.request({ type: 'stop' }, 'stopped', 15_000);
+      } catch {
+        // Fall through to the kill below.
+      }
+      channel.kill();
+    },
+  };
+}
+
+/** ChildChannel sends one request at a time to the child and waits for the reply type. */
+class ChildChannel {
+  readonly #child: ChildProcess;
+  readonly #logPath: string;
+  #pending: { type: string; resolve: (m: ChildMessage) => void; reject: (e: Error) => void } | undefined;
+  #exited: string | undefined;
+
+  constructor(child: ChildProcess, logPath: string) {
+    this.#child = child;
+    this.#logPath = logPath;
+    child.on('message', (message: ChildMessage) => {
+      const pending = this.#pending;
+      if (pending == null) return;
+      if (message.type === 'error') {
+        this.#pending = undefined;
+        pending.reject(new Error(`Orkestra runtime child: ${message.message} (log: ${this.#logPath})`));
+      } else if (message.type === pending.type) {
+        this.#pending = undefined;
+        pending.resolve(message);
+      }
+    });
+    child.on('exit', (code, signal) => {
+      this.#exited = `exited with ${signal ?? code}`;
+      this.#pending?.reject(new Error(`Orkestra runtime child ${this.#exited} (log: ${this.#logPath})`));
+      this.#pending = undefined;
+    });
+  }
+
+  request(message: ParentMessage, replyType: ChildMessage['type'], timeoutMs: number): Promise<ChildMessage> {
+    if (this.#exited != null) {
+      return Promise.reject(new Error(`Orkestra runtime child ${this.#exited} (log: ${this.#logPath})`));
+    }
+    return new Promise<ChildMessage>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending = undefined;
+        reject(
+          new Error(
+            `Orkestra runtime child: no "${replyType}" within ${timeoutMs} ms (log: ${this.#logPath})`,
+          ),
+        );
+      }, timeoutMs);
+      this.#pending = {
+        type: replyType,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.#child.send(message);
+    });
+  }
+
+  kill(): void {
+    if (this.#exited == null) this.#child.kill('SIGKILL');
+  }
+}
