@@ -169,7 +169,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         '--bind-address=127.0.0.1',
         // Without it a loopback bind address is mapped to an interface from the default routes.
         '--advertise-address=127.0.0.1',
-        '--service-cluster-ip-range=10.0.0.0/24',
+        // 65k Service IPs: one shared control plane serves every test file (a /24 ran out in the bench).
+        '--service-cluster-ip-range=10.0.0.0/16',
         '--allow-privileged=true',
         `--service-account-issuer=${server}`,
         `--service-account-key-file=${sa.publicKeyPath}`,
