@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * Process-wide record of what must not outlive this process. It lives on `globalThis` because
@@ -105,4 +107,27 @@ export function trackDirectory(dir: string): void {
 /** untrackDirectory forgets a directory registered with {@link trackDirectory}. */
 export function untrackDirectory(dir: string): void {
   state().directories.delete(dir);
+}
+
+/** TrackedDirectory is a temporary directory removed on `remove()` or, failing that, at exit. */
+export interface TrackedDirectory {
+  readonly path: string;
+  /** remove deletes the directory and forgets it. Idempotent. */
+  remove(): void;
+}
+
+/**
+ * createTrackedDirectory makes a fresh directory under the system temp dir (`<prefix>XXXXXX`) and
+ * registers it with {@link trackDirectory}, so it goes away even when its owner never stops.
+ */
+export function createTrackedDirectory(prefix: string): TrackedDirectory {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  trackDirectory(path);
+  return {
+    path,
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+      untrackDirectory(path);
+    },
+  };
 }

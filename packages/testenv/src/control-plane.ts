@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { trackDirectory, untrackDirectory } from './cleanup.js';
+import { createTrackedDirectory } from './cleanup.js';
 import { createCertificateAuthority, createServiceAccountKeys, issueCertificate } from './certificates.js';
 import { connectControlPlane, kubeconfigYaml } from './control-plane-client.js';
 import type { ControlPlaneClient, ControlPlaneConnection } from './control-plane-client.js';
@@ -94,16 +93,15 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const kcmBin = withKcm ? findBinary(ServerBinary.KubeControllerManager, options).path : undefined;
   const timeoutMs = options.startTimeoutMs ?? 120_000;
 
-  const dir = mkdtempSync(join(tmpdir(), 'orkestra-testenv-'));
-  trackDirectory(dir);
+  const workDir = createTrackedDirectory('orkestra-testenv-');
+  const dir = workDir.path;
   const started: ServerProcess[] = [];
   let stopped = false;
   const stopAll = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
     for (const server of [...started].reverse()) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-    untrackDirectory(dir);
+    workDir.remove();
   };
 
   try {

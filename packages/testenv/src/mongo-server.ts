@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { trackDirectory, untrackDirectory } from './cleanup.js';
+import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
@@ -42,12 +41,9 @@ export interface MongoServer {
  */
 export async function startMongo(options: MongoServerOptions = {}): Promise<MongoServer> {
   const bin = findBinary(ServerBinary.Ferretdb, options).path;
-  const dir = mkdtempSync(join(tmpdir(), 'orkestra-ferretdb-'));
-  trackDirectory(dir);
-  const cleanup = (): void => {
-    rmSync(dir, { recursive: true, force: true });
-    untrackDirectory(dir);
-  };
+  const workDir = createTrackedDirectory('orkestra-ferretdb-');
+  const dir = workDir.path;
+  const cleanup = workDir.remove;
   try {
     // The SQLite "URL" is a directory that must exist, written with a trailing slash.
     mkdirSync(join(dir, 'data'));

@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { trackDirectory, untrackDirectory } from './cleanup.js';
+import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
@@ -42,12 +39,9 @@ export interface S3Server {
  */
 export async function startS3(options: S3ServerOptions = {}): Promise<S3Server> {
   const bin = findBinary(ServerBinary.MotoServer, options).path;
-  const dir = mkdtempSync(join(tmpdir(), 'orkestra-moto-'));
-  trackDirectory(dir);
-  const cleanup = (): void => {
-    rmSync(dir, { recursive: true, force: true });
-    untrackDirectory(dir);
-  };
+  const workDir = createTrackedDirectory('orkestra-moto-');
+  const dir = workDir.path;
+  const cleanup = workDir.remove;
   try {
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
