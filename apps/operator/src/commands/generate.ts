@@ -51,7 +51,9 @@ export const generateCommand: Command = {
     const [target, file, ...extra] = parsed.positionals;
     if (target == null) throw new UsageError('missing what to generate: crd, rbac, bundle or helm-values');
     if (!(TARGETS as readonly string[]).includes(target)) {
-      throw new UsageError(`unknown target ${JSON.stringify(target)}: expected crd, rbac, bundle or helm-values`);
+      throw new UsageError(
+        `unknown target ${JSON.stringify(target)}: expected crd, rbac, bundle or helm-values`,
+      );
     }
     if (file == null) throw new UsageError('missing <katalog>');
     if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0] ?? ''}`);

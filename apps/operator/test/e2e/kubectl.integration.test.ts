@@ -39,9 +39,13 @@ const kubeconfig = join(dir, 'admin.kubeconfig');
 let ork: OrkProcess | undefined;
 
 const kubectl = (...args: string[]) =>
-  runTool('kubectl', [...args, '--kubeconfig', kubeconfig], { env: { KUBECACHEDIR: join(dir, 'kube-cache') } });
+  runTool('kubectl', [...args, '--kubeconfig', kubeconfig], {
+    env: { KUBECACHEDIR: join(dir, 'kube-cache') },
+  });
 const mustKubectl = (...args: string[]) =>
-  mustRun('kubectl', [...args, '--kubeconfig', kubeconfig], { env: { KUBECACHEDIR: join(dir, 'kube-cache') } });
+  mustRun('kubectl', [...args, '--kubeconfig', kubeconfig], {
+    env: { KUBECACHEDIR: join(dir, 'kube-cache') },
+  });
 
 function websiteYaml(name: string, image: string): string {
   const file = join(dir, `${name}.yaml`);
@@ -109,7 +113,14 @@ describe('kubectl against the generated bundle', () => {
     expect(neverReady.code).not.toBe(0);
     expect(neverReady.stderr).toContain('timed out');
     await mustKubectl('apply', '-f', websiteYaml('hello', 'nginx:1.27'));
-    const waited = await kubectl('wait', '--for=condition=Ready', 'website/hello', '-n', env.namespace, '--timeout=60s');
+    const waited = await kubectl(
+      'wait',
+      '--for=condition=Ready',
+      'website/hello',
+      '-n',
+      env.namespace,
+      '--timeout=60s',
+    );
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stdout).toContain(`website.${base.group}/hello condition met`);
   });

@@ -79,7 +79,11 @@ const crane = (...args: string[]) => mustRun('crane', [...args, '--insecure'], {
 const helm = (...args: string[]) =>
   mustRun('helm', [...args, '--kubeconfig', kubeconfig, '--namespace', env.namespace], {
     timeoutMs: 180_000,
-    env: { HELM_CACHE_HOME: join(dir, 'helm/cache'), HELM_CONFIG_HOME: join(dir, 'helm/config'), HELM_DATA_HOME: join(dir, 'helm/data') },
+    env: {
+      HELM_CACHE_HOME: join(dir, 'helm/cache'),
+      HELM_CONFIG_HOME: join(dir, 'helm/config'),
+      HELM_DATA_HOME: join(dir, 'helm/data'),
+    },
   });
 
 function valuesFor(katalogText: string, file: string): Promise<string> {
@@ -190,7 +194,10 @@ describe('the operator image and chart, installed as a user installs them', () =
     const volumeDirs = new Map<string, string>();
     for (const volume of pod.volumes ?? []) {
       if (volume.configMap != null) {
-        const configMap = await core.readNamespacedConfigMap({ name: volume.configMap.name ?? '', namespace: ns });
+        const configMap = await core.readNamespacedConfigMap({
+          name: volume.configMap.name ?? '',
+          namespace: ns,
+        });
         const volumeDir = join(dir, `volume-${volume.name}`);
         projectConfigMap(volumeDir, configMap.data ?? {}, String(configMap.metadata?.resourceVersion));
         volumeDirs.set(volume.name, volumeDir);
@@ -202,7 +209,12 @@ describe('the operator image and chart, installed as a user installs them', () =
         ? { kind: 'tmpfs', path: m.mountPath }
         : { kind: 'bind', source, path: m.mountPath, readOnly: m.readOnly === true };
     });
-    mounts.push({ kind: 'bind', source: saDir, path: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true });
+    mounts.push({
+      kind: 'bind',
+      source: saDir,
+      path: '/var/run/secrets/kubernetes.io/serviceaccount',
+      readOnly: true,
+    });
     const containerEnv: Record<string, string> = {
       KUBERNETES_SERVICE_HOST: '127.0.0.1',
       KUBERNETES_SERVICE_PORT: new URL(env.server).port,
@@ -277,7 +289,9 @@ describe('the operator image and chart, installed as a user installs them', () =
 
     const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toContain(`orkestra_katalog_info{katalog="${website.name}",version="1.0.0"} 1`);
+    expect(await metrics.text()).toContain(
+      `orkestra_katalog_info{katalog="${website.name}",version="1.0.0"} 1`,
+    );
     const lease = await env.kubeConfig
       .makeApiClient(CoordinationV1Api)
       .readNamespacedLease({ name: `orkestra-${website.name}`, namespace: ns });
@@ -288,7 +302,10 @@ describe('the operator image and chart, installed as a user installs them', () =
     const ns = env.namespace;
     const changed = website.text
       .replace('version: 1.0.0', 'version: 1.1.0')
-      .replace("index.html: '<h1>{{ default spec.title metadata.name }}</h1>'", "index.html: '<h2>{{ default spec.title metadata.name }}</h2>'");
+      .replace(
+        "index.html: '<h1>{{ default spec.title metadata.name }}</h1>'",
+        "index.html: '<h2>{{ default spec.title metadata.name }}</h2>'",
+      );
     expect(changed).not.toBe(website.text);
     const values = await valuesFor(changed, 'v2');
     await helm('upgrade', release, chartDir, '-f', values, '--reuse-values');
@@ -296,11 +313,19 @@ describe('the operator image and chart, installed as a user installs them', () =
     // The kubelet's ConfigMap sync: the new data is swapped into the mounted volume.
     const configMap = await core.readNamespacedConfigMap({ name: `${release}-katalog`, namespace: ns });
     expect(configMap.data?.['katalog.yaml']).toBe(changed);
-    projectConfigMap(join(dir, 'volume-katalog'), configMap.data ?? {}, String(configMap.metadata?.resourceVersion));
-    await waitFor('the child ConfigMap rendered by the new Katalog', async () => {
-      const content = await core.readNamespacedConfigMap({ name: 'hello-content', namespace: ns });
-      return content.data?.['index.html'] === '<h2>Hello</h2>' ? true : undefined;
-    }, 60_000);
+    projectConfigMap(
+      join(dir, 'volume-katalog'),
+      configMap.data ?? {},
+      String(configMap.metadata?.resourceVersion),
+    );
+    await waitFor(
+      'the child ConfigMap rendered by the new Katalog',
+      async () => {
+        const content = await core.readNamespacedConfigMap({ name: 'hello-content', namespace: ns });
+        return content.data?.['index.html'] === '<h2>Hello</h2>' ? true : undefined;
+      },
+      60_000,
+    );
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toContain(`orkestra_katalog_info{katalog="${website.name}",version="1.1.0"} 1`);
   });
@@ -334,7 +359,10 @@ describe('the operator image and chart, installed as a user installs them', () =
         await api.read({
           apiVersion: object.apiVersion ?? '',
           kind: object.kind ?? '',
-          metadata: { name: object.metadata?.name ?? '', ...(object.metadata?.namespace == null ? {} : { namespace: object.metadata.namespace }) },
+          metadata: {
+            name: object.metadata?.name ?? '',
+            ...(object.metadata?.namespace == null ? {} : { namespace: object.metadata.namespace }),
+          },
         });
         left.push(`${String(object.kind)}/${String(object.metadata?.name)}`);
       } catch (error) {

@@ -10,7 +10,15 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /** ImageConfig is the part of an OCI image config a runtime reads. */
@@ -98,9 +106,13 @@ export function runContainer(rootfs: string, image: ImageConfig, spec: Container
       ...command.map(quote),
     ].join(' '),
   );
-  const child = spawn('/usr/bin/unshare', ['--mount', '--pid', '--fork', '--kill-child', '/bin/sh', '-c', lines.join('\n')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    '/usr/bin/unshare',
+    ['--mount', '--pid', '--fork', '--kill-child', '/bin/sh', '-c', lines.join('\n')],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -136,7 +148,11 @@ export function runContainer(rootfs: string, image: ImageConfig, spec: Container
 function readChildren(pid: number | undefined): number[] {
   if (pid == null) return [];
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
