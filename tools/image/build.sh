@@ -141,7 +141,11 @@ assemble_app() { # assemble_app DEST_ROOTFS (writes DEST/app)
   (cd "$ROOT" && NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false \
     pnpm exec nx run @orkestra/operator:build --outputStyle=static >&2) || die "build failed"
   log "pnpm deploy --prod"
-  (cd "$ROOT" && pnpm --filter @orkestra/operator deploy --prod --legacy --offline "$dest/app" >&2) \
+  # No peers from the workspace root and no auto-installed peers: otherwise the test-only peer
+  # vitest of @orkestra/testenv and @orkestra/provider-kit (and vite, esbuild, rolldown: ~70 MB)
+  # would ship in the image.
+  (cd "$ROOT" && pnpm --filter @orkestra/operator deploy --prod --legacy --config.auto-install-peers=false \
+    --config.resolve-peers-from-workspace-root=false "$dest/app" >&2) \
     || die "pnpm deploy failed"
   # Not needed at run time: source maps, type declarations, pnpm's own bookkeeping.
   find "$dest/app" \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -type f -delete

@@ -133,6 +133,33 @@ describe('the operator image and chart, installed as a user installs them', () =
     expect(existsSync(join(rootfs, 'bin/sh'))).toBe(false);
     expect(existsSync(join(rootfs, 'app/node_modules/@orkestra/provider-aws/package.json'))).toBe(true);
     expect(existsSync(join(rootfs, 'app/node_modules/@orkestra/provider-mongodb/package.json'))).toBe(true);
+    // The bundled providers import inside the image, as the operator's provider loader imports them.
+    const imported = execFileSync('/usr/bin/unshare', [
+      `--root=${rootfs}`,
+      '--wd=/app',
+      '--setuid=65532',
+      '--setgid=65532',
+      '/usr/local/bin/node',
+      '--input-type=module',
+      '-e',
+      "for (const p of ['@orkestra/provider-aws', '@orkestra/provider-mongodb']) console.log(p, typeof (await import(p)).createProvider)",
+    ]).toString();
+    expect(imported).toBe('@orkestra/provider-aws function\n@orkestra/provider-mongodb function\n');
+    // Nothing test-only in the image.
+    expect(existsSync(join(rootfs, 'app/node_modules/.pnpm/node_modules/vitest'))).toBe(false);
+  });
+
+  it('has the config the Dockerfile declares (one recipe, two front ends)', () => {
+    const dockerfile = readFileSync(join(REPO_ROOT, 'apps/operator/deploy/Dockerfile'), 'utf8');
+    const final = dockerfile.slice(dockerfile.lastIndexOf('FROM scratch'));
+    const instruction = (name: string) => new RegExp(`^${name} (.*)$`, 'm').exec(final)?.[1];
+    expect(instruction('USER')).toBe(imageConfig.User);
+    expect(instruction('WORKDIR')).toBe(imageConfig.WorkingDir);
+    expect(JSON.parse(String(instruction('ENTRYPOINT')))).toEqual(imageConfig.Entrypoint);
+    expect(JSON.parse(String(instruction('CMD')))).toEqual(imageConfig.Cmd);
+    expect(String(instruction('ENV')).split(' ')).toEqual(imageConfig.Env);
+    expect(final).toContain('COPY --from=build /rootfs/ /');
+    expect(dockerfile).toContain('bash tools/image/build.sh --rootfs /rootfs');
   });
 
   it('installs the chart with helm, with the values of `ork generate helm-values`', async () => {
