@@ -147,8 +147,11 @@ assemble_app() { # assemble_app DEST_ROOTFS (writes DEST/app)
   (cd "$ROOT" && pnpm --filter @orkestra/operator deploy --prod --legacy --config.auto-install-peers=false \
     --config.resolve-peers-from-workspace-root=false "$dest/app" >&2) \
     || die "pnpm deploy failed"
-  # Not needed at run time: source maps, type declarations, pnpm's own bookkeeping.
+  # Not needed at run time: source maps, type declarations, pnpm's own bookkeeping, and the
+  # node_modules/.bin shell shims (no shell in the image; they also embed the deploy path, which
+  # would make the layer differ from build to build).
   find "$dest/app" \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -type f -delete
+  find "$dest/app" -type d -name .bin -path '*/node_modules/.bin' -prune -exec rm -rf {} +
   rm -f "$dest/app/node_modules/.modules.yaml" "$dest/app/node_modules/.pnpm/lock.yaml"
   chown -R 0:0 "$dest/app"
   chmod -R go-w,u+rwX,go+rX "$dest/app"
