@@ -358,7 +358,9 @@ describe('the operator image and chart, installed as a user installs them', () =
       .filter((line) => line.includes('"katalog reloaded"'))
       .map((line) => JSON.parse(line) as { version?: string });
     expect(reloaded.map((line) => line.version)).toEqual(['1.1.0']);
-    // Not asserted: orkestra_katalog_info keeps the start-up version after a reload (a known gap).
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/orkestra_katalog_info\{katalog="[^"]+",version="1\.1\.0"\} 1/);
+    expect(metrics).not.toMatch(/orkestra_katalog_info\{[^}]*version="(?!1\.1\.0")/);
     // Still the same process: no restart was needed.
     expect(container?.child.exitCode).toBeNull();
   });
