@@ -1,5 +1,12 @@
 import { createRequire } from 'node:module';
 import type { Katalog, Logger, Provider, ProviderModule, ProviderRef } from '@orkestra/types';
+import {
+  findDirectoryPackage,
+  operatorPackageVersion,
+  SHARED_PACKAGES,
+  shareOperatorPackages,
+} from './provider-directory.js';
+import type { DirectoryPackage } from './provider-directory.js';
 
 /** ProviderLoadErrorCode is the closed set of reasons a provider fails to load. */
 export const ProviderLoadErrorCode = {
@@ -10,6 +17,7 @@ export const ProviderLoadErrorCode = {
   CreateFailed: 'ProviderCreateFailed',
   NameMismatch: 'ProviderNameMismatch',
   UnknownKind: 'ProviderUnknownKind',
+  Incompatible: 'ProviderIncompatible',
 } as const;
 export type ProviderLoadErrorCode = (typeof ProviderLoadErrorCode)[keyof typeof ProviderLoadErrorCode];
 
@@ -55,6 +63,16 @@ export interface LoadProvidersOptions {
   readonly crds?: Katalog['spec']['crds'];
   /** Handed to `createProvider`; abort it on shutdown. Default a signal that never fires. */
   readonly signal?: AbortSignal;
+  /**
+   * The provider directory (docs: apps/operator/README.md, "Providers the image was not built
+   * with"): an npm project whose `node_modules/<package>` is loaded in preference to the
+   * operator's own copy. Default none.
+   */
+  readonly providerDirectory?: string;
+  /** Packages a directory provider always gets from the operator (peer ranges are checked). Default `['@orkestra/types']`. */
+  readonly sharedPackages?: readonly string[];
+  /** `file:` URL the shared packages resolve from. Default the operator's own module. */
+  readonly sharedFrom?: string;
 }
 
 /** LoadedProviders is the outcome of loadProviders. */
@@ -100,10 +118,15 @@ export function substituteEnv(
 /**
  * satisfiesRange checks `version` against a small subset of semver ranges: `^x.y.z`, `~x.y.z`,
  * `>=x.y.z`, `>x.y.z`, `<=x.y.z`, `<x.y.z`, exact `x.y.z` (optionally `=`/`v`-prefixed), `*` and
- * space-separated conjunctions. Returns undefined when the range uses other syntax. Pre-release
+ * space-separated conjunctions, and `||` alternatives of those. Returns undefined when the range uses other syntax. Pre-release
  * tags are ignored.
  */
 export function satisfiesRange(version: string, range: string): boolean | undefined {
+  if (range.includes('||')) {
+    const results = range.split('||').map((alternative) => satisfiesRange(version, alternative));
+    if (results.includes(true)) return true;
+    return results.includes(undefined) ? undefined : false;
+  }
   const parse = (text: string): readonly [number, number, number] | undefined => {
     const match = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$/.exec(text.trim());
     if (match == null) return undefined;
@@ -167,6 +190,43 @@ export function providerKindsUsed(crds: Katalog['spec']['crds']): Map<string, Ma
   return used;
 }
 
+/**
+ * checkPeers fails when the operator's copy of a shared package (`@orkestra/types`) is outside
+ * the peer range the directory provider was published with, naming the package and the range.
+ */
+function checkPeers(
+  ref: ProviderRef,
+  found: DirectoryPackage,
+  options: LoadProvidersOptions,
+  fail: (code: ProviderLoadErrorCode, message: string) => ProviderLoadError,
+): void {
+  const label = `${ref.package}@${found.version ?? '?'}`;
+  for (const shared of options.sharedPackages ?? SHARED_PACKAGES) {
+    const range = found.peerDependencies[shared];
+    if (range == null) continue;
+    const have = operatorPackageVersion(shared, options.sharedFrom ?? import.meta.url);
+    if (have == null) {
+      throw fail(
+        ProviderLoadErrorCode.Incompatible,
+        `${label} needs ${shared} ${range} (peer dependency), but the operator has no ${shared}`,
+      );
+    }
+    const ok = satisfiesRange(have, range);
+    if (ok === false) {
+      throw fail(
+        ProviderLoadErrorCode.Incompatible,
+        `${label} needs ${shared} ${range} (peer dependency), but the operator has ${shared} ${have}; install a version of ${ref.package} built for ${shared} ${have}`,
+      );
+    }
+    if (ok === undefined) {
+      options.logger.warn(
+        { package: ref.package, peer: shared, range, version: have },
+        `cannot check peer range "${range}"`,
+      );
+    }
+  }
+}
+
 function defaultPackageVersion(specifier: string): string | undefined {
   try {
     const require = createRequire(import.meta.url);
@@ -202,15 +262,28 @@ async function loadOne(
   const fail = (code: ProviderLoadErrorCode, message: string, cause?: unknown): ProviderLoadError =>
     new ProviderLoadError(ref.name, code, message, cause === undefined ? undefined : { cause });
 
+  const fromDirectory =
+    options.providerDirectory == null
+      ? undefined
+      : findDirectoryPackage(options.providerDirectory, ref.package);
+  if (fromDirectory != null) checkPeers(ref, fromDirectory, options, fail);
+
   let loaded: unknown;
   try {
-    loaded = await importModule(ref.package);
+    if (fromDirectory != null && options.providerDirectory != null) {
+      shareOperatorPackages(
+        options.providerDirectory,
+        options.sharedPackages ?? SHARED_PACKAGES,
+        options.sharedFrom ?? import.meta.url,
+      );
+    }
+    loaded = await importModule(fromDirectory?.entryUrl ?? ref.package);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     const code = (error as { code?: unknown } | null)?.code;
     const hint =
       code === 'ERR_MODULE_NOT_FOUND' || /cannot find (package|module)|failed to (load|resolve)/i.test(detail)
-        ? ` (is ${ref.package} installed next to the operator?)`
+        ? ` (is ${ref.package} installed next to the operator${options.providerDirectory == null ? '' : ` or in ${options.providerDirectory}`}?)`
         : '';
     throw fail(
       ProviderLoadErrorCode.ImportFailed,
@@ -312,7 +385,12 @@ export async function loadProviders(
   const signal = options.signal ?? new AbortController().signal;
   const used =
     options.crds == null ? new Map<string, Map<string, string>>() : providerKindsUsed(options.crds);
-  const packageVersion = options.packageVersion ?? defaultPackageVersion;
+  const packageVersion = (specifier: string): string | undefined => {
+    const dir = options.providerDirectory;
+    const found = dir == null ? undefined : findDirectoryPackage(dir, specifier);
+    if (found != null) return found.version;
+    return (options.packageVersion ?? defaultPackageVersion)(specifier);
+  };
   const providers = new Map<string, Provider>();
   const failed = new Map<string, ProviderLoadError>();
   const fatal: ProviderLoadError[] = [];
@@ -337,7 +415,17 @@ export async function loadProviders(
           );
         }
       }
-      logger.info({ version: installed, kinds: Object.keys(provider.kinds) }, 'provider loaded');
+      logger.info(
+        {
+          version: installed,
+          kinds: Object.keys(provider.kinds),
+          ...(options.providerDirectory != null &&
+          findDirectoryPackage(options.providerDirectory, ref.package) != null
+            ? { from: options.providerDirectory }
+            : {}),
+        },
+        'provider loaded',
+      );
     } catch (error) {
       const errors =
         error instanceof ProvidersLoadError
