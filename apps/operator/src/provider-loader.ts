@@ -118,8 +118,9 @@ export function substituteEnv(
 /**
  * satisfiesRange checks `version` against a small subset of semver ranges: `^x.y.z`, `~x.y.z`,
  * `>=x.y.z`, `>x.y.z`, `<=x.y.z`, `<x.y.z`, exact `x.y.z` (optionally `=`/`v`-prefixed), `*` and
- * space-separated conjunctions, and `||` alternatives of those. Returns undefined when the range uses other syntax. Pre-release
- * tags are ignored.
+ * space-separated conjunctions, and `||` alternatives of those. Returns undefined when the range
+ * uses other syntax. Pre-release versions are ordered by semver precedence (`1.0.0-ci-2` is above
+ * `1.0.0-ci-1` and below `1.0.0`).
  */
 export function satisfiesRange(version: string, range: string): boolean | undefined {
   if (range.includes('||')) {
@@ -127,13 +128,30 @@ export function satisfiesRange(version: string, range: string): boolean | undefi
     if (results.includes(true)) return true;
     return results.includes(undefined) ? undefined : false;
   }
-  const parse = (text: string): readonly [number, number, number] | undefined => {
-    const match = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$/.exec(text.trim());
+  type Version = readonly [number, number, number, readonly string[]];
+  const parse = (text: string): Version | undefined => {
+    const match = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+.*)?$/.exec(text.trim());
     if (match == null) return undefined;
-    return [Number(match[1]), Number(match[2] ?? 0), Number(match[3] ?? 0)];
+    return [Number(match[1]), Number(match[2] ?? 0), Number(match[3] ?? 0), match[4]?.split('.') ?? []];
   };
-  const compare = (a: readonly number[], b: readonly number[]): number =>
-    (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0) || (a[2] ?? 0) - (b[2] ?? 0);
+  // semver precedence: the release tuple, then a pre-release sorts before its release, identifier
+  // by identifier (numeric ones numerically and before alphanumeric ones).
+  const comparePre = (a: readonly string[], b: readonly string[]): number => {
+    if (a.length === 0 || b.length === 0) return b.length - a.length;
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      const x = a[i];
+      const y = b[i];
+      if (x == null || y == null) return x == null ? -1 : 1;
+      const nx = /^\d+$/.test(x);
+      const ny = /^\d+$/.test(y);
+      if (nx && ny && Number(x) !== Number(y)) return Number(x) - Number(y);
+      if (nx !== ny) return nx ? -1 : 1;
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+  const compare = (a: Version, b: Version): number =>
+    a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || comparePre(a[3], b[3]);
   const current = parse(version);
   if (current == null) return undefined;
   const parts = range.trim().split(/\s+/);
@@ -144,15 +162,21 @@ export function satisfiesRange(version: string, range: string): boolean | undefi
     const bound = match?.[2] == null ? undefined : parse(match[2]);
     if (match == null || bound == null) return undefined;
     const [major, minor, patch] = bound;
+    const lowest = ['0'];
     const cmp = compare(current, bound);
     switch (match[1]) {
       case '^': {
-        const upper = major > 0 ? [major + 1, 0, 0] : minor > 0 ? [0, minor + 1, 0] : [0, 0, patch + 1];
+        const upper: Version =
+          major > 0
+            ? [major + 1, 0, 0, lowest]
+            : minor > 0
+              ? [0, minor + 1, 0, lowest]
+              : [0, 0, patch + 1, lowest];
         result &&= cmp >= 0 && compare(current, upper) < 0;
         break;
       }
       case '~':
-        result &&= cmp >= 0 && compare(current, [major, minor + 1, 0]) < 0;
+        result &&= cmp >= 0 && compare(current, [major, minor + 1, 0, lowest]) < 0;
         break;
       case '>=':
         result &&= cmp >= 0;
