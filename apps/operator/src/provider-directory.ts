@@ -22,6 +22,7 @@ export interface DirectoryPackage {
   readonly root: string;
   readonly version: string | undefined;
   readonly peerDependencies: Readonly<Record<string, string>>;
+  readonly dependencies: Readonly<Record<string, string>>;
   /** `file:` URL of the ESM entry point (`exports["."]`, else `main`, else `index.js`). */
   readonly entryUrl: string;
 }
@@ -72,6 +73,7 @@ export function findDirectoryPackage(dir: string, name: string): DirectoryPackag
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
     version?: unknown;
     peerDependencies?: Record<string, string>;
+    dependencies?: Record<string, string>;
     exports?: ExportsValue;
     main?: unknown;
   };
@@ -81,6 +83,7 @@ export function findDirectoryPackage(dir: string, name: string): DirectoryPackag
     root,
     version: typeof manifest.version === 'string' ? manifest.version : undefined,
     peerDependencies: manifest.peerDependencies ?? {},
+    dependencies: manifest.dependencies ?? {},
     entryUrl: pathToFileURL(join(root, target)).href,
   };
 }

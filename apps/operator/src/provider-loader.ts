@@ -226,20 +226,22 @@ function checkPeers(
 ): void {
   const label = `${ref.package}@${found.version ?? '?'}`;
   for (const shared of options.sharedPackages ?? SHARED_PACKAGES) {
-    const range = found.peerDependencies[shared];
+    // A shared package listed as a plain dependency is still the operator's copy at run time.
+    const field = found.peerDependencies[shared] != null ? 'peer dependency' : 'dependency';
+    const range = found.peerDependencies[shared] ?? found.dependencies[shared];
     if (range == null) continue;
     const have = operatorPackageVersion(shared, options.sharedFrom ?? import.meta.url);
     if (have == null) {
       throw fail(
         ProviderLoadErrorCode.Incompatible,
-        `${label} needs ${shared} ${range} (peer dependency), but the operator has no ${shared}`,
+        `${label} needs ${shared} ${range} (${field}), but the operator has no ${shared}`,
       );
     }
     const ok = satisfiesRange(have, range);
     if (ok === false) {
       throw fail(
         ProviderLoadErrorCode.Incompatible,
-        `${label} needs ${shared} ${range} (peer dependency), but the operator has ${shared} ${have}; install a version of ${ref.package} built for ${shared} ${have}`,
+        `${label} needs ${shared} ${range} (${field}), but the operator has ${shared} ${have}; install a version of ${ref.package} built for ${shared} ${have}`,
       );
     }
     if (ok === undefined) {
