@@ -60,10 +60,17 @@ async function sh(
   try {
     const { stdout } = await exec(command, [...args], {
       cwd,
-      env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false', ...extraEnv },
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        FORCE_COLOR: '0',
+        npm_config_fund: 'false',
+        npm_config_audit: 'false',
+        ...extraEnv,
+      },
       maxBuffer: 64 * 1024 * 1024,
     });
-    return stdout;
+    return stdout.replace(/\u001b\[[0-9;]*m/g, '');
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
     throw new Error(
