@@ -70,6 +70,7 @@ async function sh(
       },
       maxBuffer: 64 * 1024 * 1024,
     });
+    // eslint-disable-next-line no-control-regex -- strips ANSI colour codes some tools print anyway
     return stdout.replace(/\u001b\[[0-9;]*m/g, '');
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
