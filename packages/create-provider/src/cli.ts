@@ -17,7 +17,11 @@ const versionOf = (name: string): string => (require(`${name}/package.json`) as 
 try {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { name: { type: 'string' }, provider: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      name: { type: 'string' },
+      provider: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const dir = positionals[0];
   if (values.help === true || dir == null) {
@@ -42,7 +46,10 @@ try {
     ].join('\n'),
   );
 } catch (error) {
-  if (error instanceof ScaffoldError || (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+  if (
+    error instanceof ScaffoldError ||
+    (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+  ) {
     console.error(`create-provider: ${(error as Error).message}\n${usage}`);
     process.exit(2);
   }

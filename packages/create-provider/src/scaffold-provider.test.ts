@@ -20,7 +20,10 @@ const workspace = (path: string): Record<string, Record<string, string> | undefi
 
 describe('providerFiles', () => {
   it('pins @orkestra/types and @orkestra/provider-kit exactly and peers on a caret range of types', () => {
-    const pkg = JSON.parse(providerFiles(options)['package.json'] ?? '{}') as Record<string, Record<string, string>>;
+    const pkg = JSON.parse(providerFiles(options)['package.json'] ?? '{}') as Record<
+      string,
+      Record<string, string>
+    >;
     expect(pkg['peerDependencies']).toEqual({ '@orkestra/types': '^1.2.3' });
     expect(pkg['devDependencies']?.['@orkestra/types']).toBe('1.2.3');
     expect(pkg['dependencies']?.['@orkestra/provider-kit']).toBe('2.0.1');
@@ -29,13 +32,26 @@ describe('providerFiles', () => {
   it('writes a provider under 60 lines named as asked, and a conformance test', () => {
     const files = providerFiles(options);
     expect(Object.keys(files).sort()).toEqual(
-      ['.gitignore', 'README.md', 'package.json', 'src/index.test.ts', 'src/index.ts', 'tsconfig.json'].sort(),
+      [
+        '.gitignore',
+        'README.md',
+        'package.json',
+        'src/index.test.ts',
+        'src/index.ts',
+        'tsconfig.json',
+      ].sort(),
     );
     expect(files['src/index.ts']?.split('\n').length).toBeLessThan(60);
     expect(files['src/index.ts']).toContain("name: 'notes'");
     expect(files['src/index.test.ts']).toContain('describeProviderConformance');
-    const tsconfig = JSON.parse(files['tsconfig.json'] ?? '{}') as { compilerOptions: Record<string, unknown> };
-    expect(tsconfig.compilerOptions).toMatchObject({ strict: true, module: 'NodeNext', moduleResolution: 'NodeNext' });
+    const tsconfig = JSON.parse(files['tsconfig.json'] ?? '{}') as {
+      compilerOptions: Record<string, unknown>;
+    };
+    expect(tsconfig.compilerOptions).toMatchObject({
+      strict: true,
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+    });
   });
 
   it('uses the tool versions the workspace itself is tested with', () => {

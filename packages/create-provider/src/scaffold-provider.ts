@@ -62,9 +62,16 @@ export function providerFiles(options: ScaffoldOptions): Readonly<Record<string,
       type: 'module',
       sideEffects: false,
       engines: { node: '>=20.19' },
-      exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' }, './package.json': './package.json' },
+      exports: {
+        '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+        './package.json': './package.json',
+      },
       files: ['dist', '!dist/**/*.test.*'],
-      scripts: { build: 'tsc -p tsconfig.json', test: 'vitest run', prepublishOnly: 'npm run build && npm test' },
+      scripts: {
+        build: 'tsc -p tsconfig.json',
+        test: 'vitest run',
+        prepublishOnly: 'npm run build && npm test',
+      },
       peerDependencies: { '@orkestra/types': `^${options.typesVersion}` },
       dependencies: { '@orkestra/provider-kit': options.providerKitVersion, zod: `^${tools.zod}` },
       devDependencies: {
