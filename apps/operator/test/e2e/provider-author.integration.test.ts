@@ -515,10 +515,12 @@ describe('publishing and the provider author journey', { timeout: 600_000 }, () 
         },
       });
       const core = env.kubeConfig.makeApiClient(CoreV1Api);
+      // The ConfigMap is written on every reconcile; its text arrives once the provider reported ready.
       const configMap = await step('operator: CR reconciled', () =>
-        waitFor(`ConfigMap hey-echo (stderr: ${stderr})`, () =>
-          core.readNamespacedConfigMap({ name: 'hey-echo', namespace: env.namespace }),
-        ),
+        waitFor(`ConfigMap hey-echo with the provider output (stderr: ${stderr})`, async () => {
+          const found = await core.readNamespacedConfigMap({ name: 'hey-echo', namespace: env.namespace });
+          return found.data?.['text'] === 'HELLO!' ? found : undefined;
+        }),
       );
       expect(configMap.data).toEqual({ text: 'HELLO!' });
     } finally {
