@@ -5,7 +5,7 @@
 # Results are cached under ${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv/<tool>-<version>/
 # and are not rebuilt while their .stamp matches. Nothing is written inside the repository.
 #
-# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|kubectl|helm|crane|tools]...
+# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools]...
 set -euo pipefail
 
 # The pinned versions live in one place, packages/testenv/versions.json, which @orkestra/testenv
@@ -22,6 +22,7 @@ K8S_VERSION="${ORKESTRA_K8S_VERSION:-$(json_version kubernetes)}"
 ETCD_VERSION="${ORKESTRA_ETCD_VERSION:-$(json_version etcd)}"
 FERRETDB_VERSION="${ORKESTRA_FERRETDB_VERSION:-$(json_version ferretdb)}"
 MOTO_VERSION="${ORKESTRA_MOTO_VERSION:-$(json_version moto)}"
+VERDACCIO_VERSION="${ORKESTRA_VERDACCIO_VERSION:-$(json_version verdaccio)}"
 
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv"
 mkdir -p "$CACHE_ROOT"
@@ -156,6 +157,26 @@ build_moto() {
   log "moto installed"
 }
 
+# issue 16: verdaccio, the npm registry of the publishing tests, installed with npm (not pnpm: it
+# is a tool, not a workspace dependency). 6.10 needs Node 22; 6.8.0 runs on Node 20 with node-fetch
+# overridden to 2.7.0 (verdaccio-audit asks for node-fetch by the dist-tag "cjs", which npm
+# resolves to 2.6.7 and then reports as an invalid tree).
+build_verdaccio() {
+  local out="$CACHE_ROOT/verdaccio-$VERDACCIO_VERSION"
+  local manifest
+  manifest=$(printf '{"name":"orkestra-testenv-verdaccio","private":true,"dependencies":{"verdaccio":"%s"},"overrides":{"node-fetch":"2.7.0"}}\n' "$VERDACCIO_VERSION")
+  local stamp; stamp=$(printf '%s' "$manifest" | stamp_of)
+  if [[ -x "$out/node_modules/.bin/verdaccio" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then log "verdaccio $VERDACCIO_VERSION cached at $out"; return; fi
+  command -v npm >/dev/null 2>&1 || { log "error: npm is not installed, so verdaccio cannot be installed"; exit 3; }
+  log "installing verdaccio $VERDACCIO_VERSION into $out"
+  local t0=$SECONDS
+  rm -rf "$out"; mkdir -p "$out"
+  printf '%s' "$manifest" > "$out/package.json"
+  (cd "$out" && npm install --no-fund --no-audit --omit=dev --loglevel=error >/dev/null)
+  printf '%s' "$stamp" > "$out/.stamp"
+  log "verdaccio installed in $(( SECONDS - t0 ))s"
+}
+
 # --- issue 15: client tools (kubectl, helm, crane) -------------------------------------------------
 # Self-contained so other targets can be added beside them without touching these lines.
 # kubectl is built from the same k8s.io/kubernetes module and version as kube-apiserver; helm v3 and
@@ -225,15 +246,16 @@ targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(all)
 for t in "${targets[@]}"; do
   case "$t" in
-    all) build_moto; build_etcd; build_ferretdb; build_kube ;;
+    all) build_moto; build_verdaccio; build_etcd; build_ferretdb; build_kube ;;
     etcd) build_etcd ;;
     kube) build_kube ;;
     ferretdb) build_ferretdb ;;
     moto) build_moto ;;
+    verdaccio) build_verdaccio ;; # issue 16
     kubectl) build_kubectl ;; # issue 15
     helm) build_helm ;; # issue 15
     crane) build_crane ;; # issue 15
     tools) build_kubectl; build_helm; build_crane ;; # issue 15: client tools
-    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|kubectl|helm|crane|tools)"; exit 2 ;;
+    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools)"; exit 2 ;;
   esac
 done
