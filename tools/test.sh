@@ -4,7 +4,8 @@
 # ~/.cache/orkestra/testenv when missing (minutes the first time; cached afterwards).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! bash tools/testenv/build.sh all; then
+# issue-18: `workloads` adds kube-scheduler and kwok for the files using useControlPlane({ workloads: true }).
+if ! bash tools/testenv/build.sh all workloads; then
   if [[ "${CI:-}" == "true" ]]; then
     echo "test servers could not be built; under CI that is a failure" >&2
     exit 1

@@ -92,20 +92,28 @@ export function crClient(kubeConfig: KubeConfig, api: CustomResourceType): CrCli
   return testenvCrClient<CrObject>(kubeConfig, api);
 }
 
-/** readyOf returns a CR's Ready condition. */
+/** readyOf returns a CR's Ready condition (Synced and every child ready). */
 export function readyOf(cr: CustomObject): CustomObjectCondition | undefined {
   return cr.status?.conditions?.find((c) => c.type === 'Ready');
 }
 
-/** isReadyAtGeneration tells whether the CR reports Ready=True for its current generation. */
-export function isReadyAtGeneration(cr: CustomObject): boolean {
-  const ready = readyOf(cr);
-  return ready?.status === 'True' && ready.observedGeneration === cr.metadata.generation;
+/**
+ * syncedOf returns a CR's Synced condition: the outcome of the last reconcile. Without workload
+ * controllers Deployments never become ready here, so tests of the reconcile itself read Synced.
+ */
+export function syncedOf(cr: CustomObject): CustomObjectCondition | undefined {
+  return cr.status?.conditions?.find((c) => c.type === 'Synced');
 }
 
-/** waitForReady polls until the CR `namespace/name` is Ready=True for its current generation. */
-export async function waitForReady(crs: CrClient, namespace: string, name: string): Promise<void> {
-  await waitFor(`${name} Ready=True`, async () => isReadyAtGeneration(await crs.get(namespace, name)));
+/** isSyncedAtGeneration tells whether the CR reports Synced=True for its current generation. */
+export function isSyncedAtGeneration(cr: CustomObject): boolean {
+  const synced = syncedOf(cr);
+  return synced?.status === 'True' && synced.observedGeneration === cr.metadata.generation;
+}
+
+/** waitForSynced polls until the CR `namespace/name` is Synced=True for its current generation. */
+export async function waitForSynced(crs: CrClient, namespace: string, name: string): Promise<void> {
+  await waitFor(`${name} Synced=True`, async () => isSyncedAtGeneration(await crs.get(namespace, name)));
 }
 
 /** readConfigMap returns a ConfigMap's data (`{}` when it has none), or undefined when it does not exist. */

@@ -11,6 +11,7 @@ const versions: TestenvVersions = {
   etcd: 'v3.6.16',
   ferretdb: 'v1.24.2',
   moto: '5.2.5',
+  kwok: 'v0.7.0',
 };
 
 function executable(path: string): string {

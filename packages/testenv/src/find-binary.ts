@@ -12,6 +12,10 @@ export const ServerBinary = {
   KubeControllerManager: 'kube-controller-manager',
   Ferretdb: 'ferretdb',
   MotoServer: 'moto_server',
+  /** issue-18: for control planes with `workloads: true`. */
+  KubeScheduler: 'kube-scheduler',
+  /** issue-18: kwok, fake nodes that run pods without a container runtime. */
+  Kwok: 'kwok',
 } as const;
 export type ServerBinary = (typeof ServerBinary)[keyof typeof ServerBinary];
 
@@ -50,7 +54,10 @@ function cacheCandidates(name: ServerBinary, root: string, versions: TestenvVers
       return [join(root, `etcd-${versions.etcd}`, 'etcd')];
     case 'kube-apiserver':
     case 'kube-controller-manager':
+    case 'kube-scheduler':
       return [join(root, `kube-${versions.kubernetes}`, name)];
+    case 'kwok':
+      return [join(root, `kwok-${versions.kwok}`, 'kwok')];
     case 'ferretdb':
       return [join(root, `ferretdb-${versions.ferretdb}`, 'ferretdb')];
     case 'moto_server': {

@@ -13,6 +13,8 @@ export interface TestenvVersions {
   readonly ferretdb: string;
   /** moto (PyPI), e.g. `5.2.5`. */
   readonly moto: string;
+  /** kwok (sigs.k8s.io/kwok), e.g. `v0.7.0`. */
+  readonly kwok: string;
 }
 
 const overrides = {
@@ -20,6 +22,7 @@ const overrides = {
   etcd: 'ORKESTRA_ETCD_VERSION',
   ferretdb: 'ORKESTRA_FERRETDB_VERSION',
   moto: 'ORKESTRA_MOTO_VERSION',
+  kwok: 'ORKESTRA_KWOK_VERSION',
 } as const satisfies Record<keyof TestenvVersions, string>;
 
 /**
@@ -41,5 +44,6 @@ export function readVersions(env: NodeJS.ProcessEnv = process.env): TestenvVersi
     etcd: pick('etcd'),
     ferretdb: pick('ferretdb'),
     moto: pick('moto'),
+    kwok: pick('kwok'),
   };
 }
