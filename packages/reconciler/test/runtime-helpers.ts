@@ -171,6 +171,8 @@ export interface RuntimeTestOptions {
   readonly prefix: string;
   readonly kind: string;
   readonly plural: string;
+  /** issue-18: run this file on its own control plane with workloads (kube-scheduler, kwok). Default false. */
+  readonly workloads?: boolean;
 }
 
 /** StartRuntimeOptions is createKatalogRuntime's options; kubeConfig (admin) and logger (quiet) have defaults. */
@@ -210,7 +212,7 @@ export interface RuntimeTest {
  * });
  */
 export function useRuntimeTest(options: RuntimeTestOptions): RuntimeTest {
-  const env = useControlPlane();
+  const env = useControlPlane({ workloads: options.workloads === true });
   const group = uniqueGroup(options.prefix);
   const api = { group, version: 'v1', kind: options.kind, plural: options.plural } as const;
   const cleanups: (() => Promise<void>)[] = [];

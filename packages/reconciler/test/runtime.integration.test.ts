@@ -8,6 +8,7 @@ import {
   jobExists,
   katalogFrom,
   readConfigMap,
+  readyOf,
   syncedOf,
   useRuntimeTest,
   waitFor,
@@ -104,6 +105,10 @@ describe('createKatalogRuntime against the control plane', () => {
     const cr = await crs.get(ns, 'shop');
     expect(cr.metadata.finalizers).toContain('orkestra.konductor.io/finalizer');
     expect(syncedOf(cr)).toMatchObject({ status: 'True', reason: 'ReconcileSucceeded' });
+    // issue-18: no workload controllers run on this control plane, so the Deployment never
+    // becomes available and Ready says so, naming it.
+    expect(readyOf(cr)).toMatchObject({ status: 'False', reason: 'ChildNotReady' });
+    expect(readyOf(cr)?.message).toMatch(/^Deployment shop-deployment: /);
     expect(cr.status?.['phase']).toBe('Running');
     expect(cr.status?.observedGeneration).toBe(cr.metadata.generation);
     expect(cr.status?.inventory?.map((i) => `${i.kind}/${i.name}/${i.mode}`).sort()).toEqual([
