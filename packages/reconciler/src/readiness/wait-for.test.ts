@@ -61,3 +61,12 @@ describe('holdBack', () => {
     expect(r.apply.map((x) => x.id)).toEqual(['deploy/web']);
   });
 });
+
+describe('holdBack: finished Jobs', () => {
+  it('counts a completed Job removed by its TTL as ready', () => {
+    const migrate = c('job/migrate', 'migrate');
+    const web = c('deploy/web', 'web', ['migrate']);
+    const r = holdBack([migrate, web], () => undefined, { completed: (x) => x.id === 'job/migrate' });
+    expect(r.waiting.size).toBe(0);
+  });
+});

@@ -38,7 +38,10 @@ export interface HoldBackResult<T> {
 export function holdBack<T extends WaitingChild>(
   children: readonly T[],
   get: (child: T) => KubeObject | undefined,
-  options: Pick<ChildReadinessOptions, 'conditions'> = {},
+  options: Pick<ChildReadinessOptions, 'conditions'> & {
+    /** Whether a child is a finished Job recorded in the inventory (ready even once its TTL removed it). */
+    readonly completed?: (child: T) => boolean;
+  } = {},
 ): HoldBackResult<T> {
   const byEntryId = new Map<string, T[]>();
   for (const child of children) {
@@ -48,8 +51,13 @@ export function holdBack<T extends WaitingChild>(
     list.push(child);
     byEntryId.set(id, list);
   }
-  const ready = (child: T): boolean =>
-    isReady(childReadiness(get(child), { readyWhen: child.entry.readyWhen, conditions: options.conditions }));
+  const ready = (child: T): boolean => {
+    const object = get(child);
+    if (object == null && options.completed?.(child) === true) return true;
+    return isReady(
+      childReadiness(object, { readyWhen: child.entry.readyWhen, conditions: options.conditions }),
+    );
+  };
   const apply: T[] = [];
   const waiting = new Map<string, readonly string[]>();
   for (const child of children) {

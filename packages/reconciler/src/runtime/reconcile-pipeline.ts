@@ -284,7 +284,10 @@ export class CrdPipeline {
       const held = holdBack(
         [...desired.groups.onCreate, ...desired.groups.onReconcile],
         (child) => this.#o.children.get(child.ref),
-        { conditions: this.#conditions },
+        {
+          conditions: this.#conditions,
+          completed: (child) => previous.some((p) => p.completed === true && sameRef(p, child.ref)),
+        },
       );
       state.waiting = held.waiting;
       const applyNow = (group: readonly DesiredChild[]): DesiredChild[] =>

@@ -220,7 +220,11 @@ export class StatusWriter {
       previous.reason !== ready.reason ||
       (!READINESS_REASONS.has(ready.reason) && previous.message !== ready.message)
     ) {
-      this.#o.events.warning(cr, ready.reason, ready.message === '' ? ready.reason : ready.message);
+      const message = ready.message === '' ? ready.reason : ready.message;
+      // Children on their way (in progress, held back by waitFor) are normal; a failed child or step warns.
+      if (READINESS_REASONS.has(ready.reason) && ready.reason !== ConditionReason.ChildFailed)
+        this.#o.events.normal(cr, ready.reason, message);
+      else this.#o.events.warning(cr, ready.reason, message);
     }
     if (this.#hasWarnRules && input.warnings != null && input.warnings.length > 0) {
       const previousWarning = conditions.find((c) => c.type === ConditionType.ValidationWarning);

@@ -153,3 +153,30 @@ describe('readyOutcome', () => {
     expect(readyOutcome(synced, notReady, 'reconciled')).toEqual(synced);
   });
 });
+
+describe('assessReadiness: finished Jobs', () => {
+  it('keeps a completed Job that its TTL removed Current', () => {
+    const migrate = {
+      ...child('Job', 'migrate'),
+      ref: { apiVersion: 'batch/v1', kind: 'Job', namespace: 'ns', name: 'migrate' },
+    } as DesiredChild;
+    const previous: InventoryItem[] = [
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        namespace: 'ns',
+        name: 'migrate',
+        mode: 'create',
+        source: 'onCreate.jobs[0]',
+        completed: true,
+      },
+    ];
+    const a = assessReadiness({
+      desired: desired([migrate]),
+      get: () => undefined,
+      previous,
+      now: new Date(),
+    });
+    expect(a.summary.ready).toBe(true);
+  });
+});

@@ -45,19 +45,24 @@ export interface ReadinessAssessment {
  * its summary, and the inventory annotation. Pure.
  */
 export function assessReadiness(input: AssessReadinessInput): ReadinessAssessment {
-  const children = input.desired == null ? [] : [...input.desired.groups.onCreate, ...input.desired.groups.onReconcile];
+  const children =
+    input.desired == null ? [] : [...input.desired.groups.onCreate, ...input.desired.groups.onReconcile];
   const verdicts: ChildVerdict[] = [];
   const byKey = new Map<string, Readiness & { waiting: boolean }>();
+  const previous = new Map(input.previous.map((item) => [inventoryKey(item), item]));
   for (const child of children) {
     const unmet = input.waiting?.get(child.id);
+    const live = input.get(child.ref);
     const readiness: Readiness =
       unmet != null && unmet.length > 0
         ? { state: 'NotFound', message: `waiting for ${unmet.join(', ')} to be ready` }
-        : childReadiness(input.get(child.ref), { readyWhen: child.entry.readyWhen, conditions: input.conditions });
+        : live == null && previous.get(inventoryKey(child.ref))?.completed === true
+          ? // A finished Job removed by its TTL stays done (it is not created again either).
+            { state: 'Current', message: 'complete (removed after it finished)' }
+          : childReadiness(live, { readyWhen: child.entry.readyWhen, conditions: input.conditions });
     verdicts.push({ kind: child.ref.kind, name: child.ref.name, readiness, waitingFor: unmet });
     byKey.set(inventoryKey(child.ref), { ...readiness, waiting: unmet != null && unmet.length > 0 });
   }
-  const previous = new Map(input.previous.map((item) => [inventoryKey(item), item]));
   const since = formatRfc3339(input.now);
   return {
     verdicts,
