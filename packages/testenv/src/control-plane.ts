@@ -248,7 +248,15 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     if (schedulerBin != null && kwokBin != null) {
       t = performance.now();
       started.push(
-        ...(await startWorkloads({ schedulerBin, kwokBin, kubeconfigPath, server, adminTls, dir, timeoutMs })),
+        ...(await startWorkloads({
+          schedulerBin,
+          kwokBin,
+          kubeconfigPath,
+          server,
+          adminTls,
+          dir,
+          timeoutMs,
+        })),
       );
       workloadsMs = performance.now() - t;
     }

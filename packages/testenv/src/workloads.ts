@@ -115,8 +115,9 @@ export async function startWorkloads(options: StartWorkloadsOptions): Promise<Se
         isReady: async () => {
           const res = await httpRequest(`${server}/api/v1/nodes/${FAKE_NODE_NAME}`, adminTls);
           if (res.status !== 200) return false;
-          const conditions = (JSON.parse(res.body) as { status?: { conditions?: { type: string; status: string }[] } })
-            .status?.conditions;
+          const conditions = (
+            JSON.parse(res.body) as { status?: { conditions?: { type: string; status: string }[] } }
+          ).status?.conditions;
           return conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
         },
       }),

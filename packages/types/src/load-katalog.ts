@@ -501,9 +501,14 @@ function crossChecks(
     for (const groupName of ['onCreate', 'onReconcile'] as const) {
       const rawGroup = asMap(rawBox[groupName]);
       for (const listKey of RESOURCE_LIST_KEYS) {
-        const rawKey = listKey === 'persistentVolumeClaims' && rawGroup['pvcs'] !== undefined ? 'pvcs' : listKey;
+        const rawKey =
+          listKey === 'persistentVolumeClaims' && rawGroup['pvcs'] !== undefined ? 'pvcs' : listKey;
         (box[groupName][listKey] as readonly { id?: string; waitFor?: string[] }[]).forEach((item, i) =>
-          ordering.push({ path: [...base, 'operatorBox', groupName, rawKey, i], id: item.id, waitFor: item.waitFor }),
+          ordering.push({
+            path: [...base, 'operatorBox', groupName, rawKey, i],
+            id: item.id,
+            waitFor: item.waitFor,
+          }),
         );
       }
     }

@@ -28,7 +28,8 @@ export function checkWaitFor(entries: readonly WaitForEntry[]): WaitForIssue[] {
   const byId = new Map<string, WaitForEntry>();
   for (const entry of entries) {
     if (entry.id == null) continue;
-    if (byId.has(entry.id)) issues.push({ path: [...entry.path, 'id'], message: `duplicate entry id ${entry.id}` });
+    if (byId.has(entry.id))
+      issues.push({ path: [...entry.path, 'id'], message: `duplicate entry id ${entry.id}` });
     else byId.set(entry.id, entry);
   }
   for (const entry of entries) {
@@ -54,11 +55,15 @@ export function checkWaitFor(entries: readonly WaitForEntry[]): WaitForIssue[] {
       reported.add(key);
       const start = byId.get(cycle[0] ?? id);
       const index = start?.waitFor?.indexOf(cycle[1] ?? id) ?? 0;
-      issues.push({ path: [...(start?.path ?? []), 'waitFor', index], message: `waitFor cycle: ${cycle.join(' → ')}` });
+      issues.push({
+        path: [...(start?.path ?? []), 'waitFor', index],
+        message: `waitFor cycle: ${cycle.join(' → ')}`,
+      });
       return;
     }
     if (stack.length > byId.size) return;
-    for (const next of byId.get(id)?.waitFor ?? []) if (next !== id && byId.has(next)) visit(next, [...stack, id]);
+    for (const next of byId.get(id)?.waitFor ?? [])
+      if (next !== id && byId.has(next)) visit(next, [...stack, id]);
   };
   for (const id of byId.keys()) visit(id, []);
   return issues;

@@ -40,7 +40,9 @@ describe('loadKatalog: readiness and waitFor (issue 18)', () => {
     expect(entry?.readiness).toBe('children');
     const web = entry?.operatorBox.onReconcile.deployments[0];
     expect(web?.waitFor).toEqual(['migrate']);
-    expect(web?.readyWhen).toEqual([{ field: 'status.readyReplicas', operator: 'gte', value: 1, negate: false }]);
+    expect(web?.readyWhen).toEqual([
+      { field: 'status.readyReplicas', operator: 'gte', value: 1, negate: false },
+    ]);
   });
 
   it('reports unknown targets with a suggestion, self references and duplicate ids at file:line:col', () => {

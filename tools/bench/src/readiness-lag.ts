@@ -15,7 +15,9 @@ import { createKatalogRuntime } from '@orkestra/reconciler';
 import { createNamespace, installCrd, startControlPlane } from '@orkestra/testenv';
 import { loadKatalog } from '@orkestra/types';
 
-const { values } = parseArgs({ options: { crs: { type: 'string', default: '50' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { crs: { type: 'string', default: '50' }, out: { type: 'string' } },
+});
 const count = Number(values.crs);
 const api = { group: 'lag.bench.orkestra.dev', version: 'v1', kind: 'App', plural: 'apps' } as const;
 const katalogText = `apiVersion: orkestra.konductor.io/v1alpha1
@@ -56,15 +58,26 @@ try {
     ((o.status?.['conditions'] as { type: string; status: string }[] | undefined) ?? []).some(
       (c) => c.type === type && c.status === 'True',
     );
-  const deployments = await watch.watch(`/apis/apps/v1/namespaces/${namespace}/deployments`, {}, (_t, o: Obj) => {
-    const cr = o.metadata.name.replace(/-web$/, '');
-    const want = o.spec?.replicas ?? 1;
-    if (!availableAt.has(cr) && conditionTrue(o, 'Available') && o.status?.['availableReplicas'] === want)
-      availableAt.set(cr, performance.now());
-  }, () => undefined);
-  const crs = await watch.watch(`/apis/${api.group}/v1/namespaces/${namespace}/${api.plural}`, {}, (_t, o: Obj) => {
-    if (!readyAt.has(o.metadata.name) && conditionTrue(o, 'Ready')) readyAt.set(o.metadata.name, performance.now());
-  }, () => undefined);
+  const deployments = await watch.watch(
+    `/apis/apps/v1/namespaces/${namespace}/deployments`,
+    {},
+    (_t, o: Obj) => {
+      const cr = o.metadata.name.replace(/-web$/, '');
+      const want = o.spec?.replicas ?? 1;
+      if (!availableAt.has(cr) && conditionTrue(o, 'Available') && o.status?.['availableReplicas'] === want)
+        availableAt.set(cr, performance.now());
+    },
+    () => undefined,
+  );
+  const crs = await watch.watch(
+    `/apis/${api.group}/v1/namespaces/${namespace}/${api.plural}`,
+    {},
+    (_t, o: Obj) => {
+      if (!readyAt.has(o.metadata.name) && conditionTrue(o, 'Ready'))
+        readyAt.set(o.metadata.name, performance.now());
+    },
+    () => undefined,
+  );
 
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   for (let i = 0; i < count; i++) {
