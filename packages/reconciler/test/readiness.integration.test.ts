@@ -100,119 +100,131 @@ afterAll(async () => {
 });
 
 describe('readiness with workloads (kwok)', () => {
-  it('applies children in waitFor order and reports Ready only once every child is ready', async () => {
-    const ns = env.namespace;
-    await crs.create(ns, 'one', {});
-    // Synced first; Ready waits, naming the child that holds it up.
-    await waitFor(
-      'one Synced=True',
-      async () => syncedOf(await crs.get(ns, 'one'))?.status === 'True',
-      60_000,
-    );
-    const early = readyOf(await crs.get(ns, 'one'));
-    expect(early?.status).toBe('False');
-    expect(early?.reason).toMatch(/^(ChildNotReady|WaitingForChildren)$/);
-
-    await waitFor(
-      'one Ready=True',
-      async () => readyOf(await crs.get(ns, 'one'))?.status === 'True',
-      120_000,
-    );
-    const cr = await crs.get(ns, 'one');
-    expect(cr.status?.['phase']).toBe('Running');
-    expect(cr.status?.['readyReplicas']).toBe(2);
-    const states = (cr.status?.inventory as { kind: string; readiness?: { state: string } }[]).map((i) => [
-      i.kind,
-      i.readiness?.state,
-    ]);
-    expect(states.sort()).toEqual([
-      ['Deployment', 'Current'],
-      ['Job', 'Current'],
-      ['StatefulSet', 'Current'],
-    ]);
-
-    // The Job was created only once the StatefulSet was ready, the Deployment only after the Job completed.
-    const apps = env.kubeConfig.makeApiClient(AppsV1Api);
-    const batch = env.kubeConfig.makeApiClient(BatchV1Api);
-    const job = await batch.readNamespacedJob({ namespace: ns, name: 'one-migrate' });
-    const web = await apps.readNamespacedDeployment({ namespace: ns, name: 'one-web' });
-    const completed = job.status?.completionTime;
-    expect(completed).toBeDefined();
-    expect(new Date(web.metadata?.creationTimestamp ?? 0).getTime()).toBeGreaterThanOrEqual(
-      new Date(completed ?? 0).getTime(),
-    );
-  });
-
-  it('never writes Ready=True while the Deployment is not ready (random scale changes, every status write checked)', async () => {
-    const ns = env.namespace;
-    const events: Event[] = [];
-    const sequence: number[] = [];
-    const stops = [
-      await record(env.kubeConfig, `/apis/${group}/v1/namespaces/${ns}/shops`, 'Shop', events),
-      await record(env.kubeConfig, `/apis/apps/v1/namespaces/${ns}/deployments`, 'Deployment', events),
-    ];
-    try {
-      await crs.create(ns, 'two', { replicas: 1 });
+  it(
+    'applies children in waitFor order and reports Ready only once every child is ready',
+    { timeout: 300_000 },
+    async () => {
+      const ns = env.namespace;
+      await crs.create(ns, 'one', {});
+      // Synced first; Ready waits, naming the child that holds it up.
       await waitFor(
-        'two Ready=True',
-        async () => readyOf(await crs.get(ns, 'two'))?.status === 'True',
-        120_000,
+        'one Synced=True',
+        async () => syncedOf(await crs.get(ns, 'one'))?.status === 'True',
+        60_000,
       );
-      // A fixed seed keeps the run reproducible; the printed sequence says what was tried.
-      let seed = 18;
-      const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-      for (let round = 0; round < 6; round++) {
-        const replicas = 1 + Math.floor(random() * 4);
-        sequence.push(replicas);
-        await crs.patchSpec(ns, 'two', { replicas });
-        // Sometimes let it settle, sometimes change it again mid-rollout.
-        if (random() < 0.5) {
-          await waitFor(
-            `two Ready=True at ${replicas}`,
-            async () => {
-              const cr = await crs.get(ns, 'two');
-              const ready = readyOf(cr);
-              return ready?.status === 'True' && ready.observedGeneration === cr.metadata.generation;
-            },
-            120_000,
-          );
-        }
-      }
+      const early = readyOf(await crs.get(ns, 'one'));
+      expect(early?.status).toBe('False');
+      expect(early?.reason).toMatch(/^(ChildNotReady|WaitingForChildren)$/);
+
+      let last: unknown;
       await waitFor(
-        'two Ready=True at the end',
+        'one Ready=True',
         async () => {
-          const cr = await crs.get(ns, 'two');
-          const ready = readyOf(cr);
-          return ready?.status === 'True' && ready.observedGeneration === cr.metadata.generation;
+          const seen = await crs.get(ns, 'one');
+          last = { ready: readyOf(seen), inventory: seen.status?.inventory };
+          return readyOf(seen)?.status === 'True';
         },
-        120_000,
-      );
-    } finally {
-      for (const stop of stops) stop();
-    }
+        240_000,
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}; last seen ${JSON.stringify(last)}`);
+      });
+      const cr = await crs.get(ns, 'one');
+      expect(cr.status?.['phase']).toBe('Running');
+      expect(cr.status?.['readyReplicas']).toBe(2);
+      const states = (cr.status?.inventory ?? []).map((i) => [i.kind, i.readiness?.state]);
+      expect(states.sort()).toEqual([
+        ['Deployment', 'Current'],
+        ['Job', 'Current'],
+        ['StatefulSet', 'Current'],
+      ]);
 
-    // Replay in etcd revision order: at each CR write with Ready=True, the Deployment as of that revision must be ready.
-    events.sort((a, b) => (a.rv < b.rv ? -1 : a.rv > b.rv ? 1 : 0));
-    let deployment: Record<string, unknown> | undefined;
-    let readyWrites = 0;
-    const violations: string[] = [];
-    for (const event of events) {
-      if (event.kind === 'Deployment') {
-        if (event.object.metadata.name === 'two-web') deployment = event.object;
-        continue;
-      }
-      if (event.object.metadata.name !== 'two') continue;
-      const conditions =
-        (event.object['status'] as { conditions?: { type: string; status: string }[] } | undefined)
-          ?.conditions ?? [];
-      if (conditions.find((c) => c.type === 'Ready')?.status !== 'True') continue;
-      readyWrites++;
-      if (deployment == null || !deploymentReady(deployment))
-        violations.push(
-          `rv ${event.rv}: Ready=True while Deployment is ${JSON.stringify(deployment?.['status'] ?? null)}`,
+      // The Job was created only once the StatefulSet was ready, the Deployment only after the Job completed.
+      const apps = env.kubeConfig.makeApiClient(AppsV1Api);
+      const batch = env.kubeConfig.makeApiClient(BatchV1Api);
+      const job = await batch.readNamespacedJob({ namespace: ns, name: 'one-migrate' });
+      const web = await apps.readNamespacedDeployment({ namespace: ns, name: 'one-web' });
+      const completed = job.status?.completionTime;
+      expect(completed).toBeDefined();
+      expect(new Date(web.metadata?.creationTimestamp ?? 0).getTime()).toBeGreaterThanOrEqual(
+        new Date(completed ?? 0).getTime(),
+      );
+    },
+  );
+
+  it(
+    'never writes Ready=True while the Deployment is not ready (random scale changes, every status write checked)',
+    { timeout: 600_000 },
+    async () => {
+      const ns = env.namespace;
+      const events: Event[] = [];
+      const sequence: number[] = [];
+      const stops = [
+        await record(env.kubeConfig, `/apis/${group}/v1/namespaces/${ns}/shops`, 'Shop', events),
+        await record(env.kubeConfig, `/apis/apps/v1/namespaces/${ns}/deployments`, 'Deployment', events),
+      ];
+      try {
+        await crs.create(ns, 'two', { replicas: 1 });
+        await waitFor(
+          'two Ready=True',
+          async () => readyOf(await crs.get(ns, 'two'))?.status === 'True',
+          120_000,
         );
-    }
-    expect(readyWrites).toBeGreaterThan(0);
-    expect(violations, `replica sequence ${sequence.join(', ')}`).toEqual([]);
-  });
+        // A fixed seed keeps the run reproducible; the printed sequence says what was tried.
+        let seed = 18;
+        const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+        for (let round = 0; round < 6; round++) {
+          const replicas = 1 + Math.floor(random() * 4);
+          sequence.push(replicas);
+          await crs.patchSpec(ns, 'two', { replicas });
+          // Sometimes let it settle, sometimes change it again mid-rollout.
+          if (random() < 0.5) {
+            await waitFor(
+              `two Ready=True at ${replicas}`,
+              async () => {
+                const cr = await crs.get(ns, 'two');
+                const ready = readyOf(cr);
+                return ready?.status === 'True' && ready.observedGeneration === cr.metadata.generation;
+              },
+              120_000,
+            );
+          }
+        }
+        await waitFor(
+          'two Ready=True at the end',
+          async () => {
+            const cr = await crs.get(ns, 'two');
+            const ready = readyOf(cr);
+            return ready?.status === 'True' && ready.observedGeneration === cr.metadata.generation;
+          },
+          120_000,
+        );
+      } finally {
+        for (const stop of stops) stop();
+      }
+
+      // Replay in etcd revision order: at each CR write with Ready=True, the Deployment as of that revision must be ready.
+      events.sort((a, b) => (a.rv < b.rv ? -1 : a.rv > b.rv ? 1 : 0));
+      let deployment: Record<string, unknown> | undefined;
+      let readyWrites = 0;
+      const violations: string[] = [];
+      for (const event of events) {
+        if (event.kind === 'Deployment') {
+          if (event.object.metadata.name === 'two-web') deployment = event.object;
+          continue;
+        }
+        if (event.object.metadata.name !== 'two') continue;
+        const conditions =
+          (event.object['status'] as { conditions?: { type: string; status: string }[] } | undefined)
+            ?.conditions ?? [];
+        if (conditions.find((c) => c.type === 'Ready')?.status !== 'True') continue;
+        readyWrites++;
+        if (deployment == null || !deploymentReady(deployment))
+          violations.push(
+            `rv ${event.rv}: Ready=True while Deployment is ${JSON.stringify(deployment?.['status'] ?? null)}`,
+          );
+      }
+      expect(readyWrites).toBeGreaterThan(0);
+      expect(violations, `replica sequence ${sequence.join(', ')}`).toEqual([]);
+    },
+  );
 });

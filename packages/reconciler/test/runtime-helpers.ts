@@ -80,6 +80,8 @@ export interface CrObject extends CustomObject {
       namespace?: string;
       mode: string;
       source: string;
+      /** issue-18: the child's readiness at the last status write. */
+      readiness?: { state: string; message?: string; since: string };
     }[];
   };
 }
