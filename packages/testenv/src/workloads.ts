@@ -122,6 +122,23 @@ export async function startWorkloads(options: StartWorkloadsOptions): Promise<Se
         },
       }),
     );
+    // The NodeRestriction/TaintNodesByCondition admission adds `node.kubernetes.io/not-ready:NoSchedule`
+    // on create, and only node-lifecycle-controller (not run: it would evict on missed heartbeats)
+    // removes it; without this the scheduler never binds a pod.
+    const untaint = await httpRequest(`${server}/api/v1/nodes/${FAKE_NODE_NAME}`, {
+      ...adminTls,
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ spec: { taints: null } }),
+    });
+    if (untaint.status !== 200) {
+      throw new TestenvError(
+        `untainting the kwok node failed: ${untaint.status} ${untaint.body.slice(0, 300)}`,
+        {
+          code: TestenvErrorCode.StartFailed,
+        },
+      );
+    }
     return started;
   } catch (error) {
     for (const p of started.reverse()) await p.stop();
