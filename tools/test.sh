@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # issue 15: `tools` adds kubectl, helm and crane (the install/image/kubectl tests drive them).
-if ! bash tools/testenv/build.sh all tools; then
+# issue-18: `workloads` adds kube-scheduler and kwok for the files using useControlPlane({ workloads: true }).
+if ! bash tools/testenv/build.sh all tools workloads; then
   if [[ "${CI:-}" == "true" ]]; then
     echo "test servers could not be built; under CI that is a failure" >&2
     exit 1

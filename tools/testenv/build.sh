@@ -5,7 +5,8 @@
 # Results are cached under ${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv/<tool>-<version>/
 # and are not rebuilt while their .stamp matches. Nothing is written inside the repository.
 #
-# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools]...
+# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok]...
+#   workloads = kube-scheduler + kwok, for control planes started with `workloads: true`.
 set -euo pipefail
 
 # The pinned versions live in one place, packages/testenv/versions.json, which @orkestra/testenv
@@ -23,6 +24,8 @@ ETCD_VERSION="${ORKESTRA_ETCD_VERSION:-$(json_version etcd)}"
 FERRETDB_VERSION="${ORKESTRA_FERRETDB_VERSION:-$(json_version ferretdb)}"
 MOTO_VERSION="${ORKESTRA_MOTO_VERSION:-$(json_version moto)}"
 VERDACCIO_VERSION="${ORKESTRA_VERDACCIO_VERSION:-$(json_version verdaccio)}"
+# kwok (fake nodes that run pods without a container runtime), for `workloads` control planes.
+KWOK_VERSION="${ORKESTRA_KWOK_VERSION:-$(json_version kwok)}"
 
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv"
 mkdir -p "$CACHE_ROOT"
@@ -242,6 +245,53 @@ build_kubectl() {
 }
 # --- end issue 15 -------------------------------------------------------------------------------------
 
+# ---- issue-18: workloads (kube-scheduler + kwok) ------------------------------------------------
+# kube-scheduler comes from the same k8s.io/kubernetes wrapper module as kube-apiserver (same
+# version, same staging replaces), so after `kube` it reuses the Go build cache. kwok is
+# sigs.k8s.io/kwok/cmd/kwok from the Go module proxy (its go.mod has no replace directives, so
+# `go install module@version` builds exactly its pinned dependency set).
+build_kube_scheduler() {
+  local out="$CACHE_ROOT/kube-$K8S_VERSION"
+  if [[ -x "$out/kube-scheduler" && -f "$out/.stamp-scheduler" ]]; then
+    log "kube-scheduler $K8S_VERSION cached at $out"; return
+  fi
+  need_go kube-scheduler KUBE_SCHEDULER
+  go_env
+  local sv="v0${K8S_VERSION#v1}"
+  local minor; minor=$(echo "$K8S_VERSION" | cut -d. -f2)
+  local gomod
+  gomod=$(cd /tmp && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')
+  [[ -f "$gomod" ]] || { log "error: could not download go.mod of k8s.io/kubernetes@$K8S_VERSION"; exit 4; }
+  local replaces
+  replaces=$(grep -E '^\s*k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" | awk -v sv="$sv" '{print "\t" $1 " => " $1 " " sv}')
+  local mod
+  mod=$(printf 'module local/testenv/k8s\n\ngo 1.24.0\n\ngodebug default=go1.24\n\nrequire k8s.io/kubernetes %s\n\nreplace (\n%s\n)\n' "$K8S_VERSION" "$replaces")
+  local ldv="-X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+  local work; work=$(mktemp -d); trap 'rm -rf "$work"' RETURN
+  printf '%s\n' "$mod" > "$work/go.mod"
+  printf 'package tools\n\nimport _ "k8s.io/kubernetes/cmd/kube-scheduler/app"\n' > "$work/tools.go"
+  log "building kube-scheduler $K8S_VERSION (minutes after \`kube\`, which fills the Go build cache)"
+  local t0=$SECONDS
+  mkdir -p "$out"
+  (cd "$work" && with_heartbeat kube-scheduler go build -trimpath -tags=selinux,notest -ldflags "-s -w $ldv" -o "$out/" k8s.io/kubernetes/cmd/kube-scheduler)
+  printf '%s' "$(printf '%s|%s' "$mod" "$ldv" | stamp_of)" > "$out/.stamp-scheduler"
+  log "kube-scheduler built in $(( SECONDS - t0 ))s"
+}
+
+build_kwok() {
+  local out="$CACHE_ROOT/kwok-$KWOK_VERSION"
+  local stamp; stamp=$(printf 'sigs.k8s.io/kwok/cmd/kwok@%s|-trimpath -s -w' "$KWOK_VERSION" | stamp_of)
+  if [[ -x "$out/kwok" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then log "kwok $KWOK_VERSION cached at $out"; return; fi
+  need_go kwok KWOK
+  go_env
+  log "building kwok $KWOK_VERSION (several minutes on 2 cores)"
+  local t0=$SECONDS
+  mkdir -p "$out"
+  (cd /tmp && GOFLAGS=-modcacherw GOBIN="$out" with_heartbeat kwok go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION")
+  printf '%s' "$stamp" > "$out/.stamp"
+  log "kwok built in $(( SECONDS - t0 ))s"
+}
+
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(all)
 for t in "${targets[@]}"; do
@@ -256,6 +306,9 @@ for t in "${targets[@]}"; do
     helm) build_helm ;; # issue 15
     crane) build_crane ;; # issue 15
     tools) build_kubectl; build_helm; build_crane ;; # issue 15: client tools
-    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools)"; exit 2 ;;
+    workloads) build_kube_scheduler; build_kwok ;; # not in `all` (opt-in, costs a build)
+    kube-scheduler) build_kube_scheduler ;;
+    kwok) build_kwok ;;
+    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok)"; exit 2 ;;
   esac
 done

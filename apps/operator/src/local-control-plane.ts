@@ -17,6 +17,9 @@ const NEEDED = [
   { binary: ServerBinary.Etcd, target: 'etcd' },
   { binary: ServerBinary.KubeApiserver, target: 'kube' },
   { binary: ServerBinary.KubeControllerManager, target: 'kube' },
+  // issue-18: workloads run (kube-scheduler + kwok), so Deployments become ready.
+  { binary: ServerBinary.KubeScheduler, target: 'kube-scheduler' },
+  { binary: ServerBinary.Kwok, target: 'kwok' },
 ] as const;
 
 /** StartLocalControlPlaneOptions configures startLocalControlPlane. */
@@ -105,10 +108,12 @@ export async function startLocalControlPlane(options: StartLocalControlPlaneOpti
     );
     await runBuild(script, missing, progress);
   }
-  progress.write('Starting the local control plane (etcd, kube-apiserver, kube-controller-manager)…\n');
+  progress.write(
+    'Starting the local control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)…\n',
+  );
   const started = Date.now();
   try {
-    const cp = await startControlPlane({ env: options.env as NodeJS.ProcessEnv });
+    const cp = await startControlPlane({ env: options.env as NodeJS.ProcessEnv, workloads: true });
     progress.write(
       `Control plane ready at ${cp.server} in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`,
     );

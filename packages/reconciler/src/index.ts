@@ -86,6 +86,13 @@ export type {
 } from './secrets/rotation.js';
 export { generateTlsMaterial, sanEntries } from './secrets/tls.js';
 export type { TlsMaterial, TlsMaterialOptions, TlsMaterialRequest } from './secrets/tls.js';
+// issue-18: child readiness (kstatus semantics, readyWhen) and the Ready summary.
+export { childReadiness } from './readiness/child-readiness.js';
+export type { ChildReadinessOptions } from './readiness/child-readiness.js';
+export { isReady, ReadinessState } from './readiness/readiness.js';
+export type { Readiness } from './readiness/readiness.js';
+export { summarizeReadiness } from './readiness/summarize-readiness.js';
+export type { ChildVerdict, ReadinessSummary } from './readiness/summarize-readiness.js';
 export { buildStatus } from './status/build-status.js';
 export type {
   BuildStatusInput,
@@ -122,7 +129,7 @@ export {
   removeFromInventory,
   sortInventory,
 } from './status/inventory.js';
-export type { InventoryItem, InventoryMode } from './status/inventory.js';
+export type { InventoryItem, InventoryMode, InventoryReadiness } from './status/inventory.js';
 export { EVENT_SOURCE_COMPONENT, EventRecorder, EventType } from './events/event-recorder.js';
 export type {
   CoreEvent,

@@ -14,7 +14,7 @@ import {
   installCrd,
   katalogFrom,
   quietLogger,
-  readyOf,
+  syncedOf,
   uniqueGroup,
   waitFor,
 } from './runtime-helpers.js';
@@ -144,7 +144,7 @@ async function deploymentExists(name: string): Promise<boolean> {
 
 async function readyReason(api: keyof typeof apis, name: string): Promise<string | undefined> {
   const cr = await clients[api].get(env.namespace, name);
-  const ready = readyOf(cr);
+  const ready = syncedOf(cr);
   return ready == null ? undefined : `${ready.status}/${ready.reason}`;
 }
 
@@ -247,7 +247,7 @@ describe('hooks in the reconcile pipeline', () => {
       'probe broken failed',
       async () => (await readyReason('probe', 'broken')) === 'False/ExternalCallFailed',
     );
-    const ready = readyOf(await clients.probe.get(env.namespace, 'broken'));
+    const ready = syncedOf(await clients.probe.get(env.namespace, 'broken'));
     expect(ready?.message).toContain('probe.operatorBox.external[1]');
     expect(ready?.message).toContain('unexpected status 500');
   });

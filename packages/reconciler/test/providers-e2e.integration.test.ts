@@ -7,7 +7,7 @@ import {
   katalogFrom,
   quietLogger,
   readConfigMap,
-  readyOf,
+  syncedOf,
   useRuntimeTest,
   waitFor,
 } from './runtime-helpers.js';
@@ -114,7 +114,7 @@ describe('providers end to end (moto S3, FerretDB)', () => {
       200,
     );
     const cr = await crs.get(env.namespace, 'web');
-    expect(readyOf(cr)?.reason).toBe('ReconcileSucceeded');
+    expect(syncedOf(cr)?.reason).toBe('ReconcileSucceeded');
     expect(cr.status?.['bucketArn']).toBe(`arn:aws:s3:::${bucket}`);
     expect(cr.status?.['providers']).toMatchObject({
       aws: { assets: { kind: 's3', ready: true, outputs: { bucket } } },

@@ -6,7 +6,7 @@ import {
   katalogFrom,
   quietLogger,
   readConfigMap,
-  readyOf,
+  syncedOf,
   useRuntimeTest,
   waitFor,
 } from './runtime-helpers.js';
@@ -94,7 +94,7 @@ describe('provider dispatch', () => {
       async () => (await configMap('shop-greeting'))?.['text'] === 'Hi, shop!',
     );
     const cr = await crs.get(env.namespace, 'shop');
-    expect(readyOf(cr)?.reason).toBe('ReconcileSucceeded');
+    expect(syncedOf(cr)?.reason).toBe('ReconcileSucceeded');
     expect(cr.status?.['text']).toBe('Hi, shop!');
     const record = (cr.status?.['providers'] as Record<string, Record<string, Record<string, unknown>>>)[
       'hello'
@@ -133,7 +133,7 @@ describe('provider dispatch', () => {
     await waitFor('another reconcile', () => (controller?.stats().reconciles ?? 0) > before);
     await waitFor('observed', async () => {
       const cr = await crs.get(env.namespace, 'shop');
-      return readyOf(cr)?.observedGeneration === cr.metadata.generation;
+      return syncedOf(cr)?.observedGeneration === cr.metadata.generation;
     });
     expect(callsFor('reconcile', 'shop')).toHaveLength(1);
     await crs.patchSpec(env.namespace, 'shop', { to: 'shop-two' });
@@ -155,11 +155,11 @@ describe('provider dispatch', () => {
     });
     await waitFor(
       'pending',
-      async () => readyOf(await crs.get(env.namespace, 'waiting'))?.reason === 'ProviderPending',
+      async () => syncedOf(await crs.get(env.namespace, 'waiting'))?.reason === 'ProviderPending',
     );
     const cr = await crs.get(env.namespace, 'waiting');
-    expect(readyOf(cr)?.message).toContain('greeter.operatorBox.providers.hello[0]');
-    expect(readyOf(cr)?.message).toContain('ConfigMap words has no key en');
+    expect(syncedOf(cr)?.message).toContain('greeter.operatorBox.providers.hello[0]');
+    expect(syncedOf(cr)?.message).toContain('ConfigMap words has no key en');
     const providers = cr.status?.['providers'] as Record<string, Record<string, Record<string, unknown>>>;
     expect(providers['hello']?.['welcome']).toMatchObject({ ready: false, kind: 'greeting' });
     // No recorded outputs yet: the whole-expression value is absent, so the key is not set.
@@ -170,9 +170,9 @@ describe('provider dispatch', () => {
     await crs.create(env.namespace, 'bad', { to: 'Not OK' });
     await waitFor(
       'failed',
-      async () => readyOf(await crs.get(env.namespace, 'bad'))?.reason === 'ProviderFailed',
+      async () => syncedOf(await crs.get(env.namespace, 'bad'))?.reason === 'ProviderFailed',
     );
-    const ready = readyOf(await crs.get(env.namespace, 'bad'));
+    const ready = syncedOf(await crs.get(env.namespace, 'bad'));
     expect(ready?.message).toMatch(/^greeter\.operatorBox\.providers\.hello\[0\]: greeting\.to: /);
     expect(callsFor('reconcile', 'bad')).toHaveLength(0);
   });

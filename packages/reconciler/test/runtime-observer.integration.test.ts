@@ -13,7 +13,7 @@ import {
   katalogFrom,
   useRuntimeTest,
   waitFor,
-  waitForReady,
+  waitForSynced,
 } from './runtime-helpers.js';
 
 const { env, group, crs, startRuntime } = useRuntimeTest({ prefix: 'obs', kind: 'App', plural: 'apps' });
@@ -105,7 +105,7 @@ describe('the runtime observer and once Secrets', () => {
     const ns = env.namespace;
     calls.length = 0;
     await crs.create(ns, 'alpha', { tier: 'gold' });
-    await waitForReady(crs, ns, 'alpha');
+    await waitForSynced(crs, ns, 'alpha');
     await waitFor('a status write was skipped (converged)', () => calls.includes('statusWrite app skipped'));
     expect(calls).toEqual(
       expect.arrayContaining([
@@ -162,7 +162,7 @@ describe('the runtime observer and once Secrets', () => {
       'secret label updated',
       async () => (await secret(ns, 'alpha-creds')).labels['tier'] === 'silver',
     );
-    await waitForReady(crs, ns, 'alpha');
+    await waitForSynced(crs, ns, 'alpha');
     const after = await secret(ns, 'alpha-creds');
     expect(after.data).toEqual(before.data);
     expect(randomCalls).toBe(randomBefore); // no reconcile after the create ran a random helper
@@ -172,7 +172,7 @@ describe('the runtime observer and once Secrets', () => {
     const ns = env.namespace;
     const batch = env.kubeConfig.makeApiClient(BatchV1Api);
     await crs.create(ns, 'beta', { tier: 'gold' });
-    await waitForReady(crs, ns, 'beta');
+    await waitForSynced(crs, ns, 'beta');
     // Hold the ordered group's ConfigMap with a foreign finalizer, so deletion waits after the job step.
     await core().patchNamespacedConfigMap(
       { namespace: ns, name: 'beta-keep', body: { metadata: { finalizers: ['example.com/hold'] } } },

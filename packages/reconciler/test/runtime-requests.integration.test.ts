@@ -5,7 +5,7 @@ import { Priority } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { diffCounts } from '@orkestra/registry';
 import type { RequestCounts } from '@orkestra/registry';
-import { katalogFrom, readyOf, sleep, useRuntimeTest, waitFor } from './runtime-helpers.js';
+import { katalogFrom, syncedOf, sleep, useRuntimeTest, waitFor } from './runtime-helpers.js';
 
 /**
  * Request counting (runtime.md §20): idle costs nothing, a resync of unchanged CRs writes nothing,
@@ -115,7 +115,7 @@ beforeAll(async () => {
     async () => {
       const all = await Promise.all(names.map((name) => crs.get(env.namespace, name)));
       return all.every(
-        (cr) => readyOf(cr)?.status === 'True' && cr.status?.observedGeneration === cr.metadata.generation,
+        (cr) => syncedOf(cr)?.status === 'True' && cr.status?.observedGeneration === cr.metadata.generation,
       );
     },
     120_000,

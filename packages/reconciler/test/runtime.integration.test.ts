@@ -9,9 +9,10 @@ import {
   katalogFrom,
   readConfigMap,
   readyOf,
+  syncedOf,
   useRuntimeTest,
   waitFor,
-  waitForReady,
+  waitForSynced,
 } from './runtime-helpers.js';
 
 const { env, group, crs, startRuntime, onCleanup } = useRuntimeTest({
@@ -94,7 +95,7 @@ describe('createKatalogRuntime against the control plane', () => {
   it('creates children and reports Ready=True with observedGeneration, declared fields and an inventory', async () => {
     const ns = env.namespace;
     await crs.create(ns, 'shop', { image: 'nginx:1.27', greeting: 'hello', regions: ['eu'] });
-    await waitForReady(crs, ns, 'shop');
+    await waitForSynced(crs, ns, 'shop');
     expect(await configMap(ns, 'shop-config')).toEqual({ greeting: 'hello' });
     expect(await configMap(ns, 'shop-region-eu')).toEqual({ region: 'eu' });
     const deployment = await env.kubeConfig
@@ -103,7 +104,11 @@ describe('createKatalogRuntime against the control plane', () => {
     expect(deployment.spec?.template.spec?.containers[0]?.image).toBe('nginx:1.27');
     const cr = await crs.get(ns, 'shop');
     expect(cr.metadata.finalizers).toContain('orkestra.konductor.io/finalizer');
-    expect(readyOf(cr)).toMatchObject({ status: 'True', reason: 'ReconcileSucceeded' });
+    expect(syncedOf(cr)).toMatchObject({ status: 'True', reason: 'ReconcileSucceeded' });
+    // issue-18: no workload controllers run on this control plane, so the Deployment never
+    // becomes available and Ready says so, naming it.
+    expect(readyOf(cr)).toMatchObject({ status: 'False', reason: 'ChildNotReady' });
+    expect(readyOf(cr)?.message).toMatch(/^Deployment shop-deployment: /);
     expect(cr.status?.['phase']).toBe('Running');
     expect(cr.status?.observedGeneration).toBe(cr.metadata.generation);
     expect(cr.status?.inventory?.map((i) => `${i.kind}/${i.name}/${i.mode}`).sort()).toEqual([
@@ -116,14 +121,14 @@ describe('createKatalogRuntime against the control plane', () => {
 
   it('updates children on a spec change and keeps lastTransitionTime', async () => {
     const ns = env.namespace;
-    const before = readyOf(await crs.get(ns, 'shop'));
+    const before = syncedOf(await crs.get(ns, 'shop'));
     await crs.patchSpec(ns, 'shop', { greeting: 'bonjour' });
     await waitFor(
       'config updated',
       async () => (await configMap(ns, 'shop-config'))?.['greeting'] === 'bonjour',
     );
-    await waitForReady(crs, ns, 'shop');
-    expect(readyOf(await crs.get(ns, 'shop'))?.lastTransitionTime).toBe(before?.lastTransitionTime);
+    await waitForSynced(crs, ns, 'shop');
+    expect(syncedOf(await crs.get(ns, 'shop'))?.lastTransitionTime).toBe(before?.lastTransitionTime);
   });
 
   it('reverts a manual edit of a child through the watch within 2 s (resync off)', async () => {
@@ -156,7 +161,7 @@ describe('createKatalogRuntime against the control plane', () => {
         (await configMap(ns, 'shop-extra')) == null && (await configMap(ns, 'shop-region-eu')) == null,
     );
     expect(await configMap(ns, 'shop-region-us')).toEqual({ region: 'us' });
-    await waitForReady(crs, ns, 'shop');
+    await waitForSynced(crs, ns, 'shop');
     const names = (await crs.get(ns, 'shop')).status?.inventory?.map((i) => i.name) ?? [];
     expect(names).not.toContain('shop-extra');
     expect(names).not.toContain('shop-region-eu');
@@ -167,9 +172,9 @@ describe('createKatalogRuntime against the control plane', () => {
     await crs.create(ns, 'invalid', { image: 'bad/nginx', greeting: 'x' });
     await waitFor(
       'ValidationFailed',
-      async () => readyOf(await crs.get(ns, 'invalid'))?.reason === 'ValidationFailed',
+      async () => syncedOf(await crs.get(ns, 'invalid'))?.reason === 'ValidationFailed',
     );
-    const condition = readyOf(await crs.get(ns, 'invalid'));
+    const condition = syncedOf(await crs.get(ns, 'invalid'));
     expect(condition?.status).toBe('False');
     expect(condition?.message).toContain('image bad/nginx is not allowed');
     expect(condition?.message).toContain('website.validation');
@@ -182,10 +187,10 @@ describe('createKatalogRuntime against the control plane', () => {
     await crs.create(restricted, 'blocked', { image: 'nginx', greeting: 'x' });
     await waitFor(
       'NamespaceRestricted',
-      async () => readyOf(await crs.get(restricted, 'blocked'))?.reason === 'NamespaceRestricted',
+      async () => syncedOf(await crs.get(restricted, 'blocked'))?.reason === 'NamespaceRestricted',
     );
     const cr = await crs.get(restricted, 'blocked');
-    expect(readyOf(cr)?.status).toBe('False');
+    expect(syncedOf(cr)?.status).toBe('False');
     expect(cr.metadata.finalizers ?? []).not.toContain('orkestra.konductor.io/finalizer');
     expect(await configMap(restricted, 'blocked-config')).toBeUndefined();
   });
@@ -201,7 +206,7 @@ describe('createKatalogRuntime against the control plane', () => {
       'config updated after restart',
       async () => (await configMap(ns, 'shop-config'))?.['greeting'] === 'hallo',
     );
-    await waitForReady(crs, ns, 'shop');
+    await waitForSynced(crs, ns, 'shop');
     expect(await secretData(ns, 'shop-creds')).toEqual(first);
   });
 
@@ -224,7 +229,7 @@ describe('createKatalogRuntime against the control plane', () => {
     const other = `${env.namespace}-b`;
     onCleanup(await createNamespace(env.kubeConfig, other));
     await crs.create(other, 'shop', { image: 'nginx:1.26', greeting: 'other' });
-    await waitForReady(crs, other, 'shop');
+    await waitForSynced(crs, other, 'shop');
     expect(await configMap(other, 'shop-config')).toEqual({ greeting: 'other' });
     expect(await configMap(env.namespace, 'shop-config')).toEqual({ greeting: 'hallo' });
     const a = await crs.get(env.namespace, 'shop');
@@ -243,7 +248,7 @@ describe('createKatalogRuntime against the control plane', () => {
   it('runs the onDelete Job, removes the finalizer, and the children are collected', async () => {
     const ns = env.namespace;
     await crs.create(ns, 'gone', { image: 'nginx', greeting: 'bye', cleanup: 'true' });
-    await waitForReady(crs, ns, 'gone');
+    await waitForSynced(crs, ns, 'gone');
     expect(await configMap(ns, 'gone-config')).toBeDefined();
     await crs.remove(ns, 'gone');
     await waitFor('cleanup job created', () => jobExists(env.kubeConfig, ns, 'gone-cleanup'));
@@ -253,7 +258,7 @@ describe('createKatalogRuntime against the control plane', () => {
     expect(job.spec?.ttlSecondsAfterFinished).toBe(600);
     const deleting = await crs.get(ns, 'gone');
     expect(deleting.metadata.finalizers).toContain('orkestra.konductor.io/finalizer');
-    expect(readyOf(deleting)?.reason).toBe('Deleting');
+    expect(syncedOf(deleting)?.reason).toBe('Deleting');
     // No kubelet runs Pods here: mark the Job complete as admin, as the Job controller would.
     await completeJob(env.kubeConfig, ns, 'gone-cleanup');
     await waitFor('CR gone', async () => !(await crs.exists(ns, 'gone')), 30_000);

@@ -12,6 +12,7 @@ import { httpRequest } from './http-request.js';
 import { startServer } from './server-process.js';
 import type { ServerProcess, StartServerOptions } from './server-process.js';
 import { TestenvError, TestenvErrorCode } from './testenv-error.js';
+import { startWorkloads, WORKLOAD_CONTROLLERS } from './workloads.js';
 
 /** ControlPlaneOptions configures {@link startControlPlane}. */
 export interface ControlPlaneOptions extends FindBinaryOptions {
@@ -26,6 +27,13 @@ export interface ControlPlaneOptions extends FindBinaryOptions {
   readonly startTimeoutMs?: number;
   /** Extra kube-apiserver flags, appended last (e.g. `--feature-gates=…`). */
   readonly apiserverArgs?: readonly string[];
+  /**
+   * issue-18: also run workloads: kube-scheduler, kwok with one fake node, and the workload
+   * controllers in kube-controller-manager (deployment, replicaset, statefulset, daemonset, job,
+   * cronjob, endpoint slices, …), so pods are scheduled, become Running and Ready, and Job pods
+   * complete. Implies `controllerManager`. Costs CPU; default false.
+   */
+  readonly workloads?: boolean;
 }
 
 /** ServerInfo describes one running server process. */
@@ -46,6 +54,8 @@ export interface ControlPlaneTimings {
   readonly apiserverMs: number;
   /** kube-controller-manager until the `default` ServiceAccount exists (0 when not started). */
   readonly controllerManagerMs: number;
+  /** kube-scheduler and kwok until the fake node is Ready (0 without `workloads`). */
+  readonly workloadsMs: number;
 }
 
 /** ControlPlane is a running etcd + kube-apiserver (+ kube-controller-manager) on loopback. */
@@ -87,7 +97,10 @@ export interface ControlPlane extends ControlPlaneClient {
  * await cp.stop();
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-  const withKcm = options.controllerManager ?? true;
+  const withWorkloads = options.workloads ?? false;
+  const withKcm = withWorkloads || (options.controllerManager ?? true);
+  const schedulerBin = withWorkloads ? findBinary(ServerBinary.KubeScheduler, options).path : undefined;
+  const kwokBin = withWorkloads ? findBinary(ServerBinary.Kwok, options).path : undefined;
   const etcdBin = findBinary(ServerBinary.Etcd, options).path;
   const apiserverBin = findBinary(ServerBinary.KubeApiserver, options).path;
   const kcmBin = withKcm ? findBinary(ServerBinary.KubeControllerManager, options).path : undefined;
@@ -203,7 +216,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
           command: kcmBin,
           args: [
             `--kubeconfig=${kubeconfigPath}`,
-            '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,clusterrole-aggregation-controller',
+            `--controllers=${[
+              'garbage-collector-controller',
+              'namespace-controller',
+              'serviceaccount-controller',
+              'clusterrole-aggregation-controller',
+              ...(withWorkloads ? WORKLOAD_CONTROLLERS : []),
+            ].join(',')}`,
             '--leader-elect=false',
             // No HTTPS listener (default 0.0.0.0:10257 would clash between parallel runs).
             '--secure-port=0',
@@ -223,6 +242,23 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         }),
       );
       controllerManagerMs = performance.now() - t;
+    }
+
+    let workloadsMs = 0;
+    if (schedulerBin != null && kwokBin != null) {
+      t = performance.now();
+      started.push(
+        ...(await startWorkloads({
+          schedulerBin,
+          kwokBin,
+          kubeconfigPath,
+          server,
+          adminTls,
+          dir,
+          timeoutMs,
+        })),
+      );
+      workloadsMs = performance.now() - t;
     }
 
     const connection: ControlPlaneConnection = {
@@ -269,6 +305,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         etcdMs: round(etcdMs),
         apiserverMs: round(apiserverMs),
         controllerManagerMs: round(controllerManagerMs),
+        workloadsMs: round(workloadsMs),
       },
       stop: stopAll,
     };

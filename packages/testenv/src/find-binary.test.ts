@@ -12,6 +12,7 @@ const versions: TestenvVersions = {
   ferretdb: 'v1.24.2',
   moto: '5.2.5',
   verdaccio: '6.8.0',
+  kwok: 'v0.7.0',
 };
 
 function executable(path: string): string {

@@ -13,6 +13,10 @@ export const ServerBinary = {
   Ferretdb: 'ferretdb',
   MotoServer: 'moto_server',
   Verdaccio: 'verdaccio',
+  /** For control planes with `workloads: true`. */
+  KubeScheduler: 'kube-scheduler',
+  /** kwok, fake nodes that run pods without a container runtime. */
+  Kwok: 'kwok',
 } as const;
 export type ServerBinary = (typeof ServerBinary)[keyof typeof ServerBinary];
 
@@ -51,7 +55,10 @@ function cacheCandidates(name: ServerBinary, root: string, versions: TestenvVers
       return [join(root, `etcd-${versions.etcd}`, 'etcd')];
     case 'kube-apiserver':
     case 'kube-controller-manager':
+    case 'kube-scheduler':
       return [join(root, `kube-${versions.kubernetes}`, name)];
+    case 'kwok':
+      return [join(root, `kwok-${versions.kwok}`, 'kwok')];
     case 'ferretdb':
       return [join(root, `ferretdb-${versions.ferretdb}`, 'ferretdb')];
     case 'verdaccio':

@@ -13,6 +13,11 @@ import { useServer } from './use-server.js';
 export interface UseControlPlaneOptions {
   /** Namespace name prefix. Default: the test file's name (DNS-label safe). */
   readonly namespacePrefix?: string;
+  /**
+   * issue-18: give this file its own control plane with workloads (kube-scheduler, kwok, workload
+   * controllers; see `ControlPlaneOptions.workloads`) instead of the shared one. Default false.
+   */
+  readonly workloads?: boolean;
 }
 
 /** ControlPlaneFixture is a test file's view of the control plane: admin access and its own namespace. */
@@ -67,8 +72,10 @@ export function useControlPlane(options: UseControlPlaneOptions = {}): ControlPl
     const provided: ProvidedControlPlane | undefined = inject('orkestraTestenv');
     let connection: ControlPlaneConnection;
     let stopOwn: (() => Promise<void>) | undefined;
-    if (provided == null) {
-      const own = await startControlPlane();
+    if (options.workloads === true && provided?.available === false) {
+      return { skip: provided.reason };
+    } else if (provided == null || options.workloads === true) {
+      const own = await startControlPlane({ workloads: options.workloads === true });
       connection = own.connection;
       stopOwn = own.stop;
     } else if (provided.available) {

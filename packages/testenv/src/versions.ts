@@ -15,6 +15,8 @@ export interface TestenvVersions {
   readonly moto: string;
   /** verdaccio (npm), the registry of the publishing tests, e.g. `6.8.0`. */
   readonly verdaccio: string;
+  /** kwok (sigs.k8s.io/kwok), e.g. `v0.7.0`. */
+  readonly kwok: string;
 }
 
 const overrides = {
@@ -23,6 +25,7 @@ const overrides = {
   ferretdb: 'ORKESTRA_FERRETDB_VERSION',
   moto: 'ORKESTRA_MOTO_VERSION',
   verdaccio: 'ORKESTRA_VERDACCIO_VERSION',
+  kwok: 'ORKESTRA_KWOK_VERSION',
 } as const satisfies Record<keyof TestenvVersions, string>;
 
 /**
@@ -45,5 +48,6 @@ export function readVersions(env: NodeJS.ProcessEnv = process.env): TestenvVersi
     ferretdb: pick('ferretdb'),
     moto: pick('moto'),
     verdaccio: pick('verdaccio'),
+    kwok: pick('kwok'),
   };
 }

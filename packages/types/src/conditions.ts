@@ -15,14 +15,29 @@
  *   Ready=False Deleting ─▶ (DeletionTimedOut | ProviderDeleteFailed while stuck) ─▶ finalizer removed
  * ```
  *
+ * Synced and Ready (issue 18): `Synced` is the outcome of the last reconcile (every reason above
+ * applies to it; `ReconcileSucceeded` when everything was applied). `Ready` is `Synced` and every
+ * child ready (kstatus `Current`, or its `readyWhen`):
+ *
+ * ```
+ *   Synced=False <reason>           ─▶ Ready=False <same reason>
+ *   Synced=True  ReconcileSucceeded ─▶ Ready=False ChildNotReady | ChildFailed | WaitingForChildren
+ *                                       "<Kind> <name>: <why>" naming the first child not ready
+ *                                   ─▶ Ready=True  ReconcileSucceeded once every child is ready
+ * ```
+ *
+ * Entries compiled with `readiness: 'reconciled'` (upstream dialects) keep Ready = Synced.
+ *
  * `lastTransitionTime` changes only when `status` changes. `ValidationWarning` exists only on CRs
  * of entries that have `action: warn` validation rules.
  */
 
 /** ConditionType lists the condition types the runtime owns on a CR. */
 export const ConditionType = {
-  /** Always present: the outcome of the last reconcile. */
+  /** Always present: Synced and every child ready (or, with `readiness: 'reconciled'`, the same as Synced). */
   Ready: 'Ready',
+  /** Always present: the outcome of the last reconcile (everything applied, or the failing step's reason). */
+  Synced: 'Synced',
   /** Only for entries with warn validation rules: `True` while warn rules are violated. */
   ValidationWarning: 'ValidationWarning',
 } as const;
@@ -84,6 +99,12 @@ export const ConditionReason = {
   ValidationWarning: 'ValidationWarning',
   /** ValidationWarning=False: the warn rules that were violated no longer are. */
   NoWarnings: 'NoWarnings',
+  /** Ready=False (Synced=True): the first child not ready is in progress (issue 18). */
+  ChildNotReady: 'ChildNotReady',
+  /** Ready=False (Synced=True): the first child not ready has failed, e.g. a Job or a stuck rollout. */
+  ChildFailed: 'ChildFailed',
+  /** Ready=False (Synced=True): a child waits for others to be ready before it is applied (`waitFor`). */
+  WaitingForChildren: 'WaitingForChildren',
   /** Never written on a CR: the Katalog itself failed to load (code of `KatalogError`). */
   KatalogInvalid: 'KatalogInvalid',
 } as const;
@@ -134,5 +155,8 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   ProviderDeleteFailed: 'retry',
   ValidationWarning: 'none',
   NoWarnings: 'none',
+  ChildNotReady: 'none',
+  ChildFailed: 'none',
+  WaitingForChildren: 'none',
   KatalogInvalid: 'terminal',
 });

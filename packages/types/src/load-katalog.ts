@@ -12,6 +12,8 @@ import type { CrdEntry, Katalog as KatalogType } from './schema/katalog.js';
 import { withTemplateCheck } from './schema/template-check.js';
 import { describe } from './schema/primitives.js';
 import { attachSource } from './source.js';
+import { checkWaitFor } from './wait-for-checks.js';
+import type { WaitForEntry } from './wait-for-checks.js';
 import { closestMatch } from './suggest.js';
 
 /** LoadKatalogOptions configures loadKatalog. */
@@ -493,6 +495,24 @@ function crossChecks(
         );
       }
     });
+
+    // issue-18: ids, waitFor targets and waitFor cycles across both groups.
+    const ordering: WaitForEntry[] = [];
+    for (const groupName of ['onCreate', 'onReconcile'] as const) {
+      const rawGroup = asMap(rawBox[groupName]);
+      for (const listKey of RESOURCE_LIST_KEYS) {
+        const rawKey =
+          listKey === 'persistentVolumeClaims' && rawGroup['pvcs'] !== undefined ? 'pvcs' : listKey;
+        (box[groupName][listKey] as readonly { id?: string; waitFor?: string[] }[]).forEach((item, i) =>
+          ordering.push({
+            path: [...base, 'operatorBox', groupName, rawKey, i],
+            id: item.id,
+            waitFor: item.waitFor,
+          }),
+        );
+      }
+    }
+    for (const issue of checkWaitFor(ordering)) errors.push(locator.issue([...issue.path], issue.message));
 
     // duplicate children within a group
     for (const groupName of ['onCreate', 'onReconcile'] as const) {

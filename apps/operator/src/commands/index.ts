@@ -1,6 +1,7 @@
 import type { Command } from './command.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
+import { explainCommand } from './explain.js';
 import { generateCommand } from './generate.js';
 import { renderCommand } from './render.js';
 import { runCommand } from './run.js';
@@ -18,6 +19,7 @@ export const commands: readonly Command[] = [
   renderCommand,
   generateCommand,
   simulateCommand,
+  explainCommand, // issue-18
   devCommand,
   demoCommand,
 ];

@@ -100,7 +100,8 @@ it('runs the website scenario as a least-privilege ServiceAccount with 0 forbidd
   const policy = env.kubeConfig.makeApiClient(PolicyV1Api);
   const cr = { group: website.group, version: 'v1alpha1', namespace: ns, plural: 'websites' };
   const readCr = () => custom.getNamespacedCustomObject({ ...cr, name: 'hello' }) as Promise<WebsiteView>;
-  const ready = (object: WebsiteView) => object.status?.conditions?.find((c) => c.type === 'Ready');
+  // Synced: the reconcile applied everything (no workload controllers here, so Ready stays False on the Deployment).
+  const ready = (object: WebsiteView) => object.status?.conditions?.find((c) => c.type === 'Synced');
 
   // Create.
   await custom.createNamespacedCustomObject({
@@ -112,7 +113,7 @@ it('runs the website scenario as a least-privilege ServiceAccount with 0 forbidd
       spec: { image: 'nginx:1.27', replicas: 2, title: 'Hello', tier: 'gold' },
     },
   });
-  const created = await waitFor('Ready=True', async () => {
+  const created = await waitFor('Synced=True', async () => {
     const object = await readCr();
     return ready(object)?.status === 'True' &&
       ready(object)?.observedGeneration === object['metadata'].generation

@@ -11,6 +11,7 @@ import type { CompiledHooks } from './compile-hooks.js';
 import type { CompiledStatusField } from '../status/status-fields.js';
 import type {
   ApiTypes,
+  Condition,
   CrdEntry,
   DeleteGroup,
   Katalog,
@@ -45,6 +46,12 @@ export interface CompiledResourceEntry {
    * rendered only when the Secret is created or rotated (runtime.md §9.2). `compiled` leaves it out.
    */
   readonly deferredData?: CompiledValue;
+  /** issue-18: the entry's `id`, used by other entries' `waitFor`. */
+  readonly id?: string;
+  /** issue-18: conditions over the child's own object that decide its readiness (kept unrendered). */
+  readonly readyWhen: readonly Condition[];
+  /** issue-18: ids of entries that must be ready before this one is applied. */
+  readonly waitFor: readonly string[];
 }
 
 /** CompiledGroup is onCreate or onReconcile: its gate and entries in kind order, then declaration order. */
@@ -97,6 +104,11 @@ export interface CompiledCrd {
   readonly statusFields: readonly CompiledStatusField[];
   /** Finalizers added to every CR: the runtime's plus `operatorBox.finalizers` and `spec.finalizers`. */
   readonly extraFinalizers: readonly string[];
+  /**
+   * issue-18: what Ready means: `children` (Synced and every child ready) or `reconciled` (Ready =
+   * Synced, upstream's meaning; the loader sets it for upstream dialects).
+   */
+  readonly readiness: 'children' | 'reconciled';
   /** Child kinds this entry may write or delete, as `apiVersion` + `kind` (custom kinds included). */
   readonly childKinds: readonly { readonly apiVersion: string; readonly kind: string }[];
   /** Hook and provider declarations (steps 9–12 and 16), compiled. */
@@ -224,6 +236,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     onDeleteGroups,
     statusFields,
     extraFinalizers: [...new Set([...box.finalizers, ...katalog.spec.finalizers])],
+    readiness: (entry as { readiness?: 'children' | 'reconciled' }).readiness ?? 'children',
     childKinds: [...childKinds.values()],
     hooks: compileHooks(entry, base, engine),
   };
@@ -272,8 +285,10 @@ function compileResource(
   const katalogPath = pathOf(raw, `${base}.operatorBox.${source}`);
   const record = raw as Readonly<Record<string, unknown>>;
   const deferData = listKey === 'secrets' && record['once'] === true && record['data'] != null;
-  const { data: deferredSource, ...withoutData } = record;
-  const compiled = compileEntry(deferData ? withoutData : record, { path: katalogPath, engine });
+  // issue-18: id, readyWhen and waitFor configure the runtime; readyWhen stays unrendered.
+  const { id, readyWhen, waitFor, ...forTemplates } = record;
+  const { data: deferredSource, ...withoutData } = forTemplates;
+  const compiled = compileEntry(deferData ? withoutData : forTemplates, { path: katalogPath, engine });
   const deferredData = deferData
     ? compileValue(deferredSource, { path: `${katalogPath}.data`, engine })
     : undefined;
@@ -289,5 +304,8 @@ function compileResource(
     prune: record['prune'] !== false,
     forceConflict: typeof record['forceConflict'] === 'boolean' ? record['forceConflict'] : crd.forceConflict,
     ...(deferredData == null ? {} : { deferredData }),
+    ...(typeof id === 'string' ? { id } : {}),
+    readyWhen: Array.isArray(readyWhen) ? (readyWhen as Condition[]) : [],
+    waitFor: Array.isArray(waitFor) ? (waitFor as string[]) : [],
   };
 }

@@ -42,6 +42,7 @@ import { parseInventory } from '../status/inventory.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import { buildDesiredSet, idOf } from './desired-set.js';
+import { holdBack } from '../readiness/wait-for.js'; // issue-18
 import { DriftLimiter } from './drift-limiter.js';
 import type { DriftLimitTuning } from './drift-limiter.js';
 import type { DesiredChild, DesiredSet } from './desired-set.js';
@@ -169,6 +170,8 @@ interface RunState {
   annotations: Map<string, string>;
   /** `status.providers` to write; undefined keeps the cached value. */
   providers: Readonly<Record<string, unknown>> | undefined;
+  /** issue-18: children held back by `waitFor` (child id → ids not ready yet). */
+  waiting: ReadonlyMap<string, readonly string[]> | undefined;
 }
 
 /**
@@ -234,6 +237,7 @@ export class CrdPipeline {
       inventory: undefined,
       annotations: new Map(),
       providers: undefined,
+      waiting: undefined,
     };
     let cr = structuredClone(cached) as KubeObject;
     const mark = this.#stepTimer();
@@ -276,9 +280,21 @@ export class CrdPipeline {
       mark('desired');
       state.desired = desired;
       const previous = inventoryOf(cr);
-      await this.#applyGroup(cr, desired.groups.onCreate, previous, state);
+      // issue-18: children whose `waitFor` entries are not ready yet are held back (readiness/wait-for.ts).
+      const held = holdBack(
+        [...desired.groups.onCreate, ...desired.groups.onReconcile],
+        (child) => this.#o.children.get(child.ref),
+        {
+          conditions: this.#conditions,
+          completed: (child) => previous.some((p) => p.completed === true && sameRef(p, child.ref)),
+        },
+      );
+      state.waiting = held.waiting;
+      const applyNow = (group: readonly DesiredChild[]): DesiredChild[] =>
+        group.filter((child) => !held.waiting.has(child.id));
+      await this.#applyGroup(cr, applyNow(desired.groups.onCreate), previous, state);
       mark('onCreate');
-      await this.#applyGroup(cr, desired.groups.onReconcile, previous, state);
+      await this.#applyGroup(cr, applyNow(desired.groups.onReconcile), previous, state);
       mark('onReconcile');
       const first = desired.blocked[0];
       if (first != null) {
@@ -395,6 +411,7 @@ export class CrdPipeline {
       context: state.context,
       desired: state.desired,
       logger: ctx.logger,
+      waiting: state.waiting, // issue-18
     });
     if (written) {
       state.wroteCr = true;

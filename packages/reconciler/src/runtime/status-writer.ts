@@ -20,6 +20,8 @@ import type { DesiredSet } from './desired-set.js';
 import type { StatusPatcher } from './status-patcher.js';
 import type { StatusWriteResult } from './runtime-observer.js';
 import { errorForLog } from './log-error.js';
+import { parseInventory } from '../status/inventory.js';
+import { assessReadiness, readyOutcome } from '../status/readiness-status.js';
 
 /** InventoryRecord is one `status.inventory` item. */
 export type InventoryRecord = InventoryItem;
@@ -42,6 +44,8 @@ export interface StatusWriteInput {
   readonly logger: Logger;
   /** `status.providers` records; undefined keeps the cached value. */
   readonly providers?: Readonly<Record<string, unknown>> | undefined;
+  /** issue-18: children held back by `waitFor` (child id → the ids they wait for). Default none. */
+  readonly waiting?: ReadonlyMap<string, readonly string[]> | undefined;
 }
 
 /** StatusWriterOptions configures a StatusWriter. */
@@ -80,25 +84,37 @@ export class StatusWriter {
     const cachedStatus = cr['status'] as Record<string, unknown> | undefined;
     const context = input.context == null ? crContext(cr) : input.context;
     const children = buildChildrenContext(this.#childStates(input.desired));
+    // issue-18: Synced is the reconcile's outcome; Ready adds the children's readiness (readiness/).
+    const now = new Date(this.#o.clock.now());
+    const readiness = assessReadiness({
+      desired: input.desired,
+      get: (ref) => this.#o.children.get(ref),
+      waiting: input.waiting,
+      conditions: this.#o.conditions,
+      previous: parseInventory(cachedStatus?.['inventory']),
+      now,
+    });
+    const ready = readyOutcome(input.outcome, readiness.summary, this.#o.crd.readiness);
     const result = buildStatus({
       cachedStatus,
       generation: typeof cr.metadata['generation'] === 'number' ? cr.metadata['generation'] : undefined,
-      ready: {
+      ready: { status: ready.ready ? 'True' : 'False', reason: ready.reason, message: ready.message },
+      synced: {
         status: input.outcome.ready ? 'True' : 'False',
         reason: input.outcome.reason,
         message: input.outcome.message,
       },
       validationWarnings: this.#hasWarnRules ? (input.warnings ?? 'unknown') : undefined,
-      inventory: input.inventory,
+      inventory: input.inventory == null ? undefined : readiness.annotate(input.inventory),
       providers: input.providers,
       declaredFields: this.#o.crd.statusFields,
       failed: !input.outcome.ready,
       context: { ...context, children },
-      now: new Date(this.#o.clock.now()),
+      now,
       onFieldError: (path, message) => this.#o.events.warning(cr, 'StatusFieldError', `${path}: ${message}`),
       engine: this.#o.engine,
     });
-    this.#events(cr, cachedStatus, input);
+    this.#events(cr, cachedStatus, input, ready);
     if (!result.changed) {
       this.#o.onResult?.('skipped');
       return false;
@@ -112,6 +128,7 @@ export class StatusWriter {
     const result = buildStatus({
       cachedStatus,
       ready: { status: 'False', reason: outcome.reason, message: outcome.message },
+      synced: { status: 'False', reason: outcome.reason, message: outcome.message },
       validationWarnings: this.#hasWarnRules ? 'unknown' : undefined,
       now: new Date(this.#o.clock.now()),
     });
@@ -174,8 +191,18 @@ export class StatusWriter {
     }));
   }
 
-  /** #events emits ReconcileSucceeded when Ready becomes True, the failure reason when it becomes False or its reason or message changes, and ValidationWarning when the warnings change. */
-  #events(cr: KubeObject, cachedStatus: Record<string, unknown> | undefined, input: StatusWriteInput): void {
+  /**
+   * #events emits ReconcileSucceeded when Ready becomes True, and a warning when it becomes False
+   * or its reason changes. A failing reconcile also warns when its message changes; a child's
+   * readiness progress (`1/2` → `2/2 replicas available`) does not: events only on readiness
+   * transitions (issue 18). ValidationWarning is emitted when the warnings change.
+   */
+  #events(
+    cr: KubeObject,
+    cachedStatus: Record<string, unknown> | undefined,
+    input: StatusWriteInput,
+    ready: ReadyOutcome,
+  ): void {
     const conditions = Array.isArray(cachedStatus?.['conditions'])
       ? (cachedStatus['conditions'] as {
           type?: string;
@@ -185,19 +212,19 @@ export class StatusWriter {
         }[])
       : [];
     const previous = conditions.find((c) => c.type === ConditionType.Ready);
-    const status = input.outcome.ready ? 'True' : 'False';
-    if (input.outcome.ready) {
+    const status = ready.ready ? 'True' : 'False';
+    if (ready.ready) {
       if (previous?.status !== 'True') this.#o.events.normal(cr, ConditionReason.ReconcileSucceeded, 'Ready');
     } else if (
       previous?.status !== status ||
-      previous.reason !== input.outcome.reason ||
-      previous.message !== input.outcome.message
+      previous.reason !== ready.reason ||
+      (!READINESS_REASONS.has(ready.reason) && previous.message !== ready.message)
     ) {
-      this.#o.events.warning(
-        cr,
-        input.outcome.reason,
-        input.outcome.message === '' ? input.outcome.reason : input.outcome.message,
-      );
+      const message = ready.message === '' ? ready.reason : ready.message;
+      // Children on their way (in progress, held back by waitFor) are normal; a failed child or step warns.
+      if (READINESS_REASONS.has(ready.reason) && ready.reason !== ConditionReason.ChildFailed)
+        this.#o.events.normal(cr, ready.reason, message);
+      else this.#o.events.warning(cr, ready.reason, message);
     }
     if (this.#hasWarnRules && input.warnings != null && input.warnings.length > 0) {
       const previousWarning = conditions.find((c) => c.type === ConditionType.ValidationWarning);
@@ -208,6 +235,13 @@ export class StatusWriter {
     }
   }
 }
+
+/** READINESS_REASONS are the Ready=False reasons of a synced CR whose children are not ready yet. */
+const READINESS_REASONS: ReadonlySet<string> = new Set([
+  ConditionReason.ChildNotReady,
+  ConditionReason.ChildFailed,
+  ConditionReason.WaitingForChildren,
+]);
 
 function crContext(cr: KubeObject): TemplateContext {
   return {

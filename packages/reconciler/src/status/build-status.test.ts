@@ -376,3 +376,44 @@ describe('buildStatus: declared fields', () => {
     expect(second.status['nullable']).toEqual({ b: 1 });
   });
 });
+
+describe('buildStatus: Synced (issue 18)', () => {
+  const notReady = {
+    status: 'False',
+    reason: 'ChildNotReady',
+    message: 'Deployment shop-web: 1/2 replicas available',
+  } as const;
+
+  it('writes Synced beside Ready, each with its own transition time', () => {
+    const first = build({ ready: notReady, synced: succeeded, now: T1 });
+    const conditions = first.status['conditions'] as {
+      type: string;
+      status: string;
+      lastTransitionTime: string;
+    }[];
+    expect(conditions.map((c) => [c.type, c.status])).toEqual([
+      ['Ready', 'False'],
+      ['Synced', 'True'],
+    ]);
+    const second = build({ cachedStatus: first.status, ready: succeeded, synced: succeeded, now: T2 });
+    const after = second.status['conditions'] as { type: string; lastTransitionTime: string }[];
+    expect(after.find((c) => c.type === 'Synced')?.lastTransitionTime).toBe('2026-11-30T09:12:44Z');
+    expect(after.find((c) => c.type === 'Ready')?.lastTransitionTime).toBe('2026-11-30T10:00:00Z');
+  });
+
+  it('keeps a cached Synced condition when none is given', () => {
+    const first = build({ synced: succeeded, now: T1 });
+    const again = build({ cachedStatus: first.status, now: T2 });
+    expect(again.changed).toBe(false);
+  });
+
+  it('records readiness on inventory items and parses it back', () => {
+    const readiness = {
+      state: 'InProgress',
+      message: '1/2 replicas available',
+      since: '2026-11-30T09:12:44Z',
+    };
+    const result = build({ inventory: [{ ...web, readiness }] });
+    expect((result.status['inventory'] as InventoryItem[])[0]?.readiness).toEqual(readiness);
+  });
+});

@@ -40,6 +40,11 @@ export interface BuildStatusInput {
   readonly generation?: number | undefined;
   readonly ready: ReadyState;
   /**
+   * issue-18: the `Synced` condition (the outcome of the reconcile itself). Undefined keeps the
+   * cached Synced condition, if any.
+   */
+  readonly synced?: ReadyState | undefined;
+  /**
    * The violated warn rules' messages. Undefined: the entry has no warn rules, and a
    * `ValidationWarning` condition is removed. `'unknown'`: the entry has warn rules but validation
    * did not run this time (an earlier step failed, or deletion), and the cached condition is kept.
@@ -79,6 +84,7 @@ export interface BuildStatusResult {
 
 const OWNED_CONDITION_TYPES: ReadonlySet<string> = new Set([
   ConditionType.Ready,
+  ConditionType.Synced,
   ConditionType.ValidationWarning,
 ]);
 
@@ -127,6 +133,17 @@ function buildConditions(
     input.now,
   );
 
+  const synced =
+    input.synced == null
+      ? previous(ConditionType.Synced)
+      : makeCondition(
+          previous(ConditionType.Synced),
+          ConditionType.Synced,
+          { status: input.synced.status, reason: input.synced.reason, message: input.synced.message ?? '' },
+          generation,
+          input.now,
+        );
+
   let warning: unknown;
   const warnings = input.validationWarnings;
   if (warnings === 'unknown') warning = previous(ConditionType.ValidationWarning);
@@ -145,12 +162,16 @@ function buildConditions(
   // Owned conditions keep their position; new ones go after the others.
   const out: unknown[] = [];
   let readyPlaced = false;
+  let syncedPlaced = false;
   let warningPlaced = false;
   for (const condition of cached) {
     const type = conditionType(condition);
     if (type === ConditionType.Ready) {
       if (!readyPlaced) out.push(ready);
       readyPlaced = true;
+    } else if (type === ConditionType.Synced) {
+      if (!syncedPlaced && synced != null) out.push(synced);
+      syncedPlaced = true;
     } else if (type === ConditionType.ValidationWarning) {
       if (!warningPlaced && warning != null) out.push(warning);
       warningPlaced = true;
@@ -159,6 +180,7 @@ function buildConditions(
     }
   }
   if (!readyPlaced) out.push(ready);
+  if (!syncedPlaced && synced != null) out.push(synced);
   if (!warningPlaced && warning != null) out.push(warning);
   return out;
 }

@@ -122,3 +122,23 @@ describe('inventory', () => {
     expect(parseInventory({ items: [] })).toEqual([]);
   });
 });
+
+describe('inventory readiness (issue 18)', () => {
+  it('parses well-formed readiness and drops malformed readiness', () => {
+    const base = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'a',
+      mode: 'apply',
+      source: 'onReconcile.configMaps[0]',
+    };
+    const [good, bad] = [
+      parseInventory([
+        { ...base, readiness: { state: 'Current', message: '', since: '2026-11-30T09:00:00Z' } },
+      ]),
+      parseInventory([{ ...base, readiness: { state: 7, since: 'x' } }]),
+    ];
+    expect(good[0]?.readiness).toEqual({ state: 'Current', since: '2026-11-30T09:00:00Z' });
+    expect(bad[0]).toEqual(base);
+  });
+});

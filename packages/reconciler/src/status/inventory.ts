@@ -21,6 +21,37 @@ export interface InventoryItem {
   readonly prune?: false;
   /** Present (and true) only for finished Jobs. */
   readonly completed?: true;
+  /** issue-18: the child's readiness at the last status write; absent when not computed. */
+  readonly readiness?: InventoryReadiness;
+}
+
+/** InventoryReadiness is a child's readiness as the inventory records it (issue 18). */
+export interface InventoryReadiness {
+  /** kstatus state: `Current`, `InProgress`, `Failed`, `NotFound`, `Terminating`, or `Waiting` (held back by `waitFor`). */
+  readonly state: string;
+  /** Why, e.g. `1/2 replicas available`; absent when empty. */
+  readonly message?: string;
+  /** RFC 3339: when the child entered this state. */
+  readonly since: string;
+}
+
+function normalizeReadiness(value: InventoryReadiness): InventoryReadiness {
+  return {
+    state: value.state,
+    ...(value.message == null || value.message === '' ? {} : { message: value.message }),
+    since: value.since,
+  };
+}
+
+function parseReadiness(value: unknown): InventoryReadiness | undefined {
+  if (value == null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const r = value as Record<string, unknown>;
+  if (typeof r['state'] !== 'string' || r['state'] === '' || typeof r['since'] !== 'string') return undefined;
+  return normalizeReadiness({
+    state: r['state'],
+    since: r['since'],
+    ...(typeof r['message'] === 'string' ? { message: r['message'] } : {}),
+  });
 }
 
 /** inventoryGroup is the API group of an apiVersion (`apps/v1` → `apps`, `v1` → ``). */
@@ -67,6 +98,7 @@ export function normalizeInventoryItem(item: InventoryItem): InventoryItem {
     source: item.source,
     ...(item.prune === false ? { prune: false as const } : {}),
     ...(item.completed === true ? { completed: true as const } : {}),
+    ...(item.readiness == null ? {} : { readiness: normalizeReadiness(item.readiness) }),
   };
 }
 
@@ -122,6 +154,7 @@ export function parseInventory(value: unknown): InventoryItem[] {
     if (!isNonEmptyString(apiVersion) || !isNonEmptyString(kind) || !isNonEmptyString(name)) continue;
     if (!isNonEmptyString(source) || (mode !== 'create' && mode !== 'apply')) continue;
     if (namespace != null && typeof namespace !== 'string') continue;
+    const readiness = parseReadiness(r['readiness']);
     items.push({
       apiVersion,
       kind,
@@ -131,6 +164,7 @@ export function parseInventory(value: unknown): InventoryItem[] {
       source,
       ...(r['prune'] === false ? { prune: false as const } : {}),
       ...(r['completed'] === true ? { completed: true as const } : {}),
+      ...(readiness == null ? {} : { readiness }),
     });
   }
   return sortInventory(items);

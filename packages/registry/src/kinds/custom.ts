@@ -21,6 +21,10 @@ const RUNTIME_KEYS = new Set([
   'forceConflict',
   'prune',
   'dependsOn',
+  // issue-18: readiness and ordering keys.
+  'id',
+  'readyWhen',
+  'waitFor',
 ]);
 
 /**

@@ -311,6 +311,11 @@ const crdEntryShape = {
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),
   dependsOn: DependsOn.default([]),
+  /**
+   * What `Ready` means (issue 18): `children` (default) is Synced and every child ready;
+   * `reconciled` is Ready = Synced, upstream's meaning, which the loader sets for upstream dialects.
+   */
+  readiness: z.enum(['children', 'reconciled']).default('children'),
   normalize: Normalize.optional(),
   mutation: Mutation.optional(),
   validation: Validation.optional(),

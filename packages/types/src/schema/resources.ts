@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Duration } from '../duration.js';
-import { checkGate, gated, gateShape, normalizeGate } from './condition.js';
+import { checkGate, ConditionList, gated, gateShape, normalizeGate } from './condition.js';
 import type { GateInput } from './condition.js';
 import {
   AnnotationMap,
@@ -67,6 +67,13 @@ const commonShape = {
   /** Falls back to the CRD entry's `forceConflict` when absent. */
   forceConflict: z.boolean().optional(),
   prune: z.boolean().default(true),
+  // issue-18: readiness and ordering on readiness.
+  /** A name other entries of the same CRD entry use in `waitFor`. */
+  id: Identifier.optional(),
+  /** Conditions over the child's own object (`status.phase`, …): when given, they decide readiness instead of the kind's rule. */
+  readyWhen: ConditionList.optional(),
+  /** Ids of entries that must be ready before this one is applied (cycle-checked when loading). */
+  waitFor: z.array(Identifier).optional(),
 };
 const { namespace: _namespace, ...clusterCommonShape } = commonShape;
 
