@@ -7,10 +7,13 @@ import { deployments } from './deployments.js';
 import { hpa } from './hpa.js';
 import { ingresses } from './ingresses.js';
 import { jobs } from './jobs.js';
+import { limitRanges } from './limit-ranges.js';
 import { namespaces } from './namespaces.js';
 import { networkPolicies } from './network-policies.js';
 import { pdb } from './pdb.js';
 import { persistentVolumeClaims } from './persistent-volume-claims.js';
+import { replicaSets } from './replica-sets.js';
+import { resourceQuotas } from './resource-quotas.js';
 import { roleBindings } from './role-bindings.js';
 import { roles } from './roles.js';
 import { secrets } from './secrets.js';
@@ -26,6 +29,8 @@ import { statefulSets } from './stateful-sets.js';
  */
 export const kinds = {
   namespaces,
+  resourceQuotas,
+  limitRanges,
   serviceAccounts,
   roles,
   roleBindings,
@@ -35,6 +40,7 @@ export const kinds = {
   services,
   deployments,
   statefulSets,
+  replicaSets,
   jobs,
   cronJobs,
   ingresses,

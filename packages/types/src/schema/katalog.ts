@@ -16,45 +16,20 @@ import {
 } from './crd-parts.js';
 import { CrossRead, DockerHook, ExternalCall, GitHook } from './hooks.js';
 import { DnsLabel, JsonMap, LabelMap, Literal, AnnotationMap, Tpl } from './primitives.js';
-import {
-  ConfigMapEntry,
-  CronJobEntry,
-  CustomEntry,
-  DeploymentEntry,
-  HpaEntry,
-  IngressEntry,
-  JobEntry,
-  NamespaceEntry,
-  NetworkPolicyEntry,
-  PdbEntry,
-  PersistentVolumeClaimEntry,
-  RoleBindingEntry,
-  RoleEntry,
-  SecretEntry,
-  ServiceAccountEntry,
-  ServiceEntry,
-  StatefulSetEntry,
-} from './resources.js';
+import { KIND_TABLE } from '../kinds/index.js';
+import { PersistentVolumeClaimEntry, JobEntry } from './resources.js';
 
-const resourceListShape = {
-  namespaces: z.array(NamespaceEntry).default([]),
-  serviceAccounts: z.array(ServiceAccountEntry).default([]),
-  roles: z.array(RoleEntry).default([]),
-  roleBindings: z.array(RoleBindingEntry).default([]),
-  secrets: z.array(SecretEntry).default([]),
-  configMaps: z.array(ConfigMapEntry).default([]),
-  persistentVolumeClaims: z.array(PersistentVolumeClaimEntry).default([]),
-  services: z.array(ServiceEntry).default([]),
-  deployments: z.array(DeploymentEntry).default([]),
-  statefulSets: z.array(StatefulSetEntry).default([]),
-  jobs: z.array(JobEntry).default([]),
-  cronJobs: z.array(CronJobEntry).default([]),
-  ingresses: z.array(IngressEntry).default([]),
-  hpa: z.array(HpaEntry).default([]),
-  pdb: z.array(PdbEntry).default([]),
-  networkPolicies: z.array(NetworkPolicyEntry).default([]),
-  custom: z.array(CustomEntry).default([]),
+type KindTable = typeof KIND_TABLE;
+
+/** EntryListShape is one `z.array(entry).default([])` per registered kind, keyed by list key. */
+type EntryListShape = {
+  readonly [T in KindTable[number] as T['listKey']]: z.ZodDefault<z.ZodArray<T['entry']>>;
 };
+
+/** resourceListShape is the resource lists of a group, derived from the kind table (kinds/index.ts). */
+const resourceListShape = Object.fromEntries(
+  KIND_TABLE.map((info) => [info.listKey, z.array(info.entry).default([])]),
+) as unknown as EntryListShape;
 
 /**
  * ResourceGroupInput is `onCreate`/`onReconcile` as written: the resource lists, `pvcs` (alias of
@@ -111,27 +86,33 @@ const CustomDeleteRef = z.strictObject({
   metadata: z.strictObject({ name: Tpl, namespace: Tpl.optional() }),
 });
 
+/** DeleteListShape is one list of delete references per registered kind, keyed by list key. */
+type DeleteListShape = {
+  readonly [T in KindTable[number] as T['listKey']]: z.ZodDefault<
+    z.ZodArray<T['listKey'] extends 'custom' ? typeof CustomDeleteRef : typeof DeleteRef>
+  >;
+};
+
+/** deleteListShape derives the delete references of an onDelete group from the kind table; cluster-scoped kinds take no namespace. */
+function deleteListShape(): DeleteListShape {
+  return Object.fromEntries(
+    KIND_TABLE.map((info) => {
+      const ref =
+        info.listKey === 'custom'
+          ? CustomDeleteRef
+          : info.namespaced === false
+            ? DeleteRef.omit({ namespace: true })
+            : DeleteRef;
+      return [info.listKey, z.array(ref).default([])];
+    }),
+  ) as unknown as DeleteListShape;
+}
+
 /** DeleteGroup is one step of ordered deletion (katalog.md §5.6). */
 const DeleteGroupSchema = gated({
   name: Literal,
   propagation: z.enum(['Foreground', 'Background']).default('Foreground'),
-  namespaces: z.array(DeleteRef.omit({ namespace: true })).default([]),
-  serviceAccounts: z.array(DeleteRef).default([]),
-  roles: z.array(DeleteRef).default([]),
-  roleBindings: z.array(DeleteRef).default([]),
-  secrets: z.array(DeleteRef).default([]),
-  configMaps: z.array(DeleteRef).default([]),
-  persistentVolumeClaims: z.array(DeleteRef).default([]),
-  services: z.array(DeleteRef).default([]),
-  deployments: z.array(DeleteRef).default([]),
-  statefulSets: z.array(DeleteRef).default([]),
-  jobs: z.array(DeleteRef).default([]),
-  cronJobs: z.array(DeleteRef).default([]),
-  ingresses: z.array(DeleteRef).default([]),
-  hpa: z.array(DeleteRef).default([]),
-  pdb: z.array(DeleteRef).default([]),
-  networkPolicies: z.array(DeleteRef).default([]),
-  custom: z.array(CustomDeleteRef).default([]),
+  ...deleteListShape(),
 });
 /** DeleteGroup is an ordered-deletion group. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small

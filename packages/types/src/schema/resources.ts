@@ -57,7 +57,7 @@ export interface ForEach extends z.output<typeof ForEachSchema> {}
 export const ForEach: z.ZodType<ForEach> = ForEachSchema.meta({ id: 'ForEach' });
 
 /** commonShape holds the fields every resource entry has (katalog.md §6), without the gate. */
-const commonShape = {
+export const commonShape = {
   name: Tpl.optional(),
   namespace: Tpl.optional(),
   labels: LabelMap.default({}),
@@ -70,7 +70,8 @@ const commonShape = {
 };
 const { namespace: _namespace, ...clusterCommonShape } = commonShape;
 
-function exclusive(ctx: z.RefinementCtx, value: Record<string, unknown>, a: string, b: string): void {
+/** exclusive reports an issue at `b` when both `a` and `b` are set. */
+export function exclusive(ctx: z.RefinementCtx, value: Record<string, unknown>, a: string, b: string): void {
   if (value[a] !== undefined && value[b] !== undefined) {
     ctx.addIssue({
       code: 'custom',
@@ -81,7 +82,8 @@ function exclusive(ctx: z.RefinementCtx, value: Record<string, unknown>, a: stri
   }
 }
 
-function requireName(value: { name?: string | undefined }, ctx: z.RefinementCtx, kind: string): void {
+/** requireName reports an issue when an entry of a kind without a default name has no `name`. */
+export function requireName(value: { name?: string | undefined }, ctx: z.RefinementCtx, kind: string): void {
   if (value.name === undefined)
     ctx.addIssue({
       code: 'custom',
@@ -422,7 +424,8 @@ const ContainerPort = z.strictObject({
   protocol: Tpl.default('TCP'),
 });
 
-const containerShape = {
+/** containerShape holds the single-container and pod fields of every workload kind (katalog.md §7.3, §7.7). */
+export const containerShape = {
   image: Tpl,
   imagePullPolicy: Tpl.optional(),
   workingDirectory: Tpl.optional(),
@@ -447,13 +450,15 @@ const containerShape = {
   podLabels: LabelMap.default({}),
   podAnnotations: AnnotationMap.default({}),
 };
-const servingShape = {
+/** servingShape holds the port and probe fields of long-running workloads. */
+export const servingShape = {
   port: IntLike.optional(),
   ports: z.array(ContainerPort).optional(),
   probes: Probes.optional(),
 };
 
-function portsExclusive(entry: { port?: unknown; ports?: unknown }, ctx: z.RefinementCtx): void {
+/** portsExclusive reports `port` and `ports` set together. */
+export function portsExclusive(entry: { port?: unknown; ports?: unknown }, ctx: z.RefinementCtx): void {
   exclusive(ctx, entry, 'port', 'ports');
 }
 
