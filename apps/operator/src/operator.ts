@@ -59,7 +59,7 @@ export interface StartOperatorOptions {
 }
 
 /** ReloadResult is how a Katalog reload ended. */
-export type ReloadResult =
+type ReloadResult =
   | { readonly outcome: 'reloaded' | 'unchanged' }
   | { readonly outcome: 'rejected'; readonly errors: readonly string[] };
 

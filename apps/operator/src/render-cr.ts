@@ -70,8 +70,7 @@ export interface RenderFailure {
  * `children` (13, desired-set construction), `providers` (16). Children are written only when
  * the failure comes after the desired set was built.
  */
-export type RenderStage =
-  'namespace' | 'normalize' | 'mutation' | 'validation' | 'hooks' | 'children' | 'providers';
+type RenderStage = 'namespace' | 'normalize' | 'mutation' | 'validation' | 'hooks' | 'children' | 'providers';
 
 /** RenderedCr is what one reconcile of a CR would produce offline: its children and the status written. */
 export interface RenderedCr {

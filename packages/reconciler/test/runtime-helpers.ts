@@ -72,7 +72,7 @@ export function quietLogger(): Logger {
 }
 
 /** CrObject is a custom object as read back, with the runtime's `status.inventory`. */
-export interface CrObject extends CustomObject {
+interface CrObject extends CustomObject {
   readonly status?: CustomObject['status'] & {
     readonly inventory?: readonly {
       kind: string;
@@ -98,7 +98,7 @@ export function readyOf(cr: CustomObject): CustomObjectCondition | undefined {
 }
 
 /** isReadyAtGeneration tells whether the CR reports Ready=True for its current generation. */
-export function isReadyAtGeneration(cr: CustomObject): boolean {
+function isReadyAtGeneration(cr: CustomObject): boolean {
   const ready = readyOf(cr);
   return ready?.status === 'True' && ready.observedGeneration === cr.metadata.generation;
 }
@@ -166,7 +166,7 @@ export interface RuntimeTestOptions {
 }
 
 /** StartRuntimeOptions is createKatalogRuntime's options; kubeConfig (admin) and logger (quiet) have defaults. */
-export type StartRuntimeOptions = Omit<CreateKatalogRuntimeOptions, 'kubeConfig' | 'logger'> &
+type StartRuntimeOptions = Omit<CreateKatalogRuntimeOptions, 'kubeConfig' | 'logger'> &
   Partial<Pick<CreateKatalogRuntimeOptions, 'kubeConfig' | 'logger'>>;
 
 /** RuntimeTest is a runtime test file's shared setup; see {@link useRuntimeTest}. */

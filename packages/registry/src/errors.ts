@@ -126,7 +126,7 @@ export class InvalidError extends KubeApiError {
  * of a server-side apply is `ApplyConflict`, a failed delete `PruneFailed`, anything else (writes,
  * and the reads a write needs) `ApplyFailed`.
  */
-export function conditionReasonOf(verb: string, reason: KubeErrorCode): ConditionReason {
+function conditionReasonOf(verb: string, reason: KubeErrorCode): ConditionReason {
   if (verb === 'delete') return ConditionReason.PruneFailed;
   if (verb === 'apply' && reason === KubeErrorCode.Conflict) return ConditionReason.ApplyConflict;
   return ConditionReason.ApplyFailed;

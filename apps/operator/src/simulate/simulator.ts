@@ -37,7 +37,7 @@ const isMap = (value: unknown): value is Json =>
   value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** ReadyState is the CR's Ready condition after a step. */
-export interface ReadyState {
+interface ReadyState {
   readonly status: string;
   readonly reason: string;
   readonly message: string;
@@ -662,7 +662,7 @@ function providerDeletes(
 const HIDDEN_STATUS_KEYS = new Set(['conditions', 'inventory']);
 
 /** diffStatus lists changed status leaves, without conditions and inventory, and without provider specs. */
-export function diffStatus(before: Json, after: Json): StatusChange[] {
+function diffStatus(before: Json, after: Json): StatusChange[] {
   const a = flatten(before);
   const b = flatten(after);
   const changes: StatusChange[] = [];

@@ -8,13 +8,13 @@ import type * as X509 from '@peculiar/x509';
 import type { Clock } from '../clock.js';
 
 /** TLS_CA_COMMON_NAME is the common name of every generated CA. */
-export const TLS_CA_COMMON_NAME = 'orkestra-ca';
+const TLS_CA_COMMON_NAME = 'orkestra-ca';
 /** TLS_CA_ORGANIZATION is the organization of every generated CA. */
-export const TLS_CA_ORGANIZATION = 'orkestra';
+const TLS_CA_ORGANIZATION = 'orkestra';
 /** TLS_NOT_BEFORE_SKEW_MS backdates both certificates so that slightly slow clocks accept them (5 min). */
-export const TLS_NOT_BEFORE_SKEW_MS = 5 * 60_000;
+const TLS_NOT_BEFORE_SKEW_MS = 5 * 60_000;
 /** TLS_CA_EXTRA_VALIDITY_MS is how much longer the CA is valid than the leaf (1 d). */
-export const TLS_CA_EXTRA_VALIDITY_MS = 86_400_000;
+const TLS_CA_EXTRA_VALIDITY_MS = 86_400_000;
 
 /** TlsMaterialRequest is a rendered `tls` block. */
 export interface TlsMaterialRequest {

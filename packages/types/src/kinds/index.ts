@@ -26,7 +26,7 @@ import { statefulSets } from './stateful-sets.js';
  * kind is one file in this folder plus one line here; @orkestra/registry adds its behaviour the
  * same way (docs/adr/0004-issue17-kind-is-one-file.md).
  */
-export const KIND_TABLE = Object.freeze([
+const KIND_TABLE = Object.freeze([
   namespaces,
   resourceQuotas,
   limitRanges,
@@ -49,8 +49,11 @@ export const KIND_TABLE = Object.freeze([
   custom,
 ] as const);
 
+/** KindTable is the exact type of the registered kinds, in order (for types derived per kind). */
+export type KindTable = typeof KIND_TABLE;
+
 /** ResourceListKey is a resource list key of a lifecycle group, in the fixed kind order. */
-export type ResourceListKey = (typeof KIND_TABLE)[number]['listKey'];
+export type ResourceListKey = KindTable[number]['listKey'];
 
 /** ResourceKindInfo describes one resource list of a lifecycle group (see {@link ResourceKind}). */
 export type ResourceKindInfo = ResourceKind<ResourceListKey>;
@@ -74,9 +77,4 @@ export function resourceKindInfo(listKey: ResourceListKey): ResourceKindInfo {
   const found = RESOURCE_KINDS.find((info) => info.listKey === listKey);
   if (found == null) throw new TypeError(`unknown resource list key ${listKey}`);
   return found;
-}
-
-/** resourceKindOf returns the RESOURCE_KINDS row of a fixed kind by apiVersion and kind; undefined for others. */
-export function resourceKindOf(apiVersion: string, kind: string): ResourceKindInfo | undefined {
-  return RESOURCE_KINDS.find((info) => info.apiVersion === apiVersion && info.kind === kind);
 }

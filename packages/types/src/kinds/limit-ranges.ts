@@ -25,7 +25,7 @@ const LimitRangeEntrySchema = gated({
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface LimitRangeEntry extends z.output<typeof LimitRangeEntrySchema> {}
 /** LimitRangeEntry is an item of `limitRanges`. */
-export const LimitRangeEntry: z.ZodType<LimitRangeEntry> = LimitRangeEntrySchema.meta({
+const LimitRangeEntry: z.ZodType<LimitRangeEntry> = LimitRangeEntrySchema.meta({
   id: 'LimitRangeEntry',
 });
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { gated } from '../schema/condition.js';
 import { commonShape, containerShape, portsExclusive, servingShape } from '../schema/resources.js';
 import { IntLike } from '../schema/primitives.js';
@@ -15,7 +15,7 @@ const ReplicaSetEntrySchema = gated({
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ReplicaSetEntry extends z.output<typeof ReplicaSetEntrySchema> {}
 /** ReplicaSetEntry is an item of `replicaSets`. */
-export const ReplicaSetEntry: z.ZodType<ReplicaSetEntry> = ReplicaSetEntrySchema.meta({
+const ReplicaSetEntry: z.ZodType<ReplicaSetEntry> = ReplicaSetEntrySchema.meta({
   id: 'ReplicaSetEntry',
 });
 

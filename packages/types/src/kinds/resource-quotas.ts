@@ -18,7 +18,7 @@ const ResourceQuotaEntrySchema = gated({
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ResourceQuotaEntry extends z.output<typeof ResourceQuotaEntrySchema> {}
 /** ResourceQuotaEntry is an item of `resourceQuotas`. */
-export const ResourceQuotaEntry: z.ZodType<ResourceQuotaEntry> = ResourceQuotaEntrySchema.meta({
+const ResourceQuotaEntry: z.ZodType<ResourceQuotaEntry> = ResourceQuotaEntrySchema.meta({
   id: 'ResourceQuotaEntry',
 });
 

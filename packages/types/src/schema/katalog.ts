@@ -16,10 +16,9 @@ import {
 } from './crd-parts.js';
 import { CrossRead, DockerHook, ExternalCall, GitHook } from './hooks.js';
 import { DnsLabel, JsonMap, LabelMap, Literal, AnnotationMap, Tpl } from './primitives.js';
-import { KIND_TABLE } from '../kinds/index.js';
+import { RESOURCE_KINDS } from '../kinds/index.js';
+import type { KindTable } from '../kinds/index.js';
 import { PersistentVolumeClaimEntry, JobEntry } from './resources.js';
-
-type KindTable = typeof KIND_TABLE;
 
 /** EntryListShape is one `z.array(entry).default([])` per registered kind, keyed by list key. */
 type EntryListShape = {
@@ -28,7 +27,7 @@ type EntryListShape = {
 
 /** resourceListShape is the resource lists of a group, derived from the kind table (kinds/index.ts). */
 const resourceListShape = Object.fromEntries(
-  KIND_TABLE.map((info) => [info.listKey, z.array(info.entry).default([])]),
+  RESOURCE_KINDS.map((info) => [info.listKey, z.array(info.entry).default([])]),
 ) as unknown as EntryListShape;
 
 /**
@@ -96,7 +95,7 @@ type DeleteListShape = {
 /** deleteListShape derives the delete references of an onDelete group from the kind table; cluster-scoped kinds take no namespace. */
 function deleteListShape(): DeleteListShape {
   return Object.fromEntries(
-    KIND_TABLE.map((info) => {
+    RESOURCE_KINDS.map((info) => {
       const ref =
         info.listKey === 'custom'
           ? CustomDeleteRef

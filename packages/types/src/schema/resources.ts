@@ -71,7 +71,7 @@ export const commonShape = {
 const { namespace: _namespace, ...clusterCommonShape } = commonShape;
 
 /** exclusive reports an issue at `b` when both `a` and `b` are set. */
-export function exclusive(ctx: z.RefinementCtx, value: Record<string, unknown>, a: string, b: string): void {
+function exclusive(ctx: z.RefinementCtx, value: Record<string, unknown>, a: string, b: string): void {
   if (value[a] !== undefined && value[b] !== undefined) {
     ctx.addIssue({
       code: 'custom',
@@ -83,7 +83,7 @@ export function exclusive(ctx: z.RefinementCtx, value: Record<string, unknown>, 
 }
 
 /** requireName reports an issue when an entry of a kind without a default name has no `name`. */
-export function requireName(value: { name?: string | undefined }, ctx: z.RefinementCtx, kind: string): void {
+function requireName(value: { name?: string | undefined }, ctx: z.RefinementCtx, kind: string): void {
   if (value.name === undefined)
     ctx.addIssue({
       code: 'custom',
