@@ -4,7 +4,7 @@ import type { CrossHandler, KatalogRuntime } from '@orkestra/reconciler';
 import type { Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';
 
-/** OperatorRuntimeTuning is the part of RunConfig the runtime takes (runtime.md §22). */
+/** OperatorRuntimeTuning is the part of RunConfig the runtime takes (docs/reference/runtime.md §22). */
 interface OperatorRuntimeTuning {
   readonly maxConcurrentWrites: number;
   readonly reconcileTimeoutMs: number;

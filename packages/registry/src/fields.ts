@@ -6,7 +6,7 @@ type Json = unknown;
 
 /**
  * Fields reads a rendered Katalog entry (plain JSON) and coerces known scalar fields
- * (katalog.md §17.4); every failure is a `TemplateError` naming the Katalog path and the value.
+ * (docs/reference/katalog.md §17.4); every failure is a `TemplateError` naming the Katalog path and the value.
  */
 export class Fields {
   readonly path: string;
@@ -125,7 +125,7 @@ function fail(path: string, what: string, value: unknown): RegistryError {
   return new RegistryError(RegistryErrorCode.TemplateError, `${what}${shown}`, { katalogPath: path });
 }
 
-/** coerceString accepts strings, numbers and booleans (converted to their string form, katalog.md §8.4). */
+/** coerceString accepts strings, numbers and booleans (converted to their string form, docs/reference/katalog.md §8.4). */
 function coerceString(v: Json, path: string): string | undefined {
   if (v == null) return undefined;
   if (typeof v === 'string') return v;

@@ -14,7 +14,7 @@ type Obj = Record<string, unknown>;
 
 /**
  * buildPodSpec builds a pod spec with one container named after the workload from the shared
- * workload fields (katalog.md §7.3, §7.7).
+ * workload fields (docs/reference/katalog.md §7.3, §7.7).
  */
 export function buildPodSpec(f: Fields, containerName: string, options: ContainerOptions): Obj {
   const container = buildContainer(f, containerName, options);

@@ -112,7 +112,7 @@ describe('system metadata', () => {
   });
 });
 
-describe('default names (katalog.md §7.8)', () => {
+describe('default names (docs/reference/katalog.md §7.8)', () => {
   it.each([
     ['namespaces', {}, 'shop-ns'],
     ['serviceAccounts', {}, 'shop-sa'],

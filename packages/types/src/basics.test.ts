@@ -41,7 +41,7 @@ describe('getPath', () => {
 });
 
 describe('stringForm', () => {
-  it('follows katalog.md §8.4 rule 3', () => {
+  it('follows docs/reference/katalog.md §8.4 rule 3', () => {
     expect(stringForm(undefined)).toBe('');
     expect(stringForm(null)).toBe('');
     expect(stringForm('a')).toBe('a');

@@ -180,7 +180,7 @@ export {
 } from './schema/katalog.js';
 export type { KatalogInput } from './schema/katalog.js';
 
-// Provider interfaces (runtime.md §14.7)
+// Provider interfaces (docs/reference/runtime.md §14.7)
 export type {
   JsonValue,
   JsonObject,

@@ -1,5 +1,5 @@
 /**
- * TLS material for Secrets with `tls` (katalog.md §7.2, runtime.md §14.1): a fresh self-signed CA
+ * TLS material for Secrets with `tls` (docs/reference/katalog.md §7.2, docs/reference/runtime.md §14.1): a fresh self-signed CA
  * and a server certificate signed by it, generated with WebCrypto through `@peculiar/x509`.
  */
 import { isIP } from 'node:net';
@@ -93,7 +93,7 @@ function serialNumber(random: (size: number) => Uint8Array): string {
 }
 
 /**
- * generateTlsMaterial creates a new CA and a server certificate signed by it (runtime.md §14.1):
+ * generateTlsMaterial creates a new CA and a server certificate signed by it (docs/reference/runtime.md §14.1):
  *
  * - CA: CN `orkestra-ca`, O `orkestra`, RSA 2048, SHA-256, basic constraints `CA:true` (critical),
  *   key usage keyCertSign + cRLSign + digitalSignature, valid from now − 5 min for

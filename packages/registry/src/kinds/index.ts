@@ -23,7 +23,7 @@ import { statefulSets } from './stateful-sets.js';
 
 /**
  * kinds is the registry: one KindModule per Katalog resource list, keyed by list key, in the
- * fixed apply order of katalog.md §5.4 (the order of @orkestra/types' RESOURCE_KINDS, which also
+ * fixed apply order of docs/reference/katalog.md §5.4 (the order of @orkestra/types' RESOURCE_KINDS, which also
  * supplies each kind's apiVersion, kind, scope, wave and default-name suffix). Adding a kind is one
  * file and one line here.
  */

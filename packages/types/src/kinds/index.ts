@@ -22,7 +22,7 @@ import { statefulSets } from './stateful-sets.js';
 
 /**
  * KIND_TABLE registers every resource list, one line per kind, in the fixed kind order of
- * katalog.md §5.4 (also the order errors are reported in; waves never decrease along it). Adding a
+ * docs/reference/katalog.md §5.4 (also the order errors are reported in; waves never decrease along it). Adding a
  * kind is one file in this folder plus one line here; @orkestra/registry adds its behaviour the
  * same way (docs/adr/0004-issue17-kind-is-one-file.md).
  */
@@ -59,7 +59,7 @@ export type ResourceListKey = KindTable[number]['listKey'];
 export type ResourceKindInfo = ResourceKind<ResourceListKey>;
 
 /**
- * RESOURCE_KINDS lists every resource list of a group in the fixed kind order of katalog.md §5.4.
+ * RESOURCE_KINDS lists every resource list of a group in the fixed kind order of docs/reference/katalog.md §5.4.
  * Secrets with `tls` default to `<cr>-orkestra-tls` instead (see {@link SECRET_TLS_DEFAULT_NAME_SUFFIX}).
  */
 export const RESOURCE_KINDS: readonly ResourceKindInfo[] = KIND_TABLE;
@@ -69,7 +69,7 @@ export const RESOURCE_LIST_KEYS: readonly ResourceListKey[] = Object.freeze(
   RESOURCE_KINDS.map((info) => info.listKey),
 );
 
-/** SECRET_TLS_DEFAULT_NAME_SUFFIX is the default-name suffix of a Secret entry with `tls` (katalog.md §7.8). */
+/** SECRET_TLS_DEFAULT_NAME_SUFFIX is the default-name suffix of a Secret entry with `tls` (docs/reference/katalog.md §7.8). */
 export const SECRET_TLS_DEFAULT_NAME_SUFFIX = '-orkestra-tls';
 
 /** resourceKindInfo returns the RESOURCE_KINDS row of a list key. */

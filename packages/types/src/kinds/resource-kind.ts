@@ -2,7 +2,7 @@ import type { z } from 'zod';
 
 /**
  * ResourceKind is everything @orkestra/types knows about one resource list of a lifecycle group
- * (katalog.md §5.1, §7, §13.3; runtime.md §9.4): the facts (kind, apiVersion, group, plural, scope,
+ * (docs/reference/katalog.md §5.1, §7, §13.3; docs/reference/runtime.md §9.4): the facts (kind, apiVersion, group, plural, scope,
  * wave, default name, status `children` keys) and the zod schema of one entry. Each kind is one file
  * in `kinds/`, registered by one line in `kinds/index.ts`; the Katalog schema, the loader, the
  * registry, the reconciler and the RBAC generator derive everything else from it.
@@ -22,9 +22,9 @@ export interface ResourceKind<K extends string = string, E = unknown> {
   readonly namespaced: boolean | null;
   /** Suffix appended to the CR name for the default child name (`""` means the CR name itself); null when `name` is required. */
   readonly defaultNameSuffix: string | null;
-  /** Apply wave within a group (runtime.md §9.4): all writes of a wave run concurrently. */
+  /** Apply wave within a group (docs/reference/runtime.md §9.4): all writes of a wave run concurrently. */
   readonly wave: 1 | 2 | 3 | 4 | 5 | 6;
-  /** Singular and plural keys under `children` in status-field templates (katalog.md §13.3). */
+  /** Singular and plural keys under `children` in status-field templates (docs/reference/katalog.md §13.3). */
   readonly childrenKeys: { readonly singular: string; readonly plural: string };
   /** The zod schema of one entry of the list. */
   readonly entry: z.ZodType<E>;

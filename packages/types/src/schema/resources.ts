@@ -21,7 +21,7 @@ import {
 } from './primitives.js';
 
 /**
- * TEMPLATE_CONTEXT_KEYS lists the top-level keys of the template context (katalog.md §17.2), which
+ * TEMPLATE_CONTEXT_KEYS lists the top-level keys of the template context (docs/reference/katalog.md §17.2), which
  * a forEach `as` name must not shadow (§9).
  */
 export const TEMPLATE_CONTEXT_KEYS: readonly string[] = Object.freeze([
@@ -43,7 +43,7 @@ export const TEMPLATE_CONTEXT_KEYS: readonly string[] = Object.freeze([
 ]);
 const CONTEXT_KEYS: ReadonlySet<string> = new Set(TEMPLATE_CONTEXT_KEYS);
 
-/** ForEach expands an entry once per list element or map key (katalog.md §9). */
+/** ForEach expands an entry once per list element or map key (docs/reference/katalog.md §9). */
 const ForEachSchema = z.strictObject({
   field: Tpl,
   as: Identifier.refine((name) => !CONTEXT_KEYS.has(name), {
@@ -53,10 +53,10 @@ const ForEachSchema = z.strictObject({
 /** ForEach is a forEach declaration. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ForEach extends z.output<typeof ForEachSchema> {}
-/** ForEach expands an entry once per list element or map key (katalog.md §9). */
+/** ForEach expands an entry once per list element or map key (docs/reference/katalog.md §9). */
 export const ForEach: z.ZodType<ForEach> = ForEachSchema.meta({ id: 'ForEach' });
 
-/** commonShape holds the fields every resource entry has (katalog.md §6), without the gate. */
+/** commonShape holds the fields every resource entry has (docs/reference/katalog.md §6), without the gate. */
 export const commonShape = {
   name: Tpl.optional(),
   namespace: Tpl.optional(),
@@ -157,7 +157,7 @@ export const RoleBindingEntry: z.ZodType<RoleBindingEntry> = RoleBindingEntrySch
   id: 'RoleBindingEntry',
 });
 
-/** SecretTls generates a CA and a server certificate (katalog.md §7.2). */
+/** SecretTls generates a CA and a server certificate (docs/reference/katalog.md §7.2). */
 const SecretTlsSchema = z.strictObject({
   commonName: Tpl.optional(),
   dnsNames: TplList.optional(),
@@ -167,7 +167,7 @@ const SecretTlsSchema = z.strictObject({
 /** SecretTls is a TLS generation block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface SecretTls extends z.output<typeof SecretTlsSchema> {}
-/** SecretTls generates a CA and a server certificate (katalog.md §7.2). */
+/** SecretTls generates a CA and a server certificate (docs/reference/katalog.md §7.2). */
 export const SecretTls: z.ZodType<SecretTls> = SecretTlsSchema.meta({ id: 'SecretTls' });
 
 /** SecretEntry is an item of `secrets`; `rotateAfter` and `tls` imply `once`, `tls` implies type `kubernetes.io/tls`. */
@@ -213,7 +213,7 @@ export interface PersistentVolumeClaimEntry extends z.output<typeof PersistentVo
 export const PersistentVolumeClaimEntry: z.ZodType<PersistentVolumeClaimEntry> =
   PersistentVolumeClaimEntrySchema.meta({ id: 'PersistentVolumeClaimEntry' });
 
-// ---- container and pod sub-fields (katalog.md §7.7) --------------------------------------------
+// ---- container and pod sub-fields (docs/reference/katalog.md §7.7) --------------------------------------------
 
 const KeyRef = z.strictObject({ name: Tpl, key: Tpl, optional: z.boolean().optional() });
 
@@ -424,7 +424,7 @@ const ContainerPort = z.strictObject({
   protocol: Tpl.default('TCP'),
 });
 
-/** containerShape holds the single-container and pod fields of every workload kind (katalog.md §7.3, §7.7). */
+/** containerShape holds the single-container and pod fields of every workload kind (docs/reference/katalog.md §7.3, §7.7). */
 export const containerShape = {
   image: Tpl,
   imagePullPolicy: Tpl.optional(),
@@ -462,7 +462,7 @@ export function portsExclusive(entry: { port?: unknown; ports?: unknown }, ctx: 
   exclusive(ctx, entry, 'port', 'ports');
 }
 
-// ---- workloads (katalog.md §7.3) -----------------------------------------------------------------
+// ---- workloads (docs/reference/katalog.md §7.3) -----------------------------------------------------------------
 
 /** DeploymentEntry is an item of `deployments`. */
 const DeploymentEntrySchema = gated({
@@ -573,7 +573,7 @@ export interface CronJobEntry extends z.output<typeof CronJobEntrySchema> {}
 /** CronJobEntry is an item of `cronJobs`; a literal `schedule` is checked as a cron expression. */
 export const CronJobEntry: z.ZodType<CronJobEntry> = CronJobEntrySchema.meta({ id: 'CronJobEntry' });
 
-// ---- networking (katalog.md §7.4) ----------------------------------------------------------------
+// ---- networking (docs/reference/katalog.md §7.4) ----------------------------------------------------------------
 
 const ServicePort = z.strictObject({
   name: Tpl.optional(),
@@ -679,7 +679,7 @@ export const NetworkPolicyEntry: z.ZodType<NetworkPolicyEntry> = NetworkPolicyEn
   id: 'NetworkPolicyEntry',
 });
 
-// ---- scaling (katalog.md §7.5) ---------------------------------------------------------------------
+// ---- scaling (docs/reference/katalog.md §7.5) ---------------------------------------------------------------------
 
 /** HpaEntry is an item of `hpa`; CPU target defaults to 80 unless a memory target is set. */
 const HpaEntrySchema = gated({
@@ -744,7 +744,7 @@ export interface PdbEntry extends z.output<typeof PdbEntrySchema> {}
 /** PdbEntry is an item of `pdb`; `minAvailable: 1` when neither bound is set. */
 export const PdbEntry: z.ZodType<PdbEntry> = PdbEntrySchema.meta({ id: 'PdbEntry' });
 
-// ---- custom (katalog.md §7.6) ------------------------------------------------------------------------
+// ---- custom (docs/reference/katalog.md §7.6) ------------------------------------------------------------------------
 
 const CustomMetadata = z.strictObject({
   name: Tpl,
