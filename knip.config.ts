@@ -16,8 +16,13 @@ const config: KnipConfig = {
       entry: ['src/ork-entry.ts'],
     },
     'apps/operator': {
-      // The provider loader test loads @orkestra/provider-hello by package name at run time.
-      ignoreDependencies: ['@orkestra/provider-hello'],
+      // Providers are imported by the package name a Katalog gives, at run time: the bundled ones
+      // ship in the image as dependencies, and the provider loader test loads provider-hello.
+      ignoreDependencies: [
+        '@orkestra/provider-aws',
+        '@orkestra/provider-mongodb',
+        '@orkestra/provider-hello',
+      ],
     },
   },
 };
