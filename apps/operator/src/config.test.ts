@@ -13,7 +13,7 @@ function errors(result: ParseRunConfigResult): readonly string[] {
 }
 
 describe('parseRunConfig', () => {
-  it('applies the defaults of runtime.md §22', () => {
+  it('applies the defaults of docs/reference/runtime.md §22', () => {
     expect(ok(parseRunConfig([], { env: {} }))).toEqual({
       katalog: './katalog.yaml',
       namespace: 'orkestra-system',

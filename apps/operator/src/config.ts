@@ -14,11 +14,11 @@ export const LogLevel = {
 } as const;
 export type LogLevel = (typeof LogLevel)[keyof typeof LogLevel];
 
-/** OciBuilder is the closed set of `OCI_BUILDER` values (katalog.md, docker hook `builder`). */
+/** OciBuilder is the closed set of `OCI_BUILDER` values (docs/reference/katalog.md §16.2, docker hook `builder`). */
 export const OciBuilder = { Docker: 'docker', Podman: 'podman', Buildah: 'buildah' } as const;
 export type OciBuilder = (typeof OciBuilder)[keyof typeof OciBuilder];
 
-/** RunConfig is the parsed configuration of `ork run` (runtime.md §22). Durations are in milliseconds. */
+/** RunConfig is the parsed configuration of `ork run` (docs/reference/runtime.md §22). Durations are in milliseconds. */
 export interface RunConfig {
   /** Katalog file (`--katalog`, `ORKESTRA_KATALOG`, or the first positional). Default `./katalog.yaml`. */
   readonly katalog: string;
@@ -121,7 +121,7 @@ function normalizeBooleans(args: readonly string[], errors: string[]): string[] 
 }
 
 /**
- * parseRunConfig reads the flags and environment of `ork run` (runtime.md §22) with node:util
+ * parseRunConfig reads the flags and environment of `ork run` (docs/reference/runtime.md §22) with node:util
  * parseArgs. Flags win over the environment; durations use the Katalog grammar (`15s`, `1m30s`).
  * Every problem is collected, so the user sees them all at once.
  *

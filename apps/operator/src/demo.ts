@@ -13,7 +13,7 @@ import { startOperator } from './operator.js';
 import type { Operator } from './operator.js';
 
 /** DEMO_EXAMPLES are the example Katalogs `ork demo` runs, each with the CRs under its `crs/`. */
-export const DEMO_EXAMPLES = ['website', 'multi-region'] as const;
+const DEMO_EXAMPLES = ['website', 'multi-region'] as const;
 
 /** DemoError is a demo step that did not reach the state it waits for. */
 export class DemoError extends Error {
@@ -38,7 +38,7 @@ const isMap = (value: unknown): value is Json =>
   value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** findExamplesDir locates the workspace's `examples/` (with `website/katalog.yaml`) above `from`, else under `cwd`. */
-export function findExamplesDir(
+function findExamplesDir(
   cwd: string,
   from: string = dirname(fileURLToPath(import.meta.url)),
 ): string | undefined {

@@ -6,7 +6,7 @@ type Schema = Record<string, unknown>;
 
 const OPEN: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
-/** Status keys the runtime writes (katalog.md §13.1); added to a declared status schema so the API server keeps them. */
+/** Status keys the runtime writes (docs/reference/katalog.md §13.1); added to a declared status schema so the API server keeps them. */
 const RUNTIME_STATUS: Record<string, Schema> = {
   observedGeneration: { type: 'integer', format: 'int64' },
   conditions: {
@@ -76,7 +76,7 @@ function dropUntyped(schema: Schema): void {
 /**
  * crdSchema returns the openAPIV3Schema of an entry's CRD: the declared schema with a `status`
  * that keeps what the runtime writes, or, without a schema, `spec` and `status` that preserve
- * unknown fields (katalog.md §3). A property without a `type` (e.g. a field that is a string or a
+ * unknown fields (docs/reference/katalog.md §3). A property without a `type` (e.g. a field that is a string or a
  * map) cannot be expressed in a structural schema: it is left out and its parent preserves unknown
  * fields instead (`untypedProperties` lists them so the CLI can say so).
  */

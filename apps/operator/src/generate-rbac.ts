@@ -18,7 +18,7 @@ export interface RbacOptions {
   readonly namespace: string;
 }
 
-/** Rbac is what `ork generate rbac` derives from a Katalog (runtime.md §19). */
+/** Rbac is what `ork generate rbac` derives from a Katalog (docs/reference/runtime.md §19). */
 export interface Rbac {
   /** ServiceAccount, (Cluster)Role and binding, leader-election Role and RoleBinding. */
   readonly manifests: readonly Manifest[];
@@ -100,7 +100,7 @@ const hasTemplate = (values: readonly unknown[]): boolean =>
 
 /**
  * pinnedNamespace returns the one namespace every enabled entry's informers are limited to
- * (katalog.md §19: `allowedNamespaces` is a single exact name and the CRD is namespaced), or
+ * (docs/reference/katalog.md §19: `allowedNamespaces` is a single exact name and the CRD is namespaced), or
  * undefined when any entry watches more, or any child kind is cluster-scoped.
  */
 export function pinnedNamespace(katalog: Katalog): string | undefined {
@@ -144,7 +144,8 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         }
         continue;
       }
-      rules.add(groupOf(info.apiVersion ?? ''), guessPlural(info.kind ?? ''), CHILD_VERBS);
+      // group and plural come from the kind facts table (@orkestra/types RESOURCE_KINDS), not a guess.
+      rules.add(info.group ?? '', info.plural ?? '', CHILD_VERBS);
       if (
         info.listKey === 'ingresses' &&
         list.some((i) => (i['tls'] as { create?: unknown } | undefined)?.create === true)
@@ -194,19 +195,14 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
             ]);
           }
         } else {
-          rules.add(groupOf(info.apiVersion ?? ''), guessPlural(info.kind ?? ''), [
-            'get',
-            'list',
-            'watch',
-            'delete',
-          ]);
+          rules.add(info.group ?? '', info.plural ?? '', ['get', 'list', 'watch', 'delete']);
         }
       }
     }
   }
 }
 
-/** The verbs on core v1 `events` (runtime.md §19), granted in exactly one Role. */
+/** The verbs on core v1 `events` (docs/reference/runtime.md §19), granted in exactly one Role. */
 const EVENT_VERBS: readonly string[] = ['create', 'patch'];
 
 function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes: string[]): void {
@@ -224,7 +220,7 @@ function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes:
 }
 
 /**
- * generateRbac derives least-privilege RBAC from what the Katalog can touch (runtime.md §19): the
+ * generateRbac derives least-privilege RBAC from what the Katalog can touch (docs/reference/runtime.md §19): the
  * CR kinds (get/list/watch/patch, status get/patch, finalizers update), every child kind
  * (get/list/watch/create/patch/update/delete), events, Secrets and ConfigMaps `get` for providers
  * and `auth.secretRef`, the literal rules of `roles` entries, and the leader-election Lease in the

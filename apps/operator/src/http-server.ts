@@ -159,7 +159,7 @@ function verboseBody(checks: readonly ReadinessCheck[], ok: boolean, what: strin
 
 /**
  * startHttpServers starts the metrics server (`/metrics`, then `extraRoutes`) and the health server
- * (`/healthz`, `/readyz`, `?verbose` on both) of runtime.md §18.1 and resolves once both listen.
+ * (`/healthz`, `/readyz`, `?verbose` on both) of docs/reference/runtime.md §18.1 and resolves once both listen.
  *
  * @example
  * const servers = await startHttpServers({ registry: metrics.registry, readiness: () => ({ ready: true, checks: [] }) });

@@ -4,10 +4,10 @@ import type { Katalog } from '@orkestra/types';
 import { generateCrds } from './generate-crds.js';
 
 /** CRD_FIELD_MANAGER is the server-side apply field manager of CRDs installed by `--install-crds`. */
-export const CRD_FIELD_MANAGER = 'orkestra';
+const CRD_FIELD_MANAGER = 'orkestra';
 
 /** InstallCrdsError reports a CRD the API server refused or did not establish in time. */
-export class InstallCrdsError extends Error {
+class InstallCrdsError extends Error {
   override readonly name = 'InstallCrdsError';
   readonly code = 'InstallCrdsFailed';
 }

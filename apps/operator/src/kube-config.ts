@@ -32,7 +32,7 @@ export interface LoadKubeConfigOptions {
 }
 
 /**
- * loadKubeConfig connects as runtime.md §22 says: the given kubeconfig file, else the in-cluster
+ * loadKubeConfig connects as docs/reference/runtime.md §22 says: the given kubeconfig file, else the in-cluster
  * ServiceAccount when `KUBERNETES_SERVICE_HOST` is set, else `~/.kube/config`. Throws
  * KubeConfigError when none applies.
  *

@@ -62,7 +62,7 @@ export interface LeaderElectorState {
   readonly leaderTransitions: number;
 }
 
-/** leaseNameFor is the Lease name of a Katalog's operator: `orkestra-<katalog name>` (runtime.md §17). */
+/** leaseNameFor is the Lease name of a Katalog's operator: `orkestra-<katalog name>` (docs/reference/runtime.md §17). */
 export function leaseNameFor(katalogName: string): string {
   return `orkestra-${katalogName}`;
 }
@@ -85,7 +85,7 @@ function toMs(value: Date | string | undefined): number | undefined {
 
 /**
  * LeaderElector runs client-go style leader election on a `coordination.k8s.io/v1` Lease
- * (runtime.md §17): a replica acquires the Lease when it is empty or has not been renewed for
+ * (docs/reference/runtime.md §17): a replica acquires the Lease when it is empty or has not been renewed for
  * `leaseDuration` (measured on this replica's clock since it last saw the record change, so clock
  * skew between replicas does not matter), renews every `retryPeriod`, and gives up when renewing
  * fails for `renewDeadline` or another holder is seen. Every write carries the Lease's

@@ -35,7 +35,7 @@ export interface StartLocalControlPlaneOptions {
 }
 
 /** findBuildScript locates `tools/testenv/build.sh` of the workspace this module runs from. */
-export function findBuildScript(from: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
+function findBuildScript(from: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
   let dir = from;
   for (;;) {
     const candidate = join(dir, 'tools', 'testenv', 'build.sh');

@@ -35,7 +35,7 @@ function atEveryDepth(key: string): string[] {
 }
 
 /**
- * LOG_REDACT_PATHS are the pino redaction paths the operator logger uses (runtime.md §18.3): credential
+ * LOG_REDACT_PATHS are the pino redaction paths the operator logger uses (docs/reference/runtime.md §18.3): credential
  * keys (`password`, `token`, `authorization`, `secretAccessKey`, …) and Secret `data`/`stringData` at the
  * first four levels, and every value of a provider's `config` (its keys stay visible).
  */
@@ -65,7 +65,7 @@ export interface OperatorLogger extends Logger {
 }
 
 /**
- * createLogger builds the operator's pino logger (runtime.md §18.3): JSON lines with `time`, `level`
+ * createLogger builds the operator's pino logger (docs/reference/runtime.md §18.3): JSON lines with `time`, `level`
  * as a label, `msg` and `katalog` on every line, errors under `err` (`type`, `message`, `code`; `stack` only at debug), and secrets
  * redacted (LOG_REDACT_PATHS).
  *

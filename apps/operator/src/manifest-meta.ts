@@ -13,7 +13,7 @@ export function instanceLabels(katalog: Katalog): Record<string, string> {
 
 /**
  * manifestMetadata builds the metadata of a generated object: its name, namespace, the Katalog's
- * `metadata.labels`/`annotations` (katalog.md §2.1) and the instance labels.
+ * `metadata.labels`/`annotations` (docs/reference/katalog.md §2.1) and the instance labels.
  */
 export function manifestMetadata(
   katalog: Katalog,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RECONCILE_TIME_BUCKETS, WORKQUEUE_DURATION_BUCKETS, createOperatorMetrics } from './metrics.js';
 import type { MetricsSink } from './metrics.js';
 
-/** The table of runtime.md §18.2: name → [type, labels]. */
+/** The table of docs/reference/runtime.md §18.2: name → [type, labels]. */
 const SPEC: Record<string, readonly [string, readonly string[]]> = {
   controller_runtime_reconcile_total: ['counter', ['controller', 'result']],
   controller_runtime_reconcile_errors_total: ['counter', ['controller']],
@@ -108,7 +108,7 @@ function labelsByFamily(text: string): Map<string, { type: string; labels: Set<s
 }
 
 describe('createOperatorMetrics', () => {
-  it('exposes every metric of runtime.md §18.2 with its type and exactly its labels', async () => {
+  it('exposes every metric of docs/reference/runtime.md §18.2 with its type and exactly its labels', async () => {
     const metrics = createOperatorMetrics({ katalogName: 'shop', version: '1.2.0' });
     feedAll(metrics.sink);
     metrics.addCollector((gauges) => {

@@ -45,7 +45,7 @@ export type ProviderOperation = (typeof ProviderOperation)[keyof typeof Provider
  * records. It is the reconciler's `RuntimeObserver` (reconciles, queue, REST requests, informers,
  * child and status writes, events, validation, secrets), so the runtime takes the sink as its
  * observer unchanged, plus the events only the operator process reports. `controller` is always the
- * CRD entry name; no argument may carry a CR name, URL, repository or image (runtime.md §18.2).
+ * CRD entry name; no argument may carry a CR name, URL, repository or image (docs/reference/runtime.md §18.2).
  */
 export interface MetricsSink extends RuntimeObserver {
   /** This replica became leader (true) or stopped leading (false) for the Lease `name`. */
@@ -151,7 +151,7 @@ class CollectingRegistry extends Registry {
 }
 
 /**
- * createOperatorMetrics builds the registry of runtime.md §18.2 with exactly its metric names,
+ * createOperatorMetrics builds the registry of docs/reference/runtime.md §18.2 with exactly its metric names,
  * types and labels (controller-runtime's histogram buckets for reconcile and workqueue durations),
  * plus prom-client's default process metrics. Counters and histograms are fed through `sink`;
  * gauges that are cheaper to read than to track (queue depth, active workers, cache sizes) are

@@ -1,4 +1,4 @@
-/** NamespaceGuard is an entry's `restrictedNamespaces` and `allowedNamespaces` (katalog.md §19). */
+/** NamespaceGuard is an entry's `restrictedNamespaces` and `allowedNamespaces` (docs/reference/katalog.md §19). */
 export interface NamespaceGuard {
   readonly restricted: readonly string[];
   readonly allowed: readonly string[];

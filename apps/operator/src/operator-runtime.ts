@@ -4,8 +4,8 @@ import type { CrossHandler, KatalogRuntime } from '@orkestra/reconciler';
 import type { Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';
 
-/** OperatorRuntimeTuning is the part of RunConfig the runtime takes (runtime.md §22). */
-export interface OperatorRuntimeTuning {
+/** OperatorRuntimeTuning is the part of RunConfig the runtime takes (docs/reference/runtime.md §22). */
+interface OperatorRuntimeTuning {
   readonly maxConcurrentWrites: number;
   readonly reconcileTimeoutMs: number;
   readonly watchIdleTimeoutMs: number;
@@ -32,7 +32,7 @@ export interface CreateOperatorRuntimeOptions {
 }
 
 /** KatalogEntrySummary is one entry as `/katalog` shows it: no templates, no secrets. */
-export interface KatalogEntrySummary {
+interface KatalogEntrySummary {
   readonly name: string;
   readonly apiTypes: {
     readonly group: string;

@@ -60,11 +60,11 @@ export interface StartOperatorOptions {
 }
 
 /** ReloadResult is how a Katalog reload ended. */
-export type ReloadResult =
+type ReloadResult =
   | { readonly outcome: 'reloaded' | 'unchanged' }
   | { readonly outcome: 'rejected'; readonly errors: readonly string[] };
 
-/** Operator is a running operator process (runtime.md §2, §17, §18). */
+/** Operator is a running operator process (docs/reference/runtime.md §2, §17, §18). */
 export interface Operator {
   readonly katalog: Katalog;
   readonly logger: OperatorLogger;
@@ -101,7 +101,7 @@ function sameProviders(a: Katalog, b: Katalog): boolean {
 }
 
 /**
- * startOperator runs one Katalog as `ork run` does (runtime.md §2): load and compile the Katalog,
+ * startOperator runs one Katalog as `ork run` does (docs/reference/runtime.md §2): load and compile the Katalog,
  * load providers, connect, optionally install the CRDs, start the metrics and health servers,
  * start leader election, then the runtime's informers (every replica, warm standby) and — on the
  * leader — its workers. The Katalog file is watched and hot-reloaded (a file that does not
@@ -269,7 +269,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   if (elector != null) metrics.sink.leaderStatus(leaseName, false);
 
   // Start the runtime; a start that fails (discovery, a CRD not served yet, sync timeout) is logged
-  // and retried, and the process stays up and not ready meanwhile (runtime.md §2 steps 6–7).
+  // and retried, and the process stays up and not ready meanwhile (docs/reference/runtime.md §2 steps 6–7).
   const retryMs = options.startRetryMs ?? 30_000;
   let retryTimer: NodeJS.Timeout | undefined;
   const startRuntime = (target: OperatorRuntime): Promise<void> =>

@@ -87,7 +87,7 @@ const ENV_REFERENCE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]
 
 /**
  * substituteEnv replaces every string value that is exactly `$NAME` or `${NAME}` (at any depth of
- * `config`) with that environment variable (katalog.md §14.1). Unset variables are returned as
+ * `config`) with that environment variable (docs/reference/katalog.md §14.1). Unset variables are returned as
  * `missing`, with the config path of the value.
  */
 export function substituteEnv(
@@ -392,7 +392,7 @@ async function loadOne(
 }
 
 /**
- * loadProviders loads the Katalog's providers at start-up (runtime.md §14.6): imports each package
+ * loadProviders loads the Katalog's providers at start-up (docs/reference/runtime.md §14.6): imports each package
  * by name, substitutes `$NAME` config values from the environment, validates the config with the
  * package's `configSchema`, awaits `createProvider`, and checks the provider's name and the kinds
  * the Katalog uses. A failing `required` provider throws ProvidersLoadError (after closing the ones

@@ -30,7 +30,7 @@ export interface ProviderResultInput {
 /**
  * RenderContext supplies what `ork render` cannot compute offline (the results of cross reads,
  * git, external calls, docker builds and providers) and, optionally, the observed children that
- * status fields read (katalog.md §13.3: `children.deployment`, `children.deployments.<name>`, …).
+ * status fields read (docs/reference/katalog.md §13.3: `children.deployment`, `children.deployments.<name>`, …).
  */
 export interface RenderContext {
   readonly cross?: Readonly<Record<string, unknown>>;
@@ -65,13 +65,12 @@ export interface RenderFailure {
 }
 
 /**
- * RenderStage is the part of the offline pipeline a failure happened in (runtime.md §7):
+ * RenderStage is the part of the offline pipeline a failure happened in (docs/reference/runtime.md §7):
  * `namespace` (step 4), `normalize` (6), `mutation` (7), `validation` (8), `hooks` (9–12),
  * `children` (13, desired-set construction), `providers` (16). Children are written only when
  * the failure comes after the desired set was built.
  */
-export type RenderStage =
-  'namespace' | 'normalize' | 'mutation' | 'validation' | 'hooks' | 'children' | 'providers';
+type RenderStage = 'namespace' | 'normalize' | 'mutation' | 'validation' | 'hooks' | 'children' | 'providers';
 
 /** RenderedCr is what one reconcile of a CR would produce offline: its children and the status written. */
 export interface RenderedCr {
@@ -198,7 +197,7 @@ function failureOf(error: unknown): ReconcileFailure {
 }
 
 /**
- * renderCr runs the offline part of a reconcile for one CR (runtime.md §7): namespace guard,
+ * renderCr runs the offline part of a reconcile for one CR (docs/reference/runtime.md §7): namespace guard,
  * normalize, mutation, validation, hook results from the context, forEach expansion, gates,
  * onCreate and onReconcile children resolved by @orkestra/registry, provider declarations, and
  * the status the runtime would write. Nothing touches a cluster. The CR's shape is checked where
@@ -435,7 +434,7 @@ export function renderCr(katalog: Katalog, input: CustomResource, options: Rende
         );
       }
     }
-    // Resource templates see the provider outputs recorded by the last reconcile (katalog.md §14.3).
+    // Resource templates see the provider outputs recorded by the last reconcile (docs/reference/katalog.md §14.3).
     const recorded: Json = nullProtoMap();
     for (const [provider, records] of Object.entries(providerRecords)) {
       if (!isMap(records)) continue;
@@ -749,7 +748,7 @@ export function renderCr(katalog: Katalog, input: CustomResource, options: Rende
     if (Object.keys(providerRecords).length > 0) status['providers'] = providerRecords;
     else delete status['providers'];
 
-    // Declared fields (katalog.md §13.2): after a failure only gated fields are evaluated.
+    // Declared fields (docs/reference/katalog.md §13.2): after a failure only gated fields are evaluated.
     const fieldContext: Json = {
       ...crContext(stored),
       ...context,

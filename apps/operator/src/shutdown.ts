@@ -81,7 +81,7 @@ async function runStep(step: ShutdownStep): Promise<ShutdownStepOutcome> {
 /**
  * installShutdown runs `steps` once, in order, when one of `signals` arrives (or on `trigger`):
  * each step gets its own timeout, a failing or slow step is logged and the next one runs, and
- * then the process exits with 0 (runtime.md §17).
+ * then the process exits with 0 (docs/reference/runtime.md §17).
  *
  * @example
  * installShutdown({

@@ -22,7 +22,7 @@ export interface StrictCheckOptions {
   readonly engine?: TemplateEngine;
 }
 
-/** Context roots and who sees them (katalog.md §17.2). */
+/** Context roots and who sees them (docs/reference/katalog.md §17.2). */
 type Root = 'cross' | 'git' | 'external' | 'docker' | 'providers' | 'children' | 'metrics' | 'item';
 
 const CR_ROOTS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'] as const;
@@ -95,7 +95,7 @@ interface EntryScope {
 const roots = (...names: Root[]): ReadonlySet<Root> => new Set(names);
 
 /**
- * strictCheck is `ork validate --strict` (katalog.md §17.5): it finds every template and every
+ * strictCheck is `ork validate --strict` (docs/reference/katalog.md §17.5): it finds every template and every
  * literal condition `field` path of each CRD entry and checks the paths they read against what is
  * declared: `spec.*`/`status.*` against the entry's openAPIV3Schema, `cross.<as>` against the target
  * entry's schema, `external`/`providers`/`children`/forEach names against their declarations, and
@@ -313,7 +313,7 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
   };
 }
 
-/** placeOf classifies a location inside a CRD entry by what its templates may see (katalog.md §17.2). */
+/** placeOf classifies a location inside a CRD entry by what its templates may see (docs/reference/katalog.md §17.2). */
 function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalog): Place | undefined {
   const [first, second, third, fourth] = rel;
   if (first === 'normalize' || first === 'mutation' || first === 'validation')

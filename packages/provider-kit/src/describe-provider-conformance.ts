@@ -244,7 +244,7 @@ export const conformanceChecks: readonly ConformanceCheck[] = Object.freeze([
 
 /**
  * describeProviderConformance registers a vitest `describe` block that checks a provider
- * against the contract of runtime.md §14.7, for every case: reconcile is idempotent (equal
+ * against the contract of docs/reference/runtime.md §14.7, for every case: reconcile is idempotent (equal
  * outputs, and an unchanged `snapshot` when given), delete removes and is idempotent, delete of
  * something absent succeeds, an invalid declaration is a non-retryable `ProviderError` whose
  * message names the field, an aborted signal ends the call with a retryable `ProviderError`,

@@ -35,7 +35,7 @@ export interface ObjectCacheOptions {
 /**
  * ObjectCache holds the objects of one informer, read-only and stripped of `managedFields` and
  * the last-applied annotation, indexed by key, namespace, UID and owner-UID label
- * (runtime.md §3.3). Reads are synchronous and cost no API request.
+ * (docs/reference/runtime.md §3.3). Reads are synchronous and cost no API request.
  *
  * Watch events and relists replace an object only when their resource version is newer, so the
  * result of the runtime's own write (`upsertFromWrite`) is not overwritten by a lagging watch.

@@ -262,7 +262,7 @@ describe('Dispatcher outcomes', () => {
     expect(dispatcher.stats().retryableErrors).toBe(2);
   });
 
-  it('retries a 429 after its Retry-After instead of the backoff (runtime.md §9.5)', async () => {
+  it('retries a 429 after its Retry-After instead of the backoff (docs/reference/runtime.md §9.5)', async () => {
     const { clock, queue, calls, dispatcher, reports } = setup();
     dispatcher.start();
     queue.add('a');

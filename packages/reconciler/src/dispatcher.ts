@@ -35,7 +35,7 @@ export interface ReconcileContext {
 export type Reconciler = (request: ReconcileRequest, ctx: ReconcileContext) => Promise<ReconcileResult>;
 
 /**
- * ReconcileOutcome is how one reconcile ended, matching runtime.md §5.4 plus the two error kinds
+ * ReconcileOutcome is how one reconcile ended, matching docs/reference/runtime.md §5.4 plus the two error kinds
  * §6 names: `timeout` (exceeded `reconcileTimeoutMs`) and `panic` (threw something that is not an
  * Orkestra error). Both are retried.
  */
@@ -114,7 +114,7 @@ export interface DispatcherStopResult {
   readonly aborted: number;
 }
 
-/** MIN_WORKERS and MAX_WORKERS bound a Dispatcher's capacity (runtime.md §6). */
+/** MIN_WORKERS and MAX_WORKERS bound a Dispatcher's capacity (docs/reference/runtime.md §6). */
 export const MIN_WORKERS = 1;
 export const MAX_WORKERS = 50;
 const RECENT_DURATIONS = 1000;
@@ -142,7 +142,7 @@ interface FinishedDuration {
 }
 
 /**
- * Dispatcher runs reconciles for one queue with a resizable capacity W (runtime.md §6). It takes a
+ * Dispatcher runs reconciles for one queue with a resizable capacity W (docs/reference/runtime.md §6). It takes a
  * key only when fewer than W reconciles are in flight, so it never holds a dequeued key while
  * waiting for capacity, and it has no worker loops: each reconcile is a promise, and when it
  * settles its outcome is handled (§5.4), `done` is called and the dispatcher looks for more work.
@@ -419,7 +419,7 @@ export class Dispatcher {
         this.#queue.forget(key);
         return { ...base, outcome: ReconcileOutcome.Terminal, error };
       case ReconcileErrorClass.Retryable: {
-        // A 429 with Retry-After is retried when the server asked, not on the backoff (runtime.md §9.5).
+        // A 429 with Retry-After is retried when the server asked, not on the backoff (docs/reference/runtime.md §9.5).
         const retryAfterMs = retryAfterMsOf(error);
         if (retryAfterMs == null) this.#queue.addRateLimited(key);
         else this.#queue.addAfter(key, retryAfterMs);

@@ -105,7 +105,7 @@ const FORBIDDEN_LOG_INTERVAL_MS = 60_000;
 
 /**
  * Informer keeps an ObjectCache equal to the cluster's objects of one resource with its own
- * list/watch loop (runtime.md §3.2): a paginated list whose differences from the previous cache
+ * list/watch loop (docs/reference/runtime.md §3.2): a paginated list whose differences from the previous cache
  * are delivered as add, update and delete changes, then a watch from the list's resource version
  * with bookmarks. A watch that ends normally is re-opened at once; 410 Gone relists; other
  * failures back off (1 s doubling to 30 s, ±20 % jitter, reset only by a watch event or

@@ -1,5 +1,5 @@
 /**
- * The namespace guard of katalog.md §19 and runtime.md §13: `restrictedNamespaces` and
+ * The namespace guard of docs/reference/katalog.md §19 and docs/reference/runtime.md §13: `restrictedNamespaces` and
  * `allowedNamespaces` patterns, compiled once.
  */
 
@@ -55,7 +55,7 @@ function compileAll(patterns: readonly string[]): readonly CompiledPattern[] {
 }
 
 /**
- * createNamespaceGuard compiles an entry's namespace patterns (katalog.md §19). A namespace is
+ * createNamespaceGuard compiles an entry's namespace patterns (docs/reference/katalog.md §19). A namespace is
  * blocked when it matches a restricted pattern, or when allowed patterns exist and it matches none.
  * Without any pattern the guard is inactive and blocks nothing. A single exact allowed pattern that
  * is not itself restricted gives `pinnedNamespace`, the one namespace to watch.

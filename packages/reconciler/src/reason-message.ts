@@ -1,5 +1,5 @@
 /**
- * Condition and event messages (runtime.md §8): the Katalog path first, then the child the message
+ * Condition and event messages (docs/reference/runtime.md §8): the Katalog path first, then the child the message
  * is about, then the detail, cut to {@link MAX_MESSAGE_LENGTH} characters.
  */
 
@@ -36,7 +36,7 @@ export function formatChildRef(child: ChildRef): string {
 }
 
 /**
- * formatReasonMessage builds a condition or event message (runtime.md §8): the Katalog path, the
+ * formatReasonMessage builds a condition or event message (docs/reference/runtime.md §8): the Katalog path, the
  * child in parentheses when given, then the detail, cut to 1024 characters with a trailing `…`.
  *
  * When `detail` already starts with the Katalog path (as `TemplateError` messages do, e.g.

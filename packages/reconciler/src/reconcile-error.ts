@@ -56,7 +56,7 @@ export class DispatcherStoppedError extends OrkestraError {
 
 /**
  * retryAfterMsOf returns the delay a server asked for with `429 Too Many Requests` and a
- * `Retry-After` (runtime.md §9.5), looking through the `cause` chain of what a reconcile threw;
+ * `Retry-After` (docs/reference/runtime.md §9.5), looking through the `cause` chain of what a reconcile threw;
  * undefined when there is none. Both the registry's KubeApiError (`status`, `retryAfterSeconds`)
  * and the list/watch client's (`statusCode`, `retryAfterMs`) are understood.
  */

@@ -27,7 +27,7 @@ interface Scheduled {
 }
 
 /**
- * Resync re-adds every cached key once per interval R at low priority (runtime.md §16). Each key
+ * Resync re-adds every cached key once per interval R at low priority (docs/reference/runtime.md §16). Each key
  * has a fixed phase within the interval, derived from a hash of its UID, so adds are spread evenly
  * instead of arriving in one burst. `setInterval` applies from the next cycle; R = 0 disables.
  *

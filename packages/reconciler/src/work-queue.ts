@@ -67,7 +67,7 @@ const DEFAULT_INITIAL_BACKOFF_MS = 5;
 const DEFAULT_MAX_BACKOFF_MS = 1_000_000;
 
 /**
- * WorkQueue holds the keys of one CRD entry with controller-runtime semantics (runtime.md §5):
+ * WorkQueue holds the keys of one CRD entry with controller-runtime semantics (docs/reference/runtime.md §5):
  * identical keys are deduplicated, a key is held by at most one worker at a time, and a key
  * added while it is being processed is processed exactly once more after `done`.
  *

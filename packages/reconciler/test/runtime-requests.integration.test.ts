@@ -8,7 +8,7 @@ import type { RequestCounts } from '@orkestra/registry';
 import { katalogFrom, syncedOf, sleep, useRuntimeTest, waitFor } from './runtime-helpers.js';
 
 /**
- * Request counting (runtime.md §20): idle costs nothing, a resync of unchanged CRs writes nothing,
+ * Request counting (docs/reference/runtime.md §20): idle costs nothing, a resync of unchanged CRs writes nothing,
  * and one changed field costs one child write plus at most one status write. Counts come from the
  * runtime's own client (every request it sends, by verb and kind, plus informer lists and watches)
  * and from kube-apiserver's `apiserver_request_total` for this file's CRD group (no other test or
@@ -228,7 +228,7 @@ describe('request counts with 50 converged CRs and resync off', () => {
     console.log(
       `[figures] one field changed: runtime requests ${JSON.stringify(delta)}; apiserver shops non-watch +${serverAfter.all - serverAfter.watch - (server.all - server.watch)} (includes the test's own PATCH and GETs)`,
     );
-    // Events (`Updated` on the CR, runtime.md §12) are not child or status writes; they are reported above.
+    // Events (`Updated` on the CR, docs/reference/runtime.md §12) are not child or status writes; they are reported above.
     const written = Object.fromEntries(
       Object.entries(writes(delta)).filter(([key]) => key !== 'create Event'),
     );

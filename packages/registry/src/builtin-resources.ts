@@ -1,32 +1,25 @@
+import { RESOURCE_KINDS } from '@orkestra/types';
 import type { ResourceInfo } from './kube-client.js';
 
 /**
  * BUILTIN_RESOURCES gives plural and scope of the built-in kinds the registry writes, keyed by
- * `apiVersion/kind`, so those kinds need no discovery request.
+ * `apiVersion/kind`, so those kinds need no discovery request. The child kinds come from the kind
+ * facts table (@orkestra/types' RESOURCE_KINDS); the rest are kinds the runtime reads or writes
+ * itself (Pods, cluster RBAC, CRDs).
  */
-export const BUILTIN_RESOURCES: Readonly<Record<string, ResourceInfo>> = {
-  'v1/Namespace': { plural: 'namespaces', namespaced: false },
-  'v1/ServiceAccount': { plural: 'serviceaccounts', namespaced: true },
-  'v1/Secret': { plural: 'secrets', namespaced: true },
-  'v1/ConfigMap': { plural: 'configmaps', namespaced: true },
-  'v1/PersistentVolumeClaim': { plural: 'persistentvolumeclaims', namespaced: true },
-  'v1/Service': { plural: 'services', namespaced: true },
+export const BUILTIN_RESOURCES: Readonly<Record<string, ResourceInfo>> = Object.freeze({
+  ...Object.fromEntries(
+    RESOURCE_KINDS.flatMap((info) =>
+      info.apiVersion == null || info.kind == null || info.plural == null || info.namespaced == null
+        ? []
+        : [[`${info.apiVersion}/${info.kind}`, { plural: info.plural, namespaced: info.namespaced }]],
+    ),
+  ),
   'v1/Pod': { plural: 'pods', namespaced: true },
-  'rbac.authorization.k8s.io/v1/Role': { plural: 'roles', namespaced: true },
-  'rbac.authorization.k8s.io/v1/RoleBinding': { plural: 'rolebindings', namespaced: true },
   'rbac.authorization.k8s.io/v1/ClusterRole': { plural: 'clusterroles', namespaced: false },
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': { plural: 'clusterrolebindings', namespaced: false },
-  'apps/v1/Deployment': { plural: 'deployments', namespaced: true },
-  'apps/v1/StatefulSet': { plural: 'statefulsets', namespaced: true },
-  'apps/v1/ReplicaSet': { plural: 'replicasets', namespaced: true },
-  'batch/v1/Job': { plural: 'jobs', namespaced: true },
-  'batch/v1/CronJob': { plural: 'cronjobs', namespaced: true },
-  'networking.k8s.io/v1/Ingress': { plural: 'ingresses', namespaced: true },
-  'networking.k8s.io/v1/NetworkPolicy': { plural: 'networkpolicies', namespaced: true },
-  'autoscaling/v2/HorizontalPodAutoscaler': { plural: 'horizontalpodautoscalers', namespaced: true },
-  'policy/v1/PodDisruptionBudget': { plural: 'poddisruptionbudgets', namespaced: true },
   'apiextensions.k8s.io/v1/CustomResourceDefinition': {
     plural: 'customresourcedefinitions',
     namespaced: false,
   },
-};
+});

@@ -40,7 +40,7 @@ describe('errors as OrkestraErrors', () => {
   const failure = (verb: string, status: number, reason?: KubeErrorCode) =>
     createKubeApiError({ verb, status, message: 'x', ...(reason == null ? {} : { reason }) });
 
-  it('reports write failures as ApplyFailed, retried except for 400 and 422 (runtime.md §9.5)', () => {
+  it('reports write failures as ApplyFailed, retried except for 400 and 422 (docs/reference/runtime.md §9.5)', () => {
     for (const [status, reason] of [
       [403, 'Forbidden'],
       [404, 'NotFound'],

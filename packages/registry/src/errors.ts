@@ -54,7 +54,7 @@ export interface KubeApiErrorOptions {
 
 /**
  * KubeApiError is a failed Kubernetes API call. It is an OrkestraError whose `code` is the
- * condition reason the reconciler reports (runtime.md §9.5): `ApplyConflict` for a 409 conflict of
+ * condition reason the reconciler reports (docs/reference/runtime.md §9.5): `ApplyConflict` for a 409 conflict of
  * a server-side apply, `PruneFailed` for a delete, `ApplyFailed` for everything else (terminal for
  * 400 and 422, retried otherwise). `reason` is the API failure class (NotFound, Invalid, …) and
  * `causes` the field-level causes of the server's Status object.
@@ -112,7 +112,7 @@ export class AlreadyExistsError extends KubeApiError {
 export class ConflictError extends KubeApiError {
   override readonly name = 'ConflictError';
 }
-/** ForbiddenError is a 403 (`reason: Forbidden`), usually missing RBAC; retried (runtime.md §9.5). */
+/** ForbiddenError is a 403 (`reason: Forbidden`), usually missing RBAC; retried (docs/reference/runtime.md §9.5). */
 export class ForbiddenError extends KubeApiError {
   override readonly name = 'ForbiddenError';
 }
@@ -126,7 +126,7 @@ export class InvalidError extends KubeApiError {
  * of a server-side apply is `ApplyConflict`, a failed delete `PruneFailed`, anything else (writes,
  * and the reads a write needs) `ApplyFailed`.
  */
-export function conditionReasonOf(verb: string, reason: KubeErrorCode): ConditionReason {
+function conditionReasonOf(verb: string, reason: KubeErrorCode): ConditionReason {
   if (verb === 'delete') return ConditionReason.PruneFailed;
   if (verb === 'apply' && reason === KubeErrorCode.Conflict) return ConditionReason.ApplyConflict;
   return ConditionReason.ApplyFailed;
@@ -206,7 +206,7 @@ export function createKubeApiError(options: KubeApiErrorOptions): KubeApiError {
 
 /**
  * RegistryErrorCode lists the reasons this package reports for its own failures; the values are
- * the runtime's condition reasons (runtime.md §8).
+ * the runtime's condition reasons (docs/reference/runtime.md §8).
  */
 export const RegistryErrorCode = {
   TemplateError: ConditionReason.TemplateError,

@@ -6,7 +6,7 @@ type Json = unknown;
 
 /**
  * Fields reads a rendered Katalog entry (plain JSON) and coerces known scalar fields
- * (katalog.md §17.4); every failure is a `TemplateError` naming the Katalog path and the value.
+ * (docs/reference/katalog.md §17.4); every failure is a `TemplateError` naming the Katalog path and the value.
  */
 export class Fields {
   readonly path: string;
@@ -125,8 +125,8 @@ function fail(path: string, what: string, value: unknown): RegistryError {
   return new RegistryError(RegistryErrorCode.TemplateError, `${what}${shown}`, { katalogPath: path });
 }
 
-/** coerceString accepts strings, numbers and booleans (converted to their string form, katalog.md §8.4). */
-export function coerceString(v: Json, path: string): string | undefined {
+/** coerceString accepts strings, numbers and booleans (converted to their string form, docs/reference/katalog.md §8.4). */
+function coerceString(v: Json, path: string): string | undefined {
   if (v == null) return undefined;
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return stringForm(v);
@@ -134,7 +134,7 @@ export function coerceString(v: Json, path: string): string | undefined {
 }
 
 /** coerceInt accepts integers and strings of an optional minus sign followed by digits. */
-export function coerceInt(v: Json, path: string): number | undefined {
+function coerceInt(v: Json, path: string): number | undefined {
   if (v == null) return undefined;
   if (typeof v === 'number' && Number.isInteger(v)) return v;
   if (typeof v === 'string' && /^-?\d+$/.test(v.trim())) return Number.parseInt(v.trim(), 10);
@@ -142,7 +142,7 @@ export function coerceInt(v: Json, path: string): number | undefined {
 }
 
 /** coerceBool accepts booleans and `"true"`/`"false"` in any case. */
-export function coerceBool(v: Json, path: string): boolean | undefined {
+function coerceBool(v: Json, path: string): boolean | undefined {
   if (v == null) return undefined;
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string') {
@@ -154,14 +154,14 @@ export function coerceBool(v: Json, path: string): boolean | undefined {
 }
 
 /** coerceQuantity accepts numbers and strings that parse as Kubernetes quantities; returns the string form. */
-export function coerceQuantity(v: Json, path: string): string | undefined {
+function coerceQuantity(v: Json, path: string): string | undefined {
   if (v == null) return undefined;
   if (isQuantity(v)) return typeof v === 'number' ? String(v) : v.trim();
   throw fail(path, 'expected a quantity', v);
 }
 
 /** coerceIntOrPercent accepts integers (or digit strings) and `"<n>%"`. */
-export function coerceIntOrPercent(v: Json, path: string): number | string | undefined {
+function coerceIntOrPercent(v: Json, path: string): number | string | undefined {
   if (v == null) return undefined;
   if (typeof v === 'number' && Number.isInteger(v)) return v;
   if (typeof v === 'string') {

@@ -68,7 +68,7 @@ export interface KindModule<E = RenderedEntry> {
   readonly kind: string | undefined;
   /** undefined for custom (discovered). */
   readonly namespaced: boolean | undefined;
-  /** Write wave (runtime.md §9.4). */
+  /** Write wave (docs/reference/runtime.md §9.4). */
   readonly wave: number;
   /** Default name is `<cr><suffix>`; undefined when `name` is required. */
   readonly defaultNameSuffix: string | undefined;
@@ -262,7 +262,7 @@ export function childNamespace(
   return given != null && given !== '' ? given : (owner.namespace ?? 'default');
 }
 
-/** systemLabels returns the labels the runtime stamps on every child of `owner` (katalog.md §22.1). */
+/** systemLabels returns the labels the runtime stamps on every child of `owner` (docs/reference/katalog.md §22.1). */
 export function systemLabels(owner: Owner): Record<string, string> {
   return {
     [OrkestraLabel.ManagedBy]: MANAGED_BY,

@@ -14,7 +14,7 @@ export interface Owner {
 }
 
 /**
- * ownerReferenceFor returns the owner reference a child gets (katalog.md §22.1): every child of a
+ * ownerReferenceFor returns the owner reference a child gets (docs/reference/katalog.md §22.1): every child of a
  * cluster-scoped owner, and children of a namespaced owner that live in the owner's namespace.
  */
 export function ownerReferenceFor(

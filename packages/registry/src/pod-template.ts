@@ -14,7 +14,7 @@ type Obj = Record<string, unknown>;
 
 /**
  * buildPodSpec builds a pod spec with one container named after the workload from the shared
- * workload fields (katalog.md §7.3, §7.7).
+ * workload fields (docs/reference/katalog.md §7.3, §7.7).
  */
 export function buildPodSpec(f: Fields, containerName: string, options: ContainerOptions): Obj {
   const container = buildContainer(f, containerName, options);
@@ -34,7 +34,7 @@ export function buildPodSpec(f: Fields, containerName: string, options: Containe
 }
 
 /** buildContainer builds the workload's single container. */
-export function buildContainer(f: Fields, name: string, options: ContainerOptions): Obj {
+function buildContainer(f: Fields, name: string, options: ContainerOptions): Obj {
   const ports = options.service ? containerPorts(f) : undefined;
   if (!options.service) {
     for (const key of ['port', 'ports', 'probes']) {
@@ -203,7 +203,7 @@ function profileOf(f: Fields): (typeof PROFILES)[number] | undefined {
 }
 
 /** containerSecurityContext expands a profile or copies the explicit container fields. */
-export function containerSecurityContext(s: Fields): Obj {
+function containerSecurityContext(s: Fields): Obj {
   const profile = profileOf(s);
   if (profile != null) {
     const base: Obj = { privileged: false, allowPrivilegeEscalation: false };
@@ -230,7 +230,7 @@ export function containerSecurityContext(s: Fields): Obj {
 }
 
 /** podSecurityContext expands a profile or copies the explicit pod fields. */
-export function podSecurityContext(s: Fields): Obj | undefined {
+function podSecurityContext(s: Fields): Obj | undefined {
   const profile = profileOf(s);
   if (profile != null) {
     return profile === 'baseline'

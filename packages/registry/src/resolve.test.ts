@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { normalize } from './compare.js';
 import { RegistryError } from './errors.js';
 import { kinds } from './kinds/index.js';
 import type { KubeObject } from './kube-object.js';
@@ -111,7 +112,7 @@ describe('system metadata', () => {
   });
 });
 
-describe('default names (katalog.md §7.8)', () => {
+describe('default names (docs/reference/katalog.md §7.8)', () => {
   it.each([
     ['namespaces', {}, 'shop-ns'],
     ['serviceAccounts', {}, 'shop-sa'],
@@ -127,6 +128,9 @@ describe('default names (katalog.md §7.8)', () => {
     ['statefulSets', { image: 'nginx' }, 'shop'],
     ['jobs', { image: 'nginx' }, 'shop-job'],
     ['cronJobs', { image: 'nginx', schedule: '@hourly' }, 'shop-cronjob'],
+    ['resourceQuotas', { hard: { pods: 10 } }, 'shop-quota'],
+    ['limitRanges', { limits: [{ max: { cpu: '2' } }] }, 'shop-limits'],
+    ['replicaSets', { image: 'nginx' }, 'shop-replicaset'],
   ] as const)('%s → %s', (key, entry, name) => {
     expect(resolve(key, entry).metadata.name).toBe(name);
   });
@@ -414,6 +418,57 @@ describe('other kinds', () => {
     expect(at(resolve('pdb', { maxUnavailable: '25%' }), 'spec')).toMatchObject({ maxUnavailable: '25%' });
     expect(at(resolve('pdb', { maxUnavailable: '25%' }), 'spec')).not.toHaveProperty('minAvailable');
     expect(() => resolve('pdb', { minAvailable: 1, maxUnavailable: 1 })).toThrow(/exclusive/);
+  });
+
+  it('resource quotas write hard limits as quantity strings and compare them canonically', () => {
+    const m = resolve('resourceQuotas', {
+      hard: { pods: 10, 'requests.cpu': 0.5 },
+      scopes: ['NotBestEffort'],
+    });
+    expect(m['spec']).toEqual({ hard: { pods: '10', 'requests.cpu': '0.5' }, scopes: ['NotBestEffort'] });
+    const rules = kinds.resourceQuotas.rules;
+    expect(normalize({ hard: { memory: '1Gi' } }, rules)).toEqual(
+      normalize({ hard: { memory: '1024Mi' } }, rules),
+    );
+    expect(() => resolve('resourceQuotas', {})).toThrow(/hard: is required/);
+  });
+
+  it('limit ranges default the item type to Container and match items by type', () => {
+    const m = resolve('limitRanges', {
+      limits: [
+        { default: { cpu: 1 }, defaultRequest: { cpu: '100m' } },
+        { type: 'Pod', max: { memory: '1Gi' } },
+      ],
+    });
+    expect(m['spec']).toEqual({
+      limits: [
+        { type: 'Container', default: { cpu: '1' }, defaultRequest: { cpu: '100m' } },
+        { type: 'Pod', max: { memory: '1Gi' } },
+      ],
+    });
+    const rules = kinds.limitRanges.rules;
+    const a = {
+      limits: [
+        { type: 'Pod', max: { memory: '1Gi' } },
+        { type: 'Container', min: { cpu: '1' } },
+      ],
+    };
+    const b = {
+      limits: [
+        { type: 'Container', min: { cpu: '1000m' } },
+        { type: 'Pod', max: { memory: '1024Mi' } },
+      ],
+    };
+    expect(normalize(a, rules)).toEqual(normalize(b, rules));
+  });
+
+  it('replica sets select their pods by owner UID and child name, with one container named after them', () => {
+    const m = resolve('replicaSets', { name: 'rs', image: 'nginx', replicas: '3', port: 80 });
+    expect(at(m, 'spec.replicas')).toBe(3);
+    expect(at(m, 'spec.template.metadata.labels')).toMatchObject(at(m, 'spec.selector.matchLabels') as Obj);
+    expect(at(m, 'spec.selector.matchLabels')).toEqual({ [Labels.OwnerUid]: 'uid-1', [Labels.Child]: 'rs' });
+    expect(at(m, 'spec.template.spec.containers.0.name')).toBe('rs');
+    expect(m.metadata.labels?.[Labels.Child]).toBe('rs');
   });
 
   it('network policy profiles and derived policyTypes', () => {

@@ -10,7 +10,7 @@ export function workloadSelector(owner: Owner, childLabel: string): Record<strin
 }
 
 /**
- * podSelectorFor is the selector of a Service or PDB (katalog.md §7.4): the owner's UID, the
+ * podSelectorFor is the selector of a Service or PDB (docs/reference/katalog.md §7.4): the owner's UID, the
  * `child` label of `workload` (or of the CR's single workload), plus the entry's `selector`.
  */
 export function podSelectorFor(fields: Fields, owner: Owner, hints: ResolveHints): Record<string, string> {

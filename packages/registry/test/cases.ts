@@ -36,6 +36,48 @@ export function kindCases(ns: string): KindCase[] {
       finalizes: true,
     },
     {
+      key: 'resourceQuotas',
+      entry: {
+        name: 'tenant-quota',
+        hard: { configmaps: 50, 'requests.storage': '10Gi' },
+        labels: { team: 'a' },
+      },
+      changed: {
+        name: 'tenant-quota',
+        hard: { configmaps: '60', 'requests.storage': '10240Mi' },
+        labels: { team: 'a' },
+      },
+      drift: {
+        patch: { spec: { hard: { configmaps: '1' } } },
+        owned: (l) => (spec(l)['hard'] as Obj)['configmaps'] === '60',
+      },
+      invalid: { entry: { name: 'quota-bad', hard: { 'bad name!': '1' } }, field: 'spec.hard' },
+    },
+    {
+      key: 'limitRanges',
+      entry: {
+        name: 'tenant-limits',
+        limits: [{ type: 'Container', default: { cpu: '500m' }, defaultRequest: { cpu: 0.1 } }],
+        labels: { team: 'a' },
+      },
+      changed: {
+        name: 'tenant-limits',
+        limits: [{ type: 'Container', default: { cpu: '1' }, defaultRequest: { cpu: '100m' } }],
+        labels: { team: 'a' },
+      },
+      drift: {
+        patch: { spec: { limits: [{ type: 'Container', default: { cpu: '2' } }] } },
+        owned: (l) => ((spec(l)['limits'] as Obj[])[0]?.['default'] as Obj | undefined)?.['cpu'] === '1',
+      },
+      invalid: {
+        entry: {
+          name: 'limits-bad',
+          limits: [{ type: 'Container', max: { cpu: '1' }, default: { cpu: '2' } }],
+        },
+        field: 'spec.limits[0].default',
+      },
+    },
+    {
       key: 'serviceAccounts',
       entry: { name: 'robot', automountServiceAccountToken: false, labels: { team: 'a' } },
       changed: { name: 'robot', automountServiceAccountToken: 'true', labels: { team: 'a' } },
@@ -162,6 +204,16 @@ export function kindCases(ns: string): KindCase[] {
       drift: { patch: { spec: { replicas: 5 } }, owned: (l) => spec(l)['replicas'] === 2 },
       invalid: {
         entry: { ...workload, name: 'db-bad', port: 70000 },
+        field: 'spec.template.spec.containers[0].ports[0].containerPort',
+      },
+    },
+    {
+      key: 'replicaSets',
+      entry: { ...workload, name: 'web-rs', port: 8080, replicas: 1 },
+      changed: { ...workload, name: 'web-rs', port: 8080, replicas: '2' },
+      drift: { patch: { spec: { replicas: 7 } }, owned: (l) => spec(l)['replicas'] === 2 },
+      invalid: {
+        entry: { ...workload, name: 'web-rs-bad', port: 70000 },
         field: 'spec.template.spec.containers[0].ports[0].containerPort',
       },
     },

@@ -60,7 +60,7 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 /** jsonEqual compares two values as JSON values (absent equals null; map key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+function jsonEqual(a: unknown, b: unknown): boolean {
   if (a == null || b == null) return a == null && b == null;
   if (Array.isArray(a)) {
     return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));

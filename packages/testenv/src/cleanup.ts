@@ -99,13 +99,13 @@ export function spawnGuardian(parentPid: number, childPid: number, dir?: string)
 }
 
 /** trackDirectory removes `dir` when this process exits or is interrupted; untrack it once removed. */
-export function trackDirectory(dir: string): void {
+function trackDirectory(dir: string): void {
   install();
   state().directories.add(dir);
 }
 
 /** untrackDirectory forgets a directory registered with {@link trackDirectory}. */
-export function untrackDirectory(dir: string): void {
+function untrackDirectory(dir: string): void {
   state().directories.delete(dir);
 }
 

@@ -42,7 +42,7 @@ export interface ServerProcess {
 }
 
 /** tailFile returns the last `lines` lines of a text file, or a note when it cannot be read. */
-export function tailFile(path: string, lines = 30): string {
+function tailFile(path: string, lines = 30): string {
   try {
     const text = readFileSync(path, 'utf8').trimEnd();
     return text.split('\n').slice(-lines).join('\n');

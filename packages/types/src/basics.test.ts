@@ -10,7 +10,7 @@ import {
   TerminalError,
   toOrkestraError,
 } from './errors.js';
-import { RESOURCE_KINDS, RESOURCE_LIST_KEYS } from './kinds.js';
+import { RESOURCE_KINDS, RESOURCE_LIST_KEYS } from './kinds/index.js';
 import {
   ORKESTRA_PREFIX,
   OrkestraAnnotation,
@@ -41,7 +41,7 @@ describe('getPath', () => {
 });
 
 describe('stringForm', () => {
-  it('follows katalog.md §8.4 rule 3', () => {
+  it('follows docs/reference/katalog.md §8.4 rule 3', () => {
     expect(stringForm(undefined)).toBe('');
     expect(stringForm(null)).toBe('');
     expect(stringForm('a')).toBe('a');
@@ -162,6 +162,8 @@ describe('RESOURCE_KINDS', () => {
   it('lists the kinds in the fixed order with non-decreasing waves', () => {
     expect(RESOURCE_LIST_KEYS).toEqual([
       'namespaces',
+      'resourceQuotas',
+      'limitRanges',
       'serviceAccounts',
       'roles',
       'roleBindings',
@@ -171,6 +173,7 @@ describe('RESOURCE_KINDS', () => {
       'services',
       'deployments',
       'statefulSets',
+      'replicaSets',
       'jobs',
       'cronJobs',
       'ingresses',
@@ -183,6 +186,19 @@ describe('RESOURCE_KINDS', () => {
     expect([...waves].sort((a, b) => a - b)).toEqual(waves);
     expect(RESOURCE_KINDS.find((k) => k.listKey === 'statefulSets')?.defaultNameSuffix).toBe('');
     expect(Object.isFrozen(RESOURCE_KINDS[0])).toBe(true);
+  });
+
+  it('derives group, plural and children keys from the kind unless a kind file overrides them', () => {
+    const byKey = new Map(RESOURCE_KINDS.map((k) => [k.listKey, k]));
+    expect(byKey.get('deployments')).toMatchObject({ group: 'apps', plural: 'deployments' });
+    expect(byKey.get('configMaps')).toMatchObject({ group: '', plural: 'configmaps' });
+    expect(byKey.get('hpa')).toMatchObject({
+      group: 'autoscaling',
+      plural: 'horizontalpodautoscalers',
+      childrenKeys: { singular: 'hpa', plural: 'hpas' },
+    });
+    expect(byKey.get('resourceQuotas')).toMatchObject({ group: '', plural: 'resourcequotas', wave: 2 });
+    expect(byKey.get('custom')).toMatchObject({ group: null, plural: null });
   });
 });
 

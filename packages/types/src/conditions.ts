@@ -1,5 +1,5 @@
 /**
- * Condition types and reasons written on CRs (runtime.md §8, katalog.md §13.1).
+ * Condition types and reasons written on CRs (docs/reference/runtime.md §8, docs/reference/katalog.md §13.1).
  *
  * ```
  *                      every step succeeded and every provider is ready
@@ -53,7 +53,7 @@ export type ConditionStatus = (typeof ConditionStatus)[keyof typeof ConditionSta
 export const ConditionReason = {
   /** Ready=True: every step succeeded and every provider declaration is ready. */
   ReconcileSucceeded: 'ReconcileSucceeded',
-  /** Ready=False, terminal: the CR's namespace, or a child's target namespace, is blocked (katalog.md §19). */
+  /** Ready=False, terminal: the CR's namespace, or a child's target namespace, is blocked (docs/reference/katalog.md §19). */
   NamespaceRestricted: 'NamespaceRestricted',
   /** Ready=False, retry: adding the finalizer failed. */
   FinalizerFailed: 'FinalizerFailed',
@@ -111,7 +111,7 @@ export const ConditionReason = {
 /** ConditionReason is one of the reasons the runtime writes; also the `code` of every OrkestraError. */
 export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
 
-/** RetryClass says what the work queue does after a reconcile ends with a reason (runtime.md §8). */
+/** RetryClass says what the work queue does after a reconcile ends with a reason (docs/reference/runtime.md §8). */
 export const RetryClass = {
   /** Rate-limited re-queue with per-key exponential backoff. */
   Retry: 'retry',
@@ -126,7 +126,7 @@ export const RetryClass = {
 export type RetryClass = (typeof RetryClass)[keyof typeof RetryClass];
 
 /**
- * reasonRetryClass maps each reason to its default retry class. Where runtime.md lists an exception
+ * reasonRetryClass maps each reason to its default retry class. Where docs/reference/runtime.md lists an exception
  * (`ApplyFailed` for 400/422, `ProviderFailed` for schema errors) the thrower decides through
  * `OrkestraError.retryable`.
  */

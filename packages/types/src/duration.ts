@@ -12,7 +12,7 @@ const UNIT_MS = {
   y: 365 * 86_400_000,
 } as const;
 
-/** DURATION_PATTERN is the duration grammar of katalog.md §1 as a regular expression (also used in the JSON Schema). */
+/** DURATION_PATTERN is the duration grammar of docs/reference/katalog.md §1 as a regular expression (also used in the JSON Schema). */
 export const DURATION_PATTERN = '^(?:0|(?:(?:\\d+(?:\\.\\d+)?|\\.\\d+)(?:ms|mo|s|m|h|d|w|y))+)$';
 
 const WHOLE = new RegExp(DURATION_PATTERN);
@@ -40,7 +40,7 @@ export function parseDuration(text: string | number): number {
 
 /**
  * Duration is the zod schema of a duration field: a string following the grammar of
- * katalog.md §1, or the number 0. The parsed value stays the written text (`0` becomes `"0"`);
+ * docs/reference/katalog.md §1, or the number 0. The parsed value stays the written text (`0` becomes `"0"`);
  * use parseDuration for milliseconds.
  */
 export const Duration = z

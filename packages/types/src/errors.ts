@@ -44,7 +44,7 @@ export class TerminalError extends OrkestraError {
 
 /**
  * ProviderError is thrown by providers to report a failure of the external system
- * (runtime.md §14.7). `code` is the provider's own code (e.g. `NoSuchBucket`);
+ * (docs/reference/runtime.md §14.7). `code` is the provider's own code (e.g. `NoSuchBucket`);
  * `retryable: false` makes the failure terminal (`ProviderFailed`).
  */
 export class ProviderError extends Error {
@@ -99,7 +99,7 @@ export class KatalogError extends OrkestraError {
   }
 }
 
-/** DurationError reports text that is not a duration (katalog.md §1); code `TemplateError`, not retryable. */
+/** DurationError reports text that is not a duration (docs/reference/katalog.md §1); code `TemplateError`, not retryable. */
 export class DurationError extends OrkestraError {
   override readonly name: string = 'DurationError';
   /** The rejected input. */

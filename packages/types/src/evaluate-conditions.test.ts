@@ -88,7 +88,7 @@ describe('field operators', () => {
   }
 });
 
-describe('missing fields (katalog.md §8.4)', () => {
+describe('missing fields (docs/reference/katalog.md §8.4)', () => {
   const cases: [Record<string, unknown>, boolean][] = [
     [{ field: 'spec.missing', equals: '' }, true],
     [{ field: 'spec.missing', equals: 'x' }, false],

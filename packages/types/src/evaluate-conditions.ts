@@ -37,7 +37,7 @@ export interface ConditionOutcome {
 }
 
 /**
- * evaluateConditions evaluates a gate (katalog.md §8): every `when` condition must pass and, when
+ * evaluateConditions evaluates a gate (docs/reference/katalog.md §8): every `when` condition must pass and, when
  * `anyOf` is non-empty, at least one of it. Conditions are evaluated in order and `when` stops at
  * the first failure. Pure: time comes from `options.now`, templates from `options.renderTemplate`.
  *
@@ -142,7 +142,7 @@ function resolveExpected(
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-/** readNumber reads a field as a number (katalog.md §8.4 rule 4): absent, null and "" count as 0. */
+/** readNumber reads a field as a number (docs/reference/katalog.md §8.4 rule 4): absent, null and "" count as 0. */
 function readNumber(value: unknown): number | undefined {
   if (value == null || value === '') return 0;
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;

@@ -55,8 +55,8 @@ export {
   RESOURCE_LIST_KEYS,
   SECRET_TLS_DEFAULT_NAME_SUFFIX,
   resourceKindInfo,
-} from './kinds.js';
-export type { ResourceKindInfo, ResourceListKey } from './kinds.js';
+} from './kinds/index.js';
+export type { ResourceKindInfo, ResourceListKey } from './kinds/index.js';
 export { getPath, stringForm, numberForm, formatPath } from './paths.js';
 export type { PathSegment } from './paths.js';
 export { closestMatch, levenshtein } from './suggest.js';
@@ -180,7 +180,7 @@ export {
 } from './schema/katalog.js';
 export type { KatalogInput } from './schema/katalog.js';
 
-// Provider interfaces (runtime.md §14.7)
+// Provider interfaces (docs/reference/runtime.md §14.7)
 export type {
   JsonValue,
   JsonObject,

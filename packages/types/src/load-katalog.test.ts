@@ -350,6 +350,48 @@ ${WEBSITE}      operatorBox:
   });
 });
 
+describe('loadKatalog: kinds registered in the kind table', () => {
+  it('loads resourceQuotas, limitRanges and replicaSets with defaults, and reports their errors with positions', () => {
+    const result = load(`${WEBSITE}      operatorBox:
+        onReconcile:
+          resourceQuotas: [{hard: {pods: 10, requests.cpu: "4"}}]
+          limitRanges: [{limits: [{max: {cpu: "2"}}]}]
+          replicaSets: [{image: nginx}]
+        onDelete:
+          ordered: true
+          groups: [{name: g, replicaSets: [{name: web}], resourceQuotas: [{name: q}]}]
+`);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const group = result.katalog.spec.crds['website']?.operatorBox.onReconcile;
+    expect(group?.resourceQuotas[0]?.hard).toEqual({ pods: 10, 'requests.cpu': '4' });
+    expect(group?.limitRanges[0]?.limits[0]?.type).toBe('Container');
+    expect(group?.replicaSets[0]?.replicas).toBe(1);
+    expect(
+      errors(`${WEBSITE}      operatorBox:
+        onReconcile:
+          resourceQuotas: [{hard: {pods: lots}}]
+          limitRanges: [{limits: []}]
+          replicaSets: [{image: nginx, replica: 2}]
+`),
+    ).toEqual([
+      expect.objectContaining({
+        line: 10,
+        path: 'spec.crds.website.operatorBox.onReconcile.resourceQuotas[0].hard.pods',
+      }),
+      expect.objectContaining({
+        line: 11,
+        path: 'spec.crds.website.operatorBox.onReconcile.limitRanges[0].limits',
+      }),
+      {
+        line: 12,
+        column: 40,
+        path: 'spec.crds.website.operatorBox.onReconcile.replicaSets[0].replica',
+        message: 'unknown key `replica`; did you mean `replicas`?',
+      },
+    ]);
+  });
+});
+
 describe('loadKatalog: keys and names that look like Object.prototype members', () => {
   it('refuses a `__proto__` key in a map of names, where zod would drop it silently', () => {
     expect(

@@ -4,7 +4,7 @@ import type { Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { KatalogError } from './errors.js';
 import type { KatalogIssue } from './errors.js';
-import { RESOURCE_LIST_KEYS } from './kinds.js';
+import { RESOURCE_LIST_KEYS } from './kinds/index.js';
 import { formatPath } from './paths.js';
 import type { PathSegment } from './paths.js';
 import { Katalog } from './schema/katalog.js';

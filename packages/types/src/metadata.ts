@@ -1,5 +1,5 @@
 /**
- * Every label, annotation and finalizer key the runtime reads or writes (katalog.md §22). Apart from
+ * Every label, annotation and finalizer key the runtime reads or writes (docs/reference/katalog.md §22). Apart from
  * the standard `app.kubernetes.io/managed-by`, every key derives from {@link ORKESTRA_PREFIX}.
  */
 
@@ -15,7 +15,7 @@ export const KATALOG_KIND = 'Katalog';
 /** MANAGED_BY is the value of the `app.kubernetes.io/managed-by` label and the server-side apply field manager. */
 export const MANAGED_BY = 'orkestra';
 
-/** OrkestraLabel lists the labels stamped on every child (katalog.md §22.1). */
+/** OrkestraLabel lists the labels stamped on every child (docs/reference/katalog.md §22.1). */
 export const OrkestraLabel = {
   /** `app.kubernetes.io/managed-by: orkestra`. */
   ManagedBy: 'app.kubernetes.io/managed-by',
@@ -31,7 +31,7 @@ export const OrkestraLabel = {
 /** OrkestraLabel is one of the runtime's label keys. */
 export type OrkestraLabel = (typeof OrkestraLabel)[keyof typeof OrkestraLabel];
 
-/** OrkestraAnnotation lists the annotations stamped on children and CRs (katalog.md §22). */
+/** OrkestraAnnotation lists the annotations stamped on children and CRs (docs/reference/katalog.md §22). */
 export const OrkestraAnnotation = {
   /** Child: where its entry is declared, e.g. `onReconcile.deployments[0]`. */
   Source: `${ORKESTRA_PREFIX}source`,
@@ -49,7 +49,7 @@ export const OrkestraAnnotation = {
 /** OrkestraAnnotation is one of the runtime's annotation keys. */
 export type OrkestraAnnotation = (typeof OrkestraAnnotation)[keyof typeof OrkestraAnnotation];
 
-/** OrkestraFinalizer lists the runtime's finalizers (katalog.md §22.2). */
+/** OrkestraFinalizer lists the runtime's finalizers (docs/reference/katalog.md §22.2). */
 export const OrkestraFinalizer = {
   /** Added to every CR before any child is created; removed at the end of the deletion path. */
   Finalizer: `${ORKESTRA_PREFIX}finalizer`,
@@ -58,7 +58,7 @@ export const OrkestraFinalizer = {
 export type OrkestraFinalizer = (typeof OrkestraFinalizer)[keyof typeof OrkestraFinalizer];
 
 /**
- * isReservedLabelKey tells whether a user-declared label key is reserved (katalog.md §6): the
+ * isReservedLabelKey tells whether a user-declared label key is reserved (docs/reference/katalog.md §6): the
  * Orkestra prefix and `app.kubernetes.io/managed-by`.
  */
 export function isReservedLabelKey(key: string): boolean {

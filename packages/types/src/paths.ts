@@ -5,7 +5,7 @@ const INDEX = /^(?:0|[1-9]\d*)$/;
 
 /**
  * getPath reads a dot path (`spec.ports.0.port`) from a value, as conditions and forEach do
- * (katalog.md §8.4 rule 2): a leading dot is ignored, a non-negative integer segment indexes a
+ * (docs/reference/katalog.md §8.4 rule 2): a leading dot is ignored, a non-negative integer segment indexes a
  * list, and a missing key, an index out of range or a step through a non-container gives
  * `undefined`. Only own properties are read. An empty path (or `.`) returns the value itself.
  */
@@ -46,7 +46,7 @@ export function numberForm(value: number): string {
 }
 
 /**
- * stringForm gives the string form of a value (katalog.md §8.4 rule 3): absent and null → `""`,
+ * stringForm gives the string form of a value (docs/reference/katalog.md §8.4 rule 3): absent and null → `""`,
  * strings as they are, numbers in shortest decimal form (never exponent notation, see
  * {@link numberForm}), booleans `true`/`false`, maps and lists as compact JSON. Conditions and
  * templates (`@orkestra/template`) share this one function.

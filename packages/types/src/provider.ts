@@ -1,5 +1,5 @@
 /**
- * The provider-facing interfaces of runtime.md §14.7. Providers depend on @orkestra/types (as a
+ * The provider-facing interfaces of docs/reference/runtime.md §14.7. Providers depend on @orkestra/types (as a
  * peer) and never on the reconciler. `ProviderError` is a real class in `errors.ts`.
  */
 import type { ZodType } from 'zod';

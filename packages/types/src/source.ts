@@ -1,5 +1,3 @@
-import type { PathSegment } from './paths.js';
-
 /**
  * KatalogSource says where a loaded Katalog node was declared. The loader attaches one to every CRD
  * entry, operatorBox, group, resource entry, external call, cross read, hook, provider declaration,
@@ -39,6 +37,3 @@ export function katalogSourceOf(node: object): KatalogSource | undefined {
 export function katalogPathOf(node: object): string | undefined {
   return katalogSourceOf(node)?.katalogPath;
 }
-
-/** SourcePath is a document path used while tagging. */
-export type SourcePath = readonly PathSegment[];

@@ -4,7 +4,7 @@ import { z } from 'zod';
 const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
 
 /**
- * AwsConfig is the provider config (katalog.md §14.4): `region` (required), `endpoint` and
+ * AwsConfig is the provider config (docs/reference/katalog.md §14.4): `region` (required), `endpoint` and
  * `forcePathStyle` for S3-compatible servers, static `accessKeyId`/`secretAccessKey` (else the
  * AWS SDK's default credential chain), and the per-call timeout and attempt budget.
  */

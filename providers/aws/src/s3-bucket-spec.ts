@@ -43,7 +43,7 @@ export const S3Encryption = z.enum(['AES256', 'aws:kms', 'none']);
 export type S3Encryption = z.infer<typeof S3Encryption>;
 
 /**
- * S3BucketSpec is the `s3` kind (katalog.md §14.4). Unknown keys are rejected so a typo is an
+ * S3BucketSpec is the `s3` kind (docs/reference/katalog.md §14.4). Unknown keys are rejected so a typo is an
  * error, not a silently ignored setting.
  */
 export const S3BucketSpec = z

@@ -3,7 +3,7 @@ import { z } from 'zod';
 const ms = (fallback: number) => z.coerce.number().int().min(100).max(600_000).default(fallback);
 
 /**
- * MongoConfig is the provider config (katalog.md §14.4): the connection string `uri` (with the
+ * MongoConfig is the provider config (docs/reference/katalog.md §14.4): the connection string `uri` (with the
  * credentials of an account allowed to manage databases and users) and the timeouts applied to
  * every operation.
  */

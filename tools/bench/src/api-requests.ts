@@ -26,7 +26,7 @@ export interface RequestLabels {
  * identity lease, the `kubernetes` Service endpoints); no system under test touches them, so
  * they are left out of every count.
  */
-export const BACKGROUND_RESOURCES: ReadonlySet<string> = new Set([
+const BACKGROUND_RESOURCES: ReadonlySet<string> = new Set([
   'coordination.k8s.io/leases',
   '/endpoints',
   'discovery.k8s.io/endpointslices',
@@ -95,12 +95,12 @@ export function diffRequestCounts(before: RequestCounts, after: RequestCounts): 
 }
 
 /** isWatch reports whether a verb is a watch (excluded from every request count). */
-export function isWatch(verb: string): boolean {
+function isWatch(verb: string): boolean {
   return WATCH_VERBS.has(verb);
 }
 
 /** isWrite reports whether a verb changes state (create, update, patch, apply, delete). */
-export function isWrite(verb: string): boolean {
+function isWrite(verb: string): boolean {
   return WRITE_VERBS.has(verb);
 }
 

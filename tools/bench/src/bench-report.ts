@@ -11,7 +11,7 @@ export type Outcome<T> =
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
 /** NotRun names a measurement that could not run and why. */
-export interface NotRun {
+interface NotRun {
   readonly measurement: string;
   readonly reason: string;
 }

@@ -47,7 +47,7 @@ export interface MeasureOptions {
 }
 
 /** IdleResult is what the idle window saw. */
-export interface IdleResult {
+interface IdleResult {
   readonly windowMs: number;
   /** Requests (watches and API server upkeep excluded). */
   readonly requests: number;
@@ -61,7 +61,7 @@ export interface IdleResult {
 }
 
 /** EditResult is what the one-field edits cost. */
-export interface EditResult {
+interface EditResult {
   readonly edits: number;
   /** Length of the edit window (first edit → quiet), ms. */
   readonly windowMs: number;
@@ -118,7 +118,7 @@ export interface SystemResult {
  * waitForQuiet polls the API server's counters until no write (watches and upkeep excluded) has
  * happened for `quietMs`, or `timeoutMs` passed; returns how long it waited.
  */
-export async function waitForQuiet(
+async function waitForQuiet(
   metrics: () => Promise<string>,
   options: { readonly quietMs: number; readonly timeoutMs: number; readonly pollMs?: number },
 ): Promise<{ readonly waitedMs: number; readonly quiet: boolean }> {

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import type { CustomObject, CustomObjectCondition } from '@orkestra/testenv';
 
 export { createNamespace, crClient, installCrd } from '@orkestra/testenv';
-export type { CrClient } from '@orkestra/testenv';
 
 /** uniqueSuffix returns six random hex characters, for API groups and namespaces no other run uses. */
 export function uniqueSuffix(): string {

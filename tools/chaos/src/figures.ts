@@ -1,6 +1,6 @@
 /**
  * Figures measured by the chaos scenarios. Tests assert correctness only; each figure is printed
- * as one `[chaos] <scenario>: <name> = <value> <unit>` line (and kept in memory) so a run's log is
+ * as one `[chaos] <scenario>: <name> = <value> <unit>` line so a run's log is
  * the report that docs/chaos.md quotes.
  */
 
@@ -12,23 +12,15 @@ export interface Figure {
   readonly unit: string;
 }
 
-const recorded: Figure[] = [];
-
 /** formatFigure renders a figure as the line {@link reportFigure} prints. */
-export function formatFigure(figure: Figure): string {
+function formatFigure(figure: Figure): string {
   const value = Number.isInteger(figure.value) ? String(figure.value) : figure.value.toFixed(2);
   return `[chaos] ${figure.scenario}: ${figure.name} = ${value}${figure.unit === '' ? '' : ` ${figure.unit}`}`;
 }
 
-/** reportFigure prints a figure on stdout and records it. */
+/** reportFigure prints a figure on stdout and returns it. */
 export function reportFigure(scenario: string, name: string, value: number, unit = ''): Figure {
   const figure = { scenario, name, value, unit };
-  recorded.push(figure);
   console.log(formatFigure(figure));
   return figure;
-}
-
-/** reportedFigures returns every figure reported so far in this process. */
-export function reportedFigures(): readonly Figure[] {
-  return [...recorded];
 }

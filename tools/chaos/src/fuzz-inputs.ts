@@ -143,7 +143,7 @@ const expressionArb: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** templateArb produces template strings: mostly well-formed `{{ … }}`, sometimes broken. */
-export const templateArb: fc.Arbitrary<string> = fc.oneof(
+const templateArb: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc
@@ -244,7 +244,7 @@ const keyArb: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** jsonArb produces JSON-like values up to a small depth, with Katalog-ish keys. */
-export const jsonArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+const jsonArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     scalarArb,

@@ -16,7 +16,7 @@ export interface OrkOutcome {
 }
 
 /** JS_RUNTIME_ERRORS are message shapes of JavaScript engine errors: a bug, not an input error. */
-export const JS_RUNTIME_ERRORS: readonly RegExp[] = [
+const JS_RUNTIME_ERRORS: readonly RegExp[] = [
   /Cannot read propert(y|ies) of (undefined|null)/,
   /Cannot (set|destructure) propert/,
   /is not a function/,
@@ -34,7 +34,7 @@ export const JS_RUNTIME_ERRORS: readonly RegExp[] = [
 ];
 
 /** UNCLEAR_MESSAGES are message shapes that report an input error but print a value unreadably. */
-export const UNCLEAR_MESSAGES: readonly RegExp[] = [/\[object Object\]/];
+const UNCLEAR_MESSAGES: readonly RegExp[] = [/\[object Object\]/];
 
 /** Verdict says why an outcome is not fine: a crash (a bug) or an unclear message. */
 export interface Verdict {

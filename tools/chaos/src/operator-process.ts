@@ -22,13 +22,13 @@ export interface SpawnOperatorOptions {
 }
 
 /** ProcessExit is how an operator process ended. */
-export interface ProcessExit {
+interface ProcessExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }
 
 /** LogLine is one parsed JSON log line of the operator. */
-export interface LogLine {
+interface LogLine {
   readonly msg?: string;
   readonly level?: string;
   readonly [key: string]: unknown;

@@ -20,7 +20,7 @@ function nameOf(manifest: Manifest): string {
 }
 
 /** describeRule renders a rule as `group/resource[,…] [verbs] (names)`. */
-export function describeRule(rule: PolicyRule): string {
+function describeRule(rule: PolicyRule): string {
   const groups = rule.apiGroups.map((g) => (g === '' ? 'core' : g)).join(',');
   const names =
     rule.resourceNames == null || rule.resourceNames.length === 0 ? '' : ` (${rule.resourceNames.join(',')})`;

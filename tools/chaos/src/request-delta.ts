@@ -1,5 +1,5 @@
 /** WRITE_VERBS are the request verbs that change the cluster, as the runtime's request counts name them. */
-export const WRITE_VERBS: readonly string[] = ['apply', 'create', 'patch', 'update', 'delete'];
+const WRITE_VERBS: readonly string[] = ['apply', 'create', 'patch', 'update', 'delete'];
 
 /**
  * requestDelta subtracts two readings of `runtime.requestCounts()` (keys such as `apply ConfigMap`,

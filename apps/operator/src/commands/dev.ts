@@ -7,7 +7,7 @@ import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError } from './command.js';
 
 /** DEFAULT_DEV_KUBECONFIG is where `ork dev` writes the control plane's kubeconfig unless told otherwise. */
-export const DEFAULT_DEV_KUBECONFIG = '.orkestra/dev.kubeconfig';
+const DEFAULT_DEV_KUBECONFIG = '.orkestra/dev.kubeconfig';
 
 const usage = `Usage: ork dev [<katalog>] [--kubeconfig-out <file>] [flags]
 

@@ -18,7 +18,7 @@ Write Kubernetes manifests for a Katalog as multi-document YAML on stdout.
   crd     One CustomResourceDefinition per CRD entry (status subresource, Ready/Reason/Age
           columns; spec and status preserve unknown fields when the entry has no schema).
   rbac    ServiceAccount, least-privilege ClusterRole (or Role when every entry is pinned to one
-          namespace) and binding, and the leader-election Role (runtime.md §19).
+          namespace) and binding, and the leader-election Role (docs/reference/runtime.md §19).
   bundle  Namespace, CRDs, RBAC, a ConfigMap holding the Katalog, the operator Deployment and
           a Service for its metrics.
   helm-values

@@ -14,7 +14,7 @@ reconciles finish, the Lease is released); losing the Lease exits 1.
 
 ${RUN_FLAGS_USAGE}  -h, --help                          Show this help.`;
 
-/** runCommand is `ork run`: the operator process (runtime.md §2, §17, §18, §22). */
+/** runCommand is `ork run`: the operator process (docs/reference/runtime.md §2, §17, §18, §22). */
 export const runCommand: Command = {
   name: 'run',
   summary: 'Run the operator for a Katalog',

@@ -21,7 +21,7 @@ A scenario is YAML: \`steps:\` (required) and \`now:\` (optional start time). Ea
                                         relative to the scenario file)
   update: {spec: {…}}                   JSON merge patch of the CR (a spec change bumps generation)
   observe: {Kind/name: {status: {…}}}   merge into a child's state; null = the child was deleted
-  delete: true                          run the deletion path (runtime.md §10.2)
+  delete: true                          run the deletion path (docs/reference/runtime.md §10.2)
 plus optional \`context:\` (new cross, git, external, docker, providers results; they stay until
 changed, null removes one), \`advance: <duration>\` (move the clock first) and \`expect:\`
 (applies, creates, prunes, children, status, ready, reason, deletionOrder).

@@ -10,7 +10,7 @@ valid; otherwise prints one line per error on stderr (file:line:col: path: messa
 
 Options:
   --strict    Also check every template path against the CRD schemas and declarations
-              (katalog.md §17.5): unknown spec/status fields, cross, external, providers,
+              (docs/reference/katalog.md §17.5): unknown spec/status fields, cross, external, providers,
               children and forEach names, and keys used where they are not visible.
   -h, --help  Show this help.`;
 

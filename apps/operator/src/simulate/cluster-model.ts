@@ -9,7 +9,7 @@ type Json = Record<string, unknown>;
 
 /** ModelChild is one child in the simulated cluster. */
 export interface ModelChild {
-  /** `apiVersion/kind/namespace/name`, the identity the runtime compares (runtime.md §9.1). */
+  /** `apiVersion/kind/namespace/name`, the identity the runtime compares (docs/reference/runtime.md §9.1). */
   readonly id: string;
   /** The object as the cluster holds it: the written manifest plus the observed state the scenario set. */
   object: KubeObject;
@@ -20,7 +20,7 @@ export interface ModelChild {
   completed: boolean;
 }
 
-/** InventoryItem is one `status.inventory` entry (katalog.md §13.1). */
+/** InventoryItem is one `status.inventory` entry (docs/reference/katalog.md §13.1). */
 export interface InventoryItem {
   readonly apiVersion: string;
   readonly kind: string;
@@ -59,7 +59,7 @@ export function listKeyOf(source: string): string {
   return /^[^.]+\.([A-Za-z]+)\[/.exec(source)?.[1] ?? 'custom';
 }
 
-/** waveOf returns a child's write wave (runtime.md §9.4); unknown lists count as custom (6). */
+/** waveOf returns a child's write wave (docs/reference/runtime.md §9.4); unknown lists count as custom (6). */
 export function waveOf(child: ModelChild): number {
   return kindFor(listKeyOf(child.source))?.wave ?? 6;
 }

@@ -50,7 +50,7 @@ export interface ContextPatch {
 }
 
 /** ObservedChange is one `observe` item: a merge patch of a child's state, or `null` when the child was deleted. */
-export interface ObservedChange {
+interface ObservedChange {
   /** `Kind/name` or `Kind/namespace/name`. */
   readonly ref: string;
   readonly patch: Json | null;

@@ -2,7 +2,7 @@
  * The `ork simulate` engine: one operator, one CR, an in-memory cluster. Each scenario step
  * changes the model (a CR applied or updated, a child's observed state, new hook results) and runs
  * what the runtime would run next: a reconcile (render-cr.ts, then create/apply/prune against the
- * model, runtime.md §9) or the deletion path (runtime.md §10.2).
+ * model, docs/reference/runtime.md §9) or the deletion path (docs/reference/runtime.md §10.2).
  */
 import { ConditionReason, ConditionType, OrkestraFinalizer, evaluateConditions } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
@@ -37,7 +37,7 @@ const isMap = (value: unknown): value is Json =>
   value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** ReadyState is the CR's Ready condition after a step. */
-export interface ReadyState {
+interface ReadyState {
   readonly status: string;
   readonly reason: string;
   readonly message: string;
@@ -116,7 +116,7 @@ export class Simulator {
   #nowMs: number;
   #state: CrState | undefined;
   readonly #children = new Map<string, ModelChild>();
-  /** Completed Jobs that were deleted: kept in the inventory, never created again (katalog.md §5.2). */
+  /** Completed Jobs that were deleted: kept in the inventory, never created again (docs/reference/katalog.md §5.2). */
   readonly #finishedJobs = new Map<string, ModelChild>();
   readonly #context: WorkingContext = {
     cross: {},
@@ -270,7 +270,7 @@ export class Simulator {
     }
   }
 
-  // ---- reconcile (runtime.md §7, §9) ----------------------------------------------------------
+  // ---- reconcile (docs/reference/runtime.md §7, §9) ----------------------------------------------------------
 
   #reconcile(step: ScenarioStep, action: string, notes: string[]): StepReport {
     const state = this.#state as CrState;
@@ -380,7 +380,7 @@ export class Simulator {
     });
   }
 
-  /** #candidates returns the children pruning deletes (runtime.md §9.6): owned, not desired, apply mode, not Jobs, prune allowed. */
+  /** #candidates returns the children pruning deletes (docs/reference/runtime.md §9.6): owned, not desired, apply mode, not Jobs, prune allowed. */
   #candidates(rendered: RenderedCr): ModelChild[] {
     const desired = new Set(rendered.children.map((c) => childId(c.manifest)));
     return [...this.#children.values()].filter(
@@ -436,7 +436,7 @@ export class Simulator {
     return this.#state;
   }
 
-  // ---- deletion (runtime.md §10.2) ------------------------------------------------------------
+  // ---- deletion (docs/reference/runtime.md §10.2) ------------------------------------------------------------
 
   #delete(step: ScenarioStep): StepReport {
     const state = this.#requireCr(step, 'delete');
@@ -602,7 +602,7 @@ function withGeneration(manifest: KubeObject, generation: number): KubeObject {
 /**
  * reachableByGc tells whether Kubernetes garbage collection removes a child after the CR is gone:
  * for a namespaced CR, children in its namespace; for a cluster-scoped CR, children whose owner
- * reference names it (runtime.md §10.2 step 6).
+ * reference names it (docs/reference/runtime.md §10.2 step 6).
  */
 function reachableByGc(child: ModelChild, state: CrState): boolean {
   const ns = child.object.metadata.namespace;
@@ -610,7 +610,7 @@ function reachableByGc(child: ModelChild, state: CrState): boolean {
   return child.object.metadata.ownerReferences?.some((o) => o.uid === state.uid) === true;
 }
 
-/** deleteIdOf returns the identity an onDelete group entry names (katalog.md §5.6), or undefined. */
+/** deleteIdOf returns the identity an onDelete group entry names (docs/reference/katalog.md §5.6), or undefined. */
 function deleteIdOf(listKey: string, rendered: unknown, owner: Owner): string | undefined {
   const entry = isMap(rendered) ? rendered : {};
   const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -634,7 +634,7 @@ function deleteIdOf(listKey: string, rendered: unknown, owner: Owner): string | 
 }
 
 /**
- * providerDeletes lists provider declarations for the deletion path (runtime.md §10.2 step 5):
+ * providerDeletes lists provider declarations for the deletion path (docs/reference/runtime.md §10.2 step 5):
  * every declared one (gates ignored) and every one recorded in `status.providers`, in reverse
  * declaration order, each with whether `deletionPolicy: Retain` keeps it.
  */
@@ -662,7 +662,7 @@ function providerDeletes(
 const HIDDEN_STATUS_KEYS = new Set(['conditions', 'inventory']);
 
 /** diffStatus lists changed status leaves, without conditions and inventory, and without provider specs. */
-export function diffStatus(before: Json, after: Json): StatusChange[] {
+function diffStatus(before: Json, after: Json): StatusChange[] {
   const a = flatten(before);
   const b = flatten(after);
   const changes: StatusChange[] = [];

@@ -15,7 +15,7 @@ import { applyAll, documentsOf } from '../apply.js';
 import { REPO_ROOT, runOrk } from '../run-ork.js';
 
 /** ORK_BIN is the built CLI entry point the tests spawn. */
-export const ORK_BIN = join(REPO_ROOT, 'apps/operator/bin/ork.mjs');
+const ORK_BIN = join(REPO_ROOT, 'apps/operator/bin/ork.mjs');
 
 const BUILD_LOCK = join(tmpdir(), 'orkestra-e2e-build.lock');
 
@@ -62,7 +62,7 @@ function build(): void {
 }
 
 /** sleep resolves after `ms`. */
-export function sleep(ms: number): Promise<void> {
+function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 

@@ -1,5 +1,5 @@
 /**
- * The autoscaler runner (runtime.md §15): every interval on an injected clock it reads the inputs,
+ * The autoscaler runner (docs/reference/runtime.md §15): every interval on an injected clock it reads the inputs,
  * runs `decide`, applies the changes through the entry's three operations, logs each change with
  * its inputs and counts decisions. Start it on the leader only.
  */

@@ -49,7 +49,7 @@ function run(
 }
 
 describe('resolveAutoscaleConfig', () => {
-  it('applies the defaults of katalog.md §18', () => {
+  it('applies the defaults of docs/reference/katalog.md §18', () => {
     const config = configOf();
     expect(config.intervalMs).toBe(15 * S);
     expect(config.cooldownMs).toBe(2 * MIN);

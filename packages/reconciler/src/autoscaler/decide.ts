@@ -1,12 +1,12 @@
 /**
- * The autoscaler's decision (runtime.md §15) as a pure function: inputs of one tick, the state
+ * The autoscaler's decision (docs/reference/runtime.md §15) as a pure function: inputs of one tick, the state
  * carried between ticks and the resolved configuration in; new values, the changes and the next
  * state out. No clock, no I/O: `now` is passed in.
  */
 import { evaluateConditions, parseDuration } from '@orkestra/types';
 import type { Autoscale, Condition } from '@orkestra/types';
 
-/** AutoscaleInputs are one tick's measurements (runtime.md §15 "Inputs"). */
+/** AutoscaleInputs are one tick's measurements (docs/reference/runtime.md §15 "Inputs"). */
 export interface AutoscaleInputs {
   /** Dirty keys not in flight. */
   readonly depth: number;
@@ -41,7 +41,7 @@ export interface AutoscaleValues {
   readonly resyncMs?: number;
 }
 
-/** AutoscaleConfig is an entry's `autoscale` block with every default applied (katalog.md §18). */
+/** AutoscaleConfig is an entry's `autoscale` block with every default applied (docs/reference/katalog.md §18). */
 export interface AutoscaleConfig {
   readonly intervalMs: number;
   readonly cooldownMs: number;
@@ -151,7 +151,7 @@ export interface AutoscaleDecision {
 const DAY_MS = 86_400_000;
 
 /**
- * resolveAutoscaleConfig applies katalog.md §18's defaults: workers `[W0, min(50, 4 W0)]`, queue
+ * resolveAutoscaleConfig applies docs/reference/katalog.md §18's defaults: workers `[W0, min(50, 4 W0)]`, queue
  * depth `[D0, 10 D0]`, resync `[R0, min(6 R0, 24h)]`, clamped so that 1 ≤ min ≤ max ≤ 50 for workers.
  */
 export function resolveAutoscaleConfig(
@@ -213,7 +213,7 @@ export function initialAutoscaleState(config: AutoscaleConfig): AutoscaleState {
 }
 
 /**
- * decide computes one autoscaler tick (runtime.md §15). `now` is epoch milliseconds: cooldowns are
+ * decide computes one autoscaler tick (docs/reference/runtime.md §15). `now` is epoch milliseconds: cooldowns are
  * differences of it and rule time conditions read it as the current date.
  *
  * - `pressure` = depth > W × queuePerWorker and busy ≥ busyPercent; `unhealthy` = errRate ≥

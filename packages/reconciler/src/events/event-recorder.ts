@@ -1,5 +1,5 @@
 /**
- * Kubernetes Events about CRs and children (runtime.md §12): core v1 Events, source component
+ * Kubernetes Events about CRs and children (docs/reference/runtime.md §12): core v1 Events, source component
  * `orkestra`, written in the background through a bounded buffer, with repeats suppressed.
  */
 import { MANAGED_BY } from '@orkestra/types';
@@ -101,7 +101,7 @@ interface Flusher {
 }
 
 /**
- * EventRecorder writes core v1 Events about objects (runtime.md §12). `record` never waits and
+ * EventRecorder writes core v1 Events about objects (docs/reference/runtime.md §12). `record` never waits and
  * never throws: the Event goes into a bounded buffer (1000 by default; overflow is dropped and
  * counted) that a single background loop writes in order through the injected writer. The same
  * object, reason and message is not recorded again within 10 minutes; a failed write is counted,

@@ -31,7 +31,7 @@ export class BlockedAddressError extends Error {
 }
 
 /** defaultResolve is the production ResolveHost: `dns.lookup` with `all: true`. */
-export const defaultResolve: ResolveHost = (hostname) =>
+const defaultResolve: ResolveHost = (hostname) =>
   new Promise((resolve, reject) => {
     dnsLookup(hostname, { all: true }, (error, addresses) =>
       error == null ? resolve(addresses) : reject(error),

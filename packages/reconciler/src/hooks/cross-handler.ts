@@ -1,5 +1,5 @@
 /**
- * The serving side of HTTP cross reads (runtime.md §18.1): `GET
+ * The serving side of HTTP cross reads (docs/reference/runtime.md §18.1): `GET
  * /katalog/crds/<entry>/objects/<namespace>/<name>` answered from the cache, for other Orkestra
  * processes' `cross` entries with `endpoint`.
  */

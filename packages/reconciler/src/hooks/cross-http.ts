@@ -1,5 +1,5 @@
 /**
- * Cross reads over HTTP from another Orkestra process (katalog.md §15.2, runtime.md §14.2):
+ * Cross reads over HTTP from another Orkestra process (docs/reference/katalog.md §15.2, docs/reference/runtime.md §14.2):
  * `GET <endpoint>/katalog/crds/<crd>/objects/<namespace>/<name>`, one request per distinct URL per
  * `cacheFor` window, a timeout, a 1 MiB body limit. Never throws: failures are `found: false` plus
  * `error`.

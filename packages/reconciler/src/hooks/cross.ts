@@ -1,7 +1,7 @@
 /**
- * In-process cross reads (katalog.md §15.2, runtime.md §14.2): a rendered `cross` declaration is
+ * In-process cross reads (docs/reference/katalog.md §15.2, docs/reference/runtime.md §14.2): a rendered `cross` declaration is
  * answered from the target entry's cache (no API call), and what was read is recorded so that a
- * change of the target re-queues its readers (the reverse index of runtime.md §4).
+ * change of the target re-queues its readers (the reverse index of docs/reference/runtime.md §4).
  */
 import type { KubeObject } from '../kube-object.js';
 
@@ -14,7 +14,7 @@ export interface CrossResult {
   readonly annotations: Readonly<Record<string, string>>;
   readonly spec: Readonly<Record<string, unknown>>;
   readonly status: Readonly<Record<string, unknown>>;
-  /** Only for HTTP reads that failed: why (katalog.md §15.2). */
+  /** Only for HTTP reads that failed: why (docs/reference/katalog.md §15.2). */
   readonly error?: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The docker hook (katalog.md §16.2, runtime.md §14.5): a build manager that runs image builds
+ * The docker hook (docs/reference/katalog.md §16.2, docs/reference/runtime.md §14.5): a build manager that runs image builds
  * outside reconciles — at most `maxConcurrentBuilds` at a time, one per image reference — with
  * `docker`, `podman` or `buildah` spawned without a shell. A reconcile registers a build and gets
  * `pending`; when the build ends the waiting CRs are reported so the pipeline can enqueue them, and
@@ -46,7 +46,7 @@ export interface DockerBuildDeclaration {
   readonly timeout?: string;
 }
 
-/** DockerResult is `docker` in the template context (katalog.md §16.2). */
+/** DockerResult is `docker` in the template context (docs/reference/katalog.md §16.2). */
 export interface DockerResult {
   /** A build ran for this request. */
   readonly called: boolean;

@@ -1,5 +1,5 @@
 /**
- * External calls (katalog.md §15.1, runtime.md §14.4): one HTTP call per declaration, already
+ * External calls (docs/reference/katalog.md §15.1, docs/reference/runtime.md §14.4): one HTTP call per declaration, already
  * rendered by the pipeline, with auth from a Secret or the environment, a timeout combined with the
  * reconcile's signal, a 1 MiB body limit, up to 5 redirects, a process-wide LRU result cache and
  * the link-local/metadata address guard. A call never throws: failures are in the result's `error`.
@@ -46,7 +46,7 @@ export interface ExternalCallDeclaration {
   readonly cacheFor?: string;
 }
 
-/** ExternalCallResult is `external.<name>` in the template context (katalog.md §15.1). */
+/** ExternalCallResult is `external.<name>` in the template context (docs/reference/katalog.md §15.1). */
 export interface ExternalCallResult {
   /** False when the gate failed; every other key is then empty. */
   readonly called: boolean;

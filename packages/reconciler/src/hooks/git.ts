@@ -1,5 +1,5 @@
 /**
- * The git hook (katalog.md §16.1, runtime.md §14.3): one checkout per repository and branch under a
+ * The git hook (docs/reference/katalog.md §16.1, docs/reference/runtime.md §14.3): one checkout per repository and branch under a
  * work directory, shared by every CR that uses it and guarded by a lock; single-branch clone, then
  * fetch and hard reset to the remote branch; a fetch is skipped when the checkout was fetched less
  * than 10 s ago. The git CLI runs without a shell, with `GIT_TERMINAL_PROMPT=0`, a timeout and the
@@ -29,7 +29,7 @@ export interface GitDeclaration {
   readonly pollInterval?: string;
 }
 
-/** GitResult is `git` in the template context (katalog.md §16.1). */
+/** GitResult is `git` in the template context (docs/reference/katalog.md §16.1). */
 export interface GitResult {
   readonly called: boolean;
   /** The full hash of the last commit touching `path` (of HEAD when `path` is empty); the value to record on the CR. */

@@ -31,7 +31,7 @@ export interface HttpResponse {
 }
 
 /** BodyTooLargeError says a response body exceeded the limit. */
-export class BodyTooLargeError extends Error {
+class BodyTooLargeError extends Error {
   override readonly name: string = 'BodyTooLargeError';
 }
 
@@ -39,7 +39,7 @@ export class BodyTooLargeError extends Error {
 export const MIB = 1024 * 1024;
 
 /** formatBytes renders a byte limit for messages (`1 MiB`, `512 KiB`, `100 bytes`). */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes >= MIB && bytes % MIB === 0) return `${bytes / MIB} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;

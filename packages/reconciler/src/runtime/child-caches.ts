@@ -1,5 +1,5 @@
 /**
- * The child informers of a Katalog (runtime.md §3.1): one list+watch per child kind, selected by
+ * The child informers of a Katalog (docs/reference/runtime.md §3.1): one list+watch per child kind, selected by
  * the managed-by label and the CRD entries that use the kind, behind the registry's ObjectReader.
  */
 import type { GroupVersionKind, KubeClient, KubeObject, ObjectReader, ObjectRef } from '@orkestra/registry';

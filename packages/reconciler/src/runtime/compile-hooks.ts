@@ -1,5 +1,5 @@
 /**
- * Load-time compilation of an entry's hook and provider declarations (katalog.md §14.2, §15, §16):
+ * Load-time compilation of an entry's hook and provider declarations (docs/reference/katalog.md §14.2, §15, §16):
  * the templated fields of every cross read, git block, external call, docker block and provider
  * declaration are compiled once, so a reconcile only renders them.
  */

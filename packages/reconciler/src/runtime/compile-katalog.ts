@@ -1,6 +1,6 @@
 /**
  * Load-time compilation of a Katalog for the runtime: every template of every entry is compiled
- * once, so a reconcile only evaluates (runtime.md §1, style.md "compile once").
+ * once, so a reconcile only evaluates (docs/reference/runtime.md §1, style.md "compile once").
  */
 import { compileEntry, compileNormalize, compileValue, getDefaultEngine } from '@orkestra/template';
 import type { CompiledEntry, CompiledNormalize, CompiledValue, TemplateEngine } from '@orkestra/template';
@@ -43,7 +43,7 @@ export interface CompiledResourceEntry {
   readonly forceConflict: boolean;
   /**
    * The `data` of a `once` Secret (also with `rotateAfter` or `tls`), compiled apart from the rest:
-   * rendered only when the Secret is created or rotated (runtime.md §9.2). `compiled` leaves it out.
+   * rendered only when the Secret is created or rotated (docs/reference/runtime.md §9.2). `compiled` leaves it out.
    */
   readonly deferredData?: CompiledValue;
   /** issue-18: the entry's `id`, used by other entries' `waitFor`. */

@@ -1,6 +1,6 @@
 /**
  * The controller of one CRD entry: primary informer, workqueue, resizable dispatcher, resync, the
- * event-to-key wiring of runtime.md §4 and the pipeline.
+ * event-to-key wiring of docs/reference/runtime.md §4 and the pipeline.
  */
 import type { KubeClient } from '@orkestra/registry';
 import type { TemplateEngine } from '@orkestra/template';
@@ -29,7 +29,7 @@ import { noopObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
 import { collectTimeConditions, nextTimeConditionChange } from './time-conditions.js';
 
-/** OWN_WRITE_BACKOFF bounds the re-queue after a reconcile that wrote the CR's status or metadata (runtime.md §4). */
+/** OWN_WRITE_BACKOFF bounds the re-queue after a reconcile that wrote the CR's status or metadata (docs/reference/runtime.md §4). */
 const OWN_WRITE_INITIAL_MS = 5;
 const OWN_WRITE_MAX_MS = 1_000_000;
 
@@ -57,11 +57,11 @@ export interface CrdControllerOptions {
   readonly hooks?: PipelineHooks | undefined;
   /**
    * Called for every change of a cached CR of this entry: informer events and the runtime's own
-   * writes (whose watch echoes are ignored), e.g. to re-queue cross readers (runtime.md §4).
+   * writes (whose watch echoes are ignored), e.g. to re-queue cross readers (docs/reference/runtime.md §4).
    */
   readonly onPrimaryChange?: ((change: CacheChange) => void) | undefined;
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
-  /** Receives the entry's reconcile, queue, informer and pipeline events (runtime.md §18.2). Default: none. */
+  /** Receives the entry's reconcile, queue, informer and pipeline events (docs/reference/runtime.md §18.2). Default: none. */
   readonly observer?: RuntimeObserver | undefined;
   /** Thresholds of the drift-correction limiter; defaults in `DRIFT_LIMIT_DEFAULTS`. */
   readonly driftLimit?: DriftLimitTuning | undefined;
@@ -94,7 +94,7 @@ export class CrdController {
   readonly #onPrimaryChange: ((change: CacheChange) => void) | undefined;
   readonly #observer: RuntimeObserver;
   readonly #clock: Clock;
-  /** Every time condition of the entry (katalog.md §8.5), for the timed re-queue of each reconcile. */
+  /** Every time condition of the entry (docs/reference/katalog.md §8.5), for the timed re-queue of each reconcile. */
   readonly #timeConditions: readonly TimeCondition[];
   #workersStarted = false;
   #reconciles = 0;
@@ -190,7 +190,7 @@ export class CrdController {
     return this.informer.cache;
   }
 
-  /** stats summarizes the entry for readiness and `dependsOn` (katalog.md §21). */
+  /** stats summarizes the entry for readiness and `dependsOn` (docs/reference/katalog.md §21). */
   stats(): {
     readonly synced: boolean;
     readonly workersStarted: boolean;
@@ -224,7 +224,7 @@ export class CrdController {
     return this.informer.waitForSync(signal);
   }
 
-  /** startWorkers enqueues every cached CR at low priority, then starts the dispatcher and resync (runtime.md §2.8). */
+  /** startWorkers enqueues every cached CR at low priority, then starts the dispatcher and resync (docs/reference/runtime.md §2.8). */
   startWorkers(): void {
     if (this.#workersStarted) return;
     this.#workersStarted = true;
@@ -240,7 +240,7 @@ export class CrdController {
     if (this.informer.cache.get(key) != null) this.queue.add(key, Priority.Normal);
   }
 
-  /** enqueueOwner adds the key of the CR with this UID, when cached (child events, runtime.md §4). */
+  /** enqueueOwner adds the key of the CR with this UID, when cached (child events, docs/reference/runtime.md §4). */
   enqueueOwner(uid: string): void {
     if (!this.#workersStarted) return;
     const key = this.informer.cache.keyOfUid(uid);
@@ -303,7 +303,7 @@ export class CrdController {
         signal: ctx.signal,
       });
       let requeueAfterMs = result.requeueAfterMs;
-      // The next time a time condition of the entry can change (katalog.md §8.5); the earliest timer wins.
+      // The next time a time condition of the entry can change (docs/reference/katalog.md §8.5); the earliest timer wins.
       const timeChange = this.#nextTimeChange();
       if (timeChange != null)
         requeueAfterMs = requeueAfterMs == null ? timeChange : Math.min(requeueAfterMs, timeChange);
@@ -323,7 +323,7 @@ export class CrdController {
     } catch (error) {
       const fields = { durationMs: Date.now() - started, err: errorForLog(error) };
       if (isPanic(error)) {
-        // An unexpected exception (runtime.md §6): logged with its stack, retried and counted as a
+        // An unexpected exception (docs/reference/runtime.md §6): logged with its stack, retried and counted as a
         // panic, which the dispatcher recognizes by the exception not being an Orkestra error.
         const cause = panicCause(error);
         logger.error(

@@ -1,5 +1,5 @@
 /**
- * `dependsOn` gating at start-up (katalog.md §21, runtime.md §2 step 7): an entry's workers start
+ * `dependsOn` gating at start-up (docs/reference/katalog.md §21, docs/reference/runtime.md §2 step 7): an entry's workers start
  * only once each dependency is `started` or `healthy`; a background check every 5 s starts the
  * rest, and after an entry started nothing gates it again.
  */

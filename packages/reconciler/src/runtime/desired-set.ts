@@ -1,5 +1,5 @@
 /**
- * Step 13 of the pipeline (runtime.md §9.1): forEach expansion, per-copy gates, rendering and the
+ * Step 13 of the pipeline (docs/reference/runtime.md §9.1): forEach expansion, per-copy gates, rendering and the
  * registry's `resolve`, giving the desired children of one CR.
  */
 import { kindFor } from '@orkestra/registry';
@@ -20,9 +20,9 @@ export interface DesiredChild {
   /** The rendered entry (secrets read `once`, `tls`, `rotateAfter` from it). */
   readonly rendered: Readonly<Record<string, unknown>>;
   /**
-   * For `once` Secrets, whose `data` is not rendered with the rest (katalog.md §7.2): renders the
+   * For `once` Secrets, whose `data` is not rendered with the rest (docs/reference/katalog.md §7.2): renders the
    * data now and returns the full manifest. Call it only when the Secret is created or rotated, so
-   * random helpers run only then (runtime.md §9.2). `manifest` is the Secret without data.
+   * random helpers run only then (docs/reference/runtime.md §9.2). `manifest` is the Secret without data.
    */
   readonly withData?: () => KubeObject;
 }

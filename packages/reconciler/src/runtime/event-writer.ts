@@ -1,5 +1,5 @@
 /**
- * The EventWriter of the runtime (runtime.md §12): a direct `POST /api/v1/namespaces/<ns>/events`,
+ * The EventWriter of the runtime (docs/reference/runtime.md §12): a direct `POST /api/v1/namespaces/<ns>/events`,
  * so writing an Event never needs discovery (core `v1` is fixed).
  */
 import type { KubeConfig } from '@kubernetes/client-node';

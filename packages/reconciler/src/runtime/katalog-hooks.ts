@@ -1,5 +1,5 @@
 /**
- * The hook slots of steps 9–12 (katalog.md §15–16, runtime.md §14.2–14.5) for every entry of one
+ * The hook slots of steps 9–12 (docs/reference/katalog.md §15–16, docs/reference/runtime.md §14.2–14.5) for every entry of one
  * runtime, over process-wide services: in-process cross reads with their reverse index, HTTP cross
  * reads, git checkouts with the poller's reader map, external calls and docker builds.
  */
@@ -22,7 +22,7 @@ import type { CompiledCrd } from './compile-katalog.js';
 import { Pending } from './reconcile-pipeline.js';
 import type { HookInput, PipelineHooks } from './reconcile-pipeline.js';
 
-/** DOCKER_SAFETY_REQUEUE_MS is the timed re-queue while a build runs (runtime.md §16). */
+/** DOCKER_SAFETY_REQUEUE_MS is the timed re-queue while a build runs (docs/reference/runtime.md §16). */
 export const DOCKER_SAFETY_REQUEUE_MS = 60_000;
 
 /** KatalogHooksOptions are the process-wide services the hooks use. */

@@ -1,6 +1,6 @@
 /**
  * The top-level runtime for the operator: every enabled CRD entry of one Katalog, its informers,
- * queues and workers, over one API client (runtime.md §2).
+ * queues and workers, over one API client (docs/reference/runtime.md §2).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -46,7 +46,7 @@ import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 import type { DriftLimitTuning } from './drift-limiter.js';
 
-/** KatalogRuntimeOptions tunes the runtime; every field has a default (runtime.md §22). */
+/** KatalogRuntimeOptions tunes the runtime; every field has a default (docs/reference/runtime.md §22). */
 export interface KatalogRuntimeTuning {
   /** Concurrent child writes per CR (`--max-concurrent-writes`). Default 8. */
   readonly maxConcurrentWrites?: number;
@@ -98,7 +98,7 @@ export interface CreateKatalogRuntimeOptions {
   /** Loaded providers by name (`spec.providers`); a provider missing here fails its declarations with `ProviderFailed`. */
   readonly providers?: ReadonlyMap<string, Provider>;
   /**
-   * Receives counters and histograms as events (runtime.md §18.2); the operator's `MetricsSink`
+   * Receives counters and histograms as events (docs/reference/runtime.md §18.2); the operator's `MetricsSink`
    * fits as it is. Methods left out are not called. Default: none.
    */
   readonly observer?: Partial<RuntimeObserver>;
@@ -154,7 +154,7 @@ export interface KatalogRuntime {
    * and reads, `list <path>`/`watch <path>` from the informers, and event creates.
    */
   requestCounts(): RequestCounts;
-  /** snapshot reads the gauges of runtime.md §18.2 now (queue depth, workers, cache sizes, autoscale values), for scrape time. */
+  /** snapshot reads the gauges of docs/reference/runtime.md §18.2 now (queue depth, workers, cache sizes, autoscale values), for scrape time. */
   snapshot(): RuntimeSnapshot;
   /** waitingEntries lists the entries whose workers wait for their `dependsOn` (or for leadership). */
   waitingEntries(): string[];
@@ -206,7 +206,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   // Entry name by CR apiVersion/kind, for the `controller` label of Event metrics.
   const controllerOf = new Map<string, string>();
   const events = new EventRecorder({
-    // A direct POST: core v1 Events need no discovery (runtime.md §12).
+    // A direct POST: core v1 Events need no discovery (docs/reference/runtime.md §12).
     writer: createEventWriter({ kubeConfig: options.kubeConfig, requests: client.requests, onRequest }),
     clock,
     onWriteError: (error) => logger.debug({ err: errorForLog(error) }, 'event write failed'),
@@ -242,7 +242,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     scopes.get(`${apiVersion}/${kind}`);
 
   const entries = new Map<string, RuntimeEntry>();
-  // ---- hooks and providers (steps 9–12, 16; runtime.md §14)
+  // ---- hooks and providers (steps 9–12, 16; docs/reference/runtime.md §14)
   const env = tuning.env ?? process.env;
   const conditions: EvaluateConditionsOptions = {
     renderTemplate: (source, context) => engine.renderTemplate(source, context),
@@ -423,7 +423,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
 
   let leader = options.leaderElected ?? true;
   let started = false;
-  // Workers start in dependsOn order; a background check every 5 s starts the rest (runtime.md §2.7).
+  // Workers start in dependsOn order; a background check every 5 s starts the rest (docs/reference/runtime.md §2.7).
   const gate = new StartGate({
     entries: [...entries.values()].map((entry) => ({
       name: entry.name,

@@ -1,5 +1,5 @@
 /**
- * The read-only Kubernetes access providers and external-call auth get (runtime.md §14.4, §14.6):
+ * The read-only Kubernetes access providers and external-call auth get (docs/reference/runtime.md §14.4, §14.6):
  * `GET` of Secrets and ConfigMaps, each object kept for 30 s, 404 as undefined, restricted to the
  * CR's namespace for namespaced CRs. Nothing here writes.
  */

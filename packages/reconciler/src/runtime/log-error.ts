@@ -1,5 +1,5 @@
 /**
- * Errors in log lines (runtime.md §18.3): `err` carries `type` (the class name), `code` and
+ * Errors in log lines (docs/reference/runtime.md §18.3): `err` carries `type` (the class name), `code` and
  * `message`, and the stack only at debug. pino's standard `err` serializer takes `type` from the
  * value's constructor, so a plain object would be logged as `type: "Object"`; the runtime logs an
  * error of the original class instead, without its `cause` (whose message pino would append).
@@ -37,7 +37,7 @@ export function serializeError(error: unknown, withStack: boolean): Record<strin
 }
 
 /**
- * isPanic tells whether what a reconcile threw is an unexpected exception (runtime.md §6): the
+ * isPanic tells whether what a reconcile threw is an unexpected exception (docs/reference/runtime.md §6): the
  * innermost cause is not an Orkestra, provider or API error and not an abort, and no link of the
  * chain carries a specific reason (anything but `InternalError`).
  */

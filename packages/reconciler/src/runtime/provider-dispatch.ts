@@ -1,5 +1,5 @@
 /**
- * Provider dispatch (runtime.md §14.6, katalog.md §14): step 16 of the pipeline and step 5 of the
+ * Provider dispatch (docs/reference/runtime.md §14.6, docs/reference/katalog.md §14): step 16 of the pipeline and step 5 of the
  * deletion path. Declarations run one at a time in order; the skip rule reuses recorded outputs;
  * results are recorded in `status.providers`.
  */
@@ -38,7 +38,7 @@ export const MAX_PROVIDER_OUTPUT_BYTES = 16 * 1024;
 const DEFAULT_PENDING_MS = 10_000;
 const DEFAULT_SKIP_WINDOW_MS = 10 * 60_000;
 
-/** ProviderStatusRecord is one `status.providers.<provider>.<name>` item (katalog.md §13.1). */
+/** ProviderStatusRecord is one `status.providers.<provider>.<name>` item (docs/reference/katalog.md §13.1). */
 export interface ProviderStatusRecord {
   readonly kind: string;
   readonly ready: boolean;
@@ -375,7 +375,7 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** outputsProblem says why outputs are not acceptable (katalog.md §14.3, runtime.md §14.6), or undefined. */
+/** outputsProblem says why outputs are not acceptable (docs/reference/katalog.md §14.3, docs/reference/runtime.md §14.6), or undefined. */
 export function outputsProblem(outputs: unknown): string | undefined {
   if (outputs == null || typeof outputs !== 'object' || Array.isArray(outputs))
     return 'outputs must be a JSON object';

@@ -1,5 +1,5 @@
 /**
- * The reconcile pipeline of one CRD entry (runtime.md §7), steps 2–18 for one CR read from the
+ * The reconcile pipeline of one CRD entry (docs/reference/runtime.md §7), steps 2–18 for one CR read from the
  * primary cache. Hooks (cross, git, external, docker) and providers are slots filled by
  * `PipelineHooks`; without them their context keys are empty maps.
  */
@@ -91,7 +91,7 @@ export interface PipelineHooks {
   readonly providers?: (
     input: HookInput,
   ) => Promise<{ readonly outputs: unknown; readonly requeueAfterMs?: number }>;
-  /** Step 5 of the deletion path (runtime.md §10.2); throws `ProviderDeleteFailed`. */
+  /** Step 5 of the deletion path (docs/reference/runtime.md §10.2); throws `ProviderDeleteFailed`. */
   readonly deleteProviders?: (input: HookInput) => Promise<ProviderDeletion>;
 }
 
@@ -133,13 +133,13 @@ export interface RunContext {
 export interface RunResult {
   /** Timed re-queue (pending states, rotation, deletion waits). */
   readonly requeueAfterMs?: number;
-  /** Whether the run wrote the CR's status or metadata (drives the own-write re-queue of runtime.md §4). */
+  /** Whether the run wrote the CR's status or metadata (drives the own-write re-queue of docs/reference/runtime.md §4). */
   readonly wroteCr: boolean;
   /** What the run wrote, for the info log. */
   readonly writes: number;
 }
 
-/** Pending ends a run without an error: re-queue after a delay (runtime.md §8 "pending"); hooks throw it for DockerBuildPending and ProviderPending. */
+/** Pending ends a run without an error: re-queue after a delay (docs/reference/runtime.md §8 "pending"); hooks throw it for DockerBuildPending and ProviderPending. */
 export class Pending extends Error {
   override readonly name = 'Pending';
   readonly reason: ConditionReason;
@@ -652,13 +652,13 @@ export class CrdPipeline {
       cached == null &&
       previous.some((p) => p.completed === true && sameRef(p, child.ref))
     ) {
-      return; // a completed Job recorded in the inventory is not created again (katalog.md §5.2).
+      return; // a completed Job recorded in the inventory is not created again (docs/reference/katalog.md §5.2).
     }
     if (isSecret && rendered['once'] === true) {
       if (cached != null) {
         await this.#rotateIfDue(cr, child, cached, state);
         // In onReconcile a once Secret keeps its labels and annotations in sync, never its data
-        // (katalog.md §7.2): `child.manifest` has no data, and apply mode skips it when it matches.
+        // (docs/reference/katalog.md §7.2): `child.manifest` has no data, and apply mode skips it when it matches.
         if (child.entry.group === 'onReconcile') await this.#syncOnceMetadata(cr, child, state);
         return;
       }
@@ -757,7 +757,7 @@ export class CrdPipeline {
     );
   }
 
-  /** #syncOnceMetadata applies a once Secret's labels and annotations without `data` (runtime.md §9.3). */
+  /** #syncOnceMetadata applies a once Secret's labels and annotations without `data` (docs/reference/runtime.md §9.3). */
   async #syncOnceMetadata(cr: KubeObject, child: DesiredChild, state: RunState): Promise<void> {
     const module = kindFor('secrets');
     if (module == null) return;
@@ -783,7 +783,7 @@ export class CrdPipeline {
     const rendered = child.rendered;
     const rotateAfter = typeof rendered['rotateAfter'] === 'string' ? rendered['rotateAfter'] : undefined;
     const tls = rendered['tls'] as Record<string, unknown> | undefined;
-    // Deferred `data` is rendered only now, when a create or rotation is attempted (runtime.md §9.2).
+    // Deferred `data` is rendered only now, when a create or rotation is attempted (docs/reference/runtime.md §9.2).
     let manifest = child.withData == null ? child.manifest : child.withData();
     if (tls != null) {
       const namespace = child.ref.namespace ?? 'default';
@@ -829,7 +829,7 @@ export class CrdPipeline {
     if (rotation.dueAt != null) state.requeueAt.push(rotation.dueAt.getTime());
   }
 
-  /** #rotateIfDue regenerates a rotating Secret's data in place with its resource version (runtime.md §14.1). */
+  /** #rotateIfDue regenerates a rotating Secret's data in place with its resource version (docs/reference/runtime.md §14.1). */
   async #rotateIfDue(
     cr: KubeObject,
     child: DesiredChild,
@@ -876,7 +876,7 @@ export class CrdPipeline {
     this.#scheduleRotation(child, written, state);
   }
 
-  // ---- step 15: pruning (runtime.md §9.6) ------------------------------------------------------
+  // ---- step 15: pruning (docs/reference/runtime.md §9.6) ------------------------------------------------------
 
   async #prune(
     cr: KubeObject,
@@ -966,7 +966,7 @@ export class CrdPipeline {
     return pruned;
   }
 
-  // ---- inventory (katalog.md §13.1) ------------------------------------------------------------
+  // ---- inventory (docs/reference/katalog.md §13.1) ------------------------------------------------------------
 
   #inventory(
     cr: KubeObject,
@@ -1029,7 +1029,7 @@ export class CrdPipeline {
     return [...out.values()].sort((a, b) => inventoryKey(a).localeCompare(inventoryKey(b)));
   }
 
-  // ---- deletion path (runtime.md §10.2) -------------------------------------------------------
+  // ---- deletion path (docs/reference/runtime.md §10.2) -------------------------------------------------------
 
   async #deletion(cr: KubeObject, ctx: RunContext, state: RunState): Promise<RunResult> {
     this.#drift.forget(cr.metadata.uid ?? '');
@@ -1336,7 +1336,7 @@ function crContext(cr: KubeObject): TemplateContext {
   };
 }
 
-/** recordedProviders is the `providers` context of resource templates: the outputs recorded in `status.providers`, with `ready` and `message` (katalog.md §14.3). */
+/** recordedProviders is the `providers` context of resource templates: the outputs recorded in `status.providers`, with `ready` and `message` (docs/reference/katalog.md §14.3). */
 function recordedProviders(cr: KubeObject): Record<string, Record<string, unknown>> {
   const recorded = (cr['status'] as { providers?: unknown } | undefined)?.providers;
   const out: Record<string, Record<string, unknown>> = {};
@@ -1374,10 +1374,10 @@ function order(child: DesiredChild): number {
   return groupOffset + (RESOURCE_ORDER.get(child.entry.listKey) ?? 99);
 }
 
-/** Position of each list key in the fixed kind order (katalog.md §5.4), from @orkestra/types. */
+/** Position of each list key in the fixed kind order (docs/reference/katalog.md §5.4), from @orkestra/types. */
 const RESOURCE_ORDER = new Map<string, number>(RESOURCE_LIST_KEYS.map((key, i) => [key, i]));
 
-/** Apply wave of each built-in kind (runtime.md §9.4), from @orkestra/types; custom kinds are wave 6. */
+/** Apply wave of each built-in kind (docs/reference/runtime.md §9.4), from @orkestra/types; custom kinds are wave 6. */
 const KIND_WAVES = new Map<string, number>(
   RESOURCE_KINDS.flatMap((info) => (info.kind == null ? [] : [[info.kind, info.wave] as const])),
 );

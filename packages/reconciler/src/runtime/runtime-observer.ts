@@ -1,5 +1,5 @@
 /**
- * What the runtime reports while it runs (runtime.md §18.2): one method per event and the label
+ * What the runtime reports while it runs (docs/reference/runtime.md §18.2): one method per event and the label
  * values they carry. The runtime is the emitter, so this is the one definition: the operator's
  * `MetricsSink` extends `RuntimeObserver` and hands itself over unchanged. Gauges that are cheaper
  * to read than to track come from `KatalogRuntime.snapshot()` at scrape time instead.

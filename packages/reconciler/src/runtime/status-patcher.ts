@@ -1,6 +1,6 @@
 /**
  * A JSON merge patch to a CR's `status` subresource that carries the cached resource version
- * (runtime.md §11.4). The registry's `patchStatus` sends `{status}` only, without a precondition.
+ * (docs/reference/runtime.md §11.4). The registry's `patchStatus` sends `{status}` only, without a precondition.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject, RequestCounter } from '@orkestra/registry';

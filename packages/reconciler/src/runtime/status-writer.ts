@@ -1,5 +1,5 @@
 /**
- * Step 17 of the pipeline (runtime.md §11): build the CR's status with `buildStatus`, write it
+ * Step 17 of the pipeline (docs/reference/runtime.md §11): build the CR's status with `buildStatus`, write it
  * through the status subresource only when it changed, and emit the Ready events of §12.
  */
 import type { KubeObject } from '@orkestra/registry';

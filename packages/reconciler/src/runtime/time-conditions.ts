@@ -1,5 +1,5 @@
 /**
- * Timed re-queues for time conditions (katalog.md §8.5, runtime.md §16): the next instant at which
+ * Timed re-queues for time conditions (docs/reference/katalog.md §8.5, docs/reference/runtime.md §16): the next instant at which
  * a `time`, `dayOfWeek` or `cron` condition can change its value, so windows open and close on
  * time instead of at the next resync.
  */

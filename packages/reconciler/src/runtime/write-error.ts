@@ -1,5 +1,5 @@
 /**
- * Mapping of failed child writes to the runtime's reasons and retry classes (runtime.md §9.5).
+ * Mapping of failed child writes to the runtime's reasons and retry classes (docs/reference/runtime.md §9.5).
  */
 import { KubeApiError, KubeErrorCode, formatRef } from '@orkestra/registry';
 import type { ObjectRef } from '@orkestra/registry';

@@ -1,5 +1,5 @@
 /**
- * Secret rotation (katalog.md §7.2, runtime.md §14.1): when a Secret with `rotateAfter` or `tls`
+ * Secret rotation (docs/reference/katalog.md §7.2, docs/reference/runtime.md §14.1): when a Secret with `rotateAfter` or `tls`
  * is due for new data, and the annotations that record its generation. Pure: time is passed in.
  */
 import { OrkestraAnnotation, parseDuration } from '@orkestra/types';
@@ -80,7 +80,7 @@ export function formatRfc3339(time: Date): string {
 }
 
 /**
- * secretRotationState decides rotation for one Secret (runtime.md §14.1). Only entries with
+ * secretRotationState decides rotation for one Secret (docs/reference/runtime.md §14.1). Only entries with
  * `rotateAfter` or `tls` rotate; rotation is due when `now ≥ generated-at + rotateAfter` (TLS
  * without `rotateAfter`: `generated-at + ⅔ validFor`). A Secret without a parseable
  * `generated-at` is not due but needs a stamp, which starts its clock.

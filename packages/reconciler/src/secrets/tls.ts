@@ -1,5 +1,5 @@
 /**
- * TLS material for Secrets with `tls` (katalog.md §7.2, runtime.md §14.1): a fresh self-signed CA
+ * TLS material for Secrets with `tls` (docs/reference/katalog.md §7.2, docs/reference/runtime.md §14.1): a fresh self-signed CA
  * and a server certificate signed by it, generated with WebCrypto through `@peculiar/x509`.
  */
 import { isIP } from 'node:net';
@@ -8,13 +8,13 @@ import type * as X509 from '@peculiar/x509';
 import type { Clock } from '../clock.js';
 
 /** TLS_CA_COMMON_NAME is the common name of every generated CA. */
-export const TLS_CA_COMMON_NAME = 'orkestra-ca';
+const TLS_CA_COMMON_NAME = 'orkestra-ca';
 /** TLS_CA_ORGANIZATION is the organization of every generated CA. */
-export const TLS_CA_ORGANIZATION = 'orkestra';
+const TLS_CA_ORGANIZATION = 'orkestra';
 /** TLS_NOT_BEFORE_SKEW_MS backdates both certificates so that slightly slow clocks accept them (5 min). */
-export const TLS_NOT_BEFORE_SKEW_MS = 5 * 60_000;
+const TLS_NOT_BEFORE_SKEW_MS = 5 * 60_000;
 /** TLS_CA_EXTRA_VALIDITY_MS is how much longer the CA is valid than the leaf (1 d). */
-export const TLS_CA_EXTRA_VALIDITY_MS = 86_400_000;
+const TLS_CA_EXTRA_VALIDITY_MS = 86_400_000;
 
 /** TlsMaterialRequest is a rendered `tls` block. */
 export interface TlsMaterialRequest {
@@ -93,7 +93,7 @@ function serialNumber(random: (size: number) => Uint8Array): string {
 }
 
 /**
- * generateTlsMaterial creates a new CA and a server certificate signed by it (runtime.md §14.1):
+ * generateTlsMaterial creates a new CA and a server certificate signed by it (docs/reference/runtime.md §14.1):
  *
  * - CA: CN `orkestra-ca`, O `orkestra`, RSA 2048, SHA-256, basic constraints `CA:true` (critical),
  *   key usage keyCertSign + cRLSign + digitalSignature, valid from now − 5 min for

@@ -1,5 +1,5 @@
 /**
- * The status a reconcile writes (runtime.md §11, katalog.md §13): runtime-owned keys, then the
+ * The status a reconcile writes (docs/reference/runtime.md §11, docs/reference/katalog.md §13): runtime-owned keys, then the
  * declared fields, compared with the cached status so that an unchanged status is never written.
  */
 import type { TemplateEngine } from '@orkestra/template';
@@ -186,10 +186,10 @@ function buildConditions(
 }
 
 /**
- * buildStatus computes a CR's new status (runtime.md §11): starting from the cached status it sets
+ * buildStatus computes a CR's new status (docs/reference/runtime.md §11): starting from the cached status it sets
  * the `Ready` condition (`lastTransitionTime` kept unless `status` changes), `ValidationWarning`
  * for entries with warn rules, `observedGeneration`, `inventory` and `providers`, keeping
- * conditions of other types as they are; then it applies the declared fields (katalog.md §13.2).
+ * conditions of other types as they are; then it applies the declared fields (docs/reference/katalog.md §13.2).
  * It compares the result with the cached status ignoring key order and returns the merge patch
  * to send when they differ. Pure: nothing is written, the cached status is not modified.
  *

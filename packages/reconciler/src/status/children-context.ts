@@ -1,5 +1,5 @@
 /**
- * The `children` key of the status-field template context (katalog.md §13.3): the current state of
+ * The `children` key of the status-field template context (docs/reference/katalog.md §13.3): the current state of
  * a CR's children, read from the cache.
  */
 import { RESOURCE_KINDS, resourceKindInfo } from '@orkestra/types';
@@ -39,7 +39,7 @@ export function childForTemplates(object: KubeObject): KubeObject {
 }
 
 /**
- * buildChildrenContext builds `children` for status fields (katalog.md §13.3) from a CR's children
+ * buildChildrenContext builds `children` for status fields (docs/reference/katalog.md §13.3) from a CR's children
  * in declaration order. For each resource list there is a singular key holding the first existing
  * child (`children.deployment`) and a plural key mapping names to objects
  * (`children.deployments.shop-web`). Custom children also appear under their lowercase kind and

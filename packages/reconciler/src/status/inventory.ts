@@ -1,5 +1,5 @@
 /**
- * `status.inventory` (katalog.md §13.1): every child managed for a CR, used for pruning and
+ * `status.inventory` (docs/reference/katalog.md §13.1): every child managed for a CR, used for pruning and
  * deletion. Helpers here keep it in one deterministic order, so an unchanged inventory never
  * causes a status write.
  */

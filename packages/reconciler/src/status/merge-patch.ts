@@ -1,5 +1,5 @@
 /**
- * JSON helpers for status writing (runtime.md §11): equality that ignores key order, and the JSON
+ * JSON helpers for status writing (docs/reference/runtime.md §11): equality that ignores key order, and the JSON
  * merge patch (RFC 7386) that turns one status into another.
  */
 

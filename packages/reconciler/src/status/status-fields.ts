@@ -1,5 +1,5 @@
 /**
- * Declared status fields (katalog.md §13.2): compiled once per Katalog, evaluated against the
+ * Declared status fields (docs/reference/katalog.md §13.2): compiled once per Katalog, evaluated against the
  * status being built at the end of every reconcile.
  */
 import { coerce, compileValue, renderTemplate } from '@orkestra/template';
@@ -165,7 +165,7 @@ export function convertStatusValue(value: unknown, type: StatusFieldType, katalo
 
 /**
  * applyStatusFields evaluates declared fields in declaration order against `status`, in place
- * (katalog.md §13.2): a field whose conditions fail is left as it is, or removed with
+ * (docs/reference/katalog.md §13.2): a field whose conditions fail is left as it is, or removed with
  * `clearOnFalse`; an absent or null value removes the field; `type` converts the value; a later
  * field with the same path overwrites an earlier one. After a failed reconcile only gated fields
  * run. A template error, a failed conversion or a reserved path skips that field and is reported

@@ -7,7 +7,7 @@ import { childName, childNamespace, commonMetadata } from '../kind-module.js';
 import type { KubeObject, ObjectRef } from '../kube-object.js';
 import { removeObject } from '../remove.js';
 
-/** Keys of a custom entry that configure the runtime and never reach the manifest (katalog.md §6). */
+/** Keys of a custom entry that configure the runtime and never reach the manifest (docs/reference/katalog.md §6). */
 const RUNTIME_KEYS = new Set([
   'apiVersion',
   'kind',

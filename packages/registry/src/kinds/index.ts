@@ -7,10 +7,13 @@ import { deployments } from './deployments.js';
 import { hpa } from './hpa.js';
 import { ingresses } from './ingresses.js';
 import { jobs } from './jobs.js';
+import { limitRanges } from './limit-ranges.js';
 import { namespaces } from './namespaces.js';
 import { networkPolicies } from './network-policies.js';
 import { pdb } from './pdb.js';
 import { persistentVolumeClaims } from './persistent-volume-claims.js';
+import { replicaSets } from './replica-sets.js';
+import { resourceQuotas } from './resource-quotas.js';
 import { roleBindings } from './role-bindings.js';
 import { roles } from './roles.js';
 import { secrets } from './secrets.js';
@@ -20,12 +23,14 @@ import { statefulSets } from './stateful-sets.js';
 
 /**
  * kinds is the registry: one KindModule per Katalog resource list, keyed by list key, in the
- * fixed apply order of katalog.md §5.4 (the order of @orkestra/types' RESOURCE_KINDS, which also
+ * fixed apply order of docs/reference/katalog.md §5.4 (the order of @orkestra/types' RESOURCE_KINDS, which also
  * supplies each kind's apiVersion, kind, scope, wave and default-name suffix). Adding a kind is one
  * file and one line here.
  */
 export const kinds = {
   namespaces,
+  resourceQuotas,
+  limitRanges,
   serviceAccounts,
   roles,
   roleBindings,
@@ -35,6 +40,7 @@ export const kinds = {
   services,
   deployments,
   statefulSets,
+  replicaSets,
   jobs,
   cronJobs,
   ingresses,

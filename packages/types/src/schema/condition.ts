@@ -4,7 +4,7 @@ import { validateCron } from '../cron.js';
 import { checkTemplateSource } from './template-check.js';
 import { isTemplate } from './primitives.js';
 
-/** Operator lists every comparison operator of katalog.md §8.3. */
+/** Operator lists every comparison operator of docs/reference/katalog.md §8.3. */
 export const Operator = z.enum([
   'equals',
   'notEquals',
@@ -216,7 +216,7 @@ export type TimeCondition =
       readonly negate: boolean;
     };
 
-/** Condition is one normalized condition (katalog.md §8.2). */
+/** Condition is one normalized condition (docs/reference/katalog.md §8.2). */
 export type Condition = FieldCondition | TimeCondition;
 
 /** conditionOperator returns the operator a condition input names, or undefined when it names none. */
@@ -395,7 +395,7 @@ export const Condition = z
 /** ConditionList is a list of conditions (`when`, `anyOf`). */
 export const ConditionList = z.array(Condition).meta({ id: 'ConditionList' });
 
-/** Gate is a normalized `when` + `anyOf` pair (katalog.md §8.1); `or` has been folded into `anyOf`. */
+/** Gate is a normalized `when` + `anyOf` pair (docs/reference/katalog.md §8.1); `or` has been folded into `anyOf`. */
 export interface Gate {
   readonly when: readonly Condition[];
   readonly anyOf: readonly Condition[];

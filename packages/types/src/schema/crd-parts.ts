@@ -12,11 +12,11 @@ import {
 import type { GateInput } from './condition.js';
 import { DotPath, Identifier, Literal, TemplateValue, Tpl, isSafeDotPath } from './primitives.js';
 
-// ---- normalize, mutation, validation (katalog.md §10-12) -------------------------------------------
+// ---- normalize, mutation, validation (docs/reference/katalog.md §10-12) -------------------------------------------
 
 const ValueType = z.enum(['string', 'int', 'float', 'bool']);
 
-/** Normalize rewrites spec values of an in-memory copy of the CR before anything else (katalog.md §10). */
+/** Normalize rewrites spec values of an in-memory copy of the CR before anything else (docs/reference/katalog.md §10). */
 const NormalizePath = z.string().refine(isSafeDotPath, {
   error: 'a path must not contain a `__proto__` segment',
 });
@@ -27,7 +27,7 @@ const NormalizeSchema = z.strictObject({
 /** Normalize is a normalize block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface Normalize extends z.output<typeof NormalizeSchema> {}
-/** Normalize rewrites spec values of an in-memory copy of the CR before anything else (katalog.md §10). */
+/** Normalize rewrites spec values of an in-memory copy of the CR before anything else (docs/reference/katalog.md §10). */
 export const Normalize: z.ZodType<Normalize> = NormalizeSchema.meta({ id: 'Normalize' });
 
 const VALUE_TYPE_ALIASES = {
@@ -41,7 +41,7 @@ const VALUE_TYPE_ALIASES = {
   boolean: 'bool',
 } as const;
 
-/** MutationRule writes a default or override into the stored CR (katalog.md §11); `valueType` aliases are normalized. */
+/** MutationRule writes a default or override into the stored CR (docs/reference/katalog.md §11); `valueType` aliases are normalized. */
 const MutationRuleSchema = gated({
   field: DotPath.refine((path) => path.replace(/^\./, '').startsWith('spec.'), {
     error: 'a mutation field must start with spec.',
@@ -65,7 +65,7 @@ const MutationRuleSchema = gated({
 /** MutationRule is a mutation rule. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface MutationRule extends z.output<typeof MutationRuleSchema> {}
-/** MutationRule writes a default or override into the stored CR (katalog.md §11); `valueType` aliases are normalized. */
+/** MutationRule writes a default or override into the stored CR (docs/reference/katalog.md §11); `valueType` aliases are normalized. */
 export const MutationRule: z.ZodType<MutationRule> = MutationRuleSchema.meta({ id: 'MutationRule' });
 
 /** Mutation is the mutation block. */
@@ -77,7 +77,7 @@ export interface Mutation extends z.output<typeof MutationSchema> {}
 export const Mutation: z.ZodType<Mutation> = MutationSchema.meta({ id: 'Mutation' });
 
 /**
- * ValidationRule asserts a comparison on the CR (katalog.md §12). The comparison is written like a
+ * ValidationRule asserts a comparison on the CR (docs/reference/katalog.md §12). The comparison is written like a
  * condition (default `exists`, `unique` allowed) and normalized into `condition`.
  */
 const ValidationRuleSchema = z
@@ -108,7 +108,7 @@ const ValidationRuleSchema = z
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ValidationRule extends z.output<typeof ValidationRuleSchema> {}
 /**
- * ValidationRule asserts a comparison on the CR (katalog.md §12). The comparison is written like a
+ * ValidationRule asserts a comparison on the CR (docs/reference/katalog.md §12). The comparison is written like a
  * condition (default `exists`, `unique` allowed) and normalized into `condition`.
  */
 export const ValidationRule: z.ZodType<ValidationRule> = ValidationRuleSchema.meta({ id: 'ValidationRule' });
@@ -121,7 +121,7 @@ export interface Validation extends z.output<typeof ValidationSchema> {}
 /** Validation is the validation block. */
 export const Validation: z.ZodType<Validation> = ValidationSchema.meta({ id: 'Validation' });
 
-// ---- status (katalog.md §13.2) -------------------------------------------------------------------------
+// ---- status (docs/reference/katalog.md §13.2) -------------------------------------------------------------------------
 
 const RESERVED_STATUS_KEYS = ['conditions', 'observedGeneration', 'inventory', 'providers'];
 const STATUS_TYPE_ALIASES = { ...VALUE_TYPE_ALIASES, auto: 'auto' } as const;
@@ -158,9 +158,9 @@ export interface StatusBlock extends z.output<typeof StatusBlockSchema> {}
 /** StatusBlock is `operatorBox.status`. */
 export const StatusBlock: z.ZodType<StatusBlock> = StatusBlockSchema.meta({ id: 'StatusBlock' });
 
-// ---- providers (katalog.md §14) -------------------------------------------------------------------------
+// ---- providers (docs/reference/katalog.md §14) -------------------------------------------------------------------------
 
-/** ProviderRef is an item of the Katalog-level `spec.providers` list (katalog.md §14.1). */
+/** ProviderRef is an item of the Katalog-level `spec.providers` list (docs/reference/katalog.md §14.1). */
 const ProviderRefSchema = z.strictObject({
   name: Literal.min(1),
   package: Literal.min(1),
@@ -171,13 +171,13 @@ const ProviderRefSchema = z.strictObject({
 /** ProviderRef is a provider package to load. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ProviderRef extends z.output<typeof ProviderRefSchema> {}
-/** ProviderRef is an item of the Katalog-level `spec.providers` list (katalog.md §14.1). */
+/** ProviderRef is an item of the Katalog-level `spec.providers` list (docs/reference/katalog.md §14.1). */
 export const ProviderRef: z.ZodType<ProviderRef> = ProviderRefSchema.meta({ id: 'ProviderRef' });
 
 const DECLARATION_RESERVED = new Set(['name', 'when', 'anyOf', 'or', 'deletionPolicy', 'timeout']);
 
 /**
- * ProviderDeclarationEntry is one item of `operatorBox.providers.<provider>` (katalog.md §14.2):
+ * ProviderDeclarationEntry is one item of `operatorBox.providers.<provider>` (docs/reference/katalog.md §14.2):
  * exactly one kind key whose value is the spec, plus reserved keys. The output names the kind and
  * spec explicitly: `{ name, kind, spec, when, anyOf, deletionPolicy, timeout }`. `name` defaults to
  * the kind key. (The rendered, runtime form is the `ProviderDeclaration` interface.)
@@ -219,7 +219,7 @@ const ProviderDeclarationEntrySchema = z
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ProviderDeclarationEntry extends z.output<typeof ProviderDeclarationEntrySchema> {}
 /**
- * ProviderDeclarationEntry is one item of `operatorBox.providers.<provider>` (katalog.md §14.2):
+ * ProviderDeclarationEntry is one item of `operatorBox.providers.<provider>` (docs/reference/katalog.md §14.2):
  * exactly one kind key whose value is the spec, plus reserved keys. The output names the kind and
  * spec explicitly: `{ name, kind, spec, when, anyOf, deletionPolicy, timeout }`. `name` defaults to
  * the kind key. (The rendered, runtime form is the `ProviderDeclaration` interface.)
@@ -248,7 +248,7 @@ export const ProviderBlocks = z.record(z.string(), ProviderDeclarationList);
 /** ProviderBlocks is `operatorBox.providers`. */
 export type ProviderBlocks = z.infer<typeof ProviderBlocks>;
 
-// ---- autoscale, queue, dependsOn (katalog.md §18, §20, §21) ------------------------------------------
+// ---- autoscale, queue, dependsOn (docs/reference/katalog.md §18, §20, §21) ------------------------------------------
 
 const Bounds = z.strictObject({ min: z.int().min(1).optional(), max: z.int().min(1).optional() });
 const DurationBounds = z.strictObject({ min: Duration.optional(), max: Duration.optional() });
@@ -267,7 +267,7 @@ export interface AutoscaleRule extends z.output<typeof AutoscaleRuleSchema> {}
 export const AutoscaleRule: z.ZodType<AutoscaleRule> = AutoscaleRuleSchema.meta({ id: 'AutoscaleRule' });
 
 /**
- * Autoscale adjusts workers, queue depth and resync for one CRD entry (katalog.md §18). Upstream's
+ * Autoscale adjusts workers, queue depth and resync for one CRD entry (docs/reference/katalog.md §18). Upstream's
  * single-rule form (`conditions` + `do`) is read as one rule named `default`, appended to `rules`.
  */
 const AutoscaleSchema = z
@@ -326,12 +326,12 @@ const AutoscaleSchema = z
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface Autoscale extends z.output<typeof AutoscaleSchema> {}
 /**
- * Autoscale adjusts workers, queue depth and resync for one CRD entry (katalog.md §18). Upstream's
+ * Autoscale adjusts workers, queue depth and resync for one CRD entry (docs/reference/katalog.md §18). Upstream's
  * single-rule form (`conditions` + `do`) is read as one rule named `default`, appended to `rules`.
  */
 export const Autoscale: z.ZodType<Autoscale> = AutoscaleSchema.meta({ id: 'Autoscale' });
 
-/** Queue configures the entry's work queue (katalog.md §20). */
+/** Queue configures the entry's work queue (docs/reference/katalog.md §20). */
 const QueueSchema = z.strictObject({
   maxDepth: z.int().min(0).default(0),
   retryBackoff: z
@@ -341,7 +341,7 @@ const QueueSchema = z.strictObject({
 /** Queue is a queue block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface Queue extends z.output<typeof QueueSchema> {}
-/** Queue configures the entry's work queue (katalog.md §20). */
+/** Queue configures the entry's work queue (docs/reference/katalog.md §20). */
 export const Queue: z.ZodType<Queue> = QueueSchema.meta({ id: 'Queue' });
 
 const DependencyCondition = z.enum(['started', 'healthy']);

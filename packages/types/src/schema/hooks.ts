@@ -3,7 +3,7 @@ import { Duration } from '../duration.js';
 import { gated } from './condition.js';
 import { BoolLike, Identifier, Literal, TemplateValue, Tpl, TplMap, isTemplate } from './primitives.js';
 
-/** ExternalCall is one HTTP call of `operatorBox.external` (katalog.md §15.1). */
+/** ExternalCall is one HTTP call of `operatorBox.external` (docs/reference/katalog.md §15.1). */
 const ExternalCallSchema = gated({
   name: Identifier,
   url: Tpl.refine((url) => isTemplate(url) || /^https?:\/\//.test(url), {
@@ -44,10 +44,10 @@ const ExternalCallSchema = gated({
 /** ExternalCall is an external HTTP call. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ExternalCall extends z.output<typeof ExternalCallSchema> {}
-/** ExternalCall is one HTTP call of `operatorBox.external` (katalog.md §15.1). */
+/** ExternalCall is one HTTP call of `operatorBox.external` (docs/reference/katalog.md §15.1). */
 export const ExternalCall: z.ZodType<ExternalCall> = ExternalCallSchema.meta({ id: 'ExternalCall' });
 
-/** CrossRead reads another CRD entry's CR (katalog.md §15.2); `as` defaults to `crd`. */
+/** CrossRead reads another CRD entry's CR (docs/reference/katalog.md §15.2); `as` defaults to `crd`. */
 const CrossReadSchema = z
   .strictObject({
     crd: Literal,
@@ -102,10 +102,10 @@ const CrossReadSchema = z
 /** CrossRead is a cross read. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface CrossRead extends z.output<typeof CrossReadSchema> {}
-/** CrossRead reads another CRD entry's CR (katalog.md §15.2); `as` defaults to `crd`. */
+/** CrossRead reads another CRD entry's CR (docs/reference/katalog.md §15.2); `as` defaults to `crd`. */
 export const CrossRead: z.ZodType<CrossRead> = CrossReadSchema.meta({ id: 'CrossRead' });
 
-/** GitHook fetches a repository before the external calls (katalog.md §16.1). */
+/** GitHook fetches a repository before the external calls (docs/reference/katalog.md §16.1). */
 const GitHookSchema = gated({
   repo: Tpl,
   branch: Tpl.default('main'),
@@ -119,10 +119,10 @@ const GitHookSchema = gated({
 /** GitHook is a git hook. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface GitHook extends z.output<typeof GitHookSchema> {}
-/** GitHook fetches a repository before the external calls (katalog.md §16.1). */
+/** GitHook fetches a repository before the external calls (docs/reference/katalog.md §16.1). */
 export const GitHook: z.ZodType<GitHook> = GitHookSchema.meta({ id: 'GitHook' });
 
-/** DockerHook builds (and optionally pushes) an image (katalog.md §16.2). `builder` stays absent when not written, so `OCI_BUILDER` can override the default `docker`. */
+/** DockerHook builds (and optionally pushes) an image (docs/reference/katalog.md §16.2). `builder` stays absent when not written, so `OCI_BUILDER` can override the default `docker`. */
 const DockerHookSchema = gated({
   image: Tpl,
   workingDirectory: Tpl.optional(),
@@ -138,5 +138,5 @@ const DockerHookSchema = gated({
 /** DockerHook is a docker hook. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface DockerHook extends z.output<typeof DockerHookSchema> {}
-/** DockerHook builds (and optionally pushes) an image (katalog.md §16.2). `builder` stays absent when not written, so `OCI_BUILDER` can override the default `docker`. */
+/** DockerHook builds (and optionally pushes) an image (docs/reference/katalog.md §16.2). `builder` stays absent when not written, so `OCI_BUILDER` can override the default `docker`. */
 export const DockerHook: z.ZodType<DockerHook> = DockerHookSchema.meta({ id: 'DockerHook' });

@@ -16,45 +16,19 @@ import {
 } from './crd-parts.js';
 import { CrossRead, DockerHook, ExternalCall, GitHook } from './hooks.js';
 import { DnsLabel, JsonMap, LabelMap, Literal, AnnotationMap, Tpl } from './primitives.js';
-import {
-  ConfigMapEntry,
-  CronJobEntry,
-  CustomEntry,
-  DeploymentEntry,
-  HpaEntry,
-  IngressEntry,
-  JobEntry,
-  NamespaceEntry,
-  NetworkPolicyEntry,
-  PdbEntry,
-  PersistentVolumeClaimEntry,
-  RoleBindingEntry,
-  RoleEntry,
-  SecretEntry,
-  ServiceAccountEntry,
-  ServiceEntry,
-  StatefulSetEntry,
-} from './resources.js';
+import { RESOURCE_KINDS } from '../kinds/index.js';
+import type { KindTable } from '../kinds/index.js';
+import { PersistentVolumeClaimEntry, JobEntry } from './resources.js';
 
-const resourceListShape = {
-  namespaces: z.array(NamespaceEntry).default([]),
-  serviceAccounts: z.array(ServiceAccountEntry).default([]),
-  roles: z.array(RoleEntry).default([]),
-  roleBindings: z.array(RoleBindingEntry).default([]),
-  secrets: z.array(SecretEntry).default([]),
-  configMaps: z.array(ConfigMapEntry).default([]),
-  persistentVolumeClaims: z.array(PersistentVolumeClaimEntry).default([]),
-  services: z.array(ServiceEntry).default([]),
-  deployments: z.array(DeploymentEntry).default([]),
-  statefulSets: z.array(StatefulSetEntry).default([]),
-  jobs: z.array(JobEntry).default([]),
-  cronJobs: z.array(CronJobEntry).default([]),
-  ingresses: z.array(IngressEntry).default([]),
-  hpa: z.array(HpaEntry).default([]),
-  pdb: z.array(PdbEntry).default([]),
-  networkPolicies: z.array(NetworkPolicyEntry).default([]),
-  custom: z.array(CustomEntry).default([]),
+/** EntryListShape is one `z.array(entry).default([])` per registered kind, keyed by list key. */
+type EntryListShape = {
+  readonly [T in KindTable[number] as T['listKey']]: z.ZodDefault<z.ZodArray<T['entry']>>;
 };
+
+/** resourceListShape is the resource lists of a group, derived from the kind table (kinds/index.ts). */
+const resourceListShape = Object.fromEntries(
+  RESOURCE_KINDS.map((info) => [info.listKey, z.array(info.entry).default([])]),
+) as unknown as EntryListShape;
 
 /**
  * ResourceGroupInput is `onCreate`/`onReconcile` as written: the resource lists, `pvcs` (alias of
@@ -91,7 +65,7 @@ const ResourceGroupInput = z
     };
   });
 
-/** ResourceGroup is `onCreate` or `onReconcile` after loading: one list per kind (katalog.md §5.1) plus the group gate. */
+/** ResourceGroup is `onCreate` or `onReconcile` after loading: one list per kind (docs/reference/katalog.md §5.1) plus the group gate. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ResourceGroup extends NonNullable<z.output<typeof ResourceGroupInput>['group']> {}
 
@@ -111,35 +85,41 @@ const CustomDeleteRef = z.strictObject({
   metadata: z.strictObject({ name: Tpl, namespace: Tpl.optional() }),
 });
 
-/** DeleteGroup is one step of ordered deletion (katalog.md §5.6). */
+/** DeleteListShape is one list of delete references per registered kind, keyed by list key. */
+type DeleteListShape = {
+  readonly [T in KindTable[number] as T['listKey']]: z.ZodDefault<
+    z.ZodArray<T['listKey'] extends 'custom' ? typeof CustomDeleteRef : typeof DeleteRef>
+  >;
+};
+
+/** deleteListShape derives the delete references of an onDelete group from the kind table; cluster-scoped kinds take no namespace. */
+function deleteListShape(): DeleteListShape {
+  return Object.fromEntries(
+    RESOURCE_KINDS.map((info) => {
+      const ref =
+        info.listKey === 'custom'
+          ? CustomDeleteRef
+          : info.namespaced === false
+            ? DeleteRef.omit({ namespace: true })
+            : DeleteRef;
+      return [info.listKey, z.array(ref).default([])];
+    }),
+  ) as unknown as DeleteListShape;
+}
+
+/** DeleteGroup is one step of ordered deletion (docs/reference/katalog.md §5.6). */
 const DeleteGroupSchema = gated({
   name: Literal,
   propagation: z.enum(['Foreground', 'Background']).default('Foreground'),
-  namespaces: z.array(DeleteRef.omit({ namespace: true })).default([]),
-  serviceAccounts: z.array(DeleteRef).default([]),
-  roles: z.array(DeleteRef).default([]),
-  roleBindings: z.array(DeleteRef).default([]),
-  secrets: z.array(DeleteRef).default([]),
-  configMaps: z.array(DeleteRef).default([]),
-  persistentVolumeClaims: z.array(DeleteRef).default([]),
-  services: z.array(DeleteRef).default([]),
-  deployments: z.array(DeleteRef).default([]),
-  statefulSets: z.array(DeleteRef).default([]),
-  jobs: z.array(DeleteRef).default([]),
-  cronJobs: z.array(DeleteRef).default([]),
-  ingresses: z.array(DeleteRef).default([]),
-  hpa: z.array(DeleteRef).default([]),
-  pdb: z.array(DeleteRef).default([]),
-  networkPolicies: z.array(DeleteRef).default([]),
-  custom: z.array(CustomDeleteRef).default([]),
+  ...deleteListShape(),
 });
 /** DeleteGroup is an ordered-deletion group. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface DeleteGroup extends z.output<typeof DeleteGroupSchema> {}
-/** DeleteGroup is one step of ordered deletion (katalog.md §5.6). */
+/** DeleteGroup is one step of ordered deletion (docs/reference/katalog.md §5.6). */
 export const DeleteGroup: z.ZodType<DeleteGroup> = DeleteGroupSchema.meta({ id: 'DeleteGroup' });
 
-/** OnDelete is the deletion-time block: cleanup jobs and ordered deletion groups (katalog.md §5.6). */
+/** OnDelete is the deletion-time block: cleanup jobs and ordered deletion groups (docs/reference/katalog.md §5.6). */
 const OnDeleteSchema = gated({
   timeout: Duration.default('5m'),
   jobs: z.array(JobEntry).default([]),
@@ -168,7 +148,7 @@ const OnDeleteSchema = gated({
 /** OnDelete is an onDelete block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface OnDelete extends z.output<typeof OnDeleteSchema> {}
-/** OnDelete is the deletion-time block: cleanup jobs and ordered deletion groups (katalog.md §5.6). */
+/** OnDelete is the deletion-time block: cleanup jobs and ordered deletion groups (docs/reference/katalog.md §5.6). */
 export const OnDelete: z.ZodType<OnDelete> = OnDeleteSchema.meta({ id: 'OnDelete' });
 
 function uniqueBy<T>(
@@ -194,7 +174,7 @@ function uniqueBy<T>(
 }
 
 /**
- * OperatorBox is what happens for each CR (katalog.md §4). `external`, `git` and `docker` written
+ * OperatorBox is what happens for each CR (docs/reference/katalog.md §4). `external`, `git` and `docker` written
  * inside `onCreate`/`onReconcile` are hoisted: external calls from onReconcile first, then onCreate,
  * then `operatorBox.external`; at most one `git` and one `docker` may exist after hoisting.
  */
@@ -265,13 +245,13 @@ const OperatorBoxSchema = z
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface OperatorBox extends z.output<typeof OperatorBoxSchema> {}
 /**
- * OperatorBox is what happens for each CR (katalog.md §4). `external`, `git` and `docker` written
+ * OperatorBox is what happens for each CR (docs/reference/katalog.md §4). `external`, `git` and `docker` written
  * inside `onCreate`/`onReconcile` are hoisted: external calls from onReconcile first, then onCreate,
  * then `operatorBox.external`; at most one `git` and one `docker` may exist after hoisting.
  */
 export const OperatorBox: z.ZodType<OperatorBox> = OperatorBoxSchema.meta({ id: 'OperatorBox' });
 
-/** ApiTypes names the custom resource kind of a CRD entry (katalog.md §3.1). */
+/** ApiTypes names the custom resource kind of a CRD entry (docs/reference/katalog.md §3.1). */
 const ApiTypesSchema = z.strictObject({
   group: Literal.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
     error: 'group must be a DNS-1123 subdomain such as demo.example.com',
@@ -289,7 +269,7 @@ const ApiTypesSchema = z.strictObject({
 /** ApiTypes is an apiTypes block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ApiTypes extends z.output<typeof ApiTypesSchema> {}
-/** ApiTypes names the custom resource kind of a CRD entry (katalog.md §3.1). */
+/** ApiTypes names the custom resource kind of a CRD entry (docs/reference/katalog.md §3.1). */
 export const ApiTypes: z.ZodType<ApiTypes> = ApiTypesSchema.meta({ id: 'ApiTypes' });
 
 const crdEntryShape = {
@@ -345,12 +325,12 @@ function refineCrdEntry(
   }
 }
 
-/** CrdEntry is one item of `spec.crds` (katalog.md §3). */
+/** CrdEntry is one item of `spec.crds` (docs/reference/katalog.md §3). */
 const CrdEntrySchema = z.strictObject(crdEntryShape).superRefine(refineCrdEntry);
 /** CrdEntry is a CRD entry after loading. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface CrdEntry extends z.output<typeof CrdEntrySchema> {}
-/** CrdEntry is one item of `spec.crds` (katalog.md §3). */
+/** CrdEntry is one item of `spec.crds` (docs/reference/katalog.md §3). */
 export const CrdEntry: z.ZodType<CrdEntry> = CrdEntrySchema.meta({ id: 'CrdEntry' });
 
 const CrdListItem = z
@@ -386,7 +366,7 @@ export const CrdMap = z
     ),
   );
 
-/** KatalogMetadata names the operator (katalog.md §2.1). */
+/** KatalogMetadata names the operator (docs/reference/katalog.md §2.1). */
 const KatalogMetadataSchema = z.strictObject({
   name: DnsLabel,
   description: Literal.default(''),
@@ -397,12 +377,12 @@ const KatalogMetadataSchema = z.strictObject({
 /** KatalogMetadata is the Katalog's metadata. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface KatalogMetadata extends z.output<typeof KatalogMetadataSchema> {}
-/** KatalogMetadata names the operator (katalog.md §2.1). */
+/** KatalogMetadata names the operator (docs/reference/katalog.md §2.1). */
 export const KatalogMetadata: z.ZodType<KatalogMetadata> = KatalogMetadataSchema.meta({
   id: 'KatalogMetadata',
 });
 
-/** KatalogSpec holds the CRD entries, providers and extra finalizers (katalog.md §2.2). */
+/** KatalogSpec holds the CRD entries, providers and extra finalizers (docs/reference/katalog.md §2.2). */
 const KatalogSpecSchema = z
   .strictObject({
     crds: CrdMap,
@@ -421,11 +401,11 @@ const KatalogSpecSchema = z
 /** KatalogSpec is the Katalog's spec. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface KatalogSpec extends z.output<typeof KatalogSpecSchema> {}
-/** KatalogSpec holds the CRD entries, providers and extra finalizers (katalog.md §2.2). */
+/** KatalogSpec holds the CRD entries, providers and extra finalizers (docs/reference/katalog.md §2.2). */
 export const KatalogSpec: z.ZodType<KatalogSpec> = KatalogSpecSchema.meta({ id: 'KatalogSpec' });
 
 /**
- * Katalog is the zod schema of a whole Katalog document (katalog.md §2). Parsing applies every
+ * Katalog is the zod schema of a whole Katalog document (docs/reference/katalog.md §2). Parsing applies every
  * default and normalizes aliases: `or` → `anyOf`, `pvcs` → `persistentVolumeClaims`, the list form
  * of `spec.crds` → the map form, and `external`/`git`/`docker` hoisted out of groups. Cross-field
  * checks that need the whole document (dependsOn, provider names, duplicate children) are done by
@@ -441,7 +421,7 @@ const KatalogSchema = z.strictObject({
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface Katalog extends z.output<typeof KatalogSchema> {}
 /**
- * Katalog is the zod schema of a whole Katalog document (katalog.md §2). Parsing applies every
+ * Katalog is the zod schema of a whole Katalog document (docs/reference/katalog.md §2). Parsing applies every
  * default and normalizes aliases: `or` → `anyOf`, `pvcs` → `persistentVolumeClaims`, the list form
  * of `spec.crds` → the map form, and `external`/`git`/`docker` hoisted out of groups. Cross-field
  * checks that need the whole document (dependsOn, provider names, duplicate children) are done by

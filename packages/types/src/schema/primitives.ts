@@ -15,8 +15,8 @@ function addTemplateIssue(value: string, ctx: z.RefinementCtx, path: (string | n
 }
 
 /**
- * Tpl is a template-bearing string field (katalog.md "tpl"). Numbers and booleans are accepted and
- * converted to their string form (katalog.md §17.4, string coercion).
+ * Tpl is a template-bearing string field (docs/reference/katalog.md §1, "tpl"). Numbers and booleans are accepted and
+ * converted to their string form (docs/reference/katalog.md §17.4, string coercion).
  */
 export const Tpl = z
   .union([z.string(), z.number(), z.boolean()], {
@@ -48,7 +48,7 @@ export const TplList = z.array(Tpl);
 /** TplMap is a map of literal keys to templates. */
 export const TplMap = z.record(z.string(), Tpl);
 
-/** LabelMap is a map of templates whose keys must not be reserved label keys (katalog.md §6). */
+/** LabelMap is a map of templates whose keys must not be reserved label keys (docs/reference/katalog.md §6). */
 export const LabelMap = TplMap.superRefine((map, ctx) => {
   for (const key of Object.keys(map)) {
     if (isReservedLabelKey(key))

@@ -21,7 +21,7 @@ import {
 } from './primitives.js';
 
 /**
- * TEMPLATE_CONTEXT_KEYS lists the top-level keys of the template context (katalog.md §17.2), which
+ * TEMPLATE_CONTEXT_KEYS lists the top-level keys of the template context (docs/reference/katalog.md §17.2), which
  * a forEach `as` name must not shadow (§9).
  */
 export const TEMPLATE_CONTEXT_KEYS: readonly string[] = Object.freeze([
@@ -43,7 +43,7 @@ export const TEMPLATE_CONTEXT_KEYS: readonly string[] = Object.freeze([
 ]);
 const CONTEXT_KEYS: ReadonlySet<string> = new Set(TEMPLATE_CONTEXT_KEYS);
 
-/** ForEach expands an entry once per list element or map key (katalog.md §9). */
+/** ForEach expands an entry once per list element or map key (docs/reference/katalog.md §9). */
 const ForEachSchema = z.strictObject({
   field: Tpl,
   as: Identifier.refine((name) => !CONTEXT_KEYS.has(name), {
@@ -53,11 +53,11 @@ const ForEachSchema = z.strictObject({
 /** ForEach is a forEach declaration. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ForEach extends z.output<typeof ForEachSchema> {}
-/** ForEach expands an entry once per list element or map key (katalog.md §9). */
+/** ForEach expands an entry once per list element or map key (docs/reference/katalog.md §9). */
 export const ForEach: z.ZodType<ForEach> = ForEachSchema.meta({ id: 'ForEach' });
 
-/** commonShape holds the fields every resource entry has (katalog.md §6), without the gate. */
-const commonShape = {
+/** commonShape holds the fields every resource entry has (docs/reference/katalog.md §6), without the gate. */
+export const commonShape = {
   name: Tpl.optional(),
   namespace: Tpl.optional(),
   labels: LabelMap.default({}),
@@ -77,6 +77,7 @@ const commonShape = {
 };
 const { namespace: _namespace, ...clusterCommonShape } = commonShape;
 
+/** exclusive reports an issue at `b` when both `a` and `b` are set. */
 function exclusive(ctx: z.RefinementCtx, value: Record<string, unknown>, a: string, b: string): void {
   if (value[a] !== undefined && value[b] !== undefined) {
     ctx.addIssue({
@@ -88,6 +89,7 @@ function exclusive(ctx: z.RefinementCtx, value: Record<string, unknown>, a: stri
   }
 }
 
+/** requireName reports an issue when an entry of a kind without a default name has no `name`. */
 function requireName(value: { name?: string | undefined }, ctx: z.RefinementCtx, kind: string): void {
   if (value.name === undefined)
     ctx.addIssue({
@@ -162,7 +164,7 @@ export const RoleBindingEntry: z.ZodType<RoleBindingEntry> = RoleBindingEntrySch
   id: 'RoleBindingEntry',
 });
 
-/** SecretTls generates a CA and a server certificate (katalog.md §7.2). */
+/** SecretTls generates a CA and a server certificate (docs/reference/katalog.md §7.2). */
 const SecretTlsSchema = z.strictObject({
   commonName: Tpl.optional(),
   dnsNames: TplList.optional(),
@@ -172,7 +174,7 @@ const SecretTlsSchema = z.strictObject({
 /** SecretTls is a TLS generation block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface SecretTls extends z.output<typeof SecretTlsSchema> {}
-/** SecretTls generates a CA and a server certificate (katalog.md §7.2). */
+/** SecretTls generates a CA and a server certificate (docs/reference/katalog.md §7.2). */
 export const SecretTls: z.ZodType<SecretTls> = SecretTlsSchema.meta({ id: 'SecretTls' });
 
 /** SecretEntry is an item of `secrets`; `rotateAfter` and `tls` imply `once`, `tls` implies type `kubernetes.io/tls`. */
@@ -218,7 +220,7 @@ export interface PersistentVolumeClaimEntry extends z.output<typeof PersistentVo
 export const PersistentVolumeClaimEntry: z.ZodType<PersistentVolumeClaimEntry> =
   PersistentVolumeClaimEntrySchema.meta({ id: 'PersistentVolumeClaimEntry' });
 
-// ---- container and pod sub-fields (katalog.md §7.7) --------------------------------------------
+// ---- container and pod sub-fields (docs/reference/katalog.md §7.7) --------------------------------------------
 
 const KeyRef = z.strictObject({ name: Tpl, key: Tpl, optional: z.boolean().optional() });
 
@@ -429,7 +431,8 @@ const ContainerPort = z.strictObject({
   protocol: Tpl.default('TCP'),
 });
 
-const containerShape = {
+/** containerShape holds the single-container and pod fields of every workload kind (docs/reference/katalog.md §7.3, §7.7). */
+export const containerShape = {
   image: Tpl,
   imagePullPolicy: Tpl.optional(),
   workingDirectory: Tpl.optional(),
@@ -454,17 +457,19 @@ const containerShape = {
   podLabels: LabelMap.default({}),
   podAnnotations: AnnotationMap.default({}),
 };
-const servingShape = {
+/** servingShape holds the port and probe fields of long-running workloads. */
+export const servingShape = {
   port: IntLike.optional(),
   ports: z.array(ContainerPort).optional(),
   probes: Probes.optional(),
 };
 
-function portsExclusive(entry: { port?: unknown; ports?: unknown }, ctx: z.RefinementCtx): void {
+/** portsExclusive reports `port` and `ports` set together. */
+export function portsExclusive(entry: { port?: unknown; ports?: unknown }, ctx: z.RefinementCtx): void {
   exclusive(ctx, entry, 'port', 'ports');
 }
 
-// ---- workloads (katalog.md §7.3) -----------------------------------------------------------------
+// ---- workloads (docs/reference/katalog.md §7.3) -----------------------------------------------------------------
 
 /** DeploymentEntry is an item of `deployments`. */
 const DeploymentEntrySchema = gated({
@@ -575,7 +580,7 @@ export interface CronJobEntry extends z.output<typeof CronJobEntrySchema> {}
 /** CronJobEntry is an item of `cronJobs`; a literal `schedule` is checked as a cron expression. */
 export const CronJobEntry: z.ZodType<CronJobEntry> = CronJobEntrySchema.meta({ id: 'CronJobEntry' });
 
-// ---- networking (katalog.md §7.4) ----------------------------------------------------------------
+// ---- networking (docs/reference/katalog.md §7.4) ----------------------------------------------------------------
 
 const ServicePort = z.strictObject({
   name: Tpl.optional(),
@@ -681,7 +686,7 @@ export const NetworkPolicyEntry: z.ZodType<NetworkPolicyEntry> = NetworkPolicyEn
   id: 'NetworkPolicyEntry',
 });
 
-// ---- scaling (katalog.md §7.5) ---------------------------------------------------------------------
+// ---- scaling (docs/reference/katalog.md §7.5) ---------------------------------------------------------------------
 
 /** HpaEntry is an item of `hpa`; CPU target defaults to 80 unless a memory target is set. */
 const HpaEntrySchema = gated({
@@ -746,7 +751,7 @@ export interface PdbEntry extends z.output<typeof PdbEntrySchema> {}
 /** PdbEntry is an item of `pdb`; `minAvailable: 1` when neither bound is set. */
 export const PdbEntry: z.ZodType<PdbEntry> = PdbEntrySchema.meta({ id: 'PdbEntry' });
 
-// ---- custom (katalog.md §7.6) ------------------------------------------------------------------------
+// ---- custom (docs/reference/katalog.md §7.6) ------------------------------------------------------------------------
 
 const CustomMetadata = z.strictObject({
   name: Tpl,
