@@ -1,6 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { isMap, isPair, isScalar, isSeq, parseDocument, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import {
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter as LineCounterClass,
+  parseDocument,
+  Pair,
+  Scalar,
+  YAMLMap,
+  YAMLSeq,
+} from 'yaml';
 import type { Document, LineCounter, Node as YamlNode } from 'yaml';
 import { KATALOG_API_VERSION } from './metadata.js';
 
@@ -95,6 +106,37 @@ function born<T extends YamlNode>(node: T, from: unknown): T {
   return node;
 }
 
+/**
+ * place puts a pair into a map: at `index` when given, else before the `operatorBox` key (entry-level
+ * keys read best above the box), else at the end.
+ */
+function place(map: YAMLMap, pair: Pair, index?: number): void {
+  const box = map.items.findIndex((item) => keyOf(item as Pair) === 'operatorBox');
+  const at = index ?? (box >= 0 && keyOf(pair) !== 'operatorBox' ? box : map.items.length);
+  map.items.splice(at, 0, pair);
+}
+
+/** takeOut removes a pair from its map; a comment above the map's first key travels with the pair. */
+function takeOut(map: YAMLMap, pair: Pair): number {
+  const index = map.items.indexOf(pair);
+  if (index === 0 && map.commentBefore != null) {
+    const key = pair.key as YamlNode | null;
+    if (key != null) key.commentBefore = key.commentBefore == null ? map.commentBefore : `${map.commentBefore}\n${key.commentBefore}`;
+    map.commentBefore = null;
+  }
+  map.items.splice(index, 1);
+  return index;
+}
+
+/** keepComment moves the comment above a removed pair onto the pair that now takes its place. */
+function keepComment(map: YAMLMap, index: number, removed: Pair): void {
+  const comment = (removed.key as YamlNode | null)?.commentBefore;
+  if (comment == null) return;
+  const heir = map.items[index] as Pair | undefined;
+  const heirKey = heir?.key as YamlNode | undefined;
+  if (heirKey != null) heirKey.commentBefore = heirKey.commentBefore == null ? comment : `${comment}\n${heirKey.commentBefore}`;
+}
+
 function scalar(value: unknown, from: unknown): Scalar {
   return born(new Scalar(value), from);
 }
@@ -134,7 +176,7 @@ class Upgrader {
     const existing = mapAt(map, key);
     if (existing != null) return existing;
     const created = born(new YAMLMap(), near);
-    map.items.push(born(new Pair(scalar(key, near), created), near) as Pair<unknown, unknown>);
+    place(map, new Pair(scalar(key, near), created));
     return created;
   }
 
@@ -146,7 +188,7 @@ class Upgrader {
   move(from: YAMLMap, key: string, to: YAMLMap, newKey: string, path: Path, target: string): void {
     const pair = pairOf(from, key);
     if (pair == null) return;
-    from.items.splice(from.items.indexOf(pair), 1);
+    takeOut(from, pair);
     const existing = pairOf(to, newKey);
     if (existing != null && isMap(existing.value) && isMap(pair.value)) {
       const into = existing.value as YAMLMap;
@@ -159,7 +201,7 @@ class Upgrader {
       return;
     } else {
       if (newKey !== key) pair.key = scalar(newKey, pair.key);
-      to.items.push(pair);
+      place(to, pair);
     }
     this.change(path, pair.key, `moved to ${target}`);
   }
@@ -167,7 +209,8 @@ class Upgrader {
   drop(map: YAMLMap, key: string, path: Path, why: string): void {
     const pair = pairOf(map, key);
     if (pair == null) return;
-    map.items.splice(map.items.indexOf(pair), 1);
+    const index = takeOut(map, pair);
+    keepComment(map, index, pair);
     this.change(path, pair.key, `removed: ${why}`);
   }
 
@@ -182,6 +225,7 @@ class Upgrader {
         pair.value,
         '`default: false` selects a custom Go reconciler, which Orkestra does not run; declare the children in onCreate/onReconcile instead',
       );
+      takeOut(map, pair);
       return;
     }
     this.drop(map, 'default', [...path, 'default'], 'the declarative reconciler is the only one (default: true)');
@@ -196,10 +240,43 @@ class Upgrader {
         pair.key,
         `\`${key}\` names Go code or a remote reconciler, which Orkestra does not run; declare the children in onCreate/onReconcile, or call a service with \`external\``,
       );
-      map.items.splice(map.items.indexOf(pair), 1);
+      takeOut(map, pair);
+    }
+  }
+
+  /** refuse reports every key left in an upstream block that has no counterpart, with the reason, and removes it. */
+  refuse(map: YAMLMap, path: Path, reasons: Readonly<Record<string, string>>): void {
+    for (const item of [...map.items]) {
+      const key = keyOf(item as Pair);
+      if (key == null) continue;
+      const reason = Object.hasOwn(reasons, key) ? reasons[key] : undefined;
+      this.problem(
+        [...path, key],
+        (item as Pair).key,
+        `upstream key \`${key}\` has no counterpart in Orkestra${reason === undefined ? '' : `: ${reason}`}`,
+      );
+      takeOut(map, item as Pair);
     }
   }
 }
+
+/** REFUSED names the upstream keys the loader cannot map and why (reported by `ork validate`). */
+const REFUSED: Readonly<Record<string, string>> = {
+  events: 'declared events are not emitted; the runtime records its own events and the Ready condition',
+  requeue: 'timed requeues are not supported; `resync` re-evaluates every CR',
+  cleanup: 'deleting a CR after a terminal state is not supported',
+  deletionProtection: 'deletion protection is not supported; use RBAC to prevent deletes',
+  removeFinalizers: 'finalizers are always removed after deletion completes',
+  ignoreStatusPatch: 'the status is always written (skipped when unchanged)',
+  ignoreObservedGeneration: 'observedGeneration is always written',
+  conversion: 'CRD conversion webhooks are not supported; serve one version',
+  observe: 'watching unrelated objects is not supported; children and cross targets are watched',
+  preReconcile: 'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`',
+  rollback: 'rollback is not supported',
+  rollBackOnError: 'rollback is not supported',
+  profile: 'tuning profiles are not supported; set workers, resync and queue',
+  sentinels: 'event sentinels are not supported; reconciles are level-based',
+};
 
 function formatPath(path: Path): string {
   let out = '';
@@ -289,7 +366,8 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
     up.goHooks(g1, path);
     for (const key of BOX_KEYS) up.move(g1, key, box, key, [...path, key], 'operatorBox.' + key);
     for (const key of ENTRY_KEYS) up.move(g1, key, entry, key, [...path, key], key);
-    if (g1.items.length === 0) up.drop(entry, 'reconciler', path, 'its keys moved');
+    up.refuse(g1, path, REFUSED);
+    up.drop(entry, 'reconciler', path, 'its keys moved');
   }
   const box = mapAt(entry, 'operatorBox');
   const boxPath = [...base, 'operatorBox'];
@@ -303,9 +381,9 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
       const path = [...boxPath, 'reconciler'];
       up.reconcilerDefault(g2, path);
       up.goHooks(g2, path);
-      up.drop(g2, 'profile', [...path, 'profile'], 'tuning profiles are not kept; workers/resync/queue are');
       for (const key of ENTRY_KEYS) up.move(g2, key, entry, key, [...path, key], key);
-      if (g2.items.length === 0) up.drop(box, 'reconciler', path, 'its keys moved to the entry');
+      up.refuse(g2, path, REFUSED);
+      up.drop(box, 'reconciler', path, 'its keys moved to the entry');
     }
     up.move(box, 'autoscale', entry, 'autoscale', [...boxPath, 'autoscale'], 'autoscale');
     // G3: reconcile / runtime / emit sub-blocks.
@@ -315,10 +393,10 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
       const path = [...boxPath, 'reconcile'];
       up.reconcilerDefault(reconcile, path);
       up.goHooks(reconcile, path);
-      up.drop(reconcile, 'profile', [...path, 'profile'], 'tuning profiles are not kept; workers/resync/queue are');
       for (const key of BOX_KEYS) up.move(reconcile, key, box, key, [...path, key], 'operatorBox.' + key);
       for (const key of ENTRY_KEYS) up.move(reconcile, key, entry, key, [...path, key], key);
-      if (reconcile.items.length === 0) up.drop(box, 'reconcile', path, 'its keys moved');
+      up.refuse(reconcile, path, REFUSED);
+      up.drop(box, 'reconcile', path, 'its keys moved');
     }
     const runtime = mapAt(box, 'runtime');
     if (runtime != null) {
@@ -326,14 +404,16 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
       const path = [...boxPath, 'runtime'];
       up.move(runtime, 'finalizers', box, 'finalizers', [...path, 'finalizers'], 'operatorBox.finalizers');
       for (const key of ENTRY_KEYS) up.move(runtime, key, entry, key, [...path, key], key);
-      if (runtime.items.length === 0) up.drop(box, 'runtime', path, 'its keys moved');
+      up.refuse(runtime, path, REFUSED);
+      up.drop(box, 'runtime', path, 'its keys moved');
     }
     const emit = mapAt(box, 'emit');
     if (emit != null) {
       up.mark('G3');
       const path = [...boxPath, 'emit'];
       up.move(emit, 'status', box, 'status', [...path, 'status'], 'operatorBox.status');
-      if (emit.items.length === 0) up.drop(box, 'emit', path, 'its keys moved');
+      up.refuse(emit, path, REFUSED);
+      up.drop(box, 'emit', path, 'its keys moved');
     }
   }
   // G3: entry-level admission.{validation, mutation}.
@@ -349,12 +429,23 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
       [...path, 'webhooks'],
       'admission webhooks are configured by the deployment, not per entry',
     );
-    if (admission.items.length === 0) up.drop(entry, 'admission', path, 'its keys moved');
+    up.refuse(admission, path, REFUSED);
+    up.drop(entry, 'admission', path, 'its keys moved');
   }
   up.drop(entry, 'webhooks', [...base, 'webhooks'], 'admission webhooks are configured by the deployment');
   up.drop(entry, 'endpoints', [...base, 'endpoints'], 'the operator serves one fixed set of endpoints');
   up.drop(entry, 'crFiles', [...base, 'crFiles'], 'sample CRs are passed to `ork render`/`ork dev` instead');
   up.drop(entry, 'setup', [...base, 'setup'], 'prerequisites are applied before `ork dev`, not by the Katalog');
+  for (const key of ['observe', 'preReconcile', 'rollback', 'rollBackOnError']) {
+    const boxNow = mapAt(entry, 'operatorBox');
+    const pair = boxNow == null ? undefined : pairOf(boxNow, key);
+    if (boxNow == null || pair == null) continue;
+    up.mark('G3');
+    const holder = new YAMLMap();
+    holder.items.push(pair);
+    up.refuse(holder, boxPath, REFUSED);
+    takeOut(boxNow, pair);
+  }
   upgradeCrdFile(up, entry, base, options);
   upgradeQueue(up, entry, base);
   const mutation = mapAt(entry, 'mutation');
@@ -403,7 +494,9 @@ function upgradeCrdFile(up: Upgrader, entry: YAMLMap, base: Path, options: Upgra
   if (pair == null) return;
   const path = [...base, 'crdFile'];
   const file = isScalar(pair.value) ? String(pair.value.value) : '';
-  entry.items.splice(entry.items.indexOf(pair), 1);
+  const at = entry.items.indexOf(pair);
+  entry.items.splice(at, 1);
+  keepComment(entry, at, pair);
   if (/^https?:\/\//.test(file)) {
     up.change(path, pair.key, 'removed: a remote CRD file is not fetched; declare apiTypes and schema inline');
     return;
@@ -429,11 +522,16 @@ function upgradeCrdFile(up: Upgrader, entry: YAMLMap, base: Path, options: Upgra
   const names = (crdSpec['names'] ?? {}) as Record<string, unknown>;
   const versions = Array.isArray(crdSpec['versions']) ? (crdSpec['versions'] as Record<string, unknown>[]) : [];
   const version = versions.find((v) => v['storage'] === true) ?? versions[0];
-  const apiTypes = up.ensureMap(entry, 'apiTypes', pair.key);
+  let apiTypes = mapAt(entry, 'apiTypes');
+  if (apiTypes == null) {
+    apiTypes = born(new YAMLMap(), pair.value);
+    entry.items.splice(at, 0, new Pair(scalar('apiTypes', pair.key), apiTypes));
+  }
+  const target = apiTypes;
   const filled: string[] = [];
   const fill = (key: string, value: unknown): void => {
-    if (value == null || pairOf(apiTypes, key) != null) return;
-    apiTypes.items.push(new Pair(scalar(key, pair.key), scalarOrNode(value, pair.value)));
+    if (value == null || pairOf(target, key) != null) return;
+    target.items.push(new Pair(scalar(key, pair.key), scalarOrNode(value, pair.value)));
     filled.push(`apiTypes.${key}`);
   };
   fill('group', crdSpec['group']);
@@ -446,11 +544,11 @@ function upgradeCrdFile(up: Upgrader, entry: YAMLMap, base: Path, options: Upgra
   if (schema != null && pairOf(entry, 'schema') == null) {
     const node = born(new YAMLMap(), pair.value);
     node.items.push(new Pair(scalar('openAPIV3Schema', pair.key), scalarOrNode(schema, pair.value)));
-    entry.items.push(new Pair(scalar('schema', pair.key), node));
+    entry.items.splice(entry.items.indexOf(pairOf(entry, 'apiTypes') as Pair) + 1, 0, new Pair(scalar('schema', pair.key), node));
     filled.push('schema');
   }
   if (crdSpec['scope'] === 'Cluster' && pairOf(entry, 'namespaced') == null) {
-    entry.items.push(new Pair(scalar('namespaced', pair.key), scalar(false, pair.value)));
+    place(entry, new Pair(scalar('namespaced', pair.key), scalar(false, pair.value)));
     filled.push('namespaced: false');
   }
   up.change(path, pair.key, `read ${file} into ${filled.length > 0 ? filled.join(', ') : 'nothing new'}`);
@@ -607,4 +705,55 @@ function envFromList(up: Upgrader, map: YAMLMap, path: Path): void {
   }
   pair.value = out;
   up.change([...path, 'envFrom'], pair.key, 'a list of {configMapRef|secretRef: name} became reference lists');
+}
+
+/** MigrateKatalogOptions locate the Katalog being migrated. */
+export interface MigrateKatalogOptions {
+  /** Directory `crdFile` paths are resolved against. Default: `crdFile` is not read. */
+  readonly baseDir?: string | undefined;
+}
+
+/** MigrateKatalogResult is the canonical text of a Katalog with what was changed and what could not be. */
+export interface MigrateKatalogResult {
+  /** The canonical document; comments and key order of the original are kept. */
+  readonly text: string;
+  readonly generation: UpgradeDialectResult['generation'];
+  readonly changes: readonly DialectChange[];
+  readonly problems: readonly DialectProblem[];
+}
+
+/**
+ * migrateKatalog rewrites the text of an upstream Katalog into the canonical form with the YAML
+ * Document API, so comments and key order survive. A canonical Katalog comes back unchanged.
+ *
+ * @example
+ * const { text, changes } = migrateKatalog(readFileSync('katalog.yaml', 'utf8'), { baseDir: '.' });
+ */
+export function migrateKatalog(text: string, options: MigrateKatalogOptions = {}): MigrateKatalogResult {
+  const lineCounter = new LineCounterClass();
+  const doc = parseDocument(text, { lineCounter, keepSourceTokens: true });
+  if (doc.errors.length > 0) {
+    const error = doc.errors[0];
+    const pos = error?.linePos?.[0];
+    return {
+      text,
+      generation: undefined,
+      changes: [],
+      problems: [
+        {
+          path: '',
+          line: pos?.line ?? 1,
+          column: pos?.col ?? 1,
+          message: `YAML syntax error: ${error?.message.split('\n')[0] ?? ''}`,
+        },
+      ],
+    };
+  }
+  const result = upgradeDialect(doc, { lineCounter, baseDir: options.baseDir });
+  return {
+    text: result.changes.length === 0 ? text : doc.toString({ lineWidth: 0 }),
+    generation: result.generation,
+    changes: result.changes,
+    problems: result.problems,
+  };
 }

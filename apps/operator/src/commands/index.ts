@@ -2,6 +2,7 @@ import type { Command } from './command.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
 import { generateCommand } from './generate.js';
+import { migrateCommand } from './migrate.js';
 import { renderCommand } from './render.js';
 import { runCommand } from './run.js';
 import { simulateCommand } from './simulate.js';
@@ -17,6 +18,7 @@ export const commands: readonly Command[] = [
   validateCommand,
   renderCommand,
   generateCommand,
+  migrateCommand,
   simulateCommand,
   devCommand,
   demoCommand,
