@@ -1,3 +1,5 @@
+import { GO_INDEX_HELPER } from './upstream-helpers.js';
+
 /**
  * Go `text/template` support (issue 14): a lexer and recursive-descent parser for the Go template
  * language as upstream Katalogs write it, and a compiler from its tree to Handlebars source for
@@ -24,7 +26,7 @@ export class GoTemplateError extends Error {
 // ---- detection ------------------------------------------------------------------------------------------
 
 const GO_ACTION =
-  /\{\{-?\s*(?:if\s|range\s|with\s|else\b|end\s*-?\}\}|\/\*|break\b|continue\b|define\s|template\s|block\s|\$|index\s|printf\s|print\s)|\{\{-\s|\s-\}\}|:=/;
+  /\{\{-?\s*(?:if\s|range\s|with\s|else\b|end\s*-?\}\}|\/\*|break\b|continue\b|define\s|template\s|block\s|\$|index\s+[^\s}]|printf\s|print\s+[^\s}])|\{\{-\s|\s-\}\}|:=/;
 const HANDLEBARS_ONLY = /\{\{~?\s*[#^/!>&](?!\*)|\{\{\{/;
 
 /**
@@ -594,11 +596,12 @@ class Compiler {
       if (VALUE_FIRST.has(name)) args.unshift(piped);
       else args.push(piped);
     }
-    if (name === 'index') return args.length === 1 ? (args[0] ?? 'this') : `(index ${args.join(' ')})`;
+    if (name === GO_INDEX_HELPER && args.length === 1) return args[0] ?? 'this';
     return args.length === 0 ? `(${name})` : `(${name} ${args.join(' ')})`;
   }
 
   #helperName(name: string, offset: number): string {
+    if (name === 'index') return GO_INDEX_HELPER;
     if (this.#options.isHelper(name)) return name;
     const hint = Object.hasOwn(GO_FUNCTION_HINTS, name) ? GO_FUNCTION_HINTS[name] : undefined;
     throw new GoTemplateError(

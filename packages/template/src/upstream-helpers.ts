@@ -7,6 +7,9 @@ import { isEmpty, isPlainMap, isTruthy, parseDecimal, stringForm } from './strin
  * helpers. Each keeps upstream's documented argument order and result.
  */
 
+/** GO_INDEX_HELPER is the name Go's `index` compiles to (`index` itself is a context key of forEach copies). */
+export const GO_INDEX_HELPER = '__goIndex';
+
 function child(value: unknown, key: unknown): unknown {
   if (Array.isArray(value)) {
     const index = parseDecimal(key);
@@ -94,7 +97,8 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
   });
   return {
     // Go built-ins.
-    index: { minArgs: 1, maxArgs: Infinity, fn: ([value, ...keys]) => path(value, keys) },
+    // Registered under an internal name: `index` is the forEach copy number in the context.
+    [GO_INDEX_HELPER]: { minArgs: 1, maxArgs: Infinity, fn: ([value, ...keys]) => path(value, keys) },
     printf: {
       minArgs: 1,
       maxArgs: Infinity,
