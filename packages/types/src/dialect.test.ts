@@ -374,3 +374,80 @@ spec:
     expect(migrateKatalog(canonical)).toMatchObject({ text: canonical, changes: [] });
   });
 });
+
+describe('include: and motif imports', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ork-include-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'rules.yaml'), 'rules:\n  - field: spec.image\n    operator: exists\n    message: image is required\n');
+  writeFileSync(join(dir, 'status.yaml'), 'fields:\n  - path: phase\n    value: Running\n');
+  writeFileSync(
+    join(dir, 'motif.yaml'),
+    `apiVersion: orkestra.orkspace.io/v1
+kind: Motif
+metadata: {name: worker}
+inputs:
+  - name: image
+    required: true
+  - name: replicas
+    default: "2"
+resources:
+  deployments:
+    - name: "{{ .metadata.name }}-worker"
+      image: '{{ index .inputs "image" }}'
+      replicas: "{{ .inputs.replicas }}"
+status:
+  fields:
+    - path: workers
+      value: '{{ index .inputs "replicas" }}'
+`,
+  );
+  writeFileSync(join(dir, 'broken.yaml'), 'resources:\n  deployments:\n    - name: x\n      imagee: nginx\n');
+  const text = (imports: string): string => `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: demo}
+spec:
+  crds:
+    website:
+      apiTypes: {group: demo.example.io, version: v1alpha1, kind: Website, plural: websites}
+      admission:
+        validation:
+          include: ./rules.yaml
+      operatorBox:
+        reconcile:
+          imports:
+${imports}
+        emit:
+          status:
+            include: ./status.yaml
+`;
+
+  it('inlines included rules and fields, and imports a motif with its inputs', () => {
+    const result = ok(load(text('            - motif: ./motif.yaml\n              with: {image: "nginx:1.27"}'), dir));
+    const entry = result.katalog.spec.crds['website'];
+    expect(entry?.validation?.rules[0]?.message).toBe('image is required');
+    expect(entry?.operatorBox.status.fields.map((f) => f.path)).toEqual(['phase', 'workers']);
+    expect(entry?.operatorBox.status.fields[1]?.value).toBe('{{ "2" }}');
+    const deployment = entry?.operatorBox.onReconcile.deployments[0];
+    expect(deployment).toMatchObject({
+      name: '{{ .metadata.name }}-worker',
+      image: '{{ "nginx:1.27" }}',
+      replicas: '{{ "2" }}',
+    });
+  });
+
+  it('refuses an import that misses a required input', () => {
+    const result = load(text('            - motif: ./motif.yaml'), dir);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors[0]?.message).toBe('motif ./motif.yaml needs input `image` (required); give it under `with:`');
+  });
+
+  it('points an error in an imported motif at the motif file', () => {
+    const result = load(text('            - motif: ./broken.yaml'), dir);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const typo = result.errors.find((e) => e.message.includes('imagee'));
+    expect(typo).toMatchObject({ file: './broken.yaml', line: 4, column: 7 });
+    expect(result.errors.every((e) => e.file === './broken.yaml')).toBe(true);
+  });
+});

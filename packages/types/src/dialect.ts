@@ -30,6 +30,8 @@ export const UPSTREAM_API_VERSIONS = ['orkestra.konductor.io/v1Alpha', 'orkestra
 export interface DialectChange {
   /** Dot path of the rewritten key in the document as written. */
   readonly path: string;
+  /** The included file the key was written in; undefined for the Katalog itself. */
+  readonly file?: string | undefined;
   readonly line: number;
   readonly column: number;
   /** What was rewritten, e.g. "moved reconciler.onCreate to operatorBox.onCreate". */
@@ -39,6 +41,8 @@ export interface DialectChange {
 /** DialectProblem is an upstream key that cannot be mapped (a file that cannot be read, a Go reconciler). */
 export interface DialectProblem {
   readonly path: string;
+  /** The included file the key was written in; undefined for the Katalog itself. */
+  readonly file?: string | undefined;
   readonly line: number;
   readonly column: number;
   readonly message: string;
@@ -54,8 +58,39 @@ export interface UpgradeDialectOptions {
   readonly readFile?: (path: string) => string;
 }
 
+/**
+ * IncludedFile is a file read by `include:` or a motif import. Its nodes' ranges are shifted by
+ * `base` so a position found in the merged document can be traced back to the file it came from.
+ */
+export interface IncludedFile {
+  readonly base: number;
+  readonly file: string;
+  readonly lineCounter: LineCounter;
+}
+
+/** INCLUDE_OFFSET is the range shift of the first included file; the n-th is shifted n times as far. */
+export const INCLUDE_OFFSET = 1e12;
+
+/** positionIn maps a (possibly shifted) offset to the file, line and column it was written at. */
+export function positionIn(
+  offset: number,
+  file: string,
+  lineCounter: LineCounter,
+  included: readonly IncludedFile[],
+): { file: string; line: number; column: number } {
+  const source = offset >= INCLUDE_OFFSET ? included[Math.floor(offset / INCLUDE_OFFSET) - 1] : undefined;
+  if (source == null) {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file, line, column: col };
+  }
+  const { line, col } = source.lineCounter.linePos(offset - source.base);
+  return { file: source.file, line, column: col };
+}
+
 /** UpgradeDialectResult lists what upgradeDialect rewrote and what it could not. */
 export interface UpgradeDialectResult {
+  /** Files read by `include:` and motif imports, in the order they were read. */
+  readonly included: readonly IncludedFile[];
   /** The upstream generation detected (`G1`, `G2`, `G3`), or undefined for a canonical document. */
   readonly generation: 'G1' | 'G2' | 'G3' | undefined;
   readonly changes: readonly DialectChange[];
@@ -144,6 +179,7 @@ function scalar(value: unknown, from: unknown): Scalar {
 class Upgrader {
   readonly changes: DialectChange[] = [];
   readonly problems: DialectProblem[] = [];
+  readonly included: IncludedFile[] = [];
   generation: 'G1' | 'G2' | 'G3' | undefined;
   readonly #options: UpgradeDialectOptions;
 
@@ -151,10 +187,51 @@ class Upgrader {
     this.#options = options;
   }
 
-  #where(node: unknown): { line: number; column: number } {
+  #where(node: unknown): { file?: string; line: number; column: number } {
     const offset = rangeOf(node)?.[0] ?? 0;
-    const { line, col } = this.#options.lineCounter.linePos(offset);
-    return { line, column: col };
+    const at = positionIn(offset, '', this.#options.lineCounter, this.included);
+    return at.file === '' ? { line: at.line, column: at.column } : at;
+  }
+
+  /**
+   * readYaml reads a neighbouring YAML file (an `include:` or a motif) and returns its root map,
+   * with every node's range shifted so positions trace back to that file.
+   */
+  readYaml(relative: string, path: Path, near: unknown, what: string): YAMLMap | undefined {
+    if (this.#options.baseDir == null) {
+      this.problem(path, near, `${what} ${relative} cannot be read: the Katalog was given as text, with no directory`);
+      return undefined;
+    }
+    const full = isAbsolute(relative) ? relative : resolve(this.#options.baseDir, relative);
+    let text: string;
+    try {
+      text = (this.#options.readFile ?? ((p: string) => readFileSync(p, 'utf8')))(full);
+    } catch (error) {
+      this.problem(path, near, `cannot read ${what} ${relative}: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+    const lineCounter = new LineCounterClass();
+    const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+    const base = (this.included.length + 1) * INCLUDE_OFFSET;
+    this.included.push({ base, file: relative, lineCounter });
+    if (doc.errors.length > 0) {
+      const error = doc.errors[0];
+      const pos = error?.linePos?.[0];
+      this.problems.push({
+        path: '',
+        file: relative,
+        line: pos?.line ?? 1,
+        column: pos?.col ?? 1,
+        message: `YAML syntax error: ${error?.message.split('\n')[0] ?? ''}`,
+      });
+      return undefined;
+    }
+    shift(doc.contents, base);
+    if (!isMap(doc.contents)) {
+      this.problem(path, near, `${what} ${relative} does not hold a YAML map`);
+      return undefined;
+    }
+    return doc.contents as YAMLMap;
   }
 
   change(path: Path, node: unknown, message: string): void {
@@ -278,6 +355,20 @@ const REFUSED: Readonly<Record<string, string>> = {
   sentinels: 'event sentinels are not supported; reconciles are level-based',
 };
 
+/** shift moves every range of a parsed tree by `base` (see IncludedFile). */
+function shift(node: unknown, base: number): void {
+  if (node == null || typeof node !== 'object') return;
+  const yamlNode = node as YamlNode;
+  if (yamlNode.range != null) yamlNode.range = [yamlNode.range[0] + base, yamlNode.range[1] + base, yamlNode.range[2] + base];
+  if (isMap(node) || isSeq(node))
+    for (const item of (node as YAMLMap | YAMLSeq).items) {
+      if (isPair(item)) {
+        shift((item as Pair).key, base);
+        shift((item as Pair).value, base);
+      } else shift(item, base);
+    }
+}
+
 function formatPath(path: Path): string {
   let out = '';
   for (const segment of path) {
@@ -295,7 +386,7 @@ function formatPath(path: Path): string {
 export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): UpgradeDialectResult {
   const up = new Upgrader(options);
   const root = doc.contents;
-  if (!isMap(root)) return { generation: undefined, changes: [], problems: [] };
+  if (!isMap(root)) return { generation: undefined, changes: [], problems: [], included: [] };
   const apiVersion = pairOf(root, 'apiVersion');
   if (
     apiVersion != null &&
@@ -320,7 +411,7 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
     });
   }
   if (up.changes.length > 0 && up.generation == null) up.mark('G2');
-  return { generation: up.generation, changes: up.changes, problems: up.problems };
+  return { generation: up.generation, changes: up.changes, problems: up.problems, included: up.included };
 }
 
 function upgradeMetadata(up: Upgrader, metadata: YAMLMap | undefined): void {
@@ -356,6 +447,8 @@ const ENTRY_KEYS = [
 ] as const;
 
 function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
+  expandIncludes(up, entry, base);
+  const imports = takeImports(up, entry, base);
   // G1: the entry's `reconciler:` block holds the lifecycle.
   const g1 = mapAt(entry, 'reconciler');
   if (g1 != null) {
@@ -452,8 +545,178 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
   if (mutation != null)
     up.drop(mutation, 'mutateFirst', [...base, 'mutation', 'mutateFirst'], 'mutation always runs before validation');
   upgradeValidation(up, entry, base);
+  if (imports.length > 0) applyImports(up, entry, imports, boxPath);
   const finalBox = mapAt(entry, 'operatorBox');
   if (finalBox != null) upgradeBox(up, finalBox, boxPath);
+}
+
+// ---- include: and motif imports -------------------------------------------------------------------------
+
+/** includeList prepends the `listKey` list of an included file to the block's own list (upstream's order). */
+function includeList(up: Upgrader, map: YAMLMap | undefined, path: Path, listKey: string): void {
+  const pair = map == null ? undefined : pairOf(map, 'include');
+  if (map == null || pair == null || !isScalar(pair.value)) return;
+  const file = String(pair.value.value);
+  takeOut(map, pair);
+  const root = up.readYaml(file, [...path, 'include'], pair.value, 'include');
+  if (root == null) return;
+  const included = pairOf(root, listKey)?.value;
+  const own = pairOf(map, listKey);
+  const merged = born(new YAMLSeq(), pair.value);
+  if (isSeq(included)) merged.items.push(...(included as YAMLSeq).items);
+  if (own != null && isSeq(own.value)) merged.items.push(...(own.value as YAMLSeq).items);
+  if (own != null) own.value = merged;
+  else map.items.push(new Pair(scalar(listKey, pair.key), merged));
+  up.change([...path, 'include'], pair.key, `inlined ${merged.items.length} ${listKey} from ${file}`);
+}
+
+/** includeBlock merges the `blockKey` block of an included file under the block itself (inline keys win). */
+function includeBlock(up: Upgrader, map: YAMLMap | undefined, path: Path, blockKey: string): void {
+  const pair = map == null ? undefined : pairOf(map, 'include');
+  if (map == null || pair == null || !isScalar(pair.value)) return;
+  const file = String(pair.value.value);
+  takeOut(map, pair);
+  const root = up.readYaml(file, [...path, 'include'], pair.value, 'include');
+  const block = root == null ? undefined : mapAt(root, blockKey);
+  if (block == null) {
+    if (root != null) up.problem([...path, 'include'], pair.value, `include ${file} has no \`${blockKey}:\` block`);
+    return;
+  }
+  for (const item of block.items) {
+    const key = keyOf(item as Pair);
+    if (key != null && pairOf(map, key) == null) map.items.push(item);
+  }
+  up.change([...path, 'include'], pair.key, `merged ${blockKey}: from ${file}`);
+}
+
+function expandIncludes(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const admission = mapAt(entry, 'admission');
+  const box = mapAt(entry, 'operatorBox');
+  includeList(up, mapAt(entry, 'validation'), [...base, 'validation'], 'rules');
+  includeList(up, mapAt(entry, 'mutation'), [...base, 'mutation'], 'rules');
+  includeList(up, mapAt(admission, 'validation'), [...base, 'admission', 'validation'], 'rules');
+  includeList(up, mapAt(admission, 'mutation'), [...base, 'admission', 'mutation'], 'rules');
+  includeList(up, mapAt(box, 'status'), [...base, 'operatorBox', 'status'], 'fields');
+  includeList(up, mapAt(mapAt(box, 'emit'), 'status'), [...base, 'operatorBox', 'emit', 'status'], 'fields');
+  includeBlock(up, mapAt(entry, 'reconciler'), [...base, 'reconciler'], 'reconciler');
+  includeBlock(up, mapAt(box, 'reconciler'), [...base, 'operatorBox', 'reconciler'], 'reconciler');
+  includeBlock(up, mapAt(box, 'reconcile'), [...base, 'operatorBox', 'reconcile'], 'reconcile');
+}
+
+interface MotifImport {
+  readonly item: YAMLMap;
+  readonly path: Path;
+}
+
+/** takeImports removes every `imports:` list (entry, G1 reconciler, G3 reconcile) and returns its items. */
+function takeImports(up: Upgrader, entry: YAMLMap, base: Path): MotifImport[] {
+  const out: MotifImport[] = [];
+  const holders: [YAMLMap | undefined, Path][] = [
+    [entry, base],
+    [mapAt(entry, 'reconciler'), [...base, 'reconciler']],
+    [mapAt(entry, 'operatorBox'), [...base, 'operatorBox']],
+    [mapAt(mapAt(entry, 'operatorBox'), 'reconcile'), [...base, 'operatorBox', 'reconcile']],
+    [mapAt(mapAt(entry, 'operatorBox'), 'reconciler'), [...base, 'operatorBox', 'reconciler']],
+  ];
+  for (const [holder, path] of holders) {
+    const pair = holder == null ? undefined : pairOf(holder, 'imports');
+    if (holder == null || pair == null) continue;
+    takeOut(holder, pair);
+    if (!isSeq(pair.value)) {
+      up.problem([...path, 'imports'], pair.value, 'imports is a list of {motif, with} items');
+      continue;
+    }
+    (pair.value as YAMLSeq).items.forEach((item, i) => {
+      if (isMap(item)) out.push({ item: item as YAMLMap, path: [...path, 'imports', i] });
+      else up.problem([...path, 'imports', i], item, 'an import is a map with `motif` (a file path) and `with` (inputs)');
+    });
+  }
+  return out;
+}
+
+function applyImports(up: Upgrader, entry: YAMLMap, imports: readonly MotifImport[], boxPath: Path): void {
+  for (const { item, path } of imports) {
+    const ref = pairOf(item, 'motif') ?? pairOf(item, 'path') ?? pairOf(item, 'ref');
+    const file = ref != null && isScalar(ref.value) ? String(ref.value.value) : undefined;
+    if (file == null) {
+      up.problem(path, item, 'an import needs `motif: <file>`');
+      continue;
+    }
+    if (/^(oci|https?):\/\//.test(file)) {
+      up.problem([...path, 'motif'], ref?.value, `motif ${file} is remote; only motif files next to the Katalog are read`);
+      continue;
+    }
+    const motif = up.readYaml(file, [...path, 'motif'], ref?.value, 'motif');
+    if (motif == null) continue;
+    const values = new Map<string, unknown>();
+    const given = mapAt(item, 'with');
+    for (const pair of given?.items ?? []) {
+      const key = keyOf(pair as Pair);
+      if (key != null) values.set(key, isScalar((pair as Pair).value) ? ((pair as Pair).value as Scalar).value : undefined);
+    }
+    const inputs = pairOf(motif, 'inputs')?.value;
+    let missing = false;
+    for (const input of isSeq(inputs) ? (inputs as YAMLSeq).items : []) {
+      if (!isMap(input)) continue;
+      const name = pairOf(input as YAMLMap, 'name')?.value;
+      const key = isScalar(name) ? String(name.value) : undefined;
+      if (key == null || values.has(key)) continue;
+      const fallback = pairOf(input as YAMLMap, 'default')?.value;
+      const required = pairOf(input as YAMLMap, 'required')?.value;
+      if (fallback != null && isScalar(fallback)) values.set(key, fallback.value);
+      else if (isScalar(required) && required.value === true) {
+        up.problem([...path, 'with'], given ?? item, `motif ${file} needs input \`${key}\` (required); give it under \`with:\``);
+        missing = true;
+      }
+    }
+    if (missing) continue;
+    const box = up.ensureMap(entry, 'operatorBox', item);
+    const resources = mapAt(motif, 'resources');
+    const group = up.ensureMap(box, 'onReconcile', item);
+    let count = 0;
+    for (const pair of resources?.items ?? []) {
+      const listKey = keyOf(pair as Pair);
+      const list = (pair as Pair).value;
+      if (listKey == null || !isSeq(list)) continue;
+      substituteInputs(list, values);
+      const target = pairOf(group, listKey);
+      if (target != null && isSeq(target.value)) (target.value as YAMLSeq).items.push(...(list as YAMLSeq).items);
+      else group.items.push(pair as Pair);
+      count += (list as YAMLSeq).items.length;
+    }
+    const fields = pairOf(mapAt(motif, 'status') ?? new YAMLMap(), 'fields')?.value;
+    if (isSeq(fields)) {
+      substituteInputs(fields, values);
+      const status = up.ensureMap(box, 'status', item);
+      const own = pairOf(status, 'fields');
+      if (own != null && isSeq(own.value)) (own.value as YAMLSeq).items.push(...(fields as YAMLSeq).items);
+      else status.items.push(new Pair(scalar('fields', item), fields));
+    }
+    up.change(path, item, `imported ${count} ${count === 1 ? 'child' : 'children'} from motif ${file} into ${formatPath([...boxPath.slice(-1), 'onReconcile'])}`);
+  }
+}
+
+/** substituteInputs writes a motif's input values into its templates (`.inputs.x`, `index .inputs "x"`). */
+function substituteInputs(node: unknown, values: ReadonlyMap<string, unknown>): void {
+  const literal = (value: unknown): string =>
+    typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value == null ? '' : String(value));
+  const dict = `(dict ${[...values].map(([k, v]) => `${JSON.stringify(k)} ${literal(v)}`).join(' ')})`;
+  walkScalars(node, (scalarNode) => {
+    if (typeof scalarNode.value !== 'string' || !scalarNode.value.includes('.inputs')) return;
+    scalarNode.value = scalarNode.value.replace(/\{\{[\s\S]*?\}\}/g, (action) =>
+      action
+        .replace(/index\s+\.inputs\s+"([^"]+)"/g, (_m, key: string) => literal(values.get(key)))
+        .replace(/\.inputs\.([A-Za-z_][A-Za-z0-9_]*)/g, (_m, key: string) => literal(values.get(key)))
+        .replace(/\.inputs\b/g, dict),
+    );
+  });
+}
+
+function walkScalars(node: unknown, visit: (node: Scalar) => void): void {
+  if (isScalar(node)) visit(node);
+  else if (isMap(node))
+    for (const pair of (node as YAMLMap).items) walkScalars((pair as Pair).value, visit);
+  else if (isSeq(node)) for (const item of (node as YAMLSeq).items) walkScalars(item, visit);
 }
 
 function upgradeQueue(up: Upgrader, entry: YAMLMap, base: Path): void {

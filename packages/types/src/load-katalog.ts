@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
-import { upgradeDialect } from './dialect.js';
+import { positionIn, upgradeDialect } from './dialect.js';
+import type { IncludedFile } from './dialect.js';
 import { KatalogError } from './errors.js';
 import type { KatalogIssue } from './errors.js';
 import { RESOURCE_LIST_KEYS } from './kinds.js';
@@ -135,6 +136,8 @@ class Locator {
   readonly protoKeys: PathSegment[][] = [];
   readonly lineCounter: LineCounter;
   readonly file: string;
+  /** Files merged in by `include:` and motif imports (their node ranges are shifted; see positionIn). */
+  included: readonly IncludedFile[] = [];
 
   constructor(file: string, lineCounter: LineCounter) {
     this.file = file;
@@ -183,8 +186,8 @@ class Locator {
         break;
       }
     }
-    const { line, col } = this.lineCounter.linePos(offset);
-    return { file: this.file, line, column: col, path: formatPath(path), message };
+    const where = positionIn(offset, this.file, this.lineCounter, this.included);
+    return { file: where.file, line: where.line, column: where.column, path: formatPath(path), message };
   }
 }
 
@@ -241,12 +244,16 @@ function loadText(text: string, file: string, options: LoadKatalogOptions): Load
     });
   }
   // Upstream dialects are rewritten on the document's nodes, which keep their source ranges.
-  const dialect = upgradeDialect(first, { lineCounter, baseDir: options.baseDir });
-  for (const problem of dialect.problems) errors.push({ file, ...problem });
+  const dialect = upgradeDialect(first, {
+    lineCounter,
+    ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
+  });
+  locator.included = dialect.included;
+  for (const problem of dialect.problems) errors.push({ ...problem, file: problem.file ?? file });
   if (dialect.changes.length > 0) {
     const firstChange = dialect.changes[0];
     warnings.push({
-      file,
+      file: firstChange?.file ?? file,
       line: firstChange?.line ?? 1,
       column: firstChange?.column ?? 1,
       path: '',
