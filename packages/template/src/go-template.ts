@@ -1,4 +1,4 @@
-import { GO_INDEX_HELPER } from './upstream-helpers.js';
+import { GO_INDEX_HELPER, GO_RANGE_HELPER } from './upstream-helpers.js';
 
 /**
  * Go `text/template` support (issue 14): a lexer and recursive-descent parser for the Go template
@@ -567,7 +567,8 @@ class Compiler {
         }
         const body = this.nodes(node.body, inner);
         const otherwise = node.otherwise == null ? '' : `{{else}}${this.nodes(node.otherwise, scope)}`;
-        return `{{#each ${list}${params}}}${body}${otherwise}{{/each}}`;
+        // Go ranges over a map in sorted key order; GO_RANGE_HELPER sorts a map's keys (a list is kept).
+        return `{{#each (${GO_RANGE_HELPER} ${list})${params}}}${body}${otherwise}{{/each}}`;
       }
     }
   }

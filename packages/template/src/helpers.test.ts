@@ -427,6 +427,7 @@ describe('createHelpers', () => {
       'uuidv4',
       // Upstream's helpers (upstream-helpers.ts); Go's `index` is registered as __goIndex.
       '__goIndex',
+      '__goRange',
       'asString',
       'boolDefault',
       'boolTernary',

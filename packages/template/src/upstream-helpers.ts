@@ -10,6 +10,9 @@ import { isEmpty, isPlainMap, isTruthy, parseDecimal, stringForm } from './strin
 /** GO_INDEX_HELPER is the name Go's `index` compiles to (`index` itself is a context key of forEach copies). */
 export const GO_INDEX_HELPER = '__goIndex';
 
+/** GO_RANGE_HELPER is what a Go `range` iterates: a map with its keys sorted (as Go does), a list as it is. */
+export const GO_RANGE_HELPER = '__goRange';
+
 function child(value: unknown, key: unknown): unknown {
   if (Array.isArray(value)) {
     const index = parseDecimal(key);
@@ -97,6 +100,18 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
   });
   return {
     // Go built-ins.
+    [GO_RANGE_HELPER]: {
+      minArgs: 1,
+      maxArgs: 1,
+      fn: ([value]) =>
+        isPlainMap(value)
+          ? Object.fromEntries(
+              Object.keys(value)
+                .sort()
+                .map((key) => [key, value[key]]),
+            )
+          : value,
+    },
     // Registered under an internal name: `index` is the forEach copy number in the context.
     [GO_INDEX_HELPER]: { minArgs: 1, maxArgs: Infinity, fn: ([value, ...keys]) => path(value, keys) },
     printf: {
