@@ -128,7 +128,9 @@ spec:
     const deployment = await env.kubeConfig
       .makeApiClient(AppsV1Api)
       .readNamespacedDeployment({ namespace: ns, name: 'g3' });
-    expect(deployment.spec?.template.spec?.containers[0]?.env).toEqual([{ name: 'MODE', value: 'production' }]);
+    expect(deployment.spec?.template.spec?.containers[0]?.env).toEqual([
+      { name: 'MODE', value: 'production' },
+    ]);
     expect(deployment.spec?.replicas).toBe(1);
     const cr = await apps.get(ns, 'g3');
     expect(cr.status?.['image']).toBe('nginx:1.27');

@@ -31,35 +31,41 @@ describe('Go text/template compiled to the engine', () => {
   // The engine trims the whitespace around a rendered string (section 17.3), so Go's output is
   // compared trimmed.
   it.each([
-    ["{{ .metadata.name }}-web", "shop-web"],
-    ["{{ if eq .spec.tier \"gold\" }}3{{ else if eq .spec.tier \"silver\" }}2{{ else }}1{{ end }}", "2"],
-    ["{{ if .spec.debug }}debug{{ else }}info{{ end }}", "info"],
-    ["{{ index .spec.regions 1 }}", "b"],
-    ["{{ index (index .spec.steps 1) \"command\" }}", "test"],
-    ["{{ index .metadata.labels \"app\" }}", "web"],
-    ["{{ printf \"%s-%d\" .metadata.name .spec.replicas }}", "shop-3"],
-    ["{{ printf \"%05d|%-4s|%q|%v|%x\" .spec.replicas .spec.tier .spec.tier .spec.debug 255 }}", "00003|silver|\"silver\"|false|ff"],
-    ["{{ range .spec.regions }}[{{ . }}]{{ end }}", "[a][b][c]"],
-    ["{{ range $i, $r := .spec.regions }}{{ $i }}={{ $r }};{{ end }}", "0=a;1=b;2=c;"],
-    ["{{ range $r := .spec.regions }}<{{ $r }}>{{ end }}", "<a><b><c>"],
-    ["{{ range $k, $v := .spec.env }}{{ $k }}={{ $v }},{{ end }}", "A=1,B=2,"],
-    ["{{ range .spec.empty }}x{{ else }}none{{ end }}", "none"],
-    ["{{ $n := .metadata.name }}{{ range .spec.regions }}{{ $n }}-{{ . }} {{ end }}", "shop-a shop-b shop-c "],
-    ["{{ with .metadata.labels }}{{ .app }}/{{ $.metadata.name }}{{ end }}", "web/shop"],
-    ["{{ with .spec.missing }}yes{{ else }}no{{ end }}", "no"],
-    ["{{- if and (gt .spec.replicas 1) (not (eq .spec.tier \"bronze\")) -}} ha {{- end }}", "ha"],
-    ["{{ if or .spec.debug (lt .spec.replicas 5) }}small{{ end }}", "small"],
-    ["{{ len .spec.regions }}/{{ len .metadata.name }}", "3/4"],
-    ["{{ .metadata.name | printf \"%s!\" }}", "shop!"],
-    ["{{ range $i, $s := .spec.steps }}{{ if $i }},{{ end }}{{ $s.command }}{{ end }}", "make,test"],
-    ["{{/* a comment */}}a  {{- \" b \" -}}  c", "a b c"],
-    ["{{ $x := index .spec.steps 0 }}{{ $x.command }}", "make"],
-    ["{{ range .spec.steps }}{{ $.metadata.name }}:{{ .command }} {{ end }}", "shop:make shop:test "],
-    ["{{ if ne .spec.tier \"gold\" }}not-gold{{ else }}gold{{ end }}", "not-gold"],
-    ["{{ if le .spec.replicas 3 }}le{{ end }}{{ if ge .spec.replicas 3 }}ge{{ end }}", "lege"],
-    ["{{ print .metadata.name \"-\" .spec.replicas }}", "shop-3"],
-    ["{{ printf \"%.2f\" .spec.ratio }}", "2.50"],
-    ["{{ range .spec.regions }}{{ if eq . \"b\" }}B{{ else }}{{ . }}{{ end }}{{ end }}", "aBc"],
+    ['{{ .metadata.name }}-web', 'shop-web'],
+    ['{{ if eq .spec.tier "gold" }}3{{ else if eq .spec.tier "silver" }}2{{ else }}1{{ end }}', '2'],
+    ['{{ if .spec.debug }}debug{{ else }}info{{ end }}', 'info'],
+    ['{{ index .spec.regions 1 }}', 'b'],
+    ['{{ index (index .spec.steps 1) "command" }}', 'test'],
+    ['{{ index .metadata.labels "app" }}', 'web'],
+    ['{{ printf "%s-%d" .metadata.name .spec.replicas }}', 'shop-3'],
+    [
+      '{{ printf "%05d|%-4s|%q|%v|%x" .spec.replicas .spec.tier .spec.tier .spec.debug 255 }}',
+      '00003|silver|"silver"|false|ff',
+    ],
+    ['{{ range .spec.regions }}[{{ . }}]{{ end }}', '[a][b][c]'],
+    ['{{ range $i, $r := .spec.regions }}{{ $i }}={{ $r }};{{ end }}', '0=a;1=b;2=c;'],
+    ['{{ range $r := .spec.regions }}<{{ $r }}>{{ end }}', '<a><b><c>'],
+    ['{{ range $k, $v := .spec.env }}{{ $k }}={{ $v }},{{ end }}', 'A=1,B=2,'],
+    ['{{ range .spec.empty }}x{{ else }}none{{ end }}', 'none'],
+    [
+      '{{ $n := .metadata.name }}{{ range .spec.regions }}{{ $n }}-{{ . }} {{ end }}',
+      'shop-a shop-b shop-c ',
+    ],
+    ['{{ with .metadata.labels }}{{ .app }}/{{ $.metadata.name }}{{ end }}', 'web/shop'],
+    ['{{ with .spec.missing }}yes{{ else }}no{{ end }}', 'no'],
+    ['{{- if and (gt .spec.replicas 1) (not (eq .spec.tier "bronze")) -}} ha {{- end }}', 'ha'],
+    ['{{ if or .spec.debug (lt .spec.replicas 5) }}small{{ end }}', 'small'],
+    ['{{ len .spec.regions }}/{{ len .metadata.name }}', '3/4'],
+    ['{{ .metadata.name | printf "%s!" }}', 'shop!'],
+    ['{{ range $i, $s := .spec.steps }}{{ if $i }},{{ end }}{{ $s.command }}{{ end }}', 'make,test'],
+    ['{{/* a comment */}}a  {{- " b " -}}  c', 'a b c'],
+    ['{{ $x := index .spec.steps 0 }}{{ $x.command }}', 'make'],
+    ['{{ range .spec.steps }}{{ $.metadata.name }}:{{ .command }} {{ end }}', 'shop:make shop:test '],
+    ['{{ if ne .spec.tier "gold" }}not-gold{{ else }}gold{{ end }}', 'not-gold'],
+    ['{{ if le .spec.replicas 3 }}le{{ end }}{{ if ge .spec.replicas 3 }}ge{{ end }}', 'lege'],
+    ['{{ print .metadata.name "-" .spec.replicas }}', 'shop-3'],
+    ['{{ printf "%.2f" .spec.ratio }}', '2.50'],
+    ['{{ range .spec.regions }}{{ if eq . "b" }}B{{ else }}{{ . }}{{ end }}{{ end }}', 'aBc'],
   ])('%j renders %j as Go does', (source, expected) => {
     expect(isGoTemplate(source) || !source.includes('{{ if')).toBe(true);
     expect(render(source)).toBe(expected.trim());
@@ -85,7 +91,9 @@ describe('Go text/template compiled to the engine', () => {
 
   it('reads a variable declared outside a range from inside it and inside a nested with', () => {
     expect(
-      render('{{ $n := .metadata.name }}{{ range .spec.steps }}{{ with .command }}{{ $n }}/{{ . }} {{ end }}{{ end }}'),
+      render(
+        '{{ $n := .metadata.name }}{{ range .spec.steps }}{{ with .command }}{{ $n }}/{{ . }} {{ end }}{{ end }}',
+      ),
     ).toBe('shop/make shop/test');
   });
 
@@ -115,8 +123,8 @@ describe('Go text/template compiled to the engine', () => {
   });
 
   it('translates to readable Handlebars', () => {
-    expect(translateGoTemplate('{{ if eq .spec.tier "gold" }}3{{ else }}1{{ end }}', { isHelper: () => true })).toBe(
-      '{{#if (eq spec.tier "gold")}}3{{else}}1{{/if}}',
-    );
+    expect(
+      translateGoTemplate('{{ if eq .spec.tier "gold" }}3{{ else }}1{{ end }}', { isHelper: () => true }),
+    ).toBe('{{#if (eq spec.tier "gold")}}3{{else}}1{{/if}}');
   });
 });

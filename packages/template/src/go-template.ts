@@ -101,7 +101,8 @@ function lex(source: string): Token[] {
         trimNext = true;
         k++;
       }
-      if (!source.startsWith('}}', k)) throw new GoTemplateError('comment ends with */ but no }} follows', end);
+      if (!source.startsWith('}}', k))
+        throw new GoTemplateError('comment ends with */ but no }} follows', end);
       i = k + 2;
       continue;
     }
@@ -140,7 +141,14 @@ function lex(source: string): Token[] {
         while (k < source.length && source[k] !== '"') {
           if (source[k] === '\\') {
             const next = source[k + 1] ?? '';
-            const escapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'" };
+            const escapes: Record<string, string> = {
+              n: '\n',
+              t: '\t',
+              r: '\r',
+              '\\': '\\',
+              '"': '"',
+              "'": "'",
+            };
             value += escapes[next] ?? next;
             k += 2;
           } else {
@@ -154,7 +162,12 @@ function lex(source: string): Token[] {
       } else if (ch === '`') {
         const end = source.indexOf('`', j + 1);
         if (end < 0) throw new GoTemplateError('unterminated raw string', j);
-        tokens.push({ kind: 'string', text: source.slice(j, end + 1), value: source.slice(j + 1, end), offset: j });
+        tokens.push({
+          kind: 'string',
+          text: source.slice(j, end + 1),
+          value: source.slice(j + 1, end),
+          offset: j,
+        });
         j = end + 1;
       } else if (ch === "'") {
         const m = /^'(\\.|[^'\\])'/.exec(source.slice(j));
@@ -194,14 +207,24 @@ function lex(source: string): Token[] {
 
 type Operand =
   | { readonly kind: 'field'; readonly path: readonly string[]; readonly offset: number }
-  | { readonly kind: 'variable'; readonly name: string; readonly path: readonly string[]; readonly offset: number }
+  | {
+      readonly kind: 'variable';
+      readonly name: string;
+      readonly path: readonly string[];
+      readonly offset: number;
+    }
   | { readonly kind: 'dot'; readonly offset: number }
   | { readonly kind: 'string'; readonly value: string; readonly offset: number }
   | { readonly kind: 'number'; readonly text: string; readonly offset: number }
   | { readonly kind: 'bool'; readonly value: boolean; readonly offset: number }
   | { readonly kind: 'nil'; readonly offset: number }
   | { readonly kind: 'ident'; readonly name: string; readonly offset: number }
-  | { readonly kind: 'paren'; readonly pipeline: Pipeline; readonly path: readonly string[]; readonly offset: number };
+  | {
+      readonly kind: 'paren';
+      readonly pipeline: Pipeline;
+      readonly path: readonly string[];
+      readonly offset: number;
+    };
 
 interface Command {
   readonly args: readonly Operand[];
@@ -249,7 +272,8 @@ class Parser {
 
   #expect(kind: TokenKind, what: string): Token {
     const token = this.#next();
-    if (token.kind !== kind) throw new GoTemplateError(`expected ${what}, got ${describeToken(token)}`, token.offset);
+    if (token.kind !== kind)
+      throw new GoTemplateError(`expected ${what}, got ${describeToken(token)}`, token.offset);
     return token;
   }
 
@@ -334,7 +358,8 @@ class Parser {
       }
       this.#expect('close', '}}');
       const rest = this.#list();
-      if (rest.end?.word !== 'end') throw new GoTemplateError(`{{ ${word} }} has no {{ end }}`, pipeline.offset);
+      if (rest.end?.word !== 'end')
+        throw new GoTemplateError(`{{ ${word} }} has no {{ end }}`, pipeline.offset);
       return { kind: word, branches, otherwise: rest.nodes };
     }
   }
@@ -394,7 +419,8 @@ class Parser {
       if (['close', 'pipe', 'rparen', 'eof'].includes(token.kind)) break;
       args.push(this.#operand());
     }
-    if (args.length === 0) throw new GoTemplateError(`missing value in ${describeToken(this.#peek())}`, offset);
+    if (args.length === 0)
+      throw new GoTemplateError(`missing value in ${describeToken(this.#peek())}`, offset);
     return { args, offset };
   }
 
@@ -525,13 +551,19 @@ class Compiler {
           const name = node.pipeline.declare[0] ?? '$';
           if (node.pipeline.declare.length > 1)
             throw new GoTemplateError('only range declares two variables', node.pipeline.offset);
-          scope.vars.set(name, { kind: 'expr', pipeline: { ...node.pipeline, declare: [] }, depth: scope.depth, scope: cloneScope(scope) });
+          scope.vars.set(name, {
+            kind: 'expr',
+            pipeline: { ...node.pipeline, declare: [] },
+            depth: scope.depth,
+            scope: cloneScope(scope),
+          });
           return '';
         }
         const single = node.pipeline.commands.length === 1 ? node.pipeline.commands[0]?.args : undefined;
         const only = single?.length === 1 ? single[0] : undefined;
         if (only?.kind === 'string') return only.value;
-        if (only?.kind === 'number' || only?.kind === 'bool') return only.kind === 'bool' ? String(only.value) : only.text;
+        if (only?.kind === 'number' || only?.kind === 'bool')
+          return only.kind === 'bool' ? String(only.value) : only.text;
         return `{{ ${unwrap(this.pipeline(node.pipeline, scope, 0))} }}`;
       }
       case 'if':
@@ -544,7 +576,8 @@ class Compiler {
           if (i === 0) out += `{{#${node.kind} ${cond}}}${body}`;
           else out += `{{else ${node.kind} ${cond}}}${body}`;
         });
-        if (node.otherwise != null) out += `{{else}}${this.nodes(node.otherwise, childScope(scope, true, scope))}`;
+        if (node.otherwise != null)
+          out += `{{else}}${this.nodes(node.otherwise, childScope(scope, true, scope))}`;
         return `${out}{{/${node.kind}}}`;
       }
       case 'range': {
@@ -560,7 +593,12 @@ class Compiler {
             params = ` as |${names[0]}|`;
           } else if (first != null && second != null) {
             inner.vars.set(first, { kind: 'param', param: names[0] ?? '', depth: inner.depth, scope: inner });
-            inner.vars.set(second, { kind: 'param', param: names[1] ?? '', depth: inner.depth, scope: inner });
+            inner.vars.set(second, {
+              kind: 'param',
+              param: names[1] ?? '',
+              depth: inner.depth,
+              scope: inner,
+            });
             // Handlebars block params are |value key|; Go writes $key, $value.
             params = ` as |${names[1]} ${names[0]}|`;
           }
@@ -638,7 +676,8 @@ class Compiler {
           return operand.path.length === 0 ? '@root' : `@root.${operand.path.map(segment).join('.')}`;
         }
         const variable = lookupVariable(scope, operand.name);
-        if (variable == null) throw new GoTemplateError(`undefined variable "${operand.name}"`, operand.offset);
+        if (variable == null)
+          throw new GoTemplateError(`undefined variable "${operand.name}"`, operand.offset);
         let base: string;
         if (variable.kind === 'param') base = variable.param ?? '';
         else {

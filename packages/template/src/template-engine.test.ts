@@ -279,9 +279,24 @@ describe('Go-template constructs (17.1)', () => {
       4,
       'the template inline (Katalog templates have no named sub-templates)',
     ],
-    ['{{ $x := 1 }}{{ $x = 2 }}', 'assignment "$x =" is not supported', 20, 'a new variable ($y := …) or the expression inline'],
-    ['{{ range .spec.regions }}{{ break }}{{ end }}', '"{{ break }}" is not supported', 29, 'a condition on the range body ({{ if … }} … {{ end }})'],
-    ['{{ .spec.image | nindent 4 }}', 'function "nindent" is not available', 18, 'the field as YAML structure instead of rendered text'],
+    [
+      '{{ $x := 1 }}{{ $x = 2 }}',
+      'assignment "$x =" is not supported',
+      20,
+      'a new variable ($y := …) or the expression inline',
+    ],
+    [
+      '{{ range .spec.regions }}{{ break }}{{ end }}',
+      '"{{ break }}" is not supported',
+      29,
+      'a condition on the range body ({{ if … }} … {{ end }})',
+    ],
+    [
+      '{{ .spec.image | nindent 4 }}',
+      'function "nindent" is not available',
+      18,
+      'the field as YAML structure instead of rendered text',
+    ],
   ])('%j is rejected', (source, message, column, suggestion) => {
     const error = compileError(source, 'k.path');
     expect(error.detail).toContain(message);

@@ -44,48 +44,56 @@ function container(obj: unknown, index: unknown): unknown {
 /** formatGo formats like Go's fmt.Sprintf for the verbs templates use: %s %d %v %q %f %t %x %%. */
 export function formatGo(format: string, args: readonly unknown[]): string {
   let next = 0;
-  return format.replace(/%([-+# 0]*)(\d+)?(?:\.(\d+))?([sdvqftxX%])/g, (whole, flags: string, width?: string, precision?: string, verb?: string) => {
-    if (verb === '%') return '%';
-    if (next >= args.length) return `%!${verb}(MISSING)`;
-    const arg = args[next++];
-    let out: string;
-    switch (verb) {
-      case 'd': {
-        const n = parseDecimal(arg);
-        out = n === undefined ? `%!d(${stringForm(arg)})` : String(Math.trunc(n));
-        break;
+  return format.replace(
+    /%([-+# 0]*)(\d+)?(?:\.(\d+))?([sdvqftxX%])/g,
+    (whole, flags: string, width?: string, precision?: string, verb?: string) => {
+      if (verb === '%') return '%';
+      if (next >= args.length) return `%!${verb}(MISSING)`;
+      const arg = args[next++];
+      let out: string;
+      switch (verb) {
+        case 'd': {
+          const n = parseDecimal(arg);
+          out = n === undefined ? `%!d(${stringForm(arg)})` : String(Math.trunc(n));
+          break;
+        }
+        case 'f': {
+          const n = parseDecimal(arg);
+          out =
+            n === undefined
+              ? `%!f(${stringForm(arg)})`
+              : n.toFixed(precision === undefined ? 6 : Number(precision));
+          break;
+        }
+        case 'q':
+          out = JSON.stringify(stringForm(arg));
+          break;
+        case 't':
+          out = String(isTruthy(arg));
+          break;
+        case 'x':
+        case 'X': {
+          const n = parseDecimal(arg);
+          out =
+            n !== undefined && Number.isInteger(n)
+              ? n.toString(16)
+              : Buffer.from(stringForm(arg), 'utf8').toString('hex');
+          if (verb === 'X') out = out.toUpperCase();
+          break;
+        }
+        default:
+          out = arg === undefined || arg === null ? '<nil>' : stringForm(arg);
       }
-      case 'f': {
-        const n = parseDecimal(arg);
-        out = n === undefined ? `%!f(${stringForm(arg)})` : n.toFixed(precision === undefined ? 6 : Number(precision));
-        break;
+      if (width !== undefined && out.length < Number(width)) {
+        const pad = (flags.includes('0') && !flags.includes('-') ? '0' : ' ').repeat(
+          Number(width) - out.length,
+        );
+        out = flags.includes('-') ? out + pad : pad + out;
       }
-      case 'q':
-        out = JSON.stringify(stringForm(arg));
-        break;
-      case 't':
-        out = String(isTruthy(arg));
-        break;
-      case 'x':
-      case 'X': {
-        const n = parseDecimal(arg);
-        out =
-          n !== undefined && Number.isInteger(n)
-            ? n.toString(16)
-            : Buffer.from(stringForm(arg), 'utf8').toString('hex');
-        if (verb === 'X') out = out.toUpperCase();
-        break;
-      }
-      default:
-        out = arg === undefined || arg === null ? '<nil>' : stringForm(arg);
-    }
-    if (width !== undefined && out.length < Number(width)) {
-      const pad = (flags.includes('0') && !flags.includes('-') ? '0' : ' ').repeat(Number(width) - out.length);
-      out = flags.includes('-') ? out + pad : pad + out;
-    }
-    void whole;
-    return out;
-  });
+      void whole;
+      return out;
+    },
+  );
 }
 
 /** upstreamHelpers returns the upstream helpers, keyed by name. */
@@ -141,7 +149,8 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
     getIntOr: {
       minArgs: 2,
       maxArgs: 2,
-      fn: ([value, fallback]) => (typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback),
+      fn: ([value, fallback]) =>
+        typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback,
     },
     getBoolOr: {
       minArgs: 2,
@@ -181,24 +190,34 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
               .map((k) => map[k])
           : [],
     },
-    listGet: { minArgs: 2, maxArgs: 2, fn: ([list, i]) => (Array.isArray(list) ? child(list, i) : undefined) },
+    listGet: {
+      minArgs: 2,
+      maxArgs: 2,
+      fn: ([list, i]) => (Array.isArray(list) ? child(list, i) : undefined),
+    },
     listLen: { minArgs: 1, maxArgs: 1, fn: ([list]) => (Array.isArray(list) ? list.length : 0) },
     listHas: {
       minArgs: 2,
       maxArgs: 2,
-      fn: ([list, value]) => Array.isArray(list) && list.some((item) => stringForm(item) === stringForm(value)),
+      fn: ([list, value]) =>
+        Array.isArray(list) && list.some((item) => stringForm(item) === stringForm(value)),
     },
     asString: {
       minArgs: 1,
       maxArgs: 1,
       fn: ([value]) =>
-        value !== null && typeof value === 'object' ? JSON.stringify(value) : value == null ? '' : stringForm(value),
+        value !== null && typeof value === 'object'
+          ? JSON.stringify(value)
+          : value == null
+            ? ''
+            : stringForm(value),
     },
     // Kubernetes object fields.
     resourceExists: {
       minArgs: 1,
       maxArgs: 1,
-      fn: ([obj]) => isPlainMap(obj) && isPlainMap(obj['metadata']) && Object.keys(obj['metadata']).length > 0,
+      fn: ([obj]) =>
+        isPlainMap(obj) && isPlainMap(obj['metadata']) && Object.keys(obj['metadata']).length > 0,
     },
     resourceName: meta('name'),
     resourceNamespace: meta('namespace'),
@@ -221,8 +240,7 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
         const env = path(container(obj, index), ['env']);
         if (!Array.isArray(env)) return '';
         const found = env.find((item) => isPlainMap(item) && item['name'] === stringForm(name)) as
-          | Record<string, unknown>
-          | undefined;
+          Record<string, unknown> | undefined;
         return found?.['value'] == null ? '' : stringForm(found['value']);
       },
     },

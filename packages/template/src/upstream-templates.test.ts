@@ -3,7 +3,6 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { compileNormalize } from './normalize-spec.js';
 import { createTemplateEngine } from './template-engine.js';
-import { TemplateError } from './template-error.js';
 
 /**
  * Templates written the way upstream Katalogs write them (leading dots, `default`, `eq`, `typeOf`
@@ -130,7 +129,10 @@ normalize:
 {{ else }}
   {{ .spec.schedule }}
 {{ end }}`;
-    const normalize = compileNormalize({ spec: { schedule: upstream } }, { path: 'backup.normalize', engine });
+    const normalize = compileNormalize(
+      { spec: { schedule: upstream } },
+      { path: 'backup.normalize', engine },
+    );
     expect(normalize.apply(cr)).toMatchObject({ spec: { schedule: '30 2 * * *' } });
   });
 });

@@ -27,7 +27,8 @@ spec:
 `;
 
 function ok(result: LoadKatalogResult) {
-  if (!result.ok) throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
+  if (!result.ok)
+    throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
   return result;
 }
 
@@ -58,7 +59,10 @@ describe('upstream apiVersions', () => {
 
 describe('metadata', () => {
   it('moves author and tags into annotations', () => {
-    const text = head().replace('  name: demo\n', '  name: demo\n  author: platform-team\n  tags: [web, beginner]\n');
+    const text = head().replace(
+      '  name: demo\n',
+      '  name: demo\n  author: platform-team\n  tags: [web, beginner]\n',
+    );
     const result = ok(load(text));
     expect(result.katalog.metadata.annotations).toEqual({ author: 'platform-team', tags: 'web,beginner' });
   });
@@ -99,7 +103,10 @@ describe('G1: the entry-level reconciler block', () => {
   });
 
   it('points an error inside the moved block at the line the user wrote', () => {
-    const bad = g1.replace('              image: nginx\n', '              image: nginx\n              replicaz: 2\n');
+    const bad = g1.replace(
+      '              image: nginx\n',
+      '              image: nginx\n              replicaz: 2\n',
+    );
     const result = load(bad);
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -117,7 +124,12 @@ describe('G1: the entry-level reconciler block', () => {
   });
 
   it('refuses Go hooks with what to use instead', () => {
-    const result = load(g1.replace('        default: true\n', '        hooks:\n          location: github.com/acme/hooks\n          function: Hooks\n'));
+    const result = load(
+      g1.replace(
+        '        default: true\n',
+        '        hooks:\n          location: github.com/acme/hooks\n          function: Hooks\n',
+      ),
+    );
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors[0]?.message).toMatch(/`hooks` names Go code/);
@@ -210,14 +222,23 @@ describe('G3: reconcile, runtime, emit and admission', () => {
   });
 
   it('refuses emit.events at its own position, with the reason', () => {
-    const bad = g3.replace('        emit:\n', '        emit:\n          events:\n            ready: {type: Normal, reason: Ready, message: ok}\n');
+    const bad = g3.replace(
+      '        emit:\n',
+      '        emit:\n          events:\n            ready: {type: Normal, reason: Ready, message: ok}\n',
+    );
     const result = load(bad);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     const line = bad.split('\n').findIndex((l) => l.includes('events:')) + 1;
     expect(result.errors).toHaveLength(1);
-    expect(result.errors[0]).toMatchObject({ line, column: 11, path: 'spec.crds.website.operatorBox.emit.events' });
-    expect(result.errors[0]?.message).toMatch(/^upstream key `events` has no counterpart in Orkestra: declared events/);
+    expect(result.errors[0]).toMatchObject({
+      line,
+      column: 11,
+      path: 'spec.crds.website.operatorBox.emit.events',
+    });
+    expect(result.errors[0]?.message).toMatch(
+      /^upstream key `events` has no counterpart in Orkestra: declared events/,
+    );
   });
 });
 
@@ -263,7 +284,10 @@ describe('upstream shapes inside children', () => {
       { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'password' } } },
       { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level' } } },
     ]);
-    expect(deployment?.envFrom).toEqual({ configMapRef: [{ name: 'settings' }], secretRef: [{ name: 'creds' }] });
+    expect(deployment?.envFrom).toEqual({
+      configMapRef: [{ name: 'settings' }],
+      secretRef: [{ name: 'creds' }],
+    });
   });
 
   it('moves a custom child’s metadata.namespaced up and drops hasStatus from the manifest', () => {
@@ -378,7 +402,10 @@ spec:
 describe('include: and motif imports', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ork-include-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'rules.yaml'), 'rules:\n  - field: spec.image\n    operator: exists\n    message: image is required\n');
+  writeFileSync(
+    join(dir, 'rules.yaml'),
+    'rules:\n  - field: spec.image\n    operator: exists\n    message: image is required\n',
+  );
   writeFileSync(join(dir, 'status.yaml'), 'fields:\n  - path: phase\n    value: Running\n');
   writeFileSync(
     join(dir, 'motif.yaml'),
@@ -422,7 +449,9 @@ ${imports}
 `;
 
   it('inlines included rules and fields, and imports a motif with its inputs', () => {
-    const result = ok(load(text('            - motif: ./motif.yaml\n              with: {image: "nginx:1.27"}'), dir));
+    const result = ok(
+      load(text('            - motif: ./motif.yaml\n              with: {image: "nginx:1.27"}'), dir),
+    );
     const entry = result.katalog.spec.crds['website'];
     expect(entry?.validation?.rules[0]?.message).toBe('image is required');
     expect(entry?.operatorBox.status.fields.map((f) => f.path)).toEqual(['phase', 'workers']);
@@ -439,7 +468,9 @@ ${imports}
     const result = load(text('            - motif: ./motif.yaml'), dir);
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors[0]?.message).toBe('motif ./motif.yaml needs input `image` (required); give it under `with:`');
+    expect(result.errors[0]?.message).toBe(
+      'motif ./motif.yaml needs input `image` (required); give it under `with:`',
+    );
   });
 
   it('points an error in an imported motif at the motif file', () => {

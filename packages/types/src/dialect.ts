@@ -107,8 +107,7 @@ function keyOf(pair: Pair): string | undefined {
 
 function pairOf(map: YAMLMap, key: string): Pair | undefined {
   return map.items.find((pair): pair is Pair => isPair(pair) && keyOf(pair as Pair) === key) as
-    | Pair
-    | undefined;
+    Pair | undefined;
 }
 
 function mapAt(map: YAMLMap | undefined, key: string): YAMLMap | undefined {
@@ -156,7 +155,9 @@ function takeOut(map: YAMLMap, pair: Pair): number {
   const index = map.items.indexOf(pair);
   if (index === 0 && map.commentBefore != null) {
     const key = pair.key as YamlNode | null;
-    if (key != null) key.commentBefore = key.commentBefore == null ? map.commentBefore : `${map.commentBefore}\n${key.commentBefore}`;
+    if (key != null)
+      key.commentBefore =
+        key.commentBefore == null ? map.commentBefore : `${map.commentBefore}\n${key.commentBefore}`;
     map.commentBefore = null;
   }
   map.items.splice(index, 1);
@@ -169,7 +170,8 @@ function keepComment(map: YAMLMap, index: number, removed: Pair): void {
   if (comment == null) return;
   const heir = map.items[index] as Pair | undefined;
   const heirKey = heir?.key as YamlNode | undefined;
-  if (heirKey != null) heirKey.commentBefore = heirKey.commentBefore == null ? comment : `${comment}\n${heirKey.commentBefore}`;
+  if (heirKey != null)
+    heirKey.commentBefore = heirKey.commentBefore == null ? comment : `${comment}\n${heirKey.commentBefore}`;
 }
 
 function scalar(value: unknown, from: unknown): Scalar {
@@ -199,7 +201,11 @@ class Upgrader {
    */
   readYaml(relative: string, path: Path, near: unknown, what: string): YAMLMap | undefined {
     if (this.#options.baseDir == null) {
-      this.problem(path, near, `${what} ${relative} cannot be read: the Katalog was given as text, with no directory`);
+      this.problem(
+        path,
+        near,
+        `${what} ${relative} cannot be read: the Katalog was given as text, with no directory`,
+      );
       return undefined;
     }
     const full = isAbsolute(relative) ? relative : resolve(this.#options.baseDir, relative);
@@ -207,7 +213,11 @@ class Upgrader {
     try {
       text = (this.#options.readFile ?? ((p: string) => readFileSync(p, 'utf8')))(full);
     } catch (error) {
-      this.problem(path, near, `cannot read ${what} ${relative}: ${error instanceof Error ? error.message : String(error)}`);
+      this.problem(
+        path,
+        near,
+        `cannot read ${what} ${relative}: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return undefined;
     }
     const lineCounter = new LineCounterClass();
@@ -305,7 +315,12 @@ class Upgrader {
       takeOut(map, pair);
       return;
     }
-    this.drop(map, 'default', [...path, 'default'], 'the declarative reconciler is the only one (default: true)');
+    this.drop(
+      map,
+      'default',
+      [...path, 'default'],
+      'the declarative reconciler is the only one (default: true)',
+    );
   }
 
   goHooks(map: YAMLMap, path: Path): void {
@@ -359,7 +374,8 @@ const REFUSED: Readonly<Record<string, string>> = {
 function shift(node: unknown, base: number): void {
   if (node == null || typeof node !== 'object') return;
   const yamlNode = node as YamlNode;
-  if (yamlNode.range != null) yamlNode.range = [yamlNode.range[0] + base, yamlNode.range[1] + base, yamlNode.range[2] + base];
+  if (yamlNode.range != null)
+    yamlNode.range = [yamlNode.range[0] + base, yamlNode.range[1] + base, yamlNode.range[2] + base];
   if (isMap(node) || isSeq(node))
     for (const item of (node as YAMLMap | YAMLSeq).items) {
       if (isPair(item)) {
@@ -528,7 +544,12 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
   up.drop(entry, 'webhooks', [...base, 'webhooks'], 'admission webhooks are configured by the deployment');
   up.drop(entry, 'endpoints', [...base, 'endpoints'], 'the operator serves one fixed set of endpoints');
   up.drop(entry, 'crFiles', [...base, 'crFiles'], 'sample CRs are passed to `ork render`/`ork dev` instead');
-  up.drop(entry, 'setup', [...base, 'setup'], 'prerequisites are applied before `ork dev`, not by the Katalog');
+  up.drop(
+    entry,
+    'setup',
+    [...base, 'setup'],
+    'prerequisites are applied before `ork dev`, not by the Katalog',
+  );
   for (const key of ['observe', 'preReconcile', 'rollback', 'rollBackOnError']) {
     const boxNow = mapAt(entry, 'operatorBox');
     const pair = boxNow == null ? undefined : pairOf(boxNow, key);
@@ -543,7 +564,12 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
   upgradeQueue(up, entry, base);
   const mutation = mapAt(entry, 'mutation');
   if (mutation != null)
-    up.drop(mutation, 'mutateFirst', [...base, 'mutation', 'mutateFirst'], 'mutation always runs before validation');
+    up.drop(
+      mutation,
+      'mutateFirst',
+      [...base, 'mutation', 'mutateFirst'],
+      'mutation always runs before validation',
+    );
   upgradeValidation(up, entry, base);
   if (imports.length > 0) applyImports(up, entry, imports, boxPath);
   const finalBox = mapAt(entry, 'operatorBox');
@@ -579,7 +605,8 @@ function includeBlock(up: Upgrader, map: YAMLMap | undefined, path: Path, blockK
   const root = up.readYaml(file, [...path, 'include'], pair.value, 'include');
   const block = root == null ? undefined : mapAt(root, blockKey);
   if (block == null) {
-    if (root != null) up.problem([...path, 'include'], pair.value, `include ${file} has no \`${blockKey}:\` block`);
+    if (root != null)
+      up.problem([...path, 'include'], pair.value, `include ${file} has no \`${blockKey}:\` block`);
     return;
   }
   for (const item of block.items) {
@@ -628,7 +655,12 @@ function takeImports(up: Upgrader, entry: YAMLMap, base: Path): MotifImport[] {
     }
     (pair.value as YAMLSeq).items.forEach((item, i) => {
       if (isMap(item)) out.push({ item: item as YAMLMap, path: [...path, 'imports', i] });
-      else up.problem([...path, 'imports', i], item, 'an import is a map with `motif` (a file path) and `with` (inputs)');
+      else
+        up.problem(
+          [...path, 'imports', i],
+          item,
+          'an import is a map with `motif` (a file path) and `with` (inputs)',
+        );
     });
   }
   return out;
@@ -643,7 +675,11 @@ function applyImports(up: Upgrader, entry: YAMLMap, imports: readonly MotifImpor
       continue;
     }
     if (/^(oci|https?):\/\//.test(file)) {
-      up.problem([...path, 'motif'], ref?.value, `motif ${file} is remote; only motif files next to the Katalog are read`);
+      up.problem(
+        [...path, 'motif'],
+        ref?.value,
+        `motif ${file} is remote; only motif files next to the Katalog are read`,
+      );
       continue;
     }
     const motif = up.readYaml(file, [...path, 'motif'], ref?.value, 'motif');
@@ -652,7 +688,8 @@ function applyImports(up: Upgrader, entry: YAMLMap, imports: readonly MotifImpor
     const given = mapAt(item, 'with');
     for (const pair of given?.items ?? []) {
       const key = keyOf(pair as Pair);
-      if (key != null) values.set(key, isScalar((pair as Pair).value) ? ((pair as Pair).value as Scalar).value : undefined);
+      if (key != null)
+        values.set(key, isScalar((pair as Pair).value) ? ((pair as Pair).value as Scalar).value : undefined);
     }
     const inputs = pairOf(motif, 'inputs')?.value;
     let missing = false;
@@ -665,7 +702,11 @@ function applyImports(up: Upgrader, entry: YAMLMap, imports: readonly MotifImpor
       const required = pairOf(input as YAMLMap, 'required')?.value;
       if (fallback != null && isScalar(fallback)) values.set(key, fallback.value);
       else if (isScalar(required) && required.value === true) {
-        up.problem([...path, 'with'], given ?? item, `motif ${file} needs input \`${key}\` (required); give it under \`with:\``);
+        up.problem(
+          [...path, 'with'],
+          given ?? item,
+          `motif ${file} needs input \`${key}\` (required); give it under \`with:\``,
+        );
         missing = true;
       }
     }
@@ -680,7 +721,8 @@ function applyImports(up: Upgrader, entry: YAMLMap, imports: readonly MotifImpor
       if (listKey == null || !isSeq(list)) continue;
       substituteInputs(list, values);
       const target = pairOf(group, listKey);
-      if (target != null && isSeq(target.value)) (target.value as YAMLSeq).items.push(...(list as YAMLSeq).items);
+      if (target != null && isSeq(target.value))
+        (target.value as YAMLSeq).items.push(...(list as YAMLSeq).items);
       else group.items.push(pair as Pair);
       count += (list as YAMLSeq).items.length;
     }
@@ -692,14 +734,20 @@ function applyImports(up: Upgrader, entry: YAMLMap, imports: readonly MotifImpor
       if (own != null && isSeq(own.value)) (own.value as YAMLSeq).items.push(...(fields as YAMLSeq).items);
       else status.items.push(new Pair(scalar('fields', item), fields));
     }
-    up.change(path, item, `imported ${count} ${count === 1 ? 'child' : 'children'} from motif ${file} into ${formatPath([...boxPath.slice(-1), 'onReconcile'])}`);
+    up.change(
+      path,
+      item,
+      `imported ${count} ${count === 1 ? 'child' : 'children'} from motif ${file} into ${formatPath([...boxPath.slice(-1), 'onReconcile'])}`,
+    );
   }
 }
 
 /** substituteInputs writes a motif's input values into its templates (`.inputs.x`, `index .inputs "x"`). */
 function substituteInputs(node: unknown, values: ReadonlyMap<string, unknown>): void {
   const literal = (value: unknown): string =>
-    typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value == null ? '' : String(value));
+    typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : JSON.stringify(value == null ? '' : String(value));
   const dict = `(dict ${[...values].map(([k, v]) => `${JSON.stringify(k)} ${literal(v)}`).join(' ')})`;
   walkScalars(node, (scalarNode) => {
     if (typeof scalarNode.value !== 'string' || !scalarNode.value.includes('.inputs')) return;
@@ -714,8 +762,7 @@ function substituteInputs(node: unknown, values: ReadonlyMap<string, unknown>): 
 
 function walkScalars(node: unknown, visit: (node: Scalar) => void): void {
   if (isScalar(node)) visit(node);
-  else if (isMap(node))
-    for (const pair of (node as YAMLMap).items) walkScalars((pair as Pair).value, visit);
+  else if (isMap(node)) for (const pair of (node as YAMLMap).items) walkScalars((pair as Pair).value, visit);
   else if (isSeq(node)) for (const item of (node as YAMLSeq).items) walkScalars(item, visit);
 }
 
@@ -731,7 +778,12 @@ function upgradeQueue(up: Upgrader, entry: YAMLMap, base: Path): void {
     }
   }
   for (const key of ['default', 'failureThreshold', 'behaviour', 'behavior'])
-    up.drop(queue, key, [...path, key], 'a full queue drops new keys (the only behaviour); they are seen again at resync');
+    up.drop(
+      queue,
+      key,
+      [...path, key],
+      'a full queue drops new keys (the only behaviour); they are seen again at resync',
+    );
 }
 
 function upgradeValidation(up: Upgrader, entry: YAMLMap, base: Path): void {
@@ -742,10 +794,14 @@ function upgradeValidation(up: Upgrader, entry: YAMLMap, base: Path): void {
     if (!isMap(rule) || pairOf(rule as YAMLMap, 'message') != null) return;
     const map = rule as YAMLMap;
     const field = pairOf(map, 'field')?.value;
-    const fieldText = isScalar(field) ? String(field.value).replace(/^\{\{\s*\.?|\s*\}\}$/g, '') : `rule ${i}`;
+    const fieldText = isScalar(field)
+      ? String(field.value).replace(/^\{\{\s*\.?|\s*\}\}$/g, '')
+      : `rule ${i}`;
     const operators = map.items
       .map((pair) => keyOf(pair as Pair))
-      .filter((key): key is string => key != null && !['field', 'action', 'when', 'or', 'anyOf'].includes(key));
+      .filter(
+        (key): key is string => key != null && !['field', 'action', 'when', 'or', 'anyOf'].includes(key),
+      );
     const message = `validation rule ${i} failed: ${fieldText}${operators.length > 0 ? ` ${operators.join(', ')}` : ' exists'}`;
     map.items.push(new Pair(scalar('message', rule), scalar(message, rule)));
     up.change([...base, 'validation', 'rules', i], rule, `added message ${JSON.stringify(message)}`);
@@ -761,7 +817,11 @@ function upgradeCrdFile(up: Upgrader, entry: YAMLMap, base: Path, options: Upgra
   entry.items.splice(at, 1);
   keepComment(entry, at, pair);
   if (/^https?:\/\//.test(file)) {
-    up.change(path, pair.key, 'removed: a remote CRD file is not fetched; declare apiTypes and schema inline');
+    up.change(
+      path,
+      pair.key,
+      'removed: a remote CRD file is not fetched; declare apiTypes and schema inline',
+    );
     return;
   }
   if (options.baseDir == null) {
@@ -774,7 +834,11 @@ function upgradeCrdFile(up: Upgrader, entry: YAMLMap, base: Path, options: Upgra
     const text = (options.readFile ?? ((p: string) => readFileSync(p, 'utf8')))(full);
     crd = parseDocument(text).toJS();
   } catch (error) {
-    up.problem(path, pair.value, `cannot read crdFile ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    up.problem(
+      path,
+      pair.value,
+      `cannot read crdFile ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return;
   }
   const crdSpec = (crd as { spec?: Record<string, unknown> } | null)?.spec;
@@ -783,7 +847,9 @@ function upgradeCrdFile(up: Upgrader, entry: YAMLMap, base: Path, options: Upgra
     return;
   }
   const names = (crdSpec['names'] ?? {}) as Record<string, unknown>;
-  const versions = Array.isArray(crdSpec['versions']) ? (crdSpec['versions'] as Record<string, unknown>[]) : [];
+  const versions = Array.isArray(crdSpec['versions'])
+    ? (crdSpec['versions'] as Record<string, unknown>[])
+    : [];
   const version = versions.find((v) => v['storage'] === true) ?? versions[0];
   let apiTypes = mapAt(entry, 'apiTypes');
   if (apiTypes == null) {
@@ -807,7 +873,11 @@ function upgradeCrdFile(up: Upgrader, entry: YAMLMap, base: Path, options: Upgra
   if (schema != null && pairOf(entry, 'schema') == null) {
     const node = born(new YAMLMap(), pair.value);
     node.items.push(new Pair(scalar('openAPIV3Schema', pair.key), scalarOrNode(schema, pair.value)));
-    entry.items.splice(entry.items.indexOf(pairOf(entry, 'apiTypes') as Pair) + 1, 0, new Pair(scalar('schema', pair.key), node));
+    entry.items.splice(
+      entry.items.indexOf(pairOf(entry, 'apiTypes') as Pair) + 1,
+      0,
+      new Pair(scalar('schema', pair.key), node),
+    );
     filled.push('schema');
   }
   if (crdSpec['scope'] === 'Cluster' && pairOf(entry, 'namespaced') == null) {
@@ -826,7 +896,8 @@ function scalarOrNode(value: unknown, from: unknown): YamlNode {
   }
   if (value !== null && typeof value === 'object') {
     const map = born(new YAMLMap(), from);
-    for (const [k, v] of Object.entries(value)) map.items.push(new Pair(scalar(k, from), scalarOrNode(v, from)));
+    for (const [k, v] of Object.entries(value))
+      map.items.push(new Pair(scalar(k, from), scalarOrNode(v, from)));
     return map;
   }
   return scalar(value, from);
@@ -924,12 +995,17 @@ function envMap(up: Upgrader, map: YAMLMap, path: Path): void {
     const value = (item as Pair).value;
     const envVar = born(new YAMLMap(), name);
     envVar.items.push(new Pair(scalar('name', name), name));
-    if (isMap(value) && ['secretKeyRef', 'configMapKeyRef', 'fieldRef'].some((k) => pairOf(value as YAMLMap, k) != null)) {
+    if (
+      isMap(value) &&
+      ['secretKeyRef', 'configMapKeyRef', 'fieldRef'].some((k) => pairOf(value as YAMLMap, k) != null)
+    ) {
       envVar.items.push(new Pair(scalar('valueFrom', value), value));
     } else if (isMap(value) && pairOf(value as YAMLMap, 'valueFrom') != null) {
       envVar.items.push(pairOf(value as YAMLMap, 'valueFrom') as Pair);
     } else {
-      envVar.items.push(new Pair(scalar('value', value), isScalar(value) ? scalar(String(value.value ?? ''), value) : value));
+      envVar.items.push(
+        new Pair(scalar('value', value), isScalar(value) ? scalar(String(value.value ?? ''), value) : value),
+      );
     }
     out.items.push(envVar);
   }
@@ -946,7 +1022,9 @@ function envFromList(up: Upgrader, map: YAMLMap, path: Path): void {
     (item) =>
       isMap(item) &&
       (item as YAMLMap).items.length >= 1 &&
-      (item as YAMLMap).items.every((p) => ['configMapRef', 'secretRef', 'prefix'].includes(keyOf(p as Pair) ?? '')),
+      (item as YAMLMap).items.every((p) =>
+        ['configMapRef', 'secretRef', 'prefix'].includes(keyOf(p as Pair) ?? ''),
+      ),
   );
   if (!ok) return;
   const out = born(new YAMLMap(), pair.value);
@@ -967,7 +1045,11 @@ function envFromList(up: Upgrader, map: YAMLMap, path: Path): void {
     }
   }
   pair.value = out;
-  up.change([...path, 'envFrom'], pair.key, 'a list of {configMapRef|secretRef: name} became reference lists');
+  up.change(
+    [...path, 'envFrom'],
+    pair.key,
+    'a list of {configMapRef|secretRef: name} became reference lists',
+  );
 }
 
 /** MigrateKatalogOptions locate the Katalog being migrated. */

@@ -35,7 +35,9 @@ export const migrateCommand: Command = {
     try {
       text = readFileSync(full, 'utf8');
     } catch (error) {
-      io.stderr.write(`${file}:1:1: cannot read file: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr.write(
+        `${file}:1:1: cannot read file: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
       return ExitCode.Failed;
     }
     const result = migrateKatalog(text, { baseDir: dirname(full) });
