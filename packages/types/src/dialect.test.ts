@@ -293,9 +293,9 @@ describe('upstream shapes inside children', () => {
   it('moves a custom child’s metadata.namespaced up and drops hasStatus from the manifest', () => {
     const result = ok(load(text));
     const custom = result.katalog.spec.crds['website']?.operatorBox.onReconcile.custom[0];
-    expect(custom?.namespaced).toBe(false);
+    expect(custom?.['namespaced']).toBe(false);
     expect(custom).not.toHaveProperty('hasStatus');
-    expect(custom?.metadata).not.toHaveProperty('namespaced');
+    expect(custom?.['metadata']).not.toHaveProperty('namespaced');
   });
 
   it('renames cross[].source to endpoint', () => {
