@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { loadKatalog } from '@orkestra/types';
 import type { Katalog, KatalogIssue } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
@@ -53,6 +53,8 @@ export function loadKatalogFile(file: string, options: LoadKatalogFileOptions): 
   const result = loadKatalog(
     { text, file },
     {
+      // An upstream Katalog's crdFile is read next to it.
+      baseDir: dirname(resolve(options.cwd, file)),
       checkTemplate: (source) => {
         try {
           engine.compileTemplate(source);

@@ -1,6 +1,6 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath } from '@orkestra/types';
+import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath, parseDuration } from '@orkestra/types';
 import type { CrdEntry, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
@@ -160,6 +160,18 @@ export function strictCheck(
           at ?? node,
           [...path, ...segments],
           `schema field ${untyped} has no type: the API server rejects it in a CRD, so ork generate crd leaves it out and lets its parent keep unknown fields`,
+        ),
+      );
+    }
+    // Upstream Katalogs use resyncs of 5-15 s; the loader accepts >= 1 s, --strict warns (issue 14).
+    const resync = parseDuration(entry.resync);
+    if (resync !== 0 && resync < 30_000) {
+      const at = isMap(node) ? (node.get('resync', true) as YamlNode | undefined) : undefined;
+      warnings.push(
+        issue(
+          at ?? node,
+          [...path, 'resync'],
+          `resync ${entry.resync} re-lists every CR that often; below 30s it mostly adds load (changes are watched, not polled)`,
         ),
       );
     }

@@ -11,6 +11,7 @@ import {
   stringForm,
   typeName,
 } from './string-form.js';
+import { upstreamHelpers } from './upstream-helpers.js';
 
 /** RandomSource returns `size` cryptographically secure random bytes. */
 export type RandomSource = (size: number) => Uint8Array;
@@ -494,7 +495,10 @@ export function createHelpers(options: HelperOptions = {}): Readonly<Record<stri
     sha256sum: { minArgs: 1, maxArgs: 1, fn: ([s]) => sha256hex(s).slice(0, 8) },
   };
   // A prototype-free record, so `constructor` or `toString` never look like helpers by accident.
-  return Object.freeze(Object.assign(Object.create(null) as Record<string, HelperDefinition>, helpers));
+  // Upstream's helpers come first: a helper of the library with the same name wins.
+  return Object.freeze(
+    Object.assign(Object.create(null) as Record<string, HelperDefinition>, upstreamHelpers(), helpers),
+  );
 }
 
 /** builtinHelperArity lists the Handlebars built-ins a template may use, with their arity. */

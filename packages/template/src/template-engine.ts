@@ -1,5 +1,6 @@
 import Handlebars from 'handlebars';
 import { findGoSyntax, rewriteLeadingDots } from './go-syntax.js';
+import { GoTemplateError, isGoTemplate, translateGoTemplate } from './go-template.js';
 import type { Clock, HelperDefinition, RandomSource } from './helpers.js';
 import { builtinHelperArity, createHelpers } from './helpers.js';
 import { collectReferencedPaths } from './collect-paths.js';
@@ -218,14 +219,28 @@ class Engine implements TemplateEngine {
         run: () => source,
       };
     }
-    const go = findGoSyntax(source);
-    if (go != null) {
-      throw new TemplateError(go.message, {
-        ...offsetToPosition(source, go.offset),
-        suggestion: go.suggestion,
-      });
+    let handlebars = source;
+    if (isGoTemplate(source)) {
+      // Upstream's Go text/template syntax: parsed and compiled to Handlebars with the same meaning.
+      try {
+        handlebars = translateGoTemplate(source, { isHelper: (name) => this.isHelper(name) });
+      } catch (error) {
+        if (!(error instanceof GoTemplateError)) throw error;
+        throw new TemplateError(error.message, {
+          ...offsetToPosition(source, error.offset),
+          suggestion: error.suggestion,
+        });
+      }
+    } else {
+      const go = findGoSyntax(source);
+      if (go != null) {
+        throw new TemplateError(go.message, {
+          ...offsetToPosition(source, go.offset),
+          suggestion: go.suggestion,
+        });
+      }
     }
-    const rewritten = rewriteLeadingDots(source);
+    const rewritten = rewriteLeadingDots(handlebars);
     let ast: Program;
     try {
       ast = this.#env.parseWithoutProcessing(rewritten);

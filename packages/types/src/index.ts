@@ -65,6 +65,13 @@ export { parseCron, validateCron, cronMatches } from './cron.js';
 export type { CronSpec, CronTimeParts } from './cron.js';
 
 // Loader, sources, JSON Schema
+export { migrateKatalog, UPSTREAM_API_VERSIONS } from './dialect.js';
+export type {
+  DialectChange,
+  DialectProblem,
+  MigrateKatalogOptions,
+  MigrateKatalogResult,
+} from './dialect.js';
 export { loadKatalog, loadKatalogOrThrow } from './load-katalog.js';
 export type { LoadKatalogOptions, LoadKatalogResult, KatalogInputSource } from './load-katalog.js';
 export { katalogSourceOf, katalogPathOf } from './source.js';

@@ -315,19 +315,18 @@ ${WEBSITE}      operatorBox:
     ]);
   });
 
-  it('rejects env written as a map, with a hint', () => {
-    expect(
-      errors(`${WEBSITE}      operatorBox:
+  it('accepts env written as a map (upstream) and converts it to the list form', () => {
+    const result = load(`${WEBSITE}      operatorBox:
         onReconcile:
           deployments: [{image: a, env: {A: b}}]
-`),
-    ).toEqual([
-      {
-        line: 10,
-        column: 41,
-        path: 'spec.crds.website.operatorBox.onReconcile.deployments[0].env',
-        message: 'env is a list of {name, value} items, not a map: write `env: [{name: KEY, value: "..."}]`',
-      },
+`);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.katalog.spec.crds['website']?.operatorBox.onReconcile.deployments[0]?.env).toEqual([
+      { name: 'A', value: 'b' },
+    ]);
+    expect(result.warnings.map((w) => w.message)).toEqual([
+      expect.stringContaining('1 key was mapped onto the canonical form'),
     ]);
   });
 

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
+import { positionIn, upgradeDialect } from './dialect.js';
+import type { IncludedFile } from './dialect.js';
 import { KatalogError } from './errors.js';
 import type { KatalogIssue } from './errors.js';
 import { RESOURCE_LIST_KEYS } from './kinds/index.js';
@@ -23,6 +26,11 @@ export interface LoadKatalogOptions {
    * the template does not compile. @orkestra/template supplies it. Default: templates are not checked.
    */
   readonly checkTemplate?: (source: string) => string | undefined;
+  /**
+   * Directory an upstream Katalog's `crdFile` is read from. Default: the directory of `{ path }`;
+   * for `{ text }` no neighbouring file is read.
+   */
+  readonly baseDir?: string;
 }
 
 /** KatalogInputSource is what loadKatalog reads: a file path, or text with an optional file name for messages. */
@@ -63,6 +71,7 @@ export function loadKatalog(input: KatalogInputSource, options: LoadKatalogOptio
     let text: string;
     if ('path' in input) {
       file = input.path;
+      if (options.baseDir === undefined) options = { ...options, baseDir: dirname(input.path) };
       try {
         text = readFileSync(input.path, 'utf8');
       } catch (error) {
@@ -129,6 +138,8 @@ class Locator {
   readonly protoKeys: PathSegment[][] = [];
   readonly lineCounter: LineCounter;
   readonly file: string;
+  /** Files merged in by `include:` and motif imports (their node ranges are shifted; see positionIn). */
+  included: readonly IncludedFile[] = [];
 
   constructor(file: string, lineCounter: LineCounter) {
     this.file = file;
@@ -177,8 +188,8 @@ class Locator {
         break;
       }
     }
-    const { line, col } = this.lineCounter.linePos(offset);
-    return { file: this.file, line, column: col, path: formatPath(path), message };
+    const where = positionIn(offset, this.file, this.lineCounter, this.included);
+    return { file: where.file, line: where.line, column: where.column, path: formatPath(path), message };
   }
 }
 
@@ -234,6 +245,23 @@ function loadText(text: string, file: string, options: LoadKatalogOptions): Load
       message: warning.message.split('\n')[0] ?? warning.message,
     });
   }
+  // Upstream dialects are rewritten on the document's nodes, which keep their source ranges.
+  const dialect = upgradeDialect(first, {
+    lineCounter,
+    ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
+  });
+  locator.included = dialect.included;
+  for (const problem of dialect.problems) errors.push({ ...problem, file: problem.file ?? file });
+  if (dialect.changes.length > 0) {
+    const firstChange = dialect.changes[0];
+    warnings.push({
+      file: firstChange?.file ?? file,
+      line: firstChange?.line ?? 1,
+      column: firstChange?.column ?? 1,
+      path: '',
+      message: `upstream Katalog (${dialect.generation ?? 'G2'} layout): ${dialect.changes.length} ${dialect.changes.length === 1 ? 'key was' : 'keys were'} mapped onto the canonical form; \`ork migrate ${file}\` rewrites the file`,
+    });
+  }
   locator.positions.set('[]', { value: first.contents?.range?.[0] ?? 0 });
   locator.index(first.contents, [], { n: 200_000 });
 
@@ -255,6 +283,7 @@ function loadText(text: string, file: string, options: LoadKatalogOptions): Load
     }
   }
   if (!result.success || errors.length > 0) return fail(errors, warnings);
+  // dialect problems (a Go reconciler, an unreadable crdFile) were collected above.
 
   const katalog = result.data;
   const rawObject = raw as RawKatalog;

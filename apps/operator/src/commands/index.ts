@@ -3,6 +3,7 @@ import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
 import { explainCommand } from './explain.js';
 import { generateCommand } from './generate.js';
+import { migrateCommand } from './migrate.js';
 import { renderCommand } from './render.js';
 import { runCommand } from './run.js';
 import { simulateCommand } from './simulate.js';
@@ -18,6 +19,7 @@ export const commands: readonly Command[] = [
   validateCommand,
   renderCommand,
   generateCommand,
+  migrateCommand,
   simulateCommand,
   explainCommand, // issue-18
   devCommand,

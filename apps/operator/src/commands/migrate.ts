@@ -1,0 +1,59 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { migrateKatalog } from '@orkestra/types';
+import type { CliIo, Command } from './command.js';
+import { ExitCode, UsageError, parseCommandArgs } from './command.js';
+
+const usage = `Usage: ork migrate <katalog> [--write]
+
+Rewrite a Katalog written for upstream Orkestra (apiVersion orkestra.orkspace.io/v1 or
+orkestra.konductor.io/v1Alpha; the G1 \`reconciler:\`, G2 and G3 \`reconcile/runtime/emit\` layouts)
+into the canonical form. Comments and key order are kept. Prints the canonical Katalog on stdout
+and one line per change on stderr (file:line:col: path: what changed); exits 1 when a key cannot
+be mapped.
+
+Options:
+  --write     Write the canonical form back to the file instead of printing it.
+  -h, --help  Show this help.`;
+
+/** migrateCommand is \`ork migrate\`: print or write the canonical form of an upstream Katalog. */
+export const migrateCommand: Command = {
+  name: 'migrate',
+  summary: 'Rewrite an upstream Katalog into the canonical form',
+  usage,
+  async run(args: readonly string[], io: CliIo): Promise<number> {
+    const parsed = parseCommandArgs(args, { write: { type: 'boolean' } });
+    if (parsed.help) {
+      io.stdout.write(`${usage}\n`);
+      return ExitCode.Ok;
+    }
+    const [file, ...extra] = parsed.positionals;
+    if (file == null) throw new UsageError('missing <katalog>');
+    if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0] ?? ''}`);
+    const full = resolve(io.cwd, file);
+    let text: string;
+    try {
+      text = readFileSync(full, 'utf8');
+    } catch (error) {
+      io.stderr.write(
+        `${file}:1:1: cannot read file: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      return ExitCode.Failed;
+    }
+    const result = migrateKatalog(text, { baseDir: dirname(full) });
+    for (const change of result.changes)
+      io.stderr.write(`${file}:${change.line}:${change.column}: ${change.path}: ${change.message}\n`);
+    for (const problem of result.problems)
+      io.stderr.write(`${file}:${problem.line}:${problem.column}: ${problem.path}: ${problem.message}\n`);
+    if (result.problems.length > 0) return ExitCode.Failed;
+    const summary =
+      result.changes.length === 0
+        ? `${file}: already canonical, nothing to change\n`
+        : `${file}: ${result.generation ?? 'G2'} layout, ${result.changes.length} ${result.changes.length === 1 ? 'change' : 'changes'}${parsed.values.write === true ? ', written' : ''}\n`;
+    if (parsed.values.write === true) {
+      if (result.changes.length > 0) writeFileSync(full, result.text);
+    } else io.stdout.write(result.text);
+    io.stderr.write(summary);
+    return ExitCode.Ok;
+  },
+};

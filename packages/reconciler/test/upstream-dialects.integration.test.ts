@@ -1,0 +1,180 @@
+import { AppsV1Api } from '@kubernetes/client-node';
+import { createKatalogRuntime } from '@orkestra/reconciler';
+import type { KatalogRuntime } from '@orkestra/reconciler';
+import { installCrd } from '@orkestra/testenv';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  crClient,
+  katalogFrom,
+  quietLogger,
+  readConfigMap,
+  readyOf,
+  useRuntimeTest,
+  waitFor,
+  waitForReady,
+} from './runtime-helpers.js';
+
+/**
+ * Upstream Katalogs run unchanged (issue 14): a G1 Katalog (the entry-level `reconciler:` block),
+ * a G3 Katalog (`reconcile`/`runtime`/`emit` and `admission`) and a Katalog whose templates are Go
+ * text/template, each loaded by the dialect mapping and run by the runtime on the local control
+ * plane until its CR is Ready. The Katalogs are written here from upstream's documentation.
+ */
+const { env, group, api, crs, startRuntime } = useRuntimeTest({
+  prefix: 'up',
+  kind: 'Website',
+  plural: 'websites',
+});
+const runtimes: KatalogRuntime[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const runtime of runtimes) await runtime.stop({ timeoutMs: 5000 });
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** startOther runs a Katalog for another kind of the same group, with its own CRD and runtime. */
+async function startOther(kind: string, plural: string, text: string) {
+  const other = { group, version: 'v1', kind, plural } as const;
+  cleanups.push(await installCrd(env.kubeConfig, other));
+  const runtime = createKatalogRuntime({
+    kubeConfig: env.kubeConfig,
+    logger: quietLogger(),
+    katalog: katalogFrom(text),
+  });
+  await runtime.start();
+  runtimes.push(runtime);
+  return crClient(env.kubeConfig, other);
+}
+
+describe('upstream Katalogs under the runtime', () => {
+  it('runs a G1 Katalog (orkestra.orkspace.io/v1, reconciler: block) to Ready', async () => {
+    await startRuntime({
+      katalog: katalogFrom(`
+apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata:
+  name: g1-site
+  author: platform
+spec:
+  crds:
+    website:
+      apiTypes: {group: ${api.group}, version: v1, kind: Website, plural: websites}
+      reconciler:
+        default: true
+        onReconcile:
+          configMaps:
+            - name: "{{ .metadata.name }}-settings"
+              labels:
+                - key: tier
+                  value: web
+              data:
+                greeting: "{{ .spec.greeting }}"
+        status:
+          fields:
+            - path: phase
+              value: Running
+`),
+    });
+    const ns = env.namespace;
+    await crs.create(ns, 'g1', { greeting: 'hello' });
+    await waitForReady(crs, ns, 'g1');
+    expect(await readConfigMap(env.kubeConfig, ns, 'g1-settings')).toEqual({ greeting: 'hello' });
+    const cr = await crs.get(ns, 'g1');
+    expect(cr.status?.['phase']).toBe('Running');
+    expect(readyOf(cr)).toMatchObject({ status: 'True', reason: 'ReconcileSucceeded' });
+  });
+
+  it('runs a G3 Katalog (reconcile/runtime/emit, admission, env as a map) to Ready', async () => {
+    const apps = await startOther(
+      'App',
+      'apps',
+      `
+apiVersion: orkestra.konductor.io/v1Alpha
+kind: Katalog
+metadata: {name: g3-app}
+spec:
+  crds:
+    app:
+      apiTypes: {group: ${group}, version: v1, kind: App, plural: apps}
+      admission:
+        mutation:
+          rules:
+            - field: spec.replicas
+              default: 1
+      operatorBox:
+        reconcile:
+          workers: 2
+          resync: 10s
+          queue: {maxQueueDepth: 100}
+          onReconcile:
+            deployments:
+              - name: "{{ .metadata.name }}"
+                image: "{{ .spec.image }}"
+                replicas: "{{ .spec.replicas }}"
+                env:
+                  MODE: production
+        runtime:
+          finalizers: [${group}/cleanup]
+        emit:
+          status:
+            fields:
+              - path: image
+                value: "{{ .spec.image }}"
+`,
+    );
+    const ns = env.namespace;
+    await apps.create(ns, 'g3', { image: 'nginx:1.27' });
+    await waitFor('g3 Ready=True', async () => readyOf(await apps.get(ns, 'g3'))?.status === 'True');
+    const deployment = await env.kubeConfig
+      .makeApiClient(AppsV1Api)
+      .readNamespacedDeployment({ namespace: ns, name: 'g3' });
+    expect(deployment.spec?.template.spec?.containers[0]?.env).toEqual([
+      { name: 'MODE', value: 'production' },
+    ]);
+    expect(deployment.spec?.replicas).toBe(1);
+    const cr = await apps.get(ns, 'g3');
+    expect(cr.status?.['image']).toBe('nginx:1.27');
+    expect(cr.metadata.finalizers).toContain(`${group}/cleanup`);
+  });
+
+  it('runs a Katalog whose templates are Go text/template to Ready', async () => {
+    const jobs = await startOther(
+      'Pipeline',
+      'pipelines',
+      `
+apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: go-templates}
+spec:
+  crds:
+    pipeline:
+      apiTypes: {group: ${group}, version: v1, kind: Pipeline, plural: pipelines}
+      operatorBox:
+        onReconcile:
+          configMaps:
+            - name: "{{ .metadata.name }}-plan"
+              data:
+                first: '{{ index (index .spec.steps 0) "command" }}'
+                all: '{{ range $i, $s := .spec.steps }}{{ if $i }},{{ end }}{{ $s.command }}{{ end }}'
+                tier: '{{ if eq .spec.tier "gold" }}3{{ else if eq .spec.tier "silver" }}2{{ else }}1{{ end }}'
+                level: '{{ .spec.logLevel | default "info" }}'
+                title: '{{ printf "%s has %d steps" .metadata.name (len .spec.steps) }}'
+        status:
+          fields:
+            - path: steps
+              value: "{{ len .spec.steps }}"
+`,
+    );
+    const ns = env.namespace;
+    await jobs.create(ns, 'go', { tier: 'silver', steps: [{ command: 'make' }, { command: 'test' }] });
+    await waitFor('go Ready=True', async () => readyOf(await jobs.get(ns, 'go'))?.status === 'True');
+    expect(await readConfigMap(env.kubeConfig, ns, 'go-plan')).toEqual({
+      first: 'make',
+      all: 'make,test',
+      tier: '2',
+      level: 'info',
+      title: 'go has 2 steps',
+    });
+    expect((await jobs.get(ns, 'go')).status?.['steps']).toBe(2);
+  });
+});

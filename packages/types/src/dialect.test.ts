@@ -1,0 +1,484 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrateKatalog } from './dialect.js';
+import { loadKatalog } from './load-katalog.js';
+import type { LoadKatalogResult } from './load-katalog.js';
+
+/**
+ * Upstream dialects, one test per mapping. Every fixture is written here from upstream's
+ * documentation and type definitions (pkg/types of orkspace/orkestra and inrundev/inrun), not
+ * copied from upstream files.
+ */
+
+const head = (apiVersion = 'orkestra.orkspace.io/v1'): string => `apiVersion: ${apiVersion}
+kind: Katalog
+metadata:
+  name: demo
+spec:
+  crds:
+    website:
+      apiTypes:
+        group: demo.example.io
+        version: v1alpha1
+        kind: Website
+        plural: websites
+`;
+
+function ok(result: LoadKatalogResult) {
+  if (!result.ok)
+    throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
+  return result;
+}
+
+const load = (text: string, baseDir?: string) =>
+  loadKatalog({ text, file: 'katalog.yaml' }, baseDir === undefined ? {} : { baseDir });
+
+describe('upstream apiVersions', () => {
+  for (const apiVersion of ['orkestra.orkspace.io/v1', 'orkestra.konductor.io/v1Alpha']) {
+    it(`accepts ${apiVersion} and notes once that ork migrate converts it`, () => {
+      const result = ok(load(head(apiVersion)));
+      expect(result.katalog.apiVersion).toBe('orkestra.konductor.io/v1alpha1');
+      const notes = result.warnings.filter((w) => w.message.includes('ork migrate'));
+      expect(notes).toHaveLength(1);
+      expect(notes[0]).toMatchObject({ line: 1, column: 13 });
+    });
+  }
+
+  it('still refuses an unknown apiVersion', () => {
+    const result = load(head('orkestra.example.io/v9'));
+    expect(result.ok).toBe(false);
+  });
+
+  it('gives a canonical Katalog no note', () => {
+    const result = ok(load(head('orkestra.konductor.io/v1alpha1')));
+    expect(result.warnings).toEqual([]);
+  });
+});
+
+describe('metadata', () => {
+  it('moves author and tags into annotations', () => {
+    const text = head().replace(
+      '  name: demo\n',
+      '  name: demo\n  author: platform-team\n  tags: [web, beginner]\n',
+    );
+    const result = ok(load(text));
+    expect(result.katalog.metadata.annotations).toEqual({ author: 'platform-team', tags: 'web,beginner' });
+  });
+});
+
+describe('G1: the entry-level reconciler block', () => {
+  const g1 = `${head()}      reconciler:
+        default: true
+        finalizers: [demo.example.io/cleanup]
+        onCreate:
+          configMaps:
+            - name: "{{ .metadata.name }}-config"
+              data:
+                mode: production
+        onReconcile:
+          deployments:
+            - name: "{{ .metadata.name }}"
+              image: nginx
+        onDelete:
+          jobs:
+            - name: "{{ .metadata.name }}-cleanup"
+              image: busybox
+        status:
+          fields:
+            - path: phase
+              value: Running
+`;
+
+  it('maps finalizers, onCreate, onReconcile, onDelete and status onto the operatorBox', () => {
+    const result = ok(load(g1));
+    const box = result.katalog.spec.crds['website']?.operatorBox;
+    expect(box?.finalizers).toEqual(['demo.example.io/cleanup']);
+    expect(box?.onCreate.configMaps[0]?.name).toBe('{{ .metadata.name }}-config');
+    expect(box?.onReconcile.deployments[0]?.image).toBe('nginx');
+    expect(box?.onDelete?.jobs[0]?.image).toBe('busybox');
+    expect(box?.status.fields[0]).toMatchObject({ path: 'phase', value: 'Running' });
+    expect(result.warnings[0]?.message).toMatch(/G1 layout/);
+  });
+
+  it('points an error inside the moved block at the line the user wrote', () => {
+    const bad = g1.replace(
+      '              image: nginx\n',
+      '              image: nginx\n              replicaz: 2\n',
+    );
+    const result = load(bad);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const line = bad.split('\n').findIndex((l) => l.includes('replicaz')) + 1;
+    expect(result.errors[0]).toMatchObject({ file: 'katalog.yaml', line, column: 15 });
+    expect(result.errors[0]?.message).toMatch(/unknown key `replicaz`/);
+  });
+
+  it('refuses default: false (a custom Go reconciler) at its position', () => {
+    const result = load(g1.replace('default: true', 'default: false'));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors[0]).toMatchObject({ line: 14, path: 'spec.crds.website.reconciler.default' });
+    expect(result.errors[0]?.message).toMatch(/custom Go reconciler/);
+  });
+
+  it('refuses Go hooks with what to use instead', () => {
+    const result = load(
+      g1.replace(
+        '        default: true\n',
+        '        hooks:\n          location: github.com/acme/hooks\n          function: Hooks\n',
+      ),
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors[0]?.message).toMatch(/`hooks` names Go code/);
+  });
+});
+
+describe('G2: the flat operatorBox', () => {
+  const g2 = `${head()}      operatorBox:
+        default: true
+        reconciler:
+          workers: 5
+          resync: 15s
+          queue:
+            maxQueueDepth: 200
+            failureThreshold: 3
+        autoscale:
+          workers: {min: 1, max: 8}
+        onReconcile:
+          deployments:
+            - name: "{{ .metadata.name }}"
+              image: nginx
+`;
+
+  it('moves reconciler workers/resync/queue and autoscale to the entry, renames maxQueueDepth', () => {
+    const result = ok(load(g2));
+    const entry = result.katalog.spec.crds['website'];
+    expect(entry?.workers).toBe(5);
+    expect(entry?.resync).toBe('15s');
+    expect(entry?.queue.maxDepth).toBe(200);
+    expect(entry?.autoscale).toBeDefined();
+  });
+
+  it('accepts a resync of 1 s but not below', () => {
+    ok(load(g2.replace('15s', '1s')));
+    const result = load(g2.replace('15s', '500ms'));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors[0]?.message).toBe('resync must be 0 or at least 1s, got 500ms');
+    expect(result.errors[0]?.line).toBe(g2.split('\n').findIndex((l) => l.includes('resync')) + 1);
+  });
+});
+
+describe('G3: reconcile, runtime, emit and admission', () => {
+  const g3 = `${head()}      admission:
+        validation:
+          rules:
+            - field: spec.image
+              operator: exists
+        mutation:
+          mutateFirst: true
+          rules:
+            - field: spec.replicas
+              default: 1
+      operatorBox:
+        reconcile:
+          workers: 2
+          forceConflict: false
+          onReconcile:
+            services:
+              - name: "{{ .metadata.name }}"
+                port: 80
+        runtime:
+          finalizers: [demo.example.io/finalizer]
+          allowedNamespaces: [team-a]
+        emit:
+          status:
+            fields:
+              - path: phase
+                value: Ready
+`;
+
+  it('maps every block onto the canonical model', () => {
+    const result = ok(load(g3));
+    const entry = result.katalog.spec.crds['website'];
+    expect(entry?.workers).toBe(2);
+    expect(entry?.forceConflict).toBe(false);
+    expect(entry?.allowedNamespaces).toEqual(['team-a']);
+    expect(entry?.operatorBox.finalizers).toEqual(['demo.example.io/finalizer']);
+    expect(entry?.operatorBox.onReconcile.services[0]?.name).toBe('{{ .metadata.name }}');
+    expect(entry?.operatorBox.status.fields[0]?.value).toBe('Ready');
+    expect(entry?.mutation?.rules[0]).toMatchObject({ field: 'spec.replicas', default: 1 });
+    expect(result.warnings[0]?.message).toMatch(/G3 layout/);
+  });
+
+  it('generates a message that names the rule for a validation rule without one', () => {
+    const result = ok(load(g3));
+    expect(result.katalog.spec.crds['website']?.validation?.rules[0]?.message).toBe(
+      'validation rule 0 failed: spec.image operator',
+    );
+  });
+
+  it('refuses emit.events at its own position, with the reason', () => {
+    const bad = g3.replace(
+      '        emit:\n',
+      '        emit:\n          events:\n            ready: {type: Normal, reason: Ready, message: ok}\n',
+    );
+    const result = load(bad);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const line = bad.split('\n').findIndex((l) => l.includes('events:')) + 1;
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatchObject({
+      line,
+      column: 11,
+      path: 'spec.crds.website.operatorBox.emit.events',
+    });
+    expect(result.errors[0]?.message).toMatch(
+      /^upstream key `events` has no counterpart in Orkestra: declared events/,
+    );
+  });
+});
+
+describe('upstream shapes inside children', () => {
+  const text = `${head()}      operatorBox:
+        onReconcile:
+          deployments:
+            - name: web
+              image: nginx
+              labels:
+                - key: tier
+                  value: frontend
+              env:
+                MODE: production
+                PASSWORD:
+                  secretKeyRef: {name: creds, key: password}
+                LEVEL:
+                  configMapKeyRef: {name: settings, key: level}
+              envFrom:
+                - configMapRef: settings
+                - secretRef: creds
+          custom:
+            - apiVersion: example.io/v1
+              kind: Widget
+              hasStatus: true
+              metadata:
+                name: w
+                namespaced: false
+              spec:
+                size: 1
+        cross:
+          - crd: website
+            source: "http://catalog.example.io/items.json"
+            selector: {name: "{{ .metadata.name }}"}
+`;
+
+  it('turns label lists into maps, env maps into lists and envFrom lists into reference lists', () => {
+    const result = ok(load(text));
+    const deployment = result.katalog.spec.crds['website']?.operatorBox.onReconcile.deployments[0];
+    expect(deployment?.labels).toEqual({ tier: 'frontend' });
+    expect(deployment?.env).toEqual([
+      { name: 'MODE', value: 'production' },
+      { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'password' } } },
+      { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level' } } },
+    ]);
+    expect(deployment?.envFrom).toEqual({
+      configMapRef: [{ name: 'settings' }],
+      secretRef: [{ name: 'creds' }],
+    });
+  });
+
+  it('moves a custom child’s metadata.namespaced up and drops hasStatus from the manifest', () => {
+    const result = ok(load(text));
+    const custom = result.katalog.spec.crds['website']?.operatorBox.onReconcile.custom[0];
+    expect(custom?.['namespaced']).toBe(false);
+    expect(custom).not.toHaveProperty('hasStatus');
+    expect(custom?.['metadata']).not.toHaveProperty('namespaced');
+  });
+
+  it('renames cross[].source to endpoint', () => {
+    const result = ok(load(text));
+    expect(result.katalog.spec.crds['website']?.operatorBox.cross[0]?.endpoint).toBe(
+      'http://catalog.example.io/items.json',
+    );
+  });
+});
+
+describe('crdFile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ork-dialect-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, 'crd.yaml'),
+    `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.demo.example.io}
+spec:
+  group: demo.example.io
+  scope: Cluster
+  names: {kind: Gadget, plural: gadgets, singular: gadget}
+  versions:
+    - name: v1beta1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: {type: object, properties: {size: {type: integer}}}
+`,
+  );
+  const text = `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata:
+  name: demo
+spec:
+  crds:
+    gadget:
+      crdFile: ./crd.yaml
+      crFiles: [./cr.yaml]
+      endpoints: {status: true}
+`;
+
+  it('reads apiTypes, schema and scope from the CRD next to the Katalog', () => {
+    const result = ok(load(text, dir));
+    const entry = result.katalog.spec.crds['gadget'];
+    expect(entry?.apiTypes).toEqual({
+      group: 'demo.example.io',
+      version: 'v1beta1',
+      kind: 'Gadget',
+      plural: 'gadgets',
+      singular: 'gadget',
+    });
+    expect(entry?.namespaced).toBe(false);
+    expect(entry?.schema?.openAPIV3Schema).toMatchObject({ type: 'object' });
+  });
+
+  it('reports a missing CRD file at the crdFile line', () => {
+    const result = load(text.replace('./crd.yaml', './nope.yaml'), dir);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.find((e) => e.message.includes('cannot read crdFile'))).toMatchObject({ line: 8 });
+  });
+});
+
+describe('migrateKatalog', () => {
+  const text = `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata:
+  name: demo
+spec:
+  crds:
+    website:
+      apiTypes: {group: demo.example.io, version: v1alpha1, kind: Website, plural: websites}
+      # the lifecycle
+      reconciler:
+        # children created once
+        onCreate:
+          configMaps:
+            - name: cfg # the config
+              data: {a: "1"}
+`;
+
+  it('keeps comments and reports each change', () => {
+    const result = migrateKatalog(text);
+    expect(result.problems).toEqual([]);
+    expect(result.text).toContain('# children created once');
+    expect(result.text).toContain('# the config');
+    expect(result.text).toContain('apiVersion: orkestra.konductor.io/v1alpha1');
+    expect(result.changes.map((c) => c.message)).toContain('moved to operatorBox.onCreate');
+    const reloaded = ok(load(result.text));
+    expect(reloaded.warnings).toEqual([]);
+    expect(reloaded.katalog).toEqual(ok(load(text)).katalog);
+  });
+
+  it('leaves a canonical Katalog byte for byte', () => {
+    const canonical = migrateKatalog(text).text;
+    expect(migrateKatalog(canonical)).toMatchObject({ text: canonical, changes: [] });
+  });
+});
+
+describe('include: and motif imports', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ork-include-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, 'rules.yaml'),
+    'rules:\n  - field: spec.image\n    operator: exists\n    message: image is required\n',
+  );
+  writeFileSync(join(dir, 'status.yaml'), 'fields:\n  - path: phase\n    value: Running\n');
+  writeFileSync(
+    join(dir, 'motif.yaml'),
+    `apiVersion: orkestra.orkspace.io/v1
+kind: Motif
+metadata: {name: worker}
+inputs:
+  - name: image
+    required: true
+  - name: replicas
+    default: "2"
+resources:
+  deployments:
+    - name: "{{ .metadata.name }}-worker"
+      image: '{{ index .inputs "image" }}'
+      replicas: "{{ .inputs.replicas }}"
+status:
+  fields:
+    - path: workers
+      value: '{{ index .inputs "replicas" }}'
+`,
+  );
+  writeFileSync(join(dir, 'broken.yaml'), 'resources:\n  deployments:\n    - name: x\n      imagee: nginx\n');
+  const text = (imports: string): string => `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: demo}
+spec:
+  crds:
+    website:
+      apiTypes: {group: demo.example.io, version: v1alpha1, kind: Website, plural: websites}
+      admission:
+        validation:
+          include: ./rules.yaml
+      operatorBox:
+        reconcile:
+          imports:
+${imports}
+        emit:
+          status:
+            include: ./status.yaml
+`;
+
+  it('inlines included rules and fields, and imports a motif with its inputs', () => {
+    const result = ok(
+      load(text('            - motif: ./motif.yaml\n              with: {image: "nginx:1.27"}'), dir),
+    );
+    const entry = result.katalog.spec.crds['website'];
+    expect(entry?.validation?.rules[0]?.message).toBe('image is required');
+    expect(entry?.operatorBox.status.fields.map((f) => f.path)).toEqual(['phase', 'workers']);
+    expect(entry?.operatorBox.status.fields[1]?.value).toBe('{{ "2" }}');
+    const deployment = entry?.operatorBox.onReconcile.deployments[0];
+    expect(deployment).toMatchObject({
+      name: '{{ .metadata.name }}-worker',
+      image: '{{ "nginx:1.27" }}',
+      replicas: '{{ "2" }}',
+    });
+  });
+
+  it('refuses an import that misses a required input', () => {
+    const result = load(text('            - motif: ./motif.yaml'), dir);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors[0]?.message).toBe(
+      'motif ./motif.yaml needs input `image` (required); give it under `with:`',
+    );
+  });
+
+  it('points an error in an imported motif at the motif file', () => {
+    const result = load(text('            - motif: ./broken.yaml'), dir);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const typo = result.errors.find((e) => e.message.includes('imagee'));
+    expect(typo).toMatchObject({ file: './broken.yaml', line: 4, column: 7 });
+    expect(result.errors.every((e) => e.file === './broken.yaml')).toBe(true);
+  });
+});

@@ -1,0 +1,1104 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import {
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter as LineCounterClass,
+  parseDocument,
+  Pair,
+  Scalar,
+  YAMLMap,
+  YAMLSeq,
+} from 'yaml';
+import type { Document, LineCounter, Node as YamlNode } from 'yaml';
+import { KATALOG_API_VERSION } from './metadata.js';
+
+/**
+ * Upstream dialects (issue 14): the loader accepts Katalogs written for upstream Orkestra and maps
+ * them onto the canonical model before the schema sees them. The mapping works on the YAML
+ * document's nodes, moving them rather than copying values, so every node keeps its source range:
+ * an error in a moved block still points at the user's file:line:col, and `ork migrate` prints the
+ * same document (comments and key order kept) in the canonical form.
+ */
+
+/** UPSTREAM_API_VERSIONS are the Katalog apiVersions of upstream generations the loader accepts. */
+export const UPSTREAM_API_VERSIONS = ['orkestra.konductor.io/v1Alpha', 'orkestra.orkspace.io/v1'] as const;
+
+/** DialectChange is one rewrite done by upgradeDialect, positioned at the node it rewrote. */
+export interface DialectChange {
+  /** Dot path of the rewritten key in the document as written. */
+  readonly path: string;
+  /** The included file the key was written in; undefined for the Katalog itself. */
+  readonly file?: string | undefined;
+  readonly line: number;
+  readonly column: number;
+  /** What was rewritten, e.g. "moved reconciler.onCreate to operatorBox.onCreate". */
+  readonly message: string;
+}
+
+/** DialectProblem is an upstream key that cannot be mapped (a file that cannot be read, a Go reconciler). */
+export interface DialectProblem {
+  readonly path: string;
+  /** The included file the key was written in; undefined for the Katalog itself. */
+  readonly file?: string | undefined;
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+}
+
+/** UpgradeDialectOptions locate the document's neighbours (`crdFile`). */
+export interface UpgradeDialectOptions {
+  /** Maps offsets to line and column for positions. */
+  readonly lineCounter: LineCounter;
+  /** Directory `crdFile` paths are resolved against. Default: `crdFile` is not read. */
+  readonly baseDir?: string | undefined;
+  /** Reads a neighbouring file; default `readFileSync(path, 'utf8')`. */
+  readonly readFile?: (path: string) => string;
+}
+
+/**
+ * IncludedFile is a file read by `include:` or a motif import. Its nodes' ranges are shifted by
+ * `base` so a position found in the merged document can be traced back to the file it came from.
+ */
+export interface IncludedFile {
+  readonly base: number;
+  readonly file: string;
+  readonly lineCounter: LineCounter;
+}
+
+/** INCLUDE_OFFSET is the range shift of the first included file; the n-th is shifted n times as far. */
+export const INCLUDE_OFFSET = 1e12;
+
+/** positionIn maps a (possibly shifted) offset to the file, line and column it was written at. */
+export function positionIn(
+  offset: number,
+  file: string,
+  lineCounter: LineCounter,
+  included: readonly IncludedFile[],
+): { file: string; line: number; column: number } {
+  const source = offset >= INCLUDE_OFFSET ? included[Math.floor(offset / INCLUDE_OFFSET) - 1] : undefined;
+  if (source == null) {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file, line, column: col };
+  }
+  const { line, col } = source.lineCounter.linePos(offset - source.base);
+  return { file: source.file, line, column: col };
+}
+
+/** UpgradeDialectResult lists what upgradeDialect rewrote and what it could not. */
+export interface UpgradeDialectResult {
+  /** Files read by `include:` and motif imports, in the order they were read. */
+  readonly included: readonly IncludedFile[];
+  /** The upstream generation detected (`G1`, `G2`, `G3`), or undefined for a canonical document. */
+  readonly generation: 'G1' | 'G2' | 'G3' | undefined;
+  readonly changes: readonly DialectChange[];
+  readonly problems: readonly DialectProblem[];
+}
+
+type Path = readonly (string | number)[];
+
+const RESOURCE_GROUPS = ['onCreate', 'onReconcile'] as const;
+
+function keyOf(pair: Pair): string | undefined {
+  return isScalar(pair.key) ? String(pair.key.value) : undefined;
+}
+
+function pairOf(map: YAMLMap, key: string): Pair | undefined {
+  return map.items.find((pair): pair is Pair => isPair(pair) && keyOf(pair as Pair) === key) as
+    Pair | undefined;
+}
+
+function mapAt(map: YAMLMap | undefined, key: string): YAMLMap | undefined {
+  const value = map == null ? undefined : pairOf(map, key)?.value;
+  return isMap(value) ? (value as YAMLMap) : undefined;
+}
+
+function rangeOf(node: unknown): [number, number, number] | undefined {
+  const range = (node as YamlNode | null)?.range;
+  return range == null ? undefined : [range[0], range[1], range[2]];
+}
+
+/** born gives a created node (and its created children) the range of the node it replaces. */
+function born<T extends YamlNode>(node: T, from: unknown): T {
+  const range = rangeOf(from);
+  if (range == null) return node;
+  const visit = (n: unknown): void => {
+    if (n == null || typeof n !== 'object') return;
+    const yamlNode = n as YamlNode;
+    if (yamlNode.range == null) yamlNode.range = range;
+    if (isMap(n) || isSeq(n))
+      for (const item of (n as YAMLMap | YAMLSeq).items) {
+        if (isPair(item)) {
+          visit((item as Pair).key);
+          visit((item as Pair).value);
+        } else visit(item);
+      }
+  };
+  visit(node);
+  return node;
+}
+
+/**
+ * place puts a pair into a map: at `index` when given, else before the `operatorBox` key (entry-level
+ * keys read best above the box), else at the end.
+ */
+function place(map: YAMLMap, pair: Pair, index?: number): void {
+  const box = map.items.findIndex((item) => keyOf(item as Pair) === 'operatorBox');
+  const at = index ?? (box >= 0 && keyOf(pair) !== 'operatorBox' ? box : map.items.length);
+  map.items.splice(at, 0, pair);
+}
+
+/** takeOut removes a pair from its map; a comment above the map's first key travels with the pair. */
+function takeOut(map: YAMLMap, pair: Pair): number {
+  const index = map.items.indexOf(pair);
+  if (index === 0 && map.commentBefore != null) {
+    const key = pair.key as YamlNode | null;
+    if (key != null)
+      key.commentBefore =
+        key.commentBefore == null ? map.commentBefore : `${map.commentBefore}\n${key.commentBefore}`;
+    map.commentBefore = null;
+  }
+  map.items.splice(index, 1);
+  return index;
+}
+
+/** keepComment moves the comment above a removed pair onto the pair that now takes its place. */
+function keepComment(map: YAMLMap, index: number, removed: Pair): void {
+  const comment = (removed.key as YamlNode | null)?.commentBefore;
+  if (comment == null) return;
+  const heir = map.items[index] as Pair | undefined;
+  const heirKey = heir?.key as YamlNode | undefined;
+  if (heirKey != null)
+    heirKey.commentBefore = heirKey.commentBefore == null ? comment : `${comment}\n${heirKey.commentBefore}`;
+}
+
+function scalar(value: unknown, from: unknown): Scalar {
+  return born(new Scalar(value), from);
+}
+
+class Upgrader {
+  readonly changes: DialectChange[] = [];
+  readonly problems: DialectProblem[] = [];
+  readonly included: IncludedFile[] = [];
+  generation: 'G1' | 'G2' | 'G3' | undefined;
+  readonly #options: UpgradeDialectOptions;
+
+  constructor(options: UpgradeDialectOptions) {
+    this.#options = options;
+  }
+
+  #where(node: unknown): { file?: string; line: number; column: number } {
+    const offset = rangeOf(node)?.[0] ?? 0;
+    const at = positionIn(offset, '', this.#options.lineCounter, this.included);
+    return at.file === '' ? { line: at.line, column: at.column } : at;
+  }
+
+  /**
+   * readYaml reads a neighbouring YAML file (an `include:` or a motif) and returns its root map,
+   * with every node's range shifted so positions trace back to that file.
+   */
+  readYaml(relative: string, path: Path, near: unknown, what: string): YAMLMap | undefined {
+    if (this.#options.baseDir == null) {
+      this.problem(
+        path,
+        near,
+        `${what} ${relative} cannot be read: the Katalog was given as text, with no directory`,
+      );
+      return undefined;
+    }
+    const full = isAbsolute(relative) ? relative : resolve(this.#options.baseDir, relative);
+    let text: string;
+    try {
+      text = (this.#options.readFile ?? ((p: string) => readFileSync(p, 'utf8')))(full);
+    } catch (error) {
+      this.problem(
+        path,
+        near,
+        `cannot read ${what} ${relative}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return undefined;
+    }
+    const lineCounter = new LineCounterClass();
+    const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+    const base = (this.included.length + 1) * INCLUDE_OFFSET;
+    this.included.push({ base, file: relative, lineCounter });
+    if (doc.errors.length > 0) {
+      const error = doc.errors[0];
+      const pos = error?.linePos?.[0];
+      this.problems.push({
+        path: '',
+        file: relative,
+        line: pos?.line ?? 1,
+        column: pos?.col ?? 1,
+        message: `YAML syntax error: ${error?.message.split('\n')[0] ?? ''}`,
+      });
+      return undefined;
+    }
+    shift(doc.contents, base);
+    if (!isMap(doc.contents)) {
+      this.problem(path, near, `${what} ${relative} does not hold a YAML map`);
+      return undefined;
+    }
+    return doc.contents as YAMLMap;
+  }
+
+  change(path: Path, node: unknown, message: string): void {
+    this.changes.push({ path: formatPath(path), ...this.#where(node), message });
+  }
+
+  problem(path: Path, node: unknown, message: string): void {
+    this.problems.push({ path: formatPath(path), ...this.#where(node), message });
+  }
+
+  mark(generation: 'G1' | 'G2' | 'G3'): void {
+    // The newest generation seen wins: G3 > G1 > G2 (G2 is today's flat layout).
+    const rank = { G2: 0, G1: 1, G3: 2 } as const;
+    if (this.generation == null || rank[generation] > rank[this.generation]) this.generation = generation;
+  }
+
+  /** ensureMap returns `map[key]`, creating an empty block (positioned at `near`) when absent. */
+  ensureMap(map: YAMLMap, key: string, near: unknown): YAMLMap {
+    const existing = mapAt(map, key);
+    if (existing != null) return existing;
+    const created = born(new YAMLMap(), near);
+    place(map, new Pair(scalar(key, near), created));
+    return created;
+  }
+
+  /**
+   * move takes `from[key]` and puts it at `to[newKey]`; a key already present at the target is
+   * merged when both are maps (the target's own keys win) and otherwise left to the schema, which
+   * reports the duplicate at the moved key.
+   */
+  move(from: YAMLMap, key: string, to: YAMLMap, newKey: string, path: Path, target: string): void {
+    const pair = pairOf(from, key);
+    if (pair == null) return;
+    takeOut(from, pair);
+    const existing = pairOf(to, newKey);
+    if (existing != null && isMap(existing.value) && isMap(pair.value)) {
+      const into = existing.value as YAMLMap;
+      for (const item of (pair.value as YAMLMap).items) {
+        const k = keyOf(item as Pair);
+        if (k != null && pairOf(into, k) == null) into.items.push(item);
+      }
+    } else if (existing != null) {
+      this.problem(path, pair.key, `${target} is written twice (here and at the canonical place); keep one`);
+      return;
+    } else {
+      if (newKey !== key) pair.key = scalar(newKey, pair.key);
+      place(to, pair);
+    }
+    this.change(path, pair.key, `moved to ${target}`);
+  }
+
+  drop(map: YAMLMap, key: string, path: Path, why: string): void {
+    const pair = pairOf(map, key);
+    if (pair == null) return;
+    const index = takeOut(map, pair);
+    keepComment(map, index, pair);
+    this.change(path, pair.key, `removed: ${why}`);
+  }
+
+  /** reconcilerDefault handles `default:` of a reconciler block: true is today's only reconciler. */
+  reconcilerDefault(map: YAMLMap, path: Path): void {
+    const pair = pairOf(map, 'default');
+    if (pair == null) return;
+    const value = isScalar(pair.value) ? pair.value.value : undefined;
+    if (value === false || value === 'false') {
+      this.problem(
+        [...path, 'default'],
+        pair.value,
+        '`default: false` selects a custom Go reconciler, which Orkestra does not run; declare the children in onCreate/onReconcile instead',
+      );
+      takeOut(map, pair);
+      return;
+    }
+    this.drop(
+      map,
+      'default',
+      [...path, 'default'],
+      'the declarative reconciler is the only one (default: true)',
+    );
+  }
+
+  goHooks(map: YAMLMap, path: Path): void {
+    for (const key of ['hooks', 'constructor', 'remote']) {
+      const pair = pairOf(map, key);
+      if (pair == null) continue;
+      this.problem(
+        [...path, key],
+        pair.key,
+        `\`${key}\` names Go code or a remote reconciler, which Orkestra does not run; declare the children in onCreate/onReconcile, or call a service with \`external\``,
+      );
+      takeOut(map, pair);
+    }
+  }
+
+  /** refuse reports every key left in an upstream block that has no counterpart, with the reason, and removes it. */
+  refuse(map: YAMLMap, path: Path, reasons: Readonly<Record<string, string>>): void {
+    for (const item of [...map.items]) {
+      const key = keyOf(item as Pair);
+      if (key == null) continue;
+      const reason = Object.hasOwn(reasons, key) ? reasons[key] : undefined;
+      this.problem(
+        [...path, key],
+        (item as Pair).key,
+        `upstream key \`${key}\` has no counterpart in Orkestra${reason === undefined ? '' : `: ${reason}`}`,
+      );
+      takeOut(map, item as Pair);
+    }
+  }
+}
+
+/** REFUSED names the upstream keys the loader cannot map and why (reported by `ork validate`). */
+const REFUSED: Readonly<Record<string, string>> = {
+  events: 'declared events are not emitted; the runtime records its own events and the Ready condition',
+  requeue: 'timed requeues are not supported; `resync` re-evaluates every CR',
+  cleanup: 'deleting a CR after a terminal state is not supported',
+  deletionProtection: 'deletion protection is not supported; use RBAC to prevent deletes',
+  removeFinalizers: 'finalizers are always removed after deletion completes',
+  ignoreStatusPatch: 'the status is always written (skipped when unchanged)',
+  ignoreObservedGeneration: 'observedGeneration is always written',
+  conversion: 'CRD conversion webhooks are not supported; serve one version',
+  observe: 'watching unrelated objects is not supported; children and cross targets are watched',
+  preReconcile: 'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`',
+  rollback: 'rollback is not supported',
+  rollBackOnError: 'rollback is not supported',
+  profile: 'tuning profiles are not supported; set workers, resync and queue',
+  sentinels: 'event sentinels are not supported; reconciles are level-based',
+};
+
+/** shift moves every range of a parsed tree by `base` (see IncludedFile). */
+function shift(node: unknown, base: number): void {
+  if (node == null || typeof node !== 'object') return;
+  const yamlNode = node as YamlNode;
+  if (yamlNode.range != null)
+    yamlNode.range = [yamlNode.range[0] + base, yamlNode.range[1] + base, yamlNode.range[2] + base];
+  if (isMap(node) || isSeq(node))
+    for (const item of (node as YAMLMap | YAMLSeq).items) {
+      if (isPair(item)) {
+        shift((item as Pair).key, base);
+        shift((item as Pair).value, base);
+      } else shift(item, base);
+    }
+}
+
+function formatPath(path: Path): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out === '' ? segment : `.${segment}`;
+  }
+  return out;
+}
+
+/**
+ * upgradeDialect rewrites an upstream Katalog document in place into the canonical layout and
+ * reports each rewrite. A canonical document comes back unchanged with no changes. Keys it does not
+ * know are left where they are, so the schema reports them at their own position.
+ */
+export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): UpgradeDialectResult {
+  const up = new Upgrader(options);
+  const root = doc.contents;
+  if (!isMap(root)) return { generation: undefined, changes: [], problems: [], included: [] };
+  const apiVersion = pairOf(root, 'apiVersion');
+  if (
+    apiVersion != null &&
+    isScalar(apiVersion.value) &&
+    (UPSTREAM_API_VERSIONS as readonly unknown[]).includes(apiVersion.value.value)
+  ) {
+    up.change(['apiVersion'], apiVersion.value, `${String(apiVersion.value.value)} → ${KATALOG_API_VERSION}`);
+    apiVersion.value = scalar(KATALOG_API_VERSION, apiVersion.value);
+  }
+  upgradeMetadata(up, mapAt(root, 'metadata'));
+  const spec = mapAt(root, 'spec');
+  const crds = spec == null ? undefined : pairOf(spec, 'crds')?.value;
+  if (isMap(crds)) {
+    for (const pair of (crds as YAMLMap).items) {
+      const name = keyOf(pair as Pair);
+      const entry = (pair as Pair).value;
+      if (name != null && isMap(entry)) upgradeEntry(up, entry as YAMLMap, ['spec', 'crds', name], options);
+    }
+  } else if (isSeq(crds)) {
+    (crds as YAMLSeq).items.forEach((entry, i) => {
+      if (isMap(entry)) upgradeEntry(up, entry as YAMLMap, ['spec', 'crds', i], options);
+    });
+  }
+  if (up.changes.length > 0 && up.generation == null) up.mark('G2');
+  return { generation: up.generation, changes: up.changes, problems: up.problems, included: up.included };
+}
+
+function upgradeMetadata(up: Upgrader, metadata: YAMLMap | undefined): void {
+  if (metadata == null) return;
+  for (const key of ['author', 'tags'] as const) {
+    const pair = pairOf(metadata, key);
+    if (pair == null) continue;
+    const value = isSeq(pair.value)
+      ? (pair.value as YAMLSeq).items.map((item) => (isScalar(item) ? String(item.value) : '')).join(',')
+      : isScalar(pair.value)
+        ? String(pair.value.value)
+        : '';
+    metadata.items.splice(metadata.items.indexOf(pair), 1);
+    const annotations = up.ensureMap(metadata, 'annotations', pair.key);
+    const annotation = key;
+    annotations.items.push(new Pair(scalar(annotation, pair.key), scalar(value, pair.value)));
+    up.change(['metadata', key], pair.key, `moved to metadata.annotations["${annotation}"]`);
+  }
+}
+
+/** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
+const BOX_KEYS = ['finalizers', 'onCreate', 'onReconcile', 'onDelete', 'status', 'providers'] as const;
+/** Keys of a G2 `operatorBox.reconciler` / G3 `reconcile`/`runtime` block that belong to the entry. */
+const ENTRY_KEYS = [
+  'workers',
+  'resync',
+  'queue',
+  'normalize',
+  'forceConflict',
+  'autoscale',
+  'restrictedNamespaces',
+  'allowedNamespaces',
+] as const;
+
+function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
+  expandIncludes(up, entry, base);
+  const imports = takeImports(up, entry, base);
+  // G1: the entry's `reconciler:` block holds the lifecycle.
+  const g1 = mapAt(entry, 'reconciler');
+  if (g1 != null) {
+    up.mark('G1');
+    const box = up.ensureMap(entry, 'operatorBox', pairOf(entry, 'reconciler')?.key);
+    const path = [...base, 'reconciler'];
+    up.reconcilerDefault(g1, path);
+    up.goHooks(g1, path);
+    for (const key of BOX_KEYS) up.move(g1, key, box, key, [...path, key], 'operatorBox.' + key);
+    for (const key of ENTRY_KEYS) up.move(g1, key, entry, key, [...path, key], key);
+    up.refuse(g1, path, REFUSED);
+    up.drop(entry, 'reconciler', path, 'its keys moved');
+  }
+  const box = mapAt(entry, 'operatorBox');
+  const boxPath = [...base, 'operatorBox'];
+  if (box != null) {
+    if (pairOf(box, 'default') != null) up.mark('G2');
+    up.reconcilerDefault(box, boxPath);
+    // G2: operatorBox.reconciler holds the queue tuning; it belongs to the entry.
+    const g2 = mapAt(box, 'reconciler');
+    if (g2 != null) {
+      up.mark('G2');
+      const path = [...boxPath, 'reconciler'];
+      up.reconcilerDefault(g2, path);
+      up.goHooks(g2, path);
+      for (const key of ENTRY_KEYS) up.move(g2, key, entry, key, [...path, key], key);
+      up.refuse(g2, path, REFUSED);
+      up.drop(box, 'reconciler', path, 'its keys moved to the entry');
+    }
+    up.move(box, 'autoscale', entry, 'autoscale', [...boxPath, 'autoscale'], 'autoscale');
+    // G3: reconcile / runtime / emit sub-blocks.
+    const reconcile = mapAt(box, 'reconcile');
+    if (reconcile != null) {
+      up.mark('G3');
+      const path = [...boxPath, 'reconcile'];
+      up.reconcilerDefault(reconcile, path);
+      up.goHooks(reconcile, path);
+      for (const key of BOX_KEYS) up.move(reconcile, key, box, key, [...path, key], 'operatorBox.' + key);
+      for (const key of ENTRY_KEYS) up.move(reconcile, key, entry, key, [...path, key], key);
+      up.refuse(reconcile, path, REFUSED);
+      up.drop(box, 'reconcile', path, 'its keys moved');
+    }
+    const runtime = mapAt(box, 'runtime');
+    if (runtime != null) {
+      up.mark('G3');
+      const path = [...boxPath, 'runtime'];
+      up.move(runtime, 'finalizers', box, 'finalizers', [...path, 'finalizers'], 'operatorBox.finalizers');
+      for (const key of ENTRY_KEYS) up.move(runtime, key, entry, key, [...path, key], key);
+      up.refuse(runtime, path, REFUSED);
+      up.drop(box, 'runtime', path, 'its keys moved');
+    }
+    const emit = mapAt(box, 'emit');
+    if (emit != null) {
+      up.mark('G3');
+      const path = [...boxPath, 'emit'];
+      up.move(emit, 'status', box, 'status', [...path, 'status'], 'operatorBox.status');
+      up.refuse(emit, path, REFUSED);
+      up.drop(box, 'emit', path, 'its keys moved');
+    }
+  }
+  // G3: entry-level admission.{validation, mutation}.
+  const admission = mapAt(entry, 'admission');
+  if (admission != null) {
+    up.mark('G3');
+    const path = [...base, 'admission'];
+    up.move(admission, 'validation', entry, 'validation', [...path, 'validation'], 'validation');
+    up.move(admission, 'mutation', entry, 'mutation', [...path, 'mutation'], 'mutation');
+    up.drop(
+      admission,
+      'webhooks',
+      [...path, 'webhooks'],
+      'admission webhooks are configured by the deployment, not per entry',
+    );
+    up.refuse(admission, path, REFUSED);
+    up.drop(entry, 'admission', path, 'its keys moved');
+  }
+  up.drop(entry, 'webhooks', [...base, 'webhooks'], 'admission webhooks are configured by the deployment');
+  up.drop(entry, 'endpoints', [...base, 'endpoints'], 'the operator serves one fixed set of endpoints');
+  up.drop(entry, 'crFiles', [...base, 'crFiles'], 'sample CRs are passed to `ork render`/`ork dev` instead');
+  up.drop(
+    entry,
+    'setup',
+    [...base, 'setup'],
+    'prerequisites are applied before `ork dev`, not by the Katalog',
+  );
+  for (const key of ['observe', 'preReconcile', 'rollback', 'rollBackOnError']) {
+    const boxNow = mapAt(entry, 'operatorBox');
+    const pair = boxNow == null ? undefined : pairOf(boxNow, key);
+    if (boxNow == null || pair == null) continue;
+    up.mark('G3');
+    const holder = new YAMLMap();
+    holder.items.push(pair);
+    up.refuse(holder, boxPath, REFUSED);
+    takeOut(boxNow, pair);
+  }
+  upgradeCrdFile(up, entry, base, options);
+  upgradeQueue(up, entry, base);
+  const mutation = mapAt(entry, 'mutation');
+  if (mutation != null)
+    up.drop(
+      mutation,
+      'mutateFirst',
+      [...base, 'mutation', 'mutateFirst'],
+      'mutation always runs before validation',
+    );
+  upgradeValidation(up, entry, base);
+  if (imports.length > 0) applyImports(up, entry, imports, boxPath);
+  const finalBox = mapAt(entry, 'operatorBox');
+  if (finalBox != null) upgradeBox(up, finalBox, boxPath);
+}
+
+// ---- include: and motif imports -------------------------------------------------------------------------
+
+/** includeList prepends the `listKey` list of an included file to the block's own list (upstream's order). */
+function includeList(up: Upgrader, map: YAMLMap | undefined, path: Path, listKey: string): void {
+  const pair = map == null ? undefined : pairOf(map, 'include');
+  if (map == null || pair == null || !isScalar(pair.value)) return;
+  const file = String(pair.value.value);
+  takeOut(map, pair);
+  const root = up.readYaml(file, [...path, 'include'], pair.value, 'include');
+  if (root == null) return;
+  const included = pairOf(root, listKey)?.value;
+  const own = pairOf(map, listKey);
+  const merged = born(new YAMLSeq(), pair.value);
+  if (isSeq(included)) merged.items.push(...(included as YAMLSeq).items);
+  if (own != null && isSeq(own.value)) merged.items.push(...(own.value as YAMLSeq).items);
+  if (own != null) own.value = merged;
+  else map.items.push(new Pair(scalar(listKey, pair.key), merged));
+  up.change([...path, 'include'], pair.key, `inlined ${merged.items.length} ${listKey} from ${file}`);
+}
+
+/** includeBlock merges the `blockKey` block of an included file under the block itself (inline keys win). */
+function includeBlock(up: Upgrader, map: YAMLMap | undefined, path: Path, blockKey: string): void {
+  const pair = map == null ? undefined : pairOf(map, 'include');
+  if (map == null || pair == null || !isScalar(pair.value)) return;
+  const file = String(pair.value.value);
+  takeOut(map, pair);
+  const root = up.readYaml(file, [...path, 'include'], pair.value, 'include');
+  const block = root == null ? undefined : mapAt(root, blockKey);
+  if (block == null) {
+    if (root != null)
+      up.problem([...path, 'include'], pair.value, `include ${file} has no \`${blockKey}:\` block`);
+    return;
+  }
+  for (const item of block.items) {
+    const key = keyOf(item as Pair);
+    if (key != null && pairOf(map, key) == null) map.items.push(item);
+  }
+  up.change([...path, 'include'], pair.key, `merged ${blockKey}: from ${file}`);
+}
+
+function expandIncludes(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const admission = mapAt(entry, 'admission');
+  const box = mapAt(entry, 'operatorBox');
+  includeList(up, mapAt(entry, 'validation'), [...base, 'validation'], 'rules');
+  includeList(up, mapAt(entry, 'mutation'), [...base, 'mutation'], 'rules');
+  includeList(up, mapAt(admission, 'validation'), [...base, 'admission', 'validation'], 'rules');
+  includeList(up, mapAt(admission, 'mutation'), [...base, 'admission', 'mutation'], 'rules');
+  includeList(up, mapAt(box, 'status'), [...base, 'operatorBox', 'status'], 'fields');
+  includeList(up, mapAt(mapAt(box, 'emit'), 'status'), [...base, 'operatorBox', 'emit', 'status'], 'fields');
+  includeBlock(up, mapAt(entry, 'reconciler'), [...base, 'reconciler'], 'reconciler');
+  includeBlock(up, mapAt(box, 'reconciler'), [...base, 'operatorBox', 'reconciler'], 'reconciler');
+  includeBlock(up, mapAt(box, 'reconcile'), [...base, 'operatorBox', 'reconcile'], 'reconcile');
+}
+
+interface MotifImport {
+  readonly item: YAMLMap;
+  readonly path: Path;
+}
+
+/** takeImports removes every `imports:` list (entry, G1 reconciler, G3 reconcile) and returns its items. */
+function takeImports(up: Upgrader, entry: YAMLMap, base: Path): MotifImport[] {
+  const out: MotifImport[] = [];
+  const holders: [YAMLMap | undefined, Path][] = [
+    [entry, base],
+    [mapAt(entry, 'reconciler'), [...base, 'reconciler']],
+    [mapAt(entry, 'operatorBox'), [...base, 'operatorBox']],
+    [mapAt(mapAt(entry, 'operatorBox'), 'reconcile'), [...base, 'operatorBox', 'reconcile']],
+    [mapAt(mapAt(entry, 'operatorBox'), 'reconciler'), [...base, 'operatorBox', 'reconciler']],
+  ];
+  for (const [holder, path] of holders) {
+    const pair = holder == null ? undefined : pairOf(holder, 'imports');
+    if (holder == null || pair == null) continue;
+    takeOut(holder, pair);
+    if (!isSeq(pair.value)) {
+      up.problem([...path, 'imports'], pair.value, 'imports is a list of {motif, with} items');
+      continue;
+    }
+    (pair.value as YAMLSeq).items.forEach((item, i) => {
+      if (isMap(item)) out.push({ item: item as YAMLMap, path: [...path, 'imports', i] });
+      else
+        up.problem(
+          [...path, 'imports', i],
+          item,
+          'an import is a map with `motif` (a file path) and `with` (inputs)',
+        );
+    });
+  }
+  return out;
+}
+
+function applyImports(up: Upgrader, entry: YAMLMap, imports: readonly MotifImport[], boxPath: Path): void {
+  for (const { item, path } of imports) {
+    const ref = pairOf(item, 'motif') ?? pairOf(item, 'path') ?? pairOf(item, 'ref');
+    const file = ref != null && isScalar(ref.value) ? String(ref.value.value) : undefined;
+    if (file == null) {
+      up.problem(path, item, 'an import needs `motif: <file>`');
+      continue;
+    }
+    if (/^(oci|https?):\/\//.test(file)) {
+      up.problem(
+        [...path, 'motif'],
+        ref?.value,
+        `motif ${file} is remote; only motif files next to the Katalog are read`,
+      );
+      continue;
+    }
+    const motif = up.readYaml(file, [...path, 'motif'], ref?.value, 'motif');
+    if (motif == null) continue;
+    const values = new Map<string, unknown>();
+    const given = mapAt(item, 'with');
+    for (const pair of given?.items ?? []) {
+      const key = keyOf(pair as Pair);
+      if (key != null)
+        values.set(key, isScalar((pair as Pair).value) ? ((pair as Pair).value as Scalar).value : undefined);
+    }
+    const inputs = pairOf(motif, 'inputs')?.value;
+    let missing = false;
+    for (const input of isSeq(inputs) ? (inputs as YAMLSeq).items : []) {
+      if (!isMap(input)) continue;
+      const name = pairOf(input as YAMLMap, 'name')?.value;
+      const key = isScalar(name) ? String(name.value) : undefined;
+      if (key == null || values.has(key)) continue;
+      const fallback = pairOf(input as YAMLMap, 'default')?.value;
+      const required = pairOf(input as YAMLMap, 'required')?.value;
+      if (fallback != null && isScalar(fallback)) values.set(key, fallback.value);
+      else if (isScalar(required) && required.value === true) {
+        up.problem(
+          [...path, 'with'],
+          given ?? item,
+          `motif ${file} needs input \`${key}\` (required); give it under \`with:\``,
+        );
+        missing = true;
+      }
+    }
+    if (missing) continue;
+    const box = up.ensureMap(entry, 'operatorBox', item);
+    const resources = mapAt(motif, 'resources');
+    const group = up.ensureMap(box, 'onReconcile', item);
+    let count = 0;
+    for (const pair of resources?.items ?? []) {
+      const listKey = keyOf(pair as Pair);
+      const list = (pair as Pair).value;
+      if (listKey == null || !isSeq(list)) continue;
+      substituteInputs(list, values);
+      const target = pairOf(group, listKey);
+      if (target != null && isSeq(target.value))
+        (target.value as YAMLSeq).items.push(...(list as YAMLSeq).items);
+      else group.items.push(pair as Pair);
+      count += (list as YAMLSeq).items.length;
+    }
+    const fields = pairOf(mapAt(motif, 'status') ?? new YAMLMap(), 'fields')?.value;
+    if (isSeq(fields)) {
+      substituteInputs(fields, values);
+      const status = up.ensureMap(box, 'status', item);
+      const own = pairOf(status, 'fields');
+      if (own != null && isSeq(own.value)) (own.value as YAMLSeq).items.push(...(fields as YAMLSeq).items);
+      else status.items.push(new Pair(scalar('fields', item), fields));
+    }
+    up.change(
+      path,
+      item,
+      `imported ${count} ${count === 1 ? 'child' : 'children'} from motif ${file} into ${formatPath([...boxPath.slice(-1), 'onReconcile'])}`,
+    );
+  }
+}
+
+/** substituteInputs writes a motif's input values into its templates (`.inputs.x`, `index .inputs "x"`). */
+function substituteInputs(node: unknown, values: ReadonlyMap<string, unknown>): void {
+  const literal = (value: unknown): string =>
+    typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : JSON.stringify(value == null ? '' : String(value));
+  const dict = `(dict ${[...values].map(([k, v]) => `${JSON.stringify(k)} ${literal(v)}`).join(' ')})`;
+  walkScalars(node, (scalarNode) => {
+    if (typeof scalarNode.value !== 'string' || !scalarNode.value.includes('.inputs')) return;
+    scalarNode.value = scalarNode.value.replace(/\{\{[\s\S]*?\}\}/g, (action) =>
+      action
+        .replace(/index\s+\.inputs\s+"([^"]+)"/g, (_m, key: string) => literal(values.get(key)))
+        .replace(/\.inputs\.([A-Za-z_][A-Za-z0-9_]*)/g, (_m, key: string) => literal(values.get(key)))
+        .replace(/\.inputs\b/g, dict),
+    );
+  });
+}
+
+function walkScalars(node: unknown, visit: (node: Scalar) => void): void {
+  if (isScalar(node)) visit(node);
+  else if (isMap(node)) for (const pair of (node as YAMLMap).items) walkScalars((pair as Pair).value, visit);
+  else if (isSeq(node)) for (const item of (node as YAMLSeq).items) walkScalars(item, visit);
+}
+
+function upgradeQueue(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const queue = mapAt(entry, 'queue');
+  if (queue == null) return;
+  const path = [...base, 'queue'];
+  const depth = pairOf(queue, 'maxQueueDepth');
+  if (depth != null) {
+    if (pairOf(queue, 'maxDepth') == null) {
+      depth.key = scalar('maxDepth', depth.key);
+      up.change([...path, 'maxQueueDepth'], depth.key, 'renamed to queue.maxDepth');
+    }
+  }
+  for (const key of ['default', 'failureThreshold', 'behaviour', 'behavior'])
+    up.drop(
+      queue,
+      key,
+      [...path, key],
+      'a full queue drops new keys (the only behaviour); they are seen again at resync',
+    );
+}
+
+function upgradeValidation(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const validation = mapAt(entry, 'validation');
+  const rules = validation == null ? undefined : pairOf(validation, 'rules')?.value;
+  if (!isSeq(rules)) return;
+  (rules as YAMLSeq).items.forEach((rule, i) => {
+    if (!isMap(rule) || pairOf(rule as YAMLMap, 'message') != null) return;
+    const map = rule as YAMLMap;
+    const field = pairOf(map, 'field')?.value;
+    const fieldText = isScalar(field)
+      ? String(field.value).replace(/^\{\{\s*\.?|\s*\}\}$/g, '')
+      : `rule ${i}`;
+    const operators = map.items
+      .map((pair) => keyOf(pair as Pair))
+      .filter(
+        (key): key is string => key != null && !['field', 'action', 'when', 'or', 'anyOf'].includes(key),
+      );
+    const message = `validation rule ${i} failed: ${fieldText}${operators.length > 0 ? ` ${operators.join(', ')}` : ' exists'}`;
+    map.items.push(new Pair(scalar('message', rule), scalar(message, rule)));
+    up.change([...base, 'validation', 'rules', i], rule, `added message ${JSON.stringify(message)}`);
+  });
+}
+
+function upgradeCrdFile(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
+  const pair = pairOf(entry, 'crdFile');
+  if (pair == null) return;
+  const path = [...base, 'crdFile'];
+  const file = isScalar(pair.value) ? String(pair.value.value) : '';
+  const at = entry.items.indexOf(pair);
+  entry.items.splice(at, 1);
+  keepComment(entry, at, pair);
+  if (/^https?:\/\//.test(file)) {
+    up.change(
+      path,
+      pair.key,
+      'removed: a remote CRD file is not fetched; declare apiTypes and schema inline',
+    );
+    return;
+  }
+  if (options.baseDir == null) {
+    up.change(path, pair.key, 'removed: no directory to read it from (inline text)');
+    return;
+  }
+  const full = isAbsolute(file) ? file : resolve(options.baseDir, file);
+  let crd: unknown;
+  try {
+    const text = (options.readFile ?? ((p: string) => readFileSync(p, 'utf8')))(full);
+    crd = parseDocument(text).toJS();
+  } catch (error) {
+    up.problem(
+      path,
+      pair.value,
+      `cannot read crdFile ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return;
+  }
+  const crdSpec = (crd as { spec?: Record<string, unknown> } | null)?.spec;
+  if (crdSpec == null) {
+    up.problem(path, pair.value, `crdFile ${file} holds no CustomResourceDefinition spec`);
+    return;
+  }
+  const names = (crdSpec['names'] ?? {}) as Record<string, unknown>;
+  const versions = Array.isArray(crdSpec['versions'])
+    ? (crdSpec['versions'] as Record<string, unknown>[])
+    : [];
+  const version = versions.find((v) => v['storage'] === true) ?? versions[0];
+  let apiTypes = mapAt(entry, 'apiTypes');
+  if (apiTypes == null) {
+    apiTypes = born(new YAMLMap(), pair.value);
+    entry.items.splice(at, 0, new Pair(scalar('apiTypes', pair.key), apiTypes));
+  }
+  const target = apiTypes;
+  const filled: string[] = [];
+  const fill = (key: string, value: unknown): void => {
+    if (value == null || pairOf(target, key) != null) return;
+    target.items.push(new Pair(scalar(key, pair.key), scalarOrNode(value, pair.value)));
+    filled.push(`apiTypes.${key}`);
+  };
+  fill('group', crdSpec['group']);
+  fill('version', version?.['name']);
+  fill('kind', names['kind']);
+  fill('plural', names['plural']);
+  fill('singular', names['singular']);
+  fill('shortNames', names['shortNames']);
+  const schema = (version?.['schema'] as Record<string, unknown> | undefined)?.['openAPIV3Schema'];
+  if (schema != null && pairOf(entry, 'schema') == null) {
+    const node = born(new YAMLMap(), pair.value);
+    node.items.push(new Pair(scalar('openAPIV3Schema', pair.key), scalarOrNode(schema, pair.value)));
+    entry.items.splice(
+      entry.items.indexOf(pairOf(entry, 'apiTypes') as Pair) + 1,
+      0,
+      new Pair(scalar('schema', pair.key), node),
+    );
+    filled.push('schema');
+  }
+  if (crdSpec['scope'] === 'Cluster' && pairOf(entry, 'namespaced') == null) {
+    place(entry, new Pair(scalar('namespaced', pair.key), scalar(false, pair.value)));
+    filled.push('namespaced: false');
+  }
+  up.change(path, pair.key, `read ${file} into ${filled.length > 0 ? filled.join(', ') : 'nothing new'}`);
+}
+
+/** scalarOrNode builds a YAML node for a plain JS value, positioned at `from`. */
+function scalarOrNode(value: unknown, from: unknown): YamlNode {
+  if (Array.isArray(value)) {
+    const seq = born(new YAMLSeq(), from);
+    for (const item of value) seq.items.push(scalarOrNode(item, from));
+    return seq;
+  }
+  if (value !== null && typeof value === 'object') {
+    const map = born(new YAMLMap(), from);
+    for (const [k, v] of Object.entries(value))
+      map.items.push(new Pair(scalar(k, from), scalarOrNode(v, from)));
+    return map;
+  }
+  return scalar(value, from);
+}
+
+// ---- inside the operatorBox ---------------------------------------------------------------------------
+
+function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
+  for (const group of RESOURCE_GROUPS) {
+    const groupMap = mapAt(box, group);
+    if (groupMap == null) continue;
+    for (const pair of groupMap.items) {
+      const listKey = keyOf(pair as Pair);
+      const list = (pair as Pair).value;
+      if (listKey == null || !isSeq(list)) continue;
+      (list as YAMLSeq).items.forEach((item, i) => {
+        if (!isMap(item)) return;
+        const path = [...boxPath, group, listKey, i];
+        upgradeChild(up, item as YAMLMap, path, listKey === 'custom');
+      });
+    }
+  }
+  const cross = pairOf(box, 'cross')?.value;
+  if (isSeq(cross)) {
+    (cross as YAMLSeq).items.forEach((item, i) => {
+      if (!isMap(item)) return;
+      const source = pairOf(item as YAMLMap, 'source');
+      if (source != null && pairOf(item as YAMLMap, 'endpoint') == null) {
+        source.key = scalar('endpoint', source.key);
+        up.change([...boxPath, 'cross', i, 'source'], source.key, 'renamed to endpoint');
+      }
+    });
+  }
+}
+
+/** upgradeChild rewrites upstream shapes inside one child entry (and its nested containers). */
+function upgradeChild(up: Upgrader, child: YAMLMap, path: Path, custom: boolean): void {
+  if (custom) {
+    const metadata = mapAt(child, 'metadata');
+    if (metadata != null) {
+      const namespaced = pairOf(metadata, 'namespaced');
+      if (namespaced != null) {
+        metadata.items.splice(metadata.items.indexOf(namespaced), 1);
+        if (pairOf(child, 'namespaced') == null) child.items.push(namespaced);
+        up.change([...path, 'metadata', 'namespaced'], namespaced.key, 'moved to namespaced');
+      }
+    }
+    up.drop(child, 'hasStatus', [...path, 'hasStatus'], 'whether a kind has status is read from the cluster');
+  }
+  walk(child, path, (map, at) => {
+    labelsList(up, map, at, 'labels');
+    labelsList(up, map, at, 'annotations');
+    if (!custom) {
+      envMap(up, map, at);
+      envFromList(up, map, at);
+    }
+  });
+}
+
+function walk(node: unknown, path: Path, visit: (map: YAMLMap, path: Path) => void): void {
+  if (isMap(node)) {
+    visit(node as YAMLMap, path);
+    for (const pair of (node as YAMLMap).items) {
+      const key = keyOf(pair as Pair);
+      if (key != null) walk((pair as Pair).value, [...path, key], visit);
+    }
+  } else if (isSeq(node)) {
+    (node as YAMLSeq).items.forEach((item, i) => walk(item, [...path, i], visit));
+  }
+}
+
+/** labelsList turns upstream's `[{key, value}]` label lists into maps. */
+function labelsList(up: Upgrader, map: YAMLMap, path: Path, key: string): void {
+  const pair = pairOf(map, key);
+  if (pair == null || !isSeq(pair.value)) return;
+  const items = (pair.value as YAMLSeq).items;
+  if (!items.every((item) => isMap(item) && pairOf(item as YAMLMap, 'key') != null)) return;
+  const out = born(new YAMLMap(), pair.value);
+  for (const item of items) {
+    const k = pairOf(item as YAMLMap, 'key')?.value;
+    const v = pairOf(item as YAMLMap, 'value')?.value ?? scalar('', item);
+    out.items.push(new Pair(k, v));
+  }
+  pair.value = out;
+  up.change([...path, key], pair.key, 'a list of {key, value} became a map');
+}
+
+/** envMap turns `env: {NAME: value | secretKeyRef | configMapKeyRef}` into the list form. */
+function envMap(up: Upgrader, map: YAMLMap, path: Path): void {
+  const pair = pairOf(map, 'env');
+  if (pair == null || !isMap(pair.value)) return;
+  const out = born(new YAMLSeq(), pair.value);
+  for (const item of (pair.value as YAMLMap).items) {
+    const name = (item as Pair).key;
+    const value = (item as Pair).value;
+    const envVar = born(new YAMLMap(), name);
+    envVar.items.push(new Pair(scalar('name', name), name));
+    if (
+      isMap(value) &&
+      ['secretKeyRef', 'configMapKeyRef', 'fieldRef'].some((k) => pairOf(value as YAMLMap, k) != null)
+    ) {
+      envVar.items.push(new Pair(scalar('valueFrom', value), value));
+    } else if (isMap(value) && pairOf(value as YAMLMap, 'valueFrom') != null) {
+      envVar.items.push(pairOf(value as YAMLMap, 'valueFrom') as Pair);
+    } else {
+      envVar.items.push(
+        new Pair(scalar('value', value), isScalar(value) ? scalar(String(value.value ?? ''), value) : value),
+      );
+    }
+    out.items.push(envVar);
+  }
+  pair.value = out;
+  up.change([...path, 'env'], pair.key, 'a map of NAME: value became a list of {name, value}');
+}
+
+/** envFromList turns upstream's `envFrom: [{configMapRef: name}, {secretRef: name}]` into reference lists. */
+function envFromList(up: Upgrader, map: YAMLMap, path: Path): void {
+  const pair = pairOf(map, 'envFrom');
+  if (pair == null || !isSeq(pair.value)) return;
+  const items = (pair.value as YAMLSeq).items;
+  const ok = items.every(
+    (item) =>
+      isMap(item) &&
+      (item as YAMLMap).items.length >= 1 &&
+      (item as YAMLMap).items.every((p) =>
+        ['configMapRef', 'secretRef', 'prefix'].includes(keyOf(p as Pair) ?? ''),
+      ),
+  );
+  if (!ok) return;
+  const out = born(new YAMLMap(), pair.value);
+  for (const item of items) {
+    const prefix = pairOf(item as YAMLMap, 'prefix');
+    for (const kind of ['configMapRef', 'secretRef']) {
+      const ref = pairOf(item as YAMLMap, kind);
+      if (ref == null) continue;
+      let list = pairOf(out, kind)?.value as YAMLSeq | undefined;
+      if (list == null) {
+        list = born(new YAMLSeq(), ref.key);
+        out.items.push(new Pair(scalar(kind, ref.key), list));
+      }
+      const refMap = isMap(ref.value) ? (ref.value as YAMLMap) : born(new YAMLMap(), ref.value);
+      if (!isMap(ref.value)) refMap.items.push(new Pair(scalar('name', ref.value), ref.value));
+      if (prefix != null && pairOf(refMap, 'prefix') == null) refMap.items.push(prefix);
+      list.items.push(refMap);
+    }
+  }
+  pair.value = out;
+  up.change(
+    [...path, 'envFrom'],
+    pair.key,
+    'a list of {configMapRef|secretRef: name} became reference lists',
+  );
+}
+
+/** MigrateKatalogOptions locate the Katalog being migrated. */
+export interface MigrateKatalogOptions {
+  /** Directory `crdFile` paths are resolved against. Default: `crdFile` is not read. */
+  readonly baseDir?: string | undefined;
+}
+
+/** MigrateKatalogResult is the canonical text of a Katalog with what was changed and what could not be. */
+export interface MigrateKatalogResult {
+  /** The canonical document; comments and key order of the original are kept. */
+  readonly text: string;
+  readonly generation: UpgradeDialectResult['generation'];
+  readonly changes: readonly DialectChange[];
+  readonly problems: readonly DialectProblem[];
+}
+
+/**
+ * migrateKatalog rewrites the text of an upstream Katalog into the canonical form with the YAML
+ * Document API, so comments and key order survive. A canonical Katalog comes back unchanged.
+ *
+ * @example
+ * const { text, changes } = migrateKatalog(readFileSync('katalog.yaml', 'utf8'), { baseDir: '.' });
+ */
+export function migrateKatalog(text: string, options: MigrateKatalogOptions = {}): MigrateKatalogResult {
+  const lineCounter = new LineCounterClass();
+  const doc = parseDocument(text, { lineCounter, keepSourceTokens: true });
+  if (doc.errors.length > 0) {
+    const error = doc.errors[0];
+    const pos = error?.linePos?.[0];
+    return {
+      text,
+      generation: undefined,
+      changes: [],
+      problems: [
+        {
+          path: '',
+          line: pos?.line ?? 1,
+          column: pos?.col ?? 1,
+          message: `YAML syntax error: ${error?.message.split('\n')[0] ?? ''}`,
+        },
+      ],
+    };
+  }
+  const result = upgradeDialect(doc, { lineCounter, baseDir: options.baseDir });
+  return {
+    text: result.changes.length === 0 ? text : doc.toString({ lineWidth: 0 }),
+    generation: result.generation,
+    changes: result.changes,
+    problems: result.problems,
+  };
+}
