@@ -31,7 +31,6 @@ import {
   toOrkestraError,
 } from '@orkestra/types';
 import type { Condition, EvaluateConditionsOptions, Logger } from '@orkestra/types';
-import type { ObjectCache } from '../cache.js';
 import type { Clock } from '../clock.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { NamespaceGuard } from '../namespace-guard.js';
@@ -39,7 +38,7 @@ import { formatReasonMessage } from '../reason-message.js';
 import { generationStamp, secretRotationState, tlsValidForMs } from '../secrets/rotation.js';
 import { generateTlsMaterial } from '../secrets/tls.js';
 import { parseInventory } from '../status/inventory.js';
-import type { ChildCaches } from './child-caches.js';
+import type { ChildStore, PrimaryStore } from './stores.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import { buildDesiredSet, idOf } from './desired-set.js';
 import { DriftLimiter } from './drift-limiter.js';
@@ -99,8 +98,8 @@ export interface PipelineOptions {
   readonly katalogName: string;
   readonly crd: CompiledCrd;
   /** The entry's primary cache. */
-  readonly primary: ObjectCache;
-  readonly children: ChildCaches;
+  readonly primary: PrimaryStore;
+  readonly children: ChildStore;
   readonly client: KubeClient;
   /** Status subresource writes with the cached resource version. */
   readonly patchStatus: StatusPatcher;
