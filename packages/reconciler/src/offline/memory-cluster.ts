@@ -173,7 +173,7 @@ export class MemoryCluster {
       metadata: {
         ...existing.metadata,
         ...structuredClone(object.metadata),
-        uid: existing.metadata.uid,
+        uid: existing.metadata.uid ?? uidOf(idOfRef(ref)),
         creationTimestamp: existing.metadata['creationTimestamp'],
         generation: nextGeneration(existing, object),
         resourceVersion: this.#nextVersion(),
@@ -230,7 +230,7 @@ export class MemoryCluster {
           ...(existing['status'] === undefined ? {} : { status: structuredClone(existing['status']) }),
           metadata: {
             ...structuredClone(obj.metadata),
-            uid: existing.metadata.uid,
+            uid: existing.metadata.uid ?? uidOf(idOfRef(ref)),
             creationTimestamp: existing.metadata['creationTimestamp'],
             generation: nextGeneration(existing, obj),
             resourceVersion: this.#nextVersion(),
@@ -339,7 +339,7 @@ export class MemoryCluster {
       ...merged,
       metadata: {
         ...merged.metadata,
-        uid: existing.metadata.uid,
+        uid: existing.metadata.uid ?? uidOf(idOfRef(ref)),
         generation: nextGeneration(existing, merged),
         resourceVersion: this.#nextVersion(),
       },

@@ -244,7 +244,7 @@ export class OfflineEngine {
     const katalogHooks = new KatalogHooks({
       conditions,
       external: { runAll: async (declarations, prepare) => this.#external(declarations, prepare) },
-      crossHttp: { read: async () => ({ result: notFoundCrossResult() }) },
+      crossHttp: { read: async () => ({ result: notFoundCrossResult(), url: '' }) },
       crossReaders: { record: () => undefined, forget: () => undefined },
       lookup: () => undefined,
       git: () => ({ sync: async () => this.#git() }),
