@@ -15,4 +15,10 @@
 export { MemoryCluster, idOfRef, mergePatch, uidOf } from './memory-cluster.js';
 export type { ClusterWrite, ClusterWriteVerb, MemoryClusterOptions } from './memory-cluster.js';
 export { OfflineEngine, OfflineEngineError, reconcileOnce } from './offline-engine.js';
-export type { OfflineEngineOptions, OfflineResults, OfflineRun, ProviderResultInput } from './offline-engine.js';
+export type {
+  OfflineEngineOptions,
+  OfflineResults,
+  OfflineRun,
+  ProviderCall,
+  ProviderResultInput,
+} from './offline-engine.js';

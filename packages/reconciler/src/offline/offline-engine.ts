@@ -86,10 +86,21 @@ export interface OfflineRun {
   readonly writes: readonly ClusterWrite[];
   /** Events recorded during this run. */
   readonly events: readonly CoreEvent[];
+  /** Provider calls of this run, in order (the deletion path's retained declarations too). */
+  readonly providerCalls: readonly ProviderCall[];
   /** Results the run needed and the context did not give (each once per engine). */
   readonly notes: readonly string[];
   /** The CR after the run; undefined once it is gone. */
   readonly cr: KubeObject | undefined;
+}
+
+/** ProviderCall is one provider call of an offline run; `retain` is a declaration the deletion path kept. */
+export interface ProviderCall {
+  readonly verb: 'reconcile' | 'delete' | 'retain';
+  readonly provider: string;
+  readonly declaration: string;
+  /** How many of the run's cluster writes came before this call (to merge calls and writes in order). */
+  readonly afterWrites: number;
 }
 
 /** OfflineEngineError is a CR the engine cannot run (no enabled CRD entry serves its kind). */
@@ -129,6 +140,8 @@ export class OfflineEngine {
   readonly #katalogName: string;
   readonly #seenNotes = new Set<string>();
   #notes: string[] = [];
+  #providerCalls: ProviderCall[] = [];
+  #writesBefore = 0;
   #results: OfflineResults = {};
 
   constructor(options: OfflineEngineOptions) {
@@ -177,8 +190,10 @@ export class OfflineEngine {
     if (cached == null) throw new OfflineEngineError(`${ref.kind} ${ref.name} is not in the cluster`, { code: 'InternalError' });
     const pipeline = this.#pipeline(entry);
     const writesBefore = this.cluster.writes.length;
+    this.#writesBefore = writesBefore;
     const eventsBefore = this.#events.length;
     this.#notes = [];
+    this.#providerCalls = [];
     let result: RunResult | undefined;
     let error: OrkestraError | undefined;
     try {
@@ -198,8 +213,18 @@ export class OfflineEngine {
       writes: this.cluster.writes.slice(writesBefore),
       events: this.#events.slice(eventsBefore),
       notes: this.#notes,
+      providerCalls: this.#providerCalls,
       cr: this.cluster.get(ref),
     };
+  }
+
+  #call(verb: ProviderCall['verb'], provider: string, declaration: string): void {
+    this.#providerCalls.push({
+      verb,
+      provider,
+      declaration,
+      afterWrites: this.cluster.writes.length - this.#writesBefore,
+    });
   }
 
   #note(text: string): void {
@@ -273,6 +298,8 @@ export class OfflineEngine {
       kube: new KubeReadCache({ client: this.cluster.client, clock: this.#clock }),
       clock: this.#clock,
       conditions,
+      onRetained: (provider, declaration) =>
+        this.#call('retain', provider, declaration),
     });
     const slots = katalogHooks.hooksFor(crd);
     return {
@@ -348,13 +375,16 @@ export class OfflineEngine {
     } as unknown as ProviderKind;
     // Every kind accepts any spec: the provider packages (and their schemas) are not loaded offline.
     const kinds = new Proxy({} as Record<string, ProviderKind>, { get: () => passThrough });
-    const providers = new ScriptedProviders([], kinds);
+    const providers = new ScriptedProviders([], kinds, (provider, declaration) =>
+      this.#call('delete', provider, declaration),
+    );
     const names = new Set(crd.hooks.providers.map((d) => d.provider));
     for (const name of names) {
       providers.set(name, {
         name,
         kinds,
         reconcile: async (request) => {
+          this.#call('reconcile', name, request.declaration.name);
           const given = ownValue(ownValue(this.#results.providers, name), request.declaration.name) as
             | ProviderResultInput
             | undefined;
@@ -369,7 +399,10 @@ export class OfflineEngine {
             ? { state: 'pending', outputs, message: given.message ?? 'pending' }
             : { state: 'ready', outputs, ...(given.message == null ? {} : { message: given.message }) };
         },
-        delete: async () => ({ state: 'deleted' }),
+        delete: async (request) => {
+          this.#call('delete', name, request.declaration.name);
+          return { state: 'deleted' };
+        },
       });
     }
     return providers;
@@ -405,10 +438,16 @@ export async function reconcileOnce(
  */
 class ScriptedProviders extends Map<string, Provider> {
   readonly #kinds: Readonly<Record<string, ProviderKind>>;
+  readonly #onDelete: (provider: string, declaration: string) => void;
 
-  constructor(entries: readonly (readonly [string, Provider])[], kinds: Readonly<Record<string, ProviderKind>>) {
+  constructor(
+    entries: readonly (readonly [string, Provider])[],
+    kinds: Readonly<Record<string, ProviderKind>>,
+    onDelete: (provider: string, declaration: string) => void,
+  ) {
     super(entries);
     this.#kinds = kinds;
+    this.#onDelete = onDelete;
   }
 
   override get(name: string): Provider {
@@ -417,7 +456,10 @@ class ScriptedProviders extends Map<string, Provider> {
         name,
         kinds: this.#kinds,
         reconcile: async () => ({ state: 'ready' }),
-        delete: async () => ({ state: 'deleted' }),
+        delete: async (request) => {
+          this.#onDelete(name, request.declaration.name);
+          return { state: 'deleted' };
+        },
       }
     );
   }
