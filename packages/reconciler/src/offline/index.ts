@@ -14,11 +14,17 @@
  */
 export { MemoryCluster, idOfRef, mergePatch, uidOf } from './memory-cluster.js';
 export type { ClusterWrite, ClusterWriteVerb, MemoryClusterOptions } from './memory-cluster.js';
-export { OfflineEngine, OfflineEngineError, reconcileOnce } from './offline-engine.js';
+export {
+  OfflineEngine,
+  OfflineEngineError,
+  createScriptedProviders,
+  reconcileOnce,
+} from './offline-engine.js';
 export type {
   OfflineEngineOptions,
   OfflineResults,
   OfflineRun,
   ProviderCall,
   ProviderResultInput,
+  ScriptedProvidersOptions,
 } from './offline-engine.js';

@@ -370,43 +370,68 @@ export class OfflineEngine {
 
   /** #providers are scripted providers: each declaration's result comes from `results.providers`. */
   #providers(crd: CompiledCrd): ReadonlyMap<string, Provider> {
-    const passThrough = {
-      schema: { safeParse: (value: unknown) => ({ success: true, data: value }) },
-    } as unknown as ProviderKind;
-    // Every kind accepts any spec: the provider packages (and their schemas) are not loaded offline.
-    const kinds = new Proxy({} as Record<string, ProviderKind>, { get: () => passThrough });
-    const providers = new ScriptedProviders([], kinds, (provider, declaration) =>
-      this.#call('delete', provider, declaration),
-    );
-    const names = new Set(crd.hooks.providers.map((d) => d.provider));
-    for (const name of names) {
-      providers.set(name, {
-        name,
-        kinds,
-        reconcile: async (request) => {
-          this.#call('reconcile', name, request.declaration.name);
-          const given = ownValue(ownValue(this.#results.providers, name), request.declaration.name) as
-            | ProviderResultInput
-            | undefined;
-          if (given == null) {
-            this.#note(
-              `providers.${name}.${request.declaration.name}: no result in the context; the provider is pending`,
-            );
-            return { state: 'pending', message: 'no result in the context (providers are not called offline)' };
-          }
-          const outputs = (given.outputs ?? {}) as JsonObject;
-          return given.ready === false
-            ? { state: 'pending', outputs, message: given.message ?? 'pending' }
-            : { state: 'ready', outputs, ...(given.message == null ? {} : { message: given.message }) };
-        },
-        delete: async (request) => {
-          this.#call('delete', name, request.declaration.name);
-          return { state: 'deleted' };
-        },
-      });
-    }
-    return providers;
+    return createScriptedProviders({
+      names: crd.hooks.providers.map((d) => d.provider),
+      results: () => this.#results,
+      onCall: (verb, provider, declaration) => this.#call(verb, provider, declaration),
+      onMissing: (provider, declaration) =>
+        this.#note(`providers.${provider}.${declaration}: no result in the context; the provider is pending`),
+    });
   }
+}
+
+/** ScriptedProvidersOptions configures createScriptedProviders. */
+export interface ScriptedProvidersOptions {
+  /** Provider names to answer (any other name is answered too, as always ready and deleted). */
+  readonly names: Iterable<string>;
+  /** The current results; read at every call. */
+  readonly results: () => OfflineResults;
+  /** Called for every reconcile and delete call. Default: none. */
+  readonly onCall?: (verb: 'reconcile' | 'delete', provider: string, declaration: string) => void;
+  /** Called when a reconcile finds no result (the provider answers pending). Default: none. */
+  readonly onMissing?: (provider: string, declaration: string) => void;
+}
+
+/**
+ * createScriptedProviders returns providers whose answers come from `results().providers`: a given
+ * result is `ready` (or `pending` with `ready: false`), a missing one is pending, every delete is
+ * done at once. Every kind accepts any spec (the provider packages are not loaded). The offline
+ * engine uses them; the parity test hands the same ones to the real runtime.
+ */
+export function createScriptedProviders(options: ScriptedProvidersOptions): ReadonlyMap<string, Provider> {
+  const passThrough = {
+    schema: { safeParse: (value: unknown) => ({ success: true, data: value }) },
+  } as unknown as ProviderKind;
+  const kinds = new Proxy({} as Record<string, ProviderKind>, { get: () => passThrough });
+  const providers = new ScriptedProviders([], kinds, (provider, declaration) =>
+    options.onCall?.('delete', provider, declaration),
+  );
+  for (const name of new Set(options.names)) {
+    providers.set(name, {
+      name,
+      kinds,
+      reconcile: async (request) => {
+        const declaration = request.declaration.name;
+        options.onCall?.('reconcile', name, declaration);
+        const given = ownValue(ownValue(options.results().providers, name), declaration) as
+          | ProviderResultInput
+          | undefined;
+        if (given == null) {
+          options.onMissing?.(name, declaration);
+          return { state: 'pending', message: 'no result in the context (providers are not called offline)' };
+        }
+        const outputs = (given.outputs ?? {}) as JsonObject;
+        return given.ready === false
+          ? { state: 'pending', outputs, message: given.message ?? 'pending' }
+          : { state: 'ready', outputs, ...(given.message == null ? {} : { message: given.message }) };
+      },
+      delete: async (request) => {
+        options.onCall?.('delete', name, request.declaration.name);
+        return { state: 'deleted' };
+      },
+    });
+  }
+  return providers;
 }
 
 /**
