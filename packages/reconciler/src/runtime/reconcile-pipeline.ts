@@ -55,7 +55,14 @@ import {
   validateCr,
   validationError,
 } from './stages/admission.js';
-import { buildInventory, inventoryOf, jobFinished, recordRef, sameRef } from './stages/inventory.js';
+import {
+  buildInventory,
+  inventoryOf,
+  jobFinished,
+  pruneCandidates,
+  recordRef,
+  sameRef,
+} from './stages/inventory.js';
 
 export { inventoryOf } from './stages/inventory.js';
 import { noopObserver } from './runtime-observer.js';
@@ -810,36 +817,7 @@ export class CrdPipeline {
   ): Promise<Set<string>> {
     const pruned = new Set<string>();
     const uid = cr.metadata.uid ?? '';
-    const candidates = new Map<
-      string,
-      { ref: ObjectRef; uid?: string; apply: boolean; prune: boolean; job: boolean }
-    >();
-    for (const record of previous) {
-      const ref = recordRef(record);
-      const id = idOf(ref);
-      if (desired.ids.has(id)) continue;
-      candidates.set(id, {
-        ref,
-        apply: record.mode === 'apply',
-        prune: record.prune !== false,
-        job: record.kind === 'Job',
-      });
-    }
-    for (const object of this.#o.children.listAllOwned(uid)) {
-      const ref = refOf(object);
-      const id = idOf(ref);
-      if (desired.ids.has(id)) continue;
-      const known = candidates.get(id);
-      const source = object.metadata.annotations?.['orkestra.konductor.io/source'] ?? '';
-      const objectUid = object.metadata.uid;
-      candidates.set(id, {
-        ref,
-        ...(objectUid == null ? {} : { uid: objectUid }),
-        apply: known?.apply ?? source.startsWith('onReconcile.'),
-        prune: known?.prune ?? true,
-        job: object.kind === 'Job',
-      });
-    }
+    const candidates = pruneCandidates({ children: this.#o.children, ownerUid: uid, desired, previous });
     const tasks: (() => Promise<void>)[] = [];
     for (const [id, candidate] of candidates) {
       if (!candidate.apply || !candidate.prune || candidate.job) continue;

@@ -78,6 +78,57 @@ export function buildInventory(input: BuildInventoryInput): InventoryRecord[] {
   return [...out.values()].sort((a, b) => inventoryKey(a).localeCompare(inventoryKey(b)));
 }
 
+/** PruneCandidate is a child the run did not desire: pruned when it was applied, prunable and not a Job. */
+export interface PruneCandidate {
+  readonly ref: ObjectRef;
+  readonly uid?: string;
+  readonly apply: boolean;
+  readonly prune: boolean;
+  readonly job: boolean;
+}
+
+/**
+ * pruneCandidates lists, by id, the children of the previous inventory and of the child store
+ * (by owner UID) that this run's desired set does not contain (runtime.md §9.6). The inventory's
+ * mode and prune flag win; an unrecorded object counts as applied when its source is onReconcile.
+ */
+export function pruneCandidates(input: {
+  readonly children: ChildStore;
+  readonly ownerUid: string;
+  readonly desired: DesiredSet;
+  readonly previous: readonly InventoryRecord[];
+}): Map<string, PruneCandidate> {
+  const { children, desired, previous } = input;
+  const candidates = new Map<string, PruneCandidate>();
+  for (const record of previous) {
+    const ref = recordRef(record);
+    const id = idOf(ref);
+    if (desired.ids.has(id)) continue;
+    candidates.set(id, {
+      ref,
+      apply: record.mode === 'apply',
+      prune: record.prune !== false,
+      job: record.kind === 'Job',
+    });
+  }
+  for (const object of children.listAllOwned(input.ownerUid)) {
+    const ref = refOf(object);
+    const id = idOf(ref);
+    if (desired.ids.has(id)) continue;
+    const known = candidates.get(id);
+    const source = object.metadata.annotations?.['orkestra.konductor.io/source'] ?? '';
+    const objectUid = object.metadata.uid;
+    candidates.set(id, {
+      ref,
+      ...(objectUid == null ? {} : { uid: objectUid }),
+      apply: known?.apply ?? source.startsWith('onReconcile.'),
+      prune: known?.prune ?? true,
+      job: object.kind === 'Job',
+    });
+  }
+  return candidates;
+}
+
 /** sameRef tells whether an inventory record names this object. */
 export function sameRef(record: InventoryRecord, ref: ObjectRef): boolean {
   return (
