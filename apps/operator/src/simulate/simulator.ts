@@ -184,7 +184,10 @@ export class Simulator {
       ...(namespace == null ? {} : { namespace }),
     };
     let state = this.#state;
-    if (state != null && (state.ref.kind !== ref.kind || state.ref.name !== name || state.namespace !== namespace)) {
+    if (
+      state != null &&
+      (state.ref.kind !== ref.kind || state.ref.name !== name || state.namespace !== namespace)
+    ) {
       throw new ScenarioError(
         step.position,
         `a scenario drives one CR; ${input.kind} ${namespace == null ? '' : `${namespace}/`}${name} is not the CR of the earlier steps`,
@@ -280,13 +283,19 @@ export class Simulator {
       if (run.writes.length === 0 || run.error != null) break;
     }
     const after = state.engine.cluster.get(state.ref);
-    if (generation != null && after?.metadata['generation'] !== generation && writes.some((w) => isCr(w, state)))
+    if (
+      generation != null &&
+      after?.metadata['generation'] !== generation &&
+      writes.some((w) => isCr(w, state))
+    )
       notes.push(
         `mutation rules changed the spec: the runtime merge-patches it (generation ${String(after?.metadata['generation'])})`,
       );
     const refs = (verb: ClusterWrite['verb']): string[] => [
       ...new Set(
-        writes.filter((w) => w.verb === verb && !isCr(w, state)).map((w) => formatRef(w.ref, state.namespace)),
+        writes
+          .filter((w) => w.verb === verb && !isCr(w, state))
+          .map((w) => formatRef(w.ref, state.namespace)),
       ),
     ];
     return this.#report(step, action, {
@@ -320,7 +329,8 @@ export class Simulator {
     const notes: string[] = [];
     const order: string[] = [];
     const generation = Number(cluster.get(state.ref)?.metadata['generation'] ?? 1);
-    const hadFinalizer = ((cluster.get(state.ref)?.metadata['finalizers'] as unknown[] | undefined) ?? []).length > 0;
+    const hadFinalizer =
+      ((cluster.get(state.ref)?.metadata['finalizers'] as unknown[] | undefined) ?? []).length > 0;
     state.engine.results = this.#results();
     const start = cluster.writes.length;
     cluster.requestDelete(state.ref);
@@ -379,7 +389,8 @@ export class Simulator {
             cluster.observe(write.ref, { status: { conditions: [{ type: 'Complete', status: 'True' }] } });
         }
       }
-      if (cluster.get(state.ref) != null) notes.push(`the CR is still there after ${MAX_RUNS} runs of the deletion path`);
+      if (cluster.get(state.ref) != null)
+        notes.push(`the CR is still there after ${MAX_RUNS} runs of the deletion path`);
     }
     this.#state = undefined;
     return {

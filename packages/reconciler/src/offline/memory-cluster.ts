@@ -8,13 +8,7 @@
  * run controllers or admission, or track field managers (an apply replaces what it names).
  */
 import { createHash } from 'node:crypto';
-import {
-  AlreadyExistsError,
-  ConflictError,
-  NotFoundError,
-  RequestCounter,
-  refOf,
-} from '@orkestra/registry';
+import { AlreadyExistsError, ConflictError, NotFoundError, RequestCounter, refOf } from '@orkestra/registry';
 import type {
   ApplyOptions,
   ApplyResult,
@@ -347,8 +341,7 @@ export class MemoryCluster {
     if (verb != null) this.#writes.push({ verb, ref });
     const stored = this.#store(next);
     const finalizers = (stored.metadata['finalizers'] as readonly string[] | undefined) ?? [];
-    if (stored.metadata['deletionTimestamp'] != null && finalizers.length === 0)
-      this.#remove(ref, false);
+    if (stored.metadata['deletionTimestamp'] != null && finalizers.length === 0) this.#remove(ref, false);
     return stored;
   }
 
@@ -414,7 +407,8 @@ export function uidOf(identity: string): string {
 }
 
 function nextGeneration(existing: KubeObject, next: KubeObject): number {
-  const generation = typeof existing.metadata['generation'] === 'number' ? existing.metadata['generation'] : 1;
+  const generation =
+    typeof existing.metadata['generation'] === 'number' ? existing.metadata['generation'] : 1;
   return JSON.stringify(existing['spec'] ?? null) === JSON.stringify(next['spec'] ?? null)
     ? generation
     : generation + 1;

@@ -187,7 +187,10 @@ export class OfflineEngine {
       });
     }
     const cached = this.cluster.get(ref);
-    if (cached == null) throw new OfflineEngineError(`${ref.kind} ${ref.name} is not in the cluster`, { code: 'InternalError' });
+    if (cached == null)
+      throw new OfflineEngineError(`${ref.kind} ${ref.name} is not in the cluster`, {
+        code: 'InternalError',
+      });
     const pipeline = this.#pipeline(entry);
     const writesBefore = this.cluster.writes.length;
     this.#writesBefore = writesBefore;
@@ -237,7 +240,8 @@ export class OfflineEngine {
     const existing = this.#pipelines.get(entry);
     if (existing != null) return existing;
     const crd = this.#crds.get(entry);
-    if (crd == null) throw new OfflineEngineError(`CRD entry ${entry} is not enabled`, { code: 'InternalError' });
+    if (crd == null)
+      throw new OfflineEngineError(`CRD entry ${entry} is not enabled`, { code: 'InternalError' });
     const conditions: EvaluateConditionsOptions = {
       renderTemplate: (source, context) => this.#engine.renderTemplate(source, context),
       now: () => new Date(this.#clock.now()),
@@ -298,8 +302,7 @@ export class OfflineEngine {
       kube: new KubeReadCache({ client: this.cluster.client, clock: this.#clock }),
       clock: this.#clock,
       conditions,
-      onRetained: (provider, declaration) =>
-        this.#call('retain', provider, declaration),
+      onRetained: (provider, declaration) => this.#call('retain', provider, declaration),
     });
     const slots = katalogHooks.hooksFor(crd);
     return {
@@ -414,8 +417,7 @@ export function createScriptedProviders(options: ScriptedProvidersOptions): Read
         const declaration = request.declaration.name;
         options.onCall?.('reconcile', name, declaration);
         const given = ownValue(ownValue(options.results().providers, name), declaration) as
-          | ProviderResultInput
-          | undefined;
+          ProviderResultInput | undefined;
         if (given == null) {
           options.onMissing?.(name, declaration);
           return { state: 'pending', message: 'no result in the context (providers are not called offline)' };
