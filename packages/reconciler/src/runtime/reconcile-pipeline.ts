@@ -978,7 +978,11 @@ export class CrdPipeline {
           resourceVersion: cr.metadata.resourceVersion,
         },
       });
-      this.#o.primary.upsertFromWrite(patched);
+      // issue 17 (found by the parity test): with no finalizer left the API server removes the CR
+      // at once, and its DELETED watch event can reach the cache before this response; upserting
+      // the response then would bring back a ghost CR until the next relist.
+      const remaining = (patched.metadata['finalizers'] as readonly string[] | undefined) ?? [];
+      if (remaining.length > 0) this.#o.primary.upsertFromWrite(patched);
       state.writes++;
       this.#o.events.normal(cr, 'Finalized', `${crd.katalogPath}: finalizers removed`);
       return { wroteCr: false, writes: state.writes };
