@@ -122,8 +122,12 @@ async function renderOne(
   context: RenderContext,
   now: Date,
 ): Promise<Rendered> {
-  const entryOf = new OfflineEngine({ katalog, clock: fixedClock(now) });
-  const entry = entryOf.entryFor(input.apiVersion, input.kind);
+  const entry = Object.entries(katalog.spec.crds).find(
+    ([, e]) =>
+      e.enabled &&
+      `${e.apiTypes.group}/${e.apiTypes.version}` === input.apiVersion &&
+      e.apiTypes.kind === input.kind,
+  )?.[0];
   if (entry == null) {
     throw new RenderInputError(
       `no CRD entry of Katalog ${katalog.metadata.name} serves ${input.apiVersion} ${input.kind}`,
