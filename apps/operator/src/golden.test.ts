@@ -55,7 +55,7 @@ describe.each(examples)('example %s', (example) => {
   it('renders every CR', async () => {
     expect(crs.length).toBeGreaterThan(0);
     await check(example, 'render.yaml', ['render', katalog, ...crs, '--now', NOW]);
-  });
+  }, 60_000); // the real pipeline generates TLS keys (database-credentials): seconds on a shared machine
 
   // Only examples with a context fixture (test/fixtures/context/<example>.yaml) get this golden.
   if (existsSync(join(REPO_ROOT, contextFile))) {

@@ -4,7 +4,8 @@
  * `ork generate crd|rbac|bundle`. `run`, `dev`, `demo` and `simulate` need the reconcile pipeline.
  *
  * Main exports: main (the CLI, in-process), commands (the registry), and the library functions
- * behind the commands: strictCheck, renderCr, generateCrds, generateRbac, generateBundle.
+ * behind the commands: strictCheck, generateCrds, generateRbac, generateBundle. `ork render` and
+ * `ork simulate` drive the reconciler's own pipeline through `@orkestra/reconciler/offline`.
  *
  * @example
  * import { main } from '@orkestra/operator';
@@ -20,17 +21,8 @@ export { loadKatalogFile, formatIssue } from './katalog-file.js';
 export type { KatalogFile, LoadKatalogFileOptions, LoadKatalogFileResult } from './katalog-file.js';
 export { strictCheck } from './strict-check.js';
 export type { StrictCheckOptions, StrictCheckResult } from './strict-check.js';
-export { renderCr, fakeUid, findEntry, RenderInputError } from './render-cr.js';
 export { CrInputError, checkCustomResource, readCustomResources } from './cr-input.js';
 export type { CustomResource, CustomResourceMetadata, ReadCustomResourcesOptions } from './cr-input.js';
-export type {
-  ProviderResultInput,
-  RenderContext,
-  RenderedChild,
-  RenderedCr,
-  RenderFailure,
-  RenderOptions,
-} from './render-cr.js';
 export { crdFor, crdSchema, generateCrds } from './generate-crds.js';
 export { generateRbac, pinnedNamespace } from './generate-rbac.js';
 export type { PolicyRule, Rbac, RbacOptions } from './generate-rbac.js';
@@ -38,8 +30,6 @@ export { DEFAULT_IMAGE_REPOSITORY, KATALOG_MOUNT_PATH, generateBundle } from './
 export type { Bundle, BundleOptions } from './generate-bundle.js';
 export type { Manifest } from './manifest-meta.js';
 export { toMultiDocumentYaml } from './manifest-yaml.js';
-export { isBlockedNamespace } from './namespace-guard.js';
-export type { NamespaceGuard } from './namespace-guard.js';
 export { operatorVersion } from './version.js';
 
 // ---- operator process (`ork run` building blocks): config, logger, metrics, HTTP, leader election, providers, shutdown ----

@@ -646,7 +646,7 @@ class Compiler {
     throw new GoTemplateError(
       `template function "${name}" is not available in Orkestra`,
       offset,
-      hint ?? 'a helper of the Orkestra library (katalog.md §17.6)',
+      hint ?? 'a helper of the Orkestra library (docs/reference/katalog.md §17.6)',
     );
   }
 

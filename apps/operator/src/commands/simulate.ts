@@ -81,7 +81,7 @@ export const simulateCommand: Command = {
     for (const step of scenario.steps) {
       let report;
       try {
-        report = simulator.run(step);
+        report = await simulator.run(step);
       } catch (error) {
         if (!(error instanceof ScenarioError)) throw error;
         io.stderr.write(`ork simulate: ${error.message}\n`);

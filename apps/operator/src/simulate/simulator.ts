@@ -1,33 +1,20 @@
 /**
- * The `ork simulate` engine: one operator, one CR, an in-memory cluster. Each scenario step
- * changes the model (a CR applied or updated, a child's observed state, new hook results) and runs
- * what the runtime would run next: a reconcile (render-cr.ts, then create/apply/prune against the
- * model, docs/reference/runtime.md §9) or the deletion path (docs/reference/runtime.md §10.2).
+ * The `ork simulate` driver: one operator, one CR, the offline engine's in-memory cluster. Each
+ * scenario step changes the cluster (a CR applied or updated, a child's observed state, new hook
+ * results) and then lets the real pipeline (@orkestra/reconciler/offline) run as the operator
+ * would: reconciles until one writes nothing, or the deletion path until the finalizer is gone.
+ * The report is read from the cluster's write log; nothing here re-implements a pipeline step.
  */
-import { ConditionReason, ConditionType, OrkestraFinalizer, evaluateConditions } from '@orkestra/types';
+import { ConditionType } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
-import type { TemplateEngine } from '@orkestra/template';
-import { compareToCache, kindFor, kinds } from '@orkestra/registry';
-import type { KubeObject, Owner } from '@orkestra/registry';
-import { buildChildrenContext, compileKatalog } from '@orkestra/reconciler';
-import type { ChildState, CompiledCrd } from '@orkestra/reconciler';
+import type { KubeObject, ObjectRef } from '@orkestra/registry';
+import { OfflineEngine, mergePatch, uidOf } from '@orkestra/reconciler/offline';
+import type { ClusterWrite, OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import { checkCustomResource } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
-import { fakeUid, findEntry, renderCr } from '../render-cr.js';
-import type { RenderContext, RenderedCr } from '../render-cr.js';
 import { createSeededRandom } from '../seeded-random.js';
-import {
-  childId,
-  formatChildRef,
-  inventoryItemOf,
-  jobCompleted,
-  listKeyOf,
-  mergePatch,
-  normalizeChildRef,
-  waveOf,
-} from './cluster-model.js';
-import type { ModelChild } from './cluster-model.js';
+import { formatChildRef, normalizeChildRef } from './cluster-model.js';
 import { ScenarioError } from './scenario.js';
 import type { ContextPatch, ScenarioStep } from './scenario.js';
 
@@ -36,8 +23,11 @@ type Json = Record<string, unknown>;
 const isMap = (value: unknown): value is Json =>
   value != null && typeof value === 'object' && !Array.isArray(value);
 
+/** MAX_RUNS bounds the reconciles (or deletion-path runs) one step may take to settle. */
+const MAX_RUNS = 10;
+
 /** ReadyState is the CR's Ready condition after a step. */
-interface ReadyState {
+export interface ReadyState {
   readonly status: string;
   readonly reason: string;
   readonly message: string;
@@ -65,7 +55,7 @@ export interface StepReport {
   readonly creates: readonly string[];
   readonly applies: readonly string[];
   readonly prunes: readonly string[];
-  /** Children in the model after the step. */
+  /** Children in the cluster after the step. */
   readonly children: readonly string[];
   readonly ready: ReadyState | undefined;
   /** The ValidationWarning message when that condition is True. */
@@ -87,11 +77,10 @@ export interface SimulatorOptions {
 }
 
 interface CrState {
-  cr: CustomResource;
-  entryName: string;
-  uid: string;
-  namespace: string | undefined;
-  finalizer: boolean;
+  readonly ref: ObjectRef;
+  readonly engine: OfflineEngine;
+  readonly namespace: string | undefined;
+  readonly label: string;
 }
 
 interface WorkingContext {
@@ -103,21 +92,23 @@ interface WorkingContext {
 }
 
 /**
- * Simulator holds the model of the cluster and runs scenario steps against it. Steps that the
- * model cannot take (an update before any CR, an observed child that does not exist) throw a
+ * Simulator holds the offline engine of one CR and runs scenario steps against it. Steps that
+ * cannot be taken (an update before any CR, an observed child that does not exist) throw a
  * ScenarioError naming the step's position.
  *
  * @example
  * const simulator = new Simulator({ katalog, now: new Date('2026-01-01T00:00:00Z') });
- * for (const step of scenario.steps) console.log(simulator.run(step).applies);
+ * for (const step of scenario.steps) console.log((await simulator.run(step)).applies);
  */
 export class Simulator {
   readonly #katalog: Katalog;
   #nowMs: number;
   #state: CrState | undefined;
-  readonly #children = new Map<string, ModelChild>();
-  /** Completed Jobs that were deleted: kept in the inventory, never created again (docs/reference/katalog.md §5.2). */
-  readonly #finishedJobs = new Map<string, ModelChild>();
+  readonly #clock = {
+    now: (): number => this.#nowMs,
+    setTimeout: (): object => ({}),
+    clearTimeout: (): void => undefined,
+  };
   readonly #context: WorkingContext = {
     cross: {},
     git: undefined,
@@ -125,17 +116,14 @@ export class Simulator {
     docker: undefined,
     providers: {},
   };
-  #compiled: Map<string, CompiledCrd> | undefined;
-  /** Render notes already reported: each is printed once, at the first step that produces it. */
-  readonly #seenNotes = new Set<string>();
 
   constructor(options: SimulatorOptions) {
     this.#katalog = options.katalog;
     this.#nowMs = options.now.getTime();
   }
 
-  /** run applies one step to the model and returns its report. */
-  run(step: ScenarioStep): StepReport {
+  /** run applies one step to the cluster, lets the engine settle, and returns the step's report. */
+  async run(step: ScenarioStep): Promise<StepReport> {
     if (step.advanceMs != null) this.#nowMs += step.advanceMs;
     if (step.context != null) this.#patchContext(step.context);
     const notes: string[] = [];
@@ -146,25 +134,25 @@ export class Simulator {
     } else if (step.update != null) {
       action = 'update';
       const state = this.#requireCr(step, 'update');
-      const before = JSON.stringify(state.cr['spec'] ?? {});
-      state.cr = this.#checked(step, mergePatch(state.cr, step.update), 'the CR after this update');
-      if (JSON.stringify(state.cr['spec'] ?? {}) !== before) this.#bumpGeneration(state);
+      const current = state.engine.cluster.get(state.ref);
+      this.#checked(step, mergePatch(current, step.update), 'the CR after this update');
+      state.engine.cluster.observe(state.ref, step.update as Json);
     } else if (step.observe != null) {
       action = `observe ${step.observe.map((o) => o.ref).join(', ')}`;
       for (const change of step.observe) this.#observe(step, change.ref, change.patch, change.position);
     } else if (step.delete === true) {
       return this.#delete(step);
     }
-    if (this.#state == null) {
+    const state = this.#state;
+    if (state == null) {
       notes.push('no CR yet: nothing to reconcile');
       return this.#report(step, action, { notes });
     }
-    return this.#reconcile(step, action, notes);
+    return this.#reconcile(step, state, action, notes);
   }
 
   // ---- events ---------------------------------------------------------------------------------
 
-  /** #checked is checkCustomResource for a CR the scenario changed, failing at the step. */
   #checked(step: ScenarioStep, value: unknown, source: string): CustomResource {
     try {
       return checkCustomResource(value, source);
@@ -174,7 +162,12 @@ export class Simulator {
   }
 
   #apply(step: ScenarioStep, input: CustomResource, notes: string[]): void {
-    const found = findEntry(this.#katalog, input.apiVersion, input.kind);
+    const found = Object.entries(this.#katalog.spec.crds).find(
+      ([, e]) =>
+        e.enabled &&
+        `${e.apiTypes.group}/${e.apiTypes.version}` === input.apiVersion &&
+        e.apiTypes.kind === input.kind,
+    );
     if (found == null) {
       throw new ScenarioError(
         step.position,
@@ -182,73 +175,67 @@ export class Simulator {
       );
     }
     const [entryName, entry] = found;
-    const metadata = input.metadata;
-    const name = metadata.name;
-    const namespace = entry.namespaced ? (metadata.namespace ?? 'default') : undefined;
-    const state = this.#state;
-    if (state != null) {
-      const meta = state.cr['metadata'] as Json;
-      if (state.entryName !== entryName || meta['name'] !== name || meta['namespace'] !== namespace) {
-        throw new ScenarioError(
-          step.position,
-          `a scenario drives one CR; ${input.kind} ${namespace == null ? '' : `${namespace}/`}${name} is not the CR of the earlier steps`,
-        );
-      }
-      const before = JSON.stringify(state.cr['spec'] ?? {});
-      state.cr = {
-        ...structuredClone(input),
-        metadata: {
-          ...structuredClone(metadata),
-          name,
-          ...(namespace == null ? {} : { namespace }),
-          uid: state.uid,
-          generation: meta['generation'],
-        },
-        status: state.cr['status'] ?? {},
-      };
-      if (JSON.stringify(state.cr['spec'] ?? {}) !== before) this.#bumpGeneration(state);
-      else notes.push('the spec did not change (generation unchanged)');
-      return;
-    }
-    const uid = metadata.uid ?? fakeUid(entryName, namespace, name);
-    this.#state = {
-      entryName,
-      uid,
-      namespace,
-      finalizer: false,
-      cr: {
-        ...structuredClone(input),
-        metadata: {
-          ...structuredClone(metadata),
-          name,
-          ...(namespace == null ? {} : { namespace }),
-          uid,
-          generation: 1,
-        },
-        spec: isMap(input['spec']) ? structuredClone(input['spec']) : {},
-        status: {},
-      },
+    const name = input.metadata.name;
+    const namespace = entry.namespaced ? (input.metadata.namespace ?? 'default') : undefined;
+    const ref: ObjectRef = {
+      apiVersion: input.apiVersion,
+      kind: input.kind,
+      name,
+      ...(namespace == null ? {} : { namespace }),
     };
+    let state = this.#state;
+    if (
+      state != null &&
+      (state.ref.kind !== ref.kind || state.ref.name !== name || state.namespace !== namespace)
+    ) {
+      throw new ScenarioError(
+        step.position,
+        `a scenario drives one CR; ${input.kind} ${namespace == null ? '' : `${namespace}/`}${name} is not the CR of the earlier steps`,
+      );
+    }
+    const uid = input.metadata.uid ?? uidOf(`${entryName}/${namespace ?? ''}/${name}`);
+    if (state == null) {
+      const engine = new OfflineEngine({
+        katalog: this.#katalog,
+        clock: this.#clock,
+        engine: createTemplateEngine({ random: createSeededRandom(uid), clock: this.#clock }),
+      });
+      state = {
+        ref,
+        engine,
+        namespace,
+        label: `${input.kind} ${namespace == null ? '' : `${namespace}/`}${name}`,
+      };
+      this.#state = state;
+    }
+    const before = state.engine.cluster.get(ref);
+    const { status: _status, ...body } = input;
+    const stored = state.engine.cluster.put({
+      ...structuredClone(body),
+      metadata: {
+        ...structuredClone(input.metadata),
+        ...(namespace == null ? {} : { namespace }),
+        uid,
+      },
+    } as KubeObject);
+    if (before != null && before.metadata['generation'] === stored.metadata['generation'])
+      notes.push('the spec did not change (generation unchanged)');
   }
 
   #observe(step: ScenarioStep, ref: string, patch: Json | null, position: ScenarioStep['position']): void {
-    const crNamespace = this.#state?.namespace;
+    const state = this.#state;
+    const crNamespace = state?.namespace;
     const wanted = normalizeChildRef(ref, crNamespace);
-    const child = [...this.#children.values()].find((c) => formatChildRef(c.object, crNamespace) === wanted);
-    if (child == null) {
-      const known = [...this.#children.values()].map((c) => formatChildRef(c.object, crNamespace));
+    const children = state == null ? [] : this.#children(state);
+    const child = children.find((c) => formatChildRef(c, crNamespace) === wanted);
+    if (state == null || child == null) {
+      const known = children.map((c) => formatChildRef(c, crNamespace));
       throw new ScenarioError(
         position,
         `step ${step.number} (${step.name}): observe ${ref}: no such child in the simulated cluster (children: ${known.join(', ') || 'none'})`,
       );
     }
-    if (patch == null) {
-      this.#children.delete(child.id);
-      if (child.completed) this.#finishedJobs.set(child.id, child);
-      return;
-    }
-    child.object = mergePatch(child.object, patch) as KubeObject;
-    if (child.object.kind === 'Job' && jobCompleted(child.object)) child.completed = true;
+    state.engine.cluster.observe(refOfObject(child), patch);
   }
 
   #patchContext(patch: ContextPatch): void {
@@ -270,161 +257,55 @@ export class Simulator {
     }
   }
 
-  // ---- reconcile (docs/reference/runtime.md §7, §9) ----------------------------------------------------------
+  #results(): OfflineResults {
+    const ctx = this.#context;
+    return structuredClone({
+      cross: ctx.cross,
+      external: ctx.external as OfflineResults['external'] & object,
+      providers: ctx.providers as OfflineResults['providers'] & object,
+      ...(ctx.git == null ? {} : { git: ctx.git }),
+      ...(ctx.docker == null ? {} : { docker: ctx.docker }),
+    });
+  }
 
-  #reconcile(step: ScenarioStep, action: string, notes: string[]): StepReport {
-    const state = this.#state as CrState;
-    const first = this.#render(state, undefined);
-    if (first.failedStage !== 'namespace') state.finalizer = true;
-    if (first.mutatedSpec != null) {
-      state.cr = { ...state.cr, spec: first.mutatedSpec };
-      this.#bumpGeneration(state);
+  // ---- reconcile ------------------------------------------------------------------------------
+
+  /** #reconcile runs the engine as the operator's own-write re-queue would: until a run writes nothing or fails. */
+  async #reconcile(step: ScenarioStep, state: CrState, action: string, notes: string[]): Promise<StepReport> {
+    state.engine.results = this.#results();
+    const before = statusOf(state.engine.cluster.get(state.ref));
+    const generation = state.engine.cluster.get(state.ref)?.metadata['generation'];
+    const writes: ClusterWrite[] = [];
+    for (let i = 0; i < MAX_RUNS; i++) {
+      const run = await state.engine.reconcile(state.ref);
+      writes.push(...run.writes);
+      notes.push(...run.notes);
+      if (run.writes.length === 0 || run.error != null) break;
+    }
+    const after = state.engine.cluster.get(state.ref);
+    if (
+      generation != null &&
+      after?.metadata['generation'] !== generation &&
+      writes.some((w) => isCr(w, state))
+    )
       notes.push(
-        `mutation rules changed the spec: the runtime merge-patches it (generation ${String((state.cr['metadata'] as Json)['generation'])})`,
+        `mutation rules changed the spec: the runtime merge-patches it (generation ${String(after?.metadata['generation'])})`,
       );
-    }
-    const writes =
-      first.failure == null ||
-      first.failedStage === 'providers' ||
-      (first.failedStage === 'children' && first.failure.reason === ConditionReason.NamespaceRestricted);
-    const prunes =
-      first.failure == null || first.failedStage === 'providers' ? this.#candidates(first) : undefined;
-    const creates: string[] = [];
-    const applies: string[] = [];
-    if (writes) {
-      for (const desired of first.children) {
-        const id = childId(desired.manifest);
-        const existing = this.#children.get(id);
-        const ref = formatChildRef(desired.manifest, state.namespace);
-        const record = {
-          mode: desired.mode,
-          source: desired.source,
-          prune: desired.prune,
-        };
-        if (desired.mode === 'create') {
-          if (existing != null || this.#finishedJobs.has(id)) {
-            if (existing != null) Object.assign(existing, record);
-            continue;
-          }
-          this.#children.set(id, {
-            id,
-            object: withGeneration(desired.manifest, 1),
-            ...record,
-            completed: false,
-          });
-          creates.push(ref);
-          continue;
-        }
-        const compared = compareToCache(
-          desired.manifest,
-          existing?.object,
-          kindFor(listKeyOf(desired.source))?.rules,
-        );
-        if (compared === 'match' && existing != null) {
-          Object.assign(existing, record);
-          continue;
-        }
-        applies.push(ref);
-        if (existing == null) {
-          this.#children.set(id, {
-            id,
-            object: withGeneration(desired.manifest, 1),
-            ...record,
-            completed: false,
-          });
-          continue;
-        }
-        const previousGeneration = Number(existing.object.metadata['generation'] ?? 1);
-        const specChanged =
-          JSON.stringify(existing.object['spec']) !== JSON.stringify(desired.manifest['spec']);
-        existing.object = withGeneration(
-          {
-            ...desired.manifest,
-            ...(existing.object['status'] === undefined ? {} : { status: existing.object['status'] }),
-          },
-          previousGeneration + (specChanged ? 1 : 0),
-        );
-        Object.assign(existing, record);
-      }
-    }
-    const pruned: string[] = [];
-    for (const child of prunes ?? []) {
-      this.#children.delete(child.id);
-      pruned.push(formatChildRef(child.object, state.namespace));
-    }
-
-    // Status (step 17): declared fields see the children as the model now holds them.
-    const childStates: ChildState[] = first.children.map((c) => ({
-      listKey: listKeyOf(c.source) as ChildState['listKey'],
-      object: this.#children.get(childId(c.manifest))?.object,
-    }));
-    const result = this.#render(state, buildChildrenContext(childStates));
-    const status: Json = {
-      ...result.status,
-      inventory: this.#inventory(),
-    };
-    const before = isMap(state.cr['status']) ? (state.cr['status'] as Json) : {};
-    state.cr = { ...state.cr, status };
-    for (const note of result.notes) {
-      if (note.startsWith('mutation rules changed the CR') || this.#seenNotes.has(note)) continue;
-      this.#seenNotes.add(note);
-      notes.push(note);
-    }
+    const refs = (verb: ClusterWrite['verb']): string[] => [
+      ...new Set(
+        writes
+          .filter((w) => w.verb === verb && !isCr(w, state))
+          .map((w) => formatRef(w.ref, state.namespace)),
+      ),
+    ];
     return this.#report(step, action, {
       reconciled: true,
-      creates,
-      applies,
-      prunes: pruned,
-      statusChanges: diffStatus(before, status),
+      creates: refs('create'),
+      applies: refs('apply'),
+      prunes: refs('delete'),
+      statusChanges: diffStatus(before, statusOf(after)),
       notes,
     });
-  }
-
-  /** #candidates returns the children pruning deletes (docs/reference/runtime.md §9.6): owned, not desired, apply mode, not Jobs, prune allowed. */
-  #candidates(rendered: RenderedCr): ModelChild[] {
-    const desired = new Set(rendered.children.map((c) => childId(c.manifest)));
-    return [...this.#children.values()].filter(
-      (c) => !desired.has(c.id) && c.mode === 'apply' && c.prune && c.object.kind !== 'Job',
-    );
-  }
-
-  #inventory(): Json[] {
-    const items = [...this.#children.values(), ...this.#finishedJobs.values()].map(inventoryItemOf);
-    const key = (i: (typeof items)[number]): string =>
-      `${i.apiVersion}/${i.kind}/${i.namespace ?? ''}/${i.name}`;
-    return items.sort((a, b) => key(a).localeCompare(key(b))) as unknown as Json[];
-  }
-
-  #render(state: CrState, children: Json | undefined): RenderedCr {
-    const context: RenderContext = {
-      cross: this.#context.cross,
-      external: this.#context.external as RenderContext['external'] & object,
-      providers: this.#context.providers as RenderContext['providers'] & object,
-      ...(this.#context.git == null ? {} : { git: this.#context.git }),
-      ...(this.#context.docker == null ? {} : { docker: this.#context.docker }),
-      ...(children == null ? {} : { children }),
-    };
-    // #apply checked the entry and name, so renderCr's RenderInputError cannot happen here.
-    return renderCr(this.#katalog, state.cr, {
-      engine: this.#engine(state),
-      now: new Date(this.#nowMs),
-      context,
-    });
-  }
-
-  #engine(state: CrState): TemplateEngine {
-    return createTemplateEngine({
-      random: createSeededRandom(state.uid),
-      clock: { now: () => this.#nowMs },
-    });
-  }
-
-  #bumpGeneration(state: CrState): void {
-    const metadata = state.cr.metadata;
-    state.cr = {
-      ...state.cr,
-      metadata: { ...metadata, generation: Number(metadata['generation'] ?? 1) + 1 },
-    };
   }
 
   #requireCr(step: ScenarioStep, what: string): CrState {
@@ -438,115 +319,97 @@ export class Simulator {
 
   // ---- deletion (docs/reference/runtime.md §10.2) ------------------------------------------------------------
 
-  #delete(step: ScenarioStep): StepReport {
+  /**
+   * #delete deletes the CR as a user would and runs the deletion path until the CR is gone. Cleanup
+   * jobs are assumed to finish: a Job the path created is marked Complete before the next run.
+   */
+  async #delete(step: ScenarioStep): Promise<StepReport> {
     const state = this.#requireCr(step, 'delete');
+    const cluster = state.engine.cluster;
     const notes: string[] = [];
     const order: string[] = [];
-    const ref = (c: ModelChild): string => formatChildRef(c.object, state.namespace);
-    if (!state.finalizer) {
+    const generation = Number(cluster.get(state.ref)?.metadata['generation'] ?? 1);
+    const hadFinalizer =
+      ((cluster.get(state.ref)?.metadata['finalizers'] as unknown[] | undefined) ?? []).length > 0;
+    state.engine.results = this.#results();
+    const start = cluster.writes.length;
+    cluster.requestDelete(state.ref);
+    let ready: ReadyState | undefined;
+    let deletingShown = false;
+    const recordWrite = (write: ClusterWrite, run: OfflineRun | undefined): void => {
+      const cr = isCr(write, state);
+      const ref = formatRef(write.ref, state.namespace);
+      if (cr && write.verb === 'status' && !deletingShown) {
+        const now = readyOf(run?.cr ?? cluster.get(state.ref));
+        if (now != null) {
+          order.push(`status Ready=${now.status} ${now.reason}`);
+          ready = now;
+          deletingShown = true;
+        }
+      } else if (cr && write.verb === 'removed') order.push('finalizer-removed');
+      else if (!cr && write.verb === 'create' && write.ref.kind === 'Job') order.push(`cleanup-job ${ref}`);
+      else if (!cr && write.verb === 'delete') order.push(`delete ${ref}`);
+      else if (!cr && write.verb === 'removed' && write.collected === true)
+        order.push(`garbage-collected ${ref}`);
+    };
+    /** record merges a run's provider calls into its writes, in the order they happened. */
+    const record = (run: OfflineRun): void => {
+      const calls = [...run.providerCalls];
+      const flush = (upTo: number): void => {
+        while (calls.length > 0 && (calls[0]?.afterWrites ?? 0) <= upTo) {
+          const call = calls.shift();
+          // Every pass of the deletion path calls the providers again (they are idempotent); report each once.
+          const line =
+            call?.verb === 'delete'
+              ? `provider-delete ${call.provider}/${call.declaration}`
+              : call?.verb === 'retain'
+                ? `provider-retain ${call.provider}/${call.declaration}`
+                : undefined;
+          if (line != null && !order.includes(line)) order.push(line);
+        }
+      };
+      run.writes.forEach((write, index) => {
+        flush(index);
+        recordWrite(write, run);
+      });
+      flush(Number.MAX_SAFE_INTEGER);
+    };
+    if (!hadFinalizer) {
       notes.push(
-        `the CR never got the ${OrkestraFinalizer.Finalizer} finalizer (its namespace is blocked): Kubernetes removes it at once`,
+        'the CR never got the orkestra.konductor.io/finalizer finalizer (its namespace is blocked): Kubernetes removes it at once',
       );
+      for (const write of cluster.writes.slice(start)) if (!isCr(write, state)) recordWrite(write, undefined);
     } else {
-      order.push(`status Ready=False ${ConditionReason.Deleting}`);
-      const crd = this.#compiledCrd(state.entryName);
-      const box = crd.entry.operatorBox;
-      const engine = this.#engine(state);
-      const evalOptions = {
-        now: () => new Date(this.#nowMs),
-        renderTemplate: (source: string, ctx: Readonly<Record<string, unknown>>) =>
-          engine.renderTemplate(source, ctx),
-      };
-      const cr = state.cr;
-      const context: Json = {
-        apiVersion: cr['apiVersion'],
-        kind: cr['kind'],
-        metadata: cr['metadata'],
-        spec: cr['spec'] ?? {},
-        status: cr['status'] ?? {},
-      };
-      const owner: Owner = {
-        apiVersion: crd.apiVersion,
-        kind: crd.apiTypes.kind,
-        name: String((cr['metadata'] as Json)['name']),
-        ...(state.namespace == null ? {} : { namespace: state.namespace }),
-        uid: state.uid,
-        crd: crd.name,
-      };
-      const onDelete = box.onDelete;
-      const gate = onDelete == null || evaluateConditions(onDelete, context, evalOptions).passed;
-      if (onDelete != null && !gate)
-        notes.push('the onDelete gate fails: cleanup jobs and ordered groups are skipped');
-      if (onDelete != null && gate) {
-        for (const job of crd.onDeleteJobs) {
-          const copies = job.compiled.expand(context, {
-            include: (ctx, g) =>
-              evaluateConditions(g as Parameters<typeof evaluateConditions>[0], ctx, evalOptions).passed,
-          });
-          for (const copy of copies) {
-            const resolved = kinds.jobs.resolve({ entry: { ...copy.entry }, path: job.source }, owner);
-            order.push(`cleanup-job ${formatChildRef(resolved.manifest, state.namespace)}`);
-          }
-        }
-        if (crd.onDeleteJobs.length > 0)
-          notes.push(
-            'cleanup jobs are created without an owner reference and awaited until they finish (assumed here)',
-          );
-        if (onDelete.ordered) {
-          for (const group of crd.onDeleteGroups) {
-            if (!evaluateConditions(group.group, context, evalOptions).passed) continue;
-            const members: ModelChild[] = [];
-            for (const target of group.refs) {
-              const id = deleteIdOf(target.listKey, target.value.render(context), owner);
-              const child = id == null ? undefined : this.#children.get(id);
-              if (child != null && !members.includes(child)) members.push(child);
-            }
-            if (members.length === 0) continue;
-            order.push(
-              `group ${group.group.name} (${group.group.propagation}): ${members.map(ref).join(', ')}`,
-            );
-            for (const m of members) this.#children.delete(m.id);
-          }
+      for (let i = 0; i < MAX_RUNS && cluster.get(state.ref) != null; i++) {
+        const run = await state.engine.reconcile(state.ref);
+        record(run);
+        if (run.writes.length === 0 && run.providerCalls.length === 0 && run.error != null) break;
+        for (const write of run.writes) {
+          if (write.verb === 'create' && write.ref.kind === 'Job' && cluster.get(write.ref) != null)
+            cluster.observe(write.ref, { status: { conditions: [{ type: 'Complete', status: 'True' }] } });
         }
       }
-      for (const [provider, name, retain] of providerDeletes(box.providers, cr['status'])) {
-        order.push(`${retain ? 'provider-retain' : 'provider-delete'} ${provider}/${name}`);
-      }
-      const explicit = [...this.#children.values()]
-        .filter((c) => !reachableByGc(c, state))
-        .map((c, index) => ({ c, index }))
-        .sort((a, b) => waveOf(b.c) - waveOf(a.c) || a.index - b.index)
-        .map(({ c }) => c);
-      for (const c of explicit) {
-        order.push(`explicit-delete ${ref(c)}`);
-        this.#children.delete(c.id);
-      }
-      order.push('finalizer-removed');
+      if (cluster.get(state.ref) != null)
+        notes.push(`the CR is still there after ${MAX_RUNS} runs of the deletion path`);
     }
-    for (const c of this.#children.values()) order.push(`garbage-collected ${ref(c)}`);
-    this.#children.clear();
-    this.#finishedJobs.clear();
-    const crRef = crLabel(state);
-    const generation = Number((state.cr['metadata'] as Json)['generation'] ?? 1);
     this.#state = undefined;
     return {
       ...this.#report(step, 'delete', { notes }),
-      cr: crRef,
+      cr: state.label,
       crNamespace: state.namespace,
       generation,
-      ready: state.finalizer ? { status: 'False', reason: ConditionReason.Deleting, message: '' } : undefined,
+      ready,
       deletionOrder: order,
+      children: [],
     };
   }
 
-  #compiledCrd(entryName: string): CompiledCrd {
-    this.#compiled ??= new Map(compileKatalog(this.#katalog).crds);
-    const crd = this.#compiled.get(entryName);
-    if (crd == null) throw new Error(`CRD entry ${entryName} is not enabled`);
-    return crd;
-  }
-
   // ---- report ---------------------------------------------------------------------------------
+
+  #children(state: CrState): KubeObject[] {
+    const uid = state.engine.cluster.get(state.ref)?.metadata.uid ?? '';
+    return [...state.engine.cluster.childStore.listAllOwned(uid)];
+  }
 
   #report(
     step: ScenarioStep,
@@ -556,33 +419,26 @@ export class Simulator {
     >,
   ): StepReport {
     const state = this.#state;
-    const status = state == null ? undefined : (state.cr['status'] as Json | undefined);
+    const cr = state?.engine.cluster.get(state.ref);
+    const status = cr == null ? undefined : statusOf(cr);
     const conditions = Array.isArray(status?.['conditions']) ? (status['conditions'] as Json[]) : [];
-    const ready = conditions.find((c) => c['type'] === ConditionType.Ready);
     const warning = conditions.find(
       (c) => c['type'] === ConditionType.ValidationWarning && c['status'] === 'True',
     );
     return {
       step,
       action,
-      cr: state == null ? undefined : crLabel(state),
+      cr: state?.label,
       crNamespace: state?.namespace,
-      generation: state == null ? undefined : Number((state.cr['metadata'] as Json)['generation'] ?? 1),
+      generation: cr == null ? undefined : Number(cr.metadata['generation'] ?? 1),
       reconciled: parts.reconciled ?? false,
       creates: parts.creates ?? [],
       applies: parts.applies ?? [],
       prunes: parts.prunes ?? [],
-      children: [...this.#children.values()].map((c) => formatChildRef(c.object, state?.namespace)),
-      ready:
-        ready == null
-          ? undefined
-          : {
-              status: String(ready['status']),
-              reason: String(ready['reason']),
-              message: String(ready['message'] ?? ''),
-            },
+      children: state == null ? [] : this.#children(state).map((c) => formatChildRef(c, state.namespace)),
+      ready: readyOf(cr),
       warning: warning == null ? undefined : String(warning['message'] ?? ''),
-      status: status == null ? undefined : structuredClone(status),
+      status: cr == null ? undefined : structuredClone(status),
       statusChanges: parts.statusChanges ?? [],
       deletionOrder: undefined,
       notes: parts.notes ?? [],
@@ -590,79 +446,53 @@ export class Simulator {
   }
 }
 
-function crLabel(state: CrState): string {
-  const meta = state.cr['metadata'] as Json;
-  return `${String(state.cr['kind'])} ${state.namespace == null ? '' : `${state.namespace}/`}${String(meta['name'])}`;
+function isCr(write: ClusterWrite, state: CrState): boolean {
+  return (
+    write.ref.apiVersion === state.ref.apiVersion &&
+    write.ref.kind === state.ref.kind &&
+    write.ref.name === state.ref.name &&
+    (write.ref.namespace ?? '') === (state.ref.namespace ?? '')
+  );
 }
 
-function withGeneration(manifest: KubeObject, generation: number): KubeObject {
-  return { ...manifest, metadata: { ...manifest.metadata, generation } };
+function formatRef(ref: ObjectRef, crNamespace: string | undefined): string {
+  return ref.namespace == null || ref.namespace === crNamespace
+    ? `${ref.kind}/${ref.name}`
+    : `${ref.kind}/${ref.namespace}/${ref.name}`;
 }
 
-/**
- * reachableByGc tells whether Kubernetes garbage collection removes a child after the CR is gone:
- * for a namespaced CR, children in its namespace; for a cluster-scoped CR, children whose owner
- * reference names it (docs/reference/runtime.md §10.2 step 6).
- */
-function reachableByGc(child: ModelChild, state: CrState): boolean {
-  const ns = child.object.metadata.namespace;
-  if (state.namespace != null) return ns === state.namespace;
-  return child.object.metadata.ownerReferences?.some((o) => o.uid === state.uid) === true;
+function refOfObject(object: KubeObject): ObjectRef {
+  const namespace = object.metadata.namespace;
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.metadata.name ?? '',
+    ...(namespace == null ? {} : { namespace }),
+  };
 }
 
-/** deleteIdOf returns the identity an onDelete group entry names (docs/reference/katalog.md §5.6), or undefined. */
-function deleteIdOf(listKey: string, rendered: unknown, owner: Owner): string | undefined {
-  const entry = isMap(rendered) ? rendered : {};
-  const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-  if (listKey === 'custom') {
-    const metadata = isMap(entry['metadata']) ? entry['metadata'] : {};
-    const name = text(metadata['name']) ?? text(entry['name']);
-    const apiVersion = text(entry['apiVersion']);
-    const kind = text(entry['kind']);
-    if (name == null || apiVersion == null || kind == null) return undefined;
-    return `${apiVersion}/${kind}/${text(metadata['namespace']) ?? text(entry['namespace']) ?? owner.namespace ?? ''}/${name}`;
-  }
-  const module = kindFor(listKey);
-  if (module?.apiVersion == null || module.kind == null) return undefined;
-  const name =
-    text(entry['name']) ??
-    (module.defaultNameSuffix == null ? undefined : `${owner.name}${module.defaultNameSuffix}`);
-  if (name == null) return undefined;
-  const namespace =
-    module.namespaced === false ? '' : (text(entry['namespace']) ?? owner.namespace ?? 'default');
-  return `${module.apiVersion}/${module.kind}/${namespace}/${name}`;
+function statusOf(cr: KubeObject | undefined): Json {
+  return isMap(cr?.['status']) ? (cr['status'] as Json) : {};
 }
 
-/**
- * providerDeletes lists provider declarations for the deletion path (docs/reference/runtime.md §10.2 step 5):
- * every declared one (gates ignored) and every one recorded in `status.providers`, in reverse
- * declaration order, each with whether `deletionPolicy: Retain` keeps it.
- */
-function providerDeletes(
-  declared: Readonly<Record<string, readonly { readonly name: string; readonly deletionPolicy?: string }[]>>,
-  status: unknown,
-): [string, string, boolean][] {
-  const list: [string, string, boolean][] = [];
-  const seen = new Set<string>();
-  for (const [provider, declarations] of Object.entries(declared)) {
-    for (const d of declarations) {
-      list.push([provider, d.name, d.deletionPolicy === 'Retain']);
-      seen.add(`${provider}/${d.name}`);
-    }
-  }
-  const recorded = isMap(status) && isMap(status['providers']) ? status['providers'] : {};
-  for (const [provider, records] of Object.entries(recorded)) {
-    for (const name of Object.keys(isMap(records) ? records : {})) {
-      if (!seen.has(`${provider}/${name}`)) list.push([provider, name, false]);
-    }
-  }
-  return list.reverse();
+function readyOf(cr: KubeObject | undefined): ReadyState | undefined {
+  const conditions = statusOf(cr)['conditions'];
+  const ready = Array.isArray(conditions)
+    ? (conditions as Json[]).find((c) => c['type'] === ConditionType.Ready)
+    : undefined;
+  return ready == null
+    ? undefined
+    : {
+        status: String(ready['status']),
+        reason: String(ready['reason']),
+        message: String(ready['message'] ?? ''),
+      };
 }
 
 const HIDDEN_STATUS_KEYS = new Set(['conditions', 'inventory']);
 
 /** diffStatus lists changed status leaves, without conditions and inventory, and without provider specs. */
-function diffStatus(before: Json, after: Json): StatusChange[] {
+export function diffStatus(before: Json, after: Json): StatusChange[] {
   const a = flatten(before);
   const b = flatten(after);
   const changes: StatusChange[] = [];

@@ -28,15 +28,17 @@ export const DOCKER_SAFETY_REQUEUE_MS = 60_000;
 /** KatalogHooksOptions are the process-wide services the hooks use. */
 export interface KatalogHooksOptions {
   readonly conditions: EvaluateConditionsOptions;
-  readonly external: ExternalCaller;
-  readonly crossHttp: CrossHttpClient;
-  readonly crossReaders: CrossReaders;
+  // The services are narrowed to the calls the hooks make, so the offline engine can inject
+  // scripted ones (results from the render context or scenario) behind the same hook code.
+  readonly external: Pick<ExternalCaller, 'runAll'>;
+  readonly crossHttp: Pick<CrossHttpClient, 'read'>;
+  readonly crossReaders: Pick<CrossReaders, 'record' | 'forget'>;
   /** The primary cache of an entry of this Katalog, for in-process cross reads. */
   readonly lookup: (crd: string) => CrossTarget | undefined;
   /** Created on first use (only entries with `git` need it). */
-  readonly git: () => GitCheckouts;
+  readonly git: () => Pick<GitCheckouts, 'sync'>;
   /** Created on first use (only entries with `docker` need it). */
-  readonly docker: () => DockerBuildManager;
+  readonly docker: () => Pick<DockerBuildManager, 'request'>;
 }
 
 /** GitReader is what a CR's last reconcile checked out, for the poller. */

@@ -60,6 +60,8 @@ export interface ProviderDispatchOptions {
   readonly clock: Clock;
   /** Gate evaluation (template rendering and time). */
   readonly conditions: EvaluateConditionsOptions;
+  /** Called when the deletion path keeps a declaration (`deletionPolicy: Retain`); the offline engine reports it. Default: none. */
+  readonly onRetained?: ((provider: string, declaration: string) => void) | undefined;
 }
 
 /**
@@ -214,7 +216,10 @@ export class ProviderDispatch {
       }
     }
     for (const item of work.reverse()) {
-      if (item.decl?.declaration.deletionPolicy === 'Retain') continue;
+      if (item.decl?.declaration.deletionPolicy === 'Retain') {
+        this.#o.onRetained?.(item.provider, item.name);
+        continue;
+      }
       const record = records[item.provider]?.[item.name];
       const provider = this.#o.providers.get(item.provider);
       if (provider == null) {

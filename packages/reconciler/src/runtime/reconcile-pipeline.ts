@@ -23,23 +23,19 @@ import {
   RESOURCE_KINDS,
   RESOURCE_LIST_KEYS,
   TerminalError,
-  evaluateCondition,
   evaluateConditions,
-  getPath,
   parseDuration,
   stringForm,
   toOrkestraError,
 } from '@orkestra/types';
 import type { Condition, EvaluateConditionsOptions, Logger } from '@orkestra/types';
-import type { ObjectCache } from '../cache.js';
 import type { Clock } from '../clock.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { NamespaceGuard } from '../namespace-guard.js';
 import { formatReasonMessage } from '../reason-message.js';
 import { generationStamp, secretRotationState, tlsValidForMs } from '../secrets/rotation.js';
 import { generateTlsMaterial } from '../secrets/tls.js';
-import { parseInventory } from '../status/inventory.js';
-import type { ChildCaches } from './child-caches.js';
+import type { ChildStore, PrimaryStore } from './stores.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import { buildDesiredSet, idOf } from './desired-set.js';
 import { holdBack } from '../readiness/wait-for.js'; // issue-18
@@ -52,6 +48,24 @@ import type { StatusPatcher } from './status-patcher.js';
 import type { InventoryRecord, ReadyOutcome } from './status-writer.js';
 import { toWriteError } from './write-error.js';
 import { errorForLog } from './log-error.js';
+import {
+  crContext,
+  namespaceRestriction,
+  normalizeCr,
+  planMutation,
+  validateCr,
+  validationError,
+} from './stages/admission.js';
+import {
+  buildInventory,
+  inventoryOf,
+  jobFinished,
+  pruneCandidates,
+  recordRef,
+  sameRef,
+} from './stages/inventory.js';
+
+export { inventoryOf } from './stages/inventory.js';
 import { noopObserver } from './runtime-observer.js';
 import type { ChildWriteOperation, RuntimeObserver } from './runtime-observer.js';
 
@@ -100,8 +114,8 @@ export interface PipelineOptions {
   readonly katalogName: string;
   readonly crd: CompiledCrd;
   /** The entry's primary cache. */
-  readonly primary: ObjectCache;
-  readonly children: ChildCaches;
+  readonly primary: PrimaryStore;
+  readonly children: ChildStore;
   readonly client: KubeClient;
   /** Status subresource writes with the cached resource version. */
   readonly patchStatus: StatusPatcher;
@@ -244,19 +258,11 @@ export class CrdPipeline {
     if (cr.metadata['deletionTimestamp'] != null) return this.#deletion(cr, ctx, state);
     try {
       // Step 4: namespace guard on the CR's namespace.
-      const namespace = cr.metadata.namespace;
-      if (namespace != null && this.#o.guard.isBlocked(namespace)) {
-        throw new TerminalError(
-          formatReasonMessage(this.#o.crd.katalogPath, this.#o.guard.reason(namespace)),
-          {
-            code: ConditionReason.NamespaceRestricted,
-            katalogPath: this.#o.crd.katalogPath,
-          },
-        );
-      }
+      const restricted = namespaceRestriction(this.#o.crd, this.#o.guard, cr.metadata.namespace);
+      if (restricted != null) throw restricted;
       cr = await this.#ensureFinalizers(cr, state);
       mark('finalizers');
-      let view = this.#normalize(cr);
+      let view = normalizeCr(this.#o.crd, cr);
       ({ cr, view } = await this.#mutate(cr, view, state));
       mark('mutation');
       state.warnings = this.#validate(view);
@@ -447,47 +453,24 @@ export class CrdPipeline {
 
   // ---- steps 6–8: normalize, mutation, validation ----------------------------------------------
 
-  #normalize(cr: KubeObject): KubeObject {
-    const normalize = this.#o.crd.normalize;
-    if (normalize == null) return cr;
-    const { apiVersion, kind, metadata } = cr;
-    const input = { apiVersion, kind, metadata, spec: cr['spec'] ?? {}, status: cr['status'] ?? {} };
-    const out = normalize.apply(input) as { spec?: unknown };
-    return { ...cr, spec: out.spec };
-  }
-
+  /** #mutate is step 7: the planned spec changes, written as one merge patch with the cached resource version. */
   async #mutate(
     cr: KubeObject,
     view: KubeObject,
     state: RunState,
   ): Promise<{ cr: KubeObject; view: KubeObject }> {
-    const rules = this.#o.crd.mutation;
-    if (rules.length === 0) return { cr, view };
-    const context = crContext(view);
-    const changes: Record<string, unknown> = {};
-    const spec = structuredClone((view['spec'] ?? {}) as Record<string, unknown>);
-    for (const rule of rules) {
-      if (!evaluateConditions(rule.rule, crContext({ ...view, spec }), this.#conditions).passed) continue;
-      const path = rule.rule.field.replace(/^\./, '').slice('spec.'.length);
-      const current = getPath(spec, path);
-      if (rule.mode === 'default' && current != null && current !== '') continue;
-      let value = rule.value.render(context);
-      value = convertValue(value, rule.rule.valueType, rule.katalogPath);
-      if (value === undefined || JSON.stringify(value) === JSON.stringify(current)) continue;
-      setPath(spec, path, value);
-      setPath(changes, path, value);
-    }
-    if (Object.keys(changes).length === 0) return { cr, view };
+    const plan = planMutation(this.#o.crd, view, this.#conditions);
+    if (plan == null) return { cr, view };
     try {
       const patched = await this.#o.client.mergePatch(refOf(cr), {
         metadata: { resourceVersion: cr.metadata.resourceVersion },
-        spec: changes,
+        spec: plan.changes,
       });
       this.#o.primary.upsertFromWrite(patched);
       state.wroteCr = true;
       state.writes++;
       const next = structuredClone(patched);
-      return { cr: next, view: this.#normalize(next) };
+      return { cr: next, view: normalizeCr(this.#o.crd, next) };
     } catch (error) {
       throw new OrkestraError(
         formatReasonMessage(this.#o.crd.katalogPath, `mutation patch: ${errorMessage(error)}`),
@@ -500,52 +483,17 @@ export class CrdPipeline {
     }
   }
 
-  /** #validate returns the warn-rule messages (undefined without warn rules); deny violations throw ValidationFailed. */
+  /** #validate is step 8: returns the warn-rule messages (undefined without warn rules); deny violations throw ValidationFailed. */
   #validate(view: KubeObject): string[] | undefined {
-    const rules = this.#o.crd.validation;
-    const hasWarn = rules.some((r) => r.rule.action === 'warn');
-    if (rules.length === 0) return undefined;
-    const context = crContext(view);
-    const denied: string[] = [];
-    const warned: string[] = [];
-    for (const rule of rules) {
-      if (!evaluateConditions(rule.rule, context, this.#conditions).passed) continue;
-      const condition = rule.rule.condition as Condition;
-      const passed =
-        'operator' in condition && condition.operator === 'unique'
-          ? this.#isUnique(view, condition)
-          : evaluateCondition(condition, context, this.#conditions).passed;
-      if (passed) continue;
-      const message = stringForm(rule.message.render(context));
-      (rule.rule.action === 'warn' ? warned : denied).push(message);
-    }
+    if (this.#o.crd.validation.length === 0) return undefined;
+    const outcome = validateCr(this.#o.crd, view, this.#conditions, () => this.#o.primary.list());
+    const warned = outcome.warnings ?? [];
     this.#observer.validation(
       this.#o.crd.name,
-      denied.length > 0 ? 'denied' : warned.length > 0 ? 'warned' : 'passed',
+      outcome.denied.length > 0 ? 'denied' : warned.length > 0 ? 'warned' : 'passed',
     );
-    if (denied.length > 0) {
-      throw new TerminalError(
-        formatReasonMessage(`${this.#o.crd.katalogPath}.validation`, denied.join('; ')),
-        {
-          code: ConditionReason.ValidationFailed,
-          katalogPath: `${this.#o.crd.katalogPath}.validation`,
-        },
-      );
-    }
-    return hasWarn ? warned : undefined;
-  }
-
-  #isUnique(view: KubeObject, condition: Condition): boolean {
-    const field = 'field' in condition ? String(condition.field).replace(/^\./, '') : '';
-    const mine = getPath(view, field);
-    if (mine == null || mine === '') return true;
-    const text = stringForm(mine);
-    const uid = view.metadata.uid;
-    return !this.#o.primary.list().some((other) => {
-      if (other.metadata.uid === uid) return false;
-      const value = getPath(other, field);
-      return value != null && value !== '' && stringForm(value) === text;
-    });
+    if (outcome.denied.length > 0) throw validationError(this.#o.crd, outcome.denied);
+    return outcome.warnings;
   }
 
   // ---- steps 9–12: hook slots ------------------------------------------------------------------
@@ -886,36 +834,7 @@ export class CrdPipeline {
   ): Promise<Set<string>> {
     const pruned = new Set<string>();
     const uid = cr.metadata.uid ?? '';
-    const candidates = new Map<
-      string,
-      { ref: ObjectRef; uid?: string; apply: boolean; prune: boolean; job: boolean }
-    >();
-    for (const record of previous) {
-      const ref = recordRef(record);
-      const id = idOf(ref);
-      if (desired.ids.has(id)) continue;
-      candidates.set(id, {
-        ref,
-        apply: record.mode === 'apply',
-        prune: record.prune !== false,
-        job: record.kind === 'Job',
-      });
-    }
-    for (const object of this.#o.children.listAllOwned(uid)) {
-      const ref = refOf(object);
-      const id = idOf(ref);
-      if (desired.ids.has(id)) continue;
-      const known = candidates.get(id);
-      const source = object.metadata.annotations?.['orkestra.konductor.io/source'] ?? '';
-      const objectUid = object.metadata.uid;
-      candidates.set(id, {
-        ref,
-        ...(objectUid == null ? {} : { uid: objectUid }),
-        apply: known?.apply ?? source.startsWith('onReconcile.'),
-        prune: known?.prune ?? true,
-        job: object.kind === 'Job',
-      });
-    }
+    const candidates = pruneCandidates({ children: this.#o.children, ownerUid: uid, desired, previous });
     const tasks: (() => Promise<void>)[] = [];
     for (const [id, candidate] of candidates) {
       if (!candidate.apply || !candidate.prune || candidate.job) continue;
@@ -966,7 +885,7 @@ export class CrdPipeline {
     return pruned;
   }
 
-  // ---- inventory (docs/reference/katalog.md §13.1) ------------------------------------------------------------
+  // ---- inventory (docs/reference/katalog.md §13.1): stages/inventory.ts ---------------------
 
   #inventory(
     cr: KubeObject,
@@ -974,59 +893,13 @@ export class CrdPipeline {
     previous: readonly InventoryRecord[],
     pruned: ReadonlySet<string>,
   ): InventoryRecord[] {
-    const out = new Map<string, InventoryRecord>();
-    const uid = cr.metadata.uid ?? '';
-    const prevById = new Map(previous.map((p) => [idOf(recordRef(p)), p]));
-    for (const record of previous) {
-      const ref = recordRef(record);
-      const id = idOf(ref);
-      if (pruned.has(id)) continue;
-      const live = this.#o.children.get(ref);
-      const watched = this.#o.children.watches(ref);
-      if (live == null && watched && record.completed !== true) continue; // gone
-      out.set(
-        id,
-        live == null
-          ? record
-          : recordFor(
-              ref,
-              record.mode,
-              record.source,
-              record.prune === false,
-              live,
-              record.completed === true,
-            ),
-      );
-    }
-    for (const object of this.#o.children.listAllOwned(uid)) {
-      const ref = refOf(object);
-      const id = idOf(ref);
-      if (pruned.has(id) || out.has(id)) continue;
-      const source = object.metadata.annotations?.['orkestra.konductor.io/source'] ?? '';
-      if (source.startsWith('onDelete.')) continue;
-      const mode = source.startsWith('onReconcile.') ? 'apply' : 'create';
-      out.set(id, recordFor(ref, mode, source, false, object, false));
-    }
-    for (const child of [...(desired?.groups.onCreate ?? []), ...(desired?.groups.onReconcile ?? [])]) {
-      const live = this.#o.children.get(child.ref);
-      const prev = prevById.get(child.id);
-      if (live == null && prev?.completed !== true) {
-        out.delete(child.id);
-        continue;
-      }
-      out.set(
-        child.id,
-        recordFor(
-          child.ref,
-          child.mode,
-          child.entry.source,
-          !child.entry.prune,
-          live,
-          prev?.completed === true,
-        ),
-      );
-    }
-    return [...out.values()].sort((a, b) => inventoryKey(a).localeCompare(inventoryKey(b)));
+    return buildInventory({
+      children: this.#o.children,
+      ownerUid: cr.metadata.uid ?? '',
+      desired,
+      previous,
+      pruned,
+    });
   }
 
   // ---- deletion path (docs/reference/runtime.md §10.2) -------------------------------------------------------
@@ -1122,7 +995,11 @@ export class CrdPipeline {
           resourceVersion: cr.metadata.resourceVersion,
         },
       });
-      this.#o.primary.upsertFromWrite(patched);
+      // issue 17 (found by the parity test): with no finalizer left the API server removes the CR
+      // at once, and its DELETED watch event can reach the cache before this response; upserting
+      // the response then would bring back a ghost CR until the next relist.
+      const remaining = (patched.metadata['finalizers'] as readonly string[] | undefined) ?? [];
+      if (remaining.length > 0) this.#o.primary.upsertFromWrite(patched);
       state.writes++;
       this.#o.events.normal(cr, 'Finalized', `${crd.katalogPath}: finalizers removed`);
       return { wroteCr: false, writes: state.writes };
@@ -1326,16 +1203,6 @@ export class CrdPipeline {
 
 // ---- helpers -------------------------------------------------------------------------------------
 
-function crContext(cr: KubeObject): TemplateContext {
-  return {
-    apiVersion: cr.apiVersion,
-    kind: cr.kind,
-    metadata: cr.metadata,
-    spec: cr['spec'] ?? {},
-    status: cr['status'] ?? {},
-  };
-}
-
 /** recordedProviders is the `providers` context of resource templates: the outputs recorded in `status.providers`, with `ready` and `message` (docs/reference/katalog.md §14.3). */
 function recordedProviders(cr: KubeObject): Record<string, Record<string, unknown>> {
   const recorded = (cr['status'] as { providers?: unknown } | undefined)?.providers;
@@ -1386,60 +1253,6 @@ function waveOfKind(kind: string): number {
   return KIND_WAVES.get(kind) ?? 6;
 }
 
-function sameRef(record: InventoryRecord, ref: ObjectRef): boolean {
-  return (
-    record.apiVersion === ref.apiVersion &&
-    record.kind === ref.kind &&
-    record.name === ref.name &&
-    (record.namespace ?? '') === (ref.namespace ?? '')
-  );
-}
-
-function recordRef(record: InventoryRecord): ObjectRef {
-  return record.namespace == null || record.namespace === ''
-    ? { apiVersion: record.apiVersion, kind: record.kind, name: record.name }
-    : { apiVersion: record.apiVersion, kind: record.kind, name: record.name, namespace: record.namespace };
-}
-
-function recordFor(
-  ref: ObjectRef,
-  mode: 'create' | 'apply',
-  source: string,
-  noPrune: boolean,
-  live: KubeObject | undefined,
-  completedBefore: boolean,
-): InventoryRecord {
-  const completed =
-    completedBefore || (ref.kind === 'Job' && live != null && jobFinished(live) === 'complete');
-  return {
-    apiVersion: ref.apiVersion,
-    kind: ref.kind,
-    ...(ref.namespace == null ? {} : { namespace: ref.namespace }),
-    name: ref.name,
-    mode,
-    source,
-    ...(noPrune ? { prune: false } : {}),
-    ...(completed ? { completed: true } : {}),
-  };
-}
-
-function inventoryKey(r: InventoryRecord): string {
-  return `${r.apiVersion}/${r.kind}/${r.namespace ?? ''}/${r.name}`;
-}
-
-/** inventoryOf reads `status.inventory` of a CR, ignoring malformed items. */
-export function inventoryOf(cr: KubeObject): InventoryRecord[] {
-  return parseInventory((cr['status'] as { inventory?: unknown } | undefined)?.inventory);
-}
-
-function jobFinished(job: KubeObject): 'complete' | 'failed' | undefined {
-  const conditions =
-    (job['status'] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
-  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return 'complete';
-  if (conditions.some((c) => c.type === 'Failed' && c.status === 'True')) return 'failed';
-  return undefined;
-}
-
 function rotationEntry(rendered: Readonly<Record<string, unknown>>): {
   rotateAfter?: string;
   tls?: { validFor?: string };
@@ -1480,48 +1293,6 @@ function deleteRefOf(
   if (module.namespaced === false) return { apiVersion: module.apiVersion, kind: module.kind, name };
   const namespace = stringOrUndefined(rendered['namespace']) ?? owner.namespace ?? 'default';
   return { apiVersion: module.apiVersion, kind: module.kind, name, namespace };
-}
-
-function convertValue(value: unknown, type: string | undefined, katalogPath: string): unknown {
-  if (type == null || value == null) return value;
-  const text = stringForm(value);
-  switch (type) {
-    case 'string':
-      return text;
-    case 'int': {
-      if (typeof value === 'number' && Number.isInteger(value)) return value;
-      if (/^-?\d+$/.test(text.trim())) return Number.parseInt(text, 10);
-      break;
-    }
-    case 'float': {
-      const n = Number(text);
-      if (text.trim() !== '' && Number.isFinite(n)) return n;
-      break;
-    }
-    case 'bool': {
-      if (typeof value === 'boolean') return value;
-      if (/^(true|false)$/i.test(text.trim())) return text.trim().toLowerCase() === 'true';
-      break;
-    }
-    default:
-      return value;
-  }
-  throw new OrkestraError(`${katalogPath}: cannot convert ${JSON.stringify(value)} to ${type}`, {
-    code: ConditionReason.TemplateError,
-    katalogPath,
-  });
-}
-
-function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.split('.');
-  let node = target;
-  for (const part of parts.slice(0, -1)) {
-    const next = node[part];
-    if (next == null || typeof next !== 'object' || Array.isArray(next)) node[part] = {};
-    node = node[part] as Record<string, unknown>;
-  }
-  const last = parts[parts.length - 1];
-  if (last != null) node[last] = value;
 }
 
 function parseDurationSafe(text: string): number {

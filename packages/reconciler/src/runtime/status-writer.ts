@@ -6,7 +6,6 @@ import type { KubeObject } from '@orkestra/registry';
 import type { TemplateContext, TemplateEngine } from '@orkestra/template';
 import { ConditionReason, ConditionType, OrkestraError } from '@orkestra/types';
 import type { EvaluateConditionsOptions, Logger } from '@orkestra/types';
-import type { ObjectCache } from '../cache.js';
 import type { Clock } from '../clock.js';
 import { KubeApiError } from '../list-watch-client.js';
 import type { EventRecorder } from '../events/event-recorder.js';
@@ -14,7 +13,7 @@ import { buildStatus } from '../status/build-status.js';
 import { buildChildrenContext } from '../status/children-context.js';
 import type { ChildState } from '../status/children-context.js';
 import type { InventoryItem } from '../status/inventory.js';
-import type { ChildCaches } from './child-caches.js';
+import type { ChildStore, PrimaryStore } from './stores.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import type { DesiredSet } from './desired-set.js';
 import type { StatusPatcher } from './status-patcher.js';
@@ -52,8 +51,8 @@ export interface StatusWriteInput {
 export interface StatusWriterOptions {
   readonly crd: CompiledCrd;
   readonly patchStatus: StatusPatcher;
-  readonly primary: ObjectCache;
-  readonly children: ChildCaches;
+  readonly primary: PrimaryStore;
+  readonly children: ChildStore;
   readonly engine: TemplateEngine;
   readonly conditions: EvaluateConditionsOptions;
   readonly clock: Clock;

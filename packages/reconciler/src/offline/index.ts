@@ -1,0 +1,30 @@
+/**
+ * @orkestra/reconciler/offline runs the real reconcile pipeline without a cluster: the same
+ * `CrdPipeline`, hook slots and provider dispatch as the runtime, against an in-memory cluster,
+ * with hook and provider results taken from a render context or a scenario. `ork render`,
+ * `ork simulate` and the parity test drive it.
+ *
+ * Main exports: reconcileOnce (one run of one CR), OfflineEngine (a cluster kept across runs),
+ * MemoryCluster (the in-memory API server behind the pipeline's store seam).
+ *
+ * @example
+ * import { reconcileOnce } from '@orkestra/reconciler/offline';
+ * const { run, cluster } = await reconcileOnce(katalog, cr, [], {}, { clock: { now: () => Date.parse('2026-01-01T00:00:00Z') } });
+ * for (const write of run.writes) console.log(write.verb, write.ref.kind, write.ref.name);
+ */
+export { MemoryCluster, idOfRef, mergePatch, uidOf } from './memory-cluster.js';
+export type { ClusterWrite, ClusterWriteVerb, MemoryClusterOptions } from './memory-cluster.js';
+export {
+  OfflineEngine,
+  OfflineEngineError,
+  createScriptedProviders,
+  reconcileOnce,
+} from './offline-engine.js';
+export type {
+  OfflineEngineOptions,
+  OfflineResults,
+  OfflineRun,
+  ProviderCall,
+  ProviderResultInput,
+  ScriptedProvidersOptions,
+} from './offline-engine.js';
