@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! bash tools/testenv/build.sh all; then
-  if [[ "${CI:-}" == "true" ]]; then
+  # CI=true and CI=1 (any case) mean CI, as isCi() in @orkestra/testenv.
+  if [[ "${CI:-}" =~ ^([Tt][Rr][Uu][Ee]|1)$ ]]; then
     echo "test servers could not be built; under CI that is a failure" >&2
     exit 1
   fi
