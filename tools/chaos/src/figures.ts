@@ -32,3 +32,31 @@ export function reportFigure(scenario: string, name: string, value: number, unit
 export function reportedFigures(): readonly Figure[] {
   return [...recorded];
 }
+
+/** Quantiles summarizes samples: the median, the 99th percentile and the range. */
+export interface Quantiles {
+  readonly n: number;
+  readonly min: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/**
+ * quantilesOf returns the nearest-rank p50 and p99 and the range of `samples` (at least one).
+ *
+ * @example
+ * quantilesOf([3, 1, 2]); // { n: 3, min: 1, p50: 2, p99: 3, max: 3 }
+ */
+export function quantilesOf(samples: readonly number[]): Quantiles {
+  if (samples.length === 0) throw new RangeError('quantilesOf: no samples');
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = (q: number): number => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+  return {
+    n: sorted.length,
+    min: sorted[0] ?? Number.NaN,
+    p50: rank(0.5),
+    p99: rank(0.99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+  };
+}
