@@ -1,7 +1,7 @@
 /**
- * Figures measured by the chaos scenarios. Tests assert correctness only; each figure is printed
- * as one `[chaos] <scenario>: <name> = <value> <unit>` line (and kept in memory) so a run's log is
- * the report that docs/chaos.md quotes.
+ * Figures measured by the chaos scenarios. Each figure is printed as one
+ * `[chaos] <scenario>: <name> = <value> <unit>` line (` (asserted)` appended for claims); the
+ * results reporter collects them into docs/chaos-results.json, from which docs/chaos.md is generated.
  */
 
 /** Figure is one measured value of a scenario. */
@@ -10,6 +10,8 @@ export interface Figure {
   readonly name: string;
   readonly value: number;
   readonly unit: string;
+  /** The test asserts this exact value: a claim docs/chaos.md makes and CI checks. */
+  readonly asserted?: boolean;
 }
 
 const recorded: Figure[] = [];
@@ -17,12 +19,24 @@ const recorded: Figure[] = [];
 /** formatFigure renders a figure as the line {@link reportFigure} prints. */
 export function formatFigure(figure: Figure): string {
   const value = Number.isInteger(figure.value) ? String(figure.value) : figure.value.toFixed(2);
-  return `[chaos] ${figure.scenario}: ${figure.name} = ${value}${figure.unit === '' ? '' : ` ${figure.unit}`}`;
+  const unit = figure.unit === '' ? '' : ` ${figure.unit}`;
+  return `[chaos] ${figure.scenario}: ${figure.name} = ${value}${unit}${figure.asserted === true ? ' (asserted)' : ''}`;
 }
 
 /** reportFigure prints a figure on stdout and records it. */
 export function reportFigure(scenario: string, name: string, value: number, unit = ''): Figure {
   const figure = { scenario, name, value, unit };
+  recorded.push(figure);
+  console.log(formatFigure(figure));
+  return figure;
+}
+
+/**
+ * reportClaim prints and records a figure the test asserts exactly (0 crashes, 0 regenerated
+ * Secrets, every verb proven): CI fails when a run's claims differ from docs/chaos.md.
+ */
+export function reportClaim(scenario: string, name: string, value: number, unit = ''): Figure {
+  const figure = { scenario, name, value, unit, asserted: true };
   recorded.push(figure);
   console.log(formatFigure(figure));
   return figure;
