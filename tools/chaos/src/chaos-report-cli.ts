@@ -23,7 +23,9 @@ if (mode === 'write') {
   console.log(`chaos-report: wrote docs/chaos.md from docs/chaos-results.json`);
 } else if (mode === 'check') {
   if (generated !== doc) {
-    console.error('chaos-report: docs/chaos.md differs from docs/chaos-results.json; run `pnpm chaos:report`');
+    console.error(
+      'chaos-report: docs/chaos.md differs from docs/chaos-results.json; run `pnpm chaos:report`',
+    );
     process.exit(1);
   }
 } else if (mode === 'compare' && fresh != null) {

@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { captureLogger } from '../src/capture-logger.js';
 import { chaosKatalogText, configMapName, loadKatalogText, shopApi } from '../src/chaos-katalog.js';
 import { crClient, installCrd, isReadyAtGeneration, readyOf, uniqueSuffix } from '../src/custom-resources.js';
-import { reportFigure } from '../src/figures.js';
+import { reportClaim, reportFigure } from '../src/figures.js';
 import { countWrites, requestDelta } from '../src/request-delta.js';
 import { sleep, waitFor } from '../src/wait-for.js';
 
@@ -143,7 +143,7 @@ describe('a second writer fighting over a field the Katalog owns', () => {
       'forceConflict=true: operator writes of any kind during the fight',
       countWrites(during),
     );
-    reportFigure(
+    reportClaim(
       SCENARIO,
       `forceConflict=true: operator writes in the ${QUIET_MS} ms after`,
       countWrites(quiet),

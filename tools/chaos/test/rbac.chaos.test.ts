@@ -28,7 +28,7 @@ import {
   isReadyAtGeneration,
   uniqueSuffix,
 } from '../src/custom-resources.js';
-import { reportFigure } from '../src/figures.js';
+import { reportClaim, reportFigure } from '../src/figures.js';
 import { spawnOperator } from '../src/operator-process.js';
 import { forbiddenProof, parseAuditLog, rbacVariants, wildcardsIn } from '../src/rbac-variants.js';
 import type { RbacVariant } from '../src/rbac-variants.js';
@@ -338,8 +338,8 @@ describe('generated RBAC', () => {
     expect(audit.length).toBeGreaterThan(0);
     expect(outcomes).toHaveLength(rest.length);
     expect(rest.length).toBeGreaterThan(0);
-    reportFigure(SCENARIO, 'verbs granted (variants)', rest.length);
-    reportFigure(
+    reportClaim(SCENARIO, 'verbs granted (variants)', rest.length);
+    reportClaim(
       SCENARIO,
       'verbs whose removal fails the e2e with a 403 for it',
       rest.length - unproven.length,
