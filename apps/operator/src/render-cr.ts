@@ -19,6 +19,7 @@ import { kinds, withAppliedHash } from '@orkestra/registry';
 import type { KindListKey, KubeObject, Owner, ResolveHints } from '@orkestra/registry';
 import type { CustomResource } from './cr-input.js';
 import { isBlockedNamespace } from './namespace-guard.js';
+import { reportCaughtError } from './caught-error.js';
 
 /** ProviderResultInput is a provider declaration's result as given in a render context file. */
 export interface ProviderResultInput {
@@ -190,6 +191,7 @@ class ReconcileFailure extends Error {
 
 function failureOf(error: unknown): ReconcileFailure {
   if (error instanceof ReconcileFailure) return error;
+  reportCaughtError(error, 'render: reconcile');
   const normalized = toOrkestraError(error);
   const reason = (Object.values(ConditionReason) as string[]).includes(normalized.code)
     ? (normalized.code as ConditionReason)

@@ -9,9 +9,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { main } from '@orkestra/operator';
-import { afterAll, describe, expect, it } from 'vitest';
-import { reportFigure } from '../src/figures.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { CAUGHT_ERROR_CHANNEL, main } from '@orkestra/operator';
+import type { CaughtError } from '@orkestra/operator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportClaim, reportFigure } from '../src/figures.js';
 import { fuzzInputArb, readExamples } from '../src/fuzz-inputs.js';
 import { verdictOf } from '../src/fuzz-verdict.js';
 import type { OrkOutcome } from '../src/fuzz-verdict.js';
@@ -22,7 +24,24 @@ const RUNS = Number(process.env['ORKESTRA_CHAOS_FUZZ_RUNS'] ?? 10_000);
 const NOW = '2025-01-01T00:00:00Z';
 
 const dir = mkdtempSync(join(tmpdir(), 'orkestra-chaos-fuzz-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** Errors `ork` caught during the current run (class and stack, not just the printed message). */
+let caught: CaughtError[] = [];
+const onCaught = (message: unknown): void => {
+  caught.push(message as CaughtError);
+};
+beforeAll(() => subscribe(CAUGHT_ERROR_CHANNEL, onCaught));
+afterAll(() => {
+  unsubscribe(CAUGHT_ERROR_CHANNEL, onCaught);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A scenario for `ork simulate`: create the fuzzed CR, then delete it (runtime.md §10.2). */
+const SCENARIO_TEXT = `steps:
+  - name: create
+    apply: {cr: cr.yaml}
+  - name: delete
+    delete: true
+`;
 
 /** signatureOf groups failures: the message without file names, quoted text and numbers. */
 function signatureOf(command: string, why: string): string {
@@ -46,6 +65,7 @@ interface Failure {
 async function ork(argv: readonly string[]): Promise<OrkOutcome> {
   let stdout = '';
   let stderr = '';
+  caught = [];
   try {
     const code = await main(argv, {
       stdout: { write: (chunk: string) => (stdout += chunk) },
@@ -53,9 +73,9 @@ async function ork(argv: readonly string[]): Promise<OrkOutcome> {
       env: {},
       cwd: dir,
     });
-    return { code, stdout, stderr };
+    return { code, stdout, stderr, caught };
   } catch (error) {
-    return { code: -1, stdout, stderr, thrown: error };
+    return { code: -1, stdout, stderr, thrown: error, caught };
   }
 }
 
@@ -66,7 +86,15 @@ describe('fuzzed Katalogs and CR specs through validate and render', () => {
     const examples = readExamples(join(import.meta.dirname, '../../../examples'));
     const inputs = fc.sample(fuzzInputArb(examples), { seed: SEED, numRuns: RUNS });
     const failures: Failure[] = [];
-    const counts = { validateOk: 0, validateError: 0, renderOk: 0, renderError: 0 };
+    const counts = {
+      validateOk: 0,
+      validateError: 0,
+      renderOk: 0,
+      renderError: 0,
+      simulateOk: 0,
+      simulateError: 0,
+    };
+    writeFileSync(join(dir, 'scenario.yaml'), SCENARIO_TEXT);
     let slowestMs = 0;
     const started = performance.now();
     for (const [index, input] of inputs.entries()) {
@@ -75,13 +103,18 @@ describe('fuzzed Katalogs and CR specs through validate and render', () => {
       const t = performance.now();
       const validated = await ork(['validate', 'katalog.yaml', '--strict']);
       const rendered = await ork(['render', 'katalog.yaml', '--cr', 'cr.yaml', '--now', NOW]);
+      const simulated = await ork(['simulate', 'katalog.yaml', '--scenario', 'scenario.yaml', '--now', NOW]);
       slowestMs = Math.max(slowestMs, performance.now() - t);
       counts[validated.code === 0 ? 'validateOk' : 'validateError']++;
       counts[rendered.code === 0 ? 'renderOk' : 'renderError']++;
+      counts[simulated.code === 0 ? 'simulateOk' : 'simulateError']++;
       for (const [command, outcome] of [
         ['validate', validated],
         ['render', rendered],
+        ['simulate', simulated],
       ] as const) {
+        // A scenario error (exit 2) is about the scenario file, which is fixed here: not a crash.
+        if (command === 'simulate' && outcome.code === 2 && outcome.caught?.length === 0) continue;
         const verdict = verdictOf(outcome);
         if (verdict == null) continue;
         const signature = signatureOf(command, verdict.why);
@@ -108,12 +141,14 @@ describe('fuzzed Katalogs and CR specs through validate and render', () => {
     reportFigure(SCENARIO, 'validate: clear error', counts.validateError);
     reportFigure(SCENARIO, 'render: result', counts.renderOk);
     reportFigure(SCENARIO, 'render: clear error', counts.renderError);
+    reportFigure(SCENARIO, 'simulate: ran', counts.simulateOk);
+    reportFigure(SCENARIO, 'simulate: clear error', counts.simulateError);
     const crashes = failures.filter((f) => f.kind === 'crash');
     const unclear = failures.filter((f) => f.kind === 'unclear');
-    reportFigure(SCENARIO, 'crashes', crashes.length);
-    reportFigure(SCENARIO, 'unclear errors', unclear.length);
+    reportClaim(SCENARIO, 'crashes', crashes.length);
+    reportClaim(SCENARIO, 'unclear errors', unclear.length);
     reportFigure(SCENARIO, 'total time', Math.round(totalMs), 'ms');
-    reportFigure(SCENARIO, 'mean per input (validate + render)', totalMs / inputs.length, 'ms');
+    reportFigure(SCENARIO, 'mean per input (validate + render + simulate)', totalMs / inputs.length, 'ms');
     reportFigure(SCENARIO, 'slowest input', Math.round(slowestMs), 'ms');
     // One line per kind of failure: count, kind, first input (kept under failuresDir/<index>/).
     const kinds = new Map<string, Failure[]>();

@@ -11,6 +11,7 @@ import type { RenderContext } from '../render-cr.js';
 import { createSeededRandom } from '../seeded-random.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
+import { reportCaughtError } from '../caught-error.js';
 
 const CONTEXT_KEYS = ['cross', 'git', 'external', 'docker', 'providers', 'children'];
 
@@ -83,6 +84,7 @@ export const renderCommand: Command = {
     try {
       if (parsed.values.context != null) context = readContext(parsed.values.context, io.cwd);
     } catch (error) {
+      reportCaughtError(error, 'render');
       io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
       return ExitCode.Failed;
     }
@@ -93,6 +95,7 @@ export const renderCommand: Command = {
       try {
         crs = readCustomResources(readFileSync(resolve(io.cwd, crFile), 'utf8'), crFile);
       } catch (error) {
+        reportCaughtError(error, 'render');
         io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
         code = ExitCode.Failed;
         continue;
@@ -139,6 +142,7 @@ export const renderCommand: Command = {
             }
           }
         } catch (error) {
+          reportCaughtError(error, 'render');
           io.stderr.write(`error: ${crFile}: ${error instanceof Error ? error.message : String(error)}\n`);
           code = ExitCode.Failed;
         }
