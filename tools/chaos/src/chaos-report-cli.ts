@@ -1,9 +1,10 @@
 /**
- * `pnpm chaos:report [write|check|compare <fresh.json>]`:
- * - `write` regenerates the results section of docs/chaos.md from docs/chaos-results.json;
- * - `check` fails when docs/chaos.md is not what `write` would produce (run by `pnpm lint`);
- * - `compare <fresh.json>` fails when a fresh run (CI) disagrees with the documented results on
- *   test outcomes or asserted figures.
+ * `pnpm chaos:report [write|check|compare <fresh.json> [soak]]`, for docs/chaos.md (from
+ * docs/chaos-results.json) and docs/soak.md (from docs/soak-results.json):
+ * - `write` regenerates the results section of both documents;
+ * - `check` fails when either is not what `write` would produce (run by `pnpm lint`);
+ * - `compare <fresh.json> [soak]` fails when a fresh run (CI) disagrees with the documented
+ *   results (chaos, or soak) on test outcomes or asserted figures.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,11 +32,13 @@ if (mode === 'write') {
 } else if (mode === 'compare' && fresh != null) {
   const differences = claimDifferences(documented, readResults(fresh));
   if (differences.length > 0) {
-    console.error(`chaos-report: the run disagrees with docs/chaos-results.json:\n${differences.join('\n')}`);
+    console.error(
+      `chaos-report: the run disagrees with ${TARGETS[which].results}:\n${differences.join('\n')}`,
+    );
     process.exit(1);
   }
   console.log('chaos-report: the run agrees with the documented outcomes and asserted figures');
 } else {
-  console.error('usage: chaos-report [write|check|compare <fresh.json>]');
+  console.error('usage: chaos-report [write|check|compare <fresh.json> [chaos|soak]]');
   process.exit(2);
 }
