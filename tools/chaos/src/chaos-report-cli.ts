@@ -12,24 +12,34 @@ import { claimDifferences, renderResults, replaceSection } from './chaos-report.
 import { readResults } from './chaos-results.js';
 
 const repoRoot = join(import.meta.dirname, '../../..');
-const docPath = join(repoRoot, 'docs/chaos.md');
-const resultsPath = join(repoRoot, 'docs/chaos-results.json');
+const TARGETS = {
+  chaos: { doc: 'docs/chaos.md', results: 'docs/chaos-results.json' },
+  soak: { doc: 'docs/soak.md', results: 'docs/soak-results.json' },
+} as const;
 
-const [mode = 'write', fresh] = process.argv.slice(2);
-const doc = readFileSync(docPath, 'utf8');
-const documented = readResults(resultsPath);
-const generated = replaceSection(doc, renderResults(documented));
+/** generate returns a document as it is and as `write` would make it. */
+function generate(target: { doc: string; results: string }): { doc: string; generated: string } {
+  const doc = readFileSync(join(repoRoot, target.doc), 'utf8');
+  const results = readResults(join(repoRoot, target.results));
+  return { doc, generated: replaceSection(doc, renderResults(results)) };
+}
+
+const [mode = 'write', fresh, which = 'chaos'] = process.argv.slice(2);
 if (mode === 'write') {
-  writeFileSync(docPath, generated);
-  console.log(`chaos-report: wrote docs/chaos.md from docs/chaos-results.json`);
-} else if (mode === 'check') {
-  if (generated !== doc) {
-    console.error(
-      'chaos-report: docs/chaos.md differs from docs/chaos-results.json; run `pnpm chaos:report`',
-    );
-    process.exit(1);
+  for (const target of Object.values(TARGETS)) {
+    writeFileSync(join(repoRoot, target.doc), generate(target).generated);
+    console.log(`chaos-report: wrote ${target.doc} from ${target.results}`);
   }
-} else if (mode === 'compare' && fresh != null) {
+} else if (mode === 'check') {
+  for (const target of Object.values(TARGETS)) {
+    const { doc, generated } = generate(target);
+    if (generated !== doc) {
+      console.error(`chaos-report: ${target.doc} differs from ${target.results}; run \`pnpm chaos:report\``);
+      process.exit(1);
+    }
+  }
+} else if (mode === 'compare' && fresh != null && (which === 'chaos' || which === 'soak')) {
+  const documented = readResults(join(repoRoot, TARGETS[which].results));
   const differences = claimDifferences(documented, readResults(fresh));
   if (differences.length > 0) {
     console.error(
@@ -37,7 +47,7 @@ if (mode === 'write') {
     );
     process.exit(1);
   }
-  console.log('chaos-report: the run agrees with the documented outcomes and asserted figures');
+  console.log(`chaos-report: the run agrees with the documented outcomes and asserted figures of ${which}`);
 } else {
   console.error('usage: chaos-report [write|check|compare <fresh.json> [chaos|soak]]');
   process.exit(2);
