@@ -5,7 +5,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { Reporter, TestModule, UserConsoleLog } from 'vitest/node';
+import type { UserConsoleLog } from 'vitest';
+import type { Reporter, TestModule } from 'vitest/node';
 
 /** FigureLine is one parsed `[chaos] <scenario>: <name> = <value> [<unit>] [(asserted)]` line. */
 export interface FigureLine {

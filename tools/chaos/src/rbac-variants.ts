@@ -133,11 +133,12 @@ export function forbiddenProof(
     if (e.user?.username !== username || e.responseStatus?.code !== 403) return false;
     if (subresource === 'finalizers' && removed.verb === 'update')
       return /finalizers/.test(e.responseStatus.message ?? '');
+    const ref = e.objectRef;
     return (
       e.verb === removed.verb &&
-      e.objectRef?.resource === resource &&
-      (e.objectRef.subresource ?? undefined) === subresource &&
-      (e.objectRef.apiGroup ?? '') === removed.apiGroup
+      ref?.resource === resource &&
+      ref.subresource === subresource &&
+      (ref.apiGroup ?? '') === removed.apiGroup
     );
   });
 }
