@@ -136,7 +136,8 @@ export function forbiddenProof(
     const ref = e.objectRef;
     return (
       e.verb === removed.verb &&
-      ref?.resource === resource &&
+      ref != null &&
+      ref.resource === resource &&
       ref.subresource === subresource &&
       (ref.apiGroup ?? '') === removed.apiGroup
     );
