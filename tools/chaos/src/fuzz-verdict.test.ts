@@ -51,7 +51,7 @@ describe('verdictOf', () => {
   it('flags an engine error caught anywhere by its class and stack, whatever was printed', () => {
     let typeError: unknown;
     try {
-      (undefined as unknown as { x: number }).x;
+      JSON.stringify((undefined as unknown as { x: { y: number } }).x.y);
     } catch (error) {
       typeError = error;
     }
