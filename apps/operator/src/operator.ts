@@ -155,7 +155,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
 
   const metrics = createOperatorMetrics({
     katalogName,
-    version: katalog.metadata.version === '' ? operatorVersion() : katalog.metadata.version,
+    version: katalogVersion(katalog),
   });
   const leaseName = leaseNameFor(katalogName);
   let leading = !config.leaderElect;
@@ -322,6 +322,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     runtime = candidate;
     katalog = next.katalog;
     katalogText = next.text;
+    metrics.katalogLoaded(katalogVersion(katalog));
     logger.info(
       { file: config.katalog, version: katalog.metadata.version, entries: Object.keys(katalog.spec.crds) },
       'katalog reloaded',
@@ -420,4 +421,9 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       return done;
     },
   };
+}
+
+/** The version `orkestra_katalog_info` reports: the Katalog's own, or the operator's when it has none. */
+function katalogVersion(katalog: Katalog): string {
+  return katalog.metadata.version === '' ? operatorVersion() : katalog.metadata.version;
 }
