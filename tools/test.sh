@@ -4,10 +4,11 @@
 # ~/.cache/orkestra/testenv when missing (minutes the first time; cached afterwards).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# issue 15: `tools` adds kubectl, helm and crane (the install/image/kubectl tests drive them).
-# issue-18: `workloads` adds kube-scheduler and kwok for the files using useControlPlane({ workloads: true }).
+# `tools` adds kubectl, helm and crane (install/image/kubectl tests); `workloads` adds kube-scheduler
+# and kwok (files using useControlPlane({ workloads: true })).
 if ! bash tools/testenv/build.sh all tools workloads; then
-  if [[ "${CI:-}" == "true" ]]; then
+  # CI=true and CI=1 (any case) mean CI, as isCi() in @orkestra/testenv.
+  if [[ "${CI:-}" =~ ^([Tt][Rr][Uu][Ee]|1)$ ]]; then
     echo "test servers could not be built; under CI that is a failure" >&2
     exit 1
   fi

@@ -2,10 +2,13 @@
  * The chaos suite (`pnpm test:chaos`): `test/*.chaos.test.ts` against the local control plane,
  * one file at a time (the scenarios kill processes and measure recovery; they must not compete
  * for the 2 cores), with long timeouts. The root vitest config picks up only this package's unit
- * tests (`src/*.test.ts`), so the chaos suite never runs in `pnpm test`.
+ * tests (`src/*.test.ts`), so the chaos suite never runs in `pnpm test`. Every run merges its
+ * outcomes and `[chaos]` figures into docs/chaos-results.json (ORKESTRA_CHAOS_RESULTS overrides the
+ * path; CI writes a fresh file and compares it with the documented one).
  */
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { ChaosResultsReporter } from './src/chaos-results.js';
 
 const repoRoot = join(import.meta.dirname, '../..');
 const sourceCondition = ['@orkestra/source'];
@@ -13,6 +16,12 @@ const sourceCondition = ['@orkestra/source'];
 export default defineConfig({
   test: {
     fileParallelism: false,
+    reporters: [
+      'default',
+      new ChaosResultsReporter({
+        path: process.env['ORKESTRA_CHAOS_RESULTS'] ?? join(repoRoot, 'docs/chaos-results.json'),
+      }),
+    ],
     projects: [
       {
         resolve: { conditions: sourceCondition },

@@ -2,6 +2,7 @@ import { operatorVersion } from './version.js';
 import { commands } from './commands/index.js';
 import type { CliIo, Command } from './commands/command.js';
 import { ExitCode, UsageError } from './commands/command.js';
+import { reportCaughtError } from './caught-error.js';
 
 function overview(list: readonly Command[]): string {
   const width = Math.max(...list.map((c) => c.name.length));
@@ -51,6 +52,7 @@ export async function main(
       io.stderr.write(`ork ${command.name}: ${error.message}\n\n${command.usage}\n`);
       return ExitCode.Usage;
     }
+    reportCaughtError(error, command.name);
     const message = error instanceof Error ? error.message : String(error);
     io.stderr.write(`ork ${command.name}: ${message}\n`);
     return ExitCode.Failed;

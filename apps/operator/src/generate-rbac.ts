@@ -30,7 +30,12 @@ export interface Rbac {
   readonly notes: readonly string[];
 }
 
-const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'];
+/**
+ * The verbs the runtime uses on child kinds: list/watch (informers), get, create and patch
+ * (server-side apply creates and updates), delete (prune, deletion). Never `update`: nothing
+ * sends a PUT to a child (the RBAC chaos test removes each verb in turn and proves the rest by a 403).
+ */
+const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** Collects verbs by API group and resource (and resource names), then merges them into rules. */
@@ -144,8 +149,7 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         }
         continue;
       }
-      // group and plural come from the kind facts table (@orkestra/types RESOURCE_KINDS), not a guess.
-      rules.add(info.group ?? '', info.plural ?? '', CHILD_VERBS);
+      rules.add(groupOf(info.apiVersion ?? ''), guessPlural(info.kind ?? ''), CHILD_VERBS);
       if (
         info.listKey === 'ingresses' &&
         list.some((i) => (i['tls'] as { create?: unknown } | undefined)?.create === true)
@@ -195,15 +199,20 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
             ]);
           }
         } else {
-          rules.add(info.group ?? '', info.plural ?? '', ['get', 'list', 'watch', 'delete']);
+          rules.add(groupOf(info.apiVersion ?? ''), guessPlural(info.kind ?? ''), [
+            'get',
+            'list',
+            'watch',
+            'delete',
+          ]);
         }
       }
     }
   }
 }
 
-/** The verbs on core v1 `events` (docs/reference/runtime.md §19), granted in exactly one Role. */
-const EVENT_VERBS: readonly string[] = ['create', 'patch'];
+/** The verbs on core v1 `events` (docs/reference/runtime.md §19), granted in exactly one Role: the runtime only POSTs Events, never patches them. */
+const EVENT_VERBS: readonly string[] = ['create'];
 
 function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes: string[]): void {
   for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile]) {
@@ -222,7 +231,7 @@ function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes:
 /**
  * generateRbac derives least-privilege RBAC from what the Katalog can touch (docs/reference/runtime.md §19): the
  * CR kinds (get/list/watch/patch, status get/patch, finalizers update), every child kind
- * (get/list/watch/create/patch/update/delete), events, Secrets and ConfigMaps `get` for providers
+ * (get/list/watch/create/patch/delete), events, Secrets and ConfigMaps `get` for providers
  * and `auth.secretRef`, the literal rules of `roles` entries, and the leader-election Lease in the
  * operator namespace. No wildcards are generated. A Role replaces the ClusterRole when the
  * informers are pinned to one namespace.

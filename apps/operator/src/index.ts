@@ -35,7 +35,10 @@ export { operatorVersion } from './version.js';
 // ---- operator process (`ork run` building blocks): config, logger, metrics, HTTP, leader election, providers, shutdown ----
 export { LogLevel, OciBuilder, RUN_FLAGS_USAGE, parseRunConfig } from './config.js';
 export type { ParseRunConfigOptions, ParseRunConfigResult, RunConfig } from './config.js';
-export { LOG_REDACT_PATHS, REDACTED, createLogger } from './logger.js';
+// Errors `ork` caught and printed as messages, published for fuzzers and debuggers (issue 20).
+export { CAUGHT_ERROR_CHANNEL } from './caught-error.js';
+export type { CaughtError } from './caught-error.js';
+export { LOG_REDACT_KEYS, REDACTED, createLogger, redactForLog } from './logger.js';
 export type { CreateLoggerOptions, OperatorLogger } from './logger.js';
 export {
   AutoscaleDirection,

@@ -4,6 +4,7 @@ import { loadKatalog } from '@orkestra/types';
 import type { Katalog, KatalogIssue } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
+import { reportCaughtError } from './caught-error.js';
 
 /** KatalogFile is a loaded Katalog with the text it came from and the name it is reported under. */
 export interface KatalogFile {
@@ -60,6 +61,7 @@ export function loadKatalogFile(file: string, options: LoadKatalogFileOptions): 
           engine.compileTemplate(source);
           return undefined;
         } catch (error) {
+          reportCaughtError(error, 'load: template');
           return error instanceof Error ? error.message : String(error);
         }
       },

@@ -39,7 +39,7 @@ describe('createLogger', () => {
     expect(typeof line?.['time']).toBe('string');
   });
 
-  it('redacts credentials, Secret data and provider config values at any of the first levels', () => {
+  it('redacts credentials, Secret data and provider config values', () => {
     const out = capture();
     const logger = createLogger({ katalogName: 'shop', destination: out.stream });
     logger.info(
@@ -96,5 +96,47 @@ describe('createLogger', () => {
       message: 'boom',
       stack: expect.stringContaining('boom'),
     });
+  });
+
+  it('redacts at any depth: credential keys, Secret data, config values, in arrays, errors and child bindings', () => {
+    const out = capture();
+    const logger = createLogger({ katalogName: 'shop', destination: out.stream });
+    let deep: Record<string, unknown> = { password: 'deep-p', note: 'kept' };
+    for (let i = 0; i < 12; i++) deep = { level: deep };
+    const error = Object.assign(new Error('clone of https://bot:err-tok@git.example.com/r.git failed'), {
+      code: 'GitFailed',
+      request: { headers: { Authorization: 'Bearer err-bearer' } },
+    });
+    const cyclic: Record<string, unknown> = { token: 'cyc-t' };
+    cyclic['self'] = cyclic;
+    logger
+      .child({ provider: { config: { uri: 'mongodb://child-u:child-p@h' } } })
+      .warn(
+        { deep, list: [{ a: { b: [{ apiKey: 'arr-k' }] } }], err: error, cyclic, TOKEN: 'upper-t' },
+        'calling https://msg-user:msg-pass@api.example.com/v1?access_token=msg-tok',
+      );
+    const [line] = out.lines();
+    const text = JSON.stringify(line);
+    for (const secret of [
+      'deep-p',
+      'arr-k',
+      'err-tok',
+      'err-bearer',
+      'cyc-t',
+      'upper-t',
+      'child-p',
+      'msg-pass',
+      'msg-tok',
+    ])
+      expect(text, secret).not.toContain(secret);
+    expect(text).toContain('"note":"kept"');
+    expect(line?.['msg']).toBe('calling https://[REDACTED]@api.example.com/v1?access_token=[REDACTED]');
+    expect(line?.['err']).toMatchObject({
+      type: 'Error',
+      code: 'GitFailed',
+      message: 'clone of https://[REDACTED]@git.example.com/r.git failed',
+    });
+    expect((line?.['err'] as Record<string, unknown>)['stack']).toBeUndefined();
+    expect(line?.['provider']).toEqual({ config: { uri: REDACTED } });
   });
 });

@@ -67,6 +67,7 @@ export {
   truncateMessage,
 } from './reason-message.js';
 export type { ChildRef } from './reason-message.js';
+export { REDACTED_CREDENTIALS, redactUrlCredentials } from './redact-url.js';
 export { compileNamespacePattern, createNamespaceGuard } from './namespace-guard.js';
 export type { NamespaceGuard, NamespaceGuardOptions } from './namespace-guard.js';
 export {

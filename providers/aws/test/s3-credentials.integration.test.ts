@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createSilentLogger, createTestRequest } from '@orkestra/provider-kit';
-import { findBinary, isTestenvError, ServerBinary } from '@orkestra/testenv';
+import { findBinary, isCi, isTestenvError, ServerBinary } from '@orkestra/testenv';
 import { ProviderError } from '@orkestra/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as aws from '../src/index.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
   try {
     bin = findBinary(ServerBinary.MotoServer).path;
   } catch (error) {
-    if (isTestenvError(error) && process.env['CI'] !== 'true') {
+    if (isTestenvError(error) && !isCi()) {
       missing = error.message;
       return;
     }

@@ -1,7 +1,7 @@
 /**
- * Figures measured by the chaos scenarios. Tests assert correctness only; each figure is printed
- * as one `[chaos] <scenario>: <name> = <value> <unit>` line so a run's log is
- * the report that docs/chaos.md quotes.
+ * Figures measured by the chaos scenarios. Each figure is printed as one
+ * `[chaos] <scenario>: <name> = <value> <unit>` line (` (asserted)` appended for claims); the
+ * results reporter collects them into docs/chaos-results.json, from which docs/chaos.md is generated.
  */
 
 /** Figure is one measured value of a scenario. */
@@ -10,17 +10,67 @@ export interface Figure {
   readonly name: string;
   readonly value: number;
   readonly unit: string;
+  /** The test asserts this exact value: a claim docs/chaos.md makes and CI checks. */
+  readonly asserted?: boolean;
 }
+
+const recorded: Figure[] = [];
 
 /** formatFigure renders a figure as the line {@link reportFigure} prints. */
-function formatFigure(figure: Figure): string {
+export function formatFigure(figure: Figure): string {
   const value = Number.isInteger(figure.value) ? String(figure.value) : figure.value.toFixed(2);
-  return `[chaos] ${figure.scenario}: ${figure.name} = ${value}${figure.unit === '' ? '' : ` ${figure.unit}`}`;
+  const unit = figure.unit === '' ? '' : ` ${figure.unit}`;
+  return `[chaos] ${figure.scenario}: ${figure.name} = ${value}${unit}${figure.asserted === true ? ' (asserted)' : ''}`;
 }
 
-/** reportFigure prints a figure on stdout and returns it. */
+/** reportFigure prints a figure on stdout and records it. */
 export function reportFigure(scenario: string, name: string, value: number, unit = ''): Figure {
   const figure = { scenario, name, value, unit };
+  recorded.push(figure);
   console.log(formatFigure(figure));
   return figure;
+}
+
+/**
+ * reportClaim prints and records a figure the test asserts exactly (0 crashes, 0 regenerated
+ * Secrets, every verb proven): CI fails when a run's claims differ from docs/chaos.md.
+ */
+export function reportClaim(scenario: string, name: string, value: number, unit = ''): Figure {
+  const figure = { scenario, name, value, unit, asserted: true };
+  recorded.push(figure);
+  console.log(formatFigure(figure));
+  return figure;
+}
+
+/** reportedFigures returns every figure reported so far in this process. */
+export function reportedFigures(): readonly Figure[] {
+  return [...recorded];
+}
+
+/** Quantiles summarizes samples: the median, the 99th percentile and the range. */
+export interface Quantiles {
+  readonly n: number;
+  readonly min: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/**
+ * quantilesOf returns the nearest-rank p50 and p99 and the range of `samples` (at least one).
+ *
+ * @example
+ * quantilesOf([3, 1, 2]); // { n: 3, min: 1, p50: 2, p99: 3, max: 3 }
+ */
+export function quantilesOf(samples: readonly number[]): Quantiles {
+  if (samples.length === 0) throw new RangeError('quantilesOf: no samples');
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = (q: number): number => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+  return {
+    n: sorted.length,
+    min: sorted[0] ?? Number.NaN,
+    p50: rank(0.5),
+    p99: rank(0.99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+  };
 }

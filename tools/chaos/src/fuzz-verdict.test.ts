@@ -47,4 +47,35 @@ describe('verdictOf', () => {
       why: 'error: cr.yaml: no CRD entry serves [object Object]',
     });
   });
+
+  it('flags an engine error caught anywhere by its class and stack, whatever was printed', () => {
+    let typeError: unknown;
+    try {
+      JSON.stringify((undefined as unknown as { x: { y: number } }).x.y);
+    } catch (error) {
+      typeError = error;
+    }
+    const verdict = verdictOf({
+      code: 1,
+      stdout: '',
+      stderr: 'error: cr.yaml: something went wrong\n',
+      caught: [
+        { error: new Error('cr.yaml:1:1: bad input'), where: 'render' },
+        { error: typeError, where: 'render: reconcile' },
+      ],
+    });
+    expect(verdict?.kind).toBe('crash');
+    expect(verdict?.why).toMatch(
+      /^TypeError caught \(render: reconcile\) at .*fuzz-verdict\.test\.ts:\d+:\d+\)?: Cannot read/,
+    );
+    // A plain Error about the input is not a crash.
+    expect(
+      verdictOf({
+        code: 1,
+        stdout: '',
+        stderr: 'x: bad\n',
+        caught: [{ error: new Error('x: bad'), where: 'render' }],
+      }),
+    ).toBeUndefined();
+  });
 });

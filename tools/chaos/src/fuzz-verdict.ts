@@ -1,6 +1,8 @@
 /**
  * Classifies one `ork` run of the fuzz scenario: a run is fine when it produced a result (exit 0
- * with output) or a clear error (exit 1 with messages); a crash when it threw out of `main`, used
+ * with output) or a clear error (exit 1 with messages); a crash when an error of an engine class
+ * (TypeError, RangeError, …) was caught anywhere (by class and stack, from the CLI's
+ * caught-error channel, not from the printed text), when it threw out of `main`, used
  * another exit code, failed silently, reported `InternalError`, or printed what is evidently a
  * JavaScript runtime error rather than a message about the input; unclear when a message about the
  * input prints a value as `[object Object]`, or when it succeeds without printing anything.
@@ -13,6 +15,37 @@ export interface OrkOutcome {
   readonly stderr: string;
   /** Set when `main` itself threw (it never should). */
   readonly thrown?: unknown;
+  /** Errors `ork` caught and printed as messages (CAUGHT_ERROR_CHANNEL), with their class and stack. */
+  readonly caught?: readonly { readonly error: unknown; readonly where: string }[];
+}
+
+/** ENGINE_ERRORS are the classes of errors the JavaScript engine throws on a bug (never about the input). */
+export const ENGINE_ERRORS: readonly (new (...args: never[]) => Error)[] = [
+  TypeError,
+  RangeError,
+  ReferenceError,
+  EvalError,
+  URIError,
+];
+
+/** topFrameOf returns the first stack frame of an error (`at fn (file:line:col)`), or `no stack`. */
+export function topFrameOf(error: Error): string {
+  const frame = (error.stack ?? '').split('\n').find((line) => /^\s+at /.test(line));
+  return frame == null
+    ? 'no stack'
+    : frame.trim().replace(/\(file:\/\/[^)]*\/(?=(apps|packages|tools)\/)/, '(');
+}
+
+/** engineErrorOf returns the first caught or thrown error of an engine class, or undefined. */
+export function engineErrorOf(outcome: OrkOutcome): { error: Error; where: string } | undefined {
+  const all = [
+    ...(outcome.thrown == null ? [] : [{ error: outcome.thrown, where: 'main threw' }]),
+    ...(outcome.caught ?? []),
+  ];
+  for (const { error, where } of all) {
+    if (error instanceof Error && ENGINE_ERRORS.some((cls) => error instanceof cls)) return { error, where };
+  }
+  return undefined;
 }
 
 /** JS_RUNTIME_ERRORS are message shapes of JavaScript engine errors: a bug, not an input error. */
@@ -48,6 +81,13 @@ export interface Verdict {
  */
 export function verdictOf(outcome: OrkOutcome): Verdict | undefined {
   const crash = (why: string): Verdict => ({ kind: 'crash', why });
+  // By class and stack: an engine error caught anywhere is a crash, whatever was printed.
+  const engine = engineErrorOf(outcome);
+  if (engine != null) {
+    return crash(
+      `${engine.error.name} caught (${engine.where}) ${topFrameOf(engine.error)}: ${engine.error.message}`,
+    );
+  }
   if (outcome.thrown != null) {
     return crash(
       `main threw: ${outcome.thrown instanceof Error ? outcome.thrown.message : String(outcome.thrown)}`,

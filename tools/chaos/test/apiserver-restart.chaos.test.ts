@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureLogger } from '../src/capture-logger.js';
 import { chaosKatalogText, loadKatalogText, shopApi } from '../src/chaos-katalog.js';
 import { createNamespace, crClient, installCrd, uniqueSuffix } from '../src/custom-resources.js';
-import { reportFigure } from '../src/figures.js';
+import { reportClaim, reportFigure } from '../src/figures.js';
 import { readFleet, regeneratedSecrets } from '../src/fleet.js';
 import { sleep, waitFor } from '../src/wait-for.js';
 
@@ -95,7 +95,7 @@ describe('kube-apiserver stopped and restarted mid-run', () => {
     reportFigure(SCENARIO, 'recovery: /readyz to every CR converged', Math.round(recoveryMs), 'ms');
     reportFigure(SCENARIO, 'post-restart change to every CR converged', Math.round(propagationMs), 'ms');
     reportFigure(SCENARIO, 'primary informer relists (error)', relists?.error ?? 0);
-    reportFigure(
+    reportClaim(
       SCENARIO,
       'regenerated once Secrets',
       regeneratedSecrets(atStop.secrets, after.secrets).length,

@@ -7,7 +7,7 @@
  * OwnerReferencesPermissionEnforcement, as many production clusters do, so `<plural>/finalizers`
  * is exercised too.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
@@ -28,9 +28,9 @@ import {
   isReadyAtGeneration,
   uniqueSuffix,
 } from '../src/custom-resources.js';
-import { reportFigure } from '../src/figures.js';
+import { reportClaim, reportFigure } from '../src/figures.js';
 import { spawnOperator } from '../src/operator-process.js';
-import { rbacVariants, wildcardsIn } from '../src/rbac-variants.js';
+import { forbiddenProof, parseAuditLog, rbacVariants, wildcardsIn } from '../src/rbac-variants.js';
 import type { RbacVariant } from '../src/rbac-variants.js';
 import { waitFor } from '../src/wait-for.js';
 
@@ -41,11 +41,28 @@ const PARALLEL = 3;
 useControlPlane();
 let cp: ControlPlane | undefined;
 const dir = mkdtempSync(join(tmpdir(), 'orkestra-chaos-rbac-'));
+/** The API server's audit log: every request of a ServiceAccount, with its response code. */
+const auditLogPath = join(dir, 'audit.log');
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    userGroups: ["system:serviceaccounts"]
+  - level: None
+`;
 
 beforeAll(async () => {
+  const policyPath = join(dir, 'audit-policy.yaml');
+  writeFileSync(policyPath, AUDIT_POLICY);
   cp = await startControlPlane({
     controllerManager: false,
-    apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'],
+    apiserverArgs: [
+      '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
+      `--audit-policy-file=${policyPath}`,
+      `--audit-log-path=${auditLogPath}`,
+      '--audit-log-mode=blocking',
+    ],
   });
 });
 
@@ -77,9 +94,26 @@ spec:
 `;
 }
 
-/** e2e runs the scenario for one variant and returns the first step that did not complete, or undefined. */
-async function e2e(plane: ControlPlane, variant: RbacVariant, index: number): Promise<string | undefined> {
+/** E2eOutcome is the first step of the e2e that did not complete (undefined when all did) and the operator's user. */
+interface E2eOutcome {
+  readonly failedAt: string | undefined;
+  readonly username: string;
+}
+
+/** e2e runs the scenario for one variant. */
+async function e2e(plane: ControlPlane, variant: RbacVariant, index: number): Promise<E2eOutcome> {
   const suffix = `${index}-${uniqueSuffix()}`;
+  // The ServiceAccount is named after the Katalog, in the operator's namespace (see e2eSteps).
+  const username = `system:serviceaccount:rbac-op-${suffix}:rbac-${suffix}`;
+  return { failedAt: await e2eSteps(plane, variant, suffix), username };
+}
+
+/** e2eSteps runs the scenario and returns the first step that did not complete, or undefined. */
+async function e2eSteps(
+  plane: ControlPlane,
+  variant: RbacVariant,
+  suffix: string,
+): Promise<string | undefined> {
   const name = `rbac-${suffix}`;
   const group = `rbac${suffix.replace('-', '')}.example.com`;
   const katalogText = e2eKatalog(name, group);
@@ -271,7 +305,7 @@ describe('generated RBAC', () => {
     reportFigure(SCENARIO, 'example Katalogs checked for wildcards', checked);
   });
 
-  it('every rule is needed: the e2e passes with all rules and fails with any single rule removed', async () => {
+  it('every verb is needed: the e2e passes with all rules, and without any one verb it fails on a 403 for that verb and resource', async () => {
     if (cp == null) throw new Error('no control plane');
     const plane = cp;
     // Variants are computed once on placeholder names, then renamed per run.
@@ -279,22 +313,38 @@ describe('generated RBAC', () => {
     const variants = rbacVariants(generateRbac(template, { namespace: PLACEHOLDER.namespace }).manifests);
     const started = performance.now();
     const baseline = await e2e(plane, variants[0] as RbacVariant, 0);
-    expect(baseline).toBeUndefined();
-    const outcomes: { label: string; failedAt: string | undefined }[] = [];
+    expect(baseline.failedAt).toBeUndefined();
+    const outcomes: { variant: RbacVariant; outcome: E2eOutcome }[] = [];
     const rest = variants.slice(1);
     for (let i = 0; i < rest.length; i += PARALLEL) {
       const batch = rest.slice(i, i + PARALLEL);
       const results = await Promise.all(batch.map((v, j) => e2e(plane, v, i + j + 1)));
-      batch.forEach((v, j) => outcomes.push({ label: v.label, failedAt: results[j] }));
+      batch.forEach((variant, j) => outcomes.push({ variant, outcome: results[j] as E2eOutcome }));
     }
-    for (const o of outcomes)
-      console.log(
-        `[chaos] rbac: without ${o.label} -> ${o.failedAt == null ? 'e2e PASSED (rule not needed)' : `fails at "${o.failedAt}"`}`,
-      );
-    const notNeeded = outcomes.filter((o) => o.failedAt == null).map((o) => o.label);
-    reportFigure(SCENARIO, 'rules', rest.length);
-    reportFigure(SCENARIO, 'rules whose removal the e2e detects', rest.length - notNeeded.length);
+    const audit = parseAuditLog(existsSync(auditLogPath) ? readFileSync(auditLogPath, 'utf8') : '');
+    const unproven: string[] = [];
+    for (const { variant, outcome } of outcomes) {
+      const removed = variant.removed;
+      const proof = removed == null ? undefined : forbiddenProof(audit, outcome.username, removed);
+      const verdict =
+        outcome.failedAt == null
+          ? 'e2e PASSED (verb not needed)'
+          : proof == null
+            ? `fails at "${outcome.failedAt}" but no 403 for that verb and resource (not proven)`
+            : `fails at "${outcome.failedAt}", proven by a 403 on ${proof.verb ?? ''} ${proof.objectRef?.resource ?? ''}${proof.objectRef?.subresource == null ? '' : `/${proof.objectRef.subresource}`}`;
+      console.log(`[chaos] rbac: without ${variant.label} -> ${verdict}`);
+      if (outcome.failedAt == null || proof == null) unproven.push(`${variant.label}: ${verdict}`);
+    }
+    expect(audit.length).toBeGreaterThan(0);
+    expect(outcomes).toHaveLength(rest.length);
+    expect(rest.length).toBeGreaterThan(0);
+    reportClaim(SCENARIO, 'verbs granted (variants)', rest.length);
+    reportClaim(
+      SCENARIO,
+      'verbs whose removal fails the e2e with a 403 for it',
+      rest.length - unproven.length,
+    );
     reportFigure(SCENARIO, 'e2e runs total time', Math.round(performance.now() - started), 'ms');
-    expect(notNeeded).toEqual([]);
+    expect(unproven).toEqual([]);
   });
 });

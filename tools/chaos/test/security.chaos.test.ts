@@ -16,7 +16,7 @@ import { AddressGuard, BlockedAddressError, ExternalCaller } from '@orkestra/rec
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { crClient, installCrd, isReadyAtGeneration, readyOf, uniqueSuffix } from '../src/custom-resources.js';
-import { reportFigure } from '../src/figures.js';
+import { reportClaim, reportFigure } from '../src/figures.js';
 import { spawnOperator } from '../src/operator-process.js';
 import type { OperatorProcess } from '../src/operator-process.js';
 import { waitFor } from '../src/wait-for.js';
@@ -135,7 +135,7 @@ describe('security', () => {
     expect(leaks).toEqual([]);
     reportFigure(SCENARIO, 'secret values checked (decoded, base64, PEM lines)', values.length);
     reportFigure(SCENARIO, 'log lines searched (debug level)', running.logs().length);
-    reportFigure(SCENARIO, 'secret values found in logs, events or status', leaks.length);
+    reportClaim(SCENARIO, 'secret values found in logs, events or status', leaks.length);
   });
 
   describe('the metadata-address guard', () => {
@@ -199,12 +199,8 @@ describe('security', () => {
         if (!refused) notRefused.push(`${url} (parsed host ${parsed.hostname})`);
       }
       expect(notRefused).toEqual([]);
-      reportFigure(
-        SCENARIO,
-        'metadata/link-local URLs refused by the guard',
-        blocked.length - notRefused.length,
-        `of ${blocked.length}`,
-      );
+      reportFigure(SCENARIO, 'metadata/link-local URL spellings checked', blocked.length);
+      reportClaim(SCENARIO, 'metadata/link-local URL spellings not refused by the guard', notRefused.length);
     });
 
     it('refuses redirects to metadata hosts in external calls, and still makes ordinary loopback calls', async () => {

@@ -13,6 +13,7 @@ import { toMultiDocumentYaml } from '../manifest-yaml.js';
 import { createSeededRandom } from '../seeded-random.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
+import { reportCaughtError } from '../caught-error.js';
 
 const CONTEXT_KEYS = ['cross', 'git', 'external', 'docker', 'providers', 'observed'];
 
@@ -249,6 +250,7 @@ export const renderCommand: Command = {
     try {
       if (parsed.values.context != null) context = readContext(parsed.values.context, io.cwd);
     } catch (error) {
+      reportCaughtError(error, 'render');
       io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
       return ExitCode.Failed;
     }
@@ -259,6 +261,7 @@ export const renderCommand: Command = {
       try {
         crs = readCustomResources(readFileSync(resolve(io.cwd, crFile), 'utf8'), crFile);
       } catch (error) {
+        reportCaughtError(error, 'render');
         io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
         code = ExitCode.Failed;
         continue;
@@ -296,6 +299,7 @@ export const renderCommand: Command = {
             }
           }
         } catch (error) {
+          reportCaughtError(error, 'render');
           io.stderr.write(`error: ${crFile}: ${error instanceof Error ? error.message : String(error)}\n`);
           code = ExitCode.Failed;
         }

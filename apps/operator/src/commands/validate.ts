@@ -1,9 +1,10 @@
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
+import { roleWildcardIssues } from '../role-wildcards.js';
 import { strictCheck } from '../strict-check.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
-const usage = `Usage: ork validate <katalog> [--strict]
+const usage = `Usage: ork validate <katalog> [--strict] [--allow-rbac-wildcards]
 
 Load, compile and statically check a Katalog. Prints a one-line summary and exits 0 when it is
 valid; otherwise prints one line per error on stderr (file:line:col: path: message) and exits 1.
@@ -12,6 +13,10 @@ Options:
   --strict    Also check every template path against the CRD schemas and declarations
               (docs/reference/katalog.md §17.5): unknown spec/status fields, cross, external, providers,
               children and forEach names, and keys used where they are not visible.
+  --allow-rbac-wildcards
+              Accept a "*" in the rules of \`roles\` entries (a warning instead of an
+              error). ork generate rbac copies those rules into the operator's own
+              ClusterRole, so the operator is granted the wildcard too.
   -h, --help  Show this help.`;
 
 /** validateCommand is `ork validate`: load and compile a Katalog, and with --strict check every template path. */
@@ -20,7 +25,10 @@ export const validateCommand: Command = {
   summary: 'Load, compile and statically check a Katalog',
   usage,
   async run(args: readonly string[], io: CliIo): Promise<number> {
-    const parsed = parseCommandArgs(args, { strict: { type: 'boolean' } });
+    const parsed = parseCommandArgs(args, {
+      strict: { type: 'boolean' },
+      'allow-rbac-wildcards': { type: 'boolean' },
+    });
     if (parsed.help) {
       io.stdout.write(`${usage}\n`);
       return ExitCode.Ok;
@@ -32,6 +40,14 @@ export const validateCommand: Command = {
     for (const warning of result.warnings) io.stderr.write(`${formatIssue(warning, 'warning: ')}\n`);
     if (!result.ok) {
       for (const error of result.errors) io.stderr.write(`${formatIssue(error)}\n`);
+      return ExitCode.Failed;
+    }
+    // Wildcards in role rules would reach the operator's own ClusterRole: an error unless allowed.
+    const wildcards = roleWildcardIssues(result.file, result.text, result.katalog);
+    if (parsed.values['allow-rbac-wildcards'] === true) {
+      for (const warning of wildcards) io.stderr.write(`${formatIssue(warning, 'warning: ')}\n`);
+    } else if (wildcards.length > 0) {
+      for (const error of wildcards) io.stderr.write(`${formatIssue(error)}\n`);
       return ExitCode.Failed;
     }
     if (parsed.values.strict === true) {

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
 import { truncateMessage } from '../reason-message.js';
+import { redactUrlCredentials } from '../redact-url.js';
 
 /** EventType is the type of a core v1 Event. */
 export const EventType = { Normal: 'Normal', Warning: 'Warning' } as const;
@@ -148,11 +149,12 @@ export class EventRecorder {
 
   /**
    * record queues an Event about `subject` and tells whether it was queued: false when it repeats
-   * one recorded within the window or the buffer is full. The message is cut to 1024 characters.
+   * one recorded within the window or the buffer is full. Credentials in URLs are redacted and the message is cut to 1024 characters.
    */
   record(subject: EventSubject, type: EventType, reason: string, message: string): boolean {
     const now = this.#clock.now();
-    const text = truncateMessage(message);
+    // Credentials in URLs never reach an Event.
+    const text = truncateMessage(redactUrlCredentials(message));
     const key = repeatKey(subject, reason, text);
     const last = this.#recent.get(key);
     if (last != null && now - last < this.#repeatWindowMs) {

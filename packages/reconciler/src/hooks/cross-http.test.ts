@@ -186,6 +186,44 @@ describe('cross reads over HTTP between two operators', () => {
     expect(expiresAt).toBeUndefined();
   });
 
+  it('refuses link-local and metadata endpoints with the address guard (IP literals before the request, names at connect time)', async () => {
+    const resolve = async () => [{ address: '169.254.169.254', family: 4 }];
+    const client = new CrossHttpClient({ resolve });
+    for (const endpoint of [
+      'http://169.254.169.254',
+      'http://[::ffff:a9fe:a9fe]',
+      'http://2852039166',
+      'http://metadata.google.internal.',
+      'http://rebinds-to-metadata.example.com',
+    ]) {
+      const { result } = await client.read(
+        { crd: 'database', endpoint, selector: { name: 'orders' } },
+        { namespace: 'shop' },
+      );
+      expect(result.found).toBe(false);
+      expect(result.error).toMatch(/^refused .*(link-local|cloud metadata)/);
+    }
+    const allowed = new CrossHttpClient({ allowLinkLocal: true, resolve });
+    const { result } = await allowed.read(
+      { crd: 'database', endpoint: billing.base, selector: { name: 'orders' } },
+      { namespace: 'shop' },
+    );
+    expect(result.found).toBe(true);
+  });
+
+  it('redacts credentials of the endpoint URL in errors', async () => {
+    const { result } = await new CrossHttpClient().read(
+      {
+        crd: 'database',
+        endpoint: notJson.base.replace('http://', 'http://bot:s3cr3t@'),
+        selector: { name: 'orders' },
+      },
+      { namespace: 'shop' },
+    );
+    expect(result.error).toContain('http://[REDACTED]@127.0.0.1');
+    expect(result.error).not.toContain('s3cr3t');
+  });
+
   it('reports a network error and a non-JSON answer as found: false plus error', async () => {
     const client = new CrossHttpClient();
     const closedPort = await listen(() => undefined);

@@ -1,11 +1,15 @@
 /**
  * Cross reads over HTTP from another Orkestra process (docs/reference/katalog.md §15.2, docs/reference/runtime.md §14.2):
  * `GET <endpoint>/katalog/crds/<crd>/objects/<namespace>/<name>`, one request per distinct URL per
- * `cacheFor` window, a timeout, a 1 MiB body limit. Never throws: failures are `found: false` plus
- * `error`.
+ * `cacheFor` window, a timeout, a 1 MiB body limit, and the address guard of external calls (no
+ * link-local or cloud metadata address, checked on the address actually connected to). Never
+ * throws: failures are `found: false` plus `error`, with credentials in the URL redacted.
  */
 import { parseDuration } from '@orkestra/types';
 import { systemClock } from '../clock.js';
+import { redactUrlCredentials } from '../redact-url.js';
+import { AddressGuard } from './address-guard.js';
+import type { ResolveHost } from './address-guard.js';
 import type { Clock } from '../clock.js';
 import { notFoundCrossResult } from './cross.js';
 import type { CrossResult } from './cross.js';
@@ -43,6 +47,10 @@ export interface CrossHttpClientOptions {
   readonly maxBodyBytes?: number;
   /** Answer cache size. Default 1000. */
   readonly cacheEntries?: number;
+  /** Allow link-local and cloud metadata addresses (`--allow-link-local`). Default false. */
+  readonly allowLinkLocal?: boolean;
+  /** Resolves hostnames for the address guard; tests inject a fake. Default `dns.lookup`. */
+  readonly resolve?: ResolveHost;
 }
 
 /** CrossHttpClientStats counts requests and cache hits, cumulative. */
@@ -76,6 +84,7 @@ export class CrossHttpClient {
   readonly #maxBodyBytes: number;
   readonly #cache: LruCache<CrossResult>;
   readonly #inFlight = new Map<string, Promise<CrossHttpResult>>();
+  readonly #guard: AddressGuard;
   #requests = 0;
   #cacheHits = 0;
 
@@ -83,6 +92,10 @@ export class CrossHttpClient {
     this.#clock = options.clock ?? systemClock;
     this.#maxBodyBytes = options.maxBodyBytes ?? MIB;
     this.#cache = new LruCache(options.cacheEntries ?? 1000);
+    this.#guard = new AddressGuard({
+      allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.resolve == null ? {} : { resolve: options.resolve }),
+    });
   }
 
   /** stats returns the counters. */
@@ -143,10 +156,17 @@ export class CrossHttpClient {
     timeoutText: string,
   ): Promise<CrossHttpResult> {
     const deadline = createDeadline(this.#clock, timeoutMs, `timed out after ${timeoutText}`);
-    this.#requests++;
+    const shown = redactUrlCredentials(url);
     try {
+      const target = new URL(url);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:')
+        throw new Error(`unsupported URL scheme ${target.protocol} (http or https only)`);
+      // IP literals are not looked up, so they are checked here; names at connect time (lookup).
+      this.#guard.precheck(target);
+      this.#requests++;
       const response = await sendHttpRequest({
-        url: new URL(url),
+        url: target,
+        lookup: this.#guard.lookup,
         method: 'GET',
         headers: { accept: 'application/json', 'user-agent': 'orkestra' },
         signal: deadline.signal,
@@ -157,21 +177,25 @@ export class CrossHttpClient {
       if (response.status !== 200) {
         return {
           url,
-          result: notFoundCrossResult(name, namespace, `unexpected status ${response.status} from ${url}`),
+          result: notFoundCrossResult(name, namespace, `unexpected status ${response.status} from ${shown}`),
         };
       }
       const parsed = parseAnswer(response.body);
       if (parsed == null) {
         return {
           url,
-          result: notFoundCrossResult(name, namespace, `answer from ${url} is not a cross-read JSON object`),
+          result: notFoundCrossResult(
+            name,
+            namespace,
+            `answer from ${shown} is not a cross-read JSON object`,
+          ),
         };
       }
       return this.#remember(url, parsed, cacheForMs);
     } catch (error) {
       const reason = deadline.signal.aborted ? deadline.signal.reason : error;
       const message = reason instanceof TimeoutError ? reason.message : describeError(reason);
-      return { url, result: notFoundCrossResult(name, namespace, `${message} (GET ${url})`) };
+      return { url, result: notFoundCrossResult(name, namespace, `${message} (GET ${shown})`) };
     } finally {
       deadline.clear();
     }

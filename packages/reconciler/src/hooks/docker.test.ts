@@ -217,6 +217,56 @@ describe('DockerBuildManager with a fake builder', () => {
     );
   });
 
+  it('confines the context and the Dockerfile to the checkout, symlinks followed', async () => {
+    const { manager, invocations } = fake();
+    const checkout = join(root, 'checkout');
+    mkdirSync(join(checkout, 'app'), { recursive: true });
+    writeFileSync(join(checkout, 'app', 'Dockerfile'), 'FROM scratch\n');
+    symlinkSync('/', join(checkout, 'to-root'));
+    const cases: [string, { workingDirectory: string; dockerfile?: string }, RegExp][] = [
+      [
+        'a context above the checkout',
+        { workingDirectory: join(checkout, '..') },
+        /^build context .* is outside /,
+      ],
+      ['an absolute context elsewhere', { workingDirectory: '/etc' }, /^build context \/etc is outside /],
+      [
+        'a symlink out of the checkout',
+        { workingDirectory: join(checkout, 'to-root', 'etc') },
+        /^build context .* is outside /,
+      ],
+      [
+        'a Dockerfile above the checkout',
+        { workingDirectory: join(checkout, 'app'), dockerfile: '../../x/Dockerfile' },
+        /^Dockerfile .* is outside /,
+      ],
+      [
+        'an absolute Dockerfile',
+        { workingDirectory: join(checkout, 'app'), dockerfile: '/etc/passwd' },
+        /^Dockerfile \/etc\/passwd is outside /,
+      ],
+    ];
+    for (const [what, paths, error] of cases) {
+      const image = `web:${what.replaceAll(' ', '-')}`;
+      manager.request({ image, root: checkout, ...paths }, { waiter: 'w' });
+      await manager.whenIdle();
+      const outcome = manager.request({ image, root: checkout, ...paths }, { waiter: 'w' });
+      expect(outcome.pending === false && outcome.result.error, what).toMatch(error);
+    }
+    expect(invocations()).toEqual([]);
+    // Inside the checkout, a Dockerfile one level up from the context is fine.
+    const inside = {
+      image: 'web:inside',
+      root: checkout,
+      workingDirectory: join(checkout, 'app', '..'),
+      dockerfile: 'app/Dockerfile',
+    };
+    manager.request(inside, { waiter: 'w' });
+    await manager.whenIdle();
+    const ok = manager.request(inside, { waiter: 'w' });
+    expect(ok.pending === false && ok.result.error).toBe('');
+  });
+
   it('reports a missing builder binary and a missing context clearly', async () => {
     const manager = new DockerBuildManager({ env: { PATH: fakeBin } });
     manager.request({ image: 'web:x', workingDirectory: context, builder: 'buildah' }, { waiter: 'w' });

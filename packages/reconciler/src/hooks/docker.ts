@@ -6,10 +6,10 @@
  * their next reconcile gets the result.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parseDuration } from '@orkestra/types';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
@@ -37,6 +37,11 @@ export interface DockerBuildDeclaration {
   readonly workingDirectory: string;
   /** Relative to the context. Default `Dockerfile`. */
   readonly dockerfile?: string;
+  /**
+   * The directory the context and the Dockerfile must stay inside, symlinks followed (the git
+   * checkout). Default: the context itself, for the Dockerfile.
+   */
+  readonly root?: string;
   readonly buildArgs?: Readonly<Record<string, string>>;
   /** Default false. */
   readonly push?: boolean;
@@ -269,6 +274,16 @@ export class DockerBuildManager {
     }
     const context = resolve(declaration.workingDirectory);
     if (!existsSync(context)) return fail(`build context ${context} does not exist`);
+    const dockerfile = resolve(context, declaration.dockerfile ?? 'Dockerfile');
+    const root = declaration.root ?? context;
+    const escaped = [
+      ['build context', context],
+      ['Dockerfile', dockerfile],
+    ].find(([, path]) => !isInside(path ?? '', root));
+    if (escaped != null)
+      return fail(
+        `${escaped[0]} ${escaped[1]} is outside ${root}; build paths must stay inside the checkout`,
+      );
     const deadline = createDeadline(
       this.#clock,
       timeoutMs,
@@ -280,7 +295,6 @@ export class DockerBuildManager {
         '--build-arg',
         `${k}=${v}`,
       ]);
-      const dockerfile = resolve(context, declaration.dockerfile ?? 'Dockerfile');
       const built = await this.#run(
         builder,
         ['build', '-t', image, '-f', dockerfile, ...buildArgs, context],
@@ -368,4 +382,28 @@ export class DockerBuildManager {
     }
     return `${builder} ${step} of ${image} failed (exit ${String(result.code)}): ${output}`;
   }
+}
+
+/**
+ * isInside tells whether `path` is `root` or below it once symlinks are resolved (a checkout may
+ * hold a symlink to `/`); a path that does not exist yet is resolved through its nearest existing
+ * parent.
+ */
+function isInside(path: string, root: string): boolean {
+  const real = (p: string): string => {
+    let current = resolve(p);
+    const rest: string[] = [];
+    for (;;) {
+      try {
+        return join(realpathSync(current), ...rest.reverse());
+      } catch {
+        const parent = resolve(current, '..');
+        if (parent === current) return resolve(p);
+        rest.push(current.slice(parent.length).replace(/^[/\\]+/, ''));
+        current = parent;
+      }
+    }
+  };
+  const rel = relative(real(root), real(path));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }

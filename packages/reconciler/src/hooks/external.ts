@@ -7,6 +7,7 @@
 import { parseDuration } from '@orkestra/types';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
+import { redactUrlCredentials } from '../redact-url.js';
 import { AddressGuard } from './address-guard.js';
 import type { ResolveHost } from './address-guard.js';
 import { createDeadline } from './deadline.js';
@@ -395,5 +396,6 @@ function describeExpected(expected: number | readonly number[] | undefined): str
 }
 
 function failure(status: number, error: string, durationMs: number): ExternalCallResult {
-  return { called: true, ok: false, status, body: '', json: null, headers: {}, error, durationMs };
+  const redacted = redactUrlCredentials(error);
+  return { called: true, ok: false, status, body: '', json: null, headers: {}, error: redacted, durationMs };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
-import { GitCheckouts, GitPoller } from './git.js';
+import { GitCheckouts, GitPoller, gitRepoHost } from './git.js';
 import type { GitRefresh } from './git.js';
 
 let root: string;
@@ -182,6 +182,48 @@ describe('git process control', () => {
     const pending = checkouts.sync({ repo: origin }, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('reconcile timeout')), 100);
     expect((await pending).error).toBe(`git clone of ${origin} (branch main) aborted`);
+  });
+
+  it('finds the host of URL and scp-like repositories, none for local paths', () => {
+    expect(gitRepoHost('https://bot:tok@git.example.com:8443/org/r.git')).toBe('git.example.com');
+    expect(gitRepoHost('ssh://git@[fd00:ec2::254]:22/r.git')).toBe('[fd00:ec2::254]');
+    expect(gitRepoHost('git://169.254.169.254/r')).toBe('169.254.169.254');
+    expect(gitRepoHost('git@metadata.google.internal:org/r.git')).toBe('metadata.google.internal');
+    expect(gitRepoHost('/srv/git/r.git')).toBeUndefined();
+    expect(gitRepoHost('file:///srv/git/r.git')).toBeUndefined();
+    expect(gitRepoHost('./relative/r.git')).toBeUndefined();
+  });
+
+  it('refuses metadata and link-local hosts before git runs, and redacts credentials in errors', async () => {
+    const checkouts = new GitCheckouts({
+      workDir: join(root, 'work-guard'),
+      gitBinary: fakeGit('echo ran >&2; exit 3'),
+      resolve: async () => [{ address: '169.254.169.254', family: 4 }],
+    });
+    for (const repo of [
+      'http://169.254.169.254/r.git',
+      'https://bot:s3cr3t@rebinds.example.com/r.git',
+      'git@[::ffff:a9fe:a9fe]:r.git',
+      'ssh://metadata.google.internal/r.git',
+    ]) {
+      const result = await checkouts.sync({ repo });
+      expect(result.error).toMatch(/^refused .*(link-local|cloud metadata)/);
+      expect(result.error).not.toContain('s3cr3t');
+    }
+    expect(checkouts.commands).toBe(0);
+  });
+
+  it('redacts credentials in git failures', async () => {
+    const checkouts = new GitCheckouts({
+      workDir: join(root, 'work-redact'),
+      gitBinary: fakeGit(
+        'echo "fatal: unable to access https://bot:s3cr3t@git.example.com/r.git" >&2; exit 128',
+      ),
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    const result = await checkouts.sync({ repo: 'https://bot:s3cr3t@git.example.com/r.git' });
+    expect(result.error).toContain('https://[REDACTED]@git.example.com/r.git');
+    expect(result.error).not.toContain('s3cr3t');
   });
 
   it('runs git without a terminal prompt', async () => {

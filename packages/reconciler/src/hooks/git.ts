@@ -4,6 +4,14 @@
  * fetch and hard reset to the remote branch; a fetch is skipped when the checkout was fetched less
  * than 10 s ago. The git CLI runs without a shell, with `GIT_TERMINAL_PROMPT=0`, a timeout and the
  * reconcile's signal. Credentials come from the operator's git configuration only.
+ *
+ * The address guard of external calls covers the repository host: before every clone and fetch,
+ * the host of an `https://`, `http://`, `ssh://`, `git://` or scp-like (`user@host:path`) URL is
+ * resolved and refused when any address is link-local or a cloud metadata endpoint. git resolves
+ * the name again itself, so this does not close a DNS-rebinding window the way the HTTP hooks'
+ * connect-time lookup does; redirects are switched off (`http.followRedirects=false`) and only the
+ * file, git, http, https and ssh transports are allowed (`GIT_ALLOW_PROTOCOL`, no `ext::`).
+ * Errors have credentials in URLs redacted.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -12,6 +20,8 @@ import { join } from 'node:path';
 import { parseDuration } from '@orkestra/types';
 import { systemClock } from '../clock.js';
 import type { Clock, TimerHandle } from '../clock.js';
+import { AddressGuard } from './address-guard.js';
+import type { ResolveHost } from './address-guard.js';
 import { describeError } from './http-request.js';
 import { runProcess } from './run-process.js';
 
@@ -66,6 +76,10 @@ export interface GitCheckoutsOptions {
   readonly fetchSkipMs?: number;
   /** Between SIGTERM and SIGKILL on timeout or abort. Default 5000 ms. */
   readonly killGraceMs?: number;
+  /** Allow repository hosts with link-local and cloud metadata addresses (`--allow-link-local`). Default false. */
+  readonly allowLinkLocal?: boolean;
+  /** Resolves repository hosts for the address guard; tests inject a fake. Default `dns.lookup`. */
+  readonly resolve?: ResolveHost;
 }
 
 /** GitRefresh is what the poller found for one checkout. */
@@ -118,12 +132,22 @@ export class GitCheckouts {
   readonly #killGraceMs: number;
   readonly #checkouts = new Map<string, Checkout>();
   readonly #locks = new Map<string, Promise<void>>();
+  readonly #guard: AddressGuard;
   #commands = 0;
 
   constructor(options: GitCheckoutsOptions) {
     this.#workDir = options.workDir;
     this.#clock = options.clock ?? systemClock;
-    this.#env = { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+    this.#env = {
+      ...(options.env ?? process.env),
+      GIT_TERMINAL_PROMPT: '0',
+      LC_ALL: 'C',
+      GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh',
+    };
+    this.#guard = new AddressGuard({
+      allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.resolve == null ? {} : { resolve: options.resolve }),
+    });
     this.#git = options.gitBinary ?? 'git';
     this.#fetchSkipMs = options.fetchSkipMs ?? 10_000;
     this.#killGraceMs = options.killGraceMs ?? 5000;
@@ -246,6 +270,8 @@ export class GitCheckouts {
 
   async #update(checkout: Checkout, force: boolean, signal: AbortSignal | undefined): Promise<void> {
     const { dir, repo, branch } = checkout;
+    const host = gitRepoHost(repo);
+    if (host != null) await this.#guard.check(new URL(`http://${host}/`));
     if (!existsSync(join(dir, '.git'))) {
       await rm(dir, { recursive: true, force: true });
       await mkdir(this.#workDir, { recursive: true });
@@ -299,7 +325,7 @@ export class GitCheckouts {
     cwd: string = checkout.dir,
   ): Promise<string> {
     this.#commands++;
-    const result = await runProcess(this.#git, args, {
+    const result = await runProcess(this.#git, ['-c', 'http.followRedirects=false', ...args], {
       cwd,
       env: this.#env,
       timeoutMs: checkout.timeoutMs,
@@ -338,6 +364,29 @@ export class GitCheckouts {
       if (this.#locks.get(dir) === chained) this.#locks.delete(dir);
     }
   }
+}
+
+/**
+ * gitRepoHost returns the host (a name or a bracketed IPv6 literal) of a repository URL, or
+ * undefined for a local path or a `file://` URL: `scheme://[user@]host[:port]/…`, or the scp-like
+ * `[user@]host:path` (a colon before any slash).
+ *
+ * @example
+ * gitRepoHost('git@git.example.com:org/repo.git'); // 'git.example.com'
+ */
+export function gitRepoHost(repo: string): string | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(repo);
+  if (scheme != null) {
+    if (scheme[1]?.toLowerCase() === 'file') return undefined;
+    const rest = repo.slice(scheme[0].length);
+    const authority = rest.split(/[/?#]/, 1)[0] ?? '';
+    const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
+    if (hostPort.startsWith('[')) return hostPort.slice(0, hostPort.indexOf(']') + 1);
+    const host = hostPort.replace(/:\d*$/, '');
+    return host === '' ? undefined : host;
+  }
+  const scp = /^(?:[^@/:]+@)?(\[[^\]]+\]|[^/:]+):/.exec(repo);
+  return scp?.[1] != null && !/^[a-z]:$/i.test(`${scp[1]}:`) ? scp[1] : undefined;
 }
 
 function validate(repo: string, branch: string, path: string): void {

@@ -6,6 +6,7 @@
 import { request as httpRequestFn } from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpsRequestFn } from 'node:https';
+import { redactUrlCredentials } from '../redact-url.js';
 import { BlockedAddressError } from './address-guard.js';
 
 /** HttpRequestOptions describes one request. */
@@ -120,8 +121,15 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new Error('request aborted');
 }
 
-/** describeError turns a transport failure into a short message (`connect ECONNREFUSED 127.0.0.1:1`). */
+/**
+ * describeError turns a transport failure into a short message (`connect ECONNREFUSED 127.0.0.1:1`),
+ * with credentials in URLs redacted (hooks put it in their results, conditions and Events).
+ */
 export function describeError(error: unknown): string {
+  return redactUrlCredentials(describeErrorText(error));
+}
+
+function describeErrorText(error: unknown): string {
   if (error instanceof BlockedAddressError) return error.message;
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;

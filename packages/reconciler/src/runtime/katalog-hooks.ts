@@ -291,6 +291,8 @@ export class KatalogHooks {
         image,
         workingDirectory,
         dockerfile: stringForm(rendered.dockerfile) || 'Dockerfile',
+        // Build paths are confined to the git checkout (issue 20); without one, to the context.
+        ...(gitDir === '' ? {} : { root: gitDir }),
         buildArgs: Object.fromEntries(
           Object.entries(rendered.buildArgs ?? {}).map(([k, v]) => [k, stringForm(v)]),
         ),

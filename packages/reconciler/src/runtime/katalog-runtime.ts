@@ -68,7 +68,7 @@ export interface KatalogRuntimeTuning {
   readonly maxConcurrentBuilds?: number;
   /** How often the git poller looks for due checkouts. Default: the smallest declared `pollInterval`, at most 15 000 ms, at least 1000 ms. */
   readonly gitPollTickMs?: number;
-  /** Allow external calls to link-local and cloud metadata addresses. Default false. */
+  /** Allow external calls, cross HTTP reads and git hosts at link-local and cloud metadata addresses. Default false. */
   readonly allowLinkLocal?: boolean;
   /** The environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -255,7 +255,11 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     clock,
     ...(tuning.allowLinkLocal == null ? {} : { allowLinkLocal: tuning.allowLinkLocal }),
   });
-  const crossHttp = new CrossHttpClient({ clock });
+  // The address guard covers cross HTTP reads like external calls (issue 20).
+  const crossHttp = new CrossHttpClient({
+    clock,
+    ...(tuning.allowLinkLocal == null ? {} : { allowLinkLocal: tuning.allowLinkLocal }),
+  });
   const crossReaders = new CrossReaders();
   const enqueueReader = (id: string): void => {
     const { crd, key } = parseReaderId(id);
@@ -267,6 +271,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       workDir: tuning.workDir ?? mkdtempSync(join(tmpdir(), 'orkestra-git-')),
       clock,
       env,
+      ...(tuning.allowLinkLocal == null ? {} : { allowLinkLocal: tuning.allowLinkLocal }),
     }));
   let dockerBuilds: DockerBuildManager | undefined;
   const docker = (): DockerBuildManager =>

@@ -1138,20 +1138,19 @@ export class CrdPipeline {
     return undefined;
   }
 
-  /** #explicitChildren deletes children garbage collection cannot reach, in reverse wave order; undefined when none remain. */
+  // ---- issue 20: deterministic deletion ----------------------------------------------------
+  // Every child of the inventory and the cache is deleted explicitly (not only those garbage
+  // collection cannot reach), in reverse wave order, and the finalizer is released only once all
+  // of them are gone: `kubectl delete` returns after the children are gone, whether or not the
+  // garbage collector has discovered a just-installed kind yet. (issue-17-engine: this is the
+  // deletion stage's "explicit children" step.)
   async #explicitChildren(cr: KubeObject, state: RunState): Promise<string | undefined> {
-    const crNamespace = cr.metadata.namespace;
     const uid = cr.metadata.uid ?? '';
     const found = new Map<string, { ref: ObjectRef; uid?: string; deleting: boolean; wave: number }>();
     const consider = (object: KubeObject): void => {
       const source = object.metadata.annotations?.['orkestra.konductor.io/source'] ?? '';
       if (source.startsWith('onDelete.')) return;
       const ref = refOf(object);
-      const reachable = crNamespace != null && crNamespace !== '' && ref.namespace === crNamespace;
-      if (reachable || crNamespace == null || crNamespace === '') {
-        // Cluster-scoped CRs own every child by reference; namespaced CRs own their namespace's children.
-        if (reachable || object.metadata.ownerReferences?.some((o) => o.uid === uid)) return;
-      }
       const objectUid = object.metadata.uid;
       found.set(idOf(ref), {
         ref,
@@ -1164,15 +1163,24 @@ export class CrdPipeline {
     for (const record of inventoryOf(cr)) {
       const ref = recordRef(record);
       if (found.has(idOf(ref)) || record.source.startsWith('onDelete.')) continue;
-      const live = this.#o.children.watches(ref) ? this.#o.children.get(ref) : undefined;
-      if (live != null) consider(live);
+      if (this.#o.children.watches(ref)) {
+        const live = this.#o.children.get(ref);
+        if (live != null) consider(live);
+      } else {
+        // Not in any cache (e.g. a custom kind without an informer): a delete tells whether it is gone.
+        found.set(idOf(ref), { ref, deleting: false, wave: waveOfKind(ref.kind) });
+      }
     }
     if (found.size === 0) return undefined;
     const waves = [...new Set([...found.values()].map((f) => f.wave))].sort((a, b) => b - a);
     const wave = waves[0];
     const items = [...found.values()].filter((f) => f.wave === wave);
+    const left: typeof items = [];
     for (const item of items) {
-      if (item.deleting) continue;
+      if (item.deleting) {
+        left.push(item); // has its own finalizers: wait until it is gone
+        continue;
+      }
       try {
         await this.#o.client.delete(item.ref, {
           propagationPolicy: 'Background',
@@ -1180,14 +1188,15 @@ export class CrdPipeline {
         });
         state.writes++;
         this.#childWritten(item.ref.kind, 'delete');
+        left.push(item);
       } catch (error) {
         if (!(error instanceof NotFoundError))
           throw toOrkestraError(error, { katalogPath: this.#o.crd.katalogPath });
       }
     }
-    const pending = items.filter((i) => !i.deleting);
-    if (pending.length === 0 && waves.length === 1) return undefined; // everything left already has a deletion timestamp
-    return `deleting ${items.map((i) => formatChild(i.ref)).join(', ')}`;
+    // Gone only when every wave is gone; the children's delete events re-queue the CR.
+    if (left.length === 0 && waves.length === 1) return undefined;
+    return `deleting ${(left.length > 0 ? left : items).map((i) => formatChild(i.ref)).join(', ')}`;
   }
 
   async #observe(ref: ObjectRef): Promise<KubeObject | undefined> {

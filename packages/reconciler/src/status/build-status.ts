@@ -6,6 +6,7 @@ import type { TemplateEngine } from '@orkestra/template';
 import { ConditionReason, ConditionType } from '@orkestra/types';
 import type { ConditionStatus } from '@orkestra/types';
 import { truncateMessage } from '../reason-message.js';
+import { redactUrlCredentials } from '../redact-url.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
 import type { InventoryItem } from './inventory.js';
 import { sortInventory } from './inventory.js';
@@ -113,7 +114,8 @@ function makeCondition(
     type,
     status: state.status,
     reason: state.reason,
-    message: truncateMessage(state.message),
+    // Credentials in URLs never reach a condition.
+    message: truncateMessage(redactUrlCredentials(state.message)),
     ...(generation == null ? {} : { observedGeneration: generation }),
     lastTransitionTime: keepTime ? (prev['lastTransitionTime'] as string) : formatRfc3339(now),
   };
