@@ -28,6 +28,7 @@ import { errorForLog, isPanic, panicCause } from './log-error.js';
 import { noopObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
 import { collectTimeConditions, nextTimeConditionChange } from './time-conditions.js';
+import { readsOwnWrites } from './own-writes.js';
 
 /** OWN_WRITE_BACKOFF bounds the re-queue after a reconcile that wrote the CR's status or metadata (runtime.md §4). */
 const OWN_WRITE_INITIAL_MS = 5;
@@ -72,7 +73,8 @@ export interface CrdControllerOptions {
  * WorkQueue with a Dispatcher of `workers` capacity, Resync at the entry's interval, and the
  * pipeline as the reconcile function. A reconcile that wrote the CR's status or metadata re-queues
  * its key through a separate backoff (5 ms doubling to 1000 s) that a reconcile writing nothing
- * resets, so the watch echoes of its own writes (ignored by resource version) are not needed.
+ * resets, so the watch echoes of its own writes (ignored by resource version) are not needed;
+ * when nothing the entry evaluates can read those writes (own-writes.ts), it is not re-queued.
  *
  * @example
  * const controller = new CrdController({ ...options, crd });
@@ -96,6 +98,8 @@ export class CrdController {
   readonly #clock: Clock;
   /** Every time condition of the entry (katalog.md §8.5), for the timed re-queue of each reconcile. */
   readonly #timeConditions: readonly TimeCondition[];
+  /** Whether a reconcile that wrote the CR must run again to reach a fixed point (own-writes.ts). */
+  readonly #readsOwnWrites: boolean;
   #workersStarted = false;
   #reconciles = 0;
   #lastSuccessAt: number | undefined;
@@ -111,6 +115,7 @@ export class CrdController {
     this.#observer = observer;
     this.#clock = options.clock;
     this.#timeConditions = collectTimeConditions(crd.entry);
+    this.#readsOwnWrites = readsOwnWrites(crd);
     this.guard = createNamespaceGuard({
       restricted: crd.entry.restrictedNamespaces,
       allowed: crd.entry.allowedNamespaces,
@@ -307,7 +312,8 @@ export class CrdController {
       const timeChange = this.#nextTimeChange();
       if (timeChange != null)
         requeueAfterMs = requeueAfterMs == null ? timeChange : Math.min(requeueAfterMs, timeChange);
-      if (result.wroteCr) {
+      // issue 19 (own-writes.ts): re-run after an own write only when the entry can read it back.
+      if (result.wroteCr && this.#readsOwnWrites) {
         const failures = this.#ownWrites.get(key) ?? 0;
         this.#ownWrites.set(key, failures + 1);
         const delay = Math.min(OWN_WRITE_INITIAL_MS * 2 ** failures, OWN_WRITE_MAX_MS);
