@@ -12,6 +12,7 @@ describe('parseBenchArgs', () => {
       systems: ALL_SYSTEMS,
       out: undefined,
       docs: false,
+      docsFrom: [],
       cpuProfileDir: undefined,
       help: false,
     });

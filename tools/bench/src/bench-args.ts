@@ -39,6 +39,11 @@ export interface BenchArgs {
   readonly out: string | undefined;
   /** Regenerate docs/performance.md and its charts from this run (`--docs`). */
   readonly docs: boolean;
+  /**
+   * Regenerate docs/performance.md and the charts from these results files of earlier runs
+   * (`--docs-from a.json,b.json`; each a `latest.json` of one size) without measuring anything.
+   */
+  readonly docsFrom: readonly string[];
   /** Write a V8 CPU profile of the Orkestra runtime child into this directory (`--cpu-prof`). */
   readonly cpuProfileDir: string | undefined;
   readonly help: boolean;
@@ -54,6 +59,7 @@ export const BENCH_USAGE = `Usage: pnpm bench [-- options]
   --systems LIST     comma-separated subset of ${ALL_SYSTEMS.join(',')} (default: all)
   --no-peer          do not build or run kro (both resync settings)
   --docs             regenerate docs/performance.md and docs/performance/*.svg from this run
+  --docs-from F,…    regenerate docs/performance.md and its charts from earlier results files, no run
   --cpu-prof DIR     write a CPU profile of the Orkestra runtime child (node --cpu-prof) into DIR
   --out FILE         JSON output (default bench/results/latest.json at the repository root)`;
 
@@ -71,6 +77,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   let out: string | undefined;
   let docs = false;
   let cpuProfileDir: string | undefined;
+  let docsFrom: string[] = [];
   let help = false;
   const numeric: Record<string, keyof typeof values> = {
     '--rounds': 'rounds',
@@ -116,10 +123,14 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     } else if (flag === '--no-peer') peer = false;
     else if (flag === '--docs') docs = true;
     else if (flag === '--cpu-prof') cpuProfileDir = value();
+    else if (flag === '--docs-from')
+      docsFrom = value()
+        .split(',')
+        .map((s) => s.trim());
     else if (flag === '--out') out = value();
     else if (flag === '--help' || flag === '-h') help = true;
     else throw new Error(`unknown option ${raw}\n${BENCH_USAGE}`);
   }
   if (!peer) systems = systems.filter((s) => s !== SystemId.Kro && s !== SystemId.KroDefault);
-  return { ...values, sizes, systems, out, docs, cpuProfileDir, help };
+  return { ...values, sizes, systems, out, docs, docsFrom, cpuProfileDir, help };
 }

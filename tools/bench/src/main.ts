@@ -7,7 +7,7 @@
  * top, every round below) and the charts, and with `--docs` regenerates docs/performance.md. A
  * system that cannot run is reported with its reason; no figure is ever made up.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -244,6 +244,19 @@ async function main(): Promise<void> {
   }
   const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
   const outPath = args.out == null ? join(repoRoot, 'bench', 'results', 'latest.json') : resolve(args.out);
+  if (args.docsFrom.length > 0) {
+    // No measurement: the page and charts from earlier runs' results, smallest size first.
+    const documents = args.docsFrom
+      .map((file) => JSON.parse(readFileSync(resolve(file), 'utf8')) as SizeDocument)
+      .sort((a, b) => a.size - b.size);
+    const durationS = documents.reduce(
+      (sum, d) => sum + Number((d.environment as { durationS?: number }).durationS ?? 0),
+      0,
+    );
+    writeDocs(repoRoot, documents, durationS);
+    process.stdout.write(`regenerated docs/performance.md from ${args.docsFrom.join(', ')}\n`);
+    return;
+  }
   const logDir = mkdtempSync(join(tmpdir(), 'orkestra-bench-'));
   const command = `pnpm bench ${process.argv.slice(2).join(' ')}`.trim();
   log(
@@ -325,16 +338,16 @@ function writeOutputs(
   const charts = { convergence: convergenceChart(documents), rss: rssChart(documents) };
   writeFileSync(join(dirname(outPath), 'convergence.svg'), charts.convergence);
   writeFileSync(join(dirname(outPath), 'rss.svg'), charts.rss);
-  if (args.docs) {
-    const docsDir = join(repoRoot, 'docs');
-    mkdirSync(join(docsDir, 'performance'), { recursive: true });
-    writeFileSync(join(docsDir, 'performance', 'convergence.svg'), charts.convergence);
-    writeFileSync(join(docsDir, 'performance', 'rss.svg'), charts.rss);
-    writeFileSync(
-      join(docsDir, 'performance.md'),
-      performanceDoc({ documents, durationS: Math.round((Date.now() - started) / 1000) }),
-    );
-  }
+  if (args.docs) writeDocs(repoRoot, documents, Math.round((Date.now() - started) / 1000));
+}
+
+/** writeDocs regenerates docs/performance.md and docs/performance/*.svg from size documents. */
+function writeDocs(repoRoot: string, documents: readonly SizeDocument[], durationS: number): void {
+  const docsDir = join(repoRoot, 'docs');
+  mkdirSync(join(docsDir, 'performance'), { recursive: true });
+  writeFileSync(join(docsDir, 'performance', 'convergence.svg'), convergenceChart(documents));
+  writeFileSync(join(docsDir, 'performance', 'rss.svg'), rssChart(documents));
+  writeFileSync(join(docsDir, 'performance.md'), performanceDoc({ documents, durationS }));
 }
 
 main().catch((error: unknown) => {
