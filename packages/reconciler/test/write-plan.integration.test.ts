@@ -67,7 +67,10 @@ async function record(
       if (!into.has(o.metadata.name) && matches(o))
         into.set(o.metadata.name, BigInt(o.metadata.resourceVersion));
     },
-    () => undefined,
+    (error: unknown) => {
+      if (error != null && !String(error).includes('Abort'))
+        console.log(`[figures] watch of ${path} ended: ${String(error)}`);
+    },
   );
   watches.push(controller);
 }
@@ -77,6 +80,8 @@ async function runScenario(name: string, operatorBox: string) {
   await runtime?.stop({ timeoutMs: 5000 });
   const namespace = `${env.namespace}-${name}`;
   onCleanup(await createNamespace(env.kubeConfig, namespace));
+  // A CRD installed moments ago may not be served yet; a watch opened then ends at once.
+  await waitFor('the CR type served', async () => (await crs.list(namespace)).length === 0, 60_000, 200);
   const finalized: FirstSeen = new Map();
   const created: FirstSeen = new Map();
   await record(`/apis/${group}/v1/namespaces/${namespace}/shops`, finalized, (o) =>

@@ -93,6 +93,8 @@ export class CrdController {
   readonly pipeline: CrdPipeline;
   readonly #logger: Logger;
   readonly #ownWrites = new Map<string, number>();
+  /** Keys being reconciled, with the events held for them (own-write echoes are dropped). */
+  readonly #inFlight = new Map<string, (() => boolean)[]>();
   readonly #onPrimaryChange: ((change: CacheChange) => void) | undefined;
   readonly #observer: RuntimeObserver;
   readonly #clock: Clock;
@@ -186,6 +188,14 @@ export class CrdController {
     this.informer.subscribe((change) => {
       this.#notify(change);
       if (!this.#workersStarted) return;
+      // issue 19: an event for a CR being reconciled may be the echo of that reconcile's own
+      // write arriving before the write's answer; decided when the reconcile ends.
+      const version = change.object.metadata.resourceVersion;
+      if (
+        change.type !== CacheChangeType.Delete &&
+        this.#deferIfInFlight(change.key, () => this.informer.cache.isOwnVersion(version))
+      )
+        return;
       this.queue.add(change.key, Priority.Normal);
     });
   }
@@ -245,11 +255,25 @@ export class CrdController {
     if (this.informer.cache.get(key) != null) this.queue.add(key, Priority.Normal);
   }
 
-  /** enqueueOwner adds the key of the CR with this UID, when cached (child events, runtime.md §4). */
-  enqueueOwner(uid: string): void {
+  /**
+   * enqueueOwner adds the key of the CR with this UID, when cached (child events, runtime.md §4).
+   * `isOwnWrite`, when given, tells whether the event is the echo of the runtime's own write; an
+   * event for a CR being reconciled is then held until the reconcile ends and dropped if it was.
+   */
+  enqueueOwner(uid: string, isOwnWrite?: () => boolean): void {
     if (!this.#workersStarted) return;
     const key = this.informer.cache.keyOfUid(uid);
-    if (key != null) this.queue.add(key, Priority.Normal);
+    if (key == null) return;
+    if (isOwnWrite != null && this.#deferIfInFlight(key, isOwnWrite)) return;
+    this.queue.add(key, Priority.Normal);
+  }
+
+  /** #deferIfInFlight holds an event for a key being reconciled; true when held. */
+  #deferIfInFlight(key: string, isOwnWrite: () => boolean): boolean {
+    const held = this.#inFlight.get(key);
+    if (held == null) return false;
+    held.push(isOwnWrite);
+    return true;
   }
 
   /** stop stops taking work, waits up to `timeoutMs` for in-flight reconciles, and stops the informer. */
@@ -274,9 +298,14 @@ export class CrdController {
     }
     const started = Date.now();
     this.#reconciles++;
+    this.#inFlight.set(key, []);
     try {
       return await this.#run(key, cached, request, ctx, logger, started);
     } finally {
+      // Events held during the run: re-queue unless every one was the echo of an own write.
+      const held = this.#inFlight.get(key) ?? [];
+      this.#inFlight.delete(key);
+      if (held.some((isOwnWrite) => !isOwnWrite())) this.queue.add(key, Priority.Normal);
       const after = this.informer.cache.get(key);
       if (after != null && after.metadata.resourceVersion !== cached.metadata.resourceVersion) {
         this.#notify({ type: CacheChangeType.Update, key, object: after, old: cached });
