@@ -244,21 +244,29 @@ export class ObjectCache {
 
 /** sanitize deep-copies an object without managedFields and the last-applied annotation, and freezes it. */
 function sanitize(object: KubeObject): KubeObject {
-  const copy = structuredClone(object) as { metadata: Record<string, unknown> } & Record<string, unknown>;
-  delete copy.metadata['managedFields'];
-  const annotations = copy.metadata['annotations'] as Record<string, string> | undefined;
+  // One pass that copies, drops managedFields and the last-applied annotation, and freezes
+  // (issue 19: structuredClone plus a second freezing walk was the cache's top cost).
+  const { metadata, ...rest } = object as unknown as { metadata: Record<string, unknown> } & Record<
+    string,
+    unknown
+  >;
+  const { managedFields: _managed, ...meta } = metadata;
+  const annotations = meta['annotations'] as Record<string, string> | undefined;
   if (annotations != null && LAST_APPLIED_ANNOTATION in annotations) {
-    delete annotations[LAST_APPLIED_ANNOTATION];
+    const { [LAST_APPLIED_ANNOTATION]: _lastApplied, ...others } = annotations;
+    meta['annotations'] = others;
   }
-  return deepFreeze(copy) as unknown as KubeObject;
+  return frozenCopy({ ...rest, metadata: meta }) as KubeObject;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
+/** frozenCopy deep-copies a JSON value (objects as parsed from the API) and freezes every level. */
+function frozenCopy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) out[key] = frozenCopy(source[key]);
+  return Object.freeze(out);
 }
 
 function isDecimalNewer(candidate: string | undefined, reference: string): boolean {

@@ -28,6 +28,7 @@ export interface KeepAliveAgentsOptions {
 export class KeepAliveAgents {
   readonly #agents = new Map<string, http.Agent>();
   readonly #idleTimeoutMs: number;
+  #last: { protocol: string; values: unknown[]; agent: http.Agent } | undefined;
 
   constructor(options: KeepAliveAgentsOptions = {}) {
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
@@ -35,6 +36,25 @@ export class KeepAliveAgents {
 
   /** agentFor returns the shared agent for these options' TLS credentials and protocol. */
   agentFor(options: https.RequestOptions, protocol: string): http.Agent {
+    // Fast path: the same credentials as the previous request (compared byte by byte, not hashed).
+    const last = this.#last;
+    if (
+      last != null &&
+      last.protocol === protocol &&
+      TLS_KEYS.every((key, i) => same(last.values[i], (options as Record<string, unknown>)[key]))
+    ) {
+      return last.agent;
+    }
+    const agent = this.#agentByHash(options, protocol);
+    this.#last = {
+      protocol,
+      values: TLS_KEYS.map((key) => (options as Record<string, unknown>)[key]),
+      agent,
+    };
+    return agent;
+  }
+
+  #agentByHash(options: https.RequestOptions, protocol: string): http.Agent {
     const hash = createHash('sha256').update(protocol);
     for (const key of TLS_KEYS) {
       const value = (options as Record<string, unknown>)[key];
@@ -60,5 +80,11 @@ export class KeepAliveAgents {
   destroy(): void {
     for (const agent of this.#agents.values()) agent.destroy();
     this.#agents.clear();
+    this.#last = undefined;
   }
+}
+
+function same(a: unknown, b: unknown): boolean {
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  return a === b;
 }
