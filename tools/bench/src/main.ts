@@ -281,41 +281,44 @@ async function main(): Promise<void> {
   for (const size of args.sizes) {
     const rounds: BenchResults[] = [];
     const sizeStarted = Date.now();
+    const docOf = (): SizeDocument =>
+      sizeDocument({
+        size,
+        rounds,
+        settings: {
+          command,
+          rounds: args.rounds,
+          systems: args.systems,
+          concurrency: args.concurrency,
+          idleSeconds: args.idleSeconds,
+          edits: args.edits,
+          warmupCrs: Math.min(10, size),
+          resyncSeconds: RESYNC_SECONDS,
+          kroDefaultResyncSeconds: KRO_DEFAULT_RESYNC_SECONDS,
+          kroFlags: KRO_FLAGS_NOTE,
+        },
+        environment: {
+          date: new Date(sizeStarted).toISOString(),
+          durationS: Math.round((Date.now() - sizeStarted) / 1000),
+          node: process.version,
+          cpus: cpus().length,
+          cpuModel: cpus()[0]?.model ?? 'unknown',
+          memoryGb: Math.round(totalmem() / 2 ** 30),
+          // The machine is shared: the 1-minute load average says how busy it was.
+          loadAverage1m: { start: loadAtStart, end: load1() },
+          kubernetes: versions.kubernetes,
+          etcd: versions.etcd,
+          kro: KRO_VERSION,
+          logs: logDir,
+        },
+      });
     for (let round = 0; round < args.rounds; round++) {
       rounds.push(await runRound({ args, size, round, logDir, kroBuild }));
+      // Written after every round, so an interrupted run keeps the rounds it finished.
+      writeOutputs(args, repoRoot, outPath, [...documents, docOf()], started);
     }
-    const doc = sizeDocument({
-      size,
-      rounds,
-      settings: {
-        command,
-        rounds: args.rounds,
-        systems: args.systems,
-        concurrency: args.concurrency,
-        idleSeconds: args.idleSeconds,
-        edits: args.edits,
-        warmupCrs: Math.min(10, size),
-        resyncSeconds: RESYNC_SECONDS,
-        kroDefaultResyncSeconds: KRO_DEFAULT_RESYNC_SECONDS,
-        kroFlags: KRO_FLAGS_NOTE,
-      },
-      environment: {
-        date: new Date(sizeStarted).toISOString(),
-        durationS: Math.round((Date.now() - sizeStarted) / 1000),
-        node: process.version,
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        memoryGb: Math.round(totalmem() / 2 ** 30),
-        // The machine is shared: the 1-minute load average says how busy it was.
-        loadAverage1m: { start: loadAtStart, end: load1() },
-        kubernetes: versions.kubernetes,
-        etcd: versions.etcd,
-        kro: KRO_VERSION,
-        logs: logDir,
-      },
-    });
+    const doc = docOf();
     documents.push(doc);
-    // Written after every size, so a later size that fails does not lose the earlier ones.
     writeOutputs(args, repoRoot, outPath, documents, started);
     process.stdout.write(`\n${formatSizeTable(doc)}\n`);
   }
