@@ -1,4 +1,4 @@
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import tls from 'node:tls';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { describe, expect, it } from 'vitest';
 import { createKubeClient } from '../src/index.js';
@@ -14,18 +14,19 @@ describe('createKubeClient connections', () => {
       kind: 'ConfigMap',
       metadata: { name: 'reuse', namespace: env.namespace },
     });
-    // Node publishes every new client socket on this channel.
+    // Every new HTTPS connection goes through tls.connect (https.Agent#createConnection).
     let sockets = 0;
-    const onSocket = (): void => {
+    const connect = tls.connect;
+    tls.connect = ((...args: Parameters<typeof tls.connect>) => {
       sockets++;
-    };
-    subscribe('net.client.socket', onSocket);
+      return connect(...args);
+    }) as typeof tls.connect;
     try {
       for (let i = 0; i < 20; i++) {
         await client.mergePatch(ref, { data: { i: String(i) } });
       }
     } finally {
-      unsubscribe('net.client.socket', onSocket);
+      tls.connect = connect;
     }
     expect(sockets).toBeLessThanOrEqual(2);
   });
