@@ -3,11 +3,19 @@
  * and, when it has a `test/` folder, an integration project (`test/**\/*.integration.test.ts`)
  * that shares one local control plane per run through @orkestra/testenv's global setup.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProjectInlineConfiguration } from 'vitest/config';
 
 const sourceCondition = ['@orkestra/source'];
+
+/** hasTypeTests is true when the package has type-level tests (`src/**\/*.test-d.ts`, vitest typecheck). */
+function hasTypeTests(dir: string): boolean {
+  const src = join(dir, 'src');
+  return (
+    existsSync(src) && readdirSync(src, { recursive: true }).some((f) => String(f).endsWith('.test-d.ts'))
+  );
+}
 
 export function packageProjects(dir: string, name: string): TestProjectInlineConfiguration[] {
   const projects: TestProjectInlineConfiguration[] = [
@@ -19,7 +27,9 @@ export function packageProjects(dir: string, name: string): TestProjectInlineCon
         root: dir,
         include: ['src/**/*.test.ts'],
         restoreMocks: true,
-        typecheck: { enabled: false },
+        typecheck: hasTypeTests(dir)
+          ? { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: join(dir, 'tsconfig.test.json') }
+          : { enabled: false },
       },
     },
   ];

@@ -4,7 +4,8 @@
 # ~/.cache/orkestra/testenv when missing (minutes the first time; cached afterwards).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! bash tools/testenv/build.sh all; then
+# issue 15: `tools` adds kubectl, helm and crane (the install/image/kubectl tests drive them).
+if ! bash tools/testenv/build.sh all tools; then
   if [[ "${CI:-}" == "true" ]]; then
     echo "test servers could not be built; under CI that is a failure" >&2
     exit 1

@@ -5,7 +5,7 @@
 # Results are cached under ${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv/<tool>-<version>/
 # and are not rebuilt while their .stamp matches. Nothing is written inside the repository.
 #
-# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto]...
+# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools]...
 set -euo pipefail
 
 # The pinned versions live in one place, packages/testenv/versions.json, which @orkestra/testenv
@@ -22,6 +22,7 @@ K8S_VERSION="${ORKESTRA_K8S_VERSION:-$(json_version kubernetes)}"
 ETCD_VERSION="${ORKESTRA_ETCD_VERSION:-$(json_version etcd)}"
 FERRETDB_VERSION="${ORKESTRA_FERRETDB_VERSION:-$(json_version ferretdb)}"
 MOTO_VERSION="${ORKESTRA_MOTO_VERSION:-$(json_version moto)}"
+VERDACCIO_VERSION="${ORKESTRA_VERDACCIO_VERSION:-$(json_version verdaccio)}"
 
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv"
 mkdir -p "$CACHE_ROOT"
@@ -156,15 +157,105 @@ build_moto() {
   log "moto installed"
 }
 
+# issue 16: verdaccio, the npm registry of the publishing tests, installed with npm (not pnpm: it
+# is a tool, not a workspace dependency). 6.10 needs Node 22; 6.8.0 runs on Node 20 with node-fetch
+# overridden to 2.7.0 (verdaccio-audit asks for node-fetch by the dist-tag "cjs", which npm
+# resolves to 2.6.7 and then reports as an invalid tree).
+build_verdaccio() {
+  local out="$CACHE_ROOT/verdaccio-$VERDACCIO_VERSION"
+  local manifest
+  manifest=$(printf '{"name":"orkestra-testenv-verdaccio","private":true,"dependencies":{"verdaccio":"%s"},"overrides":{"node-fetch":"2.7.0"}}\n' "$VERDACCIO_VERSION")
+  local stamp; stamp=$(printf '%s' "$manifest" | stamp_of)
+  if [[ -x "$out/node_modules/.bin/verdaccio" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then log "verdaccio $VERDACCIO_VERSION cached at $out"; return; fi
+  command -v npm >/dev/null 2>&1 || { log "error: npm is not installed, so verdaccio cannot be installed"; exit 3; }
+  log "installing verdaccio $VERDACCIO_VERSION into $out"
+  local t0=$SECONDS
+  rm -rf "$out"; mkdir -p "$out"
+  printf '%s' "$manifest" > "$out/package.json"
+  (cd "$out" && npm install --no-fund --no-audit --omit=dev --loglevel=error >/dev/null)
+  printf '%s' "$stamp" > "$out/.stamp"
+  log "verdaccio installed in $(( SECONDS - t0 ))s"
+}
+
+# --- issue 15: client tools (kubectl, helm, crane) -------------------------------------------------
+# Self-contained so other targets can be added beside them without touching these lines.
+# kubectl is built from the same k8s.io/kubernetes module and version as kube-apiserver; helm v3 and
+# crane (go-containerregistry) come from the Go module proxy. Each is cached at
+# $CACHE_ROOT/<tool>-<version>/<tool> behind a .stamp of its recipe.
+HELM_VERSION="${ORKESTRA_HELM_VERSION:-$(json_version helm)}"
+CRANE_VERSION="${ORKESTRA_CRANE_VERSION:-$(json_version crane)}"
+
+# Builds one main package of a Go module at a version through a throw-away wrapper module.
+#   go_tool <name> <out-dir> <module> <version> <package> [ldflags]
+go_tool() {
+  local name="$1" out="$2" module="$3" version="$4" pkg="$5" ldx="${6:-}"
+  local mod; mod=$(printf 'module local/testenv/%s\n\ngo 1.25.0\n\nrequire %s %s\n' "$name" "$module" "$version")
+  local stamp; stamp=$(printf '%s|%s|%s' "$mod" "$pkg" "$ldx" | stamp_of)
+  if [[ -x "$out/$name" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then log "$name $version cached at $out"; return; fi
+  need_go "$name" "$(echo "$name" | tr a-z- A-Z_)"
+  go_env
+  local work; work=$(mktemp -d); trap 'rm -rf "$work"; trap - RETURN' RETURN
+  printf '%s\n' "$mod" > "$work/go.mod"
+  printf 'package tools\n\nimport _ "%s"\n' "$pkg" > "$work/tools.go"
+  log "building $name $version"
+  local t0=$SECONDS
+  mkdir -p "$out"
+  (cd "$work" && with_heartbeat "$name" go build -trimpath -ldflags "-s -w $ldx" -o "$out/$name" "$pkg")
+  printf '%s' "$stamp" > "$out/.stamp"
+  log "$name built in $(( SECONDS - t0 ))s"
+}
+
+build_helm() {
+  go_tool helm "$CACHE_ROOT/helm-$HELM_VERSION" helm.sh/helm/v3 "$HELM_VERSION" helm.sh/helm/v3/cmd/helm \
+    "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+}
+
+build_crane() {
+  go_tool crane "$CACHE_ROOT/crane-$CRANE_VERSION" github.com/google/go-containerregistry "$CRANE_VERSION" \
+    github.com/google/go-containerregistry/cmd/crane
+}
+
+build_kubectl() {
+  local out="$CACHE_ROOT/kubectl-$K8S_VERSION"
+  local sv="v0${K8S_VERSION#v1}"
+  local minor; minor=$(echo "$K8S_VERSION" | cut -d. -f2)
+  local ldv="-X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+  if [[ -x "$out/kubectl" && "$(cat "$out/.stamp" 2>/dev/null)" == "$(printf '%s|%s' "$K8S_VERSION" "$ldv" | stamp_of)" ]]; then
+    log "kubectl $K8S_VERSION cached at $out"; return
+  fi
+  need_go kubectl KUBECTL
+  go_env
+  local gomod
+  gomod=$(cd /tmp && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')
+  [[ -f "$gomod" ]] || { log "error: could not download go.mod of k8s.io/kubernetes@$K8S_VERSION"; exit 4; }
+  local replaces
+  replaces=$(grep -E '^\s*k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" | awk -v sv="$sv" '{print "\t" $1 " => " $1 " " sv}')
+  local work; work=$(mktemp -d); trap 'rm -rf "$work"; trap - RETURN' RETURN
+  printf 'module local/testenv/kubectl\n\ngo 1.24.0\n\ngodebug default=go1.24\n\nrequire k8s.io/kubernetes %s\n\nreplace (\n%s\n)\n' "$K8S_VERSION" "$replaces" > "$work/go.mod"
+  printf 'package tools\n\nimport _ "k8s.io/kubernetes/cmd/kubectl"\n' > "$work/tools.go"
+  log "building kubectl $K8S_VERSION"
+  local t0=$SECONDS
+  mkdir -p "$out"
+  (cd "$work" && with_heartbeat kubectl go build -trimpath -ldflags "-s -w $ldv" -o "$out/kubectl" k8s.io/kubernetes/cmd/kubectl)
+  printf '%s|%s' "$K8S_VERSION" "$ldv" | stamp_of > "$out/.stamp"
+  log "kubectl built in $(( SECONDS - t0 ))s"
+}
+# --- end issue 15 -------------------------------------------------------------------------------------
+
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(all)
 for t in "${targets[@]}"; do
   case "$t" in
-    all) build_moto; build_etcd; build_ferretdb; build_kube ;;
+    all) build_moto; build_verdaccio; build_etcd; build_ferretdb; build_kube ;;
     etcd) build_etcd ;;
     kube) build_kube ;;
     ferretdb) build_ferretdb ;;
     moto) build_moto ;;
-    *) log "unknown target $t (all|etcd|kube|ferretdb|moto)"; exit 2 ;;
+    verdaccio) build_verdaccio ;; # issue 16
+    kubectl) build_kubectl ;; # issue 15
+    helm) build_helm ;; # issue 15
+    crane) build_crane ;; # issue 15
+    tools) build_kubectl; build_helm; build_crane ;; # issue 15: client tools
+    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools)"; exit 2 ;;
   esac
 done

@@ -152,6 +152,14 @@ describe('createOperatorMetrics', () => {
     expect(text).not.toContain('process_cpu_user_seconds_total');
   });
 
+  it('katalogLoaded replaces the katalog_info series instead of adding one', async () => {
+    const metrics = createOperatorMetrics({ katalogName: 'shop', version: '1.0.0', defaultMetrics: false });
+    metrics.katalogLoaded('1.1.0');
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('orkestra_katalog_info{katalog="shop",version="1.1.0"} 1');
+    expect(text).not.toContain('version="1.0.0"');
+  });
+
   it("uses controller-runtime's buckets for reconcile time and workqueue durations", async () => {
     const metrics = createOperatorMetrics({ katalogName: 'shop', version: '1', defaultMetrics: false });
     metrics.sink.reconcileFinished('website', 'success', 0.02);

@@ -118,6 +118,8 @@ export interface OperatorMetrics {
   readonly sink: MetricsSink;
   /** addCollector registers a function called at each scrape to set gauges; returns its removal. */
   addCollector(collector: Collector): () => void;
+  /** katalogLoaded replaces the `orkestra_katalog_info` series after a hot reload. */
+  katalogLoaded(version: string): void;
 }
 
 /** Runs collectors before every exposition, so scrape-time gauges are fresh whoever asks. */
@@ -287,10 +289,8 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
     'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
     ['name'],
   );
-  gauge('orkestra_katalog_info', 'The loaded Katalog (always 1)', ['katalog', 'version']).set(
-    { katalog: options.katalogName, version: options.version },
-    1,
-  );
+  const katalogInfo = gauge('orkestra_katalog_info', 'The loaded Katalog (always 1)', ['katalog', 'version']);
+  katalogInfo.set({ katalog: options.katalogName, version: options.version }, 1);
 
   // informers and cache
   scrape.cacheObjects = gauge('orkestra_cache_objects', 'Objects held in the informer cache', ['resource']);
@@ -470,6 +470,10 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
       return () => {
         registry.collectors.delete(collector);
       };
+    },
+    katalogLoaded: (version) => {
+      katalogInfo.reset();
+      katalogInfo.set({ katalog: options.katalogName, version }, 1);
     },
   };
 }

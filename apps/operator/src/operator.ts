@@ -17,6 +17,7 @@ import type { OperatorLogger } from './logger.js';
 import { createOperatorMetrics } from './metrics.js';
 import { createOperatorRuntime } from './operator-runtime.js';
 import type { OperatorRuntime } from './operator-runtime.js';
+import { providerDirectoryFromEnv } from './provider-directory.js';
 import { closeProviders, loadProviders } from './provider-loader.js';
 import { installShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
@@ -91,6 +92,10 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+function optionalProviderDirectory(dir: string | undefined): { providerDirectory?: string } {
+  return dir == null ? {} : { providerDirectory: dir };
+}
+
 function sameProviders(a: Katalog, b: Katalog): boolean {
   return JSON.stringify(a.spec.providers) === JSON.stringify(b.spec.providers);
 }
@@ -129,7 +134,13 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   let providers: ReadonlyMap<string, Provider>;
   try {
     providers = (
-      await loadProviders(katalog.spec.providers, { env: options.env, logger, crds: katalog.spec.crds })
+      await loadProviders(katalog.spec.providers, {
+        env: options.env,
+        logger,
+        crds: katalog.spec.crds,
+        // issue 16: providers the image was not built with (ORKESTRA_PROVIDER_DIR, /opt/orkestra/providers).
+        ...optionalProviderDirectory(providerDirectoryFromEnv(options.env, options.cwd)),
+      })
     ).providers;
   } catch (error) {
     throw new OperatorStartError(`cannot load providers: ${errorMessage(error)}`, [], { cause: error });
@@ -155,7 +166,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
 
   const metrics = createOperatorMetrics({
     katalogName,
-    version: katalog.metadata.version === '' ? operatorVersion() : katalog.metadata.version,
+    version: katalogVersion(katalog),
   });
   const leaseName = leaseNameFor(katalogName);
   let leading = !config.leaderElect;
@@ -322,6 +333,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     runtime = candidate;
     katalog = next.katalog;
     katalogText = next.text;
+    metrics.katalogLoaded(katalogVersion(katalog));
     logger.info(
       { file: config.katalog, version: katalog.metadata.version, entries: Object.keys(katalog.spec.crds) },
       'katalog reloaded',
@@ -420,4 +432,9 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       return done;
     },
   };
+}
+
+/** The version `orkestra_katalog_info` reports: the Katalog's own, or the operator's when it has none. */
+function katalogVersion(katalog: Katalog): string {
+  return katalog.metadata.version === '' ? operatorVersion() : katalog.metadata.version;
 }

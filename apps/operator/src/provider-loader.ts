@@ -1,5 +1,12 @@
 import { createRequire } from 'node:module';
 import type { Katalog, Logger, Provider, ProviderModule, ProviderRef } from '@orkestra/types';
+import {
+  findDirectoryPackage,
+  operatorPackageVersion,
+  SHARED_PACKAGES,
+  shareOperatorPackages,
+} from './provider-directory.js';
+import type { DirectoryPackage } from './provider-directory.js';
 
 /** ProviderLoadErrorCode is the closed set of reasons a provider fails to load. */
 export const ProviderLoadErrorCode = {
@@ -10,6 +17,7 @@ export const ProviderLoadErrorCode = {
   CreateFailed: 'ProviderCreateFailed',
   NameMismatch: 'ProviderNameMismatch',
   UnknownKind: 'ProviderUnknownKind',
+  Incompatible: 'ProviderIncompatible',
 } as const;
 export type ProviderLoadErrorCode = (typeof ProviderLoadErrorCode)[keyof typeof ProviderLoadErrorCode];
 
@@ -55,6 +63,16 @@ export interface LoadProvidersOptions {
   readonly crds?: Katalog['spec']['crds'];
   /** Handed to `createProvider`; abort it on shutdown. Default a signal that never fires. */
   readonly signal?: AbortSignal;
+  /**
+   * The provider directory (docs: apps/operator/README.md, "Providers the image was not built
+   * with"): an npm project whose `node_modules/<package>` is loaded in preference to the
+   * operator's own copy. Default none.
+   */
+  readonly providerDirectory?: string;
+  /** Packages a directory provider always gets from the operator (peer ranges are checked). Default `['@orkestra/types']`. */
+  readonly sharedPackages?: readonly string[];
+  /** `file:` URL the shared packages resolve from. Default the operator's own module. */
+  readonly sharedFrom?: string;
 }
 
 /** LoadedProviders is the outcome of loadProviders. */
@@ -100,17 +118,40 @@ export function substituteEnv(
 /**
  * satisfiesRange checks `version` against a small subset of semver ranges: `^x.y.z`, `~x.y.z`,
  * `>=x.y.z`, `>x.y.z`, `<=x.y.z`, `<x.y.z`, exact `x.y.z` (optionally `=`/`v`-prefixed), `*` and
- * space-separated conjunctions. Returns undefined when the range uses other syntax. Pre-release
- * tags are ignored.
+ * space-separated conjunctions, and `||` alternatives of those. Returns undefined when the range
+ * uses other syntax. Pre-release versions are ordered by semver precedence (`1.0.0-ci-2` is above
+ * `1.0.0-ci-1` and below `1.0.0`).
  */
 export function satisfiesRange(version: string, range: string): boolean | undefined {
-  const parse = (text: string): readonly [number, number, number] | undefined => {
-    const match = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$/.exec(text.trim());
+  if (range.includes('||')) {
+    const results = range.split('||').map((alternative) => satisfiesRange(version, alternative));
+    if (results.includes(true)) return true;
+    return results.includes(undefined) ? undefined : false;
+  }
+  type Version = readonly [number, number, number, readonly string[]];
+  const parse = (text: string): Version | undefined => {
+    const match = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+.*)?$/.exec(text.trim());
     if (match == null) return undefined;
-    return [Number(match[1]), Number(match[2] ?? 0), Number(match[3] ?? 0)];
+    return [Number(match[1]), Number(match[2] ?? 0), Number(match[3] ?? 0), match[4]?.split('.') ?? []];
   };
-  const compare = (a: readonly number[], b: readonly number[]): number =>
-    (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0) || (a[2] ?? 0) - (b[2] ?? 0);
+  // semver precedence: the release tuple, then a pre-release sorts before its release, identifier
+  // by identifier (numeric ones numerically and before alphanumeric ones).
+  const comparePre = (a: readonly string[], b: readonly string[]): number => {
+    if (a.length === 0 || b.length === 0) return b.length - a.length;
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      const x = a[i];
+      const y = b[i];
+      if (x == null || y == null) return x == null ? -1 : 1;
+      const nx = /^\d+$/.test(x);
+      const ny = /^\d+$/.test(y);
+      if (nx && ny && Number(x) !== Number(y)) return Number(x) - Number(y);
+      if (nx !== ny) return nx ? -1 : 1;
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+  const compare = (a: Version, b: Version): number =>
+    a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || comparePre(a[3], b[3]);
   const current = parse(version);
   if (current == null) return undefined;
   const parts = range.trim().split(/\s+/);
@@ -121,15 +162,21 @@ export function satisfiesRange(version: string, range: string): boolean | undefi
     const bound = match?.[2] == null ? undefined : parse(match[2]);
     if (match == null || bound == null) return undefined;
     const [major, minor, patch] = bound;
+    const lowest = ['0'];
     const cmp = compare(current, bound);
     switch (match[1]) {
       case '^': {
-        const upper = major > 0 ? [major + 1, 0, 0] : minor > 0 ? [0, minor + 1, 0] : [0, 0, patch + 1];
+        const upper: Version =
+          major > 0
+            ? [major + 1, 0, 0, lowest]
+            : minor > 0
+              ? [0, minor + 1, 0, lowest]
+              : [0, 0, patch + 1, lowest];
         result &&= cmp >= 0 && compare(current, upper) < 0;
         break;
       }
       case '~':
-        result &&= cmp >= 0 && compare(current, [major, minor + 1, 0]) < 0;
+        result &&= cmp >= 0 && compare(current, [major, minor + 1, 0, lowest]) < 0;
         break;
       case '>=':
         result &&= cmp >= 0;
@@ -167,6 +214,45 @@ export function providerKindsUsed(crds: Katalog['spec']['crds']): Map<string, Ma
   return used;
 }
 
+/**
+ * checkPeers fails when the operator's copy of a shared package (`@orkestra/types`) is outside
+ * the peer range the directory provider was published with, naming the package and the range.
+ */
+function checkPeers(
+  ref: ProviderRef,
+  found: DirectoryPackage,
+  options: LoadProvidersOptions,
+  fail: (code: ProviderLoadErrorCode, message: string) => ProviderLoadError,
+): void {
+  const label = `${ref.package}@${found.version ?? '?'}`;
+  for (const shared of options.sharedPackages ?? SHARED_PACKAGES) {
+    // A shared package listed as a plain dependency is still the operator's copy at run time.
+    const field = found.peerDependencies[shared] != null ? 'peer dependency' : 'dependency';
+    const range = found.peerDependencies[shared] ?? found.dependencies[shared];
+    if (range == null) continue;
+    const have = operatorPackageVersion(shared, options.sharedFrom ?? import.meta.url);
+    if (have == null) {
+      throw fail(
+        ProviderLoadErrorCode.Incompatible,
+        `${label} needs ${shared} ${range} (${field}), but the operator has no ${shared}`,
+      );
+    }
+    const ok = satisfiesRange(have, range);
+    if (ok === false) {
+      throw fail(
+        ProviderLoadErrorCode.Incompatible,
+        `${label} needs ${shared} ${range} (${field}), but the operator has ${shared} ${have}; install a version of ${ref.package} built for ${shared} ${have}`,
+      );
+    }
+    if (ok === undefined) {
+      options.logger.warn(
+        { package: ref.package, peer: shared, range, version: have },
+        `cannot check peer range "${range}"`,
+      );
+    }
+  }
+}
+
 function defaultPackageVersion(specifier: string): string | undefined {
   try {
     const require = createRequire(import.meta.url);
@@ -202,15 +288,28 @@ async function loadOne(
   const fail = (code: ProviderLoadErrorCode, message: string, cause?: unknown): ProviderLoadError =>
     new ProviderLoadError(ref.name, code, message, cause === undefined ? undefined : { cause });
 
+  const fromDirectory =
+    options.providerDirectory == null
+      ? undefined
+      : findDirectoryPackage(options.providerDirectory, ref.package);
+  if (fromDirectory != null) checkPeers(ref, fromDirectory, options, fail);
+
   let loaded: unknown;
   try {
-    loaded = await importModule(ref.package);
+    if (fromDirectory != null && options.providerDirectory != null) {
+      shareOperatorPackages(
+        options.providerDirectory,
+        options.sharedPackages ?? SHARED_PACKAGES,
+        options.sharedFrom ?? import.meta.url,
+      );
+    }
+    loaded = await importModule(fromDirectory?.entryUrl ?? ref.package);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     const code = (error as { code?: unknown } | null)?.code;
     const hint =
       code === 'ERR_MODULE_NOT_FOUND' || /cannot find (package|module)|failed to (load|resolve)/i.test(detail)
-        ? ` (is ${ref.package} installed next to the operator?)`
+        ? ` (is ${ref.package} installed next to the operator${options.providerDirectory == null ? '' : ` or in ${options.providerDirectory}`}?)`
         : '';
     throw fail(
       ProviderLoadErrorCode.ImportFailed,
@@ -312,7 +411,12 @@ export async function loadProviders(
   const signal = options.signal ?? new AbortController().signal;
   const used =
     options.crds == null ? new Map<string, Map<string, string>>() : providerKindsUsed(options.crds);
-  const packageVersion = options.packageVersion ?? defaultPackageVersion;
+  const packageVersion = (specifier: string): string | undefined => {
+    const dir = options.providerDirectory;
+    const found = dir == null ? undefined : findDirectoryPackage(dir, specifier);
+    if (found != null) return found.version;
+    return (options.packageVersion ?? defaultPackageVersion)(specifier);
+  };
   const providers = new Map<string, Provider>();
   const failed = new Map<string, ProviderLoadError>();
   const fatal: ProviderLoadError[] = [];
@@ -337,7 +441,17 @@ export async function loadProviders(
           );
         }
       }
-      logger.info({ version: installed, kinds: Object.keys(provider.kinds) }, 'provider loaded');
+      logger.info(
+        {
+          version: installed,
+          kinds: Object.keys(provider.kinds),
+          ...(options.providerDirectory != null &&
+          findDirectoryPackage(options.providerDirectory, ref.package) != null
+            ? { from: options.providerDirectory }
+            : {}),
+        },
+        'provider loaded',
+      );
     } catch (error) {
       const errors =
         error instanceof ProvidersLoadError

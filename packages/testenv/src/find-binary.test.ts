@@ -11,6 +11,7 @@ const versions: TestenvVersions = {
   etcd: 'v3.6.16',
   ferretdb: 'v1.24.2',
   moto: '5.2.5',
+  verdaccio: '6.8.0',
 };
 
 function executable(path: string): string {
@@ -76,12 +77,14 @@ describe('findBinary', () => {
       kcm: executable(join(cache, 'kube-v1.34.4', 'kube-controller-manager')),
       ferretdb: executable(join(cache, 'ferretdb-v1.24.2', 'ferretdb')),
       moto: executable(join(cache, 'moto-5.2.5-py3.11', 'bin', 'moto_server')),
+      verdaccio: executable(join(cache, 'verdaccio-6.8.0', 'node_modules', '.bin', 'verdaccio')),
     };
     expect(findBinary('etcd', options).path).toBe(paths.etcd);
     expect(findBinary('kube-apiserver', options).path).toBe(paths.apiserver);
     expect(findBinary('kube-controller-manager', options).path).toBe(paths.kcm);
     expect(findBinary('ferretdb', options).path).toBe(paths.ferretdb);
     expect(findBinary('moto_server', options)).toEqual({ path: paths.moto, source: 'cache' });
+    expect(findBinary('verdaccio', options).path).toBe(paths.verdaccio);
   });
 
   it('ignores other versions in the cache and reports where it looked', () => {

@@ -12,6 +12,7 @@ export const ServerBinary = {
   KubeControllerManager: 'kube-controller-manager',
   Ferretdb: 'ferretdb',
   MotoServer: 'moto_server',
+  Verdaccio: 'verdaccio',
 } as const;
 export type ServerBinary = (typeof ServerBinary)[keyof typeof ServerBinary];
 
@@ -53,6 +54,8 @@ function cacheCandidates(name: ServerBinary, root: string, versions: TestenvVers
       return [join(root, `kube-${versions.kubernetes}`, name)];
     case 'ferretdb':
       return [join(root, `ferretdb-${versions.ferretdb}`, 'ferretdb')];
+    case 'verdaccio':
+      return [join(root, `verdaccio-${versions.verdaccio}`, 'node_modules', '.bin', 'verdaccio')];
     case 'moto_server': {
       // The venv directory carries the Python minor version: moto-5.2.5-py3.11.
       const prefix = `moto-${versions.moto}-py`;

@@ -1,10 +1,12 @@
 /**
  * @orkestra/testenv starts real test servers on loopback, from binaries built by
  * `tools/testenv/build.sh` (or found through `TEST_ASSET_*` / `KUBEBUILDER_ASSETS`): etcd +
- * kube-apiserver + kube-controller-manager, moto for S3 and FerretDB for MongoDB. For tests
- * and `ork dev`; never for production. Vitest helpers live in `@orkestra/testenv/vitest`.
+ * kube-apiserver + kube-controller-manager, moto for S3, FerretDB for MongoDB and verdaccio for
+ * npm. For tests and `ork dev`; never for production. Vitest helpers live in
+ * `@orkestra/testenv/vitest`.
  *
- * Main exports: startControlPlane, startS3, startMongo, connectControlPlane, sumMetric,
+ * Main exports: startControlPlane, startS3, startMongo, startNpmRegistry (verdaccio),
+ * connectControlPlane, sumMetric,
  * startFreezableProxy (a TCP proxy whose open connections can be made to go silent),
  * installCrd / crClient / createNamespace (custom resources for tests), findBinary, TestenvError.
  *
@@ -23,6 +25,8 @@ export type { ControlPlaneClient, ControlPlaneConnection } from './control-plane
 export { startS3 } from './s3-server.js';
 export type { S3Server, S3ServerOptions } from './s3-server.js';
 export { startMongo } from './mongo-server.js';
+export { startNpmRegistry } from './npm-registry.js';
+export type { NpmRegistry, NpmRegistryOptions } from './npm-registry.js';
 export type { MongoServer, MongoServerOptions } from './mongo-server.js';
 export { sumMetric } from './sum-metric.js';
 export { startFreezableProxy } from './freezable-proxy.js';

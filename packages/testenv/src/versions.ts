@@ -13,6 +13,8 @@ export interface TestenvVersions {
   readonly ferretdb: string;
   /** moto (PyPI), e.g. `5.2.5`. */
   readonly moto: string;
+  /** verdaccio (npm), the registry of the publishing tests, e.g. `6.8.0`. */
+  readonly verdaccio: string;
 }
 
 const overrides = {
@@ -20,12 +22,13 @@ const overrides = {
   etcd: 'ORKESTRA_ETCD_VERSION',
   ferretdb: 'ORKESTRA_FERRETDB_VERSION',
   moto: 'ORKESTRA_MOTO_VERSION',
+  verdaccio: 'ORKESTRA_VERDACCIO_VERSION',
 } as const satisfies Record<keyof TestenvVersions, string>;
 
 /**
  * readVersions returns the pinned versions from `versions.json`, each overridable by the same
  * environment variable `build.sh` honours (`ORKESTRA_K8S_VERSION`, `ORKESTRA_ETCD_VERSION`,
- * `ORKESTRA_FERRETDB_VERSION`, `ORKESTRA_MOTO_VERSION`).
+ * `ORKESTRA_FERRETDB_VERSION`, `ORKESTRA_MOTO_VERSION`, `ORKESTRA_VERDACCIO_VERSION`).
  */
 export function readVersions(env: NodeJS.ProcessEnv = process.env): TestenvVersions {
   const raw: unknown = JSON.parse(readFileSync(new URL('../versions.json', import.meta.url), 'utf8'));
@@ -41,5 +44,6 @@ export function readVersions(env: NodeJS.ProcessEnv = process.env): TestenvVersi
     etcd: pick('etcd'),
     ferretdb: pick('ferretdb'),
     moto: pick('moto'),
+    verdaccio: pick('verdaccio'),
   };
 }

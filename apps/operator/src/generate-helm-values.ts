@@ -1,0 +1,44 @@
+import type { Katalog } from '@orkestra/types';
+import { generateRbac } from './generate-rbac.js';
+import type { PolicyRule } from './generate-rbac.js';
+
+/** HelmValuesOptions configures generateHelmValues. */
+export interface HelmValuesOptions {
+  /** The Katalog file's text, put into the chart's ConfigMap verbatim. */
+  readonly katalogText: string;
+  /** Namespace the chart is installed in (`helm install -n`); only used for RBAC notes. */
+  readonly namespace: string;
+}
+
+/** HelmValues is the part of the chart's values that follows from a Katalog. */
+export interface HelmValues {
+  readonly katalogName: string;
+  readonly katalog: { readonly inline: string };
+  readonly rbac: {
+    readonly clusterScoped: boolean;
+    readonly namespace: string;
+    readonly rules: readonly PolicyRule[];
+  };
+}
+
+/**
+ * generateHelmValues derives the chart's Katalog-specific values (apps/operator/deploy/helm): the
+ * Katalog text, its name (the leader-election Lease is `orkestra-<name>`) and the least-privilege
+ * rules `ork generate rbac` would write, as a ClusterRole, or a Role when every CRD entry is pinned
+ * to one namespace. Everything else keeps the chart's defaults.
+ *
+ * @example
+ * const values = generateHelmValues(katalog, { katalogText, namespace: 'orkestra-system' });
+ */
+export function generateHelmValues(katalog: Katalog, options: HelmValuesOptions): HelmValues {
+  const rbac = generateRbac(katalog, { namespace: options.namespace });
+  return {
+    katalogName: katalog.metadata.name,
+    katalog: { inline: options.katalogText },
+    rbac: {
+      clusterScoped: rbac.pinnedNamespace == null,
+      namespace: rbac.pinnedNamespace ?? '',
+      rules: rbac.rules,
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultProviderName, providerFiles, ScaffoldError, scaffoldProvider } from './scaffold-provider.js';
+import { TEMPLATE_TOOL_VERSIONS } from './template-versions.js';
+
+const options = {
+  packageName: '@acme/provider-notes',
+  providerName: 'notes',
+  typesVersion: '1.2.3',
+  providerKitVersion: '2.0.1',
+};
+
+const workspace = (path: string): Record<string, Record<string, string> | undefined> =>
+  JSON.parse(readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8')) as Record<
+    string,
+    Record<string, string> | undefined
+  >;
+
+describe('providerFiles', () => {
+  it('pins @orkestra/types and @orkestra/provider-kit exactly and peers on a caret range of types', () => {
+    const pkg = JSON.parse(providerFiles(options)['package.json'] ?? '{}') as Record<
+      string,
+      Record<string, string>
+    >;
+    expect(pkg['peerDependencies']).toEqual({ '@orkestra/types': '^1.2.3' });
+    expect(pkg['devDependencies']?.['@orkestra/types']).toBe('1.2.3');
+    expect(pkg['dependencies']?.['@orkestra/provider-kit']).toBe('2.0.1');
+  });
+
+  it('writes a provider under 60 lines named as asked, and a conformance test', () => {
+    const files = providerFiles(options);
+    expect(Object.keys(files).sort()).toEqual(
+      [
+        '.gitignore',
+        'README.md',
+        'package.json',
+        'src/index.test.ts',
+        'src/index.ts',
+        'tsconfig.json',
+      ].sort(),
+    );
+    expect(files['src/index.ts']?.split('\n').length).toBeLessThan(60);
+    expect(files['src/index.ts']).toContain("name: 'notes'");
+    expect(files['src/index.test.ts']).toContain('describeProviderConformance');
+    const tsconfig = JSON.parse(files['tsconfig.json'] ?? '{}') as {
+      compilerOptions: Record<string, unknown>;
+    };
+    expect(tsconfig.compilerOptions).toMatchObject({
+      strict: true,
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+    });
+  });
+
+  it('uses the tool versions the workspace itself is tested with', () => {
+    const root = workspace('package.json')['devDependencies'] ?? {};
+    const types = workspace('packages/types/package.json')['dependencies'] ?? {};
+    expect(TEMPLATE_TOOL_VERSIONS).toEqual({
+      typescript: root['typescript'],
+      vitest: root['vitest'],
+      zod: types['zod'],
+      '@types/node': root['@types/node'],
+    });
+  });
+
+  it('rejects invalid package and provider names with a ScaffoldError', () => {
+    expect(() => providerFiles({ ...options, packageName: 'Not Valid' })).toThrow(ScaffoldError);
+    expect(() => providerFiles({ ...options, providerName: '9lives' })).toThrow(/provider name "9lives"/);
+  });
+
+  it('derives the provider name from the package name', () => {
+    expect(defaultProviderName('@acme/provider-notes')).toBe('notes');
+    expect(defaultProviderName('my-provider')).toBe('my-provider');
+    expect(defaultProviderName('orkestra-provider-x')).toBe('x');
+  });
+});
+
+describe('scaffoldProvider', () => {
+  it('refuses a directory that is not empty', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orkestra-scaffold-'));
+    try {
+      writeFileSync(join(dir, 'keep.txt'), 'mine');
+      expect(() => scaffoldProvider(dir, options)).toThrow(/is not empty/);
+      rmSync(join(dir, 'keep.txt'));
+      expect(scaffoldProvider(dir, options)).toContain('src/index.ts');
+      expect(readFileSync(join(dir, 'src/index.ts'), 'utf8')).toContain('defineProvider');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
