@@ -149,7 +149,8 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         }
         continue;
       }
-      rules.add(groupOf(info.apiVersion ?? ''), guessPlural(info.kind ?? ''), CHILD_VERBS);
+      // group and plural come from the kind facts table (@orkestra/types RESOURCE_KINDS), not a guess.
+      rules.add(info.group ?? '', info.plural ?? '', CHILD_VERBS);
       if (
         info.listKey === 'ingresses' &&
         list.some((i) => (i['tls'] as { create?: unknown } | undefined)?.create === true)
@@ -199,12 +200,7 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
             ]);
           }
         } else {
-          rules.add(groupOf(info.apiVersion ?? ''), guessPlural(info.kind ?? ''), [
-            'get',
-            'list',
-            'watch',
-            'delete',
-          ]);
+          rules.add(info.group ?? '', info.plural ?? '', ['get', 'list', 'watch', 'delete']);
         }
       }
     }

@@ -173,3 +173,20 @@ describe('ObjectCache', () => {
     expect(cache.replace([obj('a', '20')], '30').map((c) => `${c.type}:${c.key}`)).toEqual(['delete:fresh']);
   });
 });
+
+describe('own write versions (issue 19)', () => {
+  it('remembers the versions its own writes returned, even when the echo came first', () => {
+    const cache = new ObjectCache();
+    const v = (resourceVersion: string) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: 'ns', resourceVersion },
+    });
+    expect(cache.applyEvent('ADDED', v('5'))).toBeDefined();
+    expect(cache.upsertFromWrite(v('5'))).toBe(false);
+    expect(cache.isOwnVersion('5')).toBe(true);
+    expect(cache.applyEvent('MODIFIED', v('7'))).toBeDefined();
+    expect(cache.isOwnVersion('7')).toBe(false);
+    expect(cache.isOwnVersion(undefined)).toBe(false);
+  });
+});

@@ -32,6 +32,9 @@ export interface ObjectCacheOptions {
   readonly ownerUidLabel?: string;
 }
 
+/** OWN_VERSIONS_KEPT bounds the resource versions of own writes an ObjectCache remembers. */
+const OWN_VERSIONS_KEPT = 10_000;
+
 /**
  * ObjectCache holds the objects of one informer, read-only and stripped of `managedFields` and
  * the last-applied annotation, indexed by key, namespace, UID and owner-UID label
@@ -51,9 +54,29 @@ export class ObjectCache {
   readonly #byNamespace = new Map<string, Set<string>>();
   readonly #byUid = new Map<string, string>();
   readonly #byOwnerUid = new Map<string, Set<string>>();
+  /** Resource versions the runtime's own writes returned (issue 19), oldest first, bounded. */
+  readonly #ownVersions = new Set<string>();
 
   constructor(options: ObjectCacheOptions = {}) {
     this.#ownerUidLabel = options.ownerUidLabel ?? OWNER_UID_LABEL;
+  }
+
+  /**
+   * isOwnVersion tells whether a resource version is one a write of the runtime returned (passed
+   * to upsertFromWrite), i.e. whether an event carrying it is the echo of the runtime's own write,
+   * even when the echo arrived before the write's answer. The last 10 000 versions are kept.
+   */
+  isOwnVersion(resourceVersion: string | undefined): boolean {
+    return resourceVersion != null && this.#ownVersions.has(resourceVersion);
+  }
+
+  #rememberOwnVersion(resourceVersion: string | undefined): void {
+    if (resourceVersion == null || resourceVersion === '') return;
+    this.#ownVersions.add(resourceVersion);
+    if (this.#ownVersions.size > OWN_VERSIONS_KEPT) {
+      const oldest = this.#ownVersions.values().next().value;
+      if (oldest != null) this.#ownVersions.delete(oldest);
+    }
   }
 
   /** size is the number of cached objects. */
@@ -131,6 +154,7 @@ export class ObjectCache {
    * are not notified: the watch echo of the write carries the same version and is ignored.
    */
   upsertFromWrite(object: KubeObject): boolean {
+    this.#rememberOwnVersion(object.metadata.resourceVersion);
     const key = keyOf(object);
     const current = this.#objects.get(key);
     if (
@@ -220,21 +244,29 @@ export class ObjectCache {
 
 /** sanitize deep-copies an object without managedFields and the last-applied annotation, and freezes it. */
 function sanitize(object: KubeObject): KubeObject {
-  const copy = structuredClone(object) as { metadata: Record<string, unknown> } & Record<string, unknown>;
-  delete copy.metadata['managedFields'];
-  const annotations = copy.metadata['annotations'] as Record<string, string> | undefined;
+  // One pass that copies, drops managedFields and the last-applied annotation, and freezes
+  // (issue 19: structuredClone plus a second freezing walk was the cache's top cost).
+  const { metadata, ...rest } = object as unknown as { metadata: Record<string, unknown> } & Record<
+    string,
+    unknown
+  >;
+  const { managedFields: _managed, ...meta } = metadata;
+  const annotations = meta['annotations'] as Record<string, string> | undefined;
   if (annotations != null && LAST_APPLIED_ANNOTATION in annotations) {
-    delete annotations[LAST_APPLIED_ANNOTATION];
+    const { [LAST_APPLIED_ANNOTATION]: _lastApplied, ...others } = annotations;
+    meta['annotations'] = others;
   }
-  return deepFreeze(copy) as unknown as KubeObject;
+  return frozenCopy({ ...rest, metadata: meta }) as KubeObject;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
+/** frozenCopy deep-copies a JSON value (objects as parsed from the API) and freezes every level. */
+function frozenCopy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) out[key] = frozenCopy(source[key]);
+  return Object.freeze(out);
 }
 
 function isDecimalNewer(candidate: string | undefined, reference: string): boolean {

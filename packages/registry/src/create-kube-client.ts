@@ -18,6 +18,7 @@ import type { GroupVersionKind, KubeObject, ObjectRef } from './kube-object.js';
 import { refOf } from './kube-object.js';
 import type { RequestVerb } from './request-counter.js';
 import { RequestCounter } from './request-counter.js';
+import { KeepAliveAgents } from './keep-alive-agent.js';
 
 /** KubeClientOptions configures createKubeClient. */
 export interface KubeClientOptions {
@@ -77,6 +78,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   const server = kc.getCurrentCluster()?.server;
   if (server == null) throw new Error('createKubeClient: the KubeConfig has no current cluster');
   const base = new URL(server);
+  const agents = new KeepAliveAgents();
 
   async function call(spec: CallSpec): Promise<RawResponse> {
     requests.record(spec.verb, spec.kind);
@@ -84,6 +86,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v != null) url.searchParams.set(k, v);
     const reqOptions: https.RequestOptions = { method: spec.method, headers: { accept: 'application/json' } };
     await kc.applyToHTTPSOptions(reqOptions);
+    // Reuse connections: client-node puts a fresh agent (a new TLS connection) on every request.
+    reqOptions.agent = agents.agentFor(reqOptions, url.protocol);
     const payload = spec.body == null ? undefined : JSON.stringify(spec.body);
     const headers: http.OutgoingHttpHeaders = {
       ...(reqOptions.headers as http.OutgoingHttpHeaders),

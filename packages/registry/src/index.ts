@@ -52,6 +52,8 @@ export { Annotations, Labels, MANAGED_BY_VALUE } from './metadata-keys.js';
 export { OperationResult, WriteMode } from './operation-result.js';
 export type { EnsureResult, RemoveResult } from './operation-result.js';
 export { createKubeClient } from './create-kube-client.js';
+export { KeepAliveAgents } from './keep-alive-agent.js';
+export type { KeepAliveAgentsOptions } from './keep-alive-agent.js';
 export type { KubeClientOptions } from './create-kube-client.js';
 export { PropagationPolicy } from './kube-client.js';
 export type {

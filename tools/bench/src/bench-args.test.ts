@@ -1,28 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { parseBenchArgs } from './bench-args.js';
+import { ALL_SYSTEMS, parseBenchArgs } from './bench-args.js';
 
 describe('parseBenchArgs', () => {
-  it('defaults to 100 CRs with the peer', () => {
+  it('defaults to 3 rounds of 100 CRs with every system', () => {
     expect(parseBenchArgs([])).toEqual({
-      size: 100,
+      sizes: [100],
+      rounds: 3,
       concurrency: 8,
       idleSeconds: 60,
       edits: 100,
-      peer: true,
+      systems: ALL_SYSTEMS,
       out: undefined,
+      docs: false,
+      docsFrom: [],
+      cpuProfileDir: undefined,
       help: false,
     });
   });
 
-  it('reads both option forms and skips the pnpm separator', () => {
-    const args = parseBenchArgs(['--', '--size', '1000', '--edits=10', '--no-peer', '--out', 'x.json']);
-    expect(args).toMatchObject({ size: 1000, edits: 10, peer: false, out: 'x.json' });
+  it('reads both option forms, size lists and skips the pnpm separator', () => {
+    const args = parseBenchArgs([
+      '--',
+      '--size',
+      '100,1000',
+      '--edits=10',
+      '--rounds',
+      '5',
+      '--out',
+      'x.json',
+    ]);
+    expect(args).toMatchObject({ sizes: [100, 1000], edits: 10, rounds: 5, out: 'x.json' });
   });
 
-  it('rejects unknown options and bad numbers', () => {
+  it('drops both kro runs with --no-peer and keeps the given systems in round-0 order', () => {
+    expect(parseBenchArgs(['--no-peer']).systems).toEqual(['floor', 'full-floor', 'orkestra']);
+    expect(parseBenchArgs(['--systems', 'orkestra,floor']).systems).toEqual(['floor', 'orkestra']);
+  });
+
+  it('rejects unknown options, systems and bad numbers', () => {
     expect(() => parseBenchArgs(['--sise', '10'])).toThrow(/unknown option --sise/);
+    expect(() => parseBenchArgs(['--systems', 'flor'])).toThrow(/unknown flor/);
     expect(() => parseBenchArgs(['--size', '0'])).toThrow(/positive integer/);
-    expect(() => parseBenchArgs(['--size', '1.5'])).toThrow(/positive integer/);
+    expect(() => parseBenchArgs(['--size', '100,1.5'])).toThrow(/positive integer/);
+    expect(() => parseBenchArgs(['--rounds', '0'])).toThrow(/positive integer/);
     expect(() => parseBenchArgs(['--size'])).toThrow(/needs a value/);
     expect(() => parseBenchArgs(['--idle-seconds', '45'])).toThrow(/multiple of 30/);
   });

@@ -2,48 +2,93 @@
  * parseBenchArgs reads the command line of `pnpm bench`.
  */
 
+/** SystemId names one system the benchmark can run. */
+export const SystemId = {
+  Floor: 'floor',
+  FullFloor: 'full-floor',
+  Orkestra: 'orkestra',
+  Kro: 'kro',
+  KroDefault: 'kro-default',
+} as const;
+export type SystemId = (typeof SystemId)[keyof typeof SystemId];
+
+/** ALL_SYSTEMS is every system in the order of round 0 (later rounds rotate it). */
+export const ALL_SYSTEMS: readonly SystemId[] = [
+  SystemId.Floor,
+  SystemId.FullFloor,
+  SystemId.Orkestra,
+  SystemId.Kro,
+  SystemId.KroDefault,
+];
+
 /** BenchArgs are the benchmark's settings. */
 export interface BenchArgs {
-  /** CRs per system (`--size`, 100 or 1000; other positive numbers work for development). */
-  readonly size: number;
+  /** CR counts, each run as its own set of rounds (`--size 100,1000`). Default [100]. */
+  readonly sizes: readonly number[];
+  /** Rounds per size (`--rounds`), each on a fresh control plane with the order rotated. Default 3. */
+  readonly rounds: number;
   /** CRs reconciled (and created) at the same time (`--concurrency`). Default 8. */
   readonly concurrency: number;
   /** Idle window in seconds (`--idle-seconds`), a multiple of the 30 s resync period. Default 60. */
   readonly idleSeconds: number;
   /** One-field edits for writes and latency (`--edits`). Default 100. */
   readonly edits: number;
-  /** Skip building and running kro (`--no-peer`). */
-  readonly peer: boolean;
+  /** Systems to run (`--systems`, comma-separated; `--no-peer` drops both kro runs). */
+  readonly systems: readonly SystemId[];
   /** Where to write the JSON (`--out`); default `<repo>/bench/results/latest.json`. */
   readonly out: string | undefined;
+  /** Regenerate docs/performance.md and its charts from this run (`--docs`). */
+  readonly docs: boolean;
+  /**
+   * Regenerate docs/performance.md and the charts from these results files of earlier runs
+   * (`--docs-from a.json,b.json`; each a `latest.json` of one size) without measuring anything.
+   */
+  readonly docsFrom: readonly string[];
+  /** Write a V8 CPU profile of the Orkestra runtime child into this directory (`--cpu-prof`). */
+  readonly cpuProfileDir: string | undefined;
   readonly help: boolean;
 }
 
 /** BENCH_USAGE is the `--help` text. */
 export const BENCH_USAGE = `Usage: pnpm bench [-- options]
-  --size N           CRs per system: 100 (default) or 1000
+  --size N[,N…]      CRs per system: 100 (default), 1000, 5000, 10000; several sizes run one after the other
+  --rounds N         rounds per size, each on a fresh control plane, system order rotated (default 3)
   --concurrency N    CRs created and reconciled at the same time (default 8)
   --idle-seconds N   idle window for idle requests and no-op resyncs, a multiple of 30 (default 60)
   --edits N          one-field edits for writes per change and latency (default 100)
-  --no-peer          do not build or run kro
+  --systems LIST     comma-separated subset of ${ALL_SYSTEMS.join(',')} (default: all)
+  --no-peer          do not build or run kro (both resync settings)
+  --docs             regenerate docs/performance.md and docs/performance/*.svg from this run
+  --docs-from F,…    regenerate docs/performance.md and its charts from earlier results files, no run
+  --cpu-prof DIR     write a CPU profile of the Orkestra runtime child (node --cpu-prof) into DIR
   --out FILE         JSON output (default bench/results/latest.json at the repository root)`;
 
 /** parseBenchArgs parses `argv` (without node and script); throws on unknown or bad options. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const values: { size: number; concurrency: number; idleSeconds: number; edits: number } = {
-    size: 100,
+  const values: { rounds: number; concurrency: number; idleSeconds: number; edits: number } = {
+    rounds: 3,
     concurrency: 8,
     idleSeconds: 60,
     edits: 100,
   };
+  let sizes: number[] = [100];
+  let systems: SystemId[] = [...ALL_SYSTEMS];
   let peer = true;
   let out: string | undefined;
+  let docs = false;
+  let cpuProfileDir: string | undefined;
+  let docsFrom: string[] = [];
   let help = false;
   const numeric: Record<string, keyof typeof values> = {
-    '--size': 'size',
+    '--rounds': 'rounds',
     '--concurrency': 'concurrency',
     '--idle-seconds': 'idleSeconds',
     '--edits': 'edits',
+  };
+  const positive = (flag: string, text: string): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} must be a positive integer`);
+    return n;
   };
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i] as string;
@@ -58,16 +103,34 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     };
     const key = numeric[flag];
     if (key != null) {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} must be a positive integer`);
+      const n = positive(flag, value());
       if (key === 'idleSeconds' && n % 30 !== 0) {
         throw new Error('--idle-seconds must be a multiple of 30 (the resync period)');
       }
       values[key] = n;
+    } else if (flag === '--size')
+      sizes = value()
+        .split(',')
+        .map((s) => positive(flag, s.trim()));
+    else if (flag === '--systems') {
+      const list = value()
+        .split(',')
+        .map((s) => s.trim());
+      const unknown = list.filter((s) => !(ALL_SYSTEMS as readonly string[]).includes(s));
+      if (unknown.length > 0)
+        throw new Error(`--systems: unknown ${unknown.join(', ')} (known: ${ALL_SYSTEMS.join(', ')})`);
+      systems = ALL_SYSTEMS.filter((s) => list.includes(s));
     } else if (flag === '--no-peer') peer = false;
+    else if (flag === '--docs') docs = true;
+    else if (flag === '--cpu-prof') cpuProfileDir = value();
+    else if (flag === '--docs-from')
+      docsFrom = value()
+        .split(',')
+        .map((s) => s.trim());
     else if (flag === '--out') out = value();
     else if (flag === '--help' || flag === '-h') help = true;
     else throw new Error(`unknown option ${raw}\n${BENCH_USAGE}`);
   }
-  return { ...values, peer, out, help };
+  if (!peer) systems = systems.filter((s) => s !== SystemId.Kro && s !== SystemId.KroDefault);
+  return { ...values, sizes, systems, out, docs, docsFrom, cpuProfileDir, help };
 }

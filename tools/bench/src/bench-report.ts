@@ -1,8 +1,9 @@
 /**
  * The benchmark's output: the results object written to `bench/results/latest.json` (the keys the
- * issue asks for at the top, the details of every system below) and the table printed at the end.
+ * issue asks for at the top, the details of every system below); size-document.ts summarizes rounds.
  */
 import type { SystemResult } from './measure-system.js';
+import type { FullFloorResult } from './full-floor.js';
 import type { RawFloorResult } from './raw-floor.js';
 import { ratio, round } from './stats.js';
 
@@ -22,15 +23,21 @@ export interface BenchInput {
   readonly settings: Readonly<Record<string, unknown>>;
   readonly environment: Readonly<Record<string, unknown>>;
   readonly floor: Outcome<RawFloorResult>;
+  /** The full floor (children with Orkestra's metadata plus one status write per CR). */
+  readonly fullFloor?: Outcome<FullFloorResult>;
   readonly orkestra: Outcome<SystemResult>;
-  /** Null when the peer was not requested (`--no-peer`). */
+  /** Null when the peer was not requested (`--no-peer`); kro at a 30 s resync, like Orkestra. */
   readonly peer: { readonly name: string; readonly outcome: Outcome<SystemResult> } | null;
+  /** kro at its default resync period; null when not requested. */
+  readonly peerDefault?: { readonly name: string; readonly outcome: Outcome<SystemResult> } | null;
 }
 
 /** BenchResults is the JSON document: headline figures (Orkestra's) first, then details. */
 export interface BenchResults {
   readonly size: number;
   readonly convergenceRatio: number | null;
+  /** Orkestra ÷ the full floor (the writes an operator must make). */
+  readonly fullFloorRatio: number | null;
   readonly idleRequestsPerCrHour: number | null;
   readonly noopResyncWrites: number | null;
   readonly oneFieldChangeWrites: number | null;
@@ -39,12 +46,16 @@ export interface BenchResults {
   readonly rssMbPer1kCrs: number | null;
   readonly peer: string | null;
   readonly peerRatio: number | null;
+  /** Orkestra ÷ kro at its default resync period. */
+  readonly peerDefaultRatio: number | null;
   readonly notRun: readonly NotRun[];
   readonly settings: Readonly<Record<string, unknown>>;
   readonly environment: Readonly<Record<string, unknown>>;
   readonly floor: RawFloorResult | { readonly error: string };
+  readonly fullFloor: FullFloorResult | { readonly error: string } | null;
   readonly orkestra: SystemResult | { readonly error: string };
   readonly peerResult: SystemResult | { readonly error: string } | null;
+  readonly peerDefaultResult: SystemResult | { readonly error: string } | null;
 }
 
 const valueOf = <T>(o: Outcome<T>): T | undefined => (o.ok ? o.value : undefined);
@@ -55,7 +66,17 @@ export function buildResults(input: BenchInput): BenchResults {
   const floor = valueOf(input.floor);
   const ork = valueOf(input.orkestra);
   const peer = input.peer == null ? undefined : valueOf(input.peer.outcome);
+  const fullFloor = input.fullFloor == null ? undefined : valueOf(input.fullFloor);
+  const peerDefault = input.peerDefault == null ? undefined : valueOf(input.peerDefault.outcome);
   const notRun: NotRun[] = [];
+  if (input.fullFloor != null && !input.fullFloor.ok)
+    notRun.push({ measurement: 'full floor (fullFloorRatio)', reason: input.fullFloor.reason });
+  if (input.peerDefault != null && !input.peerDefault.outcome.ok) {
+    notRun.push({
+      measurement: `peer ${input.peerDefault.name} (peerDefaultRatio)`,
+      reason: input.peerDefault.outcome.reason,
+    });
+  }
   if (!input.floor.ok)
     notRun.push({ measurement: 'raw floor (convergenceRatio)', reason: input.floor.reason });
   if (!input.orkestra.ok) {
@@ -80,6 +101,7 @@ export function buildResults(input: BenchInput): BenchResults {
   return {
     size: input.size,
     convergenceRatio: round(ratio(ork?.convergenceMs, floor?.convergenceMs), 3),
+    fullFloorRatio: round(ratio(ork?.convergenceMs, fullFloor?.convergenceMs), 3),
     idleRequestsPerCrHour: round(ork?.idleRequestsPerCrHour, 2),
     noopResyncWrites: round(ork?.noopResyncWrites, 3),
     oneFieldChangeWrites:
@@ -89,80 +111,14 @@ export function buildResults(input: BenchInput): BenchResults {
     rssMbPer1kCrs: round(ork?.memory.rssMbPer1kCrs, 1),
     peer: input.peer?.name ?? null,
     peerRatio: round(ratio(ork?.convergenceMs, peer?.convergenceMs), 3),
+    peerDefaultRatio: round(ratio(ork?.convergenceMs, peerDefault?.convergenceMs), 3),
     notRun,
     settings: input.settings,
     environment: input.environment,
     floor: detail(input.floor),
+    fullFloor: input.fullFloor == null ? null : detail(input.fullFloor),
     orkestra: detail(input.orkestra),
     peerResult: input.peer == null ? null : detail(input.peer.outcome),
+    peerDefaultResult: input.peerDefault == null ? null : detail(input.peerDefault.outcome),
   };
-}
-
-const fmt = (value: number | null | undefined, digits = 1): string =>
-  value == null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
-
-/** formatTable renders the results side by side: goal, Orkestra, the peer, the raw floor. */
-export function formatTable(results: BenchResults): string {
-  const ork = 'convergenceMs' in results.orkestra ? results.orkestra : undefined;
-  const peer =
-    results.peerResult != null && 'convergenceMs' in results.peerResult ? results.peerResult : undefined;
-  const floor = 'convergenceMs' in results.floor ? results.floor : undefined;
-  const peerName = results.peer ?? 'peer';
-  const mb = (s: SystemResult | undefined): string => fmt(s?.memory.rssMbPer1kCrs);
-  const writesCell = (s: SystemResult | undefined): string => {
-    if (s == null) return 'n/a';
-    if (s.edit.resyncShare > 0.5) {
-      const r = s.edit.rawPerEdit;
-      return `n/a: resyncs dominate (raw ${fmt(r.child, 1)} child, ${fmt(r.status, 1)} status, ${fmt(r.cr, 1)} CR)`;
-    }
-    const w = s.edit.perEdit;
-    return `${fmt(s.oneFieldChangeWrites, 2)} (${fmt(w.child, 2)} child, ${fmt(w.status, 2)} status; +${fmt(w.events, 2)} events)`;
-  };
-  const rows: [string, string, string, string, string][] = [
-    ['measurement', 'goal', 'orkestra', peerName, 'raw floor'],
-    [
-      `convergence, ${results.size} CRs (ms)`,
-      '',
-      fmt(ork?.convergenceMs, 0),
-      fmt(peer?.convergenceMs, 0),
-      fmt(floor?.convergenceMs, 0),
-    ],
-    [
-      '  ÷ raw floor',
-      '≤ 1.2',
-      fmt(results.convergenceRatio, 2),
-      fmt(ratio(peer?.convergenceMs, floor?.convergenceMs), 2),
-      '1.00',
-    ],
-    [`  orkestra ÷ ${peerName}`, '', fmt(results.peerRatio, 2), '', ''],
-    [
-      'idle requests / CR / hour',
-      '0',
-      fmt(ork?.idleRequestsPerCrHour, 2),
-      fmt(peer?.idleRequestsPerCrHour, 2),
-      '',
-    ],
-    ['writes per no-op resync', '0', fmt(ork?.noopResyncWrites, 3), fmt(peer?.noopResyncWrites, 3), ''],
-    [
-      '  (resyncs due / reconciles seen)',
-      '',
-      `${fmt(ork?.idle.resyncs, 0)} / ${fmt(ork?.idle.reconciles, 0)}`,
-      `${fmt(peer?.idle.resyncs, 0)} / ${fmt(peer?.idle.reconciles, 0)}`,
-      '',
-    ],
-    ['writes per one-field change', '1 + ≤ 1', writesCell(ork), writesCell(peer), ''],
-    ['edit → child p50 (ms)', '50', fmt(ork?.edit.latencyMs.p50), fmt(peer?.edit.latencyMs.p50), ''],
-    ['edit → child p99 (ms)', '250', fmt(ork?.edit.latencyMs.p99), fmt(peer?.edit.latencyMs.p99), ''],
-    ['RSS MB per 1k CRs', '< 150', mb(ork), mb(peer), ''],
-    ['  heap MB per 1k CRs', '', fmt(ork?.memory.heapMbPer1kCrs), fmt(peer?.memory.heapMbPer1kCrs), ''],
-  ];
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  const line = (r: readonly string[]): string =>
-    r
-      .map((cell, c) => cell.padEnd(widths[c]!))
-      .join('  ')
-      .trimEnd();
-  const out = [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)];
-  for (const n of results.notRun) out.push(`not run: ${n.measurement}: ${n.reason}`);
-  return out.join('\n');
 }

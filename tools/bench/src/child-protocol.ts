@@ -5,8 +5,15 @@
 
 /** ParentMessage is sent by the benchmark to the child. */
 export type ParentMessage =
-  | { readonly type: 'start'; readonly kubeconfigPath: string; readonly katalogText: string }
+  | {
+      readonly type: 'start';
+      readonly kubeconfigPath: string;
+      readonly katalogText: string;
+      /** Watch only this namespace (the run's own), so earlier runs' objects are not cached. */
+      readonly namespace?: string;
+    }
   | { readonly type: 'sample' }
+  | { readonly type: 'stats' }
   | { readonly type: 'stop' };
 
 /** ChildSample is the child's answer to `sample`. */
@@ -19,9 +26,19 @@ export interface ChildSample {
   readonly reconciles: number;
 }
 
+/** ChildStats is the child's answer to `stats`: counters read without a collection. */
+export interface ChildStats {
+  readonly type: 'stats';
+  /** Finished reconciles, summed over every entry's dispatcher. */
+  readonly reconciles: number;
+  /** process.cpuUsage(), user + system, ms. */
+  readonly cpuMs: number;
+}
+
 /** ChildMessage is sent by the child to the benchmark. */
 export type ChildMessage =
   | { readonly type: 'started' }
   | ChildSample
+  | ChildStats
   | { readonly type: 'stopped' }
   | { readonly type: 'error'; readonly message: string };

@@ -19,6 +19,7 @@ import { procRss } from './proc-rss.js';
 import { sleep } from './sleep.js';
 import type { SystemUnderTest } from './system-under-test.js';
 import { KRO_RESOURCE, kroGraph } from './workload.js';
+import type { CrResource } from './workload.js';
 
 /** KRO_VERSION is the kro release the benchmark builds (override: ORKESTRA_KRO_VERSION). */
 export const KRO_VERSION = process.env['ORKESTRA_KRO_VERSION'] ?? 'v0.9.4';
@@ -64,8 +65,10 @@ export interface KroRunnerOptions {
   readonly namespace: string;
   /** `--dynamic-controller-concurrent-reconciles`. */
   readonly workers: number;
-  /** `--dynamic-controller-default-resync-period`, seconds. */
-  readonly resyncSeconds: number;
+  /** `--dynamic-controller-default-resync-period`, seconds; undefined keeps kro's default (10 h). */
+  readonly resyncSeconds?: number | undefined;
+  /** The instance type (and graph) this run uses. Default KRO_RESOURCE. */
+  readonly resource?: CrResource;
   /** File receiving kro's log. */
   readonly logPath: string;
   readonly startTimeoutMs?: number;
@@ -94,7 +97,9 @@ export async function startKro(options: KroRunnerOptions): Promise<SystemUnderTe
         `--health-probe-bind-address=127.0.0.1:${probePort}`,
         '--leader-elect=false',
         `--dynamic-controller-concurrent-reconciles=${options.workers}`,
-        `--dynamic-controller-default-resync-period=${options.resyncSeconds}`,
+        ...(options.resyncSeconds == null
+          ? []
+          : [`--dynamic-controller-default-resync-period=${options.resyncSeconds}`]),
         '--client-qps=1000',
         '--client-burst=2000',
         '--graceful-shutdown-timeout=5s',
@@ -111,11 +116,34 @@ export async function startKro(options: KroRunnerOptions): Promise<SystemUnderTe
     'exit',
     (code, signal) => (exited = `kro exited with ${signal ?? code} (log: ${options.logPath})`),
   );
-  const stop = async (): Promise<void> => {
+  const resource = options.resource ?? KRO_RESOURCE;
+  const graph = kroGraph(resource);
+  const objects = KubernetesObjectApi.makeApiClient(options.kubeConfig);
+  const kill = async (): Promise<void> => {
     if (exited != null) return;
     child.kill('SIGTERM');
     for (let i = 0; i < 100 && exited == null; i++) await sleep(100);
     if (exited == null) child.kill('SIGKILL');
+  };
+  // The graph is deleted (while kro runs, so kro removes its finalizer) before kro stops: a later
+  // kro process on the same API server then starts no controller for it.
+  const stop = async (): Promise<void> => {
+    if (exited != null) return;
+    const ref = { apiVersion: graph.apiVersion, kind: graph.kind, metadata: { name: graph.metadata.name } };
+    try {
+      await objects.delete(ref);
+      for (let i = 0; i < 300 && exited == null; i++) {
+        const gone = await objects.read(ref).then(
+          () => false,
+          () => true,
+        );
+        if (gone) break;
+        await sleep(100);
+      }
+    } catch {
+      // Never applied, or already gone.
+    }
+    await kill();
   };
 
   try {
@@ -134,8 +162,6 @@ export async function startKro(options: KroRunnerOptions): Promise<SystemUnderTe
       if (ok) break;
       await sleep(250);
     }
-    const objects = KubernetesObjectApi.makeApiClient(options.kubeConfig);
-    const graph = kroGraph();
     await objects.patch(
       graph as KubernetesObject,
       undefined,
@@ -163,7 +189,7 @@ export async function startKro(options: KroRunnerOptions): Promise<SystemUnderTe
       await sleep(250);
     }
     // The instance CRD is kro's; wait until it is served.
-    await waitForCrd(options.kubeConfig, `${KRO_RESOURCE.plural}.${KRO_RESOURCE.group}`, alive);
+    await waitForCrd(options.kubeConfig, `${resource.plural}.${resource.group}`, alive);
   } catch (error) {
     await stop();
     throw error;
@@ -175,8 +201,8 @@ export async function startKro(options: KroRunnerOptions): Promise<SystemUnderTe
   };
   const pid = child.pid ?? 0;
   return {
-    name: `kro ${KRO_VERSION}`,
-    resource: KRO_RESOURCE,
+    name: `kro ${KRO_VERSION}${options.resyncSeconds == null ? ' (default resync)' : ` (${options.resyncSeconds} s resync)`}`,
+    resource,
     namespace: options.namespace,
     pid,
     async memory() {
@@ -191,6 +217,9 @@ export async function startKro(options: KroRunnerOptions): Promise<SystemUnderTe
     },
     async reconciles() {
       return sumMetric(await metrics(), 'dynamic_controller_reconcile_total');
+    },
+    async cpuMs() {
+      return sumMetric(await metrics(), 'process_cpu_seconds_total') * 1000;
     },
     stop,
   };

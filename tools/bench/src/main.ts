@@ -1,36 +1,44 @@
 /**
- * `pnpm bench`: starts one local control plane (@orkestra/testenv), then on it, one after the
- * other and each in its own namespace: the raw server-side-apply floor, Orkestra (runtime child
- * process) and kro (the peer, built from the Go module proxy); prints a table and writes
- * `bench/results/latest.json` at the repository root. A system that cannot run is reported with
- * its reason; no figure is ever made up.
+ * `pnpm bench`: for each size, `--rounds` rounds; each round starts a fresh local control plane
+ * (@orkestra/testenv), runs an untimed warm-up, then every system once, each in its own namespace,
+ * in an order rotated from round to round: the children-only floor, the full floor, Orkestra
+ * (runtime child process), kro at a 30 s resync and kro at its default resync. It prints a table
+ * of medians and ranges over the rounds, writes `bench/results/latest.json` (the medians at the
+ * top, every round below) and the charts, and with `--docs` regenerates docs/performance.md. A
+ * system that cannot run is reported with its reason; no figure is ever made up.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { readVersions, startControlPlane } from '@orkestra/testenv';
-import { BENCH_USAGE, parseBenchArgs } from './bench-args.js';
-import { buildResults, formatTable } from './bench-report.js';
-import type { Outcome } from './bench-report.js';
+import { BENCH_USAGE, SystemId, parseBenchArgs } from './bench-args.js';
+import type { BenchArgs } from './bench-args.js';
+import { buildResults } from './bench-report.js';
+import type { BenchResults, Outcome } from './bench-report.js';
+import { convergenceChart, rssChart } from './chart.js';
+import { runFullFloor } from './full-floor.js';
+import type { FullFloorResult } from './full-floor.js';
+import { installCrds } from './install-crds.js';
 import { KRO_FLAGS_NOTE, KRO_VERSION, buildKro, startKro } from './kro-runner.js';
+import type { KroBuild } from './kro-runner.js';
 import { measureSystem } from './measure-system.js';
 import type { MeasureOptions, SystemResult } from './measure-system.js';
 import { startOrkestra } from './orkestra-runner.js';
+import { performanceDoc } from './performance-doc.js';
 import { runRawFloor } from './raw-floor.js';
 import type { RawFloorResult } from './raw-floor.js';
+import { rotatedOrder } from './round-summary.js';
+import { formatSizeTable, sizeDocument } from './size-document.js';
+import type { SizeDocument } from './size-document.js';
 import type { SystemUnderTest } from './system-under-test.js';
+import { KRO_DEFAULT_RESYNC_RESOURCE, KRO_RESOURCE, orkestraCrd } from './workload.js';
 
 const RESYNC_SECONDS = 30;
-const NAMESPACES = {
-  warmup: 'bench-warmup',
-  floor: 'bench-floor',
-  floorAgain: 'bench-floor-2',
-  orkestra: 'bench-orkestra',
-  peer: 'bench-kro',
-} as const;
+/** kro's default `--dynamic-controller-default-resync-period` (v0.9.4): 36 000 s, 10 hours. */
+const KRO_DEFAULT_RESYNC_SECONDS = 36_000;
 
 const log = (message: string): void => {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -59,16 +67,173 @@ async function measureWith(
   }
 }
 
-function fasterFloor(a: Outcome<RawFloorResult>, b: Outcome<RawFloorResult>): Outcome<RawFloorResult> {
-  if (!a.ok) return b;
-  if (!b.ok) return a;
-  const runsMs = [a.value.convergenceMs, b.value.convergenceMs];
-  const best = a.value.convergenceMs <= b.value.convergenceMs ? a.value : b.value;
-  return { ok: true, value: { ...best, runsMs } };
-}
-
 async function createNamespace(kubeConfig: KubeConfig, name: string): Promise<void> {
   await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
+}
+
+const load1 = (): number => Math.round((loadavg()[0] ?? 0) * 100) / 100;
+
+interface RoundContext {
+  readonly args: BenchArgs;
+  readonly size: number;
+  readonly round: number;
+  readonly logDir: string;
+  readonly kroBuild: Outcome<KroBuild> | undefined;
+}
+
+/** runRound runs every selected system once on a fresh control plane and returns the round document. */
+async function runRound(ctx: RoundContext): Promise<BenchResults> {
+  const { args, size, round } = ctx;
+  const order = rotatedOrder(args.systems, round);
+  const started = Date.now();
+  const loadAtStart = load1();
+  log(`size ${size}, round ${round + 1}/${args.rounds}: ${order.join(' → ')} (load ${loadAtStart})`);
+  // Every run creates thousands of Services with a ClusterIP: testenv's /24 service range is far
+  // too small, so the API server gets a /16 (the later flag wins).
+  const cp = await startControlPlane({
+    controllerManager: false,
+    apiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'],
+  });
+  try {
+    const ns = (id: string): string => `bench-r${round}-${id}`;
+    for (const id of ['warmup', ...order]) await createNamespace(cp.kubeConfig, ns(id));
+    await installCrds(cp.kubeConfig, [JSON.stringify(orkestraCrd())]);
+    const measure = (resyncSeconds: number): MeasureOptions => ({
+      kubeConfig: cp.kubeConfig,
+      metrics: () => cp.metrics(),
+      size,
+      warmup: Math.min(10, size),
+      concurrency: args.concurrency,
+      idleMs: args.idleSeconds * 1000,
+      resyncMs: resyncSeconds * 1000,
+      edits: args.edits,
+      editGapMs: 250,
+      convergeTimeoutMs: Math.max(120_000, size * 1000),
+      log,
+    });
+    // An untimed round first: the API server's first writes of each kind (etcd, caches, TLS
+    // connections) are slower, and no system should pay for going first.
+    log(`warm-up: untimed floor round of ${size * 4} objects`);
+    await attempt('warm-up', () =>
+      runRawFloor({
+        kubeConfig: cp.kubeConfig,
+        namespace: ns('warmup'),
+        size,
+        concurrency: args.concurrency,
+      }),
+    );
+
+    let floor: Outcome<RawFloorResult> = { ok: false, reason: 'not selected (--systems)' };
+    let fullFloor: Outcome<FullFloorResult> | undefined;
+    let orkestra: Outcome<SystemResult> = { ok: false, reason: 'not selected (--systems)' };
+    let peer: { name: string; outcome: Outcome<SystemResult> } | null = null;
+    let peerDefault: { name: string; outcome: Outcome<SystemResult> } | null = null;
+    const kro = async (
+      resyncSeconds: number | undefined,
+      id: string,
+    ): Promise<{ name: string; outcome: Outcome<SystemResult> }> => {
+      const name = `kro ${KRO_VERSION} (${resyncSeconds == null ? 'default resync' : `${resyncSeconds} s resync`})`;
+      const build = ctx.kroBuild;
+      if (build == null || !build.ok) return { name, outcome: build ?? { ok: false, reason: 'not built' } };
+      log(`${name}: starting`);
+      const outcome = await attempt(name, () =>
+        measureWith(
+          () =>
+            startKro({
+              build: build.value,
+              kubeConfig: cp.kubeConfig,
+              kubeconfigPath: cp.kubeconfigPath,
+              namespace: ns(id),
+              workers: args.concurrency,
+              resyncSeconds,
+              resource: resyncSeconds == null ? KRO_DEFAULT_RESYNC_RESOURCE : KRO_RESOURCE,
+              logPath: join(ctx.logDir, `kro-${size}-r${round}-${id}.log`),
+            }),
+          measure(resyncSeconds ?? KRO_DEFAULT_RESYNC_SECONDS),
+        ),
+      );
+      return { name, outcome };
+    };
+
+    for (const id of order) {
+      switch (id) {
+        case SystemId.Floor:
+          log(`floor: server-side apply of ${size * 4} objects, ${args.concurrency} CRs at a time`);
+          floor = await attempt('floor', () =>
+            runRawFloor({
+              kubeConfig: cp.kubeConfig,
+              namespace: ns(id),
+              size,
+              concurrency: args.concurrency,
+            }),
+          );
+          if (floor.ok) log(`floor: ${floor.value.convergenceMs.toFixed(0)} ms`);
+          break;
+        case SystemId.FullFloor:
+          log(`full floor: ${size} CR creates, then 4 applies with owner metadata + 1 status patch each`);
+          fullFloor = await attempt('full floor', () =>
+            runFullFloor({
+              kubeConfig: cp.kubeConfig,
+              namespace: ns(id),
+              size,
+              concurrency: args.concurrency,
+              crdEntry: 'benchapp',
+            }),
+          );
+          if (fullFloor.ok) log(`full floor: ${fullFloor.value.convergenceMs.toFixed(0)} ms`);
+          break;
+        case SystemId.Orkestra:
+          log('orkestra: starting the runtime child');
+          orkestra = await attempt('orkestra', () =>
+            measureWith(
+              () =>
+                startOrkestra({
+                  kubeConfig: cp.kubeConfig,
+                  kubeconfigPath: cp.kubeconfigPath,
+                  namespace: ns(id),
+                  workers: args.concurrency,
+                  resync: `${RESYNC_SECONDS}s`,
+                  logPath: join(ctx.logDir, `orkestra-${size}-r${round}.log`),
+                  cpuProfileDir: args.cpuProfileDir == null ? undefined : resolve(args.cpuProfileDir),
+                }),
+              measure(RESYNC_SECONDS),
+            ),
+          );
+          break;
+        case SystemId.Kro:
+          peer = await kro(RESYNC_SECONDS, id);
+          break;
+        case SystemId.KroDefault:
+          peerDefault = await kro(undefined, id);
+          break;
+      }
+    }
+    return buildResults({
+      size,
+      settings: {
+        round,
+        order,
+        concurrency: args.concurrency,
+        idleSeconds: args.idleSeconds,
+        edits: args.edits,
+        warmupCrs: Math.min(10, size),
+        resyncSeconds: RESYNC_SECONDS,
+        kroFlags: KRO_FLAGS_NOTE,
+      },
+      environment: {
+        date: new Date(started).toISOString(),
+        durationS: Math.round((Date.now() - started) / 1000),
+        loadAverage1m: { start: loadAtStart, end: load1() },
+      },
+      floor,
+      ...(fullFloor == null ? {} : { fullFloor }),
+      orkestra,
+      peer,
+      peerDefault,
+    });
+  } finally {
+    await cp.stop();
+  }
 }
 
 async function main(): Promise<void> {
@@ -79,144 +244,113 @@ async function main(): Promise<void> {
   }
   const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
   const outPath = args.out == null ? join(repoRoot, 'bench', 'results', 'latest.json') : resolve(args.out);
+  if (args.docsFrom.length > 0) {
+    // No measurement: the page and charts from earlier runs' results, smallest size first.
+    const documents = args.docsFrom
+      .map((file) => JSON.parse(readFileSync(resolve(file), 'utf8')) as SizeDocument)
+      .sort((a, b) => a.size - b.size);
+    const durationS = documents.reduce(
+      (sum, d) => sum + Number((d.environment as { durationS?: number }).durationS ?? 0),
+      0,
+    );
+    writeDocs(repoRoot, documents, durationS);
+    process.stdout.write(`regenerated docs/performance.md from ${args.docsFrom.join(', ')}\n`);
+    return;
+  }
   const logDir = mkdtempSync(join(tmpdir(), 'orkestra-bench-'));
+  const command = `pnpm bench ${process.argv.slice(2).join(' ')}`.trim();
   log(
-    `size ${args.size}, concurrency ${args.concurrency}, idle ${args.idleSeconds} s, ${args.edits} edits; logs in ${logDir}`,
+    `sizes ${args.sizes.join(', ')}, ${args.rounds} rounds, systems ${args.systems.join(', ')}, ` +
+      `concurrency ${args.concurrency}, idle ${args.idleSeconds} s, ${args.edits} edits; logs in ${logDir}`,
   );
   const started = Date.now();
-  const loadAtStart = loadavg()[0] ?? 0;
+  const loadAtStart = load1();
 
-  // Build the peer before the control plane starts, so a cold Go build does not share the CPU
+  // Build the peer before any control plane starts, so a cold Go build does not share the CPU
   // with anything measured.
-  const kroBuild = args.peer
+  const wantsKro = args.systems.includes(SystemId.Kro) || args.systems.includes(SystemId.KroDefault);
+  const kroBuild = wantsKro
     ? await attempt(`kro ${KRO_VERSION} build`, async () => {
         log(`building kro ${KRO_VERSION} if not cached (tools/bench/build-kro.sh)`);
         return buildKro(join(logDir, 'build-kro.log'));
       })
     : undefined;
 
-  // Every run creates (size × 5 + warm-ups) Services with a ClusterIP: testenv's /24 service
-  // range (254 addresses) is far too small, so the API server gets a /16 (the later flag wins).
-  const cp = await startControlPlane({
-    controllerManager: false,
-    apiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'],
-  });
-  try {
-    log(`control plane up (${cp.server})`);
-    for (const ns of Object.values(NAMESPACES)) await createNamespace(cp.kubeConfig, ns);
-    const measure = (): MeasureOptions => ({
-      kubeConfig: cp.kubeConfig,
-      metrics: () => cp.metrics(),
-      size: args.size,
-      warmup: Math.min(10, args.size),
-      concurrency: args.concurrency,
-      idleMs: args.idleSeconds * 1000,
-      resyncMs: RESYNC_SECONDS * 1000,
-      edits: args.edits,
-      editGapMs: 250,
-      convergeTimeoutMs: Math.max(120_000, args.size * 1000),
-      log,
-    });
-
-    // An untimed round first: the API server's first writes of each kind (etcd, caches, TLS
-    // connections) are slower, and no system should pay for going first.
-    const floorRun = (namespace: string): Promise<RawFloorResult> =>
-      runRawFloor({ kubeConfig: cp.kubeConfig, namespace, size: args.size, concurrency: args.concurrency });
-    log(`warm-up: untimed raw floor round of ${args.size * 4} objects`);
-    await attempt('warm-up', () => floorRun(NAMESPACES.warmup));
-    log(`raw floor: server-side apply of ${args.size * 4} objects, ${args.concurrency} CRs at a time`);
-    const floorFirst = await attempt<RawFloorResult>('raw floor', () => floorRun(NAMESPACES.floor));
-    if (floorFirst.ok) log(`raw floor: ${floorFirst.value.convergenceMs.toFixed(0)} ms`);
-
-    log('orkestra: starting the runtime child');
-    const orkestra = await attempt('orkestra', () =>
-      measureWith(
-        () =>
-          startOrkestra({
-            kubeConfig: cp.kubeConfig,
-            kubeconfigPath: cp.kubeconfigPath,
-            namespace: NAMESPACES.orkestra,
-            workers: args.concurrency,
-            resync: `${RESYNC_SECONDS}s`,
-            logPath: join(logDir, 'orkestra.log'),
-          }),
-        measure(),
-      ),
-    );
-
-    let peer: { name: string; outcome: Outcome<SystemResult> } | null = null;
-    if (kroBuild != null) {
-      const name = `kro ${KRO_VERSION}`;
-      if (!kroBuild.ok) peer = { name, outcome: kroBuild };
-      else {
-        log(`${name}: starting`);
-        const build = kroBuild.value;
-        peer = {
-          name,
-          outcome: await attempt(name, () =>
-            measureWith(
-              () =>
-                startKro({
-                  build,
-                  kubeConfig: cp.kubeConfig,
-                  kubeconfigPath: cp.kubeconfigPath,
-                  namespace: NAMESPACES.peer,
-                  workers: args.concurrency,
-                  resyncSeconds: RESYNC_SECONDS,
-                  logPath: join(logDir, 'kro.log'),
-                }),
-              measure(),
-            ),
-          ),
-        };
-      }
-    }
-
-    // The floor again after both systems, into a fresh namespace: the faster of the two runs is
-    // the floor, so neither ordering nor the API server's growing store flatters the ratio.
-    const floorSecond = await attempt<RawFloorResult>('raw floor (second run)', () =>
-      floorRun(NAMESPACES.floorAgain),
-    );
-    if (floorSecond.ok) log(`raw floor (second run): ${floorSecond.value.convergenceMs.toFixed(0)} ms`);
-    const floor = fasterFloor(floorFirst, floorSecond);
-
-    const versions = readVersions();
-    const results = buildResults({
-      size: args.size,
-      settings: {
-        concurrency: args.concurrency,
-        idleSeconds: args.idleSeconds,
-        edits: args.edits,
-        warmupCrs: Math.min(10, args.size),
-        resyncSeconds: RESYNC_SECONDS,
-        kroFlags: KRO_FLAGS_NOTE,
-      },
-      environment: {
-        date: new Date(started).toISOString(),
-        durationS: Math.round((Date.now() - started) / 1000),
-        node: process.version,
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        memoryGb: Math.round(totalmem() / 2 ** 30),
-        // The machine is shared: the 1-minute load average says how busy it was.
-        loadAverage1m: {
-          start: Math.round(loadAtStart * 100) / 100,
-          end: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+  const versions = readVersions();
+  const documents: SizeDocument[] = [];
+  for (const size of args.sizes) {
+    const rounds: BenchResults[] = [];
+    const sizeStarted = Date.now();
+    const docOf = (): SizeDocument =>
+      sizeDocument({
+        size,
+        rounds,
+        settings: {
+          command,
+          rounds: args.rounds,
+          systems: args.systems,
+          concurrency: args.concurrency,
+          idleSeconds: args.idleSeconds,
+          edits: args.edits,
+          warmupCrs: Math.min(10, size),
+          resyncSeconds: RESYNC_SECONDS,
+          kroDefaultResyncSeconds: KRO_DEFAULT_RESYNC_SECONDS,
+          kroFlags: KRO_FLAGS_NOTE,
         },
-        kubernetes: versions.kubernetes,
-        etcd: versions.etcd,
-        logs: logDir,
-      },
-      floor,
-      orkestra,
-      peer,
-    });
-    mkdirSync(dirname(outPath), { recursive: true });
-    writeFileSync(outPath, `${JSON.stringify(results, null, 2)}\n`);
-    process.stdout.write(`\n${formatTable(results)}\n\nwrote ${outPath}\n`);
-  } finally {
-    await cp.stop();
+        environment: {
+          date: new Date(sizeStarted).toISOString(),
+          durationS: Math.round((Date.now() - sizeStarted) / 1000),
+          node: process.version,
+          cpus: cpus().length,
+          cpuModel: cpus()[0]?.model ?? 'unknown',
+          memoryGb: Math.round(totalmem() / 2 ** 30),
+          // The machine is shared: the 1-minute load average says how busy it was.
+          loadAverage1m: { start: loadAtStart, end: load1() },
+          kubernetes: versions.kubernetes,
+          etcd: versions.etcd,
+          kro: KRO_VERSION,
+          logs: logDir,
+        },
+      });
+    for (let round = 0; round < args.rounds; round++) {
+      rounds.push(await runRound({ args, size, round, logDir, kroBuild }));
+      // Written after every round, so an interrupted run keeps the rounds it finished.
+      writeOutputs(args, repoRoot, outPath, [...documents, docOf()], started);
+    }
+    const doc = docOf();
+    documents.push(doc);
+    writeOutputs(args, repoRoot, outPath, documents, started);
+    process.stdout.write(`\n${formatSizeTable(doc)}\n`);
   }
+  process.stdout.write(`\nwrote ${outPath}\n`);
+}
+
+function writeOutputs(
+  args: BenchArgs,
+  repoRoot: string,
+  outPath: string,
+  documents: readonly SizeDocument[],
+  started: number,
+): void {
+  const last = documents[documents.length - 1];
+  if (last == null) return;
+  mkdirSync(dirname(outPath), { recursive: true });
+  // The top-level keys are the last size's; every size (with its rounds) is under `sizes`.
+  const latest = { ...last, sizes: documents.length > 1 ? documents : undefined };
+  writeFileSync(outPath, `${JSON.stringify(latest, null, 2)}\n`);
+  const charts = { convergence: convergenceChart(documents), rss: rssChart(documents) };
+  writeFileSync(join(dirname(outPath), 'convergence.svg'), charts.convergence);
+  writeFileSync(join(dirname(outPath), 'rss.svg'), charts.rss);
+  if (args.docs) writeDocs(repoRoot, documents, Math.round((Date.now() - started) / 1000));
+}
+
+/** writeDocs regenerates docs/performance.md and docs/performance/*.svg from size documents. */
+function writeDocs(repoRoot: string, documents: readonly SizeDocument[], durationS: number): void {
+  const docsDir = join(repoRoot, 'docs');
+  mkdirSync(join(docsDir, 'performance'), { recursive: true });
+  writeFileSync(join(docsDir, 'performance', 'convergence.svg'), convergenceChart(documents));
+  writeFileSync(join(docsDir, 'performance', 'rss.svg'), rssChart(documents));
+  writeFileSync(join(docsDir, 'performance.md'), performanceDoc({ documents, durationS }));
 }
 
 main().catch((error: unknown) => {

@@ -100,6 +100,18 @@ export interface SystemResult {
   /** Writes in the idle window per resync due in it (nothing else happens then). */
   readonly noopResyncWrites: number | null;
   readonly edit: EditResult;
+  /**
+   * CPU time of the operator process from the first create to the end of the settle phase, and
+   * the reconciles it reported finishing in that span.
+   */
+  readonly cpu?: {
+    readonly ms: number;
+    readonly reconciles: number;
+    /** CPU ms per finished reconcile. */
+    readonly msPerReconcile: number | null;
+    /** Finished reconciles per timed CR (1 is the minimum: one reconcile per new CR). */
+    readonly reconcilesPerCr: number | null;
+  };
   /** Child + status + CR + other writes per edit, net of resyncs (events listed separately). */
   readonly oneFieldChangeWrites: number;
   readonly memory: {
@@ -209,6 +221,8 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
 
     // ---- convergence
     log(`${sut.name}: creating ${options.size} CRs (${options.concurrency} at a time)`);
+    const cpuBefore = await sut.cpuMs();
+    const reconcilesAtStart = await sut.reconciles();
     const t0 = performance.now();
     await runLimited(names, options.concurrency, async (name) => {
       await api.create(crManifest(sut.resource, name, ns, initialSpec(name)));
@@ -223,6 +237,23 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     log(`${sut.name}: converged in ${convergenceMs.toFixed(0)} ms (creates took ${createMs.toFixed(0)} ms)`);
     const settle = await waitForQuiet(options.metrics, { quietMs: 3000, timeoutMs: 30_000 });
     log(`${sut.name}: ${settle.quiet ? 'quiet' : 'still writing'} after ${settle.waitedMs.toFixed(0)} ms`);
+    const cpuAfter = await sut.cpuMs();
+    const reconcilesAtSettle = await sut.reconciles();
+    const cpu =
+      cpuBefore == null || cpuAfter == null || reconcilesAtStart == null || reconcilesAtSettle == null
+        ? undefined
+        : {
+            ms: cpuAfter - cpuBefore,
+            reconciles: reconcilesAtSettle - reconcilesAtStart,
+            msPerReconcile: ratio(cpuAfter - cpuBefore, reconcilesAtSettle - reconcilesAtStart),
+            reconcilesPerCr: ratio(reconcilesAtSettle - reconcilesAtStart, options.size),
+          };
+    if (cpu != null) {
+      log(
+        `${sut.name}: ${cpu.ms.toFixed(0)} ms CPU for ${cpu.reconciles} reconciles ` +
+          `(${cpu.msPerReconcile?.toFixed(2) ?? '?'} ms each, ${cpu.reconcilesPerCr?.toFixed(2) ?? '?'} per CR)`,
+      );
+    }
 
     // ---- idle window
     log(`${sut.name}: idle window of ${(options.idleMs / 1000).toFixed(0)} s`);
@@ -316,8 +347,9 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
       settleMs: settle.waitedMs,
       idle,
       idleRequestsPerCrHour: perCrHour(idle.requests, crs, idle.windowMs),
-      noopResyncWrites: ratio(idle.writes, idle.resyncs),
+      noopResyncWrites: idle.resyncs < 1 ? null : ratio(idle.writes, idle.resyncs),
       edit,
+      ...(cpu == null ? {} : { cpu }),
       oneFieldChangeWrites: edit.perEdit.child + edit.perEdit.status + edit.perEdit.cr + edit.perEdit.other,
       memory: {
         empty,

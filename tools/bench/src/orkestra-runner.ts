@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { ChildMessage, ChildSample, ParentMessage } from './child-protocol.js';
+import type { ChildMessage, ChildSample, ChildStats, ParentMessage } from './child-protocol.js';
 import { installCrds } from './install-crds.js';
 import type { SystemUnderTest } from './system-under-test.js';
 import { ORKESTRA_RESOURCE, orkestraCrd, orkestraKatalogText } from './workload.js';
@@ -25,6 +25,11 @@ export interface OrkestraRunnerOptions {
   readonly resync: string;
   /** File receiving the child's stdout and stderr (the runtime's JSON log). */
   readonly logPath: string;
+  /**
+   * Directory for a V8 CPU profile of the runtime child (`node --cpu-prof`), written when it
+   * stops; undefined: no profile.
+   */
+  readonly cpuProfileDir?: string | undefined;
   /** How long start-up may take. Default 180 000 ms. */
   readonly startTimeoutMs?: number;
 }
@@ -39,7 +44,13 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
   try {
     child = fork(childPath, [], {
       cwd: packageDir,
-      execArgv: ['--conditions=@orkestra/source', '--import', import.meta.resolve('tsx'), '--expose-gc'],
+      execArgv: [
+        '--conditions=@orkestra/source',
+        '--import',
+        import.meta.resolve('tsx'),
+        '--expose-gc',
+        ...(options.cpuProfileDir == null ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]),
+      ],
       stdio: ['ignore', logFd, logFd, 'ipc'],
     });
   } finally {
@@ -52,6 +63,7 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
         type: 'start',
         kubeconfigPath: options.kubeconfigPath,
         katalogText: orkestraKatalogText({ workers: options.workers, resync: options.resync }),
+        namespace: options.namespace,
       },
       'started',
       options.startTimeoutMs ?? 180_000,
@@ -76,14 +88,20 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
       };
     },
     async reconciles() {
-      const s = (await channel.request({ type: 'sample' }, 'sample', 30_000)) as ChildSample;
+      const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;
       return s.reconciles;
+    },
+    async cpuMs() {
+      const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;
+      return s.cpuMs;
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       try {
         await channel.request({ type: 'stop' }, 'stopped', 15_000);
+        // Let it exit by itself (a CPU profile is written on exit), then make sure.
+        await channel.exited(10_000);
       } catch {
         // Fall through to the kill below.
       }
@@ -145,6 +163,18 @@ class ChildChannel {
         },
       };
       this.#child.send(message);
+    });
+  }
+
+  /** exited resolves when the child has exited, or after `timeoutMs`. */
+  exited(timeoutMs: number): Promise<void> {
+    if (this.#exited != null) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.#child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
   }
 

@@ -19,7 +19,7 @@ const send = (message: ChildMessage): void => {
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
-async function start(kubeconfigPath: string, katalogText: string): Promise<void> {
+async function start(kubeconfigPath: string, katalogText: string, namespace?: string): Promise<void> {
   const loaded = loadKatalog({ text: katalogText, file: 'bench-katalog.yaml' });
   if (!loaded.ok) {
     throw new Error(
@@ -28,7 +28,11 @@ async function start(kubeconfigPath: string, katalogText: string): Promise<void>
   }
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kubeconfigPath);
-  runtime = createKatalogRuntime({ katalog: loaded.katalog, kubeConfig });
+  runtime = createKatalogRuntime({
+    katalog: loaded.katalog,
+    kubeConfig,
+    ...(namespace == null ? {} : { options: { namespace } }),
+  });
   await runtime.start();
 }
 
@@ -50,16 +54,26 @@ async function sample(): Promise<ChildMessage> {
   };
 }
 
+function stats(): ChildMessage {
+  let reconciles = 0;
+  for (const entry of runtime?.entries.values() ?? []) reconciles += entry.dispatcher.stats().finished;
+  const cpu = process.cpuUsage();
+  return { type: 'stats', reconciles, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
 process.on('message', (message: ParentMessage) => {
   void (async () => {
     try {
       switch (message.type) {
         case 'start':
-          await start(message.kubeconfigPath, message.katalogText);
+          await start(message.kubeconfigPath, message.katalogText, message.namespace);
           send({ type: 'started' });
           break;
         case 'sample':
           send(await sample());
+          break;
+        case 'stats':
+          send(stats());
           break;
         case 'stop':
           await runtime?.stop({ timeoutMs: 5000 });

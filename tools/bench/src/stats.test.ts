@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mbPerThousand, percentile, perCrHour, ratio, round } from './stats.js';
+import { mbPerThousand, median, percentile, perCrHour, ratio, round, spread } from './stats.js';
 
 describe('percentile', () => {
   it('uses the nearest rank', () => {
@@ -55,5 +55,19 @@ describe('per-CR scaling', () => {
   it('scales bytes for N CRs to MiB per 1 000 CRs', () => {
     expect(mbPerThousand(10 * 1_048_576, 100)).toBeCloseTo(100);
     expect(mbPerThousand(1_048_576, 0)).toBeNull();
+  });
+});
+
+describe('median and spread', () => {
+  it('takes the middle sample, or the mean of the two middle ones, ignoring missing values', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([null, 5, undefined, Number.NaN])).toBe(5);
+    expect(median([])).toBeNull();
+  });
+
+  it('reports the range and how many rounds measured the figure', () => {
+    expect(spread([1200, 900, null, 1500])).toEqual({ median: 1200, min: 900, max: 1500, n: 3 });
+    expect(spread([null])).toEqual({ median: null, min: null, max: null, n: 0 });
   });
 });

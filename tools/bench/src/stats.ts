@@ -52,3 +52,39 @@ export function mbPerThousand(bytes: number, crs: number): number | null {
   if (!(crs > 0)) return null;
   return (bytes / 1_048_576) * (1000 / crs);
 }
+
+/** Spread is the median and the range of one figure over rounds; all null when no round measured it. */
+export interface Spread {
+  readonly median: number | null;
+  readonly min: number | null;
+  readonly max: number | null;
+  /** Rounds that measured the figure. */
+  readonly n: number;
+}
+
+/**
+ * median is the middle sample (the mean of the two middle ones for an even count), ignoring
+ * missing values; null when there are none.
+ *
+ * @example
+ * median([3, null, 1, 2]); // 2
+ */
+export function median(samples: readonly (number | null | undefined)[]): number | null {
+  const values = present(samples).sort((a, b) => a - b);
+  if (values.length === 0) return null;
+  const mid = Math.floor(values.length / 2);
+  return values.length % 2 === 1
+    ? (values[mid] as number)
+    : ((values[mid - 1] as number) + (values[mid] as number)) / 2;
+}
+
+/** spread summarizes samples (one per round) as median, minimum and maximum, missing values left out. */
+export function spread(samples: readonly (number | null | undefined)[]): Spread {
+  const values = present(samples);
+  if (values.length === 0) return { median: null, min: null, max: null, n: 0 };
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values), n: values.length };
+}
+
+function present(samples: readonly (number | null | undefined)[]): number[] {
+  return samples.filter((v): v is number => v != null && Number.isFinite(v));
+}

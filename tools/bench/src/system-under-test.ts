@@ -27,6 +27,8 @@ export interface SystemUnderTest {
   memory(): Promise<MemorySample>;
   /** reconciles returns the operator's cumulative count of finished reconciles, when it exposes one. */
   reconciles(): Promise<number | null>;
+  /** cpuMs returns the operator process's CPU time so far (user + system), ms, when it can be read. */
+  cpuMs(): Promise<number | null>;
   /** stop terminates the operator. Idempotent. */
   stop(): Promise<void>;
 }

@@ -48,6 +48,18 @@ export const KRO_RESOURCE: CrResource = {
   plural: 'krobenchapps',
 };
 
+/**
+ * KRO_DEFAULT_RESYNC_RESOURCE is the instance type of the second kro run, at kro's default resync
+ * period: a separate graph and kind, so the two kro runs of a round never reconcile each other's
+ * instances.
+ */
+export const KRO_DEFAULT_RESYNC_RESOURCE: CrResource = {
+  group: 'kro.run',
+  version: 'v1alpha1',
+  kind: 'KroBenchAppDefault',
+  plural: 'krobenchappdefaults',
+};
+
 /** CHILD_RESOURCES are the `group/resource` names of the four children (core group empty). */
 export const CHILD_RESOURCES: ReadonlySet<string> = new Set([
   'apps/deployments',
@@ -219,8 +231,7 @@ export function orkestraCrd(): KubeManifest {
  * cannot template `data` itself (its graph check types the values as bytes, so
  * `base64.encode(…)`, a string, is rejected, while at run time it refuses bytes values).
  */
-export function kroGraph(): KubeManifest {
-  const r = KRO_RESOURCE;
+export function kroGraph(r: CrResource = KRO_RESOURCE): KubeManifest {
   const selector = { app: '${schema.metadata.name}' };
   return {
     apiVersion: 'kro.run/v1alpha1',

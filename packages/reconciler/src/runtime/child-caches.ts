@@ -154,6 +154,11 @@ export class ChildCaches implements ObjectReader {
     return out;
   }
 
+  /** isOwnVersion tells whether this version of the object came from one of the runtime's writes. */
+  isOwnVersion(object: KubeObject): boolean {
+    return this.#informers.get(gvkKey(object))?.cache.isOwnVersion(object.metadata.resourceVersion) ?? false;
+  }
+
   /** upsertFromWrite puts a write's result into its kind's cache (read after write). */
   upsertFromWrite(object: KubeObject): void {
     this.#informers.get(gvkKey(object))?.cache.upsertFromWrite(object);

@@ -28,6 +28,7 @@ import { errorForLog, isPanic, panicCause } from './log-error.js';
 import { noopObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
 import { collectTimeConditions, nextTimeConditionChange } from './time-conditions.js';
+import { readsOwnWrites } from './own-writes.js';
 
 /** OWN_WRITE_BACKOFF bounds the re-queue after a reconcile that wrote the CR's status or metadata (docs/reference/runtime.md §4). */
 const OWN_WRITE_INITIAL_MS = 5;
@@ -72,7 +73,8 @@ export interface CrdControllerOptions {
  * WorkQueue with a Dispatcher of `workers` capacity, Resync at the entry's interval, and the
  * pipeline as the reconcile function. A reconcile that wrote the CR's status or metadata re-queues
  * its key through a separate backoff (5 ms doubling to 1000 s) that a reconcile writing nothing
- * resets, so the watch echoes of its own writes (ignored by resource version) are not needed.
+ * resets, so the watch echoes of its own writes (ignored by resource version) are not needed;
+ * when nothing the entry evaluates can read those writes (own-writes.ts), it is not re-queued.
  *
  * @example
  * const controller = new CrdController({ ...options, crd });
@@ -91,11 +93,15 @@ export class CrdController {
   readonly pipeline: CrdPipeline;
   readonly #logger: Logger;
   readonly #ownWrites = new Map<string, number>();
+  /** Keys being reconciled, with the events held for them (own-write echoes are dropped). */
+  readonly #inFlight = new Map<string, (() => boolean)[]>();
   readonly #onPrimaryChange: ((change: CacheChange) => void) | undefined;
   readonly #observer: RuntimeObserver;
   readonly #clock: Clock;
   /** Every time condition of the entry (docs/reference/katalog.md §8.5), for the timed re-queue of each reconcile. */
   readonly #timeConditions: readonly TimeCondition[];
+  /** Whether a reconcile that wrote the CR must run again to reach a fixed point (own-writes.ts). */
+  readonly #readsOwnWrites: boolean;
   #workersStarted = false;
   #reconciles = 0;
   #lastSuccessAt: number | undefined;
@@ -111,6 +117,7 @@ export class CrdController {
     this.#observer = observer;
     this.#clock = options.clock;
     this.#timeConditions = collectTimeConditions(crd.entry);
+    this.#readsOwnWrites = readsOwnWrites(crd);
     this.guard = createNamespaceGuard({
       restricted: crd.entry.restrictedNamespaces,
       allowed: crd.entry.allowedNamespaces,
@@ -181,6 +188,14 @@ export class CrdController {
     this.informer.subscribe((change) => {
       this.#notify(change);
       if (!this.#workersStarted) return;
+      // issue 19: an event for a CR being reconciled may be the echo of that reconcile's own
+      // write arriving before the write's answer; decided when the reconcile ends.
+      const version = change.object.metadata.resourceVersion;
+      if (
+        change.type !== CacheChangeType.Delete &&
+        this.#deferIfInFlight(change.key, () => this.informer.cache.isOwnVersion(version))
+      )
+        return;
       this.queue.add(change.key, Priority.Normal);
     });
   }
@@ -240,11 +255,25 @@ export class CrdController {
     if (this.informer.cache.get(key) != null) this.queue.add(key, Priority.Normal);
   }
 
-  /** enqueueOwner adds the key of the CR with this UID, when cached (child events, docs/reference/runtime.md §4). */
-  enqueueOwner(uid: string): void {
+  /**
+   * enqueueOwner adds the key of the CR with this UID, when cached (child events, docs/reference/runtime.md §4).
+   * `isOwnWrite`, when given, tells whether the event is the echo of the runtime's own write; an
+   * event for a CR being reconciled is then held until the reconcile ends and dropped if it was.
+   */
+  enqueueOwner(uid: string, isOwnWrite?: () => boolean): void {
     if (!this.#workersStarted) return;
     const key = this.informer.cache.keyOfUid(uid);
-    if (key != null) this.queue.add(key, Priority.Normal);
+    if (key == null) return;
+    if (isOwnWrite != null && this.#deferIfInFlight(key, isOwnWrite)) return;
+    this.queue.add(key, Priority.Normal);
+  }
+
+  /** #deferIfInFlight holds an event for a key being reconciled; true when held. */
+  #deferIfInFlight(key: string, isOwnWrite: () => boolean): boolean {
+    const held = this.#inFlight.get(key);
+    if (held == null) return false;
+    held.push(isOwnWrite);
+    return true;
   }
 
   /** stop stops taking work, waits up to `timeoutMs` for in-flight reconciles, and stops the informer. */
@@ -269,9 +298,14 @@ export class CrdController {
     }
     const started = Date.now();
     this.#reconciles++;
+    this.#inFlight.set(key, []);
     try {
       return await this.#run(key, cached, request, ctx, logger, started);
     } finally {
+      // Events held during the run: re-queue unless every one was the echo of an own write.
+      const held = this.#inFlight.get(key) ?? [];
+      this.#inFlight.delete(key);
+      if (held.some((isOwnWrite) => !isOwnWrite())) this.queue.add(key, Priority.Normal);
       const after = this.informer.cache.get(key);
       if (after != null && after.metadata.resourceVersion !== cached.metadata.resourceVersion) {
         this.#notify({ type: CacheChangeType.Update, key, object: after, old: cached });
@@ -307,7 +341,8 @@ export class CrdController {
       const timeChange = this.#nextTimeChange();
       if (timeChange != null)
         requeueAfterMs = requeueAfterMs == null ? timeChange : Math.min(requeueAfterMs, timeChange);
-      if (result.wroteCr) {
+      // issue 19 (own-writes.ts): re-run after an own write only when the entry can read it back.
+      if (result.wroteCr && this.#readsOwnWrites) {
         const failures = this.#ownWrites.get(key) ?? 0;
         this.#ownWrites.set(key, failures + 1);
         const delay = Math.min(OWN_WRITE_INITIAL_MS * 2 ** failures, OWN_WRITE_MAX_MS);

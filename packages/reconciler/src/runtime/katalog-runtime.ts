@@ -423,7 +423,10 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     const crdName = labels[OrkestraLabel.Crd];
     const uid = labels[OrkestraLabel.OwnerUid];
     if (crdName == null || uid == null) return;
-    entries.get(crdName)?.controller.enqueueOwner(uid);
+    // issue 19: an add or update that echoes the runtime's own write does not re-run the owner.
+    const own =
+      change.type === CacheChangeType.Delete ? undefined : () => children.isOwnVersion(change.object);
+    entries.get(crdName)?.controller.enqueueOwner(uid, own);
   });
 
   let leader = options.leaderElected ?? true;

@@ -6,7 +6,11 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { KeepAliveAgents } from '@orkestra/registry';
 import { KubeApiError, parseRetryAfter } from '../list-watch-client.js';
+
+/** One pool of keep-alive connections per set of credentials, shared by every raw request. */
+const agents = new KeepAliveAgents();
 
 /** RawRequest is one JSON request: method, API path (starting with `/api` or `/apis`), query and body. */
 export interface RawRequest {
@@ -51,6 +55,8 @@ export async function sendRawRequest(request: RawRequest, options: RawRequestOpt
     signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
   };
   await options.kubeConfig.applyToHTTPSOptions(requestOptions);
+  // Reuse connections: client-node puts a fresh agent (a new TLS connection) on every request.
+  requestOptions.agent = agents.agentFor(requestOptions, url.protocol);
   const send = url.protocol === 'http:' ? (http.request as unknown as typeof https.request) : https.request;
   const started = performance.now();
   let status = 0;

@@ -66,6 +66,7 @@ import {
 } from './stages/inventory.js';
 
 export { inventoryOf } from './stages/inventory.js';
+import { finalizerMayJoinFirstWave, groupByWave } from './write-plan.js';
 import { noopObserver } from './runtime-observer.js';
 import type { ChildWriteOperation, RuntimeObserver } from './runtime-observer.js';
 
@@ -260,7 +261,10 @@ export class CrdPipeline {
       // Step 4: namespace guard on the CR's namespace.
       const restricted = namespaceRestriction(this.#o.crd, this.#o.guard, cr.metadata.namespace);
       if (restricted != null) throw restricted;
-      cr = await this.#ensureFinalizers(cr, state);
+      // issue 19 (write-plan.ts): when the entry cleans up nothing itself, the finalizer may wait
+      // for the desired set and join the first child writes; otherwise it is written first.
+      const finalizerMayWait = this.#finalizerMayWait();
+      if (!finalizerMayWait) cr = await this.#ensureFinalizers(cr, state);
       mark('finalizers');
       let view = normalizeCr(this.#o.crd, cr);
       ({ cr, view } = await this.#mutate(cr, view, state));
@@ -298,9 +302,19 @@ export class CrdPipeline {
       state.waiting = held.waiting;
       const applyNow = (group: readonly DesiredChild[]): DesiredChild[] =>
         group.filter((child) => !held.waiting.has(child.id));
-      await this.#applyGroup(cr, applyNow(desired.groups.onCreate), previous, state);
+      // issue 19: the deferred finalizer runs alongside the first wave when every child is owned.
+      let finalizer: Promise<KubeObject> | undefined;
+      if (finalizerMayWait && this.#missingFinalizers(cr).length > 0) {
+        const children = [...desired.groups.onCreate, ...desired.groups.onReconcile];
+        if (finalizerMayJoinFirstWave(this.#cleanup(), cr.metadata.uid ?? '', children)) {
+          finalizer = this.#ensureFinalizers(cr, state);
+          finalizer.catch(() => undefined); // awaited by the first wave below; never left unhandled
+        } else cr = await this.#ensureFinalizers(cr, state);
+      }
+      await this.#applyGroup(cr, applyNow(desired.groups.onCreate), previous, state, finalizer);
       mark('onCreate');
-      await this.#applyGroup(cr, applyNow(desired.groups.onReconcile), previous, state);
+      await this.#applyGroup(cr, applyNow(desired.groups.onReconcile), previous, state, finalizer);
+      if (finalizer != null) cr = await finalizer;
       mark('onReconcile');
       const first = desired.blocked[0];
       if (first != null) {
@@ -427,10 +441,30 @@ export class CrdPipeline {
 
   // ---- step 5: finalizers -------------------------------------------------------------------
 
-  async #ensureFinalizers(cr: KubeObject, state: RunState): Promise<KubeObject> {
+  /** #finalizerMayWait: the entry cleans up nothing but its owned children (issue 19, write-plan.ts). */
+  #finalizerMayWait(): boolean {
+    const cleanup = this.#cleanup();
+    return cleanup.extraFinalizers.length === 0 && !cleanup.hasOnDelete && !cleanup.hasProviders;
+  }
+
+  #cleanup(): { extraFinalizers: readonly string[]; hasOnDelete: boolean; hasProviders: boolean } {
+    const crd = this.#o.crd;
+    return {
+      extraFinalizers: crd.extraFinalizers,
+      hasOnDelete: crd.entry.operatorBox.onDelete != null,
+      hasProviders: crd.hooks.providers.length > 0,
+    };
+  }
+
+  #missingFinalizers(cr: KubeObject): string[] {
     const wanted = [OrkestraFinalizer.Finalizer, ...this.#o.crd.extraFinalizers];
     const current = (cr.metadata['finalizers'] as string[] | undefined) ?? [];
-    const missing = wanted.filter((f) => !current.includes(f));
+    return wanted.filter((f) => !current.includes(f));
+  }
+
+  async #ensureFinalizers(cr: KubeObject, state: RunState): Promise<KubeObject> {
+    const current = (cr.metadata['finalizers'] as string[] | undefined) ?? [];
+    const missing = this.#missingFinalizers(cr);
     if (missing.length === 0) return cr;
     try {
       const patched = await this.#o.client.mergePatch(refOf(cr), {
@@ -554,20 +588,26 @@ export class CrdPipeline {
     children: readonly DesiredChild[],
     previous: readonly InventoryRecord[],
     state: RunState,
+    /** issue 19: the finalizer write that runs alongside the first wave; its failure comes first. */
+    alongside?: Promise<unknown>,
   ): Promise<void> {
-    const waves = new Map<number, DesiredChild[]>();
-    for (const child of children) {
-      const wave = kindFor(child.entry.listKey)?.wave ?? 6;
-      const list = waves.get(wave) ?? [];
-      list.push(child);
-      waves.set(wave, list);
-    }
-    for (const wave of [...waves.keys()].sort((a, b) => a - b)) {
-      const list = waves.get(wave) ?? [];
-      const results = await runLimited(
+    // issue 19 (write-plan.ts): waves only where the API server needs an earlier write.
+    const waves = groupByWave(children);
+    for (const [index, list] of waves.entries()) {
+      const writes = runLimited(
         list.map((child) => () => this.#writeChild(cr, child, previous, state)),
         this.#maxWrites,
       );
+      const [results, finalizer] = await Promise.all([
+        writes,
+        index === 0 && alongside != null
+          ? alongside.then(
+              () => undefined,
+              (error: unknown) => ({ error }),
+            )
+          : undefined,
+      ]);
+      if (finalizer != null) throw finalizer.error;
       const failures = results
         .map((r, i) => ({ r, child: list[i] }))
         .filter(

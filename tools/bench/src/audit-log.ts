@@ -1,0 +1,82 @@
+/**
+ * Attributing API requests to their client from kube-apiserver's audit log (JSON lines, one event
+ * per request stage): the idle-cost study counts every request each operator made, relists and
+ * re-opened watches included, by user agent.
+ */
+
+/** AuditEvent is the part of an audit.k8s.io/v1 Event the study reads. */
+export interface AuditEvent {
+  readonly auditID: string;
+  readonly stage: string;
+  readonly verb: string;
+  readonly userAgent?: string;
+  readonly objectRef?: {
+    readonly resource?: string;
+    readonly apiGroup?: string;
+    readonly subresource?: string;
+  };
+  readonly requestURI?: string;
+}
+
+/** ClientRequests counts one client's requests by `verb group/resource[/subresource]`. */
+export interface ClientRequests {
+  readonly client: string;
+  readonly total: number;
+  readonly byRequest: Readonly<Record<string, number>>;
+}
+
+/**
+ * clientOf names the client of a user agent: the product before the first `/` (`kro`,
+ * `node-fetch`, `kube-apiserver`), or the whole agent when it has none.
+ */
+export function clientOf(userAgent: string | undefined): string {
+  if (userAgent == null || userAgent === '') return 'unknown';
+  const product = userAgent.split(' ')[0] ?? userAgent;
+  const slash = product.indexOf('/');
+  return slash > 0 ? product.slice(0, slash) : product;
+}
+
+/**
+ * countByClient counts each request once (by audit ID, whatever stages it logged) from the
+ * JSON-lines `text`, grouped by clientOf(userAgent); malformed lines are skipped.
+ */
+export function countByClient(text: string): ClientRequests[] {
+  const seen = new Set<string>();
+  const byClient = new Map<string, Map<string, number>>();
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let event: AuditEvent;
+    try {
+      event = JSON.parse(line) as AuditEvent;
+    } catch {
+      continue;
+    }
+    if (event.auditID == null || seen.has(event.auditID)) continue;
+    seen.add(event.auditID);
+    const ref = event.objectRef;
+    const resource =
+      ref?.resource == null
+        ? (event.requestURI?.split('?')[0] ?? '?')
+        : `${ref.apiGroup ?? ''}/${ref.resource}${ref.subresource == null ? '' : `/${ref.subresource}`}`;
+    const key = `${event.verb.toUpperCase()} ${resource}`;
+    const client = clientOf(event.userAgent);
+    const counts = byClient.get(client) ?? new Map<string, number>();
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    byClient.set(client, counts);
+  }
+  return [...byClient.entries()]
+    .map(([client, counts]) => ({
+      client,
+      total: [...counts.values()].reduce((a, b) => a + b, 0),
+      byRequest: Object.fromEntries([...counts.entries()].sort(([a], [b]) => a.localeCompare(b))),
+    }))
+    .sort((a, b) => b.total - a.total);
+}
+
+/** AUDIT_POLICY logs every request at Metadata level, from the stage its response started. */
+export const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+`;
