@@ -118,6 +118,15 @@ export async function waitForSynced(crs: CrClient, namespace: string, name: stri
   await waitFor(`${name} Synced=True`, async () => isSyncedAtGeneration(await crs.get(namespace, name)));
 }
 
+/** waitForReady polls until the CR `namespace/name` is Ready=True for its current generation. */
+export async function waitForReady(crs: CrClient, namespace: string, name: string): Promise<void> {
+  await waitFor(`${name} Ready=True`, async () => {
+    const cr = await crs.get(namespace, name);
+    const ready = readyOf(cr);
+    return ready?.status === 'True' && ready.observedGeneration === cr.metadata.generation;
+  });
+}
+
 /** readConfigMap returns a ConfigMap's data (`{}` when it has none), or undefined when it does not exist. */
 export async function readConfigMap(
   kubeConfig: KubeConfig,

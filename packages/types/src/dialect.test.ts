@@ -57,6 +57,24 @@ describe('upstream apiVersions', () => {
   });
 });
 
+describe('readiness', () => {
+  const entry = (katalog: { spec: { crds: Record<string, unknown> } }) =>
+    katalog.spec.crds['website'] as { readiness: string };
+
+  it("keeps upstream's meaning of Ready (reconciled) for an upstream Katalog", () => {
+    expect(entry(ok(load(head())).katalog).readiness).toBe('reconciled');
+  });
+
+  it('leaves an upstream Katalog that states readiness as it is', () => {
+    const text = head() + '      readiness: children\n';
+    expect(entry(ok(load(text)).katalog).readiness).toBe('children');
+  });
+
+  it('gives a canonical Katalog child readiness', () => {
+    expect(entry(ok(load(head('orkestra.konductor.io/v1alpha1'))).katalog).readiness).toBe('children');
+  });
+});
+
 describe('metadata', () => {
   it('moves author and tags into annotations', () => {
     const text = head().replace(

@@ -427,6 +427,25 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
     });
   }
   if (up.changes.length > 0 && up.generation == null) up.mark('G2');
+  // Upstream's Ready means "reconciled"; an upstream Katalog keeps that meaning unless it opts in
+  // to child readiness by stating `readiness` itself (docs/reference/katalog.md, issue 18).
+  if (up.generation != null) {
+    const entries = isMap(crds)
+      ? (crds as YAMLMap).items.map((pair) => [keyOf(pair as Pair), (pair as Pair).value] as const)
+      : isSeq(crds)
+        ? (crds as YAMLSeq).items.map((entry, i) => [i, entry] as const)
+        : [];
+    for (const [key, entry] of entries) {
+      if (key == null || !isMap(entry) || pairOf(entry as YAMLMap, 'readiness') != null) continue;
+      const value = scalar('reconciled', entry);
+      up.change(
+        ['spec', 'crds', key, 'readiness'],
+        value,
+        'readiness: reconciled (upstream meaning of Ready)',
+      );
+      (entry as YAMLMap).set('readiness', value);
+    }
+  }
   return { generation: up.generation, changes: up.changes, problems: up.problems, included: up.included };
 }
 

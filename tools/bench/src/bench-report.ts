@@ -12,7 +12,7 @@ export type Outcome<T> =
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
 /** NotRun names a measurement that could not run and why. */
-interface NotRun {
+export interface NotRun {
   readonly measurement: string;
   readonly reason: string;
 }

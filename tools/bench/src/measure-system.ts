@@ -130,7 +130,7 @@ export interface SystemResult {
  * waitForQuiet polls the API server's counters until no write (watches and upkeep excluded) has
  * happened for `quietMs`, or `timeoutMs` passed; returns how long it waited.
  */
-async function waitForQuiet(
+export async function waitForQuiet(
   metrics: () => Promise<string>,
   options: { readonly quietMs: number; readonly timeoutMs: number; readonly pollMs?: number },
 ): Promise<{ readonly waitedMs: number; readonly quiet: boolean }> {

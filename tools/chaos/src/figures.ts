@@ -14,16 +14,19 @@ export interface Figure {
   readonly asserted?: boolean;
 }
 
+const recorded: Figure[] = [];
+
 /** formatFigure renders a figure as the line {@link reportFigure} prints. */
-function formatFigure(figure: Figure): string {
+export function formatFigure(figure: Figure): string {
   const value = Number.isInteger(figure.value) ? String(figure.value) : figure.value.toFixed(2);
   const unit = figure.unit === '' ? '' : ` ${figure.unit}`;
   return `[chaos] ${figure.scenario}: ${figure.name} = ${value}${unit}${figure.asserted === true ? ' (asserted)' : ''}`;
 }
 
-/** reportFigure prints a figure on stdout and returns it. */
+/** reportFigure prints a figure on stdout and records it. */
 export function reportFigure(scenario: string, name: string, value: number, unit = ''): Figure {
   const figure = { scenario, name, value, unit };
+  recorded.push(figure);
   console.log(formatFigure(figure));
   return figure;
 }
