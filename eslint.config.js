@@ -73,7 +73,13 @@ export default tseslint.config(
   },
   {
     // Config files must default-export their config.
-    files: ['**/vitest.config.ts', '**/vitest.*.config.ts', 'eslint.config.js', '**/vitest.shared.ts', 'knip.config.ts'],
+    files: [
+      '**/vitest.config.ts',
+      '**/vitest.*.config.ts',
+      'eslint.config.js',
+      '**/vitest.shared.ts',
+      'knip.config.ts',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -15,6 +15,11 @@ const config: KnipConfig = {
       // ork-entry.ts is the entry of the operator child process the chaos suite spawns by path.
       entry: ['src/ork-entry.ts'],
     },
+    'packages/create-provider': {
+      // The scaffolder reads these two packages' versions (their package.json) to pin them in the
+      // generated project; it never imports them.
+      ignoreDependencies: ['@orkestra/provider-kit', '@orkestra/types'],
+    },
     'apps/operator': {
       // Providers are imported by the package name a Katalog gives, at run time: the bundled ones
       // ship in the image as dependencies, and the provider loader test loads provider-hello.

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
  * when `ORKESTRA_PROVIDER_DIR` is unset: an npm project (`package.json` + `node_modules/`) that a
  * derived image fills with `npm install --omit=peer --prefix /opt/orkestra/providers <package>`.
  */
-export const DEFAULT_PROVIDER_DIRECTORY = '/opt/orkestra/providers';
+const DEFAULT_PROVIDER_DIRECTORY = '/opt/orkestra/providers';
 
 /**
  * SHARED_PACKAGES are the packages a provider from the directory always gets from the operator,

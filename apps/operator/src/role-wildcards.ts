@@ -3,7 +3,7 @@ import { formatPath } from '@orkestra/types';
 import type { Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
 
 /** ALLOW_RBAC_WILDCARDS_FLAG is the flag of `ork validate` and `ork generate` that accepts wildcards in `roles`. */
-export const ALLOW_RBAC_WILDCARDS_FLAG = '--allow-rbac-wildcards';
+const ALLOW_RBAC_WILDCARDS_FLAG = '--allow-rbac-wildcards';
 
 const RULE_FIELDS = ['apiGroups', 'resources', 'verbs', 'resourceNames'] as const;
 

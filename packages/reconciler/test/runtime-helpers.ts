@@ -108,7 +108,7 @@ export function syncedOf(cr: CustomObject): CustomObjectCondition | undefined {
 }
 
 /** isSyncedAtGeneration tells whether the CR reports Synced=True for its current generation. */
-export function isSyncedAtGeneration(cr: CustomObject): boolean {
+function isSyncedAtGeneration(cr: CustomObject): boolean {
   const synced = syncedOf(cr);
   return synced?.status === 'True' && synced.observedGeneration === cr.metadata.generation;
 }

@@ -42,7 +42,7 @@ function container(obj: unknown, index: unknown): unknown {
 }
 
 /** formatGo formats like Go's fmt.Sprintf for the verbs templates use: %s %d %v %q %f %t %x %%. */
-export function formatGo(format: string, args: readonly unknown[]): string {
+function formatGo(format: string, args: readonly unknown[]): string {
   let next = 0;
   return format.replace(
     /%([-+# 0]*)(\d+)?(?:\.(\d+))?([sdvqftxX%])/g,

@@ -25,7 +25,7 @@ export const WORKLOAD_CONTROLLERS: readonly string[] = Object.freeze([
 ]);
 
 /** FAKE_NODE_NAME is the name of the one kwok node. */
-export const FAKE_NODE_NAME = 'kwok-node-0';
+const FAKE_NODE_NAME = 'kwok-node-0';
 
 /** The annotation kwok selects its nodes by (`--manage-nodes-with-annotation-selector`). */
 const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';

@@ -69,7 +69,7 @@ export interface IncludedFile {
 }
 
 /** INCLUDE_OFFSET is the range shift of the first included file; the n-th is shifted n times as far. */
-export const INCLUDE_OFFSET = 1e12;
+const INCLUDE_OFFSET = 1e12;
 
 /** positionIn maps a (possibly shifted) offset to the file, line and column it was written at. */
 export function positionIn(

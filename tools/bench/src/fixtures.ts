@@ -6,7 +6,7 @@ import type { BenchInput } from './bench-report.js';
 import type { SystemResult } from './measure-system.js';
 
 /** fakeSystem is a SystemResult with round numbers. */
-export const fakeSystem = (name: string, convergenceMs: number, p99 = 80): SystemResult => ({
+const fakeSystem = (name: string, convergenceMs: number, p99 = 80): SystemResult => ({
   name,
   crs: 110,
   convergenceMs,

@@ -40,7 +40,7 @@ export interface FullFloorResult {
  * ownedChildren stamps floor manifests with Orkestra's child metadata: the five labels, the
  * applied-hash annotation and a controller ownerReference to the CR.
  */
-export function ownedChildren(
+function ownedChildren(
   manifests: readonly KubeManifest[],
   owner: { readonly apiVersion: string; readonly kind: string; readonly name: string; readonly uid: string },
   crdEntry: string,

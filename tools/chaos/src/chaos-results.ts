@@ -44,7 +44,7 @@ export interface ChaosResults {
 const FIGURE = /^\[chaos\] ([^:]+): (.+) = (-?[\d.]+(?:e[+-]?\d+)?)(?: ([^(]\S*))?( \(asserted\))?$/;
 
 /** parseFigureLine parses one figure line, or returns undefined for any other text. */
-export function parseFigureLine(line: string): FigureLine | undefined {
+function parseFigureLine(line: string): FigureLine | undefined {
   const match = FIGURE.exec(line.trim());
   if (match == null) return undefined;
   const [, scenario = '', name = '', value = '', unit = '', asserted] = match;
@@ -58,7 +58,7 @@ export function readResults(path: string): ChaosResults {
 }
 
 /** mergeResults replaces the entries of the files that ran and keeps the others. */
-export function mergeResults(previous: ChaosResults, ran: readonly FileResults[]): ChaosResults {
+function mergeResults(previous: ChaosResults, ran: readonly FileResults[]): ChaosResults {
   const files: Record<string, FileResults> = { ...previous.files };
   for (const file of ran) files[file.file] = file;
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => a.localeCompare(b)));

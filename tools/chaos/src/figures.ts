@@ -14,10 +14,8 @@ export interface Figure {
   readonly asserted?: boolean;
 }
 
-const recorded: Figure[] = [];
-
 /** formatFigure renders a figure as the line {@link reportFigure} prints. */
-export function formatFigure(figure: Figure): string {
+function formatFigure(figure: Figure): string {
   const value = Number.isInteger(figure.value) ? String(figure.value) : figure.value.toFixed(2);
   const unit = figure.unit === '' ? '' : ` ${figure.unit}`;
   return `[chaos] ${figure.scenario}: ${figure.name} = ${value}${unit}${figure.asserted === true ? ' (asserted)' : ''}`;
@@ -26,7 +24,6 @@ export function formatFigure(figure: Figure): string {
 /** reportFigure prints a figure on stdout and records it. */
 export function reportFigure(scenario: string, name: string, value: number, unit = ''): Figure {
   const figure = { scenario, name, value, unit };
-  recorded.push(figure);
   console.log(formatFigure(figure));
   return figure;
 }
@@ -37,14 +34,8 @@ export function reportFigure(scenario: string, name: string, value: number, unit
  */
 export function reportClaim(scenario: string, name: string, value: number, unit = ''): Figure {
   const figure = { scenario, name, value, unit, asserted: true };
-  recorded.push(figure);
   console.log(formatFigure(figure));
   return figure;
-}
-
-/** reportedFigures returns every figure reported so far in this process. */
-export function reportedFigures(): readonly Figure[] {
-  return [...recorded];
 }
 
 /** Quantiles summarizes samples: the median, the 99th percentile and the range. */

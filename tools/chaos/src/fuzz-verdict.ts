@@ -29,7 +29,7 @@ export const ENGINE_ERRORS: readonly (new (...args: never[]) => Error)[] = [
 ];
 
 /** topFrameOf returns the first stack frame of an error (`at fn (file:line:col)`), or `no stack`. */
-export function topFrameOf(error: Error): string {
+function topFrameOf(error: Error): string {
   const frame = (error.stack ?? '').split('\n').find((line) => /^\s+at /.test(line));
   return frame == null
     ? 'no stack'
@@ -37,7 +37,7 @@ export function topFrameOf(error: Error): string {
 }
 
 /** engineErrorOf returns the first caught or thrown error of an engine class, or undefined. */
-export function engineErrorOf(outcome: OrkOutcome): { error: Error; where: string } | undefined {
+function engineErrorOf(outcome: OrkOutcome): { error: Error; where: string } | undefined {
   const all = [
     ...(outcome.thrown == null ? [] : [{ error: outcome.thrown, where: 'main threw' }]),
     ...(outcome.caught ?? []),

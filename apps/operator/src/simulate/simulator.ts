@@ -492,7 +492,7 @@ function readyOf(cr: KubeObject | undefined): ReadyState | undefined {
 const HIDDEN_STATUS_KEYS = new Set(['conditions', 'inventory']);
 
 /** diffStatus lists changed status leaves, without conditions and inventory, and without provider specs. */
-export function diffStatus(before: Json, after: Json): StatusChange[] {
+function diffStatus(before: Json, after: Json): StatusChange[] {
   const a = flatten(before);
   const b = flatten(after);
   const changes: StatusChange[] = [];

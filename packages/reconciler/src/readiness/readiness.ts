@@ -83,7 +83,7 @@ export function intField(map: Record<string, unknown>, key: string, fallback = 0
 }
 
 /** conditionsOf returns the well-formed `status.conditions` of an object. */
-export function conditionsOf(object: KubeObject): ObjectCondition[] {
+function conditionsOf(object: KubeObject): ObjectCondition[] {
   const raw = statusOf(object)['conditions'];
   if (!Array.isArray(raw)) return [];
   const out: ObjectCondition[] = [];

@@ -16,7 +16,7 @@ import { inventoryKey } from './inventory.js';
 import type { InventoryItem } from './inventory.js';
 
 /** WAITING is the inventory state of a child held back by `waitFor`. */
-export const WAITING = 'Waiting';
+const WAITING = 'Waiting';
 
 /** AssessReadinessInput is what {@link assessReadiness} reads. */
 export interface AssessReadinessInput {

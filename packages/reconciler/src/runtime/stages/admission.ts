@@ -146,7 +146,7 @@ function isUnique(view: KubeObject, condition: Condition, others: readonly KubeO
 }
 
 /** convertValue converts a rendered mutation value to the rule's `valueType`; failures are TemplateErrors naming the rule. */
-export function convertValue(value: unknown, type: string | undefined, katalogPath: string): unknown {
+function convertValue(value: unknown, type: string | undefined, katalogPath: string): unknown {
   if (type == null || value == null) return value;
   const text = stringForm(value);
   switch (type) {

@@ -147,7 +147,7 @@ export function recordRef(record: InventoryRecord): ObjectRef {
 }
 
 /** recordFor is the inventory record of a child as written (a Job's completion is kept once seen). */
-export function recordFor(
+function recordFor(
   ref: ObjectRef,
   mode: 'create' | 'apply',
   source: string,
@@ -170,7 +170,7 @@ export function recordFor(
 }
 
 /** inventoryKey is the sort key of a record: `apiVersion/kind/namespace/name`. */
-export function inventoryKey(r: InventoryRecord): string {
+function inventoryKey(r: InventoryRecord): string {
   return `${r.apiVersion}/${r.kind}/${r.namespace ?? ''}/${r.name}`;
 }
 
