@@ -113,7 +113,8 @@ function comparable(status: unknown): unknown {
   if (!isMap(status)) return status;
   const out: Json = {};
   for (const [key, value] of Object.entries(status)) {
-    if (key === 'lastTransitionTime' || key === 'lastSuccessTime') continue;
+    // Timestamps: the live runtime uses the wall clock, the offline run --now (`since`: issue 18 readiness).
+    if (key === 'lastTransitionTime' || key === 'lastSuccessTime' || key === 'since') continue;
     out[key] = comparable(value);
   }
   return out;
