@@ -24,7 +24,7 @@ export interface ExpectationFailure {
  * checkExpectations returns the failed expectations of a step. Child lists (`applies`, `creates`,
  * `prunes`, `children`) compare as sets and accept `Kind/name` or `Kind/namespace/name`;
  * `deletionOrder` compares in order; `status` is a partial match (every given leaf equal, `null`
- * meaning absent); `ready` and `reason` compare the Ready condition.
+ * meaning absent); `ready` and `reason` compare the Ready condition, `synced` the Synced condition.
  */
 export function checkExpectations(report: StepReport): ExpectationFailure[] {
   const failures: ExpectationFailure[] = [];
@@ -57,6 +57,11 @@ export function checkExpectations(report: StepReport): ExpectationFailure[] {
       case ExpectKey.Ready: {
         const expected = typeof value === 'boolean' ? (value ? 'True' : 'False') : value;
         if (report.ready?.status !== expected) fail(key, expected, report.ready?.status ?? null);
+        break;
+      }
+      case ExpectKey.Synced: {
+        const expected = typeof value === 'boolean' ? (value ? 'True' : 'False') : value;
+        if (report.synced?.status !== expected) fail(key, expected, report.synced?.status ?? null);
         break;
       }
       case ExpectKey.Reason:

@@ -65,6 +65,7 @@ export const ExpectKey = {
   Children: 'children',
   Status: 'status',
   Ready: 'ready',
+  Synced: 'synced',
   Reason: 'reason',
   DeletionOrder: 'deletionOrder',
 } as const;
@@ -316,7 +317,7 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
       if (key === ExpectKey.Status && !isMap(expected))
         fail(p, `${where(p)} must be a map (a partial status)`);
       if (
-        key === ExpectKey.Ready &&
+        (key === ExpectKey.Ready || key === ExpectKey.Synced) &&
         expected !== 'True' &&
         expected !== 'False' &&
         typeof expected !== 'boolean'

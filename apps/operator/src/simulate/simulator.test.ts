@@ -178,7 +178,8 @@ describe('Simulator deletion', () => {
     );
     // The runtime's order (docs/reference/runtime.md §10.2): the cleanup job is created and awaited (Deleting is
     // written while it runs), the ordered group is deleted, providers in reverse declaration order,
-    // then the children garbage collection cannot reach in reverse wave order.
+    // then every remaining inventory child explicitly in reverse wave order (issue 20: the Namespace of
+    // wave 0 last), and only then is the finalizer released — nothing is left to garbage collection.
     expect(reports[1]?.deletionOrder).toEqual([
       'cleanup-job Job/shop-export',
       'status Ready=False Deleting',
@@ -186,11 +187,11 @@ describe('Simulator deletion', () => {
       'provider-delete p2/third',
       'provider-retain p1/second',
       'provider-delete p1/first',
+      'delete ConfigMap/local',
       'delete ConfigMap/other/remote',
+      'delete Service/web',
       'delete Namespace/shop-extra',
       'finalizer-removed',
-      'garbage-collected ConfigMap/local',
-      'garbage-collected Service/web',
     ]);
     expect(reports[1]?.status).toBeUndefined();
   });
@@ -203,7 +204,12 @@ describe('Simulator deletion', () => {
     when: [{field: spec.keep, notEquals: "true"}]
     jobs: [{name: export, image: busybox}]`);
     const [, deleted] = await simulate(katalog, `steps: [{apply: ${cr('{keep: true}')}}, {delete: true}]`);
-    expect(deleted?.deletionOrder).toEqual(['finalizer-removed', 'garbage-collected ConfigMap/local']);
+    // No cleanup job runs (the gate fails); the child is still deleted explicitly before the finalizer goes.
+    expect(deleted?.deletionOrder).toEqual([
+      'delete ConfigMap/local',
+      'status Ready=False Deleting',
+      'finalizer-removed',
+    ]);
   });
 
   it('removes a CR that never got the finalizer at once', async () => {
@@ -244,6 +250,26 @@ describe('checkExpectations', () => {
       ['status.phase', 'Running', 'Pending'],
       ['reason', 'ValidationFailed', 'ReconcileSucceeded'],
     ]);
+  });
+
+  it('checks `synced` against the Synced condition, apart from Ready', async () => {
+    const katalog = katalogFrom(`operatorBox:
+  onReconcile:
+    configMaps: [{name: one}]`);
+    const failuresOf = async (synced: string): Promise<unknown[]> => {
+      const [report] = await simulate(
+        katalog,
+        `steps:
+  - apply: ${cr('{}')}
+    expect:
+      synced: ${synced}
+      ready: "True"`,
+      );
+      expect((report as StepReport).synced).toMatchObject({ status: 'True' });
+      return checkExpectations(report as StepReport).map((f) => [f.key, f.expected, f.actual]);
+    };
+    expect(await failuresOf('"True"')).toEqual([]);
+    expect(await failuresOf('false')).toEqual([['synced', 'False', 'True']]);
   });
 });
 

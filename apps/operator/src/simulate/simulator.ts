@@ -58,6 +58,8 @@ export interface StepReport {
   /** Children in the cluster after the step. */
   readonly children: readonly string[];
   readonly ready: ReadyState | undefined;
+  /** The Synced condition (the last reconcile applied everything) after the step. */
+  readonly synced: ReadyState | undefined;
   /** The ValidationWarning message when that condition is True. */
   readonly warning: string | undefined;
   /** The CR's status after the step; undefined once the CR is gone. */
@@ -437,6 +439,7 @@ export class Simulator {
       prunes: parts.prunes ?? [],
       children: state == null ? [] : this.#children(state).map((c) => formatChildRef(c, state.namespace)),
       ready: readyOf(cr),
+      synced: conditionStateOf(cr, ConditionType.Synced),
       warning: warning == null ? undefined : String(warning['message'] ?? ''),
       status: cr == null ? undefined : structuredClone(status),
       statusChanges: parts.statusChanges ?? [],
@@ -476,16 +479,20 @@ function statusOf(cr: KubeObject | undefined): Json {
 }
 
 function readyOf(cr: KubeObject | undefined): ReadyState | undefined {
+  return conditionStateOf(cr, ConditionType.Ready);
+}
+
+function conditionStateOf(cr: KubeObject | undefined, type: string): ReadyState | undefined {
   const conditions = statusOf(cr)['conditions'];
-  const ready = Array.isArray(conditions)
-    ? (conditions as Json[]).find((c) => c['type'] === ConditionType.Ready)
+  const condition = Array.isArray(conditions)
+    ? (conditions as Json[]).find((c) => c['type'] === type)
     : undefined;
-  return ready == null
+  return condition == null
     ? undefined
     : {
-        status: String(ready['status']),
-        reason: String(ready['reason']),
-        message: String(ready['message'] ?? ''),
+        status: String(condition['status']),
+        reason: String(condition['reason']),
+        message: String(condition['message'] ?? ''),
       };
 }
 
