@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubernetesObjectApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, V1Node } from '@kubernetes/client-node';
+import { fakeNode } from '@orkestra/testenv';
 import type { ControlPlane } from '@orkestra/testenv';
 import type { DestinationStream } from 'pino';
 import { parseAllDocuments } from 'yaml';
@@ -279,6 +280,22 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
       for (const cr of loadCrs(join(examplesDir, example, 'crs'))) samples.push({ example, cr });
     }
 
+    // The multi-region example pins each region's Deployment to that region's nodes: kwok gets one
+    // fake node per region the sample CRs enable, so their pods are scheduled and become ready.
+    for (const region of enabledRegions(samples.map((s) => s.cr))) {
+      const name = `kwok-${region}`;
+      await cluster.core
+        .createNode({ body: fakeNode(name, { 'topology.kubernetes.io/region': region }) as V1Node })
+        .catch((error: unknown) => {
+          if (statusCode(error) !== 409) throw error;
+        });
+      // Admission taints a new node not-ready; nothing here would lift it (see @orkestra/testenv).
+      await cluster.core.patchNode(
+        { name, body: { spec: { taints: null } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    }
+
     step('Sample CRs');
     for (const { example, cr } of samples) {
       const ref = refOf(cr);
@@ -414,4 +431,18 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
   }
   out.write(`  control plane stopped\n\nDemo complete in ${((Date.now() - started) / 1000).toFixed(0)} s.\n`);
   return 0;
+}
+
+/** enabledRegions returns the names of the regions sample CRs enable (`spec.regions[].enabled` not false). */
+function enabledRegions(crs: readonly Json[]): string[] {
+  const names = new Set<string>();
+  for (const cr of crs) {
+    const regions = isMap(cr['spec']) ? (cr['spec'] as Json)['regions'] : undefined;
+    if (!Array.isArray(regions)) continue;
+    for (const region of regions) {
+      if (isMap(region) && typeof region['name'] === 'string' && region['enabled'] !== false)
+        names.add(region['name']);
+    }
+  }
+  return [...names];
 }

@@ -44,3 +44,4 @@ export type { TestenvVersions } from './versions.js';
 export { isCi } from './is-ci.js';
 export { isTestenvError, TestenvError, TestenvErrorCode } from './testenv-error.js';
 export type { TestenvErrorOptions } from './testenv-error.js';
+export { fakeNode } from './workloads.js';

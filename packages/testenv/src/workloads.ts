@@ -44,16 +44,25 @@ export interface StartWorkloadsOptions {
   readonly timeoutMs: number;
 }
 
-function fakeNode(): Record<string, unknown> {
+/**
+ * fakeNode is the manifest of a Node that kwok of a `workloads: true` control plane manages (it
+ * selects nodes by annotation), with extra labels, e.g. `topology.kubernetes.io/region`. Create it
+ * and then clear its taints (see below) for pods to be scheduled onto it.
+ */
+export function fakeNode(
+  name = FAKE_NODE_NAME,
+  labels: Readonly<Record<string, string>> = {},
+): Record<string, unknown> {
   const resources = { cpu: '64', memory: '256Gi', pods: '500' };
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
-      name: FAKE_NODE_NAME,
+      name,
       annotations: { [KWOK_NODE_ANNOTATION]: 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
-      labels: { 'kubernetes.io/hostname': FAKE_NODE_NAME, 'kubernetes.io/os': 'linux', type: 'kwok' },
+      labels: { ...labels, 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', type: 'kwok' },
     },
+    spec: {},
     status: { allocatable: resources, capacity: resources },
   };
 }

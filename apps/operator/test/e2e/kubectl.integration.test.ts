@@ -20,7 +20,8 @@ import type { OrkProcess } from './ork-process.js';
 // `kubectl describe` with the operator's Events. The operator runs as `ork run` (the bundle's
 // Deployment has no kubelet here) with the bundle's ServiceAccount.
 
-const env = useControlPlane();
+// Workloads run (kube-scheduler, workload controllers, kwok): Ready means the children are ready.
+const env = useControlPlane({ workloads: true });
 const suffix = uniqueSuffix();
 const base = websiteKatalog(suffix);
 // The website example with descriptions on its schema, which kubectl explain shows.
@@ -125,10 +126,10 @@ describe('kubectl against the generated bundle', () => {
     expect(waited.stdout).toContain(`website.${base.group}/hello condition met`);
   });
 
-  it('kubectl get shows the Ready, Reason and Age printer columns', async () => {
+  it('kubectl get shows the Ready, Synced, Reason and Age printer columns', async () => {
     const out = await mustKubectl('get', 'websites', '-n', env.namespace);
     const [header, ...rows] = out.trim().split('\n');
-    expect(header?.split(/\s+/)).toEqual(['NAME', 'READY', 'REASON', 'AGE']);
+    expect(header?.split(/\s+/)).toEqual(['NAME', 'READY', 'SYNCED', 'REASON', 'AGE']);
     const hello = rows.find((r) => r.startsWith('hello '));
     expect(hello?.split(/\s+/).slice(0, 2)).toEqual(['hello', 'True']);
     const broken = rows.find((r) => r.startsWith('broken '));

@@ -28,7 +28,8 @@ import type { Container, ImageConfig, Mount } from './kubelet.js';
 // uninstalled. What it does not prove: scheduling, image pulls by a real kubelet, probes run by a
 // kubelet, or a network namespace of the pod's own (the container shares the host network).
 
-const env = useControlPlane();
+// Workloads run (kube-scheduler, workload controllers, kwok), so the Website becomes truly Ready.
+const env = useControlPlane({ workloads: true });
 const suffix = uniqueSuffix();
 const website = websiteKatalog(suffix);
 const release = `ork-${suffix}`;

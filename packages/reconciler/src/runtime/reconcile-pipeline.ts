@@ -202,6 +202,8 @@ export class CrdPipeline {
   readonly #observer: RuntimeObserver;
   /** Bounds corrections of drift made by another writer, per owner UID and child id. */
   readonly #drift: DriftLimiter;
+  /** UIDs of CRs being deleted whose provider deletions have completed in this process. */
+  readonly #providersDeleted = new Set<string>();
 
   constructor(options: PipelineOptions) {
     this.#o = options;
@@ -1002,7 +1004,10 @@ export class CrdPipeline {
         };
       }
       const deleteProviders = this.#o.hooks?.deleteProviders;
-      if (deleteProviders != null) {
+      const uid = cr.metadata.uid ?? '';
+      // Provider deletions run once per CR: later passes (waiting for explicit child deletes) skip
+      // them instead of calling every provider's delete again (found by the parity test).
+      if (deleteProviders != null && !this.#providersDeleted.has(uid)) {
         let providers: ProviderDeletion;
         try {
           providers = await deleteProviders({
@@ -1022,6 +1027,7 @@ export class CrdPipeline {
           await deleting(ConditionReason.Deleting, formatReasonMessage(crd.katalogPath, providers.waiting));
           return { requeueAfterMs: providers.requeueAfterMs, wroteCr: state.wroteCr, writes: state.writes };
         }
+        this.#providersDeleted.add(uid);
       }
       const explicit = await this.#explicitChildren(cr, state);
       if (explicit != null) {
@@ -1038,6 +1044,7 @@ export class CrdPipeline {
       // issue 17 (found by the parity test): with no finalizer left the API server removes the CR
       // at once, and its DELETED watch event can reach the cache before this response; upserting
       // the response then would bring back a ghost CR until the next relist.
+      this.#providersDeleted.delete(uid);
       const remaining = (patched.metadata['finalizers'] as readonly string[] | undefined) ?? [];
       if (remaining.length > 0) this.#o.primary.upsertFromWrite(patched);
       state.writes++;
