@@ -4,7 +4,13 @@
  * their TTL removed them.
  */
 import { randomBytes } from 'node:crypto';
-import { BatchV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KatalogRuntime, RuntimeObserver } from '@orkestra/reconciler';
 import {
@@ -106,6 +112,21 @@ describe('the runtime observer and once Secrets', () => {
     calls.length = 0;
     await crs.create(ns, 'alpha', { tier: 'gold' });
     await waitForSynced(crs, ns, 'alpha');
+    // The runtime does not re-reconcile the echo of its own writes; a foreign metadata change
+    // does, and that reconcile finds the status unchanged, so its write is skipped.
+    await env.kubeConfig
+      .makeApiClient(CustomObjectsApi)
+      .patchNamespacedCustomObject(
+        {
+          group,
+          version: 'v1',
+          namespace: ns,
+          plural: 'apps',
+          name: 'alpha',
+          body: { metadata: { annotations: { touched: 'yes' } } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
     await waitFor('a status write was skipped (converged)', () => calls.includes('statusWrite app skipped'));
     expect(calls).toEqual(
       expect.arrayContaining([
