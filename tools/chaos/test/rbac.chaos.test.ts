@@ -2,15 +2,18 @@
  * Generated RBAC is least privilege: the Roles of `ork generate rbac` contain no wildcard (every
  * example Katalog), and an end-to-end run of `ork run` as the generated ServiceAccount (a real
  * token) passes with all rules and fails with any single rule removed. The e2e (operator in one
- * namespace, CRs in another): become leader (Lease, LeaderElection Event), create a CR (finalizer, children with owner references, `once` Secret, Ready, an
- * Event), change it (apply, prune), delete it (finalizer removed). The API server runs with
+ * namespace, CRs in another): become leader (Lease, LeaderElection Event), renew the Lease (a PUT),
+ * create a CR (finalizer, children with owner references, `once` Secret, Ready, an Event), correct a
+ * child changed by hand (seen through the child watch: after a failed watch the informer retries the
+ * watch, it does not relist, so without `watch` the drift is never seen), change it (apply, prune),
+ * delete it (finalizer removed). The API server runs with
  * OwnerReferencesPermissionEnforcement, as many production clusters do, so `<plural>/finalizers`
  * is exercised too.
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { generateRbac } from '@orkestra/operator';
 import type { Manifest } from '@orkestra/operator';
@@ -36,6 +39,12 @@ import { waitFor } from '../src/wait-for.js';
 
 const SCENARIO = 'rbac';
 const STEP_TIMEOUT_MS = 25_000;
+/**
+ * The first step also covers the operator process starting (module loading, first Lease write):
+ * on a loaded 2-core machine with PARALLEL operators that alone can take longer than a step, so
+ * it gets its own bound. It only delays a verdict; a step that passes returns at once.
+ */
+const LEADER_TIMEOUT_MS = 120_000;
 const PARALLEL = 3;
 
 useControlPlane();
@@ -165,10 +174,14 @@ async function e2eSteps(
       throw error;
     }
   };
-  const step = async (what: string, check: () => Promise<boolean> | boolean): Promise<string | undefined> => {
+  const step = async (
+    what: string,
+    check: () => Promise<boolean> | boolean,
+    timeoutMs: number,
+  ): Promise<string | undefined> => {
     try {
       await waitFor(what, async () => operator.running() && (await check()), {
-        timeoutMs: STEP_TIMEOUT_MS,
+        timeoutMs,
         intervalMs: 200,
       });
       return undefined;
@@ -177,8 +190,23 @@ async function e2eSteps(
     }
   };
   try {
-    const steps: [string, () => Promise<boolean> | boolean][] = [
-      ['leader', () => operator.logs().some((l) => l.msg === 'became leader')],
+    const leases = admin.makeApiClient(CoordinationV1Api);
+    let tampered = false;
+    const steps: [string, () => Promise<boolean> | boolean, number?][] = [
+      ['leader', () => operator.logs().some((l) => l.msg === 'became leader'), LEADER_TIMEOUT_MS],
+      [
+        // Renewal replaces the Lease (PUT): renewTime moves past acquireTime while the operator keeps leading.
+        'the Lease renewed',
+        async () => {
+          const lease = await leases.readNamespacedLease({ namespace: opNs, name: `orkestra-${name}` });
+          const { acquireTime, renewTime } = lease.spec ?? {};
+          return (
+            acquireTime != null &&
+            renewTime != null &&
+            new Date(renewTime).getTime() > new Date(acquireTime).getTime()
+          );
+        },
+      ],
       ['operator ready', () => operator.logs().some((l) => l.msg === 'operator ready')],
       [
         'the LeaderElection Event on the Lease',
@@ -213,6 +241,27 @@ async function e2eSteps(
           ),
       ],
       [
+        'drift corrected: a child changed by hand is restored',
+        async () => {
+          if (!tampered) {
+            const cm = await core.readNamespacedConfigMap({ namespace: ns, name: 'shop-config' });
+            // A 409 (the operator wrote in between) is retried on the next poll.
+            tampered = await core
+              .replaceNamespacedConfigMap({
+                namespace: ns,
+                name: 'shop-config',
+                body: { ...cm, data: { ...cm.data, greeting: 'tampered' } },
+              })
+              .then(
+                () => true,
+                () => false,
+              );
+            return false;
+          }
+          return (await configMap('shop-config'))?.['greeting'] === 'hi';
+        },
+      ],
+      [
         'CR changed: child applied, child pruned',
         async () => {
           const cr = await crs.get(ns, 'shop');
@@ -236,8 +285,8 @@ async function e2eSteps(
         },
       ],
     ];
-    for (const [what, check] of steps) {
-      const failed = await step(what, check);
+    for (const [what, check, timeoutMs] of steps) {
+      const failed = await step(what, check, timeoutMs ?? STEP_TIMEOUT_MS);
       if (failed != null) return failed;
     }
     return undefined;
