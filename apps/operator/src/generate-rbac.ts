@@ -157,7 +157,11 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         continue;
       }
       // group and plural come from the kind facts table (@orkestra/types RESOURCE_KINDS), not a guess.
-      rules.add(info.group ?? '', info.plural ?? '', info.listKey === 'jobs' ? CHILD_VERBS : WATCHED_CHILD_VERBS);
+      rules.add(
+        info.group ?? '',
+        info.plural ?? '',
+        info.listKey === 'jobs' ? CHILD_VERBS : WATCHED_CHILD_VERBS,
+      );
       if (
         info.listKey === 'ingresses' &&
         list.some((i) => (i['tls'] as { create?: unknown } | undefined)?.create === true)
