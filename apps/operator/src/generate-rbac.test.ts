@@ -55,7 +55,7 @@ describe('generateRbac', () => {
     );
     expect(flat).toEqual(
       expect.arrayContaining([
-        't.example.com/apps:get,list,watch,patch',
+        't.example.com/apps:list,watch,patch',
         't.example.com/apps/status:patch',
         't.example.com/apps/finalizers:update',
         'batch/jobs:get,list,watch,create,patch,delete',

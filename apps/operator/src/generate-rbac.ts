@@ -133,7 +133,8 @@ export function pinnedNamespace(katalog: Katalog): string | undefined {
 
 function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles: Set<string>): void {
   const { group, plural } = entry.apiTypes;
-  rules.add(group, plural, ['get', 'list', 'watch', 'patch']);
+  // CRs are read from the informer (list/watch), never with a GET; finalizers are patched on.
+  rules.add(group, plural, ['list', 'watch', 'patch']);
   // Status is only ever merge-patched through the subresource (status-patcher.ts), never read from it.
   rules.add(group, `${plural}/status`, ['patch']);
   rules.add(group, `${plural}/finalizers`, ['update']);
@@ -237,7 +238,7 @@ function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes:
 
 /**
  * generateRbac derives least-privilege RBAC from what the Katalog can touch (docs/reference/runtime.md §19): the
- * CR kinds (get/list/watch/patch, status patch, finalizers update), every child kind
+ * CR kinds (list/watch/patch, status patch, finalizers update), every child kind
  * (list/watch/create/patch/delete; `get` too for Jobs and custom kinds), events, Secrets and ConfigMaps `get` for providers
  * and `auth.secretRef`, the literal rules of `roles` entries, and the leader-election Lease in the
  * operator namespace. No wildcards are generated. A Role replaces the ClusterRole when the

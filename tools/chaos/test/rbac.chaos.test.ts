@@ -100,6 +100,8 @@ spec:
             - name: "{{ metadata.name }}-creds"
               once: true
               data: {password: "{{ randomAlphanumeric 24 }}"}
+            - name: "{{ metadata.name }}-plain"
+              data: {greeting: "{{ spec.greeting }}"}
 `;
 }
 
@@ -181,6 +183,11 @@ async function e2eSteps(
       throw error;
     }
   };
+  const plainGreeting = async (): Promise<string | undefined> => {
+    const data = (await core.readNamespacedSecret({ namespace: ns, name: 'shop-plain' })).data;
+    const value = data?.['greeting'];
+    return value == null ? undefined : Buffer.from(value, 'base64').toString('utf8');
+  };
   const step = async (
     what: string,
     check: () => Promise<boolean> | boolean,
@@ -252,20 +259,26 @@ async function e2eSteps(
         async () => {
           if (!tampered) {
             const cm = await core.readNamespacedConfigMap({ namespace: ns, name: 'shop-config' });
+            const secret = await core.readNamespacedSecret({ namespace: ns, name: 'shop-plain' });
             // A 409 (the operator wrote in between) is retried on the next poll.
-            tampered = await core
-              .replaceNamespacedConfigMap({
+            tampered = await Promise.all([
+              core.replaceNamespacedConfigMap({
                 namespace: ns,
                 name: 'shop-config',
                 body: { ...cm, data: { ...cm.data, greeting: 'tampered' } },
-              })
-              .then(
-                () => true,
-                () => false,
-              );
+              }),
+              core.replaceNamespacedSecret({
+                namespace: ns,
+                name: 'shop-plain',
+                body: { ...secret, data: { greeting: Buffer.from('tampered').toString('base64') } },
+              }),
+            ]).then(
+              () => true,
+              () => false,
+            );
             return false;
           }
-          return (await configMap('shop-config'))?.['greeting'] === 'hi';
+          return (await configMap('shop-config'))?.['greeting'] === 'hi' && (await plainGreeting()) === 'hi';
         },
       ],
       [
@@ -277,6 +290,7 @@ async function e2eSteps(
           return (
             isReadyAtGeneration(await crs.get(ns, 'shop')) &&
             (await configMap('shop-config'))?.['greeting'] === 'bye' &&
+            (await plainGreeting()) === 'bye' &&
             (await configMap('shop-extra')) == null
           );
         },
