@@ -55,8 +55,8 @@ describe('generateRbac', () => {
     );
     expect(flat).toEqual(
       expect.arrayContaining([
-        't.example.com/apps:get,list,watch,patch',
-        't.example.com/apps/status:get,patch',
+        't.example.com/apps:list,watch,patch',
+        't.example.com/apps/status:patch',
         't.example.com/apps/finalizers:update',
         'batch/jobs:get,list,watch,create,patch,delete',
         'cert-manager.io/certificates:get,list,watch,create,patch,delete',
@@ -88,7 +88,7 @@ describe('generateRbac', () => {
     );
     expect(flat).toContain('/pods:get,list');
     expect(flat).toContain('/configmaps:get');
-    expect(flat).toContain('rbac.authorization.k8s.io/roles:get,list,watch,create,patch,delete');
+    expect(flat).toContain('rbac.authorization.k8s.io/roles:list,watch,create,patch,delete');
     expect(flat.some((r) => r.includes('{{'))).toBe(false);
     expect(rbac.notes.some((n) => n.includes('roles[0].rules[1] is templated'))).toBe(true);
   });

@@ -36,6 +36,12 @@ export interface Rbac {
  * sends a PUT to a child (the RBAC chaos test removes each verb in turn and proves the rest by a 403).
  */
 const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
+/**
+ * A built-in child kind listed in a Katalog has an informer (runtime.md §3.1), and the runtime reads
+ * it from that cache only: no GET. `get` stays for Jobs (a create that finds the Job already there
+ * reads it), custom kinds (they may have no informer: prune and deletion GET them) and the rest.
+ */
+const WATCHED_CHILD_VERBS = CHILD_VERBS.filter((v) => v !== 'get');
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** Collects verbs by API group and resource (and resource names), then merges them into rules. */
@@ -127,8 +133,10 @@ export function pinnedNamespace(katalog: Katalog): string | undefined {
 
 function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles: Set<string>): void {
   const { group, plural } = entry.apiTypes;
-  rules.add(group, plural, ['get', 'list', 'watch', 'patch']);
-  rules.add(group, `${plural}/status`, ['get', 'patch']);
+  // CRs are read from the informer (list/watch), never with a GET; finalizers are patched on.
+  rules.add(group, plural, ['list', 'watch', 'patch']);
+  // Status is only ever merge-patched through the subresource (status-patcher.ts), never read from it.
+  rules.add(group, `${plural}/status`, ['patch']);
   rules.add(group, `${plural}/finalizers`, ['update']);
   const box = entry.operatorBox;
   for (const [groupName, resourceGroup] of [
@@ -150,7 +158,11 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         continue;
       }
       // group and plural come from the kind facts table (@orkestra/types RESOURCE_KINDS), not a guess.
-      rules.add(info.group ?? '', info.plural ?? '', CHILD_VERBS);
+      rules.add(
+        info.group ?? '',
+        info.plural ?? '',
+        info.listKey === 'jobs' ? CHILD_VERBS : WATCHED_CHILD_VERBS,
+      );
       if (
         info.listKey === 'ingresses' &&
         list.some((i) => (i['tls'] as { create?: unknown } | undefined)?.create === true)
@@ -226,8 +238,8 @@ function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes:
 
 /**
  * generateRbac derives least-privilege RBAC from what the Katalog can touch (docs/reference/runtime.md §19): the
- * CR kinds (get/list/watch/patch, status get/patch, finalizers update), every child kind
- * (get/list/watch/create/patch/delete), events, Secrets and ConfigMaps `get` for providers
+ * CR kinds (list/watch/patch, status patch, finalizers update), every child kind
+ * (list/watch/create/patch/delete; `get` too for Jobs and custom kinds), events, Secrets and ConfigMaps `get` for providers
  * and `auth.secretRef`, the literal rules of `roles` entries, and the leader-election Lease in the
  * operator namespace. No wildcards are generated. A Role replaces the ClusterRole when the
  * informers are pinned to one namespace.

@@ -29,8 +29,8 @@ export function reportFigure(scenario: string, name: string, value: number, unit
 }
 
 /**
- * reportClaim prints and records a figure the test asserts exactly (0 crashes, 0 regenerated
- * Secrets, every verb proven): CI fails when a run's claims differ from docs/chaos.md.
+ * reportClaim prints a figure the test asserts exactly (0 crashes, 0 regenerated Secrets, every
+ * verb proven), marked ` (asserted)`: CI fails when a run's claims differ from docs/chaos.md.
  */
 export function reportClaim(scenario: string, name: string, value: number, unit = ''): Figure {
   const figure = { scenario, name, value, unit, asserted: true };

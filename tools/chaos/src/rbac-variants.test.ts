@@ -99,6 +99,15 @@ describe('forbiddenProof', () => {
             "cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on",
         },
       },
+      {
+        verb: 'patch',
+        user: { username: sa },
+        objectRef: { resource: 'secrets' },
+        responseStatus: {
+          code: 403,
+          message: `secrets "s" is forbidden: User "${sa}" cannot create resource "secrets" in API group "" in the namespace "n"`,
+        },
+      },
     ]
       .map((e) => JSON.stringify(e))
       .join('\n') + '\n{"cut',
@@ -117,6 +126,15 @@ describe('forbiddenProof', () => {
     expect(
       forbiddenProof(events, sa, { role: 'r', apiGroup: 'g', resource: 'shops/status', verb: 'patch' })?.verb,
     ).toBe('patch');
+  });
+
+  it('proves create by the 403 of an apply that creates (a PATCH authorized as create)', () => {
+    expect(
+      forbiddenProof(events, sa, { role: 'r', apiGroup: '', resource: 'secrets', verb: 'create' })?.verb,
+    ).toBe('patch');
+    expect(
+      forbiddenProof(events, sa, { role: 'r', apiGroup: '', resource: 'secrets', verb: 'patch' }),
+    ).toBeUndefined();
   });
 
   it('proves finalizers update by the admission 403 of the child write', () => {

@@ -134,8 +134,17 @@ export function forbiddenProof(
     if (subresource === 'finalizers' && removed.verb === 'update')
       return /finalizers/.test(e.responseStatus.message ?? '');
     const ref = e.objectRef;
+    // A server-side apply that creates is a PATCH the API server also authorizes as `create`:
+    // its 403 names that verb in the message.
+    const createByApply =
+      removed.verb === 'create' &&
+      e.verb === 'patch' &&
+      (e.responseStatus.message ?? '').includes(`cannot create resource "${resource ?? ''}"`);
+    // A 403 whose message names another verb is not a proof for this one.
+    const named = /cannot (\w+) resource/.exec(e.responseStatus.message ?? '')?.[1];
+    if (named != null && named !== removed.verb) return false;
     return (
-      e.verb === removed.verb &&
+      (e.verb === removed.verb || createByApply) &&
       ref != null &&
       ref.resource === resource &&
       ref.subresource === subresource &&
