@@ -114,19 +114,17 @@ describe('the runtime observer and once Secrets', () => {
     await waitForSynced(crs, ns, 'alpha');
     // The runtime does not re-reconcile the echo of its own writes; a foreign metadata change
     // does, and that reconcile finds the status unchanged, so its write is skipped.
-    await env.kubeConfig
-      .makeApiClient(CustomObjectsApi)
-      .patchNamespacedCustomObject(
-        {
-          group,
-          version: 'v1',
-          namespace: ns,
-          plural: 'apps',
-          name: 'alpha',
-          body: { metadata: { annotations: { touched: 'yes' } } },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+    await env.kubeConfig.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
+      {
+        group,
+        version: 'v1',
+        namespace: ns,
+        plural: 'apps',
+        name: 'alpha',
+        body: { metadata: { annotations: { touched: 'yes' } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     await waitFor('a status write was skipped (converged)', () => calls.includes('statusWrite app skipped'));
     expect(calls).toEqual(
       expect.arrayContaining([
