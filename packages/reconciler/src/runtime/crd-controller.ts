@@ -186,6 +186,7 @@ export class CrdController {
     });
     this.#onPrimaryChange = options.onPrimaryChange;
     this.informer.subscribe((change) => {
+      if (change.type === CacheChangeType.Delete) this.pipeline.forget(change.object.metadata.uid ?? '');
       this.#notify(change);
       if (!this.#workersStarted) return;
       // issue 19: an event for a CR being reconciled may be the echo of that reconcile's own

@@ -204,6 +204,8 @@ export class CrdPipeline {
   readonly #drift: DriftLimiter;
   /** UIDs of CRs being deleted whose provider deletions have completed in this process. */
   readonly #providersDeleted = new Set<string>();
+  /** UIDs of CRs whose finalizer this process removed; the cache may still hold them until DELETED arrives. */
+  readonly #finalized = new Set<string>();
 
   constructor(options: PipelineOptions) {
     this.#o = options;
@@ -229,6 +231,12 @@ export class CrdPipeline {
   }
 
   /** #stepTimer returns `mark(step)`, which reports the time since the previous mark as that step's duration. */
+  /** forget drops what the pipeline remembers about a CR once the primary cache reports it gone. */
+  forget(uid: string): void {
+    this.#providersDeleted.delete(uid);
+    this.#finalized.delete(uid);
+  }
+
   #stepTimer(): (step: string) => void {
     let last = this.#o.clock.now();
     return (step) => {
@@ -950,6 +958,8 @@ export class CrdPipeline {
     this.#drift.forget(cr.metadata.uid ?? '');
     const finalizers = (cr.metadata['finalizers'] as string[] | undefined) ?? [];
     if (!finalizers.includes(OrkestraFinalizer.Finalizer)) return { wroteCr: false, writes: 0 };
+    // A pass queued before the DELETED event sees the cached CR that still lists the finalizer.
+    if (this.#finalized.has(cr.metadata.uid ?? '')) return { wroteCr: false, writes: 0 };
     const crd = this.#o.crd;
     const deleting = async (reason: ConditionReason, message: string): Promise<void> => {
       await this.#status.writeDeleting(cr, { ready: false, reason, message }, ctx.logger).then((w) => {
@@ -1043,10 +1053,12 @@ export class CrdPipeline {
       });
       // issue 17 (found by the parity test): with no finalizer left the API server removes the CR
       // at once, and its DELETED watch event can reach the cache before this response; upserting
-      // the response then would bring back a ghost CR until the next relist.
-      this.#providersDeleted.delete(uid);
+      // the response then would bring back a ghost CR until the next relist. The uid stays in
+      // #providersDeleted until the cache reports the CR gone (forget): a pass queued before the
+      // DELETED event still sees the cached CR with its finalizer and must not delete again.
       const remaining = (patched.metadata['finalizers'] as readonly string[] | undefined) ?? [];
       if (remaining.length > 0) this.#o.primary.upsertFromWrite(patched);
+      else this.#finalized.add(uid);
       state.writes++;
       this.#o.events.normal(cr, 'Finalized', `${crd.katalogPath}: finalizers removed`);
       return { wroteCr: false, writes: state.writes };
