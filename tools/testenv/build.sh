@@ -29,6 +29,13 @@ KWOK_VERSION="${ORKESTRA_KWOK_VERSION:-$(json_version kwok)}"
 
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv"
 mkdir -p "$CACHE_ROOT"
+# One build at a time per cache: parallel test runs (worktrees, CI beside a developer) would
+# otherwise build the same tool twice and race on its directory. The second waits, then finds
+# the stamps current.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CACHE_ROOT/.build.lock"
+  flock 9
+fi
 
 log() { printf '[testenv-build %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
