@@ -1,6 +1,7 @@
 import type { Command } from './command.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
+import { diffCommand } from './diff.js';
 import { explainCommand } from './explain.js';
 import { generateCommand } from './generate.js';
 import { migrateCommand } from './migrate.js';
@@ -18,6 +19,7 @@ export const commands: readonly Command[] = [
   runCommand,
   validateCommand,
   renderCommand,
+  diffCommand, // issue-21
   generateCommand,
   migrateCommand,
   simulateCommand,

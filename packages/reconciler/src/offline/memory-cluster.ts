@@ -189,8 +189,7 @@ export class MemoryCluster {
         ...structuredClone(object.metadata),
         uid: object.metadata.uid ?? uidOf(idOfRef(ref)),
         generation: typeof object.metadata['generation'] === 'number' ? object.metadata['generation'] : 1,
-        creationTimestamp:
-          object.metadata['creationTimestamp'] ?? formatRfc3339(new Date(this.#clock.now())),
+        creationTimestamp: object.metadata['creationTimestamp'] ?? formatRfc3339(new Date(this.#clock.now())),
         resourceVersion: this.#nextVersion(),
       },
     });

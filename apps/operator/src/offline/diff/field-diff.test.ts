@@ -55,7 +55,9 @@ describe('diffManagedFields', () => {
 
   it('compares quantities and int-or-string fields by value', () => {
     const desired = deployment({
-      template: { spec: { containers: [container({ resources: { requests: { cpu: '0.05', memory: '64Mi' } } })] } },
+      template: {
+        spec: { containers: [container({ resources: { requests: { cpu: '0.05', memory: '64Mi' } } })] },
+      },
     });
     const liveSpec = { template: { spec: { containers: [container()] } } };
     expect(diffManagedFields(live(liveSpec), desired)).toEqual([]);
@@ -80,9 +82,18 @@ describe('diffManagedFields', () => {
     expect(diffManagedFields(live(liveSpec), desired)).toEqual([
       { path: 'metadata.labels', op: 'add', after: { 'app.kubernetes.io/name': 'web' } },
       { path: 'spec.replicas', op: 'change', before: 2, after: 3 },
-      { path: 'spec.template.spec.containers[sidecar]', op: 'add', after: { name: 'sidecar', image: 'busybox' } },
+      {
+        path: 'spec.template.spec.containers[sidecar]',
+        op: 'add',
+        after: { name: 'sidecar', image: 'busybox' },
+      },
       { path: 'spec.template.spec.containers[web].env', op: 'add', after: [{ name: 'MODE', value: 'fast' }] },
-      { path: 'spec.template.spec.containers[web].image', op: 'change', before: 'nginx:1.27', after: 'nginx:1.29' },
+      {
+        path: 'spec.template.spec.containers[web].image',
+        op: 'change',
+        before: 'nginx:1.27',
+        after: 'nginx:1.29',
+      },
     ]);
   });
 
@@ -137,7 +148,11 @@ describe('diffManagedFields', () => {
       { path: 'metadata.labels.tier', op: 'remove', before: 'gold' },
       { path: 'spec.replicas', op: 'remove', before: 2 },
       { path: 'spec.template.spec.containers[old]', op: 'remove', before: { name: 'old', image: 'busybox' } },
-      { path: 'spec.template.spec.containers[web].env[DEBUG]', op: 'remove', before: { name: 'DEBUG', value: '1' } },
+      {
+        path: 'spec.template.spec.containers[web].env[DEBUG]',
+        op: 'remove',
+        before: { name: 'DEBUG', value: '1' },
+      },
     ]);
     // Without managedFields nothing is known to be ours beyond the manifest: no removals.
     const { managedFields: _m, ...metadata } = liveObject.metadata;
@@ -158,7 +173,10 @@ describe('diffManagedFields', () => {
       metadata: { name: 's' },
       data,
     });
-    const changes = diffManagedFields(secret({ password: 'b2xk' }), secret({ password: 'bmV3', user: 'dQ==' }));
+    const changes = diffManagedFields(
+      secret({ password: 'b2xk' }),
+      secret({ password: 'bmV3', user: 'dQ==' }),
+    );
     expect(changes).toEqual([
       { path: 'data.password', op: 'change', hidden: true },
       { path: 'data.user', op: 'add', hidden: true },
@@ -182,7 +200,12 @@ describe('diffValues', () => {
       phase: 'Running',
       conditions: [
         { type: 'Synced', status: 'True', reason: 'Synced', lastTransitionTime: '2026-02-02T00:00:00Z' },
-        { type: 'Ready', status: 'False', reason: 'ChildNotReady', lastTransitionTime: '2026-02-02T00:00:00Z' },
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ChildNotReady',
+          lastTransitionTime: '2026-02-02T00:00:00Z',
+        },
       ],
       extra: 1,
     };

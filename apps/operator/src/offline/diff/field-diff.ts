@@ -137,7 +137,12 @@ function walk(
   if (Array.isArray(desired)) {
     const keyOf = field == null ? undefined : rules.keyedLists[field];
     const keys = keyOf == null ? undefined : desired.map((item) => (isMap(item) ? keyOf(item) : undefined));
-    if (keyOf != null && keys != null && keys.every((k) => k != null) && (live == null || Array.isArray(live))) {
+    if (
+      keyOf != null &&
+      keys != null &&
+      keys.every((k) => k != null) &&
+      (live == null || Array.isArray(live))
+    ) {
       if (live == null) {
         if (desired.length > 0) emit(added(path, desired));
         return;
@@ -255,7 +260,8 @@ function removed(
       }
       const has = (list: unknown): boolean =>
         Array.isArray(list) && list.some((item) => JSON.stringify(item) === JSON.stringify(value));
-      if (has(live) && !has(desired)) emit({ path: `${path}[${String(value)}]`, op: 'remove', before: value });
+      if (has(live) && !has(desired))
+        emit({ path: `${path}[${String(value)}]`, op: 'remove', before: value });
     }
     // `i:` items belong to atomic lists, compared whole by walk.
   }
@@ -269,7 +275,8 @@ function hasMembers(set: unknown): boolean {
 function findItem(list: unknown, key: Json): unknown {
   if (!Array.isArray(list)) return undefined;
   return list.find(
-    (item) => isMap(item) && Object.entries(key).every(([k, v]) => item[k] != null && String(item[k]) === String(v)),
+    (item) =>
+      isMap(item) && Object.entries(key).every(([k, v]) => item[k] != null && String(item[k]) === String(v)),
   );
 }
 
