@@ -69,6 +69,8 @@ const STATUS_TIME_FIELDS: ReadonlySet<string> = new Set([
   'lastTransitionTime',
   'lastUpdateTime',
   'lastReconcileTime',
+  'lastSuccessTime',
+  'since',
 ]);
 
 /** CR metadata fields the API server (or the memory cluster) sets. */
