@@ -15,7 +15,7 @@ import { installCrds } from '../src/process/install-crds.js';
 import { REPO_ROOT, runOrk } from './run-ork.js';
 
 /**
- * `ork diff` against the real control plane (docs/reference/runtime.md §27): the runtime reconciles
+ * `ork diff` against the real control plane (docs/reference/runtime.md §21.1): the runtime reconciles
  * examples/website's CR, then `ork diff` runs as a user who may only get, list and watch, with the
  * same Katalog (no changes, exit 0) and with a changed one (added, changed, pruned children and
  * status; exit 1). The objects' resource versions and the runtime's managed-fields entries are

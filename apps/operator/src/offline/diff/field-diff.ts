@@ -1,5 +1,5 @@
 /**
- * The field diff of `ork diff` (docs/reference/runtime.md §27): what one server-side apply of a
+ * The field diff of `ork diff` (docs/reference/runtime.md §21.1): what one server-side apply of a
  * child would change in the live object, counting only the fields the runtime manages.
  *
  * - Added and changed: every field the new desired manifest sets is compared with the live value.

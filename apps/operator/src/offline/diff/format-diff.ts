@@ -1,5 +1,5 @@
 /**
- * The output of `ork diff` (docs/reference/runtime.md §27): a kubectl-diff-like text, one block
+ * The output of `ork diff` (docs/reference/runtime.md §21.1): a kubectl-diff-like text, one block
  * per CR with one line per child and `-`/`+` lines per field, or the same as JSON. Secret data
  * values never appear: field-diff.ts has already dropped them (`hidden`).
  */

@@ -1,5 +1,5 @@
 /**
- * The computation of `ork diff` (docs/reference/runtime.md §27): each CR of a snapshot is run once
+ * The computation of `ork diff` (docs/reference/runtime.md §21.1): each CR of a snapshot is run once
  * through the offline engine — the same `CrdPipeline` as `ork render` and the runtime — seeded
  * with the cluster's objects, and what that run writes is turned into a diff against the snapshot:
  * children added (created or applied where none is live), changed (the fields one apply changes,

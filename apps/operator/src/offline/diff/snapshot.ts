@@ -1,5 +1,5 @@
 /**
- * Where `ork diff` gets the cluster's current objects (docs/reference/runtime.md §27): read-only
+ * Where `ork diff` gets the cluster's current objects (docs/reference/runtime.md §21.1): read-only
  * from a live cluster (list and get only), or from a directory of exported objects. Either way the
  * result is the CRs of the Katalog's kinds and their children: objects labelled with a CR's UID
  * (`orkestra.konductor.io/owner-uid`) or named in its `status.inventory`.
