@@ -27,7 +27,7 @@ export interface CrKind {
 }
 
 /** SnapshotError is a snapshot that cannot be taken: an unreadable export, or CRs the user may not list. */
-export class SnapshotError extends Error {
+class SnapshotError extends Error {
   override readonly name = 'SnapshotError';
   readonly code = 'SnapshotError';
 }
@@ -101,7 +101,7 @@ function key(ref: ObjectRef): string {
  * selectRelevant keeps the CRs of the Katalog's kinds (in `namespace` when given) and the objects
  * that are children of one of them: labelled with its UID or named in its inventory.
  */
-export function selectRelevant(
+function selectRelevant(
   objects: readonly KubeObject[],
   katalog: Katalog,
   namespace: string | undefined,
