@@ -99,9 +99,20 @@ export async function diffKatalog(
   const crs = snapshot.objects.filter(isCr).sort((a, b) => compareRefs(refOf(a), refOf(b)));
   const others = snapshot.objects.filter((o) => !isCr(o));
   const out: CrDiff[] = [];
-  for (const cr of crs) out.push(await diffOne(katalog, cr, crs, others, options.now));
+  const notes = [...snapshot.notes];
+  for (const cr of crs) {
+    if (cr.metadata['deletionTimestamp'] != null) {
+      // The deletion path runs whatever the Katalog says; there is nothing a new Katalog changes.
+      const { kind, metadata } = cr;
+      notes.push(
+        `${kind} ${metadata.namespace == null ? '' : `${metadata.namespace}/`}${metadata.name ?? ''} is being deleted; not compared`,
+      );
+      continue;
+    }
+    out.push(await diffOne(katalog, cr, crs, others, options.now));
+  }
   const changed = out.some((d) => d.children.length > 0 || d.status.length > 0 || d.cr.length > 0);
-  return { crs: out, notes: snapshot.notes, changed };
+  return { crs: out, notes, changed };
 }
 
 async function diffOne(
