@@ -19,10 +19,10 @@ export const commands: readonly Command[] = [
   runCommand,
   validateCommand,
   renderCommand,
-  diffCommand, // issue-21
   generateCommand,
   migrateCommand,
   simulateCommand,
+  diffCommand, // issue-21
   explainCommand, // issue-18
   devCommand,
   demoCommand,
