@@ -39,7 +39,7 @@ const original = readFileSync(join(REPO_ROOT, 'examples/website/katalog.yaml'), 
   `group: ${group}`,
 );
 
-/** changed is the website Katalog with a changed ConfigMap, an added one, the Service dropped and a changed status field. */
+/** changed is the website Katalog with a changed ConfigMap, an added one, the Service dropped, the memory limit dropped and a changed status field. */
 function changed(text: string): string {
   const out = text
     .replace(
@@ -51,6 +51,7 @@ function changed(text: string): string {
       "            - name: '{{ metadata.name }}-extra'\n              data: { a: b }\n          deployments:\n",
     )
     .replace(/ {10}services:\n( {12}.*\n| {14}.*\n)+/, '')
+    .replace('                limits: { memory: 128Mi }\n', '')
     .replace("value: 'http://{{", "value: 'https://{{");
   if (out.split('\n').length === text.split('\n').length) throw new Error('the Katalog edit did not apply');
   return out;
@@ -207,7 +208,7 @@ describe('ork diff against the live cluster', () => {
     const ns = env.namespace;
     const lines = run.stdout.split('\n');
     expect(lines[0]).toMatch(
-      new RegExp(`^Website ${ns}/hello \\(entry website\\): 1 added, 1 changed, 1 pruned, status changed;`),
+      new RegExp(`^Website ${ns}/hello \\(entry website\\): 1 added, 2 changed, 1 pruned, status changed;`),
     );
     expect(lines).toContain(`~ v1 ConfigMap ${ns}/hello-content (changed)`);
     expect(lines).toContain('-    data["index.html"]: "<h1>Hello</h1>"');
@@ -216,8 +217,15 @@ describe('ork diff against the live cluster', () => {
     expect(lines).toContain(`- v1 Service ${ns}/hello (pruned)`);
     expect(lines).toContain(`-    status.url: "http://hello.${ns}.svc"`);
     expect(lines).toContain(`+    status.url: "https://hello.${ns}.svc"`);
-    // The live Deployment carries server defaults; only the fields the runtime sets are compared.
-    expect(run.stdout).not.toMatch(/Deployment|PodDisruptionBudget/);
+    // The live Deployment carries server defaults; only the fields the runtime sets are compared,
+    // and the memory limit it no longer sets is found removed through its managedFields entry.
+    const deployment = lines.indexOf(`~ apps/v1 Deployment ${ns}/hello-web (changed)`);
+    expect(deployment, run.stdout).toBeGreaterThan(0);
+    expect(lines[deployment + 1]).toMatch(
+      /^- {4}spec\.template\.spec\.containers\[[\w-]+\]\.resources\.limits\.memory: "128Mi"$/,
+    );
+    expect(lines[deployment + 2]).toMatch(/^[~+] /);
+    expect(run.stdout).not.toMatch(/PodDisruptionBudget/);
 
     const json = await runOrk([
       'diff',
@@ -234,6 +242,7 @@ describe('ork diff against the live cluster', () => {
       crs: { children: { change: string; ref: { name: string } }[] }[];
     };
     expect(parsed.crs[0]?.children.map((c) => `${c.change} ${c.ref.name}`)).toEqual([
+      'changed hello-web',
       'changed hello-content',
       'added hello-extra',
       'pruned hello',
