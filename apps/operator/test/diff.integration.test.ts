@@ -10,7 +10,7 @@ import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { loadKatalogOrThrow } from '@orkestra/types';
 import type { Logger } from '@orkestra/types';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { installCrds } from '../src/process/install-crds.js';
 import { REPO_ROOT, runOrk } from './run-ork.js';
 
@@ -117,7 +117,8 @@ async function settle(): Promise<void> {
   }
 }
 
-beforeAll(async () => {
+/** setup runs once, inside the first test (after a missing control plane has skipped it): the website reconciled by the runtime, a reader. */
+async function setup(): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'ork-diff-it-'));
   writeFileSync(join(dir, 'katalog.yaml'), original);
   writeFileSync(join(dir, 'new-katalog.yaml'), changed(original));
@@ -159,9 +160,13 @@ beforeAll(async () => {
   await settle();
   await runtime.stop({ timeoutMs: 10_000 });
   runtime = undefined;
-}, 180_000);
+}
+
+let ready: Promise<void> | undefined;
+const prepared = (): Promise<void> => (ready ??= setup());
 
 afterAll(async () => {
+  if (ready == null) return;
   await runtime?.stop({ timeoutMs: 10_000 });
   const rbac = env.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   await rbac.deleteClusterRoleBinding({ name: user }).catch(() => undefined);
@@ -170,14 +175,16 @@ afterAll(async () => {
 });
 
 describe('ork diff against the live cluster', () => {
-  it('the reader cannot write: its create is forbidden', async () => {
+  it('the reader cannot write: its create is forbidden', { timeout: 180_000 }, async () => {
+    await prepared();
     const core = env.userKubeConfig(user).makeApiClient(CoreV1Api);
     await expect(
       core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'nope' } } }),
     ).rejects.toMatchObject({ code: 403 });
   });
 
-  it('reports no changes (exit 0) for the Katalog the runtime ran', async () => {
+  it('reports no changes (exit 0) for the Katalog the runtime ran', { timeout: 180_000 }, async () => {
+    await prepared();
     const run = await runOrk([
       'diff',
       join(dir, 'katalog.yaml'),
@@ -193,61 +200,66 @@ describe('ork diff against the live cluster', () => {
     expect(run.code).toBe(0);
   });
 
-  it('shows the added, changed and pruned children and status of a changed Katalog, as a reader, writing nothing', async () => {
-    const before = fingerprint(await objects());
-    const run = await runOrk([
-      'diff',
-      join(dir, 'new-katalog.yaml'),
-      '--kubeconfig',
-      userKubeconfig,
-      '--namespace',
-      env.namespace,
-    ]);
-    expect(run.stderr).not.toMatch(/error/);
-    expect(run.code).toBe(1);
-    const ns = env.namespace;
-    const lines = run.stdout.split('\n');
-    expect(lines[0]).toMatch(
-      new RegExp(`^Website ${ns}/hello \\(entry website\\): 1 added, 2 changed, 1 pruned, status changed;`),
-    );
-    expect(lines).toContain(`~ v1 ConfigMap ${ns}/hello-content (changed)`);
-    expect(lines).toContain('-    data["index.html"]: "<h1>Hello</h1>"');
-    expect(lines).toContain('+    data["index.html"]: "<h2>Hello</h2>"');
-    expect(lines).toContain(`+ v1 ConfigMap ${ns}/hello-extra (added)`);
-    expect(lines).toContain(`- v1 Service ${ns}/hello (pruned)`);
-    expect(lines).toContain(`-    status.url: "http://hello.${ns}.svc"`);
-    expect(lines).toContain(`+    status.url: "https://hello.${ns}.svc"`);
-    // The live Deployment carries server defaults; only the fields the runtime sets are compared,
-    // and the memory limit it no longer sets is found removed through its managedFields entry.
-    const deployment = lines.indexOf(`~ apps/v1 Deployment ${ns}/hello-web (changed)`);
-    expect(deployment, run.stdout).toBeGreaterThan(0);
-    expect(lines[deployment + 1]).toMatch(
-      /^- {4}spec\.template\.spec\.containers\[[\w-]+\]\.resources\.limits\.memory: "128Mi"$/,
-    );
-    expect(lines[deployment + 2]).toMatch(/^[~+] /);
-    expect(run.stdout).not.toMatch(/PodDisruptionBudget/);
+  it(
+    'shows the added, changed and pruned children and status of a changed Katalog, as a reader, writing nothing',
+    { timeout: 180_000 },
+    async () => {
+      await prepared();
+      const before = fingerprint(await objects());
+      const run = await runOrk([
+        'diff',
+        join(dir, 'new-katalog.yaml'),
+        '--kubeconfig',
+        userKubeconfig,
+        '--namespace',
+        env.namespace,
+      ]);
+      expect(run.stderr).not.toMatch(/error/);
+      expect(run.code).toBe(1);
+      const ns = env.namespace;
+      const lines = run.stdout.split('\n');
+      expect(lines[0]).toMatch(
+        new RegExp(`^Website ${ns}/hello \\(entry website\\): 1 added, 2 changed, 1 pruned, status changed;`),
+      );
+      expect(lines).toContain(`~ v1 ConfigMap ${ns}/hello-content (changed)`);
+      expect(lines).toContain('-    data["index.html"]: "<h1>Hello</h1>"');
+      expect(lines).toContain('+    data["index.html"]: "<h2>Hello</h2>"');
+      expect(lines).toContain(`+ v1 ConfigMap ${ns}/hello-extra (added)`);
+      expect(lines).toContain(`- v1 Service ${ns}/hello (pruned)`);
+      expect(lines).toContain(`-    status.url: "http://hello.${ns}.svc"`);
+      expect(lines).toContain(`+    status.url: "https://hello.${ns}.svc"`);
+      // The live Deployment carries server defaults; only the fields the runtime sets are compared,
+      // and the memory limit it no longer sets is found removed through its managedFields entry.
+      const deployment = lines.indexOf(`~ apps/v1 Deployment ${ns}/hello-web (changed)`);
+      expect(deployment, run.stdout).toBeGreaterThan(0);
+      expect(lines[deployment + 1]).toMatch(
+        /^- {4}spec\.template\.spec\.containers\[[\w-]+\]\.resources\.limits\.memory: "128Mi"$/,
+      );
+      expect(lines[deployment + 2]).toMatch(/^[~+] /);
+      expect(run.stdout).not.toMatch(/PodDisruptionBudget/);
 
-    const json = await runOrk([
-      'diff',
-      join(dir, 'new-katalog.yaml'),
-      '--kubeconfig',
-      userKubeconfig,
-      '-n',
-      ns,
-      '-o',
-      'json',
-    ]);
-    expect(json.code).toBe(1);
-    const parsed = JSON.parse(json.stdout) as {
-      crs: { children: { change: string; ref: { name: string } }[] }[];
-    };
-    expect(parsed.crs[0]?.children.map((c) => `${c.change} ${c.ref.name}`)).toEqual([
-      'changed hello-web',
-      'changed hello-content',
-      'added hello-extra',
-      'pruned hello',
-    ]);
+      const json = await runOrk([
+        'diff',
+        join(dir, 'new-katalog.yaml'),
+        '--kubeconfig',
+        userKubeconfig,
+        '-n',
+        ns,
+        '-o',
+        'json',
+      ]);
+      expect(json.code).toBe(1);
+      const parsed = JSON.parse(json.stdout) as {
+        crs: { children: { change: string; ref: { name: string } }[] }[];
+      };
+      expect(parsed.crs[0]?.children.map((c) => `${c.change} ${c.ref.name}`)).toEqual([
+        'changed hello-web',
+        'changed hello-content',
+        'added hello-extra',
+        'pruned hello',
+      ]);
 
-    expect(fingerprint(await objects())).toEqual(before);
-  });
+      expect(fingerprint(await objects())).toEqual(before);
+    },
+  );
 });
