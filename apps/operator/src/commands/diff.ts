@@ -87,7 +87,8 @@ export const diffCommand: Command = {
       for (const cr of diff.crs) {
         const ref = `${cr.ref.kind} ${cr.ref.namespace == null ? '' : `${cr.ref.namespace}/`}${cr.ref.name}`;
         for (const note of cr.notes) io.stderr.write(`note: ${ref}: ${note}\n`);
-        if (cr.ready.status !== 'True' && cr.ready.message !== '')
+        const changes = cr.children.length + cr.status.length + cr.cr.length;
+        if (changes > 0 && cr.ready.status !== 'True' && cr.ready.message !== '')
           io.stderr.write(
             `${ref}: after the change Ready=${cr.ready.status} ${cr.ready.reason}: ${cr.ready.message}\n`,
           );
