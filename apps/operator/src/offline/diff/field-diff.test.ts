@@ -159,6 +159,25 @@ describe('diffManagedFields', () => {
     expect(diffManagedFields({ ...liveObject, metadata } as KubeObject, desired)).toEqual([]);
   });
 
+  it('does not report a dropped field another field manager also owns (apply leaves it)', () => {
+    const liveObject = deployment(
+      { replicas: 4, paused: false },
+      {
+        managedFields: [
+          {
+            manager: 'orkestra',
+            operation: 'Apply',
+            fieldsV1: { 'f:spec': { 'f:replicas': {}, 'f:paused': {} } },
+          },
+          { manager: 'autoscaler', operation: 'Update', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
+        ],
+      },
+    );
+    expect(diffManagedFields(liveObject, deployment({}))).toEqual([
+      { path: 'spec.paused', op: 'remove', before: false },
+    ]);
+  });
+
   it('never reports the applied-hash annotation', () => {
     const hash = 'orkestra.konductor.io/applied-hash';
     const desired = deployment({ replicas: 1 }, { annotations: { [hash]: 'new' } });

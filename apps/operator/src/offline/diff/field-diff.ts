@@ -8,8 +8,8 @@
  *   `DEFAULT_RULES`) are compared item by item; other lists are atomic (replaced whole, as apply
  *   replaces them). Quantities and int-or-string fields compare by value (`1Gi` = `1024Mi`).
  * - Removed: a field the runtime's field manager owns in the live object (`metadata.managedFields`,
- *   manager `orkestra`, operation `Apply`) that the new manifest no longer sets; apply removes it
- *   unless another manager also owns it. Without managedFields (an export made without
+ *   manager `orkestra`, operation `Apply`) that the new manifest no longer sets; apply removes it,
+ *   unless another manager's entry also owns it (then only our ownership goes). Without managedFields (an export made without
  *   `--show-managed-fields`) removals cannot be known and none are reported.
  */
 import { DEFAULT_RULES, isSubset, normalize } from '@orkestra/registry';
@@ -75,8 +75,10 @@ export function diffManagedFields(
   };
   const { apiVersion: _a, kind: _k, ...body } = desired;
   walk(body, live, undefined, '', rules, emit);
-  const owned = ownedFields(live, options.fieldManager ?? MANAGED_BY);
-  if (owned != null) removed(owned, body, live, '', emit);
+  const manager = options.fieldManager ?? MANAGED_BY;
+  const owned = ownedFields(live, (entry) => entry.manager === manager && entry.operation === 'Apply');
+  const others = ownedFields(live, (entry) => entry.manager !== manager) ?? {};
+  if (owned != null) removed(owned, others, body, live, '', emit);
   const secret = desired.kind === 'Secret' && desired.apiVersion === 'v1';
   return out
     .map((change) => (secret && isSecretData(change.path) ? hide(change) : change))
@@ -191,13 +193,13 @@ function changed(path: string, before: unknown, after: unknown): FieldChange {
 
 // ---- removed -----------------------------------------------------------------------------------
 
-/** ownedFields merges the FieldsV1 sets the manager owns by Apply; undefined when the object has none. */
-function ownedFields(live: KubeObject, manager: string): Json | undefined {
+/** ownedFields merges the FieldsV1 sets of the managedFields entries `pick` selects; undefined when none is selected. */
+function ownedFields(live: KubeObject, pick: (entry: ManagedFieldsEntry) => boolean): Json | undefined {
   const entries = live.metadata['managedFields'];
   if (!Array.isArray(entries)) return undefined;
   let owned: Json | undefined;
   for (const entry of entries as ManagedFieldsEntry[]) {
-    if (entry.manager !== manager || entry.operation !== 'Apply' || !isMap(entry.fieldsV1)) continue;
+    if (!pick(entry) || !isMap(entry.fieldsV1)) continue;
     owned = mergeSets(owned ?? {}, entry.fieldsV1);
   }
   return owned;
@@ -214,10 +216,13 @@ function mergeSets(a: Json, b: Json): Json {
 /**
  * removed walks a FieldsV1 set (`f:<field>`, `k:<json key>` for keyed list items, `v:<value>` for
  * set items, `i:<index>`) beside the desired and live values: an owned field or item the desired
- * value lacks, and the live object has, is reported removed (once, at its highest such path).
+ * value lacks, and the live object has, is reported removed (once, at its highest such path),
+ * unless `others` (what the other field managers own) has it too: apply then only gives up our
+ * ownership and the value stays.
  */
 function removed(
   set: Json,
+  others: Json,
   desired: unknown,
   live: unknown,
   path: string,
@@ -225,6 +230,13 @@ function removed(
 ): void {
   for (const [member, children] of Object.entries(set)) {
     if (member === '.') continue;
+    const shared = isMap(others[member]) ? (others[member] as Json) : undefined;
+    const drop = (change: FieldChange): void => {
+      if (shared == null) emit(change);
+    };
+    const descend = (d: unknown, l: unknown, at: string): void => {
+      if (isMap(children)) removed(children, shared ?? {}, d, l, at, emit);
+    };
     const kind = member.slice(0, 2);
     const rest = member.slice(2);
     if (kind === 'f:') {
@@ -233,8 +245,8 @@ function removed(
       const at = join(path, rest);
       if (l === undefined) continue;
       // A field is removed whole when we own it as a leaf; a map we own members of loses those members.
-      if (d === undefined && !hasMembers(children)) emit({ path: at, op: 'remove', before: l });
-      else if (isMap(children)) removed(children, d, l, at, emit);
+      if (d === undefined && !hasMembers(children)) drop({ path: at, op: 'remove', before: l });
+      else descend(d, l, at);
     } else if (kind === 'k:') {
       let key: unknown;
       try {
@@ -249,8 +261,8 @@ function removed(
       const at = `${path}[${Object.values(key).map(String).join('/')}]`;
       // A list item we own (`.`) is removed whole.
       if (d === undefined && (!hasMembers(children) || (isMap(children) && '.' in children)))
-        emit({ path: at, op: 'remove', before: l });
-      else if (isMap(children)) removed(children, d, l, at, emit);
+        drop({ path: at, op: 'remove', before: l });
+      else descend(d, l, at);
     } else if (kind === 'v:') {
       let value: unknown;
       try {
@@ -261,7 +273,7 @@ function removed(
       const has = (list: unknown): boolean =>
         Array.isArray(list) && list.some((item) => JSON.stringify(item) === JSON.stringify(value));
       if (has(live) && !has(desired))
-        emit({ path: `${path}[${String(value)}]`, op: 'remove', before: value });
+        drop({ path: `${path}[${String(value)}]`, op: 'remove', before: value });
     }
     // `i:` items belong to atomic lists, compared whole by walk.
   }
