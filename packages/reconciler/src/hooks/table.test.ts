@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileKatalog } from '../runtime/compile-katalog.js';
 import { buildDirectory } from './docker/index.js';
 import { isPending, pending } from './hook-unit.js';
-import { HOOK_TABLE, enqueueTable } from './table.js';
+import { enqueueTable, hookUnits } from './table.js';
 
 const clock = { now: () => 0, setTimeout: () => ({}), clearTimeout: () => undefined };
 
@@ -31,8 +31,8 @@ ${box}
 
 describe('the hook table', () => {
   it('compiles one key per unit, in table order', () => {
-    expect(Object.keys(site('        finalizers: []').hooks)).toEqual(HOOK_TABLE.map((unit) => unit.key));
-    expect(HOOK_TABLE.map((unit) => unit.key)).toEqual(['cross', 'git', 'external', 'docker', 'providers']);
+    expect(Object.keys(site('        finalizers: []').hooks)).toEqual(hookUnits.map((unit) => unit.key));
+    expect(hookUnits.map((unit) => unit.key)).toEqual(['cross', 'git', 'external', 'docker', 'providers']);
   });
 
   it('derives the enqueue table from the declared hooks', () => {
@@ -40,13 +40,7 @@ describe('the hook table', () => {
     const hooked = site(`        cross: [{crd: other, selector: {name: x}}]
         git: {repo: 'https://example.com/r.git'}
         docker: {image: 'registry.example.com/app:1'}`);
-    expect(enqueueTable(hooked.hooks)).toEqual([
-      'primary',
-      'children',
-      'cross-readers',
-      'git',
-      'docker',
-    ]);
+    expect(enqueueTable(hooked.hooks)).toEqual(['primary', 'children', 'cross-readers', 'git', 'docker']);
   });
 });
 

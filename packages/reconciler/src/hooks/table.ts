@@ -11,12 +11,9 @@ import { gitHook } from './git/index.js';
 import type { AnyHookUnit, EnqueueSource, HookSlot } from './hook-unit.js';
 import { providersHook } from './providers/index.js';
 
-export const HOOK_TABLE = [crossHook, gitHook, externalHook, dockerHook, providersHook] as const;
+const HOOK_TABLE = [crossHook, gitHook, externalHook, dockerHook, providersHook] as const;
 
 type Units = (typeof HOOK_TABLE)[number];
-
-/** HookKey is a hook's context key and `operatorBox` field. */
-export type HookKey = Units['key'];
 
 /** CompiledHooks is every hook's compiled declarations for one entry, by key. */
 export type CompiledHooks = { readonly [U in Units as U['key']]: ReturnType<U['compile']> };
@@ -26,7 +23,7 @@ type ResultOf<U> = U extends { settle(result: infer R): unknown } ? R : never;
 /** HookSlots are the run steps of one entry's hooks, by key (a hook without a slot keeps its initial context value). */
 export type HookSlots = { readonly [U in Units as U['key']]?: HookSlot<ResultOf<U>> };
 
-/** hookUnits is the table as the loops see it. */
+/** hookUnits is the hook table as the loops see it: one line per hook kind, above. */
 export const hookUnits: readonly AnyHookUnit[] = HOOK_TABLE;
 
 /**
@@ -36,8 +33,8 @@ export const hookUnits: readonly AnyHookUnit[] = HOOK_TABLE;
 export function enqueueTable(hooks: CompiledHooks): readonly EnqueueSource[] {
   const sources = new Set<EnqueueSource>(['primary', 'children']);
   for (const unit of hookUnits) {
-    if (unit.declared((hooks as Record<string, unknown>)[unit.key])) for (const s of unit.enqueuedBy) sources.add(s);
+    if (unit.declared((hooks as Record<string, unknown>)[unit.key]))
+      for (const s of unit.enqueuedBy) sources.add(s);
   }
   return [...sources];
 }
-

@@ -24,5 +24,7 @@ export type { CompiledHooks } from '../hooks/table.js';
  * hooks.external[0]?.value.render(context);
  */
 export function compileHooks(entry: CrdEntry, base: string, engine: TemplateEngine): CompiledHooks {
-  return Object.fromEntries(hookUnits.map((unit) => [unit.key, unit.compile(entry, base, engine)])) as CompiledHooks;
+  return Object.fromEntries(
+    hookUnits.map((unit) => [unit.key, unit.compile(entry, base, engine)]),
+  ) as CompiledHooks;
 }

@@ -24,7 +24,14 @@ import { errorForLog } from './log-error.js';
 import { noopObserver } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
 import { namespaceRestriction, normalizeCr } from './stages/admission.js';
-import { ensureFinalizers, finalizerMayWait, missingFinalizers, mutate, validate, cleanupOf } from './stages/admission-writes.js';
+import {
+  ensureFinalizers,
+  finalizerMayWait,
+  missingFinalizers,
+  mutate,
+  validate,
+  cleanupOf,
+} from './stages/admission-writes.js';
 import { applyGroup } from './stages/child-writes.js';
 import { runDeletion } from './stages/deletion.js';
 import type { DeletionMemory } from './stages/deletion.js';
@@ -205,7 +212,11 @@ export class CrdPipeline {
   }
 
   /** #stages runs steps 4–18 in order; a hook's pending outcome ends them early and is returned. */
-  async #stages(current: { cr: KubeObject }, ctx: RunContext, state: RunState): Promise<RunResult | HookPending> {
+  async #stages(
+    current: { cr: KubeObject },
+    ctx: RunContext,
+    state: RunState,
+  ): Promise<RunResult | HookPending> {
     const s = this.#s;
     const mark = this.#stepTimer();
     // Admission: step 4 namespace guard, 5 finalizers, 6 normalize, 7 mutation, 8 validation.
@@ -275,7 +286,12 @@ export class CrdPipeline {
     state: RunState,
     ctx: RunContext,
   ): Promise<RunResult> {
-    await this.#writeStatus(cr, { ready: false, reason: outcome.reason, message: outcome.message }, state, ctx);
+    await this.#writeStatus(
+      cr,
+      { ready: false, reason: outcome.reason, message: outcome.message },
+      state,
+      ctx,
+    );
     return { requeueAfterMs: outcome.requeueAfterMs, wroteCr: state.wroteCr, writes: state.writes };
   }
 

@@ -81,7 +81,10 @@ export const crossHook = defineHook({
         if (read.expiresAt != null) input.effects.requeueAt(read.expiresAt);
         continue;
       }
-      const read = readCross({ crd: item.declaration.crd, selector, as }, { lookup: services.lookup, namespace });
+      const read = readCross(
+        { crd: item.declaration.crd, selector, as },
+        { lookup: services.lookup, namespace },
+      );
       results[as] = read.result;
       records.push(read.record);
     }
@@ -91,7 +94,7 @@ export const crossHook = defineHook({
 });
 
 /** stringSelector is a rendered selector with every value in string form (an empty namespace is absent). */
-export function stringSelector(value: unknown): {
+function stringSelector(value: unknown): {
   name?: string;
   namespace?: string;
   matchLabels?: Record<string, string>;
@@ -104,7 +107,11 @@ export function stringSelector(value: unknown): {
     ...(namespace == null || namespace === '' ? {} : { namespace }),
     ...(raw.matchLabels == null
       ? {}
-      : { matchLabels: Object.fromEntries(Object.entries(raw.matchLabels).map(([k, v]) => [k, stringForm(v)])) }),
+      : {
+          matchLabels: Object.fromEntries(
+            Object.entries(raw.matchLabels).map(([k, v]) => [k, stringForm(v)]),
+          ),
+        }),
   };
 }
 

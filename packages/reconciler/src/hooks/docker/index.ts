@@ -64,7 +64,8 @@ export const dockerHook = defineHook({
   run: async (services, _memory, docker, input): Promise<DockerResult | HookPending> => {
     if (docker == null) return notCalledDocker();
     const context = input.context as Record<string, unknown>;
-    if (!evaluateConditions(docker.declaration, context, services.conditions).passed) return notCalledDocker();
+    if (!evaluateConditions(docker.declaration, context, services.conditions).passed)
+      return notCalledDocker();
     const rendered = docker.value.render(context) as {
       image?: unknown;
       workingDirectory?: unknown;
@@ -93,7 +94,9 @@ export const dockerHook = defineHook({
         dockerfile: stringForm(rendered.dockerfile) || 'Dockerfile',
         // Build paths are confined to the git checkout (issue 20); without one, to the context.
         ...(gitDir === '' ? {} : { root: gitDir }),
-        buildArgs: Object.fromEntries(Object.entries(rendered.buildArgs ?? {}).map(([k, v]) => [k, stringForm(v)])),
+        buildArgs: Object.fromEntries(
+          Object.entries(rendered.buildArgs ?? {}).map(([k, v]) => [k, stringForm(v)]),
+        ),
         push: docker.declaration.push,
         ...(docker.declaration.builder == null ? {} : { builder: docker.declaration.builder }),
         timeout: docker.declaration.timeout,
@@ -112,7 +115,8 @@ export const dockerHook = defineHook({
       );
     }
     const result = outcome.result;
-    if (!result.buildSucceeded) return dockerFailure(docker, input, `${docker.katalogPath}: ${result.error}`, image, result);
+    if (!result.buildSucceeded)
+      return dockerFailure(docker, input, `${docker.katalogPath}: ${result.error}`, image, result);
     input.effects.annotate(OrkestraAnnotation.LastImage, result.image);
     return result;
   },
@@ -138,7 +142,10 @@ function dockerFailure(
   const failed = result ?? { called: false, image, digest: '', buildSucceeded: false, error: message };
   if (docker.declaration.continueOnError) return failed;
   (input.context as Record<string, unknown>)['docker'] = failed;
-  throw new OrkestraError(message, { code: ConditionReason.DockerBuildFailed, katalogPath: docker.katalogPath });
+  throw new OrkestraError(message, {
+    code: ConditionReason.DockerBuildFailed,
+    katalogPath: docker.katalogPath,
+  });
 }
 
 function notCalledDocker(): DockerResult {

@@ -6,7 +6,13 @@
  */
 import type { CompiledValue } from '@orkestra/template';
 import { compileValue } from '@orkestra/template';
-import { ConditionReason, OrkestraError, evaluateConditions, katalogPathOf, stringForm } from '@orkestra/types';
+import {
+  ConditionReason,
+  OrkestraError,
+  evaluateConditions,
+  katalogPathOf,
+  stringForm,
+} from '@orkestra/types';
 import type { ExternalCall } from '@orkestra/types';
 import type { ExternalCallDeclaration } from '../external.js';
 import { contextValue, defineHook, noMemory } from '../hook-unit.js';
@@ -69,17 +75,20 @@ export const externalHook = defineHook({
     if (run.failed != null) {
       const failed = compiled.find((e) => e.declaration.name === run.failed?.name);
       const katalogPath = failed?.katalogPath ?? `${crd.katalogPath}.operatorBox.external`;
-      throw new OrkestraError(`${katalogPath}: external call ${run.failed.name} failed: ${run.failed.error}`, {
-        code: ConditionReason.ExternalCallFailed,
-        katalogPath,
-      });
+      throw new OrkestraError(
+        `${katalogPath}: external call ${run.failed.name} failed: ${run.failed.error}`,
+        {
+          code: ConditionReason.ExternalCallFailed,
+          katalogPath,
+        },
+      );
     }
     return run.results;
   },
 });
 
 /** callDeclaration is the call the caller makes for one declaration and its rendered fields (every header and the secret reference in string form). */
-export function callDeclaration(item: CompiledExternal, value: unknown): ExternalCallDeclaration {
+function callDeclaration(item: CompiledExternal, value: unknown): ExternalCallDeclaration {
   const rendered = value as {
     url?: unknown;
     headers?: Record<string, unknown>;

@@ -68,7 +68,8 @@ export const gitHook = defineHook({
   },
   run: async (services, readers, git, input): Promise<GitResult> => {
     if (git == null) return notCalledGit();
-    if (!evaluateConditions(git.declaration, input.context, services.conditions).passed) return notCalledGit();
+    if (!evaluateConditions(git.declaration, input.context, services.conditions).passed)
+      return notCalledGit();
     const rendered = git.value.render(input.context) as { repo?: unknown; branch?: unknown; path?: unknown };
     const repo = stringForm(rendered.repo);
     const branch = stringForm(rendered.branch) || 'main';

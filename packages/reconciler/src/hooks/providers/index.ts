@@ -33,7 +33,8 @@ export interface ProvidersResult {
 /** providersHook is the `providers` unit. */
 export const providersHook = defineHook({
   key: 'providers',
-  schema: 'operatorBox.providers — ProviderBlocks in @orkestra/types (schema/katalog.ts), specs by each provider',
+  schema:
+    'operatorBox.providers — ProviderBlocks in @orkestra/types (schema/katalog.ts), specs by each provider',
   reference: 'docs/reference/katalog.md §14',
   phase: 'after-writes',
   enqueuedBy: [],
@@ -73,7 +74,11 @@ export function recordedProviders(cr: KubeObject): Record<string, Record<string,
       if (record == null || typeof record !== 'object') continue;
       const r = record as { outputs?: unknown; ready?: unknown; message?: unknown };
       const outputs = r.outputs != null && typeof r.outputs === 'object' ? r.outputs : {};
-      block[name] = { ...outputs, ready: r.ready === true, message: typeof r.message === 'string' ? r.message : '' };
+      block[name] = {
+        ...outputs,
+        ready: r.ready === true,
+        message: typeof r.message === 'string' ? r.message : '',
+      };
     }
     out[provider] = block;
   }

@@ -36,7 +36,11 @@ export function missingFinalizers(crd: CompiledCrd, cr: KubeObject): string[] {
 }
 
 /** ensureFinalizers is step 5: adds the missing finalizers with the cached resource version and returns the written CR. */
-export async function ensureFinalizers(services: StageServices, cr: KubeObject, state: RunState): Promise<KubeObject> {
+export async function ensureFinalizers(
+  services: StageServices,
+  cr: KubeObject,
+  state: RunState,
+): Promise<KubeObject> {
   const current = (cr.metadata['finalizers'] as string[] | undefined) ?? [];
   const missing = missingFinalizers(services.crd, cr);
   if (missing.length === 0) return cr;
@@ -75,11 +79,14 @@ export async function mutate(
     const next = structuredClone(patched);
     return { cr: next, view: normalizeCr(services.crd, next) };
   } catch (error) {
-    throw new OrkestraError(formatReasonMessage(services.crd.katalogPath, `mutation patch: ${errorMessage(error)}`), {
-      code: ConditionReason.MutationFailed,
-      katalogPath: `${services.crd.katalogPath}.mutation`,
-      cause: error,
-    });
+    throw new OrkestraError(
+      formatReasonMessage(services.crd.katalogPath, `mutation patch: ${errorMessage(error)}`),
+      {
+        code: ConditionReason.MutationFailed,
+        katalogPath: `${services.crd.katalogPath}.mutation`,
+        cause: error,
+      },
+    );
   }
 }
 

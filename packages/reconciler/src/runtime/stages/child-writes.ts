@@ -60,9 +60,12 @@ export function firstFailure(
   const failures = results
     .map((r, i) => ({ r, child: list[i] }))
     .filter(
-      (x): x is { r: PromiseRejectedResult; child: DesiredChild } => x.r.status === 'rejected' && x.child != null,
+      (x): x is { r: PromiseRejectedResult; child: DesiredChild } =>
+        x.r.status === 'rejected' && x.child != null,
     );
-  failures.sort((a, b) => writeOrder(a.child) - writeOrder(b.child) || a.child.entry.index - b.child.entry.index);
+  failures.sort(
+    (a, b) => writeOrder(a.child) - writeOrder(b.child) || a.child.entry.index - b.child.entry.index,
+  );
   const first = failures[0];
   return first == null ? undefined : { child: first.child, reason: first.r.reason };
 }
@@ -155,11 +158,15 @@ async function writeChild(
       services.events.warning(
         cr,
         'ChildNotManaged',
-        formatReasonMessage(child.entry.katalogPath, 'exists and is not managed by Orkestra; left untouched', {
-          kind: live.kind,
-          namespace: live.metadata.namespace,
-          name: live.metadata.name ?? '',
-        }),
+        formatReasonMessage(
+          child.entry.katalogPath,
+          'exists and is not managed by Orkestra; left untouched',
+          {
+            kind: live.kind,
+            namespace: live.metadata.namespace,
+            name: live.metadata.name ?? '',
+          },
+        ),
       ),
   });
   if (result === 'updated' && fought && !drift.tracks(ownerUid, child.id) && isDrift(cached, manifest)) {

@@ -13,8 +13,19 @@ import type { DeletionMemory } from './deletion.js';
 import { newRunState } from './run-state.js';
 import type { StageServices } from './run-state.js';
 
-const clock = { now: () => Date.parse('2026-01-01T00:10:00Z'), setTimeout: () => ({}), clearTimeout: () => undefined };
-const owner = { apiVersion: 'a.example.com/v1', kind: 'Site', name: 's', uid: 'u1', crd: 'site', namespace: 'web' };
+const clock = {
+  now: () => Date.parse('2026-01-01T00:10:00Z'),
+  setTimeout: () => ({}),
+  clearTimeout: () => undefined,
+};
+const owner = {
+  apiVersion: 'a.example.com/v1',
+  kind: 'Site',
+  name: 's',
+  uid: 'u1',
+  crd: 'site',
+  namespace: 'web',
+};
 
 describe('deletionTimedOut', () => {
   it('compares the time since the deletion timestamp with onDelete.timeout', () => {
@@ -57,7 +68,11 @@ describe('deleteRefOf', () => {
     });
     expect(deleteRefOf('configMaps', { name: 'cfg', namespace: 'other' }, owner)?.namespace).toBe('other');
     expect(
-      deleteRefOf('custom', { apiVersion: 'x.example.com/v1', kind: 'Thing', metadata: { name: 't' } }, owner),
+      deleteRefOf(
+        'custom',
+        { apiVersion: 'x.example.com/v1', kind: 'Thing', metadata: { name: 't' } },
+        owner,
+      ),
     ).toEqual({ apiVersion: 'x.example.com/v1', kind: 'Thing', name: 't' });
     expect(deleteRefOf('custom', { kind: 'Thing', metadata: { name: 't' } }, owner)).toBeUndefined();
     expect(deleteRefOf('nope', { name: 'x' }, owner)).toBeUndefined();
@@ -103,7 +118,12 @@ spec:
   const status = { writeDeleting: async () => false };
   const ctx = {
     reconcileId: 'r',
-    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as never,
+    logger: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    } as never,
     signal: new AbortController().signal,
   };
 
@@ -117,20 +137,42 @@ spec:
     cluster.put({
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: 'cfg', namespace: 'web', labels: { 'orkestra.konductor.io/owner-uid': cr.metadata.uid ?? '' } },
+      metadata: {
+        name: 'cfg',
+        namespace: 'web',
+        labels: { 'orkestra.konductor.io/owner-uid': cr.metadata.uid ?? '' },
+      },
     });
     cluster.requestDelete({ apiVersion: 'a.example.com/v1', kind: 'Site', name: 's', namespace: 'web' });
     const deleting = (): KubeObject =>
-      structuredClone(cluster.get({ apiVersion: 'a.example.com/v1', kind: 'Site', name: 's', namespace: 'web' })) as KubeObject;
-    const first = await runDeletion(services, { status, deleteProviders: undefined, memory }, deleting(), ctx, newRunState());
+      structuredClone(
+        cluster.get({ apiVersion: 'a.example.com/v1', kind: 'Site', name: 's', namespace: 'web' }),
+      ) as KubeObject;
+    const first = await runDeletion(
+      services,
+      { status, deleteProviders: undefined, memory },
+      deleting(),
+      ctx,
+      newRunState(),
+    );
     expect(first.requeueAfterMs).toBe(3000);
-    expect(cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'cfg', namespace: 'web' })).toBeUndefined();
+    expect(
+      cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'cfg', namespace: 'web' }),
+    ).toBeUndefined();
     const again = deleting();
-    const second = await runDeletion(services, { status, deleteProviders: undefined, memory }, again, ctx, newRunState());
+    const second = await runDeletion(
+      services,
+      { status, deleteProviders: undefined, memory },
+      again,
+      ctx,
+      newRunState(),
+    );
     expect(second).toEqual({ wroteCr: false, writes: 1 });
     expect(memory.finalized.has(cr.metadata.uid ?? '')).toBe(true);
     // A pass queued before the DELETED event sees the old CR: nothing is written again.
-    expect(await runDeletion(services, { status, deleteProviders: undefined, memory }, again, ctx, newRunState())).toEqual({
+    expect(
+      await runDeletion(services, { status, deleteProviders: undefined, memory }, again, ctx, newRunState()),
+    ).toEqual({
       wroteCr: false,
       writes: 0,
     });

@@ -95,9 +95,15 @@ export async function runDeletion(
         if (current?.reason !== ConditionReason.DeletionTimedOut)
           services.events.warning(cr, 'DeletionTimedOut', message);
         await deleting(ConditionReason.DeletionTimedOut, message);
-        throw new OrkestraError(message, { code: ConditionReason.DeletionTimedOut, katalogPath: crd.katalogPath });
+        throw new OrkestraError(message, {
+          code: ConditionReason.DeletionTimedOut,
+          katalogPath: crd.katalogPath,
+        });
       }
-      await deleting(ConditionReason.Deleting, formatReasonMessage(`${crd.katalogPath}.operatorBox.onDelete`, waiting));
+      await deleting(
+        ConditionReason.Deleting,
+        formatReasonMessage(`${crd.katalogPath}.operatorBox.onDelete`, waiting),
+      );
       return {
         requeueAfterMs: waiting.startsWith('waiting for cleanup job') ? JOB_WAIT_MS : DELETE_WAIT_MS,
         wroteCr: state.wroteCr,
@@ -160,7 +166,11 @@ export async function runDeletion(
 }
 
 /** deletionTimedOut: the deletion started (`deletionTimestamp`) longer ago than `onDelete.timeout` (an unreadable timeout is 5 minutes, none is never). */
-export function deletionTimedOut(deletionTimestamp: string, nowMs: number, timeout: string | undefined): boolean {
+export function deletionTimedOut(
+  deletionTimestamp: string,
+  nowMs: number,
+  timeout: string | undefined,
+): boolean {
   const since = Date.parse(deletionTimestamp);
   const timeoutMs = timeout == null ? Infinity : parseDurationSafe(timeout);
   return !Number.isNaN(since) && nowMs - since > timeoutMs;
@@ -292,7 +302,8 @@ async function orderedGroups(
         });
         childWritten(services, state, item.ref.kind, 'delete');
       } catch (error) {
-        if (!(error instanceof NotFoundError)) throw toOrkestraError(error, { katalogPath: group.katalogPath });
+        if (!(error instanceof NotFoundError))
+          throw toOrkestraError(error, { katalogPath: group.katalogPath });
       }
     }
     return `waiting for group ${group.group.name} (${remaining.map((r) => formatChild(r.ref)).join(', ')}) to be deleted`;
@@ -372,7 +383,8 @@ async function explicitChildren(
       childWritten(services, state, item.ref.kind, 'delete');
       left.push(item);
     } catch (error) {
-      if (!(error instanceof NotFoundError)) throw toOrkestraError(error, { katalogPath: services.crd.katalogPath });
+      if (!(error instanceof NotFoundError))
+        throw toOrkestraError(error, { katalogPath: services.crd.katalogPath });
     }
   }
   // Gone only when every wave is gone; the children's delete events re-queue the CR.
@@ -401,7 +413,11 @@ export function waveOfKind(kind: string): number {
 }
 
 /** deleteRefOf is the object an `onDelete.groups[]` reference names, rendered; undefined when it names nothing complete. */
-export function deleteRefOf(listKey: string, rendered: Record<string, unknown>, owner: Owner): ObjectRef | undefined {
+export function deleteRefOf(
+  listKey: string,
+  rendered: Record<string, unknown>,
+  owner: Owner,
+): ObjectRef | undefined {
   if (listKey === 'custom') {
     const metadata = (rendered['metadata'] ?? {}) as Record<string, unknown>;
     const name = stringOrUndefined(metadata['name']);

@@ -24,7 +24,8 @@ export function desiredSet(services: StageServices, view: KubeObject, context: T
     context,
     conditions: services.conditions,
     customScope: services.customScope,
-    blockedReason: (namespace) => (services.guard.isBlocked(namespace) ? services.guard.reason(namespace) : undefined),
+    blockedReason: (namespace) =>
+      services.guard.isBlocked(namespace) ? services.guard.reason(namespace) : undefined,
   });
 }
 
@@ -50,8 +51,13 @@ export function heldBack(
       completed: (child) => previous.some((p) => p.completed === true && sameRef(p, child.ref)),
     },
   );
-  const now = (group: readonly DesiredChild[]): DesiredChild[] => group.filter((child) => !held.waiting.has(child.id));
-  return { onCreate: now(desired.groups.onCreate), onReconcile: now(desired.groups.onReconcile), waiting: held.waiting };
+  const now = (group: readonly DesiredChild[]): DesiredChild[] =>
+    group.filter((child) => !held.waiting.has(child.id));
+  return {
+    onCreate: now(desired.groups.onCreate),
+    onReconcile: now(desired.groups.onReconcile),
+    waiting: held.waiting,
+  };
 }
 
 /** blockedError is the terminal NamespaceRestricted error of the first child in a restricted namespace, else undefined. */

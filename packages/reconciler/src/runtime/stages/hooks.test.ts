@@ -26,7 +26,12 @@ if (crd == null) throw new Error('no crd');
 const services = { crd, clock };
 const ctx: RunContext = {
   reconcileId: 'r1',
-  logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as never,
+  logger: {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: () => undefined,
+    error: () => undefined,
+  } as never,
   signal: new AbortController().signal,
 };
 const cr: KubeObject = {
@@ -98,7 +103,11 @@ describe('runHooks', () => {
     };
     const context = initialContext(cr);
     const outcome = await runHooks(services, slots, 'context', cr, context, ctx, newRunState());
-    expect(outcome).toMatchObject({ reason: ConditionReason.DockerBuildPending, message: 'wait', requeueAfterMs: 60_000 });
+    expect(outcome).toMatchObject({
+      reason: ConditionReason.DockerBuildPending,
+      message: 'wait',
+      requeueAfterMs: 60_000,
+    });
     expect(after).toEqual([]);
     expect(context['git']).toEqual({});
   });

@@ -60,7 +60,11 @@ describe('prune', () => {
       maxWrites: 2,
       drift: new DriftLimiter({ clock }),
     };
-    const cr = cluster.put({ apiVersion: 'a.example.com/v1', kind: 'Site', metadata: { name: 's', namespace: 'web' } });
+    const cr = cluster.put({
+      apiVersion: 'a.example.com/v1',
+      kind: 'Site',
+      metadata: { name: 's', namespace: 'web' },
+    });
     const uid = cr.metadata.uid ?? '';
     cluster.put(configMap('mine', uid));
     cluster.put(configMap('theirs', 'someone-else'));
@@ -74,8 +78,15 @@ describe('prune', () => {
     });
     const state = newRunState();
     const desired: DesiredSet = { groups: { onCreate: [], onReconcile: [] }, blocked: [], ids: new Set() };
-    const pruned = await prune(services, cr, desired, [record('mine'), record('theirs'), record('gone')], state);
-    const get = (name: string) => cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', name, namespace: 'web' });
+    const pruned = await prune(
+      services,
+      cr,
+      desired,
+      [record('mine'), record('theirs'), record('gone')],
+      state,
+    );
+    const get = (name: string) =>
+      cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', name, namespace: 'web' });
     expect(get('mine')).toBeUndefined();
     expect(get('theirs')).toBeDefined();
     expect(state.writes).toBe(1);

@@ -130,6 +130,10 @@ export async function rotateIfDue(
   childWritten(services, state, child.ref.kind, 'update');
   if (rotation.due) services.observer.secretGenerated(services.crd.name, 'rotated');
   if (rotation.due)
-    services.events.normal(cr, 'SecretRotated', `${formatChild(child.ref)} (${child.entry.source}) was rotated`);
+    services.events.normal(
+      cr,
+      'SecretRotated',
+      `${formatChild(child.ref)} (${child.entry.source}) was rotated`,
+    );
   scheduleRotation(services, child, written, state);
 }
