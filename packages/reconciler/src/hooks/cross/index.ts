@@ -1,5 +1,5 @@
 /**
- * The `cross` hook (docs/reference/katalog.md §15.1, docs/reference/runtime.md §14.2): step 9 reads
+ * The `cross` hook (docs/reference/katalog.md §15.2, docs/reference/runtime.md §14.2): step 9 reads
  * CRs of other entries — in process from their primary cache, or over HTTP from `endpoint` — and
  * adds `cross.<as>` to the template context. In-process reads are recorded in the reverse index,
  * so a change of a read CR re-queues its readers.
@@ -26,7 +26,7 @@ export interface CompiledCross {
 export const crossHook = defineHook({
   key: 'cross',
   schema: 'operatorBox.cross[] — CrossRead in @orkestra/types (schema/hooks.ts)',
-  reference: 'docs/reference/katalog.md §15.1',
+  reference: 'docs/reference/katalog.md §15.2',
   phase: 'context',
   enqueuedBy: ['cross-readers'],
   compile: (entry, base, engine): readonly CompiledCross[] =>

@@ -1,5 +1,5 @@
 /**
- * The `external` hook (docs/reference/katalog.md §16.1, docs/reference/runtime.md §14.4): step 11
+ * The `external` hook (docs/reference/katalog.md §15.1, docs/reference/runtime.md §14.4): step 11
  * calls HTTP endpoints in declaration order, each seeing the results before it, and adds
  * `external.<name>` to the template context. A failed call without `continueOnError` fails the
  * reconcile with ExternalCallFailed.
@@ -29,7 +29,7 @@ export interface CompiledExternal {
 export const externalHook = defineHook({
   key: 'external',
   schema: 'operatorBox.external[] — ExternalCall in @orkestra/types (schema/hooks.ts)',
-  reference: 'docs/reference/katalog.md §16.1',
+  reference: 'docs/reference/katalog.md §15.1',
   phase: 'context',
   enqueuedBy: [],
   compile: (entry, base, engine): readonly CompiledExternal[] =>

@@ -1,5 +1,5 @@
 /**
- * The `git` hook (docs/reference/katalog.md §15.2, docs/reference/runtime.md §14.3): step 10 checks
+ * The `git` hook (docs/reference/katalog.md §16.1, docs/reference/runtime.md §14.3): step 10 checks
  * out `repo` at `branch` and adds `git` (commit, dir, changed, …) to the template context. What
  * each CR checked out is remembered, so the poller's new commits re-queue its readers; the commit
  * is recorded in the `last-commit` annotation (step 18).
@@ -42,7 +42,7 @@ export interface GitReader {
 export const gitHook = defineHook({
   key: 'git',
   schema: 'operatorBox.git — GitHook in @orkestra/types (schema/hooks.ts)',
-  reference: 'docs/reference/katalog.md §15.2',
+  reference: 'docs/reference/katalog.md §16.1',
   phase: 'context',
   enqueuedBy: ['git'],
   compile: (entry, base, engine): CompiledGit | undefined => {

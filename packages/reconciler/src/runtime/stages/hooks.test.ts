@@ -4,6 +4,7 @@ import { ConditionReason, loadKatalogOrThrow } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
 import { pending } from '../../hooks/hook-unit.js';
 import type { HookInput } from '../../hooks/hook-unit.js';
+import { hookUnits } from '../../hooks/table.js';
 import { compileKatalog } from '../compile-katalog.js';
 import type { PipelineHooks, RunContext } from '../reconcile-pipeline.js';
 import { initialContext, runHooks } from './hooks.js';
@@ -51,11 +52,7 @@ describe('initialContext', () => {
       'metadata',
       'spec',
       'status',
-      'cross',
-      'git',
-      'external',
-      'docker',
-      'providers',
+      ...hookUnits.map((unit) => unit.key),
     ]);
     expect(context['git']).toEqual({});
     expect(context['providers']).toEqual({ aws: { bucket: { arn: 'arn:1', ready: true, message: 'ok' } } });
