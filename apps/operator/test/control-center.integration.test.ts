@@ -180,14 +180,13 @@ it('shows a drifted child (a paused Deployment) within 2 s', async () => {
       await apps.patchNamespacedDeployment(
         { name: 'hello-web', namespace: env.namespace, body: [{ op: 'add', path: '/spec/paused', value: paused }] },
       );
-      await page.waitForFunction(
-        (want) => {
-          const text = document.querySelector('[role=tree] [data-kind=Deployment] .reason')?.textContent ?? '';
-          return want ? text.includes('paused') : !text.includes('paused');
-        },
-        paused,
-        { timeout: 10_000, polling: 20 },
-      );
+      const reason = deployment.locator('.reason');
+      await expect
+        .poll(async () => ((await reason.textContent()) ?? '').includes('paused'), {
+          timeout: 10_000,
+          interval: 20,
+        })
+        .toBe(paused);
       times.push(performance.now() - started);
     }
     console.log(`control-center: drift visible after ${times.map((t) => `${Math.round(t)} ms`).join(', ')}`);

@@ -32,6 +32,11 @@ export interface RunDemoOptions {
   readonly cwd: string;
   /** Longest wait for one step (Ready, drift repair, cleanup). Default 90 000 ms. */
   readonly stepTimeoutMs?: number;
+  /**
+   * Serve the Control Center on loopback (issue 22): each operator on its own port, the last one
+   * aggregating the others; after the demo the operators keep running until `waitUntilStopped()` resolves.
+   */
+  readonly controlCenter?: { waitUntilStopped(): Promise<void> };
 }
 
 type Json = Record<string, unknown>;
@@ -240,6 +245,7 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
 
     step('Operators');
     const samples: { example: string; cr: Json }[] = [];
+    const controlCenterUrls: string[] = [];
     for (const example of DEMO_EXAMPLES) {
       const file = join(examplesDir, example, 'katalog.yaml');
       const parsed = parseRunConfig(
@@ -249,11 +255,14 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
           '--leader-elect=false',
           '--install-crds',
           '--metrics-bind-address',
-          '0',
+          options.controlCenter == null ? '0' : '127.0.0.1:0',
           '--health-probe-bind-address',
           '0',
           '--log-level',
           'warn',
+          ...(options.controlCenter == null
+            ? []
+            : ['--control-center', ...(controlCenterUrls.length === 0 ? [] : ['--control-center-upstreams', controlCenterUrls.join(',')])]),
         ],
         { env: {} },
       );
@@ -278,7 +287,12 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
         `  ${relative(options.cwd, file) || file}: Katalog ${operator.katalog.metadata.name} running, CRDs installed: ${entries.join(', ')}\n`,
       );
       for (const cr of loadCrs(join(examplesDir, example, 'crs'))) samples.push({ example, cr });
+      if (operator.metricsAddress != null)
+        controlCenterUrls.push(`http://127.0.0.1:${operator.metricsAddress.port}`);
     }
+    const controlCenterUrl = controlCenterUrls.at(-1);
+    if (options.controlCenter != null && controlCenterUrl != null)
+      out.write(`  Control Center: ${controlCenterUrl}/ui/ (all operators; loopback only)\n`);
 
     // The multi-region example pins each region's Deployment to that region's nodes: kwok gets one
     // fake node per region the sample CRs enable, so their pods are scheduled and become ready.
@@ -414,6 +428,12 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
         );
         out.write(`  deleted ${label(child)}\n`);
       }
+    }
+
+    if (options.controlCenter != null && controlCenterUrl != null) {
+      step('Control Center');
+      out.write(`  ${controlCenterUrl}/ui/ stays up; press Ctrl-C to stop the demo\n`);
+      await options.controlCenter.waitUntilStopped();
     }
 
     step('Stopping');
