@@ -50,7 +50,10 @@ async function signIn(page: Page, bearer: string): Promise<void> {
 
 beforeAll(async () => {
   execFileSync('pnpm', ['exec', 'tsc', '-p', 'apps/operator/ui/tsconfig.json'], { cwd: repo, stdio: 'inherit' });
-  const executablePath = execFileSync('bash', ['tools/browser/install.sh'], { cwd: repo, encoding: 'utf8' }).trim();
+  // tools/test.sh installs Chromium and exports ORKESTRA_CHROMIUM; run alone, the test installs it.
+  const executablePath =
+    process.env['ORKESTRA_CHROMIUM'] ??
+    execFileSync('bash', ['tools/browser/install.sh'], { cwd: repo, encoding: 'utf8' }).trim();
   browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
   console.log(`control-center: screenshots in ${artifacts}`);
 
