@@ -49,7 +49,10 @@ async function signIn(page: Page, bearer: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  execFileSync('pnpm', ['exec', 'tsc', '-p', 'apps/operator/ui/tsconfig.json'], { cwd: repo, stdio: 'inherit' });
+  execFileSync('pnpm', ['exec', 'tsc', '-p', 'apps/operator/ui/tsconfig.json'], {
+    cwd: repo,
+    stdio: 'inherit',
+  });
   // tools/test.sh installs Chromium and exports ORKESTRA_CHROMIUM; run alone, the test installs it.
   const executablePath =
     process.env['ORKESTRA_CHROMIUM'] ??
@@ -155,7 +158,9 @@ it('shows the CR tree with every child, the not-ready Deployment and its reason'
     for (const kind of ['ConfigMap', 'Service', 'PodDisruptionBudget'])
       await page.locator(`[role=tree] [data-kind=${kind}]`).waitFor({ timeout: 30_000 });
     await expect.poll(() => deployment.getAttribute('data-state'), { timeout: 30_000 }).toBe('InProgress');
-    await expect.poll(() => deployment.locator('.reason').textContent(), { timeout: 30_000 }).toMatch(/replicas/);
+    await expect
+      .poll(() => deployment.locator('.reason').textContent(), { timeout: 30_000 })
+      .toMatch(/replicas/);
     const shot = join(artifacts, 'control-center-cr.png');
     await page.screenshot({ path: shot, fullPage: false });
     if (KEEP_SCREENSHOT != null && KEEP_SCREENSHOT !== '') {
@@ -180,9 +185,11 @@ it('shows a drifted child (a paused Deployment) within 2 s', async () => {
     const times: number[] = [];
     for (const paused of [true, false]) {
       const started = performance.now();
-      await apps.patchNamespacedDeployment(
-        { name: 'hello-web', namespace: env.namespace, body: [{ op: 'add', path: '/spec/paused', value: paused }] },
-      );
+      await apps.patchNamespacedDeployment({
+        name: 'hello-web',
+        namespace: env.namespace,
+        body: [{ op: 'add', path: '/spec/paused', value: paused }],
+      });
       const reason = deployment.locator('.reason');
       await expect
         .poll(async () => ((await reason.textContent()) ?? '').includes('paused'), {

@@ -17,7 +17,9 @@ function reviews(grants: readonly string[], calls: string[] = []): ReviewApi {
   return {
     tokenReview: (token) => {
       calls.push(`token ${token}`);
-      return Promise.resolve(token.startsWith('t-') ? { user: { username: token.slice(2), groups: [] } } : {});
+      return Promise.resolve(
+        token.startsWith('t-') ? { user: { username: token.slice(2), groups: [] } } : {},
+      );
     },
     accessReview: (input) => {
       calls.push(`sar ${input.user} ${input.verb} ${input.resource} ${input.namespace}`);
@@ -58,7 +60,12 @@ describe('createGate', () => {
   it('reuses review answers within cacheMs, so an open page does not review on every update', async () => {
     const calls: string[] = [];
     let now = 0;
-    const gate = createGate({ mode: 'token', reviews: reviews(['ann team-a'], calls), cacheMs: 1000, now: () => now });
+    const gate = createGate({
+      mode: 'token',
+      reviews: reviews(['ann team-a'], calls),
+      cacheMs: 1000,
+      now: () => now,
+    });
     for (let i = 0; i < 3; i++) {
       const result = await gate(request('10.0.0.7', 'Bearer t-ann'));
       if (result.ok) await result.viewer.may(websites, 'team-a');

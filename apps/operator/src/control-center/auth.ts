@@ -28,7 +28,11 @@ export type GateResult =
 /** ReviewApi is the part of the API server the gate talks to. */
 export interface ReviewApi {
   /** Returns the username when the token is authenticated. */
-  tokenReview(token: string): Promise<{ readonly user?: { readonly username: string; readonly groups: readonly string[]; readonly uid?: string } }>;
+  tokenReview(
+    token: string,
+  ): Promise<{
+    readonly user?: { readonly username: string; readonly groups: readonly string[]; readonly uid?: string };
+  }>;
   /** Returns whether the user may `verb` the resource in the namespace. */
   accessReview(input: {
     readonly user: string;
@@ -124,14 +128,19 @@ export function createGate(options: CreateGateOptions): (request: IncomingMessag
         : {
             ok: false,
             status: 403,
-            message: 'the Control Center serves loopback clients only (set --control-center-auth=token to expose it)',
+            message:
+              'the Control Center serves loopback clients only (set --control-center-auth=token to expose it)',
           };
     }
     const reviews = options.reviews;
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (reviews == null || match?.[1] == null) {
-      return { ok: false, status: 401, message: 'a bearer token is required (Authorization: Bearer <token>)' };
+      return {
+        ok: false,
+        status: 401,
+        message: 'a bearer token is required (Authorization: Bearer <token>)',
+      };
     }
     const token = match[1];
     const tokenKey = createHash('sha256').update(token).digest('hex');

@@ -27,7 +27,12 @@ describe('crSummary', () => {
         katalogRevision: 'r3',
         conditions: [
           { type: 'Synced', status: 'True', reason: 'ReconcileSucceeded', message: '' },
-          { type: 'Ready', status: 'False', reason: 'ChildNotReady', message: 'Deployment hello-web: 0/2 available' },
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'ChildNotReady',
+            message: 'Deployment hello-web: 0/2 available',
+          },
         ],
       },
     });

@@ -135,7 +135,11 @@ export type NamespaceFilter = (namespace: string) => boolean;
  * crList returns the CRs of one entry from its informer cache, sorted by namespace and name,
  * keeping only the namespaces `visible` allows; undefined when the entry does not exist.
  */
-export function crList(engine: KatalogRuntime, entry: string, visible: NamespaceFilter): CrSummary[] | undefined {
+export function crList(
+  engine: KatalogRuntime,
+  entry: string,
+  visible: NamespaceFilter,
+): CrSummary[] | undefined {
   const runtimeEntry = engine.entries.get(entry);
   if (runtimeEntry == null) return undefined;
   return runtimeEntry.cache
@@ -163,7 +167,12 @@ function inventory(object: KubeObject): InventoryItem[] {
     .map((item) => item as unknown as InventoryItem);
 }
 
-function refKey(ref: { apiVersion: string; kind: string; namespace?: string | undefined; name?: string | undefined }): string {
+function refKey(ref: {
+  apiVersion: string;
+  kind: string;
+  namespace?: string | undefined;
+  name?: string | undefined;
+}): string {
   return `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name ?? ''}`;
 }
 
@@ -173,11 +182,10 @@ function children(engine: KatalogRuntime, cr: KubeObject): ChildView[] {
   const seen = new Map<string, ChildView>();
   const uidOf = new Map<string, string>();
   const cachedOwned = engine.children.listAllOwned(uid);
-  for (const object of cachedOwned) if (object.metadata.uid != null) uidOf.set(object.metadata.uid, refKey({ ...object, ...object.metadata }));
-  const describe = (
-    ref: InventoryItem,
-    object: KubeObject | undefined,
-  ): ChildView => {
+  for (const object of cachedOwned)
+    if (object.metadata.uid != null)
+      uidOf.set(object.metadata.uid, refKey({ ...object, ...object.metadata }));
+  const describe = (ref: InventoryItem, object: KubeObject | undefined): ChildView => {
     const readiness = childReadiness(object);
     const owner = object?.metadata.ownerReferences?.find((o) => o.uid !== uid && uidOf.has(o.uid));
     const annotations = object?.metadata.annotations ?? {};
@@ -246,7 +254,14 @@ export function crDetail(input: {
   const object = runtimeEntry?.cache.getByName(input.namespace, input.name);
   if (runtimeEntry == null || object == null) return undefined;
   const status = record(object['status']);
-  const { conditions: _c, inventory: _i, providers, observedGeneration, katalogRevision: _r, ...fields } = status;
+  const {
+    conditions: _c,
+    inventory: _i,
+    providers,
+    observedGeneration,
+    katalogRevision: _r,
+    ...fields
+  } = status;
   const generation = object.metadata['generation'];
   return {
     ...crSummary(object),

@@ -22,7 +22,12 @@ export interface GraphNode {
 /** EntryView is one CRD entry of a Katalog. */
 export interface EntryView {
   readonly name: string;
-  readonly apiTypes: { readonly group: string; readonly version: string; readonly kind: string; readonly plural: string };
+  readonly apiTypes: {
+    readonly group: string;
+    readonly version: string;
+    readonly kind: string;
+    readonly plural: string;
+  };
   readonly namespaced: boolean;
   readonly synced: boolean;
   readonly objects: number;
@@ -117,7 +122,9 @@ export function katalogView(input: {
       namespaced: entry.namespaced,
       synced: runtimeEntry?.informer.hasSynced() ?? false,
       objects: runtimeEntry?.cache.size ?? 0,
-      graph: { nodes: [...groupNodes(box, 'onCreate'), ...groupNodes(box, 'onReconcile'), ...deleteNodes(box)] },
+      graph: {
+        nodes: [...groupNodes(box, 'onCreate'), ...groupNodes(box, 'onReconcile'), ...deleteNodes(box)],
+      },
       hooks: {
         cross: box.cross.map((read) => read.as),
         external: box.external.map((call) => call.name),

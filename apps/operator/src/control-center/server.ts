@@ -27,7 +27,12 @@ export interface ControlCenterSource {
   engine(): KatalogRuntime;
   leader(): boolean;
   readonly events: RecentEvents;
-  stats(input: { operator: string; leader: boolean; ready: boolean; queues: readonly QueueSample[] }): Promise<OperatorStats>;
+  stats(input: {
+    operator: string;
+    leader: boolean;
+    ready: boolean;
+    queues: readonly QueueSample[];
+  }): Promise<OperatorStats>;
 }
 
 /** ControlCenterRoutesOptions configures controlCenterRoutes. */
@@ -123,7 +128,8 @@ function subscribeChanges(engine: KatalogRuntime, listener: (change: StreamChang
   const byUid = (uid: string): StreamChange | undefined => {
     for (const entry of engine.entries.values()) {
       const cr = entry.cache.getByUid(uid);
-      if (cr != null) return { entry: entry.name, namespace: cr.metadata.namespace ?? '', name: cr.metadata.name ?? '' };
+      if (cr != null)
+        return { entry: entry.name, namespace: cr.metadata.namespace ?? '', name: cr.metadata.name ?? '' };
     }
     return undefined;
   };
@@ -237,7 +243,13 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
     response.on('close', close);
   };
 
-  const proxy = async (request: IncomingMessage, response: ServerResponse, index: number, rest: string, search: string): Promise<void> => {
+  const proxy = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    index: number,
+    rest: string,
+    search: string,
+  ): Promise<void> => {
     const base = upstreams[index];
     if (base == null) return sendError(response, 404, `no upstream ${index}`);
     const target = new URL(`api/v1/${rest}${search}`, base.endsWith('/') ? base : `${base}/`);
@@ -247,10 +259,15 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
     try {
       answer = await fetch(target, {
         signal: controller.signal,
-        headers: request.headers.authorization == null ? {} : { authorization: request.headers.authorization },
+        headers:
+          request.headers.authorization == null ? {} : { authorization: request.headers.authorization },
       });
     } catch (error) {
-      return sendError(response, 502, `upstream ${base}: ${error instanceof Error ? error.message : String(error)}`);
+      return sendError(
+        response,
+        502,
+        `upstream ${base}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     response.writeHead(answer.status, {
       ...SECURITY_HEADERS,
@@ -269,10 +286,20 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
   };
 
   const api = async (request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> => {
-    const parts = url.pathname.replace(/^\/api\/v1\/?/, '').split('/').filter((part) => part !== '').map(decodeURIComponent);
+    const parts = url.pathname
+      .replace(/^\/api\/v1\/?/, '')
+      .split('/')
+      .filter((part) => part !== '')
+      .map(decodeURIComponent);
     if (parts[0] === 'upstreams' && parts.length >= 2) {
       // The upstream answers with its own gate.
-      return proxy(request, response, Number(parts[1]), parts.slice(2).map(encodeURIComponent).join('/'), url.search);
+      return proxy(
+        request,
+        response,
+        Number(parts[1]),
+        parts.slice(2).map(encodeURIComponent).join('/'),
+        url.search,
+      );
     }
     const gate = await options.gate(request);
     if (!gate.ok) return sendError(response, gate.status, gate.message);
@@ -287,7 +314,11 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
       });
     }
     if (parts[0] === 'katalog' && parts.length === 1) {
-      return sendJson(response, 200, katalogView({ operator: source.operator, katalog, engine, leader: source.leader() }));
+      return sendJson(
+        response,
+        200,
+        katalogView({ operator: source.operator, katalog, engine, leader: source.leader() }),
+      );
     }
     if (parts[0] === 'operator' && parts.length === 1) {
       const queues: QueueSample[] = [...engine.entries.values()].map((entry) => {
@@ -299,7 +330,16 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
           activeWorkers: dispatcher.inFlight,
         };
       });
-      return sendJson(response, 200, await source.stats({ operator: source.operator, leader: source.leader(), ready: engine.isReady(), queues }));
+      return sendJson(
+        response,
+        200,
+        await source.stats({
+          operator: source.operator,
+          leader: source.leader(),
+          ready: engine.isReady(),
+          queues,
+        }),
+      );
     }
     if (parts[0] === 'stream' && parts.length === 1) return stream(request, response, viewer);
     if (parts[0] === 'entries' && parts[2] === 'crs' && parts[1] != null) {
@@ -309,7 +349,11 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
       if (parts.length === 3) {
         const cached = engine.entries.get(entry)?.cache.list() ?? [];
         const wanted = url.searchParams.get('namespace') ?? '';
-        const visible = await visibleNamespaces(viewer, resource, cached.map((o) => o.metadata.namespace ?? ''));
+        const visible = await visibleNamespaces(
+          viewer,
+          resource,
+          cached.map((o) => o.metadata.namespace ?? ''),
+        );
         const items = crList(engine, entry, (ns) => visible(ns) && (wanted === '' || ns === wanted)) ?? [];
         const namespaces = [...new Set(cached.map((o) => o.metadata.namespace ?? ''))].filter(visible).sort();
         return sendJson(response, 200, { entry, namespaces, items });
@@ -317,7 +361,12 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
       if (parts.length === 5) {
         const namespace = parts[3] === '_' ? undefined : parts[3];
         const name = parts[4] ?? '';
-        if (!(await viewer.may(resource, namespace ?? ''))) return sendError(response, 403, `${viewer.name} may not list ${resource.plural} in ${namespace ?? 'the cluster'}`);
+        if (!(await viewer.may(resource, namespace ?? '')))
+          return sendError(
+            response,
+            403,
+            `${viewer.name} may not list ${resource.plural} in ${namespace ?? 'the cluster'}`,
+          );
         const detail = crDetail({
           engine,
           entry,
@@ -326,7 +375,8 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
           hooks: hooksOf(katalog, entry),
           events: (kind, ns, n) => source.events.list(kind, ns, n),
         });
-        if (detail == null) return sendError(response, 404, `no ${entry} ${namespace ?? ''}/${name} in the cache`);
+        if (detail == null)
+          return sendError(response, 404, `no ${entry} ${namespace ?? ''}/${name} in the cache`);
         return sendJson(response, 200, detail);
       }
     }

@@ -52,7 +52,12 @@ async function sumByController(registry: Registry, name: string): Promise<Map<st
 export function createStatsReader(options: {
   readonly registry: Registry;
   readonly now?: () => number;
-}): (input: { operator: string; leader: boolean; ready: boolean; queues: readonly QueueSample[] }) => Promise<OperatorStats> {
+}): (input: {
+  operator: string;
+  leader: boolean;
+  ready: boolean;
+  queues: readonly QueueSample[];
+}) => Promise<OperatorStats> {
   const now = options.now ?? Date.now;
   const samples: { at: number; totals: Map<string, number> }[] = [];
   return async (input) => {

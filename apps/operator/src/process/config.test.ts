@@ -41,7 +41,13 @@ describe('parseRunConfig', () => {
   it('reads the Control Center flags and environment (issue 22)', () => {
     const flags = ok(
       parseRunConfig(
-        ['--control-center', '--control-center-auth', 'token', '--control-center-upstreams', 'http://a:8080, http://b:8080'],
+        [
+          '--control-center',
+          '--control-center-auth',
+          'token',
+          '--control-center-upstreams',
+          'http://a:8080, http://b:8080',
+        ],
         { env: {} },
       ),
     );
@@ -51,8 +57,13 @@ describe('parseRunConfig', () => {
       ['http://a:8080', 'http://b:8080'],
     ]);
     expect(ok(parseRunConfig([], { env: { ORKESTRA_CONTROL_CENTER: 'true' } })).controlCenter).toBe(true);
-    expect(ok(parseRunConfig(['--control-center=false'], { env: { ORKESTRA_CONTROL_CENTER: 'true' } })).controlCenter).toBe(false);
-    const bad = parseRunConfig(['--control-center-auth', 'open', '--control-center-upstreams', 'ftp://x'], { env: {} });
+    expect(
+      ok(parseRunConfig(['--control-center=false'], { env: { ORKESTRA_CONTROL_CENTER: 'true' } }))
+        .controlCenter,
+    ).toBe(false);
+    const bad = parseRunConfig(['--control-center-auth', 'open', '--control-center-upstreams', 'ftp://x'], {
+      env: {},
+    });
     expect(bad.ok ? [] : bad.errors).toEqual([
       '--control-center-auth: "open" is not one of local, token',
       '--control-center-upstreams: "ftp://x" is not an http(s) URL',

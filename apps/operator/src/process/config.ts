@@ -269,7 +269,9 @@ export function parseRunConfig(
     errors.push(`--control-center-auth: "${authText}" is not one of local, token`);
   const controlCenterAuth = authText === 'token' ? 'token' : 'local';
   const controlCenterUpstreams = (
-    text('control-center-upstreams') ?? nonEmpty(env['ORKESTRA_CONTROL_CENTER_UPSTREAMS']) ?? ''
+    text('control-center-upstreams') ??
+    nonEmpty(env['ORKESTRA_CONTROL_CENTER_UPSTREAMS']) ??
+    ''
   )
     .split(',')
     .map((item) => item.trim())

@@ -262,7 +262,12 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
           'warn',
           ...(options.controlCenter == null
             ? []
-            : ['--control-center', ...(controlCenterUrls.length === 0 ? [] : ['--control-center-upstreams', controlCenterUrls.join(',')])]),
+            : [
+                '--control-center',
+                ...(controlCenterUrls.length === 0
+                  ? []
+                  : ['--control-center-upstreams', controlCenterUrls.join(',')]),
+              ]),
         ],
         { env: {} },
       );

@@ -195,8 +195,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       env: options.env,
       ...(config.controlCenter
         ? {
-            onEvent: (subject, type, reason, message) =>
-              recentEvents.add(subject, type, reason, message),
+            onEvent: (subject, type, reason, message) => recentEvents.add(subject, type, reason, message),
           }
         : {}),
     });
