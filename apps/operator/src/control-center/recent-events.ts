@@ -29,7 +29,7 @@ export interface RecentEventsOptions {
 }
 
 /** eventKey is `Kind/namespace/name` (`Kind//name` when cluster-scoped). */
-export function eventKey(kind: string, namespace: string | undefined, name: string): string {
+function eventKey(kind: string, namespace: string | undefined, name: string): string {
   return `${kind}/${namespace ?? ''}/${name}`;
 }
 

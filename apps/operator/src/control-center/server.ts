@@ -50,7 +50,7 @@ export interface ControlCenterRoutesOptions {
 }
 
 /** CONTENT_SECURITY_POLICY is sent with every Control Center answer: same-origin only, no inline script. */
-export const CONTENT_SECURITY_POLICY =
+const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 const SECURITY_HEADERS = {
