@@ -22,6 +22,7 @@ const repo = resolve(import.meta.dirname, '../../..');
 const artifacts = mkdtempSync(join(tmpdir(), 'orkestra-control-center-'));
 const KEEP_SCREENSHOT = process.env['ORKESTRA_CONTROL_CENTER_SCREENSHOT'];
 let operator: Operator;
+let aggregator: Operator | undefined;
 let browser: Browser;
 let base = '';
 let viewerToken = '';
@@ -126,6 +127,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await aggregator?.shutdown('test done');
   await operator?.shutdown('test done');
 });
 
@@ -250,6 +252,58 @@ it('adds no API request while a page is open (idle cost)', async () => {
     );
     // The page reads caches only: the same idle cost, give or take the API server's own background (leases, metrics reads).
     expect(d - c).toBeLessThanOrEqual(b - a + 3);
+  } finally {
+    await page.close();
+  }
+});
+
+it('aggregates another operator: its API is proxied with the viewer token, behind its own gate', async () => {
+  const parsed = parseRunConfig(
+    [
+      '--katalog',
+      join(repo, 'examples/multi-region/katalog.yaml'),
+      '--leader-elect=false',
+      '--install-crds',
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '0',
+      '--log-level',
+      'warn',
+      '--control-center',
+      '--control-center-upstreams',
+      base,
+    ],
+    { env: {} },
+  );
+  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+  aggregator = await startOperator({
+    config: parsed.config,
+    env: {},
+    cwd: repo,
+    kubeConfig: env.kubeConfig,
+    handleSignals: false,
+    watchKatalog: false,
+  });
+  await aggregator.synced;
+  const own = `http://127.0.0.1:${aggregator.metricsAddress?.port ?? 0}`;
+  const index = (await (await fetch(`${own}/api/v1`)).json()) as {
+    operator: string;
+    upstreams: { url: string }[];
+  };
+  expect(index).toMatchObject({ operator: 'multi-region-operator', upstreams: [{ url: base }] });
+  // The upstream is in token mode: without a token its gate answers through the proxy.
+  expect((await fetch(`${own}/api/v1/upstreams/0/katalog`)).status).toBe(401);
+  const crs = await fetch(`${own}/api/v1/upstreams/0/entries/website/crs`, {
+    headers: { authorization: `Bearer ${viewerToken}` },
+  });
+  expect(((await crs.json()) as { items: { name: string }[] }).items.map((i) => i.name)).toContain('hello');
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${own}/ui/`);
+    await page.getByRole('heading', { name: /Katalog multi-region-operator/ }).waitFor({ timeout: 10_000 });
+    await page.locator('#operator').selectOption({ label: base });
+    await page.getByText('a bearer token is required').waitFor({ timeout: 10_000 });
   } finally {
     await page.close();
   }
