@@ -50,6 +50,11 @@ async function signIn(page: Page, bearer: string): Promise<void> {
 }
 
 beforeAll(async () => {
+  try {
+    void env.namespace;
+  } catch {
+    return; // no control plane: useControlPlane skips every test (or fails them under CI)
+  }
   execFileSync('pnpm', ['exec', 'tsc', '-p', 'apps/operator/ui/tsconfig.json'], {
     cwd: repo,
     stdio: 'inherit',
