@@ -598,6 +598,7 @@ function tokenForm(message: string): HTMLElement {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+    if (base === '/api/v1') void operators();
     void render();
     void connect();
   });
@@ -685,6 +686,7 @@ async function connect(): Promise<void> {
   }
 }
 
+/** operators fills the operator picker: this operator and its `--control-center-upstreams`. */
 async function operators(): Promise<void> {
   const select = document.getElementById('operator') as HTMLSelectElement | null;
   if (select == null) return;
@@ -693,16 +695,18 @@ async function operators(): Promise<void> {
     select.replaceChildren(h('option', { value: '/api/v1' }, index.operator));
     for (const upstream of index.upstreams)
       select.append(h('option', { value: `/api/v1/upstreams/${upstream.index}` }, upstream.url));
+    select.value = base;
   } catch {
-    select.replaceChildren(h('option', { value: '/api/v1' }, 'this operator'));
+    if (select.options.length === 0)
+      select.replaceChildren(h('option', { value: '/api/v1' }, 'this operator'));
   }
-  select.addEventListener('change', () => {
-    base = select.value;
-    void render();
-    void connect();
-  });
 }
 
+document.getElementById('operator')?.addEventListener('change', (event) => {
+  base = (event.target as HTMLSelectElement).value;
+  void render();
+  void connect();
+});
 window.addEventListener('hashchange', () => void render());
 void operators();
 void render();
