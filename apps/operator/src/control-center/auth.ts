@@ -28,9 +28,7 @@ export type GateResult =
 /** ReviewApi is the part of the API server the gate talks to. */
 export interface ReviewApi {
   /** Returns the username when the token is authenticated. */
-  tokenReview(
-    token: string,
-  ): Promise<{
+  tokenReview(token: string): Promise<{
     readonly user?: { readonly username: string; readonly groups: readonly string[]; readonly uid?: string };
   }>;
   /** Returns whether the user may `verb` the resource in the namespace. */
