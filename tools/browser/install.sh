@@ -8,7 +8,8 @@
 # it). Otherwise: `apt-get download` chromium and its dependency closure and unpack them with
 # `dpkg-deb -x` into ~/.cache/orkestra/chromium-<version> (keyed by the candidate version), where
 # the executable is usr/lib/chromium/chromium with LD_LIBRARY_PATH set by the wrapper written there.
-# ORKESTRA_CHROMIUM, when set to an executable, is used as it is.
+# ORKESTRA_CHROMIUM, when set to an executable, is used as it is; ORKESTRA_CHROMIUM_UNPACK=1 forces
+# the unpacked copy (also as root).
 set -euo pipefail
 
 log() { echo "tools/browser/install.sh: $*" >&2; }
@@ -40,8 +41,15 @@ if [[ -z "$version" || "$version" == "(none)" ]]; then
   exit 1
 fi
 
-if [[ "$(id -u)" == 0 ]]; then
-  installed="$(dpkg-query -W -f='${Version}' chromium 2>/dev/null || true)"
+installed="$(dpkg-query -W -f='${Version}' chromium 2>/dev/null || true)"
+# ORKESTRA_CHROMIUM_UNPACK=1 takes the unpack path even as root or with a system Chromium.
+unpack="${ORKESTRA_CHROMIUM_UNPACK:-}"
+if [[ -z "$unpack" && "$installed" == "$version" && -x /usr/bin/chromium ]]; then
+  echo /usr/bin/chromium
+  exit 0
+fi
+
+if [[ -z "$unpack" && "$(id -u)" == 0 ]]; then
   if [[ "$installed" != "$version" ]]; then
     log "apt-get install -y chromium ($version)"
     if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2; then
@@ -49,9 +57,7 @@ if [[ "$(id -u)" == 0 ]]; then
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2
     fi
   fi
-  mkdir -p "$cache_root/chromium-$version"
-  echo /usr/bin/chromium >"$cache_root/chromium-$version/executable"
-  echo /usr/bin/chromium
+    echo /usr/bin/chromium
   exit 0
 fi
 
@@ -60,6 +66,7 @@ if [[ -x "$dir/chromium" ]]; then
   echo "$dir/chromium"
   exit 0
 fi
+mkdir -p "$cache_root"
 tmp="$(mktemp -d "$cache_root/chromium-download.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 log "downloading chromium $version and its dependencies into $dir"
@@ -68,14 +75,15 @@ mapfile -t packages < <(
   apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
     --no-replaces --no-enhances chromium 2>/dev/null | awk '/^[a-z0-9]/ { print $1 }' | sort -u
 )
-wanted=()
+wanted=(chromium chromium-common)
 for package in "${packages[@]}"; do
+  [[ "$package" == chromium || "$package" == chromium-common ]] && continue
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
     wanted+=("$package")
   fi
 done
 (cd "$tmp" && apt-get download "${wanted[@]}" >&2)
-mkdir -p "$tmp/root"
+mkdir -p "$cache_root" "$tmp/root"
 for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$tmp/root"; done
 libs="$(find "$tmp/root" -name '*.so*' -printf '%h\n' | sort -u | sed "s|^$tmp/root|$dir/root|" | paste -sd:)"
 cat >"$tmp/chromium" <<WRAPPER
