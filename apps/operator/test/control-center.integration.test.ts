@@ -155,6 +155,28 @@ it('answers the API only with a reviewed token and never lists namespaces the vi
   expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
 });
 
+it('draws the Katalog graph without a Content-Security-Policy violation', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  try {
+    await signIn(page, viewerToken);
+    await page.getByRole('heading', { name: /Katalog website-operator/ }).waitFor({ timeout: 30_000 });
+    const graph = page.locator('svg.graph');
+    await graph.first().waitFor();
+    for (const kind of ['ConfigMap', 'Service', 'Deployment', 'PodDisruptionBudget'])
+      await graph.getByText(kind, { exact: true }).first().waitFor();
+    await page.screenshot({ path: join(artifacts, 'control-center-katalog.png'), fullPage: true });
+    // The 401 of the first API call before sign-in is logged by Chromium as a failed resource.
+    expect(problems.filter((text) => !text.includes('401'))).toEqual([]);
+  } finally {
+    await page.close();
+  }
+});
+
 it('shows the CR tree with every child, the not-ready Deployment and its reason', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   try {

@@ -206,7 +206,7 @@ function graph(entry: Entry): SVGElement {
     .filter((n) => n.group !== 'onDelete')
     .sort((a, b) => a.wave - b.wave);
   for (const node of ordered) {
-    const key = `wave ${node.wave}`;
+    const key = `kind order ${node.wave}`;
     const column = columns.get(key) ?? { title: key, items: [] };
     column.items.push({
       label: `${node.kind}${node.count > 1 ? ` ×${node.count}` : ''}`,
