@@ -15,8 +15,8 @@ delete a CR and watch its children go, then stop everything and exit 0.
 Missing test servers are built first with tools/testenv/build.sh (several minutes, once).
 
 Options:
-  --control-center  Serve the Control Center on loopback (http://127.0.0.1:<port>/ui/) and keep
-                    the operators running after the demo until Ctrl-C.
+  --control-center  Serve the Control Center on loopback (http://127.0.0.1:<port>/ui/, all
+                    operators) and wait for Ctrl-C before the cleanup, so the CRs can be seen.
   -h, --help        Show this help.`;
 
 /** demoCommand is `ork demo`: the example Katalogs end to end on a local control plane. */

@@ -34,7 +34,7 @@ export interface RunDemoOptions {
   readonly stepTimeoutMs?: number;
   /**
    * Serve the Control Center on loopback (issue 22): each operator on its own port, the last one
-   * aggregating the others; after the demo the operators keep running until `waitUntilStopped()` resolves.
+   * aggregating the others; before the cleanup the demo waits until `waitUntilStopped()` resolves.
    */
   readonly controlCenter?: { waitUntilStopped(): Promise<void> };
 }
@@ -296,6 +296,7 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
         controlCenterUrls.push(`http://127.0.0.1:${operator.metricsAddress.port}`);
     }
     const controlCenterUrl = controlCenterUrls.at(-1);
+    let shownControlCenter = false;
     if (options.controlCenter != null && controlCenterUrl != null)
       out.write(`  Control Center: ${controlCenterUrl}/ui/ (all operators; loopback only)\n`);
 
@@ -410,6 +411,14 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
         );
       }
 
+      // issue 22: with --control-center, look at the CRs and their children before the cleanup.
+      if (options.controlCenter != null && controlCenterUrl != null && !shownControlCenter) {
+        shownControlCenter = true;
+        step('Control Center');
+        out.write(`  ${controlCenterUrl}/ui/ shows every CR now; press Ctrl-C to clean up and stop\n`);
+        await options.controlCenter.waitUntilStopped();
+      }
+
       step(`Cleanup: deleting ${label(crRef)}`);
       const children = inventoryOf(liveCr ?? {});
       await cluster.objects.delete({
@@ -433,12 +442,6 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
         );
         out.write(`  deleted ${label(child)}\n`);
       }
-    }
-
-    if (options.controlCenter != null && controlCenterUrl != null) {
-      step('Control Center');
-      out.write(`  ${controlCenterUrl}/ui/ stays up; press Ctrl-C to stop the demo\n`);
-      await options.controlCenter.waitUntilStopped();
     }
 
     step('Stopping');
