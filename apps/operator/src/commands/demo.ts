@@ -16,7 +16,7 @@ Missing test servers are built first with tools/testenv/build.sh (several minute
 
 Options:
   --control-center  Serve the Control Center on loopback (http://127.0.0.1:<port>/ui/, all
-                    operators) and wait for Ctrl-C before the cleanup, so the CRs can be seen.
+                    operators) and, before the cleanup, wait for Ctrl-C, which stops everything.
   -h, --help        Show this help.`;
 
 /** demoCommand is `ork demo`: the example Katalogs end to end on a local control plane. */

@@ -415,8 +415,12 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
       if (options.controlCenter != null && controlCenterUrl != null && !shownControlCenter) {
         shownControlCenter = true;
         step('Control Center');
-        out.write(`  ${controlCenterUrl}/ui/ shows every CR now; press Ctrl-C to clean up and stop\n`);
+        out.write(`  ${controlCenterUrl}/ui/ shows every CR now; press Ctrl-C to stop\n`);
         await options.controlCenter.waitUntilStopped();
+        // Ctrl-C also stops the control plane's processes (@orkestra/testenv): no cleanup then.
+        out.write('  stopping without the cleanup (the control plane goes with it)\n');
+        for (const operator of operators.splice(0)) await operator.shutdown('demo stopped');
+        return 0;
       }
 
       step(`Cleanup: deleting ${label(crRef)}`);
