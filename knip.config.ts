@@ -21,6 +21,8 @@ const config: KnipConfig = {
       ignoreDependencies: ['@orkestra/provider-kit', '@orkestra/types'],
     },
     'apps/operator': {
+      // issue 22: the Control Center page, loaded by the browser from /ui/ (apps/operator/ui/tsconfig.json).
+      entry: ['ui/src/app.ts'],
       // Providers are imported by the package name a Katalog gives, at run time: the bundled ones
       // ship in the image as dependencies, and the provider loader test loads provider-hello.
       ignoreDependencies: [

@@ -14,4 +14,14 @@ if ! bash tools/testenv/build.sh all tools workloads; then
   fi
   echo "warning: some test servers could not be built; their suites will be skipped" >&2
 fi
+# Headless Chromium from Debian's packages for the Control Center browser tests
+# (apps/operator/test/control-center*.integration.test.ts); cached by version outside the repo.
+if chromium="$(bash tools/browser/install.sh)"; then
+  export ORKESTRA_CHROMIUM="$chromium"
+elif [[ "${CI:-}" =~ ^([Tt][Rr][Uu][Ee]|1)$ ]]; then
+  echo "Chromium could not be installed; under CI that is a failure" >&2
+  exit 1
+else
+  echo "warning: Chromium could not be installed; the Control Center browser tests will fail" >&2
+fi
 pnpm exec vitest run "$@"

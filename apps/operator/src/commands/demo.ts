@@ -15,7 +15,9 @@ delete a CR and watch its children go, then stop everything and exit 0.
 Missing test servers are built first with tools/testenv/build.sh (several minutes, once).
 
 Options:
-  -h, --help  Show this help.`;
+  --control-center  Serve the Control Center on loopback (http://127.0.0.1:<port>/ui/, all
+                    operators) and, before the cleanup, wait for Ctrl-C, which stops everything.
+  -h, --help        Show this help.`;
 
 /** demoCommand is `ork demo`: the example Katalogs end to end on a local control plane. */
 export const demoCommand: Command = {
@@ -23,7 +25,7 @@ export const demoCommand: Command = {
   summary: 'Run the example Katalogs end to end on a local control plane',
   usage,
   async run(args: readonly string[], io: CliIo): Promise<number> {
-    const parsed = parseCommandArgs(args, {});
+    const parsed = parseCommandArgs(args, { 'control-center': { type: 'boolean' } });
     if (parsed.help) {
       io.stdout.write(`${usage}\n`);
       return ExitCode.Ok;
@@ -31,7 +33,22 @@ export const demoCommand: Command = {
     if (parsed.positionals.length > 0)
       throw new UsageError(`unexpected argument ${parsed.positionals[0] ?? ''}`);
     try {
-      return await runDemo({ out: io.stdout, env: io.env, cwd: io.cwd });
+      const controlCenter =
+        parsed.values['control-center'] === true
+          ? {
+              waitUntilStopped: () =>
+                new Promise<void>((done) => {
+                  process.once('SIGINT', () => done());
+                  process.once('SIGTERM', () => done());
+                }),
+            }
+          : undefined;
+      return await runDemo({
+        out: io.stdout,
+        env: io.env,
+        cwd: io.cwd,
+        ...(controlCenter == null ? {} : { controlCenter }),
+      });
     } catch (error) {
       if (error instanceof OperatorStartError) {
         for (const line of error.details) io.stderr.write(`${line}\n`);

@@ -87,11 +87,14 @@ export const devCommand: Command = {
         kubeConfig: cp.kubeConfig,
         forceExit: (code) => process.exit(code),
       });
-      void operator.synced.then(() =>
+      void operator.synced.then(() => {
         io.stderr.write(
           `Operator ready: ${Object.keys(operator.katalog.spec.crds).join(', ')}. Create CRs with kubectl; Deployments never become available (no kubelet).\n`,
-        ),
-      );
+        );
+        // issue 22: `ork dev --control-center` (docs/reference/runtime.md §23).
+        if (config.controlCenter && operator.metricsAddress != null)
+          io.stderr.write(`Control Center: http://127.0.0.1:${operator.metricsAddress.port}/ui/\n`);
+      });
       const code = await operator.done;
       io.stderr.write('Operator stopped; stopping the control plane…\n');
       return code;

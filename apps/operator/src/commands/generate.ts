@@ -12,7 +12,7 @@ import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
 const DEFAULT_NAMESPACE = 'orkestra-system';
 
-const usage = `Usage: ork generate crd|rbac|bundle|helm-values <katalog> [-n <namespace>] [--image <image>] [--allow-rbac-wildcards]
+const usage = `Usage: ork generate crd|rbac|bundle|helm-values <katalog> [-n <namespace>] [--image <image>] [--allow-rbac-wildcards] [--control-center]
 
 Write Kubernetes manifests for a Katalog as multi-document YAML on stdout.
 
@@ -33,6 +33,8 @@ Options:
   --allow-rbac-wildcards
                         Accept a "*" in a \`roles\` rule (rbac, bundle, helm-values); the operator
                         is then granted it too. Without it such a Katalog is refused.
+  --control-center      rbac: also grant tokenreviews and subjectaccessreviews create, for the
+                        Control Center's token gate (ork run --control-center-auth=token).
   -h, --help            Show this help.`;
 
 const TARGETS = ['crd', 'rbac', 'bundle', 'helm-values'] as const;
@@ -48,6 +50,7 @@ export const generateCommand: Command = {
       namespace: { type: 'string', short: 'n' },
       image: { type: 'string' },
       'allow-rbac-wildcards': { type: 'boolean' },
+      'control-center': { type: 'boolean' },
     });
     if (parsed.help) {
       io.stdout.write(`${usage}\n`);
@@ -98,7 +101,10 @@ export const generateCommand: Command = {
         io.stdout.write(toMultiDocumentYaml(generateCrds(katalog), header));
         break;
       case 'rbac': {
-        const rbac = generateRbac(katalog, { namespace });
+        const rbac = generateRbac(katalog, {
+          namespace,
+          ...(parsed.values['control-center'] === true ? { controlCenter: true } : {}),
+        });
         io.stdout.write(toMultiDocumentYaml(rbac.manifests, [...header, ...notesHeader(rbac.notes)]));
         for (const note of rbac.notes) io.stderr.write(`note: ${note}\n`);
         break;

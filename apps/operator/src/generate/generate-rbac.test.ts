@@ -5,6 +5,23 @@ import { generateRbac } from './generate-rbac.js';
 const kinds = (m: readonly { kind: string }[]): string[] => m.map((x) => x.kind);
 
 describe('generateRbac', () => {
+  it('grants tokenreviews and subjectaccessreviews create only with controlCenter (issue 22)', () => {
+    const katalog = katalogFrom(`operatorBox: { onReconcile: { configMaps: [{}] } }`);
+    const reviews = (manifests: readonly Record<string, unknown>[]): string[] =>
+      manifests.flatMap((m) =>
+        ((m['rules'] as { resources: string[]; verbs: string[] }[] | undefined) ?? [])
+          .filter((r) => r.resources.some((x) => x.endsWith('reviews')))
+          .map((r) => `${String(m['kind'])}: ${r.resources.join(',')} ${r.verbs.join(',')}`),
+      );
+    expect(reviews(generateRbac(katalog, { namespace: 'ops' }).manifests)).toEqual([]);
+    const on = generateRbac(katalog, { namespace: 'ops', controlCenter: true });
+    expect(reviews(on.manifests)).toEqual([
+      'ClusterRole: tokenreviews create',
+      'ClusterRole: subjectaccessreviews create',
+    ]);
+    expect(kinds(on.manifests).filter((k) => k === 'ClusterRoleBinding')).toHaveLength(2);
+  });
+
   /** eventRules lists `<manifest kind> <namespace>: <group>/events` for every rule on events. */
   const eventRules = (manifests: readonly Record<string, unknown>[]): string[] =>
     manifests.flatMap((m) => {

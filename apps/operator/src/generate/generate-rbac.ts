@@ -16,6 +16,11 @@ export interface PolicyRule {
 export interface RbacOptions {
   /** Namespace of the operator: its ServiceAccount and leader-election Lease. */
   readonly namespace: string;
+  /**
+   * Add a ClusterRole for the Control Center's token gate (tokenreviews and subjectaccessreviews
+   * create; docs/reference/runtime.md §23.4). Default false.
+   */
+  readonly controlCenter?: boolean;
 }
 
 /** Rbac is what `ork generate rbac` derives from a Katalog (docs/reference/runtime.md §19). */
@@ -333,5 +338,26 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
       subjects: [subject],
     },
   ];
+  if (options.controlCenter === true) {
+    const ccName = `${roleName}:control-center`;
+    manifests.push(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: manifestMetadata(katalog, ccName),
+        rules: [
+          { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+          { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+        ],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: manifestMetadata(katalog, ccName),
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: ccName },
+        subjects: [subject],
+      },
+    );
+  }
   return { manifests, rules: operatorRules, pinnedNamespace: pinned, notes: [...new Set(notes)] };
 }

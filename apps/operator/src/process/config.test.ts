@@ -32,7 +32,42 @@ describe('parseRunConfig', () => {
       maxConcurrentBuilds: 1,
       ociBuilder: 'docker',
       installCrds: false,
+      controlCenter: false,
+      controlCenterAuth: 'local',
+      controlCenterUpstreams: [],
     });
+  });
+
+  it('reads the Control Center flags and environment (issue 22)', () => {
+    const flags = ok(
+      parseRunConfig(
+        [
+          '--control-center',
+          '--control-center-auth',
+          'token',
+          '--control-center-upstreams',
+          'http://a:8080, http://b:8080',
+        ],
+        { env: {} },
+      ),
+    );
+    expect([flags.controlCenter, flags.controlCenterAuth, flags.controlCenterUpstreams]).toEqual([
+      true,
+      'token',
+      ['http://a:8080', 'http://b:8080'],
+    ]);
+    expect(ok(parseRunConfig([], { env: { ORKESTRA_CONTROL_CENTER: 'true' } })).controlCenter).toBe(true);
+    expect(
+      ok(parseRunConfig(['--control-center=false'], { env: { ORKESTRA_CONTROL_CENTER: 'true' } }))
+        .controlCenter,
+    ).toBe(false);
+    const bad = parseRunConfig(['--control-center-auth', 'open', '--control-center-upstreams', 'ftp://x'], {
+      env: {},
+    });
+    expect(bad.ok ? [] : bad.errors).toEqual([
+      '--control-center-auth: "open" is not one of local, token',
+      '--control-center-upstreams: "ftp://x" is not an http(s) URL',
+    ]);
   });
 
   it('reads the environment', () => {
@@ -114,6 +149,9 @@ describe('parseRunConfig', () => {
       maxConcurrentBuilds: 3,
       ociBuilder: 'docker',
       installCrds: true,
+      controlCenter: false,
+      controlCenterAuth: 'local',
+      controlCenterUpstreams: [],
     });
   });
 

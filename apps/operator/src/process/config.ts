@@ -49,6 +49,12 @@ export interface RunConfig {
   readonly ociBuilder: OciBuilder;
   /** Apply the Katalog's CRDs at start-up (`ork dev`). Default false. */
   readonly installCrds: boolean;
+  /** Serve the Control Center (`/ui`, `/api/v1`) on the metrics server (`--control-center`, `ORKESTRA_CONTROL_CENTER`). Default false. */
+  readonly controlCenter: boolean;
+  /** Who may read it: `local` (loopback clients only) or `token` (TokenReview + SubjectAccessReview). Default `local`. */
+  readonly controlCenterAuth: 'local' | 'token';
+  /** Other operators' base URLs the Control Center aggregates (`--control-center-upstreams a,b`). */
+  readonly controlCenterUpstreams: readonly string[];
 }
 
 /** ParseRunConfigOptions configures parseRunConfig. */
@@ -56,7 +62,7 @@ export interface ParseRunConfigOptions {
   /** Environment to read `ORKESTRA_KATALOG`, `KUBECONFIG`, `POD_NAMESPACE`, `LOG_LEVEL`, `OCI_BUILDER` from. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Defaults that differ per command (`ork dev` passes `{ leaderElect: false, installCrds: true }`). */
-  readonly defaults?: Partial<Pick<RunConfig, 'leaderElect' | 'installCrds'>>;
+  readonly defaults?: Partial<Pick<RunConfig, 'leaderElect' | 'installCrds' | 'controlCenter'>>;
 }
 
 /** ParseRunConfigResult is a RunConfig, or every problem found on the command line and in the environment. */
@@ -80,8 +86,10 @@ const STRING_FLAGS = [
   'watch-idle-timeout',
   'work-dir',
   'max-concurrent-builds',
+  'control-center-auth',
+  'control-center-upstreams',
 ] as const;
-const BOOLEAN_FLAGS = ['leader-elect', 'install-crds'] as const;
+const BOOLEAN_FLAGS = ['leader-elect', 'install-crds', 'control-center'] as const;
 
 /** RUN_FLAGS_USAGE lists the flags parseRunConfig understands, for `ork run --help`. */
 export const RUN_FLAGS_USAGE = `Flags (environment, default):
@@ -102,8 +110,21 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
   --work-dir <dir>                    git checkouts and build contexts (/var/lib/orkestra)
   --max-concurrent-builds <n>         parallel image builds (1)
   --install-crds[=true|false]         apply the Katalog's CRDs at start-up (false)
+  --control-center[=true|false]       serve the Control Center at /ui on the metrics port
+                                      (ORKESTRA_CONTROL_CENTER, false)
+  --control-center-auth <mode>        local (loopback clients only) or token (bearer token,
+                                      TokenReview + SubjectAccessReview) (local)
+  --control-center-upstreams <urls>   other operators' metrics URLs to aggregate, comma-separated
   OCI_BUILDER                         docker|podman|buildah (docker)
 `;
+
+/** envBool reads `true`/`false` (any case, also 1/0) from the environment; undefined otherwise. */
+function envBool(value: string | undefined): boolean | undefined {
+  const text = value?.trim().toLowerCase();
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  return undefined;
+}
 
 /** Turns `--flag=true|false` into `--flag` / `--no-flag`, since parseArgs booleans take no value. */
 function normalizeBooleans(args: readonly string[], errors: string[]): string[] {
@@ -243,6 +264,23 @@ export function parseRunConfig(
     errors.push('--renew-deadline must be greater than 1.2 × --retry-period');
   }
 
+  const authText = text('control-center-auth') ?? nonEmpty(env['ORKESTRA_CONTROL_CENTER_AUTH']) ?? 'local';
+  if (authText !== 'local' && authText !== 'token')
+    errors.push(`--control-center-auth: "${authText}" is not one of local, token`);
+  const controlCenterAuth = authText === 'token' ? 'token' : 'local';
+  const controlCenterUpstreams = (
+    text('control-center-upstreams') ??
+    nonEmpty(env['ORKESTRA_CONTROL_CENTER_UPSTREAMS']) ??
+    ''
+  )
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  for (const upstream of controlCenterUpstreams) {
+    if (!/^https?:\/\/[^\s/]+/.test(upstream))
+      errors.push(`--control-center-upstreams: "${upstream}" is not an http(s) URL`);
+  }
+
   const config: RunConfig = {
     katalog,
     ...(kubeconfig == null ? {} : { kubeconfig }),
@@ -262,6 +300,12 @@ export function parseRunConfig(
     maxConcurrentBuilds: positiveInt('max-concurrent-builds', 1),
     ociBuilder: builder as OciBuilder,
     installCrds: bool('install-crds', options.defaults?.installCrds ?? false),
+    controlCenter: bool(
+      'control-center',
+      envBool(env['ORKESTRA_CONTROL_CENTER']) ?? options.defaults?.controlCenter ?? false,
+    ),
+    controlCenterAuth,
+    controlCenterUpstreams,
   };
   return errors.length === 0 ? { ok: true, config } : { ok: false, errors };
 }

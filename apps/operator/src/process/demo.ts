@@ -32,6 +32,11 @@ export interface RunDemoOptions {
   readonly cwd: string;
   /** Longest wait for one step (Ready, drift repair, cleanup). Default 90 000 ms. */
   readonly stepTimeoutMs?: number;
+  /**
+   * Serve the Control Center on loopback (issue 22): each operator on its own port, the last one
+   * aggregating the others; before the cleanup the demo waits until `waitUntilStopped()` resolves.
+   */
+  readonly controlCenter?: { waitUntilStopped(): Promise<void> };
 }
 
 type Json = Record<string, unknown>;
@@ -240,6 +245,7 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
 
     step('Operators');
     const samples: { example: string; cr: Json }[] = [];
+    const controlCenterUrls: string[] = [];
     for (const example of DEMO_EXAMPLES) {
       const file = join(examplesDir, example, 'katalog.yaml');
       const parsed = parseRunConfig(
@@ -249,11 +255,19 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
           '--leader-elect=false',
           '--install-crds',
           '--metrics-bind-address',
-          '0',
+          options.controlCenter == null ? '0' : '127.0.0.1:0',
           '--health-probe-bind-address',
           '0',
           '--log-level',
           'warn',
+          ...(options.controlCenter == null
+            ? []
+            : [
+                '--control-center',
+                ...(controlCenterUrls.length === 0
+                  ? []
+                  : ['--control-center-upstreams', controlCenterUrls.join(',')]),
+              ]),
         ],
         { env: {} },
       );
@@ -278,7 +292,13 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
         `  ${relative(options.cwd, file) || file}: Katalog ${operator.katalog.metadata.name} running, CRDs installed: ${entries.join(', ')}\n`,
       );
       for (const cr of loadCrs(join(examplesDir, example, 'crs'))) samples.push({ example, cr });
+      if (operator.metricsAddress != null)
+        controlCenterUrls.push(`http://127.0.0.1:${operator.metricsAddress.port}`);
     }
+    const controlCenterUrl = controlCenterUrls.at(-1);
+    let shownControlCenter = false;
+    if (options.controlCenter != null && controlCenterUrl != null)
+      out.write(`  Control Center: ${controlCenterUrl}/ui/ (all operators; loopback only)\n`);
 
     // The multi-region example pins each region's Deployment to that region's nodes: kwok gets one
     // fake node per region the sample CRs enable, so their pods are scheduled and become ready.
@@ -389,6 +409,18 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
         out.write(
           `  restored by the operator: data.${key} = "${original}" again after ${((Date.now() - editedAt) / 1000).toFixed(1)} s\n`,
         );
+      }
+
+      // issue 22: with --control-center, look at the CRs and their children before the cleanup.
+      if (options.controlCenter != null && controlCenterUrl != null && !shownControlCenter) {
+        shownControlCenter = true;
+        step('Control Center');
+        out.write(`  ${controlCenterUrl}/ui/ shows every CR now; press Ctrl-C to stop\n`);
+        await options.controlCenter.waitUntilStopped();
+        // Ctrl-C also stops the control plane's processes (@orkestra/testenv): no cleanup then.
+        out.write('  stopping without the cleanup (the control plane goes with it)\n');
+        for (const operator of operators.splice(0)) await operator.shutdown('demo stopped');
+        return 0;
       }
 
       step(`Cleanup: deleting ${label(crRef)}`);

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKatalogRuntime } from '@orkestra/reconciler';
-import type { CrossHandler, KatalogRuntime } from '@orkestra/reconciler';
+import type { CrossHandler, EventSubject, KatalogRuntime } from '@orkestra/reconciler';
 import type { Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';
 
@@ -29,6 +29,8 @@ export interface CreateOperatorRuntimeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** How long `start` waits for the first list of every informer. Default 120 000 ms. */
   readonly syncTimeoutMs?: number;
+  /** Called with every Event the runtime records (the Control Center keeps the recent ones). */
+  readonly onEvent?: (subject: EventSubject, type: string, reason: string, message: string) => void;
 }
 
 /** KatalogEntrySummary is one entry as `/katalog` shows it: no templates, no secrets. */
@@ -69,6 +71,8 @@ export interface OperatorRuntime {
   crossHandler: CrossHandler;
   /** Sets the scrape-time gauges: queue depth, workers, cache sizes. */
   collect(gauges: ScrapeGauges): void;
+  /** The reconciler's runtime, for in-process reads of its caches (the Control Center). */
+  readonly engine: KatalogRuntime;
 }
 
 /**
@@ -98,6 +102,17 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
     },
   });
   const crdEntries = options.katalog.spec.crds;
+  const onEvent = options.onEvent;
+  if (onEvent != null) {
+    // The recorder's record() is the one path of normal() and warning(); watch it here.
+    const events = runtime.events;
+    const record = events.record.bind(events);
+    events.record = (subject, type, reason, message) => {
+      const queued = record(subject, type, reason, message);
+      if (queued) onEvent(subject, type, reason, message);
+      return queued;
+    };
+  }
 
   return {
     start: () => runtime.start(),
@@ -122,6 +137,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
         };
       }),
     crossHandler: (request, response) => runtime.crossHandler(request, response),
+    engine: runtime,
     collect: (gauges) => {
       const snapshot = runtime.snapshot();
       for (const entry of snapshot.entries) {

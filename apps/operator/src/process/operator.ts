@@ -22,6 +22,10 @@ import { closeProviders, loadProviders } from './provider-loader.js';
 import { installShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
 import { operatorVersion } from '../version.js';
+import { createGate, kubeReviewApi } from '../control-center/auth.js';
+import { RecentEvents } from '../control-center/recent-events.js';
+import { controlCenterRoutes } from '../control-center/server.js';
+import { createStatsReader } from '../control-center/stats-view.js';
 
 /** OperatorStartError is a failure before the operator runs: the Katalog, providers, connection or CRDs. */
 export class OperatorStartError extends Error {
@@ -168,6 +172,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     katalogName,
     version: katalogVersion(katalog),
   });
+  const recentEvents = new RecentEvents();
   const leaseName = leaseNameFor(katalogName);
   let leading = !config.leaderElect;
   if (!config.leaderElect) metrics.sink.leaderStatus(leaseName, true);
@@ -188,6 +193,11 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       metrics: metrics.sink,
       providers,
       env: options.env,
+      ...(config.controlCenter
+        ? {
+            onEvent: (subject, type, reason, message) => recentEvents.add(subject, type, reason, message),
+          }
+        : {}),
     });
   let runtime = makeRuntime(katalog);
   metrics.addCollector((gauges) => runtime.collect(gauges));
@@ -209,6 +219,26 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     return true;
   };
   const crossRoute: ExtraRoute = (request, response) => runtime.crossHandler(request, response);
+  // issue 22: the Control Center (docs/reference/runtime.md §23), off unless --control-center.
+  const controlCenter: ExtraRoute[] = config.controlCenter
+    ? [
+        controlCenterRoutes({
+          source: {
+            operator: katalogName,
+            katalog: () => katalog,
+            engine: () => runtime.engine,
+            leader: () => leading,
+            events: recentEvents,
+            stats: createStatsReader({ registry: metrics.registry }),
+          },
+          gate: createGate({
+            mode: config.controlCenterAuth,
+            ...(config.controlCenterAuth === 'token' ? { reviews: kubeReviewApi(kubeConfig) } : {}),
+          }),
+          upstreams: config.controlCenterUpstreams,
+        }),
+      ]
+    : [];
 
   let servers: HttpServers;
   try {
@@ -228,7 +258,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           ],
         };
       },
-      extraRoutes: [katalogRoute, crossRoute],
+      extraRoutes: [katalogRoute, crossRoute, ...controlCenter],
     });
   } catch (error) {
     await closeProviders(providers, { logger });

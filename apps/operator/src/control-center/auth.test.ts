@@ -1,0 +1,78 @@
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { createGate } from './auth.js';
+import type { ReviewApi } from './auth.js';
+
+function request(remoteAddress: string, authorization?: string): IncomingMessage {
+  return {
+    socket: { remoteAddress },
+    headers: authorization == null ? {} : { authorization },
+  } as unknown as IncomingMessage;
+}
+
+const websites = { group: 'demo.example.com', plural: 'websites' };
+
+/** A review API where token `t-<user>` is `<user>` and `grants` lists `<user> <namespace>` (`''` = all namespaces). */
+function reviews(grants: readonly string[], calls: string[] = []): ReviewApi {
+  return {
+    tokenReview: (token) => {
+      calls.push(`token ${token}`);
+      return Promise.resolve(
+        token.startsWith('t-') ? { user: { username: token.slice(2), groups: [] } } : {},
+      );
+    },
+    accessReview: (input) => {
+      calls.push(`sar ${input.user} ${input.verb} ${input.resource} ${input.namespace}`);
+      return Promise.resolve(grants.includes(`${input.user} ${input.namespace}`));
+    },
+  };
+}
+
+describe('createGate', () => {
+  it('local mode serves loopback clients and refuses others', async () => {
+    const gate = createGate({ mode: 'local' });
+    expect((await gate(request('127.0.0.1'))).ok).toBe(true);
+    expect((await gate(request('::1'))).ok).toBe(true);
+    expect(await gate(request('10.0.0.7'))).toMatchObject({ ok: false, status: 403 });
+  });
+
+  it('token mode needs an accepted bearer token, also from loopback', async () => {
+    const gate = createGate({ mode: 'token', reviews: reviews([]) });
+    expect(await gate(request('127.0.0.1'))).toMatchObject({ ok: false, status: 401 });
+    expect(await gate(request('127.0.0.1', 'Bearer nope'))).toMatchObject({ ok: false, status: 401 });
+    expect(await gate(request('127.0.0.1', 'Bearer t-ann'))).toMatchObject({ ok: true });
+  });
+
+  it('a viewer sees a namespace only when a SubjectAccessReview allows list there', async () => {
+    const calls: string[] = [];
+    const gate = createGate({ mode: 'token', reviews: reviews(['ann team-a', 'root '], calls) });
+    const ann = await gate(request('10.0.0.7', 'Bearer t-ann'));
+    if (!ann.ok) throw new Error('expected a viewer');
+    expect(await ann.viewer.may(websites, 'team-a')).toBe(true);
+    expect(await ann.viewer.may(websites, 'team-b')).toBe(false);
+    expect(await ann.viewer.may(websites, '')).toBe(false);
+    const root = await gate(request('10.0.0.7', 'Bearer t-root'));
+    if (!root.ok) throw new Error('expected a viewer');
+    expect(await root.viewer.may(websites, 'anything')).toBe(true);
+    expect(calls).toContain('sar ann list websites team-a');
+  });
+
+  it('reuses review answers within cacheMs, so an open page does not review on every update', async () => {
+    const calls: string[] = [];
+    let now = 0;
+    const gate = createGate({
+      mode: 'token',
+      reviews: reviews(['ann team-a'], calls),
+      cacheMs: 1000,
+      now: () => now,
+    });
+    for (let i = 0; i < 3; i++) {
+      const result = await gate(request('10.0.0.7', 'Bearer t-ann'));
+      if (result.ok) await result.viewer.may(websites, 'team-a');
+    }
+    expect(calls.filter((c) => c.startsWith('token'))).toHaveLength(1);
+    now = 2000;
+    await gate(request('10.0.0.7', 'Bearer t-ann'));
+    expect(calls.filter((c) => c.startsWith('token'))).toHaveLength(2);
+  });
+});
