@@ -167,6 +167,8 @@ export class Pending extends Error {
 }
 
 const DELETE_WAIT_MS = 3000;
+/** How long a CR waits before the source Secret of a `copyFrom` is read again. */
+const SOURCE_SECRET_WAIT_MS = 5000;
 const ANNOTATION_RETRY_MS = 1000;
 const JOB_WAIT_MS = 5000;
 const CLEANUP_JOB_TTL_SECONDS = 600;
@@ -296,7 +298,7 @@ export class CrdPipeline {
       state.context = context;
       await this.#hooks(view, context, ctx, state);
       mark('hooks');
-      const desired = this.#buildDesired(view, context);
+      const desired = await this.#copySecrets(this.#buildDesired(view, context));
       mark('desired');
       state.desired = desired;
       const previous = inventoryOf(cr);
@@ -577,6 +579,55 @@ export class CrdPipeline {
       blockedReason: (namespace) =>
         this.#o.guard.isBlocked(namespace) ? this.#o.guard.reason(namespace) : undefined,
     });
+  }
+
+  /**
+   * #copySecrets fills the data of Secrets with `copyFrom` from their source Secrets, read with one `GET` per
+   * source per reconcile (docs/reference/katalog.md §7.2). A missing source ends the run as pending
+   * (`SourceSecretMissing`), so existing copies are neither pruned nor emptied. Values never reach logs or status.
+   */
+  async #copySecrets(desired: DesiredSet): Promise<DesiredSet> {
+    const copying = [...desired.groups.onCreate, ...desired.groups.onReconcile].filter((c) => c.copyFrom != null);
+    if (copying.length === 0) return desired;
+    const sources = new Map<string, Promise<KubeObject | undefined>>();
+    const read = (namespace: string, name: string): Promise<KubeObject | undefined> => {
+      const key = `${namespace}/${name}`;
+      let source = sources.get(key);
+      if (source == null) {
+        source = this.#o.client
+          .get({ apiVersion: 'v1', kind: 'Secret', namespace, name })
+          .catch((error: unknown) => {
+            if (error instanceof NotFoundError) return undefined;
+            throw error;
+          });
+        sources.set(key, source);
+      }
+      return source;
+    };
+    const fill = async (child: DesiredChild): Promise<DesiredChild> => {
+      const from = child.copyFrom;
+      if (from == null) return child;
+      const where = `${child.ref.kind} ${child.ref.namespace ?? ''}/${child.ref.name}`;
+      if (from.name === '')
+        throw new Pending(
+          ConditionReason.SourceSecretMissing,
+          `${where}: copyFrom.name renders empty (${child.entry.katalogPath})`,
+          SOURCE_SECRET_WAIT_MS,
+        );
+      const source = await read(from.namespace, from.name);
+      if (source == null)
+        throw new Pending(
+          ConditionReason.SourceSecretMissing,
+          `${where} copies Secret ${from.namespace}/${from.name}, which does not exist yet`,
+          SOURCE_SECRET_WAIT_MS,
+        );
+      const data = (source['data'] as Record<string, string> | undefined) ?? {};
+      const type = typeof source['type'] === 'string' ? source['type'] : undefined;
+      return { ...child, manifest: from.withCopy(data, type) };
+    };
+    const onCreate = await Promise.all(desired.groups.onCreate.map(fill));
+    const onReconcile = await Promise.all(desired.groups.onReconcile.map(fill));
+    return { ...desired, groups: { onCreate, onReconcile } };
   }
 
   #owner(cr: KubeObject): Owner {

@@ -220,10 +220,21 @@ const SecretEntrySchema = gated({
         path: ['copyFrom'],
         input: entry.copyFrom,
       });
+    if (entry.copyFrom !== undefined && (entry.once || entry.rotateAfter !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          '`copyFrom` cannot be combined with `once` or `rotateAfter`: a copy follows its source (declare it under onCreate to create it once)',
+        path: ['copyFrom'],
+        input: entry.copyFrom,
+      });
   })
   .transform((entry) => ({
   ...entry,
-  type: entry.type ?? (entry.tls === undefined ? 'Opaque' : 'kubernetes.io/tls'),
+  // A copy without `type` takes the source's type (docs/reference/katalog.md §7.2).
+  type:
+    entry.type ??
+    (entry.tls !== undefined ? 'kubernetes.io/tls' : entry.copyFrom !== undefined ? undefined : 'Opaque'),
   once: entry.once || entry.rotateAfter !== undefined || entry.tls !== undefined,
 }));
 /** SecretEntry is a secret entry. */
