@@ -116,7 +116,9 @@ describe('generateRbac', () => {
   });
   it('grants get on secrets for copyFrom Secrets, and notes a source a pinned Role cannot reach', () => {
     const flatOf = (rbac: ReturnType<typeof generateRbac>): string[] =>
-      rbac.rules.flatMap((r) => r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}:${r.verbs.join(',')}`));
+      rbac.rules.flatMap((r) =>
+        r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}:${r.verbs.join(',')}`),
+      );
     const wide = generateRbac(
       katalogFrom(`operatorBox:
   onReconcile:

@@ -547,7 +547,10 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
     const moved = result.changes.find((c) => c.path.endsWith('secrets[0].fromSecret'));
     expect(moved).toMatchObject({ line: lineOf(copy, 'fromSecret'), column: columnOf(copy, 'fromSecret') });
     const expanded = result.changes.find((c) => c.path.endsWith('toNamespaces'));
-    expect(expanded).toMatchObject({ line: lineOf(copy, 'toNamespaces'), message: expect.stringContaining('2 entries') });
+    expect(expanded).toMatchObject({
+      line: lineOf(copy, 'toNamespaces'),
+      message: expect.stringContaining('2 entries'),
+    });
     expect(ok(load(result.text)).katalog).toEqual(ok(load(copy)).katalog);
   });
 
@@ -580,7 +583,11 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
 
   it('refuses copyFrom with tls or once, and toNamespaces beside namespace', () => {
     const withOnce = copy.replace('data: {note: copied}', 'once: true');
-    expect(errors(load(withOnce)).map((e) => e.message).join('\n')).toContain('`copyFrom` cannot be combined');
+    expect(
+      errors(load(withOnce))
+        .map((e) => e.message)
+        .join('\n'),
+    ).toContain('`copyFrom` cannot be combined');
     const both = copy.replace('data: {note: copied}', 'namespace: other');
     expect(errors(load(both)).find((e) => e.path.endsWith('toNamespaces'))).toMatchObject({
       line: lineOf(both, 'toNamespaces'),
@@ -628,7 +635,9 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
       message: expect.stringContaining("one of Kubernetes' own kinds"),
     });
     expect(found.some((e) => e.path.endsWith('labelSelector'))).toBe(false);
-    const apps = head().replace('group: demo.example.io', 'group: apps').replace('kind: Website', 'kind: Deployment');
+    const apps = head()
+      .replace('group: demo.example.io', 'group: apps')
+      .replace('kind: Website', 'kind: Deployment');
     expect(errors(load(apps))[0]?.message).toContain('group apps');
   });
 

@@ -540,7 +540,8 @@ function builtinKindEntry(up: Upgrader, entry: YAMLMap, base: Path): boolean {
   if (apiTypes == null) return false;
   const groupPair = pairOf(apiTypes, 'group');
   const kindPair = pairOf(apiTypes, 'kind');
-  const group = groupPair != null && isScalar(groupPair.value) ? String(groupPair.value.value ?? '') : undefined;
+  const group =
+    groupPair != null && isScalar(groupPair.value) ? String(groupPair.value.value ?? '') : undefined;
   const kind = kindPair != null && isScalar(kindPair.value) ? String(kindPair.value.value ?? '') : '';
   const builtin = group == null ? BUILTIN_KINDS.has(kind) : BUILTIN_GROUPS.has(group);
   if (!builtin) return false;

@@ -88,9 +88,10 @@ describe('held-out upstream corpus', () => {
   });
   it('h05-go-templates.yaml: renders the Go template values as Go would', async () => {
     const run = await render(join(DIR, 'h05-go-templates.yaml'), 'h05-go-templates');
-    const map = objects(run.stdout).find(
-      (o) => (o as { kind?: string } | null)?.kind === 'ConfigMap',
-    ) as { metadata: { name: string }; data: Record<string, string> };
+    const map = objects(run.stdout).find((o) => (o as { kind?: string } | null)?.kind === 'ConfigMap') as {
+      metadata: { name: string };
+      data: Record<string, string>;
+    };
     expect(map.metadata.name).toBe('docs-pages');
     expect(map.data).toEqual({
       title: 'Handbook',

@@ -587,7 +587,9 @@ export class CrdPipeline {
    * (`SourceSecretMissing`), so existing copies are neither pruned nor emptied. Values never reach logs or status.
    */
   async #copySecrets(desired: DesiredSet): Promise<DesiredSet> {
-    const copying = [...desired.groups.onCreate, ...desired.groups.onReconcile].filter((c) => c.copyFrom != null);
+    const copying = [...desired.groups.onCreate, ...desired.groups.onReconcile].filter(
+      (c) => c.copyFrom != null,
+    );
     if (copying.length === 0) return desired;
     const sources = new Map<string, Promise<KubeObject | undefined>>();
     const read = (namespace: string, name: string): Promise<KubeObject | undefined> => {

@@ -230,13 +230,13 @@ const SecretEntrySchema = gated({
       });
   })
   .transform((entry) => ({
-  ...entry,
-  // A copy without `type` takes the source's type (docs/reference/katalog.md §7.2).
-  type:
-    entry.type ??
-    (entry.tls !== undefined ? 'kubernetes.io/tls' : entry.copyFrom !== undefined ? undefined : 'Opaque'),
-  once: entry.once || entry.rotateAfter !== undefined || entry.tls !== undefined,
-}));
+    ...entry,
+    // A copy without `type` takes the source's type (docs/reference/katalog.md §7.2).
+    type:
+      entry.type ??
+      (entry.tls !== undefined ? 'kubernetes.io/tls' : entry.copyFrom !== undefined ? undefined : 'Opaque'),
+    once: entry.once || entry.rotateAfter !== undefined || entry.tls !== undefined,
+  }));
 /** SecretEntry is a secret entry. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface SecretEntry extends z.output<typeof SecretEntrySchema> {}
