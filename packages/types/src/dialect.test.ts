@@ -666,4 +666,42 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
       message: expect.stringContaining('literal namespace'),
     });
   });
+  it('drops mode, serve, queue.shared and sleep with a note, and refuses entry labels, enrich, namespace and presets with reasons', () => {
+    const text = `${head()}      mode: dynamic
+      serve: {enabled: true}
+      queue: {shared: false, maxDepth: 10}
+      labels: {app: web}
+      enrich: [pods]
+      namespace: default
+      operatorBox:
+        onCreate:
+          deployments:
+            - image: nginx
+              sleep: 2s
+              resources: {profile: burst}
+`;
+    const migrated = migrateKatalog(text);
+    const dropped = migrated.changes.map((c) => c.path);
+    expect(dropped).toEqual(
+      expect.arrayContaining([
+        'spec.crds.website.mode',
+        'spec.crds.website.serve',
+        'spec.crds.website.queue.shared',
+        'spec.crds.website.operatorBox.onCreate.deployments[0].sleep',
+      ]),
+    );
+    const found = errors(load(text));
+    const at = (path: string) => found.find((e) => e.path === path);
+    expect(at('spec.crds.website.labels')).toMatchObject({
+      line: lineOf(text, 'labels: {app'),
+      message: expect.stringContaining('no counterpart'),
+    });
+    expect(at('spec.crds.website.enrich')?.line).toBe(lineOf(text, 'enrich:'));
+    expect(at('spec.crds.website.namespace')?.message).toContain('allowedNamespaces');
+    expect(at('spec.crds.website.operatorBox.onCreate.deployments[0].resources.profile')).toMatchObject({
+      line: lineOf(text, 'profile: burst'),
+      message: expect.stringContaining('requests'),
+    });
+    expect(found.some((e) => e.message.startsWith('unknown key'))).toBe(false);
+  });
 });

@@ -647,6 +647,19 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
     up.drop(entry, 'admission', path, 'its keys moved');
   }
   up.drop(entry, 'webhooks', [...base, 'webhooks'], 'admission webhooks are configured by the deployment');
+  up.drop(
+    entry,
+    'mode',
+    [...base, 'mode'],
+    'typed/dynamic selects upstream’s Go implementation; Orkestra has one',
+  );
+  up.drop(
+    entry,
+    'serve',
+    [...base, 'serve'],
+    'the gateway’s self-service form is not part of Orkestra; reconciling is unchanged',
+  );
+  entryRefusals(up, entry, base);
   up.drop(entry, 'endpoints', [...base, 'endpoints'], 'the operator serves one fixed set of endpoints');
   up.drop(entry, 'crFiles', [...base, 'crFiles'], 'sample CRs are passed to `ork render`/`ork dev` instead');
   up.drop(
@@ -871,6 +884,26 @@ function walkScalars(node: unknown, visit: (node: Scalar) => void): void {
   else if (isSeq(node)) for (const item of (node as YAMLSeq).items) walkScalars(item, visit);
 }
 
+/** ENTRY_REFUSED names entry-level upstream keys without a counterpart, and why (reported at the key). */
+const ENTRY_REFUSED: Readonly<Record<string, string>> = {
+  labels:
+    'writing labels onto the CRs themselves is not supported; children take `labels`, and the runtime stamps its own (§22)',
+  enrich: 'pods and events are not added to the template context; read children through `status` fields',
+  namespace: 'an entry is not tied to one namespace by this key; use `allowedNamespaces: [<namespace>]`',
+  ignoreStatusPatch: REFUSED['ignoreStatusPatch'] ?? '',
+  ignoreObservedGeneration: REFUSED['ignoreObservedGeneration'] ?? '',
+  removeFinalizers: REFUSED['removeFinalizers'] ?? '',
+};
+
+function entryRefusals(up: Upgrader, entry: YAMLMap, base: Path): void {
+  for (const [key, reason] of Object.entries(ENTRY_REFUSED)) {
+    const pair = pairOf(entry, key);
+    if (pair == null) continue;
+    up.problem([...base, key], pair.key, `upstream key \`${key}\` has no counterpart in Orkestra: ${reason}`);
+    takeOut(entry, pair);
+  }
+}
+
 function upgradeQueue(up: Upgrader, entry: YAMLMap, base: Path): void {
   const queue = mapAt(entry, 'queue');
   if (queue == null) return;
@@ -882,6 +915,7 @@ function upgradeQueue(up: Upgrader, entry: YAMLMap, base: Path): void {
       up.change([...path, 'maxQueueDepth'], depth.key, 'renamed to queue.maxDepth');
     }
   }
+  up.drop(queue, 'shared', [...path, 'shared'], 'every entry has its own work queue');
   for (const key of ['default', 'failureThreshold', 'behaviour', 'behavior'])
     up.drop(
       queue,
@@ -1189,6 +1223,23 @@ function upgradeChild(up: Upgrader, child: YAMLMap, path: Path, custom: boolean)
       }
     }
     up.drop(child, 'hasStatus', [...path, 'hasStatus'], 'whether a kind has status is read from the cluster');
+  }
+  up.drop(
+    child,
+    'sleep',
+    [...path, 'sleep'],
+    'artificial reconcile delays (chaos testing) are not supported',
+  );
+  for (const block of ['resources', 'rollingUpdate', 'podSecurity']) {
+    const holder = mapAt(child, block);
+    const profile = holder == null ? undefined : pairOf(holder, 'profile');
+    if (holder == null || profile == null) continue;
+    up.problem(
+      [...path, block, 'profile'],
+      profile.key,
+      `upstream key \`${block}.profile\` has no counterpart in Orkestra: named presets are not built in; write the values (${block === 'resources' ? '`requests`/`limits`' : block === 'rollingUpdate' ? '`maxSurge`/`maxUnavailable`' : 'the pod security fields'})`,
+    );
+    takeOut(holder, profile);
   }
   const forEach = mapAt(child, 'forEach');
   const as = forEach == null ? undefined : pairOf(forEach, 'as');
