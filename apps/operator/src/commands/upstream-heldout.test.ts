@@ -102,4 +102,18 @@ describe('held-out upstream corpus', () => {
       owner: 'writers',
     });
   });
+  it('h03-g3-secret-copy.yaml: without the source Secret, writes no copy and waits (SourceSecretMissing)', async () => {
+    const run = await runOrk([
+      'render',
+      join(DIR, 'h03-g3-secret-copy.yaml'),
+      '--cr',
+      join(DIR, 'h03-g3-secret-copy.cr.yaml'),
+      '--now',
+      NOW,
+    ]);
+    const docs = objects(run.stdout);
+    expect(docs.some((o) => (o as { kind?: string } | null)?.kind === 'Secret')).toBe(false);
+    expect(run.stdout).toContain('SourceSecretMissing');
+    expect(run.stdout).toContain('copies Secret platform/shared-registry, which does not exist yet');
+  });
 });
