@@ -6,37 +6,12 @@
  * outcomes and `[chaos]` figures into docs/chaos-results.json (ORKESTRA_CHAOS_RESULTS overrides the
  * path; CI writes a fresh file and compares it with the documented one).
  */
-import { join } from 'node:path';
-import { defineConfig } from 'vitest/config';
-import { ChaosResultsReporter } from './src/chaos-results.js';
+import { suiteConfig } from './suite-config.js';
 
-const repoRoot = join(import.meta.dirname, '../..');
-const sourceCondition = ['@orkestra/source'];
-
-export default defineConfig({
-  test: {
-    fileParallelism: false,
-    reporters: [
-      'default',
-      new ChaosResultsReporter({
-        path: process.env['ORKESTRA_CHAOS_RESULTS'] ?? join(repoRoot, 'docs/chaos-results.json'),
-      }),
-    ],
-    projects: [
-      {
-        resolve: { conditions: sourceCondition },
-        ssr: { resolve: { conditions: sourceCondition } },
-        test: {
-          name: '@orkestra/chaos:chaos',
-          root: import.meta.dirname,
-          include: ['test/**/*.chaos.test.ts'],
-          restoreMocks: true,
-          testTimeout: 600_000,
-          hookTimeout: 300_000,
-          fileParallelism: false,
-          globalSetup: [join(repoRoot, 'packages/testenv/src/global-setup.ts')],
-        },
-      },
-    ],
-  },
+export default suiteConfig({
+  name: '@orkestra/chaos:chaos',
+  include: ['test/**/*.chaos.test.ts'],
+  testTimeout: 600_000,
+  results: 'docs/chaos-results.json',
+  resultsEnv: 'ORKESTRA_CHAOS_RESULTS',
 });

@@ -1,7 +1,8 @@
 /**
- * @orkestra/operator is the `ork` CLI and (soon) the operator process. This release has the
- * offline commands: `ork validate` (with `--strict` template path checking), `ork render` and
- * `ork generate crd|rbac|bundle`. `run`, `dev`, `demo` and `simulate` need the reconcile pipeline.
+ * @orkestra/operator is the `ork` CLI and the operator process. Sources are grouped by what runs
+ * where: `commands/` (one file per `ork` command), `process/` (the operator process: config,
+ * logger, metrics, HTTP, leader election, providers, shutdown), `offline/` (validate, render,
+ * simulate, explain without a cluster) and `generate/` (CRDs, RBAC, bundle, Helm values).
  *
  * Main exports: main (the CLI, in-process), commands (the registry), and the library functions
  * behind the commands: strictCheck, generateCrds, generateRbac, generateBundle. `ork render` and
@@ -19,27 +20,31 @@ export { ExitCode, UsageError, parseCommandArgs } from './commands/command.js';
 export type { CliIo, CliOutput, Command, CommandArgs } from './commands/command.js';
 export { loadKatalogFile, formatIssue } from './katalog-file.js';
 export type { KatalogFile, LoadKatalogFileOptions, LoadKatalogFileResult } from './katalog-file.js';
-export { strictCheck } from './strict-check.js';
-export type { StrictCheckOptions, StrictCheckResult } from './strict-check.js';
-export { CrInputError, checkCustomResource, readCustomResources } from './cr-input.js';
-export type { CustomResource, CustomResourceMetadata, ReadCustomResourcesOptions } from './cr-input.js';
-export { crdFor, crdSchema, generateCrds } from './generate-crds.js';
-export { generateRbac, pinnedNamespace } from './generate-rbac.js';
-export type { PolicyRule, Rbac, RbacOptions } from './generate-rbac.js';
-export { DEFAULT_IMAGE_REPOSITORY, KATALOG_MOUNT_PATH, generateBundle } from './generate-bundle.js';
-export type { Bundle, BundleOptions } from './generate-bundle.js';
-export type { Manifest } from './manifest-meta.js';
-export { toMultiDocumentYaml } from './manifest-yaml.js';
+export { strictCheck } from './offline/strict-check.js';
+export type { StrictCheckOptions, StrictCheckResult } from './offline/strict-check.js';
+export { CrInputError, checkCustomResource, readCustomResources } from './offline/cr-input.js';
+export type {
+  CustomResource,
+  CustomResourceMetadata,
+  ReadCustomResourcesOptions,
+} from './offline/cr-input.js';
+export { crdFor, crdSchema, generateCrds } from './generate/generate-crds.js';
+export { generateRbac, pinnedNamespace } from './generate/generate-rbac.js';
+export type { PolicyRule, Rbac, RbacOptions } from './generate/generate-rbac.js';
+export { DEFAULT_IMAGE_REPOSITORY, KATALOG_MOUNT_PATH, generateBundle } from './generate/generate-bundle.js';
+export type { Bundle, BundleOptions } from './generate/generate-bundle.js';
+export type { Manifest } from './generate/manifest-meta.js';
+export { toMultiDocumentYaml } from './generate/manifest-yaml.js';
 export { operatorVersion } from './version.js';
 
 // ---- operator process (`ork run` building blocks): config, logger, metrics, HTTP, leader election, providers, shutdown ----
-export { LogLevel, OciBuilder, RUN_FLAGS_USAGE, parseRunConfig } from './config.js';
-export type { ParseRunConfigOptions, ParseRunConfigResult, RunConfig } from './config.js';
+export { LogLevel, OciBuilder, RUN_FLAGS_USAGE, parseRunConfig } from './process/config.js';
+export type { ParseRunConfigOptions, ParseRunConfigResult, RunConfig } from './process/config.js';
 // Errors `ork` caught and printed as messages, published for fuzzers and debuggers (issue 20).
 export { CAUGHT_ERROR_CHANNEL } from './caught-error.js';
 export type { CaughtError } from './caught-error.js';
-export { LOG_REDACT_KEYS, REDACTED, createLogger, redactForLog } from './logger.js';
-export type { CreateLoggerOptions, OperatorLogger } from './logger.js';
+export { LOG_REDACT_KEYS, REDACTED, createLogger, redactForLog } from './process/logger.js';
+export type { CreateLoggerOptions, OperatorLogger } from './process/logger.js';
 export {
   AutoscaleDirection,
   BUILD_DURATION_BUCKETS,
@@ -49,7 +54,7 @@ export {
   ReconcileResult,
   WORKQUEUE_DURATION_BUCKETS,
   createOperatorMetrics,
-} from './metrics.js';
+} from './process/metrics.js';
 // The label values the runtime emits are the reconciler's, re-exported for metrics consumers.
 export {
   AutoscaleTarget,
@@ -66,8 +71,13 @@ export type {
   OperatorMetrics,
   QueueGauges,
   ScrapeGauges,
-} from './metrics.js';
-export { BindAddressError, createEventLoopWatch, parseBindAddress, startHttpServers } from './http-server.js';
+} from './process/metrics.js';
+export {
+  BindAddressError,
+  createEventLoopWatch,
+  parseBindAddress,
+  startHttpServers,
+} from './process/http-server.js';
 export type {
   BindAddress,
   EventLoopWatch,
@@ -78,9 +88,19 @@ export type {
   Readiness,
   ReadinessCheck,
   StartHttpServersOptions,
-} from './http-server.js';
-export { LeaderElectionError, LeaderElector, defaultIdentity, leaseNameFor } from './leader-election.js';
-export type { EventApi, LeaderElectorOptions, LeaderElectorState, LeaseApi } from './leader-election.js';
+} from './process/http-server.js';
+export {
+  LeaderElectionError,
+  LeaderElector,
+  defaultIdentity,
+  leaseNameFor,
+} from './process/leader-election.js';
+export type {
+  EventApi,
+  LeaderElectorOptions,
+  LeaderElectorState,
+  LeaseApi,
+} from './process/leader-election.js';
 export {
   ProviderLoadError,
   ProviderLoadErrorCode,
@@ -90,14 +110,14 @@ export {
   providerKindsUsed,
   satisfiesRange,
   substituteEnv,
-} from './provider-loader.js';
-export type { LoadProvidersOptions, LoadedProviders } from './provider-loader.js';
-export { installShutdown } from './shutdown.js';
+} from './process/provider-loader.js';
+export type { LoadProvidersOptions, LoadedProviders } from './process/provider-loader.js';
+export { installShutdown } from './process/shutdown.js';
 export type {
   InstallShutdownOptions,
   Shutdown,
   ShutdownStep,
   ShutdownStepOutcome,
   SignalSource,
-} from './shutdown.js';
+} from './process/shutdown.js';
 // ---- end operator process ----

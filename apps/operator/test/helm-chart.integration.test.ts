@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { loadKatalogOrThrow } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
-import { generateRbac } from '../src/generate-rbac.js';
+import { generateRbac } from '../src/generate/generate-rbac.js';
 import { applyAll, documentsOf } from './apply.js';
 import { tempDir } from './e2e/ork-process.js';
 import { REPO_ROOT, runOrk } from './run-ork.js';

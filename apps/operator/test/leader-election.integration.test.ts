@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { CoordinationV1Api, CoreV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterEach, expect, it } from 'vitest';
-import { LeaderElector, leaseNameFor } from '../src/leader-election.js';
+import { LeaderElector, leaseNameFor } from '../src/process/leader-election.js';
 
 // Leader election against the real API server, with short timings (lease 3 s, renew deadline 2 s,
 // retry 0.5 s). Takeover times are printed, not asserted: they depend on the machine.

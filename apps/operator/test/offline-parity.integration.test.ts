@@ -12,11 +12,11 @@ import { useControlPlane } from '@orkestra/testenv/vitest';
 import { loadKatalog } from '@orkestra/types';
 import type { Katalog, Logger } from '@orkestra/types';
 import { afterAll, describe, expect, it } from 'vitest';
-import { installCrds } from '../src/install-crds.js';
-import { parseScenario } from '../src/simulate/scenario.js';
-import type { ContextPatch, ScenarioStep } from '../src/simulate/scenario.js';
-import { Simulator } from '../src/simulate/simulator.js';
-import type { StepReport } from '../src/simulate/simulator.js';
+import { installCrds } from '../src/process/install-crds.js';
+import { parseScenario } from '../src/offline/simulate/scenario.js';
+import type { ContextPatch, ScenarioStep } from '../src/offline/simulate/scenario.js';
+import { Simulator } from '../src/offline/simulate/simulator.js';
+import type { StepReport } from '../src/offline/simulate/simulator.js';
 import { REPO_ROOT } from './run-ork.js';
 
 // Parity of the one engine's two drivers: every example's scenario runs offline (`ork simulate`'s

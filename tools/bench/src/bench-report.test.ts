@@ -1,34 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { buildResults } from './bench-report.js';
 import type { BenchInput } from './bench-report.js';
+import { fakeSystem } from './fixtures.js';
 import type { SystemResult } from './measure-system.js';
 
-const system = (name: string, convergenceMs: number): SystemResult => ({
-  name,
-  crs: 110,
-  convergenceMs,
-  createMs: 100,
-  settleMs: 500,
-  idle: { windowMs: 60_000, requests: 0, writes: 0, resyncs: 220, reconciles: 220, breakdown: '' },
-  idleRequestsPerCrHour: 0,
-  noopResyncWrites: 0,
-  edit: {
-    edits: 50,
-    windowMs: 20_000,
-    perEdit: { child: 1, status: 1, cr: 0, events: 1, other: 0 },
-    rawPerEdit: { child: 1, status: 1.5, cr: 0, events: 1, other: 0 },
-    resyncShare: 0.2,
-    latencyMs: { p50: 20.04, p99: 80.06, max: 90 },
-    breakdown: '',
-  },
-  oneFieldChangeWrites: 2,
-  memory: {
-    empty: { rssBytes: 100, method: 'test' },
-    full: { rssBytes: 200, method: 'test' },
-    rssMbPer1kCrs: 42.123,
-    heapMbPer1kCrs: 20,
-  },
-});
+const system = (name: string, convergenceMs: number): SystemResult =>
+  fakeSystem(name, convergenceMs, 80, {
+    edit: {
+      edits: 50,
+      windowMs: 20_000,
+      perEdit: { child: 1, status: 1, cr: 0, events: 1, other: 0 },
+      rawPerEdit: { child: 1, status: 1.5, cr: 0, events: 1, other: 0 },
+      resyncShare: 0.2,
+      latencyMs: { p50: 20.04, p99: 80.06, max: 90 },
+      breakdown: '',
+    },
+    memory: {
+      empty: { rssBytes: 100, method: 'test' },
+      full: { rssBytes: 200, method: 'test' },
+      rssMbPer1kCrs: 42.123,
+      heapMbPer1kCrs: 20,
+    },
+  });
 
 const input = (overrides: Partial<BenchInput> = {}): BenchInput => ({
   size: 100,

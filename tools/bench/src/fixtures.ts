@@ -5,8 +5,13 @@ import { buildResults } from './bench-report.js';
 import type { BenchInput } from './bench-report.js';
 import type { SystemResult } from './measure-system.js';
 
-/** fakeSystem is a SystemResult with round numbers. */
-const fakeSystem = (name: string, convergenceMs: number, p99 = 80): SystemResult => ({
+/** fakeSystem is a SystemResult with round numbers; `overrides` replaces whole top-level fields. */
+export const fakeSystem = (
+  name: string,
+  convergenceMs: number,
+  p99 = 80,
+  overrides: Partial<SystemResult> = {},
+): SystemResult => ({
   name,
   crs: 110,
   convergenceMs,
@@ -32,6 +37,7 @@ const fakeSystem = (name: string, convergenceMs: number, p99 = 80): SystemResult
     rssMbPer1kCrs: 50,
     heapMbPer1kCrs: 10,
   },
+  ...overrides,
 });
 
 /** fakeRound is one round: Orkestra `ork` ms, kro `kro` ms, full floor `full` ms, floor 1000 ms. */

@@ -1,6 +1,6 @@
-import { DemoError, runDemo } from '../demo.js';
-import { LocalControlPlaneError } from '../local-control-plane.js';
-import { OperatorStartError } from '../operator.js';
+import { DemoError, runDemo } from '../process/demo.js';
+import { LocalControlPlaneError } from '../process/local-control-plane.js';
+import { OperatorStartError } from '../process/operator.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 

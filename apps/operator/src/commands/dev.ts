@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { RUN_FLAGS_USAGE, parseRunConfig } from '../config.js';
-import { LocalControlPlaneError, startLocalControlPlane } from '../local-control-plane.js';
-import { OperatorStartError, startOperator } from '../operator.js';
+import { RUN_FLAGS_USAGE, parseRunConfig } from '../process/config.js';
+import { LocalControlPlaneError, startLocalControlPlane } from '../process/local-control-plane.js';
+import { OperatorStartError, startOperator } from '../process/operator.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError } from './command.js';
 

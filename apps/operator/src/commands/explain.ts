@@ -2,9 +2,9 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { formatExplain } from '../explain-tree.js';
-import type { ExplainedCr } from '../explain-tree.js';
-import { loadKubeConfig } from '../kube-config.js';
+import { formatExplain } from '../offline/explain-tree.js';
+import type { ExplainedCr } from '../offline/explain-tree.js';
+import { loadKubeConfig } from '../process/kube-config.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 

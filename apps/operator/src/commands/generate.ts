@@ -1,10 +1,10 @@
-import { DEFAULT_IMAGE_REPOSITORY, generateBundle } from '../generate-bundle.js';
-import { generateCrds, untypedProperties } from '../generate-crds.js';
-import { generateHelmValues } from '../generate-helm-values.js';
-import { generateRbac } from '../generate-rbac.js';
+import { DEFAULT_IMAGE_REPOSITORY, generateBundle } from '../generate/generate-bundle.js';
+import { generateCrds, untypedProperties } from '../generate/generate-crds.js';
+import { generateHelmValues } from '../generate/generate-helm-values.js';
+import { generateRbac } from '../generate/generate-rbac.js';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
-import { roleWildcardIssues } from '../role-wildcards.js';
-import { toMultiDocumentYaml } from '../manifest-yaml.js';
+import { roleWildcardIssues } from '../generate/role-wildcards.js';
+import { toMultiDocumentYaml } from '../generate/manifest-yaml.js';
 import { stringify } from 'yaml';
 import { operatorVersion } from '../version.js';
 import type { CliIo, Command } from './command.js';

@@ -1,6 +1,7 @@
 import type { Command } from './command.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
+import { diffCommand } from './diff.js';
 import { explainCommand } from './explain.js';
 import { generateCommand } from './generate.js';
 import { migrateCommand } from './migrate.js';
@@ -21,6 +22,7 @@ export const commands: readonly Command[] = [
   generateCommand,
   migrateCommand,
   simulateCommand,
+  diffCommand, // issue-21
   explainCommand, // issue-18
   devCommand,
   demoCommand,

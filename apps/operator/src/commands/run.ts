@@ -1,5 +1,5 @@
-import { RUN_FLAGS_USAGE, parseRunConfig } from '../config.js';
-import { OperatorStartError, startOperator } from '../operator.js';
+import { RUN_FLAGS_USAGE, parseRunConfig } from '../process/config.js';
+import { OperatorStartError, startOperator } from '../process/operator.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError } from './command.js';
 

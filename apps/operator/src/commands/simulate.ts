@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
-import { checkExpectations } from '../simulate/expectations.js';
-import { formatStepReport } from '../simulate/format-report.js';
-import { ScenarioError, formatPosition, parseScenario } from '../simulate/scenario.js';
-import type { Scenario } from '../simulate/scenario.js';
-import { Simulator } from '../simulate/simulator.js';
+import { checkExpectations } from '../offline/simulate/expectations.js';
+import { formatStepReport } from '../offline/simulate/format-report.js';
+import { ScenarioError, formatPosition, parseScenario } from '../offline/simulate/scenario.js';
+import type { Scenario } from '../offline/simulate/scenario.js';
+import { Simulator } from '../offline/simulate/simulator.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 

@@ -1,6 +1,6 @@
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
-import { roleWildcardIssues } from '../role-wildcards.js';
-import { strictCheck } from '../strict-check.js';
+import { roleWildcardIssues } from '../generate/role-wildcards.js';
+import { strictCheck } from '../offline/strict-check.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 

@@ -10,7 +10,7 @@ import {
 import { loadKatalog } from '@orkestra/types';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { installCrds } from '../../src/install-crds.js';
+import { installCrds } from '../../src/process/install-crds.js';
 import {
   buildOrk,
   forbiddenLines,

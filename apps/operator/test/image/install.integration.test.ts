@@ -13,7 +13,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { loadKatalogOrThrow } from '@orkestra/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installCrds } from '../../src/install-crds.js';
+import { installCrds } from '../../src/process/install-crds.js';
 import { documentsOf } from '../apply.js';
 import { tempDir, uniqueSuffix, waitFor, websiteKatalog } from '../e2e/ork-process.js';
 import { REPO_ROOT, runOrk } from '../run-ork.js';

@@ -176,6 +176,25 @@ export class MemoryCluster {
     return this.#store(next);
   }
 
+  /**
+   * restore stores an object as exported from a cluster (`ork diff`): its UID, generation and
+   * creation time are kept as given (a UID is derived from its identity when absent); only the
+   * resource version is this cluster's own.
+   */
+  restore(object: KubeObject): KubeObject {
+    const ref = refOf(object);
+    return this.#store({
+      ...structuredClone(object),
+      metadata: {
+        ...structuredClone(object.metadata),
+        uid: object.metadata.uid ?? uidOf(idOfRef(ref)),
+        generation: typeof object.metadata['generation'] === 'number' ? object.metadata['generation'] : 1,
+        creationTimestamp: object.metadata['creationTimestamp'] ?? formatRfc3339(new Date(this.#clock.now())),
+        resourceVersion: this.#nextVersion(),
+      },
+    });
+  }
+
   /** observe merges a patch into a stored object as another writer (a controller) would; null removes the object. */
   observe(ref: ObjectRef, patch: Json | null): KubeObject | undefined {
     if (patch == null) {

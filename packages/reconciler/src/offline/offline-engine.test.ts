@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { refOf } from '@orkestra/registry';
 import type { KubeObject } from '@orkestra/registry';
 import { loadKatalogOrThrow } from '@orkestra/types';
 import { OfflineEngine, reconcileOnce } from './offline-engine.js';
@@ -74,5 +75,77 @@ describe('reconcileOnce', () => {
     expect(verbs.indexOf('delete Deployment')).toBeGreaterThanOrEqual(0);
     expect(verbs.indexOf('delete Deployment')).toBeLessThan(crRemoved);
     expect(engine.cluster.list()).toEqual([]);
+  });
+});
+
+describe('OfflineEngine for ork diff', () => {
+  const crossKatalog = loadKatalogOrThrow({
+    text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: cross-reads}
+spec:
+  crds:
+    database:
+      apiTypes: {group: demo.example.com, version: v1, kind: Database, plural: databases}
+      operatorBox: {}
+    app:
+      apiTypes: {group: demo.example.com, version: v1, kind: App, plural: apps}
+      operatorBox:
+        cross:
+          - {crd: database, selector: {name: "{{ spec.db }}"}, as: db}
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-db"
+              data: {host: "{{ cross.db.spec.host }}", found: "{{ cross.db.found }}"}
+`,
+  });
+  const app: KubeObject = {
+    apiVersion: 'demo.example.com/v1',
+    kind: 'App',
+    metadata: { name: 'shop', namespace: 'default' },
+    spec: { db: 'main' },
+  };
+  const database: KubeObject = {
+    apiVersion: 'demo.example.com/v1',
+    kind: 'Database',
+    metadata: { name: 'main', namespace: 'default' },
+    spec: { host: 'db-1' },
+  };
+  const hostOf = (run: { writes: readonly { body?: KubeObject }[] }): unknown =>
+    run.writes.find((w) => w.body?.kind === 'ConfigMap')?.body?.['data'];
+
+  it("crossReads 'cluster' answers cross reads from the cluster's CRs; the default reads results", async () => {
+    for (const [crossReads, expected] of [
+      ['cluster', { host: 'db-1', found: 'true' }],
+      ['results', { found: 'false' }], // an empty value is dropped
+    ] as const) {
+      const engine = new OfflineEngine({ katalog: crossKatalog, clock, crossReads });
+      engine.cluster.put(database);
+      const stored = engine.cluster.put(app);
+      const run = await engine.reconcile(refOf(stored));
+      expect(hostOf(run), crossReads).toEqual(expected);
+    }
+  });
+
+  it('restore keeps the exported UID, generation and creation time', () => {
+    const engine = new OfflineEngine({ katalog: crossKatalog, clock });
+    const exported = {
+      ...app,
+      metadata: {
+        ...app.metadata,
+        uid: 'u-1',
+        generation: 7,
+        creationTimestamp: '2025-05-05T00:00:00Z',
+        resourceVersion: '999',
+      },
+    };
+    const stored = engine.cluster.restore(exported);
+    expect(stored.metadata).toMatchObject({
+      uid: 'u-1',
+      generation: 7,
+      creationTimestamp: '2025-05-05T00:00:00Z',
+    });
+    expect(stored.metadata.resourceVersion).not.toBe('999');
+    expect(engine.cluster.put(exported).metadata['generation']).toBe(7); // same spec: unchanged
   });
 });

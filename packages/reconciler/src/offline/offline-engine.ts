@@ -26,6 +26,7 @@ import type { CoreEvent } from '../events/event-recorder.js';
 import { notCalledExternalResult } from '../hooks/external.js';
 import type { ExternalCallResult } from '../hooks/external.js';
 import { notFoundCrossResult } from '../hooks/cross.js';
+import type { CrossTarget } from '../hooks/cross.js';
 import type { GitResult } from '../hooks/git.js';
 import type { DockerResult } from '../hooks/docker.js';
 import { createNamespaceGuard } from '../namespace-guard.js';
@@ -72,6 +73,12 @@ export interface OfflineEngineOptions {
   readonly random?: (size: number) => Uint8Array;
   /** The cluster to run against. Default: a new, empty MemoryCluster. */
   readonly cluster?: MemoryCluster;
+  /**
+   * Where in-process cross reads (`cross` without `endpoint`) are answered: `results` (default,
+   * `results.cross.<as>`) or `cluster`, from the CRs of this Katalog's entries the cluster holds,
+   * as the runtime answers them from its caches (`ork diff`). HTTP cross reads read as not found.
+   */
+  readonly crossReads?: 'results' | 'cluster';
 }
 
 /** OfflineRun is what one reconcile did. */
@@ -138,6 +145,7 @@ export class OfflineEngine {
   readonly #engine: TemplateEngine;
   readonly #random: ((size: number) => Uint8Array) | undefined;
   readonly #katalogName: string;
+  readonly #crossReads: 'results' | 'cluster';
   readonly #seenNotes = new Set<string>();
   #notes: string[] = [];
   #providerCalls: ProviderCall[] = [];
@@ -150,6 +158,7 @@ export class OfflineEngine {
     this.#engine = options.engine ?? createTemplateEngine({ clock: options.clock });
     this.#random = options.random;
     this.#katalogName = options.katalog.metadata.name;
+    this.#crossReads = options.crossReads ?? 'results';
     this.#crds = compileKatalog(options.katalog, { engine: this.#engine }).crds;
     this.#recorder = new EventRecorder({
       clock: options.clock,
@@ -275,7 +284,7 @@ export class OfflineEngine {
       external: { runAll: async (declarations, prepare) => this.#external(declarations, prepare) },
       crossHttp: { read: async () => ({ result: notFoundCrossResult(), url: '' }) },
       crossReaders: { record: () => undefined, forget: () => undefined },
-      lookup: () => undefined,
+      lookup: (name) => (this.#crossReads === 'cluster' ? this.#crossTarget(name) : undefined),
       git: () => ({ sync: async () => this.#git() }),
       docker: () => ({
         request: (declaration) => {
@@ -307,9 +316,26 @@ export class OfflineEngine {
     const slots = katalogHooks.hooksFor(crd);
     return {
       ...slots,
-      ...(slots.cross == null ? {} : { cross: (input: HookInput) => this.#cross(input) }),
+      ...(slots.cross == null || this.#crossReads === 'cluster'
+        ? {}
+        : { cross: (input: HookInput) => this.#cross(input) }),
       ...(crd.hooks.providers.length === 0 ? {} : { providers: (input) => dispatch.reconcile(input) }),
       deleteProviders: (input) => dispatch.delete(input),
+    };
+  }
+
+  /** #crossTarget is an entry of this Katalog as a cross-read target over the memory cluster's CRs. */
+  #crossTarget(name: string): CrossTarget | undefined {
+    const crd = this.#crds.get(name);
+    if (crd == null) return undefined;
+    const store = this.cluster.primaryStore(crd.apiVersion, crd.apiTypes.kind);
+    return {
+      namespaced: crd.entry.namespaced,
+      cache: {
+        getByName: (namespace, objectName) => store.getByName(namespace, objectName),
+        listByNamespace: (namespace) => store.list().filter((o) => o.metadata.namespace === namespace),
+        list: () => store.list(),
+      },
     };
   }
 

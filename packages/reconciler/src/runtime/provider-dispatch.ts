@@ -29,8 +29,8 @@ import { TimeoutError } from '../hooks/http-request.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
 import type { CompiledProviderDeclaration } from './compile-hooks.js';
 import type { KubeReadCache } from './kube-reader.js';
-import { Pending } from './reconcile-pipeline.js';
-import type { HookInput, ProviderDeletion } from './reconcile-pipeline.js';
+import { pending } from '../hooks/hook-unit.js';
+import type { HookInput, HookPending, ProviderDeletion } from '../hooks/hook-unit.js';
 
 /** MAX_PROVIDER_OUTPUT_BYTES is the largest JSON size of one declaration's outputs (16 KiB). */
 export const MAX_PROVIDER_OUTPUT_BYTES = 16 * 1024;
@@ -81,10 +81,11 @@ export class ProviderDispatch {
 
   /**
    * reconcile runs every declaration of the entry (step 16) and returns the fresh `providers`
-   * context; records go to `status.providers` through `effects.recordProviders`. Throws `Pending`
-   * (ProviderPending) or an OrkestraError (ProviderFailed, terminal or retryable).
+   * context; records go to `status.providers` through `effects.recordProviders`. A declaration
+   * that is not ready yet ends it with a `pending(ProviderPending, …)` outcome; a failure throws an
+   * OrkestraError (ProviderFailed, terminal or retryable).
    */
-  async reconcile(input: HookInput): Promise<{ readonly outputs: unknown }> {
+  async reconcile(input: HookInput): Promise<{ readonly outputs: unknown } | HookPending> {
     const declarations = input.crd.hooks.providers;
     const context = input.context as Record<string, unknown>;
     if (declarations.length === 0) return { outputs: context['providers'] ?? {} };
@@ -167,7 +168,7 @@ export class ProviderDispatch {
         specHash,
         ...(previous?.lastSuccessTime == null ? {} : { lastSuccessTime: previous.lastSuccessTime }),
       });
-      throw new Pending(
+      return pending(
         ConditionReason.ProviderPending,
         `${decl.katalogPath}: ${result.message}`,
         result.retryAfterMs ?? DEFAULT_PENDING_MS,

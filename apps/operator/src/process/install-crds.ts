@@ -1,7 +1,7 @@
 import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Katalog } from '@orkestra/types';
-import { generateCrds } from './generate-crds.js';
+import { generateCrds } from '../generate/generate-crds.js';
 
 /** CRD_FIELD_MANAGER is the server-side apply field manager of CRDs installed by `--install-crds`. */
 const CRD_FIELD_MANAGER = 'orkestra';

@@ -4,9 +4,9 @@ import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath, parseDuration } from '@
 import type { CrdEntry, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
-import { didYouMean } from './did-you-mean.js';
-import { untypedProperties } from './generate-crds.js';
-import { guessPlural } from './plural.js';
+import { didYouMean } from '../did-you-mean.js';
+import { untypedProperties } from '../generate/generate-crds.js';
+import { guessPlural } from '../generate/plural.js';
 import { schemaProperty, walkSchema } from './schema-walk.js';
 import type { JsonSchema } from './schema-walk.js';
 

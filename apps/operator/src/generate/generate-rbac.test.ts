@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { katalogFrom } from '../test/katalog-text.js';
+import { katalogFrom } from '../../test/katalog-text.js';
 import { generateRbac } from './generate-rbac.js';
 
 const kinds = (m: readonly { kind: string }[]): string[] => m.map((x) => x.kind);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { generateHelmValues } from './generate-helm-values.js';
 import { generateRbac } from './generate-rbac.js';
 
-const repo = join(import.meta.dirname, '../../..');
+const repo = join(import.meta.dirname, '../../../..');
 
 describe('generateHelmValues', () => {
   it('holds the Katalog verbatim, its name and the rules of ork generate rbac (ClusterRole)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { katalogFrom } from '../test/katalog-text.js';
+import { katalogFrom } from '../../test/katalog-text.js';
 import { crdSchema, generateCrds, untypedProperties } from './generate-crds.js';
 
 describe('generateCrds', () => {

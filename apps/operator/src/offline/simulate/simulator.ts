@@ -13,7 +13,7 @@ import { OfflineEngine, mergePatch, uidOf } from '@orkestra/reconciler/offline';
 import type { ClusterWrite, OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import { checkCustomResource } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
-import { createSeededRandom } from '../seeded-random.js';
+import { createSeededRandom } from '../../process/seeded-random.js';
 import { formatChildRef, normalizeChildRef } from './cluster-model.js';
 import { ScenarioError } from './scenario.js';
 import type { ContextPatch, ScenarioStep } from './scenario.js';

@@ -7,7 +7,7 @@ import { fakeNode } from '@orkestra/testenv';
 import type { ControlPlane } from '@orkestra/testenv';
 import type { DestinationStream } from 'pino';
 import { parseAllDocuments } from 'yaml';
-import type { CliOutput } from './commands/command.js';
+import type { CliOutput } from '../commands/command.js';
 import { parseRunConfig } from './config.js';
 import { startLocalControlPlane } from './local-control-plane.js';
 import { startOperator } from './operator.js';

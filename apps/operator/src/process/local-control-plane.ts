@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServerBinary, findBinary, isTestenvError, startControlPlane } from '@orkestra/testenv';
 import type { ControlPlane } from '@orkestra/testenv';
-import type { CliOutput } from './commands/command.js';
+import type { CliOutput } from '../commands/command.js';
 
 /** LocalControlPlaneError reports that the local control plane could not be built or started. */
 export class LocalControlPlaneError extends Error {

@@ -1,4 +1,4 @@
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../did-you-mean.js';
 
 /** JsonSchema is an OpenAPI v3 schema node as written in a CRD (only the keys the walker reads are typed). */
 export type JsonSchema = Readonly<Record<string, unknown>>;

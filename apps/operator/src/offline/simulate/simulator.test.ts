@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Katalog } from '@orkestra/types';
-import { katalogFrom } from '../../test/katalog-text.js';
+import { katalogFrom } from '../../../test/katalog-text.js';
 import { mergePatch } from '@orkestra/reconciler/offline';
 import { checkExpectations } from './expectations.js';
 import { parseScenario } from './scenario.js';

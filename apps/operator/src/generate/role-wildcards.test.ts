@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runOrk } from '../test/run-ork.js';
+import { runOrk } from '../../test/run-ork.js';
 
 const FIXTURE = 'apps/operator/test/fixtures/role-wildcard.yaml';
 const WHERE = `${FIXTURE}:17:31: spec.crds.team.operatorBox.onReconcile.roles[0].rules[1].resources[0]: wildcard "*"`;

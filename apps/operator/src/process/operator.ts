@@ -9,7 +9,7 @@ import type { RunConfig } from './config.js';
 import { startHttpServers } from './http-server.js';
 import type { ExtraRoute, HttpServers } from './http-server.js';
 import { installCrds } from './install-crds.js';
-import { formatIssue, loadKatalogFile } from './katalog-file.js';
+import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { loadKubeConfig } from './kube-config.js';
 import { LeaderElector, leaseNameFor } from './leader-election.js';
 import { createLogger } from './logger.js';
@@ -21,7 +21,7 @@ import { providerDirectoryFromEnv } from './provider-directory.js';
 import { closeProviders, loadProviders } from './provider-loader.js';
 import { installShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
-import { operatorVersion } from './version.js';
+import { operatorVersion } from '../version.js';
 
 /** OperatorStartError is a failure before the operator runs: the Katalog, providers, connection or CRDs. */
 export class OperatorStartError extends Error {

@@ -1,0 +1,129 @@
+/**
+ * The `external` hook (docs/reference/katalog.md §15.1, docs/reference/runtime.md §14.4): step 11
+ * calls HTTP endpoints in declaration order, each seeing the results before it, and adds
+ * `external.<name>` to the template context. A failed call without `continueOnError` fails the
+ * reconcile with ExternalCallFailed.
+ */
+import type { CompiledValue } from '@orkestra/template';
+import { compileValue } from '@orkestra/template';
+import {
+  ConditionReason,
+  OrkestraError,
+  evaluateConditions,
+  katalogPathOf,
+  stringForm,
+} from '@orkestra/types';
+import type { ExternalCall } from '@orkestra/types';
+import type { ExternalCallDeclaration } from '../external.js';
+import { contextValue, defineHook, noMemory } from '../hook-unit.js';
+
+/** CompiledExternal is one `external` call: `url`, `headers`, `body` and `auth.secretRef` compiled. */
+export interface CompiledExternal {
+  readonly declaration: ExternalCall;
+  readonly katalogPath: string;
+  /** Renders `{url, headers, body?, secretRef?}`. */
+  readonly value: CompiledValue;
+}
+
+/** externalHook is the `external` unit. */
+export const externalHook = defineHook({
+  key: 'external',
+  schema: 'operatorBox.external[] — ExternalCall in @orkestra/types (schema/hooks.ts)',
+  reference: 'docs/reference/katalog.md §15.1',
+  phase: 'context',
+  enqueuedBy: [],
+  compile: (entry, base, engine): readonly CompiledExternal[] =>
+    entry.operatorBox.external.map((declaration, i): CompiledExternal => {
+      const katalogPath = katalogPathOf(declaration) ?? `${base}.operatorBox.external[${i}]`;
+      const secretRef = declaration.auth?.secretRef;
+      return {
+        declaration,
+        katalogPath,
+        value: compileValue(
+          {
+            url: declaration.url,
+            headers: declaration.headers,
+            ...(declaration.body === undefined ? {} : { body: declaration.body }),
+            ...(secretRef == null ? {} : { secretRef }),
+          },
+          { path: katalogPath, engine },
+        ),
+      };
+    }),
+  declared: (compiled) => compiled.length > 0,
+  initial: () => ({}),
+  settle: contextValue,
+  memory: noMemory,
+  run: async (services, _memory, compiled, input): Promise<unknown> => {
+    const { crd, cr } = input;
+    const context = input.context as Record<string, unknown>;
+    const calls = compiled.map((item) => ({
+      item,
+      name: item.declaration.name,
+      continueOnError: item.declaration.continueOnError,
+    }));
+    const run = await services.external.runAll(
+      calls,
+      ({ item }, results) => {
+        context['external'] = { ...results };
+        if (!evaluateConditions(item.declaration, context, services.conditions).passed) return undefined;
+        return callDeclaration(item, item.value.render(context));
+      },
+      { entry: crd.name, namespace: cr.metadata.namespace ?? '', signal: input.signal },
+    );
+    context['external'] = run.results;
+    if (run.failed != null) {
+      const failed = compiled.find((e) => e.declaration.name === run.failed?.name);
+      const katalogPath = failed?.katalogPath ?? `${crd.katalogPath}.operatorBox.external`;
+      throw new OrkestraError(
+        `${katalogPath}: external call ${run.failed.name} failed: ${run.failed.error}`,
+        {
+          code: ConditionReason.ExternalCallFailed,
+          katalogPath,
+        },
+      );
+    }
+    return run.results;
+  },
+});
+
+/** callDeclaration is the call the caller makes for one declaration and its rendered fields (every header and the secret reference in string form). */
+function callDeclaration(item: CompiledExternal, value: unknown): ExternalCallDeclaration {
+  const rendered = value as {
+    url?: unknown;
+    headers?: Record<string, unknown>;
+    body?: unknown;
+    secretRef?: { name?: unknown; key?: unknown };
+  };
+  const decl = item.declaration;
+  const auth = decl.auth;
+  return {
+    name: decl.name,
+    url: stringForm(rendered.url),
+    method: decl.method,
+    headers: Object.fromEntries(Object.entries(rendered.headers ?? {}).map(([k, v]) => [k, stringForm(v)])),
+    ...(rendered.body === undefined ? {} : { body: rendered.body }),
+    timeout: decl.timeout,
+    ...(decl.expectedStatus == null ? {} : { expectedStatus: decl.expectedStatus }),
+    ...(auth == null
+      ? {}
+      : {
+          auth: {
+            ...(rendered.secretRef == null
+              ? {}
+              : {
+                  secretRef: {
+                    name: stringForm(rendered.secretRef.name),
+                    key: stringForm(rendered.secretRef.key),
+                    // A literal namespace (the schema refuses templates): docs/reference/katalog.md §15.1.
+                    ...(auth.secretRef?.namespace == null ? {} : { namespace: auth.secretRef.namespace }),
+                  },
+                }),
+            ...(auth.env == null ? {} : { env: auth.env }),
+            header: auth.header,
+            scheme: auth.scheme,
+          },
+        }),
+    cacheFor: decl.cacheFor,
+  };
+}

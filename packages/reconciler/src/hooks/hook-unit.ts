@@ -1,0 +1,176 @@
+/**
+ * What a hook is (docs/adr/0012-stages-and-hook-units.md, docs/reference/runtime.md §7.1): one
+ * folder `hooks/<key>/` holding a `HookUnit` — where its declaration's schema lives, its compile
+ * step, its run step, the value it adds to the template context and what re-queues a CR that uses
+ * it — plus one line in the hook table (`hooks/table.ts`). A run step returns its context value
+ * or `pending(...)`; a wait is never thrown.
+ */
+import type { KubeObject } from '@orkestra/registry';
+import type { TemplateContext, TemplateEngine } from '@orkestra/template';
+import type { ConditionReason, CrdEntry, EvaluateConditionsOptions, Logger } from '@orkestra/types';
+import type { CompiledCrd } from '../runtime/compile-katalog.js';
+import type { CrossHttpClient } from './cross-http.js';
+import type { CrossReaders, CrossTarget } from './cross.js';
+import type { DockerBuildManager } from './docker.js';
+import type { ExternalCaller } from './external.js';
+import type { GitCheckouts } from './git.js';
+
+/** HookEffects is what a hook slot may ask of the run besides its context value. */
+export interface HookEffects {
+  /** Schedules a timed re-queue of this CR at a clock time (epoch ms); the earliest one wins. */
+  requeueAt(atMs: number): void;
+  /** Records a CR annotation that step 18 writes after a successful reconcile (only when it changed). */
+  annotate(key: string, value: string): void;
+  /** Sets `status.providers` for this run's status write (step 17), also after a failure or pending result. */
+  recordProviders(records: Readonly<Record<string, unknown>>): void;
+}
+
+/** HookInput is what a hook slot receives: the CR (normalized, mutated), the context so far and the reconcile's signal. */
+export interface HookInput {
+  readonly crd: CompiledCrd;
+  readonly cr: KubeObject;
+  readonly context: TemplateContext;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  readonly effects: HookEffects;
+}
+
+/** ProviderDeletion is how the providers step of the deletion path ended: undefined when every delete is done. */
+export type ProviderDeletion = { readonly waiting: string; readonly requeueAfterMs: number } | undefined;
+
+const PENDING: unique symbol = Symbol('orkestra.hook.pending');
+
+/**
+ * HookPending is the outcome of a hook that must wait (a docker build running, a provider not
+ * ready): the run writes Ready=False with `reason` and re-queues after `requeueAfterMs`
+ * (docs/reference/runtime.md §8 "pending").
+ */
+export interface HookPending {
+  readonly [PENDING]: true;
+  readonly reason: ConditionReason;
+  readonly message: string;
+  readonly requeueAfterMs: number;
+}
+
+/** pending is the outcome of a hook that must wait. */
+export function pending(reason: ConditionReason, message: string, requeueAfterMs: number): HookPending {
+  return { [PENDING]: true, reason, message, requeueAfterMs };
+}
+
+/** isPending tells a pending outcome from a context value. */
+export function isPending(value: unknown): value is HookPending {
+  return typeof value === 'object' && value != null && PENDING in value;
+}
+
+/**
+ * HookSlot fills one hook's context key for one run: its result (`R`, turned into the context value
+ * by the unit's `settle`) or `pending(...)`. Throwing an OrkestraError fails the reconcile with its code.
+ */
+export type HookSlot<R = unknown> = (input: HookInput) => Promise<R | HookPending> | R | HookPending;
+
+/**
+ * HookPhase is where a hook runs: `context` hooks (steps 9–12) before the desired set, so the
+ * resource templates see their values; `after-writes` hooks (step 16, providers) after the child
+ * writes and pruning, so a provider sees the children it may depend on.
+ */
+export type HookPhase = 'context' | 'after-writes';
+
+/**
+ * EnqueueSource is an event that re-queues a CR: its own changes (`primary`), its children's
+ * (`children`), a change of a CR it reads (`cross-readers`), a new commit on the branch it checked
+ * out (`git`) or the end of the image build it waits for (`docker`).
+ */
+export type EnqueueSource = 'primary' | 'children' | 'cross-readers' | 'git' | 'docker';
+
+/** HookServices are the process-wide services the built-in run steps use (narrowed, so the offline engine can script them). */
+export interface HookServices {
+  readonly conditions: EvaluateConditionsOptions;
+  readonly external: Pick<ExternalCaller, 'runAll'>;
+  readonly crossHttp: Pick<CrossHttpClient, 'read'>;
+  readonly crossReaders: Pick<CrossReaders, 'record' | 'forget'>;
+  /** The primary cache of an entry of this Katalog, for in-process cross reads. */
+  readonly lookup: (crd: string) => CrossTarget | undefined;
+  /** Created on first use (only entries with `git` need it). */
+  readonly git: () => Pick<GitCheckouts, 'sync'>;
+  /** Created on first use (only entries with `docker` need it). */
+  readonly docker: () => Pick<DockerBuildManager, 'request'>;
+}
+
+/**
+ * HookUnit is one hook kind. `Key` is both its `operatorBox` field and its template context key;
+ * `Compiled` what its compile step makes of the declaration; `Memory` what its run step keeps
+ * across reconciles of one runtime (created once); `Result` what its slot returns.
+ */
+export interface HookUnit<Key extends string, Compiled, Memory = undefined, Result = unknown> {
+  readonly key: Key;
+  /** Where the declaration's schema lives (the Katalog schema is in @orkestra/types). */
+  readonly schema: string;
+  /** The reference section that documents it. */
+  readonly reference: string;
+  readonly phase: HookPhase;
+  /** The events that re-queue a CR of an entry that declares this hook (besides `primary` and `children`). */
+  readonly enqueuedBy: readonly EnqueueSource[];
+  /** compile is the load-time step: the declaration's templated fields compiled once (`base` is the entry's Katalog path). */
+  compile(entry: CrdEntry, base: string, engine: TemplateEngine): Compiled;
+  /** declared: the entry declares this hook (otherwise no slot is made for it). */
+  declared(compiled: Compiled): boolean;
+  /** initial is the context value before the hook runs, and when no slot fills it. */
+  initial(cr: KubeObject): unknown;
+  /** settle turns a slot result into the context value, and a timed re-queue after `requeueAfterMs`. */
+  settle(result: Result): { readonly value: unknown; readonly requeueAfterMs?: number | undefined };
+  /** memory creates what `run` keeps across reconciles of one runtime. */
+  memory(): Memory;
+  /** forget drops what `memory` (or a service) holds for a CR that is gone (`reader` is its readerId). */
+  forget?(services: HookServices, memory: Memory, reader: string): void;
+  /** run is the run step of the built-in slot; undefined when the runtime fills the slot itself (providers: the loaded providers). */
+  readonly run:
+    | ((
+        services: HookServices,
+        memory: Memory,
+        compiled: Compiled,
+        input: HookInput,
+      ) => Promise<Result | HookPending>)
+    | undefined;
+}
+
+/** AnyHookUnit is a unit of any kind, as the table's loops see it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the table holds units of different shapes
+export type AnyHookUnit = HookUnit<string, any, any, any>;
+
+/** defineHook declares a hook unit (an identity function that keeps its literal types). */
+export function defineHook<Key extends string, Compiled, Memory = undefined, Result = unknown>(
+  unit: HookUnit<Key, Compiled, Memory, Result>,
+): HookUnit<Key, Compiled, Memory, Result> {
+  return unit;
+}
+
+/** contextValue is the `settle` of a hook whose slot returns its context value (`{}` for none). */
+export function contextValue(result: unknown): { readonly value: unknown } {
+  return { value: result ?? {} };
+}
+
+/** noMemory is the `memory` of a hook that keeps nothing across reconciles. */
+export function noMemory(): undefined {
+  return undefined;
+}
+
+/** keyOf is a CR's queue key: `namespace/name`, or `name` when cluster-scoped. */
+export function keyOf(cr: { metadata: { namespace?: string; name?: string } }): string {
+  const ns = cr.metadata.namespace;
+  return ns == null || ns === '' ? (cr.metadata.name ?? '') : `${ns}/${cr.metadata.name ?? ''}`;
+}
+
+/** readerId names a CR across entries: `<entry>:<namespace>/<name>` (the cross reverse index and docker waiters). */
+export function readerId(crd: string, key: string): string {
+  return `${crd}:${key}`;
+}
+
+/** recorded is `{ [key]: value }` for a non-empty recorded annotation, else `{}`. */
+export function recorded<K extends string>(value: string | undefined, key: K): { [P in K]?: string } {
+  return (value == null || value === '' ? {} : { [key]: value }) as { [P in K]?: string };
+}
+
+/** errorMessage is an error's message, or the thrown value as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

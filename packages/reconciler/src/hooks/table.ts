@@ -1,0 +1,40 @@
+/**
+ * The hook table (docs/adr/0012-stages-and-hook-units.md): every hook kind, one line each, in the
+ * order the pipeline runs them within a phase (docs/reference/runtime.md §7 steps 9–12, 16).
+ * `CompiledHooks`, the `PipelineHooks` slots, the initial template context and each entry's
+ * enqueue table are derived from it.
+ */
+import { crossHook } from './cross/index.js';
+import { dockerHook } from './docker/index.js';
+import { externalHook } from './external/index.js';
+import { gitHook } from './git/index.js';
+import type { AnyHookUnit, EnqueueSource, HookSlot } from './hook-unit.js';
+import { providersHook } from './providers/index.js';
+
+const HOOK_TABLE = [crossHook, gitHook, externalHook, dockerHook, providersHook] as const;
+
+type Units = (typeof HOOK_TABLE)[number];
+
+/** CompiledHooks is every hook's compiled declarations for one entry, by key. */
+export type CompiledHooks = { readonly [U in Units as U['key']]: ReturnType<U['compile']> };
+
+type ResultOf<U> = U extends { settle(result: infer R): unknown } ? R : never;
+
+/** HookSlots are the run steps of one entry's hooks, by key (a hook without a slot keeps its initial context value). */
+export type HookSlots = { readonly [U in Units as U['key']]?: HookSlot<ResultOf<U>> };
+
+/** hookUnits is the hook table as the loops see it: one line per hook kind, above. */
+export const hookUnits: readonly AnyHookUnit[] = HOOK_TABLE;
+
+/**
+ * enqueueTable is the one table of what re-queues a CR of an entry: its own changes and its
+ * children's always, and whatever each declared hook adds (docs/reference/runtime.md §4).
+ */
+export function enqueueTable(hooks: CompiledHooks): readonly EnqueueSource[] {
+  const sources = new Set<EnqueueSource>(['primary', 'children']);
+  for (const unit of hookUnits) {
+    if (unit.declared((hooks as Record<string, unknown>)[unit.key]))
+      for (const s of unit.enqueuedBy) sources.add(s);
+  }
+  return [...sources];
+}

@@ -1,0 +1,116 @@
+/**
+ * What the stages of one reconcile share (docs/reference/runtime.md §7): the entry's services
+ * (`StageServices`, built once per pipeline) and the state of one run (`RunState`, built per CR).
+ * Every stage module takes these two and nothing else of the pipeline.
+ */
+import type { KubeClient, KubeObject, ObjectRef, Owner } from '@orkestra/registry';
+import type { TemplateContext } from '@orkestra/template';
+import type { EvaluateConditionsOptions } from '@orkestra/types';
+import type { Clock } from '../../clock.js';
+import type { EventRecorder } from '../../events/event-recorder.js';
+import type { NamespaceGuard } from '../../namespace-guard.js';
+import type { CompiledCrd } from '../compile-katalog.js';
+import type { DesiredSet } from '../desired-set.js';
+import type { DriftLimiter } from '../drift-limiter.js';
+import type { ChildWriteOperation, RuntimeObserver } from '../runtime-observer.js';
+import type { InventoryRecord } from '../status-writer.js';
+import type { ChildStore, PrimaryStore } from '../stores.js';
+
+/** StageServices is what every stage of one CRD entry's pipeline works with. */
+export interface StageServices {
+  readonly crd: CompiledCrd;
+  readonly primary: PrimaryStore;
+  readonly children: ChildStore;
+  readonly client: KubeClient;
+  readonly clock: Clock;
+  readonly random: ((size: number) => Uint8Array) | undefined;
+  readonly events: EventRecorder;
+  readonly guard: NamespaceGuard;
+  readonly conditions: EvaluateConditionsOptions;
+  readonly observer: RuntimeObserver;
+  /** Scope of a custom kind, from discovery. */
+  readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
+  /** Concurrent child writes (and prunes) per CR. */
+  readonly maxWrites: number;
+  /** Bounds corrections of drift made by another writer, per owner UID and child id. */
+  readonly drift: DriftLimiter;
+}
+
+/** RunState is what one reconcile accumulates across its stages. */
+export interface RunState {
+  wroteCr: boolean;
+  writes: number;
+  /** Timed re-queues (clock times, epoch ms); the earliest wins. */
+  requeueAt: number[];
+  warnings: string[] | undefined;
+  desired: DesiredSet | undefined;
+  context: TemplateContext | undefined;
+  inventory: InventoryRecord[] | undefined;
+  /** Step 18: CR annotations to write after a successful reconcile. */
+  annotations: Map<string, string>;
+  /** `status.providers` to write; undefined keeps the cached value. */
+  providers: Readonly<Record<string, unknown>> | undefined;
+  /** issue-18: children held back by `waitFor` (child id → ids not ready yet). */
+  waiting: ReadonlyMap<string, readonly string[]> | undefined;
+}
+
+/** newRunState is the state a reconcile starts from. */
+export function newRunState(): RunState {
+  return {
+    wroteCr: false,
+    writes: 0,
+    requeueAt: [],
+    warnings: undefined,
+    desired: undefined,
+    context: undefined,
+    inventory: undefined,
+    annotations: new Map(),
+    providers: undefined,
+    waiting: undefined,
+  };
+}
+
+/** crWritten counts a write of the CR itself (metadata or status: the own-write re-queue of docs/reference/runtime.md §4). */
+export function crWritten(state: RunState): void {
+  state.wroteCr = true;
+  state.writes++;
+}
+
+/** childWritten counts a child write and reports it to the observer. */
+export function childWritten(
+  services: StageServices,
+  state: RunState,
+  kind: string,
+  operation: ChildWriteOperation,
+): void {
+  state.writes++;
+  services.observer.childWrite(services.crd.name, kind, operation);
+}
+
+/** ownerOf is the owner a CR's children are built for (labels, owner references). */
+export function ownerOf(crd: CompiledCrd, cr: KubeObject): Owner {
+  const namespace = cr.metadata.namespace;
+  return {
+    apiVersion: cr.apiVersion,
+    kind: cr.kind,
+    name: cr.metadata.name ?? '',
+    uid: cr.metadata.uid ?? '',
+    crd: crd.name,
+    ...(namespace == null || namespace === '' ? {} : { namespace }),
+  };
+}
+
+/** formatChild names a child in events and messages: `Kind namespace/name` (never field values). */
+export function formatChild(ref: ObjectRef): string {
+  return ref.namespace == null ? `${ref.kind} ${ref.name}` : `${ref.kind} ${ref.namespace}/${ref.name}`;
+}
+
+/** stringOrUndefined is a non-empty string, else undefined. */
+export function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** errorMessage is an error's message, or the thrown value as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
