@@ -1,9 +1,10 @@
-import { AppsV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { createKatalogRuntime } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { installCrd } from '@orkestra/testenv';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  createNamespace,
   crClient,
   katalogFrom,
   quietLogger,
@@ -176,5 +177,74 @@ spec:
       title: 'go has 2 steps',
     });
     expect((await jobs.get(ns, 'go')).status?.['steps']).toBe(2);
+  });
+  it('copies a Secret from another namespace into each of toNamespaces and keeps the copies in sync', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const suffix = Math.random().toString(36).slice(2, 8);
+    const platform = `platform-${suffix}`;
+    const extra = `ci-${suffix}`;
+    cleanups.push(await createNamespace(env.kubeConfig, platform));
+    cleanups.push(await createNamespace(env.kubeConfig, extra));
+    const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
+    await core.createNamespacedSecret({
+      namespace: platform,
+      body: {
+        metadata: { name: 'shared-registry' },
+        type: 'Opaque',
+        data: { token: b64('first'), user: b64('robot') },
+      },
+    });
+    const tenants = await startOther(
+      'Tenant',
+      'tenants',
+      `
+apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: secret-copy}
+spec:
+  crds:
+    tenant:
+      apiTypes: {group: ${group}, version: v1, kind: Tenant, plural: tenants}
+      operatorBox:
+        reconciler: {resync: 1s}
+        onReconcile:
+          secrets:
+            - name: registry-pull
+              fromSecret: shared-registry
+              fromNamespace: ${platform}
+              data:
+                note: copied
+              toNamespaces:
+                - "{{ .metadata.namespace }}"
+                - "{{ .spec.extraNamespace }}"
+                - "{{ .spec.missing }}"
+`,
+    );
+    const ns = env.namespace;
+    await tenants.create(ns, 'acme', { extraNamespace: extra });
+    await waitFor('acme Ready=True', async () => readyOf(await tenants.get(ns, 'acme'))?.status === 'True');
+    const decoded = async (namespace: string): Promise<Record<string, string>> => {
+      const secret = await core.readNamespacedSecret({ namespace, name: 'registry-pull' });
+      return Object.fromEntries(
+        Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+      );
+    };
+    // The source's keys, with the declared `data` on top, in both target namespaces.
+    for (const namespace of [ns, extra])
+      expect(await decoded(namespace)).toEqual({ token: 'first', user: 'robot', note: 'copied' });
+    const current = await core.readNamespacedSecret({ namespace: platform, name: 'shared-registry' });
+    await core.replaceNamespacedSecret({
+      namespace: platform,
+      name: 'shared-registry',
+      body: { ...current, data: { ...current.data, token: b64('second') } },
+    });
+    // The copies follow the source at the next reconcile (resync 1s here).
+    await waitFor('copies follow the source', async () => {
+      const [a, b] = await Promise.all([decoded(ns), decoded(extra)]);
+      return a['token'] === 'second' && b['token'] === 'second';
+    });
+    // The source Secret is never written by the operator.
+    const source = await core.readNamespacedSecret({ namespace: platform, name: 'shared-registry' });
+    expect(source.metadata?.labels ?? {}).toEqual({});
   });
 });

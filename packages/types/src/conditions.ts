@@ -85,6 +85,8 @@ export const ConditionReason = {
   ProviderFailed: 'ProviderFailed',
   /** Ready=False, pending: a provider reported work in progress. */
   ProviderPending: 'ProviderPending',
+  /** Ready=False, pending: a Secret with `copyFrom` waits for its source Secret to exist. */
+  SourceSecretMissing: 'SourceSecretMissing',
   /** Ready=False, retry: the reconcile exceeded its time budget. */
   ReconcileTimeout: 'ReconcileTimeout',
   /** Ready=False, retry: anything thrown that is not an OrkestraError. */
@@ -148,6 +150,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   PruneFailed: 'retry',
   ProviderFailed: 'retry',
   ProviderPending: 'pending',
+  SourceSecretMissing: 'pending',
   ReconcileTimeout: 'retry',
   InternalError: 'retry',
   Deleting: 'pending',

@@ -500,3 +500,208 @@ ${imports}
     expect(result.errors.every((e) => e.file === './broken.yaml')).toBe(true);
   });
 });
+
+describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, auth.secretRef.namespace', () => {
+  const lineOf = (text: string, needle: string): number =>
+    text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+  const columnOf = (text: string, needle: string): number =>
+    (text.split('\n').find((l) => l.includes(needle)) ?? '').indexOf(needle) + 1;
+  const errors = (result: LoadKatalogResult) => (result.ok ? [] : result.errors);
+  const box = (body: string): string => `${head()}      operatorBox:\n${body}`;
+
+  const copy = box(`        onReconcile:
+          secrets:
+            - name: registry-pull
+              fromSecret: shared-registry
+              fromNamespace: platform
+              data: {note: copied}
+              toNamespaces:
+                - "{{ .metadata.namespace }}"
+                - ci
+`);
+
+  it('maps fromSecret/fromNamespace onto copyFrom and toNamespaces onto one entry per namespace', () => {
+    const result = ok(load(copy));
+    const secrets = result.katalog.spec.crds['website']?.operatorBox.onReconcile.secrets ?? [];
+    expect(secrets).toHaveLength(2);
+    expect(secrets.map((s) => s.namespace)).toEqual(['{{ .metadata.namespace }}', 'ci']);
+    for (const secret of secrets) {
+      expect(secret.copyFrom).toEqual({ name: 'shared-registry', namespace: 'platform' });
+      expect(secret.data).toEqual({ note: 'copied' });
+      // A copy without `type` takes the source's type.
+      expect(secret.type).toBeUndefined();
+    }
+    // A templated namespace is gated on rendering non-empty (upstream skips empty namespaces); a literal is not.
+    expect(secrets[0]?.when).toEqual([
+      expect.objectContaining({ field: '{{ .metadata.namespace }}', operator: 'exists' }),
+    ]);
+    expect(secrets[1]?.when ?? []).toEqual([]);
+  });
+
+  it('prints the copy in canonical form with ork migrate and positions each change', () => {
+    const result = migrateKatalog(copy);
+    expect(result.problems).toEqual([]);
+    expect(result.text).toContain('copyFrom:');
+    expect(result.text).not.toContain('fromSecret');
+    expect(result.text).not.toContain('toNamespaces');
+    const moved = result.changes.find((c) => c.path.endsWith('secrets[0].fromSecret'));
+    expect(moved).toMatchObject({ line: lineOf(copy, 'fromSecret'), column: columnOf(copy, 'fromSecret') });
+    const expanded = result.changes.find((c) => c.path.endsWith('toNamespaces'));
+    expect(expanded).toMatchObject({
+      line: lineOf(copy, 'toNamespaces'),
+      message: expect.stringContaining('2 entries'),
+    });
+    expect(ok(load(result.text)).katalog).toEqual(ok(load(copy)).katalog);
+  });
+
+  it('points an error inside a copied entry at the line the user wrote', () => {
+    const bad = copy.replace('data: {note: copied}', 'data: {note: copied}\n              replicaz: 2');
+    const found = errors(load(bad)).filter((e) => e.path.endsWith('replicaz'));
+    expect(found.length).toBeGreaterThan(0);
+    for (const error of found) expect(error.line).toBe(lineOf(bad, 'replicaz'));
+  });
+
+  it('refuses a templated copy source namespace, and a templated name in another namespace, at their positions', () => {
+    const templatedNs = copy.replace('fromNamespace: platform', 'fromNamespace: "{{ .spec.ns }}"');
+    const nsError = errors(load(templatedNs)).find((e) => e.path.endsWith('copyFrom.namespace'));
+    expect(nsError).toMatchObject({
+      line: lineOf(templatedNs, 'fromNamespace'),
+      message: expect.stringContaining('literal namespace'),
+    });
+    const templatedName = copy.replace('fromSecret: shared-registry', 'fromSecret: "{{ .spec.secret }}"');
+    const nameError = errors(load(templatedName)).find((e) => e.path.endsWith('copyFrom.name'));
+    expect(nameError).toMatchObject({
+      line: lineOf(templatedName, 'fromSecret'),
+      message: expect.stringContaining('literal Secret name'),
+    });
+    // In the CR's own namespace a templated name is allowed.
+    const own = templatedName.replace('              fromNamespace: platform\n', '');
+    expect(ok(load(own)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets[0]?.copyFrom).toEqual({
+      name: '{{ .spec.secret }}',
+    });
+  });
+
+  it('refuses copyFrom with tls or once, and toNamespaces beside namespace', () => {
+    const withOnce = copy.replace('data: {note: copied}', 'once: true');
+    expect(
+      errors(load(withOnce))
+        .map((e) => e.message)
+        .join('\n'),
+    ).toContain('`copyFrom` cannot be combined');
+    const both = copy.replace('data: {note: copied}', 'namespace: other');
+    expect(errors(load(both)).find((e) => e.path.endsWith('toNamespaces'))).toMatchObject({
+      line: lineOf(both, 'toNamespaces'),
+      message: expect.stringContaining('exclusive'),
+    });
+  });
+
+  it('renames upstream’s `replicasets:` spelling to replicaSets', () => {
+    const text = box(`        onCreate:
+          replicasets:
+            - image: nginx:1.25
+              replicas: "3"
+              port: "8080"
+`);
+    const result = ok(load(text));
+    expect(result.katalog.spec.crds['website']?.operatorBox.onCreate.replicaSets[0]).toMatchObject({
+      image: 'nginx:1.25',
+    });
+    expect(migrateKatalog(text).changes).toContainEqual(
+      expect.objectContaining({ message: 'renamed to replicaSets', line: lineOf(text, 'replicasets') }),
+    );
+  });
+
+  it('drops forEach.as: item (the default) instead of refusing it', () => {
+    const text = box(`        onReconcile:
+          configMaps:
+            - name: "{{ .metadata.name }}-{{ .item }}"
+              forEach: {field: spec.queues, as: item}
+              data: {queue: "{{ .item }}"}
+`);
+    const entry = ok(load(text)).katalog.spec.crds['website']?.operatorBox.onReconcile.configMaps[0];
+    expect(entry?.forEach).toEqual({ field: 'spec.queues' });
+  });
+
+  it('refuses an entry that names a built-in kind, at its apiTypes, with what to do instead', () => {
+    const text = head()
+      .replace('group: demo.example.io', 'group: ""')
+      .replace('kind: Website', 'kind: ConfigMap')
+      .concat('      labelSelector: {watch: "true"}\n');
+    const found = errors(load(text));
+    expect(found[0]).toMatchObject({
+      path: 'spec.crds.website.apiTypes.group',
+      line: lineOf(text, 'group: ""'),
+      column: columnOf(text, '""'),
+      message: expect.stringContaining("one of Kubernetes' own kinds"),
+    });
+    expect(found.some((e) => e.path.endsWith('labelSelector'))).toBe(false);
+    const apps = head()
+      .replace('group: demo.example.io', 'group: apps')
+      .replace('kind: Website', 'kind: Deployment');
+    expect(errors(load(apps))[0]?.message).toContain('group apps');
+  });
+
+  it('refuses labelSelector on an entry with its own CRD, with the reason', () => {
+    const text = head() + '      labelSelector: {team: a}\n';
+    expect(errors(load(text))[0]).toMatchObject({
+      path: 'spec.crds.website.labelSelector',
+      line: lineOf(text, 'labelSelector'),
+      message: expect.stringContaining('every CR of the entry'),
+    });
+  });
+
+  it('accepts auth.secretRef.namespace as a literal and refuses a template there', () => {
+    const text = box(`        onReconcile:
+          external:
+            - name: plan
+              url: https://billing.example.org/plans
+              auth:
+                secretRef: {name: billing-api, key: token, namespace: platform}
+`);
+    const call = ok(load(text)).katalog.spec.crds['website']?.operatorBox.external[0];
+    expect(call?.auth?.secretRef).toEqual({ name: 'billing-api', key: 'token', namespace: 'platform' });
+    const bad = text.replace('namespace: platform', 'namespace: "{{ .spec.ns }}"');
+    expect(errors(load(bad)).find((e) => e.path.endsWith('secretRef.namespace'))).toMatchObject({
+      line: lineOf(bad, 'namespace: "{{'),
+      message: expect.stringContaining('literal namespace'),
+    });
+  });
+  it('drops mode, serve, queue.shared and sleep with a note, and refuses entry labels, enrich, namespace and presets with reasons', () => {
+    const text = `${head()}      mode: dynamic
+      serve: {enabled: true}
+      queue: {shared: false, maxDepth: 10}
+      labels: {app: web}
+      enrich: [pods]
+      namespace: default
+      operatorBox:
+        onCreate:
+          deployments:
+            - image: nginx
+              sleep: 2s
+              resources: {profile: burst}
+`;
+    const migrated = migrateKatalog(text);
+    const dropped = migrated.changes.map((c) => c.path);
+    expect(dropped).toEqual(
+      expect.arrayContaining([
+        'spec.crds.website.mode',
+        'spec.crds.website.serve',
+        'spec.crds.website.queue.shared',
+        'spec.crds.website.operatorBox.onCreate.deployments[0].sleep',
+      ]),
+    );
+    const found = errors(load(text));
+    const at = (path: string) => found.find((e) => e.path === path);
+    expect(at('spec.crds.website.labels')).toMatchObject({
+      line: lineOf(text, 'labels: {app'),
+      message: expect.stringContaining('no counterpart'),
+    });
+    expect(at('spec.crds.website.enrich')?.line).toBe(lineOf(text, 'enrich:'));
+    expect(at('spec.crds.website.namespace')?.message).toContain('allowedNamespaces');
+    expect(at('spec.crds.website.operatorBox.onCreate.deployments[0].resources.profile')).toMatchObject({
+      line: lineOf(text, 'profile: burst'),
+      message: expect.stringContaining('requests'),
+    });
+    expect(found.some((e) => e.message.startsWith('unknown key'))).toBe(false);
+  });
+});

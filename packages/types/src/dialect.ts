@@ -481,7 +481,93 @@ const ENTRY_KEYS = [
   'allowedNamespaces',
 ] as const;
 
+/** BUILTIN_GROUPS are the API groups of Kubernetes' own kinds; an entry cannot define a CRD in them. */
+const BUILTIN_GROUPS: ReadonlySet<string> = new Set([
+  '',
+  'core',
+  'apps',
+  'batch',
+  'autoscaling',
+  'policy',
+  'networking.k8s.io',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'scheduling.k8s.io',
+  'node.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'certificates.k8s.io',
+  'events.k8s.io',
+]);
+
+/** BUILTIN_KINDS are Kubernetes' own kinds, recognised when an upstream entry gives no group. */
+const BUILTIN_KINDS: ReadonlySet<string> = new Set([
+  'Pod',
+  'ConfigMap',
+  'Secret',
+  'Service',
+  'ServiceAccount',
+  'Namespace',
+  'Node',
+  'Event',
+  'PersistentVolume',
+  'PersistentVolumeClaim',
+  'Deployment',
+  'StatefulSet',
+  'DaemonSet',
+  'ReplicaSet',
+  'Job',
+  'CronJob',
+  'Ingress',
+  'NetworkPolicy',
+  'HorizontalPodAutoscaler',
+  'PodDisruptionBudget',
+  'Role',
+  'RoleBinding',
+  'ClusterRole',
+  'ClusterRoleBinding',
+]);
+
+/**
+ * builtinKindEntry refuses an entry whose apiTypes name one of Kubernetes' own kinds (upstream lets
+ * an entry watch e.g. ConfigMaps with a `labelSelector`): an Orkestra entry defines its own CRD and
+ * reconciles its CRs (docs/reference/katalog.md §24). Returns whether it refused.
+ */
+function builtinKindEntry(up: Upgrader, entry: YAMLMap, base: Path): boolean {
+  const apiTypes = mapAt(entry, 'apiTypes');
+  if (apiTypes == null) return false;
+  const groupPair = pairOf(apiTypes, 'group');
+  const kindPair = pairOf(apiTypes, 'kind');
+  const group =
+    groupPair != null && isScalar(groupPair.value) ? String(groupPair.value.value ?? '') : undefined;
+  const kind = kindPair != null && isScalar(kindPair.value) ? String(kindPair.value.value ?? '') : '';
+  const builtin = group == null ? BUILTIN_KINDS.has(kind) : BUILTIN_GROUPS.has(group);
+  if (!builtin) return false;
+  const where = group == null ? kindPair : groupPair;
+  const named = `${kind === '' ? 'a kind' : kind} of ${group == null || group === '' ? 'the core group' : `group ${group}`}`;
+  up.problem(
+    [...base, 'apiTypes', group == null ? 'kind' : 'group'],
+    where?.value,
+    `this entry names ${named}, one of Kubernetes' own kinds; an Orkestra entry defines its own CRD and reconciles its CRs, so it cannot watch built-in objects. Give the entry its own group and kind (e.g. group: example.org) and declare the ${kind === '' ? 'built-in objects' : `${kind}s`} it should manage as children (docs/reference/katalog.md §24)`,
+  );
+  return true;
+}
+
 function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
+  const builtin = builtinKindEntry(up, entry, base);
+  for (const key of ['labelSelector', 'fieldSelector']) {
+    const pair = pairOf(entry, key);
+    if (pair == null) continue;
+    if (!builtin)
+      up.problem(
+        [...base, key],
+        pair.key,
+        `upstream key \`${key}\` has no counterpart in Orkestra: every CR of the entry's kind is reconciled; narrow it with \`allowedNamespaces\` or gate children with \`when\``,
+      );
+    takeOut(entry, pair);
+  }
   expandIncludes(up, entry, base);
   const imports = takeImports(up, entry, base);
   // G1: the entry's `reconciler:` block holds the lifecycle.
@@ -561,6 +647,19 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
     up.drop(entry, 'admission', path, 'its keys moved');
   }
   up.drop(entry, 'webhooks', [...base, 'webhooks'], 'admission webhooks are configured by the deployment');
+  up.drop(
+    entry,
+    'mode',
+    [...base, 'mode'],
+    'typed/dynamic selects upstream’s Go implementation; Orkestra has one',
+  );
+  up.drop(
+    entry,
+    'serve',
+    [...base, 'serve'],
+    'the gateway’s self-service form is not part of Orkestra; reconciling is unchanged',
+  );
+  entryRefusals(up, entry, base);
   up.drop(entry, 'endpoints', [...base, 'endpoints'], 'the operator serves one fixed set of endpoints');
   up.drop(entry, 'crFiles', [...base, 'crFiles'], 'sample CRs are passed to `ork render`/`ork dev` instead');
   up.drop(
@@ -785,6 +884,26 @@ function walkScalars(node: unknown, visit: (node: Scalar) => void): void {
   else if (isSeq(node)) for (const item of (node as YAMLSeq).items) walkScalars(item, visit);
 }
 
+/** ENTRY_REFUSED names entry-level upstream keys without a counterpart, and why (reported at the key). */
+const ENTRY_REFUSED: Readonly<Record<string, string>> = {
+  labels:
+    'writing labels onto the CRs themselves is not supported; children take `labels`, and the runtime stamps its own (§22)',
+  enrich: 'pods and events are not added to the template context; read children through `status` fields',
+  namespace: 'an entry is not tied to one namespace by this key; use `allowedNamespaces: [<namespace>]`',
+  ignoreStatusPatch: REFUSED['ignoreStatusPatch'] ?? '',
+  ignoreObservedGeneration: REFUSED['ignoreObservedGeneration'] ?? '',
+  removeFinalizers: REFUSED['removeFinalizers'] ?? '',
+};
+
+function entryRefusals(up: Upgrader, entry: YAMLMap, base: Path): void {
+  for (const [key, reason] of Object.entries(ENTRY_REFUSED)) {
+    const pair = pairOf(entry, key);
+    if (pair == null) continue;
+    up.problem([...base, key], pair.key, `upstream key \`${key}\` has no counterpart in Orkestra: ${reason}`);
+    takeOut(entry, pair);
+  }
+}
+
 function upgradeQueue(up: Upgrader, entry: YAMLMap, base: Path): void {
   const queue = mapAt(entry, 'queue');
   if (queue == null) return;
@@ -796,6 +915,7 @@ function upgradeQueue(up: Upgrader, entry: YAMLMap, base: Path): void {
       up.change([...path, 'maxQueueDepth'], depth.key, 'renamed to queue.maxDepth');
     }
   }
+  up.drop(queue, 'shared', [...path, 'shared'], 'every entry has its own work queue');
   for (const key of ['default', 'failureThreshold', 'behaviour', 'behavior'])
     up.drop(
       queue,
@@ -928,16 +1048,21 @@ function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
   for (const group of RESOURCE_GROUPS) {
     const groupMap = mapAt(box, group);
     if (groupMap == null) continue;
-    for (const pair of groupMap.items) {
-      const listKey = keyOf(pair as Pair);
-      const list = (pair as Pair).value;
-      if (listKey == null || !isSeq(list)) continue;
-      (list as YAMLSeq).items.forEach((item, i) => {
-        if (!isMap(item)) return;
-        const path = [...boxPath, group, listKey, i];
-        upgradeChild(up, item as YAMLMap, path, listKey === 'custom');
+    upgradeGroup(up, groupMap, [...boxPath, group]);
+    const nested = pairOf(groupMap, 'groups')?.value;
+    if (isSeq(nested))
+      (nested as YAMLSeq).items.forEach((item, i) => {
+        if (isMap(item)) upgradeGroup(up, item as YAMLMap, [...boxPath, group, 'groups', i]);
       });
-    }
+  }
+  const onDelete = mapAt(box, 'onDelete');
+  if (onDelete != null) {
+    renameListKeys(up, onDelete, [...boxPath, 'onDelete']);
+    const nested = pairOf(onDelete, 'groups')?.value;
+    if (isSeq(nested))
+      (nested as YAMLSeq).items.forEach((item, i) => {
+        if (isMap(item)) renameListKeys(up, item as YAMLMap, [...boxPath, 'onDelete', 'groups', i]);
+      });
   }
   const cross = pairOf(box, 'cross')?.value;
   if (isSeq(cross)) {
@@ -949,6 +1074,139 @@ function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
         up.change([...boxPath, 'cross', i, 'source'], source.key, 'renamed to endpoint');
       }
     });
+  }
+}
+
+/**
+ * LIST_KEY_ALIASES are list keys as upstream's documentation spells them (e.g. `replicasets:` in the
+ * ReplicaSet reference) mapped to the canonical list key.
+ */
+const LIST_KEY_ALIASES: Readonly<Record<string, string>> = {
+  replicasets: 'replicaSets',
+};
+
+/** renameListKeys renames upstream's spellings of list keys in one group (`replicasets` → `replicaSets`). */
+function renameListKeys(up: Upgrader, group: YAMLMap, path: Path): void {
+  for (const pair of group.items) {
+    const key = keyOf(pair as Pair);
+    const canonical = key == null ? undefined : LIST_KEY_ALIASES[key];
+    if (key == null || canonical == null || pairOf(group, canonical) != null) continue;
+    (pair as Pair).key = scalar(canonical, (pair as Pair).key);
+    up.change([...path, key], (pair as Pair).key, `renamed to ${canonical}`);
+  }
+}
+
+/** upgradeGroup rewrites the lists of one onCreate/onReconcile group (or an item of its `groups`). */
+function upgradeGroup(up: Upgrader, groupMap: YAMLMap, groupPath: Path): void {
+  renameListKeys(up, groupMap, groupPath);
+  for (const pair of groupMap.items) {
+    const listKey = keyOf(pair as Pair);
+    const list = (pair as Pair).value;
+    if (listKey == null || !isSeq(list)) continue;
+    (list as YAMLSeq).items.forEach((item, i) => {
+      if (!isMap(item)) return;
+      const path = [...groupPath, listKey, i];
+      upgradeChild(up, item as YAMLMap, path, listKey === 'custom');
+      if (listKey === 'secrets') secretCopy(up, item as YAMLMap, path);
+    });
+    if (listKey === 'secrets') expandToNamespaces(up, list as YAMLSeq, [...groupPath, listKey]);
+  }
+}
+
+/**
+ * secretCopy maps upstream's `fromSecret` / `fromNamespace` onto the canonical `copyFrom: {name,
+ * namespace}` of a secrets entry (docs/reference/katalog.md §7.2).
+ */
+function secretCopy(up: Upgrader, entry: YAMLMap, path: Path): void {
+  const from = pairOf(entry, 'fromSecret');
+  const fromNamespace = pairOf(entry, 'fromNamespace');
+  if (from == null) {
+    if (fromNamespace != null)
+      up.problem(
+        [...path, 'fromNamespace'],
+        fromNamespace.key,
+        '`fromNamespace` needs `fromSecret` (the Secret to copy)',
+      );
+    return;
+  }
+  if (pairOf(entry, 'copyFrom') != null) {
+    up.problem([...path, 'fromSecret'], from.key, '`fromSecret` and `copyFrom` are the same thing; keep one');
+    return;
+  }
+  const at = entry.items.indexOf(from);
+  const copyFrom = born(new YAMLMap(), from.key);
+  entry.items.splice(at, 1);
+  copyFrom.items.push(new Pair(scalar('name', from.key), from.value));
+  if (fromNamespace != null) {
+    entry.items.splice(entry.items.indexOf(fromNamespace), 1);
+    copyFrom.items.push(new Pair(scalar('namespace', fromNamespace.key), fromNamespace.value));
+  }
+  entry.items.splice(at, 0, new Pair(scalar('copyFrom', from.key), copyFrom));
+  up.change(
+    [...path, 'fromSecret'],
+    from.key,
+    `moved to copyFrom.name${fromNamespace == null ? '' : ' (fromNamespace to copyFrom.namespace)'}`,
+  );
+}
+
+/**
+ * expandToNamespaces turns a secrets entry with upstream's `toNamespaces: [a, b]` into one entry
+ * per namespace (`namespace: a`, `namespace: b`), the clones keeping the original's source ranges.
+ * A templated namespace gets the gate `{field: <template>, exists: true}`, so an item that renders
+ * empty is skipped, as upstream skips it.
+ */
+function expandToNamespaces(up: Upgrader, list: YAMLSeq, listPath: Path): void {
+  for (let i = list.items.length - 1; i >= 0; i--) {
+    const entry = list.items[i];
+    if (!isMap(entry)) continue;
+    const pair = pairOf(entry as YAMLMap, 'toNamespaces');
+    if (pair == null) continue;
+    const path = [...listPath, i, 'toNamespaces'];
+    if (!isSeq(pair.value) || (pair.value as YAMLSeq).items.length === 0) {
+      up.problem(path, pair.value, '`toNamespaces` is a non-empty list of namespaces');
+      takeOut(entry as YAMLMap, pair);
+      continue;
+    }
+    if (pairOf(entry as YAMLMap, 'namespace') != null) {
+      up.problem(path, pair.key, '`toNamespaces` and `namespace` are exclusive; keep one');
+      takeOut(entry as YAMLMap, pair);
+      continue;
+    }
+    if (pairOf(entry as YAMLMap, 'forEach') != null) {
+      up.problem(
+        path,
+        pair.key,
+        '`toNamespaces` on an entry with `forEach` cannot be mapped; declare one entry per namespace',
+      );
+      takeOut(entry as YAMLMap, pair);
+      continue;
+    }
+    const targets = (pair.value as YAMLSeq).items;
+    takeOut(entry as YAMLMap, pair);
+    const clones = targets.map((target) => {
+      const clone = (entry as YAMLMap).clone() as YAMLMap;
+      clone.items.push(new Pair(scalar('namespace', pair.key), target));
+      const value = isScalar(target) ? target.value : undefined;
+      if (typeof value === 'string' && value.includes('{{')) {
+        const gate = born(new YAMLMap(), target);
+        gate.items.push(new Pair(scalar('field', target), scalar(value, target)));
+        gate.items.push(new Pair(scalar('exists', target), scalar(true, target)));
+        const when = pairOf(clone, 'when');
+        if (when != null && isSeq(when.value)) (when.value as YAMLSeq).items.push(gate);
+        else if (when == null) {
+          const seq = born(new YAMLSeq(), target);
+          seq.items.push(gate);
+          clone.items.push(new Pair(scalar('when', pair.key), seq));
+        }
+      }
+      return clone;
+    });
+    list.items.splice(i, 1, ...clones);
+    up.change(
+      path,
+      pair.key,
+      `became ${clones.length} ${clones.length === 1 ? 'entry' : 'entries'}, one per namespace`,
+    );
   }
 }
 
@@ -966,6 +1224,27 @@ function upgradeChild(up: Upgrader, child: YAMLMap, path: Path, custom: boolean)
     }
     up.drop(child, 'hasStatus', [...path, 'hasStatus'], 'whether a kind has status is read from the cluster');
   }
+  up.drop(
+    child,
+    'sleep',
+    [...path, 'sleep'],
+    'artificial reconcile delays (chaos testing) are not supported',
+  );
+  for (const block of ['resources', 'rollingUpdate', 'podSecurity']) {
+    const holder = mapAt(child, block);
+    const profile = holder == null ? undefined : pairOf(holder, 'profile');
+    if (holder == null || profile == null) continue;
+    up.problem(
+      [...path, block, 'profile'],
+      profile.key,
+      `upstream key \`${block}.profile\` has no counterpart in Orkestra: named presets are not built in; write the values (${block === 'resources' ? '`requests`/`limits`' : block === 'rollingUpdate' ? '`maxSurge`/`maxUnavailable`' : 'the pod security fields'})`,
+    );
+    takeOut(holder, profile);
+  }
+  const forEach = mapAt(child, 'forEach');
+  const as = forEach == null ? undefined : pairOf(forEach, 'as');
+  if (forEach != null && as != null && isScalar(as.value) && as.value.value === 'item')
+    up.drop(forEach, 'as', [...path, 'forEach', 'as'], '`item` is the default name of the element');
   walk(child, path, (map, at) => {
     labelsList(up, map, at, 'labels');
     labelsList(up, map, at, 'annotations');

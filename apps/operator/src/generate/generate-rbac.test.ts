@@ -131,4 +131,29 @@ describe('generateRbac', () => {
     );
     expect(nsChild.pinnedNamespace).toBeUndefined();
   });
+  it('grants get on secrets for copyFrom Secrets, and notes a source a pinned Role cannot reach', () => {
+    const flatOf = (rbac: ReturnType<typeof generateRbac>): string[] =>
+      rbac.rules.flatMap((r) =>
+        r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}:${r.verbs.join(',')}`),
+      );
+    const wide = generateRbac(
+      katalogFrom(`operatorBox:
+  onReconcile:
+    secrets: [{ name: pull, copyFrom: { name: shared, namespace: platform } }]`),
+      { namespace: 'ops' },
+    );
+    expect(flatOf(wide)).toContain('/secrets:get,list,watch,create,patch,delete');
+    expect(wide.notes.join('\n')).not.toContain('platform');
+    const pinned = generateRbac(
+      katalogFrom(`allowedNamespaces: [team-a]
+operatorBox:
+  onReconcile:
+    secrets: [{ name: pull, copyFrom: { name: shared, namespace: platform } }]`),
+      { namespace: 'ops' },
+    );
+    expect(pinned.pinnedNamespace).toBe('team-a');
+    expect(pinned.notes.join('\n')).toContain(
+      'Secrets of namespace platform are read (copyFrom or auth.secretRef.namespace)',
+    );
+  });
 });

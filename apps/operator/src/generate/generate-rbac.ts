@@ -241,6 +241,17 @@ function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes:
   }
 }
 
+/** copySources lists the namespaces `copyFrom` Secrets of an entry read (undefined: the CR's own namespace). */
+function copySources(entry: CrdEntry): (string | undefined)[] {
+  const out: (string | undefined)[] = [];
+  for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile])
+    for (const secret of listOf(group, 'secrets')) {
+      const from = secret['copyFrom'] as { namespace?: string } | undefined;
+      if (from != null) out.push(from.namespace);
+    }
+  return out;
+}
+
 /**
  * generateRbac derives least-privilege RBAC from what the Katalog can touch (docs/reference/runtime.md §19): the
  * CR kinds (list/watch/patch, status patch, finalizers update), every child kind
@@ -269,10 +280,26 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     rules.add('', 'secrets', ['get']);
     rules.add('', 'configmaps', ['get']);
   }
+  // `copyFrom` Secrets read their source with a GET each reconcile (docs/reference/katalog.md §7.2).
+  const copies = entries.flatMap((e) => copySources(e));
+  if (copies.length > 0) rules.add('', 'secrets', ['get']);
+  const foreignReads = [
+    ...copies.filter((namespace) => namespace != null),
+    ...entries.flatMap((e) =>
+      e.operatorBox.external.flatMap((call) =>
+        call.auth?.secretRef?.namespace == null ? [] : [call.auth.secretRef.namespace],
+      ),
+    ),
+  ];
 
   const name = katalog.metadata.name;
   const roleName = `orkestra:${name}`;
   const pinned = pinnedNamespace(katalog);
+  for (const namespace of new Set(foreignReads))
+    if (pinned != null && namespace !== pinned)
+      notes.push(
+        `Secrets of namespace ${namespace} are read (copyFrom or auth.secretRef.namespace), but the generated Role is limited to namespace ${pinned}: grant \`get\` on secrets in ${namespace} by hand`,
+      );
   const operatorRules = rules.rules();
   const subject = { kind: 'ServiceAccount', name, namespace: options.namespace };
   const leaseName = `orkestra-${name}`;

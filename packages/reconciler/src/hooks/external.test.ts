@@ -217,6 +217,24 @@ describe('ExternalCaller against a local server', () => {
     });
   });
 
+  it('reads the credential from the Secret of secretRef.namespace when it is given', async () => {
+    const reads: string[] = [];
+    const caller = new ExternalCaller({
+      readSecret: async (namespace, name, key) => {
+        reads.push(`${namespace}/${name}/${key}`);
+        return namespace === 'platform' ? 'from-platform' : 'from-cr-namespace';
+      },
+    });
+    const result = await call(caller, {
+      url: `${main.base}/echo`,
+      auth: { secretRef: { name: 'billing-api', key: 'token', namespace: 'platform' } },
+    });
+    expect((result.json as { headers: Record<string, string> }).headers['authorization']).toBe(
+      'Bearer from-platform',
+    );
+    expect(reads).toEqual(['platform/billing-api/token']);
+  });
+
   it('sends an environment credential with a custom header and no scheme', async () => {
     const caller = new ExternalCaller({ env: { API_KEY: 'k-123' } });
     const result = await call(caller, {

@@ -34,9 +34,12 @@ export interface ExternalCallDeclaration {
   readonly timeout?: string;
   /** Accepted statuses. Default: any 2xx. */
   readonly expectedStatus?: number | readonly number[];
-  /** Credential from a Secret of the CR's namespace (`secretRef`, rendered) or the environment (`env: $NAME`). */
+  /**
+   * Credential from a Secret (`secretRef`, rendered; of the CR's namespace unless `namespace` names another) or
+   * the environment (`env: $NAME`).
+   */
   readonly auth?: {
-    readonly secretRef?: { readonly name: string; readonly key: string };
+    readonly secretRef?: { readonly name: string; readonly key: string; readonly namespace?: string };
     readonly env?: string;
     /** Default `Authorization`. */
     readonly header?: string;
@@ -313,8 +316,9 @@ export class ExternalCaller {
     let credential: string | undefined;
     if (auth.secretRef != null) {
       const { name, key } = auth.secretRef;
-      credential = await this.#secret(context.namespace, name, key);
-      if (credential == null) return `auth secret ${context.namespace}/${name} has no key ${key}`;
+      const namespace = auth.secretRef.namespace ?? context.namespace;
+      credential = await this.#secret(namespace, name, key);
+      if (credential == null) return `auth secret ${namespace}/${name} has no key ${key}`;
     } else if (auth.env != null) {
       const variable = auth.env.replace(/^\$\{?/, '').replace(/\}$/, '');
       credential = this.#env[variable];

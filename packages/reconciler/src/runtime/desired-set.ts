@@ -25,6 +25,15 @@ export interface DesiredChild {
    * random helpers run only then (docs/reference/runtime.md §9.2). `manifest` is the Secret without data.
    */
   readonly withData?: () => KubeObject;
+  /**
+   * For Secrets with `copyFrom` (docs/reference/katalog.md §7.2): the source Secret, and how to build the manifest
+   * from the source's data (base64, as read) and type. `manifest` is the Secret without the copied data.
+   */
+  readonly copyFrom?: {
+    readonly namespace: string;
+    readonly name: string;
+    readonly withCopy: (data: Readonly<Record<string, string>>, type: string | undefined) => KubeObject;
+  };
 }
 
 /** BlockedChild is a child the namespace guard kept from being written. */
@@ -137,6 +146,22 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
                 input.owner,
                 kindHints,
               ).manifest;
+      const source = copySource(rendered, input.owner);
+      const copyFrom =
+        source == null
+          ? undefined
+          : {
+              ...source,
+              withCopy: (data: Readonly<Record<string, string>>, type: string | undefined): KubeObject =>
+                module.resolve(
+                  {
+                    entry: { ...forResolve, copiedData: data, ...(type == null ? {} : { copiedType: type }) },
+                    path: entry.source,
+                  },
+                  input.owner,
+                  kindHints,
+                ).manifest,
+            };
       const child: DesiredChild = {
         entry,
         ref,
@@ -145,6 +170,7 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
         mode,
         rendered,
         ...(withData == null ? {} : { withData }),
+        ...(copyFrom == null ? {} : { copyFrom }),
       };
       seen.set(id, child);
       groups[name].push(child);
@@ -165,6 +191,20 @@ function nameOf(entry: CompiledResourceEntry, rendered: Record<string, unknown>)
   if (name == null || name === '') return undefined;
   const namespace = source['namespace'];
   return namespace == null || namespace === '' ? String(name) : `${String(namespace)}/${String(name)}`;
+}
+
+/** copySource is the source Secret of a rendered secrets entry with `copyFrom` (default namespace: the CR's). */
+function copySource(
+  rendered: Readonly<Record<string, unknown>>,
+  owner: Owner,
+): { namespace: string; name: string } | undefined {
+  const from = rendered['copyFrom'] as { name?: unknown; namespace?: unknown } | undefined;
+  if (from == null) return undefined;
+  const namespace =
+    typeof from.namespace === 'string' && from.namespace !== ''
+      ? from.namespace
+      : (owner.namespace ?? 'default');
+  return { namespace, name: typeof from.name === 'string' ? from.name : '' };
 }
 
 /** resolvable strips runtime-only keys the registry does not take (a `tls` Secret is resolved as its TLS type without data). */

@@ -35,7 +35,7 @@ import {
 import { applyGroup } from './stages/child-writes.js';
 import { runDeletion } from './stages/deletion.js';
 import type { DeletionMemory } from './stages/deletion.js';
-import { blockedError, desiredSet, heldBack } from './stages/desired.js';
+import { blockedError, copySecrets, desiredSet, heldBack } from './stages/desired.js';
 import { initialContext, runHooks, writeHookAnnotations } from './stages/hooks.js';
 import { buildInventory, inventoryOf } from './stages/inventory.js';
 import { prune } from './stages/prune.js';
@@ -240,7 +240,9 @@ export class CrdPipeline {
     if (waitingHook != null) return waitingHook;
     mark('hooks');
     // Desired set, step 13.
-    const desired = desiredSet(s, view, context);
+    // issue 14: Secrets with `copyFrom` take their source's data; a missing source waits.
+    const desired = await copySecrets(s, desiredSet(s, view, context));
+    if (isPending(desired)) return desired;
     mark('desired');
     state.desired = desired;
     const previous = inventoryOf(current.cr);

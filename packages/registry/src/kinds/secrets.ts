@@ -20,12 +20,18 @@ export const secrets = defineKind({
       );
     }
     const data = fields.strMap('data', { json: true }) ?? {};
-    const encoded = Object.fromEntries(
-      Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]),
-    );
+    // `copyFrom` (docs/reference/katalog.md §7.2): the runtime reads the source Secret and passes
+    // its data (still base64) as `copiedData` and its type as `copiedType`; declared keys win.
+    const copied = fields.strMap('copiedData') ?? {};
+    const encoded = {
+      ...copied,
+      ...Object.fromEntries(
+        Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]),
+      ),
+    };
     return {
       body: compact({
-        type: fields.str('type') ?? 'Opaque',
+        type: fields.str('type') ?? fields.str('copiedType') ?? 'Opaque',
         data: Object.keys(encoded).length === 0 ? undefined : encoded,
       }),
     };

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { Duration } from '../duration.js';
 import { gated } from './condition.js';
-import { BoolLike, Identifier, Literal, TemplateValue, Tpl, TplMap, isTemplate } from './primitives.js';
+import {
+  BoolLike,
+  Identifier,
+  Literal,
+  LiteralNamespace,
+  TemplateValue,
+  Tpl,
+  TplMap,
+  isTemplate,
+} from './primitives.js';
 
 /** ExternalCall is one HTTP call of `operatorBox.external` (docs/reference/katalog.md §15.1). */
 const ExternalCallSchema = gated({
@@ -19,7 +28,15 @@ const ExternalCallSchema = gated({
   continueOnError: z.boolean().default(false),
   auth: z
     .strictObject({
-      secretRef: z.strictObject({ name: Tpl, key: Tpl }).optional(),
+      secretRef: z
+        .strictObject({
+          name: Tpl,
+          key: Tpl,
+          // A Secret of another namespace: a literal, so the Katalog's author, not a CR, picks the
+          // namespace the operator reads credentials from (docs/reference/katalog.md §15.1).
+          namespace: LiteralNamespace.optional(),
+        })
+        .optional(),
       env: z
         .string()
         .regex(/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected $NAME' })

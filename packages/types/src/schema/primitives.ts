@@ -28,6 +28,20 @@ export const Tpl = z
 /** Literal is a string field that is never rendered. */
 export const Literal = z.string({ error: (issue) => `expected a string, got ${describe(issue.input)}` });
 
+/**
+ * LiteralNamespace is a namespace name written out (no template): where the operator reads another
+ * namespace's Secret, the Katalog's author names it, never a CR.
+ */
+export const LiteralNamespace = z
+  .string({ error: (issue) => `expected a namespace name, got ${describe(issue.input)}` })
+  .refine((value) => !value.includes('{{'), {
+    error:
+      'must be a literal namespace, not a template: a CR must not choose which namespace the operator reads Secrets from',
+  })
+  .refine((value) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value) && value.length <= 63, {
+    error: 'must be a namespace name (DNS-1123 label)',
+  });
+
 /** Identifier is a literal identifier: letters, digits and `_`, not starting with a digit. */
 export const Identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
   error: 'expected an identifier: letters, digits and _, not starting with a digit',

@@ -12,12 +12,14 @@ import {
   IntOrPercent,
   LabelMap,
   Literal,
+  LiteralNamespace,
   Quantity,
   TemplateValue,
   Tpl,
   TplList,
   TplMap,
   describe,
+  isTemplate,
 } from './primitives.js';
 
 /**
@@ -177,6 +179,29 @@ export interface SecretTls extends z.output<typeof SecretTlsSchema> {}
 /** SecretTls generates a CA and a server certificate (docs/reference/katalog.md §7.2). */
 export const SecretTls: z.ZodType<SecretTls> = SecretTlsSchema.meta({ id: 'SecretTls' });
 
+/**
+ * SecretCopyFrom names the Secret whose data a secrets entry copies (docs/reference/katalog.md §7.2).
+ * In another namespace the name must be literal too: a CR must not pick which Secret of a foreign
+ * namespace the operator copies into its own.
+ */
+const SecretCopyFromSchema = z
+  .strictObject({ name: Tpl, namespace: LiteralNamespace.optional() })
+  .superRefine((from, ctx) => {
+    if (from.namespace !== undefined && isTemplate(from.name))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be a literal Secret name when copyFrom.namespace is set: a CR must not choose which Secret of another namespace is copied',
+        path: ['name'],
+        input: from.name,
+      });
+  });
+/** SecretCopyFrom is a copy source. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface SecretCopyFrom extends z.output<typeof SecretCopyFromSchema> {}
+/** SecretCopyFrom names the Secret a secrets entry copies its data from. */
+const SecretCopyFrom: z.ZodType<SecretCopyFrom> = SecretCopyFromSchema.meta({ id: 'SecretCopyFrom' });
+
 /** SecretEntry is an item of `secrets`; `rotateAfter` and `tls` imply `once`, `tls` implies type `kubernetes.io/tls`. */
 const SecretEntrySchema = gated({
   ...commonShape,
@@ -185,11 +210,33 @@ const SecretEntrySchema = gated({
   once: z.boolean().default(false),
   rotateAfter: Duration.optional(),
   tls: SecretTls.optional(),
-}).transform((entry) => ({
-  ...entry,
-  type: entry.type ?? (entry.tls === undefined ? 'Opaque' : 'kubernetes.io/tls'),
-  once: entry.once || entry.rotateAfter !== undefined || entry.tls !== undefined,
-}));
+  copyFrom: SecretCopyFrom.optional(),
+})
+  .superRefine((entry, ctx) => {
+    if (entry.copyFrom !== undefined && entry.tls !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        message: '`copyFrom` and `tls` are exclusive: a Secret is either copied or generated',
+        path: ['copyFrom'],
+        input: entry.copyFrom,
+      });
+    if (entry.copyFrom !== undefined && (entry.once || entry.rotateAfter !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          '`copyFrom` cannot be combined with `once` or `rotateAfter`: a copy follows its source (declare it under onCreate to create it once)',
+        path: ['copyFrom'],
+        input: entry.copyFrom,
+      });
+  })
+  .transform((entry) => ({
+    ...entry,
+    // A copy without `type` takes the source's type (docs/reference/katalog.md §7.2).
+    type:
+      entry.type ??
+      (entry.tls !== undefined ? 'kubernetes.io/tls' : entry.copyFrom !== undefined ? undefined : 'Opaque'),
+    once: entry.once || entry.rotateAfter !== undefined || entry.tls !== undefined,
+  }));
 /** SecretEntry is a secret entry. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface SecretEntry extends z.output<typeof SecretEntrySchema> {}

@@ -115,6 +115,8 @@ function callDeclaration(item: CompiledExternal, value: unknown): ExternalCallDe
                   secretRef: {
                     name: stringForm(rendered.secretRef.name),
                     key: stringForm(rendered.secretRef.key),
+                    // A literal namespace (the schema refuses templates): docs/reference/katalog.md §15.1.
+                    ...(auth.secretRef?.namespace == null ? {} : { namespace: auth.secretRef.namespace }),
                   },
                 }),
             ...(auth.env == null ? {} : { env: auth.env }),

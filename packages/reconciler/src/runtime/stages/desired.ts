@@ -4,9 +4,12 @@
  * held back by `waitFor` (readiness/wait-for.ts, issue 18) and the first child that names a
  * restricted namespace, which fails the reconcile after the writes.
  */
+import { NotFoundError } from '@orkestra/registry';
 import type { KubeObject } from '@orkestra/registry';
 import type { TemplateContext } from '@orkestra/template';
 import { ConditionReason, TerminalError } from '@orkestra/types';
+import { pending } from '../../hooks/hook-unit.js';
+import type { HookPending } from '../../hooks/hook-unit.js';
 import { holdBack } from '../../readiness/wait-for.js'; // issue-18
 import { formatReasonMessage } from '../../reason-message.js';
 import { buildDesiredSet } from '../desired-set.js';
@@ -27,6 +30,60 @@ export function desiredSet(services: StageServices, view: KubeObject, context: T
     blockedReason: (namespace) =>
       services.guard.isBlocked(namespace) ? services.guard.reason(namespace) : undefined,
   });
+}
+
+/** How long a CR waits before the source Secret of a `copyFrom` is read again. */
+const SOURCE_SECRET_WAIT_MS = 5000;
+
+/**
+ * copySecrets fills the data of Secrets with `copyFrom` from their source Secrets, read with one `GET` per
+ * source per reconcile (docs/reference/katalog.md §7.2, runtime.md §14.1). A missing source is a pending outcome
+ * (`SourceSecretMissing`), so existing copies are neither pruned nor emptied. Values never reach logs or status.
+ */
+export async function copySecrets(
+  services: Pick<StageServices, 'client'>,
+  desired: DesiredSet,
+): Promise<DesiredSet | HookPending> {
+  const all = [...desired.groups.onCreate, ...desired.groups.onReconcile];
+  if (!all.some((c) => c.copyFrom != null)) return desired;
+  const sources = new Map<string, Promise<KubeObject | undefined>>();
+  const read = (namespace: string, name: string): Promise<KubeObject | undefined> => {
+    const key = `${namespace}/${name}`;
+    let source = sources.get(key);
+    if (source == null) {
+      source = services.client
+        .get({ apiVersion: 'v1', kind: 'Secret', namespace, name })
+        .catch((error: unknown) => {
+          if (error instanceof NotFoundError) return undefined;
+          throw error;
+        });
+      sources.set(key, source);
+    }
+    return source;
+  };
+  let waiting: HookPending | undefined;
+  const fill = async (child: DesiredChild): Promise<DesiredChild> => {
+    const from = child.copyFrom;
+    if (from == null) return child;
+    const where = `${child.ref.kind} ${child.ref.namespace ?? ''}/${child.ref.name}`;
+    const source = from.name === '' ? undefined : await read(from.namespace, from.name);
+    if (source == null) {
+      waiting ??= pending(
+        ConditionReason.SourceSecretMissing,
+        from.name === ''
+          ? `${where}: copyFrom.name renders empty (${child.entry.katalogPath})`
+          : `${where} copies Secret ${from.namespace}/${from.name}, which does not exist yet`,
+        SOURCE_SECRET_WAIT_MS,
+      );
+      return child;
+    }
+    const data = (source['data'] as Record<string, string> | undefined) ?? {};
+    const type = typeof source['type'] === 'string' ? source['type'] : undefined;
+    return { ...child, manifest: from.withCopy(data, type) };
+  };
+  const onCreate = await Promise.all(desired.groups.onCreate.map(fill));
+  const onReconcile = await Promise.all(desired.groups.onReconcile.map(fill));
+  return waiting ?? { ...desired, groups: { onCreate, onReconcile } };
 }
 
 /** HeldBack is the desired set split by `waitFor`: the children to write now, per group, and those that wait. */
