@@ -14,6 +14,8 @@ import type { EvaluateConditionsOptions, Katalog, Logger, Provider } from '@orke
 import { OrkestraAnnotation, OrkestraLabel } from '@orkestra/types';
 import { pino } from 'pino';
 import { CacheChangeType } from '../cache.js';
+import { readinessTransition } from '../readiness/transition.js';
+import { Priority } from '../work-queue.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
@@ -426,7 +428,9 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     // issue 19: an add or update that echoes the runtime's own write does not re-run the owner.
     const own =
       change.type === CacheChangeType.Delete ? undefined : () => children.isOwnVersion(change.object);
-    entries.get(crdName)?.controller.enqueueOwner(uid, own);
+    // issue 18: a child whose readiness state changed is served first (docs/reference/runtime.md §5.3).
+    const priority = readinessTransition(change) ? Priority.High : Priority.Normal;
+    entries.get(crdName)?.controller.enqueueOwner(uid, own, priority);
   });
 
   let leader = options.leaderElected ?? true;
