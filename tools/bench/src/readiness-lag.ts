@@ -213,7 +213,10 @@ try {
       reconcileMs: quantiles(durations),
       reconciles: durations.length,
       maxQueueDepth,
-      loadAvg1m: { before: Math.round(loadBefore * 100) / 100, after: Math.round((loadavg()[0] ?? NaN) * 100) / 100 },
+      loadAvg1m: {
+        before: Math.round(loadBefore * 100) / 100,
+        after: Math.round((loadavg()[0] ?? NaN) * 100) / 100,
+      },
       wallSeconds: Math.round((performance.now() - roundStarted) / 1000),
     };
     results.push(result);

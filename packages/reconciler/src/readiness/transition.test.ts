@@ -45,6 +45,8 @@ describe('readinessTransition', () => {
 
   it('is true for a delete (the child is gone)', () => {
     const d = deployment(2);
-    expect(readinessTransition({ type: CacheChangeType.Delete, key: 'ns/web', object: d, old: d })).toBe(true);
+    expect(readinessTransition({ type: CacheChangeType.Delete, key: 'ns/web', object: d, old: d })).toBe(
+      true,
+    );
   });
 });

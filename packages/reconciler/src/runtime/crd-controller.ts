@@ -311,7 +311,10 @@ export class CrdController {
       this.#inFlight.delete(key);
       const others = held.filter((event) => !event.isOwnWrite());
       if (others.length > 0)
-        this.queue.add(key, others.some((e) => e.priority === Priority.High) ? Priority.High : Priority.Normal);
+        this.queue.add(
+          key,
+          others.some((e) => e.priority === Priority.High) ? Priority.High : Priority.Normal,
+        );
       const after = this.informer.cache.get(key);
       if (after != null && after.metadata.resourceVersion !== cached.metadata.resourceVersion) {
         this.#notify({ type: CacheChangeType.Update, key, object: after, old: cached });
