@@ -11,7 +11,7 @@ import { createKubeClient, diffCounts } from '@orkestra/registry';
 import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
 import type { EvaluateConditionsOptions, Katalog, Logger, Provider } from '@orkestra/types';
-import { OrkestraAnnotation, OrkestraLabel } from '@orkestra/types';
+import { OrkestraAnnotation } from '@orkestra/types';
 import { pino } from 'pino';
 import { CacheChangeType } from '../cache.js';
 import { systemClock } from '../clock.js';
