@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decompose, quantiles, summarizeParts } from './readiness-lag-stats.js';
 
 describe('decompose', () => {
-  it('splits the lag at the reconcile that ended last before Ready was seen', () => {
+  it('splits the lag at the reconcile that ended nearest to Ready being seen', () => {
     const parts = decompose({
       availableSeen: 1000,
       availableTransition: 50_000,
@@ -10,7 +10,7 @@ describe('decompose', () => {
       reconciles: [
         { endAt: 900, durationMs: 40 },
         { endAt: 1080, durationMs: 30 },
-        { endAt: 2000, durationMs: 10 }, // after Ready was seen: not the one
+        { endAt: 2000, durationMs: 10 }, // long after Ready was seen: not the one
       ],
       readySeen: 1100,
       readySeenWall: 50_400,
@@ -23,6 +23,19 @@ describe('decompose', () => {
       reconcile: 30,
       echo: 20,
     });
+  });
+
+  it('takes a reconcile whose answer came just after its watch event (negative echo)', () => {
+    const parts = decompose({
+      availableSeen: 1000,
+      runtimeSeen: 1001,
+      reconciles: [
+        { endAt: 500, durationMs: 20 },
+        { endAt: 1104, durationMs: 40 },
+      ],
+      readySeen: 1100,
+    });
+    expect(parts).toMatchObject({ queued: 63, reconcile: 40, echo: -4 });
   });
 
   it('is undefined when Available or Ready was not seen, and leaves unknown parts out', () => {

@@ -32,19 +32,23 @@ export interface LagParts {
   readonly queued: number | undefined;
   /** That reconcile's duration (rendering, applies, status write). */
   readonly reconcile: number | undefined;
-  /** From that reconcile's end to the bench's watch delivering Ready=True. */
+  /** From that reconcile's end to the bench's watch delivering Ready=True (may be slightly negative). */
   readonly echo: number | undefined;
 }
 
 /**
  * decompose splits one CR's lag; undefined when Available or Ready was not seen. The reconcile that
- * wrote Ready=True is the last reconcile with writes that ended before Ready was seen.
+ * wrote Ready=True is the reconcile with writes that ended nearest to Ready being seen: the watch
+ * event of a status write can be delivered before the write's own answer (separate connections),
+ * so `echo` may be slightly negative. A negative `queued` means that reconcile was already running
+ * when the runtime saw the event (its status step read the updated cache).
  */
 export function decompose(t: CrTimes): LagParts | undefined {
   if (t.availableSeen == null || t.readySeen == null) return undefined;
   const readySeen = t.readySeen;
   let last: { endAt: number; durationMs: number } | undefined;
-  for (const r of t.reconciles) if (r.endAt <= readySeen && (last == null || r.endAt > last.endAt)) last = r;
+  for (const r of t.reconciles)
+    if (last == null || Math.abs(r.endAt - readySeen) < Math.abs(last.endAt - readySeen)) last = r;
   const start = last == null ? undefined : last.endAt - last.durationMs;
   return {
     lag: readySeen - t.availableSeen,
