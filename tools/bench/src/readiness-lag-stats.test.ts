@@ -6,6 +6,7 @@ describe('decompose', () => {
     const parts = decompose({
       availableSeen: 1000,
       availableTransition: 50_000,
+      availableSeenWall: 50_300,
       runtimeSeen: 1002,
       reconciles: [
         { endAt: 900, durationMs: 40 },
@@ -18,6 +19,7 @@ describe('decompose', () => {
     expect(parts).toEqual({
       lag: 100,
       lagFromTransition: 400,
+      beforeRuntime: 300,
       childEvent: 2,
       queued: 48,
       reconcile: 30,
@@ -44,6 +46,7 @@ describe('decompose', () => {
     expect(decompose({ availableSeen: 5, readySeen: 9, reconciles: [] })).toEqual({
       lag: 4,
       lagFromTransition: undefined,
+      beforeRuntime: undefined,
       childEvent: undefined,
       queued: undefined,
       reconcile: undefined,
@@ -60,8 +63,24 @@ describe('quantiles and summarizeParts', () => {
 
   it('summarizes every part', () => {
     const summary = summarizeParts([
-      { lag: 10, lagFromTransition: undefined, childEvent: 1, queued: 2, reconcile: 3, echo: 4 },
-      { lag: 30, lagFromTransition: 700, childEvent: 1, queued: 20, reconcile: 5, echo: 5 },
+      {
+        lag: 10,
+        lagFromTransition: undefined,
+        beforeRuntime: undefined,
+        childEvent: 1,
+        queued: 2,
+        reconcile: 3,
+        echo: 4,
+      },
+      {
+        lag: 30,
+        lagFromTransition: 700,
+        beforeRuntime: 690,
+        childEvent: 1,
+        queued: 20,
+        reconcile: 5,
+        echo: 5,
+      },
     ]);
     expect(summary.lag).toMatchObject({ p50: 10, p99: 30, n: 2 });
     expect(summary.lagFromTransition.n).toBe(1);

@@ -10,6 +10,8 @@ export interface CrTimes {
   readonly availableSeen?: number | undefined;
   /** The Deployment's Available lastTransitionTime (wall ms; the API server keeps whole seconds). */
   readonly availableTransition?: number | undefined;
+  /** Wall-clock time of `availableSeen`. */
+  readonly availableSeenWall?: number | undefined;
   /** The runtime's child cache received that Deployment version. */
   readonly runtimeSeen?: number | undefined;
   /** Every reconcile of the CR that wrote something: when it ended and how long it ran (ms). */
@@ -26,6 +28,11 @@ export interface LagParts {
   readonly lag: number;
   /** readySeenWall − availableTransition (whole-second resolution of lastTransitionTime). */
   readonly lagFromTransition: number | undefined;
+  /**
+   * availableSeenWall − availableTransition: before Orkestra can act — the truncation of
+   * lastTransitionTime to whole seconds (0–1 s), the controller-manager's write and the watch.
+   */
+  readonly beforeRuntime: number | undefined;
   /** The runtime's child informer versus the bench's watch of the same event. */
   readonly childEvent: number | undefined;
   /** From the runtime seeing the event to the start of the reconcile that wrote Ready=True. */
@@ -56,6 +63,10 @@ export function decompose(t: CrTimes): LagParts | undefined {
       t.availableTransition == null || t.readySeenWall == null
         ? undefined
         : t.readySeenWall - t.availableTransition,
+    beforeRuntime:
+      t.availableTransition == null || t.availableSeenWall == null
+        ? undefined
+        : t.availableSeenWall - t.availableTransition,
     childEvent: t.runtimeSeen == null ? undefined : t.runtimeSeen - t.availableSeen,
     queued: start == null || t.runtimeSeen == null ? undefined : start - t.runtimeSeen,
     reconcile: last?.durationMs,
@@ -91,6 +102,7 @@ export function summarizeParts(parts: readonly LagParts[]): Record<keyof LagPart
   return {
     lag: of('lag'),
     lagFromTransition: of('lagFromTransition'),
+    beforeRuntime: of('beforeRuntime'),
     childEvent: of('childEvent'),
     queued: of('queued'),
     reconcile: of('reconcile'),

@@ -65,6 +65,7 @@ const wallNow = (): number => performance.timeOrigin + performance.now();
 interface Mutable {
   availableSeen?: number;
   availableTransition?: number;
+  availableSeenWall?: number;
   runtimeSeen?: number;
   reconciles: { endAt: number; durationMs: number }[];
   readySeen?: number;
@@ -157,6 +158,7 @@ try {
         const t = times.get(o.metadata.name.replace(/-web$/, ''));
         if (t == null || t.availableSeen != null || !availableNow(o)) return;
         t.availableSeen = performance.now();
+        t.availableSeenWall = wallNow();
         const since = conditionOf(o, 'Available')?.lastTransitionTime;
         if (since != null) t.availableTransition = Date.parse(since);
       },
@@ -236,6 +238,11 @@ try {
     lagFromTransitionMs: {
       p50: over((r) => r.parts.lagFromTransition.p50),
       p99: over((r) => r.parts.lagFromTransition.p99),
+    },
+    /** lastTransitionTime → the bench seeing Available: not Orkestra's part (see readiness-lag-stats.ts). */
+    beforeRuntimeMs: {
+      p50: over((r) => r.parts.beforeRuntime.p50),
+      p99: over((r) => r.parts.beforeRuntime.p99),
     },
     partsP50Ms: {
       childEvent: over((r) => r.parts.childEvent.p50),
