@@ -101,8 +101,13 @@ interface RoundResult {
   readonly round: number;
   readonly measured: number;
   readonly missing: readonly string[];
-  /** Ready=True seen before the Deployment was Available (must be 0). */
+  /**
+   * Ready=True delivered on the bench's CR watch before Available on its Deployment watch: two
+   * connections, so a few ms either way happen (the runtime's own watch can be faster).
+   */
   readonly negative: number;
+  /** Ready=True seen before the runtime's child cache had the Available Deployment: must be 0. */
+  readonly readyBeforeRuntime: number;
   readonly parts: ReturnType<typeof summarizeParts>;
   /** Queue wait of every reconcile of the round (ms), from the runtime observer. */
   readonly queueWaitMs: ReturnType<typeof quantiles>;
@@ -210,6 +215,7 @@ try {
       measured: parts.length,
       missing,
       negative: parts.filter((p) => p.lag < 0).length,
+      readyBeforeRuntime: parts.filter((p) => p.childEvent != null && p.lag < p.childEvent).length,
       parts: summarizeParts(parts),
       queueWaitMs: quantiles(queueWaits),
       reconcileMs: quantiles(durations),
@@ -258,6 +264,7 @@ try {
     },
     loadAvg1m: over((r) => (r.loadAvg1m.before + r.loadAvg1m.after) / 2),
     negative: results.reduce((n, r) => n + r.negative, 0),
+    readyBeforeRuntime: results.reduce((n, r) => n + r.readyBeforeRuntime, 0),
     wallSeconds: Math.round((performance.now() - started) / 1000),
     perRound: results,
   };
