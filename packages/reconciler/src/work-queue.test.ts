@@ -101,6 +101,30 @@ describe('WorkQueue priority', () => {
     expect(drainReady(queue)).toEqual(['c', 'b', 'a']);
   });
 
+  it('serves the high lane (child readiness transitions) before a normal backlog', () => {
+    const queue = new WorkQueue({ clock: new ManualClock() });
+    queue.add('n1');
+    queue.add('low1', Priority.Low);
+    queue.add('n2');
+    queue.add('h1', Priority.High);
+    queue.add('n3');
+    queue.add('h2', Priority.High);
+    expect(drainReady(queue)).toEqual(['h1', 'h2', 'n1', 'n2', 'n3', 'low1']);
+  });
+
+  it('moves a waiting normal or low key up to the high lane, never down', () => {
+    const queue = new WorkQueue({ clock: new ManualClock() });
+    queue.add('a');
+    queue.add('b', Priority.Low);
+    queue.add('c');
+    queue.add('c', Priority.High);
+    queue.add('b', Priority.High);
+    queue.add('c');
+    queue.add('c', Priority.Low);
+    expect(queue.len()).toBe(3);
+    expect(drainReady(queue)).toEqual(['c', 'b', 'a']);
+  });
+
   it('re-queues a processing key in the highest lane it was added with', () => {
     const queue = new WorkQueue({ clock: new ManualClock() });
     queue.add('a');

@@ -2,14 +2,22 @@ import { systemClock } from './clock.js';
 import type { Clock, TimerHandle } from './clock.js';
 
 /**
- * Priority is the lane a key waits in: `normal` for watch events, child events, retries and timers;
- * `low` for an entry's initial list and resync, so fresh changes are served ahead of a backlog.
+ * Priority is the lane a key waits in: `high` for a child whose readiness state changed (it may
+ * flip the owner's Ready, issue 18); `normal` for watch events, other child events, retries and
+ * timers; `low` for an entry's initial list and resync, so fresh changes are served ahead of a
+ * backlog (docs/reference/runtime.md §5.3).
  */
 export const Priority = {
+  High: 'high',
   Normal: 'normal',
   Low: 'low',
 } as const;
 export type Priority = (typeof Priority)[keyof typeof Priority];
+
+/** LANE_ORDER is the order lanes are served in. */
+const LANE_ORDER: readonly Priority[] = [Priority.High, Priority.Normal, Priority.Low];
+/** RANK orders priorities: a higher rank is served first. */
+const RANK: Readonly<Record<Priority, number>> = { high: 2, normal: 1, low: 0 };
 
 /** WorkQueueOptions configures a WorkQueue; every field has a default. */
 export interface WorkQueueOptions {
@@ -98,7 +106,7 @@ export class WorkQueue {
   readonly #dirtySince = new Map<string, number>();
   readonly #processing = new Set<string>();
   /** Ready lanes; a Set keeps insertion order and allows moving a key between lanes. */
-  readonly #lanes: Record<Priority, Set<string>> = { normal: new Set(), low: new Set() };
+  readonly #lanes: Record<Priority, Set<string>> = { high: new Set(), normal: new Set(), low: new Set() };
   readonly #delayed = new Map<string, DelayedAdd>();
   readonly #failures = new Map<string, number>();
   readonly #waiters: Waiter[] = [];
@@ -133,7 +141,7 @@ export class WorkQueue {
     return this.#add(key, priority, false);
   }
 
-  /** get waits for a ready key (normal lane first) and moves it to processing; undefined after shut-down. */
+  /** get waits for a ready key (high lane first, then normal, then low) and moves it to processing; undefined after shut-down. */
   get(): Promise<string | undefined> {
     const key = this.tryGet();
     if (key !== undefined || this.#shuttingDown) return Promise.resolve(key);
@@ -143,7 +151,11 @@ export class WorkQueue {
   /** tryGet is `get` without waiting: a ready key moved to processing, or undefined when none is ready. */
   tryGet(): string | undefined {
     if (this.#shuttingDown) return undefined;
-    const key = first(this.#lanes.normal) ?? first(this.#lanes.low);
+    let key: string | undefined;
+    for (const lane of LANE_ORDER) {
+      key = first(this.#lanes[lane]);
+      if (key !== undefined) break;
+    }
     if (key === undefined) return undefined;
     this.#take(key);
     return key;
@@ -223,7 +235,7 @@ export class WorkQueue {
 
   /** len is the number of ready keys (dirty and not being processed). */
   len(): number {
-    return this.#lanes.normal.size + this.#lanes.low.size;
+    return this.#lanes.high.size + this.#lanes.normal.size + this.#lanes.low.size;
   }
 
   /** isProcessing tells whether a worker currently holds `key`. */
@@ -288,9 +300,9 @@ export class WorkQueue {
     if (current !== undefined) {
       this.#adds++;
       this.#onAdd?.(key);
-      if (current === Priority.Low && priority === Priority.Normal) {
-        this.#dirty.set(key, Priority.Normal);
-        if (this.#lanes.low.delete(key)) this.#lanes.normal.add(key);
+      if (RANK[priority] > RANK[current]) {
+        this.#dirty.set(key, priority);
+        if (this.#lanes[current].delete(key)) this.#lanes[priority].add(key);
       }
       return true;
     }
@@ -325,8 +337,7 @@ export class WorkQueue {
   }
 
   #take(key: string): void {
-    this.#lanes.normal.delete(key);
-    this.#lanes.low.delete(key);
+    for (const lane of LANE_ORDER) this.#lanes[lane].delete(key);
     this.#dirty.delete(key);
     this.#processing.add(key);
     const since = this.#dirtySince.get(key);

@@ -5,10 +5,13 @@
 import type { GroupVersionKind, KubeClient, KubeObject, ObjectReader, ObjectRef } from '@orkestra/registry';
 import { MANAGED_BY, OrkestraLabel } from '@orkestra/types';
 import type { Clock } from '../clock.js';
+import { CacheChangeType } from '../cache.js';
 import type { CacheChange } from '../cache.js';
 import { Informer } from '../informer.js';
 import type { InformerLogger, ResourceRef } from '../informer.js';
 import type { ListWatchClient } from '../list-watch-client.js';
+import { readinessTransition } from '../readiness/transition.js';
+import { Priority } from '../work-queue.js';
 import { resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
 
@@ -33,6 +36,40 @@ export interface ChildCachesOptions {
   readonly watchIdleTimeoutMs?: number;
   /** Receives relists, watch restarts and events of every child informer. Default: none. */
   readonly observer?: RuntimeObserver;
+}
+
+/** ChildRoute is where a child change sends its owner's key (docs/reference/runtime.md §4). */
+export interface ChildRoute {
+  /** The CRD entry (the child's crd label). */
+  readonly crd: string;
+  /** The owner CR's UID (the child's owner-UID label). */
+  readonly ownerUid: string;
+  /** Whether the change is the echo of the runtime's own write (adds and updates only). */
+  readonly isOwnWrite: (() => boolean) | undefined;
+  /** `high` when the change moved the child's readiness state (issue 18), else `normal`. */
+  readonly priority: Priority;
+}
+
+/**
+ * routeChildChange maps a child change to its owner: crd label → entry, owner-UID label → CR,
+ * and the lane — `high` for a readiness transition (`readiness/transition.ts`), so the owner's
+ * Ready follows ahead of other CRs' progress events (§5.3). Undefined for an unlabeled child.
+ */
+export function routeChildChange(
+  change: CacheChange,
+  isOwnVersion: (object: KubeObject) => boolean,
+): ChildRoute | undefined {
+  const labels = change.object.metadata.labels ?? {};
+  const crd = labels[OrkestraLabel.Crd];
+  const ownerUid = labels[OrkestraLabel.OwnerUid];
+  if (crd == null || ownerUid == null) return undefined;
+  return {
+    crd,
+    ownerUid,
+    // issue 19: an add or update that echoes the runtime's own write does not re-run the owner.
+    isOwnWrite: change.type === CacheChangeType.Delete ? undefined : () => isOwnVersion(change.object),
+    priority: readinessTransition(change) ? Priority.High : Priority.Normal,
+  };
 }
 
 /** gvkKey is `apiVersion/Kind`, the key of a child kind. */

@@ -93,8 +93,8 @@ export class CrdController {
   readonly pipeline: CrdPipeline;
   readonly #logger: Logger;
   readonly #ownWrites = new Map<string, number>();
-  /** Keys being reconciled, with the events held for them (own-write echoes are dropped). */
-  readonly #inFlight = new Map<string, (() => boolean)[]>();
+  /** Keys being reconciled, with the events held for them and their lanes (own-write echoes are dropped). */
+  readonly #inFlight = new Map<string, HeldEvent[]>();
   readonly #onPrimaryChange: ((change: CacheChange) => void) | undefined;
   readonly #observer: RuntimeObserver;
   readonly #clock: Clock;
@@ -260,20 +260,22 @@ export class CrdController {
    * enqueueOwner adds the key of the CR with this UID, when cached (child events, docs/reference/runtime.md §4).
    * `isOwnWrite`, when given, tells whether the event is the echo of the runtime's own write; an
    * event for a CR being reconciled is then held until the reconcile ends and dropped if it was.
+   * `priority` is the lane: `high` for a child whose readiness state changed (issue 18), so the
+   * owner's Ready follows it ahead of a backlog of progress events (§5.3). Default `normal`.
    */
-  enqueueOwner(uid: string, isOwnWrite?: () => boolean): void {
+  enqueueOwner(uid: string, isOwnWrite?: () => boolean, priority: Priority = Priority.Normal): void {
     if (!this.#workersStarted) return;
     const key = this.informer.cache.keyOfUid(uid);
     if (key == null) return;
-    if (isOwnWrite != null && this.#deferIfInFlight(key, isOwnWrite)) return;
-    this.queue.add(key, Priority.Normal);
+    if (isOwnWrite != null && this.#deferIfInFlight(key, isOwnWrite, priority)) return;
+    this.queue.add(key, priority);
   }
 
   /** #deferIfInFlight holds an event for a key being reconciled; true when held. */
-  #deferIfInFlight(key: string, isOwnWrite: () => boolean): boolean {
+  #deferIfInFlight(key: string, isOwnWrite: () => boolean, priority: Priority = Priority.Normal): boolean {
     const held = this.#inFlight.get(key);
     if (held == null) return false;
-    held.push(isOwnWrite);
+    held.push({ isOwnWrite, priority });
     return true;
   }
 
@@ -303,10 +305,16 @@ export class CrdController {
     try {
       return await this.#run(key, cached, request, ctx, logger, started);
     } finally {
-      // Events held during the run: re-queue unless every one was the echo of an own write.
+      // Events held during the run: re-queue unless every one was the echo of an own write, in
+      // the highest lane among the others (a held readiness transition keeps its priority).
       const held = this.#inFlight.get(key) ?? [];
       this.#inFlight.delete(key);
-      if (held.some((isOwnWrite) => !isOwnWrite())) this.queue.add(key, Priority.Normal);
+      const others = held.filter((event) => !event.isOwnWrite());
+      if (others.length > 0)
+        this.queue.add(
+          key,
+          others.some((e) => e.priority === Priority.High) ? Priority.High : Priority.Normal,
+        );
       const after = this.informer.cache.get(key);
       if (after != null && after.metadata.resourceVersion !== cached.metadata.resourceVersion) {
         this.#notify({ type: CacheChangeType.Update, key, object: after, old: cached });
@@ -396,6 +404,12 @@ export class CrdController {
     }
     observer.queueWork(this.name, seconds);
   }
+}
+
+/** HeldEvent is an event for a key being reconciled: whether it echoes an own write, and its lane. */
+interface HeldEvent {
+  readonly isOwnWrite: () => boolean;
+  readonly priority: Priority;
 }
 
 function keyOfObject(o: { metadata: { namespace?: string; name?: string } }): string {

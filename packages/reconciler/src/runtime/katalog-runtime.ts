@@ -11,7 +11,7 @@ import { createKubeClient, diffCounts } from '@orkestra/registry';
 import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
 import type { EvaluateConditionsOptions, Katalog, Logger, Provider } from '@orkestra/types';
-import { OrkestraAnnotation, OrkestraLabel } from '@orkestra/types';
+import { OrkestraAnnotation } from '@orkestra/types';
 import { pino } from 'pino';
 import { CacheChangeType } from '../cache.js';
 import { systemClock } from '../clock.js';
@@ -31,7 +31,7 @@ import type { GitRefresh } from '../hooks/git.js';
 import { KatalogHooks, parseReaderId } from './katalog-hooks.js';
 import { KubeReadCache } from './kube-reader.js';
 import { ProviderDispatch } from './provider-dispatch.js';
-import { ChildCaches } from './child-caches.js';
+import { ChildCaches, routeChildChange } from './child-caches.js';
 import type { ChildKindSpec } from './child-caches.js';
 import { compileKatalog } from './compile-katalog.js';
 import type { CompiledKatalog } from './compile-katalog.js';
@@ -417,16 +417,12 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     });
   }
 
-  // A child event enqueues its owner: crd label → entry, owner-uid label → primary UID index → key.
+  // A child event enqueues its owner: crd label → entry, owner-uid label → primary UID index → key;
+  // issue 18: a readiness transition in the high lane (routeChildChange, docs/reference/runtime.md §5.3).
   children.subscribe((change) => {
-    const labels = change.object.metadata.labels ?? {};
-    const crdName = labels[OrkestraLabel.Crd];
-    const uid = labels[OrkestraLabel.OwnerUid];
-    if (crdName == null || uid == null) return;
-    // issue 19: an add or update that echoes the runtime's own write does not re-run the owner.
-    const own =
-      change.type === CacheChangeType.Delete ? undefined : () => children.isOwnVersion(change.object);
-    entries.get(crdName)?.controller.enqueueOwner(uid, own);
+    const route = routeChildChange(change, (object) => children.isOwnVersion(object));
+    if (route == null) return;
+    entries.get(route.crd)?.controller.enqueueOwner(route.ownerUid, route.isOwnWrite, route.priority);
   });
 
   let leader = options.leaderElected ?? true;
