@@ -27,6 +27,9 @@ export function packageProjects(dir: string, name: string): TestProjectInlineCon
         root: dir,
         include: ['src/**/*.test.ts'],
         restoreMocks: true,
+        // A hang guard, not a speed check: in `pnpm test` the unit files share 2 cores with the
+        // integration files and the control planes, and a 5 s default failed a property test there.
+        testTimeout: 30_000,
         typecheck: hasTypeTests(dir)
           ? { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: join(dir, 'tsconfig.test.json') }
           : { enabled: false },
