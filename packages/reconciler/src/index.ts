@@ -47,7 +47,7 @@ export type { CacheChange, ObjectCacheOptions, WatchEventType } from './cache.js
 export { isNewerResourceVersion, keyOf } from './kube-object.js';
 export { Informer, RelistReason, resourcePath } from './informer.js';
 export type { InformerLogger, InformerOptions, InformerStats, ResourceRef } from './informer.js';
-export { KubeApiError, KubeListWatchClient, parseRetryAfter } from './list-watch-client.js';
+export { KubeListWatchClient, parseRetryAfter } from './list-watch-client.js';
 export type {
   KubeListWatchClientOptions,
   ListResponse,
@@ -176,8 +176,6 @@ export { ChildCaches, gvkKey } from './runtime/child-caches.js';
 export type { ChildCachesOptions, ChildKindSpec } from './runtime/child-caches.js';
 export { buildDesiredSet, idOf } from './runtime/desired-set.js';
 export type { BlockedChild, BuildDesiredSetInput, DesiredChild, DesiredSet } from './runtime/desired-set.js';
-export { createStatusPatcher } from './runtime/status-patcher.js';
-export type { StatusPatchTarget, StatusPatcher } from './runtime/status-patcher.js';
 // ---- end of the runtime
 
 // ---- Hooks and autoscaler (issue 8): standalone modules the pipeline calls with rendered
@@ -330,7 +328,6 @@ export {
 } from './runtime/time-conditions.js';
 export { errorForLog, isPanic, panicCause, serializeError } from './runtime/log-error.js';
 export { createEventWriter } from './runtime/event-writer.js';
-export type { CreateEventWriterOptions } from './runtime/event-writer.js';
 export { observeKubeClient } from './runtime/observed-client.js';
 export type { RequestObserver } from './runtime/observed-client.js';
 export { retryAfterMsOf } from './reconcile-error.js';

@@ -23,7 +23,6 @@ import type { CompiledCrd } from './compile-katalog.js';
 import { CrdPipeline } from './reconcile-pipeline.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import type { DriftLimitTuning } from './drift-limiter.js';
-import type { StatusPatcher } from './status-patcher.js';
 import { errorForLog, isPanic, panicCause } from './log-error.js';
 import { noopObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
@@ -40,7 +39,6 @@ export interface CrdControllerOptions {
   readonly crd: CompiledCrd;
   readonly listWatch: ListWatchClient;
   readonly client: KubeClient;
-  readonly patchStatus: StatusPatcher;
   readonly children: ChildCaches;
   readonly engine: TemplateEngine;
   readonly clock: Clock;
@@ -158,7 +156,6 @@ export class CrdController {
       primary: this.informer.cache,
       children: options.children,
       client: options.client,
-      patchStatus: options.patchStatus,
       engine: options.engine,
       clock: options.clock,
       random: options.randomBytes,

@@ -37,7 +37,6 @@ import { compileKatalog } from './compile-katalog.js';
 import type { CompiledKatalog } from './compile-katalog.js';
 import { CrdController } from './crd-controller.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
-import { createStatusPatcher } from './status-patcher.js';
 import { StartGate } from './depends-on.js';
 import { createEventWriter } from './event-writer.js';
 import { errorForLog, serializeError } from './log-error.js';
@@ -196,18 +195,24 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const host = apiHost(options.kubeConfig);
   const onRequest = (method: string, status: number, seconds: number): void =>
     observer.restRequest(method, status === 0 ? '<error>' : String(status), host, seconds);
-  const client = observeKubeClient(createKubeClient({ kubeConfig: options.kubeConfig }), onRequest);
-  const patchStatus = createStatusPatcher({
-    kubeConfig: options.kubeConfig,
-    requests: client.requests,
+  // The one API transport (ADR 0013): children, finalizers, status and Events. The CR kinds'
+  // plural and scope come from their apiTypes, so status patches need no discovery.
+  const crResources = Object.fromEntries(
+    [...compiled.crds.values()].map((crd) => [
+      `${crd.apiVersion}/${crd.apiTypes.kind}`,
+      { plural: crd.apiTypes.plural, namespaced: crd.entry.namespaced },
+    ]),
+  );
+  const client = observeKubeClient(
+    createKubeClient({ kubeConfig: options.kubeConfig, resources: crResources }),
     onRequest,
-  });
+  );
   const listWatch = new KubeListWatchClient({ kubeConfig: options.kubeConfig, onRequest });
   // Entry name by CR apiVersion/kind, for the `controller` label of Event metrics.
   const controllerOf = new Map<string, string>();
   const events = new EventRecorder({
-    // A direct POST: core v1 Events need no discovery (docs/reference/runtime.md §12).
-    writer: createEventWriter({ kubeConfig: options.kubeConfig, requests: client.requests, onRequest }),
+    // Through the same client: core v1 Events need no discovery (docs/reference/runtime.md §12).
+    writer: createEventWriter(client),
     clock,
     onWriteError: (error) => logger.debug({ err: errorForLog(error) }, 'event write failed'),
     onRecorded: (subject, type, reason) =>
@@ -348,7 +353,6 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       crd,
       listWatch,
       client,
-      patchStatus,
       children,
       engine,
       clock,
