@@ -36,7 +36,7 @@ export interface ChildCachesOptions {
 }
 
 /** gvkKey is `apiVersion/Kind`, the key of a child kind. */
-export function gvkKey(gvk: GroupVersionKind): string {
+function gvkKey(gvk: GroupVersionKind): string {
   return `${gvk.apiVersion}/${gvk.kind}`;
 }
 
