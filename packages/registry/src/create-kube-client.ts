@@ -146,7 +146,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   }
 
   const known = (gvk: GroupVersionKind): ResourceInfo | undefined =>
-    BUILTIN_RESOURCES[`${gvk.apiVersion}/${gvk.kind}`] ?? options.resources?.[`${gvk.apiVersion}/${gvk.kind}`];
+    BUILTIN_RESOURCES[`${gvk.apiVersion}/${gvk.kind}`] ??
+    options.resources?.[`${gvk.apiVersion}/${gvk.kind}`];
 
   async function discover(gvk: GroupVersionKind): Promise<ResourceInfo> {
     const builtin = known(gvk);

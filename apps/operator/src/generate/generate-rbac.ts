@@ -140,7 +140,7 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
   const { group, plural } = entry.apiTypes;
   // CRs are read from the informer (list/watch), never with a GET; finalizers are patched on.
   rules.add(group, plural, ['list', 'watch', 'patch']);
-  // Status is only ever merge-patched through the subresource (status-patcher.ts), never read from it.
+  // Status is only ever merge-patched through the subresource (status-writer.ts), never read from it.
   rules.add(group, `${plural}/status`, ['patch']);
   rules.add(group, `${plural}/finalizers`, ['update']);
   const box = entry.operatorBox;

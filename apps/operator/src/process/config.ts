@@ -26,12 +26,10 @@ export type OciBuilder = (typeof OciBuilder)[keyof typeof OciBuilder];
  * `--max-concurrent-builds`), always given. The knobs are declared once, in RuntimeTuning.
  */
 export type OperatorTuning = {
-  readonly [K in
-    | 'reconcileTimeoutMs'
-    | 'maxConcurrentWrites'
-    | 'watchIdleTimeoutMs'
-    | 'workDir'
-    | 'maxConcurrentBuilds']-?: NonNullable<RuntimeTuning[K]>;
+  readonly [
+    K in
+      'reconcileTimeoutMs' | 'maxConcurrentWrites' | 'watchIdleTimeoutMs' | 'workDir' | 'maxConcurrentBuilds'
+  ]-?: NonNullable<RuntimeTuning[K]>;
 };
 
 /** RunConfig is the parsed configuration of `ork run` (docs/reference/runtime.md §22). Durations are in milliseconds. */

@@ -51,8 +51,7 @@ export function observeKubeClient(client: KubeClient, onRequest: RequestObserver
       ),
     delete: (ref, options) => timed('DELETE', () => client.delete(ref, options), ok),
     mergePatch: (ref, patch, options) => timed('PATCH', () => client.mergePatch(ref, patch, options), ok),
-    patchStatus: (ref, status, options) =>
-      timed('PATCH', () => client.patchStatus(ref, status, options), ok),
+    patchStatus: (ref, status, options) => timed('PATCH', () => client.patchStatus(ref, status, options), ok),
     discover: (kind) => client.discover(kind),
   };
 }
