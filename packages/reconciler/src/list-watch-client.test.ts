@@ -63,6 +63,21 @@ describe('KubeListWatchClient errors', () => {
     }
   });
 
+  it('takes the failure class from the Status reason before the HTTP status', async () => {
+    // The API server answers a request it could not finish in time with 500 and reason ServerTimeout.
+    const { client, close } = await answer(500, {
+      kind: 'Status',
+      reason: 'ServerTimeout',
+      message: 'later',
+    });
+    try {
+      const error: unknown = await client.list('/api/v1/configmaps', {}).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 500, reason: KubeErrorCode.Timeout });
+    } finally {
+      await close();
+    }
+  });
+
   it('fails a watch with 410 Expired as a Gone KubeApiError', async () => {
     const { client, close } = await answer(410, { kind: 'Status', reason: 'Expired', message: 'too old' });
     try {
