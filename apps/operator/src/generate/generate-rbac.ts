@@ -1,8 +1,7 @@
-import { RESOURCE_KINDS } from '@orkestra/types';
+import { RESOURCE_KINDS, apiGroupOf, guessPlural } from '@orkestra/types';
 import type { CrdEntry, Katalog, ResourceGroup } from '@orkestra/types';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
-import { guessPlural } from './plural.js';
 
 /** PolicyRule is one RBAC rule as written in a Role or ClusterRole. */
 export interface PolicyRule {
@@ -103,10 +102,6 @@ function ruleKey(rule: PolicyRule): string {
   return `${rule.apiGroups[0] ?? ''}\u0000${rule.resources.join(',')}\u0000${(rule.resourceNames ?? []).join(',')}`;
 }
 
-function groupOf(apiVersion: string): string {
-  return apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
-}
-
 function listOf(group: ResourceGroup, key: string): readonly Record<string, unknown>[] {
   return ((group as unknown as Record<string, unknown>)[key] as Record<string, unknown>[] | undefined) ?? [];
 }
@@ -155,7 +150,7 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         for (const custom of list) {
           const apiVersion = String(custom['apiVersion']);
           const kind = String(custom['kind']);
-          rules.add(groupOf(apiVersion), guessPlural(kind), CHILD_VERBS);
+          rules.add(apiGroupOf(apiVersion), guessPlural(kind), CHILD_VERBS);
           notes.push(
             `custom kind ${kind} (${apiVersion}) is granted as resource "${guessPlural(kind)}", a guess from its kind; check it against the CRD's plural`,
           );
@@ -209,7 +204,7 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         if (list.length === 0) continue;
         if (info.listKey === 'custom') {
           for (const custom of list) {
-            rules.add(groupOf(String(custom['apiVersion'])), guessPlural(String(custom['kind'])), [
+            rules.add(apiGroupOf(String(custom['apiVersion'])), guessPlural(String(custom['kind'])), [
               'get',
               'list',
               'watch',

@@ -21,7 +21,7 @@ import type {
   ObjectRef,
   ResourceInfo,
 } from '@orkestra/registry';
-import { OrkestraLabel } from '@orkestra/types';
+import { OrkestraLabel, guessPlural, resourceKindOf } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
 import type { ChildStore, PrimaryStore } from '../runtime/stores.js';
@@ -278,10 +278,14 @@ export class MemoryCluster {
         // The resource-version precondition is honoured, as the API server does (docs/reference/runtime.md §11.4).
         return this.#patch(normalizeRef(ref), { status }, patchOptions?.resourceVersion, 'status');
       },
-      discover: async (kind: GroupVersionKind): Promise<ResourceInfo> => ({
-        plural: `${kind.kind.toLowerCase()}s`,
-        namespaced: true,
-      }),
+      // Plural and scope from the kind facts table; a kind without facts is guessed (namespaced).
+      discover: async (kind: GroupVersionKind): Promise<ResourceInfo> => {
+        const facts = resourceKindOf(kind.apiVersion, kind.kind);
+        return {
+          plural: facts?.plural ?? guessPlural(kind.kind),
+          namespaced: facts?.namespaced ?? true,
+        };
+      },
     };
   }
 
