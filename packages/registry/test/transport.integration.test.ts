@@ -60,9 +60,13 @@ describe('KubeClient.patchStatus', () => {
 
   it('needs no discovery request for a kind given in `resources`', async () => {
     const { ref, created } = await createGadget('counted');
-    const before = client.requests.snapshot();
-    await client.patchStatus(ref, { phase: 'x' }, { resourceVersion: created.metadata.resourceVersion });
-    expect(client.requests.since(before)).toEqual({ 'patch Gadget': 1 });
+    // A fresh client: nothing discovered yet, so a discovery request would show in the counts.
+    const fresh = createKubeClient({
+      kubeConfig: env.kubeConfig,
+      resources: { [`${apiVersion}/Gadget`]: { plural: 'gadgets', namespaced: true } },
+    });
+    await fresh.patchStatus(ref, { phase: 'x' }, { resourceVersion: created.metadata.resourceVersion });
+    expect(fresh.requests.snapshot()).toEqual({ 'patch Gadget': 1 });
   });
 });
 
