@@ -206,7 +206,7 @@ describe('Informer against the control plane', () => {
       verb: 'list',
       resource: `/api/v1/namespaces/${env.namespace}/configmaps`,
     });
-    expect(rbac[0]?.fields['err']).toMatchObject({ statusCode: 403, reason: 'Forbidden' });
+    expect(rbac[0]?.fields['err']).toMatchObject({ status: 403, reason: 'Forbidden', verb: 'list' });
   });
 
   it('makes no list request while idle', async () => {
