@@ -47,8 +47,7 @@ import type { ReadyOutcome } from './status-writer.js';
 import type { ChildStore, PrimaryStore } from './stores.js';
 import { finalizerMayJoinFirstWave } from './write-plan.js';
 
-export { inventoryOf } from './stages/inventory.js';
-export type { HookEffects, HookInput, ProviderDeletion } from '../hooks/hook-unit.js';
+export type { HookInput, ProviderDeletion } from '../hooks/hook-unit.js';
 
 /**
  * PipelineHooks fills the hook slots of steps 9–12 and 16, one per hook of the hook table
@@ -108,7 +107,7 @@ export interface RunResult {
  * @deprecated The built-in hooks return `pending(...)` (hooks/hook-unit.ts) instead; a slot that
  * still throws a Pending is treated the same way.
  */
-export class Pending extends Error {
+class Pending extends Error {
   override readonly name = 'Pending';
   readonly reason: ConditionReason;
   readonly requeueAfterMs: number;
