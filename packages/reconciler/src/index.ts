@@ -48,6 +48,9 @@ export { RelistReason } from './informer.js';
 export { AutoscaleTarget } from './autoscaler/decide.js';
 export type { EventSubject } from './events/event-recorder.js';
 
+// ---- Child readiness (kstatus rules, docs/reference/runtime.md §7), for views of the child caches
+export { childReadiness } from './readiness/child-readiness.js';
+
 // ---- Cross reads served to other operators, outbound address guard, log redaction
 export type { CrossHandler } from './hooks/cross-handler.js';
 export { AddressGuard, BlockedAddressError } from './hooks/address-guard.js';
