@@ -115,8 +115,8 @@ export interface DispatcherStopResult {
 }
 
 /** MIN_WORKERS and MAX_WORKERS bound a Dispatcher's capacity (docs/reference/runtime.md §6). */
-export const MIN_WORKERS = 1;
-export const MAX_WORKERS = 50;
+const MIN_WORKERS = 1;
+const MAX_WORKERS = 50;
 const RECENT_DURATIONS = 1000;
 
 interface Running {

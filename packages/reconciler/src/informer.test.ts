@@ -3,7 +3,7 @@ import { ManualClock, flushMacrotask } from './clock.js';
 import type { CacheChange } from './cache.js';
 import { Informer, resourcePath } from './informer.js';
 import type { InformerLogger, InformerOptions } from './informer.js';
-import { KubeApiError } from './list-watch-client.js';
+import { createKubeApiError, kubeErrorCodeOf } from '@orkestra/registry';
 import type { ListResponse, ListWatchClient, WatchHandle, WatchHandlers } from './list-watch-client.js';
 
 interface FakeWatch {
@@ -171,7 +171,13 @@ describe('Informer list', () => {
     client.onList = (q) => {
       calls++;
       if (calls === 1) return { metadata: { resourceVersion: '10', continue: 't' }, items: [cm('a', '5')] };
-      if (calls === 2) return new KubeApiError('expired', { statusCode: 410, reason: 'Expired' });
+      if (calls === 2)
+        return createKubeApiError({
+          status: 410,
+          reason: kubeErrorCodeOf(410, 'Expired'),
+          verb: 'watch',
+          message: 'expired',
+        });
       return q['continue'] == null
         ? { metadata: { resourceVersion: '20' }, items: [cm('b', '15')] }
         : new Error('unexpected');
@@ -188,7 +194,12 @@ describe('Informer list', () => {
     let fail = 2;
     client.onList = () =>
       fail-- > 0
-        ? new KubeApiError('boom', { statusCode: 500 })
+        ? createKubeApiError({
+            status: 500,
+            reason: kubeErrorCodeOf(500, undefined),
+            verb: 'watch',
+            message: 'boom',
+          })
         : { metadata: { resourceVersion: '3' }, items: [] };
     informer.start();
     await tick();
@@ -276,7 +287,14 @@ describe('Informer watch', () => {
       if (w.query['resourceVersion'] !== '5') return;
       listRv = 8;
       items = [];
-      w.close(new KubeApiError('gone', { statusCode: 410 }));
+      w.close(
+        createKubeApiError({
+          status: 410,
+          reason: kubeErrorCodeOf(410, undefined),
+          verb: 'watch',
+          message: 'gone',
+        }),
+      );
     };
     client.lastWatch.event('BOOKMARK', { metadata: { resourceVersion: '2' } });
     client.lastWatch.event('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' });
@@ -290,7 +308,15 @@ describe('Informer watch', () => {
 
   it('backs off when every watch gets 410 before any event, instead of relisting in a loop', async () => {
     const { clock, client, informer } = setup();
-    client.onWatch = (w) => w.close(new KubeApiError('gone', { statusCode: 410 }));
+    client.onWatch = (w) =>
+      w.close(
+        createKubeApiError({
+          status: 410,
+          reason: kubeErrorCodeOf(410, undefined),
+          verb: 'watch',
+          message: 'gone',
+        }),
+      );
     informer.start();
     for (let i = 0; i < 5; i++) await tick();
     // Initial list, then one immediate relist; the second 410 in a row waits for the backoff.
@@ -304,7 +330,15 @@ describe('Informer watch', () => {
 
   it('backs off 1 s doubling to 30 s on errors, and an event resets the backoff', async () => {
     const { clock, client, informer } = setup();
-    client.onWatch = (w) => w.close(new KubeApiError('unavailable', { statusCode: 503 }));
+    client.onWatch = (w) =>
+      w.close(
+        createKubeApiError({
+          status: 503,
+          reason: kubeErrorCodeOf(503, undefined),
+          verb: 'watch',
+          message: 'unavailable',
+        }),
+      );
     informer.start();
     await tick();
     const opened: number[] = [clock.now()];
@@ -349,7 +383,15 @@ describe('Informer watch', () => {
     const { clock, client, informer } = setup();
     client.onWatch = (w) => {
       if (client.watches.length === 1)
-        w.close(new KubeApiError('slow down', { statusCode: 429, retryAfterMs: 7000 }));
+        w.close(
+          createKubeApiError({
+            status: 429,
+            reason: kubeErrorCodeOf(429, undefined),
+            verb: 'watch',
+            message: 'slow down',
+            retryAfterSeconds: 7,
+          }),
+        );
     };
     informer.start();
     await tick();
@@ -362,7 +404,15 @@ describe('Informer watch', () => {
 
   it('logs a 403 as an RBAC error at most once a minute and reports forbidden', async () => {
     const { clock, client, informer, warnings } = setup();
-    client.onWatch = (w) => w.close(new KubeApiError('forbidden', { statusCode: 403, reason: 'Forbidden' }));
+    client.onWatch = (w) =>
+      w.close(
+        createKubeApiError({
+          status: 403,
+          reason: kubeErrorCodeOf(403, 'Forbidden'),
+          verb: 'watch',
+          message: 'forbidden',
+        }),
+      );
     informer.start();
     await tick();
     await clock.advanceAsync(59_000);

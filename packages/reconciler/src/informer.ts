@@ -3,7 +3,7 @@ import type { Clock, TimerHandle } from './clock.js';
 import { ObjectCache } from './cache.js';
 import type { CacheChange, WatchEventType } from './cache.js';
 import type { KubeObject } from './kube-object.js';
-import { KubeApiError } from './list-watch-client.js';
+import { KubeApiError, createKubeApiError, kubeErrorCodeOf } from '@orkestra/registry';
 import type { ListWatchClient, RawWatchEvent, WatchHandle } from './list-watch-client.js';
 
 /** ResourceRef names the resource an Informer watches. `group` is `''` for the core group. */
@@ -432,13 +432,12 @@ export class Informer {
       if (code === GONE) return { kind: 'gone', events: 0 };
       return {
         kind: 'error',
-        error: new KubeApiError(
-          `watch error: ${typeof status.message === 'string' ? status.message : `HTTP ${code}`}`,
-          {
-            statusCode: code,
-            ...(typeof status.reason === 'string' ? { reason: status.reason } : {}),
-          },
-        ),
+        error: createKubeApiError({
+          reason: kubeErrorCodeOf(code, typeof status.reason === 'string' ? status.reason : undefined),
+          status: code,
+          verb: 'watch',
+          message: `watch error: ${typeof status.message === 'string' ? status.message : `HTTP ${code}`}`,
+        }),
       };
     }
     if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return undefined;
@@ -501,10 +500,10 @@ export class Informer {
   #delayAfter(error: unknown): number {
     if (
       error instanceof KubeApiError &&
-      error.statusCode === TOO_MANY_REQUESTS &&
-      error.retryAfterMs != null
+      error.status === TOO_MANY_REQUESTS &&
+      error.retryAfterSeconds != null
     ) {
-      return error.retryAfterMs;
+      return error.retryAfterSeconds * 1000;
     }
     return this.#nextBackoff();
   }
@@ -545,7 +544,7 @@ export function resourcePath(
 }
 
 function isStatus(error: unknown, code: number): boolean {
-  return error instanceof KubeApiError && error.statusCode === code;
+  return error instanceof KubeApiError && error.status === code;
 }
 
 function resourceVersionOf(object: unknown): string | undefined {

@@ -1,6 +1,8 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeApiError } from '@orkestra/registry';
+import { createKubeApiError, kubeErrorCodeOf } from '@orkestra/registry';
 
 /** ListResponse is the JSON body of a Kubernetes list request (one page). */
 export interface ListResponse {
@@ -31,23 +33,6 @@ export interface WatchHandle {
 export interface ListWatchClient {
   list(path: string, query: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<ListResponse>;
   watch(path: string, query: Readonly<Record<string, string>>, handlers: WatchHandlers): WatchHandle;
-}
-
-/** KubeApiError is a non-2xx answer of the API server: its status code, the Status reason and any `Retry-After`. */
-export class KubeApiError extends Error {
-  override readonly name: string = 'KubeApiError';
-  readonly statusCode: number;
-  /** The Status `reason` (`Expired`, `Gone`, `Forbidden`, …), when the body was a Status. */
-  readonly reason: string | undefined;
-  /** The `Retry-After` header in ms, when present. */
-  readonly retryAfterMs: number | undefined;
-
-  constructor(message: string, options: { statusCode: number; reason?: string; retryAfterMs?: number }) {
-    super(message);
-    this.statusCode = options.statusCode;
-    this.reason = options.reason;
-    this.retryAfterMs = options.retryAfterMs;
-  }
 }
 
 /** KubeListWatchClientOptions configures a KubeListWatchClient. */
@@ -119,7 +104,7 @@ export class KubeListWatchClient implements ListWatchClient {
           status = res.statusCode ?? 0;
           report();
           if (status < 200 || status >= 300) {
-            reject(apiError(status, body, res.headers['retry-after']));
+            reject(apiError('list', status, body, res.headers['retry-after']));
             return;
           }
           try {
@@ -158,7 +143,9 @@ export class KubeListWatchClient implements ListWatchClient {
             const chunks: Buffer[] = [];
             res.on('data', (chunk: Buffer) => chunks.push(chunk));
             res.on('end', () =>
-              close(apiError(status, Buffer.concat(chunks).toString('utf8'), res.headers['retry-after'])),
+              close(
+                apiError('watch', status, Buffer.concat(chunks).toString('utf8'), res.headers['retry-after']),
+              ),
             );
             res.on('error', close);
             return;
@@ -224,7 +211,17 @@ export class KubeListWatchClient implements ListWatchClient {
   }
 }
 
-function apiError(statusCode: number, body: string, retryAfter: string | string[] | undefined): KubeApiError {
+/**
+ * apiError turns a non-2xx answer into the registry's KubeApiError (one error family for every API
+ * call, docs/reference/runtime.md §18.1): HTTP status, the Status `reason` as a KubeErrorCode
+ * (`Expired` is `Gone`) and `Retry-After` in seconds.
+ */
+function apiError(
+  verb: 'list' | 'watch',
+  statusCode: number,
+  body: string,
+  retryAfter: string | string[] | undefined,
+): KubeApiError {
   let message = `HTTP ${statusCode}`;
   let reason: string | undefined;
   try {
@@ -235,10 +232,12 @@ function apiError(statusCode: number, body: string, retryAfter: string | string[
     if (body !== '') message = `HTTP ${statusCode}: ${body.slice(0, 200)}`;
   }
   const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
-  return new KubeApiError(message, {
-    statusCode,
-    ...(reason == null ? {} : { reason }),
-    ...(retryAfterMs == null ? {} : { retryAfterMs }),
+  return createKubeApiError({
+    reason: kubeErrorCodeOf(statusCode, reason),
+    status: statusCode,
+    verb,
+    message,
+    ...(retryAfterMs == null ? {} : { retryAfterSeconds: retryAfterMs / 1000 }),
   });
 }
 

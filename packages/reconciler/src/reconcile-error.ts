@@ -57,22 +57,18 @@ export class DispatcherStoppedError extends OrkestraError {
 /**
  * retryAfterMsOf returns the delay a server asked for with `429 Too Many Requests` and a
  * `Retry-After` (docs/reference/runtime.md §9.5), looking through the `cause` chain of what a reconcile threw;
- * undefined when there is none. Both the registry's KubeApiError (`status`, `retryAfterSeconds`)
- * and the list/watch client's (`statusCode`, `retryAfterMs`) are understood.
+ * undefined when there is none. Every API failure is the registry's KubeApiError (`status`,
+ * `retryAfterSeconds`; ADR 0013); any error with those two fields is understood.
  */
 export function retryAfterMsOf(error: unknown): number | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 10 && current != null && typeof current === 'object'; depth++) {
     const candidate = current as {
       status?: unknown;
-      statusCode?: unknown;
       retryAfterSeconds?: unknown;
-      retryAfterMs?: unknown;
       cause?: unknown;
     };
-    if (candidate.status === 429 || candidate.statusCode === 429) {
-      if (typeof candidate.retryAfterMs === 'number' && candidate.retryAfterMs > 0)
-        return candidate.retryAfterMs;
+    if (candidate.status === 429) {
       if (typeof candidate.retryAfterSeconds === 'number' && candidate.retryAfterSeconds > 0)
         return candidate.retryAfterSeconds * 1000;
       return undefined;

@@ -5,7 +5,7 @@
  */
 
 /** REDACTED_CREDENTIALS replaces the user-info or the secret query value of a URL. */
-export const REDACTED_CREDENTIALS = '[REDACTED]';
+const REDACTED_CREDENTIALS = '[REDACTED]';
 
 // scheme://userinfo@ — userinfo is everything up to the first @ before the host (no /, ?, # or space).
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;

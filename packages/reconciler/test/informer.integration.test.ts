@@ -4,8 +4,11 @@ import { proxiedKubeConfig, startFreezableProxy } from '@orkestra/testenv';
 import type { FreezableProxy } from '@orkestra/testenv';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Informer, KubeListWatchClient } from '@orkestra/reconciler';
-import type { CacheChange, InformerOptions, ResourceRef } from '@orkestra/reconciler';
+// The informer is engine room, not public API (ADR 0013): this test reads it from the source.
+import type { CacheChange } from '../src/cache.js';
+import { Informer } from '../src/informer.js';
+import type { InformerOptions, ResourceRef } from '../src/informer.js';
+import { KubeListWatchClient } from '../src/list-watch-client.js';
 
 const env = useControlPlane();
 
@@ -203,7 +206,7 @@ describe('Informer against the control plane', () => {
       verb: 'list',
       resource: `/api/v1/namespaces/${env.namespace}/configmaps`,
     });
-    expect(rbac[0]?.fields['err']).toMatchObject({ statusCode: 403, reason: 'Forbidden' });
+    expect(rbac[0]?.fields['err']).toMatchObject({ status: 403, reason: 'Forbidden', verb: 'list' });
   });
 
   it('makes no list request while idle', async () => {

@@ -1,7 +1,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { sumMetric } from '@orkestra/testenv';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Priority } from '@orkestra/reconciler';
+import { Priority } from '../src/work-queue.js';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { diffCounts } from '@orkestra/registry';
 import type { RequestCounts } from '@orkestra/registry';

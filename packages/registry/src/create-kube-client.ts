@@ -12,6 +12,7 @@ import type {
   KubeClient,
   KubeList,
   ListOptions,
+  PatchOptions,
   ResourceInfo,
 } from './kube-client.js';
 import type { GroupVersionKind, KubeObject, ObjectRef } from './kube-object.js';
@@ -34,6 +35,12 @@ export interface KubeClientOptions {
   readonly discoveryTtlMs?: number;
   /** Source of time for the discovery cache. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Plural and scope of further kinds, keyed by `apiVersion/kind` (e.g. the CR kinds of a Katalog,
+   * from their `apiTypes`), so requests about them need no discovery. Built-in kinds are known
+   * already (BUILTIN_RESOURCES, from the kind facts table).
+   */
+  readonly resources?: Readonly<Record<string, ResourceInfo>>;
 }
 
 interface RawResponse {
@@ -138,14 +145,12 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     throw errorFromResponse(spec, response);
   }
 
-  async function resourceInfo(gvk: GroupVersionKind): Promise<ResourceInfo> {
-    const builtin = BUILTIN_RESOURCES[`${gvk.apiVersion}/${gvk.kind}`];
-    if (builtin != null) return builtin;
-    return discover(gvk);
-  }
+  const known = (gvk: GroupVersionKind): ResourceInfo | undefined =>
+    BUILTIN_RESOURCES[`${gvk.apiVersion}/${gvk.kind}`] ??
+    options.resources?.[`${gvk.apiVersion}/${gvk.kind}`];
 
   async function discover(gvk: GroupVersionKind): Promise<ResourceInfo> {
-    const builtin = BUILTIN_RESOURCES[`${gvk.apiVersion}/${gvk.kind}`];
+    const builtin = known(gvk);
     if (builtin != null) return builtin;
     let entry = discovered.get(gvk.apiVersion);
     if (entry == null || now() - entry.at > discoveryTtlMs || !entry.resources.has(gvk.kind)) {
@@ -179,7 +184,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   }
 
   async function objectPath(ref: ObjectRef, subresource?: string): Promise<string> {
-    const info = await resourceInfo(ref);
+    const info = await discover(ref);
     const ns = info.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace ?? 'default')}` : '';
     const name = ref.name === '' ? '' : `/${encodeURIComponent(ref.name)}`;
     return `${apiVersionPath(ref.apiVersion)}${ns}/${info.plural}${name}${subresource == null ? '' : `/${subresource}`}`;
@@ -199,7 +204,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       return res.body as KubeObject;
     },
     async list(gvk, listOptions: ListOptions = {}) {
-      const info = await resourceInfo(gvk);
+      const info = await discover(gvk);
       const ns =
         info.namespaced && listOptions.namespace != null
           ? `/namespaces/${encodeURIComponent(listOptions.namespace)}`
@@ -275,34 +280,48 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         ref,
       });
     },
-    async mergePatch(ref, patch) {
+    async mergePatch(ref, patch, patchOptions: PatchOptions = {}) {
       const res = await call({
         verb: 'patch',
         kind: ref.kind,
         method: 'PATCH',
         path: await objectPath(ref),
         query: { fieldManager },
-        body: patch,
+        body: withPrecondition(patch, patchOptions.resourceVersion),
         contentType: PatchStrategy.MergePatch,
         ref,
       });
       return res.body as KubeObject;
     },
-    async patchStatus(ref, status) {
+    async patchStatus(ref, status, patchOptions: PatchOptions = {}) {
       const res = await call({
         verb: 'patch',
         kind: ref.kind,
         method: 'PATCH',
         path: await objectPath(ref, 'status'),
         query: { fieldManager },
-        body: { status },
+        body: withPrecondition({ status }, patchOptions.resourceVersion),
         contentType: PatchStrategy.MergePatch,
         ref,
       });
-      return res.body as KubeObject;
+      const object = res.body as KubeObject;
+      return { ...object, apiVersion: object.apiVersion ?? ref.apiVersion, kind: object.kind ?? ref.kind };
     },
     discover,
   };
+}
+
+/**
+ * withPrecondition adds `metadata.resourceVersion` to a merge patch: the API server rejects the
+ * patch with 409 Conflict when the object's resource version differs.
+ */
+function withPrecondition(
+  patch: Record<string, unknown>,
+  resourceVersion: string | undefined,
+): Record<string, unknown> {
+  if (resourceVersion == null) return patch;
+  const metadata = (patch['metadata'] ?? {}) as Record<string, unknown>;
+  return { ...patch, metadata: { ...metadata, resourceVersion } };
 }
 
 class RequestTimeout extends Error {

@@ -65,6 +65,7 @@ export type {
   ListOptions,
   ObjectReader,
   ObjectWriter,
+  PatchOptions,
   ResourceInfo,
 } from './kube-client.js';
 export { formatRef, refOf } from './kube-object.js';
@@ -81,5 +82,7 @@ export {
   NotFoundError,
   RegistryError,
   RegistryErrorCode,
+  createKubeApiError,
+  kubeErrorCodeOf,
 } from './errors.js';
 export type { KubeApiErrorOptions, StatusCause } from './errors.js';

@@ -46,6 +46,15 @@ export interface ResourceInfo {
   readonly namespaced: boolean;
 }
 
+/**
+ * PatchOptions controls one merge patch. A `resourceVersion` is sent as `metadata.resourceVersion`,
+ * which the API server treats as a precondition: the patch fails with a ConflictError (409) when the
+ * object changed since (docs/reference/runtime.md §11.4).
+ */
+export interface PatchOptions {
+  readonly resourceVersion?: string | undefined;
+}
+
 /** ListOptions narrows a list request. */
 export interface ListOptions {
   /** Only this namespace; all namespaces when absent (namespaced kinds). */
@@ -73,8 +82,9 @@ export interface ObjectWriter {
 }
 
 /**
- * KubeClient is the small API surface the registry (and later the reconciler) needs. Every call
- * has a timeout, is counted in `requests` by verb and kind, and fails with a typed KubeApiError.
+ * KubeClient is the one API transport of the registry and the reconciler (children, finalizers,
+ * status, Events; only watch streams use their own connection). Every call has a timeout, is
+ * counted in `requests` by verb and kind, and fails with a typed KubeApiError.
  */
 export interface KubeClient extends ObjectWriter {
   /** requests counts every request this client sent, by verb and kind. */
@@ -85,10 +95,13 @@ export interface KubeClient extends ObjectWriter {
   get(ref: ObjectRef): Promise<KubeObject>;
   /** list reads every object of a kind (all pages). */
   list(kind: GroupVersionKind, options?: ListOptions): Promise<KubeList>;
-  /** mergePatch sends a JSON merge patch to the object. */
-  mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject>;
-  /** patchStatus sends a JSON merge patch to the object's `status` subresource. */
-  patchStatus(ref: ObjectRef, status: Record<string, unknown>): Promise<KubeObject>;
+  /** mergePatch sends a JSON merge patch to the object (with a resource-version precondition when given). */
+  mergePatch(ref: ObjectRef, patch: Record<string, unknown>, options?: PatchOptions): Promise<KubeObject>;
+  /**
+   * patchStatus sends `{status}` as a JSON merge patch to the object's `status` subresource (with a
+   * resource-version precondition when given); the result always carries `apiVersion` and `kind`.
+   */
+  patchStatus(ref: ObjectRef, status: Record<string, unknown>, options?: PatchOptions): Promise<KubeObject>;
   /** discover resolves a kind's plural and scope (cached; built-in kinds cost no request). */
   discover(kind: GroupVersionKind): Promise<ResourceInfo>;
 }

@@ -54,7 +54,10 @@ export {
   RESOURCE_KINDS,
   RESOURCE_LIST_KEYS,
   SECRET_TLS_DEFAULT_NAME_SUFFIX,
+  apiGroupOf,
+  guessPlural,
   resourceKindInfo,
+  resourceKindOf,
 } from './kinds/index.js';
 export type { ResourceKindInfo, ResourceListKey } from './kinds/index.js';
 export { getPath, stringForm, numberForm, formatPath } from './paths.js';

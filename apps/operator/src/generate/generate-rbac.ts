@@ -1,8 +1,7 @@
-import { RESOURCE_KINDS } from '@orkestra/types';
+import { RESOURCE_KINDS, apiGroupOf, guessPlural } from '@orkestra/types';
 import type { CrdEntry, Katalog, ResourceGroup } from '@orkestra/types';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
-import { guessPlural } from './plural.js';
 
 /** PolicyRule is one RBAC rule as written in a Role or ClusterRole. */
 export interface PolicyRule {
@@ -103,10 +102,6 @@ function ruleKey(rule: PolicyRule): string {
   return `${rule.apiGroups[0] ?? ''}\u0000${rule.resources.join(',')}\u0000${(rule.resourceNames ?? []).join(',')}`;
 }
 
-function groupOf(apiVersion: string): string {
-  return apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
-}
-
 function listOf(group: ResourceGroup, key: string): readonly Record<string, unknown>[] {
   return ((group as unknown as Record<string, unknown>)[key] as Record<string, unknown>[] | undefined) ?? [];
 }
@@ -140,7 +135,7 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
   const { group, plural } = entry.apiTypes;
   // CRs are read from the informer (list/watch), never with a GET; finalizers are patched on.
   rules.add(group, plural, ['list', 'watch', 'patch']);
-  // Status is only ever merge-patched through the subresource (status-patcher.ts), never read from it.
+  // Status is only ever merge-patched through the subresource (status-writer.ts), never read from it.
   rules.add(group, `${plural}/status`, ['patch']);
   rules.add(group, `${plural}/finalizers`, ['update']);
   const box = entry.operatorBox;
@@ -155,7 +150,7 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         for (const custom of list) {
           const apiVersion = String(custom['apiVersion']);
           const kind = String(custom['kind']);
-          rules.add(groupOf(apiVersion), guessPlural(kind), CHILD_VERBS);
+          rules.add(apiGroupOf(apiVersion), guessPlural(kind), CHILD_VERBS);
           notes.push(
             `custom kind ${kind} (${apiVersion}) is granted as resource "${guessPlural(kind)}", a guess from its kind; check it against the CRD's plural`,
           );
@@ -209,7 +204,7 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         if (list.length === 0) continue;
         if (info.listKey === 'custom') {
           for (const custom of list) {
-            rules.add(groupOf(String(custom['apiVersion'])), guessPlural(String(custom['kind'])), [
+            rules.add(apiGroupOf(String(custom['apiVersion'])), guessPlural(String(custom['kind'])), [
               'get',
               'list',
               'watch',

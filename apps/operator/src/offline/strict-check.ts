@@ -1,12 +1,11 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath, parseDuration } from '@orkestra/types';
+import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath, guessPlural, parseDuration } from '@orkestra/types';
 import type { CrdEntry, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
 import { didYouMean } from '../did-you-mean.js';
 import { untypedProperties } from '../generate/generate-crds.js';
-import { guessPlural } from '../generate/plural.js';
 import { schemaProperty, walkSchema } from './schema-walk.js';
 import type { JsonSchema } from './schema-walk.js';
 

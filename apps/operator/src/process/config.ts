@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { RUNTIME_TUNING_DEFAULTS } from '@orkestra/reconciler';
+import type { RuntimeTuning } from '@orkestra/reconciler';
 import { parseDuration } from '@orkestra/types';
 import { parseBindAddress } from './http-server.js';
 
@@ -18,8 +20,20 @@ export type LogLevel = (typeof LogLevel)[keyof typeof LogLevel];
 export const OciBuilder = { Docker: 'docker', Podman: 'podman', Buildah: 'buildah' } as const;
 export type OciBuilder = (typeof OciBuilder)[keyof typeof OciBuilder];
 
+/**
+ * OperatorTuning is the part of the runtime's RuntimeTuning that `ork run` sets from flags
+ * (`--reconcile-timeout`, `--max-concurrent-writes`, `--watch-idle-timeout`, `--work-dir`,
+ * `--max-concurrent-builds`), always given. The knobs are declared once, in RuntimeTuning.
+ */
+export type OperatorTuning = {
+  readonly [
+    K in
+      'reconcileTimeoutMs' | 'maxConcurrentWrites' | 'watchIdleTimeoutMs' | 'workDir' | 'maxConcurrentBuilds'
+  ]-?: NonNullable<RuntimeTuning[K]>;
+};
+
 /** RunConfig is the parsed configuration of `ork run` (docs/reference/runtime.md §22). Durations are in milliseconds. */
-export interface RunConfig {
+export interface RunConfig extends OperatorTuning {
   /** Katalog file (`--katalog`, `ORKESTRA_KATALOG`, or the first positional). Default `./katalog.yaml`. */
   readonly katalog: string;
   /** Kubeconfig path (`--kubeconfig`, `KUBECONFIG`); undefined = in-cluster, else `~/.kube/config`. */
@@ -36,15 +50,7 @@ export interface RunConfig {
   /** Bind address of the health server; `0` disables it. */
   readonly healthProbeBindAddress: string;
   readonly logLevel: LogLevel;
-  readonly reconcileTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
-  /** Parallel child writes per CR. */
-  readonly maxConcurrentWrites: number;
-  /** A watch silent for this long is restarted. */
-  readonly watchIdleTimeoutMs: number;
-  /** Checkouts and build contexts live here. */
-  readonly workDir: string;
-  readonly maxConcurrentBuilds: number;
   /** Default OCI builder (`OCI_BUILDER`). */
   readonly ociBuilder: OciBuilder;
   /** Apply the Katalog's CRDs at start-up (`ork dev`). Default false. */
@@ -292,12 +298,13 @@ export function parseRunConfig(
     metricsBindAddress: address('metrics-bind-address', ':8080'),
     healthProbeBindAddress: address('health-probe-bind-address', ':8081'),
     logLevel: logLevel as LogLevel,
-    reconcileTimeoutMs: duration('reconcile-timeout', '5m'),
+    // The runtime's defaults are RUNTIME_TUNING_DEFAULTS (one place); only the work directory is the image's.
+    reconcileTimeoutMs: duration('reconcile-timeout', `${RUNTIME_TUNING_DEFAULTS.reconcileTimeoutMs}ms`),
     shutdownTimeoutMs: duration('shutdown-timeout', '30s'),
-    maxConcurrentWrites: positiveInt('max-concurrent-writes', 8),
-    watchIdleTimeoutMs: duration('watch-idle-timeout', '5m'),
+    maxConcurrentWrites: positiveInt('max-concurrent-writes', RUNTIME_TUNING_DEFAULTS.maxConcurrentWrites),
+    watchIdleTimeoutMs: duration('watch-idle-timeout', `${RUNTIME_TUNING_DEFAULTS.watchIdleTimeoutMs}ms`),
     workDir: nonEmpty(text('work-dir')) ?? '/var/lib/orkestra',
-    maxConcurrentBuilds: positiveInt('max-concurrent-builds', 1),
+    maxConcurrentBuilds: positiveInt('max-concurrent-builds', RUNTIME_TUNING_DEFAULTS.maxConcurrentBuilds),
     ociBuilder: builder as OciBuilder,
     installCrds: bool('install-crds', options.defaults?.installCrds ?? false),
     controlCenter: bool(

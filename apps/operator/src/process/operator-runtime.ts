@@ -1,17 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKatalogRuntime } from '@orkestra/reconciler';
-import type { CrossHandler, EventSubject, KatalogRuntime } from '@orkestra/reconciler';
+import type { CrossHandler, EventSubject, KatalogRuntime, RuntimeTuning } from '@orkestra/reconciler';
 import type { Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';
-
-/** OperatorRuntimeTuning is the part of RunConfig the runtime takes (docs/reference/runtime.md §22). */
-interface OperatorRuntimeTuning {
-  readonly maxConcurrentWrites: number;
-  readonly reconcileTimeoutMs: number;
-  readonly watchIdleTimeoutMs: number;
-  readonly workDir: string;
-  readonly maxConcurrentBuilds: number;
-}
 
 /** CreateOperatorRuntimeOptions configures createOperatorRuntime. */
 export interface CreateOperatorRuntimeOptions {
@@ -20,15 +11,14 @@ export interface CreateOperatorRuntimeOptions {
   readonly logger: Logger;
   /** False keeps a warm standby (informers only) until `startWorkers`. */
   readonly leaderElected: boolean;
-  readonly tuning: OperatorRuntimeTuning;
+  /** The runtime's tuning (docs/reference/runtime.md §22); knobs left out take RUNTIME_TUNING_DEFAULTS. */
+  readonly tuning: RuntimeTuning;
   /** Receives the runtime's counters and histograms; scrape-time gauges come from `collect`. */
   readonly metrics?: MetricsSink;
   /** The loaded providers by Katalog name. */
   readonly providers?: ReadonlyMap<string, Provider>;
   /** Environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** How long `start` waits for the first list of every informer. Default 120 000 ms. */
-  readonly syncTimeoutMs?: number;
   /** Called with every Event the runtime records (the Control Center keeps the recent ones). */
   readonly onEvent?: (subject: EventSubject, type: string, reason: string, message: string) => void;
 }
@@ -91,15 +81,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
     leaderElected: options.leaderElected,
     ...(options.providers == null ? {} : { providers: options.providers }),
     ...(options.metrics == null ? {} : { observer: options.metrics }),
-    options: {
-      maxConcurrentWrites: options.tuning.maxConcurrentWrites,
-      reconcileTimeoutMs: options.tuning.reconcileTimeoutMs,
-      watchIdleTimeoutMs: options.tuning.watchIdleTimeoutMs,
-      workDir: options.tuning.workDir,
-      maxConcurrentBuilds: options.tuning.maxConcurrentBuilds,
-      ...(options.env == null ? {} : { env: options.env }),
-      ...(options.syncTimeoutMs == null ? {} : { syncTimeoutMs: options.syncTimeoutMs }),
-    },
+    options: { ...options.tuning, ...(options.env == null ? {} : { env: options.env }) },
   });
   const crdEntries = options.katalog.spec.crds;
   const onEvent = options.onEvent;

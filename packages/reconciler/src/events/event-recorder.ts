@@ -15,7 +15,7 @@ export const EventType = { Normal: 'Normal', Warning: 'Warning' } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
 /** EVENT_SOURCE_COMPONENT is the `source.component` and `reportingComponent` of every Event the runtime writes. */
-export const EVENT_SOURCE_COMPONENT = MANAGED_BY;
+const EVENT_SOURCE_COMPONENT = MANAGED_BY;
 
 /** EventSubject is the object an Event is about (a cached KubeObject fits). */
 export interface EventSubject {

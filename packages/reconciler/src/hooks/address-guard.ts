@@ -19,7 +19,7 @@ export interface AddressGuardOptions {
 }
 
 /** METADATA_HOSTNAMES are hostnames of cloud metadata services, refused by name before resolving. */
-export const METADATA_HOSTNAMES: readonly string[] = ['metadata.google.internal'];
+const METADATA_HOSTNAMES: readonly string[] = ['metadata.google.internal'];
 
 const METADATA_ADDRESSES = new Set(['169.254.169.254', '100.100.100.200']);
 

@@ -27,7 +27,7 @@ export interface CrossHandlerOptions {
 export type CrossHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 /** CROSS_PATH_PREFIX is the path prefix the handler owns. */
-export const CROSS_PATH_PREFIX = '/katalog/crds/';
+const CROSS_PATH_PREFIX = '/katalog/crds/';
 
 /**
  * createCrossHandler returns a request handler for the cross-read endpoint: 200 with

@@ -110,7 +110,7 @@ class GitError extends Error {
 }
 
 /** shortCommitOf is the first 7 characters of a commit hash. */
-export function shortCommitOf(commit: string): string {
+function shortCommitOf(commit: string): string {
   return commit.slice(0, 7);
 }
 

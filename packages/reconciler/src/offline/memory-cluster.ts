@@ -21,11 +21,9 @@ import type {
   ObjectRef,
   ResourceInfo,
 } from '@orkestra/registry';
-import { OrkestraLabel } from '@orkestra/types';
+import { OrkestraLabel, guessPlural, resourceKindOf } from '@orkestra/types';
 import type { Clock } from '../clock.js';
-import { KubeApiError } from '../list-watch-client.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
-import type { StatusPatcher } from '../runtime/status-patcher.js';
 import type { ChildStore, PrimaryStore } from '../runtime/stores.js';
 
 /** ClusterWriteVerb is what one write did to the memory cluster. */
@@ -69,7 +67,7 @@ export function idOfRef(ref: ObjectRef): string {
  * const cluster = new MemoryCluster({ clock });
  * cluster.put(cr);
  * const pipeline = new CrdPipeline({ primary: cluster.primaryStore(crd.apiVersion, crd.apiTypes.kind),
- *   children: cluster.childStore, client: cluster.client, patchStatus: cluster.patchStatus, … });
+ *   children: cluster.childStore, client: cluster.client, … });
  */
 export class MemoryCluster {
   readonly #clock: Clock;
@@ -80,8 +78,6 @@ export class MemoryCluster {
   readonly client: KubeClient;
   /** childStore is the ChildStore view: every kind is held. */
   readonly childStore: ChildStore;
-  /** patchStatus is the StatusPatcher over this cluster (resource version precondition honoured). */
-  readonly patchStatus: StatusPatcher;
 
   constructor(options: MemoryClusterOptions) {
     this.#clock = options.clock;
@@ -99,21 +95,6 @@ export class MemoryCluster {
       listAllOwned: (ownerUid) =>
         this.list().filter((o) => o.metadata.labels?.[OrkestraLabel.OwnerUid] === ownerUid),
       upsertFromWrite: () => undefined,
-    };
-    this.patchStatus = async (target, status) => {
-      const ref: ObjectRef = {
-        apiVersion: `${target.group}/${target.version}`,
-        kind: target.kind,
-        name: target.name,
-        ...(target.namespace == null || target.namespace === '' ? {} : { namespace: target.namespace }),
-      };
-      try {
-        return this.#patch(ref, { status }, target.resourceVersion, 'status');
-      } catch (error) {
-        if (error instanceof ConflictError) throw new KubeApiError(error.message, { statusCode: 409 });
-        if (error instanceof NotFoundError) throw new KubeApiError(error.message, { statusCode: 404 });
-        throw error;
-      }
     };
   }
 
@@ -279,10 +260,10 @@ export class MemoryCluster {
         );
         return { items, resourceVersion: String(this.#resourceVersion) };
       },
-      mergePatch: async (ref, patch) => {
+      mergePatch: async (ref, patch, patchOptions) => {
         requests.record('patch', ref.kind);
         const metadata = isMap(patch['metadata']) ? patch['metadata'] : undefined;
-        const precondition = metadata?.['resourceVersion'];
+        const precondition = patchOptions?.resourceVersion ?? metadata?.['resourceVersion'];
         const { resourceVersion: _rv, ...restMetadata } = metadata ?? {};
         const body = metadata == null ? patch : { ...patch, metadata: restMetadata };
         return this.#patch(
@@ -292,14 +273,19 @@ export class MemoryCluster {
           'patch',
         );
       },
-      patchStatus: async (ref, status) => {
+      patchStatus: async (ref, status, patchOptions) => {
         requests.record('patch', ref.kind);
-        return this.#patch(normalizeRef(ref), { status }, undefined, 'status');
+        // The resource-version precondition is honoured, as the API server does (docs/reference/runtime.md §11.4).
+        return this.#patch(normalizeRef(ref), { status }, patchOptions?.resourceVersion, 'status');
       },
-      discover: async (kind: GroupVersionKind): Promise<ResourceInfo> => ({
-        plural: `${kind.kind.toLowerCase()}s`,
-        namespaced: true,
-      }),
+      // Plural and scope from the kind facts table; a kind without facts is guessed (namespaced).
+      discover: async (kind: GroupVersionKind): Promise<ResourceInfo> => {
+        const facts = resourceKindOf(kind.apiVersion, kind.kind);
+        return {
+          plural: facts?.plural ?? guessPlural(kind.kind),
+          namespaced: facts?.namespaced ?? true,
+        };
+      },
     };
   }
 

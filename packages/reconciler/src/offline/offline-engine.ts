@@ -261,7 +261,6 @@ export class OfflineEngine {
       primary: this.cluster.primaryStore(crd.apiVersion, crd.apiTypes.kind),
       children: this.cluster.childStore,
       client: this.cluster.client,
-      patchStatus: this.cluster.patchStatus,
       engine: this.#engine,
       clock: this.#clock,
       ...(this.#random == null ? {} : { random: this.#random }),

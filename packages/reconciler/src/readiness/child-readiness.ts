@@ -2,7 +2,7 @@
  * childReadiness: the readiness of one child, by its kind's kstatus rule or by the entry's
  * `readyWhen` conditions (over the child's own object, as kro has).
  */
-import { evaluateConditions } from '@orkestra/types';
+import { apiGroupOf, evaluateConditions } from '@orkestra/types';
 import type { Condition, EvaluateConditionsOptions } from '@orkestra/types';
 import type { KubeObject } from '../kube-object.js';
 import {
@@ -34,11 +34,6 @@ const KIND_READINESS: ReadonlyMap<string, KindReadiness> = new Map<string, KindR
   ['/Service', serviceReadiness],
   ['/Namespace', namespaceReadiness],
 ]);
-
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
-}
 
 /** ChildReadinessOptions configures {@link childReadiness}. */
 export interface ChildReadinessOptions {
@@ -74,6 +69,6 @@ export function childReadiness(
     const failedAt = result.failed;
     return inProgress(`readyWhen[${String(failedAt?.index ?? 0)}]: ${failedAt?.reason ?? 'not passed'}`);
   }
-  const rule = KIND_READINESS.get(`${groupOf(object.apiVersion)}/${object.kind}`);
+  const rule = KIND_READINESS.get(`${apiGroupOf(object.apiVersion)}/${object.kind}`);
   return (rule ?? genericReadiness)(object);
 }

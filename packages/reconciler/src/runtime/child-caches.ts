@@ -73,7 +73,7 @@ export function routeChildChange(
 }
 
 /** gvkKey is `apiVersion/Kind`, the key of a child kind. */
-export function gvkKey(gvk: GroupVersionKind): string {
+function gvkKey(gvk: GroupVersionKind): string {
   return `${gvk.apiVersion}/${gvk.kind}`;
 }
 

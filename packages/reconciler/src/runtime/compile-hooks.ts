@@ -8,10 +8,6 @@ import type { CrdEntry } from '@orkestra/types';
 import { hookUnits } from '../hooks/table.js';
 import type { CompiledHooks } from '../hooks/table.js';
 
-export type { CompiledCross } from '../hooks/cross/index.js';
-export type { CompiledDocker } from '../hooks/docker/index.js';
-export type { CompiledExternal } from '../hooks/external/index.js';
-export type { CompiledGit } from '../hooks/git/index.js';
 export type { CompiledProviderDeclaration } from '../hooks/providers/index.js';
 export type { CompiledHooks } from '../hooks/table.js';
 

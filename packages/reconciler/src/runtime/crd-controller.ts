@@ -22,8 +22,8 @@ import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import { CrdPipeline } from './reconcile-pipeline.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
-import type { DriftLimitTuning } from './drift-limiter.js';
-import type { StatusPatcher } from './status-patcher.js';
+import { resolveTuning } from './tuning.js';
+import type { RuntimeTuning } from './tuning.js';
 import { errorForLog, isPanic, panicCause } from './log-error.js';
 import { noopObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
@@ -40,7 +40,6 @@ export interface CrdControllerOptions {
   readonly crd: CompiledCrd;
   readonly listWatch: ListWatchClient;
   readonly client: KubeClient;
-  readonly patchStatus: StatusPatcher;
   readonly children: ChildCaches;
   readonly engine: TemplateEngine;
   readonly clock: Clock;
@@ -48,13 +47,12 @@ export interface CrdControllerOptions {
   readonly randomBytes?: ((size: number) => Uint8Array) | undefined;
   readonly logger: Logger;
   readonly events: EventRecorder;
-  readonly maxConcurrentWrites?: number | undefined;
-  readonly reconcileTimeoutMs?: number | undefined;
-  readonly watchIdleTimeoutMs?: number | undefined;
-  /** Overrides the entry's resync interval (ms); 0 disables. */
-  readonly resyncMs?: number | undefined;
-  /** Watch only this namespace (else the guard's pinned namespace, else all). */
-  readonly namespace?: string | undefined;
+  /**
+   * The runtime's tuning (defaults in RUNTIME_TUNING_DEFAULTS). The entry uses
+   * `maxConcurrentWrites`, `driftLimit`, `reconcileTimeoutMs`, `watchIdleTimeoutMs`, `resyncMs`
+   * (overrides the entry's `resync`; 0 disables) and `namespace` (else the guard's pinned one, else all).
+   */
+  readonly tuning?: RuntimeTuning | undefined;
   readonly hooks?: PipelineHooks | undefined;
   /**
    * Called for every change of a cached CR of this entry: informer events and the runtime's own
@@ -64,8 +62,6 @@ export interface CrdControllerOptions {
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
   /** Receives the entry's reconcile, queue, informer and pipeline events (docs/reference/runtime.md §18.2). Default: none. */
   readonly observer?: RuntimeObserver | undefined;
-  /** Thresholds of the drift-correction limiter; defaults in `DRIFT_LIMIT_DEFAULTS`. */
-  readonly driftLimit?: DriftLimitTuning | undefined;
 }
 
 /**
@@ -122,7 +118,8 @@ export class CrdController {
       restricted: crd.entry.restrictedNamespaces,
       allowed: crd.entry.allowedNamespaces,
     });
-    const namespace = options.namespace ?? (crd.entry.namespaced ? this.guard.pinnedNamespace : undefined);
+    const tuning = resolveTuning(options.tuning);
+    const namespace = tuning.namespace ?? (crd.entry.namespaced ? this.guard.pinnedNamespace : undefined);
     this.queue = new WorkQueue({
       clock: options.clock,
       maxDepth: crd.entry.queue.maxDepth,
@@ -145,7 +142,7 @@ export class CrdController {
       clock: options.clock,
       ...(crd.entry.namespaced && namespace != null ? { namespace } : {}),
       ...(options.random == null ? {} : { random: options.random }),
-      ...(options.watchIdleTimeoutMs == null ? {} : { watchIdleTimeoutMs: options.watchIdleTimeoutMs }),
+      watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
       logger: { warn: (fields, message) => this.#logger.warn({ ...fields }, message) },
       onRelist: (reason) => observer.informerRelist(resourceLabel(crd.apiTypes), reason),
       onWatchRestart: () => observer.informerWatchRestart(resourceLabel(crd.apiTypes)),
@@ -158,27 +155,25 @@ export class CrdController {
       primary: this.informer.cache,
       children: options.children,
       client: options.client,
-      patchStatus: options.patchStatus,
       engine: options.engine,
       clock: options.clock,
       random: options.randomBytes,
       events: options.events,
       guard: this.guard,
-      ...(options.maxConcurrentWrites == null ? {} : { maxConcurrentWrites: options.maxConcurrentWrites }),
+      tuning,
       ...(options.hooks == null ? {} : { hooks: options.hooks }),
       customScope: options.customScope,
-      driftLimit: options.driftLimit,
     });
     this.dispatcher = new Dispatcher({
       queue: this.queue,
       workers: crd.entry.workers,
       clock: options.clock,
       reconcile: (request, ctx) => this.#reconcile(request, ctx),
-      ...(options.reconcileTimeoutMs == null ? {} : { reconcileTimeoutMs: options.reconcileTimeoutMs }),
+      reconcileTimeoutMs: tuning.reconcileTimeoutMs,
       onReconciled: (report) => this.#onReconciled(report),
     });
     this.resync = new Resync({
-      intervalMs: options.resyncMs ?? parseDuration(crd.entry.resync),
+      intervalMs: tuning.resyncMs ?? parseDuration(crd.entry.resync),
       queue: this.queue,
       clock: options.clock,
       items: () =>

@@ -1,48 +1,23 @@
 /**
- * The EventWriter of the runtime (docs/reference/runtime.md §12): a direct `POST /api/v1/namespaces/<ns>/events`,
- * so writing an Event never needs discovery (core `v1` is fixed).
+ * The EventWriter of the runtime (docs/reference/runtime.md §12): each core v1 Event is created
+ * through the one API transport, the registry's KubeClient. Core `v1/Event` is in the client's
+ * built-in resource table, so writing an Event never needs discovery.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { RequestCounter } from '@orkestra/registry';
+import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { EventWriter } from '../events/event-recorder.js';
-import { sendRawRequest } from './raw-request.js';
-
-/** CreateEventWriterOptions configures createEventWriter. */
-export interface CreateEventWriterOptions {
-  readonly kubeConfig: KubeConfig;
-  /** Each Event is counted as `create Event`. */
-  readonly requests?: RequestCounter | undefined;
-  /** Per-request timeout. Default 30 000 ms. */
-  readonly timeoutMs?: number | undefined;
-  /** Called when a request ended, with its HTTP status (0 when none arrived) and duration. */
-  readonly onRequest?: ((method: string, status: number, seconds: number) => void) | undefined;
-}
 
 /**
- * createEventWriter returns an EventWriter that POSTs each core v1 Event to its namespace, with
- * field manager `orkestra`; a failure rejects with a KubeApiError.
+ * createEventWriter returns an EventWriter that creates each Event in its namespace with
+ * `client.create` (field manager `orkestra`, counted as `create Event`); a failure rejects with
+ * the registry's KubeApiError.
  *
  * @example
- * const events = new EventRecorder({ writer: createEventWriter({ kubeConfig }) });
+ * const events = new EventRecorder({ writer: createEventWriter(createKubeClient({ kubeConfig })) });
  */
-export function createEventWriter(options: CreateEventWriterOptions): EventWriter {
+export function createEventWriter(client: Pick<KubeClient, 'create'>): EventWriter {
   return {
     async create(namespace, event) {
-      options.requests?.record('create', 'Event');
-      await sendRawRequest(
-        {
-          method: 'POST',
-          path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
-          query: { fieldManager: 'orkestra' },
-          body: { ...event, metadata: { ...event.metadata, namespace } },
-          contentType: 'application/json',
-        },
-        {
-          kubeConfig: options.kubeConfig,
-          timeoutMs: options.timeoutMs,
-          onDone: (status, seconds) => options.onRequest?.('POST', status, seconds),
-        },
-      );
+      await client.create({ ...event, metadata: { ...event.metadata, namespace } } as unknown as KubeObject);
     },
   };
 }

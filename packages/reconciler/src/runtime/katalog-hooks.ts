@@ -12,9 +12,7 @@ import { hookUnits } from '../hooks/table.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 
-export { DOCKER_SAFETY_REQUEUE_MS } from '../hooks/docker/index.js';
 export type { GitReader } from '../hooks/git/index.js';
-export { readerId };
 
 /** KatalogHooksOptions are the process-wide services the hooks use (narrowed to the calls the hooks make, so the offline engine can inject scripted ones behind the same hook code). */
 export type KatalogHooksOptions = HookServices;

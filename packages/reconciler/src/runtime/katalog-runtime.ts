@@ -37,47 +37,24 @@ import { compileKatalog } from './compile-katalog.js';
 import type { CompiledKatalog } from './compile-katalog.js';
 import { CrdController } from './crd-controller.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
-import { createStatusPatcher } from './status-patcher.js';
 import { StartGate } from './depends-on.js';
 import { createEventWriter } from './event-writer.js';
 import { errorForLog, serializeError } from './log-error.js';
 import { observeKubeClient } from './observed-client.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
-import type { DriftLimitTuning } from './drift-limiter.js';
+import { resolveTuning } from './tuning.js';
+import type { RuntimeTuning } from './tuning.js';
 
-/** KatalogRuntimeOptions tunes the runtime; every field has a default (docs/reference/runtime.md §22). */
-export interface KatalogRuntimeTuning {
-  /** Concurrent child writes per CR (`--max-concurrent-writes`). Default 8. */
-  readonly maxConcurrentWrites?: number;
-  /** A reconcile running longer is aborted and retried (`--reconcile-timeout`). Default 300 000 ms. */
-  readonly reconcileTimeoutMs?: number;
-  /** Silent watches are relisted after this long (`--watch-idle-timeout`). Default 300 000 ms. */
-  readonly watchIdleTimeoutMs?: number;
-  /** How long `start` waits for the first list of every informer. Default 120 000 ms. */
-  readonly syncTimeoutMs?: number;
-  /** Overrides every entry's resync interval in ms (0 disables); default: each entry's `resync`. */
-  readonly resyncMs?: number;
-  /** Watch only this namespace (namespaced CRs and children); default: all namespaces. */
-  readonly namespace?: string;
+/**
+ * KatalogRuntimeOptions is the runtime's tuning (RuntimeTuning, defaults in one place) plus the
+ * hook slot overrides and the hooks' environment (docs/reference/runtime.md §22).
+ */
+export interface KatalogRuntimeOptions extends RuntimeTuning {
   /** Hook and provider slots per entry name (steps 9–12 and 16); each slot given here replaces the built-in one. */
   readonly hooks?: Readonly<Record<string, PipelineHooks>>;
-  /** Where git checkouts live (`--work-dir`). Default: a new temporary directory, made when an entry has `git`. */
-  readonly workDir?: string;
-  /** Docker builds at a time (`--max-concurrent-builds`). Default 1. */
-  readonly maxConcurrentBuilds?: number;
-  /** How often the git poller looks for due checkouts. Default: the smallest declared `pollInterval`, at most 15 000 ms, at least 1000 ms. */
-  readonly gitPollTickMs?: number;
-  /** Allow external calls, cross HTTP reads and git hosts at link-local and cloud metadata addresses. Default false. */
-  readonly allowLinkLocal?: boolean;
   /** The environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /**
-   * Bounds re-applies of a child that another writer keeps changing back (`forceConflict: true`):
-   * more than `maxCorrections` (5) within `windowMs` (60 s) back off from `initialBackoffMs` (1 s),
-   * doubling to `maxBackoffMs` (5 min), with one `DriftFight` Warning per episode.
-   */
-  readonly driftLimit?: DriftLimitTuning;
 }
 
 /** CreateKatalogRuntimeOptions is what createKatalogRuntime needs. */
@@ -102,7 +79,7 @@ export interface CreateKatalogRuntimeOptions {
    * fits as it is. Methods left out are not called. Default: none.
    */
   readonly observer?: Partial<RuntimeObserver>;
-  readonly options?: KatalogRuntimeTuning;
+  readonly options?: KatalogRuntimeOptions;
 }
 
 /** RuntimeEntry is one CRD entry's machinery, for metrics, the autoscaler and cross endpoints. */
@@ -175,7 +152,8 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const bytes = options.randomBytes ?? ((size: number) => new Uint8Array(randomBytes(size)));
-  const tuning = options.options ?? {};
+  const tuning = resolveTuning(options.options);
+  const slots = options.options?.hooks;
   const engine = createTemplateEngine({ clock: { now: () => clock.now() }, random: bytes });
   const compiled =
     'crds' in options.katalog && options.katalog.crds instanceof Map
@@ -196,18 +174,24 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const host = apiHost(options.kubeConfig);
   const onRequest = (method: string, status: number, seconds: number): void =>
     observer.restRequest(method, status === 0 ? '<error>' : String(status), host, seconds);
-  const client = observeKubeClient(createKubeClient({ kubeConfig: options.kubeConfig }), onRequest);
-  const patchStatus = createStatusPatcher({
-    kubeConfig: options.kubeConfig,
-    requests: client.requests,
+  // The one API transport (ADR 0013): children, finalizers, status and Events. The CR kinds'
+  // plural and scope come from their apiTypes, so status patches need no discovery.
+  const crResources = Object.fromEntries(
+    [...compiled.crds.values()].map((crd) => [
+      `${crd.apiVersion}/${crd.apiTypes.kind}`,
+      { plural: crd.apiTypes.plural, namespaced: crd.entry.namespaced },
+    ]),
+  );
+  const client = observeKubeClient(
+    createKubeClient({ kubeConfig: options.kubeConfig, resources: crResources }),
     onRequest,
-  });
+  );
   const listWatch = new KubeListWatchClient({ kubeConfig: options.kubeConfig, onRequest });
   // Entry name by CR apiVersion/kind, for the `controller` label of Event metrics.
   const controllerOf = new Map<string, string>();
   const events = new EventRecorder({
-    // A direct POST: core v1 Events need no discovery (docs/reference/runtime.md §12).
-    writer: createEventWriter({ kubeConfig: options.kubeConfig, requests: client.requests, onRequest }),
+    // Through the same client: core v1 Events need no discovery (docs/reference/runtime.md §12).
+    writer: createEventWriter(client),
     clock,
     onWriteError: (error) => logger.debug({ err: errorForLog(error) }, 'event write failed'),
     onRecorded: (subject, type, reason) =>
@@ -233,7 +217,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     clock,
     random,
     ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
-    ...(tuning.watchIdleTimeoutMs == null ? {} : { watchIdleTimeoutMs: tuning.watchIdleTimeoutMs }),
+    watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
     logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
     observer,
   });
@@ -243,7 +227,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
 
   const entries = new Map<string, RuntimeEntry>();
   // ---- hooks and providers (steps 9–12, 16; docs/reference/runtime.md §14)
-  const env = tuning.env ?? process.env;
+  const env = options.options?.env ?? process.env;
   const conditions: EvaluateConditionsOptions = {
     renderTemplate: (source, context) => engine.renderTemplate(source, context),
     now: () => new Date(clock.now()),
@@ -253,13 +237,10 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     readSecret: (namespace, name, key) => kubeReads.secretValue(namespace, name, key),
     env,
     clock,
-    ...(tuning.allowLinkLocal == null ? {} : { allowLinkLocal: tuning.allowLinkLocal }),
+    allowLinkLocal: tuning.allowLinkLocal,
   });
   // The address guard covers cross HTTP reads like external calls (issue 20).
-  const crossHttp = new CrossHttpClient({
-    clock,
-    ...(tuning.allowLinkLocal == null ? {} : { allowLinkLocal: tuning.allowLinkLocal }),
-  });
+  const crossHttp = new CrossHttpClient({ clock, allowLinkLocal: tuning.allowLinkLocal });
   const crossReaders = new CrossReaders();
   const enqueueReader = (id: string): void => {
     const { crd, key } = parseReaderId(id);
@@ -271,14 +252,14 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       workDir: tuning.workDir ?? mkdtempSync(join(tmpdir(), 'orkestra-git-')),
       clock,
       env,
-      ...(tuning.allowLinkLocal == null ? {} : { allowLinkLocal: tuning.allowLinkLocal }),
+      allowLinkLocal: tuning.allowLinkLocal,
     }));
   let dockerBuilds: DockerBuildManager | undefined;
   const docker = (): DockerBuildManager =>
     (dockerBuilds ??= new DockerBuildManager({
       clock,
       env,
-      ...(tuning.maxConcurrentBuilds == null ? {} : { maxConcurrentBuilds: tuning.maxConcurrentBuilds }),
+      maxConcurrentBuilds: tuning.maxConcurrentBuilds,
       onBuildFinished: ({ waiters }) => {
         for (const waiter of waiters) enqueueReader(waiter);
       },
@@ -348,7 +329,6 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       crd,
       listWatch,
       client,
-      patchStatus,
       children,
       engine,
       clock,
@@ -356,13 +336,8 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       randomBytes: bytes,
       logger,
       events,
-      maxConcurrentWrites: tuning.maxConcurrentWrites,
-      driftLimit: tuning.driftLimit,
-      reconcileTimeoutMs: tuning.reconcileTimeoutMs,
-      watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
-      resyncMs: tuning.resyncMs,
-      namespace: tuning.namespace,
-      hooks: { ...builtIn, ...tuning.hooks?.[crd.name] },
+      tuning,
+      hooks: { ...builtIn, ...slots?.[crd.name] },
       observer,
       onPrimaryChange: (change) => {
         if (change.type === CacheChangeType.Delete) katalogHooks.forget(crd.name, change.key);
@@ -483,7 +458,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       }
       await children.start();
       for (const entry of entries.values()) entry.controller.startInformer();
-      const signal = AbortSignal.timeout(tuning.syncTimeoutMs ?? 120_000);
+      const signal = AbortSignal.timeout(tuning.syncTimeoutMs);
       await Promise.all([
         children.waitForSync(signal),
         ...[...entries.values()].map((e) => e.controller.waitForSync(signal)),

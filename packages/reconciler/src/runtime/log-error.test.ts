@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { ConditionReason, OrkestraError, TerminalError } from '@orkestra/types';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { KubeApiError } from '../list-watch-client.js';
+import { ConflictError } from '@orkestra/registry';
 import { errorForLog, isPanic, panicCause, serializeError } from './log-error.js';
 
 function capture(options: pino.LoggerOptions): { logger: pino.Logger; lines: Record<string, unknown>[] } {
@@ -72,7 +72,7 @@ describe('isPanic', () => {
 
   it('is false for Orkestra errors with a reason, API errors and aborts', () => {
     expect(isPanic(new OrkestraError('x', { code: ConditionReason.TemplateError }))).toBe(false);
-    const conflict = new KubeApiError('HTTP 409', { statusCode: 409 });
+    const conflict = new ConflictError({ status: 409, verb: 'patch', message: 'HTTP 409' });
     expect(isPanic(new OrkestraError('x', { code: ConditionReason.InternalError, cause: conflict }))).toBe(
       false,
     );

@@ -6,7 +6,7 @@
  */
 import { OrkestraError, ProviderError } from '@orkestra/types';
 import { pino } from 'pino';
-import { KubeApiError } from '../list-watch-client.js';
+import { KubeApiError } from '@orkestra/registry';
 
 /**
  * errorForLog returns what to log under `err`: a copy of `error` with the same class (so pino's

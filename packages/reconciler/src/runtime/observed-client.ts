@@ -50,8 +50,8 @@ export function observeKubeClient(client: KubeClient, onRequest: RequestObserver
         (result) => (result.created ? 201 : 200),
       ),
     delete: (ref, options) => timed('DELETE', () => client.delete(ref, options), ok),
-    mergePatch: (ref, patch) => timed('PATCH', () => client.mergePatch(ref, patch), ok),
-    patchStatus: (ref, status) => timed('PATCH', () => client.patchStatus(ref, status), ok),
+    mergePatch: (ref, patch, options) => timed('PATCH', () => client.mergePatch(ref, patch, options), ok),
+    patchStatus: (ref, status, options) => timed('PATCH', () => client.patchStatus(ref, status, options), ok),
     discover: (kind) => client.discover(kind),
   };
 }

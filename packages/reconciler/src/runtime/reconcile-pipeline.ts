@@ -19,7 +19,8 @@ import type { NamespaceGuard } from '../namespace-guard.js';
 import { formatReasonMessage } from '../reason-message.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import { DriftLimiter } from './drift-limiter.js';
-import type { DriftLimitTuning } from './drift-limiter.js';
+import { RUNTIME_TUNING_DEFAULTS } from './tuning.js';
+import type { RuntimeTuning } from './tuning.js';
 import { errorForLog } from './log-error.js';
 import { noopObserver } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
@@ -42,13 +43,11 @@ import { prune } from './stages/prune.js';
 import { newRunState } from './stages/run-state.js';
 import type { RunState, StageServices } from './stages/run-state.js';
 import { StatusWriter } from './status-writer.js';
-import type { StatusPatcher } from './status-patcher.js';
 import type { ReadyOutcome } from './status-writer.js';
 import type { ChildStore, PrimaryStore } from './stores.js';
 import { finalizerMayJoinFirstWave } from './write-plan.js';
 
-export { inventoryOf } from './stages/inventory.js';
-export type { HookEffects, HookInput, ProviderDeletion } from '../hooks/hook-unit.js';
+export type { HookInput, ProviderDeletion } from '../hooks/hook-unit.js';
 
 /**
  * PipelineHooks fills the hook slots of steps 9–12 and 16, one per hook of the hook table
@@ -68,24 +67,21 @@ export interface PipelineOptions {
   /** The entry's primary cache. */
   readonly primary: PrimaryStore;
   readonly children: ChildStore;
+  /** The one API transport: child writes, finalizer and status patches (with the cached resource version). */
   readonly client: KubeClient;
-  /** Status subresource writes with the cached resource version. */
-  readonly patchStatus: StatusPatcher;
   readonly engine: TemplateEngine;
   /** `now()` is read as epoch milliseconds. */
   readonly clock: Clock;
   readonly random?: ((size: number) => Uint8Array) | undefined;
   readonly events: EventRecorder;
   readonly guard: NamespaceGuard;
-  /** Concurrent child writes per CR. Default 8. */
-  readonly maxConcurrentWrites?: number;
+  /** `maxConcurrentWrites` (child writes per CR) and `driftLimit`; defaults in RUNTIME_TUNING_DEFAULTS. */
+  readonly tuning?: Pick<RuntimeTuning, 'maxConcurrentWrites' | 'driftLimit'> | undefined;
   readonly hooks?: PipelineHooks;
   /** Scope of a custom kind, from discovery. */
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
   /** Receives step durations, child, status and secret writes and validation results. Default: none. */
   readonly observer?: RuntimeObserver | undefined;
-  /** Thresholds of the drift-correction limiter (`DriftLimiter`); defaults in `DRIFT_LIMIT_DEFAULTS`. */
-  readonly driftLimit?: DriftLimitTuning | undefined;
 }
 
 /** RunContext is one reconcile's id, logger and signal. */
@@ -111,7 +107,7 @@ export interface RunResult {
  * @deprecated The built-in hooks return `pending(...)` (hooks/hook-unit.ts) instead; a slot that
  * still throws a Pending is treated the same way.
  */
-export class Pending extends Error {
+class Pending extends Error {
   override readonly name = 'Pending';
   readonly reason: ConditionReason;
   readonly requeueAfterMs: number;
@@ -153,12 +149,12 @@ export class CrdPipeline {
       conditions,
       observer,
       customScope: options.customScope,
-      maxWrites: options.maxConcurrentWrites ?? 8,
-      drift: new DriftLimiter({ ...options.driftLimit, clock: options.clock }),
+      maxWrites: options.tuning?.maxConcurrentWrites ?? RUNTIME_TUNING_DEFAULTS.maxConcurrentWrites,
+      drift: new DriftLimiter({ ...options.tuning?.driftLimit, clock: options.clock }),
     };
     this.#status = new StatusWriter({
       crd: options.crd,
-      patchStatus: options.patchStatus,
+      client: options.client,
       primary: options.primary,
       children: options.children,
       engine: options.engine,

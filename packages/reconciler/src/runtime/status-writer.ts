@@ -2,12 +2,12 @@
  * Step 17 of the pipeline (docs/reference/runtime.md §11): build the CR's status with `buildStatus`, write it
  * through the status subresource only when it changed, and emit the Ready events of §12.
  */
-import type { KubeObject } from '@orkestra/registry';
+import { KubeApiError, KubeErrorCode, refOf } from '@orkestra/registry';
+import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { TemplateContext, TemplateEngine } from '@orkestra/template';
 import { ConditionReason, ConditionType, OrkestraError } from '@orkestra/types';
 import type { EvaluateConditionsOptions, Logger } from '@orkestra/types';
 import type { Clock } from '../clock.js';
-import { KubeApiError } from '../list-watch-client.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import { buildStatus } from '../status/build-status.js';
 import { buildChildrenContext } from '../status/children-context.js';
@@ -16,7 +16,6 @@ import type { InventoryItem } from '../status/inventory.js';
 import type { ChildStore, PrimaryStore } from './stores.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import type { DesiredSet } from './desired-set.js';
-import type { StatusPatcher } from './status-patcher.js';
 import type { StatusWriteResult } from './runtime-observer.js';
 import { errorForLog } from './log-error.js';
 import { parseInventory } from '../status/inventory.js';
@@ -50,7 +49,8 @@ export interface StatusWriteInput {
 /** StatusWriterOptions configures a StatusWriter. */
 export interface StatusWriterOptions {
   readonly crd: CompiledCrd;
-  readonly patchStatus: StatusPatcher;
+  /** The API transport; status goes through `patchStatus` with the cached resource version (docs/reference/runtime.md §11.4). */
+  readonly client: Pick<KubeClient, 'patchStatus'>;
   readonly primary: PrimaryStore;
   readonly children: ChildStore;
   readonly engine: TemplateEngine;
@@ -140,27 +140,22 @@ export class StatusWriter {
 
   async #send(cr: KubeObject, patch: Record<string, unknown>, logger: Logger): Promise<boolean> {
     if (this.#subresourceMissing) return false;
-    const api = this.#o.crd.apiTypes;
     try {
-      const written = await this.#o.patchStatus(
-        {
-          group: api.group,
-          version: api.version,
-          plural: api.plural,
-          kind: api.kind,
-          namespace: cr.metadata.namespace,
-          name: cr.metadata.name ?? '',
-          resourceVersion: cr.metadata.resourceVersion,
-        },
-        patch,
-      );
+      const ref = {
+        ...refOf(cr),
+        apiVersion: this.#o.crd.apiVersion,
+        kind: this.#o.crd.apiTypes.kind,
+      };
+      const written = await this.#o.client.patchStatus(ref, patch, {
+        resourceVersion: cr.metadata.resourceVersion,
+      });
       this.#o.primary.upsertFromWrite(written);
       this.#o.onResult?.('written');
       return true;
     } catch (error) {
       if (
         error instanceof KubeApiError &&
-        error.statusCode === 404 &&
+        error.reason === KubeErrorCode.NotFound &&
         this.#o.primary.get(keyOf(cr)) != null
       ) {
         this.#subresourceMissing = true;
@@ -170,7 +165,7 @@ export class StatusWriter {
         );
         return false;
       }
-      if (error instanceof KubeApiError && error.statusCode === 409) {
+      if (error instanceof KubeApiError && error.reason === KubeErrorCode.Conflict) {
         this.#o.onResult?.('conflict');
         throw new OrkestraError(`status write conflict: ${error.message}`, {
           code: ConditionReason.InternalError,

@@ -46,7 +46,7 @@ export function collectTimeConditions(entry: unknown): TimeCondition[] {
 }
 
 /** isTimeCondition tells whether a normalized condition is a `time`, `dayOfWeek` or `cron` condition. */
-export function isTimeCondition(value: unknown): value is TimeCondition {
+function isTimeCondition(value: unknown): value is TimeCondition {
   if (value == null || typeof value !== 'object') return false;
   return 'time' in value || 'dayOfWeek' in value || 'cron' in value;
 }

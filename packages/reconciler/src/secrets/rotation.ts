@@ -5,7 +5,7 @@
 import { OrkestraAnnotation, parseDuration } from '@orkestra/types';
 
 /** DEFAULT_TLS_VALID_FOR is the validity of generated certificates without `tls.validFor` or `rotateAfter`. */
-export const DEFAULT_TLS_VALID_FOR = '1y';
+const DEFAULT_TLS_VALID_FOR = '1y';
 
 /** RotationEntry is the part of a Secret entry that decides rotation (a `SecretEntry` fits). */
 export interface RotationEntry {

@@ -8,7 +8,7 @@ import { evaluateConditions } from '@orkestra/types';
 import type { Condition } from '@orkestra/types';
 
 /** RESERVED_STATUS_KEYS are the runtime-owned top-level status keys that declared fields may not write. */
-export const RESERVED_STATUS_KEYS: ReadonlySet<string> = new Set([
+const RESERVED_STATUS_KEYS: ReadonlySet<string> = new Set([
   'conditions',
   'observedGeneration',
   'inventory',
@@ -151,7 +151,7 @@ function unsetPath(target: Record<string, unknown>, segments: readonly string[])
 const AUTO_ORDER = ['int', 'float', 'bool', 'string'] as const;
 
 /** convertStatusValue converts a rendered value to a declared `type`; throws a TemplateError when it cannot. */
-export function convertStatusValue(value: unknown, type: StatusFieldType, katalogPath: string): unknown {
+function convertStatusValue(value: unknown, type: StatusFieldType, katalogPath: string): unknown {
   if (type !== 'auto') return coerce(value, type, katalogPath);
   for (const candidate of AUTO_ORDER) {
     try {

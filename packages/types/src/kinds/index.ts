@@ -13,6 +13,8 @@ import { persistentVolumeClaims } from './persistent-volume-claims.js';
 import { replicaSets } from './replica-sets.js';
 import { resourceQuotas } from './resource-quotas.js';
 import type { ResourceKind } from './resource-kind.js';
+
+export { apiGroupOf, guessPlural } from './resource-kind.js';
 import { roleBindings } from './role-bindings.js';
 import { roles } from './roles.js';
 import { secrets } from './secrets.js';
@@ -77,4 +79,12 @@ export function resourceKindInfo(listKey: ResourceListKey): ResourceKindInfo {
   const found = RESOURCE_KINDS.find((info) => info.listKey === listKey);
   if (found == null) throw new TypeError(`unknown resource list key ${listKey}`);
   return found;
+}
+
+/**
+ * resourceKindOf returns the RESOURCE_KINDS row of a fixed kind by `apiVersion` and `kind`
+ * (its plural, scope and group), or undefined for a kind the table does not know (custom kinds).
+ */
+export function resourceKindOf(apiVersion: string, kind: string): ResourceKindInfo | undefined {
+  return RESOURCE_KINDS.find((info) => info.apiVersion === apiVersion && info.kind === kind);
 }

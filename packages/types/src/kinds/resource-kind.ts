@@ -35,7 +35,7 @@ export interface ResourceKindDefinition<K extends string, E> {
   readonly listKey: K;
   readonly apiVersion: string;
   readonly kind: string;
-  /** Defaults to the lower-cased kind plus `s`; give it when English disagrees (`networkpolicies`, `ingresses`). */
+  /** Defaults to guessPlural(kind) (`networkpolicies`, `ingresses`); give it when that guess is wrong. */
   readonly plural?: string;
   readonly namespaced: boolean;
   readonly defaultNameSuffix: string | null;
@@ -45,6 +45,26 @@ export interface ResourceKindDefinition<K extends string, E> {
   readonly entry: z.ZodType<E>;
 }
 
+/** apiGroupOf returns the API group of an `apiVersion`: `''` for core `v1`, `apps` for `apps/v1`. */
+export function apiGroupOf(apiVersion: string): string {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/**
+ * guessPlural guesses the resource plural of a kind the way Kubernetes does without discovery
+ * (`UnsafeGuessKindToResource`): lower-cased, `y` after a consonant → `ies`, `s`/`x`/`z`/`ch`/`sh`
+ * → `+es`, else `+s`. The kind facts table states every fixed kind's plural; this is only for
+ * kinds without facts (`custom` entries) and the table's default.
+ */
+export function guessPlural(kind: string): string {
+  const lower = kind.toLowerCase();
+  if (lower === '') return lower;
+  if (/[sxz]$|[cs]h$/.test(lower)) return `${lower}es`;
+  if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
+  return `${lower}s`;
+}
+
 /**
  * defineResourceKind builds the frozen ResourceKind of a fixed (non-`custom`) kind, deriving the
  * API group from `apiVersion` and defaulting the plural and the `children` keys from the kind.
@@ -52,12 +72,11 @@ export interface ResourceKindDefinition<K extends string, E> {
 export function defineResourceKind<const K extends string, E>(
   def: ResourceKindDefinition<K, E>,
 ): ResourceKind<K, E> {
-  const slash = def.apiVersion.lastIndexOf('/');
-  const plural = def.plural ?? `${def.kind.toLowerCase()}s`;
+  const plural = def.plural ?? guessPlural(def.kind);
   return Object.freeze({
     listKey: def.listKey,
     apiVersion: def.apiVersion,
-    group: slash < 0 ? '' : def.apiVersion.slice(0, slash),
+    group: apiGroupOf(def.apiVersion),
     kind: def.kind,
     plural,
     namespaced: def.namespaced,

@@ -22,7 +22,7 @@ import { contextValue, defineHook, keyOf, noMemory, pending, readerId, recorded 
 import type { HookInput, HookPending } from '../hook-unit.js';
 
 /** DOCKER_SAFETY_REQUEUE_MS is the timed re-queue while a build runs (docs/reference/runtime.md §16). */
-export const DOCKER_SAFETY_REQUEUE_MS = 60_000;
+const DOCKER_SAFETY_REQUEUE_MS = 60_000;
 
 /** CompiledDocker is the `docker` block: `image`, `workingDirectory`, `dockerfile` and `buildArgs` compiled. */
 export interface CompiledDocker {
