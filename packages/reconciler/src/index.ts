@@ -180,6 +180,16 @@ export { createStatusPatcher } from './runtime/status-patcher.js';
 export type { StatusPatchTarget, StatusPatcher } from './runtime/status-patcher.js';
 // ---- end of the runtime
 
+// ---- issue 21: Katalog revisions and health-gated rollouts (docs/reference/runtime.md §23).
+export { assign, control, completeAt, startRollout, tick, RolloutCommandError } from './rollout/plan.js';
+export type { RolloutCommand, RolloutPhase, RolloutState } from './rollout/plan.js';
+export { katalogRevision, revisionObjectName, rolloutObjectName } from './rollout/revision.js';
+export { RolloutStore } from './rollout/rollout-store.js';
+export type { StoredRollout } from './rollout/rollout-store.js';
+export { RolloutController } from './rollout/rollout-controller.js';
+export type { RolloutControllerOptions } from './rollout/rollout-controller.js';
+export type { RuntimeRevisions } from './rollout/revisions.js';
+
 // ---- Hooks and autoscaler (issue 8): standalone modules the pipeline calls with rendered
 // declarations (external calls, cross reads in-process and over HTTP plus the serving handler, git,
 // docker builds) and the autoscaler (pure `decide` and the `Autoscaler` runner).

@@ -34,7 +34,7 @@ import { ProviderDispatch } from './provider-dispatch.js';
 import { ChildCaches } from './child-caches.js';
 import type { ChildKindSpec } from './child-caches.js';
 import { compileKatalog } from './compile-katalog.js';
-import type { CompiledKatalog } from './compile-katalog.js';
+import type { CompiledCrd, CompiledKatalog } from './compile-katalog.js';
 import { CrdController } from './crd-controller.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { createStatusPatcher } from './status-patcher.js';
@@ -45,6 +45,7 @@ import { observeKubeClient } from './observed-client.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 import type { DriftLimitTuning } from './drift-limiter.js';
+import type { RuntimeRevisions } from '../rollout/revisions.js';
 
 /** KatalogRuntimeOptions tunes the runtime; every field has a default (docs/reference/runtime.md §22). */
 export interface KatalogRuntimeTuning {
@@ -103,6 +104,8 @@ export interface CreateKatalogRuntimeOptions {
    */
   readonly observer?: Partial<RuntimeObserver>;
   readonly options?: KatalogRuntimeTuning;
+  /** issue 21: the revision of this Katalog, the previous one and which a CR gets (docs/reference/runtime.md §23.2). Default: one revision, unrecorded. */
+  readonly revisions?: RuntimeRevisions;
 }
 
 /** RuntimeEntry is one CRD entry's machinery, for metrics, the autoscaler and cross endpoints. */
@@ -177,10 +180,13 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const bytes = options.randomBytes ?? ((size: number) => new Uint8Array(randomBytes(size)));
   const tuning = options.options ?? {};
   const engine = createTemplateEngine({ clock: { now: () => clock.now() }, random: bytes });
-  const compiled =
-    'crds' in options.katalog && options.katalog.crds instanceof Map
-      ? (options.katalog as CompiledKatalog)
-      : compileKatalog(options.katalog as Katalog, { engine });
+  const compile = (katalog: Katalog | CompiledKatalog): CompiledKatalog =>
+    'crds' in katalog && katalog.crds instanceof Map
+      ? (katalog as CompiledKatalog)
+      : compileKatalog(katalog as Katalog, { engine });
+  const compiled = compile(options.katalog);
+  const revisions = options.revisions;
+  const previous = revisions?.previous == null ? undefined : compile(revisions.previous.katalog);
   const katalogName = compiled.katalog.metadata.name;
   const logger: Logger = (
     options.logger ??
@@ -218,11 +224,12 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     controllerOf.set(`${crd.apiVersion}/${crd.apiTypes.kind}`, crd.name);
 
   const kindUsers = new Map<string, ChildKindSpec & { crds: string[] }>();
-  for (const crd of compiled.crds.values()) {
+  // issue 21: the previous revision's child kinds are watched too (its CRs still reconcile).
+  for (const crd of [...compiled.crds.values(), ...(previous?.crds.values() ?? [])]) {
     for (const kind of crd.childKinds) {
       const key = `${kind.apiVersion}/${kind.kind}`;
       const spec = kindUsers.get(key) ?? { ...kind, crds: [] };
-      spec.crds.push(crd.name);
+      if (!spec.crds.includes(crd.name)) spec.crds.push(crd.name);
       kindUsers.set(key, spec);
     }
   }
@@ -333,16 +340,18 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     }
   };
 
+  const hooksOf = (crd: CompiledCrd): PipelineHooks => ({
+    ...katalogHooks.hooksFor(crd),
+    ...(crd.hooks.providers.length === 0
+      ? {}
+      : {
+          providers: (input) => dispatch.reconcile(input),
+        }),
+    deleteProviders: (input) => dispatch.delete(input),
+    ...tuning.hooks?.[crd.name],
+  });
   for (const crd of compiled.crds.values()) {
-    const builtIn: PipelineHooks = {
-      ...katalogHooks.hooksFor(crd),
-      ...(crd.hooks.providers.length === 0
-        ? {}
-        : {
-            providers: (input) => dispatch.reconcile(input),
-          }),
-      deleteProviders: (input) => dispatch.delete(input),
-    };
+    const previousCrd = previous?.crds.get(crd.name);
     const controller = new CrdController({
       katalogName,
       crd,
@@ -362,7 +371,18 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
       resyncMs: tuning.resyncMs,
       namespace: tuning.namespace,
-      hooks: { ...builtIn, ...tuning.hooks?.[crd.name] },
+      hooks: hooksOf(crd),
+      revision:
+        revisions == null
+          ? undefined
+          : {
+              current: revisions.current,
+              previous:
+                previousCrd == null || revisions.previous == null
+                  ? undefined
+                  : { revision: revisions.previous.revision, crd: previousCrd, hooks: hooksOf(previousCrd) },
+              assign: revisions.assign,
+            },
       observer,
       onPrimaryChange: (change) => {
         if (change.type === CacheChangeType.Delete) katalogHooks.forget(crd.name, change.key);

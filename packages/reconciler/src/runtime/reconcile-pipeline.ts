@@ -135,6 +135,8 @@ export interface PipelineOptions {
   readonly observer?: RuntimeObserver | undefined;
   /** Thresholds of the drift-correction limiter (`DriftLimiter`); defaults in `DRIFT_LIMIT_DEFAULTS`. */
   readonly driftLimit?: DriftLimitTuning | undefined;
+  /** issue 21: the Katalog revision this pipeline runs, recorded as `status.katalogRevision` (docs/reference/runtime.md §23.2). */
+  readonly revision?: string | undefined;
 }
 
 /** RunContext is one reconcile's id, logger and signal. */
@@ -227,6 +229,7 @@ export class CrdPipeline {
       clock: options.clock,
       events: options.events,
       onResult: (result) => observer.statusWrite(options.crd.name, result),
+      revision: options.revision,
     });
   }
 
