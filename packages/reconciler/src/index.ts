@@ -189,6 +189,8 @@ export type { StoredRollout } from './rollout/rollout-store.js';
 export { RolloutController } from './rollout/rollout-controller.js';
 export type { RolloutControllerOptions } from './rollout/rollout-controller.js';
 export type { RuntimeRevisions } from './rollout/revisions.js';
+export { prepareRollout } from './rollout/prepare.js';
+export type { PreparedRollout } from './rollout/prepare.js';
 
 // ---- Hooks and autoscaler (issue 8): standalone modules the pipeline calls with rendered
 // declarations (external calls, cross reads in-process and over HTTP plus the serving handler, git,

@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKatalogRuntime } from '@orkestra/reconciler';
-import type { CrossHandler, KatalogRuntime } from '@orkestra/reconciler';
+import type { CrossHandler, KatalogRuntime, RuntimeRevisions } from '@orkestra/reconciler';
+import type { KubeObject } from '@orkestra/registry';
 import type { Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';
 
@@ -29,6 +30,8 @@ export interface CreateOperatorRuntimeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** How long `start` waits for the first list of every informer. Default 120 000 ms. */
   readonly syncTimeoutMs?: number;
+  /** issue 21: the revisions and the per-CR choice (docs/reference/runtime.md §23.2). */
+  readonly revisions?: RuntimeRevisions;
 }
 
 /** KatalogEntrySummary is one entry as `/katalog` shows it: no templates, no secrets. */
@@ -69,6 +72,12 @@ export interface OperatorRuntime {
   crossHandler: CrossHandler;
   /** Sets the scrape-time gauges: queue depth, workers, cache sizes. */
   collect(gauges: ScrapeGauges): void;
+  /** issue 21: every CR of every entry, from the primary caches. */
+  crs(): KubeObject[];
+  /** issue 21: re-queues one CR (its revision changed). */
+  enqueue(cr: KubeObject): void;
+  /** issue 21: the runtime's Event recorder. */
+  readonly events: KatalogRuntime['events'];
 }
 
 /**
@@ -87,6 +96,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
     leaderElected: options.leaderElected,
     ...(options.providers == null ? {} : { providers: options.providers }),
     ...(options.metrics == null ? {} : { observer: options.metrics }),
+    ...(options.revisions == null ? {} : { revisions: options.revisions }),
     options: {
       maxConcurrentWrites: options.tuning.maxConcurrentWrites,
       reconcileTimeoutMs: options.tuning.reconcileTimeoutMs,
@@ -122,6 +132,16 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
         };
       }),
     crossHandler: (request, response) => runtime.crossHandler(request, response),
+    crs: () => [...runtime.entries.values()].flatMap((entry) => entry.cache.list() as KubeObject[]),
+    enqueue: (cr) => {
+      for (const entry of runtime.entries.values()) {
+        const crd = entry.controller.crd;
+        if (crd.apiVersion !== cr.apiVersion || crd.apiTypes.kind !== cr.kind) continue;
+        const ns = cr.metadata.namespace;
+        entry.controller.enqueueKey(ns == null || ns === '' ? (cr.metadata.name ?? '') : `${ns}/${cr.metadata.name ?? ''}`);
+      }
+    },
+    events: runtime.events,
     collect: (gauges) => {
       const snapshot = runtime.snapshot();
       for (const entry of snapshot.entries) {

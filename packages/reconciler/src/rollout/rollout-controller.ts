@@ -36,8 +36,10 @@ export interface RolloutControllerOptions {
   readonly namespace: string;
   readonly katalogName: string;
   readonly logger: Logger;
-  /** Called after every tick with the state (metrics). */
-  readonly onState?: (state: RolloutState, crs: readonly KubeObject[]) => void;
+  /** Whether the caches hold every CR (the runtime has synced); no tick runs before. */
+  readonly ready: () => boolean;
+  /** Called after every tick with the state, the CRs and the tick's events (metrics). */
+  readonly onState?: (state: RolloutState, crs: readonly KubeObject[], events: readonly RolloutEvent[]) => void;
   readonly clock?: Clock;
   /** Tick interval, ms. Default 2 000. */
   readonly tickMs?: number;
@@ -103,16 +105,14 @@ export class RolloutController {
   }
 
   async #tick(): Promise<void> {
+    if (!this.#o.ready()) return;
     const before = this.#state;
     const stored = await this.#o.store.read();
-    // Commands of `ork rollout` arrive through the stored state; a state for another target is not ours.
-    let state = before;
-    if (stored != null && stored.state.target === before.target && stored.state.stable === before.stable) {
-      state = stored.state;
-      this.#resourceVersion = stored.resourceVersion;
-    } else {
-      this.#resourceVersion = stored?.resourceVersion;
-    }
+    // Commands of `ork rollout` arrive through the stored state; a state for another target belongs
+    // to a newer Katalog (a reload under way): leave it alone.
+    if (stored != null && stored.state.target !== before.target) return;
+    const state = stored?.state ?? before;
+    this.#resourceVersion = stored?.resourceVersion;
     const crs = this.#o.crs();
     const result = tick(state, this.#o.policy(), crs, this.#clock.now());
     const next = result.state;
@@ -125,7 +125,7 @@ export class RolloutController {
     for (const event of result.events) this.#emit(event);
     if (next.phase !== before.phase || next.step !== before.step || next.paused !== before.paused)
       this.#o.logger.info({ rollout: { ...next, rolledBack: next.rolledBack.length } }, `rollout: ${next.message}`);
-    this.#o.onState?.(next, crs);
+    this.#o.onState?.(next, crs, result.events);
   }
 
   #emit(event: RolloutEvent): void {
