@@ -184,7 +184,7 @@ export type { StatusPatchTarget, StatusPatcher } from './runtime/status-patcher.
 export { assign, control, completeAt, startRollout, tick, RolloutCommandError } from './rollout/plan.js';
 export type { RolloutCommand, RolloutPhase, RolloutState } from './rollout/plan.js';
 export { katalogRevision, revisionObjectName, rolloutObjectName } from './rollout/revision.js';
-export { RolloutStore } from './rollout/rollout-store.js';
+export { RolloutStore, createRolloutStore } from './rollout/rollout-store.js';
 export type { StoredRollout } from './rollout/rollout-store.js';
 export { RolloutController } from './rollout/rollout-controller.js';
 export type { RolloutControllerOptions } from './rollout/rollout-controller.js';

@@ -4,7 +4,8 @@
  * ConfigMap per Katalog, written with resource-version preconditions (the operator and `ork
  * rollout` both write it).
  */
-import { AlreadyExistsError, NotFoundError } from '@orkestra/registry';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { AlreadyExistsError, NotFoundError, createKubeClient } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';
 import type { RolloutState } from './plan.js';
@@ -94,4 +95,22 @@ export class RolloutStore {
 function parseStored(object: KubeObject): StoredRollout {
   const text = (object['data'] as Record<string, string> | undefined)?.['state'] ?? '{}';
   return { state: JSON.parse(text) as RolloutState, resourceVersion: object.metadata.resourceVersion ?? '' };
+}
+
+/**
+ * createRolloutStore is a RolloutStore over its own API client, with that client's request
+ * counts (for benchmarks and `ork rollout`).
+ */
+export function createRolloutStore(options: {
+  readonly kubeConfig: KubeConfig;
+  readonly namespace: string;
+  readonly katalogName: string;
+  /** Field manager of the writes. Default `orkestra`. */
+  readonly fieldManager?: string;
+}): { readonly store: RolloutStore; readonly client: KubeClient } {
+  const client = createKubeClient({
+    kubeConfig: options.kubeConfig,
+    ...(options.fieldManager == null ? {} : { fieldManager: options.fieldManager }),
+  });
+  return { store: new RolloutStore({ client, namespace: options.namespace, katalogName: options.katalogName }), client };
 }
