@@ -62,7 +62,10 @@ const GOOD_V2 = '              podAnnotations: {release: "2"}';
 
 interface Cr {
   metadata: { name: string; uid: string; resourceVersion: string; generation?: number };
-  status?: { katalogRevision?: string; conditions?: { type: string; status: string; observedGeneration?: number }[] };
+  status?: {
+    katalogRevision?: string;
+    conditions?: { type: string; status: string; observedGeneration?: number }[];
+  };
 }
 interface RolloutStateView {
   target: string;
@@ -76,7 +79,11 @@ let operator: Operator;
 let kubeconfigFile: string;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 240_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 240_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -86,7 +93,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last == null ? '' : `: ${String(last)}`}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last == null ? '' : `: ${String(last)}`}`);
     await sleep(250);
   }
 }
@@ -96,7 +104,12 @@ const apps = () => env.kubeConfig.makeApiClient(AppsV1Api);
 const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
 
 async function listCrs(): Promise<Cr[]> {
-  const list = (await custom().listNamespacedCustomObject({ group, version: 'v1', namespace: env.namespace, plural: 'apps' })) as { items: Cr[] };
+  const list = (await custom().listNamespacedCustomObject({
+    group,
+    version: 'v1',
+    namespace: env.namespace,
+    plural: 'apps',
+  })) as { items: Cr[] };
   return list.items;
 }
 async function listDeployments(): Promise<Map<string, { rv: string; nodeSelector?: unknown }>> {
@@ -109,12 +122,19 @@ async function listDeployments(): Promise<Map<string, { rv: string; nodeSelector
   );
 }
 async function rolloutState(): Promise<RolloutStateView> {
-  const cm = await core().readNamespacedConfigMap({ name: `orkestra-${katalogName}-rollout`, namespace: env.namespace });
+  const cm = await core().readNamespacedConfigMap({
+    name: `orkestra-${katalogName}-rollout`,
+    namespace: env.namespace,
+  });
   return JSON.parse(cm.data?.['state'] ?? '{}') as RolloutStateView;
 }
 const readyOn = (cr: Cr, revision: string): boolean => {
   const ready = cr.status?.conditions?.find((c) => c.type === 'Ready');
-  return cr.status?.katalogRevision === revision && ready?.status === 'True' && ready.observedGeneration === cr.metadata.generation;
+  return (
+    cr.status?.katalogRevision === revision &&
+    ready?.status === 'True' &&
+    ready.observedGeneration === cr.metadata.generation
+  );
 };
 async function allReadyOn(revision: string): Promise<Cr[] | undefined> {
   const crs = await listCrs();
@@ -144,7 +164,20 @@ beforeAll(async () => {
   writeFileSync(kubeconfigFile, env.kubeConfig.exportConfig());
   writeFileSync(file, katalogText(GOOD_V1));
   const parsed = parseRunConfig(
-    ['--katalog', file, '--leader-elect=false', '--install-crds', '--namespace', env.namespace, '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-level', 'warn'],
+    [
+      '--katalog',
+      file,
+      '--leader-elect=false',
+      '--install-crds',
+      '--namespace',
+      env.namespace,
+      '--metrics-bind-address',
+      '0',
+      '--health-probe-bind-address',
+      '0',
+      '--log-level',
+      'warn',
+    ],
     { env: {} },
   );
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
@@ -169,82 +202,107 @@ afterAll(async () => {
 });
 
 describe(`rollout of a changed Katalog to ${N} CRs (kwok)`, () => {
-  it('stops a readiness-breaking change at the canary, undoes it, then rolls a good change out wave by wave', { timeout: 900_000 }, async () => {
-    const ns = env.namespace;
-    for (let i = 0; i < N; i++)
-      await custom().createNamespacedCustomObject({
-        group,
-        version: 'v1',
-        namespace: ns,
-        plural: 'apps',
-        body: { apiVersion: `${group}/v1`, kind: 'App', metadata: { name: `app-${i}` }, spec: {} },
-      });
-    const first = await rolloutState();
-    const r1 = first.target;
-    expect(first.phase).toBe('Complete');
-    await waitFor(`${N} CRs Ready on ${r1}`, () => allReadyOn(r1));
-    // Quiet: nothing changes once every CR is Ready.
-    await sleep(3000);
-    const beforeCrs = new Map((await listCrs()).map((cr) => [cr.metadata.name, cr.metadata.resourceVersion]));
-    const beforeDeployments = await listDeployments();
+  it(
+    'stops a readiness-breaking change at the canary, undoes it, then rolls a good change out wave by wave',
+    { timeout: 900_000 },
+    async () => {
+      const ns = env.namespace;
+      for (let i = 0; i < N; i++)
+        await custom().createNamespacedCustomObject({
+          group,
+          version: 'v1',
+          namespace: ns,
+          plural: 'apps',
+          body: { apiVersion: `${group}/v1`, kind: 'App', metadata: { name: `app-${i}` }, spec: {} },
+        });
+      const first = await rolloutState();
+      const r1 = first.target;
+      expect(first.phase).toBe('Complete');
+      await waitFor(`${N} CRs Ready on ${r1}`, () => allReadyOn(r1));
+      // Quiet: nothing changes once every CR is Ready.
+      await sleep(3000);
+      const beforeCrs = new Map(
+        (await listCrs()).map((cr) => [cr.metadata.name, cr.metadata.resourceVersion]),
+      );
+      const beforeDeployments = await listDeployments();
 
-    // ---- a change that breaks readiness stops at the canary
-    await reloadWith(BAD);
-    const failed = await waitFor('the gate to fail', async () => {
-      const state = await rolloutState();
-      return state.phase === 'Failed' ? state : undefined;
-    });
-    const r2 = failed.target;
-    expect(r2).not.toBe(r1);
-    expect(failed.step).toBe(0);
-    const crs = await listCrs();
-    const canary = crs.filter((cr) => cr.status?.katalogRevision === r2).map((cr) => cr.metadata.name);
-    expect(canary).toHaveLength(CANARY);
-    const deployments = await listDeployments();
-    for (const name of canary) expect(deployments.get(`${name}-web`)?.nodeSelector).toEqual({ 'orkestra-test/nowhere': 'true' });
-    // From the API server: no CR outside the canary, nor its child, was written.
-    const touched = crs
-      .filter((cr) => !canary.includes(cr.metadata.name))
-      .filter((cr) => beforeCrs.get(cr.metadata.name) !== cr.metadata.resourceVersion || beforeDeployments.get(`${cr.metadata.name}-web`)?.rv !== deployments.get(`${cr.metadata.name}-web`)?.rv)
-      .map((cr) => cr.metadata.name);
-    expect(touched).toEqual([]);
-    const status = await ork(['status', katalogName, '-n', ns]);
-    expect(status.code, status.err).toBe(0);
-    expect(status.out).toContain('phase: Failed');
-    expect(status.out).toContain(`CRs on ${r2}: ${CANARY}`);
-
-    // ---- undo restores the canary
-    const undo = await ork(['undo', katalogName, '-n', ns]);
-    expect(undo.code, undo.err).toBe(0);
-    await waitFor(`${N} CRs Ready on ${r1} after undo`, () => allReadyOn(r1));
-    const restored = await listDeployments();
-    for (const name of canary) expect(restored.get(`${name}-web`)?.nodeSelector).toBeUndefined();
-
-    // ---- a good change rolls out wave by wave
-    await reloadWith(GOOD_V2);
-    const admitted = (step: number): number => (step === 0 ? CANARY : Math.ceil(((WAVES[step - 1] ?? 100) / 100) * N));
-    let r3 = '';
-    const seen = new Set<number>();
-    await waitFor(
-      `${N} CRs Ready on the good revision`,
-      async () => {
-        const list = await listCrs();
+      // ---- a change that breaks readiness stops at the canary
+      await reloadWith(BAD);
+      const failed = await waitFor('the gate to fail', async () => {
         const state = await rolloutState();
-        if (state.target === r1 || state.target === r2) return undefined;
-        r3 = state.target;
-        const onTarget = list.filter((cr) => cr.status?.katalogRevision === r3).length;
-        // CRs listed before the state was read: the step can only have grown since.
-        expect(onTarget).toBeLessThanOrEqual(state.phase === 'Complete' ? N : admitted(state.step));
-        seen.add(state.phase === 'Complete' ? WAVES.length + 1 : state.step);
-        return state.phase === 'Complete' && list.every((cr) => readyOn(cr, r3)) ? true : undefined;
-      },
-      600_000,
-    );
-    expect(seen.has(WAVES.length + 1)).toBe(true);
-    const events = await core().listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=orkestra-${katalogName}-rollout` });
-    const messages = events.items.filter((e) => e.message?.includes(r3) === true).map((e) => `${e.reason ?? ''} ${e.message ?? ''}`);
-    for (let step = 1; step <= WAVES.length; step++)
-      expect(messages.some((m) => m.startsWith(`RolloutStep revision ${r3}: wave ${step} (${WAVES[step - 1]}%): ${admitted(step)} of ${N}`)), messages.join('\n')).toBe(true);
-    expect(messages.some((m) => m.startsWith('RolloutComplete'))).toBe(true);
-  });
+        return state.phase === 'Failed' ? state : undefined;
+      });
+      const r2 = failed.target;
+      expect(r2).not.toBe(r1);
+      expect(failed.step).toBe(0);
+      const crs = await listCrs();
+      const canary = crs.filter((cr) => cr.status?.katalogRevision === r2).map((cr) => cr.metadata.name);
+      expect(canary).toHaveLength(CANARY);
+      const deployments = await listDeployments();
+      for (const name of canary)
+        expect(deployments.get(`${name}-web`)?.nodeSelector).toEqual({ 'orkestra-test/nowhere': 'true' });
+      // From the API server: no CR outside the canary, nor its child, was written.
+      const touched = crs
+        .filter((cr) => !canary.includes(cr.metadata.name))
+        .filter(
+          (cr) =>
+            beforeCrs.get(cr.metadata.name) !== cr.metadata.resourceVersion ||
+            beforeDeployments.get(`${cr.metadata.name}-web`)?.rv !==
+              deployments.get(`${cr.metadata.name}-web`)?.rv,
+        )
+        .map((cr) => cr.metadata.name);
+      expect(touched).toEqual([]);
+      const status = await ork(['status', katalogName, '-n', ns]);
+      expect(status.code, status.err).toBe(0);
+      expect(status.out).toContain('phase: Failed');
+      expect(status.out).toContain(`CRs on ${r2}: ${CANARY}`);
+
+      // ---- undo restores the canary
+      const undo = await ork(['undo', katalogName, '-n', ns]);
+      expect(undo.code, undo.err).toBe(0);
+      await waitFor(`${N} CRs Ready on ${r1} after undo`, () => allReadyOn(r1));
+      const restored = await listDeployments();
+      for (const name of canary) expect(restored.get(`${name}-web`)?.nodeSelector).toBeUndefined();
+
+      // ---- a good change rolls out wave by wave
+      await reloadWith(GOOD_V2);
+      const admitted = (step: number): number =>
+        step === 0 ? CANARY : Math.ceil(((WAVES[step - 1] ?? 100) / 100) * N);
+      let r3 = '';
+      const seen = new Set<number>();
+      await waitFor(
+        `${N} CRs Ready on the good revision`,
+        async () => {
+          const list = await listCrs();
+          const state = await rolloutState();
+          if (state.target === r1 || state.target === r2) return undefined;
+          r3 = state.target;
+          const onTarget = list.filter((cr) => cr.status?.katalogRevision === r3).length;
+          // CRs listed before the state was read: the step can only have grown since.
+          expect(onTarget).toBeLessThanOrEqual(state.phase === 'Complete' ? N : admitted(state.step));
+          seen.add(state.phase === 'Complete' ? WAVES.length + 1 : state.step);
+          return state.phase === 'Complete' && list.every((cr) => readyOn(cr, r3)) ? true : undefined;
+        },
+        600_000,
+      );
+      expect(seen.has(WAVES.length + 1)).toBe(true);
+      const events = await core().listNamespacedEvent({
+        namespace: ns,
+        fieldSelector: `involvedObject.name=orkestra-${katalogName}-rollout`,
+      });
+      const messages = events.items
+        .filter((e) => e.message?.includes(r3) === true)
+        .map((e) => `${e.reason ?? ''} ${e.message ?? ''}`);
+      for (let step = 1; step <= WAVES.length; step++)
+        expect(
+          messages.some((m) =>
+            m.startsWith(
+              `RolloutStep revision ${r3}: wave ${step} (${WAVES[step - 1]}%): ${admitted(step)} of ${N}`,
+            ),
+          ),
+          messages.join('\n'),
+        ).toBe(true);
+      expect(messages.some((m) => m.startsWith('RolloutComplete'))).toBe(true);
+    },
+  );
 });

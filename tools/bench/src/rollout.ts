@@ -14,7 +14,12 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import { RolloutController, createKatalogRuntime, createRolloutStore, prepareRollout } from '@orkestra/reconciler';
+import {
+  RolloutController,
+  createKatalogRuntime,
+  createRolloutStore,
+  prepareRollout,
+} from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { createNamespace, installCrd, startControlPlane } from '@orkestra/testenv';
 import { loadKatalog } from '@orkestra/types';
@@ -74,8 +79,15 @@ const writesOf = (counts: Readonly<Record<string, number>>): number =>
 function readyOn(runtime: KatalogRuntime, revision: string): number {
   let ready = 0;
   for (const cr of runtime.entries.get('app')?.cache.list() ?? []) {
-    const status = (cr['status'] ?? {}) as { katalogRevision?: string; conditions?: { type: string; status: string }[] };
-    if (status.katalogRevision === revision && status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) ready++;
+    const status = (cr['status'] ?? {}) as {
+      katalogRevision?: string;
+      conditions?: { type: string; status: string }[];
+    };
+    if (
+      status.katalogRevision === revision &&
+      status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+    )
+      ready++;
   }
   return ready;
 }
@@ -105,7 +117,11 @@ try {
   for (let round = 1; round <= rounds; round++) {
     const namespace = `rollout-${round}`;
     await createNamespace(kubeConfig, namespace);
-    const { store, client: storeClient } = createRolloutStore({ kubeConfig, namespace, katalogName: 'bench-rollout' });
+    const { store, client: storeClient } = createRolloutStore({
+      kubeConfig,
+      namespace,
+      katalogName: 'bench-rollout',
+    });
     const v1 = katalogOf('1');
     const first = await prepareRollout({ store, ...v1, now: Date.now() });
     const runtime1 = createKatalogRuntime({
@@ -151,7 +167,10 @@ try {
       resourceVersion: prepared.resourceVersion,
       policy: () => v2.katalog.spec.rollout,
       crs: () => runtime2.entries.get('app')?.cache.list() ?? [],
-      enqueue: (cr) => runtime2.entries.get('app')?.controller.enqueueKey(`${cr.metadata.namespace ?? ''}/${cr.metadata.name ?? ''}`),
+      enqueue: (cr) =>
+        runtime2.entries
+          .get('app')
+          ?.controller.enqueueKey(`${cr.metadata.namespace ?? ''}/${cr.metadata.name ?? ''}`),
       ready: () => runtime2.isReady(),
       events: runtime2.events,
       namespace,
@@ -159,13 +178,17 @@ try {
       logger: silent,
       tickMs: 500,
       onState: (_state, _crs, events) => {
-        for (const event of events) steps.push({ message: event.message, atSeconds: (performance.now() - started) / 1000 });
+        for (const event of events)
+          steps.push({ message: event.message, atSeconds: (performance.now() - started) / 1000 });
       },
     });
     holder.controller = controller;
     await runtime2.start();
     controller.start();
-    await until('the rollout to complete', () => controller.state.phase === 'Complete' && readyOn(runtime2, prepared.revision) === count);
+    await until(
+      'the rollout to complete',
+      () => controller.state.phase === 'Complete' && readyOn(runtime2, prepared.revision) === count,
+    );
     const seconds = (performance.now() - started) / 1000;
     const writes = writesOf(runtime2.requestCounts());
     const controllerRequests = storeClient.requests.totalSince(controllerBefore);

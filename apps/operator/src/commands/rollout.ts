@@ -44,7 +44,8 @@ async function countRevisions(client: KubeClient, katalog: Katalog): Promise<Map
     const { group, version, kind } = entry.apiTypes;
     const list = await client.list({ apiVersion: `${group}/${version}`, kind });
     for (const cr of list.items) {
-      const revision = ((cr['status'] ?? {}) as { katalogRevision?: string }).katalogRevision ?? 'not recorded';
+      const revision =
+        ((cr['status'] ?? {}) as { katalogRevision?: string }).katalogRevision ?? 'not recorded';
       counts.set(revision, (counts.get(revision) ?? 0) + 1);
     }
   }
@@ -84,7 +85,9 @@ export const rolloutCommand: Command = {
       for (let attempt = 0; ; attempt++) {
         const stored = await store.read();
         if (stored == null) {
-          io.stderr.write(`ork rollout: no rollout state ${namespace}/${rolloutObjectName(katalogName)}: is the operator running with revisions?\n`);
+          io.stderr.write(
+            `ork rollout: no rollout state ${namespace}/${rolloutObjectName(katalogName)}: is the operator running with revisions?\n`,
+          );
           return ExitCode.Failed;
         }
         if (action === 'status') {

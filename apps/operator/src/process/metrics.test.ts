@@ -116,7 +116,13 @@ describe('createOperatorMetrics', () => {
   it('exposes every metric of docs/reference/runtime.md §18.2 with its type and exactly its labels', async () => {
     const metrics = createOperatorMetrics({ katalogName: 'shop', version: '1.2.0' });
     feedAll(metrics.sink);
-    metrics.rollout({ phase: 'Progressing', step: 1, crs: { abc: 3, def: 7 }, gateFailures: 1, rolledBack: 2 });
+    metrics.rollout({
+      phase: 'Progressing',
+      step: 1,
+      crs: { abc: 3, def: 7 },
+      gateFailures: 1,
+      rolledBack: 2,
+    });
     metrics.addCollector((gauges) => {
       gauges.queue('website', {
         depth: 3,

@@ -305,11 +305,25 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
   const katalogInfo = gauge('orkestra_katalog_info', 'The loaded Katalog (always 1)', ['katalog', 'version']);
   katalogInfo.set({ katalog: options.katalogName, version: options.version }, 1);
   // issue 21: rollouts (docs/reference/runtime.md §23)
-  const rolloutPhase = gauge('orkestra_rollout_phase', 'The rollout phase (1 for the current one)', ['katalog', 'phase']);
+  const rolloutPhase = gauge('orkestra_rollout_phase', 'The rollout phase (1 for the current one)', [
+    'katalog',
+    'phase',
+  ]);
   const rolloutStep = gauge('orkestra_rollout_step', 'The rollout step: 0 canary, i wave i', ['katalog']);
-  const rolloutCrs = gauge('orkestra_rollout_crs', 'CRs by the Katalog revision the rollout assigns them', ['katalog', 'revision']);
-  const rolloutGateFailures = counter('orkestra_rollout_gate_failures_total', 'Rollout steps whose CRs were not Ready within readyTimeout', ['katalog']);
-  const rolloutRolledBack = counter('orkestra_rollout_rolled_back_total', 'CRs rolled back to the stable revision after a failed gate', ['katalog']);
+  const rolloutCrs = gauge('orkestra_rollout_crs', 'CRs by the Katalog revision the rollout assigns them', [
+    'katalog',
+    'revision',
+  ]);
+  const rolloutGateFailures = counter(
+    'orkestra_rollout_gate_failures_total',
+    'Rollout steps whose CRs were not Ready within readyTimeout',
+    ['katalog'],
+  );
+  const rolloutRolledBack = counter(
+    'orkestra_rollout_rolled_back_total',
+    'CRs rolled back to the stable revision after a failed gate',
+    ['katalog'],
+  );
 
   // informers and cache
   scrape.cacheObjects = gauge('orkestra_cache_objects', 'Objects held in the informer cache', ['resource']);
@@ -500,7 +514,8 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
       rolloutPhase.set({ katalog, phase: readings.phase }, 1);
       rolloutStep.set({ katalog }, readings.step);
       rolloutCrs.reset();
-      for (const [revision, count] of Object.entries(readings.crs)) rolloutCrs.set({ katalog, revision }, count);
+      for (const [revision, count] of Object.entries(readings.crs))
+        rolloutCrs.set({ katalog, revision }, count);
       if (readings.gateFailures > 0) rolloutGateFailures.inc({ katalog }, readings.gateFailures);
       if (readings.rolledBack > 0) rolloutRolledBack.inc({ katalog }, readings.rolledBack);
     },

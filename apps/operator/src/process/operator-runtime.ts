@@ -138,7 +138,9 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
         const crd = entry.controller.crd;
         if (crd.apiVersion !== cr.apiVersion || crd.apiTypes.kind !== cr.kind) continue;
         const ns = cr.metadata.namespace;
-        entry.controller.enqueueKey(ns == null || ns === '' ? (cr.metadata.name ?? '') : `${ns}/${cr.metadata.name ?? ''}`);
+        entry.controller.enqueueKey(
+          ns == null || ns === '' ? (cr.metadata.name ?? '') : `${ns}/${cr.metadata.name ?? ''}`,
+        );
       }
     },
     events: runtime.events,

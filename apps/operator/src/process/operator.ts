@@ -196,7 +196,10 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       return undefined;
     }
   };
-  const makeRollout = (prepared: PreparedRollout | undefined, target: () => OperatorRuntime): RolloutController | undefined =>
+  const makeRollout = (
+    prepared: PreparedRollout | undefined,
+    target: () => OperatorRuntime,
+  ): RolloutController | undefined =>
     prepared == null
       ? undefined
       : new RolloutController({
@@ -207,7 +210,10 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           crs: () => target().crs(),
           enqueue: (cr) => target().enqueue(cr),
           ready: () => target().isReady(),
-          events: { normal: (s, r, m) => target().events.normal(s, r, m), warning: (s, r, m) => target().events.warning(s, r, m) },
+          events: {
+            normal: (s, r, m) => target().events.normal(s, r, m),
+            warning: (s, r, m) => target().events.warning(s, r, m),
+          },
           namespace: config.namespace,
           katalogName,
           logger,
@@ -219,7 +225,10 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
               counts[revision] = (counts[revision] ?? 0) + 1;
             }
             metrics.rollout({
-              phase: state.phase === 'Progressing' && (state.paused || katalog.spec.rollout?.paused === true) ? 'Paused' : state.phase,
+              phase:
+                state.phase === 'Progressing' && (state.paused || katalog.spec.rollout?.paused === true)
+                  ? 'Paused'
+                  : state.phase,
               step: state.step,
               crs: counts,
               gateFailures: events.filter((e) => e.reason === 'RolloutGateFailed').length,
@@ -399,7 +408,10 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     if (rollout != null && katalogRevision(next.katalog) === katalogRevision(katalog)) {
       katalog = next.katalog;
       katalogText = next.text;
-      logger.info({ file: config.katalog, rollout: katalog.spec.rollout ?? null }, 'katalog reloaded: same revision, rollout policy updated');
+      logger.info(
+        { file: config.katalog, rollout: katalog.spec.rollout ?? null },
+        'katalog reloaded: same revision, rollout policy updated',
+      );
       return { outcome: 'reloaded' };
     }
     let candidate: OperatorRuntime;

@@ -7,7 +7,11 @@ import { katalogRevision } from './revision.js';
 
 const policy = (input: unknown = {}): Rollout => Rollout.parse(input);
 
-function cr(i: number, status?: { revision: string; ready: boolean }, labels: Record<string, string> = {}): KubeObject {
+function cr(
+  i: number,
+  status?: { revision: string; ready: boolean },
+  labels: Record<string, string> = {},
+): KubeObject {
   return {
     apiVersion: 'x.io/v1',
     kind: 'App',
@@ -17,7 +21,15 @@ function cr(i: number, status?: { revision: string; ready: boolean }, labels: Re
       : {
           status: {
             katalogRevision: status.revision,
-            conditions: [{ type: 'Ready', status: status.ready ? 'True' : 'False', reason: 'R', message: 'm', observedGeneration: 1 }],
+            conditions: [
+              {
+                type: 'Ready',
+                status: status.ready ? 'True' : 'False',
+                reason: 'R',
+                message: 'm',
+                observedGeneration: 1,
+              },
+            ],
           },
         }),
   };
@@ -27,7 +39,11 @@ const crs = (n: number): KubeObject[] => Array.from({ length: n }, (_, i) => cr(
 
 /** settle marks every CR the state assigns to the target as reconciled with it, ready or not. */
 function settle(state: RolloutState, list: KubeObject[], ready: boolean): KubeObject[] {
-  return list.map((o, i) => (assign(state, o) === 'target' ? cr(i, { revision: state.target, ready }) : cr(i, { revision: state.stable, ready: true })));
+  return list.map((o, i) =>
+    assign(state, o) === 'target'
+      ? cr(i, { revision: state.target, ready })
+      : cr(i, { revision: state.stable, ready: true }),
+  );
 }
 
 describe('rollout plan', () => {
@@ -111,7 +127,10 @@ describe('rollout plan', () => {
   it('a pin annotation overrides the rollout, a selector canary picks by labels', () => {
     const p = policy({ canary: { selector: { tier: 'canary' } } });
     const list = [cr(1, undefined, { tier: 'canary' }), cr(2), cr(3)];
-    const pinned: KubeObject = { ...cr(4), metadata: { ...cr(4).metadata, annotations: { 'orkestra.konductor.io/revision': 'b' } } };
+    const pinned: KubeObject = {
+      ...cr(4),
+      metadata: { ...cr(4).metadata, annotations: { 'orkestra.konductor.io/revision': 'b' } },
+    };
     const state = tick(startRollout('a', 'b', p, 0), p, [...list, pinned], 0).state;
     expect(list.map((o) => assign(state, o))).toEqual(['target', 'stable', 'stable']);
     expect(assign(state, pinned)).toBe('target');
@@ -119,7 +138,12 @@ describe('rollout plan', () => {
   });
 
   it('the revision ignores spec.rollout and changes with anything else', () => {
-    const k = { apiVersion: 'v', kind: 'Katalog', metadata: { name: 'k' }, spec: { crds: {}, providers: [], finalizers: [] } };
+    const k = {
+      apiVersion: 'v',
+      kind: 'Katalog',
+      metadata: { name: 'k' },
+      spec: { crds: {}, providers: [], finalizers: [] },
+    };
     const base = katalogRevision(k as never);
     expect(katalogRevision({ ...k, spec: { ...k.spec, rollout: { paused: true } } } as never)).toBe(base);
     expect(katalogRevision({ ...k, spec: { ...k.spec, finalizers: ['x'] } } as never)).not.toBe(base);
@@ -129,7 +153,13 @@ describe('rollout plan', () => {
 
 describe('spec.rollout schema', () => {
   it('defaults to a canary of one, one wave of 100, pause on failure', () => {
-    expect(policy()).toEqual({ canary: { count: 1 }, waves: [100], readyTimeout: '10m', onFailure: 'pause', paused: false });
+    expect(policy()).toEqual({
+      canary: { count: 1 },
+      waves: [100],
+      readyTimeout: '10m',
+      onFailure: 'pause',
+      paused: false,
+    });
   });
   it('rejects two canary kinds, decreasing waves and a last wave below 100', () => {
     expect(Rollout.safeParse({ canary: { count: 1, percent: 5 } }).success).toBe(false);

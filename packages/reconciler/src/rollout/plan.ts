@@ -143,15 +143,29 @@ interface GateMember {
 /** readyOnTarget: the CR's status says it was reconciled with `target` and Ready=True for its generation. */
 function readyOnTarget(cr: KubeObject, target: string): { ready: boolean; why: string } {
   const status = (cr['status'] ?? {}) as Record<string, unknown>;
-  if (status['katalogRevision'] !== target) return { ready: false, why: 'not reconciled with the revision yet' };
+  if (status['katalogRevision'] !== target)
+    return { ready: false, why: 'not reconciled with the revision yet' };
   const conditions = Array.isArray(status['conditions'])
-    ? (status['conditions'] as { type?: string; status?: string; reason?: string; message?: string; observedGeneration?: number }[])
+    ? (status['conditions'] as {
+        type?: string;
+        status?: string;
+        reason?: string;
+        message?: string;
+        observedGeneration?: number;
+      }[])
     : [];
   const ready = conditions.find((c) => c.type === ConditionType.Ready);
   const generation = cr.metadata['generation'];
   if (ready?.status !== 'True')
-    return { ready: false, why: `Ready=${ready?.status ?? 'Unknown'} ${ready?.reason ?? ''}: ${ready?.message ?? ''}`.trim() };
-  if (typeof generation === 'number' && ready.observedGeneration != null && ready.observedGeneration !== generation)
+    return {
+      ready: false,
+      why: `Ready=${ready?.status ?? 'Unknown'} ${ready?.reason ?? ''}: ${ready?.message ?? ''}`.trim(),
+    };
+  if (
+    typeof generation === 'number' &&
+    ready.observedGeneration != null &&
+    ready.observedGeneration !== generation
+  )
     return { ready: false, why: 'Ready is for an older generation' };
   return { ready: true, why: '' };
 }
@@ -178,29 +192,53 @@ export interface TickResult {
  * `readyTimeout` passes first, the rollout fails and stops, and with `onFailure: rollback` the
  * CRs that were not ready go back to `stable`. A paused or finished rollout does not move.
  */
-export function tick(state: RolloutState, policy: Rollout | undefined, crs: readonly KubeObject[], now: number): TickResult {
+export function tick(
+  state: RolloutState,
+  policy: Rollout | undefined,
+  crs: readonly KubeObject[],
+  now: number,
+): TickResult {
   if (state.phase !== 'Progressing') return { state, events: [] };
-  if (policy == null) return { state: completeAt(state.target, now, 'spec.rollout removed: applied to every CR at once'), events: [] };
+  if (policy == null)
+    return {
+      state: completeAt(state.target, now, 'spec.rollout removed: applied to every CR at once'),
+      events: [],
+    };
   if (state.threshold == null) {
     const threshold = stepThreshold(policy, 0, crs);
     const next = { ...state, threshold, stepStartedAt: now };
     const canary = crs.filter((cr) => inRollout(next, cr)).length;
     return {
       state: { ...next, message: `canary: ${canary} of ${crs.length} CRs` },
-      events: [{ type: 'Normal', reason: 'RolloutStep', message: `revision ${state.target}: canary of ${canary} CRs started` }],
+      events: [
+        {
+          type: 'Normal',
+          reason: 'RolloutStep',
+          message: `revision ${state.target}: canary of ${canary} CRs started`,
+        },
+      ],
     };
   }
   if (state.paused || policy.paused) return { state, events: [] };
   const live = crs.filter((cr) => cr.metadata['deletionTimestamp'] == null);
   const members: GateMember[] = live
-    .filter((cr) => assign(state, cr) === 'target' && cr.metadata.annotations?.[OrkestraAnnotation.Revision] == null)
+    .filter(
+      (cr) =>
+        assign(state, cr) === 'target' && cr.metadata.annotations?.[OrkestraAnnotation.Revision] == null,
+    )
     .map((cr) => ({ cr, ...readyOnTarget(cr, state.target) }));
   const notReady = members.filter((m) => !m.ready);
   if (notReady.length === 0) {
     if (state.step >= policy.waves.length) {
       return {
         state: completeAt(state.target, now),
-        events: [{ type: 'Normal', reason: 'RolloutComplete', message: `revision ${state.target} rolled out to ${live.length} CRs` }],
+        events: [
+          {
+            type: 'Normal',
+            reason: 'RolloutComplete',
+            message: `revision ${state.target} rolled out to ${live.length} CRs`,
+          },
+        ],
       };
     }
     const step = state.step + 1;
@@ -223,7 +261,12 @@ export function tick(state: RolloutState, policy: Rollout | undefined, crs: read
   ];
   if (rollback) {
     for (const member of notReady)
-      events.push({ type: 'Warning', reason: 'RolledBack', message: `rolled back to revision ${state.stable}: ${member.why}`, cr: member.cr });
+      events.push({
+        type: 'Warning',
+        reason: 'RolledBack',
+        message: `rolled back to revision ${state.stable}: ${member.why}`,
+        cr: member.cr,
+      });
   }
   return {
     state: {
@@ -247,12 +290,21 @@ export type RolloutCommand = 'pause' | 'resume' | 'undo';
  */
 export function control(state: RolloutState, command: RolloutCommand, now: number): RolloutState {
   if (state.phase === 'Complete')
-    throw new RolloutCommandError(`the rollout of revision ${state.target} is complete: nothing to ${command}`);
+    throw new RolloutCommandError(
+      `the rollout of revision ${state.target} is complete: nothing to ${command}`,
+    );
   switch (command) {
     case 'pause':
       return { ...state, paused: true };
     case 'resume':
-      return { ...state, paused: false, phase: 'Progressing', rolledBack: [], stepStartedAt: now, message: `resumed at step ${state.step}` };
+      return {
+        ...state,
+        paused: false,
+        phase: 'Progressing',
+        rolledBack: [],
+        stepStartedAt: now,
+        message: `resumed at step ${state.step}`,
+      };
     case 'undo':
       return { ...state, phase: 'Undone', message: `undone: every CR back to revision ${state.stable}` };
   }

@@ -41,7 +41,8 @@ export async function prepareRollout(input: {
   let previous: PreparedRollout['previous'];
   if (state.stable !== state.target) {
     const loaded = await store.loadRevision(state.stable);
-    if (loaded == null) state = completeAt(revision, now, `revision ${state.stable} is gone: applied to every CR at once`);
+    if (loaded == null)
+      state = completeAt(revision, now, `revision ${state.stable} is gone: applied to every CR at once`);
     else previous = { revision: state.stable, katalog: loaded };
   }
   let resourceVersion = stored?.resourceVersion;

@@ -39,7 +39,11 @@ export interface RolloutControllerOptions {
   /** Whether the caches hold every CR (the runtime has synced); no tick runs before. */
   readonly ready: () => boolean;
   /** Called after every tick with the state, the CRs and the tick's events (metrics). */
-  readonly onState?: (state: RolloutState, crs: readonly KubeObject[], events: readonly RolloutEvent[]) => void;
+  readonly onState?: (
+    state: RolloutState,
+    crs: readonly KubeObject[],
+    events: readonly RolloutEvent[],
+  ) => void;
   readonly clock?: Clock;
   /** Tick interval, ms. Default 2 000. */
   readonly tickMs?: number;
@@ -100,7 +104,10 @@ export class RolloutController {
       await this.#tick();
     } catch (error) {
       if (error instanceof ConflictError) return; // someone (ork rollout) wrote in between: next tick
-      this.#o.logger.warn({ err: { message: error instanceof Error ? error.message : String(error) } }, 'rollout tick failed');
+      this.#o.logger.warn(
+        { err: { message: error instanceof Error ? error.message : String(error) } },
+        'rollout tick failed',
+      );
     }
   }
 
@@ -124,7 +131,10 @@ export class RolloutController {
     for (const cr of crs) if (assign(before, cr) !== assign(next, cr)) this.#o.enqueue(cr);
     for (const event of result.events) this.#emit(event);
     if (next.phase !== before.phase || next.step !== before.step || next.paused !== before.paused)
-      this.#o.logger.info({ rollout: { ...next, rolledBack: next.rolledBack.length } }, `rollout: ${next.message}`);
+      this.#o.logger.info(
+        { rollout: { ...next, rolledBack: next.rolledBack.length } },
+        `rollout: ${next.message}`,
+      );
     this.#o.onState?.(next, crs, result.events);
   }
 

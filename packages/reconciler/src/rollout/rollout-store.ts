@@ -83,7 +83,10 @@ export class RolloutStore {
             metadata: {
               name,
               namespace: this.#o.namespace,
-              labels: { 'app.kubernetes.io/managed-by': 'orkestra', [RevisionLabel.Katalog]: this.#o.katalogName },
+              labels: {
+                'app.kubernetes.io/managed-by': 'orkestra',
+                [RevisionLabel.Katalog]: this.#o.katalogName,
+              },
             },
             data,
           })
@@ -112,5 +115,8 @@ export function createRolloutStore(options: {
     kubeConfig: options.kubeConfig,
     ...(options.fieldManager == null ? {} : { fieldManager: options.fieldManager }),
   });
-  return { store: new RolloutStore({ client, namespace: options.namespace, katalogName: options.katalogName }), client };
+  return {
+    store: new RolloutStore({ client, namespace: options.namespace, katalogName: options.katalogName }),
+    client,
+  };
 }

@@ -76,7 +76,8 @@ export interface CrdControllerOptions {
 /** ControllerRevisions is the revision choice of one entry. */
 export interface ControllerRevisions {
   readonly current: string;
-  readonly previous?: { readonly revision: string; readonly crd: CompiledCrd; readonly hooks: PipelineHooks } | undefined;
+  readonly previous?:
+    { readonly revision: string; readonly crd: CompiledCrd; readonly hooks: PipelineHooks } | undefined;
   readonly assign?: ((cr: KubeObject) => 'current' | 'previous') | undefined;
 }
 
@@ -189,7 +190,12 @@ export class CrdController {
     this.#previous =
       previous == null
         ? undefined
-        : new CrdPipeline({ ...pipelineOptions, crd: previous.crd, hooks: previous.hooks, revision: previous.revision });
+        : new CrdPipeline({
+            ...pipelineOptions,
+            crd: previous.crd,
+            hooks: previous.hooks,
+            revision: previous.revision,
+          });
     this.#assign = options.revision?.assign;
     this.dispatcher = new Dispatcher({
       queue: this.queue,
