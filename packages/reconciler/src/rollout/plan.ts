@@ -41,7 +41,7 @@ export type Assignment = 'target' | 'stable';
 const ALL = 2 ** 32;
 
 /** bucketOf places a CR (by UID) in [0, 2^32): a stable order, independent of names and of list order. */
-export function bucketOf(uid: string): number {
+function bucketOf(uid: string): number {
   return createHash('sha256').update(uid).digest().readUInt32BE(0);
 }
 
