@@ -13,7 +13,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import {
   RolloutController,
   createKatalogRuntime,
@@ -193,7 +193,20 @@ try {
     const writes = writesOf(runtime2.requestCounts());
     const controllerRequests = storeClient.requests.totalSince(controllerBefore);
     await controller.stop();
+    // Untimed clean-up: the one kwok node takes 500 pods, so each round removes its CRs (the
+    // runtime runs their deletion) and waits for their pods to go.
+    await custom.deleteCollectionNamespacedCustomObject({
+      group: api.group,
+      version: api.version,
+      namespace,
+      plural: api.plural,
+    });
+    await until('the CRs to be deleted', () => (runtime2.entries.get('app')?.cache.size ?? 0) === 0);
     await runtime2.stop({ timeoutMs: 5000 });
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const deadline = Date.now() + 300_000;
+    while ((await core.listNamespacedPod({ namespace })).items.length > 0 && Date.now() < deadline)
+      await sleep(500);
     results.push({ round, seconds, writesPerCr: writes / count, controllerRequests, steps });
     log(`round ${round}: ${seconds.toFixed(1)} s, ${(writes / count).toFixed(2)} writes per CR`);
   }
