@@ -19,7 +19,7 @@ const silent: Logger = {
 function memoryStore(): {
   read(): Promise<StoredRollout | undefined>;
   write(s: RolloutState, rv: string | undefined): Promise<StoredRollout>;
-  stored?: StoredRollout;
+  stored?: StoredRollout | undefined;
 } {
   let version = 0;
   const store = {
