@@ -36,6 +36,18 @@ export type { RuntimeTuning } from './runtime/tuning.js';
 export { DRIFT_LIMIT_DEFAULTS } from './runtime/drift-limiter.js';
 export type { DriftLimitTuning } from './runtime/drift-limiter.js';
 
+// ---- issue 21: Katalog revisions and health-gated rollouts (docs/reference/runtime.md §24).
+export { assign, control, completeAt, startRollout, tick, RolloutCommandError } from './rollout/plan.js';
+export type { RolloutCommand, RolloutPhase, RolloutState } from './rollout/plan.js';
+export { katalogRevision, revisionObjectName, rolloutObjectName } from './rollout/revision.js';
+export { RolloutStore, createRolloutStore } from './rollout/rollout-store.js';
+export type { StoredRollout } from './rollout/rollout-store.js';
+export { RolloutController } from './rollout/rollout-controller.js';
+export type { RolloutControllerOptions } from './rollout/rollout-controller.js';
+export type { RuntimeRevisions } from './rollout/revisions.js';
+export { prepareRollout } from './rollout/prepare.js';
+export type { PreparedRollout } from './rollout/prepare.js';
+
 // ---- Observation: the RuntimeObserver the operator's MetricsSink satisfies and its label values
 export {
   ChildWriteOperation,

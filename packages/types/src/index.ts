@@ -189,6 +189,8 @@ export {
   DeleteGroup,
 } from './schema/katalog.js';
 export type { KatalogInput } from './schema/katalog.js';
+export { Rollout } from './schema/rollout.js';
+export type { RolloutCanary } from './schema/rollout.js';
 
 // Provider interfaces (docs/reference/runtime.md §14.7)
 export type {

@@ -6,6 +6,7 @@ import { explainCommand } from './explain.js';
 import { generateCommand } from './generate.js';
 import { migrateCommand } from './migrate.js';
 import { renderCommand } from './render.js';
+import { rolloutCommand } from './rollout.js';
 import { runCommand } from './run.js';
 import { simulateCommand } from './simulate.js';
 import { validateCommand } from './validate.js';
@@ -24,6 +25,7 @@ export const commands: readonly Command[] = [
   simulateCommand,
   diffCommand, // issue-21
   explainCommand, // issue-18
+  rolloutCommand, // issue 21
   devCommand,
   demoCommand,
 ];

@@ -35,6 +35,7 @@ describe('generateCrds', () => {
       'conditions',
       'inventory',
       'providers',
+      'katalogRevision',
     ]);
   });
 });

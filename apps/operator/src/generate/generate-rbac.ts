@@ -306,6 +306,10 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
       verbs: ['get', 'update'],
       resourceNames: [leaseName],
     },
+    // issue 21: Katalog revisions (immutable, hash-named: create, get) and the rollout state, the
+    // only one patched (docs/reference/runtime.md §24.1).
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get'] },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['patch'], resourceNames: [`${leaseName}-rollout`] },
     // The LeaderElection Event on the Lease is written in the operator namespace: the ClusterRole's
     // events rule covers it; a Role pinned to another namespace does not, so this Role grants it.
     ...(pinned == null || pinned === options.namespace

@@ -84,3 +84,17 @@ describe('formatExplain', () => {
     expect(ago('not a time', now)).toBe('?');
   });
 });
+
+describe('formatExplain revision (issue 21)', () => {
+  it('prints the Katalog revision of the last reconcile and a pin', () => {
+    const lines = formatExplain(
+      {
+        kind: 'Shop',
+        metadata: { name: 'one', annotations: { 'orkestra.konductor.io/revision': 'abc1234567' } },
+        status: { katalogRevision: '0123456789', conditions: [] },
+      },
+      now,
+    );
+    expect(lines).toContain('  Revision: 0123456789 (pinned to abc1234567)');
+  });
+});

@@ -7,8 +7,14 @@
 /** ExplainedCr is the part of a live CR that `ork explain` reads. */
 export interface ExplainedCr {
   readonly kind: string;
-  readonly metadata: { readonly name?: string; readonly namespace?: string };
+  readonly metadata: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
   readonly status?: {
+    /** issue 21: the Katalog revision of the last reconcile. */
+    readonly katalogRevision?: string;
     readonly conditions?: readonly {
       readonly type: string;
       readonly status: string;
@@ -68,6 +74,11 @@ export function formatExplain(cr: ExplainedCr, now: Date): string[] {
     const message = c.message == null || c.message === '' ? '' : `: ${c.message}`;
     lines.push(`  ${type}: ${c.status} ${c.reason ?? ''}${message}${since}`);
   }
+  // issue 21: the revision the CR was last reconciled with, and a pin (docs/reference/runtime.md §24).
+  const revision = cr.status?.katalogRevision;
+  const pin = cr.metadata.annotations?.['orkestra.konductor.io/revision'];
+  if (revision != null || pin != null)
+    lines.push(`  Revision: ${revision ?? 'not recorded'}${pin == null ? '' : ` (pinned to ${pin})`}`);
   const children = [...(cr.status?.inventory ?? [])].sort((a, b) => {
     const group = (s: string): number => (s.startsWith('onCreate.') ? 0 : 1);
     return group(a.source) - group(b.source) || a.source.localeCompare(b.source, 'en', { numeric: true });

@@ -4,6 +4,11 @@ import type { MetricsSink } from './metrics.js';
 
 /** The table of docs/reference/runtime.md §18.2: name → [type, labels]. */
 const SPEC: Record<string, readonly [string, readonly string[]]> = {
+  orkestra_rollout_phase: ['gauge', ['katalog', 'phase']],
+  orkestra_rollout_step: ['gauge', ['katalog']],
+  orkestra_rollout_crs: ['gauge', ['katalog', 'revision']],
+  orkestra_rollout_gate_failures_total: ['counter', ['katalog']],
+  orkestra_rollout_rolled_back_total: ['counter', ['katalog']],
   controller_runtime_reconcile_total: ['counter', ['controller', 'result']],
   controller_runtime_reconcile_errors_total: ['counter', ['controller']],
   controller_runtime_terminal_reconcile_errors_total: ['counter', ['controller']],
@@ -111,6 +116,13 @@ describe('createOperatorMetrics', () => {
   it('exposes every metric of docs/reference/runtime.md §18.2 with its type and exactly its labels', async () => {
     const metrics = createOperatorMetrics({ katalogName: 'shop', version: '1.2.0' });
     feedAll(metrics.sink);
+    metrics.rollout({
+      phase: 'Progressing',
+      step: 1,
+      crs: { abc: 3, def: 7 },
+      gateFailures: 1,
+      rolledBack: 2,
+    });
     metrics.addCollector((gauges) => {
       gauges.queue('website', {
         depth: 3,

@@ -120,6 +120,19 @@ export interface OperatorMetrics {
   addCollector(collector: Collector): () => void;
   /** katalogLoaded replaces the `orkestra_katalog_info` series after a hot reload. */
   katalogLoaded(version: string): void;
+  /** issue 21: the rollout's phase, step and CRs per assigned revision (docs/reference/runtime.md §18.2, §24). */
+  rollout(readings: RolloutReadings): void;
+}
+
+/** RolloutReadings is what the rollout gauges show after a rollout tick. */
+export interface RolloutReadings {
+  readonly phase: string;
+  readonly step: number;
+  /** CRs by the revision they are assigned (`target` and `stable` revision names). */
+  readonly crs: Readonly<Record<string, number>>;
+  /** Gate failures and rollbacks since the last reading. */
+  readonly gateFailures: number;
+  readonly rolledBack: number;
 }
 
 /** Runs collectors before every exposition, so scrape-time gauges are fresh whoever asks. */
@@ -291,6 +304,26 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
   );
   const katalogInfo = gauge('orkestra_katalog_info', 'The loaded Katalog (always 1)', ['katalog', 'version']);
   katalogInfo.set({ katalog: options.katalogName, version: options.version }, 1);
+  // issue 21: rollouts (docs/reference/runtime.md §24)
+  const rolloutPhase = gauge('orkestra_rollout_phase', 'The rollout phase (1 for the current one)', [
+    'katalog',
+    'phase',
+  ]);
+  const rolloutStep = gauge('orkestra_rollout_step', 'The rollout step: 0 canary, i wave i', ['katalog']);
+  const rolloutCrs = gauge('orkestra_rollout_crs', 'CRs by the Katalog revision the rollout assigns them', [
+    'katalog',
+    'revision',
+  ]);
+  const rolloutGateFailures = counter(
+    'orkestra_rollout_gate_failures_total',
+    'Rollout steps whose CRs were not Ready within readyTimeout',
+    ['katalog'],
+  );
+  const rolloutRolledBack = counter(
+    'orkestra_rollout_rolled_back_total',
+    'CRs rolled back to the stable revision after a failed gate',
+    ['katalog'],
+  );
 
   // informers and cache
   scrape.cacheObjects = gauge('orkestra_cache_objects', 'Objects held in the informer cache', ['resource']);
@@ -474,6 +507,17 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
     katalogLoaded: (version) => {
       katalogInfo.reset();
       katalogInfo.set({ katalog: options.katalogName, version }, 1);
+    },
+    rollout: (readings) => {
+      const katalog = options.katalogName;
+      rolloutPhase.reset();
+      rolloutPhase.set({ katalog, phase: readings.phase }, 1);
+      rolloutStep.set({ katalog }, readings.step);
+      rolloutCrs.reset();
+      for (const [revision, count] of Object.entries(readings.crs))
+        rolloutCrs.set({ katalog, revision }, count);
+      if (readings.gateFailures > 0) rolloutGateFailures.inc({ katalog }, readings.gateFailures);
+      if (readings.rolledBack > 0) rolloutRolledBack.inc({ katalog }, readings.rolledBack);
     },
   };
 }

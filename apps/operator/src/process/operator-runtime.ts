@@ -1,6 +1,13 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKatalogRuntime } from '@orkestra/reconciler';
-import type { CrossHandler, EventSubject, KatalogRuntime, RuntimeTuning } from '@orkestra/reconciler';
+import type {
+  CrossHandler,
+  EventSubject,
+  KatalogRuntime,
+  RuntimeRevisions,
+  RuntimeTuning,
+} from '@orkestra/reconciler';
+import type { KubeObject } from '@orkestra/registry';
 import type { Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';
 
@@ -21,6 +28,10 @@ export interface CreateOperatorRuntimeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called with every Event the runtime records (the Control Center keeps the recent ones). */
   readonly onEvent?: (subject: EventSubject, type: string, reason: string, message: string) => void;
+  /** How long `start` waits for the first list of every informer. Default 120 000 ms. */
+  readonly syncTimeoutMs?: number;
+  /** issue 21: the revisions and the per-CR choice (docs/reference/runtime.md §24.2). */
+  readonly revisions?: RuntimeRevisions;
 }
 
 /** KatalogEntrySummary is one entry as `/katalog` shows it: no templates, no secrets. */
@@ -63,6 +74,12 @@ export interface OperatorRuntime {
   collect(gauges: ScrapeGauges): void;
   /** The reconciler's runtime, for in-process reads of its caches (the Control Center). */
   readonly engine: KatalogRuntime;
+  /** issue 21: every CR of every entry, from the primary caches. */
+  crs(): KubeObject[];
+  /** issue 21: re-queues one CR (its revision changed). */
+  enqueue(cr: KubeObject): void;
+  /** issue 21: the runtime's Event recorder. */
+  readonly events: KatalogRuntime['events'];
 }
 
 /**
@@ -81,7 +98,12 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
     leaderElected: options.leaderElected,
     ...(options.providers == null ? {} : { providers: options.providers }),
     ...(options.metrics == null ? {} : { observer: options.metrics }),
-    options: { ...options.tuning, ...(options.env == null ? {} : { env: options.env }) },
+    ...(options.revisions == null ? {} : { revisions: options.revisions }),
+    options: {
+      ...options.tuning,
+      ...(options.env == null ? {} : { env: options.env }),
+      ...(options.syncTimeoutMs == null ? {} : { syncTimeoutMs: options.syncTimeoutMs }),
+    },
   });
   const crdEntries = options.katalog.spec.crds;
   const onEvent = options.onEvent;
@@ -120,6 +142,18 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
       }),
     crossHandler: (request, response) => runtime.crossHandler(request, response),
     engine: runtime,
+    crs: () => [...runtime.entries.values()].flatMap((entry) => entry.cache.list() as KubeObject[]),
+    enqueue: (cr) => {
+      for (const entry of runtime.entries.values()) {
+        const crd = entry.controller.crd;
+        if (crd.apiVersion !== cr.apiVersion || crd.apiTypes.kind !== cr.kind) continue;
+        const ns = cr.metadata.namespace;
+        entry.controller.enqueueKey(
+          ns == null || ns === '' ? (cr.metadata.name ?? '') : `${ns}/${cr.metadata.name ?? ''}`,
+        );
+      }
+    },
+    events: runtime.events,
     collect: (gauges) => {
       const snapshot = runtime.snapshot();
       for (const entry of snapshot.entries) {

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { RolloutController, RolloutStore, katalogRevision, prepareRollout } from '@orkestra/reconciler';
+import type { PreparedRollout } from '@orkestra/reconciler';
+import { createKubeClient } from '@orkestra/registry';
 import type { Katalog, Provider } from '@orkestra/types';
 import type { DestinationStream } from 'pino';
 import type { RunConfig } from './config.js';
@@ -61,6 +64,8 @@ export interface StartOperatorOptions {
   readonly watchIntervalMs?: number;
   /** Retry interval of a start-up that failed (discovery, CRDs not served yet), ms. Default 30 000. */
   readonly startRetryMs?: number;
+  /** issue 21: interval of the rollout controller's ticks, ms. Default 2 000. */
+  readonly rolloutTickMs?: number;
 }
 
 /** ReloadResult is how a Katalog reload ended. */
@@ -177,7 +182,71 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   let leading = !config.leaderElect;
   if (!config.leaderElect) metrics.sink.leaderStatus(leaseName, true);
 
-  const makeRuntime = (forKatalog: Katalog): OperatorRuntime =>
+  // issue 21: revisions and rollouts (docs/reference/runtime.md §24). Without access to ConfigMaps
+  // in the operator's namespace they are off and a new Katalog applies to every CR at once.
+  const rolloutStore = new RolloutStore({
+    client: createKubeClient({ kubeConfig }),
+    namespace: config.namespace,
+    katalogName,
+  });
+  let rollout: RolloutController | undefined;
+  const prepare = async (forKatalog: Katalog, text: string): Promise<PreparedRollout | undefined> => {
+    try {
+      return await prepareRollout({ store: rolloutStore, katalog: forKatalog, text, now: Date.now() });
+    } catch (error) {
+      logger.warn(
+        { err: { message: errorMessage(error) }, namespace: config.namespace },
+        'Katalog revisions are off (cannot read or write ConfigMaps in the operator namespace): a new Katalog applies to every CR at once',
+      );
+      return undefined;
+    }
+  };
+  const makeRollout = (
+    prepared: PreparedRollout | undefined,
+    target: () => OperatorRuntime,
+  ): RolloutController | undefined =>
+    prepared == null
+      ? undefined
+      : new RolloutController({
+          store: rolloutStore,
+          state: prepared.state,
+          resourceVersion: prepared.resourceVersion,
+          policy: () => katalog.spec.rollout,
+          crs: () => target().crs(),
+          enqueue: (cr) => target().enqueue(cr),
+          ready: () => target().isReady(),
+          events: {
+            normal: (s, r, m) => target().events.normal(s, r, m),
+            warning: (s, r, m) => target().events.warning(s, r, m),
+          },
+          namespace: config.namespace,
+          katalogName,
+          logger,
+          ...(options.rolloutTickMs == null ? {} : { tickMs: options.rolloutTickMs }),
+          onState: (state, crs, events) => {
+            const counts: Record<string, number> = { [state.target]: 0, [state.stable]: 0 };
+            for (const cr of crs) {
+              const revision = rollout?.assign(cr) === 'previous' ? state.stable : state.target;
+              counts[revision] = (counts[revision] ?? 0) + 1;
+            }
+            metrics.rollout({
+              phase:
+                state.phase === 'Progressing' && (state.paused || katalog.spec.rollout?.paused === true)
+                  ? 'Paused'
+                  : state.phase,
+              step: state.step,
+              crs: counts,
+              gateFailures: events.filter((e) => e.reason === 'RolloutGateFailed').length,
+              rolledBack: events.filter((e) => e.reason === 'RolledBack').length,
+            });
+          },
+        });
+
+  const makeRuntime = (
+    forKatalog: Katalog,
+    prepared?: PreparedRollout,
+    holder: { controller?: RolloutController | undefined } = {},
+  ): OperatorRuntime =>
     createOperatorRuntime({
       katalog: forKatalog,
       kubeConfig,
@@ -198,8 +267,22 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
             onEvent: (subject, type, reason, message) => recentEvents.add(subject, type, reason, message),
           }
         : {}),
+      ...(prepared == null
+        ? {}
+        : {
+            revisions: {
+              current: prepared.revision,
+              previous: prepared.previous,
+              // The controller of this runtime's rollout is made right after it, before any worker starts.
+              assign: (cr) => holder.controller?.assign(cr) ?? 'previous',
+            },
+          }),
     });
-  let runtime = makeRuntime(katalog);
+  const firstRollout = await prepare(katalog, katalogText);
+  const firstHolder: { controller?: RolloutController | undefined } = {};
+  let runtime = makeRuntime(katalog, firstRollout, firstHolder);
+  rollout = makeRollout(firstRollout, () => runtime);
+  firstHolder.controller = rollout;
   metrics.addCollector((gauges) => runtime.collect(gauges));
 
   const katalogRoute: ExtraRoute = (_request, response, url) => {
@@ -287,7 +370,10 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         onStartedLeading: () => {
           leading = true;
           metrics.sink.leaderStatus(leaseName, true);
-          if (!stopping) runtime.startWorkers();
+          if (!stopping) {
+            runtime.startWorkers();
+            rollout?.start();
+          }
         },
         onStoppedLeading: () => {
           leading = false;
@@ -348,16 +434,37 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         'spec.providers changed: providers are loaded at start-up; restart to apply',
       );
     }
+    // issue 21: a change of spec.rollout alone is not a new revision: the policy is read live.
+    if (rollout != null && katalogRevision(next.katalog) === katalogRevision(katalog)) {
+      katalog = next.katalog;
+      katalogText = next.text;
+      logger.info(
+        { file: config.katalog, rollout: katalog.spec.rollout ?? null },
+        'katalog reloaded: same revision, rollout policy updated',
+      );
+      return { outcome: 'reloaded' };
+    }
     let candidate: OperatorRuntime;
+    let candidateRollout: RolloutController | undefined;
+    const previousRollout = rollout;
+    await previousRollout?.stop();
     try {
       if (config.installCrds) await installCrds(kubeConfig, next.katalog);
-      candidate = makeRuntime(next.katalog);
+      const prepared = await prepare(next.katalog, next.text);
+      const holder: { controller?: RolloutController | undefined } = {};
+      const made = makeRuntime(next.katalog, prepared, holder);
+      candidate = made;
+      candidateRollout = makeRollout(prepared, () => made);
+      holder.controller = candidateRollout;
     } catch (error) {
       const line = errorMessage(error);
       logger.error({ file: config.katalog }, `katalog reload rejected: ${line}`);
+      if (leading) previousRollout?.start();
       return { outcome: 'rejected', errors: [line] };
     }
     const previous = runtime;
+    // The new runtime's assignments apply from here on (its workers start below).
+    rollout = candidateRollout;
     await previous.stop(config.shutdownTimeoutMs);
     if (stopping) return { outcome: 'unchanged' };
     runtime = candidate;
@@ -369,7 +476,10 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       'katalog reloaded',
     );
     void startRuntime(candidate);
-    if (leading) candidate.startWorkers();
+    if (leading) {
+      candidate.startWorkers();
+      candidateRollout?.start();
+    }
     return { outcome: 'reloaded' };
   };
   const reload = (): Promise<ReloadResult> => {
@@ -407,6 +517,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         // After losing the Lease nothing may be written any more: abort at once.
         run: async () => {
           await reloading;
+          await rollout?.stop();
           await runtime.stop(leading || elector == null ? config.shutdownTimeoutMs : 0);
         },
         timeoutMs: config.shutdownTimeoutMs + 5_000,
@@ -443,6 +554,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   );
   elector?.start();
   const synced = startRuntime(runtime);
+  if (leading) rollout?.start();
 
   return {
     get katalog() {

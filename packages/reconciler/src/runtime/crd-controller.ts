@@ -2,7 +2,7 @@
  * The controller of one CRD entry: primary informer, workqueue, resizable dispatcher, resync, the
  * event-to-key wiring of docs/reference/runtime.md §4 and the pipeline.
  */
-import type { KubeClient } from '@orkestra/registry';
+import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { TemplateEngine } from '@orkestra/template';
 import { parseDuration } from '@orkestra/types';
 import type { Logger, TimeCondition } from '@orkestra/types';
@@ -62,6 +62,19 @@ export interface CrdControllerOptions {
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
   /** Receives the entry's reconcile, queue, informer and pipeline events (docs/reference/runtime.md §18.2). Default: none. */
   readonly observer?: RuntimeObserver | undefined;
+  /**
+   * issue 21: this entry's revision, and the previous revision's entry (its compiled CRD and hooks)
+   * with the choice between them per CR (docs/reference/runtime.md §24.2). Default: one revision.
+   */
+  readonly revision?: ControllerRevisions | undefined;
+}
+
+/** ControllerRevisions is the revision choice of one entry. */
+export interface ControllerRevisions {
+  readonly current: string;
+  readonly previous?:
+    { readonly revision: string; readonly crd: CompiledCrd; readonly hooks: PipelineHooks } | undefined;
+  readonly assign?: ((cr: KubeObject) => 'current' | 'previous') | undefined;
 }
 
 /**
@@ -87,6 +100,9 @@ export class CrdController {
   readonly resync: Resync;
   readonly guard: NamespaceGuard;
   readonly pipeline: CrdPipeline;
+  /** issue 21: the previous revision's pipeline, for CRs the rollout has not reached. */
+  readonly #previous: CrdPipeline | undefined;
+  readonly #assign: ((cr: KubeObject) => 'current' | 'previous') | undefined;
   readonly #logger: Logger;
   readonly #ownWrites = new Map<string, number>();
   /** Keys being reconciled, with the events held for them and their lanes (own-write echoes are dropped). */
@@ -148,7 +164,7 @@ export class CrdController {
       onWatchRestart: () => observer.informerWatchRestart(resourceLabel(crd.apiTypes)),
       onEvent: (atMs) => observer.informerEvent(resourceLabel(crd.apiTypes), atMs / 1000),
     });
-    this.pipeline = new CrdPipeline({
+    const pipelineOptions = {
       observer,
       katalogName: options.katalogName,
       crd,
@@ -163,7 +179,19 @@ export class CrdController {
       tuning,
       ...(options.hooks == null ? {} : { hooks: options.hooks }),
       customScope: options.customScope,
-    });
+    };
+    this.pipeline = new CrdPipeline({ ...pipelineOptions, revision: options.revision?.current });
+    const previous = options.revision?.previous;
+    this.#previous =
+      previous == null
+        ? undefined
+        : new CrdPipeline({
+            ...pipelineOptions,
+            crd: previous.crd,
+            hooks: previous.hooks,
+            revision: previous.revision,
+          });
+    this.#assign = options.revision?.assign;
     this.dispatcher = new Dispatcher({
       queue: this.queue,
       workers: crd.entry.workers,
@@ -181,7 +209,10 @@ export class CrdController {
     });
     this.#onPrimaryChange = options.onPrimaryChange;
     this.informer.subscribe((change) => {
-      if (change.type === CacheChangeType.Delete) this.pipeline.forget(change.object.metadata.uid ?? '');
+      if (change.type === CacheChangeType.Delete) {
+        this.pipeline.forget(change.object.metadata.uid ?? '');
+        this.#previous?.forget(change.object.metadata.uid ?? '');
+      }
       this.#notify(change);
       if (!this.#workersStarted) return;
       // issue 19: an event for a CR being reconciled may be the echo of that reconcile's own
@@ -335,7 +366,10 @@ export class CrdController {
     started: number,
   ): Promise<ReconcileResult> {
     try {
-      const result = await this.pipeline.run(cached, {
+      // issue 21: the revision the rollout assigns this CR (docs/reference/runtime.md §24.2).
+      const pipeline =
+        this.#previous != null && this.#assign?.(cached) === 'previous' ? this.#previous : this.pipeline;
+      const result = await pipeline.run(cached, {
         reconcileId: ctx.reconcileId,
         logger,
         signal: ctx.signal,

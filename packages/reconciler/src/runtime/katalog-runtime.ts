@@ -34,7 +34,7 @@ import { ProviderDispatch } from './provider-dispatch.js';
 import { ChildCaches, routeChildChange } from './child-caches.js';
 import type { ChildKindSpec } from './child-caches.js';
 import { compileKatalog } from './compile-katalog.js';
-import type { CompiledKatalog } from './compile-katalog.js';
+import type { CompiledCrd, CompiledKatalog } from './compile-katalog.js';
 import { CrdController } from './crd-controller.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { StartGate } from './depends-on.js';
@@ -45,6 +45,7 @@ import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 import { resolveTuning } from './tuning.js';
 import type { RuntimeTuning } from './tuning.js';
+import type { RuntimeRevisions } from '../rollout/revisions.js';
 
 /**
  * KatalogRuntimeOptions is the runtime's tuning (RuntimeTuning, defaults in one place) plus the
@@ -80,6 +81,8 @@ export interface CreateKatalogRuntimeOptions {
    */
   readonly observer?: Partial<RuntimeObserver>;
   readonly options?: KatalogRuntimeOptions;
+  /** issue 21: the revision of this Katalog, the previous one and which a CR gets (docs/reference/runtime.md §24.2). Default: one revision, unrecorded. */
+  readonly revisions?: RuntimeRevisions;
 }
 
 /** RuntimeEntry is one CRD entry's machinery, for metrics, the autoscaler and cross endpoints. */
@@ -155,10 +158,13 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const tuning = resolveTuning(options.options);
   const slots = options.options?.hooks;
   const engine = createTemplateEngine({ clock: { now: () => clock.now() }, random: bytes });
-  const compiled =
-    'crds' in options.katalog && options.katalog.crds instanceof Map
-      ? (options.katalog as CompiledKatalog)
-      : compileKatalog(options.katalog as Katalog, { engine });
+  const compile = (katalog: Katalog | CompiledKatalog): CompiledKatalog =>
+    'crds' in katalog && katalog.crds instanceof Map
+      ? (katalog as CompiledKatalog)
+      : compileKatalog(katalog as Katalog, { engine });
+  const compiled = compile(options.katalog);
+  const revisions = options.revisions;
+  const previous = revisions?.previous == null ? undefined : compile(revisions.previous.katalog);
   const katalogName = compiled.katalog.metadata.name;
   const logger: Logger = (
     options.logger ??
@@ -202,11 +208,12 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     controllerOf.set(`${crd.apiVersion}/${crd.apiTypes.kind}`, crd.name);
 
   const kindUsers = new Map<string, ChildKindSpec & { crds: string[] }>();
-  for (const crd of compiled.crds.values()) {
+  // issue 21: the previous revision's child kinds are watched too (its CRs still reconcile).
+  for (const crd of [...compiled.crds.values(), ...(previous?.crds.values() ?? [])]) {
     for (const kind of crd.childKinds) {
       const key = `${kind.apiVersion}/${kind.kind}`;
       const spec = kindUsers.get(key) ?? { ...kind, crds: [] };
-      spec.crds.push(crd.name);
+      if (!spec.crds.includes(crd.name)) spec.crds.push(crd.name);
       kindUsers.set(key, spec);
     }
   }
@@ -314,16 +321,18 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     }
   };
 
+  const hooksOf = (crd: CompiledCrd): PipelineHooks => ({
+    ...katalogHooks.hooksFor(crd),
+    ...(crd.hooks.providers.length === 0
+      ? {}
+      : {
+          providers: (input) => dispatch.reconcile(input),
+        }),
+    deleteProviders: (input) => dispatch.delete(input),
+    ...slots?.[crd.name],
+  });
   for (const crd of compiled.crds.values()) {
-    const builtIn: PipelineHooks = {
-      ...katalogHooks.hooksFor(crd),
-      ...(crd.hooks.providers.length === 0
-        ? {}
-        : {
-            providers: (input) => dispatch.reconcile(input),
-          }),
-      deleteProviders: (input) => dispatch.delete(input),
-    };
+    const previousCrd = previous?.crds.get(crd.name);
     const controller = new CrdController({
       katalogName,
       crd,
@@ -337,7 +346,18 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       logger,
       events,
       tuning,
-      hooks: { ...builtIn, ...slots?.[crd.name] },
+      hooks: hooksOf(crd),
+      revision:
+        revisions == null
+          ? undefined
+          : {
+              current: revisions.current,
+              previous:
+                previousCrd == null || revisions.previous == null
+                  ? undefined
+                  : { revision: revisions.previous.revision, crd: previousCrd, hooks: hooksOf(previousCrd) },
+              assign: revisions.assign,
+            },
       observer,
       onPrimaryChange: (change) => {
         if (change.type === CacheChangeType.Delete) katalogHooks.forget(crd.name, change.key);

@@ -82,6 +82,8 @@ export interface PipelineOptions {
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
   /** Receives step durations, child, status and secret writes and validation results. Default: none. */
   readonly observer?: RuntimeObserver | undefined;
+  /** issue 21: the Katalog revision this pipeline runs, recorded as `status.katalogRevision` (docs/reference/runtime.md §24.2). */
+  readonly revision?: string | undefined;
 }
 
 /** RunContext is one reconcile's id, logger and signal. */
@@ -162,6 +164,7 @@ export class CrdPipeline {
       clock: options.clock,
       events: options.events,
       onResult: (result) => observer.statusWrite(options.crd.name, result),
+      revision: options.revision,
     });
   }
 

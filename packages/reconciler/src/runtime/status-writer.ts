@@ -59,6 +59,8 @@ export interface StatusWriterOptions {
   readonly events: EventRecorder;
   /** Called with each decision: `written`, `skipped` (unchanged) or `conflict` (stale resource version). Default: none. */
   readonly onResult?: ((result: StatusWriteResult) => void) | undefined;
+  /** issue 21: written as `status.katalogRevision` (docs/reference/runtime.md §24.2). Default: not written. */
+  readonly revision?: string | undefined;
 }
 
 /**
@@ -106,6 +108,7 @@ export class StatusWriter {
       validationWarnings: this.#hasWarnRules ? (input.warnings ?? 'unknown') : undefined,
       inventory: input.inventory == null ? undefined : readiness.annotate(input.inventory),
       providers: input.providers,
+      katalogRevision: this.#o.revision,
       declaredFields: this.#o.crd.statusFields,
       failed: !input.outcome.ready,
       context: { ...context, children },

@@ -56,6 +56,8 @@ export interface BuildStatusInput {
   readonly inventory?: readonly InventoryItem[] | undefined;
   /** Provider records by provider and declaration name. Undefined keeps the cached value. */
   readonly providers?: Readonly<Record<string, unknown>> | undefined;
+  /** issue 21: the Katalog revision of this reconcile (docs/reference/runtime.md §24.2). Undefined keeps the cached value. */
+  readonly katalogRevision?: string | undefined;
   /** Declared fields from `compileStatusFields`, evaluated after the runtime-owned keys. */
   readonly declaredFields?: readonly CompiledStatusField[] | undefined;
   /** True when the reconcile failed: only declared fields with `when`/`anyOf` are evaluated. Default false. */
@@ -219,6 +221,7 @@ export function buildStatus(input: BuildStatusInput): BuildStatusResult {
   status['conditions'] = buildConditions(input, structuredClone(cachedConditions), input.generation);
   if (input.inventory != null) status['inventory'] = sortInventory(input.inventory);
   if (input.providers != null) status['providers'] = structuredClone(input.providers);
+  if (input.katalogRevision != null) status['katalogRevision'] = input.katalogRevision;
 
   if (input.declaredFields != null && input.declaredFields.length > 0) {
     applyStatusFields(status, input.declaredFields, {

@@ -13,6 +13,7 @@ const RESERVED_STATUS_KEYS: ReadonlySet<string> = new Set([
   'observedGeneration',
   'inventory',
   'providers',
+  'katalogRevision',
 ]);
 
 /** StatusFieldType is a declared field's `type` after alias normalization; `auto` tries int, float, bool, then string. */

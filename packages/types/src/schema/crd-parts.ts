@@ -123,7 +123,13 @@ export const Validation: z.ZodType<Validation> = ValidationSchema.meta({ id: 'Va
 
 // ---- status (docs/reference/katalog.md §13.2) -------------------------------------------------------------------------
 
-const RESERVED_STATUS_KEYS = ['conditions', 'observedGeneration', 'inventory', 'providers'];
+const RESERVED_STATUS_KEYS = [
+  'conditions',
+  'observedGeneration',
+  'inventory',
+  'providers',
+  'katalogRevision',
+];
 const STATUS_TYPE_ALIASES = { ...VALUE_TYPE_ALIASES, auto: 'auto' } as const;
 
 /** StatusField declares one status field; `type` aliases (`str`, `integer`, `number`, `boolean`) are normalized. */

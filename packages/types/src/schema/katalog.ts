@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Rollout } from './rollout.js';
 import { Duration, isDuration, parseDuration } from '../duration.js';
 import { KATALOG_API_VERSION, KATALOG_KIND } from '../metadata.js';
 import { gated, gateShape, checkGate, normalizeGate } from './condition.js';
@@ -389,6 +390,8 @@ const KatalogSpecSchema = z
     crds: CrdMap,
     providers: z.array(ProviderRef).default([]),
     finalizers: z.array(Literal).default([]),
+    /** issue 21: how a changed Katalog reaches live CRs; absent = all at once (docs/reference/katalog.md §2.3). */
+    rollout: Rollout.optional(),
   })
   .superRefine((spec, ctx) =>
     uniqueBy(
