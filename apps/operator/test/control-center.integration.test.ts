@@ -100,6 +100,9 @@ beforeAll(async () => {
       '--control-center',
       '--control-center-auth',
       'token',
+      // The operator namespace holds the revision ConfigMaps (issue 21), shown on the Katalog page.
+      '--namespace',
+      env.namespace,
     ],
     { env: {} },
   );
@@ -169,6 +172,11 @@ it('draws the Katalog graph without a Content-Security-Policy violation', async 
     await graph.first().waitFor();
     for (const kind of ['ConfigMap', 'Service', 'Deployment', 'PodDisruptionBudget'])
       await graph.getByText(kind, { exact: true }).first().waitFor();
+    // issue 21 progress: the first revision the operator stored is rolled out to every CR.
+    const rollout = page.locator('[data-rollout-phase]');
+    await rollout.waitFor({ timeout: 10_000 });
+    expect(await rollout.getAttribute('data-rollout-phase')).toBe('Complete');
+    expect(await rollout.textContent()).toMatch(/revision [0-9a-f]{10}/);
     await page.screenshot({ path: join(artifacts, 'control-center-katalog.png'), fullPage: true });
     // The 401 of the first API call before sign-in is logged by Chromium as a failed resource.
     expect(problems.filter((text) => !text.includes('401'))).toEqual([]);

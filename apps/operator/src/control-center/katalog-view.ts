@@ -50,6 +50,26 @@ export interface KatalogView {
   readonly leader: boolean;
   readonly ready: boolean;
   readonly entries: readonly EntryView[];
+  /** The Katalog's rollout as the operator last read or wrote it (runtime.md §24); null without revisions. */
+  readonly rollout: RolloutView | null;
+}
+
+/** RolloutView is the part of the rollout state a viewer sees (issue 21 progress, issue 22 page). */
+export interface RolloutView {
+  readonly stable: string;
+  readonly target: string;
+  readonly phase: string;
+  /** 0 is the canary; i ≥ 1 is the i-th wave. */
+  readonly step: number;
+  readonly paused: boolean;
+  readonly message: string;
+}
+
+/** rolloutView keeps what a viewer needs of a rollout state (no CR UIDs, no selector internals). */
+export function rolloutView(state: RolloutView | undefined): RolloutView | null {
+  if (state == null) return null;
+  const { stable, target, phase, step, paused, message } = state;
+  return { stable, target, phase, step, paused, message };
 }
 
 type Box = Katalog['spec']['crds'][string]['operatorBox'];
@@ -104,6 +124,7 @@ export function katalogView(input: {
   readonly katalog: Katalog;
   readonly engine: KatalogRuntime;
   readonly leader: boolean;
+  readonly rollout?: RolloutView | undefined;
 }): KatalogView {
   const { katalog, engine } = input;
   const entries: EntryView[] = [];
@@ -142,5 +163,6 @@ export function katalogView(input: {
     leader: input.leader,
     ready: engine.isReady(),
     entries,
+    rollout: rolloutView(input.rollout),
   };
 }

@@ -17,6 +17,7 @@ import type { GateResult, Viewer } from './auth.js';
 import { crDetail, crList } from './cr-view.js';
 import type { NamespaceFilter } from './cr-view.js';
 import { katalogView } from './katalog-view.js';
+import type { RolloutView } from './katalog-view.js';
 import type { RecentEvents } from './recent-events.js';
 import type { OperatorStats, QueueSample } from './stats-view.js';
 
@@ -26,6 +27,8 @@ export interface ControlCenterSource {
   katalog(): Katalog;
   engine(): KatalogRuntime;
   leader(): boolean;
+  /** issue 21: the rollout state the operator holds, if revisions are on. */
+  rollout(): RolloutView | undefined;
   readonly events: RecentEvents;
   stats(input: {
     operator: string;
@@ -317,7 +320,13 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
       return sendJson(
         response,
         200,
-        katalogView({ operator: source.operator, katalog, engine, leader: source.leader() }),
+        katalogView({
+          operator: source.operator,
+          katalog,
+          engine,
+          leader: source.leader(),
+          rollout: source.rollout(),
+        }),
       );
     }
     if (parts[0] === 'operator' && parts.length === 1) {

@@ -311,6 +311,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
             katalog: () => katalog,
             engine: () => runtime.engine,
             leader: () => leading,
+            rollout: () => rollout?.state,
             events: recentEvents,
             stats: createStatsReader({ registry: metrics.registry }),
           },

@@ -41,6 +41,14 @@ interface Entry {
   readonly providers: readonly string[];
   readonly dependsOn: readonly string[];
 }
+interface Rollout {
+  readonly stable: string;
+  readonly target: string;
+  readonly phase: string;
+  readonly step: number;
+  readonly paused: boolean;
+  readonly message: string;
+}
 interface KatalogView {
   readonly operator: string;
   readonly name: string;
@@ -48,6 +56,28 @@ interface KatalogView {
   readonly leader: boolean;
   readonly ready: boolean;
   readonly entries: readonly Entry[];
+  readonly rollout?: Rollout | null;
+}
+
+/** rolloutSection shows where a Katalog rollout stands (runtime.md §24), or nothing without one. */
+function rolloutSection(rollout: Rollout | null | undefined): HTMLElement | null {
+  if (rollout == null) return null;
+  const done = rollout.stable === rollout.target;
+  const state = done ? 'ok' : rollout.phase === 'Failed' ? 'bad' : 'wait';
+  const where = done ? 'complete' : rollout.step === 0 ? 'canary' : `wave ${rollout.step}`;
+  return h(
+    'section',
+    { 'aria-labelledby': 'rollout' },
+    h('h2', { id: 'rollout' }, 'Rollout'),
+    h(
+      'p',
+      { 'data-rollout-phase': rollout.phase },
+      h('span', { class: `badge ${state}` }, `${rollout.phase}${rollout.paused ? ' (paused)' : ''}`),
+      ' ',
+      done ? `revision ${rollout.target}` : `${rollout.stable} → ${rollout.target}, ${where}`,
+      rollout.message === '' ? null : h('span', { class: 'reason' }, ` ${rollout.message}`),
+    ),
+  );
 }
 interface EntryStats {
   readonly entry: string;
@@ -330,6 +360,8 @@ async function katalogPage(): Promise<HTMLElement> {
   }
   table.append(body);
   page.append(h('h2', {}, 'Operator'), table);
+  const rollout = rolloutSection(katalog.rollout);
+  if (rollout != null) page.append(rollout);
   for (const entry of katalog.entries) {
     page.append(
       h(
@@ -491,9 +523,13 @@ function keyValues(title: string, value: Readonly<Record<string, unknown>>): HTM
 }
 
 async function crPage(entry: string, namespace: string, name: string): Promise<HTMLElement> {
-  const cr = await getJson<CrDetail>(
-    `/entries/${encodeURIComponent(entry)}/crs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`,
-  );
+  const [cr, katalog] = await Promise.all([
+    getJson<CrDetail>(
+      `/entries/${encodeURIComponent(entry)}/crs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`,
+    ),
+    getJson<KatalogView>('/katalog'),
+  ]);
+  const rollout = katalog.rollout;
   const notReady = cr.children.filter((c) => !c.ready);
   const page = h(
     'div',
@@ -520,6 +556,15 @@ async function crPage(entry: string, namespace: string, name: string): Promise<H
         cr.ready?.status === 'True' ? '' : `${cr.ready?.reason ?? ''}: ${cr.ready?.message ?? ''}`,
       ),
       cr.revision == null ? null : h('span', {}, ` revision ${cr.revision}`),
+      rollout == null || rollout.stable === rollout.target || cr.revision == null
+        ? null
+        : h(
+            'span',
+            { class: 'reason', 'data-rollout': cr.revision === rollout.target ? 'target' : 'stable' },
+            cr.revision === rollout.target
+              ? ` (in the rollout to ${rollout.target}: ${rollout.phase})`
+              : ` (keeps ${rollout.stable} until the rollout to ${rollout.target} reaches it)`,
+          ),
       ` age ${age(cr.created)}`,
     ),
     h('h2', {}, `Children (${cr.children.length}, ${notReady.length} not ready)`),
