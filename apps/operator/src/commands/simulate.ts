@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { checkExpectations } from '../offline/simulate/expectations.js';
 import { formatStepReport } from '../offline/simulate/format-report.js';
@@ -75,6 +75,8 @@ export const simulateCommand: Command = {
     const simulator = new Simulator({
       katalog: loaded.katalog,
       now: cliNow ?? scenario.now ?? new Date(),
+      katalogSource: basename(file),
+      revisions: scenario.steps.some((step) => step.katalog != null),
     });
     let checked = 0;
     let failed = 0;
