@@ -22,9 +22,13 @@ A scenario is YAML: \`steps:\` (required) and \`now:\` (optional start time). Ea
   update: {spec: {…}}                   JSON merge patch of the CR (a spec change bumps generation)
   observe: {Kind/name: {status: {…}}}   merge into a child's state; null = the child was deleted
   delete: true                          run the deletion path (docs/reference/runtime.md §10.2)
-plus optional \`context:\` (new cross, git, external, docker, providers results; they stay until
+  katalog: <file>                       a new Katalog revision: a rollout per its spec.rollout
+  rollout: pause|resume|undo            as ork rollout (docs/reference/runtime.md §24.4)
+plus optional \`cr: <name>\` (the CR of update, delete and the CR expectations; default the last
+applied), \`context:\` (new cross, git, external, docker, providers results; they stay until
 changed, null removes one), \`advance: <duration>\` (move the clock first) and \`expect:\`
-(applies, creates, prunes, children, status, ready, reason, deletionOrder).
+(applies, creates, prunes, children, status, ready, reason, deletionOrder; rollout, revisions,
+crs.<name> for rollouts).
 
 Options:
   --scenario <file>  The scenario file.

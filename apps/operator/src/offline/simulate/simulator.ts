@@ -150,7 +150,8 @@ interface WorkingContext {
 }
 
 /**
- * Simulator holds the offline engine of one CR and runs scenario steps against it. Steps that
+ * Simulator holds the offline engines of the scenario's CRs (one per CR and Katalog revision,
+ * over one in-memory cluster) and runs scenario steps against them. Steps that
  * cannot be taken (an update before any CR, an observed child that does not exist) throw a
  * ScenarioError naming the step's position.
  *
