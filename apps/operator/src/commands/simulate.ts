@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { checkExpectations } from '../offline/simulate/expectations.js';
 import { formatStepReport } from '../offline/simulate/format-report.js';
@@ -22,9 +22,13 @@ A scenario is YAML: \`steps:\` (required) and \`now:\` (optional start time). Ea
   update: {spec: {…}}                   JSON merge patch of the CR (a spec change bumps generation)
   observe: {Kind/name: {status: {…}}}   merge into a child's state; null = the child was deleted
   delete: true                          run the deletion path (docs/reference/runtime.md §10.2)
-plus optional \`context:\` (new cross, git, external, docker, providers results; they stay until
+  katalog: <file>                       a new Katalog revision: a rollout per its spec.rollout
+  rollout: pause|resume|undo            as ork rollout (docs/reference/runtime.md §24.4)
+plus optional \`cr: <name>\` (the CR of update, delete and the CR expectations; default the last
+applied), \`context:\` (new cross, git, external, docker, providers results; they stay until
 changed, null removes one), \`advance: <duration>\` (move the clock first) and \`expect:\`
-(applies, creates, prunes, children, status, ready, reason, deletionOrder).
+(applies, creates, prunes, children, status, ready, reason, deletionOrder; rollout, revisions,
+crs.<name> for rollouts).
 
 Options:
   --scenario <file>  The scenario file.
@@ -75,6 +79,8 @@ export const simulateCommand: Command = {
     const simulator = new Simulator({
       katalog: loaded.katalog,
       now: cliNow ?? scenario.now ?? new Date(),
+      katalogSource: basename(file),
+      revisions: scenario.steps.some((step) => step.katalog != null),
     });
     let checked = 0;
     let failed = 0;

@@ -79,6 +79,8 @@ export interface OfflineEngineOptions {
    * as the runtime answers them from its caches (`ork diff`). HTTP cross reads read as not found.
    */
   readonly crossReads?: 'results' | 'cluster';
+  /** The Katalog revision the runs record as `status.katalogRevision` (docs/reference/runtime.md §24.2). Default: not recorded. */
+  readonly revision?: string;
 }
 
 /** OfflineRun is what one reconcile did. */
@@ -146,6 +148,7 @@ export class OfflineEngine {
   readonly #random: ((size: number) => Uint8Array) | undefined;
   readonly #katalogName: string;
   readonly #crossReads: 'results' | 'cluster';
+  readonly #revision: string | undefined;
   readonly #seenNotes = new Set<string>();
   #notes: string[] = [];
   #providerCalls: ProviderCall[] = [];
@@ -159,6 +162,7 @@ export class OfflineEngine {
     this.#random = options.random;
     this.#katalogName = options.katalog.metadata.name;
     this.#crossReads = options.crossReads ?? 'results';
+    this.#revision = options.revision;
     this.#crds = compileKatalog(options.katalog, { engine: this.#engine }).crds;
     this.#recorder = new EventRecorder({
       clock: options.clock,
@@ -271,6 +275,7 @@ export class OfflineEngine {
       }),
       hooks: this.#hooks(crd, conditions),
       customScope: () => undefined,
+      ...(this.#revision == null ? {} : { revision: this.#revision }),
     });
     this.#pipelines.set(entry, pipeline);
     return pipeline;

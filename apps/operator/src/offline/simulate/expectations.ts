@@ -4,7 +4,7 @@
 import { normalizeChildRef } from './cluster-model.js';
 import { ExpectKey } from './scenario.js';
 import type { Expectation } from './scenario.js';
-import type { StepReport } from './simulator.js';
+import type { CrReport, StepReport } from './simulator.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,12 +25,23 @@ export interface ExpectationFailure {
  * `prunes`, `children`) compare as sets and accept `Kind/name` or `Kind/namespace/name`;
  * `deletionOrder` compares in order; `status` is a partial match (every given leaf equal, `null`
  * meaning absent); `ready` and `reason` compare the Ready condition, `synced` the Synced condition.
+ * Rollouts (issue 21): `rollout` is a partial match of the rollout, revisions named by their
+ * Katalog file; `revisions` compares each named CR's `status.katalogRevision` (by file or
+ * hash); `crs.<name>` checks children, status, ready, synced and reason of that CR.
  */
 export function checkExpectations(report: StepReport): ExpectationFailure[] {
+  return check(report, report.step.expect, '');
+}
+
+function check(
+  report: StepReport,
+  expectations: readonly Expectation[],
+  prefix: string,
+): ExpectationFailure[] {
   const failures: ExpectationFailure[] = [];
-  for (const expectation of report.step.expect) {
+  for (const expectation of expectations) {
     const fail = (key: string, expected: unknown, actual: unknown): void => {
-      failures.push({ expectation, key, expected, actual });
+      failures.push({ expectation, key: `${prefix}${key}`, expected, actual });
     };
     const { key, value } = expectation;
     switch (key) {
@@ -70,6 +81,27 @@ export function checkExpectations(report: StepReport): ExpectationFailure[] {
       case ExpectKey.Status:
         matchPartial(value, report.status, 'status', fail);
         break;
+      case ExpectKey.Rollout:
+        matchPartial(value, report.rollout, 'rollout', fail);
+        break;
+      case ExpectKey.Revisions:
+        for (const [name, expected] of Object.entries(value as Record<string, string>)) {
+          const cr = report.crs.find((c) => c.name === name);
+          const actual = cr?.revision ?? null;
+          const hash = cr?.status?.['katalogRevision'];
+          if (actual !== expected && hash !== expected) fail(`revisions.${name}`, expected, actual);
+        }
+        break;
+      case ExpectKey.Crs:
+        for (const [name, nested] of Object.entries(value as Record<string, Expectation[]>)) {
+          const cr = report.crs.find((c) => c.name === name);
+          if (cr == null) {
+            fail(`crs.${name}`, 'a CR of this scenario', null);
+            continue;
+          }
+          failures.push(...check(crView(report, cr), nested, `${prefix}crs.${name}.`));
+        }
+        break;
     }
   }
   return failures;
@@ -95,4 +127,16 @@ function matchPartial(
     return;
   }
   if (JSON.stringify(expected) !== JSON.stringify(actual)) fail(path, expected, actual ?? null);
+}
+
+/** crView is a step report seen from another CR of the scenario, for its `crs.<name>` expectations. */
+function crView(report: StepReport, cr: CrReport): StepReport {
+  return {
+    ...report,
+    crNamespace: cr.crNamespace,
+    children: cr.children,
+    ready: cr.ready,
+    synced: cr.synced,
+    status: cr.status,
+  };
 }

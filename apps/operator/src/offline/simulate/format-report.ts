@@ -49,6 +49,18 @@ export function formatStepReport(report: StepReport): string {
       for (const c of report.statusChanges) add(`  ${change(c)}`);
     }
   }
+  if (report.rollout != null) {
+    const r = report.rollout;
+    const span = r.stable === r.target ? r.target : `${r.stable} -> ${r.target}`;
+    add(
+      `rollout: ${r.phase}${r.paused ? ' (paused)' : ''} step ${r.step} ${span}${r.message === '' ? '' : `: ${r.message}`}`,
+    );
+  }
+  for (const cr of report.crs) {
+    const ready = cr.ready == null ? 'no Ready' : `Ready=${cr.ready.status} ${cr.ready.reason}`;
+    const children = cr.children.length === 0 ? '(none)' : cr.children.join(', ');
+    add(`cr ${cr.name}: revision ${cr.revision ?? '(none)'}, ${ready}, children: ${children}`);
+  }
   for (const note of report.notes) add(`note: ${note}`);
   return `${lines.join('\n')}\n`;
 }

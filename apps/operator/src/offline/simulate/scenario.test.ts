@@ -64,10 +64,10 @@ steps:
 
   it('names the position of schema errors', () => {
     expect(errorOf('steps:\n  - name: a\n    aply: {}\n')).toBe(
-      'scenario.yaml:3:5: steps[0].aply: unknown step key; expected name, apply, update, observe, delete, context, advance, expect',
+      'scenario.yaml:3:5: steps[0].aply: unknown step key; expected name, cr, apply, update, observe, delete, katalog, rollout, context, advance, expect',
     );
     expect(errorOf('steps:\n  - {update: {spec: {}}, delete: true}\n')).toBe(
-      'scenario.yaml:2:26: steps[0]: a step has at most one of apply, update, observe, delete',
+      'scenario.yaml:2:26: steps[0]: a step has at most one of apply, update, observe, delete, katalog, rollout',
     );
     expect(errorOf('steps:\n  - expect: {applies: Deployment/a}\n')).toBe(
       'scenario.yaml:2:14: steps[0].expect.applies must be a list of strings',
@@ -94,6 +94,89 @@ steps:
     );
     expect(errorOf('steps:\n  - update: {kind: Other}\n')).toBe(
       "scenario.yaml:2:14: steps[0].update.kind: the CR's kind cannot change",
+    );
+  });
+});
+
+describe('parseScenario: rollout steps (issue 21)', () => {
+  const katalogs: string[] = [];
+  const withKatalogs = {
+    ...options,
+    loadKatalog: (source: string, baseDir: string) => {
+      katalogs.push(`${baseDir}/${source}`);
+      if (source === 'broken.yaml') throw new Error('broken.yaml:3:7: spec.crds: Required');
+      return { metadata: { name: 'k' }, spec: {} } as never;
+    },
+  };
+  const rolloutError = (text: string): string => {
+    try {
+      parseScenario(text, withKatalogs);
+    } catch (error) {
+      if (error instanceof ScenarioError) return error.message;
+      throw error;
+    }
+    throw new Error('expected a ScenarioError');
+  };
+
+  it('parses katalog, rollout and cr steps and rollout expectations', () => {
+    const scenario = parseScenario(
+      `steps:
+  - {katalog: v2.yaml}
+  - rollout: undo
+    cr: web-b
+    expect:
+      rollout: {phase: Undone, step: 0, paused: false}
+      revisions: {web-a: katalog.yaml}
+      crs: {web-b: {children: [Deployment/web-b], ready: 'True'}}
+`,
+      withKatalogs,
+    );
+    const [change, undo] = scenario.steps;
+    expect(change?.katalog?.source).toBe('v2.yaml');
+    expect(katalogs).toEqual(['/scenarios/v2.yaml']);
+    expect(undo).toMatchObject({ rollout: 'undo', cr: 'web-b' });
+    expect(undo?.expect.map((e) => [e.key, e.position.line, e.position.column])).toEqual([
+      ['rollout', 6, 7],
+      ['revisions', 7, 7],
+      ['crs', 8, 7],
+    ]);
+    const nested = undo?.expect[2]?.value as Record<
+      string,
+      { key: string; position: { line: number; column: number } }[]
+    >;
+    expect(nested['web-b']?.map((e) => [e.key, e.position.line, e.position.column])).toEqual([
+      ['children', 8, 21],
+      ['ready', 8, 51],
+    ]);
+  });
+
+  it('names the position of bad rollout steps and expectations', () => {
+    expect(rolloutError('steps:\n  - rollout: abort\n')).toBe(
+      'scenario.yaml:2:5: steps[0].rollout: "abort" is not a rollout command; expected pause, resume, undo',
+    );
+    expect(rolloutError('steps:\n  - {katalog: v2.yaml, rollout: undo}\n')).toBe(
+      'scenario.yaml:2:24: steps[0]: a step has at most one of apply, update, observe, delete, katalog, rollout',
+    );
+    expect(rolloutError('steps:\n  - katalog: {file: v2.yaml}\n')).toBe(
+      'scenario.yaml:2:5: steps[0].katalog must be the path of a Katalog file (relative to the scenario)',
+    );
+    expect(rolloutError('steps:\n  - katalog: broken.yaml\n')).toBe(
+      'scenario.yaml:2:5: broken.yaml:3:7: spec.crds: Required',
+    );
+    expect(rolloutError('steps:\n  - cr: {name: a}\n')).toBe(
+      "scenario.yaml:2:5: steps[0].cr must be a CR's metadata.name",
+    );
+    expect(rolloutError('steps:\n  - expect: {rollout: {phase: Failed, wave: 1}}\n')).toBe(
+      'scenario.yaml:2:39: steps[0].expect.rollout: unknown key wave; expected phase, step, paused, stable, target, message',
+    );
+    expect(rolloutError('steps:\n  - expect: {rollout: {step: first}}\n')).toBe(
+      'scenario.yaml:2:24: steps[0].expect.rollout.step must be an integer',
+    );
+    expect(rolloutError('steps:\n  - expect: {revisions: {web-a: 2}}\n')).toBe(
+      'scenario.yaml:2:26: steps[0].expect.revisions.web-a must be a Katalog file or revision (a string)',
+    );
+    expect(rolloutError('steps:\n  - expect:\n      crs:\n        web-a: {applies: []}\n')).toBe(
+      'scenario.yaml:4:17: steps[0].expect.crs.web-a: unknown key applies; expected children, status, ready, synced, reason',
     );
   });
 });

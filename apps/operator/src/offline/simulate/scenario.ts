@@ -8,6 +8,8 @@ import { resolve } from 'node:path';
 import { LineCounter, isMap as isYamlMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 import { parseDuration } from '@orkestra/types';
+import type { Katalog } from '@orkestra/types';
+import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import { checkCustomResource, readCustomResources } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
 
@@ -68,6 +70,12 @@ export const ExpectKey = {
   Synced: 'synced',
   Reason: 'reason',
   DeletionOrder: 'deletionOrder',
+  /** issue 21: a partial match of the rollout (phase, step, paused, stable, target, message). */
+  Rollout: 'rollout',
+  /** issue 21: CR name → the Katalog file (or revision hash) its `status.katalogRevision` names. */
+  Revisions: 'revisions',
+  /** issue 21: CR name → children, status, ready, synced, reason of that CR. */
+  Crs: 'crs',
 } as const;
 export type ExpectKey = (typeof ExpectKey)[keyof typeof ExpectKey];
 
@@ -78,7 +86,29 @@ export interface Expectation {
   readonly position: SourcePosition;
 }
 
-/** ScenarioStep is one validated step. Exactly one of apply, update, observe, delete may be set; none means a resync. */
+/** CR_EXPECT_KEYS are the keys of an `expect.crs.<name>` block. */
+const CR_EXPECT_KEYS: readonly string[] = [
+  ExpectKey.Children,
+  ExpectKey.Status,
+  ExpectKey.Ready,
+  ExpectKey.Synced,
+  ExpectKey.Reason,
+];
+
+/** RolloutCommandName is a `rollout:` step's command (docs/reference/runtime.md §24.4). */
+export type RolloutCommandName = 'pause' | 'resume' | 'undo';
+
+/** KatalogChange is a `katalog:` step: a new Katalog file, i.e. a new revision (docs/reference/runtime.md §24.1). */
+export interface KatalogChange {
+  /** The file as written in the scenario; reports and `revisions` expectations name revisions by it. */
+  readonly source: string;
+  readonly katalog: Katalog;
+}
+
+/**
+ * ScenarioStep is one validated step. At most one of apply, update, observe, delete, katalog,
+ * rollout may be set; none means a resync.
+ */
 export interface ScenarioStep {
   readonly name: string;
   /** 1-based step number. */
@@ -88,6 +118,12 @@ export interface ScenarioStep {
   readonly update?: Json;
   readonly observe?: readonly ObservedChange[];
   readonly delete?: boolean;
+  /** issue 21: a new Katalog revision; the simulator starts a rollout per its `spec.rollout`. */
+  readonly katalog?: KatalogChange;
+  /** issue 21: `ork rollout pause|resume|undo`. */
+  readonly rollout?: RolloutCommandName;
+  /** The CR (metadata.name) that update, observe, delete and the CR expectations refer to; default: the last applied. */
+  readonly cr?: string;
   readonly context?: ContextPatch;
   /** Milliseconds the clock moves forward before the step. */
   readonly advanceMs?: number;
@@ -110,10 +146,34 @@ export interface ParseScenarioOptions {
   readonly baseDir: string;
   /** Reads a CR file; default: the file system. */
   readonly readFile?: (path: string) => string;
+  /** Loads a `katalog:` step's file (relative to `baseDir`); throws with a message when it is invalid. Default: the Katalog loader over the file system. */
+  readonly loadKatalog?: (source: string, baseDir: string) => Katalog;
 }
 
-const STEP_KEYS = ['name', 'apply', 'update', 'observe', 'delete', 'context', 'advance', 'expect'];
-const ACTION_KEYS = ['apply', 'update', 'observe', 'delete'];
+function loadKatalogFromDisk(source: string, baseDir: string): Katalog {
+  const loaded = loadKatalogFile(source, { cwd: baseDir });
+  if (loaded.ok) return loaded.katalog;
+  throw new Error(
+    `${source} is not a valid Katalog:\n${loaded.errors.map((e) => `  ${formatIssue(e)}`).join('\n')}`,
+  );
+}
+
+const STEP_KEYS = [
+  'name',
+  'cr',
+  'apply',
+  'update',
+  'observe',
+  'delete',
+  'katalog',
+  'rollout',
+  'context',
+  'advance',
+  'expect',
+];
+const ACTION_KEYS = ['apply', 'update', 'observe', 'delete', 'katalog', 'rollout'];
+const ROLLOUT_COMMANDS: readonly string[] = ['pause', 'resume', 'undo'];
+const ROLLOUT_EXPECT_KEYS = ['phase', 'step', 'paused', 'stable', 'target', 'message'];
 const CONTEXT_KEYS = ['cross', 'git', 'external', 'docker', 'providers'];
 const LIST_EXPECTS: readonly string[] = [
   ExpectKey.Applies,
@@ -231,6 +291,21 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
       if (raw['delete'] !== true) fail([...path, 'delete'], `${where([...path, 'delete'])} must be true`);
       step.delete = true;
     }
+    if (raw['katalog'] != null) step.katalog = parseKatalog(raw['katalog'], [...path, 'katalog']);
+    if (raw['rollout'] != null) {
+      const command = raw['rollout'];
+      if (typeof command !== 'string' || !ROLLOUT_COMMANDS.includes(command))
+        fail(
+          [...path, 'rollout'],
+          `${where([...path, 'rollout'])}: ${JSON.stringify(command)} is not a rollout command; expected ${ROLLOUT_COMMANDS.join(', ')}`,
+        );
+      step.rollout = command as RolloutCommandName;
+    }
+    if (raw['cr'] != null) {
+      if (typeof raw['cr'] !== 'string' || raw['cr'] === '')
+        fail([...path, 'cr'], `${where([...path, 'cr'])} must be a CR's metadata.name`);
+      step.cr = raw['cr'] as string;
+    }
     if (raw['context'] != null) step.context = parseContext(raw['context'], [...path, 'context']);
     if (raw['advance'] != null) {
       try {
@@ -281,6 +356,19 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
     return { cr: only, source: cr };
   }
 
+  function parseKatalog(value: unknown, path: Path): KatalogChange {
+    if (typeof value !== 'string' || value === '')
+      return fail(path, `${where(path)} must be the path of a Katalog file (relative to the scenario)`);
+    try {
+      return {
+        source: value,
+        katalog: (options.loadKatalog ?? loadKatalogFromDisk)(value, options.baseDir),
+      };
+    } catch (error) {
+      return fail(path, error instanceof Error ? error.message : String(error));
+    }
+  }
+
   function parseContext(value: unknown, path: Path): ContextPatch {
     if (!isMap(value)) return fail(path, `${where(path)} must be a map`);
     for (const [key, item] of Object.entries(value)) {
@@ -303,12 +391,45 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
     return value as ContextPatch;
   }
 
-  function parseExpect(value: unknown, path: Path): Expectation[] {
+  function parseExpect(
+    value: unknown,
+    path: Path,
+    known: readonly string[] = Object.values(ExpectKey),
+  ): Expectation[] {
     if (!isMap(value)) return fail(path, `${where(path)} must be a map`);
-    const known = Object.values(ExpectKey) as string[];
     return Object.entries(value).map(([key, expected]) => {
       const p = [...path, key];
       if (!known.includes(key)) fail(p, `${where(path)}: unknown key ${key}; expected ${known.join(', ')}`);
+      if (key === ExpectKey.Rollout) {
+        if (!isMap(expected)) fail(p, `${where(p)} must be a map (${ROLLOUT_EXPECT_KEYS.join(', ')})`);
+        for (const [k, v] of Object.entries(expected as Json)) {
+          if (!ROLLOUT_EXPECT_KEYS.includes(k))
+            fail([...p, k], `${where(p)}: unknown key ${k}; expected ${ROLLOUT_EXPECT_KEYS.join(', ')}`);
+          if (k === 'step' && !Number.isInteger(v)) fail([...p, k], `${where([...p, k])} must be an integer`);
+          if (k === 'paused' && typeof v !== 'boolean')
+            fail([...p, k], `${where([...p, k])} must be a boolean`);
+          if (k !== 'step' && k !== 'paused' && typeof v !== 'string')
+            fail([...p, k], `${where([...p, k])} must be a string`);
+        }
+      }
+      if (key === ExpectKey.Revisions) {
+        if (!isMap(expected) || Object.keys(expected).length === 0)
+          fail(p, `${where(p)} must map CR names to a Katalog file or revision`);
+        for (const [name, v] of Object.entries(expected as Json))
+          if (typeof v !== 'string')
+            fail([...p, name], `${where([...p, name])} must be a Katalog file or revision (a string)`);
+      }
+      if (key === ExpectKey.Crs) {
+        if (!isMap(expected) || Object.keys(expected).length === 0)
+          fail(p, `${where(p)} must map CR names to {${CR_EXPECT_KEYS.join(', ')}}`);
+        const nested = Object.fromEntries(
+          Object.entries(expected as Json).map(([name, block]) => [
+            name,
+            parseExpect(block, [...p, name], CR_EXPECT_KEYS),
+          ]),
+        );
+        return { key: key as ExpectKey, value: nested, position: position(p) };
+      }
       if (
         LIST_EXPECTS.includes(key) &&
         !(Array.isArray(expected) && expected.every((e) => typeof e === 'string'))

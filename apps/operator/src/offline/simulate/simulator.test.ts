@@ -283,3 +283,131 @@ describe('mergePatch', () => {
     expect(JSON.stringify(merged)).toBe('{"spec":{"b":2,"__proto__":{"polluted":true},"a":1}}');
   });
 });
+
+describe('Simulator rollouts (issue 21, docs/reference/runtime.md §24)', () => {
+  const rollout = '  rollout: {canary: {selector: {canary: "yes"}}, waves: [100], readyTimeout: 5m}\n';
+  const v1 = katalogFrom(
+    `operatorBox:
+  onReconcile:
+    configMaps: [{name: "{{ metadata.name }}-v1"}]`,
+    rollout,
+  );
+  const v2 = katalogFrom(
+    `operatorBox:
+  onReconcile:
+    configMaps: [{name: "{{ metadata.name }}-v2"}]
+    deployments: [{name: "{{ metadata.name }}", image: "nginx:1.27"}]`,
+    rollout,
+  );
+  const katalogs: Record<string, Katalog> = { 'v2.yaml': v2 };
+  const app = (name: string, labels = '{}'): string =>
+    `{cr: {apiVersion: t.example.com/v1, kind: App, metadata: {name: ${name}, namespace: web, labels: ${labels}}, spec: {}}}`;
+
+  async function run(scenario: string): Promise<StepReport[]> {
+    const parsed = parseScenario(scenario, {
+      file: 'scenario.yaml',
+      baseDir: '/nonexistent',
+      loadKatalog: (source) => katalogs[source] ?? v1,
+    });
+    const simulator = new Simulator({ katalog: v1, now, katalogSource: 'v1.yaml', revisions: true });
+    const reports: StepReport[] = [];
+    for (const step of parsed.steps) {
+      const report = await simulator.run(step);
+      expect(checkExpectations(report)).toEqual([]);
+      reports.push(report);
+    }
+    return reports;
+  }
+
+  const available = `{status: {observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, conditions: [{type: Available, status: "True"}]}}`;
+  const revisions = (report: StepReport | undefined): Record<string, string | undefined> =>
+    Object.fromEntries((report?.crs ?? []).map((c) => [c.name, c.revision]));
+  const children = (report: StepReport | undefined, name: string): readonly string[] | undefined =>
+    report?.crs.find((c) => c.name === name)?.children;
+
+  it('gives the canary the new revision and the others the old; a timed-out gate fails the rollout; undo puts the canary back', async () => {
+    const [, , change, early, late, undo] = await run(`steps:
+  - {apply: ${app('a', '{canary: "yes"}')}}
+  - {apply: ${app('b')}}
+  - {katalog: v2.yaml, cr: a}
+  - {advance: 4m}
+  - {advance: 2m}
+  - {rollout: undo, cr: a}
+`);
+    expect(change?.rollout).toMatchObject({
+      phase: 'Progressing',
+      step: 0,
+      stable: 'v1.yaml',
+      target: 'v2.yaml',
+    });
+    expect(revisions(change)).toEqual({ a: 'v2.yaml', b: 'v1.yaml' });
+    expect(change?.applies).toEqual(['ConfigMap/a-v2', 'Deployment/a']);
+    expect(change?.prunes).toEqual(['ConfigMap/a-v1']);
+    expect(children(change, 'a')).toEqual(['ConfigMap/a-v2', 'Deployment/a']);
+    expect(children(change, 'b')).toEqual(['ConfigMap/b-v1']);
+    expect(early?.rollout?.phase).toBe('Progressing');
+    expect(late?.rollout).toMatchObject({ phase: 'Failed', step: 0 });
+    expect(late?.rollout?.message).toMatch(/^1 of 1 CRs not Ready within 5m; first web\/a: /);
+    expect(revisions(late)).toEqual({ a: 'v2.yaml', b: 'v1.yaml' });
+    expect(undo?.rollout?.phase).toBe('Undone');
+    expect(revisions(undo)).toEqual({ a: 'v1.yaml', b: 'v1.yaml' });
+    expect(undo?.prunes.sort()).toEqual(['ConfigMap/a-v2', 'Deployment/a']);
+    expect(children(undo, 'a')).toEqual(['ConfigMap/a-v1']);
+  });
+
+  it('admits the next wave when the step is Ready on the new revision, and not while paused', async () => {
+    const [, , , , paused, resumed, done] = await run(`steps:
+  - {apply: ${app('a', '{canary: "yes"}')}}
+  - {apply: ${app('b')}}
+  - {katalog: v2.yaml}
+  - {rollout: pause}
+  - {observe: {Deployment/a: ${available}}}
+  - {rollout: resume}
+  - {observe: {Deployment/b: ${available}}}
+`);
+    expect(paused?.rollout).toMatchObject({ phase: 'Progressing', step: 0, paused: true });
+    expect(revisions(paused)).toEqual({ a: 'v2.yaml', b: 'v1.yaml' });
+    expect(resumed?.rollout).toMatchObject({ phase: 'Progressing', step: 1, paused: false });
+    expect(revisions(resumed)).toEqual({ a: 'v2.yaml', b: 'v2.yaml' });
+    expect(done?.rollout).toMatchObject({ phase: 'Complete', stable: 'v2.yaml', target: 'v2.yaml' });
+  });
+
+  it('fails rollout, revisions and crs expectations that do not hold, naming the key', async () => {
+    const parsed = parseScenario(
+      `steps:
+  - {apply: ${app('a', '{canary: "yes"}')}}
+  - apply: ${app('b')}
+    expect:
+      rollout: {phase: Complete, target: v1.yaml}
+      revisions: {a: v1.yaml, b: v1.yaml}
+      crs: {a: {children: [ConfigMap/a-v1]}, b: {children: [ConfigMap/b-v1]}}
+  - katalog: v2.yaml
+    expect:
+      rollout: {phase: Complete, target: v1.yaml}
+      revisions: {a: v1.yaml, b: v1.yaml}
+      crs: {a: {children: [ConfigMap/a-v1]}, b: {children: [ConfigMap/b-v1]}, c: {ready: "True"}}
+`,
+      { file: 'scenario.yaml', baseDir: '/nonexistent', loadKatalog: () => v2 },
+    );
+    const simulator = new Simulator({ katalog: v1, now, katalogSource: 'v1.yaml', revisions: true });
+    const failures = [];
+    for (const step of parsed.steps) failures.push(checkExpectations(await simulator.run(step)));
+    expect(failures[1]).toEqual([]);
+    expect(failures[2]?.map((f) => [f.key, f.expected, f.actual])).toEqual([
+      ['rollout.phase', 'Complete', 'Progressing'],
+      ['rollout.target', 'v1.yaml', 'v2.yaml'],
+      ['revisions.a', 'v1.yaml', 'v2.yaml'],
+      ['crs.a.children', ['ConfigMap/a-v1'], ['ConfigMap/a-v2', 'Deployment/a']],
+      ['crs.c', 'a CR of this scenario', null],
+    ]);
+  });
+
+  it('refuses a rollout command on a complete rollout and an unknown cr, at the step', async () => {
+    await expect(run('steps:\n  - {apply: ' + app('a') + '}\n  - rollout: undo\n')).rejects.toThrow(
+      'scenario.yaml:3:5: step 2 (step 2): the rollout of revision ',
+    );
+    await expect(run('steps:\n  - {apply: ' + app('a') + '}\n  - {cr: z}\n')).rejects.toThrow(
+      'scenario.yaml:3:5: step 2 (step 2): cr z: no such CR (CRs: a)',
+    );
+  });
+});

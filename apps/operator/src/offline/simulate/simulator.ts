@@ -1,22 +1,36 @@
 /**
- * The `ork simulate` driver: one operator, one CR, the offline engine's in-memory cluster. Each
+ * The `ork simulate` driver: one operator, its CRs, the offline engine's in-memory cluster. Each
  * scenario step changes the cluster (a CR applied or updated, a child's observed state, new hook
  * results) and then lets the real pipeline (@orkestra/reconciler/offline) run as the operator
  * would: reconciles until one writes nothing, or the deletion path until the finalizer is gone.
  * The report is read from the cluster's write log; nothing here re-implements a pipeline step.
+ * With `katalog:` steps (issue 21) every CR is reconciled with the revision the rollout's pure
+ * `assign` gives it (one OfflineEngine per CR and revision over one shared cluster), and the
+ * rollout's pure `tick` runs after the reconciles, as the rollout controller does
+ * (docs/reference/runtime.md §24).
  */
 import { ConditionType } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { KubeObject, ObjectRef } from '@orkestra/registry';
-import { OfflineEngine, mergePatch, uidOf } from '@orkestra/reconciler/offline';
+import { MemoryCluster, OfflineEngine, mergePatch, uidOf } from '@orkestra/reconciler/offline';
+import {
+  RolloutCommandError,
+  assign,
+  completeAt,
+  control,
+  katalogRevision,
+  startRollout,
+  tick,
+} from '@orkestra/reconciler';
+import type { RolloutState } from '@orkestra/reconciler';
 import type { ClusterWrite, OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import { checkCustomResource } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
 import { createSeededRandom } from '../../process/seeded-random.js';
 import { formatChildRef, normalizeChildRef } from './cluster-model.js';
 import { ScenarioError } from './scenario.js';
-import type { ContextPatch, ScenarioStep } from './scenario.js';
+import type { ContextPatch, KatalogChange, RolloutCommandName, ScenarioStep } from './scenario.js';
 
 type Json = Record<string, unknown>;
 
@@ -38,6 +52,28 @@ export interface StatusChange {
   readonly path: string;
   readonly before: unknown;
   readonly after: unknown;
+}
+
+/** RolloutReport is the rollout after a step; revisions are named by their Katalog file. */
+export interface RolloutReport {
+  readonly phase: RolloutState['phase'];
+  readonly step: number;
+  readonly paused: boolean;
+  readonly stable: string;
+  readonly target: string;
+  readonly message: string;
+}
+
+/** CrReport is one CR of the scenario after a step (issue 21: several CRs, one rollout). */
+export interface CrReport {
+  readonly name: string;
+  readonly crNamespace: string | undefined;
+  /** The Katalog file (or revision) of `status.katalogRevision`; undefined before a reconcile recorded one. */
+  readonly revision: string | undefined;
+  readonly children: readonly string[];
+  readonly ready: ReadyState | undefined;
+  readonly synced: ReadyState | undefined;
+  readonly status: Json | undefined;
 }
 
 /** StepReport is what one scenario step did. */
@@ -68,6 +104,10 @@ export interface StepReport {
   readonly statusChanges: readonly StatusChange[];
   /** Delete steps: the deletion path, in order. */
   readonly deletionOrder: readonly string[] | undefined;
+  /** issue 21: the rollout, once a `katalog:` step started one. */
+  readonly rollout: RolloutReport | undefined;
+  /** issue 21: every CR of the scenario, in the order applied (with rollouts or more than one CR). */
+  readonly crs: readonly CrReport[];
   readonly notes: readonly string[];
 }
 
@@ -76,13 +116,29 @@ export interface SimulatorOptions {
   readonly katalog: Katalog;
   /** The clock at the first step; steps move it with `advance`. */
   readonly now: Date;
+  /** How reports name the first Katalog's revision (its file). Default: `katalog`. */
+  readonly katalogSource?: string;
+  /**
+   * Record `status.katalogRevision` and run rollouts (docs/reference/runtime.md §24). Default:
+   * off (one-Katalog reports stay as they were); `ork simulate` turns it on when a step changes
+   * the Katalog.
+   */
+  readonly revisions?: boolean;
 }
 
 interface CrState {
   readonly ref: ObjectRef;
-  readonly engine: OfflineEngine;
+  readonly uid: string;
+  /** One engine per Katalog revision, all over the simulator's one cluster. */
+  readonly engines: Map<string, OfflineEngine>;
   readonly namespace: string | undefined;
   readonly label: string;
+}
+
+/** Revision is a loaded Katalog and the file it came from. */
+interface Revision {
+  readonly katalog: Katalog;
+  readonly source: string;
 }
 
 interface WorkingContext {
@@ -94,7 +150,8 @@ interface WorkingContext {
 }
 
 /**
- * Simulator holds the offline engine of one CR and runs scenario steps against it. Steps that
+ * Simulator holds the offline engines of the scenario's CRs (one per CR and Katalog revision,
+ * over one in-memory cluster) and runs scenario steps against them. Steps that
  * cannot be taken (an update before any CR, an observed child that does not exist) throw a
  * ScenarioError naming the step's position.
  *
@@ -103,9 +160,15 @@ interface WorkingContext {
  * for (const step of scenario.steps) console.log((await simulator.run(step)).applies);
  */
 export class Simulator {
-  readonly #katalog: Katalog;
   #nowMs: number;
-  #state: CrState | undefined;
+  /** Every live CR by metadata.name, in the order applied. */
+  readonly #crs = new Map<string, CrState>();
+  /** The CR of the latest steps (the last applied, or a step's `cr:`). */
+  #current: string | undefined;
+  readonly #cluster: MemoryCluster;
+  readonly #revisions = new Map<string, Revision>();
+  readonly #recordRevisions: boolean;
+  #rollout: RolloutState;
   readonly #clock = {
     now: (): number => this.#nowMs,
     setTimeout: (): object => ({}),
@@ -120,25 +183,53 @@ export class Simulator {
   };
 
   constructor(options: SimulatorOptions) {
-    this.#katalog = options.katalog;
     this.#nowMs = options.now.getTime();
+    this.#cluster = new MemoryCluster({ clock: this.#clock });
+    this.#recordRevisions = options.revisions ?? false;
+    const revision = katalogRevision(options.katalog);
+    this.#revisions.set(revision, { katalog: options.katalog, source: options.katalogSource ?? 'katalog' });
+    this.#rollout = completeAt(revision, this.#nowMs, 'first revision');
+  }
+
+  /** The CR of the current step, when there is one. */
+  get #state(): CrState | undefined {
+    return this.#current == null ? undefined : this.#crs.get(this.#current);
+  }
+
+  /** The Katalog of the newest revision (the one in Git): it decides which kinds a CR may have. */
+  get #katalog(): Katalog {
+    return (this.#revisions.get(this.#rollout.target) as Revision).katalog;
   }
 
   /** run applies one step to the cluster, lets the engine settle, and returns the step's report. */
   async run(step: ScenarioStep): Promise<StepReport> {
     if (step.advanceMs != null) this.#nowMs += step.advanceMs;
     if (step.context != null) this.#patchContext(step.context);
+    if (step.cr != null) {
+      if (!this.#crs.has(step.cr))
+        throw new ScenarioError(
+          step.position,
+          `step ${step.number} (${step.name}): cr ${step.cr}: no such CR (CRs: ${[...this.#crs.keys()].join(', ') || 'none'})`,
+        );
+      this.#current = step.cr;
+    }
     const notes: string[] = [];
     let action = step.context == null ? 'resync' : 'context';
-    if (step.apply != null) {
+    if (step.katalog != null) {
+      action = `katalog ${step.katalog.source}`;
+      this.#changeKatalog(step.katalog, notes);
+    } else if (step.rollout != null) {
+      action = `rollout ${step.rollout}`;
+      this.#control(step, step.rollout);
+    } else if (step.apply != null) {
       action = `apply ${step.apply.source}`;
       this.#apply(step, step.apply.cr, notes);
     } else if (step.update != null) {
       action = 'update';
       const state = this.#requireCr(step, 'update');
-      const current = state.engine.cluster.get(state.ref);
+      const current = this.#cluster.get(state.ref);
       this.#checked(step, mergePatch(current, step.update), 'the CR after this update');
-      state.engine.cluster.observe(state.ref, step.update as Json);
+      this.#cluster.observe(state.ref, step.update as Json);
     } else if (step.observe != null) {
       action = `observe ${step.observe.map((o) => o.ref).join(', ')}`;
       for (const change of step.observe) this.#observe(step, change.ref, change.patch, change.position);
@@ -151,6 +242,63 @@ export class Simulator {
       return this.#report(step, action, { notes });
     }
     return this.#reconcile(step, state, action, notes);
+  }
+
+  // ---- revisions and rollouts (docs/reference/runtime.md §24) ---------------------------------
+
+  /** #changeKatalog is a new Katalog in Git: a new revision, and a rollout to it from the last complete one (as prepareRollout decides). */
+  #changeKatalog(change: KatalogChange, notes: string[]): void {
+    const revision = katalogRevision(change.katalog);
+    const known = this.#revisions.get(revision);
+    this.#revisions.set(revision, known ?? { katalog: change.katalog, source: change.source });
+    const state = this.#rollout;
+    if (state.target === revision) {
+      notes.push(`${change.source} is the current revision ${revision}: no rollout`);
+      return;
+    }
+    const stable = state.phase === 'Complete' ? state.target : state.stable;
+    this.#rollout = startRollout(stable, revision, change.katalog.spec.rollout, this.#nowMs);
+    notes.push(
+      `revision ${this.#revisionName(revision)} (${revision}) after ${this.#revisionName(stable)} (${stable})`,
+    );
+  }
+
+  #control(step: ScenarioStep, command: RolloutCommandName): void {
+    try {
+      this.#rollout = control(this.#rollout, command, this.#nowMs);
+    } catch (error) {
+      if (!(error instanceof RolloutCommandError)) throw error;
+      throw new ScenarioError(step.position, `step ${step.number} (${step.name}): ${error.message}`);
+    }
+  }
+
+  /** #revisionName is the Katalog file a revision came from, or the revision when unknown. */
+  #revisionName(revision: string): string {
+    return this.#revisions.get(revision)?.source ?? revision;
+  }
+
+  /** #revisionOf is the revision `assign` gives a CR now. */
+  #revisionOf(state: CrState): string {
+    const cr = this.#cluster.get(state.ref);
+    if (cr == null) return this.#rollout.target;
+    return assign(this.#rollout, cr) === 'target' ? this.#rollout.target : this.#rollout.stable;
+  }
+
+  /** #engineOf is the CR's engine for the revision it is assigned now (created on first use). */
+  #engineOf(state: CrState): OfflineEngine {
+    const revision = this.#revisionOf(state);
+    let engine = state.engines.get(revision);
+    if (engine == null) {
+      engine = new OfflineEngine({
+        katalog: (this.#revisions.get(revision) as Revision).katalog,
+        clock: this.#clock,
+        cluster: this.#cluster,
+        engine: createTemplateEngine({ random: createSeededRandom(state.uid), clock: this.#clock }),
+        ...(this.#recordRevisions ? { revision } : {}),
+      });
+      state.engines.set(revision, engine);
+    }
+    return engine;
   }
 
   // ---- events ---------------------------------------------------------------------------------
@@ -185,34 +333,33 @@ export class Simulator {
       name,
       ...(namespace == null ? {} : { namespace }),
     };
-    let state = this.#state;
+    let state = this.#crs.get(name);
     if (
       state != null &&
-      (state.ref.kind !== ref.kind || state.ref.name !== name || state.namespace !== namespace)
+      (state.ref.kind !== ref.kind ||
+        state.ref.apiVersion !== ref.apiVersion ||
+        state.namespace !== namespace)
     ) {
       throw new ScenarioError(
         step.position,
-        `a scenario drives one CR; ${input.kind} ${namespace == null ? '' : `${namespace}/`}${name} is not the CR of the earlier steps`,
+        `CRs are named by metadata.name in a scenario; ${input.kind} ${namespace == null ? '' : `${namespace}/`}${name} is not the ${state.label} of the earlier steps`,
       );
     }
     const uid = input.metadata.uid ?? uidOf(`${entryName}/${namespace ?? ''}/${name}`);
     if (state == null) {
-      const engine = new OfflineEngine({
-        katalog: this.#katalog,
-        clock: this.#clock,
-        engine: createTemplateEngine({ random: createSeededRandom(uid), clock: this.#clock }),
-      });
       state = {
         ref,
-        engine,
+        uid,
+        engines: new Map(),
         namespace,
         label: `${input.kind} ${namespace == null ? '' : `${namespace}/`}${name}`,
       };
-      this.#state = state;
+      this.#crs.set(name, state);
     }
-    const before = state.engine.cluster.get(ref);
+    this.#current = name;
+    const before = this.#cluster.get(ref);
     const { status: _status, ...body } = input;
-    const stored = state.engine.cluster.put({
+    const stored = this.#cluster.put({
       ...structuredClone(body),
       metadata: {
         ...structuredClone(input.metadata),
@@ -228,7 +375,11 @@ export class Simulator {
     const state = this.#state;
     const crNamespace = state?.namespace;
     const wanted = normalizeChildRef(ref, crNamespace);
-    const children = state == null ? [] : this.#children(state);
+    // The current CR's children first, then any CR's (children of several CRs have distinct names).
+    const children = [
+      ...(state == null ? [] : this.#children(state)),
+      ...[...this.#crs.values()].filter((s) => s !== state).flatMap((s) => this.#children(s)),
+    ];
     const child = children.find((c) => formatChildRef(c, crNamespace) === wanted);
     if (state == null || child == null) {
       const known = children.map((c) => formatChildRef(c, crNamespace));
@@ -237,7 +388,7 @@ export class Simulator {
         `step ${step.number} (${step.name}): observe ${ref}: no such child in the simulated cluster (children: ${known.join(', ') || 'none'})`,
       );
     }
-    state.engine.cluster.observe(refOfObject(child), patch);
+    this.#cluster.observe(refOfObject(child), patch);
   }
 
   #patchContext(patch: ContextPatch): void {
@@ -272,19 +423,35 @@ export class Simulator {
 
   // ---- reconcile ------------------------------------------------------------------------------
 
-  /** #reconcile runs the engine as the operator's own-write re-queue would: until a run writes nothing or fails. */
+  /**
+   * #reconcile lets the operator settle: every CR is reconciled with its assigned revision; then
+   * the rollout ticks over the CRs' statuses, and when it moved (a wave admitted, a gate failed)
+   * the CRs are reconciled again, until it stands still. The report's writes are the step's CR's.
+   */
   async #reconcile(step: ScenarioStep, state: CrState, action: string, notes: string[]): Promise<StepReport> {
-    state.engine.results = this.#results();
-    const before = statusOf(state.engine.cluster.get(state.ref));
-    const generation = state.engine.cluster.get(state.ref)?.metadata['generation'];
+    const before = statusOf(this.#cluster.get(state.ref));
+    const generation = this.#cluster.get(state.ref)?.metadata['generation'];
     const writes: ClusterWrite[] = [];
-    for (let i = 0; i < MAX_RUNS; i++) {
-      const run = await state.engine.reconcile(state.ref);
-      writes.push(...run.writes);
-      notes.push(...run.notes);
-      if (run.writes.length === 0 || run.error != null) break;
+    for (let round = 0; round < MAX_RUNS; round++) {
+      for (const cr of this.#crs.values()) {
+        const own = await this.#settle(cr, cr === state ? notes : []);
+        if (cr === state) writes.push(...own);
+      }
+      if (!this.#recordRevisions) break;
+      const live = [...this.#crs.values()].flatMap((cr) => {
+        const object = this.#cluster.get(cr.ref);
+        return object == null ? [] : [object];
+      });
+      const policy = (this.#revisions.get(this.#rollout.target) as Revision).katalog.spec.rollout;
+      const result = tick(this.#rollout, policy, live, this.#nowMs);
+      for (const event of result.events)
+        notes.push(
+          `rollout: ${event.reason}${event.cr == null ? '' : ` ${event.cr.metadata.name ?? ''}`}: ${event.message}`,
+        );
+      if (result.state === this.#rollout) break;
+      this.#rollout = result.state;
     }
-    const after = state.engine.cluster.get(state.ref);
+    const after = this.#cluster.get(state.ref);
     if (
       generation != null &&
       after?.metadata['generation'] !== generation &&
@@ -310,6 +477,20 @@ export class Simulator {
     });
   }
 
+  /** #settle runs one CR as the operator's own-write re-queue would: until a run writes nothing or fails. */
+  async #settle(state: CrState, notes: string[]): Promise<ClusterWrite[]> {
+    const engine = this.#engineOf(state);
+    engine.results = this.#results();
+    const writes: ClusterWrite[] = [];
+    for (let i = 0; i < MAX_RUNS; i++) {
+      const run = await engine.reconcile(state.ref);
+      writes.push(...run.writes);
+      notes.push(...run.notes);
+      if (run.writes.length === 0 || run.error != null) break;
+    }
+    return writes;
+  }
+
   #requireCr(step: ScenarioStep, what: string): CrState {
     if (this.#state == null)
       throw new ScenarioError(
@@ -327,13 +508,14 @@ export class Simulator {
    */
   async #delete(step: ScenarioStep): Promise<StepReport> {
     const state = this.#requireCr(step, 'delete');
-    const cluster = state.engine.cluster;
+    const cluster = this.#cluster;
+    const engine = this.#engineOf(state);
     const notes: string[] = [];
     const order: string[] = [];
     const generation = Number(cluster.get(state.ref)?.metadata['generation'] ?? 1);
     const hadFinalizer =
       ((cluster.get(state.ref)?.metadata['finalizers'] as unknown[] | undefined) ?? []).length > 0;
-    state.engine.results = this.#results();
+    engine.results = this.#results();
     const start = cluster.writes.length;
     cluster.requestDelete(state.ref);
     let ready: ReadyState | undefined;
@@ -383,7 +565,7 @@ export class Simulator {
       for (const write of cluster.writes.slice(start)) if (!isCr(write, state)) recordWrite(write, undefined);
     } else {
       for (let i = 0; i < MAX_RUNS && cluster.get(state.ref) != null; i++) {
-        const run = await state.engine.reconcile(state.ref);
+        const run = await engine.reconcile(state.ref);
         record(run);
         if (run.writes.length === 0 && run.providerCalls.length === 0 && run.error != null) break;
         for (const write of run.writes) {
@@ -394,7 +576,8 @@ export class Simulator {
       if (cluster.get(state.ref) != null)
         notes.push(`the CR is still there after ${MAX_RUNS} runs of the deletion path`);
     }
-    this.#state = undefined;
+    this.#crs.delete(state.ref.name);
+    this.#current = [...this.#crs.keys()].at(-1);
     return {
       ...this.#report(step, 'delete', { notes }),
       cr: state.label,
@@ -403,14 +586,17 @@ export class Simulator {
       ready,
       deletionOrder: order,
       children: [],
+      synced: undefined,
+      warning: undefined,
+      status: undefined,
     };
   }
 
   // ---- report ---------------------------------------------------------------------------------
 
   #children(state: CrState): KubeObject[] {
-    const uid = state.engine.cluster.get(state.ref)?.metadata.uid ?? '';
-    return [...state.engine.cluster.childStore.listAllOwned(uid)];
+    const uid = this.#cluster.get(state.ref)?.metadata.uid ?? '';
+    return [...this.#cluster.childStore.listAllOwned(uid)];
   }
 
   #report(
@@ -421,7 +607,7 @@ export class Simulator {
     >,
   ): StepReport {
     const state = this.#state;
-    const cr = state?.engine.cluster.get(state.ref);
+    const cr = state == null ? undefined : this.#cluster.get(state.ref);
     const status = cr == null ? undefined : statusOf(cr);
     const conditions = Array.isArray(status?.['conditions']) ? (status['conditions'] as Json[]) : [];
     const warning = conditions.find(
@@ -444,8 +630,40 @@ export class Simulator {
       status: cr == null ? undefined : structuredClone(status),
       statusChanges: parts.statusChanges ?? [],
       deletionOrder: undefined,
+      rollout: this.#rolloutReport(),
+      crs: this.#crReports(),
       notes: parts.notes ?? [],
     };
+  }
+
+  #rolloutReport(): RolloutReport | undefined {
+    if (!this.#recordRevisions) return undefined;
+    const r = this.#rollout;
+    return {
+      phase: r.phase,
+      step: r.step,
+      paused: r.paused,
+      stable: this.#revisionName(r.stable),
+      target: this.#revisionName(r.target),
+      message: r.message,
+    };
+  }
+
+  #crReports(): CrReport[] {
+    if (!this.#recordRevisions && this.#crs.size < 2) return [];
+    return [...this.#crs.entries()].map(([name, state]) => {
+      const cr = this.#cluster.get(state.ref);
+      const revision = statusOf(cr)['katalogRevision'];
+      return {
+        name,
+        crNamespace: state.namespace,
+        revision: typeof revision === 'string' ? this.#revisionName(revision) : undefined,
+        children: this.#children(state).map((c) => formatChildRef(c, state.namespace)),
+        ready: readyOf(cr),
+        synced: conditionStateOf(cr, ConditionType.Synced),
+        status: cr == null ? undefined : structuredClone(statusOf(cr)),
+      };
+    });
   }
 }
 
