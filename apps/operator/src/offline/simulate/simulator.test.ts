@@ -351,7 +351,7 @@ describe('Simulator rollouts (issue 21, docs/reference/runtime.md §24)', () => 
     expect(revisions(late)).toEqual({ a: 'v2.yaml', b: 'v1.yaml' });
     expect(undo?.rollout?.phase).toBe('Undone');
     expect(revisions(undo)).toEqual({ a: 'v1.yaml', b: 'v1.yaml' });
-    expect(undo?.prunes.sort()).toEqual(['ConfigMap/a-v2', 'Deployment/a']);
+    expect([...(undo?.prunes ?? [])].sort()).toEqual(['ConfigMap/a-v2', 'Deployment/a']);
     expect(children(undo, 'a')).toEqual(['ConfigMap/a-v1']);
   });
 
