@@ -50,6 +50,18 @@ export function loadKatalogFile(file: string, options: LoadKatalogFileOptions): 
       warnings: [],
     };
   }
+  return loadKatalogText(file, text, options);
+}
+
+/**
+ * loadKatalogText is loadKatalogFile for text already in hand (`ork migrate` checks its output
+ * with it); `file` names the messages and places neighbouring files (`crdFile`, motifs).
+ */
+export function loadKatalogText(
+  file: string,
+  text: string,
+  options: LoadKatalogFileOptions,
+): LoadKatalogFileResult {
   const engine = options.engine ?? createTemplateEngine();
   const result = loadKatalog(
     { text, file },

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { migrateKatalog } from '@orkestra/types';
+import { formatIssue, loadKatalogText } from '../katalog-file.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
@@ -9,8 +10,9 @@ const usage = `Usage: ork migrate <katalog> [--write]
 Rewrite a Katalog written for upstream Orkestra (apiVersion orkestra.orkspace.io/v1 or
 orkestra.konductor.io/v1Alpha; the G1 \`reconciler:\`, G2 and G3 \`reconcile/runtime/emit\` layouts)
 into the canonical form. Comments and key order are kept. Prints the canonical Katalog on stdout
-and one line per change on stderr (file:line:col: path: what changed); exits 1 when a key cannot
-be mapped.
+and one line per change on stderr (file:line:col: path: what changed). Exits 1 when a key cannot
+be mapped, or when the canonical form does not pass \`ork validate\` (its errors are printed
+against the migrated text; --write then leaves the file as it was).
 
 Options:
   --write     Write the canonical form back to the file instead of printing it.
@@ -50,6 +52,17 @@ export const migrateCommand: Command = {
       result.changes.length === 0
         ? `${file}: already canonical, nothing to change\n`
         : `${file}: ${result.generation ?? 'G2'} layout, ${result.changes.length} ${result.changes.length === 1 ? 'change' : 'changes'}${parsed.values.write === true ? ', written' : ''}\n`;
+    // The canonical form must itself validate; a key passed through unmapped would otherwise
+    // leave a migrated file that `ork validate` refuses while migrate reported success.
+    const check = loadKatalogText(file, result.text, { cwd: io.cwd });
+    if (!check.ok) {
+      if (parsed.values.write !== true) io.stdout.write(result.text);
+      for (const issue of check.errors) io.stderr.write(`${formatIssue(issue, 'after migration: ')}\n`);
+      io.stderr.write(
+        `${file}: the migrated Katalog does not validate (${check.errors.length} ${check.errors.length === 1 ? 'error' : 'errors'}, line numbers are those of the migrated text)${parsed.values.write === true ? '; not written' : ''}\n`,
+      );
+      return ExitCode.Failed;
+    }
     if (parsed.values.write === true) {
       if (result.changes.length > 0) writeFileSync(full, result.text);
     } else io.stdout.write(result.text);

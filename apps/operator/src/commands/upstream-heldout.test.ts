@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -115,5 +115,34 @@ describe('held-out upstream corpus', () => {
     expect(docs.some((o) => (o as { kind?: string } | null)?.kind === 'Secret')).toBe(false);
     expect(run.stdout).toContain('SourceSecretMissing');
     expect(run.stdout).toContain('copies Secret platform/shared-registry, which does not exist yet');
+  });
+
+  it('ork migrate exits 1 and says why when its canonical output does not validate', async () => {
+    // An upstream Katalog whose unmapped top-level key is passed through by migrate unchanged.
+    const file = join(mkdtempSync(join(tmpdir(), 'ork-migrate-invalid-')), 'katalog.yaml');
+    const text = `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: shop}
+sidecarSettings: {enabled: true}
+spec:
+  crds:
+    shop:
+      apiTypes: {group: demo.example.io, version: v1alpha1, kind: Shop, plural: shops}
+      operatorBox:
+        onReconcile:
+          configMaps:
+            - name: "{{ .metadata.name }}-cfg"
+              data: {a: "1"}
+`;
+    writeFileSync(file, text);
+    const printed = await runOrk(['migrate', file]);
+    expect(printed.code).toBe(1);
+    expect(printed.stdout).toContain('apiVersion: orkestra.konductor.io/v1alpha1');
+    expect(printed.stderr).toMatch(/katalog\.yaml:\d+:\d+: sidecarSettings: after migration: unknown key/);
+    expect(printed.stderr).toContain('the migrated Katalog does not validate (1 error');
+    const written = await runOrk(['migrate', file, '--write']);
+    expect(written.code).toBe(1);
+    expect(written.stderr).toContain('; not written');
+    expect(readFileSync(file, 'utf8')).toBe(text);
   });
 });
