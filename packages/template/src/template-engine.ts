@@ -6,6 +6,7 @@ import { builtinHelperArity, createHelpers } from './helpers.js';
 import { collectReferencedPaths } from './collect-paths.js';
 import { stringForm } from './string-form.js';
 import { TemplateError } from './template-error.js';
+import { UPSTREAM_HELPER_HINTS } from './upstream-helpers.js';
 
 type Program = hbs.AST.Program;
 type Statement = hbs.AST.Statement;
@@ -315,8 +316,13 @@ class Engine implements TemplateEngine {
       const helper = name == null ? undefined : (this.helpers[name] ?? builtinHelperArity[name]);
       const args = hasArguments(node);
       if (helper == null || name == null) {
-        if (args)
-          fail(`unknown helper "${(node.path as PathExpression).original ?? String(node.path)}"`, node.path);
+        if (args) {
+          const written = (node.path as PathExpression).original ?? String(node.path);
+          const hint = Object.hasOwn(UPSTREAM_HELPER_HINTS, written)
+            ? UPSTREAM_HELPER_HINTS[written]
+            : undefined;
+          fail(`unknown helper "${written}"${hint == null ? '' : `: ${hint}`}`, node.path);
+        }
       } else {
         if (blockHelpers.has(name) && !block) {
           fail(`"${name}" is a block helper: write {{#${name} …}} … {{/${name}}}`, node.path);

@@ -7,6 +7,16 @@ import { isEmpty, isPlainMap, isTruthy, parseDecimal, stringForm } from './strin
  * helpers. Each keeps upstream's documented argument order and result.
  */
 
+/**
+ * UPSTREAM_HELPER_HINTS names upstream helpers that are not implemented here, with what to write
+ * instead (issue 14; docs/reference/katalog.md §24). They are rejected, but never without an
+ * alternative.
+ */
+export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
+  replicasReady:
+    'use `allReplicasReady` (true once the workload reports every wanted replica ready for its current generation) or `readyReplicas` (the count)',
+};
+
 /** GO_INDEX_HELPER is the name Go's `index` compiles to (`index` itself is a context key of forEach copies). */
 export const GO_INDEX_HELPER = '__goIndex';
 

@@ -825,3 +825,32 @@ ${withBlock}
     expect(result.errors[1]?.message).toContain('must be a kind list');
   });
 });
+
+describe('upstream list keys without a built-in list', () => {
+  it('refuses pods, clusterRoles, clusterRoleBindings and persistentVolumes at their keys with what to use instead', () => {
+    const result = load(`${head()}      operatorBox:
+        onReconcile:
+          pods:
+            - name: solo
+          clusterRoles:
+            - name: reader
+          clusterRoleBindings:
+            - name: reader
+          persistentVolumes:
+            - name: disk
+`);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => [e.line, e.column, e.path])).toEqual([
+      [15, 11, 'spec.crds.website.operatorBox.onReconcile.pods'],
+      [17, 11, 'spec.crds.website.operatorBox.onReconcile.clusterRoles'],
+      [19, 11, 'spec.crds.website.operatorBox.onReconcile.clusterRoleBindings'],
+      [21, 11, 'spec.crds.website.operatorBox.onReconcile.persistentVolumes'],
+    ]);
+    expect(result.errors.every((e) => e.message.includes('has no counterpart in Orkestra'))).toBe(true);
+    expect(result.errors[0]?.message).toContain('`kind: Pod`');
+    expect(result.errors[1]?.message).toContain('`kind: ClusterRole`');
+    expect(result.errors[3]?.message).toContain('`persistentVolumeClaims`');
+    expect(result.errors.some((e) => e.message.includes('unknown key'))).toBe(false);
+  });
+});

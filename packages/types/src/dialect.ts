@@ -1180,9 +1180,39 @@ function renameListKeys(up: Upgrader, group: YAMLMap, path: Path): void {
   }
 }
 
+/**
+ * LIST_KEY_REFUSED are upstream list keys with no built-in list here, and what to write instead
+ * (docs/reference/katalog.md §24). Each is refused at its key rather than left to the schema's
+ * bare "unknown key".
+ */
+const LIST_KEY_REFUSED: Readonly<Record<string, string>> = {
+  pods: 'bare Pods are not a built-in list (a Pod is neither updated in place nor replaced when its node goes); use `deployments`, `statefulSets` or `jobs`, or declare it under `custom` with `apiVersion: v1`, `kind: Pod`',
+  clusterRoles:
+    'cluster-scoped RBAC is not a built-in list; declare it under `custom` with `apiVersion: rbac.authorization.k8s.io/v1`, `kind: ClusterRole`, or use a namespaced `roles` entry',
+  clusterRoleBindings:
+    'cluster-scoped RBAC is not a built-in list; declare it under `custom` with `apiVersion: rbac.authorization.k8s.io/v1`, `kind: ClusterRoleBinding`, or use a namespaced `roleBindings` entry',
+  persistentVolumes:
+    'PersistentVolumes are not a built-in list; use `persistentVolumeClaims` (a storage class provisions the volume), or declare it under `custom` with `apiVersion: v1`, `kind: PersistentVolume`',
+};
+
+/** refuseListKeys reports (and takes out) upstream list keys that have no built-in list, with the reason. */
+function refuseListKeys(up: Upgrader, group: YAMLMap, path: Path): void {
+  for (const pair of [...group.items]) {
+    const key = keyOf(pair as Pair);
+    if (key == null || !Object.hasOwn(LIST_KEY_REFUSED, key)) continue;
+    up.problem(
+      [...path, key],
+      (pair as Pair).key,
+      `upstream list \`${key}\` has no counterpart in Orkestra: ${LIST_KEY_REFUSED[key] ?? ''}`,
+    );
+    takeOut(group, pair as Pair);
+  }
+}
+
 /** upgradeGroup rewrites the lists of one onCreate/onReconcile group (or an item of its `groups`). */
 function upgradeGroup(up: Upgrader, groupMap: YAMLMap, groupPath: Path): void {
   renameListKeys(up, groupMap, groupPath);
+  refuseListKeys(up, groupMap, groupPath);
   for (const pair of groupMap.items) {
     const listKey = keyOf(pair as Pair);
     const list = (pair as Pair).value;
