@@ -801,6 +801,14 @@ ${withBlock}
     expect(result.errors[0]?.message).toContain('motif input `size` is a template with text around it');
   });
 
+  it('refuses a list or map given as a motif input at its position', () => {
+    const result = load(text('            size: [1, 2]\n            tag: x'), dir);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors[0]).toMatchObject({ line: 11, column: 19 });
+    expect(result.errors[0]?.message).toContain('motif input `size` must be a string, number or boolean');
+  });
+
   it('imports a motif’s onCreate group into onCreate and counts its children', () => {
     const result = ok(load(text('            tag: x'), dir));
     const box = result.katalog.spec.crds['pool']?.operatorBox;

@@ -807,6 +807,12 @@ function applyImports(up: Upgrader, entry: YAMLMap, imports: readonly MotifImpor
     for (const pair of given?.items ?? []) {
       const key = keyOf(pair as Pair);
       const node = (pair as Pair).value;
+      if (key != null && node != null && !isScalar(node))
+        up.problem(
+          [...path, 'with', key],
+          node,
+          `motif input \`${key}\` must be a string, number or boolean (a template is a string); lists and maps are not inputs`,
+        );
       if (key != null) values.set(key, { value: isScalar(node) ? node.value : undefined, node });
     }
     const inputs = pairOf(motif, 'inputs')?.value;
