@@ -3,7 +3,9 @@
  * example Katalog), and an end-to-end run of `ork run` as the generated ServiceAccount (a real
  * token) passes with all rules and fails with any single rule removed. The e2e (operator in one
  * namespace, CRs in another): become leader (Lease, LeaderElection Event), renew the Lease (a PUT),
- * create a CR (finalizer, children with owner references, `once` Secret, Ready, an Event), correct a
+ * create a CR (finalizer, children with owner references, `once` Secret, Ready, an Event), store the
+ * Katalog as a revision and roll a changed Katalog out (issue 21: the revision ConfigMaps and the
+ * rollout state in the operator namespace, recorded on the CR), correct a
  * child changed by hand (seen through the child watch: after a failed watch the informer retries the
  * watch, it does not relist, so without `watch` the drift is never seen), change it (apply, prune),
  * delete it (finalizer removed). The API server runs with
@@ -206,6 +208,22 @@ async function e2eSteps(
   try {
     const leases = admin.makeApiClient(CoordinationV1Api);
     let tampered = false;
+    let reloaded = false;
+    let firstRevision = '';
+    const revisionStored = async (revision: string): Promise<boolean> =>
+      core.readNamespacedConfigMap({ namespace: opNs, name: `orkestra-${name}-rev-${revision}` }).then(
+        () => true,
+        () => false,
+      );
+    const rolloutTarget = async (): Promise<string | undefined> => {
+      const state = await core
+        .readNamespacedConfigMap({ namespace: opNs, name: `orkestra-${name}-rollout` })
+        .then((cm) => cm.data?.['state'])
+        .catch(() => undefined);
+      if (state == null) return undefined;
+      const parsed = JSON.parse(state) as { target?: string; phase?: string };
+      return parsed.phase === 'Complete' ? parsed.target : undefined;
+    };
     const steps: [string, () => Promise<boolean> | boolean, number?][] = [
       ['leader', () => operator.logs().some((l) => l.msg === 'became leader'), LEADER_TIMEOUT_MS],
       [
@@ -244,6 +262,37 @@ async function e2eSteps(
             (await configMap('shop-config'))?.['greeting'] === 'hi' &&
             (await configMap('shop-extra')) != null &&
             secret != null
+          );
+        },
+      ],
+      [
+        // issue 21: the Katalog is stored as a revision (create, get) and the CR records it.
+        'the Katalog revision stored and recorded on the CR',
+        async () => {
+          const revision = (await crs.get(ns, 'shop')).status?.['katalogRevision'];
+          if (typeof revision !== 'string' || !/^[0-9a-f]{10}$/.test(revision)) return false;
+          firstRevision = revision;
+          return (await revisionStored(revision)) && (await rolloutTarget()) === revision;
+        },
+      ],
+      [
+        // A changed Katalog (no spec.rollout: every CR at once) moves the rollout state (patch).
+        'the Katalog changed: the new revision stored, rolled out and recorded on the CR',
+        async () => {
+          if (!reloaded) {
+            writeFileSync(
+              katalogPath,
+              katalogText.replace('data: {extra: "yes"}', 'data: {extra: "yes", v: "2"}'),
+            );
+            reloaded = true;
+            return false;
+          }
+          const revision = (await crs.get(ns, 'shop')).status?.['katalogRevision'];
+          return (
+            typeof revision === 'string' &&
+            revision !== firstRevision &&
+            (await revisionStored(revision)) &&
+            (await rolloutTarget()) === revision
           );
         },
       ],

@@ -255,6 +255,30 @@ function copySources(entry: CrdEntry): (string | undefined)[] {
  * operator namespace. No wildcards are generated. A Role replaces the ClusterRole when the
  * informers are pinned to one namespace.
  */
+/**
+ * rolloutRules are the ConfigMap rules of Katalog revisions and the rollout state (issue 21) that
+ * `operatorRules` do not cover already; `covers` says whether those rules reach the operator
+ * namespace at all (a ClusterRole, or a Role pinned to that namespace).
+ */
+function rolloutRules(operatorRules: readonly PolicyRule[], covers: boolean, rolloutName: string): PolicyRule[] {
+  const granted = (verb: string): boolean =>
+    covers &&
+    operatorRules.some(
+      (rule) =>
+        rule.apiGroups.includes('') &&
+        rule.resources.includes('configmaps') &&
+        rule.verbs.includes(verb) &&
+        (rule.resourceNames == null || rule.resourceNames.length === 0),
+    );
+  const verbs = ['create', 'get'].filter((verb) => !granted(verb));
+  return [
+    ...(verbs.length === 0 ? [] : [{ apiGroups: [''], resources: ['configmaps'], verbs }]),
+    ...(granted('patch')
+      ? []
+      : [{ apiGroups: [''], resources: ['configmaps'], verbs: ['patch'], resourceNames: [rolloutName] }]),
+  ];
+}
+
 export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   const rules = new RuleSet();
   const notes: string[] = [];
@@ -307,9 +331,9 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
       resourceNames: [leaseName],
     },
     // issue 21: Katalog revisions (immutable, hash-named: create, get) and the rollout state, the
-    // only one patched (docs/reference/runtime.md §24.1).
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get'] },
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['patch'], resourceNames: [`${leaseName}-rollout`] },
+    // only one patched (docs/reference/runtime.md §24.1) — the verbs the operator's own rules do not
+    // already grant in the operator namespace (a Katalog with configMaps children has create, patch).
+    ...rolloutRules(operatorRules, pinned == null || pinned === options.namespace, `${leaseName}-rollout`),
     // The LeaderElection Event on the Lease is written in the operator namespace: the ClusterRole's
     // events rule covers it; a Role pinned to another namespace does not, so this Role grants it.
     ...(pinned == null || pinned === options.namespace
