@@ -260,7 +260,11 @@ function copySources(entry: CrdEntry): (string | undefined)[] {
  * `operatorRules` do not cover already; `covers` says whether those rules reach the operator
  * namespace at all (a ClusterRole, or a Role pinned to that namespace).
  */
-function rolloutRules(operatorRules: readonly PolicyRule[], covers: boolean, rolloutName: string): PolicyRule[] {
+function rolloutRules(
+  operatorRules: readonly PolicyRule[],
+  covers: boolean,
+  rolloutName: string,
+): PolicyRule[] {
   const granted = (verb: string): boolean =>
     covers &&
     operatorRules.some(
