@@ -25,6 +25,7 @@ export type {
   RuntimeEntry,
   RuntimeHookServices,
 } from './runtime/katalog-runtime.js';
+export { keyOf } from './kube-object.js';
 export { compileKatalog } from './runtime/compile-katalog.js';
 export type { CompiledKatalog } from './runtime/compile-katalog.js';
 export type { HookInput, PipelineHooks } from './runtime/reconcile-pipeline.js';

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { createKatalogRuntime } from '@orkestra/reconciler';
+import { createKatalogRuntime, keyOf } from '@orkestra/reconciler';
 import type {
   CrossHandler,
   EventSubject,
@@ -146,11 +146,8 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
     enqueue: (cr) => {
       for (const entry of runtime.entries.values()) {
         const crd = entry.controller.crd;
-        if (crd.apiVersion !== cr.apiVersion || crd.apiTypes.kind !== cr.kind) continue;
-        const ns = cr.metadata.namespace;
-        entry.controller.enqueueKey(
-          ns == null || ns === '' ? (cr.metadata.name ?? '') : `${ns}/${cr.metadata.name ?? ''}`,
-        );
+        if (crd.apiVersion === cr.apiVersion && crd.apiTypes.kind === cr.kind)
+          entry.controller.enqueueKey(keyOf(cr));
       }
     },
     events: runtime.events,

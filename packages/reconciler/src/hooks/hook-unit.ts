@@ -154,11 +154,8 @@ export function noMemory(): undefined {
   return undefined;
 }
 
-/** keyOf is a CR's queue key: `namespace/name`, or `name` when cluster-scoped. */
-export function keyOf(cr: { metadata: { namespace?: string; name?: string } }): string {
-  const ns = cr.metadata.namespace;
-  return ns == null || ns === '' ? (cr.metadata.name ?? '') : `${ns}/${cr.metadata.name ?? ''}`;
-}
+/** keyOf is a CR's queue key (the cache's own key function). */
+export { keyOf } from '../kube-object.js';
 
 /** readerId names a CR across entries: `<entry>:<namespace>/<name>` (the cross reverse index and docker waiters). */
 export function readerId(crd: string, key: string): string {

@@ -2,6 +2,7 @@
  * The controller of one CRD entry: primary informer, workqueue, resizable dispatcher, resync, the
  * event-to-key wiring of docs/reference/runtime.md §4 and the pipeline.
  */
+import { keyOf } from '../kube-object.js';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { TemplateEngine } from '@orkestra/template';
 import { parseDuration } from '@orkestra/types';
@@ -204,8 +205,7 @@ export class CrdController {
       intervalMs: tuning.resyncMs ?? parseDuration(crd.entry.resync),
       queue: this.queue,
       clock: options.clock,
-      items: () =>
-        this.informer.cache.list().map((o) => ({ key: keyOfObject(o), uid: o.metadata.uid ?? '' })),
+      items: () => this.informer.cache.list().map((o) => ({ key: keyOf(o), uid: o.metadata.uid ?? '' })),
     });
     this.#onPrimaryChange = options.onPrimaryChange;
     this.informer.subscribe((change) => {
@@ -439,9 +439,4 @@ export class CrdController {
 interface HeldEvent {
   readonly isOwnWrite: () => boolean;
   readonly priority: Priority;
-}
-
-function keyOfObject(o: { metadata: { namespace?: string; name?: string } }): string {
-  const ns = o.metadata.namespace;
-  return ns == null || ns === '' ? (o.metadata.name ?? '') : `${ns}/${o.metadata.name ?? ''}`;
 }
