@@ -136,6 +136,16 @@ export class AddressGuard {
   }
 
   /**
+   * addresses resolves the URL's host, throws a BlockedAddressError when any address is refused,
+   * and returns the addresses it checked, so a caller that cannot use `lookup` (a child process
+   * such as git) can connect to exactly those. Undefined when the guard is off.
+   */
+  async addresses(url: URL): Promise<readonly LookupAddress[] | undefined> {
+    if (this.#allow) return undefined;
+    return this.#addressesOf(url.hostname);
+  }
+
+  /**
    * precheck refuses, without resolving, an IP-literal host that is blocked or a metadata hostname.
    * `http.request` does not call `lookup` for IP literals, so callers using `lookup` run this first.
    */

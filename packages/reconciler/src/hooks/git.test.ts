@@ -1,10 +1,22 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
-import { GitCheckouts, GitPoller, gitRepoHost } from './git.js';
+import { GitCheckouts, GitPoller, gitAddressPin, gitRepoHost } from './git.js';
 import type { GitRefresh } from './git.js';
 
 let root: string;
@@ -234,6 +246,130 @@ describe('git process control', () => {
     expect((await checkouts.sync({ repo: origin })).error).toBe(
       `git clone of ${origin} (branch main) failed (exit 3): prompt=0`,
     );
+  });
+});
+
+describe('git connects to the addresses the guard checked (no DNS rebinding window)', () => {
+  // `.invalid` never resolves (RFC 6761), so a clone can only succeed when git uses the address
+  // the guard's resolver returned instead of looking the name up itself.
+  const lookups: string[] = [];
+  const resolveToLoopback = async (host: string) => {
+    lookups.push(host);
+    return [{ address: '127.0.0.1', family: 4 }];
+  };
+
+  it('builds the pin for http(s), git:// and ssh, and none for IP literals and local paths', () => {
+    const v4 = [{ address: '192.0.2.7', family: 4 }];
+    const both = [...v4, { address: '2001:db8::7', family: 6 }];
+    expect(gitAddressPin('https://bot:t@git.example.com/r.git', both).config).toEqual([
+      'http.curloptResolve=git.example.com:443:192.0.2.7,[2001:db8::7]',
+    ]);
+    expect(gitAddressPin('http://git.example.com:8080/r.git', v4).config).toEqual([
+      'http.curloptResolve=git.example.com:8080:192.0.2.7',
+    ]);
+    expect(gitAddressPin('git://git.example.com:9418/r.git', v4).config).toEqual([
+      'url.git://192.0.2.7:9418/.insteadOf=git://git.example.com:9418/',
+    ]);
+    expect(gitAddressPin('git@git.example.com:org/r.git', v4, 'ssh -i /keys/id').env).toEqual({
+      GIT_SSH_COMMAND: 'ssh -i /keys/id -o HostName=192.0.2.7 -o HostKeyAlias=git.example.com',
+    });
+    expect(gitAddressPin('ssh://git@git.example.com/r.git', v4).env['GIT_SSH_COMMAND']).toBe(
+      'ssh -o HostName=192.0.2.7 -o HostKeyAlias=git.example.com',
+    );
+    for (const repo of [
+      'https://192.0.2.7/r.git',
+      'ssh://[2001:db8::7]/r.git',
+      '/srv/r.git',
+      'file:///srv/r.git',
+    ])
+      expect(gitAddressPin(repo, v4)).toEqual({ config: [], env: {} });
+  });
+
+  it('clones over http from the checked address, never resolving the name again', async () => {
+    git(origin, 'update-server-info');
+    const served = resolvePath(root);
+    const server = createServer((req, res) => {
+      const file = resolvePath(
+        served,
+        `.${decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)}`,
+      );
+      if (!file.startsWith(served) || !existsSync(file) || statSync(file).isDirectory()) {
+        res.statusCode = 404;
+        res.end();
+        return;
+      }
+      res.end(readFileSync(file));
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      lookups.length = 0;
+      const checkouts = new GitCheckouts({
+        workDir: join(root, 'work-pin-http'),
+        resolve: resolveToLoopback,
+      });
+      const result = await checkouts.sync({ repo: `http://git.rebind.invalid:${port}/origin.git` });
+      expect(result.error).toBe('');
+      expect(result.commit).toBe(git(origin, 'rev-parse', 'main'));
+      expect(lookups).toEqual(['git.rebind.invalid']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('clones over git:// from the checked address', async () => {
+    const port = await new Promise<number>((ok) => {
+      const probe = createTcpServer().listen(0, '127.0.0.1', () => {
+        const free = (probe.address() as AddressInfo).port;
+        probe.close(() => ok(free));
+      });
+    });
+    const daemon = spawn(
+      'git',
+      [
+        'daemon',
+        '--export-all',
+        '--reuseaddr',
+        `--base-path=${root}`,
+        '--listen=127.0.0.1',
+        `--port=${port}`,
+        root,
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      for (let i = 0; i < 100; i++) {
+        const up = await new Promise<boolean>((ok) => {
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.end();
+            ok(true);
+          }).on('error', () => ok(false));
+        });
+        if (up) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      lookups.length = 0;
+      const checkouts = new GitCheckouts({ workDir: join(root, 'work-pin-git'), resolve: resolveToLoopback });
+      const result = await checkouts.sync({ repo: `git://git.rebind.invalid:${port}/origin.git` });
+      expect(result.error).toBe('');
+      expect(result.commit).toBe(git(origin, 'rev-parse', 'main'));
+      expect(lookups).toEqual(['git.rebind.invalid']);
+    } finally {
+      daemon.kill();
+    }
+  });
+
+  it('gives ssh the checked address and keeps the host key checked under the name', async () => {
+    const script = join(root, 'fake-git-ssh');
+    writeFileSync(script, '#!/bin/sh\necho "ssh=$GIT_SSH_COMMAND" >&2\nexit 3\n');
+    chmodSync(script, 0o755);
+    const checkouts = new GitCheckouts({
+      workDir: join(root, 'work-pin-ssh'),
+      gitBinary: script,
+      resolve: async () => [{ address: '192.0.2.7', family: 4 }],
+    });
+    const result = await checkouts.sync({ repo: 'git@git.example.com:org/r.git' });
+    expect(result.error).toContain('ssh=ssh -o HostName=192.0.2.7 -o HostKeyAlias=git.example.com');
   });
 });
 

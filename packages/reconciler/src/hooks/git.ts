@@ -7,15 +7,20 @@
  *
  * The address guard of external calls covers the repository host: before every clone and fetch,
  * the host of an `https://`, `http://`, `ssh://`, `git://` or scp-like (`user@host:path`) URL is
- * resolved and refused when any address is link-local or a cloud metadata endpoint. git resolves
- * the name again itself, so this does not close a DNS-rebinding window the way the HTTP hooks'
- * connect-time lookup does; redirects are switched off (`http.followRedirects=false`) and only the
- * file, git, http, https and ssh transports are allowed (`GIT_ALLOW_PROTOCOL`, no `ext::`).
- * Errors have credentials in URLs redacted.
+ * resolved and refused when any address is link-local or a cloud metadata endpoint. The clone or
+ * fetch is then bound to the addresses that were checked (`gitAddressPin`), so git never looks the
+ * name up again and a DNS answer that changes after the check (rebinding) is not followed:
+ * `http.curloptResolve` for http(s), a `url.<address>.insteadOf` rewrite for git://, and
+ * `-o HostName=<address> -o HostKeyAlias=<host>` for ssh (the host key is still checked under the
+ * name). Redirects are switched off (`http.followRedirects=false`) and only the file, git, http,
+ * https and ssh transports are allowed (`GIT_ALLOW_PROTOCOL`, no `ext::`). Errors have credentials
+ * in URLs redacted.
  */
 import { createHash } from 'node:crypto';
+import type { LookupAddress } from 'node:dns';
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { parseDuration } from '@orkestra/types';
 import { systemClock } from '../clock.js';
@@ -271,7 +276,8 @@ export class GitCheckouts {
   async #update(checkout: Checkout, force: boolean, signal: AbortSignal | undefined): Promise<void> {
     const { dir, repo, branch } = checkout;
     const host = gitRepoHost(repo);
-    if (host != null) await this.#guard.check(new URL(`http://${host}/`));
+    const checked = host == null ? undefined : await this.#guard.addresses(new URL(`http://${host}/`));
+    const pin = checked == null ? NO_PIN : gitAddressPin(repo, checked, this.#env['GIT_SSH_COMMAND']);
     if (!existsSync(join(dir, '.git'))) {
       await rm(dir, { recursive: true, force: true });
       await mkdir(this.#workDir, { recursive: true });
@@ -282,6 +288,7 @@ export class GitCheckouts {
           checkout,
           signal,
           this.#workDir,
+          pin,
         );
       } catch (error) {
         await rm(dir, { recursive: true, force: true });
@@ -299,6 +306,8 @@ export class GitCheckouts {
       'fetch',
       checkout,
       signal,
+      checkout.dir,
+      pin,
     );
     await this.#run(['reset', '--hard', '--quiet', remoteRef], 'reset', checkout, signal);
     checkout.lastFetchAt = this.#clock.now();
@@ -323,11 +332,13 @@ export class GitCheckouts {
     checkout: Checkout,
     signal: AbortSignal | undefined,
     cwd: string = checkout.dir,
+    pin: GitAddressPin = NO_PIN,
   ): Promise<string> {
     this.#commands++;
-    const result = await runProcess(this.#git, ['-c', 'http.followRedirects=false', ...args], {
+    const config = ['http.followRedirects=false', ...pin.config].flatMap((c) => ['-c', c]);
+    const result = await runProcess(this.#git, [...config, ...args], {
       cwd,
-      env: this.#env,
+      env: { ...this.#env, ...pin.env },
       timeoutMs: checkout.timeoutMs,
       killGraceMs: this.#killGraceMs,
       clock: this.#clock,
@@ -387,6 +398,61 @@ export function gitRepoHost(repo: string): string | undefined {
   }
   const scp = /^(?:[^@/:]+@)?(\[[^\]]+\]|[^/:]+):/.exec(repo);
   return scp?.[1] != null && !/^[a-z]:$/i.test(`${scp[1]}:`) ? scp[1] : undefined;
+}
+
+/** GitAddressPin binds one git command to resolved addresses: `-c` settings and environment. */
+export interface GitAddressPin {
+  readonly config: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+const NO_PIN: GitAddressPin = { config: [], env: {} };
+
+/**
+ * gitAddressPin returns the git settings that make a clone or fetch of `repo` connect to
+ * `addresses` (the ones the address guard checked) instead of resolving the host again: for
+ * http(s) `http.curloptResolve=<host>:<port>:<addresses>`; for git:// a `url.<…>.insteadOf`
+ * rewrite to the first address; for ssh and scp-like URLs `GIT_SSH_COMMAND` with
+ * `-o HostName=<address> -o HostKeyAlias=<host>` appended to `sshCommand` (default `ssh`). An IP
+ * literal host, a local path or no address needs no pin.
+ *
+ * @example
+ * gitAddressPin('https://git.example.com/r.git', [{ address: '192.0.2.7', family: 4 }]).config;
+ * // ['http.curloptResolve=git.example.com:443:192.0.2.7']
+ */
+export function gitAddressPin(
+  repo: string,
+  addresses: readonly LookupAddress[],
+  sshCommand: string | undefined = undefined,
+): GitAddressPin {
+  const host = gitRepoHost(repo);
+  const first = addresses[0];
+  if (host == null || first == null || host.startsWith('[') || isIP(host) !== 0) return NO_PIN;
+  const bracketed = (a: LookupAddress): string => (a.family === 6 ? `[${a.address}]` : a.address);
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(repo)?.[1]?.toLowerCase();
+  if (scheme === 'http' || scheme === 'https') {
+    const authority = repo.slice(scheme.length + 3).split(/[/?#]/, 1)[0] ?? '';
+    const port = /:(\d+)$/.exec(authority.slice(authority.lastIndexOf('@') + 1))?.[1];
+    const resolved = addresses.map(bracketed).join(',');
+    return {
+      config: [`http.curloptResolve=${host}:${port ?? (scheme === 'https' ? '443' : '80')}:${resolved}`],
+      env: {},
+    };
+  }
+  if (scheme === 'git') {
+    const authority = repo.slice('git://'.length).split(/[/?#]/, 1)[0] ?? '';
+    const at = authority.lastIndexOf('@') + 1;
+    const pinned = authority.slice(0, at) + authority.slice(at).replace(host, bracketed(first));
+    return { config: [`url.git://${pinned}/.insteadOf=git://${authority}/`], env: {} };
+  }
+  if (scheme === 'ssh' || scheme == null) {
+    const base = sshCommand == null || sshCommand.trim() === '' ? 'ssh' : sshCommand;
+    return {
+      config: [],
+      env: { GIT_SSH_COMMAND: `${base} -o HostName=${first.address} -o HostKeyAlias=${host}` },
+    };
+  }
+  return NO_PIN;
 }
 
 function validate(repo: string, branch: string, path: string): void {
