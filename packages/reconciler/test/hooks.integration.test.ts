@@ -55,6 +55,9 @@ spec:
         status:
           fields:
             - {path: version, value: "{{ external.health.json.version }}"}
+            # upstream's form: a JSON object's fields directly under the result
+            - {path: versionShort, value: "{{ external.health.version }}"}
+            - {path: okShown, value: "{{ external.health.ok }}"}
             - path: healthError
               value: "{{ external.health.error }}"
               when: [{field: external.health.ok, equals: "false"}]
@@ -173,7 +176,7 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     if (request.url === '/ok') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ version: '1.2.3' }));
+      response.end(JSON.stringify({ version: '1.2.3', ok: 'shadowed' }));
     } else if (request.url === '/unavailable') {
       response.writeHead(503);
       response.end('down');
@@ -223,6 +226,9 @@ describe('hooks in the reconcile pipeline', () => {
     );
     const cr = await clients.probe.get(env.namespace, 'up');
     expect(cr.status?.['version']).toBe('1.2.3');
+    expect(cr.status?.['versionShort']).toBe('1.2.3');
+    // A result key wins over a JSON field of the same name.
+    expect(String(cr.status?.['okShown'])).toBe('true');
     expect(cr.status?.['healthError']).toBeUndefined();
     expect(await deploymentExists('up-web')).toBe(true);
   });

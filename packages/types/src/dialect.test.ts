@@ -275,6 +275,8 @@ describe('upstream shapes inside children', () => {
                   secretKeyRef: {name: creds, key: password}
                 LEVEL:
                   configMapKeyRef: {name: settings, key: level}
+                REGION:
+                  value: "{{ .spec.region }}"
               envFrom:
                 - configMapRef: settings
                 - secretRef: creds
@@ -301,6 +303,7 @@ describe('upstream shapes inside children', () => {
       { name: 'MODE', value: 'production' },
       { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'password' } } },
       { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level' } } },
+      { name: 'REGION', value: '{{ .spec.region }}' },
     ]);
     expect(deployment?.envFrom).toEqual({
       configMapRef: [{ name: 'settings' }],
@@ -496,8 +499,9 @@ ${imports}
     expect(result.ok).toBe(false);
     if (result.ok) return;
     const typo = result.errors.find((e) => e.message.includes('imagee'));
-    expect(typo).toMatchObject({ file: './broken.yaml', line: 4, column: 7 });
-    expect(result.errors.every((e) => e.file === './broken.yaml')).toBe(true);
+    // Shown beside the Katalog, like the Katalog's own path (not relative to its folder).
+    expect(typo).toMatchObject({ file: join(dir, 'broken.yaml'), line: 4, column: 7 });
+    expect(result.errors.every((e) => e.file === join(dir, 'broken.yaml'))).toBe(true);
   });
 });
 
@@ -826,8 +830,8 @@ ${withBlock}
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.map((e) => [e.file, e.line, e.column])).toEqual([
-      ['./odd.yaml', 3, 3],
-      ['./odd.yaml', 6, 3],
+      [join(dir, 'odd.yaml'), 3, 3],
+      [join(dir, 'odd.yaml'), 6, 3],
     ]);
     expect(result.errors[0]?.message).toContain('`resources.onDelete` is not imported');
     expect(result.errors[1]?.message).toContain('must be a kind list');
@@ -860,5 +864,189 @@ describe('upstream list keys without a built-in list', () => {
     expect(result.errors[1]?.message).toContain('`kind: ClusterRole`');
     expect(result.errors[3]?.message).toContain('`persistentVolumeClaims`');
     expect(result.errors.some((e) => e.message.includes('unknown key'))).toBe(false);
+  });
+});
+
+describe('upstream top-level blocks, anchors and merge keys', () => {
+  const text = `apiVersion: orkestra.konductor.io/v1Alpha
+kind: Katalog
+metadata:
+  name: demo
+  createdBy: orkdoctor
+anchors:
+  types: &types
+    group: demo.example.io
+    kind: Website
+    plural: websites
+  stable: &stable v1
+security:
+  namespaceProtection:
+    enabled: true
+  deletionProtection:
+    enabled: false
+gateway:
+  enabled: true
+spec:
+  crds:
+    website:
+      apiTypes:
+        <<: *types
+        version: *stable
+        object: Website
+        objectList: WebsiteList
+        location: github.com/example/demo/api/v1
+        alias: demov1
+      operatorBox:
+        onReconcile:
+          configMaps:
+            - name: "{{ .metadata.name }}"
+              data: {k: v}
+`;
+
+  it('loads it: merges applied, anchors, gateway and disabled or redundant security removed, createdBy kept', () => {
+    const result = ok(load(text));
+    const entry = result.katalog.spec.crds['website'];
+    expect(entry?.apiTypes).toMatchObject({ group: 'demo.example.io', kind: 'Website', version: 'v1' });
+    expect(result.katalog.metadata.annotations).toMatchObject({ createdBy: 'orkdoctor' });
+    const migrated = migrateKatalog(text);
+    expect(migrated.problems).toEqual([]);
+    for (const gone of [
+      'anchors:',
+      'gateway:',
+      'security:',
+      '<<',
+      'object:',
+      'objectList:',
+      'location:',
+      'alias:',
+    ])
+      expect(migrated.text).not.toContain(gone);
+    const again = ok(load(migrated.text));
+    expect(again.katalog.spec.crds['website']?.apiTypes).toEqual(entry?.apiTypes);
+    expect(again.warnings).toEqual([]);
+  });
+
+  it('points an error inside merged keys at the anchor’s definition', () => {
+    const bad = text.replace('    plural: websites\n', '    plural: Websites_\n');
+    const result = load(bad);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const line = bad.split('\n').findIndex((l) => l.includes('Websites_')) + 1;
+    expect(result.errors[0]).toMatchObject({ line, path: 'spec.crds.website.apiTypes.plural' });
+  });
+
+  it('refuses enabled deletion protection and a flat operatorBox.watch, each with its reason', () => {
+    const bad = text
+      .replace('  deletionProtection:\n    enabled: false\n', '  deletionProtection:\n    enabled: true\n')
+      .replace(
+        '      operatorBox:\n',
+        '      operatorBox:\n        watch:\n          - {apiVersion: v1, kind: Node}\n',
+      );
+    const result = load(bad);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const messages = result.errors.map((e) => `${e.path}: ${e.message}`);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toMatch(
+      /^security\.deletionProtection: upstream key `security\.deletionProtection` has no counterpart in Orkestra: no webhook/,
+    );
+    expect(messages[1]).toMatch(
+      /^spec\.crds\.website\.operatorBox\.watch: upstream key `watch` has no counterpart in Orkestra: watching objects/,
+    );
+  });
+
+  it('applies merge keys in a canonical Katalog too, without calling it upstream', () => {
+    const canonical = `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: demo}
+spec:
+  crds:
+    website:
+      apiTypes:
+        <<: {group: demo.example.io, kind: Website, plural: websites}
+        version: v1
+`;
+    const result = ok(load(canonical));
+    expect(result.katalog.spec.crds['website']?.apiTypes.group).toBe('demo.example.io');
+    expect(result.warnings).toEqual([]);
+    expect(migrateKatalog(canonical).text).toBe(canonical);
+  });
+});
+
+describe('upstream external protocols and cross sources', () => {
+  const text = `${head()}      operatorBox:
+        onReconcile:
+          external:
+            - name: ping
+              protocol: redis
+              url: "{{ .spec.redisURL }}"
+              query: PING
+            - name: hello
+              protocol: http
+              url: http://hello.example.io/
+        cross:
+          - crd: loader
+            source: {host: "http://loader:8080", protocol: health}
+            as: loaderHealth
+`;
+
+  it('refuses redis and a map-form cross source once each, with the reason; drops protocol: http', () => {
+    const result = load(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const lines = text.split('\n');
+    const messages = result.errors.map((e) => `${e.line} ${e.path}: ${e.message}`);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toMatch(
+      new RegExp(
+        `^${lines.findIndex((l) => l.includes('protocol: redis')) + 1} spec\\.crds\\.website\\.operatorBox\\.onReconcile\\.external\\[0\\]\\.protocol: upstream \`protocol: redis\` has no counterpart in Orkestra: external calls are HTTP requests only`,
+      ),
+    );
+    expect(messages[1]).toMatch(
+      new RegExp(
+        `^${lines.findIndex((l) => l.includes('source: {host')) + 1} spec\\.crds\\.website\\.operatorBox\\.cross\\[0\\]\\.source: upstream key \`source\` \\(a map\\)`,
+      ),
+    );
+  });
+});
+
+describe('upstream external result paths', () => {
+  const text = `${head()}      operatorBox:
+        external:
+          - name: config
+            url: http://config.example.io/
+        status:
+          fields:
+            - path: tokenValid
+              value: "{{ .external.config.tokenValid }}"
+            - path: code
+              value: "{{ .external.config.statusCode }}"
+            - path: raw
+              value: "{{ .external.config.json.tokenValid }}"
+            - path: phase
+              value: Ready
+              when:
+                - field: external.config.ok
+                  equals: "true"
+`;
+
+  it('writes a JSON field as external.<name>.json.<field> and statusCode as status', () => {
+    const fields = ok(load(text)).katalog.spec.crds['website']?.operatorBox.status.fields ?? [];
+    expect(fields.map((f) => f.value)).toEqual([
+      '{{ .external.config.json.tokenValid }}',
+      '{{ .external.config.status }}',
+      '{{ .external.config.json.tokenValid }}',
+      'Ready',
+    ]);
+    expect(fields[3]?.when?.[0]).toMatchObject({ field: 'external.config.ok' });
+  });
+
+  it('leaves a canonical Katalog’s paths alone', () => {
+    const canonical = text.replace(
+      'apiVersion: orkestra.orkspace.io/v1',
+      'apiVersion: orkestra.konductor.io/v1alpha1',
+    );
+    const fields = ok(load(canonical)).katalog.spec.crds['website']?.operatorBox.status.fields ?? [];
+    expect(fields[0]?.value).toBe('{{ .external.config.tokenValid }}');
   });
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import {
   isMap,
   isPair,
@@ -13,6 +13,7 @@ import {
   YAMLSeq,
 } from 'yaml';
 import type { Document, LineCounter, Node as YamlNode } from 'yaml';
+import { expandAliases } from './yaml-aliases.js';
 import { KATALOG_API_VERSION } from './metadata.js';
 
 /**
@@ -183,6 +184,8 @@ class Upgrader {
   readonly problems: DialectProblem[] = [];
   readonly included: IncludedFile[] = [];
   generation: 'G1' | 'G2' | 'G3' | undefined;
+  /** The document states an upstream apiVersion (some rewrites apply only then). */
+  upstream = false;
   readonly #options: UpgradeDialectOptions;
 
   constructor(options: UpgradeDialectOptions) {
@@ -223,13 +226,15 @@ class Upgrader {
     const lineCounter = new LineCounterClass();
     const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
     const base = (this.included.length + 1) * INCLUDE_OFFSET;
-    this.included.push({ base, file: relative, lineCounter });
+    // Shown the way the Katalog's own path is (the base directory is the Katalog's, as given).
+    const shown = isAbsolute(relative) ? relative : join(this.#options.baseDir, relative);
+    this.included.push({ base, file: shown, lineCounter });
     if (doc.errors.length > 0) {
       const error = doc.errors[0];
       const pos = error?.linePos?.[0];
       this.problems.push({
         path: '',
-        file: relative,
+        file: shown,
         line: pos?.line ?? 1,
         column: pos?.col ?? 1,
         message: `YAML syntax error: ${error?.message.split('\n')[0] ?? ''}`,
@@ -363,6 +368,8 @@ const REFUSED: Readonly<Record<string, string>> = {
   ignoreObservedGeneration: 'observedGeneration is always written',
   conversion: 'CRD conversion webhooks are not supported; serve one version',
   observe: 'watching unrelated objects is not supported; children and cross targets are watched',
+  watch:
+    'watching objects other than children and cross targets is not supported; a change to them reaches the CR at its next resync',
   preReconcile: 'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`',
   rollback: 'rollback is not supported',
   rollBackOnError: 'rollback is not supported',
@@ -404,13 +411,34 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
   const root = doc.contents;
   if (!isMap(root)) return { generation: undefined, changes: [], problems: [], included: [] };
   const apiVersion = pairOf(root, 'apiVersion');
-  if (
+  const upstream =
     apiVersion != null &&
     isScalar(apiVersion.value) &&
-    (UPSTREAM_API_VERSIONS as readonly unknown[]).includes(apiVersion.value.value)
-  ) {
-    up.change(['apiVersion'], apiVersion.value, `${String(apiVersion.value.value)} → ${KATALOG_API_VERSION}`);
+    (UPSTREAM_API_VERSIONS as readonly unknown[]).includes(apiVersion.value.value);
+  // Merge keys are applied for every Katalog; an upstream `anchors:` block (it only holds anchors)
+  // is removed after its aliases are replaced by copies.
+  up.upstream = upstream;
+  const anchors = upstream ? pairOf(root, 'anchors') : undefined;
+  const expanded = expandAliases(doc, { aliases: anchors != null });
+  for (const problem of expanded.problems) up.problem([], at(problem.offset), problem.message);
+  if (upstream && expanded.merges > 0)
+    up.change([], at(expanded.firstMergeOffset ?? 0), `${expanded.merges} YAML merge keys (<<) applied`);
+  if (anchors != null)
+    up.drop(root, 'anchors', ['anchors'], 'it only holds YAML anchors; each alias now holds a copy');
+  if (upstream && apiVersion != null) {
+    up.change(
+      ['apiVersion'],
+      apiVersion.value,
+      `${String((apiVersion.value as Scalar).value)} → ${KATALOG_API_VERSION}`,
+    );
     apiVersion.value = scalar(KATALOG_API_VERSION, apiVersion.value);
+    upgradeSecurity(up, root);
+    up.drop(
+      root,
+      'gateway',
+      ['gateway'],
+      'upstream’s gateway (an HTTP intake for CRs) is a separate component, not part of Orkestra; reconciling is unchanged',
+    );
   }
   upgradeMetadata(up, mapAt(root, 'metadata'));
   const spec = mapAt(root, 'spec');
@@ -449,9 +477,63 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
   return { generation: up.generation, changes: up.changes, problems: up.problems, included: up.included };
 }
 
+/** at is a stand-in node for a position known only by its offset. */
+function at(offset: number): { range: [number, number, number] } {
+  return { range: [offset, offset, offset] };
+}
+
+/** SECURITY_REFUSED names upstream `security` blocks that would change behaviour when enabled. */
+const SECURITY_REFUSED: Readonly<Record<string, string>> = {
+  deletionProtection:
+    'no webhook blocks deletes of CRDs or of the operator; use RBAC (and `kubectl` policy) to prevent deletes',
+  conversion: 'CRD conversion webhooks are not supported; serve one version',
+};
+
+/** SECURITY_DROPPED names upstream `security` blocks whose job Orkestra does elsewhere. */
+const SECURITY_DROPPED: Readonly<Record<string, string>> = {
+  namespaceProtection:
+    'namespace rules (allowedNamespaces/restrictedNamespaces) are enforced by the runtime, which does not reconcile a CR outside them and says why in its status, not by an admission webhook',
+  webhooks: 'admission webhooks are configured by the deployment (the Helm chart), not by the Katalog',
+  rbac: 'RBAC comes from `ork generate rbac` and the Helm chart, not from the running operator',
+};
+
+/**
+ * upgradeSecurity maps upstream's top-level `security` block: a disabled block (`enabled: false`)
+ * and the blocks whose job is done elsewhere are removed with a note; deletion protection and
+ * conversion, when enabled, are refused with the reason; any other key is refused.
+ */
+function upgradeSecurity(up: Upgrader, root: YAMLMap): void {
+  const pair = pairOf(root, 'security');
+  if (pair == null) return;
+  const security = isMap(pair.value) ? (pair.value as YAMLMap) : undefined;
+  for (const item of [...(security?.items ?? [])]) {
+    const key = keyOf(item as Pair);
+    if (key == null || security == null) continue;
+    const block = (item as Pair).value;
+    const enabled = isMap(block) ? pairOf(block as YAMLMap, 'enabled')?.value : undefined;
+    const off = isScalar(enabled) && (enabled.value === false || enabled.value === 'false');
+    const path = ['security', key];
+    if (off) up.drop(security, key, path, 'disabled (enabled: false)');
+    else if (Object.hasOwn(SECURITY_DROPPED, key)) up.drop(security, key, path, SECURITY_DROPPED[key] ?? '');
+    else {
+      const reason = Object.hasOwn(SECURITY_REFUSED, key) ? `: ${SECURITY_REFUSED[key] ?? ''}` : '';
+      up.problem(
+        path,
+        (item as Pair).key,
+        `upstream key \`security.${key}\` has no counterpart in Orkestra${reason}`,
+      );
+      takeOut(security, item as Pair);
+    }
+  }
+  if (security == null || security.items.length === 0) {
+    takeOut(root, pair);
+    up.change(['security'], pair.key, 'removed: nothing in it applies to Orkestra');
+  }
+}
+
 function upgradeMetadata(up: Upgrader, metadata: YAMLMap | undefined): void {
   if (metadata == null) return;
-  for (const key of ['author', 'tags'] as const) {
+  for (const key of ['author', 'tags', 'createdBy'] as const) {
     const pair = pairOf(metadata, key);
     if (pair == null) continue;
     const value = isSeq(pair.value)
@@ -555,8 +637,20 @@ function builtinKindEntry(up: Upgrader, entry: YAMLMap, base: Path): boolean {
   return true;
 }
 
+/** GO_TYPE_KEYS are upstream `apiTypes` keys that name generated Go types (typed mode only). */
+const GO_TYPE_KEYS = ['object', 'objectList', 'location', 'alias'] as const;
+
 function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
   const builtin = builtinKindEntry(up, entry, base);
+  const apiTypes = mapAt(entry, 'apiTypes');
+  if (apiTypes != null)
+    for (const key of GO_TYPE_KEYS)
+      up.drop(
+        apiTypes,
+        key,
+        [...base, 'apiTypes', key],
+        'it names a generated Go type for upstream’s typed mode; Orkestra reads CRs as plain objects',
+      );
   for (const key of ['labelSelector', 'fieldSelector']) {
     const pair = pairOf(entry, key);
     if (pair == null) continue;
@@ -668,7 +762,7 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
     [...base, 'setup'],
     'prerequisites are applied before `ork dev`, not by the Katalog',
   );
-  for (const key of ['observe', 'preReconcile', 'rollback', 'rollBackOnError']) {
+  for (const key of ['observe', 'watch', 'preReconcile', 'rollback', 'rollBackOnError']) {
     const boxNow = mapAt(entry, 'operatorBox');
     const pair = boxNow == null ? undefined : pairOf(boxNow, key);
     if (boxNow == null || pair == null) continue;
@@ -692,6 +786,43 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
   if (imports.length > 0) applyImports(up, entry, imports, boxPath);
   const finalBox = mapAt(entry, 'operatorBox');
   if (finalBox != null) upgradeBox(up, finalBox, boxPath);
+  if (up.upstream) externalJsonPaths(up, entry, base);
+}
+
+/** EXTERNAL_RESULT_KEYS are the keys of an external call's result (docs/reference/katalog.md §15.1). */
+const EXTERNAL_RESULT_KEYS = ['called', 'ok', 'status', 'body', 'json', 'headers', 'error', 'durationMs'];
+const EXTERNAL_FIELD = new RegExp(
+  `(^|[^\\w.])(\\.?external\\.[A-Za-z_][\\w-]*\\.)(?!(?:${EXTERNAL_RESULT_KEYS.join('|')})\\b)([A-Za-z_]\\w*)`,
+  'g',
+);
+
+/**
+ * externalJsonPaths rewrites upstream's `external.<name>.<field>` (a field of the JSON answer) to
+ * the canonical `external.<name>.json.<field>` in templates and condition fields. The runtime reads
+ * both; strict validation checks only the canonical path.
+ */
+function externalJsonPaths(up: Upgrader, entry: YAMLMap, base: Path): void {
+  walkScalars(entry, (node) => {
+    if (typeof node.value !== 'string' || !node.value.includes('external.')) return;
+    // Upstream's result also has `statusCode` (our `status`) and `durationSeconds` (left alone:
+    // ours is `durationMs`, and strict validation names it).
+    const rewritten = node.value.replace(
+      EXTERNAL_FIELD,
+      (all, lead: string, prefix: string, field: string) =>
+        field === 'statusCode'
+          ? `${lead}${prefix}status`
+          : field === 'durationSeconds'
+            ? all
+            : `${lead}${prefix}json.${field}`,
+    );
+    if (rewritten === node.value) return;
+    node.value = rewritten;
+    up.change(
+      base,
+      node,
+      'external.<name>.<field> (a field of the JSON answer) is written external.<name>.json.<field>, statusCode is status',
+    );
+  });
 }
 
 // ---- include: and motif imports -------------------------------------------------------------------------
@@ -1154,17 +1285,71 @@ function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
         if (isMap(item)) renameListKeys(up, item as YAMLMap, [...boxPath, 'onDelete', 'groups', i]);
       });
   }
+  externalProtocols(up, box, boxPath);
+  for (const group of RESOURCE_GROUPS) {
+    const groupMap = mapAt(box, group);
+    if (groupMap == null) continue;
+    externalProtocols(up, groupMap, [...boxPath, group]);
+    const nested = pairOf(groupMap, 'groups')?.value;
+    if (isSeq(nested))
+      (nested as YAMLSeq).items.forEach((item, i) => {
+        if (isMap(item)) externalProtocols(up, item as YAMLMap, [...boxPath, group, 'groups', i]);
+      });
+  }
   const cross = pairOf(box, 'cross')?.value;
   if (isSeq(cross)) {
+    // A refused read is taken out whole, so its other keys are not reported a second time.
+    const refusedReads: unknown[] = [];
     (cross as YAMLSeq).items.forEach((item, i) => {
       if (!isMap(item)) return;
       const source = pairOf(item as YAMLMap, 'source');
+      if (source != null && isMap(source.value)) {
+        up.problem(
+          [...boxPath, 'cross', i, 'source'],
+          source.key,
+          'upstream key `source` (a map) has no counterpart in Orkestra: it reads another operator through upstream’s own HTTP paths (`host` + `protocol` → /katalog/<crd>/…) and answer shapes, which Orkestra neither serves nor calls. Between Orkestra operators write `endpoint: <base URL of the other operator>` with a `selector.name`; for any other JSON service use `external`',
+        );
+        refusedReads.push(item);
+        return;
+      }
       if (source != null && pairOf(item as YAMLMap, 'endpoint') == null) {
         source.key = scalar('endpoint', source.key);
         up.change([...boxPath, 'cross', i, 'source'], source.key, 'renamed to endpoint');
       }
     });
+    const items = (cross as YAMLSeq).items;
+    for (const item of refusedReads) items.splice(items.indexOf(item), 1);
   }
+}
+
+/**
+ * externalProtocols handles upstream's `external[].protocol`: `http`/`https` is what every
+ * external call is and is removed; any other protocol (upstream has `redis`, with a `query`
+ * command) is refused with the reason, its `query` removed so it is reported once.
+ */
+function externalProtocols(up: Upgrader, holder: YAMLMap, path: Path): void {
+  const list = pairOf(holder, 'external')?.value;
+  if (!isSeq(list)) return;
+  (list as YAMLSeq).items.forEach((item, i) => {
+    if (!isMap(item)) return;
+    const call = item as YAMLMap;
+    const pair = pairOf(call, 'protocol');
+    if (pair == null) return;
+    const protocol = isScalar(pair.value) ? String(pair.value.value ?? '') : '';
+    const at = [...path, 'external', i, 'protocol'];
+    if (protocol === 'http' || protocol === 'https') {
+      up.drop(call, 'protocol', at, 'every external call is HTTP; the scheme is in `url`');
+      return;
+    }
+    up.problem(
+      at,
+      pair.value,
+      `upstream \`protocol: ${protocol}\` has no counterpart in Orkestra: external calls are HTTP requests only (no ${protocol === 'redis' ? 'Redis' : protocol} client is built in); put an HTTP endpoint in front of it, or manage it through a provider (docs/reference/katalog.md §15.1)`,
+    );
+    takeOut(call, pair);
+    const query = pairOf(call, 'query');
+    if (query != null) takeOut(call, query);
+  });
 }
 
 /**
@@ -1420,6 +1605,16 @@ function envMap(up: Upgrader, map: YAMLMap, path: Path): void {
       envVar.items.push(new Pair(scalar('valueFrom', value), value));
     } else if (isMap(value) && pairOf(value as YAMLMap, 'valueFrom') != null) {
       envVar.items.push(pairOf(value as YAMLMap, 'valueFrom') as Pair);
+    } else if (
+      isMap(value) &&
+      (value as YAMLMap).items.length === 1 &&
+      pairOf(value as YAMLMap, 'value') != null
+    ) {
+      // `NAME: {value: x}` is upstream's long form of `NAME: x`.
+      const inner = (pairOf(value as YAMLMap, 'value') as Pair).value;
+      envVar.items.push(
+        new Pair(scalar('value', inner), isScalar(inner) ? scalar(String(inner.value ?? ''), inner) : inner),
+      );
     } else {
       envVar.items.push(
         new Pair(scalar('value', value), isScalar(value) ? scalar(String(value.value ?? ''), value) : value),

@@ -529,7 +529,15 @@ function checkPath(path: string, place: Place, scope: EntryScope): string | unde
           ? `external call \`${name}\` runs after this one`
           : `no external call is named \`${name}\`${didYouMean(name, scope.external)}`;
       }
-      return key(EXTERNAL_KEYS, 'external result key', 1);
+      {
+        const field = rest[1];
+        const bad = key(EXTERNAL_KEYS, 'external result key', 1);
+        // A JSON object's fields are also readable directly (upstream's form); strict mode asks
+        // for the canonical `json.` path, which `ork migrate` writes.
+        return bad == null || field == null
+          ? bad
+          : `${bad}; a field of the JSON answer is \`external.${name}.json.${field}\` (the shorter form works at run time, but is not checked)`;
+      }
     }
     case 'git':
     case 'docker': {

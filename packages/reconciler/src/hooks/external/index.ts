@@ -14,7 +14,7 @@ import {
   stringForm,
 } from '@orkestra/types';
 import type { ExternalCall } from '@orkestra/types';
-import type { ExternalCallDeclaration } from '../external.js';
+import type { ExternalCallDeclaration, ExternalCallResult } from '../external.js';
 import { contextValue, defineHook, noMemory } from '../hook-unit.js';
 
 /** CompiledExternal is one `external` call: `url`, `headers`, `body` and `auth.secretRef` compiled. */
@@ -65,13 +65,14 @@ export const externalHook = defineHook({
     const run = await services.external.runAll(
       calls,
       ({ item }, results) => {
-        context['external'] = { ...results };
+        context['external'] = withJsonFields(results);
         if (!evaluateConditions(item.declaration, context, services.conditions).passed) return undefined;
         return callDeclaration(item, item.value.render(context));
       },
       { entry: crd.name, namespace: cr.metadata.namespace ?? '', signal: input.signal },
     );
-    context['external'] = run.results;
+    const visible = withJsonFields(run.results);
+    context['external'] = visible;
     if (run.failed != null) {
       const failed = compiled.find((e) => e.declaration.name === run.failed?.name);
       const katalogPath = failed?.katalogPath ?? `${crd.katalogPath}.operatorBox.external`;
@@ -83,9 +84,27 @@ export const externalHook = defineHook({
         },
       );
     }
-    return run.results;
+    return visible;
   },
 });
+
+/**
+ * withJsonFields is the template view of the results: when an answer is a JSON object, its
+ * top-level fields are also readable as `external.<name>.<field>` (upstream's form), except where
+ * they would hide a result key (`called`, `ok`, `status`, `body`, `json`, …), which always win.
+ * The canonical spelling stays `external.<name>.json.<field>` (docs/reference/katalog.md §15.1).
+ */
+function withJsonFields(results: Readonly<Record<string, ExternalCallResult>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, result] of Object.entries(results)) {
+    const json = result.json;
+    out[name] =
+      json != null && typeof json === 'object' && !Array.isArray(json)
+        ? { ...(json as Record<string, unknown>), ...result }
+        : result;
+  }
+  return out;
+}
 
 /** callDeclaration is the call the caller makes for one declaration and its rendered fields (every header and the secret reference in string form). */
 function callDeclaration(item: CompiledExternal, value: unknown): ExternalCallDeclaration {
