@@ -1265,37 +1265,29 @@ function scalarOrNode(value: unknown, from: unknown): YamlNode {
 
 // ---- inside the operatorBox ---------------------------------------------------------------------------
 
+/** eachGroup calls `visit` for a lifecycle group and for each of its nested `groups[]`. */
+function eachGroup(group: YAMLMap, path: Path, visit: (map: YAMLMap, path: Path) => void): void {
+  visit(group, path);
+  const nested = pairOf(group, 'groups')?.value;
+  if (isSeq(nested))
+    (nested as YAMLSeq).items.forEach((item, i) => {
+      if (isMap(item)) visit(item as YAMLMap, [...path, 'groups', i]);
+    });
+}
+
 function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
-  for (const group of RESOURCE_GROUPS) {
-    const groupMap = mapAt(box, group);
-    if (groupMap == null) continue;
-    upgradeGroup(up, groupMap, [...boxPath, group]);
-    const nested = pairOf(groupMap, 'groups')?.value;
-    if (isSeq(nested))
-      (nested as YAMLSeq).items.forEach((item, i) => {
-        if (isMap(item)) upgradeGroup(up, item as YAMLMap, [...boxPath, group, 'groups', i]);
-      });
-  }
-  const onDelete = mapAt(box, 'onDelete');
-  if (onDelete != null) {
-    renameListKeys(up, onDelete, [...boxPath, 'onDelete']);
-    const nested = pairOf(onDelete, 'groups')?.value;
-    if (isSeq(nested))
-      (nested as YAMLSeq).items.forEach((item, i) => {
-        if (isMap(item)) renameListKeys(up, item as YAMLMap, [...boxPath, 'onDelete', 'groups', i]);
-      });
-  }
   externalProtocols(up, box, boxPath);
   for (const group of RESOURCE_GROUPS) {
     const groupMap = mapAt(box, group);
     if (groupMap == null) continue;
-    externalProtocols(up, groupMap, [...boxPath, group]);
-    const nested = pairOf(groupMap, 'groups')?.value;
-    if (isSeq(nested))
-      (nested as YAMLSeq).items.forEach((item, i) => {
-        if (isMap(item)) externalProtocols(up, item as YAMLMap, [...boxPath, group, 'groups', i]);
-      });
+    eachGroup(groupMap, [...boxPath, group], (map, path) => {
+      upgradeGroup(up, map, path);
+      externalProtocols(up, map, path);
+    });
   }
+  const onDelete = mapAt(box, 'onDelete');
+  if (onDelete != null)
+    eachGroup(onDelete, [...boxPath, 'onDelete'], (map, path) => renameListKeys(up, map, path));
   const cross = pairOf(box, 'cross')?.value;
   if (isSeq(cross)) {
     // A refused read is taken out whole, so its other keys are not reported a second time.

@@ -67,23 +67,13 @@ it('runs the G1 webapp Katalog under ork dev: CR Ready, children created, clean 
       120_000,
     );
     expect(ready).toBe('True/ReconcileSucceeded');
-    expect(
-      await kubectl('get', 'deployment', 'shop-web', '-n', 'default', '-o', 'jsonpath={.spec.replicas}'),
-    ).toBe('2');
-    expect(
-      await kubectl('get', 'service', 'shop-svc', '-n', 'default', '-o', 'jsonpath={.spec.ports[0].port}'),
-    ).toBe('80');
-    expect(
-      await kubectl(
-        'get',
-        'webapps.apps.example.org',
-        'shop',
-        '-n',
-        'default',
-        '-o',
-        'jsonpath={.status.status.url}',
-      ),
-    ).toBe('http://shop-svc.default');
+    const field = (resource: string, name: string, path: string) =>
+      kubectl('get', resource, name, '-n', 'default', '-o', `jsonpath={${path}}`);
+    expect(await field('deployment', 'shop-web', '.spec.replicas')).toBe('2');
+    expect(await field('service', 'shop-svc', '.spec.ports[0].port')).toBe('80');
+    expect(await field('webapps.apps.example.org', 'shop', '.status.status.url')).toBe(
+      'http://shop-svc.default',
+    );
   } finally {
     dev.child.kill('SIGINT');
   }
