@@ -790,7 +790,16 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
 }
 
 /** EXTERNAL_RESULT_KEYS are the keys of an external call's result (docs/reference/katalog.md §15.1). */
-const EXTERNAL_RESULT_KEYS = ['called', 'ok', 'status', 'body', 'json', 'headers', 'error', 'durationMs'];
+export const EXTERNAL_RESULT_KEYS: readonly string[] = [
+  'called',
+  'ok',
+  'status',
+  'body',
+  'json',
+  'headers',
+  'error',
+  'durationMs',
+];
 const EXTERNAL_FIELD = new RegExp(
   `(^|[^\\w.])(\\.?external\\.[A-Za-z_][\\w-]*\\.)(?!(?:${EXTERNAL_RESULT_KEYS.join('|')})\\b)([A-Za-z_]\\w*)`,
   'g',

@@ -68,7 +68,7 @@ export { parseCron, validateCron, cronMatches } from './cron.js';
 export type { CronSpec, CronTimeParts } from './cron.js';
 
 // Loader, sources, JSON Schema
-export { migrateKatalog, UPSTREAM_API_VERSIONS } from './dialect.js';
+export { EXTERNAL_RESULT_KEYS, migrateKatalog, UPSTREAM_API_VERSIONS } from './dialect.js';
 export type {
   DialectChange,
   DialectProblem,

@@ -59,13 +59,7 @@ class Expander {
       if (isPair(n)) {
         strip((n as Pair).key);
         strip((n as Pair).value);
-      } else if (isMap(n) || isSeq(n))
-        for (const item of (n as YAMLMap | YAMLSeq).items) {
-          if (isPair(item)) {
-            strip((item as Pair).key);
-            strip((item as Pair).value);
-          } else strip(item);
-        }
+      } else if (isMap(n) || isSeq(n)) for (const item of (n as YAMLMap | YAMLSeq).items) strip(item);
     };
     strip(clone);
     this.#budget -= size;

@@ -1,6 +1,13 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath, guessPlural, parseDuration } from '@orkestra/types';
+import {
+  EXTERNAL_RESULT_KEYS,
+  RESOURCE_KINDS,
+  RESOURCE_LIST_KEYS,
+  formatPath,
+  guessPlural,
+  parseDuration,
+} from '@orkestra/types';
 import type { CrdEntry, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
@@ -41,7 +48,6 @@ const METADATA_KEYS = [
   'generateName',
 ];
 const CROSS_KEYS = ['found', 'name', 'namespace', 'labels', 'annotations', 'spec', 'status', 'error'];
-const EXTERNAL_KEYS = ['called', 'ok', 'status', 'body', 'json', 'headers', 'error', 'durationMs'];
 const GIT_KEYS = ['called', 'commit', 'shortCommit', 'branch', 'dir', 'changed', 'error'];
 const DOCKER_KEYS = ['called', 'image', 'digest', 'buildSucceeded', 'error'];
 const METRICS_KEYS = [
@@ -531,7 +537,7 @@ function checkPath(path: string, place: Place, scope: EntryScope): string | unde
       }
       {
         const field = rest[1];
-        const bad = key(EXTERNAL_KEYS, 'external result key', 1);
+        const bad = key(EXTERNAL_RESULT_KEYS, 'external result key', 1);
         // A JSON object's fields are also readable directly (upstream's form); strict mode asks
         // for the canonical `json.` path, which `ork migrate` writes.
         return bad == null || field == null

@@ -386,18 +386,29 @@ export class GitCheckouts {
  * gitRepoHost('git@git.example.com:org/repo.git'); // 'git.example.com'
  */
 export function gitRepoHost(repo: string): string | undefined {
+  return gitRemote(repo)?.host;
+}
+
+/**
+ * gitRemote splits a repository URL: its scheme (undefined for scp-like), its authority as written
+ * (`user@host:port`) and its host; undefined for a local path or a `file://` URL.
+ */
+function gitRemote(repo: string): { scheme?: string; authority: string; host: string } | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(repo);
   if (scheme != null) {
-    if (scheme[1]?.toLowerCase() === 'file') return undefined;
-    const rest = repo.slice(scheme[0].length);
-    const authority = rest.split(/[/?#]/, 1)[0] ?? '';
+    const name = scheme[1]?.toLowerCase() ?? '';
+    if (name === 'file') return undefined;
+    const authority = repo.slice(scheme[0].length).split(/[/?#]/, 1)[0] ?? '';
     const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
-    if (hostPort.startsWith('[')) return hostPort.slice(0, hostPort.indexOf(']') + 1);
-    const host = hostPort.replace(/:\d*$/, '');
-    return host === '' ? undefined : host;
+    const host = hostPort.startsWith('[')
+      ? hostPort.slice(0, hostPort.indexOf(']') + 1)
+      : hostPort.replace(/:\d*$/, '');
+    return host === '' ? undefined : { scheme: name, authority, host };
   }
   const scp = /^(?:[^@/:]+@)?(\[[^\]]+\]|[^/:]+):/.exec(repo);
-  return scp?.[1] != null && !/^[a-z]:$/i.test(`${scp[1]}:`) ? scp[1] : undefined;
+  return scp?.[1] != null && !/^[a-z]:$/i.test(`${scp[1]}:`)
+    ? { authority: scp[0].slice(0, -1), host: scp[1] }
+    : undefined;
 }
 
 /** GitAddressPin binds one git command to resolved addresses: `-c` settings and environment. */
@@ -425,23 +436,18 @@ export function gitAddressPin(
   addresses: readonly LookupAddress[],
   sshCommand: string | undefined = undefined,
 ): GitAddressPin {
-  const host = gitRepoHost(repo);
+  const remote = gitRemote(repo);
   const first = addresses[0];
-  if (host == null || first == null || host.startsWith('[') || isIP(host) !== 0) return NO_PIN;
+  if (remote == null || first == null || remote.host.startsWith('[') || isIP(remote.host) !== 0)
+    return NO_PIN;
+  const { scheme, authority, host } = remote;
   const bracketed = (a: LookupAddress): string => (a.family === 6 ? `[${a.address}]` : a.address);
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(repo)?.[1]?.toLowerCase();
+  const at = authority.lastIndexOf('@') + 1;
   if (scheme === 'http' || scheme === 'https') {
-    const authority = repo.slice(scheme.length + 3).split(/[/?#]/, 1)[0] ?? '';
-    const port = /:(\d+)$/.exec(authority.slice(authority.lastIndexOf('@') + 1))?.[1];
-    const resolved = addresses.map(bracketed).join(',');
-    return {
-      config: [`http.curloptResolve=${host}:${port ?? (scheme === 'https' ? '443' : '80')}:${resolved}`],
-      env: {},
-    };
+    const port = /:(\d+)$/.exec(authority.slice(at))?.[1] ?? (scheme === 'https' ? '443' : '80');
+    return { config: [`http.curloptResolve=${host}:${port}:${addresses.map(bracketed).join(',')}`], env: {} };
   }
   if (scheme === 'git') {
-    const authority = repo.slice('git://'.length).split(/[/?#]/, 1)[0] ?? '';
-    const at = authority.lastIndexOf('@') + 1;
     const pinned = authority.slice(0, at) + authority.slice(at).replace(host, bracketed(first));
     return { config: [`url.git://${pinned}/.insteadOf=git://${authority}/`], env: {} };
   }
