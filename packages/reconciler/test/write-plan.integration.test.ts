@@ -1,14 +1,14 @@
-import { CoreV1Api, Watch } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { createNamespace, katalogFrom, readyOf, sleep, useRuntimeTest, waitFor } from './runtime-helpers.js';
 
 /**
  * The order of a first reconcile's writes (issue 19, ADR 0011-write-waves), observed on
- * the API server through resource versions (etcd revisions, one global order): the finalizer joins
- * the first child writes when every child is owned by the CR and goes first otherwise; and a CR
- * whose entry cannot read its own writes back is reconciled once, not re-run after its status
- * write.
+ * the API server through resource versions (etcd revisions, one global order) and through a
+ * ValidatingAdmissionPolicy that refuses the finalizer: the finalizer joins the first child writes
+ * when every child is owned by the CR and goes first otherwise; and a CR whose entry cannot read
+ * its own writes back is reconciled once, not re-run after its status write.
  */
 const { env, group, crs, startRuntime, onCleanup } = useRuntimeTest({
   prefix: 'wp',
@@ -75,8 +75,12 @@ async function record(
   watches.push(controller);
 }
 
-/** runScenario starts a runtime on its own namespace, creates COUNT CRs and waits until all are Ready. */
-async function runScenario(name: string, operatorBox: string) {
+/** prepare starts a runtime on its own namespace, with the watches that record the write order. */
+async function prepare(
+  name: string,
+  operatorBox: string,
+  beforeStart?: (namespace: string) => Promise<void>,
+) {
   await runtime?.stop({ timeoutMs: 5000 });
   const namespace = `${env.namespace}-${name}`;
   onCleanup(await createNamespace(env.kubeConfig, namespace));
@@ -91,7 +95,14 @@ async function runScenario(name: string, operatorBox: string) {
     await record(`/api/v1/namespaces/${namespace}/${kind}`, created, () => true);
   }
   await record('/api/v1/namespaces', created, () => true);
+  await beforeStart?.(namespace);
   runtime = await startRuntime({ katalog: katalog(operatorBox), options: { namespace } });
+  return { namespace, finalized, created };
+}
+
+/** runScenario runs {@link prepare}, creates COUNT CRs and waits until all are Ready. */
+async function runScenario(name: string, operatorBox: string) {
+  const { namespace, finalized, created } = await prepare(name, operatorBox);
   const names = Array.from({ length: COUNT }, (_, i) => `shop-${i}`);
   await Promise.all(names.map((n) => crs.create(namespace, n, { greeting: n })));
   await waitFor(
@@ -102,14 +113,90 @@ async function runScenario(name: string, operatorBox: string) {
   );
   // Let re-queued reconciles (5 ms after an own write) run before counting.
   await sleep(2000);
-  const reconciles = runtime.entries.get('shop')?.dispatcher.stats().finished ?? 0;
+  const reconciles = runtime?.entries.get('shop')?.dispatcher.stats().finished ?? 0;
   return { namespace, names, finalized, created, reconciles };
 }
 
+/** The CR whose finalizer {@link refuseFinalizer} makes the API server refuse. */
+const REFUSED = 'refused';
+
+/**
+ * refuseFinalizer installs a ValidatingAdmissionPolicy, bound to `namespace`, that refuses any
+ * write giving the CR named {@link REFUSED} the runtime's finalizer, and waits until the API server
+ * enforces it (a dry-run create with the finalizer is refused).
+ */
+async function refuseFinalizer(namespace: string): Promise<void> {
+  const admission = env.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const name = `${namespace}-refuse-finalizer`;
+  await admission.createValidatingAdmissionPolicy({
+    body: {
+      metadata: { name },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: [group],
+              apiVersions: ['v1'],
+              operations: ['CREATE', 'UPDATE'],
+              resources: ['shops'],
+            },
+          ],
+        },
+        validations: [
+          {
+            expression: `object.metadata.name != '${REFUSED}' || !has(object.metadata.finalizers) || !object.metadata.finalizers.exists(f, f == '${FINALIZER}')`,
+            message: 'the test refuses this finalizer',
+          },
+        ],
+      },
+    },
+  });
+  onCleanup(() => admission.deleteValidatingAdmissionPolicy({ name }).then(() => undefined));
+  await admission.createValidatingAdmissionPolicyBinding({
+    body: {
+      metadata: { name },
+      spec: {
+        policyName: name,
+        validationActions: ['Deny'],
+        matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } },
+      },
+    },
+  });
+  onCleanup(() => admission.deleteValidatingAdmissionPolicyBinding({ name }).then(() => undefined));
+  const objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  await waitFor(
+    'the finalizer refused by the API server',
+    () =>
+      objects
+        .createNamespacedCustomObject({
+          group,
+          version: 'v1',
+          namespace,
+          plural: 'shops',
+          dryRun: 'All',
+          body: {
+            apiVersion: `${group}/v1`,
+            kind: 'Shop',
+            metadata: { name: REFUSED, finalizers: [FINALIZER] },
+            spec: { greeting: 'probe' },
+          },
+        })
+        .then(
+          () => false,
+          (error: unknown) =>
+            String((error as { body?: unknown }).body ?? error).includes('the test refuses'),
+        ),
+    30_000,
+    200,
+  );
+}
+
 describe('a first reconcile', () => {
-  it('writes the finalizer together with the first children when every child is owned, and runs once per CR', async () => {
+  it('runs a first reconcile of CRs whose children are all owned once per CR', async () => {
     const s = await runScenario('owned', OWNED);
-    // With the finalizer first, every child of every CR would be created after it.
+    // Whether a child lands before the finalizer is a race between parallel writes; it is
+    // reported, and the refusal test below checks the order itself.
     const childBeforeFinalizer = s.names.filter((n) => {
       const fin = s.finalized.get(n);
       const first = [`${n}-secret`, `${n}-config`, n].map((c) => s.created.get(c));
@@ -119,10 +206,53 @@ describe('a first reconcile', () => {
       `[figures] owned children: ${childBeforeFinalizer.length}/${COUNT} CRs had a child written before the finalizer; ${s.reconciles} reconciles for ${COUNT} CRs`,
     );
     expect(s.finalized.size).toBe(COUNT);
-    expect(childBeforeFinalizer.length).toBeGreaterThan(0);
     // Re-running after the own status write would make it 2 per CR; a stray watch echo that
     // overtakes a write's answer may add a few.
     expect(s.reconciles).toBeLessThan(COUNT * 1.5);
+  }, 180_000);
+
+  it('writes the owned children even when the API server refuses the finalizer, as both go in one wave', async () => {
+    const { namespace } = await prepare('refused', OWNED, (ns) => refuseFinalizer(ns));
+    await crs.create(namespace, REFUSED, { greeting: 'hi' });
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const exists = (read: () => Promise<unknown>) =>
+      read().then(
+        () => true,
+        () => false,
+      );
+    await waitFor(
+      'the children of a CR whose finalizer is refused',
+      async () =>
+        (await exists(() => core.readNamespacedSecret({ namespace, name: `${REFUSED}-secret` }))) &&
+        (await exists(() => core.readNamespacedConfigMap({ namespace, name: `${REFUSED}-config` }))) &&
+        (await exists(() => core.readNamespacedService({ namespace, name: REFUSED }))),
+      60_000,
+      200,
+    );
+    const cr = await crs.get(namespace, REFUSED);
+    expect(cr.metadata.finalizers ?? []).not.toContain(FINALIZER);
+  }, 180_000);
+
+  it('writes no child when the API server refuses the finalizer and a child is not owned', async () => {
+    const box = OWNED.replace(
+      '        onReconcile:\n',
+      '        onReconcile:\n          namespaces:\n            - name: "{{ metadata.namespace }}-{{ metadata.name }}"\n',
+    );
+    const { namespace } = await prepare('refused-unowned', box, (ns) => refuseFinalizer(ns));
+    await crs.create(namespace, REFUSED, { greeting: 'hi' });
+    // Wait until the runtime has tried, and failed, to write the finalizer a few times.
+    await waitFor(
+      'a refused finalizer write reported',
+      async () => readyOf(await crs.get(namespace, REFUSED))?.status === 'False',
+      60_000,
+      200,
+    );
+    await sleep(1000);
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const names = (await core.listNamespacedConfigMap({ namespace })).items.map((c) => c.metadata?.name);
+    expect(names).not.toContain(`${REFUSED}-config`);
+    const namespaces = (await core.listNamespace()).items.map((n) => n.metadata?.name);
+    expect(namespaces).not.toContain(`${namespace}-${REFUSED}`);
   }, 180_000);
 
   it('writes the finalizer before any child when a child is not collected through an ownerReference', async () => {
