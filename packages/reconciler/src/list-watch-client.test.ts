@@ -90,4 +90,32 @@ describe('KubeListWatchClient errors', () => {
       await close();
     }
   });
+
+  it('names itself in User-Agent, so the audit log attributes its lists and watches', async () => {
+    const agents: (string | undefined)[] = [];
+    const server = http.createServer((req, res) => {
+      agents.push(req.headers['user-agent']);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'List', metadata: { resourceVersion: '1' }, items: [] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    try {
+      await new KubeListWatchClient({ kubeConfig }).list('/api/v1/configmaps', {});
+      await new KubeListWatchClient({ kubeConfig, userAgent: 'orkestra/1.2.3' }).list(
+        '/api/v1/configmaps',
+        {},
+      );
+      expect(agents).toEqual(['orkestra', 'orkestra/1.2.3']);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });

@@ -41,6 +41,8 @@ export interface KubeListWatchClientOptions {
   readonly kubeConfig: KubeConfig;
   /** A list request taking longer is aborted. Default 60 000 ms. */
   readonly listTimeoutMs?: number;
+  /** `User-Agent` of every request, so the API server's audit log names the client. Default `orkestra`. */
+  readonly userAgent?: string;
   /**
    * Called when a list ends and when a watch gets its response headers, with the HTTP method, the
    * status (0 when no response arrived) and the seconds taken (`rest_client_requests_total`).
@@ -67,6 +69,7 @@ export interface ListWatchRequestCounts {
 export class KubeListWatchClient implements ListWatchClient {
   readonly #kc: KubeConfig;
   readonly #listTimeoutMs: number;
+  readonly #userAgent: string;
   readonly #onRequest: ((method: string, status: number, seconds: number) => void) | undefined;
   #lists = 0;
   #watches = 0;
@@ -74,6 +77,7 @@ export class KubeListWatchClient implements ListWatchClient {
   constructor(options: KubeListWatchClientOptions) {
     this.#kc = options.kubeConfig;
     this.#listTimeoutMs = options.listTimeoutMs ?? 60_000;
+    this.#userAgent = options.userAgent ?? 'orkestra';
     this.#onRequest = options.onRequest;
   }
 
@@ -205,6 +209,7 @@ export class KubeListWatchClient implements ListWatchClient {
       headers: { Accept: 'application/json' },
     };
     await this.#kc.applyToHTTPSOptions(options);
+    options.headers = { ...options.headers, 'User-Agent': this.#userAgent };
     const request =
       url.protocol === 'http:' ? (http.request as unknown as typeof https.request) : https.request;
     return { request, options };

@@ -29,6 +29,8 @@ export interface KubeClientOptions {
   readonly timeoutMs?: number;
   /** Field manager for create, apply and patches. Default `orkestra`. */
   readonly fieldManager?: string;
+  /** `User-Agent` of every request, so the API server's audit log names the client. Default `orkestra`. */
+  readonly userAgent?: string;
   /** Counter to record requests in; a new one by default. */
   readonly requests?: RequestCounter;
   /** How long a discovery result for a custom kind is trusted. Default 30 000 ms. */
@@ -74,6 +76,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   const kc = options.kubeConfig;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const fieldManager = options.fieldManager ?? 'orkestra';
+  const userAgent = options.userAgent ?? 'orkestra';
   const requests = options.requests ?? new RequestCounter();
   const discoveryTtlMs = options.discoveryTtlMs ?? 30_000;
   const now = options.now ?? Date.now;
@@ -99,6 +102,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     const headers: http.OutgoingHttpHeaders = {
       ...(reqOptions.headers as http.OutgoingHttpHeaders),
       accept: 'application/json',
+      'user-agent': userAgent,
     };
     if (payload != null) {
       headers['content-type'] = spec.contentType ?? 'application/json';

@@ -53,6 +53,27 @@ describe('buildResults', () => {
     });
   });
 
+  it('keeps a system’s convergence when its edits timed out, and reports the latency as not run', () => {
+    const timedOut = (name: string, convergenceMs: number): SystemResult => {
+      const base = system(name, convergenceMs);
+      return { ...base, edit: { ...base.edit, edits: 3, timedOutAt: 3 } };
+    };
+    const results = buildResults(
+      input({ peer: { name: 'kro v0.9.4', outcome: { ok: true, value: timedOut('kro v0.9.4', 2200) } } }),
+    );
+    expect(results.peerRatio).toBe(0.5);
+    expect(results.latencyP99Ms).toBe(80.1);
+    expect(results.notRun).toEqual([
+      {
+        measurement: 'kro v0.9.4 edit latency (latencyP50Ms, latencyP99Ms)',
+        reason: "edit 3's child change was not seen within 30 s; the edits stopped there",
+      },
+    ]);
+    const ours = buildResults(input({ orkestra: { ok: true, value: timedOut('orkestra', 1100) } }));
+    expect(ours.latencyP99Ms).toBeNull();
+    expect(ours.convergenceRatio).toBe(1.1);
+  });
+
   it('reports what could not run instead of numbers', () => {
     const results = buildResults(
       input({

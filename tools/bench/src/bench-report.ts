@@ -93,6 +93,18 @@ export function buildResults(input: BenchInput): BenchResults {
   } else if (ork?.noopResyncWrites == null) {
     notRun.push({ measurement: 'noopResyncWrites', reason: 'no resync was due during the idle window' });
   }
+  for (const [name, result] of [
+    ['Orkestra', ork],
+    [input.peer?.name, peer],
+    [input.peerDefault?.name, peerDefault],
+  ] as const) {
+    if (result?.edit.timedOutAt != null) {
+      notRun.push({
+        measurement: `${name ?? result.name} edit latency (latencyP50Ms, latencyP99Ms)`,
+        reason: `edit ${result.edit.timedOutAt}'s child change was not seen within 30 s; the edits stopped there`,
+      });
+    }
+  }
   if (input.peer == null)
     notRun.push({ measurement: 'peer (peerRatio)', reason: 'not requested (--no-peer)' });
   else if (!input.peer.outcome.ok) {
@@ -106,8 +118,8 @@ export function buildResults(input: BenchInput): BenchResults {
     noopResyncWrites: round(ork?.noopResyncWrites, 3),
     oneFieldChangeWrites:
       ork == null || ork.edit.resyncShare > 0.5 ? null : round(ork.oneFieldChangeWrites, 2),
-    latencyP50Ms: round(ork?.edit.latencyMs.p50, 1),
-    latencyP99Ms: round(ork?.edit.latencyMs.p99, 1),
+    latencyP50Ms: ork?.edit.timedOutAt != null ? null : round(ork?.edit.latencyMs.p50, 1),
+    latencyP99Ms: ork?.edit.timedOutAt != null ? null : round(ork?.edit.latencyMs.p99, 1),
     rssMbPer1kCrs: round(ork?.memory.rssMbPer1kCrs, 1),
     peer: input.peer?.name ?? null,
     peerRatio: round(ratio(ork?.convergenceMs, peer?.convergenceMs), 3),

@@ -17,6 +17,9 @@ import { classifyWrites, netOfBackground, perEdit, totalWrites } from './write-c
 import type { WriteClasses } from './write-classes.js';
 import { childNames, crManifest, crName, initialSpec } from './workload.js';
 
+/** How long one edit's child change may take before the edit phase ends, ms. */
+const EDIT_TIMEOUT_MS = 30_000;
+
 /** MeasureOptions are the knobs shared by every system in one run. */
 export interface MeasureOptions {
   readonly kubeConfig: KubeConfig;
@@ -75,6 +78,12 @@ interface EditResult {
    * different rate while edits queue), so the report shows the raw figures instead.
    */
   readonly resyncShare: number;
+  /**
+   * Set when an edit's child change was not seen within the edit timeout: the phase ends there
+   * (each further edit would wait as long), this is the number of edits made, the timed-out one
+   * included, and the latencies below count it at the timeout (a lower bound).
+   */
+  readonly timedOutAt?: number;
   /** Edit → ConfigMap carries the new value, as seen through a watch, ms. */
   readonly latencyMs: {
     readonly p50: number | null;
@@ -288,6 +297,8 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     const editBefore = readRequestCounts(await options.metrics());
     const editStart = performance.now();
     const latencies: number[] = [];
+    let editsMade = options.edits;
+    let timedOutAt: number | undefined;
     const stride = Math.max(1, Math.floor(options.size / Math.max(1, options.edits)));
     for (let k = 0; k < options.edits; k++) {
       const name = names[(k * stride) % names.length] as string;
@@ -302,24 +313,39 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
         undefined,
         PatchStrategy.MergePatch,
       );
-      const seen = await tracker.waitFor(
-        () => tracker.get('configmaps', configMap)?.data?.['message'] === message,
-        30_000,
-        `ConfigMap ${configMap} to carry "${message}"`,
-      );
-      latencies.push(seen - start);
+      const seen = await tracker
+        .waitFor(
+          () => tracker.get('configmaps', configMap)?.data?.['message'] === message,
+          EDIT_TIMEOUT_MS,
+          `ConfigMap ${configMap} to carry "${message}"`,
+        )
+        .then(
+          (at) => at - start,
+          (error: unknown) => {
+            log(`${sut.name}: ${error instanceof Error ? error.message : String(error)}; edits end here`);
+            return undefined;
+          },
+        );
+      if (seen == null) {
+        latencies.push(EDIT_TIMEOUT_MS);
+        editsMade = k + 1;
+        timedOutAt = k + 1;
+        break;
+      }
+      latencies.push(seen);
       await sleep(options.editGapMs);
     }
     await waitForQuiet(options.metrics, { quietMs: 3000, timeoutMs: 15_000 });
     const editDelta = diffRequestCounts(editBefore, readRequestCounts(await options.metrics()));
     const editWindowMs = performance.now() - editStart;
-    const raw = classifyWrites(editDelta, sut.resource, options.edits);
+    const raw = classifyWrites(editDelta, sut.resource, editsMade);
     const background = classifyWrites(idleDelta, sut.resource, 0);
     const edit: EditResult = {
-      edits: options.edits,
+      edits: editsMade,
+      ...(timedOutAt == null ? {} : { timedOutAt }),
       windowMs: Math.round(editWindowMs),
-      perEdit: perEdit(netOfBackground(raw, editWindowMs, background, idle.windowMs), options.edits),
-      rawPerEdit: perEdit(raw, options.edits),
+      perEdit: perEdit(netOfBackground(raw, editWindowMs, background, idle.windowMs), editsMade),
+      rawPerEdit: perEdit(raw, editsMade),
       resyncShare:
         totalWrites(raw) > 0
           ? (totalWrites(background) * (editWindowMs / idle.windowMs)) / totalWrites(raw)

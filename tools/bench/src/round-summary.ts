@@ -92,8 +92,9 @@ function systemSpread(results: readonly (SystemResult | undefined)[]): SystemSpr
     idleRequestsPerCrHour: of((r) => r.idleRequestsPerCrHour),
     noopResyncWrites: of((r) => r.noopResyncWrites),
     oneFieldChangeWrites: of((r) => (r.edit.resyncShare > 0.5 ? null : r.oneFieldChangeWrites)),
-    latencyP50Ms: of((r) => r.edit.latencyMs.p50),
-    latencyP99Ms: of((r) => r.edit.latencyMs.p99),
+    // A timed-out edit ends the phase; its latencies are a lower bound, not a measurement.
+    latencyP50Ms: of((r) => (r.edit.timedOutAt != null ? null : r.edit.latencyMs.p50)),
+    latencyP99Ms: of((r) => (r.edit.timedOutAt != null ? null : r.edit.latencyMs.p99)),
     rssMbPer1kCrs: of((r) => r.memory.rssMbPer1kCrs),
     rssFullMb: of((r) => r.memory.full.rssBytes / 1_048_576),
     heapMbPer1kCrs: of((r) => r.memory.heapMbPer1kCrs),
