@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  apiServerCpuMs,
   countRequests,
   describeRequests,
   diffRequestCounts,
@@ -107,5 +108,12 @@ describe('deltas and counting', () => {
     expect(
       countRequests(delta, { resources: new Set(['bench.orkestra.dev/benchapps']), subresource: '' }),
     ).toBe(0);
+  });
+});
+
+describe('apiServerCpuMs', () => {
+  it('reads process_cpu_seconds_total in ms', () => {
+    const text = '# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 12.5\n';
+    expect(apiServerCpuMs(text)).toBe(12_500);
   });
 });

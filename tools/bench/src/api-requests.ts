@@ -143,3 +143,8 @@ export function describeRequests(delta: RequestCounts): string {
     .map(([key, n]) => `${key}×${n}`)
     .join(', ');
 }
+
+/** apiServerCpuMs reads the API server's own CPU time (`process_cpu_seconds_total`) from its `/metrics`, ms. */
+export function apiServerCpuMs(exposition: string): number {
+  return sumMetric(exposition, 'process_cpu_seconds_total') * 1000;
+}

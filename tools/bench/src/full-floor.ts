@@ -34,6 +34,8 @@ export interface FullFloorResult {
   readonly convergenceMs: number;
   /** Child applies (4 per CR) plus status patches (1 per CR); the CR creates are the benchmark's. */
   readonly writes: number;
+  /** CPU time the API server spent over convergenceMs (`process_cpu_seconds_total`), ms; set by the caller. */
+  readonly apiServerCpuMs?: number;
 }
 
 /**

@@ -25,6 +25,7 @@ import { installCrds } from './install-crds.js';
 import { KRO_FLAGS_NOTE, KRO_VERSION, buildKro, startKro } from './kro-runner.js';
 import type { KroBuild } from './kro-runner.js';
 import { measureSystem } from './measure-system.js';
+import { apiServerCpuMs } from './api-requests.js';
 import type { MeasureOptions, SystemResult } from './measure-system.js';
 import { startOrkestra } from './orkestra-runner.js';
 import { performanceDoc } from './performance-doc.js';
@@ -171,16 +172,23 @@ async function runRound(ctx: RoundContext): Promise<BenchResults> {
           break;
         case SystemId.FullFloor:
           log(`full floor: ${size} CR creates, then 4 applies with owner metadata + 1 status patch each`);
-          fullFloor = await attempt('full floor', () =>
-            runFullFloor({
+          fullFloor = await attempt('full floor', async () => {
+            const before = apiServerCpuMs(await cp.metrics());
+            const result = await runFullFloor({
               kubeConfig: cp.kubeConfig,
               namespace: ns(id),
               size,
               concurrency: args.concurrency,
               crdEntry: 'benchapp',
-            }),
-          );
-          if (fullFloor.ok) log(`full floor: ${fullFloor.value.convergenceMs.toFixed(0)} ms`);
+            });
+            return { ...result, apiServerCpuMs: apiServerCpuMs(await cp.metrics()) - before };
+          });
+          if (fullFloor.ok) {
+            log(
+              `full floor: ${fullFloor.value.convergenceMs.toFixed(0)} ms, ` +
+                `API server CPU ${fullFloor.value.apiServerCpuMs?.toFixed(0) ?? '?'} ms`,
+            );
+          }
           break;
         case SystemId.Orkestra:
           log('orkestra: starting the runtime child');

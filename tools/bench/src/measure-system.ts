@@ -6,7 +6,13 @@
  */
 import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { countRequests, describeRequests, diffRequestCounts, readRequestCounts } from './api-requests.js';
+import {
+  apiServerCpuMs,
+  countRequests,
+  describeRequests,
+  diffRequestCounts,
+  readRequestCounts,
+} from './api-requests.js';
 import type { RequestCounts } from './api-requests.js';
 import { ObjectTracker } from './object-tracker.js';
 import { runLimited } from './run-limited.js';
@@ -102,6 +108,11 @@ export interface SystemResult {
   readonly convergenceMs: number;
   /** How long creating the N CRs took, ms (inside convergenceMs). */
   readonly createMs: number;
+  /**
+   * CPU time the API server spent over convergenceMs (`process_cpu_seconds_total`), ms: what the
+   * system cost the API server, to compare with the full floor's on the same machine.
+   */
+  readonly apiServerCpuMs?: number;
   /** Convergence → no more writes, ms. */
   readonly settleMs: number;
   readonly idle: IdleResult;
@@ -232,6 +243,7 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     log(`${sut.name}: creating ${options.size} CRs (${options.concurrency} at a time)`);
     const cpuBefore = await sut.cpuMs();
     const reconcilesAtStart = await sut.reconciles();
+    const apiCpuBefore = apiServerCpuMs(await options.metrics());
     const t0 = performance.now();
     await runLimited(names, options.concurrency, async (name) => {
       await api.create(crManifest(sut.resource, name, ns, initialSpec(name)));
@@ -243,6 +255,8 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
       `${options.size * 4} children`,
     );
     const convergenceMs = t1 - t0;
+    const apiCpu = apiServerCpuMs(await options.metrics()) - apiCpuBefore;
+    log(`${sut.name}: API server CPU over convergence ${apiCpu.toFixed(0)} ms`);
     log(`${sut.name}: converged in ${convergenceMs.toFixed(0)} ms (creates took ${createMs.toFixed(0)} ms)`);
     const settle = await waitForQuiet(options.metrics, { quietMs: 3000, timeoutMs: 30_000 });
     log(`${sut.name}: ${settle.quiet ? 'quiet' : 'still writing'} after ${settle.waitedMs.toFixed(0)} ms`);
@@ -369,6 +383,7 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
       name: sut.name,
       crs,
       convergenceMs,
+      apiServerCpuMs: apiCpu,
       createMs,
       settleMs: settle.waitedMs,
       idle,
