@@ -1,4 +1,4 @@
-import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { createKatalogRuntime } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { installCrd } from '@orkestra/testenv';
@@ -19,7 +19,8 @@ import {
  * Upstream Katalogs run unchanged (issue 14): a G1 Katalog (the entry-level `reconciler:` block),
  * a G3 Katalog (`reconcile`/`runtime`/`emit` and `admission`) and a Katalog whose templates are Go
  * text/template, each loaded by the dialect mapping and run by the runtime on the local control
- * plane until its CR is Ready. The Katalogs are written here from upstream's documentation.
+ * plane until its CR is Ready; and upstream's cluster-scoped lists, mapped onto `custom` entries,
+ * created and deleted with their CR. The Katalogs are written here from upstream's documentation.
  */
 const { env, group, api, crs, startRuntime } = useRuntimeTest({
   prefix: 'up',
@@ -246,5 +247,54 @@ spec:
     // The source Secret is never written by the operator.
     const source = await core.readNamespacedSecret({ namespace: platform, name: 'shared-registry' });
     expect(source.metadata?.labels ?? {}).toEqual({});
+  });
+
+  it('creates an upstream clusterRoles item as a ClusterRole and deletes it when the CR is deleted', async () => {
+    const rbac = env.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const readers = await startOther(
+      'Reader',
+      'readers',
+      `
+apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: cluster-lists}
+spec:
+  crds:
+    reader:
+      apiTypes: {group: ${group}, version: v1, kind: Reader, plural: readers}
+      operatorBox:
+        onReconcile:
+          clusterRoles:
+            - name: "{{ .metadata.namespace }}-{{ .metadata.name }}-reader"
+              labels:
+                - key: tier
+                  value: ops
+              rules:
+                - resources: [namespaces]
+                  verbs: [get, list]
+`,
+    );
+    const ns = env.namespace;
+    const name = `${ns}-ops-reader`;
+    const clusterRole = async () => {
+      try {
+        return await rbac.readClusterRole({ name });
+      } catch (error) {
+        if ((error as { code?: number }).code === 404) return undefined;
+        throw error;
+      }
+    };
+    await readers.create(ns, 'ops', {});
+    await waitFor('ops Ready=True', async () => readyOf(await readers.get(ns, 'ops'))?.status === 'True');
+    const role = await clusterRole();
+    expect(role?.rules).toEqual([{ apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list'] }]);
+    expect(role?.metadata?.labels?.['tier']).toBe('ops');
+    // Cluster-scoped, so no ownerReference to the namespaced CR: garbage collection cannot remove it,
+    // and the runtime holds the CR with its finalizer and deletes the ClusterRole itself.
+    expect(role?.metadata?.ownerReferences ?? []).toEqual([]);
+    expect((await readers.get(ns, 'ops')).metadata.finalizers).toContain('orkestra.konductor.io/finalizer');
+    await readers.remove(ns, 'ops');
+    await waitFor('the ClusterRole is deleted', async () => (await clusterRole()) == null);
+    await waitFor('the CR is gone', async () => !(await readers.exists(ns, 'ops')));
   });
 });

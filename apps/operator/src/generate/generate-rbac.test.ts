@@ -110,6 +110,40 @@ describe('generateRbac', () => {
     expect(rbac.notes.some((n) => n.includes('roles[0].rules[1] is templated'))).toBe(true);
   });
 
+  it('adds the literal rules of custom ClusterRoles, and notes a binding to a role the Katalog does not define', () => {
+    const rbac = generateRbac(
+      katalogFrom(`operatorBox:
+  onReconcile:
+    custom:
+      - apiVersion: rbac.authorization.k8s.io/v1
+        kind: ClusterRole
+        namespaced: false
+        metadata: { name: "{{ metadata.name }}-viewer" }
+        rules: [{ apiGroups: [apps], resources: [deployments], verbs: [get, list] }]
+      - apiVersion: rbac.authorization.k8s.io/v1
+        kind: ClusterRoleBinding
+        namespaced: false
+        metadata: { name: "{{ metadata.name }}-viewer" }
+        roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "{{ metadata.name }}-viewer" }
+        subjects: [{ kind: ServiceAccount, name: app, namespace: default }]
+      - apiVersion: rbac.authorization.k8s.io/v1
+        kind: ClusterRoleBinding
+        namespaced: false
+        metadata: { name: "{{ metadata.name }}-admin" }
+        roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: admin }
+        subjects: [{ kind: ServiceAccount, name: app, namespace: default }]`),
+      { namespace: 'ops' },
+    );
+    const flat = rbac.rules.flatMap((r) =>
+      r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}:${r.verbs.join(',')}`),
+    );
+    expect(flat).toContain('apps/deployments:get,list');
+    expect(flat).toContain('rbac.authorization.k8s.io/clusterroles:get,list,watch,create,patch,delete');
+    const bindings = rbac.notes.filter((n) => n.includes('refers to ClusterRole'));
+    expect(bindings).toHaveLength(1);
+    expect(bindings[0]).toContain('ClusterRole admin');
+  });
+
   it('uses a Role in the pinned namespace when every entry allows exactly one namespace', () => {
     const pinned = generateRbac(
       katalogFrom(`allowedNamespaces: [team-a]\noperatorBox: { onReconcile: { configMaps: [{}] } }`),

@@ -147,14 +147,21 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
       const list = listOf(resourceGroup, info.listKey);
       if (list.length === 0) continue;
       if (info.listKey === 'custom') {
-        for (const custom of list) {
+        list.forEach((custom, customIndex) => {
           const apiVersion = String(custom['apiVersion']);
           const kind = String(custom['kind']);
           rules.add(apiGroupOf(apiVersion), guessPlural(kind), CHILD_VERBS);
-          notes.push(
-            `custom kind ${kind} (${apiVersion}) is granted as resource "${guessPlural(kind)}", a guess from its kind; check it against the CRD's plural`,
-          );
-        }
+          if (apiVersion === RBAC_API_VERSION && (kind === 'Role' || kind === 'ClusterRole')) {
+            // The API server refuses a role granting more than its writer holds (no escalate verb).
+            const name = (custom['metadata'] as { name?: unknown } | undefined)?.name;
+            if (typeof name === 'string') definedRoles.add(`${kind}/${name}`);
+            addRoleRules(rules, custom, `${entry.apiTypes.kind}: ${groupName}.custom[${customIndex}]`, notes);
+          } else if (apiGroupOf(apiVersion) !== 'rbac.authorization.k8s.io') {
+            notes.push(
+              `custom kind ${kind} (${apiVersion}) is granted as resource "${guessPlural(kind)}", a guess from its kind; check it against the CRD's plural`,
+            );
+          }
+        });
         continue;
       }
       // group and plural come from the kind facts table (@orkestra/types RESOURCE_KINDS), not a guess.
@@ -171,26 +178,8 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
       }
       if (info.listKey === 'roles') {
         list.forEach((role, roleIndex) => {
-          if (typeof role['name'] === 'string') definedRoles.add(role['name']);
-          const roleRules = (role['rules'] as Record<string, unknown>[] | undefined) ?? [];
-          roleRules.forEach((rule, ruleIndex) => {
-            const apiGroups = (rule['apiGroups'] as string[] | undefined) ?? [''];
-            const resources = (rule['resources'] as string[] | undefined) ?? [];
-            const verbs = (rule['verbs'] as string[] | undefined) ?? [];
-            const names = (rule['resourceNames'] as string[] | undefined) ?? [];
-            const where = `${entry.apiTypes.kind}: ${groupName}.roles[${roleIndex}].rules[${ruleIndex}]`;
-            if (hasTemplate([...apiGroups, ...resources, ...verbs, ...names])) {
-              notes.push(
-                `${where} is templated: not added; granting it needs the escalate/bind verbs, which are never generated`,
-              );
-              return;
-            }
-            if ([...apiGroups, ...resources, ...verbs].includes('*')) {
-              notes.push(`${where} uses a wildcard, so the operator is granted that wildcard too`);
-            }
-            for (const apiGroup of apiGroups)
-              for (const resource of resources) rules.add(apiGroup, resource, verbs, names);
-          });
+          if (typeof role['name'] === 'string') definedRoles.add(`Role/${role['name']}`);
+          addRoleRules(rules, role, `${entry.apiTypes.kind}: ${groupName}.roles[${roleIndex}]`, notes);
         });
       }
     }
@@ -219,15 +208,49 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
   }
 }
 
+const RBAC_API_VERSION = 'rbac.authorization.k8s.io/v1';
+
+/**
+ * addRoleRules grants the operator a role child's literal rules (a `roles` entry, or a `custom`
+ * Role or ClusterRole): the API server refuses to create a role that grants more than its writer
+ * holds, and `escalate` is never generated. Templated rules are reported, not added.
+ */
+function addRoleRules(rules: RuleSet, role: Record<string, unknown>, where: string, notes: string[]): void {
+  const roleRules = (role['rules'] as Record<string, unknown>[] | undefined) ?? [];
+  roleRules.forEach((rule, ruleIndex) => {
+    const apiGroups = (rule['apiGroups'] as string[] | undefined) ?? [''];
+    const resources = (rule['resources'] as string[] | undefined) ?? [];
+    const verbs = (rule['verbs'] as string[] | undefined) ?? [];
+    const names = (rule['resourceNames'] as string[] | undefined) ?? [];
+    const at = `${where}.rules[${ruleIndex}]`;
+    if (hasTemplate([...apiGroups, ...resources, ...verbs, ...names])) {
+      notes.push(
+        `${at} is templated: not added; granting it needs the escalate/bind verbs, which are never generated`,
+      );
+      return;
+    }
+    if ([...apiGroups, ...resources, ...verbs].includes('*')) {
+      notes.push(`${at} uses a wildcard, so the operator is granted that wildcard too`);
+    }
+    for (const apiGroup of apiGroups)
+      for (const resource of resources) rules.add(apiGroup, resource, verbs, names);
+  });
+}
+
 /** The verbs on core v1 `events` (docs/reference/runtime.md §19), granted in exactly one Role: the runtime only POSTs Events, never patches them. */
 const EVENT_VERBS: readonly string[] = ['create'];
 
 function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes: string[]): void {
   for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile]) {
-    for (const binding of listOf(group, 'roleBindings')) {
+    const customBindings = listOf(group, 'custom').filter(
+      (c) =>
+        c['apiVersion'] === RBAC_API_VERSION &&
+        (c['kind'] === 'RoleBinding' || c['kind'] === 'ClusterRoleBinding'),
+    );
+    for (const binding of [...listOf(group, 'roleBindings'), ...customBindings]) {
       const roleRef = binding['roleRef'] as { kind?: string; name?: string } | undefined;
       const name = roleRef?.name ?? '';
-      if (roleRef?.kind === 'ClusterRole' || !definedRoles.has(name)) {
+      if (!definedRoles.has(`${roleRef?.kind ?? 'Role'}/${name}`)) {
         notes.push(
           `${entry.apiTypes.kind}: a roleBinding refers to ${roleRef?.kind ?? 'Role'} ${name}, which this Katalog does not define; the operator must hold its permissions (add them, or grant \`bind\` on it by hand)`,
         );

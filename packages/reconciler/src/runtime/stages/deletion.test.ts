@@ -8,7 +8,7 @@ import { MemoryCluster } from '../../offline/memory-cluster.js';
 import { compileKatalog } from '../compile-katalog.js';
 import { DriftLimiter } from '../drift-limiter.js';
 import { noopObserver } from '../runtime-observer.js';
-import { deleteRefOf, deletionTimedOut, lastWave, runDeletion, waveOfKind } from './deletion.js';
+import { deleteRefOf, deletionTimedOut, lastWave, runDeletion, waveOf } from './deletion.js';
 import type { DeletionMemory } from './deletion.js';
 import { newRunState } from './run-state.js';
 import type { StageServices } from './run-state.js';
@@ -42,14 +42,21 @@ describe('deletionTimedOut', () => {
 
 describe('lastWave', () => {
   it('picks the children of the highest wave and says whether lower waves remain', () => {
-    const ref = (kind: string) => ({ apiVersion: 'v1', kind, name: kind.toLowerCase(), namespace: 'web' });
-    const found = [
-      { ref: ref('ConfigMap'), deleting: false, wave: waveOfKind('ConfigMap') },
-      { ref: ref('Deployment'), deleting: false, wave: waveOfKind('Deployment') },
-      { ref: ref('Widget'), deleting: false, wave: waveOfKind('Widget') },
-    ];
-    expect(waveOfKind('Widget')).toBe(6);
-    expect(waveOfKind('Deployment')).toBeGreaterThan(waveOfKind('ConfigMap'));
+    const ref = (apiVersion: string, kind: string) => ({
+      apiVersion,
+      kind,
+      name: kind.toLowerCase(),
+      namespace: 'web',
+    });
+    const found = [ref('v1', 'ConfigMap'), ref('apps/v1', 'Deployment'), ref('example.com/v1', 'Widget')].map(
+      (r) => ({ ref: r, deleting: false, wave: waveOf(r) }),
+    );
+    expect(waveOf(ref('example.com/v1', 'Widget'))).toBe(6);
+    // A custom kind that shares a built-in kind's name is still a custom kind.
+    expect(waveOf(ref('example.com/v1', 'Deployment'))).toBe(6);
+    expect(waveOf(ref('apps/v1', 'Deployment'))).toBeGreaterThan(waveOf(ref('v1', 'ConfigMap')));
+    // A PersistentVolume is deleted after the claims that bind it.
+    expect(waveOf(ref('v1', 'PersistentVolume'))).toBeLessThan(waveOf(ref('v1', 'PersistentVolumeClaim')));
     const next = lastWave(found);
     expect(next.items.map((i) => i.ref.kind)).toEqual(['Widget']);
     expect(next.moreWaves).toBe(true);

@@ -352,7 +352,7 @@ async function explicitChildren(
       ref,
       ...(objectUid == null ? {} : { uid: objectUid }),
       deleting: object.metadata['deletionTimestamp'] != null,
-      wave: waveOfKind(ref.kind),
+      wave: waveOf(ref),
     });
   };
   for (const object of services.children.listAllOwned(uid)) consider(object);
@@ -364,7 +364,7 @@ async function explicitChildren(
       if (live != null) consider(live);
     } else {
       // Not in any cache (e.g. a custom kind without an informer): a delete tells whether it is gone.
-      found.set(idOf(ref), { ref, deleting: false, wave: waveOfKind(ref.kind) });
+      found.set(idOf(ref), { ref, deleting: false, wave: waveOf(ref) });
     }
   }
   if (found.size === 0) return undefined;
@@ -402,14 +402,21 @@ async function observe(services: StageServices, ref: ObjectRef): Promise<KubeObj
   }
 }
 
-/** Apply wave of each built-in kind (docs/reference/runtime.md §9.4), from @orkestra/types; custom kinds are wave 6. */
-const KIND_WAVES = new Map<string, number>(
-  RESOURCE_KINDS.flatMap((info) => (info.kind == null ? [] : [[info.kind, info.wave] as const])),
-);
+/** Apply wave of each built-in kind (docs/reference/runtime.md §9.4), from @orkestra/types, by `apiVersion/kind`. */
+const KIND_WAVES = new Map<string, number>([
+  ...RESOURCE_KINDS.flatMap((info) =>
+    info.kind == null || info.apiVersion == null
+      ? []
+      : [[`${info.apiVersion}/${info.kind}`, info.wave] as const],
+  ),
+  // A `custom` PersistentVolume goes after the PersistentVolumeClaims (wave 3): Kubernetes keeps
+  // a bound volume (`kubernetes.io/pv-protection`) until its claim is gone.
+  ['v1/PersistentVolume', 2],
+]);
 
-/** waveOfKind is a kind's apply wave; deletion goes through the waves in reverse. */
-export function waveOfKind(kind: string): number {
-  return KIND_WAVES.get(kind) ?? 6;
+/** waveOf is a kind's apply wave (custom kinds: 6); deletion goes through the waves in reverse. */
+export function waveOf(ref: { readonly apiVersion: string; readonly kind: string }): number {
+  return KIND_WAVES.get(`${ref.apiVersion}/${ref.kind}`) ?? 6;
 }
 
 /** deleteRefOf is the object an `onDelete.groups[]` reference names, rendered; undefined when it names nothing complete. */
