@@ -72,6 +72,24 @@ describe('Resync', () => {
     expect(resync.added).toBe(10);
   });
 
+  it('skips a key whose last success is younger than half the interval, never one older', () => {
+    const clock = new ManualClock();
+    const { adds, queue } = recorder(clock);
+    const items: ResyncItem[] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({ key: `ns/o${i}`, uid: uid(i) }));
+    const phase = (key: string): number => phaseOf(items.find((i) => i.key === key)?.uid ?? '', 10_000);
+    // o0–o3 finished a reconcile 1 ms before their turn, o4–o7 exactly half an interval before.
+    const lastSuccessAt = (key: string): number => {
+      const index = Number(key.slice('ns/o'.length));
+      return phase(key) - (index < 4 ? 1 : 5_000);
+    };
+    const resync = new Resync({ intervalMs: 10_000, items: () => items, queue, clock, lastSuccessAt });
+    resync.start();
+    clock.advance(10_000 - 1);
+    expect(adds.map((a) => a.key).sort()).toEqual(['ns/o4', 'ns/o5', 'ns/o6', 'ns/o7']);
+    expect(resync.skipped).toBe(4);
+    expect(resync.added).toBe(4);
+  });
+
   it('reads the items at each cycle start', () => {
     const clock = new ManualClock();
     const { adds, queue } = recorder(clock);

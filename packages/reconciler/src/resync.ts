@@ -19,6 +19,13 @@ export interface ResyncOptions {
   readonly queue: Pick<WorkQueue, 'add'>;
   /** Source of time and timers. Default `systemClock`. */
   readonly clock?: Clock;
+  /**
+   * When the key's last successful reconcile finished (clock time), or undefined. A key due for
+   * resync whose last success is younger than half the interval is skipped: it was just checked
+   * (its creation, an edit or a child change reconciled it), so a resync would repeat that work.
+   * Default: never skip.
+   */
+  readonly lastSuccessAt?: (key: string) => number | undefined;
 }
 
 interface Scheduled {
@@ -30,6 +37,11 @@ interface Scheduled {
  * Resync re-adds every cached key once per interval R at low priority (docs/reference/runtime.md §16). Each key
  * has a fixed phase within the interval, derived from a hash of its UID, so adds are spread evenly
  * instead of arriving in one burst. `setInterval` applies from the next cycle; R = 0 disables.
+ *
+ * A key whose last successful reconcile is younger than R/2 when its turn comes is skipped
+ * (`lastSuccessAt`), so no CR goes longer than 1.5 R without a reconcile and a busy operator (a
+ * burst of new CRs converging for minutes) does not re-check what it has just written. In steady
+ * state the previous resync is about R old, so nothing is skipped.
  *
  * A cycle snapshots the items when it starts: objects created during a cycle are first resynced in
  * the next one (their creation already enqueued them), objects deleted during a cycle may still be
@@ -43,6 +55,7 @@ export class Resync {
   readonly #items: () => Iterable<ResyncItem>;
   readonly #queue: Pick<WorkQueue, 'add'>;
   readonly #clock: Clock;
+  readonly #lastSuccessAt: ((key: string) => number | undefined) | undefined;
   #intervalMs: number;
   #running = false;
   #timer: TimerHandle | undefined;
@@ -52,11 +65,13 @@ export class Resync {
   #next = 0;
   #cycles = 0;
   #added = 0;
+  #skipped = 0;
 
   constructor(options: ResyncOptions) {
     this.#items = options.items;
     this.#queue = options.queue;
     this.#clock = options.clock ?? systemClock;
+    this.#lastSuccessAt = options.lastSuccessAt;
     this.#intervalMs = normalizeInterval(options.intervalMs);
   }
 
@@ -73,6 +88,11 @@ export class Resync {
   /** added is the number of keys added so far. */
   get added(): number {
     return this.#added;
+  }
+
+  /** skipped is the number of due keys not added because they had just been reconciled. */
+  get skipped(): number {
+    return this.#skipped;
   }
 
   /** start begins the first cycle now (when R > 0); calling it again does nothing. */
@@ -137,6 +157,11 @@ export class Resync {
       item = this.#schedule[this.#next]
     ) {
       this.#next++;
+      const last = this.#lastSuccessAt?.(item.key);
+      if (last != null && now - last < this.#cycleInterval / 2) {
+        this.#skipped++;
+        continue;
+      }
       this.#added++;
       this.#queue.add(item.key, Priority.Low);
     }

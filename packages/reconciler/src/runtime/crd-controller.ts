@@ -119,6 +119,8 @@ export class CrdController {
   #reconciles = 0;
   #lastSuccessAt: number | undefined;
   #successes = 0;
+  /** When each key's last successful reconcile finished (clock time), so a resync can skip it (issue 19). */
+  readonly #keySuccessAt = new Map<string, number>();
   #consecutiveFailures = 0;
 
   constructor(options: CrdControllerOptions) {
@@ -206,10 +208,12 @@ export class CrdController {
       queue: this.queue,
       clock: options.clock,
       items: () => this.informer.cache.list().map((o) => ({ key: keyOf(o), uid: o.metadata.uid ?? '' })),
+      lastSuccessAt: (key) => this.#keySuccessAt.get(key),
     });
     this.#onPrimaryChange = options.onPrimaryChange;
     this.informer.subscribe((change) => {
       if (change.type === CacheChangeType.Delete) {
+        this.#keySuccessAt.delete(change.key);
         this.pipeline.forget(change.object.metadata.uid ?? '');
         this.#previous?.forget(change.object.metadata.uid ?? '');
       }
@@ -422,6 +426,7 @@ export class CrdController {
     const seconds = report.durationMs / 1000;
     const observer = this.#observer;
     if (report.outcome === 'success' || report.outcome === 'requeue_after') {
+      this.#keySuccessAt.set(report.key, this.#clock.now());
       this.#successes++;
       this.#consecutiveFailures = 0;
       observer.reconcileFinished(this.name, report.outcome, seconds);
