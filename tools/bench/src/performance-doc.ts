@@ -245,6 +245,14 @@ graphs with their own instance kinds, and each graph is deleted before its kro p
 the second run never reconciles the first run's instances. Without Go, or when the build or start
 fails, the peer is reported as not run with the reason.
 
+**One API server per round, and its bias.** Every system of a round runs on the same control
+plane, each in its own namespace, and what it created stays. A system that runs later in a round
+therefore works against a larger etcd and API server cache. At 5 000 CRs (25 000 objects per system)
+this can decide a round: compare each round's order with its figures in the rounds table. The
+rotation spreads the bias evenly over the systems only when the number of rounds is a multiple of
+the number of systems. The API server's CPU time over each
+convergence (\`process_cpu_seconds_total\`) is in the results file as \`apiServerCpuMs\`.
+
 **Concurrency.** 8 everywhere: the benchmark creates 8 CRs at a time, Orkestra runs 8 workers,
 kro 8 instance reconciles, and both floors write for 8 CRs at a time.
 
