@@ -22,8 +22,15 @@ describe('KubeListWatchClient errors', () => {
     status: number,
     body: unknown,
     headers: Record<string, string> = {},
-  ): Promise<{ client: KubeListWatchClient; close: () => Promise<void> }> => {
-    const server = http.createServer((_req, res) => {
+  ): Promise<{
+    client: KubeListWatchClient;
+    kubeConfig: KubeConfig;
+    userAgents: (string | undefined)[];
+    close: () => Promise<void>;
+  }> => {
+    const userAgents: (string | undefined)[] = [];
+    const server = http.createServer((req, res) => {
+      userAgents.push(req.headers['user-agent']);
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
     });
@@ -38,6 +45,8 @@ describe('KubeListWatchClient errors', () => {
     });
     return {
       client: new KubeListWatchClient({ kubeConfig }),
+      kubeConfig,
+      userAgents,
       close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     };
   };
@@ -92,30 +101,20 @@ describe('KubeListWatchClient errors', () => {
   });
 
   it('names itself in User-Agent, so the audit log attributes its lists and watches', async () => {
-    const agents: (string | undefined)[] = [];
-    const server = http.createServer((req, res) => {
-      agents.push(req.headers['user-agent']);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'List', metadata: { resourceVersion: '1' }, items: [] }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
+    const { client, kubeConfig, userAgents, close } = await answer(200, {
+      kind: 'List',
+      metadata: { resourceVersion: '1' },
+      items: [],
     });
     try {
-      await new KubeListWatchClient({ kubeConfig }).list('/api/v1/configmaps', {});
+      await client.list('/api/v1/configmaps', {});
       await new KubeListWatchClient({ kubeConfig, userAgent: 'orkestra/1.2.3' }).list(
         '/api/v1/configmaps',
         {},
       );
-      expect(agents).toEqual(['orkestra', 'orkestra/1.2.3']);
+      expect(userAgents).toEqual(['orkestra', 'orkestra/1.2.3']);
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await close();
     }
   });
 });
