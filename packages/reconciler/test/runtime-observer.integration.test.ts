@@ -146,6 +146,8 @@ describe('the runtime observer and once Secrets', () => {
       ]),
     );
     expect(calls.some((c) => /^reconcileFinished app (success|requeue_after)$/.test(c))).toBe(true);
+    // The ConfigMap and the Secret the first reconcile created are one Event, not one each.
+    expect(calls.filter((c) => c === 'event app Normal Created')).toHaveLength(1);
     // The converged reconcile wrote nothing: every child was skipped.
     expect(calls).toContain('childWriteSkipped app ConfigMap');
     const snapshot = runtime.snapshot();

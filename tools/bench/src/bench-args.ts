@@ -52,7 +52,7 @@ export interface BenchArgs {
 /** BENCH_USAGE is the `--help` text. */
 export const BENCH_USAGE = `Usage: pnpm bench [-- options]
   --size N[,N…]      CRs per system: 100 (default), 1000, 5000, 10000; several sizes run one after the other
-  --rounds N         rounds per size, each on a fresh control plane, system order rotated (default 3)
+  --rounds N         rounds per size, each system on a fresh control plane, order rotated (default 3)
   --concurrency N    CRs created and reconciled at the same time (default 8)
   --idle-seconds N   idle window for idle requests and no-op resyncs, a multiple of 30 (default 60)
   --edits N          one-field edits for writes per change and latency (default 100)

@@ -1,7 +1,7 @@
 /**
- * `pnpm bench`: for each size, `--rounds` rounds; each round starts a fresh local control plane
- * (@orkestra/testenv), runs an untimed warm-up, then every system once, each in its own namespace,
- * in an order rotated from round to round: the children-only floor, the full floor, Orkestra
+ * `pnpm bench`: for each size, `--rounds` rounds; each round runs every system once, each on a
+ * fresh local control plane of its own (@orkestra/testenv) after an untimed warm-up, in an order
+ * rotated from round to round: the children-only floor, the full floor, Orkestra
  * (runtime child process), kro at a 30 s resync and kro at its default resync. It prints a table
  * of medians and ranges over the rounds, writes `bench/results/latest.json` (the medians at the
  * top, every round below) and the charts, and with `--docs` regenerates docs/performance.md. A
@@ -22,6 +22,7 @@ import { convergenceChart, rssChart } from './chart.js';
 import { runFullFloor } from './full-floor.js';
 import type { FullFloorResult } from './full-floor.js';
 import { installCrds } from './install-crds.js';
+import { keepAliveKubeConfig } from './keep-alive.js';
 import { KRO_FLAGS_NOTE, KRO_VERSION, buildKro, startKro } from './kro-runner.js';
 import type { KroBuild } from './kro-runner.js';
 import { measureSystem } from './measure-system.js';
@@ -82,13 +83,35 @@ interface RoundContext {
   readonly kroBuild: Outcome<KroBuild> | undefined;
 }
 
-/** runRound runs every selected system once on a fresh control plane and returns the round document. */
-async function runRound(ctx: RoundContext): Promise<BenchResults> {
+/**
+ * WARMUP_FLOOR_CRS caps the untimed warm-up on each fresh control plane: enough CRs' worth of
+ * children-only floor writes (4 objects each) to pay the API server's first writes of each kind,
+ * TLS and caches, without filling etcd before the measured system starts.
+ */
+const WARMUP_FLOOR_CRS = 200;
+/** CONTROL_PLANE_PER_SYSTEM is the `settings.controlPlane` of runs that give every system its own control plane. */
+const CONTROL_PLANE_PER_SYSTEM = 'per-system';
+
+/** ControlPlaneRun is what one system's measurement gets: its own control plane and namespace. */
+interface ControlPlaneRun {
+  readonly cp: Awaited<ReturnType<typeof startControlPlane>>;
+  /** cp.kubeConfig with one keep-alive connection pool (keep-alive.ts): every request the bench makes. */
+  readonly kubeConfig: KubeConfig;
+  readonly namespace: string;
+  readonly measure: (resyncSeconds: number) => MeasureOptions;
+}
+
+/**
+ * onFreshControlPlane runs one system of a round on a control plane of its own: a fresh etcd and
+ * kube-apiserver, the bench CRD, an untimed warm-up, then `run`; the control plane is stopped
+ * afterwards whatever `run` did. No system ever works against what another system left behind.
+ */
+async function onFreshControlPlane<T>(
+  ctx: RoundContext,
+  id: string,
+  run: (on: ControlPlaneRun) => Promise<T>,
+): Promise<T> {
   const { args, size, round } = ctx;
-  const order = rotatedOrder(args.systems, round);
-  const started = Date.now();
-  const loadAtStart = load1();
-  log(`size ${size}, round ${round + 1}/${args.rounds}: ${order.join(' → ')} (load ${loadAtStart})`);
   // Every run creates thousands of Services with a ClusterIP: testenv's /24 service range is far
   // too small, so the API server gets a /16 (the later flag wins).
   const cp = await startControlPlane({
@@ -96,11 +119,25 @@ async function runRound(ctx: RoundContext): Promise<BenchResults> {
     apiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'],
   });
   try {
-    const ns = (id: string): string => `bench-r${round}-${id}`;
-    for (const id of ['warmup', ...order]) await createNamespace(cp.kubeConfig, ns(id));
-    await installCrds(cp.kubeConfig, [JSON.stringify(orkestraCrd())]);
+    const kubeConfig = keepAliveKubeConfig(cp.kubeConfig);
+    const namespace = `bench-r${round}-${id}`;
+    const warmupNamespace = `bench-r${round}-${id}-warmup`;
+    for (const name of [warmupNamespace, namespace]) await createNamespace(kubeConfig, name);
+    await installCrds(kubeConfig, [JSON.stringify(orkestraCrd())]);
+    // An untimed warm-up first: the API server's first writes of each kind (etcd, caches, TLS
+    // connections) are slower, and no system should pay for them.
+    const warmupCrs = Math.min(size, WARMUP_FLOOR_CRS);
+    log(`${id}: fresh control plane; untimed warm-up floor of ${warmupCrs * 4} objects`);
+    await attempt('warm-up', () =>
+      runRawFloor({
+        kubeConfig: kubeConfig,
+        namespace: warmupNamespace,
+        size: warmupCrs,
+        concurrency: args.concurrency,
+      }),
+    );
     const measure = (resyncSeconds: number): MeasureOptions => ({
-      kubeConfig: cp.kubeConfig,
+      kubeConfig: kubeConfig,
       metrics: () => cp.metrics(),
       size,
       warmup: Math.min(10, size),
@@ -112,136 +149,151 @@ async function runRound(ctx: RoundContext): Promise<BenchResults> {
       convergeTimeoutMs: Math.max(120_000, size * 1000),
       log,
     });
-    // An untimed round first: the API server's first writes of each kind (etcd, caches, TLS
-    // connections) are slower, and no system should pay for going first.
-    log(`warm-up: untimed floor round of ${size * 4} objects`);
-    await attempt('warm-up', () =>
-      runRawFloor({
-        kubeConfig: cp.kubeConfig,
-        namespace: ns('warmup'),
-        size,
-        concurrency: args.concurrency,
-      }),
-    );
-
-    let floor: Outcome<RawFloorResult> = { ok: false, reason: 'not selected (--systems)' };
-    let fullFloor: Outcome<FullFloorResult> | undefined;
-    let orkestra: Outcome<SystemResult> = { ok: false, reason: 'not selected (--systems)' };
-    let peer: { name: string; outcome: Outcome<SystemResult> } | null = null;
-    let peerDefault: { name: string; outcome: Outcome<SystemResult> } | null = null;
-    const kro = async (
-      resyncSeconds: number | undefined,
-      id: string,
-    ): Promise<{ name: string; outcome: Outcome<SystemResult> }> => {
-      const name = `kro ${KRO_VERSION} (${resyncSeconds == null ? 'default resync' : `${resyncSeconds} s resync`})`;
-      const build = ctx.kroBuild;
-      if (build == null || !build.ok) return { name, outcome: build ?? { ok: false, reason: 'not built' } };
-      log(`${name}: starting`);
-      const outcome = await attempt(name, () =>
-        measureWith(
-          () =>
-            startKro({
-              build: build.value,
-              kubeConfig: cp.kubeConfig,
-              kubeconfigPath: cp.kubeconfigPath,
-              namespace: ns(id),
-              workers: args.concurrency,
-              resyncSeconds,
-              resource: resyncSeconds == null ? KRO_DEFAULT_RESYNC_RESOURCE : KRO_RESOURCE,
-              logPath: join(ctx.logDir, `kro-${size}-r${round}-${id}.log`),
-            }),
-          measure(resyncSeconds ?? KRO_DEFAULT_RESYNC_SECONDS),
-        ),
-      );
-      return { name, outcome };
-    };
-
-    for (const id of order) {
-      switch (id) {
-        case SystemId.Floor:
-          log(`floor: server-side apply of ${size * 4} objects, ${args.concurrency} CRs at a time`);
-          floor = await attempt('floor', () =>
-            runRawFloor({
-              kubeConfig: cp.kubeConfig,
-              namespace: ns(id),
-              size,
-              concurrency: args.concurrency,
-            }),
-          );
-          if (floor.ok) log(`floor: ${floor.value.convergenceMs.toFixed(0)} ms`);
-          break;
-        case SystemId.FullFloor:
-          log(`full floor: ${size} CR creates, then 4 applies with owner metadata + 1 status patch each`);
-          fullFloor = await attempt('full floor', async () => {
-            const before = apiServerCpuMs(await cp.metrics());
-            const result = await runFullFloor({
-              kubeConfig: cp.kubeConfig,
-              namespace: ns(id),
-              size,
-              concurrency: args.concurrency,
-              crdEntry: 'benchapp',
-            });
-            return { ...result, apiServerCpuMs: apiServerCpuMs(await cp.metrics()) - before };
-          });
-          if (fullFloor.ok) {
-            log(
-              `full floor: ${fullFloor.value.convergenceMs.toFixed(0)} ms, ` +
-                `API server CPU ${fullFloor.value.apiServerCpuMs?.toFixed(0) ?? '?'} ms`,
-            );
-          }
-          break;
-        case SystemId.Orkestra:
-          log('orkestra: starting the runtime child');
-          orkestra = await attempt('orkestra', () =>
-            measureWith(
-              () =>
-                startOrkestra({
-                  kubeConfig: cp.kubeConfig,
-                  kubeconfigPath: cp.kubeconfigPath,
-                  namespace: ns(id),
-                  workers: args.concurrency,
-                  resync: `${RESYNC_SECONDS}s`,
-                  logPath: join(ctx.logDir, `orkestra-${size}-r${round}.log`),
-                  cpuProfileDir: args.cpuProfileDir == null ? undefined : resolve(args.cpuProfileDir),
-                }),
-              measure(RESYNC_SECONDS),
-            ),
-          );
-          break;
-        case SystemId.Kro:
-          peer = await kro(RESYNC_SECONDS, id);
-          break;
-        case SystemId.KroDefault:
-          peerDefault = await kro(undefined, id);
-          break;
-      }
-    }
-    return buildResults({
-      size,
-      settings: {
-        round,
-        order,
-        concurrency: args.concurrency,
-        idleSeconds: args.idleSeconds,
-        edits: args.edits,
-        warmupCrs: Math.min(10, size),
-        resyncSeconds: RESYNC_SECONDS,
-        kroFlags: KRO_FLAGS_NOTE,
-      },
-      environment: {
-        date: new Date(started).toISOString(),
-        durationS: Math.round((Date.now() - started) / 1000),
-        loadAverage1m: { start: loadAtStart, end: load1() },
-      },
-      floor,
-      ...(fullFloor == null ? {} : { fullFloor }),
-      orkestra,
-      peer,
-      peerDefault,
-    });
+    return await run({ cp, kubeConfig, namespace, measure });
   } finally {
     await cp.stop();
   }
+}
+
+/** runRound runs every selected system once, each on a fresh control plane, and returns the round document. */
+async function runRound(ctx: RoundContext): Promise<BenchResults> {
+  const { args, size, round } = ctx;
+  const order = rotatedOrder(args.systems, round);
+  const started = Date.now();
+  const loadAtStart = load1();
+  log(`size ${size}, round ${round + 1}/${args.rounds}: ${order.join(' → ')} (load ${loadAtStart})`);
+  let floor: Outcome<RawFloorResult> = { ok: false, reason: 'not selected (--systems)' };
+  let fullFloor: Outcome<FullFloorResult> | undefined;
+  let orkestra: Outcome<SystemResult> = { ok: false, reason: 'not selected (--systems)' };
+  let peer: { name: string; outcome: Outcome<SystemResult> } | null = null;
+  let peerDefault: { name: string; outcome: Outcome<SystemResult> } | null = null;
+  const kro = async (
+    on: ControlPlaneRun,
+    resyncSeconds: number | undefined,
+    id: string,
+  ): Promise<{ name: string; outcome: Outcome<SystemResult> }> => {
+    const name = `kro ${KRO_VERSION} (${resyncSeconds == null ? 'default resync' : `${resyncSeconds} s resync`})`;
+    const build = ctx.kroBuild;
+    if (build == null || !build.ok) return { name, outcome: build ?? { ok: false, reason: 'not built' } };
+    log(`${name}: starting`);
+    const outcome = await attempt(name, () =>
+      measureWith(
+        () =>
+          startKro({
+            build: build.value,
+            kubeConfig: on.kubeConfig,
+            kubeconfigPath: on.cp.kubeconfigPath,
+            namespace: on.namespace,
+            workers: args.concurrency,
+            resyncSeconds,
+            resource: resyncSeconds == null ? KRO_DEFAULT_RESYNC_RESOURCE : KRO_RESOURCE,
+            logPath: join(ctx.logDir, `kro-${size}-r${round}-${id}.log`),
+          }),
+        on.measure(resyncSeconds ?? KRO_DEFAULT_RESYNC_SECONDS),
+      ),
+    );
+    return { name, outcome };
+  };
+
+  for (const id of order) {
+    const ran = await attempt(`${id}: control plane`, () =>
+      onFreshControlPlane(ctx, id, async (on) => {
+        switch (id) {
+          case SystemId.Floor:
+            log(`floor: server-side apply of ${size * 4} objects, ${args.concurrency} CRs at a time`);
+            floor = await attempt('floor', () =>
+              runRawFloor({
+                kubeConfig: on.kubeConfig,
+                namespace: on.namespace,
+                size,
+                concurrency: args.concurrency,
+              }),
+            );
+            if (floor.ok) log(`floor: ${floor.value.convergenceMs.toFixed(0)} ms`);
+            break;
+          case SystemId.FullFloor:
+            log(`full floor: ${size} CR creates, then 4 applies with owner metadata + 1 status patch each`);
+            fullFloor = await attempt('full floor', async () => {
+              const before = apiServerCpuMs(await on.cp.metrics());
+              const result = await runFullFloor({
+                kubeConfig: on.kubeConfig,
+                namespace: on.namespace,
+                size,
+                concurrency: args.concurrency,
+                crdEntry: 'benchapp',
+                warmup: Math.min(10, size),
+              });
+              return { ...result, apiServerCpuMs: apiServerCpuMs(await on.cp.metrics()) - before };
+            });
+            if (fullFloor.ok) {
+              log(
+                `full floor: ${fullFloor.value.convergenceMs.toFixed(0)} ms, ` +
+                  `API server CPU ${fullFloor.value.apiServerCpuMs?.toFixed(0) ?? '?'} ms`,
+              );
+            }
+            break;
+          case SystemId.Orkestra:
+            log('orkestra: starting the runtime child');
+            orkestra = await attempt('orkestra', () =>
+              measureWith(
+                () =>
+                  startOrkestra({
+                    kubeConfig: on.kubeConfig,
+                    kubeconfigPath: on.cp.kubeconfigPath,
+                    namespace: on.namespace,
+                    workers: args.concurrency,
+                    resync: `${RESYNC_SECONDS}s`,
+                    logPath: join(ctx.logDir, `orkestra-${size}-r${round}.log`),
+                    cpuProfileDir: args.cpuProfileDir == null ? undefined : resolve(args.cpuProfileDir),
+                  }),
+                on.measure(RESYNC_SECONDS),
+              ),
+            );
+            break;
+          case SystemId.Kro:
+            peer = await kro(on, RESYNC_SECONDS, id);
+            break;
+          case SystemId.KroDefault:
+            peerDefault = await kro(on, undefined, id);
+            break;
+        }
+      }),
+    );
+    // A control plane that would not start is the measured system's failure, with the reason.
+    if (!ran.ok) {
+      const failed = { ok: false as const, reason: `control plane: ${ran.reason}` };
+      if (id === SystemId.Floor) floor = failed;
+      else if (id === SystemId.FullFloor) fullFloor = failed;
+      else if (id === SystemId.Orkestra) orkestra = failed;
+      else if (id === SystemId.Kro) peer = { name: `kro ${KRO_VERSION} (30 s resync)`, outcome: failed };
+      else peerDefault = { name: `kro ${KRO_VERSION} (default resync)`, outcome: failed };
+    }
+  }
+  return buildResults({
+    size,
+    settings: {
+      round,
+      order,
+      concurrency: args.concurrency,
+      idleSeconds: args.idleSeconds,
+      edits: args.edits,
+      warmupCrs: Math.min(10, size),
+      warmupFloorCrs: Math.min(size, WARMUP_FLOOR_CRS),
+      controlPlane: CONTROL_PLANE_PER_SYSTEM,
+      resyncSeconds: RESYNC_SECONDS,
+      kroFlags: KRO_FLAGS_NOTE,
+    },
+    environment: {
+      date: new Date(started).toISOString(),
+      durationS: Math.round((Date.now() - started) / 1000),
+      loadAverage1m: { start: loadAtStart, end: load1() },
+    },
+    floor,
+    ...(fullFloor == null ? {} : { fullFloor }),
+    orkestra,
+    peer,
+    peerDefault,
+  });
 }
 
 async function main(): Promise<void> {
@@ -301,6 +353,8 @@ async function main(): Promise<void> {
           idleSeconds: args.idleSeconds,
           edits: args.edits,
           warmupCrs: Math.min(10, size),
+          warmupFloorCrs: Math.min(size, WARMUP_FLOOR_CRS),
+          controlPlane: CONTROL_PLANE_PER_SYSTEM,
           resyncSeconds: RESYNC_SECONDS,
           kroDefaultResyncSeconds: KRO_DEFAULT_RESYNC_SECONDS,
           kroFlags: KRO_FLAGS_NOTE,

@@ -32,4 +32,26 @@ describe('performanceDoc', () => {
     expect(page.match(/^\| [123] \| floor → orkestra \|/gm)).toHaveLength(3);
     expect(page).toContain('![Convergence time against N](performance/convergence.svg)');
   });
+
+  it("names each size section's command and control-plane method when the page joins several runs", () => {
+    const round = [fakeRound(1000, 1000, 1000)];
+    const older = sizeDocument({
+      size: 100,
+      rounds: round,
+      settings: { command: 'pnpm bench --size 100' },
+      environment: {},
+    });
+    const newer = sizeDocument({
+      size: 5000,
+      rounds: round,
+      settings: { command: 'pnpm bench --size 5000', controlPlane: 'per-system', warmupFloorCrs: 200 },
+      environment: {},
+    });
+    const page = performanceDoc({ documents: [older, newer], durationS: 1 });
+    expect(page).toContain("## This run\n\n2 runs, each size's section names its command:");
+    expect(page).toContain('`pnpm bench --size 100`; an earlier method: one control plane per round');
+    expect(page).toContain(
+      '`pnpm bench --size 5000`; every system on its own fresh control plane in every round, after an untimed warm-up of 200 CRs',
+    );
+  });
 });

@@ -129,13 +129,27 @@ function targets(doc: SizeDocument): Target[] {
   return list;
 }
 
+/**
+ * controlPlaneText says how the section's run used control planes: runs before the per-system
+ * method (no `settings.controlPlane`) shared one control plane among a round's systems.
+ */
+function controlPlaneText(settings: Record<string, unknown>): string {
+  if (settings['controlPlane'] === 'per-system') {
+    return `every system on its own fresh control plane in every round, after an untimed warm-up of ${String(settings['warmupFloorCrs'] ?? '?')} CRs' floor writes.`;
+  }
+  return 'an earlier method: one control plane per round, shared by its systems in turn (see "Method" for its bias), after a warm-up of N CRs\' floor writes.';
+}
+
 function sizeSection(doc: SizeDocument): string {
   const env = doc.environment as Record<string, unknown> & {
     loadAverage1m?: { start?: number; end?: number };
   };
   const t = targets(doc);
+  const settings = doc.settings as Record<string, unknown>;
   const parts = [
     `### ${doc.size} CRs`,
+    '',
+    `\`${String(settings['command'] ?? 'pnpm bench')}\`; ${controlPlaneText(settings)}`,
     '',
     `${doc.rounds.length} rounds, ${String(env['durationS'] ?? '?')} s, started ${String(env['date'] ?? '?')}; ` +
       `1-minute load average ${env.loadAverage1m?.start ?? '?'} at the start and ${env.loadAverage1m?.end ?? '?'} at the end ` +
@@ -164,6 +178,17 @@ function sizeSection(doc: SizeDocument): string {
     );
   }
   return parts.join('\n');
+}
+
+/** commandLine names the run's command, or says that each size's section names its own. */
+function commandLine(documents: readonly SizeDocument[]): string {
+  const commands = [
+    ...new Set(
+      documents.map((d) => String((d.settings as Record<string, unknown>)['command'] ?? 'pnpm bench')),
+    ),
+  ];
+  if (commands.length === 1) return `\`${commands[0] ?? 'pnpm bench'}\``;
+  return `${commands.length} runs, each size's section names its command`;
 }
 
 /** performanceDoc returns the whole page. */
@@ -197,7 +222,7 @@ document. The charts go beside it (\`convergence.svg\`, \`rss.svg\`).
 
 ## This run
 
-\`${String(settings['command'] ?? 'pnpm bench')}\`: ${String(env['cpus'] ?? '?')} vCPUs (${String(env['cpuModel'] ?? '?')}, shared), ${String(env['memoryGb'] ?? '?')} GB,
+${commandLine(input.documents)}: ${String(env['cpus'] ?? '?')} vCPUs (${String(env['cpuModel'] ?? '?')}, shared), ${String(env['memoryGb'] ?? '?')} GB,
 Node ${String(env['node'] ?? '?')}, Kubernetes ${String(env['kubernetes'] ?? '?')}, etcd ${String(env['etcd'] ?? '?')}, kro ${String(env['kro'] ?? '?')};
 ${input.durationS} s in all; concurrency ${String(settings['concurrency'] ?? '?')}, idle window ${String(settings['idleSeconds'] ?? '?')} s,
 ${String(settings['edits'] ?? '?')} edits, ${String(settings['warmupCrs'] ?? '?')} warm-up CRs per operator.
@@ -211,13 +236,14 @@ ${input.documents.map(sizeSection).join('\n\n')}
 ## Method
 
 **Rounds.** Every figure is measured in \`--rounds\` rounds (3 by default) and reported as the median
-with the range over the rounds; no single round is quoted alone. Each round starts a fresh etcd and
-kube-apiserver from \`@orkestra/testenv\` (no controller manager, so nothing else writes; the service
-IP range widened to a /16), makes an untimed warm-up round of the children-only floor (the API
-server's first writes of a kind are slower), then runs every system once, each alone on the API
-server and in its own namespace. The order of the systems rotates by one place each round (round 1:
-floor, full floor, Orkestra, kro 30 s, kro default; round 2: full floor, Orkestra, kro 30 s, kro
-default, floor; …), so no system always goes first on an empty store or last on a full one.
+with the range over the rounds; no single round is quoted alone. In each round every system runs
+once on a control plane of its own: a fresh etcd and kube-apiserver from \`@orkestra/testenv\` (no
+controller manager, so nothing else writes; the service IP range widened to a /16), an untimed
+warm-up of children-only floor writes for min(N, 200) CRs (the API server's first writes of a kind
+are slower), then the system alone, in its own namespace; the control plane stops before the next
+system's starts. The order of the systems rotates by one place each round (round 1: floor, full
+floor, Orkestra, kro 30 s, kro default; round 2: full floor, Orkestra, kro 30 s, kro default,
+floor; …), so machine load that drifts over a round does not always fall on the same system.
 
 **Workload.** N CRs, each producing a Deployment (one nginx container, 1 replica, a container
 port), a Service (port 80 → 8080), a ConfigMap (\`message\` from \`spec.message\`) and a Secret (one
@@ -233,7 +259,8 @@ server's cost for the objects alone. The *full floor* makes exactly the writes a
 make (\`tools/bench/src/full-floor.ts\`): the benchmark creates the N CRs 8 at a time, as it does
 for the operators, and as each create answers one of 8 writer lanes applies the CR's four children
 with Orkestra's five labels, its applied-hash annotation and a controller ownerReference (in
-parallel), then one status patch; its time runs from the first create to the last status answer.
+parallel), then one status patch; its time runs from the first create to the last status answer,
+after an untimed pass of 10 CRs made the same way (as the operators' warm-up).
 \`fullFloorRatio\` = Orkestra ÷ full floor is the figure the targets use.
 
 **The peer, twice.** kro is built from the Go module proxy by \`tools/bench/build-kro.sh\` into
@@ -245,13 +272,12 @@ graphs with their own instance kinds, and each graph is deleted before its kro p
 the second run never reconciles the first run's instances. Without Go, or when the build or start
 fails, the peer is reported as not run with the reason.
 
-**One API server per round, and its bias.** Every system of a round runs on the same control
-plane, each in its own namespace, and what it created stays. A system that runs later in a round
-therefore works against a larger etcd and API server cache. At 5 000 CRs (25 000 objects per system)
-this can decide a round: compare each round's order with its figures in the rounds table. The
-rotation spreads the bias evenly over the systems only when the number of rounds is a multiple of
-the number of systems. The API server's CPU time over each
-convergence (\`process_cpu_seconds_total\`) is in the results file as \`apiServerCpuMs\`.
+**One control plane per system, and why.** Runs before 2026-12-02 14:00 UTC put every system of a
+round on one control plane, in turn, and what a system created stayed: a system that ran later
+worked against a larger etcd and API server cache. At 5 000 CRs (25 000 objects per system) the
+system that ran first was faster in 3 of 3 rounds, which decided the ratio. A size section measured
+that way says so in its first line. The API server's CPU time over each convergence
+(\`process_cpu_seconds_total\`) is in the results file as \`apiServerCpuMs\`.
 
 **Concurrency.** 8 everywhere: the benchmark creates 8 CRs at a time, Orkestra runs 8 workers,
 kro 8 instance reconciles, and both floors write for 8 CRs at a time.

@@ -40,7 +40,7 @@ import { blockedError, copySecrets, desiredSet, heldBack } from './stages/desire
 import { initialContext, runHooks, writeHookAnnotations } from './stages/hooks.js';
 import { buildInventory, inventoryOf } from './stages/inventory.js';
 import { prune } from './stages/prune.js';
-import { newRunState } from './stages/run-state.js';
+import { flushChildChanges, newRunState } from './stages/run-state.js';
 import type { RunState, StageServices } from './stages/run-state.js';
 import { StatusWriter } from './status-writer.js';
 import type { ReadyOutcome } from './status-writer.js';
@@ -257,10 +257,14 @@ export class CrdPipeline {
         finalizer.catch(() => undefined); // awaited by the first wave below; never left unhandled
       } else current.cr = await ensureFinalizers(s, current.cr, state);
     }
-    await applyGroup(s, current.cr, now.onCreate, previous, state, finalizer);
-    mark('onCreate');
-    await applyGroup(s, current.cr, now.onReconcile, previous, state, finalizer);
-    if (finalizer != null) current.cr = await finalizer;
+    try {
+      await applyGroup(s, current.cr, now.onCreate, previous, state, finalizer);
+      mark('onCreate');
+      await applyGroup(s, current.cr, now.onReconcile, previous, state, finalizer);
+      if (finalizer != null) current.cr = await finalizer;
+    } finally {
+      flushChildChanges(s, current.cr, state); // what was written, also when a later write failed
+    }
     mark('onReconcile');
     const blocked = blockedError(desired);
     if (blocked != null) throw blocked;

@@ -176,11 +176,10 @@ async function writeChild(
     childWritten(services, state, child.ref.kind, child.mode === 'apply' ? 'apply' : 'create');
     if (isSecret && rendered['once'] === true && result === 'created')
       services.observer.secretGenerated(services.crd.name, 'created');
-    services.events.normal(
-      cr,
-      result === 'created' ? 'Created' : 'Updated',
-      `${formatChild(child.ref)} (${child.entry.source}) was ${result}`,
-    );
+    state.childChanges.push({
+      reason: result === 'created' ? 'Created' : 'Updated',
+      child: `${formatChild(child.ref)} (${child.entry.source})`,
+    });
   } else {
     services.observer.childWriteSkipped(services.crd.name, child.ref.kind);
   }
@@ -223,5 +222,5 @@ async function syncOnceMetadata(
     return;
   }
   childWritten(services, state, child.ref.kind, 'apply');
-  services.events.normal(cr, 'Updated', `${formatChild(child.ref)} (${child.entry.source}) was updated`);
+  state.childChanges.push({ reason: 'Updated', child: `${formatChild(child.ref)} (${child.entry.source})` });
 }

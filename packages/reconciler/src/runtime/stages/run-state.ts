@@ -52,6 +52,14 @@ export interface RunState {
   providers: Readonly<Record<string, unknown>> | undefined;
   /** issue-18: children held back by `waitFor` (child id → ids not ready yet). */
   waiting: ReadonlyMap<string, readonly string[]> | undefined;
+  /** Children this reconcile created or updated, reported as one Event per verb (flushChildChanges). */
+  childChanges: ChildChange[];
+}
+
+/** ChildChange is one child write a reconcile reports: `Created` or `Updated`, and the child as the Event names it. */
+export interface ChildChange {
+  readonly reason: 'Created' | 'Updated';
+  readonly child: string;
 }
 
 /** newRunState is the state a reconcile starts from. */
@@ -67,7 +75,32 @@ export function newRunState(): RunState {
     annotations: new Map(),
     providers: undefined,
     waiting: undefined,
+    childChanges: [],
   };
+}
+
+/**
+ * flushChildChanges records the reconcile's child writes as one Event per reason
+ * (docs/reference/runtime.md §12): `Created` "Secret ns/a (onReconcile[0]) was created" for one,
+ * "3 children were created: Secret ns/a (…), …" for more. One Event per reconcile rather than per
+ * child keeps a new CR's Events (and the API writes they cost) independent of its child count.
+ */
+export function flushChildChanges(
+  services: Pick<StageServices, 'events'>,
+  cr: KubeObject,
+  state: RunState,
+): void {
+  const changes = state.childChanges.splice(0);
+  for (const reason of ['Created', 'Updated'] as const) {
+    const children = changes.filter((c) => c.reason === reason).map((c) => c.child);
+    if (children.length === 0) continue;
+    const verb = reason === 'Created' ? 'created' : 'updated';
+    const message =
+      children.length === 1
+        ? `${children[0] ?? ''} was ${verb}`
+        : `${children.length} children were ${verb}: ${children.join(', ')}`;
+    services.events.normal(cr, reason, message);
+  }
 }
 
 /** crWritten counts a write of the CR itself (metadata or status: the own-write re-queue of docs/reference/runtime.md §4). */

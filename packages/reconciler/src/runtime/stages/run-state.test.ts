@@ -1,0 +1,42 @@
+import type { KubeObject } from '@orkestra/registry';
+import { describe, expect, it } from 'vitest';
+import { flushChildChanges, newRunState } from './run-state.js';
+
+const cr = { apiVersion: 'x/v1', kind: 'App', metadata: { name: 'a', namespace: 'ns' } } as KubeObject;
+
+function recorded(fill: (state: ReturnType<typeof newRunState>) => void): string[] {
+  const events: string[] = [];
+  const services = {
+    events: {
+      normal: (_: unknown, reason: string, message: string) => {
+        events.push(`${reason}: ${message}`);
+        return true;
+      },
+    },
+  } as unknown as Parameters<typeof flushChildChanges>[0];
+  const state = newRunState();
+  fill(state);
+  flushChildChanges(services, cr, state);
+  flushChildChanges(services, cr, state); // flushed once: a second flush records nothing
+  return events;
+}
+
+describe('flushChildChanges', () => {
+  it('records one Event per reason for all the children a reconcile wrote', () => {
+    const events = recorded((state) => {
+      state.childChanges.push(
+        { reason: 'Created', child: 'Secret ns/a (onReconcile[0])' },
+        { reason: 'Updated', child: 'Service ns/a (onReconcile[2])' },
+        { reason: 'Created', child: 'ConfigMap ns/a (onReconcile[1])' },
+      );
+    });
+    expect(events).toEqual([
+      'Created: 2 children were created: Secret ns/a (onReconcile[0]), ConfigMap ns/a (onReconcile[1])',
+      'Updated: Service ns/a (onReconcile[2]) was updated',
+    ]);
+  });
+
+  it('records nothing when no child was written', () => {
+    expect(recorded(() => undefined)).toEqual([]);
+  });
+});
