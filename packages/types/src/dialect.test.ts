@@ -1352,6 +1352,7 @@ describe('resourceQuotas and limitRanges with a profile', () => {
             - name: "{{ .metadata.name }}-quota"
               profile: Small
             - name: big
+              # sized for the whole team
               profile: xlarge
 `);
     const quotas = ok(load(text)).katalog.spec.crds['website']?.operatorBox.onReconcile.resourceQuotas ?? [];
@@ -1378,11 +1379,12 @@ describe('resourceQuotas and limitRanges with a profile', () => {
     const migrated = migrateKatalog(text);
     expect(migrated.text).toContain('hard:');
     expect(migrated.text).not.toContain('profile:');
+    expect(migrated.text).toContain('# sized for the whole team\n              hard:');
     expect(
       migrated.changes.filter((c) => c.path.endsWith('.profile')).map((c) => [c.path, c.line, c.message]),
     ).toEqual([
       [`${base}.resourceQuotas[0].profile`, 17, 'the Small preset became its hard limits'],
-      [`${base}.resourceQuotas[1].profile`, 19, 'the xlarge preset became its hard limits'],
+      [`${base}.resourceQuotas[1].profile`, 20, 'the xlarge preset became its hard limits'],
     ]);
   });
 

@@ -1871,7 +1871,9 @@ function presetProfile(
   const map = born(new YAMLMap(), profile.value);
   for (const [key, value] of Object.entries(hard))
     map.items.push(new Pair(scalar(key, profile.value), scalar(value, profile.value)));
-  item.items.splice(item.items.indexOf(profile), 1, new Pair(scalar('hard', profile.key), map));
+  const key = scalar('hard', profile.key);
+  key.commentBefore = (profile.key as YamlNode | null)?.commentBefore ?? null;
+  item.items.splice(item.items.indexOf(profile), 1, new Pair(key, map));
   up.change(at, profile.key, `the ${name} preset became its hard limits`);
 }
 
