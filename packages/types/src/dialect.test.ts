@@ -1339,3 +1339,132 @@ describe('upstream external result paths', () => {
     expect(fields[0]?.value).toBe('{{ .external.config.tokenValid }}');
   });
 });
+
+describe('resourceQuotas and limitRanges with a profile', () => {
+  const base = 'spec.crds.website.operatorBox.onReconcile';
+  const onReconcile = (body: string): string => `${head()}      operatorBox:\n        onReconcile:\n${body}`;
+  // A refused profile leaves its item without `hard`/`limits`, which the schema reports as well.
+  const errors = (result: LoadKatalogResult) =>
+    result.ok ? [] : result.errors.filter((e) => e.path.endsWith('.profile'));
+
+  it('expands a built-in ResourceQuota preset (any case) into its hard limits', () => {
+    const text = onReconcile(`          resourceQuotas:
+            - name: "{{ .metadata.name }}-quota"
+              profile: Small
+            - name: big
+              # sized for the whole team
+              profile: xlarge
+`);
+    const quotas = ok(load(text)).katalog.spec.crds['website']?.operatorBox.onReconcile.resourceQuotas ?? [];
+    expect(quotas.map((q) => q.hard)).toEqual([
+      {
+        pods: '10',
+        cpu: '2',
+        memory: '4Gi',
+        'requests.cpu': '1',
+        'requests.memory': '2Gi',
+        'limits.cpu': '2',
+        'limits.memory': '4Gi',
+      },
+      {
+        pods: '100',
+        cpu: '16',
+        memory: '32Gi',
+        'requests.cpu': '8',
+        'requests.memory': '16Gi',
+        'limits.cpu': '16',
+        'limits.memory': '32Gi',
+      },
+    ]);
+    const migrated = migrateKatalog(text);
+    expect(migrated.text).toContain('hard:');
+    expect(migrated.text).not.toContain('profile:');
+    expect(migrated.text).toContain('# sized for the whole team\n              hard:');
+    expect(
+      migrated.changes.filter((c) => c.path.endsWith('.profile')).map((c) => [c.path, c.line, c.message]),
+    ).toEqual([
+      [`${base}.resourceQuotas[0].profile`, 17, 'the Small preset became its hard limits'],
+      [`${base}.resourceQuotas[1].profile`, 20, 'the xlarge preset became its hard limits'],
+    ]);
+  });
+
+  it('refuses an unknown, a templated or a mixed ResourceQuota profile at the key, naming it', () => {
+    const result = load(
+      onReconcile(`          resourceQuotas:
+            - name: a
+              profile: huge
+            - name: b
+              profile: '{{ .spec.size }}'
+            - name: c
+              profile: small
+              hard: {pods: "3"}
+`),
+    );
+    expect(errors(result).map((e) => [e.line, e.column, e.path])).toEqual([
+      [17, 15, `${base}.resourceQuotas[0].profile`],
+      [19, 15, `${base}.resourceQuotas[1].profile`],
+      [21, 15, `${base}.resourceQuotas[2].profile`],
+    ]);
+    expect(errors(result)[0]?.message).toContain('`profile: huge` is not one of upstream');
+    expect(errors(result)[0]?.message).toContain('small, medium, large, xlarge');
+    expect(errors(result)[1]?.message).toContain('is chosen per CR');
+    expect(errors(result)[2]?.message).toContain('beside `hard`');
+  });
+
+  it('refuses a LimitRange profile (upstream has no built-in presets) at the key, naming it', () => {
+    const result = load(
+      onReconcile(`          limitRanges:
+            - name: lr
+              profile: standard
+`),
+    );
+    expect(errors(result).map((e) => [e.line, e.column, e.path])).toEqual([
+      [17, 15, `${base}.limitRanges[0].profile`],
+    ]);
+    expect(errors(result)[0]?.message).toContain(
+      '`profile: standard` names a user-defined LimitRange preset',
+    );
+  });
+});
+
+describe('entry-level keys upstream writes onto the CR or serves as a webhook', () => {
+  const lineOf = (text: string, needle: string): number =>
+    text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+
+  it('refuses conversion (a conversion webhook) and annotations (written onto the CR) at the key, with the reason', () => {
+    const text = `${head()}      annotations:
+        team: "{{ .spec.team }}"
+      conversion:
+        storageVersion: v1
+        paths:
+          - from: v1alpha1
+            to: v1
+            spec: {image: "{{ .spec.image }}"}
+`;
+    const result = load(text);
+    const found = result.ok ? [] : result.errors;
+    expect(found.map((e) => [e.path, e.line, e.column])).toEqual([
+      ['spec.crds.website.annotations', lineOf(text, 'annotations:'), 7],
+      ['spec.crds.website.conversion', lineOf(text, 'conversion:'), 7],
+    ]);
+    expect(found[0]?.message).toContain('onto the CRs themselves');
+    expect(found[1]?.message).toContain('conversion webhook');
+    expect(found.some((e) => e.message.startsWith('unknown key'))).toBe(false);
+  });
+});
+
+describe('a lifecycle group written as a list', () => {
+  it('is refused in an upstream Katalog with the kind list to write, at the list', () => {
+    const text = `${head()}      reconciler:
+        onCreate:
+          - name: "{{ .metadata.name }}"
+            image: nginx
+`;
+    const result = load(text);
+    const found = result.ok ? [] : result.errors;
+    expect(found.map((e) => [e.path, e.line, e.column])).toEqual([
+      ['spec.crds.website.operatorBox.onCreate', 15, 11],
+    ]);
+    expect(found[0]?.message).toContain('`onCreate: {deployments: [...]}`');
+  });
+});

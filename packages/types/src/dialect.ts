@@ -1120,6 +1120,9 @@ function walkScalars(node: unknown, visit: (node: Scalar) => void): void {
 const ENTRY_REFUSED: Readonly<Record<string, string>> = {
   labels:
     'writing labels onto the CRs themselves is not supported; children take `labels`, and the runtime stamps its own (§22)',
+  annotations: 'writing annotations onto the CRs themselves is not supported; children take `annotations`',
+  conversion:
+    'it serves a CRD conversion webhook (`storageVersion` and `paths` between versions), which Orkestra does not run; give each version its own entry or serve one version',
   enrich: 'pods and events are not added to the template context; read children through `status` fields',
   namespace: 'an entry is not tied to one namespace by this key; use `allowedNamespaces: [<namespace>]`',
   ignoreStatusPatch: REFUSED['ignoreStatusPatch'] ?? '',
@@ -1288,6 +1291,7 @@ function eachGroup(group: YAMLMap, path: Path, visit: (map: YAMLMap, path: Path)
 
 function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
   externalProtocols(up, box, boxPath);
+  if (up.upstream) groupLists(up, box, boxPath);
   for (const group of RESOURCE_GROUPS) {
     const groupMap = mapAt(box, group);
     if (groupMap == null) continue;
@@ -1322,6 +1326,24 @@ function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
     });
     const items = (cross as YAMLSeq).items;
     for (const item of refusedReads) items.splice(items.indexOf(item), 1);
+  }
+}
+
+/**
+ * groupLists refuses a lifecycle group written as a bare list of children. Upstream's groups are
+ * maps of kind lists (HookTemplates) and its own loader rejects a list there too; the reason names
+ * the kind list to write, so the user does not meet a bare "expected a map".
+ */
+function groupLists(up: Upgrader, box: YAMLMap, boxPath: Path): void {
+  for (const group of [...RESOURCE_GROUPS, 'onDelete']) {
+    const pair = pairOf(box, group);
+    if (pair == null || !isSeq(pair.value)) continue;
+    up.problem(
+      [...boxPath, group],
+      pair.value,
+      `upstream \`${group}\` is a map of kind lists, not a list of children (upstream's loader refuses a list here as well); put the items under their kind, e.g. \`${group}: {deployments: [...]}\``,
+    );
+    takeOut(box, pair);
   }
 }
 
@@ -1761,9 +1783,98 @@ function upgradeGroup(up: Upgrader, groupMap: YAMLMap, groupPath: Path): void {
       const path = [...groupPath, listKey, i];
       upgradeChild(up, item as YAMLMap, path, listKey === 'custom');
       if (listKey === 'secrets') secretCopy(up, item as YAMLMap, path);
+      if (up.upstream && (listKey === 'resourceQuotas' || listKey === 'limitRanges'))
+        presetProfile(up, item as YAMLMap, path, listKey);
     });
     if (listKey === 'secrets') expandToNamespaces(up, list as YAMLSeq, [...groupPath, listKey]);
   }
+}
+
+/**
+ * RESOURCE_QUOTA_PROFILES are upstream's built-in `resourceQuotas[].profile` presets, each the
+ * `hard` map it stands for (upstream matches the name case-insensitively). Upstream has no
+ * built-in LimitRange presets: a `limitRanges[].profile` names a user-defined one.
+ */
+const RESOURCE_QUOTA_PROFILES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  small: quota('10', '2', '4Gi', '1', '2Gi'),
+  medium: quota('20', '4', '8Gi', '2', '4Gi'),
+  large: quota('50', '8', '16Gi', '4', '8Gi'),
+  xlarge: quota('100', '16', '32Gi', '8', '16Gi'),
+};
+
+/** quota spells one preset: limits equal the plain cpu/memory totals, requests are given. */
+function quota(
+  pods: string,
+  cpu: string,
+  memory: string,
+  requestsCpu: string,
+  requestsMemory: string,
+): Readonly<Record<string, string>> {
+  return {
+    pods,
+    cpu,
+    memory,
+    'requests.cpu': requestsCpu,
+    'requests.memory': requestsMemory,
+    'limits.cpu': cpu,
+    'limits.memory': memory,
+  };
+}
+
+/**
+ * presetProfile maps upstream's `profile:` on a `resourceQuotas` item onto the `hard` map of its
+ * built-in preset (the `profile` key becomes `hard`, so errors keep its position). A profile
+ * Orkestra cannot expand at load time is refused at the key with the reason: a templated one
+ * (upstream picks it per CR), an unknown name (upstream's user-defined `profiles` registry), one
+ * written beside `hard` or `limits` (upstream rejects the mix), and every `limitRanges` profile
+ * (upstream has no built-in LimitRange presets).
+ */
+function presetProfile(
+  up: Upgrader,
+  item: YAMLMap,
+  path: Path,
+  listKey: 'resourceQuotas' | 'limitRanges',
+): void {
+  const profile = pairOf(item, 'profile');
+  if (profile == null) return;
+  const at = [...path, 'profile'];
+  const field = listKey === 'resourceQuotas' ? 'hard' : 'limits';
+  const name = scalarText(profile.value) ?? '';
+  const refuse = (reason: string): void => {
+    up.problem(at, profile.key, `upstream \`profile: ${name}\` ${reason}`);
+    takeOut(item, profile);
+  };
+  if (pairOf(item, field) != null) {
+    refuse(`is given beside \`${field}\`; a profile is a whole preset (upstream refuses both): keep one`);
+    return;
+  }
+  if (listKey === 'limitRanges') {
+    refuse(
+      'names a user-defined LimitRange preset (upstream has no built-in ones, and Orkestra reads no `profiles` registry); write its `limits`',
+    );
+    return;
+  }
+  const allowed = Object.keys(RESOURCE_QUOTA_PROFILES).join(', ');
+  if (name.includes('{{')) {
+    refuse(
+      `is chosen per CR; Orkestra expands presets at load time only: write \`hard\` (the presets are ${allowed}; docs/reference/katalog.md §24)`,
+    );
+    return;
+  }
+  const hard = RESOURCE_QUOTA_PROFILES[name.toLowerCase()];
+  if (hard == null) {
+    refuse(
+      `is not one of upstream's built-in ResourceQuota presets (${allowed}); a user-defined preset is not read: write \`hard\``,
+    );
+    return;
+  }
+  const map = born(new YAMLMap(), profile.value);
+  for (const [key, value] of Object.entries(hard))
+    map.items.push(new Pair(scalar(key, profile.value), scalar(value, profile.value)));
+  const key = scalar('hard', profile.key);
+  key.commentBefore = (profile.key as YamlNode | null)?.commentBefore ?? null;
+  item.items.splice(item.items.indexOf(profile), 1, new Pair(key, map));
+  up.change(at, profile.key, `the ${name} preset became its hard limits`);
 }
 
 /**
