@@ -306,8 +306,14 @@ async function main(): Promise<void> {
   const outPath = args.out == null ? join(repoRoot, 'bench', 'results', 'latest.json') : resolve(args.out);
   if (args.docsFrom.length > 0) {
     // No measurement: the page and charts from earlier runs' results, smallest size first.
+    // A file from a several-size run holds every size under `sizes`.
     const documents = args.docsFrom
-      .map((file) => JSON.parse(readFileSync(resolve(file), 'utf8')) as SizeDocument)
+      .flatMap((file) => {
+        const read = JSON.parse(readFileSync(resolve(file), 'utf8')) as SizeDocument & {
+          sizes?: SizeDocument[];
+        };
+        return read.sizes ?? [read];
+      })
       .sort((a, b) => a.size - b.size);
     const durationS = documents.reduce(
       (sum, d) => sum + Number((d.environment as { durationS?: number }).durationS ?? 0),
