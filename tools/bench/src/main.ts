@@ -155,6 +155,20 @@ async function onFreshControlPlane<T>(
   }
 }
 
+/** methodSettings are the settings every round and size document records about how it was measured. */
+function methodSettings(args: BenchArgs, size: number): Readonly<Record<string, unknown>> {
+  return {
+    concurrency: args.concurrency,
+    idleSeconds: args.idleSeconds,
+    edits: args.edits,
+    warmupCrs: Math.min(10, size),
+    warmupFloorCrs: Math.min(size, WARMUP_FLOOR_CRS),
+    controlPlane: CONTROL_PLANE_PER_SYSTEM,
+    resyncSeconds: RESYNC_SECONDS,
+    kroFlags: KRO_FLAGS_NOTE,
+  };
+}
+
 /** runRound runs every selected system once, each on a fresh control plane, and returns the round document. */
 async function runRound(ctx: RoundContext): Promise<BenchResults> {
   const { args, size, round } = ctx;
@@ -271,18 +285,7 @@ async function runRound(ctx: RoundContext): Promise<BenchResults> {
   }
   return buildResults({
     size,
-    settings: {
-      round,
-      order,
-      concurrency: args.concurrency,
-      idleSeconds: args.idleSeconds,
-      edits: args.edits,
-      warmupCrs: Math.min(10, size),
-      warmupFloorCrs: Math.min(size, WARMUP_FLOOR_CRS),
-      controlPlane: CONTROL_PLANE_PER_SYSTEM,
-      resyncSeconds: RESYNC_SECONDS,
-      kroFlags: KRO_FLAGS_NOTE,
-    },
+    settings: { round, order, ...methodSettings(args, size) },
     environment: {
       date: new Date(started).toISOString(),
       durationS: Math.round((Date.now() - started) / 1000),
@@ -355,15 +358,8 @@ async function main(): Promise<void> {
           command,
           rounds: args.rounds,
           systems: args.systems,
-          concurrency: args.concurrency,
-          idleSeconds: args.idleSeconds,
-          edits: args.edits,
-          warmupCrs: Math.min(10, size),
-          warmupFloorCrs: Math.min(size, WARMUP_FLOOR_CRS),
-          controlPlane: CONTROL_PLANE_PER_SYSTEM,
-          resyncSeconds: RESYNC_SECONDS,
+          ...methodSettings(args, size),
           kroDefaultResyncSeconds: KRO_DEFAULT_RESYNC_SECONDS,
-          kroFlags: KRO_FLAGS_NOTE,
         },
         environment: {
           date: new Date(sizeStarted).toISOString(),
