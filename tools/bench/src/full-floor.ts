@@ -16,7 +16,7 @@ import {
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { MANAGED_BY, OrkestraAnnotation, OrkestraLabel } from '@orkestra/types';
 import { runLimited } from './run-limited.js';
-import { ORKESTRA_RESOURCE, crManifest, crName, floorManifests, initialSpec } from './workload.js';
+import { ORKESTRA_RESOURCE, crManifest, crName, floorManifests, initialSpec, warmName } from './workload.js';
 import type { KubeManifest } from './workload.js';
 
 /** FullFloorOptions configures runFullFloor. */
@@ -115,7 +115,7 @@ export async function runFullFloor(options: FullFloorOptions): Promise<FullFloor
   // Untimed, as the operators' warm-up is: the first CR creates, owner-metadata applies and
   // status patches of a fresh API server are slower, and the operators do not pay for theirs.
   const warmup = options.warmup ?? 0;
-  if (warmup > 0) await pass(Array.from({ length: warmup }, (_, i) => `warm-${String(i).padStart(4, '0')}`));
+  if (warmup > 0) await pass(Array.from({ length: warmup }, (_, i) => warmName(i)));
   return pass(Array.from({ length: options.size }, (_, i) => crName(i)));
 }
 

@@ -2,8 +2,9 @@
  * keepAliveKubeConfig: @kubernetes/client-node 1.x gives every request a new https.Agent
  * (`KubeConfig.applySecurityAuthentication`), so each request opens its own TCP and TLS
  * connection. A floor measured through it measures TLS handshakes, not the API server's limit.
- * The benchmark's own requests (both floors, the CR creates it makes for the operators, its watch)
- * go through this KubeConfig instead: one keep-alive agent, reused by every request.
+ * The benchmark's own requests (both floors, the CR creates it makes for the operators) go through
+ * this KubeConfig instead: one keep-alive agent, reused by every request. (A watch is one long
+ * request on its own connection either way.)
  */
 import { Agent } from 'node:https';
 import type { AgentOptions } from 'node:https';

@@ -21,7 +21,7 @@ import { mbPerThousand, percentile, perCrHour, ratio } from './stats.js';
 import type { MemorySample, SystemUnderTest } from './system-under-test.js';
 import { classifyWrites, netOfBackground, perEdit, totalWrites } from './write-classes.js';
 import type { WriteClasses } from './write-classes.js';
-import { childNames, crManifest, crName, initialSpec } from './workload.js';
+import { childNames, crManifest, crName, initialSpec, warmName } from './workload.js';
 
 /** How long one edit's child change may take before the edit phase ends, ms. */
 const EDIT_TIMEOUT_MS = 30_000;
@@ -202,7 +202,7 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     ],
   });
   const names = Array.from({ length: options.size }, (_, i) => crName(i));
-  const warmNames = Array.from({ length: options.warmup }, (_, i) => `warm-${String(i).padStart(4, '0')}`);
+  const warmNames = Array.from({ length: options.warmup }, (_, i) => warmName(i));
   const allChildrenExist = (list: readonly string[]) => (): boolean =>
     list.every((name) => {
       const c = childNames(name);

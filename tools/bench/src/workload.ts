@@ -73,6 +73,11 @@ export function crName(index: number): string {
   return `app-${String(index).padStart(4, '0')}`;
 }
 
+/** warmName is the name of the index-th untimed warm-up CR. */
+export function warmName(index: number): string {
+  return `warm-${String(index).padStart(4, '0')}`;
+}
+
 /** ChildNames are the names of one CR's four children. */
 export interface ChildNames {
   readonly deployment: string;
