@@ -109,6 +109,13 @@ describe('createKatalogRuntime against the control plane', () => {
     // becomes available and Ready says so, naming it.
     expect(readyOf(cr)).toMatchObject({ status: 'False', reason: 'ChildNotReady' });
     expect(readyOf(cr)?.message).toMatch(/^Deployment shop-deployment: /);
+    // ADR 0020: the new CR's Events say what was created, not that it waits for its Deployment.
+    expect(await runtime.events.flush(5000)).toBe(true);
+    const events = await core().listNamespacedEvent({
+      namespace: ns,
+      fieldSelector: `involvedObject.name=shop,involvedObject.uid=${cr.metadata.uid ?? ''}`,
+    });
+    expect(events.items.map((e) => e.reason)).toEqual(['Created']);
     expect(cr.status?.['phase']).toBe('Running');
     expect(cr.status?.observedGeneration).toBe(cr.metadata.generation);
     expect(cr.status?.inventory?.map((i) => `${i.kind}/${i.name}/${i.mode}`).sort()).toEqual([

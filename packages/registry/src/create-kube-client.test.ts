@@ -3,35 +3,74 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { createKubeClient } from './create-kube-client.js';
+import { KubeErrorCode } from './errors.js';
+
+const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'one', namespace: 'n' };
+
+/**
+ * withServer runs `body` against a local HTTP server and a KubeConfig for it; what the API server
+ * does with the requests is not under test here.
+ */
+async function withServer(
+  handler: http.RequestListener,
+  user: { token?: string },
+  body: (kubeConfig: KubeConfig) => Promise<void>,
+): Promise<void> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u', ...user }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  try {
+    await body(kubeConfig);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+function answer(res: http.ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: 'n' } }));
+}
 
 describe('createKubeClient', () => {
-  // A local HTTP server records the request headers; what the API server does with them is not
-  // under test here.
-  it('names itself in User-Agent, so the audit log attributes its requests', async () => {
-    const agents: (string | undefined)[] = [];
-    const server = http.createServer((req, res) => {
-      agents.push(req.headers['user-agent']);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: 'n' } }),
-      );
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'one', namespace: 'n' };
-    try {
-      await createKubeClient({ kubeConfig }).get(ref);
-      await createKubeClient({ kubeConfig, userAgent: 'orkestra/1.2.3' }).get(ref);
-      expect(agents).toEqual(['orkestra', 'orkestra/1.2.3']);
-    } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
+  it('names itself in User-Agent and sends the KubeConfig credentials', async () => {
+    const seen: { agent?: string; auth?: string }[] = [];
+    await withServer(
+      (req, res) => {
+        seen.push({ agent: req.headers['user-agent'], auth: req.headers.authorization });
+        answer(res);
+      },
+      { token: 't0ken' },
+      async (kubeConfig) => {
+        await createKubeClient({ kubeConfig }).get(ref);
+        await createKubeClient({ kubeConfig, userAgent: 'orkestra/1.2.3' }).get(ref);
+      },
+    );
+    expect(seen).toEqual([
+      { agent: 'orkestra', auth: 'Bearer t0ken' },
+      { agent: 'orkestra/1.2.3', auth: 'Bearer t0ken' },
+    ]);
+  });
+
+  it('gives up on a server that does not answer within timeoutMs, as a Timeout error', async () => {
+    await withServer(
+      () => undefined, // never answers
+      {},
+      async (kubeConfig) => {
+        const started = Date.now();
+        const error = await createKubeClient({ kubeConfig, timeoutMs: 300 })
+          .get(ref)
+          .catch((e: unknown) => e);
+        expect(error).toMatchObject({ reason: KubeErrorCode.Timeout, status: 0, verb: 'get' });
+        expect(Date.now() - started).toBeLessThan(5_000);
+      },
+    );
   });
 });

@@ -192,7 +192,8 @@ export class StatusWriter {
    * #events emits ReconcileSucceeded when Ready becomes True, and a warning when it becomes False
    * or its reason changes. A failing reconcile also warns when its message changes; a child's
    * readiness progress (`1/2` → `2/2 replicas available`) does not: events only on readiness
-   * transitions (issue 18). ValidationWarning is emitted when the warnings change.
+   * transitions (issue 18). A new CR's first Ready=False while its children are on their way is
+   * not an Event (ADR 0020). ValidationWarning is emitted when the warnings change.
    */
   #events(
     cr: KubeObject,
@@ -212,6 +213,9 @@ export class StatusWriter {
     const status = ready.ready ? 'True' : 'False';
     if (ready.ready) {
       if (previous?.status !== 'True') this.#o.events.normal(cr, ConditionReason.ReconcileSucceeded, 'Ready');
+    } else if (previous == null && isProgress(ready.reason)) {
+      // ADR 0020: a CR with no Ready condition yet that waits for its children is what every new
+      // CR does; its status says so and its Created Event names the children. Not an Event.
     } else if (
       previous?.status !== status ||
       previous.reason !== ready.reason ||
@@ -219,8 +223,7 @@ export class StatusWriter {
     ) {
       const message = ready.message === '' ? ready.reason : ready.message;
       // Children on their way (in progress, held back by waitFor) are normal; a failed child or step warns.
-      if (READINESS_REASONS.has(ready.reason) && ready.reason !== ConditionReason.ChildFailed)
-        this.#o.events.normal(cr, ready.reason, message);
+      if (isProgress(ready.reason)) this.#o.events.normal(cr, ready.reason, message);
       else this.#o.events.warning(cr, ready.reason, message);
     }
     if (this.#hasWarnRules && input.warnings != null && input.warnings.length > 0) {
@@ -253,4 +256,9 @@ function crContext(cr: KubeObject): TemplateContext {
 function keyOf(cr: KubeObject): string {
   const ns = cr.metadata.namespace;
   return ns == null || ns === '' ? (cr.metadata.name ?? '') : `${ns}/${cr.metadata.name ?? ''}`;
+}
+
+/** isProgress is true for a Ready=False reason of children on their way (not failed). */
+function isProgress(reason: string): boolean {
+  return READINESS_REASONS.has(reason) && reason !== ConditionReason.ChildFailed;
 }
