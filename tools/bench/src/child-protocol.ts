@@ -33,6 +33,8 @@ export interface ChildStats {
   readonly reconciles: number;
   /** process.cpuUsage(), user + system, ms. */
   readonly cpuMs: number;
+  /** Keys the resync added to the queues so far, summed over every entry. */
+  readonly resyncsAdded: number;
 }
 
 /** ChildMessage is sent by the child to the benchmark. */

@@ -131,6 +131,8 @@ export interface SystemResult {
     readonly msPerReconcile: number | null;
     /** Finished reconciles per timed CR (1 is the minimum: one reconcile per new CR). */
     readonly reconcilesPerCr: number | null;
+    /** Keys the operator's resync queued over the same span, per timed CR (null: not reported). */
+    readonly resyncsPerCr?: number | null;
   };
   /** Child + status + CR + other writes per edit, net of resyncs (events listed separately). */
   readonly oneFieldChangeWrites: number;
@@ -243,6 +245,7 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     log(`${sut.name}: creating ${options.size} CRs (${options.concurrency} at a time)`);
     const cpuBefore = await sut.cpuMs();
     const reconcilesAtStart = await sut.reconciles();
+    const resyncsAtStart = (await sut.resyncsAdded?.()) ?? null;
     const apiCpuBefore = apiServerCpuMs(await options.metrics());
     const t0 = performance.now();
     await runLimited(names, options.concurrency, async (name) => {
@@ -262,6 +265,7 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     log(`${sut.name}: ${settle.quiet ? 'quiet' : 'still writing'} after ${settle.waitedMs.toFixed(0)} ms`);
     const cpuAfter = await sut.cpuMs();
     const reconcilesAtSettle = await sut.reconciles();
+    const resyncsAtSettle = (await sut.resyncsAdded?.()) ?? null;
     const cpu =
       cpuBefore == null || cpuAfter == null || reconcilesAtStart == null || reconcilesAtSettle == null
         ? undefined
@@ -270,11 +274,16 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
             reconciles: reconcilesAtSettle - reconcilesAtStart,
             msPerReconcile: ratio(cpuAfter - cpuBefore, reconcilesAtSettle - reconcilesAtStart),
             reconcilesPerCr: ratio(reconcilesAtSettle - reconcilesAtStart, options.size),
+            resyncsPerCr:
+              resyncsAtStart == null || resyncsAtSettle == null
+                ? null
+                : ratio(resyncsAtSettle - resyncsAtStart, options.size),
           };
     if (cpu != null) {
       log(
         `${sut.name}: ${cpu.ms.toFixed(0)} ms CPU for ${cpu.reconciles} reconciles ` +
-          `(${cpu.msPerReconcile?.toFixed(2) ?? '?'} ms each, ${cpu.reconcilesPerCr?.toFixed(2) ?? '?'} per CR)`,
+          `(${cpu.msPerReconcile?.toFixed(2) ?? '?'} ms each, ${cpu.reconcilesPerCr?.toFixed(2) ?? '?'} per CR; ` +
+          `resync queued ${cpu.resyncsPerCr?.toFixed(2) ?? '?'} per CR)`,
       );
     }
 

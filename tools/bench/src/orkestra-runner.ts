@@ -95,6 +95,10 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
       const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;
       return s.cpuMs;
     },
+    async resyncsAdded() {
+      const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;
+      return s.resyncsAdded;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -52,6 +52,8 @@ export interface SystemSpread {
   readonly heapMbPer1kCrs: Spread;
   readonly cpuMsPerReconcile: Spread;
   readonly reconcilesPerCr: Spread;
+  /** Keys the resync queued over convergence, per new CR (Orkestra only). */
+  readonly resyncsPerCr: Spread;
 }
 
 /** FloorSpread is a floor's convergence time over rounds. */
@@ -100,6 +102,7 @@ function systemSpread(results: readonly (SystemResult | undefined)[]): SystemSpr
     heapMbPer1kCrs: of((r) => r.memory.heapMbPer1kCrs),
     cpuMsPerReconcile: of((r) => r.cpu?.msPerReconcile),
     reconcilesPerCr: of((r) => r.cpu?.reconcilesPerCr),
+    resyncsPerCr: of((r) => r.cpu?.resyncsPerCr),
   };
 }
 

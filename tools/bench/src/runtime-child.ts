@@ -56,9 +56,13 @@ async function sample(): Promise<ChildMessage> {
 
 function stats(): ChildMessage {
   let reconciles = 0;
-  for (const entry of runtime?.entries.values() ?? []) reconciles += entry.dispatcher.stats().finished;
+  let resyncsAdded = 0;
+  for (const entry of runtime?.entries.values() ?? []) {
+    reconciles += entry.dispatcher.stats().finished;
+    resyncsAdded += entry.resync.added;
+  }
   const cpu = process.cpuUsage();
-  return { type: 'stats', reconciles, cpuMs: (cpu.user + cpu.system) / 1000 };
+  return { type: 'stats', reconciles, cpuMs: (cpu.user + cpu.system) / 1000, resyncsAdded };
 }
 
 process.on('message', (message: ParentMessage) => {

@@ -147,6 +147,7 @@ export function sizeTableRows(doc: SizeDocument): TableRow[] {
     ['  heap MiB per 1k CRs', '', ...cells((s) => s.heapMbPer1kCrs), '', ''],
     ['CPU ms per reconcile', '', ...cells((s) => s.cpuMsPerReconcile, 2), '', ''],
     ['  reconciles per new CR', '', ...cells((s) => s.reconcilesPerCr, 2), '', ''],
+    ['  resyncs queued per new CR', '', ...cells((s) => s.resyncsPerCr, 2), '', ''],
   ];
 }
 

@@ -29,6 +29,8 @@ export interface SystemUnderTest {
   reconciles(): Promise<number | null>;
   /** cpuMs returns the operator process's CPU time so far (user + system), ms, when it can be read. */
   cpuMs(): Promise<number | null>;
+  /** resyncsAdded returns how many keys the operator's resync has queued so far, when it says. */
+  resyncsAdded?(): Promise<number | null>;
   /** stop terminates the operator. Idempotent. */
   stop(): Promise<void>;
 }
