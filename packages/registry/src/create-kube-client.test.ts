@@ -41,7 +41,7 @@ function answer(res: http.ServerResponse): void {
 
 describe('createKubeClient', () => {
   it('names itself in User-Agent and sends the KubeConfig credentials', async () => {
-    const seen: { agent?: string; auth?: string }[] = [];
+    const seen: { agent: string | undefined; auth: string | undefined }[] = [];
     await withServer(
       (req, res) => {
         seen.push({ agent: req.headers['user-agent'], auth: req.headers.authorization });
