@@ -327,7 +327,11 @@ async function main(): Promise<void> {
     return;
   }
   const logDir = mkdtempSync(join(tmpdir(), 'orkestra-bench-'));
-  const command = `pnpm bench ${process.argv.slice(2).join(' ')}`.trim();
+  // The separators pnpm passes through (`pnpm bench -- --size …`) are not part of the command.
+  const command = `pnpm bench ${process.argv
+    .slice(2)
+    .filter((a) => a !== '--')
+    .join(' ')}`.trim();
   log(
     `sizes ${args.sizes.join(', ')}, ${args.rounds} rounds, systems ${args.systems.join(', ')}, ` +
       `concurrency ${args.concurrency}, idle ${args.idleSeconds} s, ${args.edits} edits; logs in ${logDir}`,

@@ -115,6 +115,12 @@ export interface SystemResult {
   readonly apiServerCpuMs?: number;
   /** Convergence → no more writes, ms. */
   readonly settleMs: number;
+  /**
+   * The writes made from the first create to the end of the settle phase, per timed CR, by what
+   * they wrote to; the benchmark's own CR creates are left out (the full floor makes 4 child writes
+   * and 1 status write per CR).
+   */
+  readonly writesPerNewCr?: WriteClasses;
   readonly idle: IdleResult;
   readonly idleRequestsPerCrHour: number | null;
   /** Writes in the idle window per resync due in it (nothing else happens then). */
@@ -246,7 +252,9 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     const cpuBefore = await sut.cpuMs();
     const reconcilesAtStart = await sut.reconciles();
     const resyncsAtStart = (await sut.resyncsAdded?.()) ?? null;
-    const apiCpuBefore = apiServerCpuMs(await options.metrics());
+    const convergeMetrics = await options.metrics();
+    const apiCpuBefore = apiServerCpuMs(convergeMetrics);
+    const convergeBefore = readRequestCounts(convergeMetrics);
     const t0 = performance.now();
     await runLimited(names, options.concurrency, async (name) => {
       await api.create(crManifest(sut.resource, name, ns, initialSpec(name)));
@@ -263,6 +271,19 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     log(`${sut.name}: converged in ${convergenceMs.toFixed(0)} ms (creates took ${createMs.toFixed(0)} ms)`);
     const settle = await waitForQuiet(options.metrics, { quietMs: 3000, timeoutMs: 30_000 });
     log(`${sut.name}: ${settle.quiet ? 'quiet' : 'still writing'} after ${settle.waitedMs.toFixed(0)} ms`);
+    const writesPerNewCr = perEdit(
+      classifyWrites(
+        diffRequestCounts(convergeBefore, readRequestCounts(await options.metrics())),
+        sut.resource,
+        options.size,
+      ),
+      options.size,
+    );
+    log(
+      `${sut.name}: writes per new CR ${totalWrites(writesPerNewCr).toFixed(2)}: ` +
+        `${writesPerNewCr.child.toFixed(2)} child, ${writesPerNewCr.status.toFixed(2)} status, ` +
+        `${writesPerNewCr.cr.toFixed(2)} CR, ${writesPerNewCr.events.toFixed(2)} event, ${writesPerNewCr.other.toFixed(2)} other`,
+    );
     const cpuAfter = await sut.cpuMs();
     const reconcilesAtSettle = await sut.reconciles();
     const resyncsAtSettle = (await sut.resyncsAdded?.()) ?? null;
@@ -395,6 +416,7 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
       apiServerCpuMs: apiCpu,
       createMs,
       settleMs: settle.waitedMs,
+      writesPerNewCr,
       idle,
       idleRequestsPerCrHour: perCrHour(idle.requests, crs, idle.windowMs),
       noopResyncWrites: idle.resyncs < 1 ? null : ratio(idle.writes, idle.resyncs),

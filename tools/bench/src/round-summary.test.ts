@@ -31,6 +31,9 @@ describe('summarizeRounds', () => {
     expect(summary.fullFloor.convergenceMs.median).toBe(1000);
     expect(summary.orkestra?.rssFullMb.median).toBe(150);
     expect(summary.orkestra?.cpuMsPerReconcile.median).toBe(5);
+    expect(summary.orkestra?.writesPerNewCr.median).toBe(7);
+    expect(summary.orkestra?.crWritesPerNewCr.median).toBe(1);
+    expect(summary.orkestra?.eventsPerNewCr.median).toBe(1);
   });
 
   it('counts the rounds Orkestra was faster than kro in, and leaves a system that never ran null', () => {

@@ -6,6 +6,7 @@
 import type { BenchResults } from './bench-report.js';
 import type { SystemResult } from './measure-system.js';
 import { spread } from './stats.js';
+import { totalWrites } from './write-classes.js';
 import type { Spread } from './stats.js';
 
 /**
@@ -54,6 +55,12 @@ export interface SystemSpread {
   readonly reconcilesPerCr: Spread;
   /** Keys the resync queued over convergence, per new CR (Orkestra only). */
   readonly resyncsPerCr: Spread;
+  /** Writes from first create to settled, per new CR, the CR creates left out. */
+  readonly writesPerNewCr: Spread;
+  /** The Events among them. */
+  readonly eventsPerNewCr: Spread;
+  /** The writes to the CR object itself among them (finalizers). */
+  readonly crWritesPerNewCr: Spread;
 }
 
 /** FloorSpread is a floor's convergence time over rounds. */
@@ -103,6 +110,9 @@ function systemSpread(results: readonly (SystemResult | undefined)[]): SystemSpr
     cpuMsPerReconcile: of((r) => r.cpu?.msPerReconcile),
     reconcilesPerCr: of((r) => r.cpu?.reconcilesPerCr),
     resyncsPerCr: of((r) => r.cpu?.resyncsPerCr),
+    writesPerNewCr: of((r) => (r.writesPerNewCr == null ? null : totalWrites(r.writesPerNewCr))),
+    eventsPerNewCr: of((r) => r.writesPerNewCr?.events),
+    crWritesPerNewCr: of((r) => r.writesPerNewCr?.cr),
   };
 }
 

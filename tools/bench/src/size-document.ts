@@ -148,6 +148,15 @@ export function sizeTableRows(doc: SizeDocument): TableRow[] {
     ['CPU ms per reconcile', '', ...cells((s) => s.cpuMsPerReconcile, 2), '', ''],
     ['  reconciles per new CR', '', ...cells((s) => s.reconcilesPerCr, 2), '', ''],
     ['  resyncs queued per new CR', '', ...cells((s) => s.resyncsPerCr, 2), '', ''],
+    [
+      'writes per new CR (its create excluded)',
+      'full floor: 5',
+      ...cells((s) => s.writesPerNewCr, 2),
+      '',
+      '',
+    ],
+    ['  to the CR object (finalizer)', '', ...cells((s) => s.crWritesPerNewCr, 2), '', ''],
+    ['  Events', '', ...cells((s) => s.eventsPerNewCr, 2), '', ''],
   ];
 }
 

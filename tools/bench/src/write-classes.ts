@@ -66,7 +66,7 @@ export function netOfBackground(
   };
 }
 
-/** perEdit divides every class by `edits`. */
+/** perEdit divides every class by `edits` (or by any other count: CRs). */
 export function perEdit(classes: WriteClasses, edits: number): WriteClasses {
   const d = (n: number): number => (edits > 0 ? n / edits : 0);
   return {
