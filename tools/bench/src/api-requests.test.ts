@@ -4,6 +4,7 @@ import {
   countRequests,
   describeRequests,
   diffRequestCounts,
+  onlyWrites,
   parseRequestKey,
   readRequestCounts,
   requestKey,
@@ -96,6 +97,12 @@ describe('deltas and counting', () => {
     expect(countRequests(delta)).toBe(7);
     expect(describeRequests(delta)).toBe(
       'APPLY /configmaps×4, GET /secrets×2, PATCH bench.orkestra.dev/benchapps/status×1',
+    );
+  });
+
+  it('keeps the writes of a delta and drops the reads', () => {
+    expect(describeRequests(onlyWrites(delta))).toBe(
+      'APPLY /configmaps×4, PATCH bench.orkestra.dev/benchapps/status×1',
     );
   });
 

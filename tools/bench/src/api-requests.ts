@@ -132,6 +132,11 @@ export function countRequests(delta: RequestCounts, filter: RequestFilter = {}):
   return total;
 }
 
+/** onlyWrites keeps the write verbs of a delta. */
+export function onlyWrites(delta: RequestCounts): RequestCounts {
+  return new Map([...delta].filter(([key]) => isWrite(parseRequestKey(key).verb)));
+}
+
 /** describeRequests renders the counted part of a delta as `KEY×n` pairs, largest first. */
 export function describeRequests(delta: RequestCounts): string {
   return [...delta]

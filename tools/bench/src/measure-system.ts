@@ -11,6 +11,7 @@ import {
   countRequests,
   describeRequests,
   diffRequestCounts,
+  onlyWrites,
   readRequestCounts,
 } from './api-requests.js';
 import type { RequestCounts } from './api-requests.js';
@@ -271,14 +272,9 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     log(`${sut.name}: converged in ${convergenceMs.toFixed(0)} ms (creates took ${createMs.toFixed(0)} ms)`);
     const settle = await waitForQuiet(options.metrics, { quietMs: 3000, timeoutMs: 30_000 });
     log(`${sut.name}: ${settle.quiet ? 'quiet' : 'still writing'} after ${settle.waitedMs.toFixed(0)} ms`);
-    const writesPerNewCr = perEdit(
-      classifyWrites(
-        diffRequestCounts(convergeBefore, readRequestCounts(await options.metrics())),
-        sut.resource,
-        options.size,
-      ),
-      options.size,
-    );
+    const convergeDelta = diffRequestCounts(convergeBefore, readRequestCounts(await options.metrics()));
+    const writesPerNewCr = perEdit(classifyWrites(convergeDelta, sut.resource, options.size), options.size);
+    log(`${sut.name}: writes over convergence ${describeRequests(onlyWrites(convergeDelta))}`);
     log(
       `${sut.name}: writes per new CR ${totalWrites(writesPerNewCr).toFixed(2)}: ` +
         `${writesPerNewCr.child.toFixed(2)} child, ${writesPerNewCr.status.toFixed(2)} status, ` +

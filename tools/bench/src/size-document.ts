@@ -150,7 +150,7 @@ export function sizeTableRows(doc: SizeDocument): TableRow[] {
     ['  resyncs queued per new CR', '', ...cells((s) => s.resyncsPerCr, 2), '', ''],
     [
       'writes per new CR (its create excluded)',
-      'full floor: 5',
+      'full floor 5 + 1 other',
       ...cells((s) => s.writesPerNewCr, 2),
       '',
       '',
