@@ -41,6 +41,8 @@ export interface InformerOptions {
   readonly namespace?: string;
   /** A label selector (`a=b,c in (d)`) applied to list and watch. Default: none. */
   readonly labelSelector?: string;
+  /** A field selector (`metadata.name=x`) applied to list and watch. Default: none. */
+  readonly fieldSelector?: string;
   /** List page size. Default 500. */
   readonly pageSize?: number;
   /** A watch silent (no event, no bookmark) for this long is aborted and a relist is done. Default 300 000 ms. */
@@ -129,6 +131,7 @@ export class Informer {
   readonly #resource: ResourceRef;
   readonly #path: string;
   readonly #labelSelector: string | undefined;
+  readonly #fieldSelector: string | undefined;
   readonly #pageSize: number;
   readonly #idleTimeoutMs: number;
   readonly #watchTimeout: { readonly min: number; readonly max: number };
@@ -166,6 +169,7 @@ export class Informer {
     this.#resource = options.resource;
     this.#path = resourcePath(options.resource, options.namespace);
     this.#labelSelector = options.labelSelector === '' ? undefined : options.labelSelector;
+    this.#fieldSelector = options.fieldSelector === '' ? undefined : options.fieldSelector;
     this.#pageSize = options.pageSize ?? 500;
     this.#idleTimeoutMs = options.watchIdleTimeoutMs ?? 300_000;
     this.#watchTimeout = options.watchTimeoutSeconds ?? { min: 300, max: 600 };
@@ -329,6 +333,7 @@ export class Informer {
       while (!this.#stopped) {
         const query: Record<string, string> = { limit: String(this.#pageSize) };
         if (this.#labelSelector != null) query['labelSelector'] = this.#labelSelector;
+        if (this.#fieldSelector != null) query['fieldSelector'] = this.#fieldSelector;
         if (continueToken != null) query['continue'] = continueToken;
         this.#listRequests++;
         let page;
@@ -392,6 +397,7 @@ export class Informer {
       };
       if (this.#resourceVersion != null) query['resourceVersion'] = this.#resourceVersion;
       if (this.#labelSelector != null) query['labelSelector'] = this.#labelSelector;
+      if (this.#fieldSelector != null) query['fieldSelector'] = this.#fieldSelector;
       armWatchdog();
       this.#watchRequests++;
       const handle = this.#client.watch(this.#path, query, {

@@ -179,7 +179,7 @@ spec:
     });
     expect((await jobs.get(ns, 'go')).status?.['steps']).toBe(2);
   });
-  it('copies a Secret from another namespace into each of toNamespaces and keeps the copies in sync', async () => {
+  it('copies a Secret from another namespace into each of toNamespaces and keeps the copies in sync through a watch on the source', async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const suffix = Math.random().toString(36).slice(2, 8);
     const platform = `platform-${suffix}`;
@@ -207,7 +207,7 @@ spec:
     tenant:
       apiTypes: {group: ${group}, version: v1, kind: Tenant, plural: tenants}
       operatorBox:
-        reconciler: {resync: 1s}
+        reconciler: {resync: 1h}
         onReconcile:
           secrets:
             - name: registry-pull
@@ -239,7 +239,7 @@ spec:
       name: 'shared-registry',
       body: { ...current, data: { ...current.data, token: b64('second') } },
     });
-    // The copies follow the source at the next reconcile (resync 1s here).
+    // The copies follow the source through the watch on it, not a resync (1h here).
     await waitFor('copies follow the source', async () => {
       const [a, b] = await Promise.all([decoded(ns), decoded(extra)]);
       return a['token'] === 'second' && b['token'] === 'second';
@@ -247,6 +247,68 @@ spec:
     // The source Secret is never written by the operator.
     const source = await core.readNamespacedSecret({ namespace: platform, name: 'shared-registry' });
     expect(source.metadata?.labels ?? {}).toEqual({});
+  });
+
+  it('re-queues the CRs when the object a G3 operatorBox.watch item names changes, and not for other objects', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const ns = env.namespace;
+    const suffix = Math.random().toString(36).slice(2, 8);
+    const shared = `shared-${suffix}`;
+    const unrelated = `unrelated-${suffix}`;
+    for (const name of [shared, unrelated])
+      await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name }, data: { v: '1' } } });
+    const other = { group, version: 'v1', kind: 'Watcher', plural: 'watchers' } as const;
+    cleanups.push(await installCrd(env.kubeConfig, other));
+    const runtime = createKatalogRuntime({
+      kubeConfig: env.kubeConfig,
+      logger: quietLogger(),
+      katalog: katalogFrom(`
+apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: watcher}
+spec:
+  crds:
+    watcher:
+      apiTypes: {group: ${group}, version: v1, kind: Watcher, plural: watchers}
+      operatorBox:
+        reconciler: {resync: 1h}
+        watch:
+          - {apiVersion: v1, kind: ConfigMap, name: ${shared}, on: [update]}
+        onReconcile:
+          configMaps:
+            - name: "{{ .metadata.name }}-out"
+              data: {k: v}
+`),
+    });
+    await runtime.start();
+    runtimes.push(runtime);
+    const watchers = crClient(env.kubeConfig, other);
+    await watchers.create(ns, 'w1', {});
+    await waitFor('w1 Ready=True', async () => readyOf(await watchers.get(ns, 'w1'))?.status === 'True');
+    const controller = runtime.entries.get('watcher')?.controller;
+    const reconciles = (): number => controller?.stats().reconciles ?? -1;
+    // Settled: no reconcile for a second (the first reconcile's own-write re-queue is done).
+    let settled = reconciles();
+    await waitFor('reconciles settle', async () => {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = reconciles();
+      const still = now === settled;
+      settled = now;
+      return still;
+    });
+    const bump = async (name: string): Promise<void> => {
+      const current = await core.readNamespacedConfigMap({ namespace: ns, name });
+      await core.replaceNamespacedConfigMap({
+        namespace: ns,
+        name,
+        body: { ...current, data: { v: String(Date.now()) } },
+      });
+    };
+    await bump(unrelated);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(reconciles()).toBe(settled);
+    await bump(shared);
+    await waitFor('a reconcile after the watched ConfigMap changed', () => reconciles() > settled, 10_000);
   });
 
   it('creates an upstream clusterRoles item as a ClusterRole and deletes it when the CR is deleted', async () => {

@@ -764,6 +764,8 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
     [...base, 'setup'],
     'prerequisites are applied before `ork dev`, not by the Katalog',
   );
+  upgradeWatch(up, entry, base);
+  upgradePreReconcile(up, entry, base);
   for (const key of ['observe', 'watch', 'preReconcile', 'rollback', 'rollBackOnError']) {
     const boxNow = mapAt(entry, 'operatorBox');
     const pair = boxNow == null ? undefined : pairOf(boxNow, key);
@@ -790,6 +792,89 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
   if (finalBox != null) upgradeBox(up, finalBox, boxPath);
   if (up.upstream) externalJsonPaths(up, entry, base);
 }
+
+// ---- watch: and preReconcile: (G3) ------------------------------------------------------------
+
+/** WATCH_REFUSED names the keys of an upstream watch item or `observe` block that have no counterpart, and why. */
+const WATCH_REFUSED: Readonly<Record<string, string>> = {
+  enqueueGate:
+    'gates on watch events are not supported; a watched change re-queues the CR, whose reconcile is level-based and writes nothing when nothing changed',
+  include: 'write the watch items inline',
+  events:
+    'Kubernetes Events are not watched as triggers; watch the object the Event is about (`watch: [{apiVersion, kind}]`)',
+};
+
+/**
+ * upgradeWatch moves upstream's `operatorBox.watch` and `operatorBox.observe.watch` lists to the
+ * entry's `watch` (docs/reference/katalog.md §3.4) and maps each item: `index` (field indexers for
+ * upstream's Go client) is dropped; `enqueueGate` and `include` are refused with their reason.
+ */
+function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const box = mapAt(entry, 'operatorBox');
+  const boxPath = [...base, 'operatorBox'];
+  if (box == null) return;
+  const observe = mapAt(box, 'observe');
+  if (observe != null) {
+    up.mark('G3');
+    const path = [...boxPath, 'observe'];
+    if (isSeq(pairOf(observe, 'watch')?.value))
+      up.move(observe, 'watch', entry, 'watch', [...path, 'watch'], 'watch');
+    up.refuse(observe, path, WATCH_REFUSED);
+    up.drop(box, 'observe', path, 'its watch list moved to the entry');
+  }
+  if (isSeq(pairOf(box, 'watch')?.value)) {
+    up.mark('G3');
+    up.move(box, 'watch', entry, 'watch', [...boxPath, 'watch'], 'watch');
+  }
+  const list = pairOf(entry, 'watch')?.value;
+  if (!isSeq(list)) return;
+  (list as YAMLSeq).items.forEach((item, index) => {
+    if (!isMap(item)) return;
+    const path = [...base, 'watch', index];
+    up.drop(
+      item as YAMLMap,
+      'index',
+      [...path, 'index'],
+      'field indexers serve the lists of upstream’s Go client code; Orkestra runs none',
+    );
+    for (const key of Object.keys(WATCH_REFUSED)) {
+      const pair = pairOf(item as YAMLMap, key);
+      if (pair == null || key === 'events') continue;
+      const holder = new YAMLMap();
+      holder.items.push(pair);
+      up.refuse(holder, path, WATCH_REFUSED);
+      takeOut(item as YAMLMap, pair);
+    }
+  });
+}
+
+/**
+ * upgradePreReconcile drops a `preReconcile` block that only declares `sentinels`: upstream computes
+ * sentinels for its enqueue and reconcile gates, so with no gate they change nothing. Gates
+ * (`enqueueGate`, `reconcileGate`) and gate `external` calls are refused with the reason.
+ */
+function upgradePreReconcile(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const box = mapAt(entry, 'operatorBox');
+  const pre = box == null ? undefined : mapAt(box, 'preReconcile');
+  if (box == null || pre == null) return;
+  up.mark('G3');
+  const path = [...base, 'operatorBox', 'preReconcile'];
+  up.drop(
+    pre,
+    'sentinels',
+    [...path, 'sentinels'],
+    'sentinels only feed preReconcile gates; reconciles are level-based and skip writes when nothing changed',
+  );
+  up.refuse(pre, path, PRE_RECONCILE_REFUSED);
+  up.drop(box, 'preReconcile', path, 'nothing in it is needed');
+}
+
+const PRE_RECONCILE_REFUSED: Readonly<Record<string, string>> = {
+  enqueueGate:
+    'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`, or narrow the CRs with `allowedNamespaces`',
+  reconcileGate: 'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`',
+  external: 'gate calls are not supported; call the service from `external` and gate children on its result',
+};
 
 /** EXTERNAL_RESULT_KEYS are the keys of an external call's result (docs/reference/katalog.md §15.1). */
 export const EXTERNAL_RESULT_KEYS: readonly string[] = [

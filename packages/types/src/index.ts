@@ -175,6 +175,7 @@ export {
   Autoscale,
   Queue,
   DependsOn,
+  WatchItem,
 } from './schema/crd-parts.js';
 export {
   Katalog,

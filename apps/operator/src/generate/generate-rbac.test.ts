@@ -165,6 +165,42 @@ describe('generateRbac', () => {
     );
     expect(nsChild.pinnedNamespace).toBeUndefined();
   });
+  it('grants list/watch on watched kinds (by name when named) and literal copyFrom sources; a watch outside the pinned namespace needs a ClusterRole', () => {
+    const watchOf = (rbac: ReturnType<typeof generateRbac>): string[] =>
+      rbac.rules
+        .filter((r) => r.verbs.join(',') === 'list,watch')
+        .flatMap((r) =>
+          r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}[${(r.resourceNames ?? []).join(',')}]`),
+        );
+    const rbac = generateRbac(
+      katalogFrom(`watch:
+  - {apiVersion: v1, kind: Node}
+  - {apiVersion: v1, kind: ConfigMap, namespace: platform, name: shared}
+  - {apiVersion: example.org/v1, kind: Gadget}
+operatorBox:
+  onReconcile:
+    secrets:
+      - { name: pull, copyFrom: { name: registry, namespace: platform } }
+      - { name: mine, copyFrom: { name: "{{ .spec.source }}" } }`),
+      { namespace: 'ops' },
+    );
+    expect(watchOf(rbac).sort()).toEqual(
+      ['/configmaps[shared]', '/nodes[]', '/secrets[registry]', 'example.org/gadgets[]'].sort(),
+    );
+    expect(rbac.notes.join('\n')).toContain(
+      'watched kind Gadget (example.org/v1) is granted as resource "gadgets"',
+    );
+    const pinnedWatch = (namespace: string) =>
+      generateRbac(
+        katalogFrom(`allowedNamespaces: [team-a]
+watch: [{apiVersion: v1, kind: ConfigMap, namespace: ${namespace}, name: shared}]
+operatorBox: { onReconcile: { configMaps: [{}] } }`),
+        { namespace: 'ops' },
+      ).pinnedNamespace;
+    expect(pinnedWatch('team-a')).toBe('team-a');
+    expect(pinnedWatch('platform')).toBeUndefined();
+  });
+
   it('grants get on secrets for copyFrom Secrets, and notes a source a pinned Role cannot reach', () => {
     const flatOf = (rbac: ReturnType<typeof generateRbac>): string[] =>
       rbac.rules.flatMap((r) =>

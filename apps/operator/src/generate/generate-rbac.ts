@@ -123,6 +123,8 @@ export function pinnedNamespace(katalog: Katalog): string | undefined {
     if (!entry.namespaced || only == null || only.includes('*')) return undefined;
     if (pinned != null && pinned !== only) return undefined;
     pinned = only;
+    // A watched kind outside that namespace (or cluster-scoped) needs the ClusterRole.
+    if ((entry.watch ?? []).some((item) => item.namespace !== only)) return undefined;
     for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile]) {
       if (listOf(group, 'namespaces').length > 0) return undefined;
       if (listOf(group, 'custom').some((c) => c['namespaced'] === false)) return undefined;
@@ -184,6 +186,7 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
       }
     }
   }
+  addWatchRules(rules, entry, notes);
   const onDelete = box.onDelete;
   if (onDelete != null) {
     if (onDelete.jobs.length > 0) rules.add('batch', 'jobs', CHILD_VERBS);
@@ -205,6 +208,40 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         }
       }
     }
+  }
+}
+
+/** CORE_PLURALS are the resources of built-in kinds a `watch` item may name beyond the child kinds. */
+const CORE_PLURALS: Readonly<Record<string, string>> = {
+  'v1/Node': 'nodes',
+  'v1/Pod': 'pods',
+  'v1/Endpoints': 'endpoints',
+  'v1/PersistentVolume': 'persistentvolumes',
+  'apps/v1/DaemonSet': 'daemonsets',
+  'apps/v1/ReplicaSet': 'replicasets',
+  'discovery.k8s.io/v1/EndpointSlice': 'endpointslices',
+};
+
+/**
+ * addWatchRules grants list/watch on each `watch` item's resource (limited to its name when it has
+ * one: a named item is watched with the field selector `metadata.name=<name>`), and on the literal
+ * source Secrets of `copyFrom` under onReconcile, which are watched the same way (runtime.md §4.1).
+ */
+function addWatchRules(rules: RuleSet, entry: CrdEntry, notes: string[]): void {
+  for (const item of entry.watch ?? []) {
+    const known =
+      RESOURCE_KINDS.find((k) => k.apiVersion === item.apiVersion && k.kind === item.kind)?.plural ??
+      CORE_PLURALS[`${item.apiVersion}/${item.kind}`];
+    const plural = known ?? guessPlural(item.kind);
+    if (known == null)
+      notes.push(
+        `watched kind ${item.kind} (${item.apiVersion}) is granted as resource "${plural}", a guess from its kind; check it against the API's plural`,
+      );
+    rules.add(apiGroupOf(item.apiVersion), plural, ['list', 'watch'], item.name == null ? [] : [item.name]);
+  }
+  for (const secret of entry.operatorBox.onReconcile.secrets) {
+    const name = secret.copyFrom?.name;
+    if (name != null && !name.includes('{{')) rules.add('', 'secrets', ['list', 'watch'], [name]);
   }
 }
 

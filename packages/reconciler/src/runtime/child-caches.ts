@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { CacheChangeType } from '../cache.js';
 import type { CacheChange } from '../cache.js';
 import { Informer } from '../informer.js';
-import type { InformerLogger, ResourceRef } from '../informer.js';
+import type { InformerLogger, InformerOptions, ResourceRef } from '../informer.js';
 import type { ListWatchClient } from '../list-watch-client.js';
 import { readinessTransition } from '../readiness/transition.js';
 import { Priority } from '../work-queue.js';
@@ -72,16 +72,31 @@ export function routeChildChange(
   };
 }
 
-/** gvkKey is `apiVersion/Kind`, the key of a child kind. */
-function gvkKey(gvk: GroupVersionKind): string {
-  return `${gvk.apiVersion}/${gvk.kind}`;
+/** observedInformer wires an informer's relists, watch restarts and events to the runtime observer. */
+export function observedInformer(
+  observer: RuntimeObserver | undefined,
+  resource: ResourceRef,
+): Pick<InformerOptions, 'onRelist' | 'onWatchRestart' | 'onEvent'> {
+  if (observer == null) return {};
+  const label = resourceLabel(resource);
+  return {
+    onRelist: (reason) => observer.informerRelist(label, reason),
+    onWatchRestart: () => observer.informerWatchRestart(label),
+    onEvent: (atMs) => observer.informerEvent(label, atMs / 1000),
+  };
 }
 
-function splitApiVersion(apiVersion: string): { group: string; version: string } {
+/** splitApiVersion splits `group/version` (the core group is ''). */
+export function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
   return slash < 0
     ? { group: '', version: apiVersion }
     : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/** gvkKey is `apiVersion/Kind`, the key of a child kind. */
+function gvkKey(gvk: GroupVersionKind): string {
+  return `${gvk.apiVersion}/${gvk.kind}`;
 }
 
 /**
@@ -127,16 +142,8 @@ export class ChildCaches implements ObjectReader {
         namespaced: info.namespaced,
       };
       const crds = [...new Set(spec.crds)].sort();
-      const observer = this.#options.observer;
-      const label = resourceLabel(resource);
       const informer = new Informer({
-        ...(observer == null
-          ? {}
-          : {
-              onRelist: (reason) => observer.informerRelist(label, reason),
-              onWatchRestart: () => observer.informerWatchRestart(label),
-              onEvent: (atMs) => observer.informerEvent(label, atMs / 1000),
-            }),
+        ...observedInformer(this.#options.observer, resource),
         client: this.#options.listWatch,
         resource,
         labelSelector: `${OrkestraLabel.ManagedBy}=${MANAGED_BY},${OrkestraLabel.Crd} in (${crds.join(',')})`,

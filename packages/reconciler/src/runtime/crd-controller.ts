@@ -286,6 +286,12 @@ export class CrdController {
     if (this.informer.cache.get(key) != null) this.queue.add(key, Priority.Normal);
   }
 
+  /** enqueueAll adds every cached CR's key in the low lane (a watched shared object changed, runtime.md §4.1); ignored before workers start. */
+  enqueueAll(): void {
+    if (!this.#workersStarted) return;
+    for (const key of this.informer.cache.keys()) this.queue.add(key, Priority.Low);
+  }
+
   /**
    * enqueueOwner adds the key of the CR with this UID, when cached (child events, docs/reference/runtime.md §4).
    * `isOwnWrite`, when given, tells whether the event is the echo of the runtime's own write; an

@@ -10,7 +10,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, diffCounts } from '@orkestra/registry';
 import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
-import type { EvaluateConditionsOptions, Katalog, Logger, Provider } from '@orkestra/types';
+import type {
+  CrdEntry,
+  EvaluateConditionsOptions,
+  Katalog,
+  Logger,
+  Provider,
+  WatchItem,
+} from '@orkestra/types';
 import { OrkestraAnnotation } from '@orkestra/types';
 import { pino } from 'pino';
 import { CacheChangeType } from '../cache.js';
@@ -32,6 +39,8 @@ import { KatalogHooks, parseReaderId } from './katalog-hooks.js';
 import { KubeReadCache } from './kube-reader.js';
 import { ProviderDispatch } from './provider-dispatch.js';
 import { ChildCaches, routeChildChange } from './child-caches.js';
+import { WatchTriggers, copySourceWatches } from './watch-triggers.js';
+import type { WatchingEntry } from './watch-triggers.js';
 import type { ChildKindSpec } from './child-caches.js';
 import { compileKatalog } from './compile-katalog.js';
 import type { CompiledCrd, CompiledKatalog } from './compile-katalog.js';
@@ -228,6 +237,41 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
     observer,
   });
+  // issue 14: each entry's `watch` items (the previous revision's too) re-queue its CRs; so do the
+  // literal sources of `copyFrom` Secrets, best effort (not awaited: a source the RBAC does not let
+  // the operator watch is still read at each reconcile, docs/reference/runtime.md §4.1).
+  const watchingOf = (itemsOf: (entry: CrdEntry) => readonly WatchItem[]): WatchingEntry[] => {
+    const watching = new Map<string, WatchingEntry>();
+    for (const crd of [...compiled.crds.values(), ...(previous?.crds.values() ?? [])]) {
+      const items = [...(watching.get(crd.name)?.items ?? [])];
+      for (const item of itemsOf(crd.entry))
+        if (!items.some((i) => JSON.stringify(i) === JSON.stringify(item))) items.push(item);
+      watching.set(crd.name, { name: crd.name, namespaced: crd.entry.namespaced, items });
+    }
+    return [...watching.values()].filter((e) => e.items.length > 0);
+  };
+  const triggers = (watching: readonly WatchingEntry[]): WatchTriggers =>
+    new WatchTriggers({
+      entries: watching,
+      listWatch,
+      client,
+      clock,
+      random,
+      namespace: tuning.namespace,
+      watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
+      logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
+      observer,
+      isCrUid: (entry, uid) => entries.get(entry)?.cache.keyOfUid(uid) != null,
+      onRoute: (name, route) => {
+        const controller = entries.get(name)?.controller;
+        if (controller == null) return;
+        if (route.kind === 'all') controller.enqueueAll();
+        else if (route.kind === 'keys') for (const key of route.keys) controller.enqueueKey(key);
+        else for (const uid of route.uids) controller.enqueueOwner(uid);
+      },
+    });
+  const watches = triggers(watchingOf((entry) => entry.watch ?? []));
+  const copySources = triggers(watchingOf(copySourceWatches));
   const scopes = new Map<string, boolean>();
   const customScope = (apiVersion: string, kind: string): boolean | undefined =>
     scopes.get(`${apiVersion}/${kind}`);
@@ -453,7 +497,11 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       out[`list ${entry.informer.path}`] = s.listRequests;
       out[`watch ${entry.informer.path}`] = s.watchRequests;
     }
-    for (const informer of children.informers.values()) {
+    for (const informer of [
+      ...children.informers.values(),
+      ...watches.informers.values(),
+      ...copySources.informers.values(),
+    ]) {
       const s = informer.stats();
       out[`list ${informer.path}`] = s.listRequests;
       out[`watch ${informer.path}`] = s.watchRequests;
@@ -477,10 +525,13 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
         }
       }
       await children.start();
+      await watches.start();
+      await copySources.start();
       for (const entry of entries.values()) entry.controller.startInformer();
       const signal = AbortSignal.timeout(tuning.syncTimeoutMs);
       await Promise.all([
         children.waitForSync(signal),
+        watches.waitForSync(signal),
         ...[...entries.values()].map((e) => e.controller.waitForSync(signal)),
       ]);
       started = true;
@@ -517,9 +568,16 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       await Promise.all([...entries.values()].map((e) => e.controller.stop(stopOptions)));
       await events.flush(2000);
       await children.stop();
+      await watches.stop();
+      await copySources.stop();
     },
     isReady() {
-      return started && children.hasSynced() && [...entries.values()].every((e) => e.informer.hasSynced());
+      return (
+        started &&
+        children.hasSynced() &&
+        watches.hasSynced() &&
+        [...entries.values()].every((e) => e.informer.hasSynced())
+      );
     },
     requestCounts() {
       return { ...diffCounts({}, client.requests.snapshot()), ...listWatchBase() };
@@ -553,7 +611,11 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
             resource: resourceLabel(entry.informer.resource),
             objects: entry.cache.size,
           })),
-          ...[...children.informers.values()].map((informer) => ({
+          ...[
+            ...children.informers.values(),
+            ...watches.informers.values(),
+            ...copySources.informers.values(),
+          ].map((informer) => ({
             resource: resourceLabel(informer.resource),
             objects: informer.cache.size,
           })),

@@ -7,6 +7,7 @@ import type { GateInput } from './condition.js';
 import {
   Autoscale,
   DependsOn,
+  WatchItem,
   Mutation,
   Normalize,
   ProviderBlocks,
@@ -292,6 +293,8 @@ const crdEntryShape = {
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),
   dependsOn: DependsOn.default([]),
+  /** Objects besides children and cross targets whose changes re-queue CRs (issue 14, upstream's `watch`). */
+  watch: z.array(WatchItem).optional(),
   /**
    * What `Ready` means (issue 18): `children` (default) is Synced and every child ready;
    * `reconciled` is Ready = Synced, upstream's meaning, which the loader sets for upstream dialects.

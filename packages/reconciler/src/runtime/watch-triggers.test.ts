@@ -1,0 +1,113 @@
+import type { KubeObject } from '@orkestra/registry';
+import { MANAGED_BY, OrkestraLabel } from '@orkestra/types';
+import type { WatchItem } from '@orkestra/types';
+import { describe, expect, it } from 'vitest';
+import { CacheChangeType } from '../cache.js';
+import type { CacheChange } from '../cache.js';
+import { routeWatchChange } from './watch-triggers.js';
+import type { WatchingEntry } from './watch-triggers.js';
+
+const ALL: WatchItem['on'] = ['create', 'update', 'delete'];
+const item = (extra: Partial<WatchItem> = {}): WatchItem => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  on: ALL,
+  ...extra,
+});
+const entry: WatchingEntry = { name: 'website', namespaced: true, items: [] };
+const clusterEntry: WatchingEntry = { name: 'tenant', namespaced: false, items: [] };
+
+function change(
+  metadata: KubeObject['metadata'],
+  type: CacheChange['type'] = CacheChangeType.Update,
+): CacheChange {
+  const object: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata };
+  return { type, key: `${metadata.namespace ?? ''}/${metadata.name ?? ''}`, object, old: object };
+}
+const noCr = (): boolean => false;
+
+describe('routeWatchChange', () => {
+  it('re-queues every CR of the entry for a shared object with no owner among them', () => {
+    expect(routeWatchChange(change({ namespace: 'shop', name: 'shared' }), item(), entry, noCr)).toEqual({
+      kind: 'all',
+    });
+  });
+
+  it('re-queues only the CRs of the entry that the ownerReferences point to', () => {
+    const owned = change({
+      namespace: 'shop',
+      name: 'x',
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'not-a-cr' },
+        { apiVersion: 'demo/v1', kind: 'Website', name: 'a', uid: 'cr-a' },
+      ],
+    });
+    expect(routeWatchChange(owned, item(), entry, (uid) => uid === 'cr-a')).toEqual({
+      kind: 'owners',
+      uids: ['cr-a'],
+    });
+  });
+
+  it('lets only the change types in `on` through', () => {
+    const deleted = change({ namespace: 'shop', name: 'shared' }, CacheChangeType.Delete);
+    const added = change({ namespace: 'shop', name: 'shared' }, CacheChangeType.Add);
+    const onlyUpdates = item({ on: ['update'] });
+    expect(routeWatchChange(deleted, onlyUpdates, entry, noCr)).toEqual({ kind: 'none' });
+    expect(routeWatchChange(added, onlyUpdates, entry, noCr)).toEqual({ kind: 'none' });
+    expect(routeWatchChange(added, item({ on: ['create'] }), entry, noCr).kind).toBe('all');
+  });
+
+  it('ignores other names and namespaces than the item names', () => {
+    const other = change({ namespace: 'shop', name: 'other' });
+    expect(routeWatchChange(other, item({ name: 'shared' }), entry, noCr)).toEqual({ kind: 'none' });
+    expect(routeWatchChange(other, item({ namespace: 'platform' }), entry, noCr)).toEqual({ kind: 'none' });
+  });
+
+  it("ignores the entry's own children (the child caches route them) but not another entry's", () => {
+    const labels = { [OrkestraLabel.ManagedBy]: MANAGED_BY, [OrkestraLabel.Crd]: 'website' };
+    const child = change({ namespace: 'shop', name: 'c', labels });
+    expect(routeWatchChange(child, item(), entry, noCr)).toEqual({ kind: 'none' });
+    expect(routeWatchChange(child, item(), { ...entry, name: 'store' }, noCr).kind).toBe('all');
+  });
+
+  it('takes keyFrom.name in keyFrom.namespace, else in the object’s namespace; bare for a cluster-scoped entry', () => {
+    const shared = change({ namespace: 'shop', name: 'shared' });
+    expect(
+      routeWatchChange(shared, item({ keyFrom: { name: 'main', namespace: 'ops' } }), entry, noCr),
+    ).toEqual({
+      kind: 'keys',
+      keys: ['ops/main'],
+    });
+    expect(routeWatchChange(shared, item({ keyFrom: { name: 'main' } }), entry, noCr)).toEqual({
+      kind: 'keys',
+      keys: ['shop/main'],
+    });
+    expect(routeWatchChange(shared, item({ keyFrom: { name: 'main' } }), clusterEntry, noCr)).toEqual({
+      kind: 'keys',
+      keys: ['main'],
+    });
+    const node = change({ name: 'node-1' });
+    expect(routeWatchChange(node, item({ keyFrom: { name: 'main' } }), entry, noCr)).toEqual({
+      kind: 'none',
+    });
+  });
+
+  it('takes the CR key from the keyFrom label: namespace/name as given, a bare name in the object’s namespace', () => {
+    const by = (value: string | undefined, at: WatchingEntry = entry) =>
+      routeWatchChange(
+        change({
+          namespace: 'shop',
+          name: 'x',
+          ...(value == null ? {} : { labels: { 'example.io/owner': value } }),
+        }),
+        item({ keyFrom: { label: 'example.io/owner' } }),
+        at,
+        noCr,
+      );
+    expect(by('ops/site')).toEqual({ kind: 'keys', keys: ['ops/site'] });
+    expect(by('site')).toEqual({ kind: 'keys', keys: ['shop/site'] });
+    expect(by('ops/site', clusterEntry)).toEqual({ kind: 'keys', keys: ['site'] });
+    expect(by(undefined)).toEqual({ kind: 'none' });
+    expect(by('')).toEqual({ kind: 'none' });
+  });
+});

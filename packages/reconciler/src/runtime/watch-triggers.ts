@@ -1,0 +1,221 @@
+/**
+ * The watch triggers of a Katalog (docs/reference/runtime.md §4.1, katalog.md §3.4): one list+watch
+ * per distinct `watch` item of the entries, whose changes re-queue CRs — the CR named by
+ * `keyFrom`, else the owner CR by ownerReference, else every CR of the entry.
+ */
+import type { KubeClient, KubeObject } from '@orkestra/registry';
+import { MANAGED_BY, OrkestraLabel, isTemplate } from '@orkestra/types';
+import type { CrdEntry, WatchItem } from '@orkestra/types';
+import { CacheChangeType } from '../cache.js';
+import type { CacheChange } from '../cache.js';
+import type { Clock } from '../clock.js';
+import { Informer } from '../informer.js';
+import type { InformerLogger } from '../informer.js';
+import type { ListWatchClient } from '../list-watch-client.js';
+import { observedInformer, splitApiVersion } from './child-caches.js';
+import type { RuntimeObserver } from './runtime-observer.js';
+
+/** WatchingEntry is one CRD entry with its `watch` items. */
+export interface WatchingEntry {
+  readonly name: string;
+  readonly namespaced: boolean;
+  readonly items: readonly WatchItem[];
+}
+
+/** WatchRoute is what a change of a watched object re-queues for one entry. */
+export type WatchRoute =
+  | { readonly kind: 'none' }
+  /** These CR keys (`namespace/name`, or `name` for a cluster-scoped entry). */
+  | { readonly kind: 'keys'; readonly keys: readonly string[] }
+  /** The CRs with these UIDs (ownerReferences), when they are CRs of the entry. */
+  | { readonly kind: 'owners'; readonly uids: readonly string[] }
+  /** Every CR of the entry (a shared object with no owner among them). */
+  | { readonly kind: 'all' };
+
+const EVENT_OF: Readonly<Record<CacheChange['type'], WatchItem['on'][number]>> = {
+  [CacheChangeType.Add]: 'create',
+  [CacheChangeType.Update]: 'update',
+  [CacheChangeType.Delete]: 'delete',
+};
+
+/** crKey qualifies a CR name with a namespace for a namespaced entry (undefined when there is none). */
+function crKey(entry: WatchingEntry, name: string, namespace: string | undefined): string | undefined {
+  if (!entry.namespaced) return name;
+  return namespace == null || namespace === '' ? undefined : `${namespace}/${name}`;
+}
+
+/**
+ * routeWatchChange decides which CRs of `entry` a change of a watched object re-queues: none when
+ * the change type is not in `on`, the name differs, or the object is a child of this entry (its
+ * changes reach the owner through the child caches); `keyFrom.name` → that CR (a namespaced
+ * entry's CR is taken in `keyFrom.namespace`, else the object's namespace); `keyFrom.label` → the
+ * CR the label names (`namespace/name`, or `name` in the object's namespace); otherwise the CRs
+ * the object's ownerReferences point to, and every CR of the entry when it has no owner among them.
+ */
+export function routeWatchChange(
+  change: CacheChange,
+  item: WatchItem,
+  entry: WatchingEntry,
+  isCrUid: (uid: string) => boolean,
+): WatchRoute {
+  if (!item.on.includes(EVENT_OF[change.type])) return { kind: 'none' };
+  const object: KubeObject = change.object;
+  const { name, namespace } = object.metadata;
+  if (item.name != null && name !== item.name) return { kind: 'none' };
+  if (item.namespace != null && namespace != null && namespace !== '' && namespace !== item.namespace)
+    return { kind: 'none' };
+  const labels = object.metadata.labels ?? {};
+  if (labels[OrkestraLabel.ManagedBy] === MANAGED_BY && labels[OrkestraLabel.Crd] === entry.name)
+    return { kind: 'none' };
+  const keyFrom = item.keyFrom;
+  if (keyFrom?.name != null) {
+    const key = crKey(entry, keyFrom.name, keyFrom.namespace ?? namespace);
+    return key == null ? { kind: 'none' } : { kind: 'keys', keys: [key] };
+  }
+  if (keyFrom?.label != null) {
+    const value = labels[keyFrom.label];
+    if (value == null || value === '') return { kind: 'none' };
+    const slash = value.indexOf('/');
+    const key =
+      slash >= 0 ? (entry.namespaced ? value : value.slice(slash + 1)) : crKey(entry, value, namespace);
+    return key == null ? { kind: 'none' } : { kind: 'keys', keys: [key] };
+  }
+  const owners = (object.metadata.ownerReferences ?? [])
+    .map((ref) => ref.uid)
+    .filter((uid): uid is string => typeof uid === 'string' && isCrUid(uid));
+  return owners.length > 0 ? { kind: 'owners', uids: owners } : { kind: 'all' };
+}
+
+/**
+ * copySourceWatches are the implicit watch items of an entry's `copyFrom` Secrets under
+ * `onReconcile` whose source name is literal (docs/reference/katalog.md §7.2): a change to the
+ * source re-queues the CRs of the entry, so the copies follow it without waiting for a resync. A
+ * templated source name (in the CR's namespace) is read at each reconcile only.
+ */
+export function copySourceWatches(entry: Pick<CrdEntry, 'operatorBox'>): WatchItem[] {
+  const out: WatchItem[] = [];
+  for (const secret of entry.operatorBox.onReconcile.secrets) {
+    const from = secret.copyFrom;
+    if (from == null || isTemplate(from.name)) continue;
+    out.push({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      ...(from.namespace == null ? {} : { namespace: from.namespace }),
+      name: from.name,
+      on: ['create', 'update', 'delete'],
+    });
+  }
+  return out;
+}
+
+/** WatchTriggersOptions configures WatchTriggers. */
+export interface WatchTriggersOptions {
+  readonly entries: readonly WatchingEntry[];
+  readonly listWatch: ListWatchClient;
+  /** Used for discovery of plurals and scopes (built-in kinds cost no request). */
+  readonly client: Pick<KubeClient, 'discover'>;
+  /** For namespaced kinds without a `namespace` of their own: watch only this namespace. */
+  readonly namespace?: string | undefined;
+  /** Whether a UID is a CR of the named entry. */
+  readonly isCrUid: (entry: string, uid: string) => boolean;
+  /** Receives every route that re-queues something. */
+  readonly onRoute: (entry: string, route: Exclude<WatchRoute, { kind: 'none' }>) => void;
+  readonly clock?: Clock;
+  readonly random?: () => number;
+  readonly logger?: InformerLogger;
+  readonly watchIdleTimeoutMs?: number;
+  readonly observer?: RuntimeObserver;
+}
+
+interface Subscriber {
+  readonly entry: WatchingEntry;
+  readonly item: WatchItem;
+}
+
+/** itemKey identifies the list+watch a watch item needs: kind, namespace and name. */
+function itemKey(item: WatchItem): string {
+  return [item.apiVersion, item.kind, item.namespace ?? '', item.name ?? ''].join('\u0000');
+}
+
+/**
+ * WatchTriggers runs one Informer per distinct `(apiVersion, kind, namespace, name)` of the
+ * entries' watch items — a `name` becomes the field selector `metadata.name=<name>` — and routes
+ * each change through routeWatchChange to `onRoute`.
+ *
+ * @example
+ * const triggers = new WatchTriggers({ entries, listWatch, client, isCrUid, onRoute });
+ * await triggers.start();
+ * await triggers.waitForSync();
+ */
+export class WatchTriggers {
+  readonly #options: WatchTriggersOptions;
+  readonly #informers = new Map<string, Informer>();
+  readonly #subscribers = new Map<string, Subscriber[]>();
+
+  constructor(options: WatchTriggersOptions) {
+    this.#options = options;
+    for (const entry of options.entries)
+      for (const item of entry.items) {
+        const key = itemKey(item);
+        const list = this.#subscribers.get(key) ?? [];
+        list.push({ entry, item });
+        this.#subscribers.set(key, list);
+      }
+  }
+
+  /** informers lists the running informers by item key. */
+  get informers(): ReadonlyMap<string, Informer> {
+    return this.#informers;
+  }
+
+  /** start discovers each kind's resource and starts its informer. */
+  async start(): Promise<void> {
+    if (this.#informers.size > 0) return;
+    for (const [key, subscribers] of this.#subscribers) {
+      const item = subscribers[0]?.item;
+      if (item == null) continue;
+      const info = await this.#options.client.discover(item);
+      const { group, version } = splitApiVersion(item.apiVersion);
+      const resource = { group, version, plural: info.plural, kind: item.kind, namespaced: info.namespaced };
+      const namespace = info.namespaced ? (item.namespace ?? this.#options.namespace) : undefined;
+      const informer = new Informer({
+        ...observedInformer(this.#options.observer, resource),
+        client: this.#options.listWatch,
+        resource,
+        ...(namespace == null ? {} : { namespace }),
+        ...(item.name == null ? {} : { fieldSelector: `metadata.name=${item.name}` }),
+        ...(this.#options.clock == null ? {} : { clock: this.#options.clock }),
+        ...(this.#options.random == null ? {} : { random: this.#options.random }),
+        ...(this.#options.logger == null ? {} : { logger: this.#options.logger }),
+        ...(this.#options.watchIdleTimeoutMs == null
+          ? {}
+          : { watchIdleTimeoutMs: this.#options.watchIdleTimeoutMs }),
+      });
+      informer.subscribe((change) => {
+        for (const { entry, item: watched } of subscribers) {
+          const route = routeWatchChange(change, watched, entry, (uid) =>
+            this.#options.isCrUid(entry.name, uid),
+          );
+          if (route.kind !== 'none') this.#options.onRoute(entry.name, route);
+        }
+      });
+      this.#informers.set(key, informer);
+      informer.start();
+    }
+  }
+
+  /** waitForSync resolves when every informer has listed once. */
+  async waitForSync(signal?: AbortSignal): Promise<void> {
+    await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
+  }
+
+  /** hasSynced tells whether every informer has listed once. */
+  hasSynced(): boolean {
+    return [...this.#informers.values()].every((i) => i.hasSynced());
+  }
+
+  /** stop stops every informer. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+  }
+}
