@@ -2,18 +2,14 @@
  * The child informers of a Katalog (docs/reference/runtime.md §3.1): one list+watch per child kind, selected by
  * the managed-by label and the CRD entries that use the kind, behind the registry's ObjectReader.
  */
-import type { GroupVersionKind, KubeClient, KubeObject, ObjectReader, ObjectRef } from '@orkestra/registry';
+import type { GroupVersionKind, KubeObject, ObjectReader, ObjectRef } from '@orkestra/registry';
 import { MANAGED_BY, OrkestraLabel } from '@orkestra/types';
-import type { Clock } from '../clock.js';
 import { CacheChangeType } from '../cache.js';
 import type { CacheChange } from '../cache.js';
-import { Informer } from '../informer.js';
-import type { InformerLogger, InformerOptions, ResourceRef } from '../informer.js';
-import type { ListWatchClient } from '../list-watch-client.js';
 import { readinessTransition } from '../readiness/transition.js';
 import { Priority } from '../work-queue.js';
-import { resourceLabel } from './runtime-observer.js';
-import type { RuntimeObserver } from './runtime-observer.js';
+import { InformerGroup } from './informer-group.js';
+import type { InformerGroupOptions } from './informer-group.js';
 
 /** ChildKindSpec is one child kind to watch and the CRD entries that use it. */
 export interface ChildKindSpec {
@@ -23,19 +19,8 @@ export interface ChildKindSpec {
 }
 
 /** ChildCachesOptions configures ChildCaches. */
-export interface ChildCachesOptions {
+export interface ChildCachesOptions extends InformerGroupOptions {
   readonly kinds: readonly ChildKindSpec[];
-  readonly listWatch: ListWatchClient;
-  /** Used for discovery of plurals and scopes (built-in kinds cost no request). */
-  readonly client: Pick<KubeClient, 'discover'>;
-  /** For namespaced kinds: watch only this namespace. */
-  readonly namespace?: string;
-  readonly clock?: Clock;
-  readonly random?: () => number;
-  readonly logger?: InformerLogger;
-  readonly watchIdleTimeoutMs?: number;
-  /** Receives relists, watch restarts and events of every child informer. Default: none. */
-  readonly observer?: RuntimeObserver;
 }
 
 /** ChildRoute is where a child change sends its owner's key (docs/reference/runtime.md §4). */
@@ -72,28 +57,6 @@ export function routeChildChange(
   };
 }
 
-/** observedInformer wires an informer's relists, watch restarts and events to the runtime observer. */
-export function observedInformer(
-  observer: RuntimeObserver | undefined,
-  resource: ResourceRef,
-): Pick<InformerOptions, 'onRelist' | 'onWatchRestart' | 'onEvent'> {
-  if (observer == null) return {};
-  const label = resourceLabel(resource);
-  return {
-    onRelist: (reason) => observer.informerRelist(label, reason),
-    onWatchRestart: () => observer.informerWatchRestart(label),
-    onEvent: (atMs) => observer.informerEvent(label, atMs / 1000),
-  };
-}
-
-/** splitApiVersion splits `group/version` (the core group is ''). */
-export function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0
-    ? { group: '', version: apiVersion }
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
-}
-
 /** gvkKey is `apiVersion/Kind`, the key of a child kind. */
 function gvkKey(gvk: GroupVersionKind): string {
   return `${gvk.apiVersion}/${gvk.kind}`;
@@ -104,19 +67,14 @@ function gvkKey(gvk: GroupVersionKind): string {
  * `get` by kind, namespace and name; `listOwned` by the owner-UID index. Writes are put into the
  * caches with `upsertFromWrite`, so the watch echo of the runtime's own write is ignored.
  */
-export class ChildCaches implements ObjectReader {
-  readonly #options: ChildCachesOptions;
-  readonly #informers = new Map<string, Informer>();
+export class ChildCaches extends InformerGroup implements ObjectReader {
+  readonly #kinds: readonly ChildKindSpec[];
   readonly #listeners = new Set<(change: CacheChange) => void>();
   #started = false;
 
   constructor(options: ChildCachesOptions) {
-    this.#options = options;
-  }
-
-  /** informers lists the running informers by `apiVersion/Kind`. */
-  get informers(): ReadonlyMap<string, Informer> {
-    return this.#informers;
+    super(options);
+    this.#kinds = options.kinds;
   }
 
   /** subscribe registers a listener for every change of every child cache. */
@@ -127,84 +85,49 @@ export class ChildCaches implements ObjectReader {
     };
   }
 
-  /** start discovers each kind's resource and starts its informer. */
+  /** start discovers each kind's resource and starts its informer, selected by the managed-by and crd labels. */
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
-    for (const spec of this.#options.kinds) {
-      const info = await this.#options.client.discover(spec);
-      const { group, version } = splitApiVersion(spec.apiVersion);
-      const resource: ResourceRef = {
-        group,
-        version,
-        plural: info.plural,
-        kind: spec.kind,
-        namespaced: info.namespaced,
-      };
+    for (const spec of this.#kinds) {
       const crds = [...new Set(spec.crds)].sort();
-      const informer = new Informer({
-        ...observedInformer(this.#options.observer, resource),
-        client: this.#options.listWatch,
-        resource,
+      const informer = await this.open(gvkKey(spec), spec, () => ({
         labelSelector: `${OrkestraLabel.ManagedBy}=${MANAGED_BY},${OrkestraLabel.Crd} in (${crds.join(',')})`,
-        ...(info.namespaced && this.#options.namespace != null ? { namespace: this.#options.namespace } : {}),
-        ...(this.#options.clock == null ? {} : { clock: this.#options.clock }),
-        ...(this.#options.random == null ? {} : { random: this.#options.random }),
-        ...(this.#options.logger == null ? {} : { logger: this.#options.logger }),
-        ...(this.#options.watchIdleTimeoutMs == null
-          ? {}
-          : { watchIdleTimeoutMs: this.#options.watchIdleTimeoutMs }),
-      });
+      }));
       informer.subscribe((change) => {
         for (const listener of this.#listeners) listener(change);
       });
-      this.#informers.set(gvkKey(spec), informer);
       informer.start();
     }
   }
 
-  /** waitForSync resolves when every child informer has listed once. */
-  async waitForSync(signal?: AbortSignal): Promise<void> {
-    await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
-  }
-
-  /** hasSynced tells whether every child informer has listed once. */
-  hasSynced(): boolean {
-    return [...this.#informers.values()].every((i) => i.hasSynced());
-  }
-
-  /** stop stops every informer. */
-  async stop(): Promise<void> {
-    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
-  }
-
   /** watches tells whether a kind is watched (its cache can answer). */
   watches(gvk: GroupVersionKind): boolean {
-    return this.#informers.has(gvkKey(gvk));
+    return this.byKey.has(gvkKey(gvk));
   }
 
   get(ref: ObjectRef): KubeObject | undefined {
-    return this.#informers.get(gvkKey(ref))?.cache.getByName(ref.namespace, ref.name);
+    return this.byKey.get(gvkKey(ref))?.cache.getByName(ref.namespace, ref.name);
   }
 
   listOwned(ownerUid: string, kind: GroupVersionKind): readonly KubeObject[] {
-    return this.#informers.get(gvkKey(kind))?.cache.listByOwnerUid(ownerUid) ?? [];
+    return this.byKey.get(gvkKey(kind))?.cache.listByOwnerUid(ownerUid) ?? [];
   }
 
   /** listAllOwned returns every cached child of any kind whose owner-UID label is `ownerUid`. */
   listAllOwned(ownerUid: string): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const informer of this.#informers.values()) out.push(...informer.cache.listByOwnerUid(ownerUid));
+    for (const informer of this.byKey.values()) out.push(...informer.cache.listByOwnerUid(ownerUid));
     return out;
   }
 
   /** isOwnVersion tells whether this version of the object came from one of the runtime's writes. */
   isOwnVersion(object: KubeObject): boolean {
-    return this.#informers.get(gvkKey(object))?.cache.isOwnVersion(object.metadata.resourceVersion) ?? false;
+    return this.byKey.get(gvkKey(object))?.cache.isOwnVersion(object.metadata.resourceVersion) ?? false;
   }
 
   /** upsertFromWrite puts a write's result into its kind's cache (read after write). */
   upsertFromWrite(object: KubeObject): void {
-    this.#informers.get(gvkKey(object))?.cache.upsertFromWrite(object);
+    this.byKey.get(gvkKey(object))?.cache.upsertFromWrite(object);
   }
 }

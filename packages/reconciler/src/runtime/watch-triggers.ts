@@ -3,17 +3,13 @@
  * per distinct `watch` item of the entries, whose changes re-queue CRs — the CR named by
  * `keyFrom`, else the owner CR by ownerReference, else every CR of the entry.
  */
-import type { KubeClient, KubeObject } from '@orkestra/registry';
+import type { KubeObject } from '@orkestra/registry';
 import { MANAGED_BY, OrkestraLabel, isTemplate } from '@orkestra/types';
 import type { CrdEntry, WatchItem } from '@orkestra/types';
 import { CacheChangeType } from '../cache.js';
 import type { CacheChange } from '../cache.js';
-import type { Clock } from '../clock.js';
-import { Informer } from '../informer.js';
-import type { InformerLogger } from '../informer.js';
-import type { ListWatchClient } from '../list-watch-client.js';
-import { observedInformer, splitApiVersion } from './child-caches.js';
-import type { RuntimeObserver } from './runtime-observer.js';
+import { InformerGroup } from './informer-group.js';
+import type { InformerGroupOptions } from './informer-group.js';
 
 /** WatchingEntry is one CRD entry with its `watch` items. */
 export interface WatchingEntry {
@@ -109,22 +105,12 @@ export function copySourceWatches(entry: Pick<CrdEntry, 'operatorBox'>): WatchIt
 }
 
 /** WatchTriggersOptions configures WatchTriggers. */
-export interface WatchTriggersOptions {
+export interface WatchTriggersOptions extends InformerGroupOptions {
   readonly entries: readonly WatchingEntry[];
-  readonly listWatch: ListWatchClient;
-  /** Used for discovery of plurals and scopes (built-in kinds cost no request). */
-  readonly client: Pick<KubeClient, 'discover'>;
-  /** For namespaced kinds without a `namespace` of their own: watch only this namespace. */
-  readonly namespace?: string | undefined;
   /** Whether a UID is a CR of the named entry. */
   readonly isCrUid: (entry: string, uid: string) => boolean;
   /** Receives every route that re-queues something. */
   readonly onRoute: (entry: string, route: Exclude<WatchRoute, { kind: 'none' }>) => void;
-  readonly clock?: Clock;
-  readonly random?: () => number;
-  readonly logger?: InformerLogger;
-  readonly watchIdleTimeoutMs?: number;
-  readonly observer?: RuntimeObserver;
 }
 
 interface Subscriber {
@@ -147,13 +133,16 @@ function itemKey(item: WatchItem): string {
  * await triggers.start();
  * await triggers.waitForSync();
  */
-export class WatchTriggers {
-  readonly #options: WatchTriggersOptions;
-  readonly #informers = new Map<string, Informer>();
+export class WatchTriggers extends InformerGroup {
+  readonly #isCrUid: WatchTriggersOptions['isCrUid'];
+  readonly #onRoute: WatchTriggersOptions['onRoute'];
   readonly #subscribers = new Map<string, Subscriber[]>();
+  #started = false;
 
   constructor(options: WatchTriggersOptions) {
-    this.#options = options;
+    super(options);
+    this.#isCrUid = options.isCrUid;
+    this.#onRoute = options.onRoute;
     for (const entry of options.entries)
       for (const item of entry.items) {
         const key = itemKey(item);
@@ -163,59 +152,24 @@ export class WatchTriggers {
       }
   }
 
-  /** informers lists the running informers by item key. */
-  get informers(): ReadonlyMap<string, Informer> {
-    return this.#informers;
-  }
-
-  /** start discovers each kind's resource and starts its informer. */
+  /** start discovers each kind's resource and starts its informer (a named item by field selector). */
   async start(): Promise<void> {
-    if (this.#informers.size > 0) return;
+    if (this.#started) return;
+    this.#started = true;
     for (const [key, subscribers] of this.#subscribers) {
       const item = subscribers[0]?.item;
       if (item == null) continue;
-      const info = await this.#options.client.discover(item);
-      const { group, version } = splitApiVersion(item.apiVersion);
-      const resource = { group, version, plural: info.plural, kind: item.kind, namespaced: info.namespaced };
-      const namespace = info.namespaced ? (item.namespace ?? this.#options.namespace) : undefined;
-      const informer = new Informer({
-        ...observedInformer(this.#options.observer, resource),
-        client: this.#options.listWatch,
-        resource,
-        ...(namespace == null ? {} : { namespace }),
-        ...(item.name == null ? {} : { fieldSelector: `metadata.name=${item.name}` }),
-        ...(this.#options.clock == null ? {} : { clock: this.#options.clock }),
-        ...(this.#options.random == null ? {} : { random: this.#options.random }),
-        ...(this.#options.logger == null ? {} : { logger: this.#options.logger }),
-        ...(this.#options.watchIdleTimeoutMs == null
-          ? {}
-          : { watchIdleTimeoutMs: this.#options.watchIdleTimeoutMs }),
-      });
+      const informer = await this.open(key, item, () => ({
+        namespace: item.namespace,
+        fieldSelector: item.name == null ? undefined : `metadata.name=${item.name}`,
+      }));
       informer.subscribe((change) => {
         for (const { entry, item: watched } of subscribers) {
-          const route = routeWatchChange(change, watched, entry, (uid) =>
-            this.#options.isCrUid(entry.name, uid),
-          );
-          if (route.kind !== 'none') this.#options.onRoute(entry.name, route);
+          const route = routeWatchChange(change, watched, entry, (uid) => this.#isCrUid(entry.name, uid));
+          if (route.kind !== 'none') this.#onRoute(entry.name, route);
         }
       });
-      this.#informers.set(key, informer);
       informer.start();
     }
-  }
-
-  /** waitForSync resolves when every informer has listed once. */
-  async waitForSync(signal?: AbortSignal): Promise<void> {
-    await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
-  }
-
-  /** hasSynced tells whether every informer has listed once. */
-  hasSynced(): boolean {
-    return [...this.#informers.values()].every((i) => i.hasSynced());
-  }
-
-  /** stop stops every informer. */
-  async stop(): Promise<void> {
-    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
   }
 }
