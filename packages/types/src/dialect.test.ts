@@ -1405,10 +1405,81 @@ describe('resourceQuotas and limitRanges with a profile', () => {
       [19, 15, `${base}.resourceQuotas[1].profile`],
       [21, 15, `${base}.resourceQuotas[2].profile`],
     ]);
-    expect(errors(result)[0]?.message).toContain('`profile: huge` is not one of upstream');
+    expect(errors(result)[0]?.message).toContain(
+      '`profile: huge` is neither a preset of `profiles.resourceQuotas`',
+    );
     expect(errors(result)[0]?.message).toContain('small, medium, large, xlarge');
     expect(errors(result)[1]?.message).toContain('is chosen per CR');
     expect(errors(result)[2]?.message).toContain('beside `hard`');
+  });
+
+  it('expands the presets of the profiles registry (before a built-in of the same name) and removes the registry', () => {
+    const text = onReconcile(`          resourceQuotas:
+            - name: q
+              profile: small
+          limitRanges:
+            - name: lr
+              profile: standard
+`).replace(
+      'spec:\n',
+      `profiles:
+  resourceQuotas:
+    - name: small
+      description: our own small
+      hard: {pods: "3", cpu: "1"}
+  limitRanges:
+    - name: standard
+      limits:
+        - type: Container
+          default: {cpu: 500m, memory: 256Mi}
+  probes:
+    - name: fast
+      periodSeconds: 2
+spec:
+`,
+    );
+    const result = ok(load(text));
+    const group = result.katalog.spec.crds['website']?.operatorBox.onReconcile;
+    expect(group?.resourceQuotas[0]?.hard).toEqual({ pods: '3', cpu: '1' });
+    expect(group?.limitRanges[0]?.limits).toEqual([
+      { type: 'Container', default: { cpu: '500m', memory: '256Mi' } },
+    ]);
+    const migrated = migrateKatalog(text);
+    expect(migrated.problems).toEqual([]);
+    expect(migrated.text).not.toContain('profiles:');
+    expect(migrated.text).not.toContain('profile:');
+    expect(migrated.changes.map((c) => c.message)).toContain(
+      'removed: probes presets are not read (only resourceQuotas and limitRanges presets are expanded); a `profile:` that names one is refused where it is used',
+    );
+    const again = ok(load(migrated.text)).katalog.spec.crds['website']?.operatorBox.onReconcile;
+    expect(again?.limitRanges).toEqual(group?.limitRanges);
+    expect(again?.resourceQuotas).toEqual(group?.resourceQuotas);
+  });
+
+  it('points an error inside a registry preset at the preset, and refuses profiles.include', () => {
+    const text = onReconcile(`          limitRanges:
+            - name: lr
+              profile: standard
+`).replace(
+      'spec:\n',
+      `profiles:
+  include: ./profiles.yaml
+  limitRanges:
+    - name: standard
+      limits:
+        - type: Container
+          bogus: 1
+spec:
+`,
+    );
+    const result = load(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const line = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+    expect(result.errors.find((e) => e.path === 'profiles.include')).toMatchObject({
+      line: line('include:'),
+    });
+    expect(result.errors.find((e) => e.message.includes('bogus'))).toMatchObject({ line: line('bogus') });
   });
 
   it('refuses a LimitRange profile (upstream has no built-in presets) at the key, naming it', () => {
@@ -1422,7 +1493,7 @@ describe('resourceQuotas and limitRanges with a profile', () => {
       [17, 15, `${base}.limitRanges[0].profile`],
     ]);
     expect(errors(result)[0]?.message).toContain(
-      '`profile: standard` names a user-defined LimitRange preset',
+      '`profile: standard` names no preset of `profiles.limitRanges`',
     );
   });
 });

@@ -188,6 +188,8 @@ class Upgrader {
   generation: 'G1' | 'G2' | 'G3' | undefined;
   /** The document states an upstream apiVersion (some rewrites apply only then). */
   upstream = false;
+  /** Upstream's user-defined presets (`profiles.resourceQuotas` / `profiles.limitRanges`) by class and name. */
+  readonly profiles = new Map<'resourceQuotas' | 'limitRanges', Map<string, YAMLMap>>();
   readonly #options: UpgradeDialectOptions;
 
   constructor(options: UpgradeDialectOptions) {
@@ -435,6 +437,7 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
     );
     apiVersion.value = scalar(KATALOG_API_VERSION, apiVersion.value);
     upgradeSecurity(up, root);
+    readProfiles(up, root);
     up.drop(
       root,
       'gateway',
@@ -1906,13 +1909,71 @@ function quota(
   };
 }
 
+/** PROFILE_FIELDS is the field each preset class holds: a quota's `hard` map, a LimitRange's `limits`. */
+const PROFILE_FIELDS = { resourceQuotas: 'hard', limitRanges: 'limits' } as const;
+
+/**
+ * readProfiles takes upstream's top-level `profiles` registry out of the document: its
+ * `resourceQuotas` and `limitRanges` presets (`{name, description?, hard | limits}`) are kept on the
+ * Upgrader for presetProfile, which expands them where a `profile:` names them. Presets of other
+ * classes are dropped with a note (a `profile:` naming one is refused where it is used); `include`
+ * is refused (write the presets inline).
+ */
+function readProfiles(up: Upgrader, root: YAMLMap): void {
+  const profiles = mapAt(root, 'profiles');
+  if (profiles == null) return;
+  for (const pair of [...profiles.items]) {
+    const cls = keyOf(pair as Pair);
+    if (cls == null) continue;
+    const path = ['profiles', cls];
+    if (cls !== 'resourceQuotas' && cls !== 'limitRanges') {
+      if (cls === 'include')
+        up.problem(
+          path,
+          (pair as Pair).key,
+          'upstream `profiles.include` is not read: write the presets inline',
+        );
+      else
+        up.change(
+          path,
+          (pair as Pair).key,
+          `removed: ${cls} presets are not read (only resourceQuotas and limitRanges presets are expanded); a \`profile:\` that names one is refused where it is used`,
+        );
+      continue;
+    }
+    const byName = new Map<string, YAMLMap>();
+    const list = (pair as Pair).value;
+    if (!isSeq(list)) {
+      up.problem(
+        path,
+        (pair as Pair).key,
+        `profiles.${cls} must be a list of {name, ${PROFILE_FIELDS[cls]}}`,
+      );
+      continue;
+    }
+    (list as YAMLSeq).items.forEach((item, i) => {
+      const name = isMap(item) ? scalarText(pairOf(item as YAMLMap, 'name')?.value) : undefined;
+      const body = isMap(item) ? pairOf(item as YAMLMap, PROFILE_FIELDS[cls])?.value : undefined;
+      if (name == null || name === '' || body == null) {
+        up.problem([...path, i], item, `a ${cls} preset needs \`name\` and \`${PROFILE_FIELDS[cls]}\``);
+        return;
+      }
+      if (byName.has(name)) up.problem([...path, i, 'name'], item, `preset ${name} is defined twice`);
+      byName.set(name, item as YAMLMap);
+    });
+    up.profiles.set(cls, byName);
+  }
+  takeOut(root, pairOf(root, 'profiles') as Pair);
+  up.change(['profiles'], profiles, 'removed: its presets are expanded where a `profile:` names them');
+}
+
 /**
  * presetProfile maps upstream's `profile:` on a `resourceQuotas` item onto the `hard` map of its
  * built-in preset (the `profile` key becomes `hard`, so errors keep its position). A profile
  * Orkestra cannot expand at load time is refused at the key with the reason: a templated one
- * (upstream picks it per CR), an unknown name (upstream's user-defined `profiles` registry), one
- * written beside `hard` or `limits` (upstream rejects the mix), and every `limitRanges` profile
- * (upstream has no built-in LimitRange presets).
+ * (upstream picks it per CR), a name neither the Katalog's `profiles` registry (readProfiles, looked
+ * up first) nor the built-ins define, and one written beside `hard` or `limits` (upstream rejects
+ * the mix). `limitRanges` profiles come from the registry only (upstream has no built-in ones).
  */
 function presetProfile(
   up: Upgrader,
@@ -1933,9 +1994,19 @@ function presetProfile(
     refuse(`is given beside \`${field}\`; a profile is a whole preset (upstream refuses both): keep one`);
     return;
   }
+  const user = up.profiles.get(listKey)?.get(name);
+  if (user != null) {
+    // A user-defined preset wins over a built-in one of the same name, as upstream resolves them.
+    const body = pairOf(user, field)?.value as YamlNode;
+    const key = scalar(field, profile.key);
+    key.commentBefore = (profile.key as YamlNode | null)?.commentBefore ?? null;
+    item.items.splice(item.items.indexOf(profile), 1, new Pair(key, body.clone()));
+    up.change(at, profile.key, `the ${name} preset of profiles.${listKey} became its ${field}`);
+    return;
+  }
   if (listKey === 'limitRanges') {
     refuse(
-      'names a user-defined LimitRange preset (upstream has no built-in ones, and Orkestra reads no `profiles` registry); write its `limits`',
+      `names no preset of \`profiles.limitRanges\` (upstream has no built-in LimitRange presets): define it there or write \`limits\``,
     );
     return;
   }
@@ -1949,7 +2020,7 @@ function presetProfile(
   const hard = RESOURCE_QUOTA_PROFILES[name.toLowerCase()];
   if (hard == null) {
     refuse(
-      `is not one of upstream's built-in ResourceQuota presets (${allowed}); a user-defined preset is not read: write \`hard\``,
+      `is neither a preset of \`profiles.resourceQuotas\` nor one of upstream's built-in ResourceQuota presets (${allowed}): define it or write \`hard\``,
     );
     return;
   }
