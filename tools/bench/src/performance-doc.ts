@@ -296,8 +296,9 @@ kro 8 instance reconciles, and both floors write for 8 CRs at a time.
    reconciles from the first create to here give _CPU ms per reconcile_ and _reconciles per new
    CR_; the writes over the same span, the benchmark's CR creates left out, give _writes per new
    CR_ (children, status, the CR object, Events, other). The full floor makes 4 child writes and
-   1 status write per CR by construction; "other" is the API server's own write per Service (its
-   ClusterIP's \`IPAddress\` object), which the full floor's Services cause too.
+   1 status write per CR by construction. The log lists the writes by resource: "other" is the API
+   server's own write per Service (\`POST networking.k8s.io/ipaddresses\`, the ClusterIP's
+   \`IPAddress\` object), which the full floor's Services cause too.
 5. _Idle window_ (\`--idle-seconds\`): nothing touches the cluster. \`idleRequestsPerCrHour\` = requests
    in the window ÷ (N + 10) CRs, scaled to an hour; \`noopResyncWrites\` = writes ÷ the resyncs due in
    the window (none are due at kro's default resync, so it is n/a there).
