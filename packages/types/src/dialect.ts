@@ -809,7 +809,7 @@ const WATCH_REFUSED: Readonly<Record<string, string>> = {
 
 /**
  * upgradeWatch moves upstream's `operatorBox.watch` and `operatorBox.observe.watch` lists to the
- * entry's `watch` (docs/reference/katalog.md §3.4) and maps each item: `index` (field indexers for
+ * entry's `watch` (docs/reference/katalog.md §3.2) and maps each item: `index` (field indexers for
  * upstream's Go client) is dropped; `enqueueGate` and `include` are refused with their reason.
  */
 function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
@@ -840,12 +840,14 @@ function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
       [...path, 'index'],
       'field indexers serve the lists of upstream’s Go client code; Orkestra runs none',
     );
-    for (const key of Object.keys(WATCH_REFUSED)) {
+    for (const key of ['enqueueGate', 'include']) {
       const pair = pairOf(item as YAMLMap, key);
-      if (pair == null || key === 'events') continue;
-      const holder = new YAMLMap();
-      holder.items.push(pair);
-      up.refuse(holder, path, WATCH_REFUSED);
+      if (pair == null) continue;
+      up.problem(
+        [...path, key],
+        pair.key,
+        `upstream key \`${key}\` has no counterpart in Orkestra: ${WATCH_REFUSED[key] ?? ''}`,
+      );
       takeOut(item as YAMLMap, pair);
     }
   });

@@ -373,7 +373,7 @@ const WatchKeyFromSchema = z
   });
 
 /**
- * WatchItemSchema is one object kind an entry watches besides its children (docs/reference/katalog.md §3.4,
+ * WatchItemSchema is one object kind an entry watches besides its children (docs/reference/katalog.md §3.2,
  * upstream's `operatorBox.watch`): a change to a matching object re-queues CRs of the entry.
  */
 const WatchItemSchema = z.strictObject({
@@ -393,7 +393,7 @@ const WatchItemSchema = z.strictObject({
 /** WatchItem is a watch item after loading. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface WatchItem extends z.output<typeof WatchItemSchema> {}
-/** WatchItem is one object kind an entry watches besides its children (docs/reference/katalog.md §3.4). */
+/** WatchItem is one object kind an entry watches besides its children (docs/reference/katalog.md §3.2). */
 export const WatchItem: z.ZodType<WatchItem> = WatchItemSchema.meta({ id: 'WatchItem' });
 
 const DependencyCondition = z.enum(['started', 'healthy']);
