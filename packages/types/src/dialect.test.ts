@@ -670,13 +670,32 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
       message: expect.stringContaining('literal namespace'),
     });
   });
-  it('drops mode, serve, queue.shared and sleep with a note, and refuses entry labels, enrich, namespace and presets with reasons', () => {
+  it('maps an entry namespace onto allowedNamespaces, and refuses one that allowedNamespaces excludes', () => {
+    const text = `${head()}      namespace: shop\n`;
+    const entry = ok(load(text)).katalog.spec.crds['website'];
+    expect(entry?.allowedNamespaces).toEqual(['shop']);
+    expect(migrateKatalog(text).changes).toContainEqual(
+      expect.objectContaining({ path: 'spec.crds.website.namespace', line: lineOf(text, 'namespace: shop') }),
+    );
+    const same = `${head()}      namespace: shop\n      allowedNamespaces: [shop, web]\n`;
+    expect(ok(load(same)).katalog.spec.crds['website']?.allowedNamespaces).toEqual(['shop', 'web']);
+    const clash = `${head()}      namespace: shop\n      allowedNamespaces: [web]\n`;
+    expect(errors(load(clash)).find((e) => e.path === 'spec.crds.website.namespace')).toMatchObject({
+      line: lineOf(clash, 'namespace: shop'),
+      message: expect.stringContaining('conflicts with allowedNamespaces'),
+    });
+    const templated = `${head()}      namespace: "{{ .spec.ns }}"\n`;
+    expect(errors(load(templated)).find((e) => e.path === 'spec.crds.website.namespace')?.message).toContain(
+      'literal namespace',
+    );
+  });
+
+  it('drops mode, serve, queue.shared and sleep with a note, and refuses entry labels, enrich and presets with reasons', () => {
     const text = `${head()}      mode: dynamic
       serve: {enabled: true}
       queue: {shared: false, maxDepth: 10}
       labels: {app: web}
       enrich: [pods]
-      namespace: default
       operatorBox:
         onCreate:
           deployments:
@@ -701,7 +720,6 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
       message: expect.stringContaining('no counterpart'),
     });
     expect(at('spec.crds.website.enrich')?.line).toBe(lineOf(text, 'enrich:'));
-    expect(at('spec.crds.website.namespace')?.message).toContain('allowedNamespaces');
     expect(at('spec.crds.website.operatorBox.onCreate.deployments[0].resources.profile')).toMatchObject({
       line: lineOf(text, 'profile: burst'),
       message: expect.stringContaining('requests'),

@@ -758,6 +758,7 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
     [...base, 'serve'],
     'the gateway’s self-service form is not part of Orkestra; reconciling is unchanged',
   );
+  upgradeEntryNamespace(up, entry, base);
   entryRefusals(up, entry, base);
   up.drop(entry, 'endpoints', [...base, 'endpoints'], 'the operator serves one fixed set of endpoints');
   up.drop(entry, 'crFiles', [...base, 'crFiles'], 'sample CRs are passed to `ork render`/`ork dev` instead');
@@ -1214,11 +1215,55 @@ const ENTRY_REFUSED: Readonly<Record<string, string>> = {
   conversion:
     'it serves a CRD conversion webhook (`storageVersion` and `paths` between versions), which Orkestra does not run; give each version its own entry or serve one version',
   enrich: 'pods and events are not added to the template context; read children through `status` fields',
-  namespace: 'an entry is not tied to one namespace by this key; use `allowedNamespaces: [<namespace>]`',
   ignoreStatusPatch: REFUSED['ignoreStatusPatch'] ?? '',
   ignoreObservedGeneration: REFUSED['ignoreObservedGeneration'] ?? '',
   removeFinalizers: REFUSED['removeFinalizers'] ?? '',
 };
+
+/**
+ * upgradeEntryNamespace maps upstream's entry `namespace: X` (its informer watches X only) onto
+ * `allowedNamespaces: [X]`, whose one exact name scopes the informers and RBAC the same way (§19);
+ * children bound for other namespaces are held to it too. A templated or non-text value, or an
+ * `allowedNamespaces` that already excludes X, is refused at the key.
+ */
+function upgradeEntryNamespace(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const pair = pairOf(entry, 'namespace');
+  if (pair == null) return;
+  const path = [...base, 'namespace'];
+  const value = isScalar(pair.value) ? (pair.value as Scalar).value : undefined;
+  if (typeof value !== 'string' || value === '' || value.includes('{{')) {
+    up.problem(
+      path,
+      pair.key,
+      'upstream key `namespace` must be one literal namespace name to map onto `allowedNamespaces`',
+    );
+    takeOut(entry, pair);
+    return;
+  }
+  const allowed = pairOf(entry, 'allowedNamespaces');
+  if (allowed == null) {
+    const at = takeOut(entry, pair);
+    entry.items.splice(at, 0, new Pair(scalar('allowedNamespaces', pair.key), flowList([value], pair.value)));
+    up.change(
+      path,
+      pair.key,
+      `mapped to allowedNamespaces: [${value}] (informers, RBAC and children scoped to it)`,
+    );
+    return;
+  }
+  const names = isSeq(allowed.value) ? (allowed.value as YAMLSeq).items.map(scalarText) : [];
+  if (names.includes(value)) {
+    takeOut(entry, pair);
+    up.change(path, pair.key, `removed: allowedNamespaces already lists ${value}`);
+    return;
+  }
+  up.problem(
+    path,
+    pair.key,
+    `upstream key \`namespace: ${value}\` conflicts with allowedNamespaces, which does not list it; keep one of them`,
+  );
+  takeOut(entry, pair);
+}
 
 function entryRefusals(up: Upgrader, entry: YAMLMap, base: Path): void {
   for (const [key, reason] of Object.entries(ENTRY_REFUSED)) {
