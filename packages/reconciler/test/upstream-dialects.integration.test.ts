@@ -359,4 +359,61 @@ spec:
     await waitFor('the ClusterRole is deleted', async () => (await clusterRole()) == null);
     await waitFor('the CR is gone', async () => !(await readers.exists(ns, 'ops')));
   });
+
+  it('creates an upstream pods item as a Pod, and creates it again with the current spec when it is gone', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const workers = await startOther(
+      'Worker',
+      'workers',
+      `
+apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: bare-pods}
+spec:
+  crds:
+    worker:
+      apiTypes: {group: ${group}, version: v1, kind: Worker, plural: workers}
+      operatorBox:
+        onReconcile:
+          pods:
+            - name: "{{ .metadata.name }}-worker"
+              image: "{{ .spec.image }}"
+              port: "9090"
+              labels:
+                - key: role
+                  value: worker
+`,
+    );
+    const ns = env.namespace;
+    const pod = async () => {
+      try {
+        return await core.readNamespacedPod({ namespace: ns, name: 'w1-worker' });
+      } catch (error) {
+        if ((error as { code?: number }).code === 404) return undefined;
+        throw error;
+      }
+    };
+    await workers.create(ns, 'w1', { image: 'busybox:1.36' });
+    await waitFor('the Pod is created', async () => (await pod()) != null);
+    const first = await pod();
+    expect(first?.spec?.containers[0]).toMatchObject({ name: 'w1-worker', image: 'busybox:1.36' });
+    expect(first?.spec?.containers[0]?.ports?.[0]?.containerPort).toBe(9090);
+    expect(first?.metadata?.labels?.['role']).toBe('worker');
+    expect(first?.metadata?.ownerReferences?.[0]?.kind).toBe('Worker');
+    // Create-only: a changed spec does not reach the running Pod …
+    await workers.patchSpec(ns, 'w1', { image: 'busybox:1.37' });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await pod())?.spec?.containers[0]?.image).toBe('busybox:1.36');
+    // … but the Pod created again once it is gone has it.
+    await core.deleteNamespacedPod({ namespace: ns, name: 'w1-worker', gracePeriodSeconds: 0 });
+    await waitFor('the Pod is created again with the current image', async () => {
+      const next = await pod();
+      return (
+        next != null &&
+        next.metadata?.uid !== first?.metadata?.uid &&
+        next.metadata?.deletionTimestamp == null
+      );
+    });
+    expect((await pod())?.spec?.containers[0]?.image).toBe('busybox:1.37');
+  });
 });

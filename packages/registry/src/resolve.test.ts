@@ -131,6 +131,7 @@ describe('default names (docs/reference/katalog.md §7.8)', () => {
     ['resourceQuotas', { hard: { pods: 10 } }, 'shop-quota'],
     ['limitRanges', { limits: [{ max: { cpu: '2' } }] }, 'shop-limits'],
     ['replicaSets', { image: 'nginx' }, 'shop-replicaset'],
+    ['pods', { image: 'nginx' }, 'shop-pod'],
   ] as const)('%s → %s', (key, entry, name) => {
     expect(resolve(key, entry).metadata.name).toBe(name);
   });
@@ -469,6 +470,21 @@ describe('other kinds', () => {
     expect(at(m, 'spec.selector.matchLabels')).toEqual({ [Labels.OwnerUid]: 'uid-1', [Labels.Child]: 'rs' });
     expect(at(m, 'spec.template.spec.containers.0.name')).toBe('rs');
     expect(m.metadata.labels?.[Labels.Child]).toBe('rs');
+  });
+
+  it('pods are create-only, with one container named after them, their port and restartPolicy Always', () => {
+    const m = resolve('pods', { name: 'solo', image: 'busybox', port: '9090' });
+    expect(m.apiVersion).toBe('v1');
+    expect(m.kind).toBe('Pod');
+    expect(at(m, 'spec.containers.0')).toMatchObject({ name: 'solo', image: 'busybox' });
+    expect(at(m, 'spec.containers.0.ports.0.containerPort')).toBe(9090);
+    expect(at(m, 'spec.restartPolicy')).toBe('Always');
+    expect(kinds.pods.createOnly).toBe(true);
+    expect(m.metadata.labels).toMatchObject({ [Labels.OwnerUid]: 'uid-1', [Labels.Child]: 'solo' });
+    expect(at(resolve('pods', { image: 'x', restartPolicy: 'Never' }), 'spec.restartPolicy')).toBe('Never');
+    expect(() => resolve('pods', { image: 'x', restartPolicy: 'Sometimes' })).toThrow(
+      /must be one of Always/,
+    );
   });
 
   it('network policy profiles and derived policyTypes', () => {

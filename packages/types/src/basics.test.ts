@@ -174,6 +174,7 @@ describe('RESOURCE_KINDS', () => {
       'deployments',
       'statefulSets',
       'replicaSets',
+      'pods',
       'jobs',
       'cronJobs',
       'ingresses',

@@ -868,11 +868,25 @@ describe('upstream list keys without a built-in list', () => {
     ok(result).katalog.spec.crds['website']?.operatorBox.onReconcile.custom ?? [];
   const base = 'spec.crds.website.operatorBox.onReconcile';
 
-  it('still refuses pods at its key with what to use instead', () => {
-    const result = load(onReconcile('          pods:\n            - name: solo\n'));
-    expect(errors(result).map((e) => [e.line, e.column, e.path])).toEqual([[15, 11, `${base}.pods`]]);
-    expect(errors(result)[0]?.message).toContain('has no counterpart in Orkestra');
-    expect(errors(result)[0]?.message).toContain('`kind: Pod`');
+  it('reads upstream pods as the pods list, with labels lists mapped and restartPolicy defaulted', () => {
+    const text = onReconcile(`          pods:
+            - name: "{{ .metadata.name }}-worker"
+              image: busybox:1.36
+              port: "9090"
+              labels:
+                - key: role
+                  value: worker
+`);
+    const pod = ok(load(text)).katalog.spec.crds['website']?.operatorBox.onReconcile.pods[0];
+    expect(pod).toMatchObject({
+      name: '{{ .metadata.name }}-worker',
+      image: 'busybox:1.36',
+      port: '9090',
+      labels: { role: 'worker' },
+      restartPolicy: 'Always',
+    });
+    const noImage = load(onReconcile('          pods:\n            - name: solo\n'));
+    expect(errors(noImage).map((e) => e.path)).toEqual([`${base}.pods[0].image`]);
   });
 
   it('maps clusterRoles onto custom ClusterRole entries, keeping common keys and defaulting apiGroups to [""]', () => {

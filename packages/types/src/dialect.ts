@@ -1532,18 +1532,8 @@ function renameListKeys(up: Upgrader, group: YAMLMap, path: Path): void {
 }
 
 /**
- * LIST_KEY_REFUSED are upstream list keys with no built-in list here, and what to write instead
- * (docs/reference/katalog.md §24). Each is refused at its key rather than left to the schema's
- * bare "unknown key".
- */
-const LIST_KEY_REFUSED: Readonly<Record<string, string>> = {
-  pods: 'bare Pods are not a built-in list (a Pod is neither updated in place nor replaced when its node goes); use `deployments`, `statefulSets` or `jobs`, or declare it under `custom` with `apiVersion: v1`, `kind: Pod`',
-};
-
-/**
- * refuseListKeys reports (and takes out) upstream list keys that have no built-in list, with the
- * reason. In a canonical Katalog that includes upstream's cluster-scoped lists, which only an
- * upstream Katalog maps (see CLUSTER_LISTS).
+ * refuseListKeys reports (and takes out), in a canonical Katalog, upstream's cluster-scoped lists,
+ * which only an upstream Katalog maps (see CLUSTER_LISTS), naming the `custom` spelling.
  */
 function refuseListKeys(up: Upgrader, group: YAMLMap, path: Path): void {
   for (const pair of [...group.items]) {
@@ -1555,12 +1545,6 @@ function refuseListKeys(up: Upgrader, group: YAMLMap, path: Path): void {
         [...path, key],
         (pair as Pair).key,
         `upstream list \`${key}\` is mapped only in an upstream Katalog (apiVersion ${UPSTREAM_API_VERSIONS.join(' or ')}); in this Katalog declare each item under \`custom\` with \`apiVersion: ${cluster.apiVersion}\`, \`kind: ${cluster.kind}\`, \`namespaced: false\` and \`metadata.name\` (\`ork migrate\` writes that form from an upstream Katalog)`,
-      );
-    else if (Object.hasOwn(LIST_KEY_REFUSED, key))
-      up.problem(
-        [...path, key],
-        (pair as Pair).key,
-        `upstream list \`${key}\` has no counterpart in Orkestra: ${LIST_KEY_REFUSED[key] ?? ''}`,
       );
     else continue;
     takeOut(group, pair as Pair);

@@ -149,6 +149,18 @@ describe('rollout plan', () => {
     expect(katalogRevision({ ...k, spec: { ...k.spec, finalizers: ['x'] } } as never)).not.toBe(base);
     expect(base).toMatch(/^[0-9a-f]{10}$/);
   });
+
+  it('the revision counts an empty list or map as absent, so a new defaulted-empty field keeps it', () => {
+    const k = {
+      apiVersion: 'v',
+      kind: 'Katalog',
+      metadata: { name: 'k' },
+      spec: { crds: {}, providers: [] },
+    };
+    const base = katalogRevision(k as never);
+    expect(katalogRevision({ ...k, spec: { ...k.spec, pods: [], extra: {} } } as never)).toBe(base);
+    expect(katalogRevision({ ...k, spec: { ...k.spec, pods: [{}] } } as never)).not.toBe(base);
+  });
 });
 
 describe('spec.rollout schema', () => {

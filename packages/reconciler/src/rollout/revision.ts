@@ -6,16 +6,24 @@ import { createHash } from 'node:crypto';
 import type { KubeObject } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';
 
-/** canonical is JSON with sorted keys. */
+/**
+ * canonical is JSON with sorted keys, where an empty list or map counts as absent: a release that
+ * adds a list or map defaulting to empty (a new kind list, say) leaves every revision as it was.
+ */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value != null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
+      .filter(([, v]) => v !== undefined && !isEmpty(v))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+function isEmpty(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  return value != null && typeof value === 'object' && Object.keys(value).length === 0;
 }
 
 /** katalogRevision is the 10-hex-digit revision of a loaded Katalog. */

@@ -11,6 +11,7 @@ import { limitRanges } from './limit-ranges.js';
 import { namespaces } from './namespaces.js';
 import { networkPolicies } from './network-policies.js';
 import { pdb } from './pdb.js';
+import { pods } from './pods.js';
 import { persistentVolumeClaims } from './persistent-volume-claims.js';
 import { replicaSets } from './replica-sets.js';
 import { resourceQuotas } from './resource-quotas.js';
@@ -41,6 +42,7 @@ export const kinds = {
   deployments,
   statefulSets,
   replicaSets,
+  pods,
   jobs,
   cronJobs,
   ingresses,

@@ -9,6 +9,7 @@ import { limitRanges } from './limit-ranges.js';
 import { namespaces } from './namespaces.js';
 import { networkPolicies } from './network-policies.js';
 import { pdb } from './pdb.js';
+import { pods } from './pods.js';
 import { persistentVolumeClaims } from './persistent-volume-claims.js';
 import { replicaSets } from './replica-sets.js';
 import { resourceQuotas } from './resource-quotas.js';
@@ -42,6 +43,7 @@ const KIND_TABLE = Object.freeze([
   deployments,
   statefulSets,
   replicaSets,
+  pods,
   jobs,
   cronJobs,
   ingresses,

@@ -592,6 +592,24 @@ const jobShape = {
   restartPolicy: Tpl.default('OnFailure'),
 };
 
+const { podLabels: _podLabels, podAnnotations: _podAnnotations, ...podContainerShape } = containerShape;
+
+/**
+ * PodEntry is an item of `pods` (upstream Orkestra's key): one container and its serving fields;
+ * the Pod's own `labels`/`annotations` take the place of `podLabels`/`podAnnotations`.
+ */
+const PodEntrySchema = gated({
+  ...commonShape,
+  ...podContainerShape,
+  ...servingShape,
+  restartPolicy: Tpl.default('Always'),
+}).superRefine(portsExclusive);
+/** PodEntry is a pod entry. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface PodEntry extends z.output<typeof PodEntrySchema> {}
+/** PodEntry is an item of `pods` (create-only in every group). */
+export const PodEntry: z.ZodType<PodEntry> = PodEntrySchema.meta({ id: 'PodEntry' });
+
 /** JobEntry is an item of `jobs` (create-only in every group, never pruned). */
 const JobEntrySchema = gated({
   ...commonShape,
