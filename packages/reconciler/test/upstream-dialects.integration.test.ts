@@ -416,4 +416,56 @@ spec:
     });
     expect((await pod())?.spec?.containers[0]?.image).toBe('busybox:1.37');
   });
+
+  it("keeps an upstream entry's labels and annotations on each CR, following its spec, and writes nothing once they hold", async () => {
+    const teams = await startOther(
+      'Team',
+      'teams',
+      `
+apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: cr-labels}
+spec:
+  crds:
+    team:
+      apiTypes: {group: ${group}, version: v1, kind: Team, plural: teams}
+      resync: 1s
+      labels:
+        - key: team
+          value: "{{ .spec.team }}"
+      annotations:
+        - key: example.org/owner
+          value: "{{ .spec.team }}-owners"
+      operatorBox:
+        onReconcile:
+          configMaps:
+            - name: "{{ .metadata.name }}-roster"
+              data: {team: "{{ .spec.team }}"}
+`,
+    );
+    const ns = env.namespace;
+    await teams.create(ns, 't1', { team: 'blue' });
+    await waitFor(
+      'the CR is labelled',
+      async () => (await teams.get(ns, 't1')).metadata.labels?.['team'] === 'blue',
+    );
+    const labelled = await teams.get(ns, 't1');
+    expect(labelled.metadata.annotations?.['example.org/owner']).toBe('blue-owners');
+    await teams.patchSpec(ns, 't1', { team: 'red' });
+    await waitFor('the label follows the spec', async () => {
+      const cr = await teams.get(ns, 't1');
+      return (
+        cr.metadata.labels?.['team'] === 'red' &&
+        cr.metadata.annotations?.['example.org/owner'] === 'red-owners'
+      );
+    });
+    await waitFor('t1 Ready=True', async () => readyOf(await teams.get(ns, 't1'))?.status === 'True');
+    // Settled: resyncs every second re-render the same values, and the CR is not written again
+    // (the API server would also drop a patch that changes nothing, so count what is sent).
+    const runtime = runtimes.at(-1);
+    const before = runtime?.requestCounts() ?? {};
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const after = runtime?.requestCounts() ?? {};
+    expect(after['patch Team'] ?? 0).toBe(before['patch Team'] ?? 0);
+  });
 });

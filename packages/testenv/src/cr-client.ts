@@ -23,6 +23,8 @@ export interface CustomObject {
     readonly finalizers?: readonly string[];
     readonly deletionTimestamp?: string;
     readonly resourceVersion: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
   };
   readonly spec?: Record<string, unknown>;
   readonly status?: {

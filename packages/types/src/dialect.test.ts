@@ -670,6 +670,22 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
       message: expect.stringContaining('literal namespace'),
     });
   });
+  it('keeps entry labels and annotations for the CR itself, a {key, value} list read as a map', () => {
+    const text = `${head()}      labels:
+        - key: team
+          value: "{{ .spec.team }}"
+      annotations: {owner: platform}
+`;
+    const entry = ok(load(text)).katalog.spec.crds['website'];
+    expect(entry?.labels).toEqual({ team: '{{ .spec.team }}' });
+    expect(entry?.annotations).toEqual({ owner: 'platform' });
+    expect(migrateKatalog(text).changes).toContainEqual(
+      expect.objectContaining({ path: 'spec.crds.website.labels', line: lineOf(text, 'labels:') }),
+    );
+    const reserved = `${head()}      labels: {orkestra.konductor.io/owner: x}\n`;
+    expect(errors(load(reserved))[0]?.message).toContain('reserved for Orkestra');
+  });
+
   it('maps an entry namespace onto allowedNamespaces, and refuses one that allowedNamespaces excludes', () => {
     const text = `${head()}      namespace: shop\n`;
     const entry = ok(load(text)).katalog.spec.crds['website'];
@@ -690,7 +706,7 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
     );
   });
 
-  it('drops mode, serve, queue.shared and sleep with a note, and refuses entry labels, enrich and presets with reasons', () => {
+  it('drops mode, serve, queue.shared and sleep with a note, and refuses enrich and presets with reasons', () => {
     const text = `${head()}      mode: dynamic
       serve: {enabled: true}
       queue: {shared: false, maxDepth: 10}
@@ -715,10 +731,7 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
     );
     const found = errors(load(text));
     const at = (path: string) => found.find((e) => e.path === path);
-    expect(at('spec.crds.website.labels')).toMatchObject({
-      line: lineOf(text, 'labels: {app'),
-      message: expect.stringContaining('no counterpart'),
-    });
+    expect(at('spec.crds.website.labels')).toBeUndefined();
     expect(at('spec.crds.website.enrich')?.line).toBe(lineOf(text, 'enrich:'));
     expect(at('spec.crds.website.operatorBox.onCreate.deployments[0].resources.profile')).toMatchObject({
       line: lineOf(text, 'profile: burst'),
@@ -1534,7 +1547,7 @@ describe('entry-level keys upstream writes onto the CR or serves as a webhook', 
   const lineOf = (text: string, needle: string): number =>
     text.split('\n').findIndex((l) => l.includes(needle)) + 1;
 
-  it('refuses conversion (a conversion webhook) and annotations (written onto the CR) at the key, with the reason', () => {
+  it('refuses conversion (a conversion webhook) at the key, with the reason, and keeps entry annotations', () => {
     const text = `${head()}      annotations:
         team: "{{ .spec.team }}"
       conversion:
@@ -1547,11 +1560,9 @@ describe('entry-level keys upstream writes onto the CR or serves as a webhook', 
     const result = load(text);
     const found = result.ok ? [] : result.errors;
     expect(found.map((e) => [e.path, e.line, e.column])).toEqual([
-      ['spec.crds.website.annotations', lineOf(text, 'annotations:'), 7],
       ['spec.crds.website.conversion', lineOf(text, 'conversion:'), 7],
     ]);
-    expect(found[0]?.message).toContain('onto the CRs themselves');
-    expect(found[1]?.message).toContain('conversion webhook');
+    expect(found[0]?.message).toContain('conversion webhook');
     expect(found.some((e) => e.message.startsWith('unknown key'))).toBe(false);
   });
 });

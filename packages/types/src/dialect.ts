@@ -759,6 +759,9 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
     'the gateway’s self-service form is not part of Orkestra; reconciling is unchanged',
   );
   upgradeEntryNamespace(up, entry, base);
+  // Upstream's entry labels (and annotations) are kept on the CRs themselves (katalog.md §3.3).
+  labelsList(up, entry, base, 'labels');
+  labelsList(up, entry, base, 'annotations');
   entryRefusals(up, entry, base);
   up.drop(entry, 'endpoints', [...base, 'endpoints'], 'the operator serves one fixed set of endpoints');
   up.drop(entry, 'crFiles', [...base, 'crFiles'], 'sample CRs are passed to `ork render`/`ork dev` instead');
@@ -1209,9 +1212,6 @@ function walkScalars(node: unknown, visit: (node: Scalar) => void): void {
 
 /** ENTRY_REFUSED names entry-level upstream keys without a counterpart, and why (reported at the key). */
 const ENTRY_REFUSED: Readonly<Record<string, string>> = {
-  labels:
-    'writing labels onto the CRs themselves is not supported; children take `labels`, and the runtime stamps its own (§22)',
-  annotations: 'writing annotations onto the CRs themselves is not supported; children take `annotations`',
   conversion:
     'it serves a CRD conversion webhook (`storageVersion` and `paths` between versions), which Orkestra does not run; give each version its own entry or serve one version',
   enrich: 'pods and events are not added to the template context; read children through `status` fields',

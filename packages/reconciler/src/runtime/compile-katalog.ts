@@ -113,6 +113,8 @@ export interface CompiledCrd {
   readonly childKinds: readonly { readonly apiVersion: string; readonly kind: string }[];
   /** Hook and provider declarations (steps 9–12 and 16), compiled. */
   readonly hooks: CompiledHooks;
+  /** The entry's `labels` and `annotations` for the CR itself (step 18), when it declares any. */
+  readonly crMetadata: CompiledValue | undefined;
 }
 
 /** CompiledKatalog is a Katalog whose templates are all compiled. */
@@ -239,6 +241,13 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     readiness: (entry as { readiness?: 'children' | 'reconciled' }).readiness ?? 'children',
     childKinds: [...childKinds.values()],
     hooks: compileHooks(entry, base, engine),
+    crMetadata:
+      entry.labels == null && entry.annotations == null
+        ? undefined
+        : compileValue(
+            { labels: entry.labels ?? {}, annotations: entry.annotations ?? {} },
+            { path: base, engine },
+          ),
   };
 }
 

@@ -37,7 +37,8 @@ import { applyGroup } from './stages/child-writes.js';
 import { runDeletion } from './stages/deletion.js';
 import type { DeletionMemory } from './stages/deletion.js';
 import { blockedError, copySecrets, desiredSet, heldBack } from './stages/desired.js';
-import { initialContext, runHooks, writeHookAnnotations } from './stages/hooks.js';
+import { renderCrMetadata, writeCrMetadata } from './stages/cr-metadata.js';
+import { initialContext, runHooks } from './stages/hooks.js';
 import { buildInventory, inventoryOf } from './stages/inventory.js';
 import { prune } from './stages/prune.js';
 import { flushChildChanges, newRunState } from './stages/run-state.js';
@@ -242,6 +243,7 @@ export class CrdPipeline {
     // issue 14: Secrets with `copyFrom` take their source's data; a missing source waits.
     const desired = await copySecrets(s, desiredSet(s, view, context));
     if (isPending(desired)) return desired;
+    renderCrMetadata(s, context, state);
     mark('desired');
     state.desired = desired;
     const previous = inventoryOf(current.cr);
@@ -276,11 +278,11 @@ export class CrdPipeline {
     const waitingProvider = await runHooks(s, this.#o.hooks, 'after-writes', view, context, ctx, state);
     if (waitingProvider != null) return waitingProvider;
     mark('providers');
-    // Status, step 17; annotations, step 18.
+    // Status, step 17; the CR's labels and annotations, step 18.
     const outcome: ReadyOutcome = { ready: true, reason: ConditionReason.ReconcileSucceeded, message: '' };
     await this.#writeStatus(current.cr, outcome, state, ctx);
     mark('status');
-    await writeHookAnnotations(s, current.cr, state, ctx);
+    await writeCrMetadata(s, current.cr, state, ctx);
     return this.#result(state);
   }
 

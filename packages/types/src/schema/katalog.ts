@@ -293,6 +293,12 @@ const crdEntryShape = {
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),
   dependsOn: DependsOn.default([]),
+  /**
+   * Labels and annotations the runtime keeps on every CR of the entry (issue 14, upstream's entry
+   * `labels`): values are templates over the CR, added or updated with one metadata patch, never removed.
+   */
+  labels: LabelMap.optional(),
+  annotations: AnnotationMap.optional(),
   /** Objects besides children and cross targets whose changes re-queue CRs (issue 14, upstream's `watch`). */
   watch: z.array(WatchItem).optional(),
   /**

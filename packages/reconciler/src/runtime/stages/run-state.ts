@@ -46,8 +46,10 @@ export interface RunState {
   desired: DesiredSet | undefined;
   context: TemplateContext | undefined;
   inventory: InventoryRecord[] | undefined;
-  /** Step 18: CR annotations to write after a successful reconcile. */
+  /** Step 18: CR annotations to write after a successful reconcile (hooks' and the entry's `annotations`). */
   annotations: Map<string, string>;
+  /** Step 18: CR labels to write after a successful reconcile (the entry's `labels`, issue 14). */
+  labels: Map<string, string>;
   /** `status.providers` to write; undefined keeps the cached value. */
   providers: Readonly<Record<string, unknown>> | undefined;
   /** issue-18: children held back by `waitFor` (child id → ids not ready yet). */
@@ -73,6 +75,7 @@ export function newRunState(): RunState {
     context: undefined,
     inventory: undefined,
     annotations: new Map(),
+    labels: new Map(),
     providers: undefined,
     waiting: undefined,
     childChanges: [],
