@@ -585,6 +585,39 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
     });
   });
 
+  it('lets a cluster-scoped entry take its copy source name and namespace from the CR', () => {
+    const templated = copy
+      .replace('fromSecret: shared-registry', 'fromSecret: "{{ .spec.secret }}"')
+      .replace('fromNamespace: platform', 'fromNamespace: "{{ .spec.ns }}"');
+    expect(errors(load(templated)).some((e) => e.path.includes('copyFrom'))).toBe(true);
+    const cluster = templated.replace('      operatorBox:', '      namespaced: false\n      operatorBox:');
+    const secrets = ok(load(cluster)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets ?? [];
+    expect(secrets[0]?.copyFrom).toEqual({ name: '{{ .spec.secret }}', namespace: '{{ .spec.ns }}' });
+    const badLiteral = cluster.replace('fromNamespace: "{{ .spec.ns }}"', 'fromNamespace: Not_A_Namespace');
+    expect(errors(load(badLiteral)).find((e) => e.path.endsWith('copyFrom.namespace'))?.message).toContain(
+      'DNS-1123',
+    );
+  });
+
+  it('reads a single toNamespaces item that is a whole CR field as the list of namespaces (forEach)', () => {
+    const text = copy.replace(
+      '                - "{{ .metadata.namespace }}"\n                - ci\n',
+      '                - "{{ .spec.targetNamespaces }}"\n',
+    );
+    const secrets = ok(load(text)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets ?? [];
+    expect(secrets).toHaveLength(1);
+    expect(secrets[0]).toMatchObject({
+      forEach: { field: 'spec.targetNamespaces' },
+      namespace: '{{ .item }}',
+    });
+    expect(migrateKatalog(text).changes).toContainEqual(
+      expect.objectContaining({
+        line: lineOf(text, 'toNamespaces'),
+        message: expect.stringContaining('forEach over spec.targetNamespaces'),
+      }),
+    );
+  });
+
   it('refuses copyFrom with tls or once, and toNamespaces beside namespace', () => {
     const withOnce = copy.replace('data: {note: copied}', 'once: true');
     expect(

@@ -2104,7 +2104,8 @@ function secretCopy(up: Upgrader, entry: YAMLMap, path: Path): void {
  * expandToNamespaces turns a secrets entry with upstream's `toNamespaces: [a, b]` into one entry
  * per namespace (`namespace: a`, `namespace: b`), the clones keeping the original's source ranges.
  * A templated namespace gets the gate `{field: <template>, exists: true}`, so an item that renders
- * empty is skipped, as upstream skips it.
+ * empty is skipped, as upstream skips it. A single item that is a whole field of the CR
+ * (`{{ .spec.targetNamespaces }}`) is read as the list of namespaces: `forEach` over that field.
  */
 function expandToNamespaces(up: Upgrader, list: YAMLSeq, listPath: Path): void {
   for (let i = list.items.length - 1; i >= 0; i--) {
@@ -2133,6 +2134,24 @@ function expandToNamespaces(up: Upgrader, list: YAMLSeq, listPath: Path): void {
       continue;
     }
     const targets = (pair.value as YAMLSeq).items;
+    const listField = targets.length === 1 ? wholePath(targets[0]) : undefined;
+    if (listField != null) {
+      // One item that is a whole field of the CR (`- "{{ .spec.targetNamespaces }}"`): upstream
+      // copies into each namespace that field lists, so it becomes a forEach over the field.
+      const target = targets[0];
+      const at = takeOut(entry as YAMLMap, pair);
+      const forEach = born(new YAMLMap(), target);
+      forEach.flow = true;
+      forEach.items.push(new Pair(scalar('field', target), scalar(listField, target)));
+      (entry as YAMLMap).items.splice(
+        at,
+        0,
+        new Pair(scalar('forEach', pair.key), forEach),
+        new Pair(scalar('namespace', pair.key), scalar('{{ .item }}', target)),
+      );
+      up.change(path, pair.key, `became forEach over ${listField}, one copy per namespace it lists`);
+      continue;
+    }
     takeOut(entry as YAMLMap, pair);
     const clones = targets.map((target) => {
       const clone = (entry as YAMLMap).clone() as YAMLMap;
@@ -2159,6 +2178,13 @@ function expandToNamespaces(up: Upgrader, list: YAMLSeq, listPath: Path): void {
       `became ${clones.length} ${clones.length === 1 ? 'entry' : 'entries'}, one per namespace`,
     );
   }
+}
+
+/** wholePath is `spec.x.y` for a scalar that is exactly `{{ .spec.x.y }}`, else undefined. */
+function wholePath(node: unknown): string | undefined {
+  const value = isScalar(node) ? node.value : undefined;
+  if (typeof value !== 'string') return undefined;
+  return /^\{\{-?\s*\.((?:spec|metadata|status)(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*-?\}\}$/.exec(value)?.[1];
 }
 
 /** upgradeChild rewrites upstream shapes inside one child entry (and its nested containers). */

@@ -226,4 +226,18 @@ operatorBox:
       'Secrets of namespace platform are read (copyFrom or auth.secretRef.namespace)',
     );
   });
+
+  it('grants get on Secrets cluster-wide for a cluster-scoped entry whose copy source is a template, and watches none of it', () => {
+    const rbac = generateRbac(
+      katalogFrom(`namespaced: false
+operatorBox:
+  onReconcile:
+    secrets: [{ name: copy, namespace: team-a, copyFrom: { name: shared, namespace: "{{ .spec.from }}" } }]`),
+      { namespace: 'ops' },
+    );
+    const secrets = rbac.rules.filter((r) => r.resources.includes('secrets'));
+    expect(secrets.some((r) => r.verbs.includes('get') && r.resourceNames == null)).toBe(true);
+    expect(secrets.some((r) => (r.resourceNames ?? []).includes('shared'))).toBe(false);
+    expect(rbac.notes.join('\n')).not.toContain('{{');
+  });
 });

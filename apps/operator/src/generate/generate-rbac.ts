@@ -240,8 +240,9 @@ function addWatchRules(rules: RuleSet, entry: CrdEntry, notes: string[]): void {
     rules.add(apiGroupOf(item.apiVersion), plural, ['list', 'watch'], item.name == null ? [] : [item.name]);
   }
   for (const secret of entry.operatorBox.onReconcile.secrets) {
-    const name = secret.copyFrom?.name;
-    if (name != null && !name.includes('{{')) rules.add('', 'secrets', ['list', 'watch'], [name]);
+    const from = secret.copyFrom;
+    if (from != null && !from.name.includes('{{') && !(from.namespace ?? '').includes('{{'))
+      rules.add('', 'secrets', ['list', 'watch'], [from.name]);
   }
 }
 
@@ -366,8 +367,9 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   // `copyFrom` Secrets read their source with a GET each reconcile (docs/reference/katalog.md §7.2).
   const copies = entries.flatMap((e) => copySources(e));
   if (copies.length > 0) rules.add('', 'secrets', ['get']);
+  const templatedCopies = copies.some((namespace) => namespace?.includes('{{') === true);
   const foreignReads = [
-    ...copies.filter((namespace) => namespace != null),
+    ...copies.filter((namespace) => namespace != null && !namespace.includes('{{')),
     ...entries.flatMap((e) =>
       e.operatorBox.external.flatMap((call) =>
         call.auth?.secretRef?.namespace == null ? [] : [call.auth.secretRef.namespace],
@@ -383,6 +385,10 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
       notes.push(
         `Secrets of namespace ${namespace} are read (copyFrom or auth.secretRef.namespace), but the generated Role is limited to namespace ${pinned}: grant \`get\` on secrets in ${namespace} by hand`,
       );
+  if (templatedCopies && pinned != null)
+    notes.push(
+      `a cluster-scoped entry copies Secrets from a namespace its CRs choose (copyFrom.namespace is a template), but the generated Role is limited to namespace ${pinned}: grant \`get\` on secrets in those namespaces by hand`,
+    );
   const operatorRules = rules.rules();
   const subject = { kind: 'ServiceAccount', name, namespace: options.namespace };
   const leaseName = `orkestra-${name}`;

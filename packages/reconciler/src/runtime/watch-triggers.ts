@@ -86,13 +86,14 @@ export function routeWatchChange(
  * copySourceWatches are the implicit watch items of an entry's `copyFrom` Secrets under
  * `onReconcile` whose source name is literal (docs/reference/katalog.md §7.2): a change to the
  * source re-queues the CRs of the entry, so the copies follow it without waiting for a resync. A
- * templated source name (in the CR's namespace) is read at each reconcile only.
+ * templated source name or namespace is read at each reconcile only.
  */
 export function copySourceWatches(entry: Pick<CrdEntry, 'operatorBox'>): WatchItem[] {
   const out: WatchItem[] = [];
   for (const secret of entry.operatorBox.onReconcile.secrets) {
     const from = secret.copyFrom;
-    if (from == null || isTemplate(from.name)) continue;
+    if (from == null || isTemplate(from.name) || (from.namespace != null && isTemplate(from.namespace)))
+      continue;
     out.push({
       apiVersion: 'v1',
       kind: 'Secret',

@@ -313,9 +313,12 @@ const crdEntryShape = {
 };
 
 function refineCrdEntry(
-  entry: { resync: string; queue: { maxDepth: number }; apiTypes: ApiTypes },
+  entry: { resync: string; queue: { maxDepth: number }; apiTypes: ApiTypes } & Parameters<
+    typeof checkCopySources
+  >[0],
   ctx: z.RefinementCtx,
 ): void {
+  checkCopySources(entry, ctx);
   if (!isDuration(entry.resync)) return;
   const resync = parseDuration(entry.resync);
   if (resync === 0 && entry.queue?.maxDepth !== 0) {
@@ -334,6 +337,56 @@ function refineCrdEntry(
       input: entry.resync,
     });
   }
+}
+
+/**
+ * checkCopySources holds a namespaced entry's `copyFrom` to literal sources in other namespaces: a
+ * CR author in one namespace must not choose which namespace, or which Secret of another
+ * namespace, the operator copies into theirs. A cluster-scoped entry's CRs are written with
+ * cluster-wide rights already, so there a template may choose both (katalog.md §7.2).
+ */
+function checkCopySources(
+  entry: {
+    namespaced: boolean;
+    operatorBox: Record<
+      'onCreate' | 'onReconcile',
+      { secrets: readonly { copyFrom?: SecretCopyFromInput | undefined }[] }
+    >;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (!entry.namespaced) return;
+  for (const group of ['onCreate', 'onReconcile'] as const) {
+    // A refinement also sees an entry that failed to parse elsewhere: read it defensively.
+    const secrets: unknown = entry.operatorBox?.[group]?.secrets;
+    if (!Array.isArray(secrets)) continue;
+    (secrets as readonly { copyFrom?: SecretCopyFromInput | undefined }[]).forEach((secret, index) => {
+      const from = secret?.copyFrom;
+      if (from == null || typeof from.name !== 'string') return;
+      const at = ['operatorBox', group, 'secrets', index, 'copyFrom'];
+      if (typeof from.namespace === 'string' && from.namespace.includes('{{'))
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'must be a literal namespace, not a template, in a namespaced entry: a CR must not choose which namespace the operator reads Secrets from',
+          path: [...at, 'namespace'],
+          input: from.namespace,
+        });
+      else if (typeof from.namespace === 'string' && from.name.includes('{{'))
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'must be a literal Secret name when copyFrom.namespace is set, in a namespaced entry: a CR must not choose which Secret of another namespace is copied',
+          path: [...at, 'name'],
+          input: from.name,
+        });
+    });
+  }
+}
+
+interface SecretCopyFromInput {
+  readonly name: string;
+  readonly namespace?: string | undefined;
 }
 
 /** CrdEntry is one item of `spec.crds` (docs/reference/katalog.md §3). */

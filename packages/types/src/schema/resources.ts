@@ -12,7 +12,6 @@ import {
   IntOrPercent,
   LabelMap,
   Literal,
-  LiteralNamespace,
   Quantity,
   TemplateValue,
   Tpl,
@@ -181,21 +180,23 @@ export const SecretTls: z.ZodType<SecretTls> = SecretTlsSchema.meta({ id: 'Secre
 
 /**
  * SecretCopyFrom names the Secret whose data a secrets entry copies (docs/reference/katalog.md §7.2).
- * In another namespace the name must be literal too: a CR must not pick which Secret of a foreign
- * namespace the operator copies into its own.
+ * A literal namespace must be a namespace name. Whether a template may pick the namespace, or the
+ * Secret of another namespace, depends on the entry's scope and is checked there (checkCopySources).
  */
 const SecretCopyFromSchema = z
-  .strictObject({ name: Tpl, namespace: LiteralNamespace.optional() })
+  .strictObject({ name: Tpl, namespace: Tpl.optional() })
   .superRefine((from, ctx) => {
-    if (from.namespace !== undefined && isTemplate(from.name))
+    const namespace = from.namespace;
+    if (namespace !== undefined && !isTemplate(namespace) && !DNS_LABEL.test(namespace))
       ctx.addIssue({
         code: 'custom',
-        message:
-          'must be a literal Secret name when copyFrom.namespace is set: a CR must not choose which Secret of another namespace is copied',
-        path: ['name'],
-        input: from.name,
+        message: 'must be a namespace name (DNS-1123 label)',
+        path: ['namespace'],
+        input: namespace,
       });
   });
+const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
 /** SecretCopyFrom is a copy source. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface SecretCopyFrom extends z.output<typeof SecretCopyFromSchema> {}
