@@ -678,6 +678,25 @@ describe('issue 14 gaps: secret copy, replicasets, forEach.as, built-in kinds, a
     expect(errors(load(apps))[0]?.message).toContain('group apps');
   });
 
+  it('drops a disabled entry of a built-in kind with a note, and still refuses an enabled one', () => {
+    const disabled = `${head()}    pods:
+      enabled: false
+      apiTypes: {kind: Pod}
+      restrictedNamespaces: [kube-system]
+`;
+    const result = ok(load(disabled));
+    expect(Object.keys(result.katalog.spec.crds)).toEqual(['website']);
+    expect(migrateKatalog(disabled).changes).toContainEqual(
+      expect.objectContaining({
+        path: 'spec.crds.pods',
+        line: lineOf(disabled, '    pods:'),
+        message: expect.stringContaining('disabled entry'),
+      }),
+    );
+    const enabled = disabled.replace('      enabled: false\n', '');
+    expect(errors(load(enabled)).some((e) => e.message.includes("one of Kubernetes' own kinds"))).toBe(true);
+  });
+
   it('refuses labelSelector on an entry with its own CRD, with the reason', () => {
     const text = head() + '      labelSelector: {team: a}\n';
     expect(errors(load(text))[0]).toMatchObject({
