@@ -48,6 +48,16 @@ async function startOther(kind: string, plural: string, text: string) {
   return crClient(env.kubeConfig, other);
 }
 
+/** unlessNotFound is the object a read returns, or undefined when the API server answers 404. */
+async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return undefined;
+    throw error;
+  }
+}
+
 describe('upstream Katalogs under the runtime', () => {
   it('runs a G1 Katalog (orkestra.orkspace.io/v1, reconciler: block) to Ready', async () => {
     await startRuntime({
@@ -338,14 +348,7 @@ spec:
     );
     const ns = env.namespace;
     const name = `${ns}-ops-reader`;
-    const clusterRole = async () => {
-      try {
-        return await rbac.readClusterRole({ name });
-      } catch (error) {
-        if ((error as { code?: number }).code === 404) return undefined;
-        throw error;
-      }
-    };
+    const clusterRole = () => unlessNotFound(rbac.readClusterRole({ name }));
     await readers.create(ns, 'ops', {});
     await waitFor('ops Ready=True', async () => readyOf(await readers.get(ns, 'ops'))?.status === 'True');
     const role = await clusterRole();
@@ -385,14 +388,7 @@ spec:
 `,
     );
     const ns = env.namespace;
-    const pod = async () => {
-      try {
-        return await core.readNamespacedPod({ namespace: ns, name: 'w1-worker' });
-      } catch (error) {
-        if ((error as { code?: number }).code === 404) return undefined;
-        throw error;
-      }
-    };
+    const pod = () => unlessNotFound(core.readNamespacedPod({ namespace: ns, name: 'w1-worker' }));
     await workers.create(ns, 'w1', { image: 'busybox:1.36' });
     await waitFor('the Pod is created', async () => (await pod()) != null);
     const first = await pod();
