@@ -81,6 +81,40 @@ describe('buildDesiredSet', () => {
     expect([...set.ids].some((id) => id.includes('shop-extra'))).toBe(false);
   });
 
+  it('keeps the onReconcile child when onCreate and onReconcile render the same object', () => {
+    const both = compileKatalog(
+      loadKatalogOrThrow({
+        text: `
+apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: t}
+spec:
+  crds:
+    website:
+      apiTypes: {group: a.example.com, version: v1, kind: Website, plural: websites}
+      operatorBox:
+        onCreate:
+          configMaps:
+            - {name: "{{ metadata.name }}-config", data: {from: create}}
+        onReconcile:
+          configMaps:
+            - {name: "{{ metadata.name }}-config", data: {from: reconcile}}
+`,
+      }),
+    ).crds.get('website');
+    if (both == null) throw new Error('no entry');
+    const set = buildDesiredSet({
+      crd: both,
+      owner,
+      context: { metadata: { name: 'shop', namespace: 'web' }, spec: {} },
+      conditions: { renderTemplate: (source, context) => renderTemplate(source, context) },
+      customScope: () => undefined,
+      blockedReason: () => undefined,
+    });
+    expect(set.groups.onCreate).toEqual([]);
+    expect(set.groups.onReconcile.map((c) => c.manifest['data'])).toEqual([{ from: 'reconcile' }]);
+  });
+
   it('fails with DuplicateChild when two passing entries render the same object', () => {
     expect(() => build({ regions: ['extra'], image: 'nginx', extra: 'true' })).toThrow(
       expect.objectContaining({ code: 'DuplicateChild', retryable: false }),

@@ -78,7 +78,8 @@ interface Rendered {
 /**
  * buildDesiredSet renders every entry whose group gate and own gate pass (forEach copies each
  * with their item context), resolves the manifests, and checks that no two passing entries render
- * the same object (`DuplicateChild`, terminal). Children targeting a blocked namespace are
+ * the same object within a group (`DuplicateChild`, terminal; one under onCreate and onReconcile
+ * is the onReconcile child). Children targeting a blocked namespace are
  * reported in `blocked` instead.
  */
 export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
@@ -129,7 +130,11 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
       }
       const id = idOf(ref);
       const first = seen.get(id);
-      if (first != null) {
+      // The same child under onCreate and onReconcile (common in upstream Katalogs): created if
+      // absent and applied on every reconcile, which is what the onReconcile entry alone does.
+      const createdFirst = first != null && name === 'onReconcile' && groups.onCreate.includes(first);
+      if (createdFirst) groups.onCreate.splice(groups.onCreate.indexOf(first), 1);
+      else if (first != null) {
         throw new TerminalError(
           `${formatChild(ref)} is rendered by ${first.entry.katalogPath} and ${entry.katalogPath}; at most one passing entry may render an object`,
           { code: ConditionReason.DuplicateChild, katalogPath: entry.katalogPath },
