@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { compileKatalog } from './compile-katalog.js';
 import { buildDesiredSet } from './desired-set.js';
 
-const katalog = loadKatalogOrThrow({
-  text: `
+/** ENTRY is a Katalog with one entry, `website`; the entry's own keys follow it. */
+const ENTRY = `
 apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
 metadata: {name: t}
@@ -13,7 +13,10 @@ spec:
   crds:
     website:
       apiTypes: {group: a.example.com, version: v1, kind: Website, plural: websites}
-      restrictedNamespaces: ["kube-*"]
+`;
+
+const katalog = loadKatalogOrThrow({
+  text: `${ENTRY}      restrictedNamespaces: ["kube-*"]
       operatorBox:
         onCreate:
           configMaps:
@@ -84,15 +87,7 @@ describe('buildDesiredSet', () => {
   it('keeps the onReconcile child when onCreate and onReconcile render the same object', () => {
     const both = compileKatalog(
       loadKatalogOrThrow({
-        text: `
-apiVersion: orkestra.konductor.io/v1alpha1
-kind: Katalog
-metadata: {name: t}
-spec:
-  crds:
-    website:
-      apiTypes: {group: a.example.com, version: v1, kind: Website, plural: websites}
-      operatorBox:
+        text: `${ENTRY}      operatorBox:
         onCreate:
           configMaps:
             - {name: "{{ metadata.name }}-config", data: {from: create}}
