@@ -83,6 +83,7 @@ export { katalogJsonSchema, KATALOG_SCHEMA_ID } from './json-schema.js';
 
 // Conditions
 export { evaluateConditions, evaluateCondition, typeName, zonedParts } from './evaluate-conditions.js';
+export { copySourceWatches } from './copy-source-watches.js';
 export type {
   EvaluateConditionsOptions,
   ConditionsResult,

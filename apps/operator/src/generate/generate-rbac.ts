@@ -1,4 +1,4 @@
-import { RESOURCE_KINDS, apiGroupOf, guessPlural } from '@orkestra/types';
+import { RESOURCE_KINDS, apiGroupOf, copySourceWatches, guessPlural } from '@orkestra/types';
 import type { CrdEntry, Katalog, ResourceGroup } from '@orkestra/types';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
@@ -239,11 +239,8 @@ function addWatchRules(rules: RuleSet, entry: CrdEntry, notes: string[]): void {
       );
     rules.add(apiGroupOf(item.apiVersion), plural, ['list', 'watch'], item.name == null ? [] : [item.name]);
   }
-  for (const secret of entry.operatorBox.onReconcile.secrets) {
-    const from = secret.copyFrom;
-    if (from != null && !from.name.includes('{{') && !(from.namespace ?? '').includes('{{'))
-      rules.add('', 'secrets', ['list', 'watch'], [from.name]);
-  }
+  for (const item of copySourceWatches(entry))
+    rules.add('', 'secrets', ['list', 'watch'], item.name == null ? [] : [item.name]);
 }
 
 const RBAC_API_VERSION = 'rbac.authorization.k8s.io/v1';

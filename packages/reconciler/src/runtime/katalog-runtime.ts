@@ -18,7 +18,7 @@ import type {
   Provider,
   WatchItem,
 } from '@orkestra/types';
-import { OrkestraAnnotation } from '@orkestra/types';
+import { OrkestraAnnotation, copySourceWatches } from '@orkestra/types';
 import { pino } from 'pino';
 import { CacheChangeType } from '../cache.js';
 import { systemClock } from '../clock.js';
@@ -39,7 +39,7 @@ import { KatalogHooks, parseReaderId } from './katalog-hooks.js';
 import { KubeReadCache } from './kube-reader.js';
 import { ProviderDispatch } from './provider-dispatch.js';
 import { ChildCaches, routeChildChange } from './child-caches.js';
-import { WatchTriggers, copySourceWatches } from './watch-triggers.js';
+import { WatchTriggers } from './watch-triggers.js';
 import type { WatchingEntry } from './watch-triggers.js';
 import type { ChildKindSpec } from './child-caches.js';
 import { compileKatalog } from './compile-katalog.js';

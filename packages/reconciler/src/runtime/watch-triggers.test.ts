@@ -4,7 +4,7 @@ import type { WatchItem } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
 import { CacheChangeType } from '../cache.js';
 import type { CacheChange } from '../cache.js';
-import { copySourceWatches, routeWatchChange } from './watch-triggers.js';
+import { routeWatchChange } from './watch-triggers.js';
 import type { WatchingEntry } from './watch-triggers.js';
 
 const ALL: WatchItem['on'] = ['create', 'update', 'delete'];
@@ -109,20 +109,5 @@ describe('routeWatchChange', () => {
     expect(by('ops/site', clusterEntry)).toEqual({ kind: 'keys', keys: ['site'] });
     expect(by(undefined)).toEqual({ kind: 'none' });
     expect(by('')).toEqual({ kind: 'none' });
-  });
-});
-
-describe('copySourceWatches', () => {
-  const boxWith = (copyFrom: { name: string; namespace?: string }) =>
-    ({ operatorBox: { onReconcile: { secrets: [{ copyFrom }] } } }) as unknown as Parameters<
-      typeof copySourceWatches
-    >[0];
-
-  it('watches a literal source by name, and no source whose name or namespace is a template', () => {
-    expect(copySourceWatches(boxWith({ name: 'shared', namespace: 'platform' }))).toEqual([
-      { apiVersion: 'v1', kind: 'Secret', namespace: 'platform', name: 'shared', on: ALL },
-    ]);
-    expect(copySourceWatches(boxWith({ name: '{{ .spec.secret }}' }))).toEqual([]);
-    expect(copySourceWatches(boxWith({ name: 'shared', namespace: '{{ .spec.from }}' }))).toEqual([]);
   });
 });

@@ -4,8 +4,8 @@
  * `keyFrom`, else the owner CR by ownerReference, else every CR of the entry.
  */
 import type { KubeObject } from '@orkestra/registry';
-import { MANAGED_BY, OrkestraLabel, isTemplate } from '@orkestra/types';
-import type { CrdEntry, WatchItem } from '@orkestra/types';
+import { MANAGED_BY, OrkestraLabel } from '@orkestra/types';
+import type { WatchItem } from '@orkestra/types';
 import { CacheChangeType } from '../cache.js';
 import type { CacheChange } from '../cache.js';
 import { InformerGroup } from './informer-group.js';
@@ -80,29 +80,6 @@ export function routeWatchChange(
     .map((ref) => ref.uid)
     .filter((uid): uid is string => typeof uid === 'string' && isCrUid(uid));
   return owners.length > 0 ? { kind: 'owners', uids: owners } : { kind: 'all' };
-}
-
-/**
- * copySourceWatches are the implicit watch items of an entry's `copyFrom` Secrets under
- * `onReconcile` whose source name is literal (docs/reference/katalog.md §7.2): a change to the
- * source re-queues the CRs of the entry, so the copies follow it without waiting for a resync. A
- * templated source name or namespace is read at each reconcile only.
- */
-export function copySourceWatches(entry: Pick<CrdEntry, 'operatorBox'>): WatchItem[] {
-  const out: WatchItem[] = [];
-  for (const secret of entry.operatorBox.onReconcile.secrets) {
-    const from = secret.copyFrom;
-    if (from == null || isTemplate(from.name) || (from.namespace != null && isTemplate(from.namespace)))
-      continue;
-    out.push({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      ...(from.namespace == null ? {} : { namespace: from.namespace }),
-      name: from.name,
-      on: ['create', 'update', 'delete'],
-    });
-  }
-  return out;
 }
 
 /** WatchTriggersOptions configures WatchTriggers. */

@@ -17,7 +17,7 @@ import {
   Validation,
 } from './crd-parts.js';
 import { CrossRead, DockerHook, ExternalCall, GitHook } from './hooks.js';
-import { DnsLabel, JsonMap, LabelMap, Literal, AnnotationMap, Tpl } from './primitives.js';
+import { DnsLabel, JsonMap, LabelMap, Literal, AnnotationMap, Tpl, isTemplate } from './primitives.js';
 import { RESOURCE_KINDS } from '../kinds/index.js';
 import type { KindTable } from '../kinds/index.js';
 import { PersistentVolumeClaimEntry, JobEntry } from './resources.js';
@@ -364,7 +364,7 @@ function checkCopySources(
       const from = secret?.copyFrom;
       if (from == null || typeof from.name !== 'string') return;
       const at = ['operatorBox', group, 'secrets', index, 'copyFrom'];
-      if (typeof from.namespace === 'string' && from.namespace.includes('{{'))
+      if (isTemplate(from.namespace))
         ctx.addIssue({
           code: 'custom',
           message:
@@ -372,7 +372,7 @@ function checkCopySources(
           path: [...at, 'namespace'],
           input: from.namespace,
         });
-      else if (typeof from.namespace === 'string' && from.name.includes('{{'))
+      else if (typeof from.namespace === 'string' && isTemplate(from.name))
         ctx.addIssue({
           code: 'custom',
           message:

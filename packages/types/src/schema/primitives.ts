@@ -38,9 +38,12 @@ export const LiteralNamespace = z
     error:
       'must be a literal namespace, not a template: a CR must not choose which namespace the operator reads Secrets from',
   })
-  .refine((value) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value) && value.length <= 63, {
-    error: 'must be a namespace name (DNS-1123 label)',
-  });
+  .refine(isNamespaceName, { error: 'must be a namespace name (DNS-1123 label)' });
+
+/** isNamespaceName tells whether a string is a namespace name (a DNS-1123 label of at most 63 characters). */
+export function isNamespaceName(value: string): boolean {
+  return value.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value);
+}
 
 /** Identifier is a literal identifier: letters, digits and `_`, not starting with a digit. */
 export const Identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {

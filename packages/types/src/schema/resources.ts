@@ -18,6 +18,7 @@ import {
   TplList,
   TplMap,
   describe,
+  isNamespaceName,
   isTemplate,
 } from './primitives.js';
 
@@ -187,7 +188,7 @@ const SecretCopyFromSchema = z
   .strictObject({ name: Tpl, namespace: Tpl.optional() })
   .superRefine((from, ctx) => {
     const namespace = from.namespace;
-    if (namespace !== undefined && !isTemplate(namespace) && !DNS_LABEL.test(namespace))
+    if (namespace !== undefined && !isTemplate(namespace) && !isNamespaceName(namespace))
       ctx.addIssue({
         code: 'custom',
         message: 'must be a namespace name (DNS-1123 label)',
@@ -195,8 +196,6 @@ const SecretCopyFromSchema = z
         input: namespace,
       });
   });
-const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
 /** SecretCopyFrom is a copy source. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface SecretCopyFrom extends z.output<typeof SecretCopyFromSchema> {}
