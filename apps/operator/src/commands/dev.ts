@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
+import { createNamespace } from '@orkestra/testenv';
 import { RUN_FLAGS_USAGE, parseRunConfig } from '../process/config.js';
 import { LocalControlPlaneError, startLocalControlPlane } from '../process/local-control-plane.js';
 import { OperatorStartError, startOperator } from '../process/operator.js';
@@ -11,8 +12,9 @@ const DEFAULT_DEV_KUBECONFIG = '.orkestra/dev.kubeconfig';
 
 const usage = `Usage: ork dev [<katalog>] [--kubeconfig-out <file>] [flags]
 
-Start the local control plane from @orkestra/testenv (etcd, kube-apiserver and
-kube-controller-manager on loopback; no kubelet, so Pods never run), install the Katalog's CRDs,
+Start the local control plane from @orkestra/testenv (etcd, kube-apiserver,
+kube-controller-manager, kube-scheduler and kwok on loopback: Pods are scheduled and reported
+Running by kwok, no container runs), create the operator namespace, install the Katalog's CRDs,
 run the operator in this process (no leader election) and write an admin kubeconfig for kubectl.
 The Katalog file is watched and hot-reloaded. Ctrl-C stops the operator and the control plane.
 
@@ -73,6 +75,9 @@ export const devCommand: Command = {
       return ExitCode.Failed;
     }
     try {
+      // The operator namespace holds the Katalog revisions (runtime.md §24) and the Lease; a fresh
+      // control plane has none, and without it revisions would be off.
+      await createNamespace(cp.kubeConfig, config.namespace);
       mkdirSync(dirname(kubeconfigOut), { recursive: true });
       writeFileSync(kubeconfigOut, cp.kubeConfig.exportConfig(), { mode: 0o600 });
       const shown = relative(io.cwd, kubeconfigOut) || kubeconfigOut;
@@ -89,7 +94,7 @@ export const devCommand: Command = {
       });
       void operator.synced.then(() => {
         io.stderr.write(
-          `Operator ready: ${Object.keys(operator.katalog.spec.crds).join(', ')}. Create CRs with kubectl; Deployments never become available (no kubelet).\n`,
+          `Operator ready: ${Object.keys(operator.katalog.spec.crds).join(', ')}. Create CRs with kubectl (kwok reports their Pods Running; no container runs).\n`,
         );
         // issue 22: `ork dev --control-center` (docs/reference/runtime.md §23).
         if (config.controlCenter && operator.metricsAddress != null)

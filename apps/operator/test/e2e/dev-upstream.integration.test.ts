@@ -74,6 +74,10 @@ it('runs the G1 webapp Katalog under ork dev: CR Ready, children created, clean 
     expect(await field('webapps.apps.example.org', 'shop', '.status.status.url')).toBe(
       'http://shop-svc.default',
     );
+    // ork dev creates the operator namespace, so the Katalog revision is recorded (runtime.md §24).
+    expect(
+      await kubectl('get', 'configmaps', '-n', 'orkestra-system', '-o', 'jsonpath={.items[*].metadata.name}'),
+    ).toMatch(/-rev-[0-9a-f]+/);
   } finally {
     dev.child.kill('SIGINT');
   }
