@@ -109,6 +109,7 @@ export {
   Literal,
   Identifier,
   DnsLabel,
+  EntryName,
   TplList,
   TplMap,
   LabelMap,

@@ -90,6 +90,26 @@ describe('loadKatalog: success', () => {
   });
 });
 
+describe('loadKatalog: entry names', () => {
+  it('takes camelCase and snake_case entry names as they are (ADR 0024)', () => {
+    const result = load(WEBSITE.replace('    website:', '    declarativeApp:'));
+    expect(result.ok && Object.keys(result.katalog.spec.crds)).toEqual(['declarativeApp']);
+    const list = load(`  crds:
+    - name: my_app2
+      apiTypes: {group: demo.example.com, version: v1alpha1, kind: Website, plural: websites}
+`);
+    expect(list.ok && Object.keys(list.katalog.spec.crds)).toEqual(['my_app2']);
+  });
+  it('refuses entry names that are not label values, at the key', () => {
+    for (const name of ['1app', 'my.app', 'app-', '-app', 'a'.repeat(64)]) {
+      const found = errors(WEBSITE.replace('    website:', `    "${name}":`));
+      expect(found.find((e) => e.path.startsWith('spec.crds') && e.line === 6)?.message, name).toMatch(
+        /letters, digits|at most 63/,
+      );
+    }
+  });
+});
+
 describe('loadKatalog: errors with positions', () => {
   it('reports unknown keys with a suggestion, at the key', () => {
     expect(

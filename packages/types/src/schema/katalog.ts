@@ -17,7 +17,16 @@ import {
   Validation,
 } from './crd-parts.js';
 import { CrossRead, DockerHook, ExternalCall, GitHook } from './hooks.js';
-import { DnsLabel, JsonMap, LabelMap, Literal, AnnotationMap, Tpl, isTemplate } from './primitives.js';
+import {
+  DnsLabel,
+  EntryName,
+  JsonMap,
+  LabelMap,
+  Literal,
+  AnnotationMap,
+  Tpl,
+  isTemplate,
+} from './primitives.js';
 import { RESOURCE_KINDS } from '../kinds/index.js';
 import type { KindTable } from '../kinds/index.js';
 import { PersistentVolumeClaimEntry, JobEntry } from './resources.js';
@@ -398,13 +407,13 @@ export interface CrdEntry extends z.output<typeof CrdEntrySchema> {}
 export const CrdEntry: z.ZodType<CrdEntry> = CrdEntrySchema.meta({ id: 'CrdEntry' });
 
 const CrdListItem = z
-  .strictObject({ name: DnsLabel, ...crdEntryShape })
+  .strictObject({ name: EntryName, ...crdEntryShape })
   .superRefine(refineCrdEntry)
   .transform(({ name, ...entry }) => ({ name, entry }));
 
 /** CrdMap is `spec.crds`: the canonical map form, or a list whose items carry `name:` (converted to the map form). */
 export const CrdMap = z
-  .union([z.record(DnsLabel, CrdEntry), z.array(CrdListItem)], {
+  .union([z.record(EntryName, CrdEntry), z.array(CrdListItem)], {
     error: 'spec.crds is a map of entry name to CRD entry (or a list of entries with `name`)',
   })
   .superRefine((crds, ctx) => {

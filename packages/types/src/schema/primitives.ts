@@ -59,6 +59,20 @@ export const DnsLabel = z
       'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
   });
 
+/**
+ * EntryName names a CRD entry (docs/reference/katalog.md §3): letters, digits, `-` and `_`,
+ * starting with a letter and ending with a letter or digit, at most 63 characters. It is a valid
+ * label value (the `orkestra.konductor.io/crd` label carries it) and a template path segment
+ * (`.cross.<name>`); upstream's camelCase names (`declarativeApp`) are names as they are (ADR 0024).
+ */
+export const EntryName = z
+  .string()
+  .max(63, { error: 'must be at most 63 characters (it is a label value)' })
+  .regex(/^[A-Za-z]([-_A-Za-z0-9]*[A-Za-z0-9])?$/, {
+    error:
+      'must be letters, digits, "-" and "_", starting with a letter and ending with a letter or digit (an entry name is a label value)',
+  });
+
 /** TplList is a list of templates. */
 export const TplList = z.array(Tpl);
 
