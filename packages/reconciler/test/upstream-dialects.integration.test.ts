@@ -189,6 +189,68 @@ spec:
     });
     expect((await jobs.get(ns, 'go')).status?.['steps']).toBe(2);
   });
+  it("writes upstream notes out where they are called, and deletes through upstream's unnamed ordered stages", async () => {
+    const apps = await startOther(
+      'Noted',
+      'noteds',
+      `
+apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: notes}
+spec:
+  crds:
+    notedApp:
+      apiTypes: {group: ${group}, version: v1, kind: Noted, plural: noteds}
+      operatorBox:
+        onReconcile:
+          configMaps:
+            - name: "{{ appLabel }}"
+              data:
+                image: "{{ fullImage }}"
+                replicas: "{{ if isProd }}3{{ else }}1{{ end }}"
+                regions: "{{ range .spec.regions }}{{ . }}@{{ appLabel }};{{ end }}"
+          services:
+            - name: "{{ appLabel }}-svc"
+              port: 80
+        onDelete:
+          ordered: true
+          groups:
+            - services:
+                - name: "{{ appLabel }}-svc"
+            - deployments:
+            - configMaps:
+                - name: "{{ appLabel }}"
+notes:
+  - name: appLabel
+    expression: "{{ .metadata.name }}-app"
+  - name: fullImage
+    expression: '{{ .spec.image }}:{{ .spec.tag | default "latest" }}'
+  - name: isProd
+    expression: '{{ eq .spec.env "prod" }}'
+`,
+    );
+    const ns = env.namespace;
+    await apps.create(ns, 'shop', { image: 'nginx', env: 'prod', regions: ['eu', 'us'] });
+    await waitFor('shop Ready=True', async () => readyOf(await apps.get(ns, 'shop'))?.status === 'True');
+    expect(await readConfigMap(env.kubeConfig, ns, 'shop-app')).toEqual({
+      image: 'nginx:latest',
+      replicas: '3',
+      regions: 'eu@shop-app;us@shop-app;',
+    });
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    expect(
+      (await core.readNamespacedService({ namespace: ns, name: 'shop-app-svc' })).spec?.ports?.[0]?.port,
+    ).toBe(80);
+    await apps.remove(ns, 'shop');
+    await waitFor('the CR is gone', async () => !(await apps.exists(ns, 'shop')));
+    expect(
+      await unlessNotFound(core.readNamespacedService({ namespace: ns, name: 'shop-app-svc' })),
+    ).toBeUndefined();
+    expect(
+      await unlessNotFound(core.readNamespacedConfigMap({ namespace: ns, name: 'shop-app' })),
+    ).toBeUndefined();
+  });
+
   it('copies a Secret from another namespace into each of toNamespaces and keeps the copies in sync through a watch on the source', async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const suffix = Math.random().toString(36).slice(2, 8);

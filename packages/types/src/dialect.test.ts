@@ -1725,3 +1725,148 @@ describe('watch and preReconcile (G3)', () => {
     expect(refused.errors[0]?.message).toMatch(/there is no pre-reconcile gate/);
   });
 });
+
+describe('upstream notes and Katalog-level imports', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ork-notes-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, 'team.yaml'),
+    `apiVersion: orkestra.orkspace.io/v1
+kind: Motif
+metadata: {name: team}
+notes:
+  - name: fullImage
+    expression: '{{ .spec.image }}:{{ .spec.tag | default "latest" }}'
+  - name: appLabel
+    expression: "{{ .metadata.name }}"
+resources:
+  configMaps: [{name: not-imported-here}]
+`,
+  );
+  writeFileSync(
+    join(dir, 'other.yaml'),
+    'kind: Motif\nnotes:\n  functions:\n    - {name: fullImage, expression: "{{ .spec.x }}"}\n',
+  );
+  writeFileSync(join(dir, 'more.yaml'), 'functions:\n  - {name: region, expression: "{{ .spec.region }}"}\n');
+  const katalog = (notes: string, imports = '  imports:\n    - motif: ./team.yaml\n') =>
+    head().replace('spec:\n', `spec:\n${imports}`) +
+    `      operatorBox:
+        onReconcile:
+          deployments:
+            - name: "{{ appLabel }}"
+              image: "{{ fullImage }}"
+              labels: {region: "{{ region }}"}
+${notes}`;
+  const local =
+    'notes:\n  include: ./more.yaml\n  functions:\n    - {name: appLabel, description: wins, expression: "{{ .metadata.name }}-app"}\n';
+
+  it('writes out notes of the Katalog, its notes file and its spec.imports motifs where they are called', () => {
+    const result = ok(load(katalog(local), dir));
+    const deployment = result.katalog.spec.crds['website']?.operatorBox.onReconcile.deployments[0];
+    expect(deployment?.name).toBe('{{ .metadata.name }}-app'); // the Katalog's own note wins
+    expect(deployment?.image).toBe('{{ .spec.image }}:{{ .spec.tag | default "latest" }}');
+    expect(deployment?.labels).toEqual({ region: '{{ .spec.region }}' });
+    // The motif's resources are not imported at Katalog level (upstream reads only notes and profiles there).
+    expect(result.katalog.spec.crds['website']?.operatorBox.onReconcile.configMaps).toEqual([]);
+    const migrated = migrateKatalog(katalog(local), { baseDir: dir });
+    expect(migrated.text).not.toMatch(/notes:|imports:|appLabel|fullImage/);
+    expect(migrated.changes.map((c) => c.message)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('resources not imported'),
+        'removed: 2 notes read from its motifs, written out where they are called',
+        'removed: 2 notes written out where they are called',
+      ]),
+    );
+  });
+
+  it('refuses the same note from two motifs, a bad name, an empty expression and a note that calls itself', () => {
+    const errors = (text: string) => {
+      const result = load(text, dir);
+      return result.ok ? [] : result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`);
+    };
+    expect(errors(katalog('', '  imports:\n    - motif: ./team.yaml\n    - motif: ./other.yaml\n'))).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /notes.functions\[0\].name: note `fullImage` is declared by two imported motifs/,
+        ),
+      ]),
+    );
+    const bad = errors(
+      katalog(
+        'notes:\n  - {name: full-image, expression: x}\n  - {name: region, expression: ""}\n  - {name: loop, expression: "{{ loop }}"}\n',
+      ),
+    );
+    expect(bad).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\d+:\d+ notes\[0\]\.name: note name "full-image" must be a Go identifier/),
+        expect.stringMatching(/notes\[1\]\.expression: note `region` needs an `expression`/),
+        expect.stringMatching(/notes\[2\]\.expression: note `loop` calls itself \(loop → loop\)/),
+      ]),
+    );
+  });
+});
+
+describe('upstream ordered deletion stages, envFrom names and valueType', () => {
+  const katalog = (box: string) => `${head()}      operatorBox:\n${box}`;
+
+  it('names unnamed stages, drops kinds with no items and keeps only name and namespace of an item', () => {
+    const text = katalog(`        onDelete:
+          ordered: true
+          groups:
+            - clusterRoleBindings:
+            - deployments:
+                - name: "{{ .metadata.name }}-web"
+                  image: nginx
+            - name: stage-1
+              clusterRoles: [{name: "{{ .metadata.name }}-reader"}]
+              secrets:
+`);
+    const groups = ok(load(text)).katalog.spec.crds['website']?.operatorBox.onDelete?.groups ?? [];
+    expect(groups.map((g) => g.name)).toEqual(['stage-1-2', 'stage-2', 'stage-1']);
+    expect(groups[1]?.deployments).toEqual([{ name: '{{ .metadata.name }}-web' }]);
+    expect(groups[2]?.custom).toEqual([
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: '{{ .metadata.name }}-reader' },
+      },
+    ]);
+    expect(groups[0]?.deployments).toEqual([]);
+  });
+
+  it('makes the flat kind lists of an ordered onDelete its one stage, and removes them without ordered', () => {
+    const flat = (ordered: string) =>
+      katalog(
+        `        onDelete:\n${ordered}          services: [{name: a}]\n          jobs: [{name: cleanup, image: busybox}]\n`,
+      );
+    const staged = ok(load(flat('          ordered: true\n'))).katalog.spec.crds['website']?.operatorBox
+      .onDelete;
+    expect(staged?.groups.map((g) => [g.name, g.services])).toEqual([['stage-1', [{ name: 'a' }]]]);
+    expect(staged?.jobs.map((j) => j.name)).toEqual(['cleanup']);
+    const unordered = ok(load(flat(''))).katalog.spec.crds['website']?.operatorBox.onDelete;
+    expect(unordered?.groups).toEqual([]);
+    expect(unordered?.jobs.map((j) => j.name)).toEqual(['cleanup']);
+  });
+
+  it('reads envFrom names as references and drops a validation rule’s valueType', () => {
+    const text = katalog(`        onReconcile:
+          deployments:
+            - image: nginx
+              envFrom:
+                secretRef: ["{{ .metadata.name }}-creds", {name: shared, optional: true}]
+                configMapRef: [settings]
+`).replace(
+      '      operatorBox:\n',
+      '      validation:\n        rules:\n          - {field: spec.replicas, greaterThan: 0, valueType: integer, message: at least 1}\n      operatorBox:\n',
+    );
+    const entry = ok(load(text)).katalog.spec.crds['website'];
+    expect(entry?.operatorBox.onReconcile.deployments[0]?.envFrom).toEqual({
+      secretRef: [{ name: '{{ .metadata.name }}-creds' }, { name: 'shared', optional: true }],
+      configMapRef: [{ name: 'settings' }],
+    });
+    expect(entry?.validation?.rules[0]).toMatchObject({
+      condition: { field: 'spec.replicas', operator: 'gt' },
+    });
+    expect(entry?.validation?.rules[0]).not.toHaveProperty('valueType');
+  });
+});

@@ -14,6 +14,7 @@ import {
 } from 'yaml';
 import type { Document, LineCounter, Node as YamlNode } from 'yaml';
 import { expandAliases } from './yaml-aliases.js';
+import { expandNoteCalls, isNoteName, prepareNotes } from './note-calls.js';
 import { KATALOG_API_VERSION } from './metadata.js';
 import { gateShape } from './schema/condition.js';
 import { commonShape } from './schema/resources.js';
@@ -190,6 +191,8 @@ class Upgrader {
   upstream = false;
   /** Upstream's user-defined presets (`profiles.resourceQuotas` / `profiles.limitRanges`) by class and name. */
   readonly profiles = new Map<'resourceQuotas' | 'limitRanges', Map<string, YAMLMap>>();
+  /** Upstream's user-defined template functions (`notes`), by name: the expression and where it was declared. */
+  readonly notes = new Map<string, { expression: string; node: unknown; path: Path }>();
   readonly #options: UpgradeDialectOptions;
 
   constructor(options: UpgradeDialectOptions) {
@@ -437,7 +440,9 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
     );
     apiVersion.value = scalar(KATALOG_API_VERSION, apiVersion.value);
     upgradeSecurity(up, root);
+    katalogImports(up, root);
     readProfiles(up, root);
+    readNotes(up, root, root, []);
     up.drop(
       root,
       'gateway',
@@ -460,6 +465,7 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
       if (isMap(entry)) upgradeEntry(up, entry as YAMLMap, ['spec', 'crds', i], options);
     });
   }
+  if (up.notes.size > 0 && spec != null) expandNotes(up, spec);
   if (up.changes.length > 0 && up.generation == null) up.mark('G2');
   // Upstream's Ready means "reconciled"; an upstream Katalog keeps that meaning unless it opts in
   // to child readiness by stating `readiness` itself (docs/reference/katalog.md, issue 18).
@@ -1155,6 +1161,13 @@ function applyImports(up: Upgrader, entry: YAMLMap, imports: readonly MotifImpor
           `a motif's \`resources.${key ?? '?'}\` must be a kind list (such as \`deployments: [...]\`) or a lifecycle group \`onCreate\` / \`onReconcile\``,
         );
     }
+    const motifNotes = pairOf(motif, 'notes');
+    if (motifNotes != null)
+      up.change(
+        [...path, 'motif', 'notes'],
+        motifNotes.key,
+        'not imported: an entry-level import lends no notes (as upstream); import the motif under spec.imports',
+      );
     const fields = pairOf(mapAt(motif, 'status') ?? new YAMLMap(), 'fields')?.value;
     if (isSeq(fields)) {
       substituteInputs(up, fields, values, [...path, 'with']);
@@ -1340,6 +1353,15 @@ function upgradeValidation(up: Upgrader, entry: YAMLMap, base: Path): void {
   const rules = validation == null ? undefined : pairOf(validation, 'rules')?.value;
   if (!isSeq(rules)) return;
   (rules as YAMLSeq).items.forEach((rule, i) => {
+    // Upstream's validation never reads `valueType` (it types mutation values): numeric operators
+    // compare numbers and the others strings, whatever it says — as here (§12).
+    if (isMap(rule) && up.upstream)
+      up.drop(
+        rule as YAMLMap,
+        'valueType',
+        [...base, 'validation', 'rules', i, 'valueType'],
+        'upstream’s validation does not read it (numeric operators compare numbers, the others strings)',
+      );
     if (!isMap(rule) || pairOf(rule as YAMLMap, 'message') != null) return;
     const map = rule as YAMLMap;
     const field = pairOf(map, 'field')?.value;
@@ -1476,8 +1498,10 @@ function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
     });
   }
   const onDelete = mapAt(box, 'onDelete');
-  if (onDelete != null)
+  if (onDelete != null) {
     eachGroup(onDelete, [...boxPath, 'onDelete'], (map, path) => renameListKeys(up, map, path));
+    if (up.upstream) upgradeDeleteGroups(up, onDelete, [...boxPath, 'onDelete']);
+  }
   const cross = pairOf(box, 'cross')?.value;
   if (isSeq(cross)) {
     // A refused read is taken out whole, so its other keys are not reported a second time.
@@ -1502,6 +1526,132 @@ function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
     const items = (cross as YAMLSeq).items;
     for (const item of refusedReads) items.splice(items.indexOf(item), 1);
   }
+}
+
+/** DELETE_BLOCK_KEYS are the keys of `onDelete` itself; any other key there is a kind list. */
+const DELETE_BLOCK_KEYS: ReadonlySet<string> = new Set([
+  'timeout',
+  'jobs',
+  'ordered',
+  'groups',
+  'when',
+  'anyOf',
+  'or',
+]);
+
+/**
+ * upgradeDeleteGroups maps upstream's ordered deletion onto §5.6. Upstream's stage is a whole
+ * resource block of which only each item's `name` and `namespace` are read; a stage has no name
+ * (upstream counts them), so each gets `stage-<n>`; a kind written with no items (`- deployments:`)
+ * deletes nothing, as upstream, and is removed; the cluster-scoped lists become `custom`
+ * references. With `ordered: true` and no `groups`, upstream's flat kind lists are the one stage;
+ * without `ordered` upstream only runs `jobs`, so flat kind lists are removed with a note.
+ */
+function upgradeDeleteGroups(up: Upgrader, onDelete: YAMLMap, path: Path): void {
+  const ordered = pairOf(onDelete, 'ordered')?.value;
+  const isOrdered = isScalar(ordered) && (ordered.value === true || ordered.value === 'true');
+  const flat = onDelete.items.filter((pair) => !DELETE_BLOCK_KEYS.has(keyOf(pair as Pair) ?? ''));
+  if (flat.length > 0 && isOrdered && pairOf(onDelete, 'groups') == null) {
+    const stage = born(new YAMLMap(), (flat[0] as Pair).key);
+    for (const pair of flat) {
+      takeOut(onDelete, pair as Pair);
+      stage.items.push(pair);
+    }
+    const groups = born(new YAMLSeq(), (flat[0] as Pair).key);
+    groups.items.push(stage);
+    onDelete.items.push(new Pair(scalar('groups', (flat[0] as Pair).key), groups));
+    up.change(
+      path,
+      (flat[0] as Pair).key,
+      'the kind lists of an ordered onDelete became its one stage (groups[0])',
+    );
+  } else if (flat.length > 0) {
+    for (const pair of flat) {
+      const key = keyOf(pair as Pair) ?? '';
+      if (isOrdered) continue; // beside `groups` they are left to the schema, which reports them
+      takeOut(onDelete, pair as Pair);
+      up.change(
+        [...path, key],
+        (pair as Pair).key,
+        'removed: without `ordered: true` upstream deletes nothing by name (it runs `jobs`; children go by garbage collection)',
+      );
+    }
+  }
+  const groups = pairOf(onDelete, 'groups')?.value;
+  if (!isSeq(groups)) return;
+  const taken = new Set(
+    (groups as YAMLSeq).items.map((g) =>
+      isMap(g) ? scalarText(pairOf(g as YAMLMap, 'name')?.value) : undefined,
+    ),
+  );
+  (groups as YAMLSeq).items.forEach((group, i) => {
+    if (!isMap(group)) return;
+    const map = group as YAMLMap;
+    const at = [...path, 'groups', i];
+    if (pairOf(map, 'name') == null) {
+      let name = `stage-${i + 1}`;
+      for (let n = 2; taken.has(name); n++) name = `stage-${i + 1}-${n}`;
+      taken.add(name);
+      map.items.unshift(new Pair(scalar('name', group), scalar(name, group)));
+      up.change(at, group, `named ${name} (upstream's stages have no name)`);
+    }
+    for (const key of ['timeout', 'ordered']) {
+      if (pairOf(map, key) != null)
+        up.drop(map, key, [...at, key], `upstream reads \`${key}\` of onDelete only, not of a stage`);
+    }
+    for (const pair of [...map.items]) {
+      const key = keyOf(pair as Pair);
+      if (key == null || ['name', 'propagation', 'when', 'anyOf', 'or'].includes(key)) continue;
+      const value = (pair as Pair).value;
+      if (value == null || (isScalar(value) && value.value == null)) {
+        const index = takeOut(map, pair as Pair);
+        keepComment(map, index, pair as Pair);
+        up.change(
+          [...at, key],
+          (pair as Pair).key,
+          'removed: a kind with no items deletes nothing (as upstream)',
+        );
+        continue;
+      }
+      if (!isSeq(value)) continue;
+      const cluster = Object.hasOwn(CLUSTER_LISTS, key) ? CLUSTER_LISTS[key] : undefined;
+      (value as YAMLSeq).items.forEach((item, j) => {
+        if (!isMap(item)) return;
+        for (const inner of [...(item as YAMLMap).items]) {
+          const innerKey = keyOf(inner as Pair);
+          if (innerKey === 'name' || (innerKey === 'namespace' && cluster == null)) continue;
+          takeOut(item as YAMLMap, inner as Pair);
+          up.change(
+            [...at, key, j, innerKey ?? '?'],
+            (inner as Pair).key,
+            'removed: a deletion stage selects by `name` and `namespace` only (as upstream)',
+          );
+        }
+      });
+      if (cluster == null) continue;
+      takeOut(map, pair as Pair);
+      let custom = pairOf(map, 'custom')?.value;
+      if (!isSeq(custom)) {
+        custom = born(new YAMLSeq(), (pair as Pair).key);
+        map.items.push(new Pair(scalar('custom', (pair as Pair).key), custom));
+      }
+      for (const item of (value as YAMLSeq).items) {
+        const name = isMap(item) ? pairOf(item as YAMLMap, 'name') : undefined;
+        if (name == null) {
+          up.problem([...at, key], item, `a ${cluster.kind} to delete needs \`name\``);
+          continue;
+        }
+        const ref = born(new YAMLMap(), item);
+        ref.items.push(new Pair(scalar('apiVersion', item), scalar(cluster.apiVersion, item)));
+        ref.items.push(new Pair(scalar('kind', item), scalar(cluster.kind, item)));
+        const metadata = born(new YAMLMap(), item);
+        metadata.items.push(name);
+        ref.items.push(new Pair(scalar('metadata', item), metadata));
+        (custom as YAMLSeq).items.push(ref);
+      }
+      up.change([...at, key], (pair as Pair).key, `moved to custom (${cluster.kind} references)`);
+    }
+  });
 }
 
 /**
@@ -2341,6 +2491,10 @@ function envMap(up: Upgrader, map: YAMLMap, path: Path): void {
 /** envFromList turns upstream's `envFrom: [{configMapRef: name}, {secretRef: name}]` into reference lists. */
 function envFromList(up: Upgrader, map: YAMLMap, path: Path): void {
   const pair = pairOf(map, 'envFrom');
+  if (pair != null && isMap(pair.value)) {
+    envFromNames(up, pair.value as YAMLMap, [...path, 'envFrom']);
+    return;
+  }
   if (pair == null || !isSeq(pair.value)) return;
   const items = (pair.value as YAMLSeq).items;
   const ok = items.every(
@@ -2375,6 +2529,227 @@ function envFromList(up: Upgrader, map: YAMLMap, path: Path): void {
     pair.key,
     'a list of {configMapRef|secretRef: name} became reference lists',
   );
+}
+
+/** envFromNames turns an earlier upstream's `envFrom: {secretRef: [name, …]}` items (names, not maps) into `{name}` references. */
+function envFromNames(up: Upgrader, envFrom: YAMLMap, path: Path): void {
+  for (const kind of ['secretRef', 'configMapRef']) {
+    const list = pairOf(envFrom, kind)?.value;
+    if (!isSeq(list)) continue;
+    (list as YAMLSeq).items.forEach((item, i) => {
+      if (!isScalar(item)) return;
+      const ref = born(new YAMLMap(), item);
+      ref.items.push(new Pair(scalar('name', item), item));
+      (list as YAMLSeq).items[i] = ref;
+      up.change([...path, kind, i], item, 'a name became {name}');
+    });
+  }
+}
+
+// ---- upstream's notes (user-defined template functions) and Katalog-level imports ----------------------
+
+/**
+ * katalogImports reads upstream's Katalog-level `spec.imports` (docs/reference/katalog.md §24): each
+ * motif lends its `notes` and `profiles` to the whole Katalog, in the order written (upstream reads
+ * nothing else of a motif at this level, so its other keys are removed with a note). The list is
+ * removed. Two motifs declaring the same note is an error, as upstream.
+ */
+function katalogImports(up: Upgrader, root: YAMLMap): void {
+  const spec = mapAt(root, 'spec');
+  const pair = spec == null ? undefined : pairOf(spec, 'imports');
+  if (spec == null || pair == null) return;
+  takeOut(spec, pair);
+  const path = ['spec', 'imports'];
+  if (!isSeq(pair.value)) {
+    up.problem(path, pair.value, 'spec.imports is a list of {motif} items');
+    return;
+  }
+  const before = up.notes.size;
+  (pair.value as YAMLSeq).items.forEach((item, i) => {
+    const ref = isMap(item) ? pairOf(item as YAMLMap, 'motif') : undefined;
+    const file = isScalar(ref?.value) ? String((ref?.value as Scalar).value) : undefined;
+    if (file == null) {
+      up.problem([...path, i], item, 'an import needs `motif: <file>`');
+      return;
+    }
+    if (/^(oci|https?):\/\/|^git@/.test(file)) {
+      up.problem(
+        [...path, i, 'motif'],
+        ref?.value,
+        `motif ${file} is remote; only motif files next to the Katalog are read`,
+      );
+      return;
+    }
+    const motif = up.readYaml(file, [...path, i, 'motif'], ref?.value, 'motif');
+    if (motif == null) return;
+    readNotes(up, motif, root, [...path, i]);
+    readProfiles(up, motif);
+    const ignored = motif.items
+      .map((p) => keyOf(p as Pair))
+      .filter(
+        (key): key is string =>
+          key != null && !['apiVersion', 'kind', 'metadata', 'inputs', 'notes', 'profiles'].includes(key),
+      );
+    if (ignored.length > 0)
+      up.change(
+        [...path, i],
+        item,
+        `motif ${file}: ${ignored.join(', ')} not imported (a Katalog-level import lends only notes and profiles, as upstream; import a motif's resources under an entry's \`imports\`)`,
+      );
+  });
+  up.change(
+    path,
+    pair.key,
+    `removed: ${up.notes.size - before} notes read from its motifs, written out where they are called`,
+  );
+}
+
+/**
+ * readNotes reads upstream's `notes` of the Katalog or of a motif it imports: a list of
+ * `{name, description, expression, shadow}` (the first release), or `{include, functions}` whose
+ * `include` names a file holding `functions: [...]`. The key is removed. A note declared in the
+ * Katalog itself wins over one of the same name from a motif (upstream documents that); two in
+ * the same place are an error. Each name must be a Go identifier and each expression non-empty.
+ */
+function readNotes(up: Upgrader, holder: YAMLMap, root: YAMLMap, at: Path): void {
+  const pair = pairOf(holder, 'notes');
+  if (pair == null) return;
+  const local = holder === root;
+  const path = [...at, 'notes'];
+  takeOut(holder, pair);
+  const lists: [YAMLSeq, Path][] = [];
+  if (isSeq(pair.value)) lists.push([pair.value as YAMLSeq, path]);
+  else if (isMap(pair.value)) {
+    const block = pair.value as YAMLMap;
+    const include = pairOf(block, 'include');
+    if (include != null && isScalar(include.value)) {
+      const file = up.readYaml(
+        String(include.value.value),
+        [...path, 'include'],
+        include.value,
+        'notes file',
+      );
+      const functions = file == null ? undefined : pairOf(file, 'functions')?.value;
+      if (isSeq(functions)) lists.push([functions as YAMLSeq, [...path, 'include', 'functions']]);
+      else if (file != null)
+        up.problem([...path, 'include'], include.value, 'a notes file holds `functions: [...]`');
+    }
+    const functions = pairOf(block, 'functions')?.value;
+    if (isSeq(functions)) lists.push([functions as YAMLSeq, [...path, 'functions']]);
+    for (const key of block.items.map((p) => keyOf(p as Pair))) {
+      if (key != null && key !== 'include' && key !== 'functions')
+        up.problem(
+          [...path, key],
+          pairOf(block, key)?.key,
+          `upstream \`notes.${key}\` is not known (notes take \`include\` and \`functions\`)`,
+        );
+    }
+  } else {
+    up.problem(path, pair.value, 'notes is a list of {name, expression} items (or {functions: [...]})');
+    return;
+  }
+  const here = new Set<string>();
+  let read = 0;
+  for (const [list, listPath] of lists) {
+    list.items.forEach((item, i) => {
+      const itemPath = [...listPath, i];
+      if (!isMap(item)) {
+        up.problem(itemPath, item, 'a note is a map with `name` and `expression`');
+        return;
+      }
+      const map = item as YAMLMap;
+      for (const key of map.items.map((p) => keyOf(p as Pair)))
+        if (key != null && !['name', 'description', 'expression', 'shadow'].includes(key))
+          up.problem(
+            [...itemPath, key],
+            pairOf(map, key)?.key,
+            `unknown key \`${key}\` in a note (known: name, description, expression, shadow)`,
+          );
+      const nameNode = pairOf(map, 'name')?.value;
+      const name = scalarText(nameNode);
+      const expressionNode = pairOf(map, 'expression')?.value;
+      const expression = scalarText(expressionNode);
+      if (name == null || name === '') {
+        up.problem([...itemPath, 'name'], item, 'a note needs `name`');
+        return;
+      }
+      if (!isNoteName(name)) {
+        up.problem(
+          [...itemPath, 'name'],
+          nameNode,
+          `note name ${JSON.stringify(name)} must be a Go identifier (letters, digits and _, not a keyword): it is called as \`{{ ${name} }}\``,
+        );
+        return;
+      }
+      if (expression == null || expression.trim() === '') {
+        up.problem(
+          [...itemPath, 'expression'],
+          expressionNode ?? item,
+          `note \`${name}\` needs an \`expression\` (a template)`,
+        );
+        return;
+      }
+      if (here.has(name)) {
+        up.problem([...itemPath, 'name'], nameNode, `note \`${name}\` is declared twice here`);
+        return;
+      }
+      here.add(name);
+      const earlier = up.notes.get(name);
+      if (earlier != null && !local) {
+        up.problem(
+          [...itemPath, 'name'],
+          nameNode,
+          `note \`${name}\` is declared by two imported motifs (first at ${formatPath(earlier.path)}); rename one, or declare it in the Katalog to override both`,
+        );
+        return;
+      }
+      up.notes.set(name, { expression, node: expressionNode, path: itemPath });
+      read++;
+    });
+  }
+  if (local)
+    up.change(
+      path,
+      pair.key,
+      `removed: ${read} ${read === 1 ? 'note' : 'notes'} written out where they are called`,
+    );
+}
+
+/**
+ * expandNotes writes out every note call in the templates under `spec` (docs/reference/katalog.md
+ * §24, src/note-calls.ts). A note that cannot be prepared (it calls itself, an action is not
+ * closed) is reported at its expression; a call that cannot be written out, at the template.
+ */
+function expandNotes(up: Upgrader, spec: YAMLMap): void {
+  const expressions = new Map([...up.notes].map(([name, note]) => [name, note.expression]));
+  const prepared = prepareNotes(expressions);
+  if (!prepared.ok) {
+    const note = up.notes.get(prepared.name);
+    up.problem([...(note?.path ?? []), 'expression'], note?.node, prepared.message);
+    return;
+  }
+  walk(spec, ['spec'], (map, path) => {
+    for (const pair of map.items) {
+      const value = (pair as Pair).value;
+      const key = keyOf(pair as Pair);
+      const visit = (node: unknown, at: Path) => {
+        if (!isScalar(node) || typeof node.value !== 'string') return;
+        const expanded = expandNoteCalls(node.value, prepared.notes);
+        if (!expanded.ok) up.problem(at, node, expanded.message);
+        else if (expanded.calls > 0) {
+          node.value = expanded.text;
+          up.change(
+            at,
+            node,
+            `${expanded.calls} note ${expanded.calls === 1 ? 'call' : 'calls'} written out`,
+          );
+        }
+      };
+      if (key == null) continue;
+      if (isSeq(value)) (value as YAMLSeq).items.forEach((item, i) => visit(item, [...path, key, i]));
+      else visit(value, [...path, key]);
+    }
+  });
 }
 
 /** MigrateKatalogOptions locate the Katalog being migrated. */
