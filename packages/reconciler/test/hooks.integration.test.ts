@@ -28,6 +28,7 @@ const apis = {
   app: { group, version: 'v1', kind: 'App', plural: 'apps' },
   site: { group, version: 'v1', kind: 'Site', plural: 'sites' },
   image: { group, version: 'v1', kind: 'Image', plural: 'images' },
+  quota: { group, version: 'v1', kind: 'Quota', plural: 'quotas' },
 };
 
 const katalog = katalogFrom(`
@@ -95,6 +96,25 @@ spec:
             - path: lastChange
               value: "{{ git.commit }}"
               when: [{field: git.changed, equals: "true"}]
+    quota:
+      apiTypes: {group: ${group}, version: v1, kind: Quota, plural: quotas}
+      resync: "0"
+      validation:
+        external:
+          # upstream's admission-only call: there is no admission webhook, so it is never made
+          - {name: admission, url: "{{ spec.url }}/admission", fires: {reconcile: false}}
+          - {name: quota, url: "{{ spec.url }}/quota/{{ spec.team }}"}
+        rules:
+          - field: external.quota.json.allowed
+            equals: "true"
+            message: "team {{ spec.team }} is over its quota ({{ external.quota.json.used }} used)"
+      operatorBox:
+        external:
+          - {name: echo, url: "{{ spec.url }}/echo/{{ metadata.name }}"}
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-quota"
+              data: {used: "{{ external.quota.json.used }}", version: "{{ external.echo.json.version }}"}
     image:
       apiTypes: {group: ${group}, version: v1, kind: Image, plural: images}
       resync: "0"
@@ -116,6 +136,8 @@ exit 0
 let runtime: KatalogRuntime;
 let server: Server;
 let baseUrl = '';
+/** Requests the test server answered, by path. */
+const hits = new Map<string, number>();
 let root = '';
 const cleanups: (() => Promise<void>)[] = [];
 const clients = {} as Record<keyof typeof apis, CrClient>;
@@ -174,7 +196,19 @@ beforeAll(async () => {
   mkdirSync(join(root, 'ctx'));
   writeFileSync(join(root, 'ctx', 'Dockerfile'), 'FROM scratch\n');
   server = createServer((request, response) => {
-    if (request.url === '/ok') {
+    hits.set(request.url ?? '', (hits.get(request.url ?? '') ?? 0) + 1);
+    const quota = /^\/quota\/(\w+)$/.exec(request.url ?? '');
+    if (request.url?.startsWith('/echo/') === true) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ version: '1.2.3' }));
+      return;
+    }
+    if (quota != null) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify(quota[1] === 'blue' ? { allowed: true, used: 3 } : { allowed: false, used: 12 }),
+      );
+    } else if (request.url === '/ok') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ version: '1.2.3', ok: 'shadowed' }));
     } else if (request.url === '/unavailable') {
@@ -231,6 +265,30 @@ describe('hooks in the reconcile pipeline', () => {
     expect(String(cr.status?.['okShown'])).toBe('true');
     expect(cr.status?.['healthError']).toBeUndefined();
     expect(await deploymentExists('up-web')).toBe(true);
+  });
+
+  it('makes the validation.external calls before the rules, which deny on the answer; later steps see the results', async () => {
+    await clients.quota.create(env.namespace, 'blue', { url: baseUrl, team: 'blue' });
+    await clients.quota.create(env.namespace, 'red', { url: baseUrl, team: 'red' });
+    await waitFor(
+      'quota blue ready',
+      async () => (await readyReason('quota', 'blue')) === 'True/ReconcileSucceeded',
+    );
+    // The children see the validation call's result and the later operatorBox call's.
+    expect(await configMap('blue-quota')).toEqual({ used: '3', version: '1.2.3' });
+    await waitFor(
+      'quota red denied',
+      async () => (await readyReason('quota', 'red')) === 'False/ValidationFailed',
+    );
+    expect(syncedOf(await clients.quota.get(env.namespace, 'red'))?.message).toBe(
+      'quota.validation: team red is over its quota (12 used)',
+    );
+    expect(await configMap('red-quota')).toBeUndefined();
+    // Denied before step 11: the operatorBox call is made for blue only; the admission-only call never.
+    expect(hits.get('/admission')).toBeUndefined();
+    expect(hits.get('/echo/blue')).toBeGreaterThan(0);
+    expect(hits.get('/echo/red')).toBeUndefined();
+    expect(hits.get('/quota/red')).toBeGreaterThan(0);
   });
 
   it('continues past a failing call with continueOnError and skips the gated deployment', async () => {

@@ -90,6 +90,38 @@ describe('loadKatalog: success', () => {
   });
 });
 
+describe('loadKatalog: validation.external', () => {
+  const quota = (boxCall: string) =>
+    WEBSITE +
+    `      validation:
+        external:
+          - {name: quota, url: "http://quota/{{ .spec.team }}", fires: {reconcile: true}}
+          - {name: admission, url: "http://hook", fires: {reconcile: false}}
+        rules: [{field: external.quota.json.allowed, equals: "true", message: over quota}]
+      operatorBox:
+        external: [{name: ${boxCall}, url: "http://other"}]
+`;
+
+  it('loads validation calls beside the rules, with fires', () => {
+    const result = load(quota('echo'));
+    if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
+    const validation = result.katalog.spec.crds['website']?.validation;
+    expect(validation?.external.map((call) => [call.name, call.fires?.reconcile])).toEqual([
+      ['quota', true],
+      ['admission', false],
+    ]);
+  });
+
+  it('refuses a validation call named like an operatorBox call, at its name', () => {
+    expect(errors(quota('quota'))).toEqual([
+      expect.objectContaining({
+        path: 'spec.crds.website.validation.external[0].name',
+        message: expect.stringContaining('external call name quota is used twice'),
+      }),
+    ]);
+  });
+});
+
 describe('loadKatalog: entry names', () => {
   it('takes camelCase and snake_case entry names as they are (ADR 0024)', () => {
     const result = load(WEBSITE.replace('    website:', '    declarativeApp:'));

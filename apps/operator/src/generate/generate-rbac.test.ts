@@ -201,6 +201,21 @@ operatorBox: { onReconcile: { configMaps: [{}] } }`),
     expect(pinnedWatch('platform')).toBeUndefined();
   });
 
+  it('reads the credential Secrets of validation.external calls, in their namespace too', () => {
+    const rbac = generateRbac(
+      katalogFrom(`allowedNamespaces: [team-a]
+validation:
+  external:
+    - { name: quota, url: 'http://quota', auth: { secretRef: { name: token, key: t, namespace: platform } } }`),
+      { namespace: 'ops' },
+    );
+    const flat = rbac.rules.flatMap((r) =>
+      r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}:${r.verbs.join(',')}`),
+    );
+    expect(flat).toContain('/secrets:get');
+    expect(rbac.notes.join('\n')).toContain('Secrets of namespace platform are read');
+  });
+
   it('grants get on secrets for copyFrom Secrets, and notes a source a pinned Role cannot reach', () => {
     const flatOf = (rbac: ReturnType<typeof generateRbac>): string[] =>
       rbac.rules.flatMap((r) =>

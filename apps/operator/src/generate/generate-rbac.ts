@@ -1,5 +1,5 @@
 import { RESOURCE_KINDS, apiGroupOf, copySourceWatches, guessPlural } from '@orkestra/types';
-import type { CrdEntry, Katalog, ResourceGroup } from '@orkestra/types';
+import type { CrdEntry, ExternalCall, Katalog, ResourceGroup } from '@orkestra/types';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
 
@@ -294,6 +294,11 @@ function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes:
   }
 }
 
+/** externalCalls is every HTTP call of an entry: `validation.external` (step 8) and `operatorBox.external` (step 11). */
+function externalCalls(entry: CrdEntry): readonly ExternalCall[] {
+  return [...(entry.validation?.external ?? []), ...entry.operatorBox.external];
+}
+
 /** copySources lists the namespaces `copyFrom` Secrets of an entry read (undefined: the CR's own namespace). */
 function copySources(entry: CrdEntry): (string | undefined)[] {
   const out: (string | undefined)[] = [];
@@ -355,7 +360,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     entries.some(
       (e) =>
         Object.keys(e.operatorBox.providers).length > 0 ||
-        e.operatorBox.external.some((call) => call.auth?.secretRef != null),
+        externalCalls(e).some((call) => call.auth?.secretRef != null),
     );
   if (readsSecrets) {
     rules.add('', 'secrets', ['get']);
@@ -368,7 +373,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   const foreignReads = [
     ...copies.filter((namespace) => namespace != null && !namespace.includes('{{')),
     ...entries.flatMap((e) =>
-      e.operatorBox.external.flatMap((call) =>
+      externalCalls(e).flatMap((call) =>
         call.auth?.secretRef?.namespace == null ? [] : [call.auth.secretRef.namespace],
       ),
     ),

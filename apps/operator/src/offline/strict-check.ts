@@ -92,7 +92,11 @@ interface EntryScope {
   readonly declaredStatus: ReadonlySet<string>;
   readonly cross: ReadonlyMap<string, CrdEntry | undefined>;
   readonly external: readonly string[];
-  readonly externalCounts: { readonly onReconcile: number; readonly onCreate: number };
+  readonly externalCounts: {
+    readonly validation: number;
+    readonly onReconcile: number;
+    readonly onCreate: number;
+  };
   readonly providers: ReadonlyMap<string, readonly string[]>;
   readonly children: ReadonlySet<string>;
 }
@@ -323,8 +327,13 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
     hasSchema: root != null,
     declaredStatus: new Set(box.status.fields.map((f) => f.path.replace(/^\./, '').split('.')[0] ?? '')),
     cross,
-    external: box.external.map((call) => call.name),
-    externalCounts: { onReconcile: countExternal('onReconcile'), onCreate: countExternal('onCreate') },
+    // validation.external runs first (step 8), then the hoisted operatorBox calls (step 11).
+    external: [...(entry.validation?.external ?? []), ...box.external].map((call) => call.name),
+    externalCounts: {
+      validation: entry.validation?.external.length ?? 0,
+      onReconcile: countExternal('onReconcile'),
+      onCreate: countExternal('onCreate'),
+    },
     providers,
     children,
   };
@@ -333,8 +342,17 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
 /** placeOf classifies a location inside a CRD entry by what its templates may see (docs/reference/katalog.md §17.2). */
 function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalog): Place | undefined {
   const [first, second, third, fourth] = rel;
-  if (first === 'normalize' || first === 'mutation' || first === 'validation')
-    return { name: first, roots: roots() };
+  if (first === 'normalize' || first === 'mutation') return { name: first, roots: roots() };
+  if (first === 'validation') {
+    // A validation call sees the calls before it; the rules see every validation call.
+    const calls = scope.externalCounts.validation;
+    const index = second === 'external' && typeof third === 'number' ? third : calls;
+    return {
+      name: second === 'external' ? 'validation calls' : 'validation',
+      roots: roots('external'),
+      externalBefore: index,
+    };
+  }
   if (first === 'autoscale') return { name: 'autoscale rules', roots: roots('metrics') };
   if (first !== 'operatorBox') return undefined;
   const hookPlace = (
@@ -345,12 +363,14 @@ function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalo
     if (hook === 'git') return { name: 'the git hook', roots: roots('cross') };
     if (hook === 'docker') return { name: 'the docker hook', roots: roots('cross', 'git', 'external') };
     if (hook === 'external' && typeof index === 'number') {
+      const counts = scope.externalCounts;
       const offset =
-        group === 'onReconcile'
+        counts.validation +
+        (group === 'onReconcile'
           ? 0
           : group === 'onCreate'
-            ? scope.externalCounts.onReconcile
-            : scope.externalCounts.onReconcile + scope.externalCounts.onCreate;
+            ? counts.onReconcile
+            : counts.onReconcile + counts.onCreate);
       return {
         name: 'external calls',
         roots: roots('cross', 'git', 'external'),

@@ -69,11 +69,12 @@ export function isPending(value: unknown): value is HookPending {
 export type HookSlot<R = unknown> = (input: HookInput) => Promise<R | HookPending> | R | HookPending;
 
 /**
- * HookPhase is where a hook runs: `context` hooks (steps 9–12) before the desired set, so the
- * resource templates see their values; `after-writes` hooks (step 16, providers) after the child
- * writes and pruning, so a provider sees the children it may depend on.
+ * HookPhase is where a hook runs: `validation` hooks (step 8, `validation.external`) before the
+ * validation rules, so the rules see their values; `context` hooks (steps 9–12) before the desired
+ * set, so the resource templates see their values; `after-writes` hooks (step 16, providers) after
+ * the child writes and pruning, so a provider sees the children it may depend on.
  */
-export type HookPhase = 'context' | 'after-writes';
+export type HookPhase = 'validation' | 'context' | 'after-writes';
 
 /**
  * EnqueueSource is an event that re-queues a CR: its own changes (`primary`), its children's

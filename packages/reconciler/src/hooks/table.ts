@@ -10,8 +10,16 @@ import { externalHook } from './external/index.js';
 import { gitHook } from './git/index.js';
 import type { AnyHookUnit, EnqueueSource, HookSlot } from './hook-unit.js';
 import { providersHook } from './providers/index.js';
+import { validationExternalHook } from './validation-external/index.js';
 
-const HOOK_TABLE = [crossHook, gitHook, externalHook, dockerHook, providersHook] as const;
+const HOOK_TABLE = [
+  validationExternalHook,
+  crossHook,
+  gitHook,
+  externalHook,
+  dockerHook,
+  providersHook,
+] as const;
 
 type Units = (typeof HOOK_TABLE)[number];
 

@@ -231,11 +231,14 @@ export class CrdPipeline {
     current.cr = mutated.cr;
     const view = mutated.view;
     mark('mutation');
-    state.warnings = validate(s, view);
-    mark('validation');
-    // Hooks, steps 9–12: the `context` phase of the hook loop.
+    // Step 8: the `validation` phase of the hook loop (validation.external), then the rules.
     const context = initialContext(view);
     state.context = context;
+    const waitingCall = await runHooks(s, this.#o.hooks, 'validation', view, context, ctx, state);
+    if (waitingCall != null) return waitingCall;
+    state.warnings = validate(s, view, context);
+    mark('validation');
+    // Hooks, steps 9–12: the `context` phase of the hook loop.
     const waitingHook = await runHooks(s, this.#o.hooks, 'context', view, context, ctx, state);
     if (waitingHook != null) return waitingHook;
     mark('hooks');

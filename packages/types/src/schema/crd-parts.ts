@@ -10,6 +10,7 @@ import {
   gateShape,
 } from './condition.js';
 import type { GateInput } from './condition.js';
+import { ExternalCall } from './hooks.js';
 import { DotPath, Identifier, Literal, TemplateValue, Tpl, isSafeDotPath } from './primitives.js';
 
 // ---- normalize, mutation, validation (docs/reference/katalog.md §10-12) -------------------------------------------
@@ -114,7 +115,12 @@ export interface ValidationRule extends z.output<typeof ValidationRuleSchema> {}
 export const ValidationRule: z.ZodType<ValidationRule> = ValidationRuleSchema.meta({ id: 'ValidationRule' });
 
 /** Validation is the validation block. */
-const ValidationSchema = z.strictObject({ rules: z.array(ValidationRule).default([]) });
+const ValidationSchema = z.strictObject({
+  rules: z.array(ValidationRule).default([]),
+  // Calls made in step 8 before the rules, whose results the rules (and everything after) read
+  // as `external.<name>` (docs/reference/katalog.md §12, ADR 0026).
+  external: z.array(ExternalCall).default([]),
+});
 /** Validation is a validation block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface Validation extends z.output<typeof ValidationSchema> {}

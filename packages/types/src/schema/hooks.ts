@@ -57,6 +57,10 @@ const ExternalCallSchema = gated({
     })
     .optional(),
   cacheFor: Duration.default('0'),
+  // Upstream's `fires.reconcile: false` marks a call made only by its admission webhook; Orkestra
+  // validates at reconcile time, so such a call is never made and its name reads as absent
+  // (docs/reference/katalog.md §15.1). Kept so templates that guard on it stay checked.
+  fires: z.strictObject({ reconcile: z.boolean().default(true) }).optional(),
 });
 /** ExternalCall is an external HTTP call. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small

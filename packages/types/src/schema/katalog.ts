@@ -321,13 +321,39 @@ const crdEntryShape = {
   operatorBox: OperatorBox.prefault({}),
 };
 
+/**
+ * checkValidationCalls refuses a `validation.external` call named like another one or like an
+ * `operatorBox.external` call: both fill `external.<name>` (docs/reference/katalog.md §12).
+ */
+function checkValidationCalls(
+  entry: {
+    validation?: { external?: readonly { name: string }[] } | undefined;
+    operatorBox?: { external?: readonly { name: string }[] } | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const taken = new Set((entry.operatorBox?.external ?? []).map((call) => call.name));
+  (entry.validation?.external ?? []).forEach((call, i) => {
+    if (taken.has(call.name))
+      ctx.addIssue({
+        code: 'custom',
+        message: `external call name ${call.name} is used twice (validation.external and operatorBox.external both fill external.<name>)`,
+        path: ['validation', 'external', i, 'name'],
+        input: call.name,
+      });
+    taken.add(call.name);
+  });
+}
+
 function refineCrdEntry(
   entry: { resync: string; queue: { maxDepth: number }; apiTypes: ApiTypes } & Parameters<
     typeof checkCopySources
-  >[0],
+  >[0] &
+    Parameters<typeof checkValidationCalls>[0],
   ctx: z.RefinementCtx,
 ): void {
   checkCopySources(entry, ctx);
+  checkValidationCalls(entry, ctx);
   if (!isDuration(entry.resync)) return;
   const resync = parseDuration(entry.resync);
   if (resync === 0 && entry.queue?.maxDepth !== 0) {

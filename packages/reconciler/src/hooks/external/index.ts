@@ -4,7 +4,7 @@
  * `external.<name>` to the template context. A failed call without `continueOnError` fails the
  * reconcile with ExternalCallFailed.
  */
-import type { CompiledValue } from '@orkestra/template';
+import type { CompiledValue, TemplateEngine } from '@orkestra/template';
 import { compileValue } from '@orkestra/template';
 import {
   ConditionReason,
@@ -16,6 +16,7 @@ import {
 import type { ExternalCall } from '@orkestra/types';
 import type { ExternalCallDeclaration, ExternalCallResult } from '../external.js';
 import { contextValue, defineHook, noMemory } from '../hook-unit.js';
+import type { HookInput, HookServices } from '../hook-unit.js';
 
 /** CompiledExternal is one `external` call: `url`, `headers`, `body` and `auth.secretRef` compiled. */
 export interface CompiledExternal {
@@ -25,18 +26,22 @@ export interface CompiledExternal {
   readonly value: CompiledValue;
 }
 
-/** externalHook is the `external` unit. */
-export const externalHook = defineHook({
-  key: 'external',
-  schema: 'operatorBox.external[] — ExternalCall in @orkestra/types (schema/hooks.ts)',
-  reference: 'docs/reference/katalog.md §15.1',
-  phase: 'context',
-  enqueuedBy: [],
-  compile: (entry, base, engine): readonly CompiledExternal[] =>
-    entry.operatorBox.external.map((declaration, i): CompiledExternal => {
-      const katalogPath = katalogPathOf(declaration) ?? `${base}.operatorBox.external[${i}]`;
-      const secretRef = declaration.auth?.secretRef;
-      return {
+/**
+ * compileExternalCalls compiles one list of calls (`operatorBox.external`, or `validation.external`
+ * for the validation unit). A call that fires only at admission (`fires.reconcile: false`) is
+ * left out: Orkestra has no admission webhook, so it is never made and its name reads as absent.
+ */
+export function compileExternalCalls(
+  calls: readonly ExternalCall[],
+  listPath: string,
+  engine: TemplateEngine,
+): readonly CompiledExternal[] {
+  return calls.flatMap((declaration, i): CompiledExternal[] => {
+    if (declaration.fires?.reconcile === false) return [];
+    const katalogPath = katalogPathOf(declaration) ?? `${listPath}[${i}]`;
+    const secretRef = declaration.auth?.secretRef;
+    return [
+      {
         declaration,
         katalogPath,
         value: compileValue(
@@ -48,44 +53,72 @@ export const externalHook = defineHook({
           },
           { path: katalogPath, engine },
         ),
-      };
-    }),
+      },
+    ];
+  });
+}
+
+/**
+ * runExternalCalls makes the compiled calls in declaration order, each seeing `earlier` (the
+ * results of the calls of an earlier step) and the calls before it as `external`, and leaves the
+ * visible results in `context.external`. A failed call without `continueOnError` throws
+ * ExternalCallFailed naming it.
+ */
+export async function runExternalCalls(
+  services: HookServices,
+  compiled: readonly CompiledExternal[],
+  input: HookInput,
+  earlier: Readonly<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
+  const { crd, cr } = input;
+  const context = input.context as Record<string, unknown>;
+  const calls = compiled.map((item) => ({
+    item,
+    name: item.declaration.name,
+    continueOnError: item.declaration.continueOnError,
+  }));
+  const run = await services.external.runAll(
+    calls,
+    ({ item }, results) => {
+      context['external'] = { ...earlier, ...withJsonFields(results) };
+      if (!evaluateConditions(item.declaration, context, services.conditions).passed) return undefined;
+      return callDeclaration(item, item.value.render(context));
+    },
+    { entry: crd.name, namespace: cr.metadata.namespace ?? '', signal: input.signal },
+  );
+  const visible = { ...earlier, ...withJsonFields(run.results) };
+  context['external'] = visible;
+  if (run.failed != null) {
+    const failed = compiled.find((e) => e.declaration.name === run.failed?.name);
+    const katalogPath = failed?.katalogPath ?? `${crd.katalogPath}.operatorBox.external`;
+    throw new OrkestraError(`${katalogPath}: external call ${run.failed.name} failed: ${run.failed.error}`, {
+      code: ConditionReason.ExternalCallFailed,
+      katalogPath,
+    });
+  }
+  return visible;
+}
+
+/** externalHook is the `external` unit (step 11); it sees the results of `validation.external` (step 8). */
+export const externalHook = defineHook({
+  key: 'external',
+  schema: 'operatorBox.external[] — ExternalCall in @orkestra/types (schema/hooks.ts)',
+  reference: 'docs/reference/katalog.md §15.1',
+  phase: 'context',
+  enqueuedBy: [],
+  compile: (entry, base, engine): readonly CompiledExternal[] =>
+    compileExternalCalls(entry.operatorBox.external, `${base}.operatorBox.external`, engine),
   declared: (compiled) => compiled.length > 0,
   initial: () => ({}),
   settle: contextValue,
   memory: noMemory,
-  run: async (services, _memory, compiled, input): Promise<unknown> => {
-    const { crd, cr } = input;
-    const context = input.context as Record<string, unknown>;
-    const calls = compiled.map((item) => ({
-      item,
-      name: item.declaration.name,
-      continueOnError: item.declaration.continueOnError,
-    }));
-    const run = await services.external.runAll(
-      calls,
-      ({ item }, results) => {
-        context['external'] = withJsonFields(results);
-        if (!evaluateConditions(item.declaration, context, services.conditions).passed) return undefined;
-        return callDeclaration(item, item.value.render(context));
-      },
-      { entry: crd.name, namespace: cr.metadata.namespace ?? '', signal: input.signal },
-    );
-    const visible = withJsonFields(run.results);
-    context['external'] = visible;
-    if (run.failed != null) {
-      const failed = compiled.find((e) => e.declaration.name === run.failed?.name);
-      const katalogPath = failed?.katalogPath ?? `${crd.katalogPath}.operatorBox.external`;
-      throw new OrkestraError(
-        `${katalogPath}: external call ${run.failed.name} failed: ${run.failed.error}`,
-        {
-          code: ConditionReason.ExternalCallFailed,
-          katalogPath,
-        },
-      );
-    }
-    return visible;
-  },
+  run: (services, _memory, compiled, input): Promise<unknown> =>
+    runExternalCalls(
+      services,
+      compiled,
+      input,
+      (input.context as Record<string, unknown>)['external'] as Record<string, unknown>,
+    ),
 });
 
 /**

@@ -5,6 +5,7 @@
  */
 import { refOf } from '@orkestra/registry';
 import type { KubeObject } from '@orkestra/registry';
+import type { TemplateContext } from '@orkestra/template';
 import { ConditionReason, OrkestraError, OrkestraFinalizer } from '@orkestra/types';
 import { formatReasonMessage } from '../../reason-message.js';
 import type { CompiledCrd } from '../compile-katalog.js';
@@ -91,10 +92,14 @@ export async function mutate(
 }
 
 /** validate is step 8: returns the warn-rule messages (undefined without warn rules); deny violations throw ValidationFailed. */
-export function validate(services: StageServices, view: KubeObject): string[] | undefined {
+export function validate(
+  services: StageServices,
+  view: KubeObject,
+  context?: TemplateContext,
+): string[] | undefined {
   const crd = services.crd;
   if (crd.validation.length === 0) return undefined;
-  const outcome = validateCr(crd, view, services.conditions, () => services.primary.list());
+  const outcome = validateCr(crd, view, services.conditions, () => services.primary.list(), context);
   const warned = outcome.warnings ?? [];
   services.observer.validation(
     crd.name,

@@ -96,7 +96,8 @@ export interface ValidationOutcome {
 }
 
 /**
- * validateCr is step 8: every rule whose gate passes is checked against the normalized CR;
+ * validateCr is step 8: every rule whose gate passes is checked against the normalized CR (and, in
+ * `context`, the results of `validation.external`; default the CR's own fields);
  * `unique` compares the field with the other CRs of the entry (`others`).
  */
 export function validateCr(
@@ -104,10 +105,10 @@ export function validateCr(
   view: KubeObject,
   conditions: EvaluateConditionsOptions,
   others: () => readonly KubeObject[],
+  context: TemplateContext = crContext(view),
 ): ValidationOutcome {
   const rules = crd.validation;
   const hasWarn = rules.some((r) => r.rule.action === 'warn');
-  const context = crContext(view);
   const denied: string[] = [];
   const warned: string[] = [];
   for (const rule of rules) {

@@ -1,0 +1,27 @@
+/**
+ * The `validation.external` hook (docs/reference/katalog.md §12, ADR 0026): step 8 makes the
+ * entry's validation calls before the rules, so a rule can test an answer
+ * (`{{ .external.quota.json.allowed }}`), as upstream's `validation.external` does. The results are
+ * `external.<name>` for the rules and for everything after them (the `external` unit of step 11
+ * adds its own calls to them). Its own context key stays empty: the results live under `external`.
+ */
+import { defineHook, noMemory } from '../hook-unit.js';
+import { compileExternalCalls, runExternalCalls } from '../external/index.js';
+import type { CompiledExternal } from '../external/index.js';
+
+/** validationExternalHook is the `validation.external` unit. */
+export const validationExternalHook = defineHook({
+  key: 'validationExternal',
+  schema: 'validation.external[] — ExternalCall in @orkestra/types (schema/hooks.ts)',
+  reference: 'docs/reference/katalog.md §12',
+  phase: 'validation',
+  enqueuedBy: [],
+  compile: (entry, base, engine): readonly CompiledExternal[] =>
+    compileExternalCalls(entry.validation?.external ?? [], `${base}.validation.external`, engine),
+  declared: (compiled) => compiled.length > 0,
+  initial: () => undefined,
+  settle: () => ({ value: undefined }),
+  memory: noMemory,
+  run: (services, _memory, compiled, input): Promise<unknown> =>
+    runExternalCalls(services, compiled, input, {}),
+});
