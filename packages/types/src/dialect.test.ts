@@ -36,7 +36,11 @@ const load = (text: string, baseDir?: string) =>
   loadKatalog({ text, file: 'katalog.yaml' }, baseDir === undefined ? {} : { baseDir });
 
 describe('upstream apiVersions', () => {
-  for (const apiVersion of ['orkestra.orkspace.io/v1', 'orkestra.konductor.io/v1Alpha']) {
+  for (const apiVersion of [
+    'orkestra.orkspace.io/v1',
+    'orkestra.konductor.io/v1Alpha',
+    'controller.orkestra.io/v1',
+  ]) {
     it(`accepts ${apiVersion} and notes once that ork migrate converts it`, () => {
       const result = ok(load(head(apiVersion)));
       expect(result.katalog.apiVersion).toBe('orkestra.konductor.io/v1alpha1');
@@ -45,6 +49,24 @@ describe('upstream apiVersions', () => {
       expect(notes[0]).toMatchObject({ line: 1, column: 13 });
     });
   }
+
+  it('reads the oldest generation’s critical, apiTypes.list and apiTypes.apiPath', () => {
+    const text = head('controller.orkestra.io/v1')
+      .replace('    website:\n', '    website:\n      critical: true\n')
+      .replace(
+        '        plural: websites\n',
+        '        plural: websites\n        list: WebsiteList\n        apiPath: /apis\n',
+      );
+    const result = ok(load(text));
+    expect(result.katalog.spec.crds['website']?.apiTypes).toMatchObject({
+      kind: 'Website',
+      plural: 'websites',
+    });
+    const core = load(text.replace('apiPath: /apis', 'apiPath: /api'));
+    expect(core.ok ? [] : core.errors.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      expect.stringMatching(/^spec\.crds\.website\.apiTypes\.apiPath: .*names a built-in kind/),
+    ]);
+  });
 
   it('still refuses an unknown apiVersion', () => {
     const result = load(head('orkestra.example.io/v9'));
@@ -1868,5 +1890,38 @@ describe('upstream ordered deletion stages, envFrom names and valueType', () => 
       condition: { field: 'spec.replicas', operator: 'gt' },
     });
     expect(entry?.validation?.rules[0]).not.toHaveProperty('valueType');
+  });
+});
+
+describe('upstream mutation of the CR’s labels and annotations', () => {
+  const katalog = (rules: string) =>
+    head().replace('      apiTypes:', `      mutation:\n        rules:\n${rules}      apiTypes:`);
+
+  it('moves an override of metadata.labels.<key> to the entry’s labels, kept on every CR', () => {
+    const entry = ok(
+      load(
+        katalog(
+          '          - {field: spec.replicas, default: "2"}\n          - {field: metadata.labels.managed-by, override: orkestra}\n          - {field: metadata.annotations.owner, override: "{{ .spec.team }}"}\n',
+        ),
+      ),
+    ).katalog.spec.crds['website'];
+    expect(entry?.labels).toEqual({ 'managed-by': 'orkestra' });
+    expect(entry?.annotations).toEqual({ owner: '{{ .spec.team }}' });
+    expect(entry?.mutation?.rules.map((rule) => rule.field)).toEqual(['spec.replicas']);
+  });
+
+  it('refuses a default or a gated rule on a label, naming the override form', () => {
+    const result = load(
+      katalog(
+        '          - {field: metadata.labels.tier, default: basic}\n          - {field: metadata.labels.team, override: a, when: [{field: spec.a, exists: true}]}\n',
+      ),
+    );
+    const found = result.ok ? [] : result.errors.map((e) => `${e.path}: ${e.message}`);
+    expect(found).toEqual([
+      expect.stringMatching(
+        /mutation\.rules\[0\]: a mutation of the CR's labels .*write it with `override` and no gate/,
+      ),
+      expect.stringMatching(/mutation\.rules\[1\]: a mutation of the CR's labels/),
+    ]);
   });
 });

@@ -14,6 +14,7 @@ import {
 } from 'yaml';
 import type { Document, LineCounter, Node as YamlNode } from 'yaml';
 import { expandAliases } from './yaml-aliases.js';
+import { katalogInConfigMap } from './configmap-katalog.js';
 import { expandNoteCalls, isNoteName, prepareNotes } from './note-calls.js';
 import { KATALOG_API_VERSION } from './metadata.js';
 import { gateShape } from './schema/condition.js';
@@ -28,7 +29,12 @@ import { commonShape } from './schema/resources.js';
  */
 
 /** UPSTREAM_API_VERSIONS are the Katalog apiVersions of upstream generations the loader accepts. */
-export const UPSTREAM_API_VERSIONS = ['orkestra.konductor.io/v1Alpha', 'orkestra.orkspace.io/v1'] as const;
+export const UPSTREAM_API_VERSIONS = [
+  'orkestra.konductor.io/v1Alpha',
+  'orkestra.orkspace.io/v1',
+  // The oldest generation (G1 files of upstream's early releases).
+  'controller.orkestra.io/v1',
+] as const;
 
 /** DialectChange is one rewrite done by upgradeDialect, positioned at the node it rewrote. */
 export interface DialectChange {
@@ -689,7 +695,7 @@ function dropDisabledBuiltins(up: Upgrader, crds: YAMLMap): void {
 }
 
 /** GO_TYPE_KEYS are upstream `apiTypes` keys that name generated Go types (typed mode only). */
-const GO_TYPE_KEYS = ['object', 'objectList', 'location', 'alias'] as const;
+const GO_TYPE_KEYS = ['object', 'objectList', 'list', 'location', 'alias'] as const;
 
 function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
   const builtin = builtinKindEntry(up, entry, base);
@@ -702,6 +708,31 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
         [...base, 'apiTypes', key],
         'it names a generated Go type for upstream’s typed mode; Orkestra reads CRs as plain objects',
       );
+  // The oldest generation's `apiPath` (`/apis`, or `/api` for core types) and `critical`.
+  const apiPath = apiTypes == null ? undefined : pairOf(apiTypes, 'apiPath');
+  if (apiTypes != null && apiPath != null) {
+    if (scalarText(apiPath.value) === '/apis')
+      up.drop(
+        apiTypes,
+        'apiPath',
+        [...base, 'apiTypes', 'apiPath'],
+        'the API path of every CRD kind (/apis)',
+      );
+    else {
+      up.problem(
+        [...base, 'apiTypes', 'apiPath'],
+        apiPath.value,
+        'an entry defines its own CRD, served under /apis; another apiPath (upstream’s /api for core types) names a built-in kind, which an entry cannot be',
+      );
+      takeOut(apiTypes, apiPath);
+    }
+  }
+  up.drop(
+    entry,
+    'critical',
+    [...base, 'critical'],
+    'every entry counts toward the operator’s readiness (its informers must sync before /readyz is ok)',
+  );
   for (const key of ['labelSelector', 'fieldSelector']) {
     const pair = pairOf(entry, key);
     if (pair == null) continue;
@@ -839,6 +870,7 @@ function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: Upgrade
       [...base, 'mutation', 'mutateFirst'],
       'mutation always runs before validation',
     );
+  if (up.upstream) mutationMetadata(up, entry, base);
   upgradeValidation(up, entry, base);
   if (imports.length > 0) applyImports(up, entry, imports, boxPath);
   const finalBox = mapAt(entry, 'operatorBox');
@@ -1348,8 +1380,51 @@ function upgradeQueue(up: Upgrader, entry: YAMLMap, base: Path): void {
     );
 }
 
+/**
+ * mutationMetadata maps upstream's mutation rules on the CR's own labels and annotations
+ * (`field: metadata.labels.<key>` with `override`) onto the entry's `labels`/`annotations`
+ * (docs/reference/katalog.md §3.3), which keep those keys on every CR; mutation writes `spec` only.
+ * A `default` (set only when absent) or a gated rule has no counterpart and is refused at the rule.
+ */
+function mutationMetadata(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const rules = pairOf(mapAt(entry, 'mutation') ?? new YAMLMap(), 'rules')?.value;
+  if (!isSeq(rules)) return;
+  const items = (rules as YAMLSeq).items;
+  [...items].forEach((rule, i) => {
+    if (!isMap(rule)) return;
+    const map = rule as YAMLMap;
+    const field = scalarText(pairOf(map, 'field')?.value);
+    const target = field == null ? null : /^\.?metadata\.(labels|annotations)\.(.+)$/.exec(field);
+    if (target == null) return;
+    const [, kind = 'labels', key = ''] = target;
+    const at = [...base, 'mutation', 'rules', i];
+    items.splice(items.indexOf(rule), 1);
+    const override = pairOf(map, 'override');
+    if (override == null || ['when', 'anyOf', 'or'].some((gate) => pairOf(map, gate) != null)) {
+      up.problem(
+        at,
+        rule,
+        `a mutation of the CR's ${kind} maps onto the entry's \`${kind}\` (kept on every CR, docs/reference/katalog.md §3.3), which always set the key: write it with \`override\` and no gate, or under \`${kind}\` yourself`,
+      );
+      return;
+    }
+    const holder = up.ensureMap(entry, kind, rule);
+    if (pairOf(holder, key) != null) {
+      up.problem(
+        at,
+        rule,
+        `${kind}.${key} is written twice (here and under the entry's \`${kind}\`); keep one`,
+      );
+      return;
+    }
+    holder.items.push(new Pair(scalar(key, pairOf(map, 'field')?.value), override.value));
+    up.change(at, rule, `moved to ${kind}.${key} (the entry's ${kind} are kept on every CR)`);
+  });
+}
+
 function upgradeValidation(up: Upgrader, entry: YAMLMap, base: Path): void {
   const validation = mapAt(entry, 'validation');
+  if (validation != null) externalProtocols(up, validation, [...base, 'validation']);
   const rules = validation == null ? undefined : pairOf(validation, 'rules')?.value;
   if (!isSeq(rules)) return;
   (rules as YAMLSeq).items.forEach((rule, i) => {
@@ -2774,7 +2849,10 @@ export interface MigrateKatalogResult {
  * @example
  * const { text, changes } = migrateKatalog(readFileSync('katalog.yaml', 'utf8'), { baseDir: '.' });
  */
-export function migrateKatalog(text: string, options: MigrateKatalogOptions = {}): MigrateKatalogResult {
+export function migrateKatalog(source: string, options: MigrateKatalogOptions = {}): MigrateKatalogResult {
+  // A Katalog deployed in a ConfigMap (upstream's way) is migrated to a Katalog file.
+  const wrapped = katalogInConfigMap(source);
+  const text = wrapped?.ok === true ? wrapped.text : source;
   const lineCounter = new LineCounterClass();
   const doc = parseDocument(text, { lineCounter, keepSourceTokens: true });
   if (doc.errors.length > 0) {
@@ -2795,10 +2873,21 @@ export function migrateKatalog(text: string, options: MigrateKatalogOptions = {}
     };
   }
   const result = upgradeDialect(doc, { lineCounter, baseDir: options.baseDir });
+  const changes =
+    wrapped?.ok === true
+      ? [
+          {
+            path: `data.${wrapped.key}`,
+            ...((p) => ({ line: p.line, column: p.col }))(lineCounter.linePos(wrapped.offset)),
+            message: `the Katalog in data key ${wrapped.key} of ConfigMap ${wrapped.configMap}, written as a Katalog file`,
+          },
+          ...result.changes,
+        ]
+      : result.changes;
   return {
-    text: result.changes.length === 0 ? text : doc.toString({ lineWidth: 0 }),
+    text: changes.length === 0 ? text : doc.toString({ lineWidth: 0 }),
     generation: result.generation,
-    changes: result.changes,
+    changes,
     problems: result.problems,
   };
 }

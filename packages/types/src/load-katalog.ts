@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
+import { katalogInConfigMap } from './configmap-katalog.js';
 import { positionIn, upgradeDialect } from './dialect.js';
 import type { IncludedFile } from './dialect.js';
 import { KatalogError } from './errors.js';
@@ -193,7 +194,10 @@ class Locator {
   }
 }
 
-function loadText(text: string, file: string, options: LoadKatalogOptions): LoadKatalogResult {
+function loadText(source: string, file: string, options: LoadKatalogOptions): LoadKatalogResult {
+  // Upstream's ConfigMap manifests: the Katalog in one data key is read in place (issue 14).
+  const wrapped = katalogInConfigMap(source);
+  const text = wrapped?.ok === true ? wrapped.text : source;
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, {
     lineCounter,
@@ -213,6 +217,14 @@ function loadText(text: string, file: string, options: LoadKatalogOptions): Load
   }
   const errors: KatalogIssue[] = [];
   const warnings: KatalogIssue[] = [];
+  if (wrapped?.ok === false) return fail([at(wrapped.offset, wrapped.message)]);
+  if (wrapped?.ok === true)
+    warnings.push(
+      at(
+        wrapped.offset,
+        `read the Katalog in data key ${wrapped.key} of ConfigMap ${wrapped.configMap} (upstream's way to deploy one); \`ork migrate\` prints it as a Katalog file`,
+      ),
+    );
   for (const doc of documents) {
     for (const error of doc.errors) {
       const pos = error.linePos?.[0];
