@@ -68,9 +68,11 @@ describe('upstream apiVersions', () => {
     ]);
   });
 
-  it('still refuses an unknown apiVersion', () => {
+  it('still refuses an unknown apiVersion, naming the one a typo is nearest', () => {
     const result = load(head('orkestra.example.io/v9'));
     expect(result.ok).toBe(false);
+    const typo = load(head('orkestra.konductor.io/v1Aplha'));
+    expect(typo.ok ? '' : typo.errors[0]?.message).toContain('did you mean orkestra.konductor.io/v1Alpha?');
   });
 
   it('gives a canonical Katalog no note', () => {

@@ -16,7 +16,7 @@ import type { Document, LineCounter, Node as YamlNode } from 'yaml';
 import { expandAliases } from './yaml-aliases.js';
 import { katalogInConfigMap } from './configmap-katalog.js';
 import { expandNoteCalls, isNoteName, prepareNotes } from './note-calls.js';
-import { KATALOG_API_VERSION } from './metadata.js';
+import { KATALOG_API_VERSION, UPSTREAM_API_VERSIONS } from './metadata.js';
 import { gateShape } from './schema/condition.js';
 import { commonShape } from './schema/resources.js';
 
@@ -28,13 +28,7 @@ import { commonShape } from './schema/resources.js';
  * same document (comments and key order kept) in the canonical form.
  */
 
-/** UPSTREAM_API_VERSIONS are the Katalog apiVersions of upstream generations the loader accepts. */
-export const UPSTREAM_API_VERSIONS = [
-  'orkestra.konductor.io/v1Alpha',
-  'orkestra.orkspace.io/v1',
-  // The oldest generation (G1 files of upstream's early releases).
-  'controller.orkestra.io/v1',
-] as const;
+export { UPSTREAM_API_VERSIONS } from './metadata.js';
 
 /** DialectChange is one rewrite done by upgradeDialect, positioned at the node it rewrote. */
 export interface DialectChange {

@@ -345,7 +345,12 @@ ${WEBSITE}      operatorBox:
       text: 'apiVersion: v1\nkind: Katalog\nmetadata: {name: x}\nspec: {crds: {}}\n',
     });
     expect(result.ok ? [] : result.errors.map((e) => [e.line, e.column, e.path, e.message])).toEqual([
-      [1, 13, 'apiVersion', 'apiVersion must be orkestra.konductor.io/v1alpha1'],
+      [
+        1,
+        13,
+        'apiVersion',
+        'apiVersion must be orkestra.konductor.io/v1alpha1 (or an upstream one: orkestra.konductor.io/v1Alpha, orkestra.orkspace.io/v1, controller.orkestra.io/v1)',
+      ],
       [4, 14, 'spec.crds', 'spec.crds needs at least one entry'],
     ]);
   });

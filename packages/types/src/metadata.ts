@@ -9,6 +9,14 @@ export const ORKESTRA_PREFIX = 'orkestra.konductor.io/';
 /** KATALOG_API_VERSION is the only `apiVersion` a Katalog document may declare. */
 export const KATALOG_API_VERSION = `${ORKESTRA_PREFIX}v1alpha1` as const;
 
+/** UPSTREAM_API_VERSIONS are the Katalog apiVersions of upstream generations the loader accepts (and maps, docs/reference/katalog.md §24). */
+export const UPSTREAM_API_VERSIONS = [
+  'orkestra.konductor.io/v1Alpha',
+  'orkestra.orkspace.io/v1',
+  // The oldest generation (G1 files of upstream's early releases).
+  'controller.orkestra.io/v1',
+] as const;
+
 /** KATALOG_KIND is the only `kind` a Katalog document may declare. */
 export const KATALOG_KIND = 'Katalog';
 

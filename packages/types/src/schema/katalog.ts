@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { Rollout } from './rollout.js';
 import { Duration, isDuration, parseDuration } from '../duration.js';
-import { KATALOG_API_VERSION, KATALOG_KIND } from '../metadata.js';
+import { KATALOG_API_VERSION, KATALOG_KIND, UPSTREAM_API_VERSIONS } from '../metadata.js';
+import { closestMatch } from '../suggest.js';
 import { gated, gateShape, checkGate, normalizeGate } from './condition.js';
 import type { GateInput } from './condition.js';
 import {
@@ -513,7 +514,15 @@ export const KatalogSpec: z.ZodType<KatalogSpec> = KatalogSpecSchema.meta({ id: 
  * `loadKatalog`, not by this schema.
  */
 const KatalogSchema = z.strictObject({
-  apiVersion: z.literal(KATALOG_API_VERSION, { error: `apiVersion must be ${KATALOG_API_VERSION}` }),
+  apiVersion: z.literal(KATALOG_API_VERSION, {
+    error: (issue) => {
+      const near =
+        typeof issue.input === 'string'
+          ? closestMatch(issue.input, [KATALOG_API_VERSION, ...UPSTREAM_API_VERSIONS])
+          : undefined;
+      return `apiVersion must be ${KATALOG_API_VERSION} (or an upstream one: ${UPSTREAM_API_VERSIONS.join(', ')})${near == null ? '' : `; did you mean ${near}?`}`;
+    },
+  }),
   kind: z.literal(KATALOG_KIND, { error: `kind must be ${KATALOG_KIND}` }),
   metadata: KatalogMetadata,
   spec: KatalogSpec,
