@@ -20,7 +20,7 @@ export type ConfigMapKatalog =
     }
   | { readonly ok: false; readonly message: string; readonly offset: number };
 
-const KATALOG_KIND = /^[ \t]*kind:[ \t]*["']?Katalog["']?[ \t]*(?:#.*)?$/m;
+const KIND_LINE = /^[ \t]*kind:[ \t]*["']?Katalog["']?[ \t]*(?:#.*)?$/m;
 
 /**
  * katalogInConfigMap returns the Katalog held by a ConfigMap manifest, an error when the ConfigMap
@@ -46,7 +46,7 @@ export function katalogInConfigMap(text: string): ConfigMapKatalog | undefined {
       (pair.value.type === Scalar.BLOCK_LITERAL || pair.value.type === Scalar.BLOCK_FOLDED) &&
       typeof pair.value.value === 'string' &&
       // A folded block has joined its lines, so `kind:` is no longer at a line start.
-      (pair.value.type === Scalar.BLOCK_FOLDED ? /\bkind:\s*["']?Katalog\b/ : KATALOG_KIND).test(
+      (pair.value.type === Scalar.BLOCK_FOLDED ? /\bkind:\s*["']?Katalog\b/ : KIND_LINE).test(
         pair.value.value,
       ),
   );

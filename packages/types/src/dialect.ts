@@ -1634,15 +1634,15 @@ function upgradeDeleteGroups(up: Upgrader, onDelete: YAMLMap, path: Path): void 
       (flat[0] as Pair).key,
       'the kind lists of an ordered onDelete became its one stage (groups[0])',
     );
-  } else if (flat.length > 0) {
+  } else if (!isOrdered) {
+    // (Beside `groups` they are left to the schema, which reports them.)
     for (const pair of flat) {
       const key = keyOf(pair as Pair) ?? '';
-      if (isOrdered) continue; // beside `groups` they are left to the schema, which reports them
-      takeOut(onDelete, pair as Pair);
-      up.change(
+      up.drop(
+        onDelete,
+        key,
         [...path, key],
-        (pair as Pair).key,
-        'removed: without `ordered: true` upstream deletes nothing by name (it runs `jobs`; children go by garbage collection)',
+        'without `ordered: true` upstream deletes nothing by name (it runs `jobs`; children go by garbage collection)',
       );
     }
   }
@@ -1673,13 +1673,7 @@ function upgradeDeleteGroups(up: Upgrader, onDelete: YAMLMap, path: Path): void 
       if (key == null || ['name', 'propagation', 'when', 'anyOf', 'or'].includes(key)) continue;
       const value = (pair as Pair).value;
       if (value == null || (isScalar(value) && value.value == null)) {
-        const index = takeOut(map, pair as Pair);
-        keepComment(map, index, pair as Pair);
-        up.change(
-          [...at, key],
-          (pair as Pair).key,
-          'removed: a kind with no items deletes nothing (as upstream)',
-        );
+        up.drop(map, key, [...at, key], 'a kind with no items deletes nothing (as upstream)');
         continue;
       }
       if (!isSeq(value)) continue;
@@ -2872,7 +2866,8 @@ export function migrateKatalog(source: string, options: MigrateKatalogOptions = 
       ? [
           {
             path: `data.${wrapped.key}`,
-            ...((p) => ({ line: p.line, column: p.col }))(lineCounter.linePos(wrapped.offset)),
+            line: lineCounter.linePos(wrapped.offset).line,
+            column: lineCounter.linePos(wrapped.offset).col,
             message: `the Katalog in data key ${wrapped.key} of ConfigMap ${wrapped.configMap}, written as a Katalog file`,
           },
           ...result.changes,

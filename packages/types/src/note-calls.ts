@@ -152,8 +152,8 @@ function tokens(body: string): Token[] {
 /** FRAME_OPENERS are the actions that open a block closed by `{{ end }}`. */
 const FRAME_OPENERS: ReadonlySet<string> = new Set(['if', 'range', 'with', 'define', 'block']);
 
-/** Note is one note ready to be written out: its expression with its own note calls written out. */
-interface Note {
+/** PreparedNote is one note ready to be written out: its expression with its own calls of other notes written out. */
+export interface PreparedNote {
   readonly expression: string;
   readonly parts: readonly Segment[];
   /** The expression is one action with no text around it and no block. */
@@ -162,7 +162,7 @@ interface Note {
   readonly usesDot: boolean;
 }
 
-function analyse(expression: string): Note | string {
+function analyse(expression: string): PreparedNote | string {
   const parts = segments(expression);
   if (typeof parts === 'string') return parts;
   const actions = parts.filter((p): p is Action => p.kind === 'action' && !p.comment);
@@ -200,7 +200,7 @@ function rootDot(body: string): string {
 }
 
 /** operand is a note's expression as one operand of a larger action. */
-function operand(name: string, note: Note, dotChanged: boolean): string {
+function operand(name: string, note: PreparedNote, dotChanged: boolean): string {
   const fix = (body: string) => (dotChanged ? rootDot(body) : body);
   if (note.single != null) return `(${fix(note.single)})`;
   if (note.hasBlock)
@@ -290,9 +290,6 @@ export function expandNoteCalls(source: string, notes: ReadonlyMap<string, Prepa
   }
   return { ok: true, text: calls === 0 ? source : out.join(''), calls };
 }
-
-/** PreparedNote is a note whose own calls of other notes are written out. */
-export type PreparedNote = Note;
 
 /** PrepareNotesResult is the notes ready to be called, or the first note that cannot be. */
 export type PrepareNotesResult =
