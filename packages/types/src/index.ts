@@ -68,13 +68,14 @@ export { parseCron, validateCron, cronMatches } from './cron.js';
 export type { CronSpec, CronTimeParts } from './cron.js';
 
 // Loader, sources, JSON Schema
-export { EXTERNAL_RESULT_KEYS, migrateKatalog, UPSTREAM_API_VERSIONS } from './dialect.js';
+export { EXTERNAL_RESULT_KEYS, migrateKatalog } from './upstream/index.js';
+export { UPSTREAM_API_VERSIONS } from './metadata.js';
 export type {
   DialectChange,
   DialectProblem,
   MigrateKatalogOptions,
   MigrateKatalogResult,
-} from './dialect.js';
+} from './upstream/index.js';
 export { loadKatalog, loadKatalogOrThrow } from './load-katalog.js';
 export type { LoadKatalogOptions, LoadKatalogResult, KatalogInputSource } from './load-katalog.js';
 export { katalogSourceOf, katalogPathOf } from './source.js';
