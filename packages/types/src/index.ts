@@ -60,6 +60,7 @@ export {
   resourceKindOf,
 } from './kinds/index.js';
 export type { ResourceKindInfo, ResourceListKey } from './kinds/index.js';
+export { hasBuiltinKinds } from './builtin-kinds.js';
 export { getPath, stringForm, numberForm, formatPath } from './paths.js';
 export type { PathSegment } from './paths.js';
 export { closestMatch, levenshtein } from './suggest.js';

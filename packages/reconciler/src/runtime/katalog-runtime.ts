@@ -18,7 +18,7 @@ import type {
   Provider,
   WatchItem,
 } from '@orkestra/types';
-import { OrkestraAnnotation, copySourceWatches } from '@orkestra/types';
+import { OrkestraAnnotation, copySourceWatches, hasBuiltinKinds } from '@orkestra/types';
 import { pino } from 'pino';
 import { CacheChangeType } from '../cache.js';
 import { systemClock } from '../clock.js';
@@ -518,7 +518,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       if (started) return;
       for (const crd of compiled.crds.values()) {
         for (const kind of crd.childKinds) {
-          if (kind.apiVersion.includes('/') && !isBuiltinGroup(kind.apiVersion)) {
+          if (kind.apiVersion.includes('/') && !hasBuiltinKinds(kind.apiVersion)) {
             const info = await client.discover(kind);
             scopes.set(`${kind.apiVersion}/${kind.kind}`, info.namespaced);
           }
@@ -637,17 +637,4 @@ function apiHost(kubeConfig: KubeConfig): string {
   } catch {
     return server;
   }
-}
-
-const BUILTIN_GROUPS = new Set([
-  'apps',
-  'batch',
-  'networking.k8s.io',
-  'autoscaling',
-  'policy',
-  'rbac.authorization.k8s.io',
-]);
-
-function isBuiltinGroup(apiVersion: string): boolean {
-  return BUILTIN_GROUPS.has(apiVersion.slice(0, apiVersion.indexOf('/')));
 }

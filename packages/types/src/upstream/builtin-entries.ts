@@ -2,56 +2,8 @@ import { isMap, isScalar } from 'yaml';
 import type { Pair, YAMLMap } from 'yaml';
 import { keepComment, keyOf, mapAt, pairOf, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
+import { BUILTIN_GROUPS, isBuiltinKindName } from '../builtin-kinds.js';
 import type { Upgrader } from './upgrader.js';
-
-/** BUILTIN_GROUPS are the API groups of Kubernetes' own kinds; an entry cannot define a CRD in them. */
-const BUILTIN_GROUPS: ReadonlySet<string> = new Set([
-  '',
-  'core',
-  'apps',
-  'batch',
-  'autoscaling',
-  'policy',
-  'networking.k8s.io',
-  'rbac.authorization.k8s.io',
-  'storage.k8s.io',
-  'coordination.k8s.io',
-  'discovery.k8s.io',
-  'scheduling.k8s.io',
-  'node.k8s.io',
-  'admissionregistration.k8s.io',
-  'apiextensions.k8s.io',
-  'certificates.k8s.io',
-  'events.k8s.io',
-]);
-
-/** BUILTIN_KINDS are Kubernetes' own kinds, recognised when an upstream entry gives no group. */
-const BUILTIN_KINDS: ReadonlySet<string> = new Set([
-  'Pod',
-  'ConfigMap',
-  'Secret',
-  'Service',
-  'ServiceAccount',
-  'Namespace',
-  'Node',
-  'Event',
-  'PersistentVolume',
-  'PersistentVolumeClaim',
-  'Deployment',
-  'StatefulSet',
-  'DaemonSet',
-  'ReplicaSet',
-  'Job',
-  'CronJob',
-  'Ingress',
-  'NetworkPolicy',
-  'HorizontalPodAutoscaler',
-  'PodDisruptionBudget',
-  'Role',
-  'RoleBinding',
-  'ClusterRole',
-  'ClusterRoleBinding',
-]);
 
 /**
  * builtinKindEntry refuses an entry whose apiTypes name one of Kubernetes' own kinds (upstream lets
@@ -83,7 +35,7 @@ function builtinApiTypes(
   const group =
     groupPair != null && isScalar(groupPair.value) ? String(groupPair.value.value ?? '') : undefined;
   const kind = kindPair != null && isScalar(kindPair.value) ? String(kindPair.value.value ?? '') : '';
-  const builtin = group == null ? BUILTIN_KINDS.has(kind) : BUILTIN_GROUPS.has(group);
+  const builtin = group == null ? isBuiltinKindName(kind) : BUILTIN_GROUPS.has(group);
   if (!builtin) return undefined;
   return {
     group,
