@@ -15,7 +15,7 @@
  *   Ready=False Deleting ─▶ (DeletionTimedOut | ProviderDeleteFailed while stuck) ─▶ finalizer removed
  * ```
  *
- * Synced and Ready (issue 18): `Synced` is the outcome of the last reconcile (every reason above
+ * Synced and Ready (ADR 0009): `Synced` is the outcome of the last reconcile (every reason above
  * applies to it; `ReconcileSucceeded` when everything was applied). `Ready` is `Synced` and every
  * child ready (kstatus `Current`, or its `readyWhen`):
  *
@@ -101,7 +101,7 @@ export const ConditionReason = {
   ValidationWarning: 'ValidationWarning',
   /** ValidationWarning=False: the warn rules that were violated no longer are. */
   NoWarnings: 'NoWarnings',
-  /** Ready=False (Synced=True): the first child not ready is in progress (issue 18). */
+  /** Ready=False (Synced=True): the first child not ready is in progress (ADR 0009). */
   ChildNotReady: 'ChildNotReady',
   /** Ready=False (Synced=True): the first child not ready has failed, e.g. a Job or a stuck rollout. */
   ChildFailed: 'ChildFailed',

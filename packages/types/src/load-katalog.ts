@@ -195,7 +195,7 @@ class Locator {
 }
 
 function loadText(source: string, file: string, options: LoadKatalogOptions): LoadKatalogResult {
-  // Upstream's ConfigMap manifests: the Katalog in one data key is read in place (issue 14).
+  // Upstream's ConfigMap manifests: the Katalog in one data key is read in place (ADR 0027).
   const wrapped = katalogInConfigMap(source);
   const text = wrapped?.ok === true ? wrapped.text : source;
   const lineCounter = new LineCounter();
@@ -537,7 +537,7 @@ function crossChecks(
       }
     });
 
-    // issue-18: ids, waitFor targets and waitFor cycles across both groups.
+    // ids, waitFor targets and waitFor cycles across both groups (ADR 0009).
     const ordering: WaitForEntry[] = [];
     for (const groupName of ['onCreate', 'onReconcile'] as const) {
       const rawGroup = asMap(rawBox[groupName]);

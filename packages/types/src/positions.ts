@@ -1,3 +1,8 @@
+/**
+ * Source positions of a Katalog's YAML nodes, shared by the loader (load-katalog.ts) and the upstream
+ * dialect (upstream/): a node read from an included file or a motif has its range shifted, and
+ * positionIn maps it back to the file, line and column it was written at.
+ */
 import type { LineCounter } from 'yaml';
 
 /**

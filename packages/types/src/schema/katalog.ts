@@ -304,15 +304,15 @@ const crdEntryShape = {
   allowedNamespaces: z.array(Literal).default([]),
   dependsOn: DependsOn.default([]),
   /**
-   * Labels and annotations the runtime keeps on every CR of the entry (issue 14, upstream's entry
-   * `labels`): values are templates over the CR, added or updated with one metadata patch, never removed.
+   * Labels and annotations the runtime keeps on every CR of the entry (docs/reference/katalog.md §3.3,
+   * ADR 0023; upstream's entry `labels`): values are templates over the CR, added or updated with one metadata patch, never removed.
    */
   labels: LabelMap.optional(),
   annotations: AnnotationMap.optional(),
-  /** Objects besides children and cross targets whose changes re-queue CRs (issue 14, upstream's `watch`). */
+  /** Objects besides children and cross targets whose changes re-queue CRs (docs/reference/katalog.md §3.2, ADR 0021). */
   watch: z.array(WatchItem).optional(),
   /**
-   * What `Ready` means (issue 18): `children` (default) is Synced and every child ready;
+   * What `Ready` means (ADR 0009): `children` (default) is Synced and every child ready;
    * `reconciled` is Ready = Synced, upstream's meaning, which the loader sets for upstream dialects.
    */
   readiness: z.enum(['children', 'reconciled']).default('children'),
@@ -488,7 +488,7 @@ const KatalogSpecSchema = z
     crds: CrdMap,
     providers: z.array(ProviderRef).default([]),
     finalizers: z.array(Literal).default([]),
-    /** issue 21: how a changed Katalog reaches live CRs; absent = all at once (docs/reference/katalog.md §2.3). */
+    /** How a changed Katalog reaches live CRs; absent = all at once (docs/reference/katalog.md §2.3, ADR 0015). */
     rollout: Rollout.optional(),
   })
   .superRefine((spec, ctx) =>

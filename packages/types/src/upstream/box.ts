@@ -1,3 +1,7 @@
+/**
+ * Inside the operatorBox: lifecycle groups, upstream's list-key spellings, group lists written as
+ * lists, cross sources; each group's children go to the concern that maps them.
+ */
 import { isMap, isSeq } from 'yaml';
 import type { Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { UPSTREAM_API_VERSIONS } from '../metadata.js';

@@ -1,3 +1,7 @@
+/**
+ * Upstream entries whose apiTypes name one of Kubernetes' own kinds (builtin-kinds.ts): refused,
+ * or removed when disabled (docs/reference/katalog.md §24).
+ */
 import { isMap, isScalar } from 'yaml';
 import type { Pair, YAMLMap } from 'yaml';
 import { keepComment, keyOf, mapAt, pairOf, takeOut } from './nodes.js';

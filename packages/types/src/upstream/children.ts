@@ -1,3 +1,7 @@
+/**
+ * Upstream shapes inside one child entry: label lists, custom entries' `metadata.namespaced`,
+ * presets and `forEach.as`; env and envFrom go to env.ts.
+ */
 import { isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml';
 import type { YAMLSeq } from 'yaml';
 import { envFromList, envMap } from './env.js';

@@ -1,19 +1,13 @@
+/**
+ * Upstream's cluster-scoped lists (clusterRoles, clusterRoleBindings, persistentVolumes) rewritten
+ * as `custom` entries with `namespaced: false` (docs/reference/katalog.md §24).
+ */
 import { isMap, isScalar, isSeq, Pair, YAMLMap, YAMLSeq } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import { gateShape } from '../schema/condition.js';
 import { commonShape } from '../schema/resources.js';
 import { upgradeChild } from './children.js';
-import {
-  born,
-  flowList,
-  keepComment,
-  keyOf,
-  pairOf,
-  scalar,
-  scalarText,
-  takeOut,
-  unknownKeys,
-} from './nodes.js';
+import { born, flowList, keepComment, keyOf, pairOf, scalar, scalarText, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import type { Upgrader } from './upgrader.js';
 
@@ -69,6 +63,19 @@ export const CLUSTER_LISTS: Readonly<Record<string, ClusterList>> = {
     body: persistentVolumeBody,
   },
 };
+
+/** unknownKeys reports every key of `map` outside `known`, at the key. */
+function unknownKeys(up: Upgrader, map: YAMLMap, path: Path, known: readonly string[], what: string): void {
+  for (const pair of map.items) {
+    const key = keyOf(pair as Pair);
+    if (key != null && !known.includes(key))
+      up.problem(
+        [...path, key],
+        (pair as Pair).key,
+        `${what} has no key \`${key}\` (it takes ${known.map((k) => `\`${k}\``).join(', ')})`,
+      );
+  }
+}
 
 /** clusterRoleBody keeps `rules` (each rule's `apiGroups` defaulting to `[""]`, as in `roles`) and `aggregationRule`. */
 function clusterRoleBody(up: Upgrader, item: YAMLMap, path: Path): Pair[] {

@@ -1,3 +1,6 @@
+/**
+ * Upstream's ordered deletion stages mapped onto onDelete groups (docs/reference/katalog.md §5.6).
+ */
 import { isMap, isScalar, isSeq, Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { CLUSTER_LISTS } from './cluster-lists.js';
 import { born, keyOf, pairOf, scalar, scalarText, takeOut } from './nodes.js';

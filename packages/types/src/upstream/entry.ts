@@ -1,3 +1,7 @@
+/**
+ * One upstream entry: the G1/G2/G3 layouts moved onto the canonical entry and operatorBox, and the
+ * entry-level keys (apiTypes, namespace, queue, mutation of the CR's metadata, validation messages).
+ */
 import { isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml';
 import type { Scalar, YAMLSeq } from 'yaml';
 import { upgradeBox } from './box.js';

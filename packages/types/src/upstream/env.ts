@@ -1,3 +1,7 @@
+/**
+ * Upstream `env` maps and `envFrom` lists of a container, rewritten into the canonical list and
+ * reference forms.
+ */
 import { isMap, isScalar, isSeq, Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { born, keyOf, pairOf, scalar } from './nodes.js';
 import type { Path } from './nodes.js';

@@ -1,3 +1,7 @@
+/**
+ * Upstream `external` calls: the protocol key and the result paths (`external.<name>.<field>` →
+ * `external.<name>.json.<field>`; docs/reference/katalog.md §15.1).
+ */
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { YAMLMap, YAMLSeq } from 'yaml';
 import { pairOf, takeOut, walkScalars } from './nodes.js';

@@ -1,3 +1,7 @@
+/**
+ * Files read beside the Katalog: `include:` of rules, status fields and reconciler blocks, and
+ * `crdFile` (apiTypes, schema and scope read from a CRD manifest).
+ */
 import { isScalar, isSeq, Pair, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';

@@ -8,8 +8,7 @@
  * One file per upstream concern; this index is the folder's only entry for the rest of the package.
  */
 export { upgradeDialect } from './upgrade-dialect.js';
-export type { UpgradeDialectResult } from './upgrade-dialect.js';
-export type { DialectChange, DialectProblem, UpgradeDialectOptions } from './upgrader.js';
+export type { DialectChange, DialectProblem } from './upgrader.js';
 export { migrateKatalog } from './migrate.js';
 export type { MigrateKatalogOptions, MigrateKatalogResult } from './migrate.js';
 export { katalogInConfigMap } from './configmap-katalog.js';

@@ -1,3 +1,7 @@
+/**
+ * migrateKatalog: `ork migrate`'s rewrite of an upstream Katalog into canonical text, comments and
+ * key order kept (docs/reference/katalog.md §24).
+ */
 import { LineCounter as LineCounterClass, parseDocument } from 'yaml';
 import { katalogInConfigMap } from './configmap-katalog.js';
 import { upgradeDialect } from './upgrade-dialect.js';

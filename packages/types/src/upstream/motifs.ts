@@ -1,3 +1,7 @@
+/**
+ * Entry-level motif imports: a motif's kind lists and status fields imported into the entry, its
+ * inputs substituted into its templates (docs/reference/katalog.md §24).
+ */
 import { isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml';
 import type { YAMLSeq } from 'yaml';
 import { formatPath, keyOf, mapAt, pairOf, rangeOf, scalar, takeOut, walkScalars } from './nodes.js';

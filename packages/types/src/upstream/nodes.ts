@@ -1,6 +1,9 @@
+/**
+ * YAML-node helpers of the upstream dialect: find, move and create nodes so that each keeps (or
+ * borrows) the source range of what the user wrote (docs/reference/katalog.md §24, ADR 0036).
+ */
 import { isMap, isPair, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import type { Upgrader } from './upgrader.js';
 
 export type Path = readonly (string | number)[];
 
@@ -143,25 +146,6 @@ export function flowList(values: readonly string[], from: unknown): YAMLSeq {
   for (const value of values) seq.items.push(scalar(value, from));
   seq.flow = true;
   return seq;
-}
-
-/** unknownKeys reports every key of `map` outside `known`, at the key. */
-export function unknownKeys(
-  up: Upgrader,
-  map: YAMLMap,
-  path: Path,
-  known: readonly string[],
-  what: string,
-): void {
-  for (const pair of map.items) {
-    const key = keyOf(pair as Pair);
-    if (key != null && !known.includes(key))
-      up.problem(
-        [...path, key],
-        (pair as Pair).key,
-        `${what} has no key \`${key}\` (it takes ${known.map((k) => `\`${k}\``).join(', ')})`,
-      );
-  }
 }
 
 export function walk(node: unknown, path: Path, visit: (map: YAMLMap, path: Path) => void): void {

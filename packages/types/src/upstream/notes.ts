@@ -1,3 +1,7 @@
+/**
+ * Upstream `notes` (user-defined template functions, ADR 0025) and Katalog-level `spec.imports`:
+ * read once, then every call written out where it is made (note-calls.ts).
+ */
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { expandNoteCalls, isNoteName, prepareNotes } from './note-calls.js';

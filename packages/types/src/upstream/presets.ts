@@ -1,3 +1,7 @@
+/**
+ * Upstream's quota presets: the built-in ResourceQuota profiles and the Katalog's `profiles`
+ * registry, expanded where a `profile:` names them (docs/reference/katalog.md §24).
+ */
 import { isMap, isSeq, Pair, YAMLMap } from 'yaml';
 import type { Node as YamlNode, YAMLSeq } from 'yaml';
 import { born, keyOf, mapAt, pairOf, scalar, scalarText, takeOut } from './nodes.js';

@@ -1,3 +1,7 @@
+/**
+ * Refusal tables: upstream keys that have no counterpart in Orkestra, each with the reason `ork
+ * validate` reports at the key (docs/reference/katalog.md §24, ADR 0004).
+ */
 /** REFUSED names the upstream keys the loader cannot map and why (reported by `ork validate`). */
 export const REFUSED: Readonly<Record<string, string>> = {
   events: 'declared events are not emitted; the runtime records its own events and the Ready condition',

@@ -1,3 +1,7 @@
+/**
+ * Upstream's Secret copy (`fromSecret`/`fromNamespace` → `copyFrom`) and `toNamespaces` (one entry
+ * per namespace, or forEach over a CR field; docs/reference/katalog.md §7.2).
+ */
 import { isMap, isScalar, isSeq, Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { born, pairOf, scalar, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';

@@ -1,3 +1,7 @@
+/**
+ * upgradeDialect: the document-level pass (apiVersion, anchors and merge keys, `security`,
+ * `metadata`, `gateway`, Ready's upstream meaning) that hands each entry to upgradeEntry.
+ */
 import { isMap, isScalar, isSeq, Pair } from 'yaml';
 import type { Document, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { expandAliases } from '../yaml-aliases.js';
@@ -82,7 +86,7 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
   if (up.notes.size > 0 && spec != null) expandNotes(up, spec);
   if (up.changes.length > 0 && up.generation == null) up.mark('G2');
   // Upstream's Ready means "reconciled"; an upstream Katalog keeps that meaning unless it opts in
-  // to child readiness by stating `readiness` itself (docs/reference/katalog.md, issue 18).
+  // to child readiness by stating `readiness` itself (docs/reference/katalog.md §24, ADR 0009).
   if (up.generation != null) {
     const entries = isMap(crds)
       ? (crds as YAMLMap).items.map((pair) => [keyOf(pair as Pair), (pair as Pair).value] as const)

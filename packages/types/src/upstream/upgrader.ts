@@ -1,3 +1,7 @@
+/**
+ * The Upgrader: the state of one upstream-dialect pass (changes, problems, included files, notes
+ * and presets read) and the moves every concern shares (move, drop, refuse; ADR 0036).
+ */
 import { isMap, isScalar, LineCounter as LineCounterClass, Pair, parseDocument, YAMLMap } from 'yaml';
 import type { LineCounter } from 'yaml';
 import { readFileSync } from 'node:fs';

@@ -1,3 +1,7 @@
+/**
+ * Upstream `watch`, `observe` and `preReconcile` (G3), mapped onto the entry's `watch`
+ * (docs/reference/katalog.md §3.2) or refused.
+ */
 import { isMap, isSeq } from 'yaml';
 import type { YAMLMap, YAMLSeq } from 'yaml';
 import { mapAt, pairOf, takeOut } from './nodes.js';
