@@ -31,6 +31,10 @@ const apis = {
   quota: { group, version: 'v1', kind: 'Quota', plural: 'quotas' },
 };
 
+// A local repository may only be named literally in the Katalog (docs/reference/runtime.md §14.3).
+const gitRoot = mkdtempSync(join(tmpdir(), 'orkestra-hooks-git-'));
+const bareRepo = join(gitRoot, 'repo.git');
+
 const katalog = katalogFrom(`
 apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
@@ -86,7 +90,7 @@ spec:
       apiTypes: {group: ${group}, version: v1, kind: Site, plural: sites}
       resync: "0"
       operatorBox:
-        git: {repo: "{{ spec.repo }}", branch: main, path: services/web, pollInterval: 1s}
+        git: {repo: "${bareRepo}", branch: main, path: services/web, pollInterval: 1s}
         onReconcile:
           configMaps:
             - name: "{{ metadata.name }}-git"
@@ -249,6 +253,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (server == null ? resolve() : server.close(() => resolve())));
   for (const cleanup of cleanups.reverse()) await cleanup();
   if (root !== '') rmSync(root, { recursive: true, force: true });
+  rmSync(gitRoot, { recursive: true, force: true });
 });
 
 describe('hooks in the reconcile pipeline', () => {
@@ -343,7 +348,7 @@ describe('hooks in the reconcile pipeline', () => {
   });
 
   it('checks out a git repository, records the commit after success and follows new commits', async () => {
-    const bare = join(root, 'repo.git');
+    const bare = bareRepo;
     const work = join(root, 'repo-work');
     execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
     execFileSync('git', ['init', '--quiet', '-b', 'main', work]);

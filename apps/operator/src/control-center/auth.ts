@@ -7,8 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClient } from '@orkestra/registry';
 
 /** ControlCenterAuth is the closed set of `--control-center-auth` values. */
 export const ControlCenterAuth = { Local: 'local', Token: 'token' } as const;
@@ -43,16 +42,28 @@ export interface ReviewApi {
   }): Promise<boolean>;
 }
 
-/** kubeReviewApi sends TokenReviews and SubjectAccessReviews with the operator's credentials. */
-export function kubeReviewApi(kubeConfig: KubeConfig): ReviewApi {
-  const authn = kubeConfig.makeApiClient(AuthenticationV1Api);
-  const authz = kubeConfig.makeApiClient(AuthorizationV1Api);
+/** ReviewStatus is the part of a TokenReview's and a SubjectAccessReview's status the gate reads. */
+interface ReviewStatus {
+  readonly authenticated?: boolean;
+  readonly allowed?: boolean;
+  readonly user?: { readonly username?: string; readonly groups?: string[]; readonly uid?: string };
+}
+
+/**
+ * kubeReviewApi sends TokenReviews and SubjectAccessReviews with the operator's credentials,
+ * through its one counted client (ADR 0035).
+ */
+export function kubeReviewApi(client: Pick<KubeClient, 'create'>): ReviewApi {
+  const create = async (body: Record<string, unknown>): Promise<ReviewStatus | undefined> =>
+    (await client.create({ ...body, metadata: {} } as Parameters<KubeClient['create']>[0]))['status'] as
+      ReviewStatus | undefined;
   return {
     tokenReview: async (token) => {
-      const review = await authn.createTokenReview({
-        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+      const status = await create({
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        spec: { token },
       });
-      const status = review.status;
       if (status?.authenticated !== true || status.user?.username == null) return {};
       return {
         user: {
@@ -63,24 +74,22 @@ export function kubeReviewApi(kubeConfig: KubeConfig): ReviewApi {
       };
     },
     accessReview: async (input) => {
-      const review = await authz.createSubjectAccessReview({
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: {
-            user: input.user,
-            groups: [...input.groups],
-            ...(input.uid == null ? {} : { uid: input.uid }),
-            resourceAttributes: {
-              verb: input.verb,
-              group: input.group,
-              resource: input.resource,
-              ...(input.namespace === '' ? {} : { namespace: input.namespace }),
-            },
+      const status = await create({
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: input.user,
+          groups: [...input.groups],
+          ...(input.uid == null ? {} : { uid: input.uid }),
+          resourceAttributes: {
+            verb: input.verb,
+            group: input.group,
+            resource: input.resource,
+            ...(input.namespace === '' ? {} : { namespace: input.namespace }),
           },
         },
       });
-      return review.status?.allowed === true;
+      return status?.allowed === true;
     },
   };
 }

@@ -15,6 +15,8 @@ import type { MetricsSink, ScrapeGauges } from './metrics.js';
 export interface CreateOperatorRuntimeOptions {
   readonly katalog: Katalog;
   readonly kubeConfig: KubeConfig;
+  /** `User-Agent` of the runtime's requests: the operator's (ADR 0035). Default `orkestra`. */
+  readonly userAgent?: string;
   readonly logger: Logger;
   /** False keeps a warm standby (informers only) until `startWorkers`. */
   readonly leaderElected: boolean;
@@ -94,6 +96,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
   const runtime: KatalogRuntime = createKatalogRuntime({
     katalog: options.katalog,
     kubeConfig: options.kubeConfig,
+    ...(options.userAgent == null ? {} : { userAgent: options.userAgent }),
     logger: options.logger,
     leaderElected: options.leaderElected,
     ...(options.providers == null ? {} : { providers: options.providers }),

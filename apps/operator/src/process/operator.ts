@@ -1,11 +1,15 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { RolloutController, RolloutStore, katalogRevision, prepareRollout } from '@orkestra/reconciler';
+import {
+  RolloutController,
+  RolloutStore,
+  RolloutWatch,
+  katalogRevision,
+  prepareRollout,
+} from '@orkestra/reconciler';
 import type { PreparedRollout } from '@orkestra/reconciler';
-import { createKubeClient } from '@orkestra/registry';
 import type { Katalog, Provider } from '@orkestra/types';
 import type { DestinationStream } from 'pino';
 import type { RunConfig } from './config.js';
@@ -14,7 +18,9 @@ import type { ExtraRoute, HttpServers } from './http-server.js';
 import { installCrds } from './install-crds.js';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { loadKubeConfig } from './kube-config.js';
-import { LeaderElector, leaseNameFor } from './leader-election.js';
+import { LeaderElector, eventApiOf, leaseApiOf, leaseNameFor } from './leader-election.js';
+import { createApiTransport } from './api-transport.js';
+import type { ApiTransport } from './api-transport.js';
 import { createLogger } from './logger.js';
 import type { OperatorLogger } from './logger.js';
 import { createOperatorMetrics } from './metrics.js';
@@ -64,7 +70,7 @@ export interface StartOperatorOptions {
   readonly watchIntervalMs?: number;
   /** Retry interval of a start-up that failed (discovery, CRDs not served yet), ms. Default 30 000. */
   readonly startRetryMs?: number;
-  /** issue 21: interval of the rollout controller's ticks, ms. Default 2 000. */
+  /** Interval of the rollout controller's ticks while a rollout is under way, ms. Default 2 000. */
   readonly rolloutTickMs?: number;
 }
 
@@ -155,7 +161,12 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     throw new OperatorStartError(`cannot load providers: ${errorMessage(error)}`, [], { cause: error });
   }
 
+  const metrics = createOperatorMetrics({
+    katalogName,
+    version: katalogVersion(katalog),
+  });
   let kubeConfig: KubeConfig;
+  let api: ApiTransport;
   try {
     kubeConfig =
       options.kubeConfig ??
@@ -164,8 +175,9 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         env: options.env,
         cwd: options.cwd,
       }).kubeConfig;
+    api = createApiTransport({ kubeConfig, katalogName, restRequest: metrics.sink.restRequest });
     if (config.installCrds) {
-      const names = await installCrds(kubeConfig, katalog);
+      const names = await installCrds(api.client, katalog);
       logger.info({ crds: names }, 'CustomResourceDefinitions installed');
     }
   } catch (error) {
@@ -173,25 +185,38 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     throw new OperatorStartError(errorMessage(error), [], { cause: error });
   }
 
-  const metrics = createOperatorMetrics({
-    katalogName,
-    version: katalogVersion(katalog),
-  });
   const recentEvents = new RecentEvents();
   const leaseName = leaseNameFor(katalogName);
   let leading = !config.leaderElect;
   if (!config.leaderElect) metrics.sink.leaderStatus(leaseName, true);
 
-  // issue 21: revisions and rollouts (docs/reference/runtime.md §24). Without access to ConfigMaps
-  // in the operator's namespace they are off and a new Katalog applies to every CR at once.
-  const rolloutStore = new RolloutStore({
-    client: createKubeClient({ kubeConfig }),
+  // Revisions and rollouts (docs/reference/runtime.md §24). Without access to ConfigMaps in the
+  // operator's namespace they are off and a new Katalog applies to every CR at once. The Katalog's
+  // ConfigMaps are read from a watch, so nothing polls them (ADR 0034).
+  const rolloutWatch = new RolloutWatch({
+    listWatch: api.listWatch,
     namespace: config.namespace,
     katalogName,
+    logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
+    watchIdleTimeoutMs: config.watchIdleTimeoutMs,
+  });
+  const rolloutStore = new RolloutStore({
+    client: api.client,
+    namespace: config.namespace,
+    katalogName,
+    cache: rolloutWatch,
   });
   let rollout: RolloutController | undefined;
+  // A command of `ork rollout` (or the operator's own write) arrives as a watch event: one tick.
+  rolloutWatch.onRolloutChange(() => rollout?.nudge());
+  let watching: Promise<void> | undefined;
   const prepare = async (forKatalog: Katalog, text: string): Promise<PreparedRollout | undefined> => {
     try {
+      // Started once; a start that failed is tried again at the next reload.
+      await (watching ??= rolloutWatch.start(AbortSignal.timeout(60_000)).catch((error: unknown) => {
+        watching = undefined;
+        throw error;
+      }));
       return await prepareRollout({ store: rolloutStore, katalog: forKatalog, text, now: Date.now() });
     } catch (error) {
       logger.warn(
@@ -250,6 +275,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     createOperatorRuntime({
       katalog: forKatalog,
       kubeConfig,
+      userAgent: api.userAgent,
       logger,
       leaderElected: leading,
       tuning: {
@@ -317,7 +343,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           },
           gate: createGate({
             mode: config.controlCenterAuth,
-            ...(config.controlCenterAuth === 'token' ? { reviews: kubeReviewApi(kubeConfig) } : {}),
+            ...(config.controlCenterAuth === 'token' ? { reviews: kubeReviewApi(api.client) } : {}),
           }),
           upstreams: config.controlCenterUpstreams,
         }),
@@ -360,8 +386,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
 
   const elector = config.leaderElect
     ? new LeaderElector({
-        api: kubeConfig.makeApiClient(CoordinationV1Api),
-        events: kubeConfig.makeApiClient(CoreV1Api),
+        api: leaseApiOf(api.client),
+        events: eventApiOf(api.client),
         namespace: config.namespace,
         leaseName,
         leaseDurationMs: config.leaseDurationMs,
@@ -443,6 +469,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         { file: config.katalog, rollout: katalog.spec.rollout ?? null },
         'katalog reloaded: same revision, rollout policy updated',
       );
+      rollout.nudge();
       return { outcome: 'reloaded' };
     }
     let candidate: OperatorRuntime;
@@ -450,7 +477,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     const previousRollout = rollout;
     await previousRollout?.stop();
     try {
-      if (config.installCrds) await installCrds(kubeConfig, next.katalog);
+      if (config.installCrds) await installCrds(api.client, next.katalog);
       const prepared = await prepare(next.katalog, next.text);
       const holder: { controller?: RolloutController | undefined } = {};
       const made = makeRuntime(next.katalog, prepared, holder);
@@ -520,6 +547,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           await reloading;
           await rollout?.stop();
           await runtime.stop(leading || elector == null ? config.shutdownTimeoutMs : 0);
+          await rolloutWatch.stop();
         },
         timeoutMs: config.shutdownTimeoutMs + 5_000,
       },

@@ -7,10 +7,10 @@
  */
 import type { KubeObject } from '@orkestra/registry';
 import type { TemplateContext, TemplateEngine } from '@orkestra/template';
-import type { ConditionReason, CrdEntry, EvaluateConditionsOptions, Logger } from '@orkestra/types';
+import type { ConditionReason, CrdEntry, EvaluateConditionsOptions, Logger, Provider } from '@orkestra/types';
 import type { CompiledCrd } from '../runtime/compile-katalog.js';
 import type { CrossHttpClient } from './cross-http.js';
-import type { CrossReaders, CrossTarget } from './cross.js';
+import type { CrossReaders, CrossResult, CrossTarget } from './cross.js';
 import type { DockerBuildManager } from './docker.js';
 import type { ExternalCaller } from './external.js';
 import type { GitCheckouts } from './git.js';
@@ -50,11 +50,41 @@ export interface HookPending {
   readonly reason: ConditionReason;
   readonly message: string;
   readonly requeueAfterMs: number;
+  /** The slot result to show while waiting (settled into the context like a returned one); none keeps the key as it was. */
+  readonly shown?: { readonly result: unknown };
 }
 
-/** pending is the outcome of a hook that must wait. */
-export function pending(reason: ConditionReason, message: string, requeueAfterMs: number): HookPending {
-  return { [PENDING]: true, reason, message, requeueAfterMs };
+/** pending is the outcome of a hook that must wait; `shown` is the result the status of the wait may show. */
+export function pending(
+  reason: ConditionReason,
+  message: string,
+  requeueAfterMs: number,
+  ...shown: [result?: unknown]
+): HookPending {
+  return {
+    [PENDING]: true,
+    reason,
+    message,
+    requeueAfterMs,
+    ...(shown.length === 0 ? {} : { shown: { result: shown[0] } }),
+  };
+}
+
+const SHOWN: unique symbol = Symbol('orkestra.hook.shown');
+
+/**
+ * failing marks the error a slot throws with the result the failure status may show (a git
+ * checkout that failed, a build that failed); the hook loop settles it into the context before
+ * passing the error on, so a slot never writes the context itself.
+ */
+export function failing<E extends Error>(error: E, result: unknown): E {
+  Object.defineProperty(error, SHOWN, { value: { result }, enumerable: false });
+  return error;
+}
+
+/** shownBy is the result a thrown error was marked with (`failing`), if any. */
+export function shownBy(error: unknown): { readonly result: unknown } | undefined {
+  return error instanceof Error ? (error as Error & { [SHOWN]?: { result: unknown } })[SHOWN] : undefined;
 }
 
 /** isPending tells a pending outcome from a context value. */
@@ -91,10 +121,38 @@ export interface HookServices {
   readonly crossReaders: Pick<CrossReaders, 'record' | 'forget'>;
   /** The primary cache of an entry of this Katalog, for in-process cross reads. */
   readonly lookup: (crd: string) => CrossTarget | undefined;
+  /** A scripted answer to the cross read named `as` (the offline engine's results); when set, no read is made. */
+  readonly crossResult?: ((as: string) => CrossResult) | undefined;
   /** Created on first use (only entries with `git` need it). */
   readonly git: () => Pick<GitCheckouts, 'sync'>;
   /** Created on first use (only entries with `docker` need it). */
   readonly docker: () => Pick<DockerBuildManager, 'request'>;
+  /** The provider calls of step 16 and of the deletion path (runtime/provider-dispatch.ts); without it an entry's providers keep their recorded outputs. */
+  readonly providers?: ProviderService | undefined;
+}
+
+/** ProviderService is what the providers unit asks of the loaded providers (ProviderDispatch fits). */
+export interface ProviderService {
+  reconcile(input: HookInput): Promise<{ readonly outputs: unknown } | HookPending>;
+  delete(input: HookInput): Promise<ProviderDeletion>;
+}
+
+/**
+ * HookResults is how a hook's results are named, in the template context and in the offline
+ * results (a render context, a scenario step): `one` result (`git.commit`), one `by-name`
+ * (`cross.<as>.found`, `external.<name>.ok`), one per declaration `by-provider`
+ * (`providers.<provider>.<name>`), or `none` of its own (`validation.external` fills `external`).
+ */
+export type HookResults = 'one' | 'by-name' | 'by-provider' | 'none';
+
+/** OfflineScript is what a unit's offline services answer from: its part of the offline results, and where a missing answer is noted. */
+export interface OfflineScript {
+  /** The results under the unit's key (read at every call; undefined when none were given). */
+  given(): unknown;
+  /** Notes a result the run needed and was not given (each text once per engine). */
+  note(text: string): void;
+  /** Records a provider call of the run (`retain` is a declaration the deletion path kept). */
+  call(verb: 'reconcile' | 'delete' | 'retain', provider: string, declaration: string): void;
 }
 
 /**
@@ -123,15 +181,34 @@ export interface HookUnit<Key extends string, Compiled, Memory = undefined, Resu
   memory(): Memory;
   /** forget drops what `memory` (or a service) holds for a CR that is gone (`reader` is its readerId). */
   forget?(services: HookServices, memory: Memory, reader: string): void;
-  /** run is the run step of the built-in slot; undefined when the runtime fills the slot itself (providers: the loaded providers). */
-  readonly run:
-    | ((
-        services: HookServices,
-        memory: Memory,
-        compiled: Compiled,
-        input: HookInput,
-      ) => Promise<Result | HookPending>)
-    | undefined;
+  /** run is the run step of the built-in slot. */
+  run(
+    services: HookServices,
+    memory: Memory,
+    compiled: Compiled,
+    input: HookInput,
+  ): Promise<Result | HookPending>;
+  /** The context key its `settle` fills; default `key`. */
+  readonly fills?: string;
+  /** How its results are named (the template context, the offline results, `ork render --context`). */
+  readonly results: HookResults;
+  /** Its declarations run in order, each seeing the results of the ones before it (external calls, provider declarations). */
+  readonly ordered?: boolean;
+  /** The fields of one result, for `--strict` (`git.<field>`, `cross.<as>.<field>`); undefined when free-form. */
+  readonly resultKeys?: readonly string[];
+  /**
+   * offline is the services its run step uses in the offline engine, answering from the given
+   * results instead of the network, git or a builder; `crds` are the entries of the Katalog.
+   */
+  offline?(script: OfflineScript, services: OfflineServiceInputs): Partial<HookServices>;
+}
+
+/** OfflineServiceInputs is what the offline engine lends a unit's scripted services. */
+export interface OfflineServiceInputs {
+  /** The provider names the entries declare (the providers unit answers them from the results). */
+  readonly providerNames: readonly string[];
+  /** The runtime's provider dispatch over the given providers (the providers unit passes scripted ones). */
+  readonly dispatch: (providers: ReadonlyMap<string, Provider>) => ProviderService;
 }
 
 /** AnyHookUnit is a unit of any kind, as the table's loops see it. */
@@ -171,4 +248,14 @@ export function recorded<K extends string>(value: string | undefined, key: K): {
 /** errorMessage is an error's message, or the thrown value as text. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** isRecord tells a plain map (not an array) from other values. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value != null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** ownValue reads a user-named key (context files, scenarios): own properties only. */
+export function ownValue(map: unknown, key: string): unknown {
+  return isRecord(map) && Object.hasOwn(map, key) ? map[key] : undefined;
 }

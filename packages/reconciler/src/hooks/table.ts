@@ -8,7 +8,7 @@ import { crossHook } from './cross/index.js';
 import { dockerHook } from './docker/index.js';
 import { externalHook } from './external/index.js';
 import { gitHook } from './git/index.js';
-import type { AnyHookUnit, EnqueueSource, HookSlot } from './hook-unit.js';
+import type { AnyHookUnit, EnqueueSource, HookPhase, HookSlot } from './hook-unit.js';
 import { providersHook } from './providers/index.js';
 import { validationExternalHook } from './validation-external/index.js';
 
@@ -45,4 +45,37 @@ export function enqueueTable(hooks: CompiledHooks): readonly EnqueueSource[] {
       for (const s of unit.enqueuedBy) sources.add(s);
   }
   return [...sources];
+}
+
+/** declaredHooks lists the hooks an entry declares, in table order. */
+export function declaredHooks(hooks: CompiledHooks): readonly AnyHookUnit[] {
+  return hookUnits.filter((unit) => unit.declared((hooks as Record<string, unknown>)[unit.key]));
+}
+
+/**
+ * resultUnits are the hooks with results of their own, in table order: the top-level keys of an
+ * offline results map (`ork render --context`, a scenario step's `context`) and the template
+ * context roots a hook fills.
+ */
+export const resultUnits: readonly AnyHookUnit[] = hookUnits.filter((unit) => unit.results !== 'none');
+
+/**
+ * visibleRoots are the hook context roots a template may read (docs/reference/katalog.md §17.2):
+ * at `phase` (`validation` rules: what the validation hooks fill; later phases: every root), or
+ * inside the declaration of hook `key`: the roots of the step 9–12 hooks before it, and its own
+ * when its declarations run in order and see the earlier ones (`ordered`).
+ */
+export function visibleRoots(
+  at: { readonly phase: HookPhase } | { readonly hook: string },
+): readonly string[] {
+  if ('phase' in at) {
+    if (at.phase === 'validation')
+      return hookUnits.filter((u) => u.phase === 'validation').map((u) => u.fills ?? u.key);
+    return resultUnits.map((u) => u.key);
+  }
+  const index = hookUnits.findIndex((u) => u.key === at.hook);
+  const unit = hookUnits[index];
+  if (unit == null) return [];
+  const before = hookUnits.slice(0, index).filter((u) => u.phase !== 'validation' && u.results !== 'none');
+  return [...before, ...(unit.ordered === true ? [unit] : [])].map((u) => u.key);
 }

@@ -28,3 +28,5 @@ export type {
   ProviderResultInput,
   ScriptedProvidersOptions,
 } from './offline-engine.js';
+export { hookRoots, patchResults, resultsProblem, visibleRoots } from './results.js';
+export type { HookRoot } from './results.js';

@@ -12,55 +12,34 @@ import type { KubeObject, ObjectRef } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
 import { OrkestraError, toOrkestraError } from '@orkestra/types';
-import type {
-  EvaluateConditionsOptions,
-  JsonObject,
-  Katalog,
-  Logger,
-  Provider,
-  ProviderKind,
-} from '@orkestra/types';
+import type { EvaluateConditionsOptions, Katalog, Logger } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import type { CoreEvent } from '../events/event-recorder.js';
-import { notCalledExternalResult } from '../hooks/external.js';
-import type { ExternalCallResult } from '../hooks/external.js';
-import { notFoundCrossResult } from '../hooks/cross.js';
 import type { CrossTarget } from '../hooks/cross.js';
-import type { GitResult } from '../hooks/git.js';
-import type { DockerResult } from '../hooks/docker.js';
+import { ownValue } from '../hooks/hook-unit.js';
 import { createNamespaceGuard } from '../namespace-guard.js';
 import { compileKatalog } from '../runtime/compile-katalog.js';
 import type { CompiledCrd } from '../runtime/compile-katalog.js';
-import { KatalogHooks } from '../runtime/katalog-hooks.js';
+import { KatalogHooks, scriptedServices } from '../runtime/katalog-hooks.js';
 import { KubeReadCache } from '../runtime/kube-reader.js';
 import { ProviderDispatch } from '../runtime/provider-dispatch.js';
 import { CrdPipeline } from '../runtime/reconcile-pipeline.js';
-import type { HookInput, PipelineHooks, RunResult } from '../runtime/reconcile-pipeline.js';
+import type { PipelineHooks, RunResult } from '../runtime/reconcile-pipeline.js';
 import { MemoryCluster } from './memory-cluster.js';
+
+export { createScriptedProviders } from '../hooks/providers/scripted.js';
+export type { ProviderResultInput, ScriptedProvidersOptions } from '../hooks/providers/scripted.js';
 import type { ClusterWrite } from './memory-cluster.js';
 
-/** ProviderResultInput is one provider declaration's result as a render context or scenario gives it. */
-export interface ProviderResultInput {
-  /** Default true when the result is given. */
-  readonly ready?: boolean;
-  readonly message?: string;
-  readonly outputs?: Readonly<Record<string, unknown>>;
-}
-
 /**
- * OfflineResults are the answers of everything the engine does not compute offline, by the name
- * the Katalog gives them: `cross.<as>`, `git`, `external.<name>`, `docker`,
- * `providers.<provider>.<declaration>`. A missing answer reads as: cross not found, git and
- * external not called, docker still building (DockerBuildPending), provider pending.
+ * OfflineResults are the answers of everything the engine does not compute offline, under the
+ * context key of the hook that needs them (`resultUnits`: `cross.<as>`, `git`, `external.<name>`,
+ * `docker`, `providers.<provider>.<declaration>`). Each unit's `offline` services read its part;
+ * a missing answer reads as that unit says (cross not found, git and external not called, docker
+ * still building, provider pending).
  */
-export interface OfflineResults {
-  readonly cross?: Readonly<Record<string, unknown>>;
-  readonly git?: Readonly<Record<string, unknown>>;
-  readonly external?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-  readonly docker?: Readonly<Record<string, unknown>>;
-  readonly providers?: Readonly<Record<string, Readonly<Record<string, ProviderResultInput>>>>;
-}
+export type OfflineResults = Readonly<Record<string, unknown>>;
 
 /** OfflineEngineOptions configures an OfflineEngine. */
 export interface OfflineEngineOptions {
@@ -281,51 +260,31 @@ export class OfflineEngine {
     return pipeline;
   }
 
-  /** #hooks builds the entry's slots exactly as the runtime does, over scripted services. */
+  /** #hooks builds the entry's slots exactly as the runtime does, over each unit's scripted services. */
   #hooks(crd: CompiledCrd, conditions: EvaluateConditionsOptions): PipelineHooks {
-    const katalogHooks = new KatalogHooks({
-      conditions,
-      external: { runAll: async (declarations, prepare) => this.#external(declarations, prepare) },
-      crossHttp: { read: async () => ({ result: notFoundCrossResult(), url: '' }) },
-      crossReaders: { record: () => undefined, forget: () => undefined },
-      lookup: (name) => (this.#crossReads === 'cluster' ? this.#crossTarget(name) : undefined),
-      git: () => ({ sync: async () => this.#git() }),
-      docker: () => ({
-        request: (declaration) => {
-          const given = this.#results.docker;
-          if (given == null) {
-            this.#note('docker: no result in the context; the build is pending (DockerBuildPending)');
-            return { pending: true, image: declaration.image };
-          }
-          const result: DockerResult = {
-            called: true,
-            image: declaration.image,
-            digest: '',
-            buildSucceeded: true,
-            error: '',
-            ...(given as Partial<DockerResult>),
-          };
-          return { pending: false, result };
-        },
+    const fromCluster = this.#crossReads === 'cluster';
+    const services = scriptedServices(
+      { conditions, lookup: (name) => (fromCluster ? this.#crossTarget(name) : undefined) },
+      (unit) => ({
+        given: () => ownValue(this.#results, unit.key),
+        note: (text) => this.#note(text),
+        call: (verb, provider, declaration) => this.#call(verb, provider, declaration),
       }),
-    });
-    const dispatch = new ProviderDispatch({
-      katalogName: this.#katalogName,
-      providers: this.#providers(crd),
-      kube: new KubeReadCache({ client: this.cluster.client, clock: this.#clock }),
-      clock: this.#clock,
-      conditions,
-      onRetained: (provider, declaration) => this.#call('retain', provider, declaration),
-    });
-    const slots = katalogHooks.hooksFor(crd);
-    return {
-      ...slots,
-      ...(slots.cross == null || this.#crossReads === 'cluster'
-        ? {}
-        : { cross: (input: HookInput) => this.#cross(input) }),
-      ...(crd.hooks.providers.length === 0 ? {} : { providers: (input) => dispatch.reconcile(input) }),
-      deleteProviders: (input) => dispatch.delete(input),
-    };
+      {
+        providerNames: crd.hooks.providers.map((d) => d.provider),
+        dispatch: (providers) =>
+          new ProviderDispatch({
+            katalogName: this.#katalogName,
+            providers,
+            kube: new KubeReadCache({ client: this.cluster.client, clock: this.#clock }),
+            clock: this.#clock,
+            conditions,
+            onRetained: (provider, declaration) => this.#call('retain', provider, declaration),
+          }),
+      },
+    );
+    // `crossReads: cluster` answers in-process reads from the cluster's CRs, as the runtime's caches do.
+    return new KatalogHooks(fromCluster ? { ...services, crossResult: undefined } : services).hooksFor(crd);
   }
 
   /** #crossTarget is an entry of this Katalog as a cross-read target over the memory cluster's CRs. */
@@ -342,128 +301,6 @@ export class OfflineEngine {
       },
     };
   }
-
-  /** #cross answers every cross read of the entry from `results.cross` by its `as` name. */
-  #cross(input: HookInput): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    for (const item of input.crd.hooks.cross) {
-      const as = item.declaration.as ?? item.declaration.crd;
-      const given = ownValue(this.#results.cross, as);
-      if (given == null) this.#note(`cross.${as}: no result in the context; read as not found`);
-      out[as] = { ...notFoundCrossResult(), ...(isMap(given) ? given : {}) };
-    }
-    return out;
-  }
-
-  #git(): GitResult {
-    const given = this.#results.git;
-    if (given == null) this.#note('git: no result in the context; read as not called');
-    return {
-      called: given != null,
-      commit: '',
-      shortCommit: '',
-      branch: '',
-      dir: '',
-      changed: false,
-      error: '',
-      ...(given as Partial<GitResult> | undefined),
-    };
-  }
-
-  #external<D extends { readonly name: string; readonly continueOnError?: boolean }>(
-    declarations: readonly D[],
-    prepare: (declaration: D, results: Readonly<Record<string, ExternalCallResult>>) => unknown,
-  ): { results: Record<string, ExternalCallResult>; failed?: { name: string; error: string } } {
-    const results: Record<string, ExternalCallResult> = {};
-    for (const declaration of declarations) {
-      const rendered = prepare(declaration, results);
-      const given = ownValue(this.#results.external, declaration.name);
-      if (rendered != null && given == null)
-        this.#note(`external.${declaration.name}: no result in the context; read as not called`);
-      const result: ExternalCallResult =
-        rendered == null || given == null
-          ? notCalledExternalResult()
-          : {
-              ...notCalledExternalResult(),
-              called: true,
-              ok: true,
-              status: 200,
-              ...(given as Partial<ExternalCallResult>),
-            };
-      results[declaration.name] = result;
-      if (result.called && !result.ok && declaration.continueOnError !== true) {
-        return {
-          results,
-          failed: { name: declaration.name, error: result.error || `status ${result.status}` },
-        };
-      }
-    }
-    return { results };
-  }
-
-  /** #providers are scripted providers: each declaration's result comes from `results.providers`. */
-  #providers(crd: CompiledCrd): ReadonlyMap<string, Provider> {
-    return createScriptedProviders({
-      names: crd.hooks.providers.map((d) => d.provider),
-      results: () => this.#results,
-      onCall: (verb, provider, declaration) => this.#call(verb, provider, declaration),
-      onMissing: (provider, declaration) =>
-        this.#note(`providers.${provider}.${declaration}: no result in the context; the provider is pending`),
-    });
-  }
-}
-
-/** ScriptedProvidersOptions configures createScriptedProviders. */
-export interface ScriptedProvidersOptions {
-  /** Provider names to answer (any other name is answered too, as always ready and deleted). */
-  readonly names: Iterable<string>;
-  /** The current results; read at every call. */
-  readonly results: () => OfflineResults;
-  /** Called for every reconcile and delete call. Default: none. */
-  readonly onCall?: (verb: 'reconcile' | 'delete', provider: string, declaration: string) => void;
-  /** Called when a reconcile finds no result (the provider answers pending). Default: none. */
-  readonly onMissing?: (provider: string, declaration: string) => void;
-}
-
-/**
- * createScriptedProviders returns providers whose answers come from `results().providers`: a given
- * result is `ready` (or `pending` with `ready: false`), a missing one is pending, every delete is
- * done at once. Every kind accepts any spec (the provider packages are not loaded). The offline
- * engine uses them; the parity test hands the same ones to the real runtime.
- */
-export function createScriptedProviders(options: ScriptedProvidersOptions): ReadonlyMap<string, Provider> {
-  const passThrough = {
-    schema: { safeParse: (value: unknown) => ({ success: true, data: value }) },
-  } as unknown as ProviderKind;
-  const kinds = new Proxy({} as Record<string, ProviderKind>, { get: () => passThrough });
-  const providers = new ScriptedProviders([], kinds, (provider, declaration) =>
-    options.onCall?.('delete', provider, declaration),
-  );
-  for (const name of new Set(options.names)) {
-    providers.set(name, {
-      name,
-      kinds,
-      reconcile: async (request) => {
-        const declaration = request.declaration.name;
-        options.onCall?.('reconcile', name, declaration);
-        const given = ownValue(ownValue(options.results().providers, name), declaration) as
-          ProviderResultInput | undefined;
-        if (given == null) {
-          options.onMissing?.(name, declaration);
-          return { state: 'pending', message: 'no result in the context (providers are not called offline)' };
-        }
-        const outputs = (given.outputs ?? {}) as JsonObject;
-        return given.ready === false
-          ? { state: 'pending', outputs, message: given.message ?? 'pending' }
-          : { state: 'ready', outputs, ...(given.message == null ? {} : { message: given.message }) };
-      },
-      delete: async (request) => {
-        options.onCall?.('delete', name, request.declaration.name);
-        return { state: 'deleted' };
-      },
-    });
-  }
-  return providers;
 }
 
 /**
@@ -487,48 +324,4 @@ export async function reconcileOnce(
   engine.results = results;
   const run = await engine.reconcile(refOf(stored));
   return { run, cluster: engine.cluster, engine };
-}
-
-/**
- * ScriptedProviders answers every provider name: one recorded in `status.providers` but no longer
- * declared is still deleted on the deletion path, as a loaded provider would be.
- */
-class ScriptedProviders extends Map<string, Provider> {
-  readonly #kinds: Readonly<Record<string, ProviderKind>>;
-  readonly #onDelete: (provider: string, declaration: string) => void;
-
-  constructor(
-    entries: readonly (readonly [string, Provider])[],
-    kinds: Readonly<Record<string, ProviderKind>>,
-    onDelete: (provider: string, declaration: string) => void,
-  ) {
-    super(entries);
-    this.#kinds = kinds;
-    this.#onDelete = onDelete;
-  }
-
-  override get(name: string): Provider {
-    return (
-      super.get(name) ?? {
-        name,
-        kinds: this.#kinds,
-        reconcile: async () => ({ state: 'ready' }),
-        delete: async (request) => {
-          this.#onDelete(name, request.declaration.name);
-          return { state: 'deleted' };
-        },
-      }
-    );
-  }
-}
-
-type Json = Record<string, unknown>;
-
-function isMap(value: unknown): value is Json {
-  return value != null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** ownValue reads a user-named key (context files, scenarios): own properties only. */
-function ownValue(map: unknown, key: string): unknown {
-  return isMap(map) && Object.hasOwn(map, key) ? map[key] : undefined;
 }

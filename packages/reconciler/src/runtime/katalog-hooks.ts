@@ -5,10 +5,17 @@
  * checked out, for the git poller) and forgets a CR's part of it when the CR is gone.
  */
 import type { GitRefresh } from '../hooks/git.js';
+import { gitHook } from '../hooks/git/index.js';
 import type { GitReader } from '../hooks/git/index.js';
 import { readerId } from '../hooks/hook-unit.js';
-import type { HookServices, HookSlot } from '../hooks/hook-unit.js';
-import { hookUnits } from '../hooks/table.js';
+import type {
+  AnyHookUnit,
+  HookServices,
+  HookSlot,
+  OfflineScript,
+  OfflineServiceInputs,
+} from '../hooks/hook-unit.js';
+import { declaredHooks, hookUnits } from '../hooks/table.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 
@@ -41,17 +48,16 @@ export class KatalogHooks {
     this.#o = options;
   }
 
-  /** hooksFor returns the slots an entry needs: one per declared hook that has a built-in run step. */
+  /** hooksFor returns the slots an entry needs: one per declared hook, and the deletion path's provider calls. */
   hooksFor(crd: CompiledCrd): PipelineHooks {
     const slots: Record<string, HookSlot> = {};
-    for (const unit of hookUnits) {
+    for (const unit of declaredHooks(crd.hooks)) {
       const compiled: unknown = (crd.hooks as Record<string, unknown>)[unit.key];
-      const run = unit.run;
-      if (run == null || !unit.declared(compiled)) continue;
       const memory = this.#memory.get(unit.key);
-      slots[unit.key] = (input) => run(this.#o, memory, compiled, input);
+      slots[unit.key] = (input) => unit.run(this.#o, memory, compiled, input);
     }
-    return slots;
+    const providers = this.#o.providers;
+    return providers == null ? slots : { ...slots, deleteProviders: (input) => providers.delete(input) };
   }
 
   /** forget drops what a deleted CR read (cross reverse index, git readers). */
@@ -60,9 +66,29 @@ export class KatalogHooks {
     for (const unit of hookUnits) unit.forget?.(this.#o, this.#memory.get(unit.key), id);
   }
 
+  /** memoryOf is the memory of one unit (what its run step keeps across reconciles). */
+  memoryOf<M>(unit: { readonly key: string; memory(): M }): M {
+    return this.#memory.get(unit.key) as M;
+  }
+
   /** gitReadersOf returns the CRs whose last reconcile used the checkout of `repo` at `branch`. */
   gitReadersOf(refresh: Pick<GitRefresh, 'repo' | 'branch'>): GitReader[] {
-    const readers = this.#memory.get('git') as ReadonlyMap<string, GitReader>;
+    const readers = this.memoryOf(gitHook);
     return [...readers.values()].filter((r) => r.repo === refresh.repo && r.branch === refresh.branch);
   }
+}
+
+/**
+ * scriptedServices are the hook services of the offline engine: each unit's `offline` services
+ * (answering from its part of the results) over the shared `base` ones. The same units run the
+ * same slots over them as over the runtime's.
+ */
+export function scriptedServices(
+  base: Pick<HookServices, 'conditions' | 'lookup'>,
+  script: (unit: AnyHookUnit) => OfflineScript,
+  inputs: OfflineServiceInputs,
+): HookServices {
+  let services: Partial<HookServices> = base;
+  for (const unit of hookUnits) services = { ...services, ...unit.offline?.(script(unit), inputs) };
+  return services as HookServices;
 }

@@ -49,7 +49,6 @@ import type { PipelineHooks } from './reconcile-pipeline.js';
 import { StartGate } from './depends-on.js';
 import { createEventWriter } from './event-writer.js';
 import { errorForLog, serializeError } from './log-error.js';
-import { observeKubeClient } from './observed-client.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 import { resolveTuning } from './tuning.js';
@@ -72,6 +71,8 @@ export interface CreateKatalogRuntimeOptions {
   /** A loaded Katalog (`loadKatalog`), or one already compiled with `compileKatalog`. */
   readonly katalog: Katalog | CompiledKatalog;
   readonly kubeConfig: KubeConfig;
+  /** `User-Agent` of every API request, so the API server's audit log names the operator (ADR 0035). Default `orkestra`. */
+  readonly userAgent?: string;
   /** Structured logger (pino's API). Default: pino JSON lines on stdout at `info`. */
   readonly logger?: Logger;
   /** Source of time; `now()` is read as epoch milliseconds. Default the system clock. */
@@ -197,11 +198,16 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       { plural: crd.apiTypes.plural, namespaced: crd.entry.namespaced },
     ]),
   );
-  const client = observeKubeClient(
-    createKubeClient({ kubeConfig: options.kubeConfig, resources: crResources }),
+  // Every HTTP request is reported once when it ends, list pages and discovery included, so the
+  // counter agrees with the API server's audit log (ADR 0035).
+  const userAgent = options.userAgent ?? 'orkestra';
+  const client = createKubeClient({
+    kubeConfig: options.kubeConfig,
+    resources: crResources,
+    userAgent,
     onRequest,
-  );
-  const listWatch = new KubeListWatchClient({ kubeConfig: options.kubeConfig, onRequest });
+  });
+  const listWatch = new KubeListWatchClient({ kubeConfig: options.kubeConfig, onRequest, userAgent });
   // Entry name by CR apiVersion/kind, for the `controller` label of Event metrics.
   const controllerOf = new Map<string, string>();
   const events = new EventRecorder({

@@ -29,7 +29,7 @@ import { TimeoutError } from '../hooks/http-request.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
 import type { CompiledProviderDeclaration } from './compile-hooks.js';
 import type { KubeReadCache } from './kube-reader.js';
-import { pending } from '../hooks/hook-unit.js';
+import { failing, pending } from '../hooks/hook-unit.js';
 import type { HookInput, HookPending, ProviderDeletion } from '../hooks/hook-unit.js';
 
 /** MAX_PROVIDER_OUTPUT_BYTES is the largest JSON size of one declaration's outputs (16 KiB). */
@@ -86,12 +86,25 @@ export class ProviderDispatch {
    * OrkestraError (ProviderFailed, terminal or retryable).
    */
   async reconcile(input: HookInput): Promise<{ readonly outputs: unknown } | HookPending> {
-    const declarations = input.crd.hooks.providers;
     const context = input.context as Record<string, unknown>;
-    if (declarations.length === 0) return { outputs: context['providers'] ?? {} };
-    const records = recordedRecords(input.cr);
+    if (input.crd.hooks.providers.length === 0) return { outputs: context['providers'] ?? {} };
     const view = structuredClone((context['providers'] ?? {}) as Record<string, Record<string, unknown>>);
-    context['providers'] = view;
+    try {
+      return await this.#reconcile(input, view);
+    } catch (error) {
+      // The failure status shows the outputs so far, as a pending one does.
+      throw error instanceof Error ? failing(error, { outputs: view }) : error;
+    }
+  }
+
+  async #reconcile(
+    input: HookInput,
+    view: Record<string, Record<string, unknown>>,
+  ): Promise<{ readonly outputs: unknown } | HookPending> {
+    const declarations = input.crd.hooks.providers;
+    const records = recordedRecords(input.cr);
+    // Each declaration sees the outputs of the ones before it; the slot's result fills the context.
+    const scope = { ...input.context, providers: view };
     const resyncMs = parseDuration(input.crd.entry.resync);
     const skipWindowMs = resyncMs > 0 ? resyncMs : DEFAULT_SKIP_WINDOW_MS;
     const setRecord = (decl: CompiledProviderDeclaration, record: ProviderStatusRecord): void => {
@@ -103,8 +116,8 @@ export class ProviderDispatch {
     };
     for (const decl of declarations) {
       const { name, kind } = decl.declaration;
-      if (!evaluateConditions(decl.declaration, context, this.#o.conditions).passed) continue;
-      const rendered = toJson(decl.spec.render(context));
+      if (!evaluateConditions(decl.declaration, scope, this.#o.conditions).passed) continue;
+      const rendered = toJson(decl.spec.render(scope));
       const provider = this.#provider(decl);
       const spec = this.#validate(provider, decl, rendered);
       const specHash = hashSpec(rendered);
@@ -172,6 +185,7 @@ export class ProviderDispatch {
         ConditionReason.ProviderPending,
         `${decl.katalogPath}: ${result.message}`,
         result.retryAfterMs ?? DEFAULT_PENDING_MS,
+        { outputs: view },
       );
     }
     return { outputs: view };

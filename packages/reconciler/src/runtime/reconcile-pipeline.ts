@@ -105,23 +105,6 @@ export interface RunResult {
 }
 
 /**
- * Pending ends a run without an error: re-queue after a delay (docs/reference/runtime.md §8 "pending").
- *
- * @deprecated The built-in hooks return `pending(...)` (hooks/hook-unit.ts) instead; a slot that
- * still throws a Pending is treated the same way.
- */
-class Pending extends Error {
-  override readonly name = 'Pending';
-  readonly reason: ConditionReason;
-  readonly requeueAfterMs: number;
-  constructor(reason: ConditionReason, message: string, requeueAfterMs: number) {
-    super(message);
-    this.reason = reason;
-    this.requeueAfterMs = requeueAfterMs;
-  }
-}
-
-/**
  * CrdPipeline runs the reconcile pipeline of one CRD entry for one CR at a time (the dispatcher
  * guarantees one reconcile per key). Reads come from the caches; every write's result goes back
  * into them.
@@ -193,8 +176,6 @@ export class CrdPipeline {
     try {
       end = await this.#stages(current, ctx, state);
     } catch (thrown) {
-      // A slot written against the deprecated contract may still throw a Pending.
-      if (thrown instanceof Pending) return this.#pending(current.cr, thrown, state, ctx);
       const error = toOrkestraError(thrown, { katalogPath: this.#s.crd.katalogPath });
       const message =
         error.katalogPath != null && !error.message.startsWith(error.katalogPath)

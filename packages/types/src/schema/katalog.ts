@@ -302,6 +302,11 @@ const crdEntryShape = {
   autoscale: Autoscale.optional(),
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),
+  /**
+   * Accept wildcards and the `escalate`, `bind` and `impersonate` verbs in the entry's role rules
+   * (docs/reference/katalog.md §7.1): `ork validate` then warns instead of refusing (ADR 0033).
+   */
+  allowEscalation: z.boolean().optional(),
   dependsOn: DependsOn.default([]),
   /**
    * Labels and annotations the runtime keeps on every CR of the entry (docs/reference/katalog.md §3.3,

@@ -10,7 +10,16 @@ import { katalogPathOf, stringForm } from '@orkestra/types';
 import type { CrossRead } from '@orkestra/types';
 import { notFoundCrossResult, readCross } from '../cross.js';
 import type { CrossReadRecord, CrossResult } from '../cross.js';
-import { defineHook, contextValue, errorMessage, keyOf, noMemory, readerId } from '../hook-unit.js';
+import {
+  defineHook,
+  contextValue,
+  errorMessage,
+  isRecord,
+  keyOf,
+  noMemory,
+  ownValue,
+  readerId,
+} from '../hook-unit.js';
 
 /** CompiledCross is one `cross` item: its selector (and `endpoint`) compiled. */
 export interface CompiledCross {
@@ -46,6 +55,18 @@ export const crossHook = defineHook({
   initial: () => ({}),
   settle: contextValue,
   memory: noMemory,
+  results: 'by-name',
+  resultKeys: ['found', 'name', 'namespace', 'labels', 'annotations', 'spec', 'status', 'error'],
+  // Offline, every read (in process or HTTP) is answered from `cross.<as>`; a missing one reads as not found.
+  offline: (script) => ({
+    crossResult: (as) => {
+      const given = ownValue(script.given(), as);
+      if (given == null) script.note(`cross.${as}: no result in the context; read as not found`);
+      return { ...notFoundCrossResult(), ...(isRecord(given) ? given : {}) };
+    },
+    crossHttp: { read: async () => ({ result: notFoundCrossResult(), url: '' }) },
+    crossReaders: { record: () => undefined, forget: () => undefined },
+  }),
   forget: (services, _memory, reader) => services.crossReaders.forget(reader),
   run: async (services, _memory, compiled, input): Promise<Record<string, CrossResult>> => {
     const { crd, cr } = input;
@@ -60,7 +81,15 @@ export const crossHook = defineHook({
         selector = stringSelector(item.selector.render(input.context));
         endpoint = item.endpoint == null ? undefined : stringForm(item.endpoint.render(input.context));
       } catch (error) {
+        if (services.crossResult != null) {
+          results[as] = services.crossResult(as);
+          continue;
+        }
         results[as] = notFoundCrossResult('', namespace ?? '', `${item.katalogPath}: ${errorMessage(error)}`);
+        continue;
+      }
+      if (services.crossResult != null) {
+        results[as] = services.crossResult(as);
         continue;
       }
       if (endpoint != null) {

@@ -18,8 +18,17 @@ import {
 import type { DockerHook } from '@orkestra/types';
 import type { DockerResult } from '../docker.js';
 import { gitPath } from '../git/index.js';
-import { contextValue, defineHook, keyOf, noMemory, pending, readerId, recorded } from '../hook-unit.js';
-import type { HookInput, HookPending } from '../hook-unit.js';
+import {
+  contextValue,
+  defineHook,
+  failing,
+  keyOf,
+  noMemory,
+  pending,
+  readerId,
+  recorded,
+} from '../hook-unit.js';
+import type { HookPending } from '../hook-unit.js';
 
 /** DOCKER_SAFETY_REQUEUE_MS is the timed re-queue while a build runs (docs/reference/runtime.md §16). */
 const DOCKER_SAFETY_REQUEUE_MS = 60_000;
@@ -60,10 +69,33 @@ export const dockerHook = defineHook({
   declared: (compiled) => compiled != null,
   initial: () => ({}),
   settle: contextValue,
+  results: 'one',
+  resultKeys: ['called', 'image', 'digest', 'buildSucceeded', 'error'],
+  // Offline, the build is the given `docker` result (built); none reads as still building.
+  offline: (script) => ({
+    docker: () => ({
+      request: (declaration) => {
+        const given = script.given();
+        if (given == null) {
+          script.note('docker: no result in the context; the build is pending (DockerBuildPending)');
+          return { pending: true, image: declaration.image };
+        }
+        const result: DockerResult = {
+          called: true,
+          image: declaration.image,
+          digest: '',
+          buildSucceeded: true,
+          error: '',
+          ...(given as Partial<DockerResult>),
+        };
+        return { pending: false, result };
+      },
+    }),
+  }),
   memory: noMemory,
   run: async (services, _memory, docker, input): Promise<DockerResult | HookPending> => {
     if (docker == null) return notCalledDocker();
-    const context = input.context as Record<string, unknown>;
+    const context = input.context;
     if (!evaluateConditions(docker.declaration, context, services.conditions).passed)
       return notCalledDocker();
     const rendered = docker.value.render(context) as {
@@ -82,7 +114,6 @@ export const dockerHook = defineHook({
     if (workingDirectory == null) {
       return dockerFailure(
         docker,
-        input,
         `${docker.katalogPath}: no workingDirectory and no git checkout to build from`,
         image,
       );
@@ -107,16 +138,16 @@ export const dockerHook = defineHook({
       },
     );
     if (outcome.pending) {
-      context['docker'] = { called: true, image, digest: '', buildSucceeded: false, error: '' };
       return pending(
         ConditionReason.DockerBuildPending,
         `${docker.katalogPath}: building image ${image}`,
         DOCKER_SAFETY_REQUEUE_MS,
+        { called: true, image, digest: '', buildSucceeded: false, error: '' },
       );
     }
     const result = outcome.result;
     if (!result.buildSucceeded)
-      return dockerFailure(docker, input, `${docker.katalogPath}: ${result.error}`, image, result);
+      return dockerFailure(docker, `${docker.katalogPath}: ${result.error}`, image, result);
     input.effects.annotate(OrkestraAnnotation.LastImage, result.image);
     return result;
   },
@@ -134,18 +165,16 @@ export function buildDirectory(declared: string, gitDir: string, path: string): 
 
 function dockerFailure(
   docker: CompiledDocker,
-  input: HookInput,
   message: string,
   image: string,
   result?: DockerResult,
 ): DockerResult {
   const failed = result ?? { called: false, image, digest: '', buildSucceeded: false, error: message };
   if (docker.declaration.continueOnError) return failed;
-  (input.context as Record<string, unknown>)['docker'] = failed;
-  throw new OrkestraError(message, {
-    code: ConditionReason.DockerBuildFailed,
-    katalogPath: docker.katalogPath,
-  });
+  throw failing(
+    new OrkestraError(message, { code: ConditionReason.DockerBuildFailed, katalogPath: docker.katalogPath }),
+    failed,
+  );
 }
 
 function notCalledDocker(): DockerResult {

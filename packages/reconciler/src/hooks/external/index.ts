@@ -8,15 +8,17 @@ import type { CompiledValue, TemplateEngine } from '@orkestra/template';
 import { compileValue } from '@orkestra/template';
 import {
   ConditionReason,
+  EXTERNAL_RESULT_KEYS,
   OrkestraError,
   evaluateConditions,
   katalogPathOf,
   stringForm,
 } from '@orkestra/types';
 import type { ExternalCall } from '@orkestra/types';
+import { notCalledExternalResult } from '../external.js';
 import type { ExternalCallDeclaration, ExternalCallResult } from '../external.js';
-import { contextValue, defineHook, noMemory } from '../hook-unit.js';
-import type { HookInput, HookServices } from '../hook-unit.js';
+import { contextValue, defineHook, failing, noMemory, ownValue } from '../hook-unit.js';
+import type { HookInput, HookServices, OfflineScript } from '../hook-unit.js';
 
 /** CompiledExternal is one `external` call: `url`, `headers`, `body` and `auth.secretRef` compiled. */
 export interface CompiledExternal {
@@ -60,9 +62,9 @@ export function compileExternalCalls(
 
 /**
  * runExternalCalls makes the compiled calls in declaration order, each seeing `earlier` (the
- * results of the calls of an earlier step) and the calls before it as `external`, and leaves the
- * visible results in `context.external`. A failed call without `continueOnError` throws
- * ExternalCallFailed naming it.
+ * results of the calls of an earlier step) and the calls before it as `external`, and returns the
+ * visible results (the unit settles them into `external`). A failed call without `continueOnError`
+ * throws ExternalCallFailed naming it (with the results so far, for the failure status).
  */
 export async function runExternalCalls(
   services: HookServices,
@@ -71,7 +73,6 @@ export async function runExternalCalls(
   earlier: Readonly<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   const { crd, cr } = input;
-  const context = input.context as Record<string, unknown>;
   const calls = compiled.map((item) => ({
     item,
     name: item.declaration.name,
@@ -80,23 +81,62 @@ export async function runExternalCalls(
   const run = await services.external.runAll(
     calls,
     ({ item }, results) => {
-      context['external'] = { ...earlier, ...withJsonFields(results) };
+      const context = { ...input.context, external: { ...earlier, ...withJsonFields(results) } };
       if (!evaluateConditions(item.declaration, context, services.conditions).passed) return undefined;
       return callDeclaration(item, item.value.render(context));
     },
     { entry: crd.name, namespace: cr.metadata.namespace ?? '', signal: input.signal },
   );
   const visible = { ...earlier, ...withJsonFields(run.results) };
-  context['external'] = visible;
   if (run.failed != null) {
     const failed = compiled.find((e) => e.declaration.name === run.failed?.name);
     const katalogPath = failed?.katalogPath ?? `${crd.katalogPath}.operatorBox.external`;
-    throw new OrkestraError(`${katalogPath}: external call ${run.failed.name} failed: ${run.failed.error}`, {
-      code: ConditionReason.ExternalCallFailed,
-      katalogPath,
-    });
+    throw failing(
+      new OrkestraError(`${katalogPath}: external call ${run.failed.name} failed: ${run.failed.error}`, {
+        code: ConditionReason.ExternalCallFailed,
+        katalogPath,
+      }),
+      visible,
+    );
   }
   return visible;
+}
+
+/**
+ * scriptedCalls is `ExternalCaller.runAll` offline: each call the run makes is answered from the
+ * given `external.<name>` result (called, ok, status 200 unless it says otherwise); a missing one
+ * reads as not called.
+ */
+export function scriptedCalls(script: OfflineScript): HookServices['external'] {
+  return {
+    runAll: async (declarations, prepare) => {
+      const results: Record<string, ExternalCallResult> = {};
+      for (const declaration of declarations) {
+        const rendered = prepare(declaration, results);
+        const given = ownValue(script.given(), declaration.name);
+        if (rendered != null && given == null)
+          script.note(`external.${declaration.name}: no result in the context; read as not called`);
+        const result: ExternalCallResult =
+          rendered == null || given == null
+            ? notCalledExternalResult()
+            : {
+                ...notCalledExternalResult(),
+                called: true,
+                ok: true,
+                status: 200,
+                ...(given as Partial<ExternalCallResult>),
+              };
+        results[declaration.name] = result;
+        if (result.called && !result.ok && declaration.continueOnError !== true) {
+          return {
+            results,
+            failed: { name: declaration.name, error: result.error || `status ${result.status}` },
+          };
+        }
+      }
+      return { results };
+    },
+  };
 }
 
 /** externalHook is the `external` unit (step 11); it sees the results of `validation.external` (step 8). */
@@ -111,6 +151,10 @@ export const externalHook = defineHook({
   declared: (compiled) => compiled.length > 0,
   initial: () => ({}),
   settle: contextValue,
+  results: 'by-name',
+  resultKeys: EXTERNAL_RESULT_KEYS,
+  ordered: true,
+  offline: (script) => ({ external: scriptedCalls(script) }),
   memory: noMemory,
   run: (services, _memory, compiled, input): Promise<unknown> =>
     runExternalCalls(

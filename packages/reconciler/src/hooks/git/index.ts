@@ -11,13 +11,14 @@ import {
   OrkestraAnnotation,
   OrkestraError,
   evaluateConditions,
+  isTemplate,
   katalogPathOf,
   parseDuration,
   stringForm,
 } from '@orkestra/types';
 import type { GitHook } from '@orkestra/types';
 import type { GitResult } from '../git.js';
-import { contextValue, defineHook, keyOf, readerId, recorded } from '../hook-unit.js';
+import { contextValue, defineHook, failing, keyOf, readerId, recorded } from '../hook-unit.js';
 
 /** CompiledGit is the `git` block: `repo`, `branch` and `path` compiled. */
 export interface CompiledGit {
@@ -62,6 +63,18 @@ export const gitHook = defineHook({
   declared: (compiled) => compiled != null,
   initial: () => ({}),
   settle: contextValue,
+  results: 'one',
+  resultKeys: ['called', 'commit', 'shortCommit', 'branch', 'dir', 'changed', 'error'],
+  // Offline, the checkout is the given `git` result; none reads as not called.
+  offline: (script) => ({
+    git: () => ({
+      sync: async (): Promise<GitResult> => {
+        const given = script.given();
+        if (given == null) script.note('git: no result in the context; read as not called');
+        return { ...notCalledGit(), called: given != null, ...(given as Partial<GitResult> | undefined) };
+      },
+    }),
+  }),
   memory: (): Map<string, GitReader> => new Map(),
   forget: (_services, readers, reader) => {
     readers.delete(reader);
@@ -78,6 +91,8 @@ export const gitHook = defineHook({
       { repo, branch, path, timeout: git.declaration.timeout, pollInterval: git.declaration.pollInterval },
       {
         signal: input.signal,
+        // A local path or file:// repository only when the Katalog wrote it (docs/reference/runtime.md §14.3).
+        allowLocal: !isTemplate(git.declaration.repo),
         ...recorded(input.cr.metadata.annotations?.[OrkestraAnnotation.LastCommit], 'recordedCommit'),
       },
     );
@@ -85,11 +100,13 @@ export const gitHook = defineHook({
     readers.set(readerId(input.crd.name, key), { crd: input.crd.name, key, repo, branch, path });
     if (result.error !== '') {
       if (git.declaration.continueOnError) return result;
-      (input.context as Record<string, unknown>)['git'] = result;
-      throw new OrkestraError(`${git.katalogPath}: ${result.error}`, {
-        code: ConditionReason.GitFailed,
-        katalogPath: git.katalogPath,
-      });
+      throw failing(
+        new OrkestraError(`${git.katalogPath}: ${result.error}`, {
+          code: ConditionReason.GitFailed,
+          katalogPath: git.katalogPath,
+        }),
+        result,
+      );
     }
     input.effects.annotate(OrkestraAnnotation.LastCommit, result.commit);
     return result;

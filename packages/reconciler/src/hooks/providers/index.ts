@@ -2,8 +2,8 @@
  * The `providers` hook (docs/reference/katalog.md §14, docs/reference/runtime.md §14.6): step 16
  * runs every provider declaration after the child writes and pruning, and `providers.<provider>.<name>`
  * is in the template context — before step 16 as recorded in `status.providers`, after it fresh.
- * Its run step is `ProviderDispatch.reconcile` (runtime/provider-dispatch.ts), which the runtime
- * builds over the loaded providers; the deletion path calls `ProviderDispatch.delete`.
+ * Its run step calls the `providers` service (`ProviderDispatch` over the loaded providers,
+ * runtime/provider-dispatch.ts; offline, over scripted ones); the deletion path calls its `delete`.
  */
 import type { KubeObject } from '@orkestra/registry';
 import type { CompiledValue } from '@orkestra/template';
@@ -11,6 +11,8 @@ import { compileValue } from '@orkestra/template';
 import { katalogPathOf, parseDuration } from '@orkestra/types';
 import type { ProviderDeclarationEntry } from '@orkestra/types';
 import { defineHook, noMemory } from '../hook-unit.js';
+import type { HookPending } from '../hook-unit.js';
+import { createScriptedProviders } from './scripted.js';
 
 /** CompiledProviderDeclaration is one provider declaration with its spec compiled. */
 export interface CompiledProviderDeclaration {
@@ -59,7 +61,26 @@ export const providersHook = defineHook({
   initial: (cr) => recordedProviders(cr),
   settle: (result: ProvidersResult) => ({ value: result.outputs, requeueAfterMs: result.requeueAfterMs }),
   memory: noMemory,
-  run: undefined,
+  results: 'by-provider',
+  ordered: true,
+  offline: (script, inputs) => ({
+    providers: inputs.dispatch(
+      createScriptedProviders({
+        names: inputs.providerNames,
+        results: () => ({ providers: script.given() }),
+        onCall: (verb, provider, declaration) => script.call(verb, provider, declaration),
+        onMissing: (provider, declaration) =>
+          script.note(
+            `providers.${provider}.${declaration}: no result in the context; the provider is pending`,
+          ),
+      }),
+    ),
+  }),
+  // Without a providers service (a runtime built without providers), the recorded outputs stay.
+  run: async (services, _memory, _compiled, input): Promise<ProvidersResult | HookPending> =>
+    services.providers == null
+      ? { outputs: (input.context as Record<string, unknown>)['providers'] ?? {} }
+      : services.providers.reconcile(input),
 });
 
 /** recordedProviders is the `providers` context of resource templates: the outputs recorded in `status.providers`, with `ready` and `message` (docs/reference/katalog.md §14.3). */

@@ -3,7 +3,7 @@
  * entry's validation calls before the rules, so a rule can test an answer
  * (`{{ .external.quota.json.allowed }}`), as upstream's `validation.external` does. The results are
  * `external.<name>` for the rules and for everything after them (the `external` unit of step 11
- * adds its own calls to them). Its own context key stays empty: the results live under `external`.
+ * adds its own calls to them). It fills `external`; its own context key stays empty.
  */
 import { defineHook, noMemory } from '../hook-unit.js';
 import { compileExternalCalls, runExternalCalls } from '../external/index.js';
@@ -20,7 +20,10 @@ export const validationExternalHook = defineHook({
     compileExternalCalls(entry.validation?.external ?? [], `${base}.validation.external`, engine),
   declared: (compiled) => compiled.length > 0,
   initial: () => undefined,
-  settle: () => ({ value: undefined }),
+  // Its results are `external.<name>`: it fills the `external` key (offline, the external unit's scripted calls answer it).
+  fills: 'external',
+  settle: (result: unknown) => ({ value: result }),
+  results: 'none',
   memory: noMemory,
   run: (services, _memory, compiled, input): Promise<unknown> =>
     runExternalCalls(services, compiled, input, {}),

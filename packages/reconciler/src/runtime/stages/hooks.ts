@@ -6,7 +6,7 @@
  * re-queues. Step 18 (cr-metadata.ts) writes the annotations the hooks asked for.
  */
 import type { KubeObject } from '@orkestra/registry';
-import { isPending } from '../../hooks/hook-unit.js';
+import { isPending, shownBy } from '../../hooks/hook-unit.js';
 import type { HookEffects, HookPending, HookPhase, HookSlot } from '../../hooks/hook-unit.js';
 import { hookUnits } from '../../hooks/table.js';
 import type { HookSlots } from '../../hooks/table.js';
@@ -62,18 +62,32 @@ export async function runHooks(
     if (unit.phase !== phase) continue;
     const slot = (slots as Readonly<Record<string, HookSlot | undefined>>)[unit.key];
     if (slot == null) continue;
-    const result = await slot({
-      crd: services.crd,
-      cr: view,
-      context,
-      signal: ctx.signal,
-      logger: ctx.logger,
-      effects,
-    });
-    if (isPending(result)) return result;
-    const settled = unit.settle(result);
-    context[unit.key] = settled.value;
-    if (settled.requeueAfterMs != null) state.requeueAt.push(services.clock.now() + settled.requeueAfterMs);
+    // A slot returns its context value; the loop alone writes the context (docs/adr/0038-hook-table-source-of-truth.md).
+    const fill = (result: unknown): void => {
+      const settled = unit.settle(result);
+      context[unit.fills ?? unit.key] = settled.value;
+      if (settled.requeueAfterMs != null) state.requeueAt.push(services.clock.now() + settled.requeueAfterMs);
+    };
+    let result: unknown;
+    try {
+      result = await slot({
+        crd: services.crd,
+        cr: view,
+        context: { ...context },
+        signal: ctx.signal,
+        logger: ctx.logger,
+        effects,
+      });
+    } catch (error) {
+      const shown = shownBy(error);
+      if (shown != null) context[unit.fills ?? unit.key] = unit.settle(shown.result).value;
+      throw error;
+    }
+    if (isPending(result)) {
+      if (result.shown != null) context[unit.fills ?? unit.key] = unit.settle(result.shown.result).value;
+      return result;
+    }
+    fill(result);
   }
   return undefined;
 }

@@ -1,0 +1,105 @@
+/**
+ * The offline results as the hook table names them (docs/adr/0038-hook-table-source-of-truth.md):
+ * which top-level keys a render context or a scenario step may give, how each is shaped, how a
+ * step's patch merges into what earlier steps gave, and which roots `--strict` lets a template
+ * read. Every list is derived from the hook table; a new hook needs no line here.
+ */
+import type { HookResults } from '../hooks/hook-unit.js';
+import { resultUnits } from '../hooks/table.js';
+import type { OfflineResults } from './offline-engine.js';
+
+export { visibleRoots } from '../hooks/table.js';
+
+/** HookRoot is one hook's context root: its key, how its results are named and the fields of one result. */
+export interface HookRoot {
+  readonly key: string;
+  readonly results: Exclude<HookResults, 'none'>;
+  /** Fields of one result (`git.<field>`, `cross.<as>.<field>`); undefined when free-form. */
+  readonly resultKeys: readonly string[] | undefined;
+}
+
+/** hookRoots are the hooks with results of their own, in table order. */
+export const hookRoots: readonly HookRoot[] = resultUnits.map((unit) => ({
+  key: unit.key,
+  results: unit.results as HookRoot['results'],
+  resultKeys: unit.resultKeys,
+}));
+
+type Json = Record<string, unknown>;
+
+const isMap = (value: unknown): value is Json =>
+  value != null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * resultsProblem checks one offline results map (a scenario step's `context`): every key is a hook
+ * root and shaped as its results are; returns the path and message of the first problem.
+ */
+export function resultsProblem(
+  value: Json,
+): { readonly path: readonly string[]; readonly message: string; readonly at: 'key' | 'value' } | undefined {
+  for (const [key, item] of Object.entries(value)) {
+    const root = hookRoots.find((r) => r.key === key);
+    if (root == null)
+      return {
+        path: [key],
+        at: 'key',
+        message: `unknown key ${key}; expected ${hookRoots.map((r) => r.key).join(', ')}`,
+      };
+    if (item !== null && !isMap(item)) return { path: [key], at: 'value', message: 'must be a map or null' };
+    if (root.results === 'one' || item == null) continue;
+    for (const [name, result] of Object.entries(item)) {
+      if (root.results === 'by-provider') {
+        if (!isMap(result))
+          return {
+            path: [key, name],
+            at: 'value',
+            message: 'must map declaration names to {ready, message, outputs}',
+          };
+        for (const [decl, r] of Object.entries(result)) {
+          if (r !== null && !isMap(r))
+            return {
+              path: [key, name, decl],
+              at: 'value',
+              message: 'must be {ready, message, outputs} or null',
+            };
+        }
+      } else if (result !== null && !isMap(result))
+        return { path: [key, name], at: 'value', message: 'must be a map or null' };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * patchResults merges a step's results into the ones earlier steps gave: a `one` result is
+ * replaced (`null` removes it), a named result replaces the one of that name (`null` removes it),
+ * a provider's declarations likewise. Returns a new map; `current` is not changed.
+ */
+export function patchResults(current: OfflineResults, patch: Readonly<Json>): OfflineResults {
+  const out: Json = {};
+  for (const root of hookRoots) {
+    const was = current[root.key];
+    if (root.results === 'one') {
+      const next = Object.hasOwn(patch, root.key) ? patch[root.key] : was;
+      if (next != null) out[root.key] = structuredClone(next);
+      continue;
+    }
+    const merged: Json = structuredClone(isMap(was) ? was : {});
+    const given = patch[root.key];
+    for (const [name, value] of Object.entries(isMap(given) ? given : {})) {
+      if (root.results === 'by-name') named(merged, name, value);
+      else {
+        const records = isMap(merged[name]) ? (merged[name] as Json) : {};
+        for (const [decl, record] of Object.entries(isMap(value) ? value : {})) named(records, decl, record);
+        merged[name] = records;
+      }
+    }
+    out[root.key] = merged;
+  }
+  return out;
+}
+
+function named(target: Json, name: string, value: unknown): void {
+  if (value == null) delete target[name];
+  else target[name] = structuredClone(value);
+}
