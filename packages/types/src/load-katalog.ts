@@ -14,6 +14,7 @@ import type { PathSegment } from './paths.js';
 import { Katalog } from './schema/katalog.js';
 import type { CrdEntry, Katalog as KatalogType } from './schema/katalog.js';
 import { withTemplateCheck } from './schema/template-check.js';
+import { withTemplatedRegex } from './schema/regex-policy.js';
 import { describe } from './schema/primitives.js';
 import { attachSource } from './source.js';
 import { checkWaitFor } from './wait-for-checks.js';
@@ -287,7 +288,15 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
   // zod reports `__proto__` in a strict object as an unknown key but drops it from a record
   // silently (a CRD entry named `__proto__` would vanish): refuse it everywhere, once.
   for (const path of locator.protoKeys) errors.push(locator.issue(path, PROTO_KEY_MESSAGE, 'key'));
-  const result = withTemplateCheck(options.checkTemplate, () => Katalog.safeParse(raw, { error: errorMap }));
+  // A templated regex pattern needs the Katalog's opt-in (docs/reference/katalog.md §8.3, ADR 0028).
+  const spec = (raw as { spec?: unknown } | null)?.spec;
+  const allowTemplatedRegex =
+    typeof spec === 'object' &&
+    spec !== null &&
+    (spec as Record<string, unknown>)['allowTemplatedRegex'] === true;
+  const result = withTemplatedRegex(allowTemplatedRegex, () =>
+    withTemplateCheck(options.checkTemplate, () => Katalog.safeParse(raw, { error: errorMap })),
+  );
   if (!result.success) {
     for (const problem of flatten(result.error.issues, [])) {
       if (problem.path.at(-1) === '__proto__') continue;

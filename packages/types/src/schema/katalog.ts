@@ -490,6 +490,11 @@ const KatalogSpecSchema = z
     finalizers: z.array(Literal).default([]),
     /** issue 21: how a changed Katalog reaches live CRs; absent = all at once (docs/reference/katalog.md §2.3). */
     rollout: Rollout.optional(),
+    /**
+     * Allow `regex` patterns that are templates (built from CR data at run time); they run on the
+     * same linear-time engine as literal ones (docs/reference/katalog.md §8.3, ADR 0028). Default false.
+     */
+    allowTemplatedRegex: z.boolean().optional(),
   })
   .superRefine((spec, ctx) =>
     uniqueBy(
