@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { checkYamlText } from './yaml-input.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   isMap,
@@ -228,6 +229,12 @@ class Upgrader {
         near,
         `cannot read ${what} ${relative}: ${error instanceof Error ? error.message : String(error)}`,
       );
+      return undefined;
+    }
+    const checked = checkYamlText(text);
+    if (!checked.ok) {
+      const { line, column, message } = checked.problem;
+      this.problems.push({ path: '', file: relative, line, column, message });
       return undefined;
     }
     const lineCounter = new LineCounterClass();
@@ -1472,6 +1479,8 @@ function upgradeCrdFile(up: Upgrader, entry: YAMLMap, base: Path, options: Upgra
   let crd: unknown;
   try {
     const text = (options.readFile ?? ((p: string) => readFileSync(p, 'utf8')))(full);
+    const checked = checkYamlText(text);
+    if (!checked.ok) throw new Error(checked.problem.message);
     crd = parseDocument(text).toJS();
   } catch (error) {
     up.problem(

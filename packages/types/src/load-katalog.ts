@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
@@ -20,6 +19,8 @@ import { attachSource } from './source.js';
 import { checkWaitFor } from './wait-for-checks.js';
 import type { WaitForEntry } from './wait-for-checks.js';
 import { closestMatch } from './suggest.js';
+import { checkYamlText, readYamlFile } from './yaml-input.js';
+import type { YamlInputProblem, YamlInputResult } from './yaml-input.js';
 
 /** LoadKatalogOptions configures loadKatalog. */
 export interface LoadKatalogOptions {
@@ -74,8 +75,9 @@ export function loadKatalog(input: KatalogInputSource, options: LoadKatalogOptio
     if ('path' in input) {
       file = input.path;
       if (options.baseDir === undefined) options = { ...options, baseDir: dirname(input.path) };
+      let read: YamlInputResult;
       try {
-        text = readFileSync(input.path, 'utf8');
+        read = readYamlFile(input.path);
       } catch (error) {
         return fail([
           {
@@ -87,9 +89,13 @@ export function loadKatalog(input: KatalogInputSource, options: LoadKatalogOptio
           },
         ]);
       }
+      if (!read.ok) return fail([{ file, ...positionOf(read.problem) }]);
+      text = read.text;
     } else {
       text = input.text;
       file = input.file ?? INLINE;
+      const checked = checkYamlText(text);
+      if (!checked.ok) return fail([{ file, ...positionOf(checked.problem) }]);
     }
     return loadText(text, file, options);
   } catch (error) {
@@ -111,6 +117,10 @@ export function loadKatalogOrThrow(input: KatalogInputSource, options: LoadKatal
   const result = loadKatalog(input, options);
   if (!result.ok) throw new KatalogError(result.errors);
   return result.katalog;
+}
+
+function positionOf(problem: YamlInputProblem): Omit<KatalogIssue, 'file'> {
+  return { line: problem.line, column: problem.column, path: '', message: problem.message };
 }
 
 function fail(errors: KatalogIssue[], warnings: KatalogIssue[] = []): LoadKatalogResult {

@@ -108,3 +108,22 @@ spec: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", pattern: "^(a|a)*$" }
     expect(run.stderr).toContain('spec.allowTemplatedRegex: true');
   });
 });
+
+describe('ork render: CR files within the YAML input limits', () => {
+  it('refuses a UTF-16 CR file, a non-UTF-8 one and one nested too deep, by name', async () => {
+    const cr =
+      'apiVersion: demo.example.com/v1alpha1\nkind: Website\nmetadata: {name: hello}\nspec: {image: nginx}\n';
+    const cases: [Buffer, RegExp][] = [
+      [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(cr, 'utf16le')]), /:1:1: the input is UTF-16/],
+      [Buffer.concat([Buffer.from(cr), Buffer.from([0xc3, 0x28])]), /:5:1: the input is not valid UTF-8/],
+      [Buffer.from(`${cr}x: ${'['.repeat(5000)}${']'.repeat(5000)}\n`), /:5:\d+: maps and lists nest deeper/],
+    ];
+    for (const [bytes, expected] of cases) {
+      const file = join(mkdtempSync(join(tmpdir(), 'ork-render-')), 'cr.yaml');
+      writeFileSync(file, bytes);
+      const run = await runOrk(['render', KATALOG, '--cr', file, '--now', NOW]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(expected);
+    }
+  });
+});
