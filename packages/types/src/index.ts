@@ -78,6 +78,14 @@ export type {
   MigrateKatalogResult,
 } from './upstream/index.js';
 export { loadKatalog, loadKatalogOrThrow } from './load-katalog.js';
+export {
+  YAML_DEPTH_LIMIT,
+  YAML_SIZE_LIMIT,
+  checkYamlText,
+  decodeYamlBytes,
+  readYamlFile,
+} from './yaml-input.js';
+export type { YamlInputCode, YamlInputProblem, YamlInputResult } from './yaml-input.js';
 export type { LoadKatalogOptions, LoadKatalogResult, KatalogInputSource } from './load-katalog.js';
 export { katalogSourceOf, katalogPathOf } from './source.js';
 export type { KatalogSource } from './source.js';

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
@@ -14,11 +13,14 @@ import type { PathSegment } from './paths.js';
 import { Katalog } from './schema/katalog.js';
 import type { CrdEntry, Katalog as KatalogType } from './schema/katalog.js';
 import { withTemplateCheck } from './schema/template-check.js';
+import { withTemplatedRegex } from './schema/regex-policy.js';
 import { describe } from './schema/primitives.js';
 import { attachSource } from './source.js';
 import { checkWaitFor } from './wait-for-checks.js';
 import type { WaitForEntry } from './wait-for-checks.js';
 import { closestMatch } from './suggest.js';
+import { checkYamlText, readYamlFile } from './yaml-input.js';
+import type { YamlInputProblem, YamlInputResult } from './yaml-input.js';
 
 /** LoadKatalogOptions configures loadKatalog. */
 export interface LoadKatalogOptions {
@@ -73,8 +75,9 @@ export function loadKatalog(input: KatalogInputSource, options: LoadKatalogOptio
     if ('path' in input) {
       file = input.path;
       if (options.baseDir === undefined) options = { ...options, baseDir: dirname(input.path) };
+      let read: YamlInputResult;
       try {
-        text = readFileSync(input.path, 'utf8');
+        read = readYamlFile(input.path);
       } catch (error) {
         return fail([
           {
@@ -86,9 +89,13 @@ export function loadKatalog(input: KatalogInputSource, options: LoadKatalogOptio
           },
         ]);
       }
+      if (!read.ok) return fail([{ file, ...positionOf(read.problem) }]);
+      text = read.text;
     } else {
       text = input.text;
       file = input.file ?? INLINE;
+      const checked = checkYamlText(text);
+      if (!checked.ok) return fail([{ file, ...positionOf(checked.problem) }]);
     }
     return loadText(text, file, options);
   } catch (error) {
@@ -110,6 +117,10 @@ export function loadKatalogOrThrow(input: KatalogInputSource, options: LoadKatal
   const result = loadKatalog(input, options);
   if (!result.ok) throw new KatalogError(result.errors);
   return result.katalog;
+}
+
+function positionOf(problem: YamlInputProblem): Omit<KatalogIssue, 'file'> {
+  return { line: problem.line, column: problem.column, path: '', message: problem.message };
 }
 
 function fail(errors: KatalogIssue[], warnings: KatalogIssue[] = []): LoadKatalogResult {
@@ -287,7 +298,15 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
   // zod reports `__proto__` in a strict object as an unknown key but drops it from a record
   // silently (a CRD entry named `__proto__` would vanish): refuse it everywhere, once.
   for (const path of locator.protoKeys) errors.push(locator.issue(path, PROTO_KEY_MESSAGE, 'key'));
-  const result = withTemplateCheck(options.checkTemplate, () => Katalog.safeParse(raw, { error: errorMap }));
+  // A templated regex pattern needs the Katalog's opt-in (docs/reference/katalog.md §8.3, ADR 0028).
+  const spec = (raw as { spec?: unknown } | null)?.spec;
+  const allowTemplatedRegex =
+    typeof spec === 'object' &&
+    spec !== null &&
+    (spec as Record<string, unknown>)['allowTemplatedRegex'] === true;
+  const result = withTemplatedRegex(allowTemplatedRegex, () =>
+    withTemplateCheck(options.checkTemplate, () => Katalog.safeParse(raw, { error: errorMap })),
+  );
   if (!result.success) {
     for (const problem of flatten(result.error.issues, [])) {
       if (problem.path.at(-1) === '__proto__') continue;

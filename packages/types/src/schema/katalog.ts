@@ -495,6 +495,11 @@ const KatalogSpecSchema = z
     finalizers: z.array(Literal).default([]),
     /** How a changed Katalog reaches live CRs; absent = all at once (docs/reference/katalog.md §2.3, ADR 0015). */
     rollout: Rollout.optional(),
+    /**
+     * Allow `regex` patterns that are templates (built from CR data at run time); they run on the
+     * same linear-time engine as literal ones (docs/reference/katalog.md §8.3, ADR 0028). Default false.
+     */
+    allowTemplatedRegex: z.boolean().optional(),
   })
   .superRefine((spec, ctx) =>
     uniqueBy(

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { born, keepComment, keyOf, mapAt, pairOf, place, scalar, scalarOrNode, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
+import { checkYamlText } from '../yaml-input.js';
 import type { UpgradeDialectOptions, Upgrader } from './upgrader.js';
 
 /** includeList prepends the `listKey` list of an included file to the block's own list (upstream's order). */
@@ -90,6 +91,8 @@ export function upgradeCrdFile(
   let crd: unknown;
   try {
     const text = (options.readFile ?? ((p: string) => readFileSync(p, 'utf8')))(full);
+    const checked = checkYamlText(text);
+    if (!checked.ok) throw new Error(checked.problem.message);
     crd = parseDocument(text).toJS();
   } catch (error) {
     up.problem(

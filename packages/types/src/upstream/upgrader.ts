@@ -7,6 +7,7 @@ import type { LineCounter } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { INCLUDE_OFFSET, positionIn } from '../positions.js';
+import { checkYamlText } from '../yaml-input.js';
 import type { IncludedFile } from '../positions.js';
 import {
   born,
@@ -101,6 +102,12 @@ export class Upgrader {
         near,
         `cannot read ${what} ${relative}: ${error instanceof Error ? error.message : String(error)}`,
       );
+      return undefined;
+    }
+    const checked = checkYamlText(text);
+    if (!checked.ok) {
+      const { line, column, message } = checked.problem;
+      this.problems.push({ path: '', file: relative, line, column, message });
       return undefined;
     }
     const lineCounter = new LineCounterClass();
