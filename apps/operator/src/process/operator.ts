@@ -9,7 +9,7 @@ import {
   katalogRevision,
   prepareRollout,
 } from '@orkestra/reconciler';
-import type { PreparedRollout } from '@orkestra/reconciler';
+import type { KatalogRuntime, PreparedRollout } from '@orkestra/reconciler';
 import type { Katalog, Provider } from '@orkestra/types';
 import type { DestinationStream } from 'pino';
 import type { RunConfig } from './config.js';
@@ -72,6 +72,8 @@ export interface StartOperatorOptions {
   readonly startRetryMs?: number;
   /** Interval of the rollout controller's ticks while a rollout is under way, ms. Default 2 000. */
   readonly rolloutTickMs?: number;
+  /** Watch only this namespace (CRs and children), as the benchmark does on a shared cluster. Default: all namespaces. */
+  readonly watchNamespace?: string;
 }
 
 /** ReloadResult is how a Katalog reload ended. */
@@ -97,6 +99,8 @@ export interface Operator {
   isLeader(): boolean;
   /** True when the Katalog is loaded and every informer has synced (what `/readyz` reports). */
   isReady(): boolean;
+  /** The running Katalog's runtime (it changes on reload), for in-process reads: benchmarks. */
+  engine(): KatalogRuntime;
   /** Reloads the Katalog file now (the file watch calls this on change). */
   reload(): Promise<ReloadResult>;
   /** Shuts down as SIGTERM does; resolves with the exit code. */
@@ -284,6 +288,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         watchIdleTimeoutMs: config.watchIdleTimeoutMs,
         workDir: config.workDir,
         maxConcurrentBuilds: config.maxConcurrentBuilds,
+        ...(options.watchNamespace == null ? {} : { namespace: options.watchNamespace }),
       },
       metrics: metrics.sink,
       providers,
@@ -597,6 +602,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     synced,
     isLeader: () => leading,
     isReady: () => runtime.isReady(),
+    engine: () => runtime.engine,
     reload,
     shutdown: async (reason = 'requested') => {
       await shutdown.trigger({ reason });
