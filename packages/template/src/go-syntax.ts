@@ -152,7 +152,7 @@ const readAsHandlebars = 'the template also uses Handlebars blocks, so it is rea
 /**
  * findGoSyntax returns the first Go `text/template` construct in a template read as Handlebars
  * (one that mixes Handlebars blocks with Go actions), or undefined. It knows `{{ if }}`/
- * `{{ range }}`/`{{ with }}`/`{{ end }}`, pipelines with `|`, `$variables`, `printf`, `index`,
+ * `{{ range }}`/`{{ with }}`/`{{ end }}`, pipelines with `|`, `$variables`, `index`,
  * `nil`, `define`/`template`/`block` and the `{{-`/`-}}` trim markers. The suggestion, when
  * there is one, is the action translated by `translate`: a template that renders the same value.
  */
@@ -213,8 +213,6 @@ export function findGoSyntax(
         return action('Go-template pipelines with "|" are not supported', token.offset);
       if (token.text.startsWith('$') || token.text === ':=')
         return action(`Go-template variable "${token.text}" is not supported`, token.offset);
-      if (token.text === 'printf' && first)
-        return action('Go-template "printf" is not supported', token.offset);
       if (token.text === 'index' && first && tokens.length - i > 2)
         return action('Go-template "index" is not supported', token.offset);
       if (token.text === 'nil') return action('Go-template "nil" is not supported', token.offset);

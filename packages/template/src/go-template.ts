@@ -235,6 +235,12 @@ function lex(source: string): Token[] {
         const text = NUMBER.exec(source.slice(j))?.[0] ?? ch;
         tokens.push({ kind: 'number', text, offset: j });
         j += text.length;
+      } else if (ch === '@' && /^@root(?![\p{L}\p{N}_])/u.test(source.slice(j))) {
+        // Handlebars' `@root` (in a translated template read again) is Go's `$`.
+        const m = /^@root((?:\.[\p{L}_][\p{L}\p{N}_]*)*)/u.exec(source.slice(j));
+        const rest = m?.[1] ?? '';
+        tokens.push({ kind: 'variable', text: `$${rest}`, offset: j });
+        j += 5 + rest.length;
       } else if (ch === '.' || ch === '$') {
         const m = /^(?:\$[\p{L}\p{N}_]*|)(?:\.[\p{L}_][\p{L}\p{N}_]*)*/u.exec(source.slice(j));
         let text = m?.[0] ?? '';
@@ -714,6 +720,13 @@ class Compiler {
       else args.push(piped);
     }
     if (name === GO_INDEX_HELPER && args.length === 1) return args[0] ?? 'this';
+    if (name === GO_INDEX_HELPER && piped == null) {
+      const [base = 'this', ...keys] = args;
+      return keyAccess(
+        base,
+        keys.map((expr, i) => ({ expr, literal: isLiteralKey(rest[i + 1]) })),
+      );
+    }
     // Go's eq of two values is the library's; with more candidates it is true when any matches.
     if (name === GO_BUILTINS['eq'] && args.length === 2) name = 'eq';
     return args.length === 0 ? `(${name})` : `(${name} ${args.join(' ')})`;
@@ -749,12 +762,17 @@ class Compiler {
       case 'nil':
         return 'null';
       case 'ident':
+        // An argument that names no function is a Handlebars path without the leading dot.
+        if (
+          operand.name !== 'index' &&
+          !Object.hasOwn(GO_BUILTINS, operand.name) &&
+          !this.#options.isHelper(operand.name)
+        )
+          return prefix + segment(operand.name);
         return `(${this.#helperName(operand.name, operand.offset)})`;
       case 'paren': {
         const inner = this.pipeline(operand.pipeline, scope, up);
-        return operand.path.length === 0
-          ? inner
-          : `(${GO_INDEX_HELPER} ${inner} ${operand.path.map(hbsString).join(' ')})`;
+        return operand.path.length === 0 ? inner : fieldAccess(inner, operand.path);
       }
       case 'variable': {
         if (operand.name === '$') {
@@ -771,7 +789,7 @@ class Compiler {
         }
         if (operand.path.length === 0) return base;
         if (variable.kind === 'param') return `${base}.${operand.path.map(segment).join('.')}`;
-        return `(${GO_INDEX_HELPER} ${base} ${operand.path.map(hbsString).join(' ')})`;
+        return fieldAccess(base, operand.path);
       }
     }
   }
@@ -865,6 +883,52 @@ function balanced(text: string): boolean {
     else if (ch === ')' && --depth < 0) return false;
   }
   return depth === 0;
+}
+
+/**
+ * keyAccess reads keys of a computed value one level each, as Go's `index` and fields do: `get`
+ * for literal keys without a dot (it would split `"a.b"` into two levels), Handlebars' `lookup`
+ * for the others (a computed key, `"example.com/owner"`).
+ */
+function keyAccess(
+  base: string,
+  keys: readonly { readonly expr: string; readonly literal: boolean }[],
+): string {
+  let expr = base;
+  let pending: string[] = [];
+  const flush = (): void => {
+    // `(get x 1)` then `.b`: one call, `(get x 1 "b")`.
+    const inner = /^\(get (.*)\)$/.exec(expr)?.[1];
+    if (pending.length > 0)
+      expr =
+        inner != null && balanced(inner)
+          ? `(get ${inner} ${pending.join(' ')})`
+          : `(get ${expr} ${pending.join(' ')})`;
+    pending = [];
+  };
+  for (const key of keys) {
+    if (key.literal) pending.push(key.expr);
+    else {
+      flush();
+      expr = `(lookup ${expr} ${key.expr})`;
+    }
+  }
+  flush();
+  return expr;
+}
+
+/** fieldAccess is `(…).a.b` or `$x.a.b` on a computed value (Go field names have no dots). */
+function fieldAccess(base: string, path: readonly string[]): string {
+  return keyAccess(
+    base,
+    path.map((name) => ({ expr: hbsString(name), literal: true })),
+  );
+}
+
+/** isLiteralKey tells whether an index key is a number or a string without a dot. */
+function isLiteralKey(operand: Operand | undefined): boolean {
+  if (operand?.kind === 'number') return true;
+  return operand?.kind === 'string' && !operand.value.includes('.');
 }
 
 /** dotPipeline is the pipeline `.`. */

@@ -313,8 +313,7 @@ class Engine implements TemplateEngine {
   #translateAction(action: string): string | undefined {
     try {
       const translated = translateGoTemplate(action, { isHelper: (name) => this.isHelper(name) });
-      if (translated.trim() === '' || isGoTemplate(translated) || findGoSyntax(translated) != null)
-        return undefined;
+      if (translated.trim() === '') return undefined;
       this.#compile(translated);
       return translated;
     } catch {
