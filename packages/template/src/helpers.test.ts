@@ -431,6 +431,7 @@ describe('createHelpers', () => {
       '__goHtml',
       '__goIndex',
       '__goJs',
+      '__goLen',
       '__goNot',
       '__goOr',
       '__goPrintln',

@@ -27,7 +27,7 @@ export const GO_RANGE_HELPER = '__goRange';
  * GO_BUILTINS maps Go's built-in template functions whose meaning differs from the library helper
  * of the same name (or that have none) to the internal helper a Go template compiles to: `and`
  * and `or` give the deciding operand (not a boolean), truth is Go's (an empty map is false),
- * `eq` takes several candidates, and `slice`, `html`, `js`, `urlquery`, `println` are Go's own.
+ * `eq` takes several candidates, `len` of a string counts bytes, and `slice`, `html`, `js`, `urlquery`, `println` are Go's own.
  * The names are internal: the library of docs/reference/katalog.md §17.6 is unchanged.
  */
 export const GO_BUILTINS: Readonly<Record<string, string>> = {
@@ -35,6 +35,7 @@ export const GO_BUILTINS: Readonly<Record<string, string>> = {
   or: '__goOr',
   not: '__goNot',
   eq: '__goEq',
+  len: '__goLen',
   slice: '__goSlice',
   html: '__goHtml',
   js: '__goJs',
@@ -267,6 +268,17 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
       minArgs: 2,
       maxArgs: Infinity,
       fn: ([value, ...candidates]) => candidates.some((candidate) => looseEqual(value, candidate)),
+    },
+    __goLen: {
+      minArgs: 1,
+      maxArgs: 1,
+      fn: ([value]) => {
+        if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+        if (Array.isArray(value)) return value.length;
+        if (isPlainMap(value)) return Object.keys(value).length;
+        if (value == null) return 0;
+        throw new Error(`len of ${typeof value}`);
+      },
     },
     __goSlice: { minArgs: 1, maxArgs: 4, fn: ([value, ...indexes]) => goSlice(value, indexes) },
     __goHtml: {
