@@ -2,14 +2,15 @@ import type { HelperDefinition } from './helpers.js';
 import { isEmpty, isPlainMap, isTruthy, looseEqual, parseDecimal, stringForm } from './string-form.js';
 
 /**
- * Upstream Orkestra's template helpers ("notes") that mean something here (issue 14): Go's
- * `index`, `printf` and `print`, and upstream's safe-access, collection, field and container
- * helpers. Each keeps upstream's documented argument order and result.
+ * Upstream Orkestra's template helpers ("notes") that mean something here
+ * (docs/reference/katalog.md §17.1.1, §17.6): Go's built-ins, and upstream's safe-access,
+ * collection, field and container helpers. Each keeps upstream's documented argument order and
+ * result.
  */
 
 /**
  * UPSTREAM_HELPER_HINTS names upstream helpers that are not implemented here, with what to write
- * instead (issue 14; docs/reference/katalog.md §24). They are rejected, but never without an
+ * instead (docs/reference/katalog.md §24). They are rejected, but never without an
  * alternative.
  */
 export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
