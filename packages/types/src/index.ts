@@ -180,6 +180,7 @@ export {
   DependsOn,
   WatchItem,
 } from './schema/crd-parts.js';
+export type { RequeueRule, RetryBackoff } from './schema/crd-parts.js';
 export {
   Katalog,
   KatalogMetadata,
