@@ -189,6 +189,7 @@ export {
   DependsOn,
   WatchItem,
 } from './schema/crd-parts.js';
+export type { RequeueRule, RetryBackoff } from './schema/crd-parts.js';
 export {
   Katalog,
   KatalogMetadata,

@@ -26,6 +26,18 @@ const ExternalCallSchema = gated({
     .union([z.int(), z.array(z.int())], { error: 'expected an HTTP status code or a list of them' })
     .optional(),
   continueOnError: z.boolean().default(false),
+  /**
+   * Retries of a failed call within one reconcile (docs/reference/katalog.md §15.1): the n-th retry
+   * waits `min(initial × multiplier^(n-1), max)`, at most `maxAttempts` attempts in all. Default: one attempt.
+   */
+  retryBackoff: z
+    .strictObject({
+      initial: Duration.default('1s'),
+      max: Duration.default('30s'),
+      multiplier: z.number().min(1, { error: 'multiplier must be at least 1' }).max(100).default(2),
+      maxAttempts: z.int().min(1, { error: 'maxAttempts must be at least 1' }).max(10).default(3),
+    })
+    .optional(),
   auth: z
     .strictObject({
       secretRef: z

@@ -14,6 +14,7 @@ import {
   ProviderBlocks,
   ProviderRef,
   Queue,
+  Requeue,
   StatusBlock,
   Validation,
 } from './crd-parts.js';
@@ -299,6 +300,8 @@ const crdEntryShape = {
   forceConflict: z.boolean().default(true),
   crossAccess: z.boolean().default(true),
   queue: Queue.prefault({}),
+  /** When to reconcile a CR again after a successful reconcile (docs/reference/katalog.md §20.2, upstream's `requeue`). */
+  requeue: Requeue.optional(),
   autoscale: Autoscale.optional(),
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),

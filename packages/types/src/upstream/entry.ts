@@ -13,6 +13,7 @@ import { applyImports, takeImports } from './motifs.js';
 import { flowList, keyOf, mapAt, pairOf, scalar, scalarText, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import { ENTRY_REFUSED, REFUSED } from './refusals.js';
+import { upgradeTiming } from './timing.js';
 import type { UpgradeDialectOptions, Upgrader } from './upgrader.js';
 import { upgradePreReconcile, upgradeWatch } from './watch.js';
 
@@ -24,6 +25,7 @@ const ENTRY_KEYS = [
   'workers',
   'resync',
   'queue',
+  'requeue',
   'normalize',
   'forceConflict',
   'autoscale',
@@ -198,6 +200,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     takeOut(boxNow, pair);
   }
   upgradeCrdFile(up, entry, base, options);
+  upgradeTiming(up, entry, base);
   upgradeQueue(up, entry, base);
   const mutation = mapAt(entry, 'mutation');
   if (mutation != null)

@@ -6,6 +6,7 @@ import { isMap, isScalar, isSeq } from 'yaml';
 import type { YAMLMap, YAMLSeq } from 'yaml';
 import { pairOf, takeOut, walkScalars } from './nodes.js';
 import type { Path } from './nodes.js';
+import { retryBackoffShorthand } from './timing.js';
 import type { Upgrader } from './upgrader.js';
 
 /** EXTERNAL_RESULT_KEYS are the keys of an external call's result (docs/reference/katalog.md §15.1). */
@@ -65,6 +66,7 @@ export function externalProtocols(up: Upgrader, holder: YAMLMap, path: Path): vo
   (list as YAMLSeq).items.forEach((item, i) => {
     if (!isMap(item)) return;
     const call = item as YAMLMap;
+    retryBackoffShorthand(up, call, [...path, 'external', i]);
     const pair = pairOf(call, 'protocol');
     if (pair == null) return;
     const protocol = isScalar(pair.value) ? String(pair.value.value ?? '') : '';

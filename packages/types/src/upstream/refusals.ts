@@ -5,7 +5,6 @@
 /** REFUSED names the upstream keys the loader cannot map and why (reported by `ork validate`). */
 export const REFUSED: Readonly<Record<string, string>> = {
   events: 'declared events are not emitted; the runtime records its own events and the Ready condition',
-  requeue: 'timed requeues are not supported; `resync` re-evaluates every CR',
   cleanup: 'deleting a CR after a terminal state is not supported',
   deletionProtection: 'deletion protection is not supported; use RBAC to prevent deletes',
   removeFinalizers: 'finalizers are always removed after deletion completes',
