@@ -97,3 +97,90 @@ describe('external calls with auth', () => {
     expect(issues(text.replace('            auth: { env: $QUOTA_TOKEN }\n', ''))).toEqual([]);
   });
 });
+
+describe('child namespaces in a namespaced entry', () => {
+  const secrets = (item: string, extra = ''): string =>
+    katalog(`${extra}      operatorBox:
+        onReconcile:
+          secrets:
+            - ${item}
+`);
+
+  it('refuse a templated namespace without allowedNamespaces, positioned at the namespace', () => {
+    const text = secrets(
+      "{ name: '{{ metadata.name }}-copy', namespace: '{{ spec.dest }}', data: { a: b } }",
+    );
+    expect(issues(text)).toEqual([
+      expect.objectContaining({
+        line: lineOf(text, "{ name: '{{ metadata.name }}-copy'"),
+        path: 'spec.crds.app.operatorBox.onReconcile.secrets[0].namespace',
+        message: expect.stringContaining('needs `allowedNamespaces`'),
+      }),
+    ]);
+    // The same for a custom child's metadata.namespace.
+    const custom = katalog(`      operatorBox:
+        onReconcile:
+          custom:
+            - apiVersion: rbac.authorization.k8s.io/v1
+              kind: RoleBinding
+              metadata: { name: x, namespace: '{{ spec.dest }}' }
+              roleRef: { kind: ClusterRole, name: view, apiGroup: rbac.authorization.k8s.io }
+`);
+    expect(issues(custom).map((i) => i.path)).toEqual([
+      'spec.crds.app.operatorBox.onReconcile.custom[0].metadata.namespace',
+    ]);
+  });
+
+  it("accept the CR's namespace, a literal, a template with allowedNamespaces, and any namespace in a cluster-scoped entry", () => {
+    expect(issues(secrets("{ name: a, namespace: '{{ metadata.namespace }}', data: { a: b } }"))).toEqual([]);
+    expect(issues(secrets("{ name: a, namespace: '{{.metadata.namespace}}', data: { a: b } }"))).toEqual([]);
+    expect(issues(secrets('{ name: a, namespace: shared, data: { a: b } }'))).toEqual([]);
+    expect(
+      issues(
+        secrets(
+          "{ name: a, namespace: '{{ spec.dest }}', data: { a: b } }",
+          '      allowedNamespaces: [team-*]\n',
+        ),
+      ),
+    ).toEqual([]);
+    expect(
+      issues(
+        secrets("{ name: a, namespace: '{{ spec.dest }}', data: { a: b } }", '      namespaced: false\n'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('refuse a templated copy source name when the copy may land in another namespace', () => {
+    for (const namespace of ['shared', "'{{ spec.dest }}'"]) {
+      const text = secrets(
+        `{ name: '{{ metadata.name }}-copy', namespace: ${namespace}, copyFrom: { name: '{{ spec.src }}' } }`,
+        '      allowedNamespaces: [team-*, shared]\n',
+      );
+      expect(issues(text), namespace).toEqual([
+        expect.objectContaining({
+          path: 'spec.crds.app.operatorBox.onReconcile.secrets[0].copyFrom.name',
+          message: expect.stringContaining("the copy's namespace may differ from the CR's"),
+        }),
+      ]);
+    }
+    expect(
+      issues(secrets("{ name: '{{ metadata.name }}-copy', copyFrom: { name: '{{ spec.src }}' } }")),
+    ).toEqual([]);
+    expect(issues(secrets('{ name: x, namespace: shared, copyFrom: { name: literal-source } }'))).toEqual([]);
+  });
+
+  it('refuse a templated cross selector.namespace without allowedNamespaces', () => {
+    const cross = (extra = ''): string =>
+      katalog(`${extra}      operatorBox:
+        cross:
+          - { crd: app, selector: { name: payments, namespace: '{{ spec.team }}' } }
+`);
+    expect(issues(cross())).toEqual([
+      expect.objectContaining({
+        path: 'spec.crds.app.operatorBox.cross[0].selector.namespace',
+        message: expect.stringContaining('needs `allowedNamespaces`'),
+      }),
+    ]);
+    expect(issues(cross('      allowedNamespaces: [team-*]\n'))).toEqual([]);
+  });
+});
