@@ -362,6 +362,7 @@ function refineCrdEntry(
   ctx: z.RefinementCtx,
 ): void {
   checkCopySources(entry, ctx);
+  checkChildNamespaces(entry as unknown as ChildNamespaceInput, ctx);
   checkValidationCalls(entry, ctx);
   if (!isDuration(entry.resync)) return;
   const resync = parseDuration(entry.resync);
@@ -426,6 +427,87 @@ function checkCopySources(
         });
     });
   }
+}
+
+/** ChildNamespaceInput is the part of a parsed entry checkChildNamespaces reads (defensively). */
+interface ChildNamespaceInput {
+  readonly namespaced?: boolean;
+  readonly allowedNamespaces?: readonly string[];
+  readonly operatorBox?: {
+    readonly cross?: readonly { readonly selector?: { readonly namespace?: string } }[];
+    readonly onDelete?: { readonly groups?: readonly Record<string, unknown>[] };
+  } & Partial<Record<'onCreate' | 'onReconcile', Record<string, unknown>>>;
+}
+
+/** CR_NAMESPACE matches a template that is exactly the CR's own namespace. */
+const CR_NAMESPACE = /^\{\{\s*\.?metadata\.namespace\s*\}\}$/;
+
+/** namespaceOf reads the namespace a resource entry (or a `custom` entry's metadata) names. */
+function namespaceOf(item: unknown, listKey: string): { value: unknown; at: (string | number)[] } {
+  if (item == null || typeof item !== 'object') return { value: undefined, at: [] };
+  if (listKey === 'custom') {
+    const metadata = (item as { metadata?: { namespace?: unknown } }).metadata;
+    return { value: metadata?.namespace, at: ['metadata', 'namespace'] };
+  }
+  return { value: (item as { namespace?: unknown }).namespace, at: ['namespace'] };
+}
+
+/**
+ * checkChildNamespaces keeps a namespaced entry's writes and reads in namespaces the Katalog's
+ * author chose (docs/reference/katalog.md §6, §7.2, §15.2, ADR 0033): a child's namespace is absent
+ * (the CR's), the CR's namespace, or a literal; a template is allowed only when the entry declares
+ * `allowedNamespaces`, so the runtime's namespace guard (§19) refuses anything outside them. A
+ * `copyFrom` with a templated source name is refused when its destination may be another
+ * namespace, and a cross read's templated `selector.namespace` needs `allowedNamespaces` too.
+ */
+function checkChildNamespaces(entry: ChildNamespaceInput, ctx: z.RefinementCtx): void {
+  if (entry.namespaced === false) return;
+  const guarded = (entry.allowedNamespaces ?? []).length > 0;
+  const templated = (value: unknown): value is string =>
+    isTemplate(value) && !CR_NAMESPACE.test(value.trim());
+  const refuse = (path: (string | number)[], input: unknown, message: string): void =>
+    ctx.addIssue({ code: 'custom', message, path, input });
+  const groups: [string[], Record<string, unknown> | undefined][] = [
+    [['operatorBox', 'onCreate'], entry.operatorBox?.onCreate],
+    [['operatorBox', 'onReconcile'], entry.operatorBox?.onReconcile],
+    ...(entry.operatorBox?.onDelete?.groups ?? []).map((group, i): [string[], Record<string, unknown>] => [
+      ['operatorBox', 'onDelete', 'groups', String(i)],
+      group,
+    ]),
+  ];
+  for (const [base, group] of groups) {
+    if (group == null || typeof group !== 'object') continue;
+    for (const [listKey, list] of Object.entries(group)) {
+      if (!Array.isArray(list)) continue;
+      list.forEach((item: unknown, index) => {
+        const { value, at } = namespaceOf(item, listKey);
+        const path = [...base.map((p) => (/^\d+$/.test(p) ? Number(p) : p)), listKey, index, ...at];
+        if (templated(value) && !guarded)
+          refuse(
+            path,
+            value,
+            "a templated namespace in a namespaced entry needs `allowedNamespaces` on the entry: a CR must not choose the namespace the operator writes into (use the CR's namespace, a literal, or declare allowedNamespaces)",
+          );
+        const from = (item as { copyFrom?: { name?: unknown; namespace?: unknown } } | null)?.copyFrom;
+        const elsewhere = value != null && !(typeof value === 'string' && CR_NAMESPACE.test(value.trim()));
+        if (from != null && isTemplate(from.name) && from.namespace == null && elsewhere)
+          refuse(
+            [...path.slice(0, -at.length), 'copyFrom', 'name'],
+            from.name,
+            "must be a literal Secret name when the copy's namespace may differ from the CR's: a CR must not copy a Secret of its namespace into another one",
+          );
+      });
+    }
+  }
+  (entry.operatorBox?.cross ?? []).forEach((cross, index) => {
+    const namespace = cross?.selector?.namespace;
+    if (templated(namespace) && !guarded)
+      refuse(
+        ['operatorBox', 'cross', index, 'selector', 'namespace'],
+        namespace,
+        'a templated selector.namespace in a namespaced entry needs `allowedNamespaces` on the entry: a CR must not choose the namespace it reads other CRs from',
+      );
+  });
 }
 
 interface SecretCopyFromInput {

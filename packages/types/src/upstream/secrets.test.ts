@@ -105,9 +105,20 @@ describe('upstream Secret copy, toNamespaces and auth.secretRef.namespace', () =
       line: lineOf(templatedName, 'fromSecret'),
       message: expect.stringContaining('literal Secret name'),
     });
-    // In the CR's own namespace a templated name is allowed.
+    // From the CR's own namespace into another one (`ci`), a templated name is refused too: a CR
+    // must not copy a Secret of its namespace elsewhere (katalog.md §7.2).
     const own = templatedName.replace('              fromNamespace: platform\n', '');
-    expect(ok(load(own)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets[0]?.copyFrom).toEqual({
+    expect(errors(load(own)).find((e) => e.path.endsWith('secrets[1].copyFrom.name'))).toMatchObject({
+      message: expect.stringContaining("the copy's namespace may differ from the CR's"),
+    });
+    // Within the CR's own namespace a templated name is allowed.
+    const within = own.replace(
+      '              toNamespaces:\n                - "{{ .metadata.namespace }}"\n                - ci\n',
+      '',
+    );
+    expect(
+      ok(load(within)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets[0]?.copyFrom,
+    ).toEqual({
       name: '{{ .spec.secret }}',
     });
   });
@@ -131,7 +142,12 @@ describe('upstream Secret copy, toNamespaces and auth.secretRef.namespace', () =
       '                - "{{ .metadata.namespace }}"\n                - ci\n',
       '                - "{{ .spec.targetNamespaces }}"\n',
     );
-    const secrets = ok(load(text)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets ?? [];
+    // The CR chooses the namespaces, so the entry must declare the ones it may use (katalog.md §6).
+    expect(errors(load(text)).find((e) => e.path.endsWith('secrets[0].namespace'))?.message).toContain(
+      'needs `allowedNamespaces`',
+    );
+    const allowed = text.replace('      operatorBox:', '      allowedNamespaces: [ci-*]\n      operatorBox:');
+    const secrets = ok(load(allowed)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets ?? [];
     expect(secrets).toHaveLength(1);
     expect(secrets[0]).toMatchObject({
       forEach: { field: 'spec.targetNamespaces' },
