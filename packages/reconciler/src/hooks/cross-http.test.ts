@@ -224,6 +224,40 @@ describe('cross reads over HTTP between two operators', () => {
     expect(result.error).not.toContain('s3cr3t');
   });
 
+  it('redacts credentials when the reconcile aborts the read, and in the URL it returns', async () => {
+    const controller = new AbortController();
+    const pending = new CrossHttpClient().read(
+      {
+        crd: 'database',
+        endpoint: silent.base.replace('http://', 'http://bot:ghp_SECRET@'),
+        selector: { name: 'orders' },
+        timeout: '5s',
+        cacheFor: '0',
+      },
+      { namespace: 'shop', signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error('reconcile cancelled')), 100);
+    const { result, url } = await pending;
+    expect(result.error).toMatch(/^aborted: reconcile cancelled \(GET http:\/\/\[REDACTED\]@127\.0\.0\.1/);
+    expect(`${result.error ?? ''} ${url}`).not.toContain('ghp_SECRET');
+  });
+
+  it('refuses an endpoint with a query or a fragment, which would choose the path read', async () => {
+    for (const endpoint of [
+      `${billing.base}/admin/delete?x=`,
+      `${billing.base}/#`,
+      'http://bot:s3cr3t@h/?a',
+    ]) {
+      const { result, url } = await new CrossHttpClient().read(
+        { crd: 'database', endpoint, selector: { name: 'orders' } },
+        { namespace: 'shop' },
+      );
+      expect(result.found).toBe(false);
+      expect(result.error).toBe('endpoint must not hold a query (?) or a fragment (#)');
+      expect(url).not.toContain('s3cr3t');
+    }
+  });
+
   it('reports a network error and a non-JSON answer as found: false plus error', async () => {
     const client = new CrossHttpClient();
     const closedPort = await listen(() => undefined);

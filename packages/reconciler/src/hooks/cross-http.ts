@@ -35,7 +35,7 @@ export interface CrossHttpResult {
   readonly result: CrossResult;
   /** Clock time when the answer stops being reused; the pipeline re-queues the reader then. Undefined for failures. */
   readonly expiresAt?: number;
-  /** The URL that was (or would have been) requested. */
+  /** The URL that was (or would have been) requested, with credentials redacted. */
   readonly url: string;
 }
 
@@ -118,22 +118,26 @@ export class CrossHttpClient {
     let timeoutMs: number;
     let cacheForMs: number;
     try {
+      // A query or fragment in the endpoint would choose the path that is read (`…?x=/katalog/…`).
+      if (/[?#]/.test(declaration.endpoint))
+        throw new Error('endpoint must not hold a query (?) or a fragment (#)');
       url = crossObjectUrl(declaration.endpoint, declaration.crd, namespace, name);
       new URL(url);
       timeoutMs = parseDuration(declaration.timeout ?? '5s');
       cacheForMs = parseDuration(declaration.cacheFor ?? '30s');
     } catch (error) {
       return {
-        url: declaration.endpoint,
+        url: redactUrlCredentials(declaration.endpoint),
         result: notFoundCrossResult(name, namespace ?? '', describeError(error)),
       };
     }
+    const shown = redactUrlCredentials(url);
     if (name === '')
-      return { url, result: notFoundCrossResult(name, namespace ?? '', 'selector.name is empty') };
+      return { url: shown, result: notFoundCrossResult(name, namespace ?? '', 'selector.name is empty') };
     const cached = this.#cache.entry(url, this.#clock.now());
     if (cached != null) {
       this.#cacheHits++;
-      return { url, result: cached.value, expiresAt: cached.expiresAt };
+      return { url: shown, result: cached.value, expiresAt: cached.expiresAt };
     }
     let shared = this.#inFlight.get(url);
     if (shared == null) {
@@ -144,7 +148,7 @@ export class CrossHttpClient {
         if (this.#inFlight.get(url) === pending) this.#inFlight.delete(url);
       });
     }
-    return context.signal == null ? shared : raceAbort(shared, context.signal, url, name, namespace ?? '');
+    return context.signal == null ? shared : raceAbort(shared, context.signal, shown, name, namespace ?? '');
   }
 
   async #fetch(
@@ -195,17 +199,18 @@ export class CrossHttpClient {
     } catch (error) {
       const reason = deadline.signal.aborted ? deadline.signal.reason : error;
       const message = reason instanceof TimeoutError ? reason.message : describeError(reason);
-      return { url, result: notFoundCrossResult(name, namespace, `${message} (GET ${shown})`) };
+      return { url: shown, result: notFoundCrossResult(name, namespace, `${message} (GET ${shown})`) };
     } finally {
       deadline.clear();
     }
   }
 
   #remember(url: string, result: CrossResult, cacheForMs: number): CrossHttpResult {
-    if (cacheForMs <= 0) return { url, result };
+    const shown = redactUrlCredentials(url);
+    if (cacheForMs <= 0) return { url: shown, result };
     const expiresAt = this.#clock.now() + cacheForMs;
     this.#cache.set(url, result, expiresAt);
-    return { url, result, expiresAt };
+    return { url: shown, result, expiresAt };
   }
 }
 
@@ -246,16 +251,17 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value == null || value === '' ? undefined : value;
 }
 
+/** raceAbort answers when the reconcile's signal aborts first; `shown` is the URL with credentials redacted. */
 function raceAbort(
   shared: Promise<CrossHttpResult>,
   signal: AbortSignal,
-  url: string,
+  shown: string,
   name: string,
   namespace: string,
 ): Promise<CrossHttpResult> {
   const aborted = (): CrossHttpResult => ({
-    url,
-    result: notFoundCrossResult(name, namespace, `aborted: ${describeError(signal.reason)} (GET ${url})`),
+    url: shown,
+    result: notFoundCrossResult(name, namespace, `aborted: ${describeError(signal.reason)} (GET ${shown})`),
   });
   if (signal.aborted) return Promise.resolve(aborted());
   return new Promise((resolve) => {

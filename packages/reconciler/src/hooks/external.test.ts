@@ -287,6 +287,19 @@ describe('ExternalCaller against a local server', () => {
     expect(main.seen.at(-1)?.headers['authorization']).toBe('Bearer t');
   });
 
+  it('drops every declared header on a redirect to another origin, and keeps them on the same origin', async () => {
+    const caller = new ExternalCaller();
+    const headers = { 'X-Api-Key': 'hdr-secret-456', 'PRIVATE-TOKEN': 'glpat-x' };
+    const moved = await call(caller, { url: `${main.base}/to-other-origin`, headers });
+    expect(moved.ok).toBe(true);
+    const received = (moved.json as { headers: Record<string, string> }).headers;
+    expect(received['x-api-key']).toBeUndefined();
+    expect(received['private-token']).toBeUndefined();
+    expect(main.seen.at(-1)?.headers['x-api-key']).toBe('hdr-secret-456');
+    const same = await call(caller, { url: `${main.base}/redirect/1`, headers });
+    expect((same.json as { headers: Record<string, string> }).headers['x-api-key']).toBe('hdr-secret-456');
+  });
+
   it('reuses a successful result for cacheFor, keyed by entry, name, method, url and body', async () => {
     const clock = new ManualClock(0);
     const caller = new ExternalCaller({ clock });

@@ -292,12 +292,14 @@ export class ExternalCaller {
         body = undefined;
         headers = withoutHeaders(headers, ['content-type', 'content-length']);
       }
-      // Credentials never follow a redirect to another origin.
+      // Credentials never follow a redirect to another origin, and neither does any header the
+      // Katalog declared (a custom `X-Api-Key` is a credential too).
       if (next.origin !== url.origin) {
         headers = withoutHeaders(headers, [
           'authorization',
           'cookie',
           prepared.authHeader ?? 'authorization',
+          ...prepared.declared,
         ]);
       }
       url = next;
@@ -311,8 +313,9 @@ export class ExternalCaller {
   ): Promise<PreparedHeaders | string> {
     const headers: Record<string, string> = { 'user-agent': 'orkestra', ...declaration.headers };
     if (body != null && !hasHeader(headers, 'content-type')) headers['content-type'] = 'application/json';
+    const declared = Object.keys(declaration.headers ?? {}).map((name) => name.toLowerCase());
     const auth = declaration.auth;
-    if (auth == null) return { headers };
+    if (auth == null) return { headers, declared };
     let credential: string | undefined;
     if (auth.secretRef != null) {
       const { name, key } = auth.secretRef;
@@ -323,11 +326,11 @@ export class ExternalCaller {
       const variable = auth.env.replace(/^\$\{?/, '').replace(/\}$/, '');
       credential = this.#env[variable];
       if (credential == null || credential === '') return `auth environment variable ${variable} is not set`;
-    } else return { headers };
+    } else return { headers, declared };
     const scheme = auth.scheme ?? 'Bearer';
     const headerName = auth.header ?? 'Authorization';
     headers[headerName] = scheme === '' ? credential : `${scheme} ${credential}`;
-    return { headers, authHeader: headerName.toLowerCase() };
+    return { headers, declared, authHeader: headerName.toLowerCase() };
   }
 
   async #secret(namespace: string, name: string, key: string): Promise<string | undefined> {
@@ -347,6 +350,8 @@ interface PreparedHeaders {
   readonly headers: Record<string, string>;
   /** The lowercase name of the credential header, dropped on a redirect to another origin. */
   readonly authHeader?: string;
+  /** The lowercase names of the declared `headers`, dropped on a redirect to another origin too. */
+  readonly declared: readonly string[];
 }
 
 function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
