@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createGate } from './auth.js';
-import type { ReviewApi } from './auth.js';
+import type { ReviewApi } from '../auth/kube-gate.js';
 
 function request(remoteAddress: string, authorization?: string): IncomingMessage {
   return {
@@ -22,8 +22,8 @@ function reviews(grants: readonly string[], calls: string[] = []): ReviewApi {
       );
     },
     accessReview: (input) => {
-      calls.push(`sar ${input.user} ${input.verb} ${input.resource} ${input.namespace}`);
-      return Promise.resolve(grants.includes(`${input.user} ${input.namespace}`));
+      calls.push(`sar ${input.username} ${input.verb} ${input.resource} ${input.namespace}`);
+      return Promise.resolve(grants.includes(`${input.username} ${input.namespace}`));
     },
   };
 }

@@ -5,10 +5,9 @@
  * SubjectAccessReview allows `list` on the entry's CRs there. Answers are cached for a short while
  * so an open page does not review on every update.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { GateAudience, createKubeGate } from '../auth/kube-gate.js';
+import type { ReviewApi, ReviewedUser } from '../auth/kube-gate.js';
 
 /** ControlCenterAuth is the closed set of `--control-center-auth` values. */
 export const ControlCenterAuth = { Local: 'local', Token: 'token' } as const;
@@ -17,6 +16,8 @@ export type ControlCenterAuth = (typeof ControlCenterAuth)[keyof typeof ControlC
 /** Viewer is who asks: may they see CRs of this resource in this namespace (`''` = all namespaces / cluster-scoped)? */
 export interface Viewer {
   readonly name: string;
+  /** The reviewed user (token mode); upstreams are asked on its behalf (impersonation), never with its token. */
+  readonly user?: ReviewedUser;
   may(resource: { group: string; plural: string }, namespace: string): Promise<boolean>;
 }
 
@@ -24,66 +25,6 @@ export interface Viewer {
 export type GateResult =
   | { readonly ok: true; readonly viewer: Viewer }
   | { readonly ok: false; readonly status: 401 | 403; readonly message: string };
-
-/** ReviewApi is the part of the API server the gate talks to. */
-export interface ReviewApi {
-  /** Returns the username when the token is authenticated. */
-  tokenReview(token: string): Promise<{
-    readonly user?: { readonly username: string; readonly groups: readonly string[]; readonly uid?: string };
-  }>;
-  /** Returns whether the user may `verb` the resource in the namespace. */
-  accessReview(input: {
-    readonly user: string;
-    readonly groups: readonly string[];
-    readonly uid?: string;
-    readonly verb: string;
-    readonly group: string;
-    readonly resource: string;
-    readonly namespace: string;
-  }): Promise<boolean>;
-}
-
-/** kubeReviewApi sends TokenReviews and SubjectAccessReviews with the operator's credentials. */
-export function kubeReviewApi(kubeConfig: KubeConfig): ReviewApi {
-  const authn = kubeConfig.makeApiClient(AuthenticationV1Api);
-  const authz = kubeConfig.makeApiClient(AuthorizationV1Api);
-  return {
-    tokenReview: async (token) => {
-      const review = await authn.createTokenReview({
-        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
-      });
-      const status = review.status;
-      if (status?.authenticated !== true || status.user?.username == null) return {};
-      return {
-        user: {
-          username: status.user.username,
-          groups: status.user.groups ?? [],
-          ...(status.user.uid == null ? {} : { uid: status.user.uid }),
-        },
-      };
-    },
-    accessReview: async (input) => {
-      const review = await authz.createSubjectAccessReview({
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: {
-            user: input.user,
-            groups: [...input.groups],
-            ...(input.uid == null ? {} : { uid: input.uid }),
-            resourceAttributes: {
-              verb: input.verb,
-              group: input.group,
-              resource: input.resource,
-              ...(input.namespace === '' ? {} : { namespace: input.namespace }),
-            },
-          },
-        },
-      });
-      return review.status?.allowed === true;
-    },
-  };
-}
 
 function isLoopback(address: string | undefined): boolean {
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
@@ -107,18 +48,15 @@ export interface CreateGateOptions {
  * token or a rejected one is 401; the viewer's `may` asks a SubjectAccessReview (`list`).
  */
 export function createGate(options: CreateGateOptions): (request: IncomingMessage) => Promise<GateResult> {
-  const cacheMs = options.cacheMs ?? 30_000;
-  const now = options.now ?? Date.now;
-  const cache = new Map<string, { at: number; value: Promise<unknown> }>();
-  const cached = <T>(key: string, make: () => Promise<T>): Promise<T> => {
-    const hit = cache.get(key);
-    if (hit != null && now() - hit.at < cacheMs) return hit.value as Promise<T>;
-    const value = make();
-    value.catch(() => cache.delete(key));
-    cache.set(key, { at: now(), value });
-    if (cache.size > 10_000) cache.delete(cache.keys().next().value ?? '');
-    return value;
-  };
+  const kube =
+    options.reviews == null
+      ? undefined
+      : createKubeGate({
+          reviews: options.reviews,
+          audience: GateAudience.ControlCenter,
+          ...(options.cacheMs == null ? {} : { cacheMs: options.cacheMs }),
+          ...(options.now == null ? {} : { now: options.now }),
+        });
   return async (request) => {
     if (options.mode === ControlCenterAuth.Local) {
       return isLoopback(request.socket.remoteAddress)
@@ -130,40 +68,20 @@ export function createGate(options: CreateGateOptions): (request: IncomingMessag
               'the Control Center serves loopback clients only (set --control-center-auth=token to expose it)',
           };
     }
-    const reviews = options.reviews;
-    const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (reviews == null || match?.[1] == null) {
-      return {
-        ok: false,
-        status: 401,
-        message: 'a bearer token is required (Authorization: Bearer <token>)',
-      };
-    }
-    const token = match[1];
-    const tokenKey = createHash('sha256').update(token).digest('hex');
-    let user;
-    try {
-      user = (await cached(`t:${tokenKey}`, () => reviews.tokenReview(token))).user;
-    } catch {
-      return { ok: false, status: 401, message: 'the token could not be reviewed' };
-    }
-    if (user == null) return { ok: false, status: 401, message: 'the token was not accepted' };
+    if (kube == null) return { ok: false, status: 401, message: 'token mode has no review API' };
+    const caller = await kube.authenticate(request);
+    if (!caller.ok) return caller;
     const viewer: Viewer = {
-      name: user.username,
+      name: caller.user.username,
+      user: caller.user,
       may: async (resource, namespace) => {
         const ask = (ns: string): Promise<boolean> =>
-          cached(`a:${tokenKey}:${resource.group}/${resource.plural}/${ns}`, () =>
-            reviews.accessReview({
-              user: user.username,
-              groups: user.groups,
-              ...(user.uid == null ? {} : { uid: user.uid }),
-              verb: 'list',
-              group: resource.group,
-              resource: resource.plural,
-              namespace: ns,
-            }),
-          ).catch(() => false);
+          kube.allowed(caller, {
+            verb: 'list',
+            group: resource.group,
+            resource: resource.plural,
+            namespace: ns,
+          });
         if (await ask('')) return true;
         return namespace === '' ? false : ask(namespace);
       },

@@ -35,6 +35,9 @@ describe('parseRunConfig', () => {
       controlCenter: false,
       controlCenterAuth: 'local',
       controlCenterUpstreams: [],
+      crossBindAddress: ':8082',
+      crossAuth: 'token',
+      crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
     });
   });
 
@@ -152,6 +155,9 @@ describe('parseRunConfig', () => {
       controlCenter: false,
       controlCenterAuth: 'local',
       controlCenterUpstreams: [],
+      crossBindAddress: ':8082',
+      crossAuth: 'token',
+      crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
     });
   });
 
@@ -220,6 +226,25 @@ describe('parseRunConfig', () => {
     expect(errors(parseRunConfig(['--katalgo', 'x'], { env: {} }))[0]).toMatch(/Unknown option '--katalgo'/);
     expect(errors(parseRunConfig(['--katalog', 'a.yaml', 'b.yaml'], { env: {} }))).toEqual([
       'the Katalog is given twice: --katalog a.yaml and b.yaml',
+    ]);
+  });
+
+  it('serves cross reads without authentication only on a loopback address (docs/adr/0030)', () => {
+    expect(errors(parseRunConfig(['--cross-auth', 'none'], { env: {} }))).toEqual([
+      expect.stringMatching(
+        /^--cross-auth=none serves cross reads without authentication, so --cross-bind-address must be a loopback address/,
+      ),
+    ]);
+    expect(
+      errors(parseRunConfig(['--cross-auth', 'none', '--cross-bind-address', '0.0.0.0:8082'], { env: {} })),
+    ).toHaveLength(1);
+    for (const address of ['127.0.0.1:8082', '[::1]:0', 'localhost:8082', '0']) {
+      expect(
+        ok(parseRunConfig(['--cross-auth', 'none', '--cross-bind-address', address], { env: {} })).crossAuth,
+      ).toBe('none');
+    }
+    expect(errors(parseRunConfig(['--cross-auth', 'open'], { env: {} }))).toEqual([
+      '--cross-auth: "open" is not one of token, none',
     ]);
   });
 });

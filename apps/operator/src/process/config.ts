@@ -61,6 +61,25 @@ export interface RunConfig extends OperatorTuning {
   readonly controlCenterAuth: 'local' | 'token';
   /** Other operators' base URLs the Control Center aggregates (`--control-center-upstreams a,b`). */
   readonly controlCenterUpstreams: readonly string[];
+  /**
+   * Bind address of the cross-read server (`--cross-bind-address`, docs/reference/runtime.md §18.5);
+   * started only when an entry has `crossAccess: true`; `0` disables it. Default `:8082`.
+   */
+  readonly crossBindAddress: string;
+  /** Who may read: `token` (TokenReview + SubjectAccessReview) or `none` (loopback bind only). Default `token`. */
+  readonly crossAuth: 'token' | 'none';
+  /** The projected ServiceAccount token sent with cross reads to literal endpoints (`--cross-token-file`). */
+  readonly crossTokenFile: string;
+}
+
+/** CROSS_TOKEN_FILE is where the chart projects the operator's `orkestra-cross` token. */
+export const CROSS_TOKEN_FILE = '/var/run/secrets/orkestra.io/cross/token';
+
+/** isLoopbackHost tells whether a bind host is loopback only (`127.0.0.0/8`, `::1`, `localhost`). */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (host == null) return false;
+  const bare = host.toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
 /** ParseRunConfigOptions configures parseRunConfig. */
@@ -94,6 +113,9 @@ const STRING_FLAGS = [
   'max-concurrent-builds',
   'control-center-auth',
   'control-center-upstreams',
+  'cross-bind-address',
+  'cross-auth',
+  'cross-token-file',
 ] as const;
 const BOOLEAN_FLAGS = ['leader-elect', 'install-crds', 'control-center'] as const;
 
@@ -121,6 +143,12 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
   --control-center-auth <mode>        local (loopback clients only) or token (bearer token,
                                       TokenReview + SubjectAccessReview) (local)
   --control-center-upstreams <urls>   other operators' metrics URLs to aggregate, comma-separated
+  --cross-bind-address <addr>         cross reads for other operators, when an entry has
+                                      crossAccess: true; 0 disables (:8082)
+  --cross-auth <mode>                 token (TokenReview, audience orkestra-cross, and a
+                                      SubjectAccessReview get) or none (loopback address only) (token)
+  --cross-token-file <file>           token sent with cross reads to literal endpoints
+                                      (${CROSS_TOKEN_FILE})
   OCI_BUILDER                         docker|podman|buildah (docker)
 `;
 
@@ -287,6 +315,24 @@ export function parseRunConfig(
       errors.push(`--control-center-upstreams: "${upstream}" is not an http(s) URL`);
   }
 
+  const crossBindAddress = address('cross-bind-address', ':8082');
+  const crossAuthText = text('cross-auth') ?? 'token';
+  if (crossAuthText !== 'token' && crossAuthText !== 'none')
+    errors.push(`--cross-auth: "${crossAuthText}" is not one of token, none`);
+  const crossAuth = crossAuthText === 'none' ? 'none' : 'token';
+  if (crossAuth === 'none' && crossBindAddress.trim() !== '0') {
+    let host: string | undefined;
+    try {
+      host = parseBindAddress(crossBindAddress)?.host;
+    } catch {
+      // reported by address()
+    }
+    if (!isLoopbackHost(host))
+      errors.push(
+        `--cross-auth=none serves cross reads without authentication, so --cross-bind-address must be a loopback address (127.0.0.1:<port> or [::1]:<port>), got "${crossBindAddress}"`,
+      );
+  }
+
   const config: RunConfig = {
     katalog,
     ...(kubeconfig == null ? {} : { kubeconfig }),
@@ -313,6 +359,9 @@ export function parseRunConfig(
     ),
     controlCenterAuth,
     controlCenterUpstreams,
+    crossBindAddress,
+    crossAuth,
+    crossTokenFile: nonEmpty(text('cross-token-file')) ?? CROSS_TOKEN_FILE,
   };
   return errors.length === 0 ? { ok: true, config } : { ok: false, errors };
 }

@@ -121,6 +121,11 @@ export interface StartHttpServersOptions {
   readonly maxEventLoopDelayMs?: number;
   /** Event-loop delay source. Default createEventLoopWatch() (30 s window), stopped by close(). */
   readonly eventLoop?: EventLoopWatch;
+  /**
+   * The cross-read listener (docs/reference/runtime.md §18.5): its own address (never the metrics
+   * or health one) and its one route, which authenticates every request. Default none.
+   */
+  readonly cross?: { readonly address: string; readonly route: ExtraRoute };
 }
 
 /** HttpServers are the running metrics and health servers. */
@@ -129,6 +134,8 @@ export interface HttpServers {
   readonly metrics?: AddressInfo;
   /** Where the health server listens; undefined when disabled. */
   readonly health?: AddressInfo;
+  /** Where the cross-read server listens; undefined when not started. */
+  readonly cross?: AddressInfo;
   /** markExiting makes `/healthz` and `/readyz` answer 503 from now on (shutdown). */
   markExiting(): void;
   /** close stops both servers, dropping open connections. */
@@ -170,6 +177,16 @@ function verboseBody(checks: readonly ReadinessCheck[], ok: boolean, what: strin
 export async function startHttpServers(options: StartHttpServersOptions): Promise<HttpServers> {
   const metricsBind = parseBindAddress(options.metricsAddress ?? ':8080');
   const healthBind = parseBindAddress(options.healthAddress ?? ':8081');
+  const crossBind = options.cross == null ? undefined : parseBindAddress(options.cross.address);
+  if (
+    crossBind != null &&
+    crossBind.port !== 0 &&
+    [metricsBind, healthBind].some((other) => other?.port === crossBind.port)
+  ) {
+    throw new BindAddressError(
+      `the cross-read address ${options.cross?.address ?? ''} must not share a port with the metrics or health server`,
+    );
+  }
   const maxDelayMs = options.maxEventLoopDelayMs ?? 10_000;
   const ownWatch = options.eventLoop == null && healthBind != null;
   const eventLoop = options.eventLoop ?? (healthBind == null ? undefined : createEventLoopWatch());
@@ -282,9 +299,17 @@ export async function startHttpServers(options: StartHttpServersOptions): Promis
         health = await listen(server, healthBind);
       }
     }
+    let cross: AddressInfo | undefined;
+    const crossRoute = options.cross?.route;
+    if (crossBind != null && crossRoute != null) {
+      const server = serve([async (request, response, url) => crossRoute(request, response, url)]);
+      servers.push(server);
+      cross = await listen(server, crossBind);
+    }
     return {
       ...(metrics == null ? {} : { metrics }),
       ...(health == null ? {} : { health }),
+      ...(cross == null ? {} : { cross }),
       markExiting: () => {
         exiting = true;
       },

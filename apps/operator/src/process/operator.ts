@@ -25,7 +25,9 @@ import { closeProviders, loadProviders } from './provider-loader.js';
 import { installShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
 import { operatorVersion } from '../version.js';
-import { createGate, kubeReviewApi } from '../control-center/auth.js';
+import { crossAuthorizer, tokenFileReader } from '../auth/cross-access.js';
+import { GateAudience, createKubeGate, kubeReviewApi } from '../auth/kube-gate.js';
+import { createGate } from '../control-center/auth.js';
 import { RecentEvents } from '../control-center/recent-events.js';
 import { controlCenterRoutes } from '../control-center/server.js';
 import { createStatsReader } from '../control-center/stats-view.js';
@@ -79,8 +81,10 @@ export interface Operator {
   readonly logger: OperatorLogger;
   /** This replica's leader-election identity (empty without leader election). */
   readonly identity: string;
-  /** Where the metrics server listens (`/metrics`, `/katalog`, `/katalog/crds/…`); undefined when disabled. */
+  /** Where the metrics server listens (`/metrics`, `/katalog`); undefined when disabled. */
   readonly metricsAddress?: AddressInfo;
+  /** Where the cross-read server listens (`/katalog/crds/…`); undefined when not started. */
+  readonly crossAddress?: AddressInfo;
   /** Where the health server listens (`/healthz`, `/readyz`); undefined when disabled. */
   readonly healthAddress?: AddressInfo;
   /** Resolves with the exit code once the operator has shut down (0 after a signal, 1 after losing the lease). */
@@ -242,6 +246,15 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           },
         });
 
+  // Cross reads on their own authenticated port (docs/reference/runtime.md §18.5, docs/adr/0030).
+  const cross = {
+    authorize: crossAuthorizer(
+      config.crossAuth === 'none'
+        ? undefined
+        : createKubeGate({ reviews: kubeReviewApi(kubeConfig), audience: GateAudience.Cross }),
+    ),
+    token: tokenFileReader(resolve(options.cwd, config.crossTokenFile)),
+  };
   const makeRuntime = (
     forKatalog: Katalog,
     prepared?: PreparedRollout,
@@ -262,6 +275,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       metrics: metrics.sink,
       providers,
       env: options.env,
+      cross,
       ...(config.controlCenter
         ? {
             onEvent: (subject, type, reason, message) => recentEvents.add(subject, type, reason, message),
@@ -302,6 +316,10 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     return true;
   };
   const crossRoute: ExtraRoute = (request, response) => runtime.crossHandler(request, response);
+  // The listener opens only when an entry opts in at start-up (a reload that first opts in needs a restart).
+  const serveCross =
+    config.crossBindAddress.trim() !== '0' &&
+    Object.values(katalog.spec.crds).some((entry) => entry.crossAccess);
   // issue 22: the Control Center (docs/reference/runtime.md §23), off unless --control-center.
   const controlCenter: ExtraRoute[] = config.controlCenter
     ? [
@@ -342,7 +360,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           ],
         };
       },
-      extraRoutes: [katalogRoute, crossRoute, ...controlCenter],
+      extraRoutes: [katalogRoute, ...controlCenter],
+      ...(serveCross ? { cross: { address: config.crossBindAddress, route: crossRoute } } : {}),
     });
   } catch (error) {
     await closeProviders(providers, { logger });
@@ -565,6 +584,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     identity: elector?.identity ?? '',
     ...(servers.metrics == null ? {} : { metricsAddress: servers.metrics }),
     ...(servers.health == null ? {} : { healthAddress: servers.health }),
+    ...(servers.cross == null ? {} : { crossAddress: servers.cross }),
     done,
     synced,
     isLeader: () => leading,

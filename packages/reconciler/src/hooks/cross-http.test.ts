@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import type { KubeObject } from '../kube-object.js';
 import { createCrossHandler } from './cross-handler.js';
-import type { CrossHandlerEntry } from './cross-handler.js';
+import type { CrossAuthorize, CrossHandlerEntry, CrossReadTarget } from './cross-handler.js';
 import { CrossHttpClient, crossObjectUrl } from './cross-http.js';
 
 function cr(namespace: string | undefined, name: string, spec: Record<string, unknown>): KubeObject {
@@ -34,6 +34,7 @@ function memoryEntry(objects: KubeObject[], options: { crossAccess?: boolean; na
   const entry: CrossHandlerEntry & { lookups: number } = {
     crossAccess: options.crossAccess ?? true,
     namespaced: options.namespaced ?? true,
+    resource: { group: 'example.com', plural: 'things' },
     lookups: 0,
     lookup(namespace, name) {
       entry.lookups++;
@@ -42,6 +43,8 @@ function memoryEntry(objects: KubeObject[], options: { crossAccess?: boolean; na
   };
   return entry;
 }
+
+const allowAll: CrossAuthorize = () => Promise.resolve({ ok: true });
 
 function listen(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
@@ -74,19 +77,22 @@ let notJson: { server: Server; base: string };
 let otherRequests = 0;
 
 beforeAll(async () => {
-  const billingHandler = createCrossHandler({ entries: billingEntries });
+  const billingHandler = createCrossHandler({ entries: billingEntries, authorize: allowAll });
   billing = await listen((req, res) => {
-    if (billingHandler(req, res)) return;
-    otherRequests++;
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end('metrics here');
+    void billingHandler(req, res).then((answered) => {
+      if (answered) return;
+      otherRequests++;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('metrics here');
+    });
   });
-  const shopHandler = createCrossHandler({ entries: () => shopEntries });
+  const shopHandler = createCrossHandler({ entries: () => shopEntries, authorize: allowAll });
   shop = await listen((req, res) => {
-    if (!shopHandler(req, res)) {
+    void shopHandler(req, res).then((answered) => {
+      if (answered) return;
       res.writeHead(404);
       res.end();
-    }
+    });
   });
   silent = await listen(() => {
     // Never answers.
@@ -267,7 +273,7 @@ describe('cross reads over HTTP between two operators', () => {
 
   it('caps the answer at 1 MiB', async () => {
     const big = memoryEntry([cr('shop', 'big', { blob: 'x'.repeat(1024 * 1024) })]);
-    const handler = createCrossHandler({ entries: new Map([['big', big]]) });
+    const handler = createCrossHandler({ entries: new Map([['big', big]]), authorize: allowAll });
     const server = await listen((req, res) => void handler(req, res));
     try {
       const { result } = await new CrossHttpClient().read(
@@ -311,5 +317,85 @@ describe('createCrossHandler', () => {
     expect(await forbidden.json()).toEqual({
       error: 'entry ledger does not allow cross reads (crossAccess: false)',
     });
+  });
+});
+
+describe('cross-read authorization (docs/adr/0030)', () => {
+  it('refuses every request when no authorizer is given, before any lookup', async () => {
+    const entry = memoryEntry([cr('shop', 'orders', { engine: 'postgres' })]);
+    const handler = createCrossHandler({ entries: new Map([['database', entry]]) });
+    const server = await listen((req, res) => void handler(req, res));
+    try {
+      for (const path of [
+        '/katalog/crds/database/objects/shop/orders',
+        '/katalog/crds/nothing/objects/shop/x',
+      ]) {
+        const response = await fetch(`${server.base}${path}`);
+        expect(response.status, path).toBe(401);
+      }
+      expect(entry.lookups).toBe(0);
+    } finally {
+      await close(server.server);
+    }
+  });
+
+  it('asks the authorizer with the target, and with none for unknown or closed entries', async () => {
+    const seen: (CrossReadTarget | undefined)[] = [];
+    const entries = new Map([
+      ['database', memoryEntry([cr('shop', 'orders', { engine: 'postgres' })])],
+      ['ledger', memoryEntry([cr('shop', 'main', {})], { crossAccess: false })],
+    ]);
+    const handler = createCrossHandler({
+      entries,
+      authorize: (request, target) => {
+        seen.push(target);
+        if (request.headers.authorization !== 'Bearer good')
+          return Promise.resolve({ ok: false, status: 401, message: 'no token' });
+        return Promise.resolve(
+          target?.name === 'orders' ? { ok: true } : { ok: false, status: 403, message: 'not yours' },
+        );
+      },
+    });
+    const server = await listen((req, res) => void handler(req, res));
+    const get = (path: string, token?: string) =>
+      fetch(`${server.base}${path}`, token == null ? {} : { headers: { authorization: `Bearer ${token}` } });
+    try {
+      expect((await get('/katalog/crds/database/objects/shop/orders')).status).toBe(401);
+      expect((await get('/katalog/crds/database/objects/shop/orders', 'bad')).status).toBe(401);
+      expect((await get('/katalog/crds/database/objects/shop/orders', 'good')).status).toBe(200);
+      expect((await get('/katalog/crds/database/objects/shop/other', 'good')).status).toBe(403);
+      expect((await get('/katalog/crds/ledger/objects/shop/main')).status).toBe(401);
+      expect((await get('/katalog/crds/nothing/objects/shop/x')).status).toBe(401);
+      expect(seen[0]).toEqual({
+        entry: 'database',
+        group: 'example.com',
+        plural: 'things',
+        namespace: 'shop',
+        name: 'orders',
+      });
+      expect(seen.slice(4)).toEqual([undefined, undefined]);
+      expect(entries.get('database')?.lookups).toBe(1);
+    } finally {
+      await close(server.server);
+    }
+  });
+
+  it('sends the token only to a declaration that allows it, and never shares such an answer', async () => {
+    const headers: (string | undefined)[] = [];
+    const server = await listen((req, res) => {
+      headers.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ found: true, name: 'orders', namespace: 'shop' }));
+    });
+    try {
+      const client = new CrossHttpClient({ token: () => Promise.resolve('sa-token') });
+      const decl = { crd: 'database', endpoint: server.base, selector: { name: 'orders' } };
+      await client.read(decl, { namespace: 'shop' });
+      await client.read({ ...decl, sendToken: true }, { namespace: 'shop' });
+      await client.read({ ...decl, sendToken: true }, { namespace: 'shop' });
+      expect(headers).toEqual([undefined, 'Bearer sa-token']);
+    } finally {
+      await close(server.server);
+    }
   });
 });

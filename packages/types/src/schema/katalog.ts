@@ -297,7 +297,7 @@ const crdEntryShape = {
     .default(3),
   resync: Duration.default('10m'),
   forceConflict: z.boolean().default(true),
-  crossAccess: z.boolean().default(true),
+  crossAccess: z.boolean().default(false),
   queue: Queue.prefault({}),
   autoscale: Autoscale.optional(),
   restrictedNamespaces: z.array(Literal).default([]),
