@@ -98,7 +98,9 @@ export const devCommand: Command = {
         );
         // issue 22: `ork dev --control-center` (docs/reference/runtime.md §23).
         if (config.controlCenter && operator.metricsAddress != null)
-          io.stderr.write(`Control Center: http://127.0.0.1:${operator.metricsAddress.port}/ui/\n`);
+          io.stderr.write(
+            `Control Center: http${config.controlCenterCert == null ? '' : 's'}://127.0.0.1:${operator.metricsAddress.port}/ui/${operator.controlCenterToken == null ? '' : `?token=${operator.controlCenterToken}`}\n`,
+          );
       });
       const code = await operator.done;
       io.stderr.write('Operator stopped; stopping the control plane…\n');

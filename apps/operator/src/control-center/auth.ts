@@ -1,12 +1,14 @@
 /**
- * The Control Center's viewer gate (docs/reference/runtime.md §23.4, docs/adr/0016): without
- * `--control-center-auth=token` only loopback clients are served; with it every API request needs
+ * The Control Center's viewer gate (docs/reference/runtime.md §23.4, docs/adr/0016, 0031): without
+ * `--control-center-auth=token` only loopback clients holding the per-process token (URL, then an
+ * HttpOnly SameSite=Strict cookie) are served; with it every API request needs
  * a bearer token that a TokenReview accepts, and each namespace is shown only when a
  * SubjectAccessReview allows `list` on the entry's CRs there. Answers are cached for a short while
  * so an open page does not review on every update.
  */
+import { createHash, randomBytes as cryptoRandomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { GateAudience, createKubeGate } from '../auth/kube-gate.js';
+import { GateAudience, bearerToken, createKubeGate } from '../auth/kube-gate.js';
 import type { ReviewApi, ReviewedUser } from '../auth/kube-gate.js';
 
 /** ControlCenterAuth is the closed set of `--control-center-auth` values. */
@@ -32,9 +34,36 @@ function isLoopback(address: string | undefined): boolean {
 
 const fullAccess: Viewer = { name: 'local', may: () => Promise.resolve(true) };
 
+/** LOCAL_SESSION_COOKIE is the cookie that carries the local-mode token after the URL exchange. */
+export const LOCAL_SESSION_COOKIE = 'orkestra-cc';
+
+/** newLocalToken returns a per-process random token for local mode (32 random bytes, base64url). */
+export function newLocalToken(randomBytes: (size: number) => Uint8Array = cryptoRandomBytes): string {
+  return Buffer.from(randomBytes(32)).toString('base64url');
+}
+
+/** sameToken compares two tokens in constant time. */
+export function sameToken(given: string | undefined, expected: string): boolean {
+  if (given == null) return false;
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** cookieValue reads one cookie of the request. */
+export function cookieValue(request: IncomingMessage, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
 /** CreateGateOptions configures createGate. */
 export interface CreateGateOptions {
   readonly mode: ControlCenterAuth;
+  /** Local mode: the per-process token (newLocalToken), in the cookie or `Authorization: Bearer`. */
+  readonly localToken?: string;
   /** Needed in token mode. */
   readonly reviews?: ReviewApi;
   /** How long a review answer is reused, ms. Default 30 000. */
@@ -59,14 +88,23 @@ export function createGate(options: CreateGateOptions): (request: IncomingMessag
         });
   return async (request) => {
     if (options.mode === ControlCenterAuth.Local) {
-      return isLoopback(request.socket.remoteAddress)
-        ? { ok: true, viewer: fullAccess }
-        : {
-            ok: false,
-            status: 403,
-            message:
-              'the Control Center serves loopback clients only (set --control-center-auth=token to expose it)',
-          };
+      if (!isLoopback(request.socket.remoteAddress))
+        return {
+          ok: false,
+          status: 403,
+          message:
+            'the Control Center serves loopback clients only (set --control-center-auth=token to expose it)',
+        };
+      // Loopback alone is not trusted (any local process, or the operator's own outbound calls).
+      const local = options.localToken;
+      const presented = cookieValue(request, LOCAL_SESSION_COOKIE) ?? bearerToken(request);
+      if (local == null || !sameToken(presented, local))
+        return {
+          ok: false,
+          status: 401,
+          message: "open the Control Center with the URL ork printed (it carries this process's token)",
+        };
+      return { ok: true, viewer: fullAccess };
     }
     if (kube == null) return { ok: false, status: 401, message: 'token mode has no review API' };
     const caller = await kube.authenticate(request);

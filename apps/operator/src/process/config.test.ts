@@ -35,6 +35,7 @@ describe('parseRunConfig', () => {
       controlCenter: false,
       controlCenterAuth: 'local',
       controlCenterUpstreams: [],
+      controlCenterHosts: [],
       crossBindAddress: ':8082',
       crossAuth: 'token',
       crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
@@ -50,6 +51,8 @@ describe('parseRunConfig', () => {
           'token',
           '--control-center-upstreams',
           'http://a:8080, http://b:8080',
+          '--metrics-bind-address',
+          '127.0.0.1:8080',
         ],
         { env: {} },
       ),
@@ -155,6 +158,7 @@ describe('parseRunConfig', () => {
       controlCenter: false,
       controlCenterAuth: 'local',
       controlCenterUpstreams: [],
+      controlCenterHosts: [],
       crossBindAddress: ':8082',
       crossAuth: 'token',
       crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
@@ -245,6 +249,37 @@ describe('parseRunConfig', () => {
     }
     expect(errors(parseRunConfig(['--cross-auth', 'open'], { env: {} }))).toEqual([
       '--cross-auth: "open" is not one of token, none',
+    ]);
+  });
+
+  it('refuses token mode over plain HTTP on a non-loopback listener (docs/adr/0031)', () => {
+    expect(
+      errors(parseRunConfig(['--control-center', '--control-center-auth', 'token'], { env: {} })),
+    ).toEqual([expect.stringMatching(/^--control-center-auth=token sends bearer tokens, so it needs TLS/)]);
+    expect(
+      ok(
+        parseRunConfig(
+          ['--control-center', '--control-center-auth', 'token', '--metrics-bind-address', '127.0.0.1:8080'],
+          { env: {} },
+        ),
+      ).controlCenterAuth,
+    ).toBe('token');
+    const tls = ok(
+      parseRunConfig(
+        [
+          '--control-center',
+          '--control-center-auth=token',
+          '--control-center-cert',
+          'c.pem',
+          '--control-center-key',
+          'k.pem',
+        ],
+        { env: {} },
+      ),
+    );
+    expect([tls.controlCenterCert, tls.controlCenterKey]).toEqual(['c.pem', 'k.pem']);
+    expect(errors(parseRunConfig(['--control-center-cert', 'c.pem'], { env: {} }))).toEqual([
+      '--control-center-cert and --control-center-key go together',
     ]);
   });
 });

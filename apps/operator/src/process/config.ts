@@ -66,6 +66,11 @@ export interface RunConfig extends OperatorTuning {
    * started only when an entry has `crossAccess: true`; `0` disables it. Default `:8082`.
    */
   readonly crossBindAddress: string;
+  /** Extra host names the Control Center answers to (`--control-center-hosts`), besides localhost, 127.0.0.1 and [::1] in local mode. */
+  readonly controlCenterHosts: readonly string[];
+  /** PEM certificate and key files: the metrics server (and the Control Center on it) speaks TLS. */
+  readonly controlCenterCert?: string;
+  readonly controlCenterKey?: string;
   /** Who may read: `token` (TokenReview + SubjectAccessReview) or `none` (loopback bind only). Default `token`. */
   readonly crossAuth: 'token' | 'none';
   /** The projected ServiceAccount token sent with cross reads to literal endpoints (`--cross-token-file`). */
@@ -113,6 +118,9 @@ const STRING_FLAGS = [
   'max-concurrent-builds',
   'control-center-auth',
   'control-center-upstreams',
+  'control-center-hosts',
+  'control-center-cert',
+  'control-center-key',
   'cross-bind-address',
   'cross-auth',
   'cross-token-file',
@@ -143,6 +151,10 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
   --control-center-auth <mode>        local (loopback clients only) or token (bearer token,
                                       TokenReview + SubjectAccessReview) (local)
   --control-center-upstreams <urls>   other operators' metrics URLs to aggregate, comma-separated
+  --control-center-hosts <names>      host names the Control Center answers to besides localhost,
+                                      127.0.0.1 and [::1] (DNS-rebinding guard), comma-separated
+  --control-center-cert <file>        PEM certificate: the metrics port speaks TLS (needed for
+  --control-center-key <file>         token mode unless --metrics-bind-address is loopback)
   --cross-bind-address <addr>         cross reads for other operators, when an entry has
                                       crossAccess: true; 0 disables (:8082)
   --cross-auth <mode>                 token (TokenReview, audience orkestra-cross, and a
@@ -315,6 +327,31 @@ export function parseRunConfig(
       errors.push(`--control-center-upstreams: "${upstream}" is not an http(s) URL`);
   }
 
+  const controlCenterHosts = (text('control-center-hosts') ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== '');
+  const controlCenterCert = nonEmpty(text('control-center-cert'));
+  const controlCenterKey = nonEmpty(text('control-center-key'));
+  if ((controlCenterCert == null) !== (controlCenterKey == null))
+    errors.push('--control-center-cert and --control-center-key go together');
+  const metricsBindAddress = address('metrics-bind-address', ':8080');
+  const controlCenterOn = bool(
+    'control-center',
+    envBool(env['ORKESTRA_CONTROL_CENTER']) ?? options.defaults?.controlCenter ?? false,
+  );
+  if (controlCenterOn && controlCenterAuth === 'token' && controlCenterCert == null) {
+    let host: string | undefined;
+    try {
+      host = parseBindAddress(metricsBindAddress)?.host;
+    } catch {
+      // reported by address()
+    }
+    if (!isLoopbackHost(host))
+      errors.push(
+        `--control-center-auth=token sends bearer tokens, so it needs TLS (--control-center-cert and --control-center-key) unless --metrics-bind-address is a loopback address; got "${metricsBindAddress}" over plain HTTP`,
+      );
+  }
   const crossBindAddress = address('cross-bind-address', ':8082');
   const crossAuthText = text('cross-auth') ?? 'token';
   if (crossAuthText !== 'token' && crossAuthText !== 'none')
@@ -341,7 +378,7 @@ export function parseRunConfig(
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,
-    metricsBindAddress: address('metrics-bind-address', ':8080'),
+    metricsBindAddress,
     healthProbeBindAddress: address('health-probe-bind-address', ':8081'),
     logLevel: logLevel as LogLevel,
     // The runtime's defaults are RUNTIME_TUNING_DEFAULTS (one place); only the work directory is the image's.
@@ -353,12 +390,12 @@ export function parseRunConfig(
     maxConcurrentBuilds: positiveInt('max-concurrent-builds', RUNTIME_TUNING_DEFAULTS.maxConcurrentBuilds),
     ociBuilder: builder as OciBuilder,
     installCrds: bool('install-crds', options.defaults?.installCrds ?? false),
-    controlCenter: bool(
-      'control-center',
-      envBool(env['ORKESTRA_CONTROL_CENTER']) ?? options.defaults?.controlCenter ?? false,
-    ),
+    controlCenter: controlCenterOn,
     controlCenterAuth,
     controlCenterUpstreams,
+    controlCenterHosts,
+    ...(controlCenterCert == null ? {} : { controlCenterCert }),
+    ...(controlCenterKey == null ? {} : { controlCenterKey }),
     crossBindAddress,
     crossAuth,
     crossTokenFile: nonEmpty(text('cross-token-file')) ?? CROSS_TOKEN_FILE,

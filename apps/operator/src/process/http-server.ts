@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -126,6 +127,8 @@ export interface StartHttpServersOptions {
    * or health one) and its one route, which authenticates every request. Default none.
    */
   readonly cross?: { readonly address: string; readonly route: ExtraRoute };
+  /** PEM certificate and key: the metrics server speaks TLS (the Control Center's token mode). Default plain HTTP. */
+  readonly metricsTls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
 }
 
 /** HttpServers are the running metrics and health servers. */
@@ -229,8 +232,8 @@ export async function startHttpServers(options: StartHttpServersOptions): Promis
     return false;
   };
 
-  const serve = (handlers: readonly Handler[]): Server =>
-    createServer((request, response) => {
+  const serve = (handlers: readonly Handler[], tls?: StartHttpServersOptions['metricsTls']): Server => {
+    const listener = (request: IncomingMessage, response: ServerResponse): void => {
       void (async () => {
         try {
           const url = new URL(request.url ?? '/', 'http://localhost');
@@ -249,7 +252,9 @@ export async function startHttpServers(options: StartHttpServersOptions): Promis
           else response.destroy();
         }
       })();
-    });
+    };
+    return tls == null ? createServer(listener) : createTlsServer({ cert: tls.cert, key: tls.key }, listener);
+  };
 
   const listen = (server: Server, bind: BindAddress): Promise<AddressInfo> =>
     new Promise((resolve, reject) => {
@@ -284,12 +289,12 @@ export async function startHttpServers(options: StartHttpServersOptions): Promis
       metricsBind.port === healthBind.port &&
       metricsBind.host === healthBind.host;
     if (shared) {
-      const server = serve([healthHandler, metricsHandler]);
+      const server = serve([healthHandler, metricsHandler], options.metricsTls);
       servers.push(server);
       metrics = health = await listen(server, metricsBind);
     } else {
       if (metricsBind != null) {
-        const server = serve([metricsHandler]);
+        const server = serve([metricsHandler], options.metricsTls);
         servers.push(server);
         metrics = await listen(server, metricsBind);
       }

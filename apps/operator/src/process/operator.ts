@@ -1,4 +1,4 @@
-import { unwatchFile, watchFile } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
@@ -27,9 +27,9 @@ import type { Shutdown } from './shutdown.js';
 import { operatorVersion } from '../version.js';
 import { crossAuthorizer, tokenFileReader } from '../auth/cross-access.js';
 import { GateAudience, createKubeGate, kubeReviewApi } from '../auth/kube-gate.js';
-import { createGate } from '../control-center/auth.js';
+import { createGate, newLocalToken } from '../control-center/auth.js';
 import { RecentEvents } from '../control-center/recent-events.js';
-import { controlCenterRoutes } from '../control-center/server.js';
+import { LOOPBACK_HOSTS, controlCenterRoutes } from '../control-center/server.js';
 import { createStatsReader } from '../control-center/stats-view.js';
 
 /** OperatorStartError is a failure before the operator runs: the Katalog, providers, connection or CRDs. */
@@ -68,6 +68,8 @@ export interface StartOperatorOptions {
   readonly startRetryMs?: number;
   /** issue 21: interval of the rollout controller's ticks, ms. Default 2 000. */
   readonly rolloutTickMs?: number;
+  /** The Control Center's local-mode token. Default a new random one (`ork demo` shares one among its operators). */
+  readonly controlCenterToken?: string;
 }
 
 /** ReloadResult is how a Katalog reload ended. */
@@ -83,6 +85,8 @@ export interface Operator {
   readonly identity: string;
   /** Where the metrics server listens (`/metrics`, `/katalog`); undefined when disabled. */
   readonly metricsAddress?: AddressInfo;
+  /** The Control Center's local-mode token: open `<metrics>/ui/?token=<it>` (undefined in token mode or when off). */
+  readonly controlCenterToken?: string;
   /** Where the cross-read server listens (`/katalog/crds/…`); undefined when not started. */
   readonly crossAddress?: AddressInfo;
   /** Where the health server listens (`/healthz`, `/readyz`); undefined when disabled. */
@@ -321,6 +325,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     config.crossBindAddress.trim() !== '0' &&
     Object.values(katalog.spec.crds).some((entry) => entry.crossAccess);
   // issue 22: the Control Center (docs/reference/runtime.md §23), off unless --control-center.
+  const controlCenterToken = options.controlCenterToken ?? newLocalToken();
   const controlCenter: ExtraRoute[] = config.controlCenter
     ? [
         controlCenterRoutes({
@@ -335,9 +340,22 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           },
           gate: createGate({
             mode: config.controlCenterAuth,
-            ...(config.controlCenterAuth === 'token' ? { reviews: kubeReviewApi(kubeConfig) } : {}),
+            ...(config.controlCenterAuth === 'token'
+              ? { reviews: kubeReviewApi(kubeConfig) }
+              : { localToken: controlCenterToken }),
           }),
           upstreams: config.controlCenterUpstreams,
+          // Local mode: only loopback names (DNS rebinding), the token exchanged for a cookie, and
+          // the same token to loopback upstreams of `ork demo`. Token mode: the configured names.
+          ...(config.controlCenterAuth === 'token'
+            ? config.controlCenterHosts.length === 0
+              ? {}
+              : { hosts: config.controlCenterHosts }
+            : {
+                hosts: [...LOOPBACK_HOSTS, ...config.controlCenterHosts],
+                localToken: controlCenterToken,
+                upstreamHeaders: () => Promise.resolve({ authorization: `Bearer ${controlCenterToken}` }),
+              }),
         }),
       ]
     : [];
@@ -361,6 +379,14 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         };
       },
       extraRoutes: [katalogRoute, ...controlCenter],
+      ...(config.controlCenterCert == null || config.controlCenterKey == null
+        ? {}
+        : {
+            metricsTls: {
+              cert: readFileSync(resolve(options.cwd, config.controlCenterCert)),
+              key: readFileSync(resolve(options.cwd, config.controlCenterKey)),
+            },
+          }),
       ...(serveCross ? { cross: { address: config.crossBindAddress, route: crossRoute } } : {}),
     });
   } catch (error) {
@@ -585,6 +611,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     ...(servers.metrics == null ? {} : { metricsAddress: servers.metrics }),
     ...(servers.health == null ? {} : { healthAddress: servers.health }),
     ...(servers.cross == null ? {} : { crossAddress: servers.cross }),
+    ...(config.controlCenter && config.controlCenterAuth === 'local' ? { controlCenterToken } : {}),
     done,
     synced,
     isLeader: () => leading,
