@@ -71,6 +71,6 @@ export type {
   CrossHandler,
   CrossReadTarget,
 } from './hooks/cross-handler.js';
-export { AddressGuard, BlockedAddressError } from './hooks/address-guard.js';
+export { AddressGuard, BlockedAddressError, LOOPBACK_CIDRS, parseCidr } from './hooks/address-guard.js';
 export { ExternalCaller } from './hooks/external.js';
 export { redactUrlCredentials } from './redact-url.js';

@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { createNamespace } from '@orkestra/testenv';
 import { RUN_FLAGS_USAGE, parseRunConfig } from '../process/config.js';
+import { LOOPBACK_CIDRS } from '@orkestra/reconciler';
 import { LocalControlPlaneError, startLocalControlPlane } from '../process/local-control-plane.js';
 import { OperatorStartError, startOperator } from '../process/operator.js';
 import type { CliIo, Command } from './command.js';
@@ -60,7 +61,8 @@ export const devCommand: Command = {
     }
     const parsed = parseRunConfig(rest, {
       env: { ...io.env, KUBECONFIG: undefined },
-      defaults: { leaderElect: false, installCrds: true },
+      // ork dev runs beside local servers: loopback is allowed explicitly (runtime.md §14.4).
+      defaults: { leaderElect: false, installCrds: true, allowPrivateAddresses: LOOPBACK_CIDRS },
     });
     if (!parsed.ok) throw new UsageError(parsed.errors.join('\n'));
     const config = parsed.config;

@@ -36,6 +36,7 @@ describe('parseRunConfig', () => {
       controlCenterAuth: 'local',
       controlCenterUpstreams: [],
       controlCenterHosts: [],
+      allowPrivateAddresses: [],
       crossBindAddress: ':8082',
       crossAuth: 'token',
       crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { RUNTIME_TUNING_DEFAULTS } from '@orkestra/reconciler';
+import { RUNTIME_TUNING_DEFAULTS, parseCidr } from '@orkestra/reconciler';
 import type { RuntimeTuning } from '@orkestra/reconciler';
 import { parseDuration } from '@orkestra/types';
 import { parseBindAddress } from './http-server.js';
@@ -66,6 +66,8 @@ export interface RunConfig extends OperatorTuning {
    * started only when an entry has `crossAccess: true`; `0` disables it. Default `:8082`.
    */
   readonly crossBindAddress: string;
+  /** CIDRs outbound calls may reach although the address guard refuses them (`--allow-private-addresses`); `ork dev` passes loopback. */
+  readonly allowPrivateAddresses: readonly string[];
   /** Extra host names the Control Center answers to (`--control-center-hosts`), besides localhost, 127.0.0.1 and [::1] in local mode. */
   readonly controlCenterHosts: readonly string[];
   /** PEM certificate and key files: the metrics server (and the Control Center on it) speaks TLS. */
@@ -92,7 +94,9 @@ export interface ParseRunConfigOptions {
   /** Environment to read `ORKESTRA_KATALOG`, `KUBECONFIG`, `POD_NAMESPACE`, `LOG_LEVEL`, `OCI_BUILDER` from. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Defaults that differ per command (`ork dev` passes `{ leaderElect: false, installCrds: true }`). */
-  readonly defaults?: Partial<Pick<RunConfig, 'leaderElect' | 'installCrds' | 'controlCenter'>>;
+  readonly defaults?: Partial<
+    Pick<RunConfig, 'leaderElect' | 'installCrds' | 'controlCenter' | 'allowPrivateAddresses'>
+  >;
 }
 
 /** ParseRunConfigResult is a RunConfig, or every problem found on the command line and in the environment. */
@@ -121,6 +125,7 @@ const STRING_FLAGS = [
   'control-center-hosts',
   'control-center-cert',
   'control-center-key',
+  'allow-private-addresses',
   'cross-bind-address',
   'cross-auth',
   'cross-token-file',
@@ -155,6 +160,8 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
                                       127.0.0.1 and [::1] (DNS-rebinding guard), comma-separated
   --control-center-cert <file>        PEM certificate: the metrics port speaks TLS (needed for
   --control-center-key <file>         token mode unless --metrics-bind-address is loopback)
+  --allow-private-addresses <cidrs>   let outbound calls reach these refused ranges (loopback,
+                                      unspecified, metadata), comma-separated (none; ork dev: loopback)
   --cross-bind-address <addr>         cross reads for other operators, when an entry has
                                       crossAccess: true; 0 disables (:8082)
   --cross-auth <mode>                 token (TokenReview, audience orkestra-cross, and a
@@ -352,6 +359,21 @@ export function parseRunConfig(
         `--control-center-auth=token sends bearer tokens, so it needs TLS (--control-center-cert and --control-center-key) unless --metrics-bind-address is a loopback address; got "${metricsBindAddress}" over plain HTTP`,
       );
   }
+  const allowText = text('allow-private-addresses');
+  const allowPrivateAddresses =
+    allowText == null
+      ? (options.defaults?.allowPrivateAddresses ?? [])
+      : allowText
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== '');
+  for (const cidr of allowPrivateAddresses) {
+    try {
+      parseCidr(cidr);
+    } catch (error) {
+      errors.push(`--allow-private-addresses: ${(error as Error).message}`);
+    }
+  }
   const crossBindAddress = address('cross-bind-address', ':8082');
   const crossAuthText = text('cross-auth') ?? 'token';
   if (crossAuthText !== 'token' && crossAuthText !== 'none')
@@ -396,6 +418,7 @@ export function parseRunConfig(
     controlCenterHosts,
     ...(controlCenterCert == null ? {} : { controlCenterCert }),
     ...(controlCenterKey == null ? {} : { controlCenterKey }),
+    allowPrivateAddresses,
     crossBindAddress,
     crossAuth,
     crossTokenFile: nonEmpty(text('cross-token-file')) ?? CROSS_TOKEN_FILE,

@@ -275,6 +275,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         watchIdleTimeoutMs: config.watchIdleTimeoutMs,
         workDir: config.workDir,
         maxConcurrentBuilds: config.maxConcurrentBuilds,
+        allowPrivateAddresses: config.allowPrivateAddresses,
       },
       metrics: metrics.sink,
       providers,

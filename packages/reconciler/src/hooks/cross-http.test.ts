@@ -1,3 +1,5 @@
+// Local test servers are on loopback, which the address guard refuses unless allowed explicitly.
+import { LOOPBACK_CIDRS } from './address-guard.js';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -109,7 +111,7 @@ afterAll(async () => {
 
 describe('cross reads over HTTP between two operators', () => {
   it('reads a CR served by the other operator, in both directions', async () => {
-    const client = new CrossHttpClient();
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, allowAddresses: LOOPBACK_CIDRS });
     const fromShop = await client.read(
       { crd: 'database', endpoint: billing.base, selector: { name: 'orders' } },
       { namespace: 'shop' },
@@ -132,7 +134,7 @@ describe('cross reads over HTTP between two operators', () => {
   });
 
   it('gives found: false without an error on 404 (absent object or unknown entry)', async () => {
-    const client = new CrossHttpClient();
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, allowAddresses: LOOPBACK_CIDRS });
     const absent = await client.read(
       { crd: 'database', endpoint: billing.base, selector: { name: 'nope' } },
       { namespace: 'shop' },
@@ -157,7 +159,7 @@ describe('cross reads over HTTP between two operators', () => {
   it('refuses entries with crossAccess: false (403 → found: false plus error)', async () => {
     const entry = billingEntries.get('ledger');
     const before = entry?.lookups;
-    const client = new CrossHttpClient();
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, allowAddresses: LOOPBACK_CIDRS });
     const { result } = await client.read(
       { crd: 'ledger', endpoint: billing.base, selector: { name: 'main' } },
       { namespace: 'shop' },
@@ -173,15 +175,18 @@ describe('cross reads over HTTP between two operators', () => {
     expect(crossObjectUrl('http://x', 'tenant', undefined, 'acme')).toBe(
       'http://x/katalog/crds/tenant/objects/_/acme',
     );
-    const { result } = await new CrossHttpClient().read(
-      { crd: 'tenant', endpoint: billing.base, selector: { name: 'acme' } },
-      { namespace: undefined },
-    );
+    const { result } = await new CrossHttpClient({
+      allowAddresses: LOOPBACK_CIDRS,
+      allowAddresses: LOOPBACK_CIDRS,
+    }).read({ crd: 'tenant', endpoint: billing.base, selector: { name: 'acme' } }, { namespace: undefined });
     expect(result).toMatchObject({ found: true, name: 'acme', namespace: '', spec: { tier: 'gold' } });
   });
 
   it('times out, and never throws', async () => {
-    const { result, expiresAt } = await new CrossHttpClient().read(
+    const { result, expiresAt } = await new CrossHttpClient({
+      allowAddresses: LOOPBACK_CIDRS,
+      allowAddresses: LOOPBACK_CIDRS,
+    }).read(
       { crd: 'database', endpoint: silent.base, selector: { name: 'orders' }, timeout: '150ms' },
       { namespace: 'shop' },
     );
@@ -194,7 +199,7 @@ describe('cross reads over HTTP between two operators', () => {
 
   it('refuses link-local and metadata endpoints with the address guard (IP literals before the request, names at connect time)', async () => {
     const resolve = async () => [{ address: '169.254.169.254', family: 4 }];
-    const client = new CrossHttpClient({ resolve });
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, resolve });
     for (const endpoint of [
       'http://169.254.169.254',
       'http://[::ffff:a9fe:a9fe]',
@@ -209,7 +214,7 @@ describe('cross reads over HTTP between two operators', () => {
       expect(result.found).toBe(false);
       expect(result.error).toMatch(/^refused .*(link-local|cloud metadata)/);
     }
-    const allowed = new CrossHttpClient({ allowLinkLocal: true, resolve });
+    const allowed = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, allowLinkLocal: true, resolve });
     const { result } = await allowed.read(
       { crd: 'database', endpoint: billing.base, selector: { name: 'orders' } },
       { namespace: 'shop' },
@@ -218,7 +223,10 @@ describe('cross reads over HTTP between two operators', () => {
   });
 
   it('redacts credentials of the endpoint URL in errors', async () => {
-    const { result } = await new CrossHttpClient().read(
+    const { result } = await new CrossHttpClient({
+      allowAddresses: LOOPBACK_CIDRS,
+      allowAddresses: LOOPBACK_CIDRS,
+    }).read(
       {
         crd: 'database',
         endpoint: notJson.base.replace('http://', 'http://bot:s3cr3t@'),
@@ -231,7 +239,7 @@ describe('cross reads over HTTP between two operators', () => {
   });
 
   it('reports a network error and a non-JSON answer as found: false plus error', async () => {
-    const client = new CrossHttpClient();
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, allowAddresses: LOOPBACK_CIDRS });
     const closedPort = await listen(() => undefined);
     await close(closedPort.server);
     const refused = await client.read(
@@ -252,7 +260,7 @@ describe('cross reads over HTTP between two operators', () => {
 
   it('reuses an answer for cacheFor per URL and says when it expires', async () => {
     const clock = new ManualClock(1_000);
-    const client = new CrossHttpClient({ clock });
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, clock });
     const entry = billingEntries.get('database');
     const before = entry?.lookups ?? 0;
     const decl = { crd: 'database', endpoint: billing.base, selector: { name: 'orders' }, cacheFor: '30s' };
@@ -276,10 +284,10 @@ describe('cross reads over HTTP between two operators', () => {
     const handler = createCrossHandler({ entries: new Map([['big', big]]), authorize: allowAll });
     const server = await listen((req, res) => void handler(req, res));
     try {
-      const { result } = await new CrossHttpClient().read(
-        { crd: 'big', endpoint: server.base, selector: { name: 'big' } },
-        { namespace: 'shop' },
-      );
+      const { result } = await new CrossHttpClient({
+        allowAddresses: LOOPBACK_CIDRS,
+        allowAddresses: LOOPBACK_CIDRS,
+      }).read({ crd: 'big', endpoint: server.base, selector: { name: 'big' } }, { namespace: 'shop' });
       expect(result.found).toBe(false);
       expect(result.error).toMatch(/^response body exceeds 1 MiB/);
     } finally {
@@ -388,7 +396,10 @@ describe('cross-read authorization (docs/adr/0030)', () => {
       res.end(JSON.stringify({ found: true, name: 'orders', namespace: 'shop' }));
     });
     try {
-      const client = new CrossHttpClient({ token: () => Promise.resolve('sa-token') });
+      const client = new CrossHttpClient({
+        allowAddresses: LOOPBACK_CIDRS,
+        token: () => Promise.resolve('sa-token'),
+      });
       const decl = { crd: 'database', endpoint: server.base, selector: { name: 'orders' } };
       await client.read(decl, { namespace: 'shop' });
       await client.read({ ...decl, sendToken: true }, { namespace: 'shop' });

@@ -54,6 +54,8 @@ export interface CrossHttpClientOptions {
   readonly cacheEntries?: number;
   /** Allow link-local and cloud metadata addresses (`--allow-link-local`). Default false. */
   readonly allowLinkLocal?: boolean;
+  /** CIDRs let through the address guard (`--allow-private-addresses`). Default none. */
+  readonly allowAddresses?: readonly string[];
   /** Resolves hostnames for the address guard; tests inject a fake. Default `dns.lookup`. */
   readonly resolve?: ResolveHost;
   /**
@@ -106,6 +108,7 @@ export class CrossHttpClient {
     this.#token = options.token;
     this.#guard = new AddressGuard({
       allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.allowAddresses == null ? {} : { allowAddresses: options.allowAddresses }),
       ...(options.resolve == null ? {} : { resolve: options.resolve }),
     });
   }

@@ -293,11 +293,13 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     env,
     clock,
     allowLinkLocal: tuning.allowLinkLocal,
+    allowAddresses: tuning.allowPrivateAddresses,
   });
   // The address guard covers cross HTTP reads like external calls (issue 20).
   const crossHttp = new CrossHttpClient({
     clock,
     allowLinkLocal: tuning.allowLinkLocal,
+    allowAddresses: tuning.allowPrivateAddresses,
     ...(options.options?.crossToken == null ? {} : { token: options.options.crossToken }),
   });
   const crossReaders = new CrossReaders();
@@ -312,6 +314,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       clock,
       env,
       allowLinkLocal: tuning.allowLinkLocal,
+      allowAddresses: tuning.allowPrivateAddresses,
     }));
   let dockerBuilds: DockerBuildManager | undefined;
   const docker = (): DockerBuildManager =>
