@@ -68,7 +68,12 @@ export type { EventSubject } from './events/event-recorder.js';
 export { childReadiness } from './readiness/child-readiness.js';
 
 // ---- Cross reads served to other operators, outbound address guard, log redaction
-export type { CrossHandler } from './hooks/cross-handler.js';
-export { AddressGuard, BlockedAddressError } from './hooks/address-guard.js';
+export type {
+  CrossAccessDecision,
+  CrossAuthorize,
+  CrossHandler,
+  CrossReadTarget,
+} from './hooks/cross-handler.js';
+export { AddressGuard, BlockedAddressError, LOOPBACK_CIDRS, parseCidr } from './hooks/address-guard.js';
 export { ExternalCaller } from './hooks/external.js';
 export { redactUrlCredentials } from './redact-url.js';

@@ -7,7 +7,7 @@ import { delimiter, join } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKatalogRuntime } from '@orkestra/reconciler';
+import { LOOPBACK_CIDRS, createKatalogRuntime } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import {
   crClient,
@@ -237,6 +237,8 @@ beforeAll(async () => {
     options: {
       namespace: env.namespace,
       workDir: join(root, 'git-work'),
+      // The test's HTTP server is on loopback, which the address guard allows only explicitly.
+      allowPrivateAddresses: LOOPBACK_CIDRS,
       env: {
         ...process.env,
         PATH: `${join(root, 'bin')}${delimiter}${process.env['PATH'] ?? ''}`,

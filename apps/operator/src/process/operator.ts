@@ -1,4 +1,4 @@
-import { unwatchFile, watchFile } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -31,9 +31,11 @@ import { closeProviders, loadProviders } from './provider-loader.js';
 import { installShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
 import { operatorVersion } from '../version.js';
-import { createGate, kubeReviewApi } from '../control-center/auth.js';
+import { crossAuthorizer, tokenFileReader } from '../auth/cross-access.js';
+import { GateAudience, createKubeGate, kubeReviewApi } from '../auth/kube-gate.js';
+import { createGate, newLocalToken } from '../control-center/auth.js';
 import { RecentEvents } from '../control-center/recent-events.js';
-import { controlCenterRoutes } from '../control-center/server.js';
+import { LOOPBACK_HOSTS, controlCenterRoutes } from '../control-center/server.js';
 import { createStatsReader } from '../control-center/stats-view.js';
 
 /** OperatorStartError is a failure before the operator runs: the Katalog, providers, connection or CRDs. */
@@ -74,6 +76,8 @@ export interface StartOperatorOptions {
   readonly rolloutTickMs?: number;
   /** Watch only this namespace (CRs and children), as the benchmark does on a shared cluster. Default: all namespaces. */
   readonly watchNamespace?: string;
+  /** The Control Center's local-mode token. Default a new random one (`ork demo` shares one among its operators). */
+  readonly controlCenterToken?: string;
 }
 
 /** ReloadResult is how a Katalog reload ended. */
@@ -87,8 +91,12 @@ export interface Operator {
   readonly logger: OperatorLogger;
   /** This replica's leader-election identity (empty without leader election). */
   readonly identity: string;
-  /** Where the metrics server listens (`/metrics`, `/katalog`, `/katalog/crds/…`); undefined when disabled. */
+  /** Where the metrics server listens (`/metrics`, `/katalog`); undefined when disabled. */
   readonly metricsAddress?: AddressInfo;
+  /** The Control Center's local-mode token: open `<metrics>/ui/?token=<it>` (undefined in token mode or when off). */
+  readonly controlCenterToken?: string;
+  /** Where the cross-read server listens (`/katalog/crds/…`); undefined when not started. */
+  readonly crossAddress?: AddressInfo;
   /** Where the health server listens (`/healthz`, `/readyz`); undefined when disabled. */
   readonly healthAddress?: AddressInfo;
   /** Resolves with the exit code once the operator has shut down (0 after a signal, 1 after losing the lease). */
@@ -271,6 +279,15 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           },
         });
 
+  // Cross reads on their own authenticated port (docs/reference/runtime.md §18.5, docs/adr/0030).
+  const cross = {
+    authorize: crossAuthorizer(
+      config.crossAuth === 'none'
+        ? undefined
+        : createKubeGate({ reviews: kubeReviewApi(api.client), audience: GateAudience.Cross }),
+    ),
+    token: tokenFileReader(resolve(options.cwd, config.crossTokenFile)),
+  };
   const makeRuntime = (
     forKatalog: Katalog,
     prepared?: PreparedRollout,
@@ -289,10 +306,12 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         workDir: config.workDir,
         maxConcurrentBuilds: config.maxConcurrentBuilds,
         ...(options.watchNamespace == null ? {} : { namespace: options.watchNamespace }),
+        allowPrivateAddresses: config.allowPrivateAddresses,
       },
       metrics: metrics.sink,
       providers,
       env: options.env,
+      cross,
       ...(config.controlCenter
         ? {
             onEvent: (subject, type, reason, message) => recentEvents.add(subject, type, reason, message),
@@ -333,7 +352,12 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     return true;
   };
   const crossRoute: ExtraRoute = (request, response) => runtime.crossHandler(request, response);
+  // The listener opens only when an entry opts in at start-up (a reload that first opts in needs a restart).
+  const serveCross =
+    config.crossBindAddress.trim() !== '0' &&
+    Object.values(katalog.spec.crds).some((entry) => entry.crossAccess);
   // issue 22: the Control Center (docs/reference/runtime.md §23), off unless --control-center.
+  const controlCenterToken = options.controlCenterToken ?? newLocalToken();
   const controlCenter: ExtraRoute[] = config.controlCenter
     ? [
         controlCenterRoutes({
@@ -348,9 +372,22 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           },
           gate: createGate({
             mode: config.controlCenterAuth,
-            ...(config.controlCenterAuth === 'token' ? { reviews: kubeReviewApi(api.client) } : {}),
+            ...(config.controlCenterAuth === 'token'
+              ? { reviews: kubeReviewApi(api.client) }
+              : { localToken: controlCenterToken }),
           }),
           upstreams: config.controlCenterUpstreams,
+          // Local mode: only loopback names (DNS rebinding), the token exchanged for a cookie, and
+          // the same token to loopback upstreams of `ork demo`. Token mode: the configured names.
+          ...(config.controlCenterAuth === 'token'
+            ? config.controlCenterHosts.length === 0
+              ? {}
+              : { hosts: config.controlCenterHosts }
+            : {
+                hosts: [...LOOPBACK_HOSTS, ...config.controlCenterHosts],
+                localToken: controlCenterToken,
+                upstreamHeaders: () => Promise.resolve({ authorization: `Bearer ${controlCenterToken}` }),
+              }),
         }),
       ]
     : [];
@@ -373,7 +410,16 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           ],
         };
       },
-      extraRoutes: [katalogRoute, crossRoute, ...controlCenter],
+      extraRoutes: [katalogRoute, ...controlCenter],
+      ...(config.controlCenterCert == null || config.controlCenterKey == null
+        ? {}
+        : {
+            metricsTls: {
+              cert: readFileSync(resolve(options.cwd, config.controlCenterCert)),
+              key: readFileSync(resolve(options.cwd, config.controlCenterKey)),
+            },
+          }),
+      ...(serveCross ? { cross: { address: config.crossBindAddress, route: crossRoute } } : {}),
     });
   } catch (error) {
     await closeProviders(providers, { logger });
@@ -598,6 +644,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     identity: elector?.identity ?? '',
     ...(servers.metrics == null ? {} : { metricsAddress: servers.metrics }),
     ...(servers.health == null ? {} : { healthAddress: servers.health }),
+    ...(servers.cross == null ? {} : { crossAddress: servers.cross }),
+    ...(config.controlCenter && config.controlCenterAuth === 'local' ? { controlCenterToken } : {}),
     done,
     synced,
     isLeader: () => leading,

@@ -91,6 +91,8 @@ export interface ExternalCallerOptions {
   readonly clock?: Clock;
   /** Allow link-local and cloud metadata addresses. Default false. */
   readonly allowLinkLocal?: boolean;
+  /** CIDRs let through the address guard (`--allow-private-addresses`). Default none. */
+  readonly allowAddresses?: readonly string[];
   /** Resolves hostnames for the address guard. Default `dns.lookup`. */
   readonly resolve?: ResolveHost;
   /** Result cache size. Default 1000. */
@@ -153,6 +155,7 @@ export class ExternalCaller {
     this.#clock = options.clock ?? systemClock;
     this.#guard = new AddressGuard({
       allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.allowAddresses == null ? {} : { allowAddresses: options.allowAddresses }),
       ...(options.resolve == null ? {} : { resolve: options.resolve }),
     });
     this.#cache = new LruCache(options.cacheEntries ?? 1000);

@@ -1,3 +1,5 @@
+// Local test servers are on loopback, which the address guard refuses unless allowed explicitly.
+import { LOOPBACK_CIDRS } from './address-guard.js';
 import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -65,7 +67,7 @@ afterAll(() => {
 });
 
 function newCheckouts(clock = new ManualClock(0), workDir = join(root, 'work')) {
-  return new GitCheckouts({ workDir, clock });
+  return new GitCheckouts({ allowAddresses: LOOPBACK_CIDRS, workDir, clock });
 }
 
 describe('GitCheckouts against a local bare repository', () => {
@@ -192,6 +194,7 @@ describe('git process control', () => {
 
   it('stops a git process at the timeout, with SIGKILL when SIGTERM is ignored', async () => {
     const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
       workDir: join(root, 'work-timeout'),
       gitBinary: fakeGit("trap '' TERM\nsleep 30"),
       killGraceMs: 100,
@@ -201,7 +204,11 @@ describe('git process control', () => {
   });
 
   it("stops a git process when the reconcile's signal aborts", async () => {
-    const checkouts = new GitCheckouts({ workDir: join(root, 'work-abort'), gitBinary: fakeGit('sleep 30') });
+    const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
+      workDir: join(root, 'work-abort'),
+      gitBinary: fakeGit('sleep 30'),
+    });
     const controller = new AbortController();
     const pending = checkouts.sync({ repo: origin }, { ...LOCAL, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('reconcile timeout')), 100);
@@ -220,6 +227,7 @@ describe('git process control', () => {
 
   it('refuses metadata and link-local hosts before git runs, and redacts credentials in errors', async () => {
     const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
       workDir: join(root, 'work-guard'),
       gitBinary: fakeGit('echo ran >&2; exit 3'),
       resolve: async () => [{ address: '169.254.169.254', family: 4 }],
@@ -239,6 +247,7 @@ describe('git process control', () => {
 
   it('redacts credentials in git failures', async () => {
     const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
       workDir: join(root, 'work-redact'),
       gitBinary: fakeGit(
         'echo "fatal: unable to access https://bot:s3cr3t@git.example.com/r.git" >&2; exit 128',
@@ -252,6 +261,7 @@ describe('git process control', () => {
 
   it('runs git without a terminal prompt', async () => {
     const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
       workDir: join(root, 'work-env'),
       gitBinary: fakeGit('echo "prompt=$GIT_TERMINAL_PROMPT" >&2; exit 3'),
     });
@@ -328,6 +338,7 @@ describe('git connects to the addresses the guard checked (no DNS rebinding wind
       const port = (server.address() as AddressInfo).port;
       lookups.length = 0;
       const checkouts = new GitCheckouts({
+        allowAddresses: LOOPBACK_CIDRS,
         workDir: join(root, 'work-pin-http'),
         resolve: resolveToLoopback,
       });
@@ -372,7 +383,11 @@ describe('git connects to the addresses the guard checked (no DNS rebinding wind
         await new Promise((r) => setTimeout(r, 50));
       }
       lookups.length = 0;
-      const checkouts = new GitCheckouts({ workDir: join(root, 'work-pin-git'), resolve: resolveToLoopback });
+      const checkouts = new GitCheckouts({
+        allowAddresses: LOOPBACK_CIDRS,
+        workDir: join(root, 'work-pin-git'),
+        resolve: resolveToLoopback,
+      });
       const result = await checkouts.sync({ repo: `git://git.rebind.invalid:${port}/origin.git` });
       expect(result.error).toBe('');
       expect(result.commit).toBe(git(origin, 'rev-parse', 'main'));
@@ -388,6 +403,7 @@ describe('git connects to the addresses the guard checked (no DNS rebinding wind
     writeFileSync(fakeSsh, '#!/bin/sh\nssh -G "$@" | grep -E "^(hostname|hostkeyalias) " >&2\nexit 3\n');
     chmodSync(fakeSsh, 0o755);
     const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
       workDir: join(root, 'work-pin-ssh'),
       env: { ...process.env, GIT_SSH_COMMAND: fakeSsh },
       resolve: async () => [{ address: '192.0.2.7', family: 4 }],

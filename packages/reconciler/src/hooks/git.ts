@@ -92,6 +92,8 @@ export interface GitCheckoutsOptions {
   readonly killGraceMs?: number;
   /** Allow repository hosts with link-local and cloud metadata addresses (`--allow-link-local`). Default false. */
   readonly allowLinkLocal?: boolean;
+  /** CIDRs let through the address guard (`--allow-private-addresses`). Default none. */
+  readonly allowAddresses?: readonly string[];
   /** Resolves repository hosts for the address guard; tests inject a fake. Default `dns.lookup`. */
   readonly resolve?: ResolveHost;
 }
@@ -160,6 +162,7 @@ export class GitCheckouts {
     };
     this.#guard = new AddressGuard({
       allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.allowAddresses == null ? {} : { allowAddresses: options.allowAddresses }),
       ...(options.resolve == null ? {} : { resolve: options.resolve }),
     });
     this.#git = options.gitBinary ?? 'git';

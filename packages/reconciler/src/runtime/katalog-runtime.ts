@@ -29,7 +29,7 @@ import { Autoscaler, dispatcherInputs } from '../autoscaler/autoscaler.js';
 import { resolveAutoscaleConfig } from '../autoscaler/decide.js';
 import { CrossReaders } from '../hooks/cross.js';
 import { createCrossHandler } from '../hooks/cross-handler.js';
-import type { CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
+import type { CrossAuthorize, CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
 import { CrossHttpClient } from '../hooks/cross-http.js';
 import { DockerBuildManager } from '../hooks/docker.js';
 import { ExternalCaller } from '../hooks/external.js';
@@ -64,6 +64,10 @@ export interface KatalogRuntimeOptions extends RuntimeTuning {
   readonly hooks?: Readonly<Record<string, PipelineHooks>>;
   /** The environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Authenticates and authorizes callers of `crossHandler` (docs/adr/0030). Default: every request is refused. */
+  readonly crossAuthorize?: CrossAuthorize;
+  /** The bearer token sent with HTTP cross reads to a literal `endpoint` (docs/adr/0030). Default: none sent. */
+  readonly crossToken?: () => Promise<string | undefined>;
 }
 
 /** CreateKatalogRuntimeOptions is what createKatalogRuntime needs. */
@@ -136,7 +140,7 @@ export interface KatalogRuntime {
   readonly children: ChildCaches;
   readonly client: KubeClient;
   readonly events: EventRecorder;
-  /** Serves `GET /katalog/crds/<entry>/objects/<namespace>/<name>` from the primary caches for other operators' cross reads (`crossAccess: false` → 403); mount it on the HTTP server. */
+  /** Serves `GET /katalog/crds/<entry>/objects/<namespace>/<name>` from the primary caches for other operators' cross reads, behind `options.crossAuthorize` (`crossAccess: false` → 403); mount it on its own listener (docs/adr/0030). */
   readonly crossHandler: CrossHandler;
   readonly hookServices: RuntimeHookServices;
   /**
@@ -295,9 +299,15 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     env,
     clock,
     allowLinkLocal: tuning.allowLinkLocal,
+    allowAddresses: tuning.allowPrivateAddresses,
   });
   // The address guard covers cross HTTP reads like external calls (issue 20).
-  const crossHttp = new CrossHttpClient({ clock, allowLinkLocal: tuning.allowLinkLocal });
+  const crossHttp = new CrossHttpClient({
+    clock,
+    allowLinkLocal: tuning.allowLinkLocal,
+    allowAddresses: tuning.allowPrivateAddresses,
+    ...(options.options?.crossToken == null ? {} : { token: options.options.crossToken }),
+  });
   const crossReaders = new CrossReaders();
   const enqueueReader = (id: string): void => {
     const { crd, key } = parseReaderId(id);
@@ -310,6 +320,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       clock,
       env,
       allowLinkLocal: tuning.allowLinkLocal,
+      allowAddresses: tuning.allowPrivateAddresses,
     }));
   let dockerBuilds: DockerBuildManager | undefined;
   const docker = (): DockerBuildManager =>
@@ -552,10 +563,15 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
           {
             crossAccess: entry.controller.crd.entry.crossAccess,
             namespaced: entry.controller.crd.entry.namespaced,
+            resource: {
+              group: entry.controller.crd.apiTypes.group,
+              plural: entry.controller.crd.apiTypes.plural,
+            },
             lookup: (namespace, name) => entry.cache.getByName(namespace, name),
           },
         ]),
       ),
+      ...(options.options?.crossAuthorize == null ? {} : { authorize: options.options.crossAuthorize }),
     }),
     hookServices: {
       external,

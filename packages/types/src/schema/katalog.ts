@@ -298,7 +298,7 @@ const crdEntryShape = {
     .default(3),
   resync: Duration.default('10m'),
   forceConflict: z.boolean().default(true),
-  crossAccess: z.boolean().default(true),
+  crossAccess: z.boolean().default(false),
   queue: Queue.prefault({}),
   /** When to reconcile a CR again after a successful reconcile (docs/reference/katalog.md §20.2, upstream's `requeue`). */
   requeue: Requeue.optional(),
