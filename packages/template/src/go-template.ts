@@ -1,4 +1,10 @@
-import { GO_BUILTINS, GO_INDEX_HELPER, GO_RANGE_HELPER, GO_TRUTH_HELPER } from './upstream-helpers.js';
+import {
+  GO_BUILTINS,
+  GO_INDEX_HELPER,
+  GO_RANGE_HELPER,
+  GO_TRUTH_HELPER,
+  goFloatText,
+} from './upstream-helpers.js';
 
 /**
  * Go `text/template` support (docs/reference/katalog.md §17.1.1): a lexer and recursive-descent
@@ -832,16 +838,6 @@ function goNumberText(text: string): string {
   const value = goNumberValue(text);
   if (!isGoFloat(text)) return String(value);
   return goFloatText(value);
-}
-
-/** goFloatText is Go's `%v` of a float64: shortest digits, with an exponent below 1e-4 or from 1e6 on. */
-function goFloatText(value: number): string {
-  if (value === 0 || !Number.isFinite(value)) return String(value);
-  const [mantissa = '', power = '0'] = value.toExponential().split('e');
-  const exponent = Number(power);
-  if (exponent >= -4 && exponent < 6) return String(value);
-  const digits = String(Math.abs(exponent)).padStart(2, '0');
-  return `${mantissa}e${exponent < 0 ? '-' : '+'}${digits}`;
 }
 
 /** hbsNumber writes a number constant as a Handlebars literal (or a `float` call for an exponent). */
