@@ -514,7 +514,7 @@ class Parser {
         }
         return { kind: 'ident', name: token.text, offset: token.offset };
       case 'lparen': {
-        const pipeline = this.#pipeline(false);
+        const pipeline = this.#pipeline(true);
         this.#expect('rparen', ')');
         const chain = this.#peek();
         let path: string[] = [];
@@ -777,7 +777,23 @@ class Compiler {
           return prefix + segment(operand.name);
         return `(${this.#helperName(operand.name, operand.offset)})`;
       case 'paren': {
-        const inner = this.pipeline(operand.pipeline, scope, up);
+        const [name, extra] = operand.pipeline.declare;
+        const plain: Pipeline = { ...operand.pipeline, declare: [] };
+        if (name != null) {
+          // `($x := …)` declares $x for the rest of the list, as in Go.
+          if (extra != null || up > 0)
+            throw new GoTemplateError(
+              'a declaration in parentheses cannot be translated here; declare the variable in its own action',
+              operand.offset,
+            );
+          scope.vars.set(name, {
+            kind: 'expr',
+            pipeline: plain,
+            depth: scope.depth,
+            scope: cloneScope(scope),
+          });
+        }
+        const inner = this.pipeline(plain, scope, up);
         return operand.path.length === 0 ? inner : fieldAccess(inner, operand.path);
       }
       case 'variable': {
