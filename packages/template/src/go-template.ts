@@ -1,4 +1,10 @@
-import { GO_BUILTINS, GO_INDEX_HELPER, GO_RANGE_HELPER, GO_TRUTH_HELPER } from './upstream-helpers.js';
+import {
+  GO_BUILTINS,
+  GO_INDEX_HELPER,
+  GO_RANGE_HELPER,
+  GO_TRUTH_HELPER,
+  goFloatText,
+} from './upstream-helpers.js';
 
 /**
  * Go `text/template` support (docs/reference/katalog.md §17.1.1): a lexer and recursive-descent
@@ -508,7 +514,7 @@ class Parser {
         }
         return { kind: 'ident', name: token.text, offset: token.offset };
       case 'lparen': {
-        const pipeline = this.#pipeline(false);
+        const pipeline = this.#pipeline(true);
         this.#expect('rparen', ')');
         const chain = this.#peek();
         let path: string[] = [];
@@ -771,7 +777,23 @@ class Compiler {
           return prefix + segment(operand.name);
         return `(${this.#helperName(operand.name, operand.offset)})`;
       case 'paren': {
-        const inner = this.pipeline(operand.pipeline, scope, up);
+        const [name, extra] = operand.pipeline.declare;
+        const plain: Pipeline = { ...operand.pipeline, declare: [] };
+        if (name != null) {
+          // `($x := …)` declares $x for the rest of the list, as in Go.
+          if (extra != null || up > 0)
+            throw new GoTemplateError(
+              'a declaration in parentheses cannot be translated here; declare the variable in its own action',
+              operand.offset,
+            );
+          scope.vars.set(name, {
+            kind: 'expr',
+            pipeline: plain,
+            depth: scope.depth,
+            scope: cloneScope(scope),
+          });
+        }
+        const inner = this.pipeline(plain, scope, up);
         return operand.path.length === 0 ? inner : fieldAccess(inner, operand.path);
       }
       case 'variable': {
@@ -832,16 +854,6 @@ function goNumberText(text: string): string {
   const value = goNumberValue(text);
   if (!isGoFloat(text)) return String(value);
   return goFloatText(value);
-}
-
-/** goFloatText is Go's `%v` of a float64: shortest digits, with an exponent below 1e-4 or from 1e6 on. */
-function goFloatText(value: number): string {
-  if (value === 0 || !Number.isFinite(value)) return String(value);
-  const [mantissa = '', power = '0'] = value.toExponential().split('e');
-  const exponent = Number(power);
-  if (exponent >= -4 && exponent < 6) return String(value);
-  const digits = String(Math.abs(exponent)).padStart(2, '0');
-  return `${mantissa}e${exponent < 0 ? '-' : '+'}${digits}`;
 }
 
 /** hbsNumber writes a number constant as a Handlebars literal (or a `float` call for an exponent). */

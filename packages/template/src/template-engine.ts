@@ -163,6 +163,7 @@ class Engine implements TemplateEngine {
   readonly #knownHelpers: Record<string, boolean>;
   readonly #cache = new Map<string, TemplateCore | TemplateError>();
   #captured: unknown;
+  #checkingHint = false;
 
   constructor(options: TemplateEngineOptions) {
     this.helpers = createHelpers({
@@ -311,6 +312,9 @@ class Engine implements TemplateEngine {
    * translation, when it translates and compiles on its own (so the hint renders the same value).
    */
   #translateAction(action: string): string | undefined {
+    // A hint is checked once: the check of a hint does not look for a hint of its own.
+    if (this.#checkingHint) return undefined;
+    this.#checkingHint = true;
     try {
       const translated = translateGoTemplate(action, { isHelper: (name) => this.isHelper(name) });
       if (translated.trim() === '') return undefined;
@@ -318,6 +322,8 @@ class Engine implements TemplateEngine {
       return translated;
     } catch {
       return undefined;
+    } finally {
+      this.#checkingHint = false;
     }
   }
 

@@ -55,12 +55,35 @@ function goTruth(value: unknown): boolean {
   return true;
 }
 
+/** goFloatText is Go's `%v` of a float64: shortest digits, with an exponent below 1e-4 or from 1e6 on. */
+export function goFloatText(value: number): string {
+  if (value === 0 || !Number.isFinite(value)) return String(value);
+  const [mantissa = '', power = '0'] = value.toExponential().split('e');
+  const exponent = Number(power);
+  if (exponent >= -4 && exponent < 6) return String(value);
+  const digits = String(Math.abs(exponent)).padStart(2, '0');
+  return `${mantissa}e${exponent < 0 ? '-' : '+'}${digits}`;
+}
+
+/** goValueText is Go's `%v` of a value: `<nil>`, `[a b]` for a list, `map[k:v]` (sorted keys) for a map. */
+function goValueText(value: unknown): string {
+  if (value == null) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goValueText).join(' ')}]`;
+  if (isPlainMap(value))
+    return `map[${Object.keys(value)
+      .sort()
+      .map((key) => `${key}:${goValueText(value[key])}`)
+      .join(' ')}]`;
+  if (typeof value === 'number' && !Number.isInteger(value)) return goFloatText(value);
+  return stringForm(value);
+}
+
 /** goPrint is Go's fmt.Sprint: a space between operands when neither is a string. */
 function goPrint(args: readonly unknown[]): string {
   return args.reduce<string>((out, arg, i) => {
     const prev = args[i - 1];
     const space = i > 0 && typeof arg !== 'string' && typeof prev !== 'string' ? ' ' : '';
-    return out + space + (arg == null ? '<nil>' : stringForm(arg));
+    return out + space + goValueText(arg);
   }, '');
 }
 
@@ -210,7 +233,7 @@ function formatGo(format: string, args: readonly unknown[]): string {
           break;
         }
         default:
-          out = arg === undefined || arg === null ? '<nil>' : stringForm(arg);
+          out = goValueText(arg);
       }
       if (width !== undefined && out.length < Number(width)) {
         const pad = (flags.includes('0') && !flags.includes('-') ? '0' : ' ').repeat(
@@ -292,7 +315,7 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
     __goPrintln: {
       minArgs: 0,
       maxArgs: Infinity,
-      fn: (args) => `${args.map((arg) => (arg == null ? '<nil>' : stringForm(arg))).join(' ')}\n`,
+      fn: (args) => `${args.map(goValueText).join(' ')}\n`,
     },
     // Registered under an internal name: `index` is the forEach copy number in the context.
     // Go's index and field access: each key is one level, taken literally (`"example.com/x"`).
