@@ -75,6 +75,11 @@ export const ConditionReason = {
   DuplicateChild: 'DuplicateChild',
   /** Ready=False, terminal: the object carries another CR's owner label. */
   ChildOwnedByOther: 'ChildOwnedByOther',
+  /**
+   * Ready=False, retry: an object with a child's name exists and carries no Orkestra owner label;
+   * it is left untouched, never adopted (ADR 0032).
+   */
+  ChildConflict: 'ChildConflict',
   /** Ready=False, retry: field-manager conflict with `forceConflict: false`. */
   ApplyConflict: 'ApplyConflict',
   /** Ready=False, retry (terminal for 400 and 422): the API server rejected a write. */
@@ -145,6 +150,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   DockerBuildPending: 'pending',
   DuplicateChild: 'terminal',
   ChildOwnedByOther: 'terminal',
+  ChildConflict: 'retry',
   ApplyConflict: 'retry',
   ApplyFailed: 'retry',
   PruneFailed: 'retry',

@@ -184,3 +184,47 @@ describe('child namespaces in a namespaced entry', () => {
     expect(issues(cross('      allowedNamespaces: [team-*]\n'))).toEqual([]);
   });
 });
+
+describe('the docker hook', () => {
+  const docker = (body: string, git = ''): string =>
+    katalog(`      operatorBox:
+${git}        docker:
+${body}`);
+  const GIT = "        git: { repo: 'https://git.example.com/app.git' }\n";
+
+  it('refuses a templated workingDirectory without a git hook, and accepts it with one', () => {
+    const body = "          image: 'web:{{ spec.tag }}'\n          workingDirectory: '{{ spec.dir }}'\n";
+    expect(issues(docker(body))).toEqual([
+      expect.objectContaining({
+        path: 'spec.crds.app.operatorBox.docker.workingDirectory',
+        message: expect.stringContaining('must be a literal without a git hook'),
+      }),
+    ]);
+    expect(issues(docker(body, GIT))).toEqual([]);
+    expect(
+      issues(docker('          image: web:1\n          workingDirectory: /var/lib/orkestra/site\n')),
+    ).toEqual([]);
+  });
+
+  it('refuses push: true unless the image names a literal registry host', () => {
+    for (const image of ["'{{ spec.registry }}/x:1'", 'web:1', "'reg{{ spec.r }}.example.com/x:1'"]) {
+      expect(issues(docker(`          image: ${image}\n          push: true\n`, GIT)), image).toEqual([
+        expect.objectContaining({
+          path: 'spec.crds.app.operatorBox.docker.image',
+          message: expect.stringContaining('literal registry host'),
+        }),
+      ]);
+    }
+    expect(
+      issues(
+        docker(
+          "          image: 'registry.example.com/team/web:{{ spec.tag }}'\n          push: true\n",
+          GIT,
+        ),
+      ),
+    ).toEqual([]);
+    expect(issues(docker("          image: 'localhost:5000/web:1'\n          push: true\n", GIT))).toEqual(
+      [],
+    );
+  });
+});

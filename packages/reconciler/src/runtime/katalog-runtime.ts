@@ -327,6 +327,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     (dockerBuilds ??= new DockerBuildManager({
       clock,
       env,
+      ...(tuning.workDir == null ? {} : { workDir: tuning.workDir }),
       maxConcurrentBuilds: tuning.maxConcurrentBuilds,
       onBuildFinished: ({ waiters }) => {
         for (const waiter of waiters) enqueueReader(waiter);

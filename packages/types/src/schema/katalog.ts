@@ -363,6 +363,7 @@ function refineCrdEntry(
 ): void {
   checkCopySources(entry, ctx);
   checkChildNamespaces(entry as unknown as ChildNamespaceInput, ctx);
+  checkDockerTargets(entry as unknown as DockerTargetInput, ctx);
   checkValidationCalls(entry, ctx);
   if (!isDuration(entry.resync)) return;
   const resync = parseDuration(entry.resync);
@@ -426,6 +427,50 @@ function checkCopySources(
           input: from.name,
         });
     });
+  }
+}
+
+/** DockerTargetInput is the part of a parsed entry checkDockerTargets reads (defensively). */
+interface DockerTargetInput {
+  readonly operatorBox?: {
+    readonly git?: unknown;
+    readonly docker?: {
+      readonly image?: unknown;
+      readonly workingDirectory?: unknown;
+      readonly push?: unknown;
+    };
+  };
+}
+
+/**
+ * checkDockerTargets keeps a CR from choosing what the docker hook builds and where it is pushed
+ * (docs/reference/katalog.md §16.2, ADR 0033): without a git hook, `workingDirectory` is a literal
+ * (the runtime confines it to the work directory); with `push: true`, `image` names a literal
+ * registry host.
+ */
+function checkDockerTargets(entry: DockerTargetInput, ctx: z.RefinementCtx): void {
+  const docker = entry.operatorBox?.docker;
+  if (docker == null || typeof docker !== 'object') return;
+  if (entry.operatorBox?.git == null && isTemplate(docker.workingDirectory))
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be a literal without a git hook: a CR must not choose which directory of the operator is built (the build context stays inside --work-dir)',
+      path: ['operatorBox', 'docker', 'workingDirectory'],
+      input: docker.workingDirectory,
+    });
+  if (docker.push === true && typeof docker.image === 'string') {
+    const host = docker.image.split('/')[0] ?? '';
+    const named =
+      docker.image.includes('/') && (host.includes('.') || host.includes(':') || host === 'localhost');
+    if (!named || host.includes('{{') || host.includes('}}'))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'with push: true, image must start with a literal registry host (registry.example.com/team/app:{{ spec.tag }}): a CR must not choose where the image is pushed',
+        path: ['operatorBox', 'docker', 'image'],
+        input: docker.image,
+      });
   }
 }
 
