@@ -344,7 +344,8 @@ function rolloutRules(
         rule.verbs.includes(verb) &&
         (rule.resourceNames == null || rule.resourceNames.length === 0),
     );
-  const verbs = ['create', 'get'].filter((verb) => !granted(verb));
+  // list and watch: the operator reads these ConfigMaps from a watch (ADR 0034).
+  const verbs = ['create', 'get', 'list', 'watch'].filter((verb) => !granted(verb));
   return [
     ...(verbs.length === 0 ? [] : [{ apiGroups: [''], resources: ['configmaps'], verbs }]),
     ...(granted('patch')
