@@ -8,7 +8,8 @@
  *      │ a step fails / waits                  a step fails / waits│   │ next reconcile succeeds
  *      ▼                                                        ▼   │
  *   Ready=False <reason of the failing step> ◀──────────────────────┘
- *      │   retry:    re-queued with per-key exponential backoff (5 ms … 1000 s)
+ *      │   retry:    re-queued with per-key exponential backoff (5 ms … 1000 s), up to
+ *      │             `maxAttempts`, then RetriesExhausted until the spec or a watched input changes
  *      │   terminal: not re-queued; evaluated again on the next CR change or at resync
  *      │   pending:  not an error; re-queued after a delay, failure count reset
  *      ▼ deletion timestamp set
@@ -94,6 +95,12 @@ export const ConditionReason = {
   SourceSecretMissing: 'SourceSecretMissing',
   /** Ready=False, retry: the reconcile exceeded its time budget. */
   ReconcileTimeout: 'ReconcileTimeout',
+  /**
+   * Ready=False, not retried: the failure used the last of `queue.retryBackoff.maxAttempts`
+   * (docs/reference/katalog.md §20.1); the message names the attempts and the last failure. Retried
+   * again once the spec (generation) or a watched input changes.
+   */
+  RetriesExhausted: 'RetriesExhausted',
   /** Ready=False, retry: anything thrown that is not an OrkestraError. */
   InternalError: 'InternalError',
   /** Ready=False, pending: the deletion path is running. */
@@ -158,6 +165,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   ProviderPending: 'pending',
   SourceSecretMissing: 'pending',
   ReconcileTimeout: 'retry',
+  RetriesExhausted: 'terminal',
   InternalError: 'retry',
   Deleting: 'pending',
   DeletionTimedOut: 'retry',

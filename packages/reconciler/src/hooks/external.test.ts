@@ -49,6 +49,7 @@ let main: Awaited<ReturnType<typeof startServer>>;
 let other: Awaited<ReturnType<typeof startServer>>;
 
 const MIB = 1024 * 1024;
+const flaky = new Map<string, number>();
 
 beforeAll(async () => {
   other = await startServer((req, res, body) => {
@@ -87,6 +88,13 @@ beforeAll(async () => {
     } else if (path.startsWith('/redirect/')) {
       const n = Number(path.slice('/redirect/'.length));
       res.writeHead(302, { location: n <= 1 ? '/echo' : `/redirect/${n - 1}` });
+      res.end();
+    } else if (path.startsWith('/flaky/')) {
+      // Fails until the n-th request of its id (/flaky/<id>/<n>), then answers 200.
+      const [, , id = '', n = '0'] = path.split('/');
+      const seen = (flaky.get(id) ?? 0) + 1;
+      flaky.set(id, seen);
+      res.writeHead(seen >= Number(n) ? 200 : 503);
       res.end();
     } else if (path === '/see-other') {
       res.writeHead(303, { location: '/echo' });
@@ -506,5 +514,57 @@ describe('ExternalCaller.runAll', () => {
     expect(run.results['second']).toMatchObject({ called: true, ok: false, status: 503 });
     expect(run.failed).toEqual({ name: 'third', error: 'unexpected status 404 (expected 2xx)' });
     expect(run.results['never']).toBeUndefined();
+  });
+});
+
+describe('ExternalCaller.runAll retryBackoff (docs/reference/katalog.md §15.1)', () => {
+  /** run runs one declaration on a manual clock and returns its result and the waits between attempts. */
+  async function runWithClock(
+    path: string,
+    retryBackoff: { initial: string; max: string; multiplier: number; maxAttempts: number },
+  ) {
+    const clock = new ManualClock(0);
+    const caller = new ExternalCaller({ clock });
+    let settled = false;
+    const done = caller
+      .runAll([{ name: 'probe', retryBackoff }], () => ({ name: 'probe', url: `${main.base}${path}` }), ctx)
+      .finally(() => {
+        settled = true;
+      });
+    const waits: number[] = [];
+    while (!settled) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // Between attempts only the retry's own timer is pending (a call's deadline is cleared when it ends).
+      const due = clock.nextDueAt;
+      if (clock.pendingTimers === 1 && due != null && due - clock.now() < 10_000) {
+        waits.push(due - clock.now());
+        clock.advance(due - clock.now());
+      }
+    }
+    return { run: await done, waits };
+  }
+
+  it('retries with exact delays, capped at max, and stops at maxAttempts', async () => {
+    const { run, waits } = await runWithClock('/flaky/a/99', {
+      initial: '1s',
+      max: '3s',
+      multiplier: 2,
+      maxAttempts: 4,
+    });
+    expect(waits).toEqual([1000, 2000, 3000]);
+    expect(flaky.get('a')).toBe(4);
+    expect(run.failed?.name).toBe('probe');
+  });
+
+  it('stops retrying at the first success', async () => {
+    const { run, waits } = await runWithClock('/flaky/b/2', {
+      initial: '500ms',
+      max: '30s',
+      multiplier: 1.5,
+      maxAttempts: 5,
+    });
+    expect(waits).toEqual([500]);
+    expect(run.failed).toBeUndefined();
+    expect(run.results['probe']?.ok).toBe(true);
   });
 });

@@ -105,6 +105,14 @@ export interface ExternalCallerOptions {
   readonly maxRedirects?: number;
 }
 
+/** CallRetryBackoff is an external call's `retryBackoff` (docs/reference/katalog.md §15.1). */
+export interface CallRetryBackoff {
+  readonly initial: string;
+  readonly max: string;
+  readonly multiplier: number;
+  readonly maxAttempts: number;
+}
+
 /** ExternalRunResult is the outcome of `runAll`: every result so far, and the call that stopped the run. */
 export interface ExternalRunResult {
   readonly results: Readonly<Record<string, ExternalCallResult>>;
@@ -173,9 +181,17 @@ export class ExternalCaller {
    * runAll runs declarations one after another in order. `prepare` renders a declaration against
    * the results so far and returns it, or undefined when its gate failed (the result is then
    * `called: false`); it may throw (a template error), which ends the run with that exception. The
-   * run stops at the first failed call whose `continueOnError` is not true.
+   * run stops at the first failed call whose `continueOnError` is not true. A call with
+   * `retryBackoff` (docs/reference/katalog.md §15.1, §20.1) is made again after a failure, waiting on the
+   * clock `min(initial × multiplier^(n-1), max)` before the n-th retry, up to `maxAttempts` in all.
    */
-  async runAll<D extends { readonly name: string; readonly continueOnError?: boolean }>(
+  async runAll<
+    D extends {
+      readonly name: string;
+      readonly continueOnError?: boolean;
+      readonly retryBackoff?: CallRetryBackoff | undefined;
+    },
+  >(
     declarations: readonly D[],
     prepare: (
       declaration: D,
@@ -186,13 +202,42 @@ export class ExternalCaller {
     const results: Record<string, ExternalCallResult> = {};
     for (const declaration of declarations) {
       const rendered = prepare(declaration, results);
-      const result = rendered == null ? notCalledExternalResult() : await this.call(rendered, context);
+      let result = rendered == null ? notCalledExternalResult() : await this.call(rendered, context);
+      const retry = declaration.retryBackoff;
+      for (let attempt = 1; rendered != null && retry != null && attempt < retry.maxAttempts; attempt++) {
+        if (!result.called || result.ok || context.signal?.aborted === true) break;
+        const delay = Math.min(
+          parseDuration(retry.initial) * retry.multiplier ** (attempt - 1),
+          parseDuration(retry.max),
+        );
+        if (!(await this.#sleep(delay, context.signal))) break;
+        result = await this.call(rendered, context);
+      }
       results[declaration.name] = result;
       if (result.called && !result.ok && declaration.continueOnError !== true) {
         return { results, failed: { name: declaration.name, error: result.error } };
       }
     }
     return { results };
+  }
+
+  /** #sleep waits `ms` on the clock; false when the signal aborted first. */
+  #sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (signal?.aborted === true) {
+        resolve(false);
+        return;
+      }
+      const onAbort = (): void => {
+        this.#clock.clearTimeout(handle);
+        resolve(false);
+      };
+      const handle = this.#clock.setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(true);
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   /** call makes one rendered call (or answers it from the cache) and never throws. */
