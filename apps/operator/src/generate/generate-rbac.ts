@@ -400,7 +400,8 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     {
       apiGroups: ['coordination.k8s.io'],
       resources: ['leases'],
-      verbs: ['get', 'update'],
+      // A renewal is a merge patch with the resourceVersion precondition (ADR 0035).
+      verbs: ['get', 'update', 'patch'],
       resourceNames: [leaseName],
     },
     // issue 21: Katalog revisions (immutable, hash-named: create, get) and the rollout state, the
