@@ -400,8 +400,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     {
       apiGroups: ['coordination.k8s.io'],
       resources: ['leases'],
-      // A renewal is a merge patch with the resourceVersion precondition (ADR 0035).
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['get', 'update'],
       resourceNames: [leaseName],
     },
     // issue 21: Katalog revisions (immutable, hash-named: create, get) and the rollout state, the
