@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { createKubeClient } from '@orkestra/registry';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterEach, expect, it } from 'vitest';

@@ -22,6 +22,7 @@ import {
   websiteKatalog,
 } from './ork-process.js';
 import type { LogLine, OrkProcess } from './ork-process.js';
+import { createKubeClient } from '@orkestra/registry';
 
 // Two `ork run` processes with the default timings (lease 15 s, renew deadline 10 s, retry 2 s):
 // one leads, the other is a warm standby that reports ready; kill -9 of the leader hands over
@@ -41,7 +42,7 @@ beforeAll(async () => {
   writeFileSync(katalogFile, website.text);
   const loaded = loadKatalog({ text: website.text });
   if (!loaded.ok) throw new Error('the derived website Katalog does not load');
-  await installCrds(env.kubeConfig, loaded.katalog);
+  await installCrds(createKubeClient({ kubeConfig: env.kubeConfig }), loaded.katalog);
   kubeconfig = (await serviceAccountKubeConfig(env.kubeConfig, katalogFile, env.namespace, dir)).file;
 }, 600_000);
 

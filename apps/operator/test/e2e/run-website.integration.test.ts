@@ -24,6 +24,7 @@ import {
   websiteKatalog,
 } from './ork-process.js';
 import type { OrkProcess } from './ork-process.js';
+import { createKubeClient } from '@orkestra/registry';
 
 // The whole website scenario through the real binary: `ork run` as a child process, authenticated
 // as a ServiceAccount bound only to what `ork generate rbac` produced, with leader election on.
@@ -62,7 +63,7 @@ beforeAll(async () => {
   writeFileSync(katalogFile, website.text);
   const loaded = loadKatalog({ text: website.text });
   if (!loaded.ok) throw new Error('the derived website Katalog does not load');
-  await installCrds(env.kubeConfig, loaded.katalog); // as admin: the operator's role cannot create CRDs
+  await installCrds(createKubeClient({ kubeConfig: env.kubeConfig }), loaded.katalog); // as admin: the operator's role cannot create CRDs
 }, 600_000);
 
 afterAll(async () => {
