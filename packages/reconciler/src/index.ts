@@ -68,4 +68,7 @@ export { childReadiness } from './readiness/child-readiness.js';
 export type { CrossHandler } from './hooks/cross-handler.js';
 export { AddressGuard, BlockedAddressError } from './hooks/address-guard.js';
 export { ExternalCaller } from './hooks/external.js';
+
+// ---- The image builders of the docker hook (`OCI_BUILDER`, docs/reference/katalog.md §16.2)
+export { Builder as OciBuilder } from './hooks/docker.js';
 export { redactUrlCredentials } from './redact-url.js';

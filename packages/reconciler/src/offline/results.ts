@@ -16,6 +16,14 @@ export interface HookRoot {
   readonly results: Exclude<HookResults, 'none'>;
   /** Fields of one result (`git.<field>`, `cross.<as>.<field>`); undefined when free-form. */
   readonly resultKeys: readonly string[] | undefined;
+  /** Its declarations run in order, each seeing the ones before it. */
+  readonly ordered: boolean;
+  /** May also be declared under `onCreate`/`onReconcile`. */
+  readonly hoisted: boolean;
+  /** How `--strict` names it: as a place (`the git hook`) and as a reader (`git`). */
+  readonly label: { readonly place: string; readonly reader: string };
+  /** Its phase: `after-writes` hooks run after the resource entries. */
+  readonly afterWrites: boolean;
 }
 
 /** hookRoots are the hooks with results of their own, in table order. */
@@ -23,6 +31,10 @@ export const hookRoots: readonly HookRoot[] = resultUnits.map((unit) => ({
   key: unit.key,
   results: unit.results as HookRoot['results'],
   resultKeys: unit.resultKeys,
+  ordered: unit.ordered === true,
+  hoisted: unit.hoisted === true,
+  label: unit.label,
+  afterWrites: unit.phase === 'after-writes',
 }));
 
 type Json = Record<string, unknown>;
