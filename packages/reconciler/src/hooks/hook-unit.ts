@@ -199,8 +199,6 @@ export interface HookUnit<Key extends string, Compiled, Memory = undefined, Resu
    * place templates sit in ('the git hook'), `reader` the same in a list of who sees a root ('git').
    */
   readonly label: { readonly place: string; readonly reader: string };
-  /** It may also be declared under `onCreate`/`onReconcile` (the loader hoists it to `operatorBox`). */
-  readonly hoisted?: boolean;
   /** The fields of one result, for `--strict` (`git.<field>`, `cross.<as>.<field>`); undefined when free-form. */
   readonly resultKeys?: readonly string[];
   /**

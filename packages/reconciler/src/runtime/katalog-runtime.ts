@@ -17,7 +17,7 @@ import type { Informer } from '../informer.js';
 import { KubeListWatchClient } from '../list-watch-client.js';
 import { Autoscaler, dispatcherInputs } from '../autoscaler/autoscaler.js';
 import { resolveAutoscaleConfig } from '../autoscaler/decide.js';
-import type { CrossReaders } from '../hooks/cross.js';
+import type { CrossReaders, CrossTarget } from '../hooks/cross.js';
 import { createCrossHandler } from '../hooks/cross-handler.js';
 import type { CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
 import type { CrossHttpClient } from '../hooks/cross-http.js';
@@ -30,6 +30,7 @@ import { compileKatalog } from './compile-katalog.js';
 import type { CompiledCrd, CompiledKatalog } from './compile-katalog.js';
 import { conditionsOptions } from './conditions.js';
 import { CrdController } from './crd-controller.js';
+import type { ControllerRevisions } from './crd-controller.js';
 import { createEventWriter } from './event-writer.js';
 import { createHookServices } from './hook-services.js';
 import { KatalogHooks } from './katalog-hooks.js';
@@ -202,12 +203,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     env: options.options?.env ?? process.env,
     tuning,
     providers: options.providers ?? new Map(),
-    lookup: (name) => {
-      const entry = entries.get(name);
-      return entry == null
-        ? undefined
-        : { namespaced: entry.controller.crd.entry.namespaced, cache: entry.cache };
-    },
+    lookup: (name) => crossTarget(entries.get(name)),
     onBuildFinished: (waiters) => wiring.enqueueReaders(waiters),
   });
   const katalogHooks = new KatalogHooks(hooks.services);
@@ -227,33 +223,16 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     ...katalogHooks.hooksFor(crd),
     ...slots?.[crd.name],
   });
+  const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
   for (const crd of current) {
-    const previousCrd = previous?.crds.get(crd.name);
     const controller = new CrdController({
-      katalogName,
+      ...shared,
       crd,
-      listWatch,
-      client,
-      children,
-      engine,
-      clock,
-      random,
-      randomBytes: bytes,
       logger,
       events,
       tuning,
       hooks: hooksOf(crd),
-      revision:
-        revisions == null
-          ? undefined
-          : {
-              current: revisions.current,
-              previous:
-                previousCrd == null || revisions.previous == null
-                  ? undefined
-                  : { revision: revisions.previous.revision, crd: previousCrd, hooks: hooksOf(previousCrd) },
-              assign: revisions.assign,
-            },
+      revision: revisionsOf(revisions, previous?.crds.get(crd.name), hooksOf),
       observer,
       onPrimaryChange: wiring.onPrimaryChange(crd.name),
       customScope,
@@ -320,6 +299,23 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     }),
     snapshot: () => runtimeSnapshot(entries, informers()),
     waitingEntries: () => starter.waitingEntries(),
+  };
+}
+
+/** revisionsOf is one entry's revision choice (docs/reference/runtime.md §24.2): the previous revision's entry and hooks, when it has one. */
+function revisionsOf(
+  revisions: RuntimeRevisions | undefined,
+  previousCrd: CompiledCrd | undefined,
+  hooksOf: (crd: CompiledCrd) => PipelineHooks,
+): ControllerRevisions | undefined {
+  if (revisions == null) return undefined;
+  return {
+    current: revisions.current,
+    previous:
+      previousCrd == null || revisions.previous == null
+        ? undefined
+        : { revision: revisions.previous.revision, crd: previousCrd, hooks: hooksOf(previousCrd) },
+    assign: revisions.assign,
   };
 }
 
@@ -483,6 +479,13 @@ function runtimeEntry(
     },
     autoscaler,
   };
+}
+
+/** crossTarget is an entry of this Katalog as the target of in-process cross reads (its primary cache). */
+function crossTarget(entry: RuntimeEntry | undefined): CrossTarget | undefined {
+  return entry == null
+    ? undefined
+    : { namespaced: entry.controller.crd.entry.namespaced, cache: entry.cache };
 }
 
 /** crossHandlerOf serves other operators' cross reads from the entries' primary caches. */

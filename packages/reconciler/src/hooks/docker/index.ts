@@ -48,7 +48,6 @@ export const dockerHook = defineHook({
   reference: 'docs/reference/katalog.md §16.2',
   phase: 'context',
   label: { place: 'the docker hook', reader: 'docker' },
-  hoisted: true,
   enqueuedBy: ['docker'],
   compile: (entry, base, engine): CompiledDocker | undefined => {
     const declaration = entry.operatorBox.docker;

@@ -146,7 +146,6 @@ export const externalHook = defineHook({
   reference: 'docs/reference/katalog.md §15.1',
   phase: 'context',
   label: { place: 'external calls', reader: 'external calls' },
-  hoisted: true,
   enqueuedBy: [],
   compile: (entry, base, engine): readonly CompiledExternal[] =>
     compileExternalCalls(entry.operatorBox.external, `${base}.operatorBox.external`, engine),

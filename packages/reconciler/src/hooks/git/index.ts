@@ -45,7 +45,6 @@ export const gitHook = defineHook({
   reference: 'docs/reference/katalog.md §16.1',
   phase: 'context',
   label: { place: 'the git hook', reader: 'git' },
-  hoisted: true,
   enqueuedBy: ['git'],
   compile: (entry, base, engine): CompiledGit | undefined => {
     const declaration = entry.operatorBox.git;
