@@ -112,6 +112,9 @@ export {
   substituteEnv,
 } from './process/provider-loader.js';
 export type { LoadProvidersOptions, LoadedProviders } from './process/provider-loader.js';
+// The operator process itself (`ork run`), for the benchmark's runtime child (tools/bench).
+export { OperatorStartError, startOperator } from './process/operator.js';
+export type { Operator, StartOperatorOptions } from './process/operator.js';
 export { installShutdown } from './process/shutdown.js';
 export type {
   InstallShutdownOptions,

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { loadKatalog } from '@orkestra/types';
-import type { Katalog, KatalogIssue } from '@orkestra/types';
+import { loadKatalog, readYamlFile } from '@orkestra/types';
+import type { Katalog, KatalogIssue, YamlInputResult } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
 import { reportCaughtError } from './caught-error.js';
@@ -39,9 +38,9 @@ export interface LoadKatalogFileOptions {
  * constructs come back as positioned issues like schema errors do.
  */
 export function loadKatalogFile(file: string, options: LoadKatalogFileOptions): LoadKatalogFileResult {
-  let text: string;
+  let read: YamlInputResult;
   try {
-    text = readFileSync(resolve(options.cwd, file), 'utf8');
+    read = readYamlFile(resolve(options.cwd, file));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return {
@@ -50,7 +49,11 @@ export function loadKatalogFile(file: string, options: LoadKatalogFileOptions): 
       warnings: [],
     };
   }
-  return loadKatalogText(file, text, options);
+  if (!read.ok) {
+    const { line, column, message } = read.problem;
+    return { ok: false, errors: [{ file, line, column, path: '', message }], warnings: [] };
+  }
+  return loadKatalogText(file, read.text, options);
 }
 
 /**

@@ -38,7 +38,7 @@ async function token(name: string): Promise<string> {
   const answer = await core.createNamespacedServiceAccountToken({
     name,
     namespace: env.namespace,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    body: { spec: { audiences: ['orkestra-control-center'], expirationSeconds: 3600 } },
   });
   return answer.status?.token ?? '';
 }

@@ -123,7 +123,7 @@ async function setup(): Promise<void> {
   writeFileSync(join(dir, 'katalog.yaml'), original);
   writeFileSync(join(dir, 'new-katalog.yaml'), changed(original));
   const katalog = loadKatalogOrThrow({ text: original });
-  await installCrds(env.kubeConfig, katalog);
+  await installCrds(createKubeClient({ kubeConfig: env.kubeConfig }), katalog);
   admin = createKubeClient({ kubeConfig: env.kubeConfig });
 
   // A user who may get, list and watch everything, and nothing else.

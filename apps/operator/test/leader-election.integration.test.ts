@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { CoordinationV1Api, CoreV1Api, V1MicroTime } from '@kubernetes/client-node';
+import { createKubeClient } from '@orkestra/registry';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterEach, expect, it } from 'vitest';
-import { LeaderElector, leaseNameFor } from '../src/process/leader-election.js';
+import { LeaderElector, eventApiOf, leaseApiOf, leaseNameFor } from '../src/process/leader-election.js';
 
 // Leader election against the real API server, with short timings (lease 3 s, renew deadline 2 s,
 // retry 0.5 s). Takeover times are printed, not asserted: they depend on the machine.
@@ -26,9 +27,16 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 20_00
   }
 }
 
+const client = () =>
+  createKubeClient({
+    kubeConfig: env.kubeConfig,
+    resources: { 'coordination.k8s.io/v1/Lease': { plural: 'leases', namespaced: true } },
+  });
+
 function start(leaseName: string, identity: string, log: string[]): LeaderElector {
   const elector = new LeaderElector({
-    api: env.kubeConfig.makeApiClient(CoordinationV1Api),
+    // The operator's path: Lease reads and writes through the registry client (ADR 0035).
+    api: leaseApiOf(client()),
     namespace: env.namespace,
     leaseName,
     identity,
@@ -37,7 +45,7 @@ function start(leaseName: string, identity: string, log: string[]): LeaderElecto
     retryPeriodMs: 500,
     onStartedLeading: () => log.push(`${identity} started`),
     onStoppedLeading: () => log.push(`${identity} stopped`),
-    events: env.kubeConfig.makeApiClient(CoreV1Api),
+    events: eventApiOf(client()),
   });
   electors.push(elector);
   elector.start();

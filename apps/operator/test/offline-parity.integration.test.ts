@@ -183,7 +183,7 @@ describe.each(PARITY_EXAMPLES)('offline and runtime parity: examples/%s', (examp
     const { katalog, group, unique } = exampleKatalog(example, suffix);
     const namespace = `parity-${example}-${suffix}`.slice(0, 60);
     stops.push(await createNamespace(env.kubeConfig, namespace));
-    await installCrds(env.kubeConfig, katalog);
+    await installCrds(createKubeClient({ kubeConfig: env.kubeConfig }), katalog);
     const scenarioFile = join(REPO_ROOT, 'examples', example, 'scenario.yaml');
     const scenario = parseScenario(readFileSync(scenarioFile, 'utf8'), {
       file: scenarioFile,

@@ -16,9 +16,14 @@ export interface ReconcileRequest {
   readonly name: string;
 }
 
-/** ReconcileResult is what a successful reconcile returns; `requeueAfterMs` asks for a timed re-queue. */
+/**
+ * ReconcileResult is what a successful reconcile returns: `requeueAfterMs` asks for a timed
+ * re-queue (the earlier of two wins); `requeueMs` is the entry's `requeue` (docs/reference/katalog.md §20.2),
+ * which replaces the key's requeue timer and is cancelled by the next event for the key.
+ */
 export interface ReconcileResult {
   readonly requeueAfterMs?: number;
+  readonly requeueMs?: number;
 }
 
 /** ReconcileContext is passed to every reconcile: its id, its queue key and a signal aborted on timeout or stop. */
@@ -59,12 +64,14 @@ export interface ReconcileReport {
   readonly requeueAfterMs?: number;
   /** What was thrown, for the error outcomes. */
   readonly error?: unknown;
+  /** True when the failure used the key's last attempt: no retry was scheduled (docs/reference/katalog.md §20.1). */
+  readonly retriesExhausted?: boolean;
 }
 
 /** DispatcherQueue is the part of WorkQueue a Dispatcher uses. */
 export type DispatcherQueue = Pick<
   WorkQueue,
-  'tryGet' | 'onReady' | 'done' | 'forget' | 'addAfter' | 'addRateLimited'
+  'tryGet' | 'onReady' | 'done' | 'forget' | 'addAfter' | 'addRateLimited' | 'requeueAfter'
 >;
 
 /** DispatcherOptions configures a Dispatcher. */
@@ -396,21 +403,26 @@ export class Dispatcher {
   #handleOutcome(run: Running, durationMs: number, settled: Settled): ReconcileReport {
     const { key } = run;
     const base = { key, reconcileId: run.reconcileId, durationMs };
+    // The entry's `requeue` follows a success only; a failure is retried on the backoff (§20).
+    this.#queue.requeueAfter(key, 'error' in settled || run.timedOut ? undefined : settled.result?.requeueMs);
     if (run.timedOut) {
-      this.#queue.addRateLimited(key);
       return {
         ...base,
         outcome: ReconcileOutcome.Timeout,
         error: new ReconcileTimeoutError(this.#timeoutMs),
+        ...exhausted(!this.#queue.addRateLimited(key)),
       };
     }
     if (!('error' in settled)) {
       const requeueAfterMs = settled.result?.requeueAfterMs;
+      const requeueMs = settled.result?.requeueMs;
       this.#queue.forget(key);
       if (requeueAfterMs != null && requeueAfterMs > 0) {
         this.#queue.addAfter(key, requeueAfterMs);
         return { ...base, outcome: ReconcileOutcome.RequeueAfter, requeueAfterMs };
       }
+      if (requeueMs != null && requeueMs > 0)
+        return { ...base, outcome: ReconcileOutcome.RequeueAfter, requeueAfterMs: requeueMs };
       return { ...base, outcome: ReconcileOutcome.Success };
     }
     const { error } = settled;
@@ -421,13 +433,23 @@ export class Dispatcher {
       case ReconcileErrorClass.Retryable: {
         // A 429 with Retry-After is retried when the server asked, not on the backoff (docs/reference/runtime.md §9.5).
         const retryAfterMs = retryAfterMsOf(error);
-        if (retryAfterMs == null) this.#queue.addRateLimited(key);
-        else this.#queue.addAfter(key, retryAfterMs);
+        if (retryAfterMs == null)
+          return {
+            ...base,
+            outcome: ReconcileOutcome.Error,
+            error,
+            ...exhausted(!this.#queue.addRateLimited(key)),
+          };
+        this.#queue.addAfter(key, retryAfterMs);
         return { ...base, outcome: ReconcileOutcome.Error, error };
       }
       case ReconcileErrorClass.Unexpected:
-        this.#queue.addRateLimited(key);
-        return { ...base, outcome: ReconcileOutcome.Panic, error };
+        return {
+          ...base,
+          outcome: ReconcileOutcome.Panic,
+          error,
+          ...exhausted(!this.#queue.addRateLimited(key)),
+        };
     }
   }
 
@@ -453,6 +475,10 @@ export class Dispatcher {
     while (drop + 1 < this.#busyPoints.length && (this.#busyPoints[drop + 1]?.at ?? now) <= cutoff) drop++;
     if (drop > 0) this.#busyPoints = this.#busyPoints.slice(drop);
   }
+}
+
+function exhausted(yes: boolean): { retriesExhausted?: true } {
+  return yes ? { retriesExhausted: true } : {};
 }
 
 /** requestFromKey turns a queue key (`namespace/name` or `name`) into a ReconcileRequest. */

@@ -44,6 +44,7 @@ export { katalogRevision, revisionObjectName, rolloutObjectName } from './rollou
 export { RolloutStore, createRolloutStore } from './rollout/rollout-store.js';
 export type { StoredRollout } from './rollout/rollout-store.js';
 export { RolloutController } from './rollout/rollout-controller.js';
+export { RolloutWatch, RolloutWatchError } from './rollout/rollout-watch.js';
 export type { RolloutControllerOptions } from './rollout/rollout-controller.js';
 export type { RuntimeRevisions } from './rollout/revisions.js';
 export { prepareRollout } from './rollout/prepare.js';
@@ -58,6 +59,8 @@ export {
 } from './runtime/runtime-observer.js';
 export type { RuntimeObserver, RuntimeSnapshot } from './runtime/runtime-observer.js';
 export { RelistReason } from './informer.js';
+// The counted list/watch transport, so a process that runs the runtime sends every request alike (ADR 0035).
+export { KubeListWatchClient } from './list-watch-client.js';
 export { AutoscaleTarget } from './autoscaler/decide.js';
 export type { EventSubject } from './events/event-recorder.js';
 
@@ -65,8 +68,13 @@ export type { EventSubject } from './events/event-recorder.js';
 export { childReadiness } from './readiness/child-readiness.js';
 
 // ---- Cross reads served to other operators, outbound address guard, log redaction
-export type { CrossHandler } from './hooks/cross-handler.js';
-export { AddressGuard, BlockedAddressError } from './hooks/address-guard.js';
+export type {
+  CrossAccessDecision,
+  CrossAuthorize,
+  CrossHandler,
+  CrossReadTarget,
+} from './hooks/cross-handler.js';
+export { AddressGuard, BlockedAddressError, LOOPBACK_CIDRS, parseCidr } from './hooks/address-guard.js';
 export { ExternalCaller } from './hooks/external.js';
 
 // ---- The image builders of the docker hook (`OCI_BUILDER`, docs/reference/katalog.md §16.2)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrlCredentials } from './redact-url.js';
+import { truncateMessage } from './reason-message.js';
+import { redactUrlCredentials, truncateRedacted } from './redact-url.js';
 
 describe('redactUrlCredentials', () => {
   it('replaces user and password, or a token as the user, of any scheme', () => {
@@ -32,5 +33,45 @@ describe('redactUrlCredentials', () => {
       'https://example.com/path?q=1',
     ])
       expect(redactUrlCredentials(text)).toBe(text);
+  });
+
+  it('redacts a user-info holding @ whole, as the URL parser reads it', () => {
+    expect(redactUrlCredentials('https://user:p@ss@host/x')).toBe('https://[REDACTED]@host/x');
+    expect(redactUrlCredentials('see https://a@b@c@git.example.com:8443/r.git')).toBe(
+      'see https://[REDACTED]@git.example.com:8443/r.git',
+    );
+  });
+
+  it('redacts GitLab, auth, code and *_key query values', () => {
+    expect(
+      redactUrlCredentials(
+        'https://gitlab.example.com/api/v4/p?private_token=glpat-SECRET&auth=a1&code=c2&x_api_key=k3&ok=1',
+      ),
+    ).toBe(
+      'https://gitlab.example.com/api/v4/p?private_token=[REDACTED]&auth=[REDACTED]&code=[REDACTED]&x_api_key=[REDACTED]&ok=1',
+    );
+    expect(redactUrlCredentials('https://h/p?x-api-key=k4&page=2')).toBe(
+      'https://h/p?x-api-key=[REDACTED]&page=2',
+    );
+  });
+
+  it('is linear: a 200 kB input of scheme-like characters completes', () => {
+    // The anchored scheme pattern tries each word once; the previous pattern needed 10 s here.
+    const text = `${'a-'.repeat(100_000)}://`;
+    expect(redactUrlCredentials(text)).toBe(text);
+    const many = 'https://u:p@h/ '.repeat(20_000);
+    expect(redactUrlCredentials(many)).toBe('https://[REDACTED]@h/ '.repeat(20_000));
+  });
+
+  it('truncates before redacting, and hides a user-info the cut splits', () => {
+    const long = `failed: ${'x'.repeat(2000)} https://bot:ghp_SECRET@git.example.com/r.git`;
+    expect(truncateRedacted(long, 1024, truncateMessage)).toHaveLength(1024);
+    const cut = `${'x'.repeat(1000)} https://bot:ghp_${'S'.repeat(1000)}@git.example.com/r.git`;
+    const shown = truncateRedacted(cut, 1024, truncateMessage);
+    expect(shown).not.toContain('ghp_');
+    expect(shown).toContain('https://[REDACTED]');
+    expect(truncateRedacted('GET https://bot:t@h/x', 1024, truncateMessage)).toBe(
+      'GET https://[REDACTED]@h/x',
+    );
   });
 });

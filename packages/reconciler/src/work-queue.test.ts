@@ -419,3 +419,105 @@ describe('WorkQueue concurrency property', () => {
     await Promise.all(workers);
   });
 });
+
+describe('WorkQueue retry policy (docs/reference/katalog.md §20.1)', () => {
+  /** fail takes the key, fails it, and returns when (relative to now) it is ready again, or undefined. */
+  function failAndWait(
+    queue: WorkQueue,
+    clock: ManualClock,
+    key: string,
+    limitMs = 10_000_000,
+  ): number | undefined {
+    expect(queue.tryGet()).toBe(key);
+    const scheduled = queue.addRateLimited(key);
+    queue.done(key);
+    if (!scheduled) return undefined;
+    const start = clock.now();
+    for (let waited = 0; waited <= limitMs; waited += 1) {
+      if (queue.len() > 0) return clock.now() - start;
+      clock.advance(1);
+    }
+    return undefined;
+  }
+
+  it('waits initial × multiplier^(n-1) before the n-th retry, capped at max', () => {
+    const clock = new ManualClock();
+    const queue = new WorkQueue({ clock, initialBackoffMs: 500, maxBackoffMs: 4000, backoffMultiplier: 3 });
+    queue.add('a');
+    const delays = [1, 2, 3, 4].map(() => failAndWait(queue, clock, 'a'));
+    expect(delays).toEqual([500, 1500, 4000, 4000]);
+  });
+
+  it('stops at maxAttempts: no retry is scheduled after the last attempt, until forget', () => {
+    const clock = new ManualClock();
+    const queue = new WorkQueue({ clock, initialBackoffMs: 100, maxBackoffMs: 1000, maxAttempts: 3 });
+    queue.add('a');
+    expect(queue.isLastAttempt('a')).toBe(false);
+    expect(failAndWait(queue, clock, 'a')).toBe(100);
+    expect(failAndWait(queue, clock, 'a')).toBe(200);
+    expect(queue.isLastAttempt('a')).toBe(true);
+    expect(failAndWait(queue, clock, 'a')).toBeUndefined();
+    clock.advance(60_000);
+    expect(queue.len()).toBe(0);
+    expect(queue.stats().retries).toBe(2);
+    // forget (a success, or a new generation) restarts the budget.
+    queue.forget('a');
+    queue.add('a');
+    expect(failAndWait(queue, clock, 'a')).toBe(100);
+  });
+
+  it('maxAttempts 0 retries forever', () => {
+    const clock = new ManualClock();
+    const queue = new WorkQueue({ clock, initialBackoffMs: 1, maxBackoffMs: 2 });
+    queue.add('a');
+    for (let i = 0; i < 20; i++) expect(failAndWait(queue, clock, 'a')).toBeDefined();
+  });
+});
+
+describe('WorkQueue requeueAfter (docs/reference/katalog.md §20.2)', () => {
+  it('adds the key after its delay', () => {
+    const clock = new ManualClock();
+    const queue = new WorkQueue({ clock });
+    queue.requeueAfter('a', 2000);
+    clock.advance(1999);
+    expect(queue.len()).toBe(0);
+    clock.advance(1);
+    expect(drainReady(queue)).toEqual(['a']);
+  });
+
+  it('a later requeueAfter replaces the timer, also with a later time', () => {
+    const clock = new ManualClock();
+    const queue = new WorkQueue({ clock });
+    queue.requeueAfter('a', 1000);
+    queue.requeueAfter('a', 5000);
+    expect(queue.requeueDueAt('a')).toBe(5000);
+    clock.advance(4999);
+    expect(queue.len()).toBe(0);
+    clock.advance(1);
+    expect(drainReady(queue)).toEqual(['a']);
+    expect(queue.stats().requeues).toBe(0);
+  });
+
+  it('any newer event (add) cancels it; undefined cancels it', () => {
+    const clock = new ManualClock();
+    const queue = new WorkQueue({ clock });
+    queue.requeueAfter('a', 1000);
+    queue.requeueAfter('b', 1000);
+    queue.add('a');
+    expect(drainReady(queue)).toEqual(['a']);
+    queue.done('a');
+    queue.requeueAfter('b', undefined);
+    clock.advance(10_000);
+    expect(queue.len()).toBe(0);
+  });
+
+  it('leaves addAfter timers alone', () => {
+    const clock = new ManualClock();
+    const queue = new WorkQueue({ clock });
+    queue.addAfter('a', 1000);
+    queue.requeueAfter('a', 3000);
+    queue.requeueAfter('a', undefined);
+    clock.advance(1000);
+    expect(drainReady(queue)).toEqual(['a']);
+  });
+});

@@ -21,10 +21,17 @@ const RANK: Readonly<Record<Priority, number>> = { high: 2, normal: 1, low: 0 };
 
 /** WorkQueueOptions configures a WorkQueue; every field has a default. */
 export interface WorkQueueOptions {
-  /** First retry delay of `addRateLimited`; doubles per consecutive failure. Default 5 ms. */
+  /** First retry delay of `addRateLimited`; multiplied by `backoffMultiplier` per consecutive failure. Default 5 ms. */
   readonly initialBackoffMs?: number;
   /** Retry delay cap of `addRateLimited`. Default 1 000 000 ms (1000 s). */
   readonly maxBackoffMs?: number;
+  /** Factor between consecutive retry delays (at least 1). Default 2. */
+  readonly backoffMultiplier?: number;
+  /**
+   * Attempts in all (the first included) before `addRateLimited` stops scheduling retries for a
+   * key (docs/reference/katalog.md §20.1); 0 = unlimited. Default 0.
+   */
+  readonly maxAttempts?: number;
   /** Drop new keys once this many keys are dirty; 0 = unlimited. Default 0. */
   readonly maxDepth?: number;
   /** Source of time and timers; tests pass a ManualClock. Default `systemClock`. */
@@ -52,6 +59,8 @@ export interface WorkQueueStats {
   readonly processing: number;
   /** Keys with a pending `addAfter` timer. */
   readonly delayed: number;
+  /** Keys with a pending `requeueAfter` timer (the entry's `requeue`). */
+  readonly requeues: number;
   /** Accepted adds (including adds that only deduplicated), cumulative. */
   readonly adds: number;
   /** `addRateLimited` calls, cumulative (`workqueue_retries_total`). */
@@ -94,6 +103,8 @@ export class WorkQueue {
   readonly #clock: Clock;
   readonly #initialBackoffMs: number;
   readonly #maxBackoffMs: number;
+  readonly #multiplier: number;
+  readonly #maxAttempts: number;
   #maxDepth: number;
   readonly #onTake: ((key: string, queuedMs: number) => void) | undefined;
   readonly #onAdd: ((key: string) => void) | undefined;
@@ -108,6 +119,8 @@ export class WorkQueue {
   /** Ready lanes; a Set keeps insertion order and allows moving a key between lanes. */
   readonly #lanes: Record<Priority, Set<string>> = { high: new Set(), normal: new Set(), low: new Set() };
   readonly #delayed = new Map<string, DelayedAdd>();
+  /** The `requeueAfter` timer of each key: at most one, replaced by the next, cancelled by `add`. */
+  readonly #requeues = new Map<string, DelayedAdd>();
   readonly #failures = new Map<string, number>();
   readonly #waiters: Waiter[] = [];
   readonly #readyListeners = new Set<() => void>();
@@ -121,6 +134,8 @@ export class WorkQueue {
     this.#clock = options.clock ?? systemClock;
     this.#initialBackoffMs = options.initialBackoffMs ?? DEFAULT_INITIAL_BACKOFF_MS;
     this.#maxBackoffMs = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
+    this.#multiplier = options.backoffMultiplier ?? 2;
+    this.#maxAttempts = Math.max(0, Math.floor(options.maxAttempts ?? 0));
     this.#maxDepth = normalizeDepth(options.maxDepth ?? 0);
     this.#onTake = options.onTake;
     this.#onAdd = options.onAdd;
@@ -129,16 +144,47 @@ export class WorkQueue {
     if (!(this.#initialBackoffMs > 0) || !(this.#maxBackoffMs >= this.#initialBackoffMs)) {
       throw new RangeError('WorkQueue: need 0 < initialBackoffMs <= maxBackoffMs');
     }
+    if (!(this.#multiplier >= 1)) throw new RangeError('WorkQueue: need backoffMultiplier >= 1');
   }
 
   /**
    * add marks `key` dirty in the given lane (default normal). A dirty key only has its priority
    * raised; a key being processed is queued again when `done` is called. When maxDepth is reached
    * a key that is neither dirty nor processing is dropped and counted. Returns false when the add
-   * was dropped or the queue is shut down.
+   * was dropped or the queue is shut down. An add is an event for the key: it cancels the key's
+   * `requeueAfter` timer (the reconcile it causes sets the next one).
    */
   add(key: string, priority: Priority = Priority.Normal): boolean {
+    this.#cancelRequeue(key);
     return this.#add(key, priority, false);
+  }
+
+  /**
+   * requeueAfter sets the key's requeue timer (docs/reference/katalog.md §20.2): the key is added
+   * after `delayMs`, replacing any timer set by an earlier `requeueAfter` (later or earlier);
+   * `undefined` or a delay of 0 or less only cancels it. `add` cancels it too. Independent of
+   * `addAfter`, whose timers keep the earlier due time.
+   */
+  requeueAfter(key: string, delayMs: number | undefined): void {
+    this.#cancelRequeue(key);
+    if (this.#shuttingDown || delayMs == null || !(delayMs > 0)) return;
+    const handle = this.#clock.setTimeout(() => {
+      this.#requeues.delete(key);
+      this.#add(key, Priority.Normal, true);
+    }, delayMs);
+    this.#requeues.set(key, { dueAt: this.#clock.now() + delayMs, handle });
+  }
+
+  /** requeueDueAt is when the key's requeue timer fires (clock time), if one is set. */
+  requeueDueAt(key: string): number | undefined {
+    return this.#requeues.get(key)?.dueAt;
+  }
+
+  #cancelRequeue(key: string): void {
+    const pending = this.#requeues.get(key);
+    if (pending == null) return;
+    this.#clock.clearTimeout(pending.handle);
+    this.#requeues.delete(key);
   }
 
   /** get waits for a ready key (high lane first, then normal, then low) and moves it to processing; undefined after shut-down. */
@@ -205,22 +251,37 @@ export class WorkQueue {
   }
 
   /**
-   * addRateLimited re-adds a failed key after `min(initial × 2^failures, max)` and counts the
-   * failure; retries are never dropped.
+   * addRateLimited counts a failure of `key` and re-adds it after `min(initial × multiplier^failures, max)`
+   * (failures before this one); retries are never dropped. Once the key has failed `maxAttempts`
+   * times no retry is scheduled and false is returned (docs/reference/katalog.md §20.1); `forget`
+   * restarts the count.
    */
-  addRateLimited(key: string): void {
-    if (this.#shuttingDown) return;
+  addRateLimited(key: string): boolean {
+    if (this.#shuttingDown) return false;
     const failures = this.#failures.get(key) ?? 0;
     this.#failures.set(key, failures + 1);
+    if (this.#maxAttempts > 0 && failures + 1 >= this.#maxAttempts) return false;
     this.#retries++;
     this.#onRetry?.(key);
     this.addAfter(key, this.backoffFor(failures));
+    return true;
+  }
+
+  /** isLastAttempt tells whether the next failure of `key` exhausts its `maxAttempts` (never when unlimited). */
+  isLastAttempt(key: string): boolean {
+    return this.#maxAttempts > 0 && (this.#failures.get(key) ?? 0) + 1 >= this.#maxAttempts;
+  }
+
+  /** maxAttempts is the attempt limit of `addRateLimited` (0 = unlimited). */
+  get maxAttempts(): number {
+    return this.#maxAttempts;
   }
 
   /** backoffFor is the delay `addRateLimited` uses for a key that has failed `failures` times. */
   backoffFor(failures: number): number {
-    // 2^60 already exceeds any sane cap; clamping the exponent keeps the product finite.
-    return Math.min(this.#initialBackoffMs * 2 ** Math.min(failures, 60), this.#maxBackoffMs);
+    // Clamping the exponent keeps the product finite; any such delay is above every cap.
+    const delay = this.#initialBackoffMs * this.#multiplier ** Math.min(failures, 60);
+    return Math.min(Number.isFinite(delay) ? delay : this.#maxBackoffMs, this.#maxBackoffMs);
   }
 
   /** forget resets the failure count of a key, so its next retry starts at the initial delay. */
@@ -265,6 +326,7 @@ export class WorkQueue {
       dirty: this.#dirty.size,
       processing: this.#processing.size,
       delayed: this.#delayed.size,
+      requeues: this.#requeues.size,
       adds: this.#adds,
       retries: this.#retries,
       dropped: this.#dropped,
@@ -281,6 +343,8 @@ export class WorkQueue {
     this.#shuttingDown = true;
     for (const delayed of this.#delayed.values()) this.#clock.clearTimeout(delayed.handle);
     this.#delayed.clear();
+    for (const requeue of this.#requeues.values()) this.#clock.clearTimeout(requeue.handle);
+    this.#requeues.clear();
     for (const waiter of this.#waiters.splice(0)) waiter.resolve(undefined);
     // Wake ready-listeners so consumers notice the shut-down.
     for (const listener of [...this.#readyListeners]) listener();

@@ -7,7 +7,7 @@ import { delimiter, join } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKatalogRuntime } from '@orkestra/reconciler';
+import { LOOPBACK_CIDRS, createKatalogRuntime } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import {
   crClient,
@@ -30,6 +30,10 @@ const apis = {
   image: { group, version: 'v1', kind: 'Image', plural: 'images' },
   quota: { group, version: 'v1', kind: 'Quota', plural: 'quotas' },
 };
+
+// A local repository may only be named literally in the Katalog (docs/reference/runtime.md §14.3).
+const gitRoot = mkdtempSync(join(tmpdir(), 'orkestra-hooks-git-'));
+const bareRepo = join(gitRoot, 'repo.git');
 
 const katalog = katalogFrom(`
 apiVersion: orkestra.konductor.io/v1alpha1
@@ -86,7 +90,7 @@ spec:
       apiTypes: {group: ${group}, version: v1, kind: Site, plural: sites}
       resync: "0"
       operatorBox:
-        git: {repo: "{{ spec.repo }}", branch: main, path: services/web, pollInterval: 1s}
+        git: {repo: "${bareRepo}", branch: main, path: services/web, pollInterval: 1s}
         onReconcile:
           configMaps:
             - name: "{{ metadata.name }}-git"
@@ -233,6 +237,8 @@ beforeAll(async () => {
     options: {
       namespace: env.namespace,
       workDir: join(root, 'git-work'),
+      // The test's HTTP server is on loopback, which the address guard allows only explicitly.
+      allowPrivateAddresses: LOOPBACK_CIDRS,
       env: {
         ...process.env,
         PATH: `${join(root, 'bin')}${delimiter}${process.env['PATH'] ?? ''}`,
@@ -249,6 +255,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (server == null ? resolve() : server.close(() => resolve())));
   for (const cleanup of cleanups.reverse()) await cleanup();
   if (root !== '') rmSync(root, { recursive: true, force: true });
+  rmSync(gitRoot, { recursive: true, force: true });
 });
 
 describe('hooks in the reconcile pipeline', () => {
@@ -343,7 +350,7 @@ describe('hooks in the reconcile pipeline', () => {
   });
 
   it('checks out a git repository, records the commit after success and follows new commits', async () => {
-    const bare = join(root, 'repo.git');
+    const bare = bareRepo;
     const work = join(root, 'repo-work');
     execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
     execFileSync('git', ['init', '--quiet', '-b', 'main', work]);

@@ -171,10 +171,13 @@ spec:
                 tier: '{{ if eq .spec.tier "gold" }}3{{ else if eq .spec.tier "silver" }}2{{ else }}1{{ end }}'
                 level: '{{ .spec.logLevel | default "info" }}'
                 title: '{{ printf "%s has %d steps" .metadata.name (len .spec.steps) }}'
+                second: '{{ (index .spec.steps 1).command }}'
         status:
           fields:
             - path: steps
               value: "{{ len .spec.steps }}"
+            - path: planned
+              value: '{{ (index .children.configmaps (printf "%s-plan" .metadata.name)).data.all }}'
 `,
     );
     const ns = env.namespace;
@@ -186,8 +189,14 @@ spec:
       tier: '2',
       level: 'info',
       title: 'go has 2 steps',
+      second: 'test',
     });
     expect((await jobs.get(ns, 'go')).status?.['steps']).toBe(2);
+    // An action that starts with a parenthesised pipeline, with fields after it (§17.1.1).
+    await waitFor(
+      'go status.planned',
+      async () => (await jobs.get(ns, 'go')).status?.['planned'] === 'make,test',
+    );
   });
   it("writes upstream notes out where they are called, and deletes through upstream's unnamed ordered stages", async () => {
     const apps = await startOther(

@@ -59,6 +59,43 @@ describe('createKubeClient', () => {
     ]);
   });
 
+  it('reports every HTTP request to onRequest once: each list page, discovery and failures', async () => {
+    const seen: string[] = [];
+    await withServer(
+      (req, res) => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        if (url.pathname === '/apis/example.com/v1') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] }));
+        } else if (url.pathname.endsWith('/widgets')) {
+          const page = url.searchParams.get('continue');
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              items: [{ metadata: { name: page ?? 'a' } }],
+              metadata: { continue: page == null ? 'b' : '' },
+            }),
+          );
+        } else {
+          res.writeHead(404, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ kind: 'Status', reason: 'NotFound', code: 404 }));
+        }
+      },
+      {},
+      async (kubeConfig) => {
+        const client = createKubeClient({
+          kubeConfig,
+          onRequest: (method, status) => seen.push(`${method} ${status}`),
+        });
+        const list = await client.list({ apiVersion: 'example.com/v1', kind: 'Widget' }, { namespace: 'n' });
+        expect(list.items).toHaveLength(2);
+        await expect(client.get(ref)).rejects.toThrow();
+      },
+    );
+    // Discovery, two pages, the failed get: what the API server's audit log would count.
+    expect(seen).toEqual(['GET 200', 'GET 200', 'GET 200', 'GET 404']);
+  });
+
   it('gives up on a server that does not answer within timeoutMs, as a Timeout error', async () => {
     await withServer(
       () => undefined, // never answers

@@ -43,6 +43,13 @@ export interface KubeClientOptions {
    * already (BUILTIN_RESOURCES, from the kind facts table).
    */
   readonly resources?: Readonly<Record<string, ResourceInfo>>;
+  /**
+   * Called once per HTTP request when it ends (each page of a list, each discovery request), with
+   * the HTTP method, the status (0 when no response arrived) and the seconds taken, so a caller's
+   * `rest_client_requests_total` counts exactly what the API server's audit log records (ADR 0035).
+   * Default: none.
+   */
+  readonly onRequest?: (method: string, status: number, seconds: number) => void;
 }
 
 interface RawResponse {
@@ -109,6 +116,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       headers['content-length'] = Buffer.byteLength(payload);
     }
     const transport = url.protocol === 'http:' ? http : https;
+    const started = performance.now();
+    let answered = 0;
     const response = await new Promise<RawResponse>((resolve, reject) => {
       const req = transport.request(url, { ...reqOptions, headers }, (res) => {
         const chunks: Buffer[] = [];
@@ -116,6 +125,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         res.on('error', reject);
         res.on('end', () => {
           clearTimeout(timer);
+          answered = res.statusCode ?? 0;
           const text = Buffer.concat(chunks).toString('utf8');
           let body: unknown = text;
           try {
@@ -135,16 +145,18 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       });
       if (payload != null) req.write(payload);
       req.end();
-    }).catch((err: unknown) => {
-      throw createKubeApiError({
-        reason: err instanceof RequestTimeout ? KubeErrorCode.Timeout : KubeErrorCode.Unknown,
-        status: 0,
-        verb: spec.verb,
-        ...(spec.ref == null ? {} : { ref: spec.ref }),
-        message: err instanceof Error ? err.message : String(err),
-        cause: err,
+    })
+      .finally(() => options.onRequest?.(spec.method, answered, (performance.now() - started) / 1000))
+      .catch((err: unknown) => {
+        throw createKubeApiError({
+          reason: err instanceof RequestTimeout ? KubeErrorCode.Timeout : KubeErrorCode.Unknown,
+          status: 0,
+          verb: spec.verb,
+          ...(spec.ref == null ? {} : { ref: spec.ref }),
+          message: err instanceof Error ? err.message : String(err),
+          cause: err,
+        });
       });
-    });
     if (response.status >= 200 && response.status < 300) return response;
     throw errorFromResponse(spec, response);
   }

@@ -1,7 +1,7 @@
 import { OrkestraLabel } from '@orkestra/types';
 import type { NormalizeRules } from './compare.js';
 import { DEFAULT_RULES, compareToCache, withAppliedHash } from './compare.js';
-import { AlreadyExistsError, RegistryError, RegistryErrorCode } from './errors.js';
+import { AlreadyExistsError, NotFoundError, RegistryError, RegistryErrorCode } from './errors.js';
 import type { KubeClient, ObjectReader } from './kube-client.js';
 import type { KubeObject } from './kube-object.js';
 import { formatRef, refOf } from './kube-object.js';
@@ -27,8 +27,9 @@ export interface EnsureOptions {
  * ensureObject writes one desired manifest according to its mode and reports what it did.
  * Create mode is cache-first (nothing is sent when the cache has the object); AlreadyExists costs
  * one GET to check ownership. Apply mode stamps the applied-hash and sends nothing when the cached
- * object already matches (compareToCache). A child carrying another CR's owner-uid label is never
- * written: RegistryError `ChildOwnedByOther`.
+ * object already matches (compareToCache); on a cache miss it GETs the object first and never
+ * adopts one without an Orkestra owner label (RegistryError `ChildConflict`, ADR 0032). A child
+ * carrying another CR's owner-uid label is never written: RegistryError `ChildOwnedByOther`.
  */
 export async function ensureObject(
   manifest: KubeObject,
@@ -61,10 +62,41 @@ export async function ensureObject(
   }
 
   const desired = withAppliedHash(manifest);
-  if (compareToCache(desired, cached, rules) === 'match') return 'unchanged';
+  // Never adopt (ADR 0032): the child cache holds only labelled objects, so on a miss the live
+  // object is read first. An object without an owner label is someone else's: a ChildConflict,
+  // left untouched; one of another CR is ChildOwnedByOther. Server-side apply creates the child
+  // only when nothing of that name exists. (A POST would own the fields under an Update entry, which
+  // later applies of the same manager conflict with.)
+  const live = cached ?? (await liveObject(options.client, ref));
+  if (cached == null && live != null) {
+    if (live.metadata.labels?.[OrkestraLabel.OwnerUid] == null) {
+      throw new RegistryError(
+        RegistryErrorCode.ChildConflict,
+        `${formatRef(ref)} already exists and is not managed by Orkestra; it is left untouched (delete or rename it, or rename the child)`,
+      );
+    }
+    assertOwned(live, ownerUid);
+  }
+  if (compareToCache(desired, live, rules) === 'match') {
+    if (cached == null && live != null) options.onWritten?.(live);
+    return 'unchanged';
+  }
   const { object, created } = await options.client.apply(desired, { force: options.force ?? true });
   options.onWritten?.(object);
   return created ? 'created' : 'updated';
+}
+
+/** liveObject GETs an object, or undefined when it does not exist. */
+async function liveObject(
+  client: KubeClient,
+  ref: ReturnType<typeof refOf>,
+): Promise<KubeObject | undefined> {
+  try {
+    return await client.get(ref);
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
 }
 
 function assertOwned(live: KubeObject, ownerUid: string | undefined): void {

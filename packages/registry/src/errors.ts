@@ -211,6 +211,7 @@ export function createKubeApiError(options: KubeApiErrorOptions): KubeApiError {
 export const RegistryErrorCode = {
   TemplateError: ConditionReason.TemplateError,
   ChildOwnedByOther: ConditionReason.ChildOwnedByOther,
+  ChildConflict: ConditionReason.ChildConflict,
   ApplyFailed: ConditionReason.ApplyFailed,
 } as const;
 /** RegistryErrorCode is one of the condition reasons a RegistryError carries. */

@@ -139,84 +139,45 @@ export function rewriteLeadingDots(source: string): string {
   return out;
 }
 
-/** stripDots renders Go tokens as Handlebars expressions: `.spec.x` → `spec.x`, `$.x` → `@root.x`. */
-function hbsToken(text: string): string {
-  if (text.startsWith('$.')) return `@root.${text.slice(2)}`;
-  if (text === '.') return 'this';
-  if (text.startsWith('$')) return text.slice(1);
-  if (text.startsWith('.') && pathStart.test(text[1] ?? '')) return text.slice(1);
-  return text;
-}
-
-/** splitPipes splits tokens at top-level `|`. */
-function splitPipes(tokens: readonly Token[]): Token[][] {
-  const stages: Token[][] = [[]];
-  let depth = 0;
-  for (const token of tokens) {
-    if (token.text === '(') depth++;
-    if (token.text === ')') depth--;
-    if (token.text === '|' && depth === 0) stages.push([]);
-    else stages.at(-1)?.push(token);
-  }
-  return stages;
-}
-
-function joinTokens(tokens: readonly Token[]): string {
-  return tokens
-    .map((token) => hbsToken(token.text))
-    .join(' ')
-    .replace(/\( /g, '(')
-    .replace(/ \)/g, ')');
-}
-
-function wrap(expr: string): string {
-  return /\s/.test(expr) && !(expr.startsWith('(') && expr.endsWith(')')) ? `(${expr})` : expr;
-}
-
-/** goExpression turns a Go pipeline (`.x | default "y" | upper`) into a Handlebars expression. */
-function goExpression(tokens: readonly Token[]): string {
-  const [first = [], ...rest] = splitPipes(tokens);
-  let expr = joinTokens(first);
-  for (const stage of rest) {
-    const [fn, ...args] = stage;
-    if (fn == null) continue;
-    // Go passes the piped value last; Orkestra's helpers take the value first.
-    expr = [hbsToken(fn.text), wrap(expr), ...args.map((arg) => hbsToken(arg.text))].join(' ');
-  }
-  return expr;
-}
-
-function printfRewrite(args: readonly Token[]): string | undefined {
-  const [format, ...values] = args;
-  if (format == null || !format.text.startsWith('"')) return undefined;
-  let index = 0;
-  const body = format.text.slice(1, -1).replace(/%%|%[-+# 0]*\d*(?:\.\d+)?[sdvqfx]/g, (verb) => {
-    if (verb === '%%') return '%';
-    const value = values[index++];
-    return value == null ? verb : `{{ ${hbsToken(value.text)} }}`;
-  });
-  return body;
-}
-
 const blockWords = new Set(['if', 'range', 'with']);
 
 /**
- * findGoSyntax returns the first Go `text/template` construct in a source, or undefined. It knows
- * `{{ if }}`/`{{ range }}`/`{{ with }}`/`{{ end }}`, pipelines with `|`, `$variables`, `printf`,
- * `index`, `nil`, `define`/`template`/`block` and the `{{-`/`-}}` trim markers.
+ * GoActionTranslator translates one Go action (`{{ .x | upper }}`) to a template that compiles and
+ * renders the same value, or returns undefined when it cannot (a variable declared elsewhere).
  */
-export function findGoSyntax(source: string): GoSyntaxProblem | undefined {
+export type GoActionTranslator = (action: string) => string | undefined;
+
+const readAsHandlebars = 'the template also uses Handlebars blocks, so it is read as Handlebars';
+
+/**
+ * findGoSyntax returns the first Go `text/template` construct in a template read as Handlebars
+ * (one that mixes Handlebars blocks with Go actions), or undefined. It knows `{{ if }}`/
+ * `{{ range }}`/`{{ with }}`/`{{ end }}`, pipelines with `|`, `$variables`, `index`,
+ * `nil`, `define`/`template`/`block` and the `{{-`/`-}}` trim markers. The suggestion, when
+ * there is one, is the action translated by `translate`: a template that renders the same value.
+ */
+export function findGoSyntax(
+  source: string,
+  translate: GoActionTranslator = () => undefined,
+): GoSyntaxProblem | undefined {
   const open: string[] = [];
   for (const mustache of scanMustaches(source)) {
     if (mustache.comment) continue;
     const raw = source.slice(mustache.start, mustache.end);
+    const action = (message: string, offset: number): GoSyntaxProblem => {
+      // Trim markers become Handlebars' `~`, so the text around the hint is trimmed as Go trims it.
+      const translated = translate(`{{${raw}}}`);
+      const single = translated != null && /^\{\{ [^{}]*\}\}$/.test(translated);
+      const suggestion = single
+        ? `{{${/^-\s/.test(raw) ? '~' : ''}${translated.slice(2, -2)}${/\s-$/.test(raw) ? '~' : ''}}}`
+        : translated;
+      return suggestion == null
+        ? { offset, message: `${message} (${readAsHandlebars}; it cannot be translated here)`, suggestion }
+        : { offset, message: `${message} (${readAsHandlebars})`, suggestion };
+    };
     if (/^-\s/.test(raw) || /\s-$/.test(raw)) {
       const offset = /^-\s/.test(raw) ? mustache.start : mustache.end - 1;
-      return {
-        offset,
-        message: 'Go-template trim marker "-" is not supported',
-        suggestion: `{{~ ${goExpression(tokenize(raw.replace(/^-\s|\s-$/g, '  '), 0, raw.length))} ~}}`,
-      };
+      return action('Go-template trim marker "-" is not supported', offset);
     }
     const sigil = /^[#^/>&]/.test(raw) ? raw[0] : undefined;
     const tokens = tokenize(source, mustache.start + (sigil == null ? 0 : 1), mustache.end);
@@ -224,22 +185,20 @@ export function findGoSyntax(source: string): GoSyntaxProblem | undefined {
     if (head == null) continue;
     if (sigil === '#') open.push(head.text);
     if (sigil === '/') open.pop();
-    if (sigil == null && blockWords.has(head.text)) {
-      return { offset: head.offset, ...goBlock(head.text, args) };
-    }
-    if (sigil == null && head.text === 'end' && args.length === 0) {
-      const block = open.pop();
+    if (sigil == null && (blockWords.has(head.text) || (head.text === 'end' && args.length === 0))) {
+      const block = head.text === 'end' ? open.pop() : undefined;
+      const close = block == null ? '' : `: Go's {{ end }} cannot close Handlebars' {{#${block}}}`;
       return {
         offset: head.offset,
-        message: 'Go-template "{{ end }}" is not supported',
-        suggestion: block == null ? '{{/if}}, {{/each}} or {{/with}} to close the block' : `{{/${block}}}`,
+        message: `Go-template "{{ ${head.text} }}" is not supported${close} (${readAsHandlebars}: a template is written in one of the two languages)`,
+        suggestion: undefined,
       };
     }
     if (sigil == null && ['define', 'template', 'block'].includes(head.text) && args.length > 0) {
       return {
         offset: head.offset,
-        message: `Go-template "{{ ${head.text} }}" is not supported`,
-        suggestion: 'the template inline (Katalog templates have no named sub-templates)',
+        message: `Go-template "{{ ${head.text} }}" cannot be translated: Katalog templates have no named sub-templates, so write the template inline`,
+        suggestion: undefined,
       };
     }
     const inBlockParams = sigil === '#' && tokens.some((token) => token.text === 'as');
@@ -250,71 +209,14 @@ export function findGoSyntax(source: string): GoSyntaxProblem | undefined {
       if (token.text === 'as') afterAs = inBlockParams;
       const prev = tokens[i - 1];
       const first = i === 0 || prev?.text === '(';
-      if (token.text === '|' && !afterAs) {
-        return {
-          offset: token.offset,
-          message: 'Go-template pipelines with "|" are not supported',
-          suggestion: `{{ ${goExpression(tokens)} }}`,
-        };
-      }
-      if (token.text.startsWith('$') || token.text === ':=') {
-        const suggestion = token.text.startsWith('$.')
-          ? `${hbsToken(token.text)} to reach the top of the context`
-          : 'block parameters ({{#each list as |item i|}}) or @root.<path> instead of variables';
-        return {
-          offset: token.offset,
-          message: `Go-template variable "${token.text}" is not supported`,
-          suggestion,
-        };
-      }
-      if (token.text === 'printf' && first) {
-        const rewrite = printfRewrite(tokens.slice(i + 1).filter((t) => t.text !== ')'));
-        return {
-          offset: token.offset,
-          message: 'Go-template "printf" is not supported',
-          suggestion: rewrite ?? 'the values inline in the text, e.g. {{ a }}-{{ b }}',
-        };
-      }
-      if (token.text === 'index' && first && tokens.length - i > 2) {
-        const [target, ...keys] = tokens.slice(i + 1).filter((t) => t.text !== ')');
-        const expr = keys.reduce(
-          (acc, key) => `(lookup ${acc} ${hbsToken(key.text)})`,
-          hbsToken(target?.text ?? ''),
-        );
-        return {
-          offset: token.offset,
-          message: 'Go-template "index" is not supported',
-          suggestion: `{{ ${expr.slice(1, -1)} }}`,
-        };
-      }
-      if (token.text === 'nil') {
-        return { offset: token.offset, message: 'Go-template "nil" is not supported', suggestion: 'null' };
-      }
+      if (token.text === '|' && !afterAs)
+        return action('Go-template pipelines with "|" are not supported', token.offset);
+      if (token.text.startsWith('$') || token.text === ':=')
+        return action(`Go-template variable "${token.text}" is not supported`, token.offset);
+      if (token.text === 'index' && first && tokens.length - i > 2)
+        return action('Go-template "index" is not supported', token.offset);
+      if (token.text === 'nil') return action('Go-template "nil" is not supported', token.offset);
     }
   }
   return undefined;
-}
-
-function goBlock(word: string, args: readonly Token[]): { message: string; suggestion: string } {
-  const message = `Go-template "{{ ${word} }}" is not supported`;
-  if (word === 'range') {
-    const assign = args.findIndex((token) => token.text === ':=');
-    if (assign >= 0) {
-      const names = args
-        .slice(0, assign)
-        .map((token) => token.text.replace(/[$,]/g, ''))
-        .filter((name) => name !== '');
-      const params = names.length === 2 ? `${names[1]} ${names[0]}` : names.join(' ');
-      return {
-        message,
-        suggestion: `{{#each ${wrap(goExpression(args.slice(assign + 1)))} as |${params}|}} … {{/each}}`,
-      };
-    }
-    return {
-      message,
-      suggestion: `{{#each ${wrap(goExpression(args))}}} … {{/each}} (inside, the element is "this")`,
-    };
-  }
-  const tag = word === 'with' ? 'with' : 'if';
-  return { message, suggestion: `{{#${tag} ${wrap(goExpression(args))}}} … {{else}} … {{/${tag}}}` };
 }

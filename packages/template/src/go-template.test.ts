@@ -126,5 +126,12 @@ describe('Go text/template compiled to the engine', () => {
     expect(
       translateGoTemplate('{{ if eq .spec.tier "gold" }}3{{ else }}1{{ end }}', { isHelper: () => true }),
     ).toBe('{{#if (eq spec.tier "gold")}}3{{else}}1{{/if}}');
+    // A computed key is read literally (`lookup`), the fields after the parenthesis with `get`.
+    expect(
+      translateGoTemplate(
+        '{{ (index .children.customs (printf "%s-connector" .metadata.name)).status.phase }}',
+        { isHelper: () => true },
+      ),
+    ).toBe('{{ get (lookup children.customs (printf "%s-connector" metadata.name)) "status" "phase" }}');
   });
 });

@@ -1,16 +1,27 @@
-import { GO_INDEX_HELPER, GO_RANGE_HELPER } from './upstream-helpers.js';
+import {
+  GO_BUILTINS,
+  GO_INDEX_HELPER,
+  GO_RANGE_HELPER,
+  GO_TRUTH_HELPER,
+  goFloatText,
+} from './upstream-helpers.js';
 
 /**
- * Go `text/template` support (issue 14): a lexer and recursive-descent parser for the Go template
- * language as upstream Katalogs write it, and a compiler from its tree to Handlebars source for
- * our engine. Go semantics kept: `.` is the current context (changed by `range` and `with`, as
- * Handlebars' `this` is), `$` is the root, `$x := …` variables, pipelines, `else if`, trim markers.
+ * Go `text/template` support (docs/reference/katalog.md §17.1.1): a lexer and recursive-descent
+ * parser for the Go template language as upstream Katalogs write it, and a compiler from its tree
+ * to Handlebars source for our engine. Go semantics kept: `.` is the current context (changed by
+ * `range` and `with`, as Handlebars' `this` is), `$` is the root, `$x := …` variables, pipelines,
+ * a parenthesised pipeline as any operand with fields after it (`(index .m "k").status`), Go's
+ * truth and built-ins (`and`/`or` give an operand, `eq` takes several), `else if`, trim markers.
  *
- * Not supported, with an error naming the construct: `define`/`template`/`block`, `break`/
- * `continue`, variable re-assignment (`$x = …`), and method calls on values.
+ * Not supported, with an error that says so plainly: `define`/`template`/`block`, `break`/
+ * `continue`, variable re-assignment (`$x = …`), `call`, and method calls on values.
  */
 
-/** GoTemplateError is a Go template that cannot be parsed or translated, with its 0-based offset. */
+/**
+ * GoTemplateError is a Go template that cannot be parsed or translated, with its 0-based offset.
+ * A `suggestion`, when there is one, is a template that compiles and renders the same value.
+ */
 export class GoTemplateError extends Error {
   override readonly name: string = 'GoTemplateError';
   readonly offset: number;
@@ -28,26 +39,51 @@ export class GoTemplateError extends Error {
 const GO_ACTION =
   /\{\{-?\s*(?:if\s|range\s|with\s|else\b|end\s*-?\}\}|\/\*|break\b|continue\b|define\s|template\s|block\s|\$|index\s+[^\s}]|printf\s|print\s+[^\s}])|\{\{-\s|\s-\}\}|:=/;
 const HANDLEBARS_ONLY = /\{\{~?\s*[#^/!>&](?!\*)|\{\{\{/;
+/**
+ * Go-only operands anywhere in an action: a field of a parenthesised result (`(…).status`), a
+ * variable, `nil`, a number only Go writes (`0x1F`, `1_000`, `1e3`, `.5`).
+ */
+const GO_OPERAND =
+  /\)\.[\p{L}_]|(?:^|[\s(])\$|(?:^|[\s(])nil(?=[\s)]|$)|(?:^|[\s(])[-+]?(?:0[xXoObB][\da-fA-F_]|\d[\d_]*_\d|\d+(?:\.\d+)?[eE][-+]?\d|\.\d)/u;
+/**
+ * A call of one of Go's built-ins (`index`, `printf`, `not`, `slice`, `html`, …) or a parenthesised
+ * pipeline: Go's, when the action reads Go paths (`.x`), since some mean something else in the library.
+ */
+const GO_CALL =
+  /(?:^-?\s*|\(\s*)(?:and|or|not|eq|ne|lt|le|gt|ge|len|index|slice|print|printf|println|html|js|urlquery|call)\s|^-?\s*\(/;
+/** A Go path operand: `.x` after a space or `(`. */
+const GO_PATH = /(?:^|[\s(])\.[\p{L}_]/u;
 
 /**
  * isGoTemplate tells whether a source is written in Go `text/template` syntax rather than
- * Handlebars: it uses a Go-only construct (`{{ if }}`, `{{ end }}`, `{{ range }}`, `$x`, `:=`,
- * `|` pipelines, `index`, `printf`, trim markers `{{-`/`-}}`, comments) and no Handlebars block
- * syntax (`{{#…}}`, `{{/…}}`). Sources in the common subset (`{{ .spec.x }}`, `{{ default .a "b" }}`)
- * are not Go templates: both languages mean the same thing by them.
+ * Handlebars: it uses no Handlebars block syntax (`{{#…}}`, `{{/…}}`) and a Go-only construct
+ * (`{{ if }}`, `{{ end }}`, `{{ range }}`, `$x`, `:=`, `|` pipelines, `(…).field`, raw strings,
+ * trim markers `{{-`/`-}}`, comments), or calls a Go built-in (`index`, `printf`, `and`, `not`, …)
+ * or a parenthesised pipeline on Go paths (`.x`). Other sources in the common subset
+ * (`{{ .spec.x }}`, `{{ default .a "b" }}`) are read as Handlebars: both languages mean the same.
  */
 export function isGoTemplate(source: string): boolean {
   if (!source.includes('{{') || HANDLEBARS_ONLY.test(source)) return false;
   if (GO_ACTION.test(source)) return true;
-  // A top-level `|` inside an action (outside strings) is a Go pipeline.
   for (const action of source.matchAll(/\{\{([\s\S]*?)\}\}/g)) {
-    const body = (action[1] ?? '').replace(/"(?:\\.|[^"\\])*"|`[^`]*`/g, '""');
+    const text = action[1] ?? '';
+    if (text.replace(/"(?:\\.|[^"\\])*"/g, '""').includes('`')) return true;
+    const body = text.replace(/"(?:\\.|[^"\\])*"|`[^`]*`/g, '""');
+    // A top-level `|` inside an action (outside strings) is a Go pipeline.
     if (/\|/.test(body) && !/\bas\s*\|/.test(body)) return true;
+    if (GO_OPERAND.test(body)) return true;
+    if (GO_CALL.test(body) && GO_PATH.test(body)) return true;
+    // Go's built-ins the library does not have, called with arguments.
+    if (/(?:^-?\s*|\(\s*)(?:slice|html|js|urlquery|println|call)\s+[^\s)]/.test(body)) return true;
   }
   return false;
 }
 
 // ---- lexer ------------------------------------------------------------------------------------------------
+
+/** A Go number constant: decimal, hex, octal, binary (with `_` separators), or a decimal float. */
+const NUMBER =
+  /^[-+]?(?:0[xX][\da-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][-+]?\d+)?)/;
 
 type TokenKind =
   | 'text'
@@ -72,6 +108,31 @@ interface Token {
   readonly text: string;
   readonly value?: string;
   readonly offset: number;
+}
+
+/** A backslash escape of a Go string or character constant. */
+const ESCAPE = /^\\(?:x[\da-fA-F]{2}|u[\da-fA-F]{4}|U[\da-fA-F]{8}|[0-7]{3}|.)/;
+
+const CHAR_ESCAPES: Readonly<Record<string, number>> = {
+  a: 7,
+  b: 8,
+  f: 12,
+  n: 10,
+  r: 13,
+  t: 9,
+  v: 11,
+  '\\': 92,
+  "'": 39,
+  '"': 34,
+};
+
+/** charCode is the value of a Go character constant's body (`a`, `\n`, `\x41`, `\u00e9`, `\101`). */
+function charCode(body: string): number {
+  if (!body.startsWith('\\')) return body.codePointAt(0) ?? 0;
+  const rest = body.slice(1);
+  if (/^[xuU]/.test(rest)) return Number.parseInt(rest.slice(1), 16);
+  if (/^[0-7]{3}$/.test(rest)) return Number.parseInt(rest, 8);
+  return CHAR_ESCAPES[rest] ?? rest.codePointAt(0) ?? 0;
 }
 
 function lex(source: string): Token[] {
@@ -140,17 +201,9 @@ function lex(source: string): Token[] {
         let value = '';
         while (k < source.length && source[k] !== '"') {
           if (source[k] === '\\') {
-            const next = source[k + 1] ?? '';
-            const escapes: Record<string, string> = {
-              n: '\n',
-              t: '\t',
-              r: '\r',
-              '\\': '\\',
-              '"': '"',
-              "'": "'",
-            };
-            value += escapes[next] ?? next;
-            k += 2;
+            const escape = ESCAPE.exec(source.slice(k))?.[0] ?? source.slice(k, k + 2);
+            value += String.fromCodePoint(charCode(escape));
+            k += escape.length;
           } else {
             value += source[k];
             k++;
@@ -170,16 +223,30 @@ function lex(source: string): Token[] {
         });
         j = end + 1;
       } else if (ch === "'") {
-        const m = /^'(\\.|[^'\\])'/.exec(source.slice(j));
+        const m = /^'(\\(?:x[\da-fA-F]{2}|u[\da-fA-F]{4}|U[\da-fA-F]{8}|[0-7]{3}|.)|[^'\\])'/u.exec(
+          source.slice(j),
+        );
         if (m == null) throw new GoTemplateError('bad character constant', j);
-        const charText = (m[1] ?? '').replace(/^\\/, '');
-        tokens.push({ kind: 'number', text: String(charText.codePointAt(0) ?? 0), offset: j });
+        tokens.push({ kind: 'number', text: String(charCode(m[1] ?? '')), offset: j });
         j += m[0].length;
-      } else if (/[-+\d]/.test(ch) && /[\d.]/.test(ch === '-' || ch === '+' ? (source[j + 1] ?? '') : ch)) {
-        const m = /^[-+]?(?:0x[\da-fA-F]+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/.exec(source.slice(j));
-        const text = m?.[0] ?? ch;
+      } else if (
+        /[-+\d]/.test(ch) &&
+        /[\d.]/.test(ch === '-' || ch === '+' ? (source[j + 1] ?? '') : ch) &&
+        NUMBER.test(source.slice(j))
+      ) {
+        const text = NUMBER.exec(source.slice(j))?.[0] ?? ch;
         tokens.push({ kind: 'number', text, offset: j });
         j += text.length;
+      } else if (ch === '.' && /\d/.test(source[j + 1] ?? '')) {
+        const text = NUMBER.exec(source.slice(j))?.[0] ?? ch;
+        tokens.push({ kind: 'number', text, offset: j });
+        j += text.length;
+      } else if (ch === '@' && /^@root(?![\p{L}\p{N}_])/u.test(source.slice(j))) {
+        // Handlebars' `@root` (in a translated template read again) is Go's `$`.
+        const m = /^@root((?:\.[\p{L}_][\p{L}\p{N}_]*)*)/u.exec(source.slice(j));
+        const rest = m?.[1] ?? '';
+        tokens.push({ kind: 'variable', text: `$${rest}`, offset: j });
+        j += 5 + rest.length;
       } else if (ch === '.' || ch === '$') {
         const m = /^(?:\$[\p{L}\p{N}_]*|)(?:\.[\p{L}_][\p{L}\p{N}_]*)*/u.exec(source.slice(j));
         let text = m?.[0] ?? '';
@@ -318,16 +385,14 @@ class Parser {
           case 'template':
           case 'block':
             throw new GoTemplateError(
-              `Go-template "{{ ${head.text} }}" is not supported`,
+              `Go-template "{{ ${head.text} }}" cannot be translated: Katalog templates have no named sub-templates, so write the template inline`,
               head.offset,
-              'the template inline (Katalog templates have no named sub-templates)',
             );
           case 'break':
           case 'continue':
             throw new GoTemplateError(
-              `Go-template "{{ ${head.text} }}" is not supported`,
+              `Go-template "{{ ${head.text} }}" cannot be translated: a range cannot stop early here, so put the rest of its body under a condition`,
               head.offset,
-              'a condition on the range body ({{ if … }} … {{ end }})',
             );
           default:
             break;
@@ -397,9 +462,8 @@ class Parser {
         declare.push(...names);
       } else if (after.kind === 'assign') {
         throw new GoTemplateError(
-          `Go-template assignment "${names.join(', ')} =" is not supported`,
+          `Go-template assignment "${names.join(', ')} =" cannot be translated: a variable cannot change after it is declared, so declare a new one ($y := …)`,
           after.offset,
-          'a new variable ($y := …) or the expression inline',
         );
       }
     }
@@ -443,9 +507,14 @@ class Parser {
         if (token.text === 'true' || token.text === 'false')
           return { kind: 'bool', value: token.text === 'true', offset: token.offset };
         if (token.text === 'nil') return { kind: 'nil', offset: token.offset };
+        // A Handlebars path without the leading dot (`item.name`) beside Go ones: read as `.item.name`.
+        if (this.#peek().kind === 'field' && this.#peek().offset === token.offset + token.text.length) {
+          const rest = this.#next().text.slice(1).split('.');
+          return { kind: 'field', path: [token.text, ...rest], offset: token.offset };
+        }
         return { kind: 'ident', name: token.text, offset: token.offset };
       case 'lparen': {
-        const pipeline = this.#pipeline(false);
+        const pipeline = this.#pipeline(true);
         this.#expect('rparen', ')');
         const chain = this.#peek();
         let path: string[] = [];
@@ -496,22 +565,22 @@ const VALUE_FIRST = new Set([
   'hasSuffix',
 ]);
 
-/** Go built-ins and common library names with their Orkestra counterparts or a hint. */
-const GO_FUNCTION_HINTS: Readonly<Record<string, string>> = {
-  html: 'the value directly (no HTML escaping is done)',
-  js: 'toJson',
-  urlquery: 'the query text in the value',
-  call: 'a helper call (data cannot hold functions)',
-  slice: 'substr or trunc',
-  println: 'print, and a newline in the text',
-  nindent: 'the field as YAML structure instead of rendered text',
-  indent: 'the field as YAML structure instead of rendered text',
-  include: 'the template inline',
-  tpl: 'the template inline',
-  required: 'a validation rule (validation.rules) that denies the CR',
-  fail: 'a validation rule (validation.rules) that denies the CR',
-  lookup: 'a cross read (operatorBox.cross)',
+/**
+ * Functions a Go template may call that have no translation, with why: the error says so plainly
+ * (there is no template that renders the same value).
+ */
+const UNTRANSLATABLE: Readonly<Record<string, string>> = {
+  call: 'data cannot hold functions',
+  nindent: 'rendered text is not re-indented; give the field as YAML structure instead',
+  indent: 'rendered text is not re-indented; give the field as YAML structure instead',
+  include: 'there are no named sub-templates; write the template inline',
+  tpl: 'a value is not rendered as a template; write the template inline',
+  required: 'a template cannot deny a CR; use a validation rule (validation.rules)',
+  fail: 'a template cannot deny a CR; use a validation rule (validation.rules)',
 };
+
+/** Calls whose result is already a boolean with Go's meaning: a condition on them needs no truth test. */
+const BOOLEAN_CALLS = /^\((?:eq|ne|lt|le|gt|ge|__goEq|__goNot) /;
 
 interface Variable {
   /** A block parameter of #each (visible at any depth), or an expression defined at `depth`. */
@@ -562,22 +631,42 @@ class Compiler {
         const single = node.pipeline.commands.length === 1 ? node.pipeline.commands[0]?.args : undefined;
         const only = single?.length === 1 ? single[0] : undefined;
         if (only?.kind === 'string') return only.value;
-        if (only?.kind === 'number' || only?.kind === 'bool')
-          return only.kind === 'bool' ? String(only.value) : only.text;
+        if (only?.kind === 'bool') return String(only.value);
+        if (only?.kind === 'number') return goNumberText(only.text);
         return `{{ ${unwrap(this.pipeline(node.pipeline, scope, 0))} }}`;
       }
       case 'if':
       case 'with': {
         let out = '';
+        // A variable declared in a condition or a branch is visible up to {{ end }}, as in Go.
+        const shared = childScope(scope, true);
         node.branches.forEach((branch, i) => {
-          const cond = this.pipeline(branch.pipeline, scope, 0);
-          const inner = node.kind === 'with' ? childScope(scope) : scope;
+          const plain: Pipeline = { ...branch.pipeline, declare: [] };
+          const cond = goCondition(this.pipeline(plain, shared, 0));
+          const [name, extra] = branch.pipeline.declare;
+          if (extra != null)
+            throw new GoTemplateError('only range declares two variables', branch.pipeline.offset);
+          if (name != null)
+            shared.vars.set(name, {
+              kind: 'expr',
+              pipeline: plain,
+              depth: shared.depth,
+              scope: cloneScope(shared),
+            });
+          const inner = node.kind === 'with' ? childScope(shared) : childScope(shared, true);
+          // Inside `with $x := …`, the variable is the new dot.
+          if (name != null && node.kind === 'with')
+            inner.vars.set(name, {
+              kind: 'expr',
+              pipeline: dotPipeline(plain.offset),
+              depth: inner.depth,
+              scope: cloneScope(inner),
+            });
           const body = this.nodes(branch.body, inner);
           if (i === 0) out += `{{#${node.kind} ${cond}}}${body}`;
           else out += `{{else ${node.kind} ${cond}}}${body}`;
         });
-        if (node.otherwise != null)
-          out += `{{else}}${this.nodes(node.otherwise, childScope(scope, true, scope))}`;
+        if (node.otherwise != null) out += `{{else}}${this.nodes(node.otherwise, childScope(shared, true))}`;
         return `${out}{{/${node.kind}}}`;
       }
       case 'range': {
@@ -627,26 +716,39 @@ class Compiler {
           `can't give an argument to a non-function ${describeOperand(head)}`,
           (rest[0] ?? head).offset,
         );
+      if (head.kind === 'nil') throw new GoTemplateError('nil is not a command', head.offset);
       return this.operand(head, scope, up);
     }
-    const name = this.#helperName(head.name, head.offset);
+    let name = this.#helperName(head.name, head.offset);
     const args = rest.map((arg) => this.operand(arg, scope, up));
     if (piped != null) {
       if (VALUE_FIRST.has(name)) args.unshift(piped);
       else args.push(piped);
     }
     if (name === GO_INDEX_HELPER && args.length === 1) return args[0] ?? 'this';
+    if (name === GO_INDEX_HELPER && piped == null) {
+      const [base = 'this', ...keys] = args;
+      return keyAccess(
+        base,
+        keys.map((expr, i) => ({ expr, literal: isLiteralKey(rest[i + 1]) })),
+      );
+    }
+    // Go's eq of two values is the library's; with more candidates it is true when any matches.
+    if (name === GO_BUILTINS['eq'] && args.length === 2) name = 'eq';
     return args.length === 0 ? `(${name})` : `(${name} ${args.join(' ')})`;
   }
 
   #helperName(name: string, offset: number): string {
     if (name === 'index') return GO_INDEX_HELPER;
+    const builtin = Object.hasOwn(GO_BUILTINS, name) ? GO_BUILTINS[name] : undefined;
+    if (builtin != null) return builtin;
     if (this.#options.isHelper(name)) return name;
-    const hint = Object.hasOwn(GO_FUNCTION_HINTS, name) ? GO_FUNCTION_HINTS[name] : undefined;
+    const why = Object.hasOwn(UNTRANSLATABLE, name) ? UNTRANSLATABLE[name] : undefined;
     throw new GoTemplateError(
-      `template function "${name}" is not available in Orkestra`,
+      why == null
+        ? `template function "${name}" is not available in Orkestra (the helpers are listed in docs/reference/katalog.md §17.6)`
+        : `template function "${name}" cannot be translated: ${why}`,
       offset,
-      hint ?? 'a helper of the Orkestra library (docs/reference/katalog.md §17.6)',
     );
   }
 
@@ -660,16 +762,39 @@ class Compiler {
       case 'string':
         return hbsString(operand.value);
       case 'number':
-        return /^0x/i.test(operand.text) ? String(Number(operand.text)) : operand.text.replace(/^\+/, '');
+        return hbsNumber(operand.text);
       case 'bool':
         return String(operand.value);
       case 'nil':
         return 'null';
       case 'ident':
+        // An argument that names no function is a Handlebars path without the leading dot.
+        if (
+          operand.name !== 'index' &&
+          !Object.hasOwn(GO_BUILTINS, operand.name) &&
+          !this.#options.isHelper(operand.name)
+        )
+          return prefix + segment(operand.name);
         return `(${this.#helperName(operand.name, operand.offset)})`;
       case 'paren': {
-        const inner = this.pipeline(operand.pipeline, scope, up);
-        return operand.path.length === 0 ? inner : `(get ${inner} ${operand.path.map(hbsString).join(' ')})`;
+        const [name, extra] = operand.pipeline.declare;
+        const plain: Pipeline = { ...operand.pipeline, declare: [] };
+        if (name != null) {
+          // `($x := …)` declares $x for the rest of the list, as in Go.
+          if (extra != null || up > 0)
+            throw new GoTemplateError(
+              'a declaration in parentheses cannot be translated here; declare the variable in its own action',
+              operand.offset,
+            );
+          scope.vars.set(name, {
+            kind: 'expr',
+            pipeline: plain,
+            depth: scope.depth,
+            scope: cloneScope(scope),
+          });
+        }
+        const inner = this.pipeline(plain, scope, up);
+        return operand.path.length === 0 ? inner : fieldAccess(inner, operand.path);
       }
       case 'variable': {
         if (operand.name === '$') {
@@ -686,7 +811,7 @@ class Compiler {
         }
         if (operand.path.length === 0) return base;
         if (variable.kind === 'param') return `${base}.${operand.path.map(segment).join('.')}`;
-        return `(get ${base} ${operand.path.map(hbsString).join(' ')})`;
+        return fieldAccess(base, operand.path);
       }
     }
   }
@@ -707,6 +832,42 @@ function describeOperand(operand: Operand): string {
   }
 }
 
+/** goNumberValue is the value of a Go number constant (hex, octal, binary, `_` separators, floats). */
+function goNumberValue(text: string): number {
+  const clean = text.replace(/_/g, '');
+  const sign = clean.startsWith('-') ? -1 : 1;
+  const body = clean.replace(/^[-+]/, '');
+  if (/^0[oO]/.test(body)) return sign * Number.parseInt(body.slice(2), 8);
+  if (/^0[bB]/.test(body)) return sign * Number.parseInt(body.slice(2), 2);
+  if (/^0[xX]/.test(body)) return sign * Number.parseInt(body.slice(2), 16);
+  if (/^0\d+$/.test(body)) return sign * Number.parseInt(body, 8);
+  return sign * Number(body);
+}
+
+/** isGoFloat tells whether Go reads a number constant as a float (it has `.`, or an exponent). */
+function isGoFloat(text: string): boolean {
+  return !/^[-+]?0[xXoObB]/.test(text) && /[.eE]/.test(text);
+}
+
+/** goNumberText prints a number constant as Go's fmt does (`%v`): a float in shortest form. */
+function goNumberText(text: string): string {
+  const value = goNumberValue(text);
+  if (!isGoFloat(text)) return String(value);
+  return goFloatText(value);
+}
+
+/** hbsNumber writes a number constant as a Handlebars literal (or a `float` call for an exponent). */
+function hbsNumber(text: string): string {
+  const value = goNumberValue(text);
+  const written = String(value);
+  return /^-?\d+(?:\.\d+)?$/.test(written) ? written : `(float "${written}")`;
+}
+
+/** goCondition makes a compiled pipeline a condition with Go's truth (an empty map is false). */
+function goCondition(expr: string): string {
+  return BOOLEAN_CALLS.test(expr) ? expr : `(${GO_TRUTH_HELPER} ${expr})`;
+}
+
 function segment(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `[${name}]`;
 }
@@ -714,7 +875,9 @@ function segment(name: string): string {
 function hbsString(value: string): string {
   if (!value.includes('"')) return `"${value}"`;
   if (!value.includes("'")) return `'${value}'`;
-  throw new GoTemplateError('a string holding both kinds of quotes cannot be translated', 0);
+  // Handlebars reads \" as a quote inside a double-quoted string.
+  if (!value.includes('\\')) return `"${value.replace(/"/g, '\\"')}"`;
+  throw new GoTemplateError('a string holding both kinds of quotes and a backslash cannot be translated', 0);
 }
 
 function unwrap(expr: string): string {
@@ -732,6 +895,57 @@ function balanced(text: string): boolean {
     else if (ch === ')' && --depth < 0) return false;
   }
   return depth === 0;
+}
+
+/**
+ * keyAccess reads keys of a computed value one level each, as Go's `index` and fields do: `get`
+ * for literal keys without a dot (it would split `"a.b"` into two levels), Handlebars' `lookup`
+ * for the others (a computed key, `"example.com/owner"`).
+ */
+function keyAccess(
+  base: string,
+  keys: readonly { readonly expr: string; readonly literal: boolean }[],
+): string {
+  let expr = base;
+  let pending: string[] = [];
+  const flush = (): void => {
+    // `(get x 1)` then `.b`: one call, `(get x 1 "b")`.
+    const inner = /^\(get (.*)\)$/.exec(expr)?.[1];
+    if (pending.length > 0)
+      expr =
+        inner != null && balanced(inner)
+          ? `(get ${inner} ${pending.join(' ')})`
+          : `(get ${expr} ${pending.join(' ')})`;
+    pending = [];
+  };
+  for (const key of keys) {
+    if (key.literal) pending.push(key.expr);
+    else {
+      flush();
+      expr = `(lookup ${expr} ${key.expr})`;
+    }
+  }
+  flush();
+  return expr;
+}
+
+/** fieldAccess is `(…).a.b` or `$x.a.b` on a computed value (Go field names have no dots). */
+function fieldAccess(base: string, path: readonly string[]): string {
+  return keyAccess(
+    base,
+    path.map((name) => ({ expr: hbsString(name), literal: true })),
+  );
+}
+
+/** isLiteralKey tells whether an index key is a number or a string without a dot. */
+function isLiteralKey(operand: Operand | undefined): boolean {
+  if (operand?.kind === 'number') return true;
+  return operand?.kind === 'string' && !operand.value.includes('.');
+}
+
+/** dotPipeline is the pipeline `.`. */
+function dotPipeline(offset: number): Pipeline {
+  return { declare: [], commands: [{ args: [{ kind: 'dot', offset }], offset }], offset };
 }
 
 function childScope(scope: Scope, sameDepth = false, base: Scope = scope): Scope {

@@ -408,6 +408,7 @@ describe('createHelpers', () => {
       'split',
       'sub',
       'ternary',
+      'timeUntil',
       'title',
       'toBase64',
       'toFloat',
@@ -426,8 +427,19 @@ describe('createHelpers', () => {
       'uuid',
       'uuidv4',
       // Upstream's helpers (upstream-helpers.ts); Go's `index` is registered as __goIndex.
+      '__goAnd',
+      '__goEq',
+      '__goHtml',
       '__goIndex',
+      '__goJs',
+      '__goLen',
+      '__goNot',
+      '__goOr',
+      '__goPrintln',
       '__goRange',
+      '__goSlice',
+      '__goTruth',
+      '__goUrlquery',
       'asString',
       'boolDefault',
       'boolTernary',
@@ -476,5 +488,29 @@ describe('createHelpers', () => {
     expect((caught as TemplateError).code).toBe('TemplateError');
     expect(caught).toBeInstanceOf(OrkestraError);
     expect((caught as TemplateError).katalogPath).toBe('web.operatorBox.onReconcile.deployments[0].replicas');
+  });
+});
+
+describe('timeUntil', () => {
+  // fixedNow is 2026-04-06T08:05:09.123Z.
+  it.each([
+    ['2026-04-09T08:05:09.123Z', '72h0m0s'],
+    ['2026-04-06T08:06:39.623Z', '1m30.5s'],
+    ['2026-04-06T08:05:09.373Z', '250ms'],
+    ['2026-04-06T08:05:10.123Z', '1s'],
+    ['2026-04-06T08:05:09.123Z', '0s'],
+    ['2020-01-01T00:00:00Z', '0s'],
+    ['not a time', '0s'],
+  ])('until %s is %s (Go’s duration form, 0s when past or invalid)', (at, want) => {
+    expect(render(`{{ timeUntil "${at}" }}`)).toBe(want);
+  });
+
+  it('reads the injected clock', () => {
+    let now = Date.UTC(2026, 0, 1);
+    const ticking = createTemplateEngine({ clock: { now: () => now } });
+    const template = ticking.compileTemplate('{{ timeUntil .at }}');
+    expect(template.render({ at: '2026-01-01T01:00:00Z' })).toBe('1h0m0s');
+    now += 30 * 60_000;
+    expect(template.render({ at: '2026-01-01T01:00:00Z' })).toBe('30m0s');
   });
 });

@@ -146,6 +146,23 @@ function pad(value: number, width: number): string {
   return String(value).padStart(width, '0');
 }
 
+/**
+ * goDuration writes a span of milliseconds as Go's time.Duration prints it (`72h0m0s`, `1m30.5s`,
+ * `250ms`), or `0s` when it is not positive; every result is a duration of docs/reference/katalog.md §1.
+ */
+export function goDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms <= 0) return '0s';
+  const whole = Math.round(ms);
+  if (whole < 1000) return `${whole}ms`;
+  const hours = Math.floor(whole / 3_600_000);
+  const minutes = Math.floor((whole % 3_600_000) / 60_000);
+  const seconds = (whole % 60_000) / 1000;
+  const s = `${seconds}s`;
+  if (hours > 0) return `${hours}h${minutes}m${s}`;
+  if (minutes > 0) return `${minutes}m${s}`;
+  return s;
+}
+
 /** formatTime renders epoch milliseconds in UTC with a layout of `formatDate`. */
 function formatTime(ms: number, layout: string): string {
   const date = new Date(ms);
@@ -404,6 +421,22 @@ export function createHelpers(options: HelperOptions = {}): Readonly<Record<stri
       maxArgs: 0,
       volatile: true,
       fn: () => formatTime(clock.now(), 'RFC3339'),
+    },
+    // Upstream's `timeUntil` (docs/reference/katalog.md §20.2): the duration from now until a time,
+    // written the way Go prints one ("72h0m0s"), "0s" when the time is past or not a time.
+    timeUntil: {
+      minArgs: 1,
+      maxArgs: 1,
+      volatile: true,
+      fn: ([t]) => {
+        let ms: number;
+        try {
+          ms = toEpochMs('timeUntil', t);
+        } catch {
+          return '0s';
+        }
+        return goDuration(ms - clock.now());
+      },
     },
     formatDate: {
       minArgs: 2,

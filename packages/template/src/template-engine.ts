@@ -163,6 +163,7 @@ class Engine implements TemplateEngine {
   readonly #knownHelpers: Record<string, boolean>;
   readonly #cache = new Map<string, TemplateCore | TemplateError>();
   #captured: unknown;
+  #checkingHint = false;
 
   constructor(options: TemplateEngineOptions) {
     this.helpers = createHelpers({
@@ -233,7 +234,7 @@ class Engine implements TemplateEngine {
         });
       }
     } else {
-      const go = findGoSyntax(source);
+      const go = findGoSyntax(source, (action) => this.#translateAction(action));
       if (go != null) {
         throw new TemplateError(go.message, {
           ...offsetToPosition(source, go.offset),
@@ -304,6 +305,26 @@ class Engine implements TemplateEngine {
       body: ast.body.map((statement) => this.#stringStatement(statement)),
     });
     return { ...base, isWholeExpression: false, run: (context) => template(context).trim() };
+  }
+
+  /**
+   * #translateAction is the suggestion for one Go action found in a Handlebars template: its
+   * translation, when it translates and compiles on its own (so the hint renders the same value).
+   */
+  #translateAction(action: string): string | undefined {
+    // A hint is checked once: the check of a hint does not look for a hint of its own.
+    if (this.#checkingHint) return undefined;
+    this.#checkingHint = true;
+    try {
+      const translated = translateGoTemplate(action, { isHelper: (name) => this.isHelper(name) });
+      if (translated.trim() === '') return undefined;
+      this.#compile(translated);
+      return translated;
+    } catch {
+      return undefined;
+    } finally {
+      this.#checkingHint = false;
+    }
   }
 
   /** #check rejects unknown helpers, wrong arity, partials, decorators and misused block helpers. */

@@ -1,15 +1,16 @@
 import type { HelperDefinition } from './helpers.js';
-import { isEmpty, isPlainMap, isTruthy, parseDecimal, stringForm } from './string-form.js';
+import { isEmpty, isPlainMap, isTruthy, looseEqual, parseDecimal, stringForm } from './string-form.js';
 
 /**
- * Upstream Orkestra's template helpers ("notes") that mean something here (issue 14): Go's
- * `index`, `printf` and `print`, and upstream's safe-access, collection, field and container
- * helpers. Each keeps upstream's documented argument order and result.
+ * Upstream Orkestra's template helpers ("notes") that mean something here
+ * (docs/reference/katalog.md §17.1.1, §17.6): Go's built-ins, and upstream's safe-access,
+ * collection, field and container helpers. Each keeps upstream's documented argument order and
+ * result.
  */
 
 /**
  * UPSTREAM_HELPER_HINTS names upstream helpers that are not implemented here, with what to write
- * instead (issue 14; docs/reference/katalog.md §24). They are rejected, but never without an
+ * instead (docs/reference/katalog.md §24). They are rejected, but never without an
  * alternative.
  */
 export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
@@ -22,6 +23,146 @@ export const GO_INDEX_HELPER = '__goIndex';
 
 /** GO_RANGE_HELPER is what a Go `range` iterates: a map with its keys sorted (as Go does), a list as it is. */
 export const GO_RANGE_HELPER = '__goRange';
+
+/**
+ * GO_BUILTINS maps Go's built-in template functions whose meaning differs from the library helper
+ * of the same name (or that have none) to the internal helper a Go template compiles to: `and`
+ * and `or` give the deciding operand (not a boolean), truth is Go's (an empty map is false),
+ * `eq` takes several candidates, `len` of a string counts bytes, and `slice`, `html`, `js`, `urlquery`, `println` are Go's own.
+ * The names are internal: the library of docs/reference/katalog.md §17.6 is unchanged.
+ */
+export const GO_BUILTINS: Readonly<Record<string, string>> = {
+  and: '__goAnd',
+  or: '__goOr',
+  not: '__goNot',
+  eq: '__goEq',
+  len: '__goLen',
+  slice: '__goSlice',
+  html: '__goHtml',
+  js: '__goJs',
+  urlquery: '__goUrlquery',
+  println: '__goPrintln',
+};
+
+/** GO_TRUTH_HELPER is a Go `if`/`with` condition: the value when Go calls it true, else null. */
+export const GO_TRUTH_HELPER = '__goTruth';
+
+/** goTruth is Go's truth: false, 0, nil, and an empty string, list or map are false. */
+function goTruth(value: unknown): boolean {
+  if (value == null || value === false || value === 0 || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (isPlainMap(value)) return Object.keys(value).length > 0;
+  return true;
+}
+
+/** goFloatText is Go's `%v` of a float64: shortest digits, with an exponent below 1e-4 or from 1e6 on. */
+export function goFloatText(value: number): string {
+  if (value === 0 || !Number.isFinite(value)) return String(value);
+  const [mantissa = '', power = '0'] = value.toExponential().split('e');
+  const exponent = Number(power);
+  if (exponent >= -4 && exponent < 6) return String(value);
+  const digits = String(Math.abs(exponent)).padStart(2, '0');
+  return `${mantissa}e${exponent < 0 ? '-' : '+'}${digits}`;
+}
+
+/** goValueText is Go's `%v` of a value: `<nil>`, `[a b]` for a list, `map[k:v]` (sorted keys) for a map. */
+function goValueText(value: unknown): string {
+  if (value == null) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goValueText).join(' ')}]`;
+  if (isPlainMap(value))
+    return `map[${Object.keys(value)
+      .sort()
+      .map((key) => `${key}:${goValueText(value[key])}`)
+      .join(' ')}]`;
+  if (typeof value === 'number' && !Number.isInteger(value)) return goFloatText(value);
+  return stringForm(value);
+}
+
+/** goPrint is Go's fmt.Sprint: a space between operands when neither is a string. */
+function goPrint(args: readonly unknown[]): string {
+  return args.reduce<string>((out, arg, i) => {
+    const prev = args[i - 1];
+    const space = i > 0 && typeof arg !== 'string' && typeof prev !== 'string' ? ' ' : '';
+    return out + space + goValueText(arg);
+  }, '');
+}
+
+/** goEscapeArg is the text Go's html, js and urlquery escape: one string as it is, else their Sprint. */
+function goEscapeArg(args: readonly unknown[]): string {
+  const [only] = args;
+  return args.length === 1 && typeof only === 'string' ? only : goPrint(args);
+}
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  "'": '&#39;',
+  '"': '&#34;',
+  '\0': '\uFFFD',
+};
+
+const JS_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  "'": "\\'",
+  '"': '\\"',
+  '<': '\\u003C',
+  '>': '\\u003E',
+  '&': '\\u0026',
+  '=': '\\u003D',
+};
+
+/** jsEscape is Go's template.JSEscapeString. */
+function jsEscape(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    const known = JS_ESCAPES[ch];
+    if (known != null) out += known;
+    else if (code < 0x20) out += `\\u00${code.toString(16).toUpperCase().padStart(2, '0')}`;
+    else if (code >= 0x80 && !/[\p{L}\p{M}\p{N}\p{P}\p{S}\u0020]/u.test(ch))
+      out += `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    else out += ch;
+  }
+  return out;
+}
+
+/** queryEscape is Go's url.QueryEscape: unreserved bytes kept, a space as `+`, the rest %XX. */
+function queryEscape(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const ch = String.fromCharCode(byte);
+    if (/[A-Za-z0-9\-_.~]/.test(ch)) out += ch;
+    else if (ch === ' ') out += '+';
+    else out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** goSlice is Go's `slice x i j k`: a substring (by byte index) or a sub-list. */
+function goSlice(value: unknown, indexes: readonly unknown[]): unknown {
+  const bounds = indexes.map((index) => {
+    const n = parseDecimal(index);
+    if (n === undefined || !Number.isInteger(n) || n < 0)
+      throw new Error(`slice: bad index ${stringForm(index)}`);
+    return n;
+  });
+  if (bounds.length > 3) throw new Error('slice: too many indexes');
+  if (typeof value === 'string') {
+    if (bounds.length === 3) throw new Error('slice: cannot 3-index slice a string');
+    const bytes = Buffer.from(value, 'utf8');
+    const [from = 0, to = bytes.length] = bounds;
+    if (from > to || to > bytes.length) throw new Error(`slice: index out of range: ${to}`);
+    return bytes.subarray(from, to).toString('utf8');
+  }
+  if (Array.isArray(value)) {
+    const [from = 0, to = value.length, max = value.length] = bounds;
+    if (from > to || to > max || max > value.length) throw new Error(`slice: index out of range: ${to}`);
+    return value.slice(from, to);
+  }
+  if (value == null) throw new Error('slice: slice of untyped nil');
+  throw new Error(`slice: can't slice item of type ${typeof value}`);
+}
 
 function child(value: unknown, key: unknown): unknown {
   if (Array.isArray(value)) {
@@ -92,7 +233,7 @@ function formatGo(format: string, args: readonly unknown[]): string {
           break;
         }
         default:
-          out = arg === undefined || arg === null ? '<nil>' : stringForm(arg);
+          out = goValueText(arg);
       }
       if (width !== undefined && out.length < Number(width)) {
         const pad = (flags.includes('0') && !flags.includes('-') ? '0' : ' ').repeat(
@@ -128,26 +269,68 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
                 .sort()
                 .map((key) => [key, value[key]]),
             )
-          : value,
+          : typeof value === 'number' && Number.isInteger(value)
+            ? Array.from({ length: Math.max(0, value) }, (_, i) => i)
+            : value,
+    },
+    [GO_TRUTH_HELPER]: { minArgs: 1, maxArgs: 1, fn: ([value]) => (goTruth(value) ? value : null) },
+    __goAnd: {
+      minArgs: 1,
+      maxArgs: Infinity,
+      fn: (args) => args.find((arg) => !goTruth(arg)) ?? args.at(-1),
+    },
+    __goOr: {
+      minArgs: 1,
+      maxArgs: Infinity,
+      fn: (args) => {
+        const found = args.find((arg) => goTruth(arg));
+        return found === undefined ? args.at(-1) : found;
+      },
+    },
+    __goNot: { minArgs: 1, maxArgs: 1, fn: ([value]) => !goTruth(value) },
+    __goEq: {
+      minArgs: 2,
+      maxArgs: Infinity,
+      fn: ([value, ...candidates]) => candidates.some((candidate) => looseEqual(value, candidate)),
+    },
+    __goLen: {
+      minArgs: 1,
+      maxArgs: 1,
+      fn: ([value]) => {
+        if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+        if (Array.isArray(value)) return value.length;
+        if (isPlainMap(value)) return Object.keys(value).length;
+        if (value == null) return 0;
+        throw new Error(`len of ${typeof value}`);
+      },
+    },
+    __goSlice: { minArgs: 1, maxArgs: 4, fn: ([value, ...indexes]) => goSlice(value, indexes) },
+    __goHtml: {
+      minArgs: 0,
+      maxArgs: Infinity,
+      fn: (args) => goEscapeArg(args).replace(/[<>&'"\0]/g, (ch) => HTML_ESCAPES[ch] ?? ch),
+    },
+    __goJs: { minArgs: 0, maxArgs: Infinity, fn: (args) => jsEscape(goEscapeArg(args)) },
+    __goUrlquery: { minArgs: 0, maxArgs: Infinity, fn: (args) => queryEscape(goEscapeArg(args)) },
+    __goPrintln: {
+      minArgs: 0,
+      maxArgs: Infinity,
+      fn: (args) => `${args.map(goValueText).join(' ')}\n`,
     },
     // Registered under an internal name: `index` is the forEach copy number in the context.
-    [GO_INDEX_HELPER]: { minArgs: 1, maxArgs: Infinity, fn: ([value, ...keys]) => path(value, keys) },
+    // Go's index and field access: each key is one level, taken literally (`"example.com/x"`).
+    [GO_INDEX_HELPER]: {
+      minArgs: 1,
+      maxArgs: Infinity,
+      fn: ([value, ...keys]) => keys.reduce<unknown>((current, key) => child(current, key), value),
+    },
     printf: {
       minArgs: 1,
       maxArgs: Infinity,
       fn: ([format, ...args]) => formatGo(stringForm(format), args),
     },
-    print: {
-      minArgs: 0,
-      maxArgs: Infinity,
-      // Go's print puts a space between operands when neither is a string.
-      fn: (args) =>
-        args.reduce<string>((out, arg, i) => {
-          const prev = args[i - 1];
-          const space = i > 0 && typeof arg !== 'string' && typeof prev !== 'string' ? ' ' : '';
-          return out + space + (arg == null ? '<nil>' : stringForm(arg));
-        }, ''),
-    },
+    // Go's print puts a space between operands when neither is a string.
+    print: { minArgs: 0, maxArgs: Infinity, fn: (args) => goPrint(args) },
     // Safe access.
     get: { minArgs: 1, maxArgs: Infinity, fn: ([value, ...keys]) => path(value, keys) },
     getOr: { minArgs: 2, maxArgs: 2, fn: ([value, fallback]) => (isEmpty(value) ? fallback : value) },

@@ -79,7 +79,8 @@ const cases: ReadonlyArray<readonly [string, unknown]> = [
   ],
   ['{{ now }}', '2026-04-06T08:00:00Z'],
   ['{{ and (eq .status.phase "Running") .cross.db.status.ready }}', true],
-  ['{{ or .spec.missing .spec.tier }}', true],
+  // Go's `or` gives the first true operand (the last when none is), as upstream's text/template does.
+  ['{{ or .spec.missing .spec.tier }}', 'gold'],
   ['{{ coalesce .spec.missing .metadata.labels.team "none" }}', 'payments'],
   ['{{ quote .metadata.labels.team }}', '"payments"'],
 ];

@@ -104,4 +104,13 @@ describe('findBinary', () => {
     expect(String((caught as Error).message)).toContain('etcd-v3.6.16');
     expect(String((caught as Error).message)).toContain('TEST_ASSET_ETCD');
   });
+
+  it('names the server and the command that builds it when it is missing', () => {
+    expect(() => findBinary('moto_server', { env: {}, cacheRoot: join(root, 'empty'), versions })).toThrow(
+      /^moto_server unavailable: build it with `pnpm testenv:build moto`/,
+    );
+    expect(() => findBinary('kube-apiserver', { env: {}, cacheRoot: join(root, 'empty'), versions })).toThrow(
+      'pnpm testenv:build kube`',
+    );
+  });
 });

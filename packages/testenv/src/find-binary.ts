@@ -43,6 +43,23 @@ export function assetVariable(name: string): string {
   return `TEST_ASSET_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
 }
 
+/** BUILD_TARGET is the `tools/testenv/build.sh` target that builds each server. */
+const BUILD_TARGET: Readonly<Record<ServerBinary, string>> = {
+  etcd: 'etcd',
+  'kube-apiserver': 'kube',
+  'kube-controller-manager': 'kube',
+  ferretdb: 'ferretdb',
+  moto_server: 'moto',
+  verdaccio: 'verdaccio',
+  'kube-scheduler': 'kube-scheduler',
+  kwok: 'kwok',
+};
+
+/** buildCommand is the command that builds one server into build.sh's cache (`pnpm testenv:build moto`). */
+export function buildCommand(name: ServerBinary): string {
+  return `pnpm testenv:build ${BUILD_TARGET[name]}`;
+}
+
 /** defaultCacheRoot returns `${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv`, build.sh's cache. */
 export function defaultCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env['XDG_CACHE_HOME'];
@@ -119,7 +136,7 @@ export function findBinary(name: ServerBinary, options: FindBinaryOptions = {}):
   if (isExecutable(kubebuilder)) return { path: kubebuilder, source: '/usr/local/kubebuilder/bin' };
   tried.push(kubebuilder);
   throw new TestenvError(
-    `${name} unavailable: set ${variable} or run \`pnpm testenv:build\` (looked in ${tried.join(', ')})`,
+    `${name} unavailable: build it with \`${buildCommand(name)}\` (or set ${variable}; looked in ${tried.join(', ')})`,
     { code: TestenvErrorCode.BinaryNotFound },
   );
 }

@@ -44,6 +44,10 @@ export function useServer<T>(
     await current?.release();
   });
   return () => {
+    if (skipReason != null)
+      throw new TestenvError(`${what} is not available: ${skipReason}`, {
+        code: TestenvErrorCode.BinaryNotFound,
+      });
     if (lease == null) {
       throw new Error(`${what} is not ready: read it inside a test or hook, after beforeAll`);
     }

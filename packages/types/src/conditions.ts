@@ -8,14 +8,15 @@
  *      │ a step fails / waits                  a step fails / waits│   │ next reconcile succeeds
  *      ▼                                                        ▼   │
  *   Ready=False <reason of the failing step> ◀──────────────────────┘
- *      │   retry:    re-queued with per-key exponential backoff (5 ms … 1000 s)
+ *      │   retry:    re-queued with per-key exponential backoff (5 ms … 1000 s), up to
+ *      │             `maxAttempts`, then RetriesExhausted until the spec or a watched input changes
  *      │   terminal: not re-queued; evaluated again on the next CR change or at resync
  *      │   pending:  not an error; re-queued after a delay, failure count reset
  *      ▼ deletion timestamp set
  *   Ready=False Deleting ─▶ (DeletionTimedOut | ProviderDeleteFailed while stuck) ─▶ finalizer removed
  * ```
  *
- * Synced and Ready (issue 18): `Synced` is the outcome of the last reconcile (every reason above
+ * Synced and Ready (ADR 0009): `Synced` is the outcome of the last reconcile (every reason above
  * applies to it; `ReconcileSucceeded` when everything was applied). `Ready` is `Synced` and every
  * child ready (kstatus `Current`, or its `readyWhen`):
  *
@@ -75,6 +76,11 @@ export const ConditionReason = {
   DuplicateChild: 'DuplicateChild',
   /** Ready=False, terminal: the object carries another CR's owner label. */
   ChildOwnedByOther: 'ChildOwnedByOther',
+  /**
+   * Ready=False, retry: an object with a child's name exists and carries no Orkestra owner label;
+   * it is left untouched, never adopted (ADR 0032).
+   */
+  ChildConflict: 'ChildConflict',
   /** Ready=False, retry: field-manager conflict with `forceConflict: false`. */
   ApplyConflict: 'ApplyConflict',
   /** Ready=False, retry (terminal for 400 and 422): the API server rejected a write. */
@@ -89,6 +95,12 @@ export const ConditionReason = {
   SourceSecretMissing: 'SourceSecretMissing',
   /** Ready=False, retry: the reconcile exceeded its time budget. */
   ReconcileTimeout: 'ReconcileTimeout',
+  /**
+   * Ready=False, not retried: the failure used the last of `queue.retryBackoff.maxAttempts`
+   * (docs/reference/katalog.md §20.1); the message names the attempts and the last failure. Retried
+   * again once the spec (generation) or a watched input changes.
+   */
+  RetriesExhausted: 'RetriesExhausted',
   /** Ready=False, retry: anything thrown that is not an OrkestraError. */
   InternalError: 'InternalError',
   /** Ready=False, pending: the deletion path is running. */
@@ -101,7 +113,7 @@ export const ConditionReason = {
   ValidationWarning: 'ValidationWarning',
   /** ValidationWarning=False: the warn rules that were violated no longer are. */
   NoWarnings: 'NoWarnings',
-  /** Ready=False (Synced=True): the first child not ready is in progress (issue 18). */
+  /** Ready=False (Synced=True): the first child not ready is in progress (ADR 0009). */
   ChildNotReady: 'ChildNotReady',
   /** Ready=False (Synced=True): the first child not ready has failed, e.g. a Job or a stuck rollout. */
   ChildFailed: 'ChildFailed',
@@ -145,6 +157,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   DockerBuildPending: 'pending',
   DuplicateChild: 'terminal',
   ChildOwnedByOther: 'terminal',
+  ChildConflict: 'retry',
   ApplyConflict: 'retry',
   ApplyFailed: 'retry',
   PruneFailed: 'retry',
@@ -152,6 +165,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   ProviderPending: 'pending',
   SourceSecretMissing: 'pending',
   ReconcileTimeout: 'retry',
+  RetriesExhausted: 'terminal',
   InternalError: 'retry',
   Deleting: 'pending',
   DeletionTimedOut: 'retry',

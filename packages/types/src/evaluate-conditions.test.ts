@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateConditions } from './evaluate-conditions.js';
+import { REGEX_SUBJECT_LIMIT } from './linear-regex.js';
 import { Condition } from './schema/condition.js';
+import { withTemplatedRegex } from './schema/regex-policy.js';
 
 const context = {
   spec: {
@@ -24,7 +26,9 @@ function check(
   ctx: Record<string, unknown> = context,
   options = {},
 ): boolean {
-  return evaluateConditions({ when: [Condition.parse(written)] }, ctx, options).passed;
+  // Templated patterns need the Katalog's opt-in at load; these tests parse outside a Katalog.
+  const condition = withTemplatedRegex(true, () => Condition.parse(written));
+  return evaluateConditions({ when: [condition] }, ctx, options).passed;
 }
 
 describe('field operators', () => {
@@ -192,6 +196,51 @@ describe('templates', () => {
         renderTemplate: render,
       }),
     ).toBe(false);
+  });
+});
+
+describe('regex runs in linear time (docs/reference/katalog.md §8.3)', () => {
+  // The review's inputs: 30 × "a" + "!" took 39 s with `^(a+)+$` and 58 s with `^(a|a)*$` on V8.
+  const evil = `${'a'.repeat(30)}!`;
+
+  it.each([
+    ['a nested quantifier', '^(a+)+$', undefined],
+    ['an ambiguous alternation', '^(a|a)*$', undefined],
+    ['a templated ambiguous alternation', '{{ spec.pattern }}', () => '^(a|a)*$'],
+  ])('finishes the review ReDoS input with %s at once', (_what, regex, renderTemplate) => {
+    const started = performance.now();
+    const options = renderTemplate == null ? {} : { renderTemplate };
+    expect(check({ field: 'spec.name', regex }, { spec: { name: evil } }, options)).toBe(false);
+    // A generous bound: the backtracking engine needs tens of seconds here.
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('refuses a value longer than the subject limit, whatever negate says', () => {
+    const ctx = { spec: { name: 'a'.repeat(REGEX_SUBJECT_LIMIT + 1) } };
+    const result = evaluateConditions({ when: [Condition.parse({ field: 'spec.name', regex: 'a' })] }, ctx);
+    expect(result.passed).toBe(false);
+    expect(result.failed?.reason).toBe(
+      `spec.name is ${REGEX_SUBJECT_LIMIT + 1} characters long; a regex is run on at most ${REGEX_SUBJECT_LIMIT}`,
+    );
+    expect(check({ field: 'spec.name', regex: 'a', negate: true }, ctx)).toBe(false);
+    expect(
+      check({ field: 'spec.name', regex: 'a' }, { spec: { name: 'a'.repeat(REGEX_SUBJECT_LIMIT) } }),
+    ).toBe(true);
+  });
+
+  it('refuses lookaround and backreferences at parse, and a templated one at run time', () => {
+    for (const pattern of ['^(?=a)a', '(?<=a)b', '(a)\\1'])
+      expect(() => Condition.parse({ field: 'spec.name', regex: pattern })).toThrow(/RE2 syntax/);
+    const render = (): unknown => '(?!x)';
+    expect(
+      check({ field: 'spec.name', regex: '{{ spec.pattern }}' }, context, { renderTemplate: render }),
+    ).toBe(false);
+  });
+
+  it('refuses a templated pattern unless the Katalog allows it', () => {
+    expect(() => Condition.parse({ field: 'spec.name', regex: '{{ spec.pattern }}' })).toThrow(
+      /spec\.allowTemplatedRegex/,
+    );
   });
 });
 

@@ -1,6 +1,8 @@
 import { cronMatches, parseCron } from './cron.js';
 import type { CronSpec } from './cron.js';
 import { parseDuration } from './duration.js';
+import { REGEX_SUBJECT_LIMIT, compileLinearRegex } from './linear-regex.js';
+import type { LinearRegex } from './linear-regex.js';
 import { getPath, stringForm } from './paths.js';
 import { dayIndex } from './schema/condition.js';
 import type { Condition, DayOfWeek, Expected, FieldCondition, TimeWindow } from './schema/condition.js';
@@ -182,13 +184,14 @@ const TYPE_OPERATORS = {
   typeNull: 'null',
 } as const;
 
-const regexCache = new Map<string, RegExp | Error>();
+const regexCache = new Map<string, LinearRegex | Error>();
 
-function compileRegex(pattern: string): RegExp | Error {
+/** compileRegex compiles on the linear-time engine (RE2 semantics), so no pattern or value can stall the process. */
+function compileRegex(pattern: string): LinearRegex | Error {
   let compiled = regexCache.get(pattern);
   if (compiled === undefined) {
     try {
-      compiled = new RegExp(pattern, 'u');
+      compiled = compileLinearRegex(pattern);
     } catch (error) {
       compiled = error instanceof Error ? error : new Error(String(error));
     }
@@ -261,6 +264,10 @@ function evaluateField(
       const regex = compileRegex(want);
       if (regex instanceof Error)
         return cannot(`invalid regular expression ${JSON.stringify(want)}: ${regex.message}`);
+      if (text.length > REGEX_SUBJECT_LIMIT)
+        return cannot(
+          `${field} is ${text.length} characters long; a regex is run on at most ${REGEX_SUBJECT_LIMIT}`,
+        );
       const matches = regex.test(text);
       return ok(matches, `${shown} ${matches ? 'matches' : 'does not match'} /${want}/`);
     }

@@ -60,6 +60,7 @@ export {
   resourceKindOf,
 } from './kinds/index.js';
 export type { ResourceKindInfo, ResourceListKey } from './kinds/index.js';
+export { hasBuiltinKinds } from './builtin-kinds.js';
 export { getPath, stringForm, numberForm, formatPath } from './paths.js';
 export type { PathSegment } from './paths.js';
 export { closestMatch, levenshtein } from './suggest.js';
@@ -68,14 +69,23 @@ export { parseCron, validateCron, cronMatches } from './cron.js';
 export type { CronSpec, CronTimeParts } from './cron.js';
 
 // Loader, sources, JSON Schema
-export { EXTERNAL_RESULT_KEYS, migrateKatalog, UPSTREAM_API_VERSIONS } from './dialect.js';
+export { EXTERNAL_RESULT_KEYS, migrateKatalog } from './upstream/index.js';
+export { UPSTREAM_API_VERSIONS } from './metadata.js';
 export type {
   DialectChange,
   DialectProblem,
   MigrateKatalogOptions,
   MigrateKatalogResult,
-} from './dialect.js';
+} from './upstream/index.js';
 export { loadKatalog, loadKatalogOrThrow } from './load-katalog.js';
+export {
+  YAML_DEPTH_LIMIT,
+  YAML_SIZE_LIMIT,
+  checkYamlText,
+  decodeYamlBytes,
+  readYamlFile,
+} from './yaml-input.js';
+export type { YamlInputCode, YamlInputProblem, YamlInputResult } from './yaml-input.js';
 export type { LoadKatalogOptions, LoadKatalogResult, KatalogInputSource } from './load-katalog.js';
 export { katalogSourceOf, katalogPathOf } from './source.js';
 export type { KatalogSource } from './source.js';
@@ -179,6 +189,7 @@ export {
   DependsOn,
   WatchItem,
 } from './schema/crd-parts.js';
+export type { RequeueRule, RetryBackoff } from './schema/crd-parts.js';
 export {
   Katalog,
   KatalogMetadata,

@@ -261,6 +261,35 @@ ${WEBSITE}      operatorBox:
     ]);
   });
 
+  it('reports a pattern RE2 cannot express at its position, and a templated one without the opt-in', () => {
+    expect(
+      errors(`${WEBSITE}      validation:
+        rules:
+          - {field: spec.name, regex: "^(?=a)", message: m}
+          - {field: spec.name, regex: "{{ spec.pattern }}", message: m}
+`),
+    ).toEqual([
+      {
+        line: 10,
+        column: 39,
+        path: 'spec.crds.website.validation.rules[0].regex',
+        message: expect.stringMatching(/^invalid regular expression: .*RE2 syntax/) as string,
+      },
+      {
+        line: 11,
+        column: 39,
+        path: 'spec.crds.website.validation.rules[1].regex',
+        message: expect.stringContaining('spec.allowTemplatedRegex: true') as string,
+      },
+    ]);
+    const allowed = load(`  allowTemplatedRegex: true
+${WEBSITE}      validation:
+        rules:
+          - {field: spec.name, regex: "{{ spec.pattern }}", message: m}
+`);
+    expect(allowed.ok).toBe(true);
+  });
+
   it('reports invalid regular expressions and cron schedules', () => {
     expect(
       errors(`${WEBSITE}      operatorBox:

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
-import { katalogInConfigMap } from './configmap-katalog.js';
-import { positionIn, upgradeDialect } from './dialect.js';
-import type { IncludedFile } from './dialect.js';
+import { positionIn } from './positions.js';
+import type { IncludedFile } from './positions.js';
+import { katalogInConfigMap, upgradeDialect } from './upstream/index.js';
 import { KatalogError } from './errors.js';
 import type { KatalogIssue } from './errors.js';
 import { RESOURCE_LIST_KEYS } from './kinds/index.js';
@@ -14,12 +13,15 @@ import type { PathSegment } from './paths.js';
 import { Katalog } from './schema/katalog.js';
 import type { CrdEntry, Katalog as KatalogType } from './schema/katalog.js';
 import { withTemplateCheck } from './schema/template-check.js';
+import { withTemplatedRegex } from './schema/regex-policy.js';
 import { describe } from './schema/primitives.js';
 import { HOISTED_HOOKS } from './schema/hooks.js';
 import { attachSource } from './source.js';
 import { checkWaitFor } from './wait-for-checks.js';
 import type { WaitForEntry } from './wait-for-checks.js';
 import { closestMatch } from './suggest.js';
+import { checkYamlText, readYamlFile } from './yaml-input.js';
+import type { YamlInputProblem, YamlInputResult } from './yaml-input.js';
 
 /** LoadKatalogOptions configures loadKatalog. */
 export interface LoadKatalogOptions {
@@ -74,8 +76,9 @@ export function loadKatalog(input: KatalogInputSource, options: LoadKatalogOptio
     if ('path' in input) {
       file = input.path;
       if (options.baseDir === undefined) options = { ...options, baseDir: dirname(input.path) };
+      let read: YamlInputResult;
       try {
-        text = readFileSync(input.path, 'utf8');
+        read = readYamlFile(input.path);
       } catch (error) {
         return fail([
           {
@@ -87,9 +90,13 @@ export function loadKatalog(input: KatalogInputSource, options: LoadKatalogOptio
           },
         ]);
       }
+      if (!read.ok) return fail([{ file, ...positionOf(read.problem) }]);
+      text = read.text;
     } else {
       text = input.text;
       file = input.file ?? INLINE;
+      const checked = checkYamlText(text);
+      if (!checked.ok) return fail([{ file, ...positionOf(checked.problem) }]);
     }
     return loadText(text, file, options);
   } catch (error) {
@@ -111,6 +118,10 @@ export function loadKatalogOrThrow(input: KatalogInputSource, options: LoadKatal
   const result = loadKatalog(input, options);
   if (!result.ok) throw new KatalogError(result.errors);
   return result.katalog;
+}
+
+function positionOf(problem: YamlInputProblem): Omit<KatalogIssue, 'file'> {
+  return { line: problem.line, column: problem.column, path: '', message: problem.message };
 }
 
 function fail(errors: KatalogIssue[], warnings: KatalogIssue[] = []): LoadKatalogResult {
@@ -196,7 +207,7 @@ class Locator {
 }
 
 function loadText(source: string, file: string, options: LoadKatalogOptions): LoadKatalogResult {
-  // Upstream's ConfigMap manifests: the Katalog in one data key is read in place (issue 14).
+  // Upstream's ConfigMap manifests: the Katalog in one data key is read in place (ADR 0027).
   const wrapped = katalogInConfigMap(source);
   const text = wrapped?.ok === true ? wrapped.text : source;
   const lineCounter = new LineCounter();
@@ -288,7 +299,15 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
   // zod reports `__proto__` in a strict object as an unknown key but drops it from a record
   // silently (a CRD entry named `__proto__` would vanish): refuse it everywhere, once.
   for (const path of locator.protoKeys) errors.push(locator.issue(path, PROTO_KEY_MESSAGE, 'key'));
-  const result = withTemplateCheck(options.checkTemplate, () => Katalog.safeParse(raw, { error: errorMap }));
+  // A templated regex pattern needs the Katalog's opt-in (docs/reference/katalog.md §8.3, ADR 0028).
+  const spec = (raw as { spec?: unknown } | null)?.spec;
+  const allowTemplatedRegex =
+    typeof spec === 'object' &&
+    spec !== null &&
+    (spec as Record<string, unknown>)['allowTemplatedRegex'] === true;
+  const result = withTemplatedRegex(allowTemplatedRegex, () =>
+    withTemplateCheck(options.checkTemplate, () => Katalog.safeParse(raw, { error: errorMap })),
+  );
   if (!result.success) {
     for (const problem of flatten(result.error.issues, [])) {
       if (problem.path.at(-1) === '__proto__') continue;
@@ -538,7 +557,7 @@ function crossChecks(
       }
     });
 
-    // issue-18: ids, waitFor targets and waitFor cycles across both groups.
+    // ids, waitFor targets and waitFor cycles across both groups (ADR 0009).
     const ordering: WaitForEntry[] = [];
     for (const groupName of ['onCreate', 'onReconcile'] as const) {
       const rawGroup = asMap(rawBox[groupName]);

@@ -53,7 +53,7 @@ export const OrkestraAnnotation = {
   LastCommit: `${ORKESTRA_PREFIX}last-commit`,
   /** CR with a `docker` block: the last image built. */
   LastImage: `${ORKESTRA_PREFIX}last-image`,
-  /** CR, set by people (issue 21): pins the CR to a Katalog revision, overriding the rollout (docs/reference/runtime.md §24). */
+  /** CR, set by people: pins the CR to a Katalog revision, overriding the rollout (docs/reference/runtime.md §24.2, ADR 0015). */
   Revision: `${ORKESTRA_PREFIX}revision`,
 } as const;
 /** OrkestraAnnotation is one of the runtime's annotation keys. */

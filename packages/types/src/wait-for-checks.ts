@@ -1,5 +1,5 @@
 /**
- * Load-time checks of child ordering on readiness (issue 18): entry `id`s are unique within a CRD
+ * Load-time checks of child ordering on readiness (ADR 0009): entry `id`s are unique within a CRD
  * entry, every `waitFor` names a known id (not its own), and `waitFor` has no cycle.
  */
 import type { PathSegment } from './paths.js';

@@ -23,7 +23,7 @@ function errors(body: string) {
   return result.errors.map(({ line, column, path, message }) => ({ line, column, path, message }));
 }
 
-describe('loadKatalog: readiness and waitFor (issue 18)', () => {
+describe('loadKatalog: readiness and waitFor (ADR 0009)', () => {
   it('accepts ids, waitFor and readyWhen and defaults readiness to children', () => {
     const result = load(`          statefulSets: [{id: db, name: db, image: postgres}]
           jobs:

@@ -37,6 +37,16 @@ describe('connection strings', () => {
     );
   });
 
+  it('keeps only an allow-list of options in the public string: no admin tokens or key passwords', () => {
+    const base = parseConnectionString(
+      'mongodb://admin:pw@db:27017/admin?tls=true&authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:IQoJSECRET&tlsCertificateKeyFilePassword=p4ss&tlsCertificateKeyFile=/k.pem&replicaSet=rs0&readPreference=secondary',
+    );
+    if (base == null) throw new Error('not parsed');
+    const shown = publicConnectionString(base, { database: 'shop', username: 'app' });
+    expect(shown).toBe('mongodb://app@db:27017/shop?tls=true&replicaSet=rs0&readPreference=secondary');
+    expect(shown).not.toMatch(/SECRET|p4ss|k\.pem|authMechanism/);
+  });
+
   it('handles a URI without path or options', () => {
     const base = parseConnectionString('mongodb://db:27017');
     expect(base).toEqual({ scheme: 'mongodb', hosts: 'db:27017', database: '', options: [] });

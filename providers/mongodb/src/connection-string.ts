@@ -40,16 +40,53 @@ export function parseConnectionString(uri: string): ConnectionString | undefined
 }
 
 /**
+ * PUBLIC_OPTIONS are the URI options an application's connection string keeps (lower case): how to
+ * reach and talk to the deployment, never how the admin authenticates. Everything else of the admin
+ * URI (`authMechanismProperties` with session tokens, `tlsCertificateKeyFilePassword`, key and
+ * certificate paths, `authSource`, …) stays out of CR status.
+ */
+const PUBLIC_OPTIONS: ReadonlySet<string> = new Set([
+  'replicaset',
+  'tls',
+  'ssl',
+  'directconnection',
+  'loadbalanced',
+  'readpreference',
+  'readpreferencetags',
+  'maxstalenessseconds',
+  'readconcernlevel',
+  'w',
+  'wtimeoutms',
+  'journal',
+  'retrywrites',
+  'retryreads',
+  'appname',
+  'compressors',
+  'zlibcompressionlevel',
+  'connecttimeoutms',
+  'sockettimeoutms',
+  'serverselectiontimeoutms',
+  'heartbeatfrequencyms',
+  'localthresholdms',
+  'maxpoolsize',
+  'minpoolsize',
+  'maxidletimems',
+  'waitqueuetimeoutms',
+  'srvmaxhosts',
+  'srvservicename',
+]);
+
+/**
  * publicConnectionString writes the connection string an application should use for
- * `database` (and `username`): the same hosts and options, never a password, and no
- * `authSource` (it defaults to the path database).
+ * `database` (and `username`): the same hosts, never a password, and only the options of
+ * {@link PUBLIC_OPTIONS} (no `authSource`: it defaults to the path database).
  */
 export function publicConnectionString(
   base: ConnectionString,
   target: { readonly database: string; readonly username?: string },
 ): string {
   const user = target.username == null ? '' : `${encodeURIComponent(target.username)}@`;
-  const options = base.options.filter(([key]) => key.toLowerCase() !== 'authsource');
+  const options = base.options.filter(([key]) => PUBLIC_OPTIONS.has(key.toLowerCase()));
   const query = options.length === 0 ? '' : `?${options.map(([k, v]) => `${k}=${v}`).join('&')}`;
   return `${base.scheme}://${user}${base.hosts}/${encodeURIComponent(target.database)}${query}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientOf, countByClient } from './audit-log.js';
+import { clientOf, clientWindow, countByClient } from './audit-log.js';
 
 const event = (
   auditID: string,
@@ -32,5 +32,36 @@ describe('countByClient', () => {
       { client: 'kro', total: 2, byRequest: { 'LIST /configmaps': 1, 'WATCH /configmaps': 1 } },
       { client: 'node-fetch', total: 1, byRequest: { 'LIST apps/deployments': 1 } },
     ]);
+  });
+});
+
+describe('clientWindow', () => {
+  it("splits one client's requests from its Lease requests and watches", () => {
+    const text = [
+      event('a', 'ResponseComplete', 'get', 'orkestra-operator/1.0 (bench)', 'leases', 'coordination.k8s.io'),
+      event(
+        'b',
+        'ResponseComplete',
+        'patch',
+        'orkestra-operator/1.0 (bench)',
+        'leases',
+        'coordination.k8s.io',
+      ),
+      event('c', 'ResponseStarted', 'watch', 'orkestra-operator/1.0 (bench)', 'configmaps'),
+      event('d', 'ResponseComplete', 'get', 'orkestra-operator/1.0 (bench)', 'configmaps'),
+      event('e', 'ResponseComplete', 'get', 'orkestra/1.0', 'configmaps'),
+    ].join('\n');
+    expect(clientWindow(countByClient(text), 'orkestra-operator')).toEqual({
+      requests: 1,
+      leases: 2,
+      watches: 1,
+      byRequest: { 'GET /configmaps': 1 },
+    });
+    expect(clientWindow(countByClient(text), 'nobody')).toEqual({
+      requests: 0,
+      leases: 0,
+      watches: 0,
+      byRequest: {},
+    });
   });
 });

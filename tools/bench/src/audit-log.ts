@@ -3,6 +3,7 @@
  * per request stage): the idle-cost study counts every request each operator made, relists and
  * re-opened watches included, by user agent.
  */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /** AuditEvent is the part of an audit.k8s.io/v1 Event the study reads. */
 export interface AuditEvent {
@@ -73,6 +74,45 @@ export function countByClient(text: string): ClientRequests[] {
     .sort((a, b) => b.total - a.total);
 }
 
+/** ClientWindow is one client's requests in a window, leases and watches apart. */
+export interface ClientWindow {
+  /** Requests other than watches and Lease requests: what an idle operator should not make. */
+  readonly requests: number;
+  /** Lease requests (leader election), reported on their own. */
+  readonly leases: number;
+  readonly watches: number;
+  /** The `requests`, by `verb group/resource`. */
+  readonly byRequest: Readonly<Record<string, number>>;
+}
+
+/** clientWindow splits one client's counts (from countByClient) into requests, Lease requests and watches. */
+export function clientWindow(clients: readonly ClientRequests[], client: string): ClientWindow {
+  const counts = clients.find((c) => c.client === client)?.byRequest ?? {};
+  let requests = 0;
+  let leases = 0;
+  let watches = 0;
+  const byRequest: Record<string, number> = {};
+  for (const [key, n] of Object.entries(counts)) {
+    if (key.startsWith('WATCH ')) watches += n;
+    else if (key.includes('coordination.k8s.io/leases')) leases += n;
+    else {
+      requests += n;
+      byRequest[key] = n;
+    }
+  }
+  return { requests, leases, watches, byRequest };
+}
+
+/** auditLogArgs are the kube-apiserver flags that write every request to `auditLog` under AUDIT_POLICY in `policyFile`. */
+export function auditLogArgs(policyFile: string, auditLog: string): string[] {
+  return [
+    `--audit-policy-file=${policyFile}`,
+    `--audit-log-path=${auditLog}`,
+    '--audit-log-format=json',
+    '--audit-log-mode=blocking',
+  ];
+}
+
 /** AUDIT_POLICY logs every request at Metadata level, from the stage its response started. */
 export const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -80,3 +120,16 @@ omitStages: [RequestReceived]
 rules:
   - level: Metadata
 `;
+
+/** readFrom reads a file from byte `offset` to its end (the audit log written since a window began). */
+export function readFrom(path: string, offset: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.max(0, size - offset));
+    readSync(fd, buffer, 0, buffer.length, offset);
+    return buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}

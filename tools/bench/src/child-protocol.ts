@@ -11,6 +11,8 @@ export type ParentMessage =
       readonly katalogText: string;
       /** Watch only this namespace (the run's own), so earlier runs' objects are not cached. */
       readonly namespace?: string;
+      /** The operator namespace (it exists: Lease, revision and rollout ConfigMaps), as the chart installs it. */
+      readonly operatorNamespace: string;
     }
   | { readonly type: 'sample' }
   | { readonly type: 'stats' }

@@ -18,7 +18,16 @@ export const fakeSystem = (
   createMs: 100,
   settleMs: 500,
   writesPerNewCr: { child: 4, status: 1, cr: 1, events: 1, other: 0 },
-  idle: { windowMs: 60_000, requests: 0, writes: 0, resyncs: 220, reconciles: 220, breakdown: '' },
+  idle: {
+    windowMs: 60_000,
+    requests: 0,
+    writes: 0,
+    resyncs: 220,
+    reconciles: 220,
+    breakdown: '',
+    source: 'apiserver_request_total',
+    leaseRequests: null,
+  },
   idleRequestsPerCrHour: 0,
   noopResyncWrites: 0,
   edit: {

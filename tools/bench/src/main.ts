@@ -7,7 +7,7 @@
  * top, every round below) and the charts, and with `--docs` regenerates docs/performance.md. A
  * system that cannot run is reported with its reason; no figure is ever made up.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,7 @@ import { KRO_FLAGS_NOTE, KRO_VERSION, buildKro, startKro } from './kro-runner.js
 import type { KroBuild } from './kro-runner.js';
 import { measureSystem } from './measure-system.js';
 import { apiServerCpuMs } from './api-requests.js';
+import { AUDIT_POLICY, auditLogArgs } from './audit-log.js';
 import type { MeasureOptions, SystemResult } from './measure-system.js';
 import { startOrkestra } from './orkestra-runner.js';
 import { performanceDoc } from './performance-doc.js';
@@ -113,10 +114,18 @@ async function onFreshControlPlane<T>(
 ): Promise<T> {
   const { args, size, round } = ctx;
   // Every run creates thousands of Services with a ClusterIP: testenv's /24 service range is far
-  // too small, so the API server gets a /16 (the later flag wins).
+  // too small, so the API server gets a /16 (the later flag wins). An audit log names each
+  // request's client, so idle requests are counted by the operator's User-Agent.
+  const auditDir = mkdtempSync(join(ctx.logDir, `audit-${id}-`));
+  const auditLog = join(auditDir, 'audit.log');
+  writeFileSync(join(auditDir, 'policy.yaml'), AUDIT_POLICY);
+  writeFileSync(auditLog, '');
   const cp = await startControlPlane({
     controllerManager: false,
-    apiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'],
+    apiserverArgs: [
+      '--service-cluster-ip-range=10.0.0.0/16',
+      ...auditLogArgs(join(auditDir, 'policy.yaml'), auditLog),
+    ],
   });
   try {
     const kubeConfig = keepAliveKubeConfig(cp.kubeConfig);
@@ -148,10 +157,13 @@ async function onFreshControlPlane<T>(
       editGapMs: 250,
       convergeTimeoutMs: Math.max(120_000, size * 1000),
       log,
+      auditLog,
     });
     return await run({ cp, kubeConfig, namespace, measure });
   } finally {
     await cp.stop();
+    // The figures are in the results; the log itself grows with every request of the run.
+    rmSync(auditDir, { recursive: true, force: true });
   }
 }
 

@@ -4,6 +4,7 @@
  * (idle requests, no-op resync writes), a series of one-field edits (writes per edit and edit →
  * child latency), and memory before and after.
  */
+import { statSync } from 'node:fs';
 import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -15,6 +16,7 @@ import {
   readRequestCounts,
 } from './api-requests.js';
 import type { RequestCounts } from './api-requests.js';
+import { clientWindow, countByClient, readFrom } from './audit-log.js';
 import { ObjectTracker } from './object-tracker.js';
 import { runLimited } from './run-limited.js';
 import { sleep } from './sleep.js';
@@ -54,6 +56,12 @@ export interface MeasureOptions {
   readonly convergeTimeoutMs: number;
   /** Progress lines. */
   readonly log: (message: string) => void;
+  /**
+   * kube-apiserver's audit log (JSON lines, AUDIT_POLICY): a system that names its `client` has its
+   * idle requests counted there by User-Agent, Lease requests apart. Default: none, idle requests
+   * come from `apiserver_request_total`.
+   */
+  readonly auditLog?: string;
 }
 
 /** IdleResult is what the idle window saw. */
@@ -68,6 +76,10 @@ interface IdleResult {
   readonly reconciles: number | null;
   /** The counted requests, by verb and resource. */
   readonly breakdown: string;
+  /** Where `requests` were counted: `audit log (<client>)` or `apiserver_request_total`. */
+  readonly source: string;
+  /** The system's Lease requests (leader election) in the window, from the audit log; null without it. */
+  readonly leaseRequests: number | null;
 }
 
 /** EditResult is what the one-field edits cost. */
@@ -124,6 +136,8 @@ export interface SystemResult {
   readonly writesPerNewCr?: WriteClasses;
   readonly idle: IdleResult;
   readonly idleRequestsPerCrHour: number | null;
+  /** Lease requests per hour in the idle window (leader election; not per CR), from the audit log. */
+  readonly idleLeaseRequestsPerHour?: number | null;
   /** Writes in the idle window per resync due in it (nothing else happens then). */
   readonly noopResyncWrites: number | null;
   readonly edit: EditResult;
@@ -308,25 +322,38 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     log(`${sut.name}: idle window of ${(options.idleMs / 1000).toFixed(0)} s`);
     const idleBefore = readRequestCounts(await options.metrics());
     const reconcilesBefore = await sut.reconciles();
+    const auditOffset = options.auditLog == null ? 0 : statSync(options.auditLog).size;
     const idleStart = performance.now();
     await sleep(options.idleMs);
     const idleAfter = readRequestCounts(await options.metrics());
     const idleWindowMs = performance.now() - idleStart;
+    const audited =
+      options.auditLog == null || sut.client == null
+        ? undefined
+        : clientWindow(countByClient(readFrom(options.auditLog, auditOffset)), sut.client);
     const reconcilesAfter = await sut.reconciles();
     const idleDelta = diffRequestCounts(idleBefore, idleAfter);
     const idleReconciles =
       reconcilesBefore == null || reconcilesAfter == null ? null : reconcilesAfter - reconcilesBefore;
     const idle: IdleResult = {
       windowMs: Math.round(idleWindowMs),
-      requests: countRequests(idleDelta),
+      requests: audited?.requests ?? countRequests(idleDelta),
       writes: countRequests(idleDelta, { verbs: 'writes' }),
       resyncs: ((options.size + options.warmup) * idleWindowMs) / options.resyncMs,
       reconciles: idleReconciles,
-      breakdown: describeRequests(idleDelta),
+      breakdown:
+        audited == null
+          ? describeRequests(idleDelta)
+          : Object.entries(audited.byRequest)
+              .map(([key, n]) => `${key}×${n}`)
+              .join(', '),
+      source: audited == null ? 'apiserver_request_total' : `audit log (${sut.client ?? ''})`,
+      leaseRequests: audited?.leases ?? null,
     };
     log(
       `${sut.name}: idle ${idle.requests} requests, ${idle.writes} writes, ${idle.resyncs.toFixed(0)} resyncs due, ` +
-        `${idle.reconciles ?? '?'} reconciles reported`,
+        `${idle.reconciles ?? '?'} reconciles reported (requests from the ${idle.source}` +
+        `${idle.leaseRequests == null ? '' : `; ${idle.leaseRequests} Lease requests apart`})`,
     );
     // Memory at steady state: every CR and child cached, after an idle window with resyncs.
     const full = await steadyMemory(sut);
@@ -415,6 +442,8 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
       writesPerNewCr,
       idle,
       idleRequestsPerCrHour: perCrHour(idle.requests, crs, idle.windowMs),
+      idleLeaseRequestsPerHour:
+        idle.leaseRequests == null ? null : perCrHour(idle.leaseRequests, 1, idle.windowMs),
       noopResyncWrites: idle.resyncs < 1 ? null : ratio(idle.writes, idle.resyncs),
       edit,
       ...(cpu == null ? {} : { cpu }),

@@ -1,24 +1,34 @@
 /**
- * startOrkestra runs the Orkestra runtime (`createKatalogRuntime` from @orkestra/reconciler) on
- * the bench Katalog in a child Node process (runtime-child.ts, run through tsx with the
+ * startOrkestra runs the Orkestra operator as the Helm chart installs it (`startOperator` of
+ * @orkestra/operator: revisions, leader election and the Control Center on, metrics scraped every
+ * 15 s) on the bench Katalog in a child Node process (runtime-child.ts, run through tsx with the
  * `@orkestra/source` condition and `--expose-gc`), so its memory is measured alone, and returns
- * it as a SystemUnderTest once its informers have synced.
+ * it as a SystemUnderTest once its informers have synced and it leads.
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ChildMessage, ChildSample, ChildStats, ParentMessage } from './child-protocol.js';
 import { installCrds } from './install-crds.js';
 import type { SystemUnderTest } from './system-under-test.js';
 import { ORKESTRA_RESOURCE, orkestraCrd, orkestraKatalogText } from './workload.js';
 
+/** OPERATOR_NAMESPACE is the chart's default operator namespace. */
+const OPERATOR_NAMESPACE = 'orkestra-system';
+
+/** OPERATOR_CLIENT is the operator's User-Agent product in the audit log (ADR 0035). */
+const OPERATOR_CLIENT = 'orkestra-operator';
+
 /** OrkestraRunnerOptions configures startOrkestra. */
 export interface OrkestraRunnerOptions {
   readonly kubeConfig: KubeConfig;
   readonly kubeconfigPath: string;
   readonly namespace: string;
+  /** The operator namespace (Lease, revision and rollout ConfigMaps); created when missing. Default `orkestra-system`. */
+  readonly operatorNamespace?: string;
   /** The Katalog entry's `workers`. */
   readonly workers: number;
   /** The Katalog entry's `resync` (a duration, e.g. `30s`). */
@@ -37,6 +47,13 @@ export interface OrkestraRunnerOptions {
 /** startOrkestra installs the CRD, starts the runtime child and waits for `started`. */
 export async function startOrkestra(options: OrkestraRunnerOptions): Promise<SystemUnderTest> {
   await installCrds(options.kubeConfig, [JSON.stringify(orkestraCrd())]);
+  const operatorNamespace = options.operatorNamespace ?? OPERATOR_NAMESPACE;
+  await options.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: operatorNamespace } } })
+    .catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== 409) throw error;
+    });
   const childPath = fileURLToPath(new URL('./runtime-child.ts', import.meta.url));
   const packageDir = fileURLToPath(new URL('..', import.meta.url));
   const logFd = openSync(options.logPath, 'a');
@@ -64,6 +81,7 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
         kubeconfigPath: options.kubeconfigPath,
         katalogText: orkestraKatalogText({ workers: options.workers, resync: options.resync }),
         namespace: options.namespace,
+        operatorNamespace,
       },
       'started',
       options.startTimeoutMs ?? 180_000,
@@ -76,6 +94,7 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
   const pid = child.pid ?? 0;
   return {
     name: 'orkestra',
+    client: OPERATOR_CLIENT,
     resource: ORKESTRA_RESOURCE,
     namespace: options.namespace,
     pid,

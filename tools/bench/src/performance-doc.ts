@@ -249,7 +249,10 @@ floor; …), so machine load that drifts over a round does not always fall on th
 port), a Service (port 80 → 8080), a ConfigMap (\`message\` from \`spec.message\`) and a Secret (one
 key), with the same names in every system (\`tools/bench/src/workload.ts\`). For Orkestra it is a
 Katalog with one CRD entry, the four children in \`onReconcile\`, \`workers: 8\` and \`resync: 30s\`
-(its CRD has the status subresource); the runtime child watches only its round's namespace. For
+(its CRD has the status subresource). Orkestra runs as the Helm chart installs it: the operator
+(\`startOperator\`, what \`ork run\` runs) with the operator namespace present (Katalog revisions on),
+leader election on, the Control Center on and \`/metrics\` scraped every 15 s; it watches only its
+round's namespace. For
 kro a ResourceGraphDefinition with the same four templates (the Secret through \`stringData\`,
 which the API server stores as the same \`data\`).
 
@@ -300,7 +303,9 @@ kro 8 instance reconciles, and both floors write for 8 CRs at a time.
    server's own write per Service (\`POST networking.k8s.io/ipaddresses\`, the ClusterIP's
    \`IPAddress\` object), which the full floor's Services cause too.
 5. _Idle window_ (\`--idle-seconds\`): nothing touches the cluster. \`idleRequestsPerCrHour\` = requests
-   in the window ÷ (N + 10) CRs, scaled to an hour; \`noopResyncWrites\` = writes ÷ the resyncs due in
+   in the window ÷ (N + 10) CRs, scaled to an hour; for Orkestra counted from the API server's audit
+   log by its User-Agent (\`orkestra-operator\`), watches and its Lease requests left out — the Lease
+   requests of leader election are reported on their own line, per hour (a renewal every 2 s); \`noopResyncWrites\` = writes ÷ the resyncs due in
    the window (none are due at kro's default resync, so it is n/a there).
 6. _Full reading_ of memory, as in 2. \`rssMbPer1kCrs\` = (full − empty) RSS ÷ N × 1 000, in MiB.
 7. _Edits_ (\`--edits\`): one CR at a time, \`spec.message\` is changed with a merge patch; the time
@@ -311,7 +316,8 @@ kro 8 instance reconciles, and both floors write for 8 CRs at a time.
 
 **Counting requests.** \`apiserver_request_total\` deltas from the API server's \`/metrics\`, summed
 over response codes; \`WATCH\` and the API server's own upkeep (its Lease, the \`kubernetes\` Service
-endpoints) are left out.
+endpoints) are left out. Orkestra's idle requests come from the audit log instead (every control
+plane writes one, every request at Metadata level), attributed by User-Agent.
 
 **Memory.** Orkestra runs in a child Node process (\`tools/bench/src/runtime-child.ts\`) so its memory
 is its own; each reading is \`process.memoryUsage()\` after two \`global.gc()\`. kro's is \`VmRSS\` from

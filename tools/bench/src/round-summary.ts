@@ -43,6 +43,8 @@ export interface SystemSpread {
   readonly rounds: number;
   readonly convergenceMs: Spread;
   readonly idleRequestsPerCrHour: Spread;
+  /** Lease requests per hour at idle (leader election), from the audit log. */
+  readonly idleLeaseRequestsPerHour: Spread;
   readonly noopResyncWrites: Spread;
   readonly oneFieldChangeWrites: Spread;
   readonly latencyP50Ms: Spread;
@@ -99,6 +101,7 @@ function systemSpread(results: readonly (SystemResult | undefined)[]): SystemSpr
     rounds: measured.length,
     convergenceMs: of((r) => r.convergenceMs),
     idleRequestsPerCrHour: of((r) => r.idleRequestsPerCrHour),
+    idleLeaseRequestsPerHour: of((r) => r.idleLeaseRequestsPerHour),
     noopResyncWrites: of((r) => r.noopResyncWrites),
     oneFieldChangeWrites: of((r) => (r.edit.resyncShare > 0.5 ? null : r.oneFieldChangeWrites)),
     // A timed-out edit ends the phase; its latencies are a lower bound, not a measurement.

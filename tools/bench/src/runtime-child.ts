@@ -1,16 +1,24 @@
 /**
- * The Orkestra side of the benchmark, run as its own Node process (see orkestra-runner.ts):
- * loads the bench Katalog, starts `createKatalogRuntime` against the control plane and answers
- * memory and reconcile-count samples over IPC. Started with `--expose-gc` so samples are taken
- * after a full collection.
+ * The Orkestra side of the benchmark, run as its own Node process (see orkestra-runner.ts): the
+ * operator as the Helm chart installs it (`startOperator` of @orkestra/operator, what `ork run`
+ * runs): the operator namespace present, so Katalog revisions are on; leader election on; the
+ * Control Center on; `/metrics` scraped every 15 s as Prometheus would. It answers memory and
+ * reconcile-count samples over IPC. Started with `--expose-gc` so samples are taken after a full
+ * collection.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { createKatalogRuntime } from '@orkestra/reconciler';
-import type { KatalogRuntime } from '@orkestra/reconciler';
-import { loadKatalog } from '@orkestra/types';
+import { parseRunConfig, startOperator } from '@orkestra/operator';
+import type { Operator } from '@orkestra/operator';
 import type { ChildMessage, ParentMessage } from './child-protocol.js';
 
-let runtime: KatalogRuntime | undefined;
+/** SCRAPE_INTERVAL_MS is Prometheus's usual scrape interval, the chart's ServiceMonitor's. */
+const SCRAPE_INTERVAL_MS = 15_000;
+
+let operator: Operator | undefined;
+let scraper: NodeJS.Timeout | undefined;
 
 const send = (message: ChildMessage): void => {
   process.send?.(message);
@@ -19,21 +27,61 @@ const send = (message: ChildMessage): void => {
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
-async function start(kubeconfigPath: string, katalogText: string, namespace?: string): Promise<void> {
-  const loaded = loadKatalog({ text: katalogText, file: 'bench-katalog.yaml' });
-  if (!loaded.ok) {
-    throw new Error(
-      `the bench Katalog does not load: ${loaded.errors.map((e) => JSON.stringify(e)).join('; ')}`,
-    );
-  }
+async function start(message: Extract<ParentMessage, { type: 'start' }>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'orkestra-bench-operator-'));
+  const katalogFile = join(dir, 'katalog.yaml');
+  writeFileSync(katalogFile, message.katalogText);
+  const parsed = parseRunConfig(
+    [
+      '--katalog',
+      katalogFile,
+      '--leader-elect',
+      '--namespace',
+      message.operatorNamespace,
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
+      '--control-center',
+      '--log-level',
+      'info',
+    ],
+    { env: {} },
+  );
+  if (!parsed.ok) throw new Error(`run flags: ${parsed.errors.join('; ')}`);
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  runtime = createKatalogRuntime({
-    katalog: loaded.katalog,
+  kubeConfig.loadFromFile(message.kubeconfigPath);
+  operator = await startOperator({
+    config: parsed.config,
+    env: {},
+    cwd: dir,
     kubeConfig,
-    ...(namespace == null ? {} : { options: { namespace } }),
+    handleSignals: false,
+    watchKatalog: false,
+    ...(message.namespace == null ? {} : { watchNamespace: message.namespace }),
   });
-  await runtime.start();
+  await operator.synced;
+  const deadline = Date.now() + 60_000;
+  while (!operator.isLeader()) {
+    if (Date.now() > deadline) throw new Error('the operator did not become leader within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const metrics = `http://127.0.0.1:${operator.metricsAddress?.port ?? 0}/metrics`;
+  scraper = setInterval(() => {
+    void fetch(metrics)
+      .then((answer) => answer.text())
+      .catch(() => undefined);
+  }, SCRAPE_INTERVAL_MS);
+}
+
+function counts(): { reconciles: number; resyncsAdded: number } {
+  let reconciles = 0;
+  let resyncsAdded = 0;
+  for (const entry of operator?.engine().entries.values() ?? []) {
+    reconciles += entry.dispatcher.stats().finished;
+    resyncsAdded += entry.resync.added;
+  }
+  return { reconciles, resyncsAdded };
 }
 
 async function sample(): Promise<ChildMessage> {
@@ -44,25 +92,17 @@ async function sample(): Promise<ChildMessage> {
   await new Promise((resolve) => setTimeout(resolve, 500));
   gc?.();
   const usage = process.memoryUsage();
-  let reconciles = 0;
-  for (const entry of runtime?.entries.values() ?? []) reconciles += entry.dispatcher.stats().finished;
   return {
     type: 'sample',
     rssBytes: usage.rss,
     heapUsedBytes: usage.heapUsed,
-    reconciles,
+    reconciles: counts().reconciles,
   };
 }
 
 function stats(): ChildMessage {
-  let reconciles = 0;
-  let resyncsAdded = 0;
-  for (const entry of runtime?.entries.values() ?? []) {
-    reconciles += entry.dispatcher.stats().finished;
-    resyncsAdded += entry.resync.added;
-  }
   const cpu = process.cpuUsage();
-  return { type: 'stats', reconciles, cpuMs: (cpu.user + cpu.system) / 1000, resyncsAdded };
+  return { type: 'stats', ...counts(), cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 process.on('message', (message: ParentMessage) => {
@@ -70,7 +110,7 @@ process.on('message', (message: ParentMessage) => {
     try {
       switch (message.type) {
         case 'start':
-          await start(message.kubeconfigPath, message.katalogText, message.namespace);
+          await start(message);
           send({ type: 'started' });
           break;
         case 'sample':
@@ -80,7 +120,8 @@ process.on('message', (message: ParentMessage) => {
           send(stats());
           break;
         case 'stop':
-          await runtime?.stop({ timeoutMs: 5000 });
+          clearInterval(scraper);
+          await operator?.shutdown('benchmark done');
           send({ type: 'stopped' });
           process.disconnect?.();
           setTimeout(() => process.exit(0), 100).unref();

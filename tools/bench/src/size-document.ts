@@ -139,6 +139,7 @@ export function sizeTableRows(doc: SizeDocument): TableRow[] {
       '',
     ],
     ['idle requests / CR / hour', '0', ...cells((s) => s.idleRequestsPerCrHour, 2), '', ''],
+    ['  Lease requests / hour (leader election)', '', ...cells((s) => s.idleLeaseRequestsPerHour, 0), '', ''],
     ['writes per no-op resync', '0', ...cells((s) => s.noopResyncWrites, 3), '', ''],
     ['writes per one-field change', '1 + ≤ 1', ...cells((s) => s.oneFieldChangeWrites, 2), '', ''],
     ['edit → child p50 (ms)', '50', ...cells((s) => s.latencyP50Ms), '', ''],

@@ -17,6 +17,8 @@ export interface MemorySample {
 export interface SystemUnderTest {
   /** Display name, e.g. `orkestra` or `kro v0.9.4`. */
   readonly name: string;
+  /** Its User-Agent product in the API server's audit log (`orkestra-operator`), when it sends one of its own. */
+  readonly client?: string;
   /** The CR type it reconciles. */
   readonly resource: CrResource;
   /** Namespace its CRs and children live in. */

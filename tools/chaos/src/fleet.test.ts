@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { regeneratedSecrets } from './fleet.js';
 
 describe('regeneratedSecrets', () => {
-  it('names Secrets whose UID or value changed, ignoring ones created or deleted in between', () => {
+  it('names Secrets whose UID or value changed, or that are missing afterwards, ignoring new ones', () => {
     const before = new Map([
       ['a', { uid: '1', value: 'x' }],
       ['b', { uid: '2', value: 'y' }],
@@ -15,6 +15,6 @@ describe('regeneratedSecrets', () => {
       ['c', { uid: '9', value: 'z' }],
       ['new', { uid: '5', value: 'v' }],
     ]);
-    expect(regeneratedSecrets(before, after)).toEqual(['b', 'c']);
+    expect(regeneratedSecrets(before, after)).toEqual(['b', 'c', 'gone']);
   });
 });

@@ -63,8 +63,9 @@ export async function readFleet(
 }
 
 /**
- * regeneratedSecrets compares two snapshots and returns the names of Secrets present in both whose
- * UID or value changed (a `once` Secret must never change).
+ * regeneratedSecrets compares two snapshots and returns the names of Secrets of the first whose
+ * UID or value changed, or that are missing from the second (a `once` Secret must never change,
+ * and one deleted and not yet recreated is a change too).
  */
 export function regeneratedSecrets(
   before: ReadonlyMap<string, SecretIdentity>,
@@ -73,7 +74,7 @@ export function regeneratedSecrets(
   const changed: string[] = [];
   for (const [name, old] of before) {
     const now = after.get(name);
-    if (now != null && (now.uid !== old.uid || now.value !== old.value)) changed.push(name);
+    if (now == null || now.uid !== old.uid || now.value !== old.value) changed.push(name);
   }
   return changed.sort();
 }

@@ -57,10 +57,17 @@ describe('kube-apiserver stopped and restarted mid-run', () => {
     await runtime.start();
     const crs = crClient(plane.kubeConfig, api);
 
-    // Create every CR, then take the API server away while their reconciles are in flight.
+    // Create every CR, wait until every once Secret exists (so the restart has something to
+    // regenerate), then take the API server away while the rest of the reconciles are in flight.
     const names = Array.from({ length: CRS }, (_, i) => `shop-${i}`);
     await Promise.all(names.map((name) => crs.create(namespace, name, { greeting: `hello ${name}` })));
+    await waitFor(
+      'every once Secret to exist before the restart',
+      async () => (await readFleet(plane.kubeConfig, api, namespace)).secrets.size === CRS,
+      { timeoutMs: 120_000, intervalMs: 100 },
+    );
     const atStop = await readFleet(plane.kubeConfig, api, namespace);
+    expect(atStop.secrets.size).toBe(CRS);
     await plane.stopApiServer();
     await sleep(DOWN_MS);
     const restartStarted = performance.now();

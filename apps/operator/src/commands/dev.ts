@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { createNamespace } from '@orkestra/testenv';
 import { RUN_FLAGS_USAGE, parseRunConfig } from '../process/config.js';
+import { LOOPBACK_CIDRS } from '@orkestra/reconciler';
 import { LocalControlPlaneError, startLocalControlPlane } from '../process/local-control-plane.js';
 import { OperatorStartError, startOperator } from '../process/operator.js';
 import type { CliIo, Command } from './command.js';
@@ -60,7 +61,8 @@ export const devCommand: Command = {
     }
     const parsed = parseRunConfig(rest, {
       env: { ...io.env, KUBECONFIG: undefined },
-      defaults: { leaderElect: false, installCrds: true },
+      // ork dev runs beside local servers: loopback is allowed explicitly (runtime.md §14.4).
+      defaults: { leaderElect: false, installCrds: true, allowPrivateAddresses: LOOPBACK_CIDRS },
     });
     if (!parsed.ok) throw new UsageError(parsed.errors.join('\n'));
     const config = parsed.config;
@@ -98,7 +100,9 @@ export const devCommand: Command = {
         );
         // issue 22: `ork dev --control-center` (docs/reference/runtime.md §23).
         if (config.controlCenter && operator.metricsAddress != null)
-          io.stderr.write(`Control Center: http://127.0.0.1:${operator.metricsAddress.port}/ui/\n`);
+          io.stderr.write(
+            `Control Center: http${config.controlCenterCert == null ? '' : 's'}://127.0.0.1:${operator.metricsAddress.port}/ui/${operator.controlCenterToken == null ? '' : `?token=${operator.controlCenterToken}`}\n`,
+          );
       });
       const code = await operator.done;
       io.stderr.write('Operator stopped; stopping the control plane…\n');

@@ -31,8 +31,9 @@ Options:
   -n, --namespace <ns>  Operator namespace (default: $POD_NAMESPACE, else ${DEFAULT_NAMESPACE}).
   --image <image>       Operator image for bundle (default: ${DEFAULT_IMAGE_REPOSITORY}:<version>).
   --allow-rbac-wildcards
-                        Accept a "*" in a \`roles\` rule (rbac, bundle, helm-values); the operator
-                        is then granted it too. Without it such a Katalog is refused.
+                        Accept a "*" or an escalate, bind or impersonate verb in any role
+                        rule (rbac, bundle, helm-values); the operator is then granted it too.
+                        Without it (or the entry's allowEscalation: true) such a Katalog is refused.
   --control-center      rbac: also grant tokenreviews and subjectaccessreviews create, for the
                         Control Center's token gate (ork run --control-center-auth=token).
   -h, --help            Show this help.`;
@@ -80,7 +81,9 @@ export const generateCommand: Command = {
     const { katalog } = loaded;
     // RBAC never carries a wildcard from a role rule silently (see `ork validate --allow-rbac-wildcards`).
     if (target !== 'crd' && parsed.values['allow-rbac-wildcards'] !== true) {
-      const wildcards = roleWildcardIssues(loaded.file, loaded.text, katalog);
+      const wildcards = roleWildcardIssues(loaded.file, loaded.text, katalog).filter(
+        (issue) => !issue.allowed,
+      );
       for (const error of wildcards) io.stderr.write(`${formatIssue(error)}\n`);
       if (wildcards.length > 0) return ExitCode.Failed;
     }

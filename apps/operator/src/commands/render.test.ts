@@ -55,3 +55,75 @@ describe('ork render: CR files that hold no usable CR', () => {
     );
   });
 });
+
+describe('ork render: regex patterns run in linear time (docs/reference/katalog.md §8.3)', () => {
+  /** The review's Katalog: a rule whose pattern is a template of the CR, and a literal nested quantifier. */
+  function redosKatalog(optIn: boolean): string {
+    const file = join(mkdtempSync(join(tmpdir(), 'ork-redos-')), 'redos.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: redos-tpl }
+spec:
+${optIn ? '  allowTemplatedRegex: true\n' : ''}  crds:
+    x:
+      apiTypes: { group: a.example.com, version: v1, kind: X, plural: xs }
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: { type: object, properties: { name: { type: string, maxLength: 63 }, pattern: { type: string, maxLength: 16 } } }
+      validation:
+        rules:
+          - { field: spec.name, regex: '^(a+)+$', message: 'bad name' }
+          - { field: spec.name, regex: '{{ spec.pattern }}', message: 'name does not match the pattern' }
+      operatorBox:
+        onReconcile:
+          configMaps:
+            - data: { n: '{{ spec.name }}' }
+`,
+    );
+    return file;
+  }
+  const cr = `apiVersion: a.example.com/v1
+kind: X
+metadata: { name: r, namespace: default }
+spec: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", pattern: "^(a|a)*$" }
+`;
+
+  it('renders the review ReDoS CR (31 characters) at once, denied by the rule', async () => {
+    const started = performance.now();
+    const run = await runOrk(['render', redosKatalog(true), '--cr', crFile(cr), '--now', NOW]);
+    // The backtracking engine took 58 s on this input; a generous bound keeps the test stable.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(run.stdout).toContain('Ready=False ValidationFailed');
+  });
+
+  it('refuses the templated pattern at load without the Katalog opt-in', async () => {
+    const katalog = redosKatalog(false);
+    const run = await runOrk(['render', katalog, '--cr', crFile(cr), '--now', NOW]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${katalog}:16:40: spec.crds.x.validation.rules[1].regex`);
+    expect(run.stderr).toContain('spec.allowTemplatedRegex: true');
+  });
+});
+
+describe('ork render: CR files within the YAML input limits', () => {
+  it('refuses a UTF-16 CR file, a non-UTF-8 one and one nested too deep, by name', async () => {
+    const cr =
+      'apiVersion: demo.example.com/v1alpha1\nkind: Website\nmetadata: {name: hello}\nspec: {image: nginx}\n';
+    const cases: [Buffer, RegExp][] = [
+      [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(cr, 'utf16le')]), /:1:1: the input is UTF-16/],
+      [Buffer.concat([Buffer.from(cr), Buffer.from([0xc3, 0x28])]), /:5:1: the input is not valid UTF-8/],
+      [Buffer.from(`${cr}x: ${'['.repeat(5000)}${']'.repeat(5000)}\n`), /:5:\d+: maps and lists nest deeper/],
+    ];
+    for (const [bytes, expected] of cases) {
+      const file = join(mkdtempSync(join(tmpdir(), 'ork-render-')), 'cr.yaml');
+      writeFileSync(file, bytes);
+      const run = await runOrk(['render', KATALOG, '--cr', file, '--now', NOW]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(expected);
+    }
+  });
+});

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
 import type { KubeObject } from '@orkestra/registry';
@@ -6,7 +5,7 @@ import { createTemplateEngine } from '@orkestra/template';
 import { OfflineEngine, hookRoots, uidOf } from '@orkestra/reconciler/offline';
 import type { OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import type { Katalog } from '@orkestra/types';
-import { readCustomResources } from '../offline/cr-input.js';
+import { readCrFile, readCustomResources } from '../offline/cr-input.js';
 import type { CustomResource } from '../offline/cr-input.js';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { toMultiDocumentYaml } from '../generate/manifest-yaml.js';
@@ -53,7 +52,7 @@ class RenderInputError extends Error {
 }
 
 function readContext(file: string, cwd: string): RenderContext {
-  const value: unknown = parse(readFileSync(resolve(cwd, file), 'utf8'));
+  const value: unknown = parse(readCrFile(resolve(cwd, file), file));
   if (value == null) return {};
   if (!isMap(value)) throw new RenderInputError(`${file}: the context must be a map`);
   for (const key of Object.keys(value)) {
@@ -260,7 +259,7 @@ export const renderCommand: Command = {
     for (const crFile of crFiles) {
       let crs: CustomResource[];
       try {
-        crs = readCustomResources(readFileSync(resolve(io.cwd, crFile), 'utf8'), crFile);
+        crs = readCustomResources(readCrFile(resolve(io.cwd, crFile), crFile), crFile);
       } catch (error) {
         reportCaughtError(error, 'render');
         io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

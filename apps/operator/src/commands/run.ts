@@ -6,9 +6,10 @@ import { ExitCode, UsageError } from './command.js';
 const usage = `Usage: ork run [<katalog>] [flags]
 
 Run the operator for a Katalog against the cluster of the kubeconfig (or in-cluster): informers
-on every replica, workers on the leader. JSON log lines on stdout; /metrics, /katalog and
-/katalog/crds/<entry>/objects/<namespace>/<name> on the metrics address; /healthz and /readyz on
-the health address. The Katalog file is watched: a valid change is applied in place, an invalid
+on every replica, workers on the leader. JSON log lines on stdout; /metrics and /katalog on the
+metrics address; /healthz and /readyz on the health address; when an entry has crossAccess: true,
+/katalog/crds/<entry>/objects/<namespace>/<name> on the cross address, for callers with a token
+(audience orkestra-cross) that may get the CR. The Katalog file is watched: a valid change is applied in place, an invalid
 one is logged and the running Katalog stays. SIGTERM or SIGINT shut down gracefully (in-flight
 reconciles finish, the Lease is released); losing the Lease exits 1.
 

@@ -74,6 +74,20 @@ describe('held-out upstream corpus', () => {
     );
   });
 
+  it('h03-g3-secret-copy.yaml: without allowedNamespaces, the CR-chosen target namespace is refused at its file:line:col', async () => {
+    const text = readFileSync(join(DIR, 'h03-g3-secret-copy.yaml'), 'utf8').replace(
+      /\n\s+allowedNamespaces: .*\n/,
+      '\n',
+    );
+    const file = join(mkdtempSync(join(tmpdir(), 'ork-h03-')), 'h03.yaml');
+    writeFileSync(file, text);
+    const run = await runOrk(['validate', file]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /h03\.yaml:\d+:\d+: spec\.crds\.tenant\.operatorBox\.onCreate\.secrets\[1\]\.namespace: a templated namespace in a namespaced entry needs `allowedNamespaces`/,
+    );
+  });
+
   it('h03-g3-secret-copy.yaml: renders one copy per target namespace with the source data and type', async () => {
     const run = await render(join(DIR, 'h03-g3-secret-copy.yaml'), 'h03-g3-secret-copy');
     const secrets = objects(run.stdout).filter(

@@ -14,9 +14,12 @@ Options:
               (docs/reference/katalog.md §17.5): unknown spec/status fields, cross, external, providers,
               children and forEach names, and keys used where they are not visible.
   --allow-rbac-wildcards
-              Accept a "*" in the rules of \`roles\` entries (a warning instead of an
-              error). ork generate rbac copies those rules into the operator's own
-              ClusterRole, so the operator is granted the wildcard too.
+              Accept a "*" or an escalate, bind or impersonate verb in the rules of
+              every role the Katalog declares (\`roles\`, \`custom\` Roles and
+              ClusterRoles) as a warning instead of an error, as an entry's
+              \`allowEscalation: true\` does for that entry. ork generate rbac copies
+              those rules into the operator's own ClusterRole, so the operator is
+              granted them too.
   -h, --help  Show this help.`;
 
 /** validateCommand is `ork validate`: load and compile a Katalog, and with --strict check every template path. */
@@ -42,12 +45,15 @@ export const validateCommand: Command = {
       for (const error of result.errors) io.stderr.write(`${formatIssue(error)}\n`);
       return ExitCode.Failed;
     }
-    // Wildcards in role rules would reach the operator's own ClusterRole: an error unless allowed.
-    const wildcards = roleWildcardIssues(result.file, result.text, result.katalog);
-    if (parsed.values['allow-rbac-wildcards'] === true) {
-      for (const warning of wildcards) io.stderr.write(`${formatIssue(warning, 'warning: ')}\n`);
-    } else if (wildcards.length > 0) {
-      for (const error of wildcards) io.stderr.write(`${formatIssue(error)}\n`);
+    // Wildcards and escalate/bind/impersonate in role rules would reach the operator's own
+    // ClusterRole: an error unless the entry sets allowEscalation (or the flag is given), then a warning.
+    const allowAll = parsed.values['allow-rbac-wildcards'] === true;
+    const privileged = roleWildcardIssues(result.file, result.text, result.katalog);
+    const refused = privileged.filter((issue) => !issue.allowed && !allowAll);
+    for (const warning of privileged.filter((issue) => issue.allowed || allowAll))
+      io.stderr.write(`${formatIssue(warning, 'warning: ')}\n`);
+    if (refused.length > 0) {
+      for (const error of refused) io.stderr.write(`${formatIssue(error)}\n`);
       return ExitCode.Failed;
     }
     if (parsed.values.strict === true) {

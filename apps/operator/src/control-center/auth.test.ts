@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createGate } from './auth.js';
-import type { ReviewApi } from './auth.js';
+import { createGate, newLocalToken } from './auth.js';
+import type { ReviewApi } from '../auth/kube-gate.js';
 
 function request(remoteAddress: string, authorization?: string): IncomingMessage {
   return {
@@ -10,30 +10,47 @@ function request(remoteAddress: string, authorization?: string): IncomingMessage
   } as unknown as IncomingMessage;
 }
 
+function cookie(remoteAddress: string, value: string): IncomingMessage {
+  return { socket: { remoteAddress }, headers: { cookie: value } } as unknown as IncomingMessage;
+}
+
 const websites = { group: 'demo.example.com', plural: 'websites' };
 
 /** A review API where token `t-<user>` is `<user>` and `grants` lists `<user> <namespace>` (`''` = all namespaces). */
 function reviews(grants: readonly string[], calls: string[] = []): ReviewApi {
   return {
-    tokenReview: (token) => {
+    tokenReview: (token, audiences) => {
       calls.push(`token ${token}`);
+      if (!audiences.includes('orkestra-control-center')) return Promise.resolve({});
       return Promise.resolve(
         token.startsWith('t-') ? { user: { username: token.slice(2), groups: [] } } : {},
       );
     },
     accessReview: (input) => {
-      calls.push(`sar ${input.user} ${input.verb} ${input.resource} ${input.namespace}`);
-      return Promise.resolve(grants.includes(`${input.user} ${input.namespace}`));
+      calls.push(`sar ${input.username} ${input.verb} ${input.resource} ${input.namespace}`);
+      return Promise.resolve(grants.includes(`${input.username} ${input.namespace}`));
     },
   };
 }
 
 describe('createGate', () => {
-  it('local mode serves loopback clients and refuses others', async () => {
-    const gate = createGate({ mode: 'local' });
-    expect((await gate(request('127.0.0.1'))).ok).toBe(true);
-    expect((await gate(request('::1'))).ok).toBe(true);
-    expect(await gate(request('10.0.0.7'))).toMatchObject({ ok: false, status: 403 });
+  it('local mode serves loopback clients holding the process token, and refuses others', async () => {
+    const token = newLocalToken(() => new Uint8Array(32).fill(7));
+    const gate = createGate({ mode: 'local', localToken: token });
+    expect(await gate(request('127.0.0.1'))).toMatchObject({ ok: false, status: 401 });
+    expect(await gate(request('127.0.0.1', 'Bearer wrong'))).toMatchObject({ ok: false, status: 401 });
+    expect((await gate(request('127.0.0.1', `Bearer ${token}`))).ok).toBe(true);
+    expect((await gate(cookie('::1', `a=b; orkestra-cc=${token}`))).ok).toBe(true);
+    expect(await gate(cookie('10.0.0.7', `orkestra-cc=${token}`))).toMatchObject({ ok: false, status: 403 });
+    expect(await createGate({ mode: 'local' })(request('127.0.0.1'))).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+  });
+
+  it('draws the local token from the injected randomness', () => {
+    expect(newLocalToken(() => new Uint8Array(32))).toBe('A'.repeat(43));
+    expect(newLocalToken()).not.toBe(newLocalToken());
   });
 
   it('token mode needs an accepted bearer token, also from loopback', async () => {

@@ -1,14 +1,15 @@
 /**
- * The Control Center's viewer gate (docs/reference/runtime.md §23.4, docs/adr/0016): without
- * `--control-center-auth=token` only loopback clients are served; with it every API request needs
+ * The Control Center's viewer gate (docs/reference/runtime.md §23.4, docs/adr/0016, 0031): without
+ * `--control-center-auth=token` only loopback clients holding the per-process token (URL, then an
+ * HttpOnly SameSite=Strict cookie) are served; with it every API request needs
  * a bearer token that a TokenReview accepts, and each namespace is shown only when a
  * SubjectAccessReview allows `list` on the entry's CRs there. Answers are cached for a short while
  * so an open page does not review on every update.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes as cryptoRandomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { GateAudience, bearerToken, createKubeGate } from '../auth/kube-gate.js';
+import type { ReviewApi, ReviewedUser } from '../auth/kube-gate.js';
 
 /** ControlCenterAuth is the closed set of `--control-center-auth` values. */
 export const ControlCenterAuth = { Local: 'local', Token: 'token' } as const;
@@ -17,6 +18,8 @@ export type ControlCenterAuth = (typeof ControlCenterAuth)[keyof typeof ControlC
 /** Viewer is who asks: may they see CRs of this resource in this namespace (`''` = all namespaces / cluster-scoped)? */
 export interface Viewer {
   readonly name: string;
+  /** The reviewed user (token mode); upstreams are asked on its behalf (impersonation), never with its token. */
+  readonly user?: ReviewedUser;
   may(resource: { group: string; plural: string }, namespace: string): Promise<boolean>;
 }
 
@@ -25,75 +28,42 @@ export type GateResult =
   | { readonly ok: true; readonly viewer: Viewer }
   | { readonly ok: false; readonly status: 401 | 403; readonly message: string };
 
-/** ReviewApi is the part of the API server the gate talks to. */
-export interface ReviewApi {
-  /** Returns the username when the token is authenticated. */
-  tokenReview(token: string): Promise<{
-    readonly user?: { readonly username: string; readonly groups: readonly string[]; readonly uid?: string };
-  }>;
-  /** Returns whether the user may `verb` the resource in the namespace. */
-  accessReview(input: {
-    readonly user: string;
-    readonly groups: readonly string[];
-    readonly uid?: string;
-    readonly verb: string;
-    readonly group: string;
-    readonly resource: string;
-    readonly namespace: string;
-  }): Promise<boolean>;
-}
-
-/** kubeReviewApi sends TokenReviews and SubjectAccessReviews with the operator's credentials. */
-export function kubeReviewApi(kubeConfig: KubeConfig): ReviewApi {
-  const authn = kubeConfig.makeApiClient(AuthenticationV1Api);
-  const authz = kubeConfig.makeApiClient(AuthorizationV1Api);
-  return {
-    tokenReview: async (token) => {
-      const review = await authn.createTokenReview({
-        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
-      });
-      const status = review.status;
-      if (status?.authenticated !== true || status.user?.username == null) return {};
-      return {
-        user: {
-          username: status.user.username,
-          groups: status.user.groups ?? [],
-          ...(status.user.uid == null ? {} : { uid: status.user.uid }),
-        },
-      };
-    },
-    accessReview: async (input) => {
-      const review = await authz.createSubjectAccessReview({
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: {
-            user: input.user,
-            groups: [...input.groups],
-            ...(input.uid == null ? {} : { uid: input.uid }),
-            resourceAttributes: {
-              verb: input.verb,
-              group: input.group,
-              resource: input.resource,
-              ...(input.namespace === '' ? {} : { namespace: input.namespace }),
-            },
-          },
-        },
-      });
-      return review.status?.allowed === true;
-    },
-  };
-}
-
 function isLoopback(address: string | undefined): boolean {
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
 }
 
 const fullAccess: Viewer = { name: 'local', may: () => Promise.resolve(true) };
 
+/** LOCAL_SESSION_COOKIE is the cookie that carries the local-mode token after the URL exchange. */
+export const LOCAL_SESSION_COOKIE = 'orkestra-cc';
+
+/** newLocalToken returns a per-process random token for local mode (32 random bytes, base64url). */
+export function newLocalToken(randomBytes: (size: number) => Uint8Array = cryptoRandomBytes): string {
+  return Buffer.from(randomBytes(32)).toString('base64url');
+}
+
+/** sameToken compares two tokens in constant time. */
+export function sameToken(given: string | undefined, expected: string): boolean {
+  if (given == null) return false;
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** cookieValue reads one cookie of the request. */
+export function cookieValue(request: IncomingMessage, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
 /** CreateGateOptions configures createGate. */
 export interface CreateGateOptions {
   readonly mode: ControlCenterAuth;
+  /** Local mode: the per-process token (newLocalToken), in the cookie or `Authorization: Bearer`. */
+  readonly localToken?: string;
   /** Needed in token mode. */
   readonly reviews?: ReviewApi;
   /** How long a review answer is reused, ms. Default 30 000. */
@@ -107,63 +77,49 @@ export interface CreateGateOptions {
  * token or a rejected one is 401; the viewer's `may` asks a SubjectAccessReview (`list`).
  */
 export function createGate(options: CreateGateOptions): (request: IncomingMessage) => Promise<GateResult> {
-  const cacheMs = options.cacheMs ?? 30_000;
-  const now = options.now ?? Date.now;
-  const cache = new Map<string, { at: number; value: Promise<unknown> }>();
-  const cached = <T>(key: string, make: () => Promise<T>): Promise<T> => {
-    const hit = cache.get(key);
-    if (hit != null && now() - hit.at < cacheMs) return hit.value as Promise<T>;
-    const value = make();
-    value.catch(() => cache.delete(key));
-    cache.set(key, { at: now(), value });
-    if (cache.size > 10_000) cache.delete(cache.keys().next().value ?? '');
-    return value;
-  };
+  const kube =
+    options.reviews == null
+      ? undefined
+      : createKubeGate({
+          reviews: options.reviews,
+          audience: GateAudience.ControlCenter,
+          ...(options.cacheMs == null ? {} : { cacheMs: options.cacheMs }),
+          ...(options.now == null ? {} : { now: options.now }),
+        });
   return async (request) => {
     if (options.mode === ControlCenterAuth.Local) {
-      return isLoopback(request.socket.remoteAddress)
-        ? { ok: true, viewer: fullAccess }
-        : {
-            ok: false,
-            status: 403,
-            message:
-              'the Control Center serves loopback clients only (set --control-center-auth=token to expose it)',
-          };
+      if (!isLoopback(request.socket.remoteAddress))
+        return {
+          ok: false,
+          status: 403,
+          message:
+            'the Control Center serves loopback clients only (set --control-center-auth=token to expose it)',
+        };
+      // Loopback alone is not trusted (any local process, or the operator's own outbound calls).
+      const local = options.localToken;
+      const presented = cookieValue(request, LOCAL_SESSION_COOKIE) ?? bearerToken(request);
+      if (local == null || !sameToken(presented, local))
+        return {
+          ok: false,
+          status: 401,
+          message: "open the Control Center with the URL ork printed (it carries this process's token)",
+        };
+      return { ok: true, viewer: fullAccess };
     }
-    const reviews = options.reviews;
-    const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (reviews == null || match?.[1] == null) {
-      return {
-        ok: false,
-        status: 401,
-        message: 'a bearer token is required (Authorization: Bearer <token>)',
-      };
-    }
-    const token = match[1];
-    const tokenKey = createHash('sha256').update(token).digest('hex');
-    let user;
-    try {
-      user = (await cached(`t:${tokenKey}`, () => reviews.tokenReview(token))).user;
-    } catch {
-      return { ok: false, status: 401, message: 'the token could not be reviewed' };
-    }
-    if (user == null) return { ok: false, status: 401, message: 'the token was not accepted' };
+    if (kube == null) return { ok: false, status: 401, message: 'token mode has no review API' };
+    const caller = await kube.authenticate(request);
+    if (!caller.ok) return caller;
     const viewer: Viewer = {
-      name: user.username,
+      name: caller.user.username,
+      user: caller.user,
       may: async (resource, namespace) => {
         const ask = (ns: string): Promise<boolean> =>
-          cached(`a:${tokenKey}:${resource.group}/${resource.plural}/${ns}`, () =>
-            reviews.accessReview({
-              user: user.username,
-              groups: user.groups,
-              ...(user.uid == null ? {} : { uid: user.uid }),
-              verb: 'list',
-              group: resource.group,
-              resource: resource.plural,
-              namespace: ns,
-            }),
-          ).catch(() => false);
+          kube.allowed(caller, {
+            verb: 'list',
+            group: resource.group,
+            resource: resource.plural,
+            namespace: ns,
+          });
         if (await ask('')) return true;
         return namespace === '' ? false : ask(namespace);
       },

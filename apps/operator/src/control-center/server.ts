@@ -13,6 +13,7 @@ import type { KatalogRuntime } from '@orkestra/reconciler';
 import type { Katalog } from '@orkestra/types';
 import { OrkestraLabel } from '@orkestra/types';
 import type { ExtraRoute } from '../process/http-server.js';
+import { LOCAL_SESSION_COOKIE, sameToken } from './auth.js';
 import type { GateResult, Viewer } from './auth.js';
 import { crDetail, crList } from './cr-view.js';
 import type { NamespaceFilter } from './cr-view.js';
@@ -50,6 +51,29 @@ export interface ControlCenterRoutesOptions {
   readonly streamDelayMs?: number;
   /** Heartbeat comment interval of the stream, ms. Default 15 000. */
   readonly heartbeatMs?: number;
+  /**
+   * Host names served (DNS-rebinding guard): a request whose `Host` is not one of them (any port)
+   * is refused. Default: no check. Local mode passes LOOPBACK_HOSTS plus configured names.
+   */
+  readonly hosts?: readonly string[];
+  /**
+   * Local mode's per-process token: `/ui/?token=<token>` sets it as an HttpOnly SameSite=Strict
+   * cookie and redirects, and the pages themselves are gated too. Default: pages are public
+   * (token mode: the page asks for a bearer token).
+   */
+  readonly localToken?: string;
+  /** Headers sent to upstreams (never the viewer's own credentials). Default none. */
+  readonly upstreamHeaders?: () => Promise<Record<string, string>>;
+}
+
+/** LOOPBACK_HOSTS are the names a local-mode Control Center answers to. */
+export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+/** hostName returns the Host header's name without the port, lower case (`[::1]` keeps its brackets). */
+function hostName(host: string | undefined): string | undefined {
+  if (host == null) return undefined;
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:]+)(?::\d+)?$/.exec(host.trim());
+  return match?.[1]?.toLowerCase();
 }
 
 /** CONTENT_SECURITY_POLICY is sent with every Control Center answer: same-origin only, no inline script. */
@@ -260,10 +284,11 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
     request.on('close', () => controller.abort());
     let answer: Response;
     try {
+      // The viewer's credentials stay here (docs/adr/0031); redirects are not followed.
       answer = await fetch(target, {
         signal: controller.signal,
-        headers:
-          request.headers.authorization == null ? {} : { authorization: request.headers.authorization },
+        redirect: 'error',
+        headers: (await options.upstreamHeaders?.()) ?? {},
       });
     } catch (error) {
       return sendError(
@@ -294,8 +319,10 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
       .split('/')
       .filter((part) => part !== '')
       .map(decodeURIComponent);
+    const gate = await options.gate(request);
+    if (!gate.ok) return sendError(response, gate.status, gate.message);
     if (parts[0] === 'upstreams' && parts.length >= 2) {
-      // The upstream answers with its own gate.
+      // Gated here first; the upstream answers with its own gate too.
       return proxy(
         request,
         response,
@@ -304,8 +331,6 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
         url.search,
       );
     }
-    const gate = await options.gate(request);
-    if (!gate.ok) return sendError(response, gate.status, gate.message);
     const { viewer } = gate;
     const engine = source.engine();
     const katalog = source.katalog();
@@ -392,7 +417,42 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
     return sendError(response, 404, `no such endpoint ${url.pathname}`);
   };
 
+  const hosts = options.hosts?.map((host) => host.toLowerCase());
   return async (request, response, url) => {
+    const ui = url.pathname === '/ui' || url.pathname.startsWith('/ui/');
+    const apiPath = url.pathname === '/api/v1' || url.pathname.startsWith('/api/v1/');
+    if (!ui && !apiPath) return false;
+    const host = hostName(request.headers.host);
+    if (hosts != null && (host == null || !hosts.includes(host))) {
+      sendError(
+        response,
+        403,
+        `the Control Center does not serve the host ${request.headers.host ?? '(none)'}`,
+      );
+      return true;
+    }
+    const localToken = options.localToken;
+    if (ui && localToken != null) {
+      const given = url.searchParams.get('token');
+      if (given != null) {
+        if (!sameToken(given, localToken)) {
+          sendError(response, 401, "the token in the URL is not this process's");
+          return true;
+        }
+        response.writeHead(303, {
+          ...SECURITY_HEADERS,
+          location: url.pathname,
+          'set-cookie': `${LOCAL_SESSION_COOKIE}=${localToken}; HttpOnly; SameSite=Strict; Path=/`,
+        });
+        response.end();
+        return true;
+      }
+      const gate = await options.gate(request);
+      if (!gate.ok) {
+        sendError(response, gate.status, gate.message);
+        return true;
+      }
+    }
     if (url.pathname === '/ui') {
       response.writeHead(308, { ...SECURITY_HEADERS, location: '/ui/' });
       response.end();

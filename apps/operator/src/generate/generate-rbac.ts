@@ -248,7 +248,10 @@ const RBAC_API_VERSION = 'rbac.authorization.k8s.io/v1';
 /**
  * addRoleRules grants the operator a role child's literal rules (a `roles` entry, or a `custom`
  * Role or ClusterRole): the API server refuses to create a role that grants more than its writer
- * holds, and `escalate` is never generated. Templated rules are reported, not added.
+ * holds, and `escalate` is never generated for the operator's own use. Wildcards and the
+ * escalate/bind/impersonate verbs reach here only when the entry sets `allowEscalation` or the
+ * caller passed --allow-rbac-wildcards (role-wildcards.ts); they are noted. Templated rules are
+ * reported, not added.
  */
 function addRoleRules(rules: RuleSet, role: Record<string, unknown>, where: string, notes: string[]): void {
   const roleRules = (role['rules'] as Record<string, unknown>[] | undefined) ?? [];
@@ -266,6 +269,10 @@ function addRoleRules(rules: RuleSet, role: Record<string, unknown>, where: stri
     }
     if ([...apiGroups, ...resources, ...verbs].includes('*')) {
       notes.push(`${at} uses a wildcard, so the operator is granted that wildcard too`);
+    }
+    const privileged = verbs.filter((verb) => ['escalate', 'bind', 'impersonate'].includes(verb));
+    if (privileged.length > 0) {
+      notes.push(`${at} grants ${privileged.join(', ')}, so the operator is granted it too`);
     }
     for (const apiGroup of apiGroups)
       for (const resource of resources) rules.add(apiGroup, resource, verbs, names);
@@ -337,7 +344,8 @@ function rolloutRules(
         rule.verbs.includes(verb) &&
         (rule.resourceNames == null || rule.resourceNames.length === 0),
     );
-  const verbs = ['create', 'get'].filter((verb) => !granted(verb));
+  // list and watch: the operator reads these ConfigMaps from a watch (ADR 0034).
+  const verbs = ['create', 'get', 'list', 'watch'].filter((verb) => !granted(verb));
   return [
     ...(verbs.length === 0 ? [] : [{ apiGroups: [''], resources: ['configmaps'], verbs }]),
     ...(granted('patch')

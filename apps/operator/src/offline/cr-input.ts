@@ -4,6 +4,7 @@
  * file and the field, so the render and simulate pipelines never meet a CR whose `apiVersion` is a
  * map or whose name is a list.
  */
+import { checkYamlText, readYamlFile } from '@orkestra/types';
 import { isScalar, parseAllDocuments } from 'yaml';
 import type { Document } from 'yaml';
 
@@ -110,6 +111,11 @@ export function readCustomResources(
   source: string,
   options: ReadCustomResourcesOptions = {},
 ): CustomResource[] {
+  const checked = checkYamlText(text);
+  if (!checked.ok) {
+    const { line, column, message } = checked.problem;
+    throw new CrInputError(`${source}:${line}:${column}: ${message}`);
+  }
   const parsed = parseAllDocuments(text);
   const documents = (Array.isArray(parsed) ? parsed : []).filter((doc) => !isEmptyDocument(doc));
   if (documents.length === 0) {
@@ -123,4 +129,15 @@ export function readCustomResources(
     if (error != null) throw new CrInputError(`${where}: ${error.message.split('\n')[0] ?? 'invalid YAML'}`);
     return checkCustomResource(doc.toJS(), where);
   });
+}
+
+/**
+ * readCrFile reads a CR (or context) file as UTF-8 within the YAML input limits (2 MiB, no UTF-16,
+ * valid UTF-8, bounded nesting), or throws a CrInputError naming `source` and the position.
+ */
+export function readCrFile(path: string, source: string): string {
+  const read = readYamlFile(path);
+  if (read.ok) return read.text;
+  const { line, column, message } = read.problem;
+  throw new CrInputError(`${source}:${line}:${column}: ${message}`);
 }

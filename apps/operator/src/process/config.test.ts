@@ -35,6 +35,11 @@ describe('parseRunConfig', () => {
       controlCenter: false,
       controlCenterAuth: 'local',
       controlCenterUpstreams: [],
+      controlCenterHosts: [],
+      allowPrivateAddresses: [],
+      crossBindAddress: ':8082',
+      crossAuth: 'token',
+      crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
     });
   });
 
@@ -47,6 +52,8 @@ describe('parseRunConfig', () => {
           'token',
           '--control-center-upstreams',
           'http://a:8080, http://b:8080',
+          '--metrics-bind-address',
+          '127.0.0.1:8080',
         ],
         { env: {} },
       ),
@@ -152,6 +159,11 @@ describe('parseRunConfig', () => {
       controlCenter: false,
       controlCenterAuth: 'local',
       controlCenterUpstreams: [],
+      controlCenterHosts: [],
+      crossBindAddress: ':8082',
+      crossAuth: 'token',
+      crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
+      allowPrivateAddresses: [],
     });
   });
 
@@ -220,6 +232,56 @@ describe('parseRunConfig', () => {
     expect(errors(parseRunConfig(['--katalgo', 'x'], { env: {} }))[0]).toMatch(/Unknown option '--katalgo'/);
     expect(errors(parseRunConfig(['--katalog', 'a.yaml', 'b.yaml'], { env: {} }))).toEqual([
       'the Katalog is given twice: --katalog a.yaml and b.yaml',
+    ]);
+  });
+
+  it('serves cross reads without authentication only on a loopback address (docs/adr/0030)', () => {
+    expect(errors(parseRunConfig(['--cross-auth', 'none'], { env: {} }))).toEqual([
+      expect.stringMatching(
+        /^--cross-auth=none serves cross reads without authentication, so --cross-bind-address must be a loopback address/,
+      ),
+    ]);
+    expect(
+      errors(parseRunConfig(['--cross-auth', 'none', '--cross-bind-address', '0.0.0.0:8082'], { env: {} })),
+    ).toHaveLength(1);
+    for (const address of ['127.0.0.1:8082', '[::1]:0', 'localhost:8082', '0']) {
+      expect(
+        ok(parseRunConfig(['--cross-auth', 'none', '--cross-bind-address', address], { env: {} })).crossAuth,
+      ).toBe('none');
+    }
+    expect(errors(parseRunConfig(['--cross-auth', 'open'], { env: {} }))).toEqual([
+      '--cross-auth: "open" is not one of token, none',
+    ]);
+  });
+
+  it('refuses token mode over plain HTTP on a non-loopback listener (docs/adr/0031)', () => {
+    expect(
+      errors(parseRunConfig(['--control-center', '--control-center-auth', 'token'], { env: {} })),
+    ).toEqual([expect.stringMatching(/^--control-center-auth=token sends bearer tokens, so it needs TLS/)]);
+    expect(
+      ok(
+        parseRunConfig(
+          ['--control-center', '--control-center-auth', 'token', '--metrics-bind-address', '127.0.0.1:8080'],
+          { env: {} },
+        ),
+      ).controlCenterAuth,
+    ).toBe('token');
+    const tls = ok(
+      parseRunConfig(
+        [
+          '--control-center',
+          '--control-center-auth=token',
+          '--control-center-cert',
+          'c.pem',
+          '--control-center-key',
+          'k.pem',
+        ],
+        { env: {} },
+      ),
+    );
+    expect([tls.controlCenterCert, tls.controlCenterKey]).toEqual(['c.pem', 'k.pem']);
+    expect(errors(parseRunConfig(['--control-center-cert', 'c.pem'], { env: {} }))).toEqual([
+      '--control-center-cert and --control-center-key go together',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { OciBuilder as ReconcilerOciBuilder, RUNTIME_TUNING_DEFAULTS } from '@orkestra/reconciler';
+import { OciBuilder as ReconcilerOciBuilder, RUNTIME_TUNING_DEFAULTS, parseCidr } from '@orkestra/reconciler';
 import type { RuntimeTuning } from '@orkestra/reconciler';
 import { parseDuration } from '@orkestra/types';
 import { parseBindAddress } from './http-server.js';
@@ -61,6 +61,32 @@ export interface RunConfig extends OperatorTuning {
   readonly controlCenterAuth: 'local' | 'token';
   /** Other operators' base URLs the Control Center aggregates (`--control-center-upstreams a,b`). */
   readonly controlCenterUpstreams: readonly string[];
+  /**
+   * Bind address of the cross-read server (`--cross-bind-address`, docs/reference/runtime.md §18.5);
+   * started only when an entry has `crossAccess: true`; `0` disables it. Default `:8082`.
+   */
+  readonly crossBindAddress: string;
+  /** CIDRs outbound calls may reach although the address guard refuses them (`--allow-private-addresses`); `ork dev` passes loopback. */
+  readonly allowPrivateAddresses: readonly string[];
+  /** Extra host names the Control Center answers to (`--control-center-hosts`), besides localhost, 127.0.0.1 and [::1] in local mode. */
+  readonly controlCenterHosts: readonly string[];
+  /** PEM certificate and key files: the metrics server (and the Control Center on it) speaks TLS. */
+  readonly controlCenterCert?: string;
+  readonly controlCenterKey?: string;
+  /** Who may read: `token` (TokenReview + SubjectAccessReview) or `none` (loopback bind only). Default `token`. */
+  readonly crossAuth: 'token' | 'none';
+  /** The projected ServiceAccount token sent with cross reads to literal endpoints (`--cross-token-file`). */
+  readonly crossTokenFile: string;
+}
+
+/** CROSS_TOKEN_FILE is where the chart projects the operator's `orkestra-cross` token. */
+export const CROSS_TOKEN_FILE = '/var/run/secrets/orkestra.io/cross/token';
+
+/** isLoopbackHost tells whether a bind host is loopback only (`127.0.0.0/8`, `::1`, `localhost`). */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (host == null) return false;
+  const bare = host.toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
 /** ParseRunConfigOptions configures parseRunConfig. */
@@ -68,7 +94,9 @@ export interface ParseRunConfigOptions {
   /** Environment to read `ORKESTRA_KATALOG`, `KUBECONFIG`, `POD_NAMESPACE`, `LOG_LEVEL`, `OCI_BUILDER` from. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Defaults that differ per command (`ork dev` passes `{ leaderElect: false, installCrds: true }`). */
-  readonly defaults?: Partial<Pick<RunConfig, 'leaderElect' | 'installCrds' | 'controlCenter'>>;
+  readonly defaults?: Partial<
+    Pick<RunConfig, 'leaderElect' | 'installCrds' | 'controlCenter' | 'allowPrivateAddresses'>
+  >;
 }
 
 /** ParseRunConfigResult is a RunConfig, or every problem found on the command line and in the environment. */
@@ -94,6 +122,13 @@ const STRING_FLAGS = [
   'max-concurrent-builds',
   'control-center-auth',
   'control-center-upstreams',
+  'control-center-hosts',
+  'control-center-cert',
+  'control-center-key',
+  'allow-private-addresses',
+  'cross-bind-address',
+  'cross-auth',
+  'cross-token-file',
 ] as const;
 const BOOLEAN_FLAGS = ['leader-elect', 'install-crds', 'control-center'] as const;
 
@@ -121,6 +156,18 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
   --control-center-auth <mode>        local (loopback clients only) or token (bearer token,
                                       TokenReview + SubjectAccessReview) (local)
   --control-center-upstreams <urls>   other operators' metrics URLs to aggregate, comma-separated
+  --control-center-hosts <names>      host names the Control Center answers to besides localhost,
+                                      127.0.0.1 and [::1] (DNS-rebinding guard), comma-separated
+  --control-center-cert <file>        PEM certificate: the metrics port speaks TLS (needed for
+  --control-center-key <file>         token mode unless --metrics-bind-address is loopback)
+  --allow-private-addresses <cidrs>   let outbound calls reach these refused ranges (loopback,
+                                      unspecified, metadata), comma-separated (none; ork dev: loopback)
+  --cross-bind-address <addr>         cross reads for other operators, when an entry has
+                                      crossAccess: true; 0 disables (:8082)
+  --cross-auth <mode>                 token (TokenReview, audience orkestra-cross, and a
+                                      SubjectAccessReview get) or none (loopback address only) (token)
+  --cross-token-file <file>           token sent with cross reads to literal endpoints
+                                      (${CROSS_TOKEN_FILE})
   OCI_BUILDER                         docker|podman|buildah (docker)
 `;
 
@@ -287,6 +334,64 @@ export function parseRunConfig(
       errors.push(`--control-center-upstreams: "${upstream}" is not an http(s) URL`);
   }
 
+  const controlCenterHosts = (text('control-center-hosts') ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== '');
+  const controlCenterCert = nonEmpty(text('control-center-cert'));
+  const controlCenterKey = nonEmpty(text('control-center-key'));
+  if ((controlCenterCert == null) !== (controlCenterKey == null))
+    errors.push('--control-center-cert and --control-center-key go together');
+  const metricsBindAddress = address('metrics-bind-address', ':8080');
+  const controlCenterOn = bool(
+    'control-center',
+    envBool(env['ORKESTRA_CONTROL_CENTER']) ?? options.defaults?.controlCenter ?? false,
+  );
+  if (controlCenterOn && controlCenterAuth === 'token' && controlCenterCert == null) {
+    let host: string | undefined;
+    try {
+      host = parseBindAddress(metricsBindAddress)?.host;
+    } catch {
+      // reported by address()
+    }
+    if (!isLoopbackHost(host))
+      errors.push(
+        `--control-center-auth=token sends bearer tokens, so it needs TLS (--control-center-cert and --control-center-key) unless --metrics-bind-address is a loopback address; got "${metricsBindAddress}" over plain HTTP`,
+      );
+  }
+  const allowText = text('allow-private-addresses');
+  const allowPrivateAddresses =
+    allowText == null
+      ? (options.defaults?.allowPrivateAddresses ?? [])
+      : allowText
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== '');
+  for (const cidr of allowPrivateAddresses) {
+    try {
+      parseCidr(cidr);
+    } catch (error) {
+      errors.push(`--allow-private-addresses: ${(error as Error).message}`);
+    }
+  }
+  const crossBindAddress = address('cross-bind-address', ':8082');
+  const crossAuthText = text('cross-auth') ?? 'token';
+  if (crossAuthText !== 'token' && crossAuthText !== 'none')
+    errors.push(`--cross-auth: "${crossAuthText}" is not one of token, none`);
+  const crossAuth = crossAuthText === 'none' ? 'none' : 'token';
+  if (crossAuth === 'none' && crossBindAddress.trim() !== '0') {
+    let host: string | undefined;
+    try {
+      host = parseBindAddress(crossBindAddress)?.host;
+    } catch {
+      // reported by address()
+    }
+    if (!isLoopbackHost(host))
+      errors.push(
+        `--cross-auth=none serves cross reads without authentication, so --cross-bind-address must be a loopback address (127.0.0.1:<port> or [::1]:<port>), got "${crossBindAddress}"`,
+      );
+  }
+
   const config: RunConfig = {
     katalog,
     ...(kubeconfig == null ? {} : { kubeconfig }),
@@ -295,7 +400,7 @@ export function parseRunConfig(
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,
-    metricsBindAddress: address('metrics-bind-address', ':8080'),
+    metricsBindAddress,
     healthProbeBindAddress: address('health-probe-bind-address', ':8081'),
     logLevel: logLevel as LogLevel,
     // The runtime's defaults are RUNTIME_TUNING_DEFAULTS (one place); only the work directory is the image's.
@@ -307,12 +412,16 @@ export function parseRunConfig(
     maxConcurrentBuilds: positiveInt('max-concurrent-builds', RUNTIME_TUNING_DEFAULTS.maxConcurrentBuilds),
     ociBuilder: builder as OciBuilder,
     installCrds: bool('install-crds', options.defaults?.installCrds ?? false),
-    controlCenter: bool(
-      'control-center',
-      envBool(env['ORKESTRA_CONTROL_CENTER']) ?? options.defaults?.controlCenter ?? false,
-    ),
+    controlCenter: controlCenterOn,
     controlCenterAuth,
     controlCenterUpstreams,
+    controlCenterHosts,
+    ...(controlCenterCert == null ? {} : { controlCenterCert }),
+    ...(controlCenterKey == null ? {} : { controlCenterKey }),
+    allowPrivateAddresses,
+    crossBindAddress,
+    crossAuth,
+    crossTokenFile: nonEmpty(text('cross-token-file')) ?? CROSS_TOKEN_FILE,
   };
   return errors.length === 0 ? { ok: true, config } : { ok: false, errors };
 }

@@ -11,6 +11,7 @@ import type { CliOutput } from '../commands/command.js';
 import { parseRunConfig } from './config.js';
 import { startLocalControlPlane } from './local-control-plane.js';
 import { startOperator } from './operator.js';
+import { newLocalToken } from '../control-center/auth.js';
 import type { Operator } from './operator.js';
 
 /** DEMO_EXAMPLES are the example Katalogs `ork demo` runs, each with the CRs under its `crs/`. */
@@ -246,6 +247,7 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
     step('Operators');
     const samples: { example: string; cr: Json }[] = [];
     const controlCenterUrls: string[] = [];
+    const controlCenterToken = newLocalToken();
     for (const example of DEMO_EXAMPLES) {
       const file = join(examplesDir, example, 'katalog.yaml');
       const parsed = parseRunConfig(
@@ -280,6 +282,8 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
         logDestination: logs,
         handleSignals: false,
         watchKatalog: false,
+        // One local token for every demo operator: the last one proxies the others with it.
+        controlCenterToken,
       });
       operators.push(operator);
       await waitFor(`the ${example} operator to sync`, timeoutMs, async () =>
@@ -295,10 +299,11 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
       if (operator.metricsAddress != null)
         controlCenterUrls.push(`http://127.0.0.1:${operator.metricsAddress.port}`);
     }
-    const controlCenterUrl = controlCenterUrls.at(-1);
+    const lastUrl = controlCenterUrls.at(-1);
+    const controlCenterUrl = lastUrl == null ? undefined : `${lastUrl}/ui/?token=${controlCenterToken}`;
     let shownControlCenter = false;
     if (options.controlCenter != null && controlCenterUrl != null)
-      out.write(`  Control Center: ${controlCenterUrl}/ui/ (all operators; loopback only)\n`);
+      out.write(`  Control Center: ${controlCenterUrl} (all operators; loopback only)\n`);
 
     // The multi-region example pins each region's Deployment to that region's nodes: kwok gets one
     // fake node per region the sample CRs enable, so their pods are scheduled and become ready.
@@ -415,7 +420,7 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
       if (options.controlCenter != null && controlCenterUrl != null && !shownControlCenter) {
         shownControlCenter = true;
         step('Control Center');
-        out.write(`  ${controlCenterUrl}/ui/ shows every CR now; press Ctrl-C to stop\n`);
+        out.write(`  ${controlCenterUrl} shows every CR now; press Ctrl-C to stop\n`);
         await options.controlCenter.waitUntilStopped();
         // Ctrl-C also stops the control plane's processes (@orkestra/testenv): no cleanup then.
         out.write('  stopping without the cleanup (the control plane goes with it)\n');

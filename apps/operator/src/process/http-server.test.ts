@@ -144,6 +144,33 @@ describe('startHttpServers', () => {
     expect((await get(servers.health?.port, '/katalog')).status).toBe(404);
   });
 
+  it('serves cross reads on their own listener only, never on the metrics port (docs/adr/0030)', async () => {
+    const servers = await start({
+      cross: {
+        address: '127.0.0.1:0',
+        route: (_request, response, url) => {
+          if (!url.pathname.startsWith('/katalog/crds/')) return false;
+          response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"token"}');
+          return true;
+        },
+      },
+    });
+    expect(servers.cross?.port).toBeGreaterThan(0);
+    expect(servers.cross?.port).not.toBe(servers.metrics?.port);
+    expect((await get(servers.cross?.port, '/katalog/crds/website/objects/shop/a')).status).toBe(401);
+    expect((await get(servers.cross?.port, '/metrics')).status).toBe(404);
+    expect((await get(servers.metrics?.port, '/katalog/crds/website/objects/shop/a')).status).toBe(404);
+    await expect(
+      startHttpServers({
+        metricsAddress: '127.0.0.1:18080',
+        healthAddress: '0',
+        registry: { contentType: 'text/plain', metrics: async () => '' },
+        readiness: () => ({ ready: true, checks: [] }),
+        cross: { address: ':18080', route: () => false },
+      }),
+    ).rejects.toThrow(BindAddressError);
+  });
+
   it('answers 500 when a handler throws, and 405 to other methods', async () => {
     const servers = await start({
       registry: { contentType: 'text/plain', metrics: () => Promise.reject(new Error('collector broke')) },

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -121,6 +122,13 @@ export interface StartHttpServersOptions {
   readonly maxEventLoopDelayMs?: number;
   /** Event-loop delay source. Default createEventLoopWatch() (30 s window), stopped by close(). */
   readonly eventLoop?: EventLoopWatch;
+  /**
+   * The cross-read listener (docs/reference/runtime.md §18.5): its own address (never the metrics
+   * or health one) and its one route, which authenticates every request. Default none.
+   */
+  readonly cross?: { readonly address: string; readonly route: ExtraRoute };
+  /** PEM certificate and key: the metrics server speaks TLS (the Control Center's token mode). Default plain HTTP. */
+  readonly metricsTls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
 }
 
 /** HttpServers are the running metrics and health servers. */
@@ -129,6 +137,8 @@ export interface HttpServers {
   readonly metrics?: AddressInfo;
   /** Where the health server listens; undefined when disabled. */
   readonly health?: AddressInfo;
+  /** Where the cross-read server listens; undefined when not started. */
+  readonly cross?: AddressInfo;
   /** markExiting makes `/healthz` and `/readyz` answer 503 from now on (shutdown). */
   markExiting(): void;
   /** close stops both servers, dropping open connections. */
@@ -170,6 +180,16 @@ function verboseBody(checks: readonly ReadinessCheck[], ok: boolean, what: strin
 export async function startHttpServers(options: StartHttpServersOptions): Promise<HttpServers> {
   const metricsBind = parseBindAddress(options.metricsAddress ?? ':8080');
   const healthBind = parseBindAddress(options.healthAddress ?? ':8081');
+  const crossBind = options.cross == null ? undefined : parseBindAddress(options.cross.address);
+  if (
+    crossBind != null &&
+    crossBind.port !== 0 &&
+    [metricsBind, healthBind].some((other) => other?.port === crossBind.port)
+  ) {
+    throw new BindAddressError(
+      `the cross-read address ${options.cross?.address ?? ''} must not share a port with the metrics or health server`,
+    );
+  }
   const maxDelayMs = options.maxEventLoopDelayMs ?? 10_000;
   const ownWatch = options.eventLoop == null && healthBind != null;
   const eventLoop = options.eventLoop ?? (healthBind == null ? undefined : createEventLoopWatch());
@@ -212,8 +232,8 @@ export async function startHttpServers(options: StartHttpServersOptions): Promis
     return false;
   };
 
-  const serve = (handlers: readonly Handler[]): Server =>
-    createServer((request, response) => {
+  const serve = (handlers: readonly Handler[], tls?: StartHttpServersOptions['metricsTls']): Server => {
+    const listener = (request: IncomingMessage, response: ServerResponse): void => {
       void (async () => {
         try {
           const url = new URL(request.url ?? '/', 'http://localhost');
@@ -232,7 +252,9 @@ export async function startHttpServers(options: StartHttpServersOptions): Promis
           else response.destroy();
         }
       })();
-    });
+    };
+    return tls == null ? createServer(listener) : createTlsServer({ cert: tls.cert, key: tls.key }, listener);
+  };
 
   const listen = (server: Server, bind: BindAddress): Promise<AddressInfo> =>
     new Promise((resolve, reject) => {
@@ -267,12 +289,12 @@ export async function startHttpServers(options: StartHttpServersOptions): Promis
       metricsBind.port === healthBind.port &&
       metricsBind.host === healthBind.host;
     if (shared) {
-      const server = serve([healthHandler, metricsHandler]);
+      const server = serve([healthHandler, metricsHandler], options.metricsTls);
       servers.push(server);
       metrics = health = await listen(server, metricsBind);
     } else {
       if (metricsBind != null) {
-        const server = serve([metricsHandler]);
+        const server = serve([metricsHandler], options.metricsTls);
         servers.push(server);
         metrics = await listen(server, metricsBind);
       }
@@ -282,9 +304,17 @@ export async function startHttpServers(options: StartHttpServersOptions): Promis
         health = await listen(server, healthBind);
       }
     }
+    let cross: AddressInfo | undefined;
+    const crossRoute = options.cross?.route;
+    if (crossBind != null && crossRoute != null) {
+      const server = serve([async (request, response, url) => crossRoute(request, response, url)]);
+      servers.push(server);
+      cross = await listen(server, crossBind);
+    }
     return {
       ...(metrics == null ? {} : { metrics }),
       ...(health == null ? {} : { health }),
+      ...(cross == null ? {} : { cross }),
       markExiting: () => {
         exiting = true;
       },

@@ -1,10 +1,6 @@
-import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';
 import { generateCrds } from '../generate/generate-crds.js';
-
-/** CRD_FIELD_MANAGER is the server-side apply field manager of CRDs installed by `--install-crds`. */
-const CRD_FIELD_MANAGER = 'orkestra';
 
 /** InstallCrdsError reports a CRD the API server refused or did not establish in time. */
 class InstallCrdsError extends Error {
@@ -21,35 +17,29 @@ export interface InstallCrdsOptions {
 }
 
 function bodyOf(error: unknown): string {
-  const body = (error as { body?: unknown } | null)?.body;
-  if (typeof body === 'string') return body;
   return error instanceof Error ? error.message : String(error);
 }
 
 /**
  * installCrds server-side applies the CustomResourceDefinitions of `generateCrds(katalog)` (field
- * manager `orkestra`, forced) and waits until each is Established, so informers started right
- * after can list. Used by `ork run --install-crds`, `ork dev` and `ork demo`. Returns the CRD names.
+ * manager: the client's, `orkestra`; forced) through the operator's one counted client (ADR 0035)
+ * and waits until each is Established, so informers started right after can list. Used by
+ * `ork run --install-crds`, `ork dev` and `ork demo`. Returns the CRD names.
  *
  * @example
- * const names = await installCrds(kubeConfig, katalog);
+ * const names = await installCrds(client, katalog);
  */
 export async function installCrds(
-  kubeConfig: KubeConfig,
+  client: Pick<KubeClient, 'apply' | 'get'>,
   katalog: Katalog,
   options: InstallCrdsOptions = {},
 ): Promise<string[]> {
-  const extensions = kubeConfig.makeApiClient(ApiextensionsV1Api);
   const names: string[] = [];
   for (const crd of generateCrds(katalog)) {
     const name = String((crd['metadata'] as { name?: unknown } | undefined)?.name ?? '');
     try {
-      // A patch body is sent as is; the typed create/replace (and KubernetesObjectApi) would drop
-      // the JSON-named `x-kubernetes-*` schema keys while serializing.
-      await extensions.patchCustomResourceDefinition(
-        { name, body: crd, fieldManager: CRD_FIELD_MANAGER, force: true },
-        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
-      );
+      // The manifest is sent as is (its JSON-named `x-kubernetes-*` schema keys included).
+      await client.apply(crd as unknown as KubeObject, { force: true });
     } catch (error) {
       throw new InstallCrdsError(`cannot apply CustomResourceDefinition ${name}: ${bodyOf(error)}`, {
         cause: error,
@@ -60,8 +50,14 @@ export async function installCrds(
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (const name of names) {
     for (;;) {
-      const crd = await extensions.readCustomResourceDefinition({ name });
-      const conditions = crd.status?.conditions ?? [];
+      const crd = await client.get({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        name,
+      });
+      const conditions =
+        (crd['status'] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ??
+        [];
       if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) break;
       if (Date.now() > deadline) {
         throw new InstallCrdsError(`CustomResourceDefinition ${name} was not established in time`);

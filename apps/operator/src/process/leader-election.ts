@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { V1MicroTime } from '@kubernetes/client-node';
 import type { CoordinationV1Api, CoreV1Api, V1Lease } from '@kubernetes/client-node';
+import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { Logger } from '@orkestra/types';
 
 /** LeaseApi is the part of CoordinationV1Api the elector uses. */
@@ -12,6 +13,54 @@ export type LeaseApi = Pick<
 
 /** EventApi is the part of CoreV1Api the elector uses to record its `LeaderElection` event. */
 export type EventApi = Pick<CoreV1Api, 'createNamespacedEvent'>;
+
+/**
+ * leaseApiOf sends the elector's Lease requests through the operator's one counted client (ADR
+ * 0035): a replace is a merge patch carrying the Lease's resourceVersion, so a replica that wrote
+ * in between still makes it fail with 409.
+ */
+export function leaseApiOf(client: Pick<KubeClient, 'get' | 'create' | 'mergePatch'>): LeaseApi {
+  const ref = (namespace: string, name: string) => ({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    namespace,
+    name,
+  });
+  const asLease = (object: KubeObject): V1Lease => object as unknown as V1Lease;
+  return {
+    readNamespacedLease: async ({ name, namespace }) => asLease(await client.get(ref(namespace, name))),
+    createNamespacedLease: async ({ namespace, body }) =>
+      asLease(
+        await client.create({
+          ...(body as unknown as KubeObject),
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { ...body.metadata, namespace },
+        }),
+      ),
+    replaceNamespacedLease: async ({ name, namespace, body }) =>
+      asLease(
+        await client.mergePatch(
+          ref(namespace, name),
+          { spec: JSON.parse(JSON.stringify(body.spec ?? {})) as Record<string, unknown> },
+          { resourceVersion: body.metadata?.resourceVersion },
+        ),
+      ),
+  } as LeaseApi;
+}
+
+/** eventApiOf records the elector's `LeaderElection` Event through the operator's one counted client. */
+export function eventApiOf(client: Pick<KubeClient, 'create'>): EventApi {
+  return {
+    createNamespacedEvent: async ({ namespace, body }) =>
+      (await client.create({
+        ...(JSON.parse(JSON.stringify(body)) as KubeObject),
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { ...body.metadata, namespace },
+      })) as never,
+  } as EventApi;
+}
 
 /** LeaderElectionError reports impossible timing options. */
 export class LeaderElectionError extends Error {
@@ -72,9 +121,12 @@ export function defaultIdentity(options: { hostname?: string; uuid?: string } = 
   return `${options.hostname ?? hostname()}_${options.uuid ?? randomUUID()}`;
 }
 
+/** statusCode is the HTTP status of a failed request: client-node's `code` or the registry's `status`. */
 function statusCode(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
+  if (typeof code === 'number') return code;
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
 }
 
 function toMs(value: Date | string | undefined): number | undefined {

@@ -39,7 +39,7 @@ const valueContainers: ReadonlySet<string> = new Set(VALUE_CONTAINERS);
 const MAX_DEPTH = 64;
 
 /**
- * LOG_REDACT_KEYS are the keys the operator logger redacts at any depth (docs/reference/runtime.md §18.3):
+ * LOG_REDACT_KEYS are the keys the operator logger redacts at any depth (docs/reference/runtime.md §18.5):
  * credential keys (`password`, `token`, `authorization`, `secretAccessKey`, …, any case), Secret
  * `data`/`stringData`, and every value of a provider's `config` (its keys stay visible). Strings
  * anywhere, the message included, have credentials in URLs redacted (`https://[REDACTED]@host`).
@@ -109,7 +109,7 @@ export interface OperatorLogger extends Logger {
 }
 
 /**
- * createLogger builds the operator's pino logger (docs/reference/runtime.md §18.3): JSON lines with `time`, `level`
+ * createLogger builds the operator's pino logger (docs/reference/runtime.md §18.5): JSON lines with `time`, `level`
  * as a label, `msg` and `katalog` on every line, errors under `err` (`type`, `message`, `code`; `stack` only at debug), and secrets
  * redacted at any depth (LOG_REDACT_KEYS, credentials in URLs).
  *

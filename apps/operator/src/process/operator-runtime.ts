@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKatalogRuntime, keyOf } from '@orkestra/reconciler';
 import type {
+  CrossAuthorize,
   CrossHandler,
   EventSubject,
   KatalogRuntime,
@@ -15,6 +16,8 @@ import type { MetricsSink, ScrapeGauges } from './metrics.js';
 export interface CreateOperatorRuntimeOptions {
   readonly katalog: Katalog;
   readonly kubeConfig: KubeConfig;
+  /** `User-Agent` of the runtime's requests: the operator's (ADR 0035). Default `orkestra`. */
+  readonly userAgent?: string;
   readonly logger: Logger;
   /** False keeps a warm standby (informers only) until `startWorkers`. */
   readonly leaderElected: boolean;
@@ -32,6 +35,11 @@ export interface CreateOperatorRuntimeOptions {
   readonly syncTimeoutMs?: number;
   /** issue 21: the revisions and the per-CR choice (docs/reference/runtime.md §24.2). */
   readonly revisions?: RuntimeRevisions;
+  /** Who may read over the cross-read port, and the token this operator sends (docs/adr/0030). */
+  readonly cross?: {
+    readonly authorize: CrossAuthorize;
+    readonly token?: () => Promise<string | undefined>;
+  };
 }
 
 /** KatalogEntrySummary is one entry as `/katalog` shows it: no templates, no secrets. */
@@ -94,6 +102,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
   const runtime: KatalogRuntime = createKatalogRuntime({
     katalog: options.katalog,
     kubeConfig: options.kubeConfig,
+    ...(options.userAgent == null ? {} : { userAgent: options.userAgent }),
     logger: options.logger,
     leaderElected: options.leaderElected,
     ...(options.providers == null ? {} : { providers: options.providers }),
@@ -103,6 +112,8 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
       ...options.tuning,
       ...(options.env == null ? {} : { env: options.env }),
       ...(options.syncTimeoutMs == null ? {} : { syncTimeoutMs: options.syncTimeoutMs }),
+      ...(options.cross == null ? {} : { crossAuthorize: options.cross.authorize }),
+      ...(options.cross?.token == null ? {} : { crossToken: options.cross.token }),
     },
   });
   const crdEntries = options.katalog.spec.crds;
@@ -132,7 +143,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
           name: entry.name,
           apiTypes: { group, version, kind, plural },
           namespaced: declared?.namespaced ?? true,
-          crossAccess: declared?.crossAccess ?? true,
+          crossAccess: declared?.crossAccess ?? false,
           synced: entry.informer.hasSynced(),
           workers: dispatcher.capacity,
           activeWorkers: dispatcher.inFlight,

@@ -1,11 +1,15 @@
-import { unwatchFile, watchFile } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { RolloutController, RolloutStore, katalogRevision, prepareRollout } from '@orkestra/reconciler';
-import type { PreparedRollout } from '@orkestra/reconciler';
-import { createKubeClient } from '@orkestra/registry';
+import {
+  RolloutController,
+  RolloutStore,
+  RolloutWatch,
+  katalogRevision,
+  prepareRollout,
+} from '@orkestra/reconciler';
+import type { KatalogRuntime, PreparedRollout } from '@orkestra/reconciler';
 import type { Katalog, Provider } from '@orkestra/types';
 import type { DestinationStream } from 'pino';
 import type { RunConfig } from './config.js';
@@ -14,7 +18,9 @@ import type { ExtraRoute, HttpServers } from './http-server.js';
 import { installCrds } from './install-crds.js';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { loadKubeConfig } from './kube-config.js';
-import { LeaderElector, leaseNameFor } from './leader-election.js';
+import { LeaderElector, eventApiOf, leaseApiOf, leaseNameFor } from './leader-election.js';
+import { createApiTransport } from './api-transport.js';
+import type { ApiTransport } from './api-transport.js';
 import { createLogger } from './logger.js';
 import type { OperatorLogger } from './logger.js';
 import { createOperatorMetrics } from './metrics.js';
@@ -25,9 +31,11 @@ import { closeProviders, loadProviders } from './provider-loader.js';
 import { installShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
 import { operatorVersion } from '../version.js';
-import { createGate, kubeReviewApi } from '../control-center/auth.js';
+import { crossAuthorizer, tokenFileReader } from '../auth/cross-access.js';
+import { GateAudience, createKubeGate, kubeReviewApi } from '../auth/kube-gate.js';
+import { createGate, newLocalToken } from '../control-center/auth.js';
 import { RecentEvents } from '../control-center/recent-events.js';
-import { controlCenterRoutes } from '../control-center/server.js';
+import { LOOPBACK_HOSTS, controlCenterRoutes } from '../control-center/server.js';
 import { createStatsReader } from '../control-center/stats-view.js';
 
 /** OperatorStartError is a failure before the operator runs: the Katalog, providers, connection or CRDs. */
@@ -64,8 +72,12 @@ export interface StartOperatorOptions {
   readonly watchIntervalMs?: number;
   /** Retry interval of a start-up that failed (discovery, CRDs not served yet), ms. Default 30 000. */
   readonly startRetryMs?: number;
-  /** issue 21: interval of the rollout controller's ticks, ms. Default 2 000. */
+  /** Interval of the rollout controller's ticks while a rollout is under way, ms. Default 2 000. */
   readonly rolloutTickMs?: number;
+  /** Watch only this namespace (CRs and children), as the benchmark does on a shared cluster. Default: all namespaces. */
+  readonly watchNamespace?: string;
+  /** The Control Center's local-mode token. Default a new random one (`ork demo` shares one among its operators). */
+  readonly controlCenterToken?: string;
 }
 
 /** ReloadResult is how a Katalog reload ended. */
@@ -79,8 +91,12 @@ export interface Operator {
   readonly logger: OperatorLogger;
   /** This replica's leader-election identity (empty without leader election). */
   readonly identity: string;
-  /** Where the metrics server listens (`/metrics`, `/katalog`, `/katalog/crds/…`); undefined when disabled. */
+  /** Where the metrics server listens (`/metrics`, `/katalog`); undefined when disabled. */
   readonly metricsAddress?: AddressInfo;
+  /** The Control Center's local-mode token: open `<metrics>/ui/?token=<it>` (undefined in token mode or when off). */
+  readonly controlCenterToken?: string;
+  /** Where the cross-read server listens (`/katalog/crds/…`); undefined when not started. */
+  readonly crossAddress?: AddressInfo;
   /** Where the health server listens (`/healthz`, `/readyz`); undefined when disabled. */
   readonly healthAddress?: AddressInfo;
   /** Resolves with the exit code once the operator has shut down (0 after a signal, 1 after losing the lease). */
@@ -91,6 +107,8 @@ export interface Operator {
   isLeader(): boolean;
   /** True when the Katalog is loaded and every informer has synced (what `/readyz` reports). */
   isReady(): boolean;
+  /** The running Katalog's runtime (it changes on reload), for in-process reads: benchmarks. */
+  engine(): KatalogRuntime;
   /** Reloads the Katalog file now (the file watch calls this on change). */
   reload(): Promise<ReloadResult>;
   /** Shuts down as SIGTERM does; resolves with the exit code. */
@@ -155,7 +173,12 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     throw new OperatorStartError(`cannot load providers: ${errorMessage(error)}`, [], { cause: error });
   }
 
+  const metrics = createOperatorMetrics({
+    katalogName,
+    version: katalogVersion(katalog),
+  });
   let kubeConfig: KubeConfig;
+  let api: ApiTransport;
   try {
     kubeConfig =
       options.kubeConfig ??
@@ -164,8 +187,9 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         env: options.env,
         cwd: options.cwd,
       }).kubeConfig;
+    api = createApiTransport({ kubeConfig, katalogName, restRequest: metrics.sink.restRequest });
     if (config.installCrds) {
-      const names = await installCrds(kubeConfig, katalog);
+      const names = await installCrds(api.client, katalog);
       logger.info({ crds: names }, 'CustomResourceDefinitions installed');
     }
   } catch (error) {
@@ -173,25 +197,38 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     throw new OperatorStartError(errorMessage(error), [], { cause: error });
   }
 
-  const metrics = createOperatorMetrics({
-    katalogName,
-    version: katalogVersion(katalog),
-  });
   const recentEvents = new RecentEvents();
   const leaseName = leaseNameFor(katalogName);
   let leading = !config.leaderElect;
   if (!config.leaderElect) metrics.sink.leaderStatus(leaseName, true);
 
-  // issue 21: revisions and rollouts (docs/reference/runtime.md §24). Without access to ConfigMaps
-  // in the operator's namespace they are off and a new Katalog applies to every CR at once.
-  const rolloutStore = new RolloutStore({
-    client: createKubeClient({ kubeConfig }),
+  // Revisions and rollouts (docs/reference/runtime.md §24). Without access to ConfigMaps in the
+  // operator's namespace they are off and a new Katalog applies to every CR at once. The Katalog's
+  // ConfigMaps are read from a watch, so nothing polls them (ADR 0034).
+  const rolloutWatch = new RolloutWatch({
+    listWatch: api.listWatch,
     namespace: config.namespace,
     katalogName,
+    logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
+    watchIdleTimeoutMs: config.watchIdleTimeoutMs,
+  });
+  const rolloutStore = new RolloutStore({
+    client: api.client,
+    namespace: config.namespace,
+    katalogName,
+    cache: rolloutWatch,
   });
   let rollout: RolloutController | undefined;
+  // A command of `ork rollout` (or the operator's own write) arrives as a watch event: one tick.
+  rolloutWatch.onRolloutChange(() => rollout?.nudge());
+  let watching: Promise<void> | undefined;
   const prepare = async (forKatalog: Katalog, text: string): Promise<PreparedRollout | undefined> => {
     try {
+      // Started once; a start that failed is tried again at the next reload.
+      await (watching ??= rolloutWatch.start(AbortSignal.timeout(60_000)).catch((error: unknown) => {
+        watching = undefined;
+        throw error;
+      }));
       return await prepareRollout({ store: rolloutStore, katalog: forKatalog, text, now: Date.now() });
     } catch (error) {
       logger.warn(
@@ -242,6 +279,15 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           },
         });
 
+  // Cross reads on their own authenticated port (docs/reference/runtime.md §18.5, docs/adr/0030).
+  const cross = {
+    authorize: crossAuthorizer(
+      config.crossAuth === 'none'
+        ? undefined
+        : createKubeGate({ reviews: kubeReviewApi(api.client), audience: GateAudience.Cross }),
+    ),
+    token: tokenFileReader(resolve(options.cwd, config.crossTokenFile)),
+  };
   const makeRuntime = (
     forKatalog: Katalog,
     prepared?: PreparedRollout,
@@ -250,6 +296,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     createOperatorRuntime({
       katalog: forKatalog,
       kubeConfig,
+      userAgent: api.userAgent,
       logger,
       leaderElected: leading,
       tuning: {
@@ -258,10 +305,13 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         watchIdleTimeoutMs: config.watchIdleTimeoutMs,
         workDir: config.workDir,
         maxConcurrentBuilds: config.maxConcurrentBuilds,
+        ...(options.watchNamespace == null ? {} : { namespace: options.watchNamespace }),
+        allowPrivateAddresses: config.allowPrivateAddresses,
       },
       metrics: metrics.sink,
       providers,
       env: options.env,
+      cross,
       ...(config.controlCenter
         ? {
             onEvent: (subject, type, reason, message) => recentEvents.add(subject, type, reason, message),
@@ -302,7 +352,12 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     return true;
   };
   const crossRoute: ExtraRoute = (request, response) => runtime.crossHandler(request, response);
+  // The listener opens only when an entry opts in at start-up (a reload that first opts in needs a restart).
+  const serveCross =
+    config.crossBindAddress.trim() !== '0' &&
+    Object.values(katalog.spec.crds).some((entry) => entry.crossAccess);
   // issue 22: the Control Center (docs/reference/runtime.md §23), off unless --control-center.
+  const controlCenterToken = options.controlCenterToken ?? newLocalToken();
   const controlCenter: ExtraRoute[] = config.controlCenter
     ? [
         controlCenterRoutes({
@@ -317,9 +372,22 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           },
           gate: createGate({
             mode: config.controlCenterAuth,
-            ...(config.controlCenterAuth === 'token' ? { reviews: kubeReviewApi(kubeConfig) } : {}),
+            ...(config.controlCenterAuth === 'token'
+              ? { reviews: kubeReviewApi(api.client) }
+              : { localToken: controlCenterToken }),
           }),
           upstreams: config.controlCenterUpstreams,
+          // Local mode: only loopback names (DNS rebinding), the token exchanged for a cookie, and
+          // the same token to loopback upstreams of `ork demo`. Token mode: the configured names.
+          ...(config.controlCenterAuth === 'token'
+            ? config.controlCenterHosts.length === 0
+              ? {}
+              : { hosts: config.controlCenterHosts }
+            : {
+                hosts: [...LOOPBACK_HOSTS, ...config.controlCenterHosts],
+                localToken: controlCenterToken,
+                upstreamHeaders: () => Promise.resolve({ authorization: `Bearer ${controlCenterToken}` }),
+              }),
         }),
       ]
     : [];
@@ -342,7 +410,16 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           ],
         };
       },
-      extraRoutes: [katalogRoute, crossRoute, ...controlCenter],
+      extraRoutes: [katalogRoute, ...controlCenter],
+      ...(config.controlCenterCert == null || config.controlCenterKey == null
+        ? {}
+        : {
+            metricsTls: {
+              cert: readFileSync(resolve(options.cwd, config.controlCenterCert)),
+              key: readFileSync(resolve(options.cwd, config.controlCenterKey)),
+            },
+          }),
+      ...(serveCross ? { cross: { address: config.crossBindAddress, route: crossRoute } } : {}),
     });
   } catch (error) {
     await closeProviders(providers, { logger });
@@ -360,8 +437,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
 
   const elector = config.leaderElect
     ? new LeaderElector({
-        api: kubeConfig.makeApiClient(CoordinationV1Api),
-        events: kubeConfig.makeApiClient(CoreV1Api),
+        api: leaseApiOf(api.client),
+        events: eventApiOf(api.client),
         namespace: config.namespace,
         leaseName,
         leaseDurationMs: config.leaseDurationMs,
@@ -443,6 +520,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         { file: config.katalog, rollout: katalog.spec.rollout ?? null },
         'katalog reloaded: same revision, rollout policy updated',
       );
+      rollout.nudge();
       return { outcome: 'reloaded' };
     }
     let candidate: OperatorRuntime;
@@ -450,7 +528,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     const previousRollout = rollout;
     await previousRollout?.stop();
     try {
-      if (config.installCrds) await installCrds(kubeConfig, next.katalog);
+      if (config.installCrds) await installCrds(api.client, next.katalog);
       const prepared = await prepare(next.katalog, next.text);
       const holder: { controller?: RolloutController | undefined } = {};
       const made = makeRuntime(next.katalog, prepared, holder);
@@ -520,6 +598,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           await reloading;
           await rollout?.stop();
           await runtime.stop(leading || elector == null ? config.shutdownTimeoutMs : 0);
+          await rolloutWatch.stop();
         },
         timeoutMs: config.shutdownTimeoutMs + 5_000,
       },
@@ -565,10 +644,13 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     identity: elector?.identity ?? '',
     ...(servers.metrics == null ? {} : { metricsAddress: servers.metrics }),
     ...(servers.health == null ? {} : { healthAddress: servers.health }),
+    ...(servers.cross == null ? {} : { crossAddress: servers.cross }),
+    ...(config.controlCenter && config.controlCenterAuth === 'local' ? { controlCenterToken } : {}),
     done,
     synced,
     isLeader: () => leading,
     isReady: () => runtime.isReady(),
+    engine: () => runtime.engine,
     reload,
     shutdown: async (reason = 'requested') => {
       await shutdown.trigger({ reason });

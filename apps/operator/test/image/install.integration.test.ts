@@ -20,6 +20,7 @@ import { REPO_ROOT, runOrk } from '../run-ork.js';
 import { mustRun, toolPath, writeKubeconfig } from '../tools.js';
 import { projectConfigMap, runContainer } from './kubelet.js';
 import type { Container, ImageConfig, Mount } from './kubelet.js';
+import { createKubeClient } from '@orkestra/registry';
 
 // The operator installed the way a user installs it: the image from `pnpm image` pushed to a
 // registry on 127.0.0.1 and pulled back by digest, its rootfs run as the chart's pod would run
@@ -106,7 +107,7 @@ beforeAll(async () => {
   }
   registryHost = await startRegistry();
   // The CRDs are not part of the chart (see the chart's README): installed as admin, kept on uninstall.
-  await installCrds(env.kubeConfig, loadKatalogOrThrow({ text: website.text }));
+  await installCrds(createKubeClient({ kubeConfig: env.kubeConfig }), loadKatalogOrThrow({ text: website.text }));
   healthPort = freePortSync();
   metricsPort = freePortSync();
 }, 900_000);

@@ -6,8 +6,8 @@ import { MANAGED_BY } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
-import { truncateMessage } from '../reason-message.js';
-import { redactUrlCredentials } from '../redact-url.js';
+import { MAX_MESSAGE_LENGTH, truncateMessage } from '../reason-message.js';
+import { truncateRedacted } from '../redact-url.js';
 
 /** EventType is the type of a core v1 Event. */
 export const EventType = { Normal: 'Normal', Warning: 'Warning' } as const;
@@ -154,7 +154,7 @@ export class EventRecorder {
   record(subject: EventSubject, type: EventType, reason: string, message: string): boolean {
     const now = this.#clock.now();
     // Credentials in URLs never reach an Event.
-    const text = truncateMessage(redactUrlCredentials(message));
+    const text = truncateRedacted(message, MAX_MESSAGE_LENGTH, truncateMessage);
     const key = repeatKey(subject, reason, text);
     const last = this.#recent.get(key);
     if (last != null && now - last < this.#repeatWindowMs) {

@@ -1,7 +1,10 @@
 /**
- * The address guard of external calls: it refuses link-local addresses and the well-known cloud
- * metadata endpoints, checking every address a hostname resolves to, so a Katalog template cannot
- * turn the operator into a proxy for instance credentials. Loopback and private ranges are allowed.
+ * The address guard of outbound calls (docs/reference/runtime.md §14.4): it refuses loopback,
+ * unspecified and link-local addresses and the well-known cloud metadata endpoints (AWS, GCP,
+ * Alibaba, Azure WireServer, OCI), in every spelling (IPv4-embedding IPv6 forms, 6to4, NAT64,
+ * `localhost` names), checking every address a hostname resolves to, so a Katalog template cannot
+ * turn the operator into a proxy for instance credentials or for its own local servers. Private
+ * ranges are allowed; `allowAddresses` (CIDRs, `--allow-private-addresses`) lets named ranges through.
  */
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
@@ -16,12 +19,64 @@ export interface AddressGuardOptions {
   readonly allowLinkLocal?: boolean;
   /** Resolves hostnames; tests inject a fake. Default `dns.lookup(hostname, { all: true })`. */
   readonly resolve?: ResolveHost;
+  /** CIDRs let through even when refused by default (`--allow-private-addresses`), e.g. `127.0.0.0/8`. Default none. */
+  readonly allowAddresses?: readonly string[];
+}
+
+/** LOOPBACK_CIDRS is the allowance `ork dev` and tests with local servers give explicitly. */
+export const LOOPBACK_CIDRS: readonly string[] = ['127.0.0.0/8', '::1/128'];
+
+/** CidrError reports an allowance that is not `<address>/<prefix>`. */
+export class CidrError extends Error {
+  override readonly name = 'CidrError';
+  readonly code = 'InvalidCidr';
+}
+
+interface Cidr {
+  readonly bytes: readonly number[];
+  readonly prefix: number;
+}
+
+/** addressBytes returns the 4 or 16 bytes of an IP address, or undefined. */
+function addressBytes(address: string): number[] | undefined {
+  const family = isIP(address);
+  if (family === 4) return address.split('.').map(Number);
+  if (family !== 6) return undefined;
+  const groups = ipv6Groups(address.toLowerCase());
+  return groups?.flatMap((g) => [g >> 8, g & 0xff]);
+}
+
+/** parseCidr reads `10.0.0.0/8`, `::1/128` or a bare address (a /32 or /128); throws CidrError. */
+export function parseCidr(text: string): Cidr {
+  const [address = '', prefixText] = text.trim().split('/');
+  const bytes = addressBytes(address.replace(/^\[|\]$/g, ''));
+  const prefix = prefixText == null ? (bytes?.length ?? 0) * 8 : Number(prefixText);
+  if (
+    bytes == null ||
+    !Number.isInteger(prefix) ||
+    prefix < 0 ||
+    prefix > bytes.length * 8 ||
+    prefixText === ''
+  ) {
+    throw new CidrError(`"${text}" is not a CIDR (examples: 10.0.0.0/8, 127.0.0.1/32, fd00::/8)`);
+  }
+  return { bytes, prefix };
+}
+
+function inCidr(bytes: readonly number[], cidr: Cidr): boolean {
+  if (bytes.length !== cidr.bytes.length) return false;
+  for (let bit = 0; bit < cidr.prefix; bit++) {
+    const mask = 0x80 >> (bit % 8);
+    if (((bytes[bit >> 3] ?? 0) & mask) !== ((cidr.bytes[bit >> 3] ?? 0) & mask)) return false;
+  }
+  return true;
 }
 
 /** METADATA_HOSTNAMES are hostnames of cloud metadata services, refused by name before resolving. */
 const METADATA_HOSTNAMES: readonly string[] = ['metadata.google.internal'];
 
-const METADATA_ADDRESSES = new Set(['169.254.169.254', '100.100.100.200']);
+/** AWS/GCP, Alibaba, Azure WireServer, OCI. */
+const METADATA_ADDRESSES = new Set(['169.254.169.254', '100.100.100.200', '168.63.129.16', '192.0.0.192']);
 
 /** BlockedAddressError says a request was refused by the address guard; `message` names the host and the address. */
 export class BlockedAddressError extends Error {
@@ -54,6 +109,16 @@ export function blockedAddressReason(address: string): string | undefined {
   if (family !== 6) return undefined;
   const groups = ipv6Groups(normalized);
   if (groups == null) return undefined;
+  if (groups.every((g, i) => g === (i === 7 ? 1 : 0))) return 'loopback';
+  if (groups.every((g) => g === 0)) return 'unspecified';
+  // 64:ff9b:1::/48, the local-use NAT64 prefix (RFC 8215): whatever it reaches is local policy.
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) return 'local NAT64';
+  // 2002::/16 (6to4) carries an IPv4 address in its next 32 bits.
+  if (groups[0] === 0x2002) {
+    const [, hi = 0, lo = 0] = groups;
+    const reason = blockedIpv4Reason([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.'));
+    if (reason != null) return `${reason} (6to4)`;
+  }
   const embedded = embeddedIpv4(groups);
   if (embedded != null) return blockedIpv4Reason(embedded);
   if (groups.every((g, i) => g === METADATA_IPV6[i])) return 'cloud metadata';
@@ -66,6 +131,8 @@ const METADATA_IPV6: readonly number[] = [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254];
 
 function blockedIpv4Reason(address: string): string | undefined {
   if (METADATA_ADDRESSES.has(address)) return 'cloud metadata';
+  if (address.startsWith('127.')) return 'loopback';
+  if (address.startsWith('0.')) return 'unspecified';
   return address.startsWith('169.254.') ? 'link-local' : undefined;
 }
 
@@ -118,10 +185,22 @@ function ipv6Groups(address: string): number[] | undefined {
 export class AddressGuard {
   readonly #allow: boolean;
   readonly #resolve: ResolveHost;
+  readonly #allowed: readonly Cidr[];
 
   constructor(options: AddressGuardOptions = {}) {
     this.#allow = options.allowLinkLocal ?? false;
     this.#resolve = options.resolve ?? defaultResolve;
+    this.#allowed = (options.allowAddresses ?? []).map(parseCidr);
+  }
+
+  #allowedAddress(address: string): boolean {
+    if (this.#allowed.length === 0) return false;
+    const bytes = addressBytes(address.toLowerCase());
+    if (bytes == null) return false;
+    const groups = bytes.length === 16 ? ipv6Groups(address.toLowerCase()) : undefined;
+    const embedded = groups == null ? undefined : embeddedIpv4(groups);
+    const v4 = embedded == null ? undefined : embedded.split('.').map(Number);
+    return this.#allowed.some((cidr) => inCidr(bytes, cidr) || (v4 != null && inCidr(v4, cidr)));
   }
 
   /** allowLinkLocal tells whether the guard is switched off. */
@@ -202,15 +281,25 @@ export class AddressGuard {
         `refused ${hostname}: cloud metadata host (allow link-local addresses to call it)`,
       );
     }
+    // `localhost` and `*.localhost` are loopback by definition (RFC 6761), whatever DNS says.
+    if (
+      !this.#allow &&
+      (bare === 'localhost' || bare.endsWith('.localhost')) &&
+      !this.#allowedAddress('127.0.0.1')
+    ) {
+      throw new BlockedAddressError(
+        `refused ${hostname}: loopback host (allow it with --allow-private-addresses=127.0.0.0/8)`,
+      );
+    }
   }
 
   #checkAddress(hostname: string, address: string): void {
     if (this.#allow) return;
     const reason = blockedAddressReason(address);
-    if (reason == null) return;
+    if (reason == null || this.#allowedAddress(address)) return;
     const via = hostname === address || hostname === `[${address}]` ? '' : ` (resolved from ${hostname})`;
     throw new BlockedAddressError(
-      `refused ${address}${via}: ${reason} address (allow link-local addresses to call it)`,
+      `refused ${address}${via}: ${reason} address (${/link-local|metadata/.test(reason) ? 'allow link-local addresses to call it' : 'allow it with --allow-private-addresses=<CIDR>'})`,
     );
   }
 }

@@ -1,3 +1,5 @@
+// Local test servers are on loopback, which the address guard refuses unless allowed explicitly.
+import { LOOPBACK_CIDRS } from './address-guard.js';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -5,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import type { KubeObject } from '../kube-object.js';
 import { createCrossHandler } from './cross-handler.js';
-import type { CrossHandlerEntry } from './cross-handler.js';
+import type { CrossAuthorize, CrossHandlerEntry, CrossReadTarget } from './cross-handler.js';
 import { CrossHttpClient, crossObjectUrl } from './cross-http.js';
 
 function cr(namespace: string | undefined, name: string, spec: Record<string, unknown>): KubeObject {
@@ -34,6 +36,7 @@ function memoryEntry(objects: KubeObject[], options: { crossAccess?: boolean; na
   const entry: CrossHandlerEntry & { lookups: number } = {
     crossAccess: options.crossAccess ?? true,
     namespaced: options.namespaced ?? true,
+    resource: { group: 'example.com', plural: 'things' },
     lookups: 0,
     lookup(namespace, name) {
       entry.lookups++;
@@ -42,6 +45,8 @@ function memoryEntry(objects: KubeObject[], options: { crossAccess?: boolean; na
   };
   return entry;
 }
+
+const allowAll: CrossAuthorize = () => Promise.resolve({ ok: true });
 
 function listen(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
@@ -74,19 +79,22 @@ let notJson: { server: Server; base: string };
 let otherRequests = 0;
 
 beforeAll(async () => {
-  const billingHandler = createCrossHandler({ entries: billingEntries });
+  const billingHandler = createCrossHandler({ entries: billingEntries, authorize: allowAll });
   billing = await listen((req, res) => {
-    if (billingHandler(req, res)) return;
-    otherRequests++;
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end('metrics here');
+    void billingHandler(req, res).then((answered) => {
+      if (answered) return;
+      otherRequests++;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('metrics here');
+    });
   });
-  const shopHandler = createCrossHandler({ entries: () => shopEntries });
+  const shopHandler = createCrossHandler({ entries: () => shopEntries, authorize: allowAll });
   shop = await listen((req, res) => {
-    if (!shopHandler(req, res)) {
+    void shopHandler(req, res).then((answered) => {
+      if (answered) return;
       res.writeHead(404);
       res.end();
-    }
+    });
   });
   silent = await listen(() => {
     // Never answers.
@@ -103,7 +111,7 @@ afterAll(async () => {
 
 describe('cross reads over HTTP between two operators', () => {
   it('reads a CR served by the other operator, in both directions', async () => {
-    const client = new CrossHttpClient();
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
     const fromShop = await client.read(
       { crd: 'database', endpoint: billing.base, selector: { name: 'orders' } },
       { namespace: 'shop' },
@@ -126,7 +134,7 @@ describe('cross reads over HTTP between two operators', () => {
   });
 
   it('gives found: false without an error on 404 (absent object or unknown entry)', async () => {
-    const client = new CrossHttpClient();
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
     const absent = await client.read(
       { crd: 'database', endpoint: billing.base, selector: { name: 'nope' } },
       { namespace: 'shop' },
@@ -151,7 +159,7 @@ describe('cross reads over HTTP between two operators', () => {
   it('refuses entries with crossAccess: false (403 → found: false plus error)', async () => {
     const entry = billingEntries.get('ledger');
     const before = entry?.lookups;
-    const client = new CrossHttpClient();
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
     const { result } = await client.read(
       { crd: 'ledger', endpoint: billing.base, selector: { name: 'main' } },
       { namespace: 'shop' },
@@ -167,15 +175,16 @@ describe('cross reads over HTTP between two operators', () => {
     expect(crossObjectUrl('http://x', 'tenant', undefined, 'acme')).toBe(
       'http://x/katalog/crds/tenant/objects/_/acme',
     );
-    const { result } = await new CrossHttpClient().read(
-      { crd: 'tenant', endpoint: billing.base, selector: { name: 'acme' } },
-      { namespace: undefined },
-    );
+    const { result } = await new CrossHttpClient({
+      allowAddresses: LOOPBACK_CIDRS,
+    }).read({ crd: 'tenant', endpoint: billing.base, selector: { name: 'acme' } }, { namespace: undefined });
     expect(result).toMatchObject({ found: true, name: 'acme', namespace: '', spec: { tier: 'gold' } });
   });
 
   it('times out, and never throws', async () => {
-    const { result, expiresAt } = await new CrossHttpClient().read(
+    const { result, expiresAt } = await new CrossHttpClient({
+      allowAddresses: LOOPBACK_CIDRS,
+    }).read(
       { crd: 'database', endpoint: silent.base, selector: { name: 'orders' }, timeout: '150ms' },
       { namespace: 'shop' },
     );
@@ -188,7 +197,7 @@ describe('cross reads over HTTP between two operators', () => {
 
   it('refuses link-local and metadata endpoints with the address guard (IP literals before the request, names at connect time)', async () => {
     const resolve = async () => [{ address: '169.254.169.254', family: 4 }];
-    const client = new CrossHttpClient({ resolve });
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, resolve });
     for (const endpoint of [
       'http://169.254.169.254',
       'http://[::ffff:a9fe:a9fe]',
@@ -203,7 +212,7 @@ describe('cross reads over HTTP between two operators', () => {
       expect(result.found).toBe(false);
       expect(result.error).toMatch(/^refused .*(link-local|cloud metadata)/);
     }
-    const allowed = new CrossHttpClient({ allowLinkLocal: true, resolve });
+    const allowed = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, allowLinkLocal: true, resolve });
     const { result } = await allowed.read(
       { crd: 'database', endpoint: billing.base, selector: { name: 'orders' } },
       { namespace: 'shop' },
@@ -212,7 +221,9 @@ describe('cross reads over HTTP between two operators', () => {
   });
 
   it('redacts credentials of the endpoint URL in errors', async () => {
-    const { result } = await new CrossHttpClient().read(
+    const { result } = await new CrossHttpClient({
+      allowAddresses: LOOPBACK_CIDRS,
+    }).read(
       {
         crd: 'database',
         endpoint: notJson.base.replace('http://', 'http://bot:s3cr3t@'),
@@ -224,8 +235,42 @@ describe('cross reads over HTTP between two operators', () => {
     expect(result.error).not.toContain('s3cr3t');
   });
 
+  it('redacts credentials when the reconcile aborts the read, and in the URL it returns', async () => {
+    const controller = new AbortController();
+    const pending = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS }).read(
+      {
+        crd: 'database',
+        endpoint: silent.base.replace('http://', 'http://bot:ghp_SECRET@'),
+        selector: { name: 'orders' },
+        timeout: '5s',
+        cacheFor: '0',
+      },
+      { namespace: 'shop', signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error('reconcile cancelled')), 100);
+    const { result, url } = await pending;
+    expect(result.error).toMatch(/^aborted: reconcile cancelled \(GET http:\/\/\[REDACTED\]@127\.0\.0\.1/);
+    expect(`${result.error ?? ''} ${url}`).not.toContain('ghp_SECRET');
+  });
+
+  it('refuses an endpoint with a query or a fragment, which would choose the path read', async () => {
+    for (const endpoint of [
+      `${billing.base}/admin/delete?x=`,
+      `${billing.base}/#`,
+      'http://bot:s3cr3t@h/?a',
+    ]) {
+      const { result, url } = await new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS }).read(
+        { crd: 'database', endpoint, selector: { name: 'orders' } },
+        { namespace: 'shop' },
+      );
+      expect(result.found).toBe(false);
+      expect(result.error).toBe('endpoint must not hold a query (?) or a fragment (#)');
+      expect(url).not.toContain('s3cr3t');
+    }
+  });
+
   it('reports a network error and a non-JSON answer as found: false plus error', async () => {
-    const client = new CrossHttpClient();
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
     const closedPort = await listen(() => undefined);
     await close(closedPort.server);
     const refused = await client.read(
@@ -246,7 +291,7 @@ describe('cross reads over HTTP between two operators', () => {
 
   it('reuses an answer for cacheFor per URL and says when it expires', async () => {
     const clock = new ManualClock(1_000);
-    const client = new CrossHttpClient({ clock });
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS, clock });
     const entry = billingEntries.get('database');
     const before = entry?.lookups ?? 0;
     const decl = { crd: 'database', endpoint: billing.base, selector: { name: 'orders' }, cacheFor: '30s' };
@@ -267,13 +312,12 @@ describe('cross reads over HTTP between two operators', () => {
 
   it('caps the answer at 1 MiB', async () => {
     const big = memoryEntry([cr('shop', 'big', { blob: 'x'.repeat(1024 * 1024) })]);
-    const handler = createCrossHandler({ entries: new Map([['big', big]]) });
+    const handler = createCrossHandler({ entries: new Map([['big', big]]), authorize: allowAll });
     const server = await listen((req, res) => void handler(req, res));
     try {
-      const { result } = await new CrossHttpClient().read(
-        { crd: 'big', endpoint: server.base, selector: { name: 'big' } },
-        { namespace: 'shop' },
-      );
+      const { result } = await new CrossHttpClient({
+        allowAddresses: LOOPBACK_CIDRS,
+      }).read({ crd: 'big', endpoint: server.base, selector: { name: 'big' } }, { namespace: 'shop' });
       expect(result.found).toBe(false);
       expect(result.error).toMatch(/^response body exceeds 1 MiB/);
     } finally {
@@ -311,5 +355,88 @@ describe('createCrossHandler', () => {
     expect(await forbidden.json()).toEqual({
       error: 'entry ledger does not allow cross reads (crossAccess: false)',
     });
+  });
+});
+
+describe('cross-read authorization (docs/adr/0030)', () => {
+  it('refuses every request when no authorizer is given, before any lookup', async () => {
+    const entry = memoryEntry([cr('shop', 'orders', { engine: 'postgres' })]);
+    const handler = createCrossHandler({ entries: new Map([['database', entry]]) });
+    const server = await listen((req, res) => void handler(req, res));
+    try {
+      for (const path of [
+        '/katalog/crds/database/objects/shop/orders',
+        '/katalog/crds/nothing/objects/shop/x',
+      ]) {
+        const response = await fetch(`${server.base}${path}`);
+        expect(response.status, path).toBe(401);
+      }
+      expect(entry.lookups).toBe(0);
+    } finally {
+      await close(server.server);
+    }
+  });
+
+  it('asks the authorizer with the target, and with none for unknown or closed entries', async () => {
+    const seen: (CrossReadTarget | undefined)[] = [];
+    const entries = new Map([
+      ['database', memoryEntry([cr('shop', 'orders', { engine: 'postgres' })])],
+      ['ledger', memoryEntry([cr('shop', 'main', {})], { crossAccess: false })],
+    ]);
+    const handler = createCrossHandler({
+      entries,
+      authorize: (request, target) => {
+        seen.push(target);
+        if (request.headers.authorization !== 'Bearer good')
+          return Promise.resolve({ ok: false, status: 401, message: 'no token' });
+        return Promise.resolve(
+          target?.name === 'orders' ? { ok: true } : { ok: false, status: 403, message: 'not yours' },
+        );
+      },
+    });
+    const server = await listen((req, res) => void handler(req, res));
+    const get = (path: string, token?: string) =>
+      fetch(`${server.base}${path}`, token == null ? {} : { headers: { authorization: `Bearer ${token}` } });
+    try {
+      expect((await get('/katalog/crds/database/objects/shop/orders')).status).toBe(401);
+      expect((await get('/katalog/crds/database/objects/shop/orders', 'bad')).status).toBe(401);
+      expect((await get('/katalog/crds/database/objects/shop/orders', 'good')).status).toBe(200);
+      expect((await get('/katalog/crds/database/objects/shop/other', 'good')).status).toBe(403);
+      expect((await get('/katalog/crds/ledger/objects/shop/main')).status).toBe(401);
+      expect((await get('/katalog/crds/nothing/objects/shop/x')).status).toBe(401);
+      expect(seen[0]).toEqual({
+        entry: 'database',
+        group: 'example.com',
+        plural: 'things',
+        namespace: 'shop',
+        name: 'orders',
+      });
+      expect(seen.slice(4)).toEqual([undefined, undefined]);
+      expect(entries.get('database')?.lookups).toBe(1);
+    } finally {
+      await close(server.server);
+    }
+  });
+
+  it('sends the token only to a declaration that allows it, and never shares such an answer', async () => {
+    const headers: (string | undefined)[] = [];
+    const server = await listen((req, res) => {
+      headers.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ found: true, name: 'orders', namespace: 'shop' }));
+    });
+    try {
+      const client = new CrossHttpClient({
+        allowAddresses: LOOPBACK_CIDRS,
+        token: () => Promise.resolve('sa-token'),
+      });
+      const decl = { crd: 'database', endpoint: server.base, selector: { name: 'orders' } };
+      await client.read(decl, { namespace: 'shop' });
+      await client.read({ ...decl, sendToken: true }, { namespace: 'shop' });
+      await client.read({ ...decl, sendToken: true }, { namespace: 'shop' });
+      expect(headers).toEqual([undefined, 'Bearer sa-token']);
+    } finally {
+      await close(server.server);
+    }
   });
 });

@@ -28,6 +28,11 @@ export interface CrossHttpDeclaration {
   readonly timeout?: string;
   /** How long an answer is reused (a duration). Default `30s`. */
   readonly cacheFor?: string;
+  /**
+   * Send the client's bearer token (docs/adr/0030). Only for an `endpoint` written literally in the
+   * Katalog: a templated endpoint is chosen by CR data, and the token must not go where a CR points.
+   */
+  readonly sendToken?: boolean;
 }
 
 /** CrossHttpResult is a CrossResult plus when the cached answer expires (for the timed re-queue). */
@@ -35,7 +40,7 @@ export interface CrossHttpResult {
   readonly result: CrossResult;
   /** Clock time when the answer stops being reused; the pipeline re-queues the reader then. Undefined for failures. */
   readonly expiresAt?: number;
-  /** The URL that was (or would have been) requested. */
+  /** The URL that was (or would have been) requested, with credentials redacted. */
   readonly url: string;
 }
 
@@ -49,8 +54,15 @@ export interface CrossHttpClientOptions {
   readonly cacheEntries?: number;
   /** Allow link-local and cloud metadata addresses (`--allow-link-local`). Default false. */
   readonly allowLinkLocal?: boolean;
+  /** CIDRs let through the address guard (`--allow-private-addresses`). Default none. */
+  readonly allowAddresses?: readonly string[];
   /** Resolves hostnames for the address guard; tests inject a fake. Default `dns.lookup`. */
   readonly resolve?: ResolveHost;
+  /**
+   * The bearer token sent when a declaration has `sendToken` (the operator's projected,
+   * audience-bound ServiceAccount token). Undefined or a rejection sends no token. Default none.
+   */
+  readonly token?: () => Promise<string | undefined>;
 }
 
 /** CrossHttpClientStats counts requests and cache hits, cumulative. */
@@ -85,6 +97,7 @@ export class CrossHttpClient {
   readonly #cache: LruCache<CrossResult>;
   readonly #inFlight = new Map<string, Promise<CrossHttpResult>>();
   readonly #guard: AddressGuard;
+  readonly #token: (() => Promise<string | undefined>) | undefined;
   #requests = 0;
   #cacheHits = 0;
 
@@ -92,8 +105,10 @@ export class CrossHttpClient {
     this.#clock = options.clock ?? systemClock;
     this.#maxBodyBytes = options.maxBodyBytes ?? MIB;
     this.#cache = new LruCache(options.cacheEntries ?? 1000);
+    this.#token = options.token;
     this.#guard = new AddressGuard({
       allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.allowAddresses == null ? {} : { allowAddresses: options.allowAddresses }),
       ...(options.resolve == null ? {} : { resolve: options.resolve }),
     });
   }
@@ -118,37 +133,55 @@ export class CrossHttpClient {
     let timeoutMs: number;
     let cacheForMs: number;
     try {
+      // A query or fragment in the endpoint would choose the path that is read (`…?x=/katalog/…`).
+      if (/[?#]/.test(declaration.endpoint))
+        throw new Error('endpoint must not hold a query (?) or a fragment (#)');
       url = crossObjectUrl(declaration.endpoint, declaration.crd, namespace, name);
       new URL(url);
       timeoutMs = parseDuration(declaration.timeout ?? '5s');
       cacheForMs = parseDuration(declaration.cacheFor ?? '30s');
     } catch (error) {
       return {
-        url: declaration.endpoint,
+        url: redactUrlCredentials(declaration.endpoint),
         result: notFoundCrossResult(name, namespace ?? '', describeError(error)),
       };
     }
+    const shown = redactUrlCredentials(url);
     if (name === '')
-      return { url, result: notFoundCrossResult(name, namespace ?? '', 'selector.name is empty') };
-    const cached = this.#cache.entry(url, this.#clock.now());
+      return { url: shown, result: notFoundCrossResult(name, namespace ?? '', 'selector.name is empty') };
+    const sendToken = declaration.sendToken === true && this.#token != null;
+    // An answer read with the operator's token is never shared with a read that sends none.
+    const key = `${sendToken ? 't' : '-'} ${url}`;
+    const cached = this.#cache.entry(key, this.#clock.now());
     if (cached != null) {
       this.#cacheHits++;
-      return { url, result: cached.value, expiresAt: cached.expiresAt };
+      return { url: shown, result: cached.value, expiresAt: cached.expiresAt };
     }
-    let shared = this.#inFlight.get(url);
+    let shared = this.#inFlight.get(key);
     if (shared == null) {
-      shared = this.#fetch(url, name, namespace ?? '', timeoutMs, cacheForMs, declaration.timeout ?? '5s');
-      this.#inFlight.set(url, shared);
+      shared = this.#fetch(
+        url,
+        key,
+        sendToken,
+        name,
+        namespace ?? '',
+        timeoutMs,
+        cacheForMs,
+        declaration.timeout ?? '5s',
+      );
+      this.#inFlight.set(key, shared);
       const pending = shared;
       void pending.finally(() => {
-        if (this.#inFlight.get(url) === pending) this.#inFlight.delete(url);
+        if (this.#inFlight.get(key) === pending) this.#inFlight.delete(key);
       });
     }
-    return context.signal == null ? shared : raceAbort(shared, context.signal, url, name, namespace ?? '');
+    return context.signal == null ? shared : raceAbort(shared, context.signal, shown, name, namespace ?? '');
   }
 
   async #fetch(
     url: string,
+    key: string,
+    sendToken: boolean,
     name: string,
     namespace: string,
     timeoutMs: number,
@@ -163,17 +196,22 @@ export class CrossHttpClient {
         throw new Error(`unsupported URL scheme ${target.protocol} (http or https only)`);
       // IP literals are not looked up, so they are checked here; names at connect time (lookup).
       this.#guard.precheck(target);
+      const token = sendToken ? await this.#token?.().catch(() => undefined) : undefined;
       this.#requests++;
       const response = await sendHttpRequest({
         url: target,
         lookup: this.#guard.lookup,
         method: 'GET',
-        headers: { accept: 'application/json', 'user-agent': 'orkestra' },
+        headers: {
+          accept: 'application/json',
+          'user-agent': 'orkestra',
+          ...(token == null || token === '' ? {} : { authorization: `Bearer ${token}` }),
+        },
         signal: deadline.signal,
         maxBodyBytes: this.#maxBodyBytes,
       });
       if (response.status === 404)
-        return this.#remember(url, notFoundCrossResult(name, namespace), cacheForMs);
+        return this.#remember(url, key, notFoundCrossResult(name, namespace), cacheForMs);
       if (response.status !== 200) {
         return {
           url,
@@ -191,21 +229,22 @@ export class CrossHttpClient {
           ),
         };
       }
-      return this.#remember(url, parsed, cacheForMs);
+      return this.#remember(url, key, parsed, cacheForMs);
     } catch (error) {
       const reason = deadline.signal.aborted ? deadline.signal.reason : error;
       const message = reason instanceof TimeoutError ? reason.message : describeError(reason);
-      return { url, result: notFoundCrossResult(name, namespace, `${message} (GET ${shown})`) };
+      return { url: shown, result: notFoundCrossResult(name, namespace, `${message} (GET ${shown})`) };
     } finally {
       deadline.clear();
     }
   }
 
-  #remember(url: string, result: CrossResult, cacheForMs: number): CrossHttpResult {
-    if (cacheForMs <= 0) return { url, result };
+  #remember(url: string, key: string, result: CrossResult, cacheForMs: number): CrossHttpResult {
+    const shown = redactUrlCredentials(url);
+    if (cacheForMs <= 0) return { url: shown, result };
     const expiresAt = this.#clock.now() + cacheForMs;
-    this.#cache.set(url, result, expiresAt);
-    return { url, result, expiresAt };
+    this.#cache.set(key, result, expiresAt);
+    return { url: shown, result, expiresAt };
   }
 }
 
@@ -246,16 +285,17 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value == null || value === '' ? undefined : value;
 }
 
+/** raceAbort answers when the reconcile's signal aborts first; `shown` is the URL with credentials redacted. */
 function raceAbort(
   shared: Promise<CrossHttpResult>,
   signal: AbortSignal,
-  url: string,
+  shown: string,
   name: string,
   namespace: string,
 ): Promise<CrossHttpResult> {
   const aborted = (): CrossHttpResult => ({
-    url,
-    result: notFoundCrossResult(name, namespace, `aborted: ${describeError(signal.reason)} (GET ${url})`),
+    url: shown,
+    result: notFoundCrossResult(name, namespace, `aborted: ${describeError(signal.reason)} (GET ${shown})`),
   });
   if (signal.aborted) return Promise.resolve(aborted());
   return new Promise((resolve) => {

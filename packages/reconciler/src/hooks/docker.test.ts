@@ -72,6 +72,7 @@ function fake(extra: Record<string, string> = {}) {
   const manager = new DockerBuildManager({
     env: { PATH: `${fakeBin}${delimiter}${process.env['PATH'] ?? ''}`, FAKE_LOG: log, ...extra },
     onBuildFinished: (event) => finished.push(event),
+    workDir: root,
   });
   const invocations = (): string[][] =>
     readFileSync(log, 'utf8')
@@ -267,8 +268,29 @@ describe('DockerBuildManager with a fake builder', () => {
     expect(ok.pending === false && ok.result.error).toBe('');
   });
 
+  it('without a git checkout, confines the context to the work directory, and refuses without one', async () => {
+    const { manager, invocations } = fake();
+    manager.request({ image: 'x.example.com/stolen:1', workingDirectory: '/', push: true }, { waiter: 'w' });
+    await manager.whenIdle();
+    const outside = manager.request(
+      { image: 'x.example.com/stolen:1', workingDirectory: '/' },
+      { waiter: 'w' },
+    );
+    expect(outside.pending === false && outside.result.error).toBe(
+      `build context / is outside ${root}; build paths must stay inside the work directory`,
+    );
+    const bare = new DockerBuildManager({ env: { PATH: fakeBin } });
+    bare.request({ image: 'web:bare', workingDirectory: context }, { waiter: 'w' });
+    await bare.whenIdle();
+    const refused = bare.request({ image: 'web:bare', workingDirectory: context }, { waiter: 'w' });
+    expect(refused.pending === false && refused.result.error).toContain(
+      'is not inside a git checkout and the operator has no work directory',
+    );
+    expect(invocations()).toEqual([]);
+  });
+
   it('reports a missing builder binary and a missing context clearly', async () => {
-    const manager = new DockerBuildManager({ env: { PATH: fakeBin } });
+    const manager = new DockerBuildManager({ env: { PATH: fakeBin }, workDir: root });
     manager.request({ image: 'web:x', workingDirectory: context, builder: 'buildah' }, { waiter: 'w' });
     manager.request({ image: 'web:y', workingDirectory: join(root, 'nope') }, { waiter: 'w' });
     await manager.whenIdle();
@@ -303,6 +325,7 @@ describe('DockerBuildManager with the real docker CLI and no engine', () => {
           HOME: root,
           DOCKER_HOST: `unix://${join(root, 'no-engine.sock')}`,
         },
+        workDir: root,
       });
       manager.request({ image: 'orkestra-test/no-engine:1', workingDirectory: context }, { waiter: 'w' });
       await manager.whenIdle();

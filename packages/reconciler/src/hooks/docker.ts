@@ -39,7 +39,7 @@ export interface DockerBuildDeclaration {
   readonly dockerfile?: string;
   /**
    * The directory the context and the Dockerfile must stay inside, symlinks followed (the git
-   * checkout). Default: the context itself, for the Dockerfile.
+   * checkout). Default: the manager's `workDir`; without either the build is refused.
    */
   readonly root?: string;
   readonly buildArgs?: Readonly<Record<string, string>>;
@@ -99,6 +99,12 @@ export interface DockerBuildManagerOptions {
   readonly killGraceMs?: number;
   /** How much output is kept for the error message. Default 4096 bytes. */
   readonly outputTailBytes?: number;
+  /**
+   * The operator's work directory (`--work-dir`): a build without a `root` (no git checkout) must
+   * have its context and Dockerfile inside it. Without it, such a build is refused
+   * (docs/reference/katalog.md §16.2).
+   */
+  readonly workDir?: string;
 }
 
 /** DockerBuildStats counts builds. */
@@ -138,6 +144,7 @@ export class DockerBuildManager {
   readonly #clock: Clock;
   readonly #killGraceMs: number;
   readonly #tailBytes: number;
+  readonly #workDir: string | undefined;
   readonly #images = new Map<string, ImageState>();
   readonly #queue: string[] = [];
   readonly #running = new Map<string, AbortController>();
@@ -152,6 +159,7 @@ export class DockerBuildManager {
     this.#clock = options.clock ?? systemClock;
     this.#killGraceMs = options.killGraceMs ?? 5000;
     this.#tailBytes = options.outputTailBytes ?? 4096;
+    this.#workDir = options.workDir;
   }
 
   /** stats returns the build counters. */
@@ -275,14 +283,20 @@ export class DockerBuildManager {
     const context = resolve(declaration.workingDirectory);
     if (!existsSync(context)) return fail(`build context ${context} does not exist`);
     const dockerfile = resolve(context, declaration.dockerfile ?? 'Dockerfile');
-    const root = declaration.root ?? context;
+    // Without a git checkout the context is confined to the work directory, never `/` or the
+    // operator's own files; without a work directory such a build is refused.
+    const root = declaration.root ?? this.#workDir;
+    if (root == null)
+      return fail(
+        `build context ${context} is not inside a git checkout and the operator has no work directory; build from a git hook's checkout, or run with --work-dir and a workingDirectory inside it`,
+      );
     const escaped = [
       ['build context', context],
       ['Dockerfile', dockerfile],
     ].find(([, path]) => !isInside(path ?? '', root));
     if (escaped != null)
       return fail(
-        `${escaped[0]} ${escaped[1]} is outside ${root}; build paths must stay inside the checkout`,
+        `${escaped[0]} ${escaped[1]} is outside ${root}; build paths must stay inside the ${declaration.root == null ? 'work directory' : 'checkout'}`,
       );
     const deadline = createDeadline(
       this.#clock,

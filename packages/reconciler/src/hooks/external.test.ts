@@ -1,3 +1,5 @@
+// Local test servers are on loopback, which the address guard refuses unless allowed explicitly.
+import { LOOPBACK_CIDRS } from './address-guard.js';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -47,6 +49,7 @@ let main: Awaited<ReturnType<typeof startServer>>;
 let other: Awaited<ReturnType<typeof startServer>>;
 
 const MIB = 1024 * 1024;
+const flaky = new Map<string, number>();
 
 beforeAll(async () => {
   other = await startServer((req, res, body) => {
@@ -86,6 +89,13 @@ beforeAll(async () => {
       const n = Number(path.slice('/redirect/'.length));
       res.writeHead(302, { location: n <= 1 ? '/echo' : `/redirect/${n - 1}` });
       res.end();
+    } else if (path.startsWith('/flaky/')) {
+      // Fails until the n-th request of its id (/flaky/<id>/<n>), then answers 200.
+      const [, , id = '', n = '0'] = path.split('/');
+      const seen = (flaky.get(id) ?? 0) + 1;
+      flaky.set(id, seen);
+      res.writeHead(seen >= Number(n) ? 200 : 503);
+      res.end();
     } else if (path === '/see-other') {
       res.writeHead(303, { location: '/echo' });
       res.end();
@@ -118,7 +128,10 @@ function call(
 
 describe('ExternalCaller against a local server', () => {
   it('returns status, body, parsed JSON and lowercase headers on success', async () => {
-    const result = await call(new ExternalCaller(), { url: `${main.base}/ok` });
+    const result = await call(
+      new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }),
+      { url: `${main.base}/ok` },
+    );
     expect(result).toMatchObject({
       called: true,
       ok: true,
@@ -133,7 +146,7 @@ describe('ExternalCaller against a local server', () => {
   });
 
   it('reports 404 and 503 as not ok with the status, unless expectedStatus accepts them', async () => {
-    const caller = new ExternalCaller();
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS });
     const notFound = await call(caller, { url: `${main.base}/status/404` });
     expect(notFound).toMatchObject({ called: true, ok: false, status: 404, body: 'status body', json: null });
     expect(notFound.error).toBe('unexpected status 404 (expected 2xx)');
@@ -152,16 +165,18 @@ describe('ExternalCaller against a local server', () => {
   });
 
   it('fails with a timeout when the server does not answer in time', async () => {
-    const result = await call(new ExternalCaller(), { url: `${main.base}/slow`, timeout: '200ms' });
+    const result = await call(
+      new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }),
+      { url: `${main.base}/slow`, timeout: '200ms' },
+    );
     expect(result).toMatchObject({ called: true, ok: false, status: 0, error: 'timed out after 200ms' });
   });
 
   it("stops when the reconcile's signal aborts", async () => {
     const controller = new AbortController();
-    const pending = new ExternalCaller().call(
-      { name: 'api', url: `${main.base}/slow` },
-      { ...ctx, signal: controller.signal },
-    );
+    const pending = new ExternalCaller({
+      allowAddresses: LOOPBACK_CIDRS,
+    }).call({ name: 'api', url: `${main.base}/slow` }, { ...ctx, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('reconcile timed out')), 50);
     const result = await pending;
     expect(result.ok).toBe(false);
@@ -169,12 +184,15 @@ describe('ExternalCaller against a local server', () => {
   });
 
   it('keeps an invalid JSON body as text with json null', async () => {
-    const result = await call(new ExternalCaller(), { url: `${main.base}/invalid-json` });
+    const result = await call(
+      new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }),
+      { url: `${main.base}/invalid-json` },
+    );
     expect(result).toMatchObject({ ok: true, status: 200, body: '{"not": json', json: null });
   });
 
   it('fails a call whose body exceeds 1 MiB, streamed or declared, and accepts exactly 1 MiB', async () => {
-    const caller = new ExternalCaller();
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS });
     const streamed = await call(caller, { url: `${main.base}/huge` });
     expect(streamed).toMatchObject({ ok: false, status: 0, body: '', error: 'response body exceeds 1 MiB' });
     const declared = await call(caller, { url: `${main.base}/huge-declared` });
@@ -188,6 +206,7 @@ describe('ExternalCaller against a local server', () => {
     const clock = new ManualClock(0);
     const reads: string[] = [];
     const caller = new ExternalCaller({
+      allowAddresses: LOOPBACK_CIDRS,
       clock,
       readSecret: async (namespace, name, key) => {
         reads.push(`${namespace}/${name}/${key}`);
@@ -220,6 +239,7 @@ describe('ExternalCaller against a local server', () => {
   it('reads the credential from the Secret of secretRef.namespace when it is given', async () => {
     const reads: string[] = [];
     const caller = new ExternalCaller({
+      allowAddresses: LOOPBACK_CIDRS,
       readSecret: async (namespace, name, key) => {
         reads.push(`${namespace}/${name}/${key}`);
         return namespace === 'platform' ? 'from-platform' : 'from-cr-namespace';
@@ -236,7 +256,7 @@ describe('ExternalCaller against a local server', () => {
   });
 
   it('sends an environment credential with a custom header and no scheme', async () => {
-    const caller = new ExternalCaller({ env: { API_KEY: 'k-123' } });
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS, env: { API_KEY: 'k-123' } });
     const result = await call(caller, {
       url: `${main.base}/echo`,
       auth: { env: '${API_KEY}', header: 'X-Api-Key', scheme: '' },
@@ -249,7 +269,7 @@ describe('ExternalCaller against a local server', () => {
   });
 
   it('sends a map body as JSON with a content type, and a string body as given', async () => {
-    const caller = new ExternalCaller();
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS });
     const json = await call(caller, { url: `${main.base}/echo`, method: 'post', body: { a: [1, 2] } });
     expect(json.json).toMatchObject({
       method: 'POST',
@@ -270,7 +290,7 @@ describe('ExternalCaller against a local server', () => {
   });
 
   it('follows up to 5 redirects and fails on the 6th', async () => {
-    const caller = new ExternalCaller();
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS });
     const five = await call(caller, { url: `${main.base}/redirect/5` });
     expect(five).toMatchObject({ ok: true, status: 200 });
     const six = await call(caller, { url: `${main.base}/redirect/6` });
@@ -278,7 +298,7 @@ describe('ExternalCaller against a local server', () => {
   });
 
   it('turns a POST into a GET on 303 and drops credentials on a redirect to another origin', async () => {
-    const caller = new ExternalCaller({ env: { TOKEN: 't' } });
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS, env: { TOKEN: 't' } });
     const seeOther = await call(caller, { url: `${main.base}/see-other`, method: 'POST', body: { x: 1 } });
     expect(seeOther.json).toMatchObject({ method: 'GET', body: '' });
     const moved = await call(caller, { url: `${main.base}/to-other-origin`, auth: { env: '$TOKEN' } });
@@ -287,9 +307,22 @@ describe('ExternalCaller against a local server', () => {
     expect(main.seen.at(-1)?.headers['authorization']).toBe('Bearer t');
   });
 
+  it('drops every declared header on a redirect to another origin, and keeps them on the same origin', async () => {
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS });
+    const headers = { 'X-Api-Key': 'hdr-secret-456', 'PRIVATE-TOKEN': 'glpat-x' };
+    const moved = await call(caller, { url: `${main.base}/to-other-origin`, headers });
+    expect(moved.ok).toBe(true);
+    const received = (moved.json as { headers: Record<string, string> }).headers;
+    expect(received['x-api-key']).toBeUndefined();
+    expect(received['private-token']).toBeUndefined();
+    expect(main.seen.at(-1)?.headers['x-api-key']).toBe('hdr-secret-456');
+    const same = await call(caller, { url: `${main.base}/redirect/1`, headers });
+    expect((same.json as { headers: Record<string, string> }).headers['x-api-key']).toBe('hdr-secret-456');
+  });
+
   it('reuses a successful result for cacheFor, keyed by entry, name, method, url and body', async () => {
     const clock = new ManualClock(0);
-    const caller = new ExternalCaller({ clock });
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS, clock });
     const before = main.seen.length;
     const decl = { url: `${main.base}/ok`, cacheFor: '30s' };
     const first = await call(caller, decl);
@@ -317,7 +350,7 @@ describe('ExternalCaller address guard', () => {
   };
 
   it('refuses the cloud metadata address without connecting, and says so in error', async () => {
-    const caller = new ExternalCaller({ resolve: noDns });
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS, resolve: noDns });
     const result = await call(caller, { url: 'http://169.254.169.254/latest/meta-data/' });
     expect(result).toMatchObject({ called: true, ok: false, status: 0 });
     expect(result.error).toBe(
@@ -327,7 +360,7 @@ describe('ExternalCaller address guard', () => {
   });
 
   it('refuses link-local IPv6, Alibaba metadata and metadata.google.internal', async () => {
-    const caller = new ExternalCaller({ resolve: noDns });
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS, resolve: noDns });
     expect((await call(caller, { url: 'http://[fe80::1]/' })).error).toContain(
       'refused fe80::1: link-local address',
     );
@@ -344,6 +377,7 @@ describe('ExternalCaller address guard', () => {
 
   it('checks every address a hostname resolves to', async () => {
     const caller = new ExternalCaller({
+      allowAddresses: LOOPBACK_CIDRS,
       resolve: async () => [
         { address: '127.0.0.1', family: 4 },
         { address: '169.254.10.10', family: 4 },
@@ -357,13 +391,19 @@ describe('ExternalCaller address guard', () => {
 
   it('connects through the guarded resolver to allowed addresses (loopback is not link-local)', async () => {
     const port = new URL(main.base).port;
-    const caller = new ExternalCaller({ resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const caller = new ExternalCaller({
+      allowAddresses: LOOPBACK_CIDRS,
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
     const result = await call(caller, { url: `http://api.internal.test:${port}/ok` });
     expect(result).toMatchObject({ ok: true, status: 200, error: '' });
   });
 
   it('checks every redirect hop', async () => {
-    const result = await call(new ExternalCaller(), { url: `${main.base}/to-metadata` });
+    const result = await call(
+      new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }),
+      { url: `${main.base}/to-metadata` },
+    );
     expect(result.error).toContain('refused 169.254.169.254');
   });
 
@@ -430,9 +470,8 @@ describe('blockedAddressReason', () => {
     );
   });
 
+  // Loopback and unspecified are refused now: address-guard-spellings.test.ts.
   it.each([
-    '127.0.0.1',
-    '::1',
     '10.0.0.1',
     '192.168.1.1',
     '169.253.255.255',
@@ -440,9 +479,6 @@ describe('blockedAddressReason', () => {
     'fec0::1',
     'fd00::1',
     '100.100.100.201',
-    '::ffff:7f00:1',
-    '::ffff:127.0.0.1',
-    '::',
     '64:ff9b::a00:1',
     '::1:ffff:a9fe:a9fe',
     '1::ffff:a9fe:a9fe',
@@ -454,7 +490,7 @@ describe('blockedAddressReason', () => {
 
 describe('ExternalCaller.runAll', () => {
   it('runs in order, shows earlier results to later declarations, and stops at a failure without continueOnError', async () => {
-    const caller = new ExternalCaller();
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS });
     const decls = [
       { name: 'first', path: '/ok' },
       { name: 'skipped', path: '/ok' },
@@ -478,5 +514,57 @@ describe('ExternalCaller.runAll', () => {
     expect(run.results['second']).toMatchObject({ called: true, ok: false, status: 503 });
     expect(run.failed).toEqual({ name: 'third', error: 'unexpected status 404 (expected 2xx)' });
     expect(run.results['never']).toBeUndefined();
+  });
+});
+
+describe('ExternalCaller.runAll retryBackoff (docs/reference/katalog.md §15.1)', () => {
+  /** run runs one declaration on a manual clock and returns its result and the waits between attempts. */
+  async function runWithClock(
+    path: string,
+    retryBackoff: { initial: string; max: string; multiplier: number; maxAttempts: number },
+  ) {
+    const clock = new ManualClock(0);
+    const caller = new ExternalCaller({ clock });
+    let settled = false;
+    const done = caller
+      .runAll([{ name: 'probe', retryBackoff }], () => ({ name: 'probe', url: `${main.base}${path}` }), ctx)
+      .finally(() => {
+        settled = true;
+      });
+    const waits: number[] = [];
+    while (!settled) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // Between attempts only the retry's own timer is pending (a call's deadline is cleared when it ends).
+      const due = clock.nextDueAt;
+      if (clock.pendingTimers === 1 && due != null && due - clock.now() < 10_000) {
+        waits.push(due - clock.now());
+        clock.advance(due - clock.now());
+      }
+    }
+    return { run: await done, waits };
+  }
+
+  it('retries with exact delays, capped at max, and stops at maxAttempts', async () => {
+    const { run, waits } = await runWithClock('/flaky/a/99', {
+      initial: '1s',
+      max: '3s',
+      multiplier: 2,
+      maxAttempts: 4,
+    });
+    expect(waits).toEqual([1000, 2000, 3000]);
+    expect(flaky.get('a')).toBe(4);
+    expect(run.failed?.name).toBe('probe');
+  });
+
+  it('stops retrying at the first success', async () => {
+    const { run, waits } = await runWithClock('/flaky/b/2', {
+      initial: '500ms',
+      max: '30s',
+      multiplier: 1.5,
+      maxAttempts: 5,
+    });
+    expect(waits).toEqual([500]);
+    expect(run.failed).toBeUndefined();
+    expect(run.results['probe']?.ok).toBe(true);
   });
 });

@@ -91,6 +91,8 @@ export interface ExternalCallerOptions {
   readonly clock?: Clock;
   /** Allow link-local and cloud metadata addresses. Default false. */
   readonly allowLinkLocal?: boolean;
+  /** CIDRs let through the address guard (`--allow-private-addresses`). Default none. */
+  readonly allowAddresses?: readonly string[];
   /** Resolves hostnames for the address guard. Default `dns.lookup`. */
   readonly resolve?: ResolveHost;
   /** Result cache size. Default 1000. */
@@ -101,6 +103,14 @@ export interface ExternalCallerOptions {
   readonly maxBodyBytes?: number;
   /** Redirects followed per call. Default 5. */
   readonly maxRedirects?: number;
+}
+
+/** CallRetryBackoff is an external call's `retryBackoff` (docs/reference/katalog.md §15.1). */
+export interface CallRetryBackoff {
+  readonly initial: string;
+  readonly max: string;
+  readonly multiplier: number;
+  readonly maxAttempts: number;
 }
 
 /** ExternalRunResult is the outcome of `runAll`: every result so far, and the call that stopped the run. */
@@ -153,6 +163,7 @@ export class ExternalCaller {
     this.#clock = options.clock ?? systemClock;
     this.#guard = new AddressGuard({
       allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.allowAddresses == null ? {} : { allowAddresses: options.allowAddresses }),
       ...(options.resolve == null ? {} : { resolve: options.resolve }),
     });
     this.#cache = new LruCache(options.cacheEntries ?? 1000);
@@ -170,9 +181,17 @@ export class ExternalCaller {
    * runAll runs declarations one after another in order. `prepare` renders a declaration against
    * the results so far and returns it, or undefined when its gate failed (the result is then
    * `called: false`); it may throw (a template error), which ends the run with that exception. The
-   * run stops at the first failed call whose `continueOnError` is not true.
+   * run stops at the first failed call whose `continueOnError` is not true. A call with
+   * `retryBackoff` (docs/reference/katalog.md §15.1, §20.1) is made again after a failure, waiting on the
+   * clock `min(initial × multiplier^(n-1), max)` before the n-th retry, up to `maxAttempts` in all.
    */
-  async runAll<D extends { readonly name: string; readonly continueOnError?: boolean }>(
+  async runAll<
+    D extends {
+      readonly name: string;
+      readonly continueOnError?: boolean;
+      readonly retryBackoff?: CallRetryBackoff | undefined;
+    },
+  >(
     declarations: readonly D[],
     prepare: (
       declaration: D,
@@ -183,13 +202,42 @@ export class ExternalCaller {
     const results: Record<string, ExternalCallResult> = {};
     for (const declaration of declarations) {
       const rendered = prepare(declaration, results);
-      const result = rendered == null ? notCalledExternalResult() : await this.call(rendered, context);
+      let result = rendered == null ? notCalledExternalResult() : await this.call(rendered, context);
+      const retry = declaration.retryBackoff;
+      for (let attempt = 1; rendered != null && retry != null && attempt < retry.maxAttempts; attempt++) {
+        if (!result.called || result.ok || context.signal?.aborted === true) break;
+        const delay = Math.min(
+          parseDuration(retry.initial) * retry.multiplier ** (attempt - 1),
+          parseDuration(retry.max),
+        );
+        if (!(await this.#sleep(delay, context.signal))) break;
+        result = await this.call(rendered, context);
+      }
       results[declaration.name] = result;
       if (result.called && !result.ok && declaration.continueOnError !== true) {
         return { results, failed: { name: declaration.name, error: result.error } };
       }
     }
     return { results };
+  }
+
+  /** #sleep waits `ms` on the clock; false when the signal aborted first. */
+  #sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (signal?.aborted === true) {
+        resolve(false);
+        return;
+      }
+      const onAbort = (): void => {
+        this.#clock.clearTimeout(handle);
+        resolve(false);
+      };
+      const handle = this.#clock.setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(true);
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   /** call makes one rendered call (or answers it from the cache) and never throws. */
@@ -292,12 +340,14 @@ export class ExternalCaller {
         body = undefined;
         headers = withoutHeaders(headers, ['content-type', 'content-length']);
       }
-      // Credentials never follow a redirect to another origin.
+      // Credentials never follow a redirect to another origin, and neither does any header the
+      // Katalog declared (a custom `X-Api-Key` is a credential too).
       if (next.origin !== url.origin) {
         headers = withoutHeaders(headers, [
           'authorization',
           'cookie',
           prepared.authHeader ?? 'authorization',
+          ...prepared.declared,
         ]);
       }
       url = next;
@@ -311,8 +361,9 @@ export class ExternalCaller {
   ): Promise<PreparedHeaders | string> {
     const headers: Record<string, string> = { 'user-agent': 'orkestra', ...declaration.headers };
     if (body != null && !hasHeader(headers, 'content-type')) headers['content-type'] = 'application/json';
+    const declared = Object.keys(declaration.headers ?? {}).map((name) => name.toLowerCase());
     const auth = declaration.auth;
-    if (auth == null) return { headers };
+    if (auth == null) return { headers, declared };
     let credential: string | undefined;
     if (auth.secretRef != null) {
       const { name, key } = auth.secretRef;
@@ -323,11 +374,11 @@ export class ExternalCaller {
       const variable = auth.env.replace(/^\$\{?/, '').replace(/\}$/, '');
       credential = this.#env[variable];
       if (credential == null || credential === '') return `auth environment variable ${variable} is not set`;
-    } else return { headers };
+    } else return { headers, declared };
     const scheme = auth.scheme ?? 'Bearer';
     const headerName = auth.header ?? 'Authorization';
     headers[headerName] = scheme === '' ? credential : `${scheme} ${credential}`;
-    return { headers, authHeader: headerName.toLowerCase() };
+    return { headers, declared, authHeader: headerName.toLowerCase() };
   }
 
   async #secret(namespace: string, name: string, key: string): Promise<string | undefined> {
@@ -347,6 +398,8 @@ interface PreparedHeaders {
   readonly headers: Record<string, string>;
   /** The lowercase name of the credential header, dropped on a redirect to another origin. */
   readonly authHeader?: string;
+  /** The lowercase names of the declared `headers`, dropped on a redirect to another origin too. */
+  readonly declared: readonly string[];
 }
 
 function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {

@@ -1,3 +1,5 @@
+// Local test servers are on loopback, which the address guard refuses unless allowed explicitly.
+import { LOOPBACK_CIDRS } from './address-guard.js';
 import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -16,8 +18,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
-import { GitCheckouts, GitPoller, gitAddressPin, gitRepoHost } from './git.js';
+import { GitCheckouts, GitPoller, checkGitHost, gitAddressPin, gitRepoHost } from './git.js';
 import type { GitRefresh } from './git.js';
+
+/** The test repositories are local paths, which only a Katalog-literal repository may name. */
+const LOCAL = { allowLocal: true } as const;
 
 let root: string;
 let origin: string;
@@ -62,7 +67,7 @@ afterAll(() => {
 });
 
 function newCheckouts(clock = new ManualClock(0), workDir = join(root, 'work')) {
-  return new GitCheckouts({ workDir, clock });
+  return new GitCheckouts({ allowAddresses: LOOPBACK_CIDRS, workDir, clock });
 }
 
 describe('GitCheckouts against a local bare repository', () => {
@@ -70,7 +75,7 @@ describe('GitCheckouts against a local bare repository', () => {
     const clock = new ManualClock(0);
     const checkouts = newCheckouts(clock, join(root, 'work-basic'));
     const head = git(author, 'rev-parse', 'HEAD');
-    const first = await checkouts.sync({ repo: origin, branch: 'main' });
+    const first = await checkouts.sync({ repo: origin, branch: 'main' }, LOCAL);
     expect(first).toEqual({
       called: true,
       commit: head,
@@ -84,33 +89,33 @@ describe('GitCheckouts against a local bare repository', () => {
 
     // No change since the recorded commit.
     clock.advance(10_000);
-    const same = await checkouts.sync({ repo: origin }, { recordedCommit: first.commit });
+    const same = await checkouts.sync({ repo: origin }, { ...LOCAL, recordedCommit: first.commit });
     expect(same).toMatchObject({ commit: head, changed: false, error: '' });
 
     // A new commit is noticed by the next fetch.
     const next = commit('README.md', 'hello again\n');
     clock.advance(10_000);
-    const changed = await checkouts.sync({ repo: origin }, { recordedCommit: first.commit });
+    const changed = await checkouts.sync({ repo: origin }, { ...LOCAL, recordedCommit: first.commit });
     expect(changed).toMatchObject({ commit: next, shortCommit: next.slice(0, 7), changed: true, error: '' });
 
     // A restart (a new instance on the same work directory) with the recorded commit: not changed, no clone.
     const restarted = newCheckouts(new ManualClock(0), join(root, 'work-basic'));
-    const afterRestart = await restarted.sync({ repo: origin }, { recordedCommit: next });
+    const afterRestart = await restarted.sync({ repo: origin }, { ...LOCAL, recordedCommit: next });
     expect(afterRestart).toMatchObject({ commit: next, changed: false, error: '' });
   });
 
   it('skips the fetch when the checkout was fetched less than 10 s ago', async () => {
     const clock = new ManualClock(0);
     const checkouts = newCheckouts(clock, join(root, 'work-skip'));
-    const first = await checkouts.sync({ repo: origin });
+    const first = await checkouts.sync({ repo: origin }, LOCAL);
     const commandsAfterClone = checkouts.commands;
     const next = commit('skip.txt', String(Math.random()));
     clock.advance(9_999);
-    const skipped = await checkouts.sync({ repo: origin }, { recordedCommit: first.commit });
+    const skipped = await checkouts.sync({ repo: origin }, { ...LOCAL, recordedCommit: first.commit });
     expect(skipped).toMatchObject({ commit: first.commit, changed: false });
     expect(checkouts.commands - commandsAfterClone).toBe(1); // only `git log`
     clock.advance(1);
-    const fetched = await checkouts.sync({ repo: origin }, { recordedCommit: first.commit });
+    const fetched = await checkouts.sync({ repo: origin }, { ...LOCAL, recordedCommit: first.commit });
     expect(fetched).toMatchObject({ commit: next, changed: true });
   });
 
@@ -118,17 +123,23 @@ describe('GitCheckouts against a local bare repository', () => {
     const clock = new ManualClock(0);
     const checkouts = newCheckouts(clock, join(root, 'work-path'));
     const web = commit('services/web/index.html', '<h1>v2</h1>\n');
-    const first = await checkouts.sync({ repo: origin, path: 'services/web' });
+    const first = await checkouts.sync({ repo: origin, path: 'services/web' }, LOCAL);
     expect(first.commit).toBe(web);
 
     commit('services/api/main.go', 'package main\n');
     clock.advance(10_000);
-    const elsewhere = await checkouts.sync({ repo: origin, path: 'services/web' }, { recordedCommit: web });
+    const elsewhere = await checkouts.sync(
+      { repo: origin, path: 'services/web' },
+      { ...LOCAL, recordedCommit: web },
+    );
     expect(elsewhere).toMatchObject({ commit: web, changed: false, error: '' });
 
     const web3 = commit('services/web/index.html', '<h1>v3</h1>\n');
     clock.advance(10_000);
-    const touched = await checkouts.sync({ repo: origin, path: 'services/web' }, { recordedCommit: web });
+    const touched = await checkouts.sync(
+      { repo: origin, path: 'services/web' },
+      { ...LOCAL, recordedCommit: web },
+    );
     expect(touched).toMatchObject({ commit: web3, changed: true });
     expect(await checkouts.lastCommit(origin, 'main', 'services/api')).not.toBe(web3);
   });
@@ -137,33 +148,36 @@ describe('GitCheckouts against a local bare repository', () => {
     commit('feature.txt', 'f\n', 'feature');
     const checkouts = newCheckouts(new ManualClock(0), join(root, 'work-branches'));
     const [main, feature] = await Promise.all([
-      checkouts.sync({ repo: origin, branch: 'main' }),
-      checkouts.sync({ repo: origin, branch: 'feature' }),
+      checkouts.sync({ repo: origin, branch: 'main' }, LOCAL),
+      checkouts.sync({ repo: origin, branch: 'feature' }, LOCAL),
     ]);
     expect(main.dir).not.toBe(feature.dir);
     expect(feature).toMatchObject({ branch: 'feature', error: '' });
     // Concurrent syncs of one checkout share it under the lock.
-    const [a, b] = await Promise.all([checkouts.sync({ repo: origin }), checkouts.sync({ repo: origin })]);
+    const [a, b] = await Promise.all([
+      checkouts.sync({ repo: origin }, LOCAL),
+      checkouts.sync({ repo: origin }, LOCAL),
+    ]);
     expect(a.commit).toBe(b.commit);
     expect(a.dir).toBe(main.dir);
   });
 
   it('reports failures in error and never throws', async () => {
     const checkouts = newCheckouts(new ManualClock(0), join(root, 'work-errors'));
-    const missingRepo = await checkouts.sync({ repo: join(root, 'does-not-exist.git') });
+    const missingRepo = await checkouts.sync({ repo: join(root, 'does-not-exist.git') }, LOCAL);
     expect(missingRepo).toMatchObject({ called: true, commit: '', changed: false });
     expect(missingRepo.error).toMatch(
       /^git clone of .*does-not-exist\.git \(branch main\) failed \(exit 128\): .*does not exist/s,
     );
     expect(existsSync(checkouts.checkoutDir(join(root, 'does-not-exist.git'), 'main'))).toBe(false);
 
-    const missingBranch = await checkouts.sync({ repo: origin, branch: 'nope' });
+    const missingBranch = await checkouts.sync({ repo: origin, branch: 'nope' }, LOCAL);
     expect(missingBranch.error).toMatch(/Remote branch nope not found/);
-    expect((await checkouts.sync({ repo: origin, branch: '--upload-pack=evil' })).error).toBe(
+    expect((await checkouts.sync({ repo: origin, branch: '--upload-pack=evil' }, LOCAL)).error).toBe(
       'git branch "--upload-pack=evil" is not a valid branch name',
     );
     expect((await checkouts.sync({ repo: '-oops' })).error).toBe('git repo "-oops" must not start with "-"');
-    expect((await checkouts.sync({ repo: origin, path: 'no/such/dir' })).error).toBe(
+    expect((await checkouts.sync({ repo: origin, path: 'no/such/dir' }, LOCAL)).error).toBe(
       `no commit on branch main of ${origin} touches path "no/such/dir"`,
     );
   });
@@ -180,18 +194,23 @@ describe('git process control', () => {
 
   it('stops a git process at the timeout, with SIGKILL when SIGTERM is ignored', async () => {
     const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
       workDir: join(root, 'work-timeout'),
       gitBinary: fakeGit("trap '' TERM\nsleep 30"),
       killGraceMs: 100,
     });
-    const result = await checkouts.sync({ repo: origin, timeout: '200ms' });
+    const result = await checkouts.sync({ repo: origin, timeout: '200ms' }, LOCAL);
     expect(result.error).toBe(`git clone of ${origin} (branch main) timed out after 200 ms`);
   });
 
   it("stops a git process when the reconcile's signal aborts", async () => {
-    const checkouts = new GitCheckouts({ workDir: join(root, 'work-abort'), gitBinary: fakeGit('sleep 30') });
+    const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
+      workDir: join(root, 'work-abort'),
+      gitBinary: fakeGit('sleep 30'),
+    });
     const controller = new AbortController();
-    const pending = checkouts.sync({ repo: origin }, { signal: controller.signal });
+    const pending = checkouts.sync({ repo: origin }, { ...LOCAL, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('reconcile timeout')), 100);
     expect((await pending).error).toBe(`git clone of ${origin} (branch main) aborted`);
   });
@@ -208,6 +227,7 @@ describe('git process control', () => {
 
   it('refuses metadata and link-local hosts before git runs, and redacts credentials in errors', async () => {
     const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
       workDir: join(root, 'work-guard'),
       gitBinary: fakeGit('echo ran >&2; exit 3'),
       resolve: async () => [{ address: '169.254.169.254', family: 4 }],
@@ -227,6 +247,7 @@ describe('git process control', () => {
 
   it('redacts credentials in git failures', async () => {
     const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
       workDir: join(root, 'work-redact'),
       gitBinary: fakeGit(
         'echo "fatal: unable to access https://bot:s3cr3t@git.example.com/r.git" >&2; exit 128',
@@ -240,10 +261,11 @@ describe('git process control', () => {
 
   it('runs git without a terminal prompt', async () => {
     const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
       workDir: join(root, 'work-env'),
       gitBinary: fakeGit('echo "prompt=$GIT_TERMINAL_PROMPT" >&2; exit 3'),
     });
-    expect((await checkouts.sync({ repo: origin })).error).toBe(
+    expect((await checkouts.sync({ repo: origin }, LOCAL)).error).toBe(
       `git clone of ${origin} (branch main) failed (exit 3): prompt=0`,
     );
   });
@@ -270,12 +292,23 @@ describe('git connects to the addresses the guard checked (no DNS rebinding wind
     expect(gitAddressPin('git://git.example.com:9418/r.git', v4).config).toEqual([
       'url.git://192.0.2.7:9418/.insteadOf=git://git.example.com:9418/',
     ]);
-    expect(gitAddressPin('git@git.example.com:org/r.git', v4, 'ssh -i /keys/id').env).toEqual({
-      GIT_SSH_COMMAND: 'ssh -i /keys/id -o HostName=192.0.2.7 -o HostKeyAlias=git.example.com',
+    const pins = join(root, 'pins');
+    const ssh = gitAddressPin('git@git.example.com:org/r.git', v4, {
+      sshCommand: 'ssh -i /keys/id',
+      sshConfigDir: pins,
     });
-    expect(gitAddressPin('ssh://git@git.example.com/r.git', v4).env['GIT_SSH_COMMAND']).toBe(
-      'ssh -o HostName=192.0.2.7 -o HostKeyAlias=git.example.com',
+    expect(ssh.env['GIT_SSH_COMMAND']).toMatch(/^ssh -i \/keys\/id -F '[^']+\/pins\/[0-9a-f]{16}\.conf'$/);
+    expect(ssh.env['GIT_SSH_COMMAND']).not.toContain('git.example.com');
+    expect(ssh.sshConfig?.text).toBe(
+      'Host git.example.com\n  HostName 192.0.2.7\n  HostKeyAlias git.example.com\n' +
+        'Match all\n  Include ~/.ssh/config\n  Include /etc/ssh/ssh_config\n',
     );
+    for (const repo of [
+      'ssh://git@git.example.com/r.git',
+      'git+ssh://git@git.example.com/r.git',
+      'ssh+git://git@git.example.com/r.git',
+    ])
+      expect(gitAddressPin(repo, v4, { sshConfigDir: pins }).sshConfig?.text).toBe(ssh.sshConfig?.text);
     for (const repo of [
       'https://192.0.2.7/r.git',
       'ssh://[2001:db8::7]/r.git',
@@ -305,6 +338,7 @@ describe('git connects to the addresses the guard checked (no DNS rebinding wind
       const port = (server.address() as AddressInfo).port;
       lookups.length = 0;
       const checkouts = new GitCheckouts({
+        allowAddresses: LOOPBACK_CIDRS,
         workDir: join(root, 'work-pin-http'),
         resolve: resolveToLoopback,
       });
@@ -349,7 +383,11 @@ describe('git connects to the addresses the guard checked (no DNS rebinding wind
         await new Promise((r) => setTimeout(r, 50));
       }
       lookups.length = 0;
-      const checkouts = new GitCheckouts({ workDir: join(root, 'work-pin-git'), resolve: resolveToLoopback });
+      const checkouts = new GitCheckouts({
+        allowAddresses: LOOPBACK_CIDRS,
+        workDir: join(root, 'work-pin-git'),
+        resolve: resolveToLoopback,
+      });
       const result = await checkouts.sync({ repo: `git://git.rebind.invalid:${port}/origin.git` });
       expect(result.error).toBe('');
       expect(result.commit).toBe(git(origin, 'rev-parse', 'main'));
@@ -360,16 +398,99 @@ describe('git connects to the addresses the guard checked (no DNS rebinding wind
   });
 
   it('gives ssh the checked address and keeps the host key checked under the name', async () => {
-    const script = join(root, 'fake-git-ssh');
-    writeFileSync(script, '#!/bin/sh\necho "ssh=$GIT_SSH_COMMAND" >&2\nexit 3\n');
+    // The operator's ssh command is `ssh -G`, which prints the configuration ssh would use.
+    const fakeSsh = join(root, 'fake-ssh');
+    writeFileSync(fakeSsh, '#!/bin/sh\nssh -G "$@" | grep -E "^(hostname|hostkeyalias) " >&2\nexit 3\n');
+    chmodSync(fakeSsh, 0o755);
+    const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
+      workDir: join(root, 'work-pin-ssh'),
+      env: { ...process.env, GIT_SSH_COMMAND: fakeSsh },
+      resolve: async () => [{ address: '192.0.2.7', family: 4 }],
+    });
+    for (const repo of ['git@git.example.com:org/r.git', 'git+ssh://git@git.example.com/org/r.git']) {
+      const result = await checkouts.sync({ repo });
+      expect(result.error).toContain('hostname 192.0.2.7');
+      expect(result.error).toContain('hostkeyalias git.example.com');
+    }
+  });
+});
+
+describe('no shell runs data from the repository string (docs/reference/runtime.md §14.3)', () => {
+  /** The resolver of the review's reproduction: like glibc and musl, it answers only plain names. */
+  const plainNamesOnly = async (host: string) => {
+    if (!/^[a-z0-9.-]+$/.test(host)) throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+    return [{ address: '127.0.0.1', family: 4 }];
+  };
+
+  it('refuses the review reproduction (tab and newline in an ssh host) and no shell creates PWNED', async () => {
+    const workDir = join(root, 'work-pwned');
+    const checkouts = new GitCheckouts({ workDir, resolve: plainNamesOnly });
+    const errors: string[] = [];
+    for (const repo of [
+      'git@a\ntouch\tPWNED\n.attacker.example:org/repo.git',
+      'ssh://git@a\ntouch\tPWNED\n.attacker.example/org/repo.git',
+    ])
+      errors.push((await checkouts.sync({ repo, branch: 'main', timeout: '10s' })).error);
+    expect(existsSync(join(workDir, 'PWNED'))).toBe(false);
+    for (const error of errors) expect(error).toMatch(/whitespace or a control character/);
+    expect(checkouts.commands).toBe(0);
+  });
+
+  it.each([
+    ['newline', 'a\nb.example'],
+    ['tab', 'a\tb.example'],
+    ['command substitution', 'a$(touch PWNED).example'],
+    ['backtick', 'a`touch PWNED`.example'],
+    ['semicolon', 'a;touch PWNED;.example'],
+    ['percent-encoding', 'a%2eexample'],
+    ['leading hyphen', '-oProxyCommand=x'],
+    ['numeric IPv4 the URL parser rewrites', '0x7f.1'],
+    ['non-canonical IPv6', '[::ffff:127.0.0.1]'],
+  ])('refuses a host with %s, before any lookup or git process', async (_what, host) => {
+    const lookups: string[] = [];
+    const checkouts = new GitCheckouts({
+      workDir: join(root, 'work-hosts'),
+      resolve: async (name) => {
+        lookups.push(name);
+        return [{ address: '127.0.0.1', family: 4 }];
+      },
+    });
+    for (const repo of [`git@${host}:org/r.git`, `ssh://git@${host}/org/r.git`, `https://${host}/r.git`]) {
+      const result = await checkouts.sync({ repo });
+      expect(result.error).toMatch(/^git repo (host )?"/);
+      expect(() => gitAddressPin(repo, [{ address: '127.0.0.1', family: 4 }])).toThrow();
+    }
+    expect(lookups).toEqual([]);
+    expect(checkouts.commands).toBe(0);
+  });
+
+  it('accepts plain names and canonical IPv6 literals', () => {
+    for (const host of ['git.example.com', 'GIT.Example.com', '10.0.0.1', '[2001:db8::7]'])
+      expect(() => checkGitHost(host)).not.toThrow();
+  });
+
+  it('refuses a local path or file:// repository unless the Katalog wrote it literally', async () => {
+    const checkouts = new GitCheckouts({ workDir: join(root, 'work-local') });
+    for (const repo of [origin, `file://${origin}`]) {
+      expect((await checkouts.sync({ repo })).error).toMatch(/is a local path or file:\/\/ URL/);
+      expect((await checkouts.sync({ repo }, LOCAL)).error).toBe('');
+    }
+  });
+
+  it('lets git use the file transport only for a local repository', async () => {
+    const script = join(root, 'fake-git-protocols');
+    writeFileSync(script, '#!/bin/sh\necho "allow=$GIT_ALLOW_PROTOCOL" >&2\nexit 3\n');
     chmodSync(script, 0o755);
     const checkouts = new GitCheckouts({
-      workDir: join(root, 'work-pin-ssh'),
+      workDir: join(root, 'work-protocols'),
       gitBinary: script,
       resolve: async () => [{ address: '192.0.2.7', family: 4 }],
     });
-    const result = await checkouts.sync({ repo: 'git@git.example.com:org/r.git' });
-    expect(result.error).toContain('ssh=ssh -o HostName=192.0.2.7 -o HostKeyAlias=git.example.com');
+    expect((await checkouts.sync({ repo: 'https://git.example.com/r.git' })).error).toMatch(
+      /allow=git:http:https:ssh$/,
+    );
+    expect((await checkouts.sync({ repo: origin }, LOCAL)).error).toMatch(/allow=file$/);
   });
 });
 
@@ -379,8 +500,8 @@ describe('GitPoller', () => {
     const checkouts = newCheckouts(clock, join(root, 'work-poll'));
     const reports: (readonly GitRefresh[])[] = [];
     const poller = new GitPoller({ checkouts, clock, tickMs: 15_000, onNewCommits: (r) => reports.push(r) });
-    const first = await checkouts.sync({ repo: origin, path: 'services/web', pollInterval: '1m' });
-    await checkouts.sync({ repo: origin, branch: 'feature', pollInterval: '0' });
+    const first = await checkouts.sync({ repo: origin, path: 'services/web', pollInterval: '1m' }, LOCAL);
+    await checkouts.sync({ repo: origin, branch: 'feature', pollInterval: '0' }, LOCAL);
 
     // Not due yet: nothing fetched.
     clock.advance(30_000);

@@ -10,18 +10,22 @@
  * resolved and refused when any address is link-local or a cloud metadata endpoint. The clone or
  * fetch is then bound to the addresses that were checked (`gitAddressPin`), so git never looks the
  * name up again and a DNS answer that changes after the check (rebinding) is not followed:
- * `http.curloptResolve` for http(s), a `url.<address>.insteadOf` rewrite for git://, and
- * `-o HostName=<address> -o HostKeyAlias=<host>` for ssh (the host key is still checked under the
- * name). Redirects are switched off (`http.followRedirects=false`) and only the file, git, http,
- * https and ssh transports are allowed (`GIT_ALLOW_PROTOCOL`, no `ext::`). Errors have credentials
- * in URLs redacted.
+ * `http.curloptResolve` for http(s), a `url.<address>.insteadOf` rewrite for git://, and for ssh an
+ * ssh config file the operator writes under the work directory (`Host`/`HostName`/`HostKeyAlias`,
+ * passed as `-F <file>`; the host key is still checked under the name). No value of the repository
+ * ever reaches a shell: the repository string is refused when it holds a control character or
+ * whitespace, and its host when it is not `[A-Za-z0-9.-]+` or a bracketed IPv6 literal exactly as the
+ * URL parser reads it (docs/reference/runtime.md §14.3). Redirects are switched off
+ * (`http.followRedirects=false`) and only the git, http, https and ssh transports are allowed
+ * (`GIT_ALLOW_PROTOCOL`, no `ext::`), plus `file` for a local repository, which only a repository
+ * written literally in the Katalog may name. Errors have credentials in URLs redacted.
  */
 import { createHash } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { parseDuration } from '@orkestra/types';
 import { systemClock } from '../clock.js';
 import type { Clock, TimerHandle } from '../clock.js';
@@ -65,6 +69,11 @@ export interface GitSyncContext {
   /** The CR annotation `orkestra.konductor.io/last-commit`, if any. */
   readonly recordedCommit?: string;
   readonly signal?: AbortSignal;
+  /**
+   * A local path or `file://` repository may be checked out: true only when the Katalog wrote the
+   * repository literally (a templated repository must name a remote). Default false.
+   */
+  readonly allowLocal?: boolean;
 }
 
 /** GitCheckoutsOptions configures GitCheckouts. */
@@ -83,6 +92,8 @@ export interface GitCheckoutsOptions {
   readonly killGraceMs?: number;
   /** Allow repository hosts with link-local and cloud metadata addresses (`--allow-link-local`). Default false. */
   readonly allowLinkLocal?: boolean;
+  /** CIDRs let through the address guard (`--allow-private-addresses`). Default none. */
+  readonly allowAddresses?: readonly string[];
   /** Resolves repository hosts for the address guard; tests inject a fake. Default `dns.lookup`. */
   readonly resolve?: ResolveHost;
 }
@@ -147,10 +158,11 @@ export class GitCheckouts {
       ...(options.env ?? process.env),
       GIT_TERMINAL_PROMPT: '0',
       LC_ALL: 'C',
-      GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh',
+      GIT_ALLOW_PROTOCOL: REMOTE_PROTOCOLS,
     };
     this.#guard = new AddressGuard({
       allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.allowAddresses == null ? {} : { allowAddresses: options.allowAddresses }),
       ...(options.resolve == null ? {} : { resolve: options.resolve }),
     });
     this.#git = options.gitBinary ?? 'git';
@@ -184,6 +196,11 @@ export class GitCheckouts {
     let dir = '';
     try {
       validate(repo, branch, path);
+      if (gitRemote(repo) == null && context.allowLocal !== true) {
+        throw new GitError(
+          `git repo ${JSON.stringify(repo)} is a local path or file:// URL; only a repository written literally in the Katalog may be local`,
+        );
+      }
       dir = this.checkoutDir(repo, branch);
       const timeoutMs = parseDuration(declaration.timeout ?? '2m');
       const pollMs = parseDuration(declaration.pollInterval ?? '5m');
@@ -275,9 +292,17 @@ export class GitCheckouts {
 
   async #update(checkout: Checkout, force: boolean, signal: AbortSignal | undefined): Promise<void> {
     const { dir, repo, branch } = checkout;
-    const host = gitRepoHost(repo);
-    const checked = host == null ? undefined : await this.#guard.addresses(new URL(`http://${host}/`));
-    const pin = checked == null ? NO_PIN : gitAddressPin(repo, checked, this.#env['GIT_SSH_COMMAND']);
+    const remote = gitRemote(repo);
+    const checked =
+      remote == null ? undefined : await this.#guard.addresses(new URL(`http://${remote.host}/`));
+    const pin =
+      checked == null
+        ? LOCAL_PIN
+        : gitAddressPin(repo, checked, {
+            sshCommand: this.#env['GIT_SSH_COMMAND'],
+            sshConfigDir: join(resolvePath(this.#workDir), '.ssh-pins'),
+          });
+    if (pin.sshConfig != null) await writePrivateFile(pin.sshConfig.path, pin.sshConfig.text);
     if (!existsSync(join(dir, '.git'))) {
       await rm(dir, { recursive: true, force: true });
       await mkdir(this.#workDir, { recursive: true });
@@ -377,10 +402,14 @@ export class GitCheckouts {
   }
 }
 
+/** The transports git may use for a remote repository; `file` is added only for a local one. */
+const REMOTE_PROTOCOLS = 'git:http:https:ssh';
+
 /**
  * gitRepoHost returns the host (a name or a bracketed IPv6 literal) of a repository URL, or
  * undefined for a local path or a `file://` URL: `scheme://[user@]host[:port]/…`, or the scp-like
- * `[user@]host:path` (a colon before any slash).
+ * `[user@]host:path` (a colon before any slash). It does not check the host; `sync` refuses a
+ * host `checkGitHost` refuses.
  *
  * @example
  * gitRepoHost('git@git.example.com:org/repo.git'); // 'git.example.com'
@@ -396,8 +425,10 @@ export function gitRepoHost(repo: string): string | undefined {
 function gitRemote(repo: string): { scheme?: string; authority: string; host: string } | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(repo);
   if (scheme != null) {
-    const name = scheme[1]?.toLowerCase() ?? '';
-    if (name === 'file') return undefined;
+    const written = scheme[1]?.toLowerCase() ?? '';
+    if (written === 'file') return undefined;
+    // git reads git+ssh:// and ssh+git:// as ssh://, so they are pinned as ssh.
+    const name = written === 'git+ssh' || written === 'ssh+git' ? 'ssh' : written;
     const authority = repo.slice(scheme[0].length).split(/[/?#]/, 1)[0] ?? '';
     const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
     const host = hostPort.startsWith('[')
@@ -411,21 +442,72 @@ function gitRemote(repo: string): { scheme?: string; authority: string; host: st
     : undefined;
 }
 
+/**
+ * checkGitHost throws unless `host` is a plain name (`[A-Za-z0-9.-]+`, not starting with `-`) or a
+ * bracketed IPv6 literal, and the URL parser reads it unchanged (up to case): no character it would
+ * drop (tab, newline), decode or rewrite (`0x7f.1`, `2130706433`, a non-canonical IPv6 literal).
+ * The host then is safe in an ssh config file, a `-c` value and a DNS query.
+ */
+export function checkGitHost(host: string): void {
+  const refuse = (why: string): never => {
+    throw new GitError(`git repo host ${JSON.stringify(host)} ${why}`);
+  };
+  const bracketed = /^\[([0-9A-Fa-f:.]+)\]$/.exec(host);
+  if (bracketed == null && !/^[A-Za-z0-9.-]+$/.test(host))
+    refuse('may hold only letters, digits, dots and hyphens, or be a bracketed IPv6 address');
+  if (bracketed != null && isIP(bracketed[1] ?? '') !== 6) refuse('is not an IPv6 address');
+  if (host.startsWith('-')) refuse('must not start with "-"');
+  let parsed = '';
+  try {
+    parsed = new URL(`http://${host}/`).hostname;
+  } catch {
+    refuse('is not a valid host name');
+  }
+  if (parsed !== host.toLowerCase())
+    refuse(`is read as ${JSON.stringify(parsed)} by the URL parser; write that`);
+}
+
 /** GitAddressPin binds one git command to resolved addresses: `-c` settings and environment. */
 export interface GitAddressPin {
   readonly config: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** An ssh config file to write (mode 0600) before git runs; `env.GIT_SSH_COMMAND` passes it with `-F`. */
+  readonly sshConfig?: { readonly path: string; readonly text: string };
+}
+
+/** GitAddressPinOptions configures gitAddressPin for ssh. */
+export interface GitAddressPinOptions {
+  /** The operator's own `GIT_SSH_COMMAND` (never data from a Katalog or CR). Default `ssh`. */
+  readonly sshCommand?: string | undefined;
+  /** The directory, chosen by the operator, of the pin's ssh config file. Default `.ssh-pins` under the current directory. */
+  readonly sshConfigDir?: string;
 }
 
 const NO_PIN: GitAddressPin = { config: [], env: {} };
+const LOCAL_PIN: GitAddressPin = { config: [], env: { GIT_ALLOW_PROTOCOL: 'file' } };
+
+/** shellQuote quotes one word for `sh` (single quotes; `'` as `'\''`). */
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** writePrivateFile writes `text` to `path` (mode 0600) through a rename, so a concurrent reader sees a whole file. */
+async function writePrivateFile(path: string, text: string): Promise<void> {
+  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  await writeFile(temporary, text, { mode: 0o600 });
+  await rename(temporary, path);
+}
 
 /**
  * gitAddressPin returns the git settings that make a clone or fetch of `repo` connect to
  * `addresses` (the ones the address guard checked) instead of resolving the host again: for
  * http(s) `http.curloptResolve=<host>:<port>:<addresses>`; for git:// a `url.<…>.insteadOf`
- * rewrite to the first address; for ssh and scp-like URLs `GIT_SSH_COMMAND` with
- * `-o HostName=<address> -o HostKeyAlias=<host>` appended to `sshCommand` (default `ssh`). An IP
- * literal host, a local path or no address needs no pin.
+ * rewrite to the first address; for ssh and scp-like URLs an ssh config file (`Host <host>`,
+ * `HostName <address>`, `HostKeyAlias <host>`, then the user's and the system's configuration) and
+ * `GIT_SSH_COMMAND` = `sshCommand -F '<file>'`: the file's path is the operator's, and the host and
+ * address are never part of the shell command. An IP literal host, a local path or no address
+ * needs no pin. Throws when the host fails `checkGitHost`.
  *
  * @example
  * gitAddressPin('https://git.example.com/r.git', [{ address: '192.0.2.7', family: 4 }]).config;
@@ -434,12 +516,15 @@ const NO_PIN: GitAddressPin = { config: [], env: {} };
 export function gitAddressPin(
   repo: string,
   addresses: readonly LookupAddress[],
-  sshCommand: string | undefined = undefined,
+  options: GitAddressPinOptions = {},
 ): GitAddressPin {
   const remote = gitRemote(repo);
+  if (remote != null) checkGitHost(remote.host);
   const first = addresses[0];
   if (remote == null || first == null || remote.host.startsWith('[') || isIP(remote.host) !== 0)
     return NO_PIN;
+  if (isIP(first.address) === 0)
+    throw new GitError(`resolved address ${JSON.stringify(first.address)} is not an IP address`);
   const { scheme, authority, host } = remote;
   const bracketed = (a: LookupAddress): string => (a.family === 6 ? `[${a.address}]` : a.address);
   const at = authority.lastIndexOf('@') + 1;
@@ -452,10 +537,23 @@ export function gitAddressPin(
     return { config: [`url.git://${pinned}/.insteadOf=git://${authority}/`], env: {} };
   }
   if (scheme === 'ssh' || scheme == null) {
+    const sshCommand = options.sshCommand;
     const base = sshCommand == null || sshCommand.trim() === '' ? 'ssh' : sshCommand;
+    const name = createHash('sha256').update(`${host}\n${first.address}`).digest('hex').slice(0, 16);
+    const path = join(options.sshConfigDir ?? '.ssh-pins', `${name}.conf`);
+    const text = [
+      `Host ${host}`,
+      `  HostName ${first.address}`,
+      `  HostKeyAlias ${host}`,
+      'Match all',
+      '  Include ~/.ssh/config',
+      '  Include /etc/ssh/ssh_config',
+      '',
+    ].join('\n');
     return {
       config: [],
-      env: { GIT_SSH_COMMAND: `${base} -o HostName=${first.address} -o HostKeyAlias=${host}` },
+      env: { GIT_SSH_COMMAND: `${base} -F ${shellQuote(path)}` },
+      sshConfig: { path, text },
     };
   }
   return NO_PIN;
@@ -464,6 +562,11 @@ export function gitAddressPin(
 function validate(repo: string, branch: string, path: string): void {
   if (repo.trim() === '') throw new GitError('git repo is empty');
   if (repo.startsWith('-')) throw new GitError(`git repo ${JSON.stringify(repo)} must not start with "-"`);
+  // \s covers the Unicode spaces, \p{Cc} the C0/C1 controls (tab, newline, DEL included).
+  if (/[\s\p{Cc}]/u.test(repo))
+    throw new GitError(`git repo ${JSON.stringify(repo)} must not hold whitespace or a control character`);
+  const remote = gitRemote(repo);
+  if (remote != null) checkGitHost(remote.host);
   if (branch.startsWith('-') || branch.includes('..') || !/^[^\s~^:?*[\\]+$/.test(branch)) {
     throw new GitError(`git branch ${JSON.stringify(branch)} is not a valid branch name`);
   }

@@ -171,8 +171,15 @@ export class OfflineEngine {
     return undefined;
   }
 
-  /** reconcile runs the pipeline once for the stored CR `ref` (the deletion path when it is being deleted). */
-  async reconcile(ref: ObjectRef): Promise<OfflineRun> {
+  /**
+   * reconcile runs the pipeline once for the stored CR `ref` (the deletion path when it is being
+   * deleted). `lastAttempt` says a retryable failure of this run uses the CR's last attempt
+   * (docs/reference/katalog.md §20.1), written as `RetriesExhausted`.
+   */
+  async reconcile(
+    ref: ObjectRef,
+    options: { readonly lastAttempt?: { readonly attempts: number } | undefined } = {},
+  ): Promise<OfflineRun> {
     const entry = this.entryFor(ref.apiVersion, ref.kind);
     if (entry == null) {
       throw new OfflineEngineError(`no enabled CRD entry serves ${ref.apiVersion} ${ref.kind}`, {
@@ -197,6 +204,7 @@ export class OfflineEngine {
         reconcileId: 'offline',
         logger: silentLogger,
         signal: new AbortController().signal,
+        lastAttempt: options.lastAttempt,
       });
     } catch (thrown) {
       error = toOrkestraError(thrown);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@orkestra/registry';
 import { Rollout } from '@orkestra/types';
 import type { Logger } from '@orkestra/types';
-import { control, startRollout } from './plan.js';
+import { ManualClock } from '../clock.js';
+import { completeAt, control, startRollout } from './plan.js';
 import type { RolloutState } from './plan.js';
 import { RolloutController } from './rollout-controller.js';
 import type { StoredRollout } from './rollout-store.js';
@@ -101,5 +102,72 @@ describe('RolloutController', () => {
     await controller.tickOnce();
     expect(store.stored.state.target).toBe('newer');
     expect(store.stored.resourceVersion).toBe('7');
+  });
+
+  it('ticks only while a rollout is under way or when nudged: no reads at all once it is complete', async () => {
+    const policy = Rollout.parse({ canary: { count: 3 } });
+    const store = memoryStore();
+    let reads = 0;
+    const counted = {
+      read: () => {
+        reads++;
+        return store.read();
+      },
+      write: (state: RolloutState, rv: string | undefined) => store.write(state, rv),
+    };
+    const clock = new ManualClock(0);
+    const controller = new RolloutController({
+      store: counted,
+      state: completeAt('rev', 0),
+      resourceVersion: undefined,
+      policy: () => policy,
+      crs: () => crs,
+      enqueue: () => undefined,
+      ready: () => true,
+      events: { normal: () => undefined, warning: () => undefined },
+      namespace: 'ops',
+      katalogName: 'k',
+      logger: silent,
+      clock,
+      tickMs: 2_000,
+    });
+    controller.start();
+    await clock.advanceAsync(60_000);
+    expect(reads).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+
+    // A command (here: a new rollout written by another writer) arrives through the watch: a nudge.
+    const stored = store.stored as StoredRollout;
+    store.stored = { state: startRollout('rev', 'next', policy, 0), resourceVersion: stored.resourceVersion };
+    controller.nudge();
+    await clock.advanceAsync(0);
+    expect(reads).toBe(2);
+    // It is other target's rollout: left alone, and the controller's own state is complete: no more ticks.
+    await clock.advanceAsync(60_000);
+    expect(reads).toBe(2);
+    await controller.stop();
+
+    // Under way: ticks repeat every tickMs.
+    const moving = new RolloutController({
+      store: counted,
+      state: startRollout('old', 'new', policy, 0),
+      resourceVersion: undefined,
+      policy: () => policy,
+      crs: () => crs,
+      enqueue: () => undefined,
+      ready: () => true,
+      events: { normal: () => undefined, warning: () => undefined },
+      namespace: 'ops',
+      katalogName: 'k',
+      logger: silent,
+      clock,
+      tickMs: 2_000,
+    });
+    store.stored = undefined;
+    reads = 0;
+    moving.start();
+    await clock.advanceAsync(10_000);
+    expect(reads).toBe(6);
+    await moving.stop();
   });
 });

@@ -1,8 +1,10 @@
 /**
- * The rollout controller (issue 21, docs/reference/runtime.md §24.3): a timer on the leader that
- * reads the rollout state (where `ork rollout` writes its commands), advances it over the CRs in
- * the primary caches, writes it back, re-queues the CRs whose revision changed, and reports
- * steps and failed gates as Events.
+ * The rollout controller (docs/reference/runtime.md §24.3): on the leader, a tick reads the
+ * rollout state (where `ork rollout` writes its commands), advances it over the CRs in the primary
+ * caches, writes it back, re-queues the CRs whose revision changed, and reports steps and failed
+ * gates as Events. Ticks repeat only while a rollout is under way; otherwise one runs when an
+ * input changes (`nudge`: a command arrived through the watch, the policy was reloaded), so an
+ * operator with no rollout under way makes no request for it (ADR 0034).
  */
 import { ConflictError } from '@orkestra/registry';
 import type { KubeObject } from '@orkestra/registry';
@@ -45,7 +47,7 @@ export interface RolloutControllerOptions {
     events: readonly RolloutEvent[],
   ) => void;
   readonly clock?: Clock;
-  /** Tick interval, ms. Default 2 000. */
+  /** Tick interval while a rollout is under way (and while waiting for the caches), ms. Default 2 000. */
   readonly tickMs?: number;
 }
 
@@ -58,6 +60,8 @@ export class RolloutController {
   #timer: TimerHandle | undefined;
   #running = false;
   #ticking: Promise<void> = Promise.resolve();
+  #inTick = false;
+  #again = false;
 
   constructor(options: RolloutControllerOptions) {
     this.#o = options;
@@ -76,10 +80,20 @@ export class RolloutController {
     return assign(this.#state, cr) === 'target' ? 'current' : 'previous';
   }
 
-  /** start runs a tick now and then every `tickMs`. */
+  /** start runs a tick now; further ticks follow while a rollout is under way, or on `nudge`. */
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    this.#schedule(0);
+  }
+
+  /** nudge runs a tick soon: an input changed (the stored state, the policy, a CR). */
+  nudge(): void {
+    if (!this.#running) return;
+    if (this.#inTick) {
+      this.#again = true;
+      return;
+    }
     this.#schedule(0);
   }
 
@@ -87,13 +101,28 @@ export class RolloutController {
   async stop(): Promise<void> {
     this.#running = false;
     if (this.#timer != null) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
     await this.#ticking;
   }
 
+  /** underWay: the rollout moves by itself (a gate may open or time out), so ticks repeat. */
+  #underWay(): boolean {
+    const state = this.#state;
+    return state.phase === 'Progressing' && !state.paused && this.#o.policy()?.paused !== true;
+  }
+
   #schedule(delayMs: number): void {
+    if (this.#timer != null) this.#clock.clearTimeout(this.#timer);
     this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = undefined;
+      this.#inTick = true;
       this.#ticking = this.tickOnce().finally(() => {
-        if (this.#running) this.#schedule(this.#o.tickMs ?? 2_000);
+        this.#inTick = false;
+        if (!this.#running || this.#timer != null) return;
+        const again = this.#again;
+        this.#again = false;
+        if (again) this.#schedule(0);
+        else if (!this.#o.ready() || this.#underWay()) this.#schedule(this.#o.tickMs ?? 2_000);
       });
     }, delayMs);
   }

@@ -8,6 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AlreadyExistsError, NotFoundError, createKubeClient } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';
+import { isNewerResourceVersion } from '../kube-object.js';
 import type { RolloutState } from './plan.js';
 import { RevisionLabel, revisionObject, revisionObjectName, rolloutObjectName } from './revision.js';
 
@@ -22,11 +23,18 @@ export interface RolloutStoreOptions {
   readonly client: Pick<KubeClient, 'get' | 'create' | 'mergePatch'>;
   readonly namespace: string;
   readonly katalogName: string;
+  /**
+   * The Katalog's ConfigMaps from a watch (a RolloutWatch, ADR 0034): reads come from it and cost
+   * no request. Default: none, every read is a GET (`ork rollout`).
+   */
+  readonly cache?: { get(name: string): KubeObject | undefined };
 }
 
 /** RolloutStore reads and writes one Katalog's revisions and rollout state. */
 export class RolloutStore {
   readonly #o: RolloutStoreOptions;
+  /** The last state this store wrote, newer than the cache until the watch delivers it. */
+  #written: StoredRollout | undefined;
 
   constructor(options: RolloutStoreOptions) {
     this.#o = options;
@@ -38,6 +46,7 @@ export class RolloutStore {
 
   /** saveRevision creates the revision's ConfigMap unless it exists (revisions never change). */
   async saveRevision(revision: string, katalog: Katalog, text: string): Promise<void> {
+    if (this.#o.cache?.get(revisionObjectName(this.#o.katalogName, revision)) != null) return;
     try {
       await this.#o.client.create(revisionObject({ katalog, revision, text, namespace: this.#o.namespace }));
     } catch (error) {
@@ -47,8 +56,9 @@ export class RolloutStore {
 
   /** loadRevision reads a revision's loaded Katalog; undefined when its ConfigMap is gone. */
   async loadRevision(revision: string): Promise<Katalog | undefined> {
+    const name = revisionObjectName(this.#o.katalogName, revision);
     try {
-      const object = await this.#o.client.get(this.#ref(revisionObjectName(this.#o.katalogName, revision)));
+      const object = this.#o.cache?.get(name) ?? (await this.#o.client.get(this.#ref(name)));
       const json = (object['data'] as Record<string, string> | undefined)?.['katalog.json'];
       return json == null ? undefined : (JSON.parse(json) as Katalog);
     } catch (error) {
@@ -59,6 +69,15 @@ export class RolloutStore {
 
   /** read reads the rollout state; undefined when there is none yet. */
   async read(): Promise<StoredRollout | undefined> {
+    if (this.#o.cache != null) {
+      const object = this.#o.cache.get(rolloutObjectName(this.#o.katalogName));
+      const cached = object == null ? undefined : parseStored(object);
+      const written = this.#written;
+      if (written == null) return cached;
+      if (cached == null || isNewerResourceVersion(written.resourceVersion, cached.resourceVersion))
+        return written;
+      return cached;
+    }
     try {
       const object = await this.#o.client.get(this.#ref(rolloutObjectName(this.#o.katalogName)));
       return parseStored(object);
@@ -91,7 +110,8 @@ export class RolloutStore {
             data,
           })
         : await this.#o.client.mergePatch(this.#ref(name), { metadata: { resourceVersion }, data });
-    return parseStored(written);
+    this.#written = parseStored(written);
+    return this.#written;
   }
 }
 

@@ -18,6 +18,7 @@ import type { ListWatchClient } from '../list-watch-client.js';
 import type { NamespaceGuard } from '../namespace-guard.js';
 import { Resync } from '../resync.js';
 import { Priority, WorkQueue } from '../work-queue.js';
+import { ExhaustedRetries } from './retries.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import type { CrdPipeline } from './reconcile-pipeline.js';
@@ -123,6 +124,8 @@ export class CrdController {
   /** When each key's last successful reconcile finished (clock time), so a resync can skip it (issue 19). */
   readonly #keySuccessAt = new Map<string, number>();
   #consecutiveFailures = 0;
+  /** CRs whose retries are exhausted (docs/reference/katalog.md §20.1). */
+  readonly #exhausted: ExhaustedRetries;
 
   constructor(options: CrdControllerOptions) {
     const { crd } = options;
@@ -142,11 +145,14 @@ export class CrdController {
       maxDepth: crd.entry.queue.maxDepth,
       initialBackoffMs: parseDuration(crd.entry.queue.retryBackoff.initial),
       maxBackoffMs: parseDuration(crd.entry.queue.retryBackoff.max),
+      backoffMultiplier: crd.entry.queue.retryBackoff.multiplier,
+      maxAttempts: crd.entry.queue.retryBackoff.maxAttempts,
       onAdd: () => observer.queueAdd(crd.name),
       onRetry: () => observer.queueRetry(crd.name),
       onDrop: () => observer.queueDropped(crd.name),
       onTake: (_key, queuedMs) => observer.queueWait(crd.name, queuedMs / 1000),
     });
+    this.#exhausted = new ExhaustedRetries(this.queue);
     this.informer = new Informer({
       client: options.listWatch,
       resource: {
@@ -209,6 +215,7 @@ export class CrdController {
     this.informer.subscribe((change) => {
       if (change.type === CacheChangeType.Delete) {
         this.#keySuccessAt.delete(change.key);
+        this.#exhausted.forget(change.key);
         this.pipeline.forget(change.object.metadata.uid ?? '');
         this.#previous?.forget(change.object.metadata.uid ?? '');
       }
@@ -278,13 +285,23 @@ export class CrdController {
   /** enqueueKey adds a CR's key (cross readers, git poller, docker builds); ignored before workers start. */
   enqueueKey(key: string): void {
     if (!this.#workersStarted) return;
-    if (this.informer.cache.get(key) != null) this.queue.add(key, Priority.Normal);
+    if (this.informer.cache.get(key) == null) return;
+    this.#inputChanged(key);
+    this.queue.add(key, Priority.Normal);
   }
 
   /** enqueueAll adds every cached CR's key in the low lane (a watched shared object changed, runtime.md §4.1); ignored before workers start. */
   enqueueAll(): void {
     if (!this.#workersStarted) return;
-    for (const key of this.informer.cache.keys()) this.queue.add(key, Priority.Low);
+    for (const key of this.informer.cache.keys()) {
+      this.#inputChanged(key);
+      this.queue.add(key, Priority.Low);
+    }
+  }
+
+  /** #inputChanged restarts the retries of a CR whose retries were exhausted (a watched input changed, §20.1). */
+  #inputChanged(key: string): void {
+    this.#exhausted.inputChanged(key);
   }
 
   /**
@@ -299,6 +316,7 @@ export class CrdController {
     const key = this.informer.cache.keyOfUid(uid);
     if (key == null) return;
     if (isOwnWrite != null && this.#deferIfInFlight(key, isOwnWrite, priority)) return;
+    if (isOwnWrite == null || !isOwnWrite()) this.#inputChanged(key);
     this.queue.add(key, priority);
   }
 
@@ -328,6 +346,13 @@ export class CrdController {
     const cached = this.informer.cache.get(key);
     if (cached == null) {
       this.#ownWrites.delete(key);
+      return {};
+    }
+    // §20.1: retries exhausted; only a new generation (or a watched input, #inputChanged) retries.
+    if (
+      this.#exhausted.holds(key, cached.metadata['generation'], cached.metadata['deletionTimestamp'] != null)
+    ) {
+      logger.debug({}, 'retries exhausted; waiting for a change of the spec or a watched input');
       return {};
     }
     const started = Date.now();
@@ -378,6 +403,7 @@ export class CrdController {
         reconcileId: ctx.reconcileId,
         logger,
         signal: ctx.signal,
+        lastAttempt: this.queue.isLastAttempt(key) ? { attempts: this.queue.maxAttempts } : undefined,
       });
       let requeueAfterMs = result.requeueAfterMs;
       // The next time a time condition of the entry can change (docs/reference/katalog.md §8.5); the earliest timer wins.
@@ -397,7 +423,10 @@ export class CrdController {
       const fields = { durationMs: Date.now() - started, writes: result.writes };
       if (result.writes > 0) logger.info(fields, 'reconciled');
       else logger.debug(fields, 'reconciled (no change)');
-      return requeueAfterMs == null ? {} : { requeueAfterMs };
+      return {
+        ...(requeueAfterMs == null ? {} : { requeueAfterMs }),
+        ...(result.requeueMs == null ? {} : { requeueMs: result.requeueMs }),
+      };
     } catch (error) {
       const fields = { durationMs: Date.now() - started, err: errorForLog(error) };
       if (isPanic(error)) {
@@ -424,6 +453,8 @@ export class CrdController {
   }
 
   #onReconciled(report: ReconcileReport): void {
+    if (report.retriesExhausted === true)
+      this.#exhausted.exhausted(report.key, this.informer.cache.get(report.key)?.metadata['generation']);
     const seconds = report.durationMs / 1000;
     const observer = this.#observer;
     if (report.outcome === 'success' || report.outcome === 'requeue_after') {

@@ -17,6 +17,7 @@ spec:
 
 const katalog = loadKatalogOrThrow({
   text: `${ENTRY}      restrictedNamespaces: ["kube-*"]
+      allowedNamespaces: [web, "kube-*"]
       operatorBox:
         onCreate:
           configMaps:

@@ -28,13 +28,18 @@ export interface HookServicesOptions {
   readonly conditions: EvaluateConditionsOptions;
   /** The environment of hooks (external `auth.env`, git, builders). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly tuning: Pick<ResolvedTuning, 'allowLinkLocal' | 'workDir' | 'maxConcurrentBuilds'>;
+  readonly tuning: Pick<
+    ResolvedTuning,
+    'allowLinkLocal' | 'allowPrivateAddresses' | 'workDir' | 'maxConcurrentBuilds'
+  >;
   /** Loaded providers by name (`spec.providers`). */
   readonly providers: ReadonlyMap<string, Provider>;
   /** The primary cache of an entry of this Katalog, for in-process cross reads. */
   readonly lookup: (crd: string) => CrossTarget | undefined;
   /** Called with the readers (readerIds) that waited for an image build that ended. */
   readonly onBuildFinished: (waiters: readonly string[]) => void;
+  /** The bearer token sent with HTTP cross reads to a literal `endpoint` (docs/adr/0030). Default: none sent. */
+  readonly crossToken?: (() => Promise<string | undefined>) | undefined;
 }
 
 /** CreatedHookServices are the services as the slots see them, and the concrete ones for metrics, the watches and `stop`. */
@@ -68,9 +73,15 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
     env,
     clock,
     allowLinkLocal: tuning.allowLinkLocal,
+    allowAddresses: tuning.allowPrivateAddresses,
   });
   // The address guard covers cross HTTP reads like external calls (docs/reference/runtime.md §14.2).
-  const crossHttp = new CrossHttpClient({ clock, allowLinkLocal: tuning.allowLinkLocal });
+  const crossHttp = new CrossHttpClient({
+    clock,
+    allowLinkLocal: tuning.allowLinkLocal,
+    allowAddresses: tuning.allowPrivateAddresses,
+    ...(o.crossToken == null ? {} : { token: o.crossToken }),
+  });
   const crossReaders = new CrossReaders();
   let gitCheckouts: GitCheckouts | undefined;
   const git = (): GitCheckouts =>
@@ -79,12 +90,14 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
       clock,
       env,
       allowLinkLocal: tuning.allowLinkLocal,
+      allowAddresses: tuning.allowPrivateAddresses,
     }));
   let dockerBuilds: DockerBuildManager | undefined;
   const docker = (): DockerBuildManager =>
     (dockerBuilds ??= new DockerBuildManager({
       clock,
       env,
+      ...(tuning.workDir == null ? {} : { workDir: tuning.workDir }),
       maxConcurrentBuilds: tuning.maxConcurrentBuilds,
       onBuildFinished: ({ waiters }) => o.onBuildFinished(waiters),
     }));

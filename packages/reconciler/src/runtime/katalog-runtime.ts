@@ -19,7 +19,7 @@ import { Autoscaler, dispatcherInputs } from '../autoscaler/autoscaler.js';
 import { resolveAutoscaleConfig } from '../autoscaler/decide.js';
 import type { CrossReaders, CrossTarget } from '../hooks/cross.js';
 import { createCrossHandler } from '../hooks/cross-handler.js';
-import type { CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
+import type { CrossAuthorize, CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
 import type { CrossHttpClient } from '../hooks/cross-http.js';
 import type { DockerBuildManager } from '../hooks/docker.js';
 import type { ExternalCaller } from '../hooks/external.js';
@@ -36,7 +36,6 @@ import { createHookServices } from './hook-services.js';
 import { KatalogHooks } from './katalog-hooks.js';
 import type { KubeReadCache } from './kube-reader.js';
 import { errorForLog, serializeError } from './log-error.js';
-import { observeKubeClient } from './observed-client.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
@@ -57,6 +56,10 @@ export interface KatalogRuntimeOptions extends RuntimeTuning {
   readonly hooks?: Readonly<Record<string, PipelineHooks>>;
   /** The environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Authenticates and authorizes callers of `crossHandler` (docs/adr/0030). Default: every request is refused. */
+  readonly crossAuthorize?: CrossAuthorize;
+  /** The bearer token sent with HTTP cross reads to a literal `endpoint` (docs/adr/0030). Default: none sent. */
+  readonly crossToken?: () => Promise<string | undefined>;
 }
 
 /** CreateKatalogRuntimeOptions is what createKatalogRuntime needs. */
@@ -64,6 +67,8 @@ export interface CreateKatalogRuntimeOptions {
   /** A loaded Katalog (`loadKatalog`), or one already compiled with `compileKatalog`. */
   readonly katalog: Katalog | CompiledKatalog;
   readonly kubeConfig: KubeConfig;
+  /** `User-Agent` of every API request, so the API server's audit log names the operator (ADR 0035). Default `orkestra`. */
+  readonly userAgent?: string;
   /** Structured logger (pino's API). Default: pino JSON lines on stdout at `info`. */
   readonly logger?: Logger;
   /** Source of time; `now()` is read as epoch milliseconds. Default the system clock. */
@@ -127,7 +132,7 @@ export interface KatalogRuntime {
   readonly children: ChildCaches;
   readonly client: KubeClient;
   readonly events: EventRecorder;
-  /** Serves `GET /katalog/crds/<entry>/objects/<namespace>/<name>` from the primary caches for other operators' cross reads (`crossAccess: false` → 403); mount it on the HTTP server. */
+  /** Serves `GET /katalog/crds/<entry>/objects/<namespace>/<name>` from the primary caches for other operators' cross reads, behind `options.crossAuthorize` (`crossAccess: false` → 403); mount it on its own listener (docs/adr/0030). */
   readonly crossHandler: CrossHandler;
   readonly hookServices: RuntimeHookServices;
   /**
@@ -171,7 +176,12 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const katalogName = compiled.katalog.metadata.name;
   const logger = runtimeLogger(options.logger).child({ katalog: katalogName });
   const observer = completeObserver(options.observer);
-  const { client, listWatch, events } = apiParts(options.kubeConfig, current, { clock, logger, observer });
+  const { client, listWatch, events } = apiParts(options.kubeConfig, current, {
+    clock,
+    logger,
+    observer,
+    userAgent: options.userAgent ?? 'orkestra',
+  });
   const entries = new Map<string, RuntimeEntry>();
   const informerParts = { listWatch, client, clock, random, tuning, logger, observer };
   const kindUsers = childKindUsers(every);
@@ -205,6 +215,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     providers: options.providers ?? new Map(),
     lookup: (name) => crossTarget(entries.get(name)),
     onBuildFinished: (waiters) => wiring.enqueueReaders(waiters),
+    ...(options.options?.crossToken == null ? {} : { crossToken: options.options.crossToken }),
   });
   const katalogHooks = new KatalogHooks(hooks.services);
   const wiring = wireWatches({
@@ -267,7 +278,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     events,
     start: () => starter.start(),
     startWorkers: () => starter.startWorkers(),
-    crossHandler: crossHandlerOf(entries),
+    crossHandler: crossHandlerOf(entries, options.options?.crossAuthorize),
     hookServices: {
       external: hooks.external,
       crossHttp: hooks.crossHttp,
@@ -339,7 +350,12 @@ function runtimeLogger(logger: Logger | undefined): Logger {
 function apiParts(
   kubeConfig: KubeConfig,
   crds: readonly CompiledCrd[],
-  o: { readonly clock: Clock; readonly logger: Logger; readonly observer: RuntimeObserver },
+  o: {
+    readonly clock: Clock;
+    readonly logger: Logger;
+    readonly observer: RuntimeObserver;
+    readonly userAgent: string;
+  },
 ): { readonly client: KubeClient; readonly listWatch: KubeListWatchClient; readonly events: EventRecorder } {
   const host = apiHost(kubeConfig);
   const onRequest = (method: string, status: number, seconds: number): void =>
@@ -350,8 +366,10 @@ function apiParts(
       { plural: crd.apiTypes.plural, namespaced: crd.entry.namespaced },
     ]),
   );
-  const client = observeKubeClient(createKubeClient({ kubeConfig, resources }), onRequest);
-  const listWatch = new KubeListWatchClient({ kubeConfig, onRequest });
+  // Every HTTP request is reported once when it ends, list pages and discovery included, so the
+  // counter agrees with the API server's audit log (ADR 0035).
+  const client = createKubeClient({ kubeConfig, resources, userAgent: o.userAgent, onRequest });
+  const listWatch = new KubeListWatchClient({ kubeConfig, onRequest, userAgent: o.userAgent });
   // Entry name by CR apiVersion/kind, for the `controller` label of Event metrics.
   const controllerOf = new Map(crds.map((crd) => [`${crd.apiVersion}/${crd.apiTypes.kind}`, crd.name]));
   const events = new EventRecorder({
@@ -489,7 +507,10 @@ function crossTarget(entry: RuntimeEntry | undefined): CrossTarget | undefined {
 }
 
 /** crossHandlerOf serves other operators' cross reads from the entries' primary caches. */
-function crossHandlerOf(entries: ReadonlyMap<string, RuntimeEntry>): CrossHandler {
+function crossHandlerOf(
+  entries: ReadonlyMap<string, RuntimeEntry>,
+  authorize: CrossAuthorize | undefined,
+): CrossHandler {
   return createCrossHandler({
     entries: new Map(
       [...entries.values()].map((entry): [string, CrossHandlerEntry] => [
@@ -497,10 +518,15 @@ function crossHandlerOf(entries: ReadonlyMap<string, RuntimeEntry>): CrossHandle
         {
           crossAccess: entry.controller.crd.entry.crossAccess,
           namespaced: entry.controller.crd.entry.namespaced,
+          resource: {
+            group: entry.controller.crd.apiTypes.group,
+            plural: entry.controller.crd.apiTypes.plural,
+          },
           lookup: (namespace, name) => entry.cache.getByName(namespace, name),
         },
       ]),
     ),
+    ...(authorize == null ? {} : { authorize }),
   });
 }
 

@@ -1,5 +1,5 @@
 /**
- * Errors in log lines (docs/reference/runtime.md §18.3): `err` carries `type` (the class name), `code` and
+ * Errors in log lines (docs/reference/runtime.md §18.5): `err` carries `type` (the class name), `code` and
  * `message`, and the stack only at debug. pino's standard `err` serializer takes `type` from the
  * value's constructor, so a plain object would be logged as `type: "Object"`; the runtime logs an
  * error of the original class instead, without its `cause` (whose message pino would append).

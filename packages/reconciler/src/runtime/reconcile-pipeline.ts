@@ -42,6 +42,7 @@ import { renderCrMetadata, writeCrMetadata } from './stages/cr-metadata.js';
 import { initialContext, runHooks } from './stages/hooks.js';
 import { buildInventory, inventoryOf } from './stages/inventory.js';
 import { prune } from './stages/prune.js';
+import { requeueDelay } from './stages/requeue.js';
 import { flushChildChanges, newRunState } from './stages/run-state.js';
 import type { RunState, StageServices } from './stages/run-state.js';
 import { StatusWriter } from './status-writer.js';
@@ -93,6 +94,11 @@ export interface RunContext {
   readonly reconcileId: string;
   readonly logger: Logger;
   readonly signal: AbortSignal;
+  /**
+   * Set when a retryable failure of this run uses the CR's last attempt (docs/reference/katalog.md §20.1):
+   * the failure is then written as `RetriesExhausted`, naming the attempts.
+   */
+  readonly lastAttempt?: { readonly attempts: number } | undefined;
 }
 
 /** RunResult is how a pipeline run that did not throw ended. */
@@ -103,6 +109,8 @@ export interface RunResult {
   readonly wroteCr: boolean;
   /** What the run wrote, for the info log. */
   readonly writes: number;
+  /** The entry's `requeue` after this success (docs/reference/katalog.md §20.2), when a rule applies. */
+  readonly requeueMs?: number;
 }
 
 /**
@@ -180,8 +188,17 @@ export class CrdPipeline {
           ? formatReasonMessage(error.katalogPath, error.message)
           : error.message;
       state.inventory ??= this.#inventory(current.cr, state, inventoryOf(current.cr), new Set());
+      // §20.1: the last allowed attempt failed; no retry follows until the spec or an input changes.
+      const outcome =
+        ctx.lastAttempt != null && error.retryable
+          ? {
+              ready: false,
+              reason: ConditionReason.RetriesExhausted,
+              message: `gave up after ${ctx.lastAttempt.attempts} attempts; last failure ${error.code}: ${message}`,
+            }
+          : { ready: false, reason: error.code, message };
       try {
-        await this.#writeStatus(current.cr, { ready: false, reason: error.code, message }, state, ctx);
+        await this.#writeStatus(current.cr, outcome, state, ctx);
       } catch (statusError) {
         ctx.logger.warn({ err: errorForLog(statusError) }, 'status write after a failed reconcile failed');
       }
@@ -265,7 +282,8 @@ export class CrdPipeline {
     await this.#writeStatus(current.cr, outcome, state, ctx);
     mark('status');
     await writeCrMetadata(s, current.cr, state, ctx);
-    return this.#result(state);
+    const requeueMs = requeueDelay(s.crd.entry.requeue, context, s.conditions, ctx.logger);
+    return { ...this.#result(state), ...(requeueMs == null ? {} : { requeueMs }) };
   }
 
   /** #pending ends a run on a pending outcome: Ready=False with its reason, re-queued after its delay. */

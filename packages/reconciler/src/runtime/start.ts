@@ -4,6 +4,7 @@
  * order (StartGate, with a background check every 5 s for the rest).
  */
 import type { KubeClient } from '@orkestra/registry';
+import { hasBuiltinKinds } from '@orkestra/types';
 import type { Logger } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import type { GitPoller } from '../hooks/git.js';
@@ -85,7 +86,7 @@ export function createStarter(o: StarterOptions): Starter {
       if (started) return;
       for (const crd of o.crds) {
         for (const kind of crd.childKinds) {
-          if (kind.apiVersion.includes('/') && !isBuiltinGroup(kind.apiVersion)) {
+          if (kind.apiVersion.includes('/') && !hasBuiltinKinds(kind.apiVersion)) {
             const info = await o.client.discover(kind);
             o.scopes.set(`${kind.apiVersion}/${kind.kind}`, info.namespaced);
           }
@@ -109,17 +110,4 @@ export function createStarter(o: StarterOptions): Starter {
     waitingEntries: () => (started && gateStarted ? gate.waiting() : [...o.entries.keys()]),
     stop: () => gate.stop(),
   };
-}
-
-const BUILTIN_GROUPS = new Set([
-  'apps',
-  'batch',
-  'networking.k8s.io',
-  'autoscaling',
-  'policy',
-  'rbac.authorization.k8s.io',
-]);
-
-function isBuiltinGroup(apiVersion: string): boolean {
-  return BUILTIN_GROUPS.has(apiVersion.slice(0, apiVersion.indexOf('/')));
 }

@@ -15,6 +15,7 @@ describe('resolveTuning', () => {
       maxConcurrentBuilds: 1,
       gitPollTickMs: undefined,
       allowLinkLocal: false,
+      allowPrivateAddresses: [],
       driftLimit: DRIFT_LIMIT_DEFAULTS,
     });
     expect(resolveTuning()).toEqual(RUNTIME_TUNING_DEFAULTS);

@@ -29,6 +29,8 @@ export interface RuntimeTuning {
   readonly gitPollTickMs?: number | undefined;
   /** Allow external calls, cross HTTP reads and git hosts at link-local and cloud metadata addresses. Default false. */
   readonly allowLinkLocal?: boolean | undefined;
+  /** CIDRs outbound calls may reach although the address guard refuses them by default (`--allow-private-addresses`). Default none. */
+  readonly allowPrivateAddresses?: readonly string[] | undefined;
   /**
    * Bounds re-applies of a child that another writer keeps changing back (`forceConflict: true`):
    * more than `maxCorrections` (5) within `windowMs` (60 s) back off from `initialBackoffMs` (1 s),
@@ -52,6 +54,7 @@ export interface ResolvedTuning {
   readonly maxConcurrentBuilds: number;
   readonly gitPollTickMs: number | undefined;
   readonly allowLinkLocal: boolean;
+  readonly allowPrivateAddresses: readonly string[];
   readonly driftLimit: Required<DriftLimitTuning>;
 }
 
@@ -67,6 +70,7 @@ export const RUNTIME_TUNING_DEFAULTS: ResolvedTuning = Object.freeze({
   maxConcurrentBuilds: 1,
   gitPollTickMs: undefined,
   allowLinkLocal: false,
+  allowPrivateAddresses: Object.freeze([]) as readonly string[],
   driftLimit: Object.freeze({ ...DRIFT_LIMIT_DEFAULTS }),
 });
 
@@ -93,6 +97,7 @@ export function resolveTuning(tuning: RuntimeTuning = {}): ResolvedTuning {
     maxConcurrentBuilds: pick('maxConcurrentBuilds'),
     gitPollTickMs: tuning.gitPollTickMs,
     allowLinkLocal: pick('allowLinkLocal'),
+    allowPrivateAddresses: pick('allowPrivateAddresses'),
     driftLimit: {
       maxCorrections: drift.maxCorrections ?? DRIFT_LIMIT_DEFAULTS.maxCorrections,
       windowMs: drift.windowMs ?? DRIFT_LIMIT_DEFAULTS.windowMs,

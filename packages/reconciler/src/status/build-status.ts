@@ -5,8 +5,8 @@
 import type { TemplateEngine } from '@orkestra/template';
 import { ConditionReason, ConditionType } from '@orkestra/types';
 import type { ConditionStatus } from '@orkestra/types';
-import { truncateMessage } from '../reason-message.js';
-import { redactUrlCredentials } from '../redact-url.js';
+import { MAX_MESSAGE_LENGTH, truncateMessage } from '../reason-message.js';
+import { truncateRedacted } from '../redact-url.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
 import type { InventoryItem } from './inventory.js';
 import { sortInventory } from './inventory.js';
@@ -117,7 +117,7 @@ function makeCondition(
     status: state.status,
     reason: state.reason,
     // Credentials in URLs never reach a condition.
-    message: truncateMessage(redactUrlCredentials(state.message)),
+    message: truncateRedacted(state.message, MAX_MESSAGE_LENGTH, truncateMessage),
     ...(generation == null ? {} : { observedGeneration: generation }),
     lastTransitionTime: keepTime ? (prev['lastTransitionTime'] as string) : formatRfc3339(now),
   };

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { compileLinearRegex } from '../linear-regex.js';
+import { templatedRegexAllowed } from './regex-policy.js';
 import { Duration } from '../duration.js';
 import { validateCron } from '../cron.js';
 import { checkTemplateSource } from './template-check.js';
@@ -243,7 +245,8 @@ function comparisons(
 
 /**
  * refineCondition checks one condition input (exactly one comparison, time keys alone, literal
- * regex patterns compile, `unique` only where allowed) and reports issues at the offending key.
+ * regex patterns compile on the linear-time engine, templated ones only when the Katalog allows
+ * them, `unique` only where allowed) and reports issues at the offending key.
  */
 export function refineCondition(
   input: ConditionInput,
@@ -310,14 +313,25 @@ export function refineCondition(
         input,
       });
     }
-    if (only?.operator === 'regex' && typeof only.value === 'string' && !isTemplate(only.value)) {
-      try {
-        new RegExp(only.value, 'u');
-      } catch (error) {
+    if (only?.operator === 'regex' && typeof only.value === 'string') {
+      const path = [only.key === 'operator' ? 'value' : only.key];
+      if (!isTemplate(only.value)) {
+        try {
+          compileLinearRegex(only.value);
+        } catch (error) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`,
+            path,
+            input,
+          });
+        }
+      } else if (!templatedRegexAllowed()) {
         ctx.addIssue({
           code: 'custom',
-          message: `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`,
-          path: [only.key === 'operator' ? 'value' : only.key],
+          message:
+            'a templated regex pattern is built from CR data at run time; write it literally, or set spec.allowTemplatedRegex: true on the Katalog to allow it (it then runs on the same linear-time engine)',
+          path,
           input,
         });
       }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Duration } from '../duration.js';
+import { Duration, isDuration, parseDuration } from '../duration.js';
 import {
   conditionShape,
   gated,
@@ -11,7 +11,7 @@ import {
 } from './condition.js';
 import type { GateInput } from './condition.js';
 import { ExternalCall } from './hooks.js';
-import { DotPath, Identifier, Literal, TemplateValue, Tpl, isSafeDotPath } from './primitives.js';
+import { DotPath, Identifier, Literal, TemplateValue, Tpl, isSafeDotPath, isTemplate } from './primitives.js';
 
 // ---- normalize, mutation, validation (docs/reference/katalog.md §10-12) -------------------------------------------
 
@@ -343,12 +343,45 @@ export interface Autoscale extends z.output<typeof AutoscaleSchema> {}
  */
 export const Autoscale: z.ZodType<Autoscale> = AutoscaleSchema.meta({ id: 'Autoscale' });
 
+/**
+ * RetryBackoff is the retry policy of a failed reconcile or external call (docs/reference/katalog.md §20.1):
+ * the n-th retry waits `min(initial × multiplier^(n-1), max)`; after `maxAttempts` attempts
+ * (0 = unlimited) no retry is scheduled.
+ */
+const RetryBackoffSchema = z
+  .strictObject({
+    initial: Duration.default('5ms'),
+    max: Duration.default('1000s'),
+    multiplier: z.number().min(1, { error: 'multiplier must be at least 1' }).max(100).default(2),
+    maxAttempts: z.int().min(0, { error: 'maxAttempts must be 0 (unlimited) or more' }).default(0),
+  })
+  .superRefine((value, ctx) => {
+    if (!isDuration(value.initial) || !isDuration(value.max)) return;
+    if (parseDuration(value.initial) <= 0)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'initial must be more than 0',
+        path: ['initial'],
+        input: value,
+      });
+    else if (parseDuration(value.max) < parseDuration(value.initial))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'max must not be less than initial',
+        path: ['max'],
+        input: value,
+      });
+  });
+/** RetryBackoff is a retry policy after loading. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface RetryBackoff extends z.output<typeof RetryBackoffSchema> {}
+/** RetryBackoff is the retry policy of a failed reconcile or external call (docs/reference/katalog.md §20.1). */
+export const RetryBackoff: z.ZodType<RetryBackoff> = RetryBackoffSchema.meta({ id: 'RetryBackoff' });
+
 /** Queue configures the entry's work queue (docs/reference/katalog.md §20). */
 const QueueSchema = z.strictObject({
   maxDepth: z.int().min(0).default(0),
-  retryBackoff: z
-    .strictObject({ initial: Duration.default('5ms'), max: Duration.default('1000s') })
-    .prefault({}),
+  retryBackoff: RetryBackoffSchema.prefault({}),
 });
 /** Queue is a queue block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
@@ -428,3 +461,29 @@ export const DependsOn = z
   );
 /** DependsOn is a normalized dependency list. */
 export type DependsOn = z.infer<typeof DependsOn>;
+
+/** RequeueAfter is a duration, or a template that renders one (e.g. `{{ timeUntil .status.expiresAt }}`). */
+const RequeueAfter = Tpl.refine((after) => isTemplate(after) || isDuration(after), {
+  error: 'requeue `after` must be a duration such as "30s" or "1h30m", or a template that renders one',
+});
+
+/** RequeueRuleSchema is one rule of `requeue`: re-queue after `after` when its gate passes. */
+const RequeueRuleSchema = gated({ after: RequeueAfter });
+
+/**
+ * Requeue schedules a CR's next reconcile after a successful one (docs/reference/katalog.md §20.2): a
+ * duration or template (`requeue: 30s`), one rule `{after, when, anyOf}`, or a list of rules of
+ * which the first whose gate passes applies. Every written form becomes a list of rules.
+ */
+const RequeueSchema = z.preprocess(
+  (value) => (typeof value === 'string' || typeof value === 'number' ? { after: value } : value),
+  z
+    .union([RequeueRuleSchema, z.array(RequeueRuleSchema).min(1)], {
+      error: 'requeue is a duration, a template, {after, when, anyOf} or a list of those',
+    })
+    .transform((value) => (Array.isArray(value) ? value : [value])),
+);
+/** RequeueRule is one requeue rule after loading. */
+export type RequeueRule = z.output<typeof RequeueRuleSchema>;
+/** Requeue is the list of requeue rules (docs/reference/katalog.md §20.2). */
+export const Requeue: z.ZodType<RequeueRule[], unknown> = RequeueSchema.meta({ id: 'Requeue' });

@@ -26,6 +26,18 @@ const ExternalCallSchema = gated({
     .union([z.int(), z.array(z.int())], { error: 'expected an HTTP status code or a list of them' })
     .optional(),
   continueOnError: z.boolean().default(false),
+  /**
+   * Retries of a failed call within one reconcile (docs/reference/katalog.md §15.1): the n-th retry
+   * waits `min(initial × multiplier^(n-1), max)`, at most `maxAttempts` attempts in all. Default: one attempt.
+   */
+  retryBackoff: z
+    .strictObject({
+      initial: Duration.default('1s'),
+      max: Duration.default('30s'),
+      multiplier: z.number().min(1, { error: 'multiplier must be at least 1' }).max(100).default(2),
+      maxAttempts: z.int().min(1, { error: 'maxAttempts must be at least 1' }).max(10).default(3),
+    })
+    .optional(),
   auth: z
     .strictObject({
       secretRef: z
@@ -61,7 +73,51 @@ const ExternalCallSchema = gated({
   // validates at reconcile time, so such a call is never made and its name reads as absent
   // (docs/reference/katalog.md §15.1). Kept so templates that guard on it stay checked.
   fires: z.strictObject({ reconcile: z.boolean().default(true) }).optional(),
-});
+}).superRefine((call, ctx) => checkCredentialTarget(call, ctx));
+
+/** URL_ORIGIN is the scheme and authority (userinfo, host, port) of a URL as written. */
+const URL_ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i;
+
+/**
+ * checkCredentialTarget keeps a CR from choosing both a credential and where it is sent
+ * (docs/reference/katalog.md §15.1, ADR 0033): with `auth.secretRef.namespace` set, the Secret's
+ * `name` and `key` are literal (as `copyFrom` requires); with any `auth`, the URL's scheme, host and
+ * port are literal, so the Katalog's author picks the credential's recipient. Only the path and
+ * query may be templates.
+ */
+function checkCredentialTarget(
+  call: {
+    url: string;
+    auth?:
+      { secretRef?: { name: string; key: string; namespace?: string | undefined } | undefined } | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const auth = call.auth;
+  if (auth == null) return;
+  const ref = auth.secretRef;
+  if (ref?.namespace != null) {
+    for (const field of ['name', 'key'] as const) {
+      if (!isTemplate(ref[field])) continue;
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a literal, not a template, when auth.secretRef.namespace is set: a CR must not choose which credential of another namespace the operator sends`,
+        path: ['auth', 'secretRef', field],
+        input: ref[field],
+      });
+    }
+  }
+  const origin = URL_ORIGIN.exec(call.url);
+  if (origin == null || origin[0].includes('{{') || origin[0].includes('}}')) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        "with `auth`, the URL's scheme, host and port must be literal (only the path and query may be templates): a CR must not choose where the credential is sent",
+      path: ['url'],
+      input: call.url,
+    });
+  }
+}
 /** ExternalCall is an external HTTP call. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ExternalCall extends z.output<typeof ExternalCallSchema> {}

@@ -14,6 +14,7 @@ import {
   ProviderBlocks,
   ProviderRef,
   Queue,
+  Requeue,
   StatusBlock,
   Validation,
 } from './crd-parts.js';
@@ -297,22 +298,29 @@ const crdEntryShape = {
     .default(3),
   resync: Duration.default('10m'),
   forceConflict: z.boolean().default(true),
-  crossAccess: z.boolean().default(true),
+  crossAccess: z.boolean().default(false),
   queue: Queue.prefault({}),
+  /** When to reconcile a CR again after a successful reconcile (docs/reference/katalog.md §20.2, upstream's `requeue`). */
+  requeue: Requeue.optional(),
   autoscale: Autoscale.optional(),
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),
+  /**
+   * Accept wildcards and the `escalate`, `bind` and `impersonate` verbs in the entry's role rules
+   * (docs/reference/katalog.md §7.1): `ork validate` then warns instead of refusing (ADR 0033).
+   */
+  allowEscalation: z.boolean().optional(),
   dependsOn: DependsOn.default([]),
   /**
-   * Labels and annotations the runtime keeps on every CR of the entry (issue 14, upstream's entry
-   * `labels`): values are templates over the CR, added or updated with one metadata patch, never removed.
+   * Labels and annotations the runtime keeps on every CR of the entry (docs/reference/katalog.md §3.3,
+   * ADR 0023; upstream's entry `labels`): values are templates over the CR, added or updated with one metadata patch, never removed.
    */
   labels: LabelMap.optional(),
   annotations: AnnotationMap.optional(),
-  /** Objects besides children and cross targets whose changes re-queue CRs (issue 14, upstream's `watch`). */
+  /** Objects besides children and cross targets whose changes re-queue CRs (docs/reference/katalog.md §3.2, ADR 0021). */
   watch: z.array(WatchItem).optional(),
   /**
-   * What `Ready` means (issue 18): `children` (default) is Synced and every child ready;
+   * What `Ready` means (ADR 0009): `children` (default) is Synced and every child ready;
    * `reconciled` is Ready = Synced, upstream's meaning, which the loader sets for upstream dialects.
    */
   readiness: z.enum(['children', 'reconciled']).default('children'),
@@ -354,6 +362,8 @@ function refineCrdEntry(
   ctx: z.RefinementCtx,
 ): void {
   checkCopySources(entry, ctx);
+  checkChildNamespaces(entry as unknown as ChildNamespaceInput, ctx);
+  checkDockerTargets(entry as unknown as DockerTargetInput, ctx);
   checkValidationCalls(entry, ctx);
   if (!isDuration(entry.resync)) return;
   const resync = parseDuration(entry.resync);
@@ -418,6 +428,131 @@ function checkCopySources(
         });
     });
   }
+}
+
+/** DockerTargetInput is the part of a parsed entry checkDockerTargets reads (defensively). */
+interface DockerTargetInput {
+  readonly operatorBox?: {
+    readonly git?: unknown;
+    readonly docker?: {
+      readonly image?: unknown;
+      readonly workingDirectory?: unknown;
+      readonly push?: unknown;
+    };
+  };
+}
+
+/**
+ * checkDockerTargets keeps a CR from choosing what the docker hook builds and where it is pushed
+ * (docs/reference/katalog.md §16.2, ADR 0033): without a git hook, `workingDirectory` is a literal
+ * (the runtime confines it to the work directory); with `push: true`, `image` names a literal
+ * registry host.
+ */
+function checkDockerTargets(entry: DockerTargetInput, ctx: z.RefinementCtx): void {
+  const docker = entry.operatorBox?.docker;
+  if (docker == null || typeof docker !== 'object') return;
+  if (entry.operatorBox?.git == null && isTemplate(docker.workingDirectory))
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be a literal without a git hook: a CR must not choose which directory of the operator is built (the build context stays inside --work-dir)',
+      path: ['operatorBox', 'docker', 'workingDirectory'],
+      input: docker.workingDirectory,
+    });
+  if (docker.push === true && typeof docker.image === 'string') {
+    const host = docker.image.split('/')[0] ?? '';
+    const named =
+      docker.image.includes('/') && (host.includes('.') || host.includes(':') || host === 'localhost');
+    if (!named || host.includes('{{') || host.includes('}}'))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'with push: true, image must start with a literal registry host (registry.example.com/team/app:{{ spec.tag }}): a CR must not choose where the image is pushed',
+        path: ['operatorBox', 'docker', 'image'],
+        input: docker.image,
+      });
+  }
+}
+
+/** ChildNamespaceInput is the part of a parsed entry checkChildNamespaces reads (defensively). */
+interface ChildNamespaceInput {
+  readonly namespaced?: boolean;
+  readonly allowedNamespaces?: readonly string[];
+  readonly operatorBox?: {
+    readonly cross?: readonly { readonly selector?: { readonly namespace?: string } }[];
+    readonly onDelete?: { readonly groups?: readonly Record<string, unknown>[] };
+  } & Partial<Record<'onCreate' | 'onReconcile', Record<string, unknown>>>;
+}
+
+/** CR_NAMESPACE matches a template that is exactly the CR's own namespace. */
+const CR_NAMESPACE = /^\{\{\s*\.?metadata\.namespace\s*\}\}$/;
+
+/** namespaceOf reads the namespace a resource entry (or a `custom` entry's metadata) names. */
+function namespaceOf(item: unknown, listKey: string): { value: unknown; at: (string | number)[] } {
+  if (item == null || typeof item !== 'object') return { value: undefined, at: [] };
+  if (listKey === 'custom') {
+    const metadata = (item as { metadata?: { namespace?: unknown } }).metadata;
+    return { value: metadata?.namespace, at: ['metadata', 'namespace'] };
+  }
+  return { value: (item as { namespace?: unknown }).namespace, at: ['namespace'] };
+}
+
+/**
+ * checkChildNamespaces keeps a namespaced entry's writes and reads in namespaces the Katalog's
+ * author chose (docs/reference/katalog.md §6, §7.2, §15.2, ADR 0033): a child's namespace is absent
+ * (the CR's), the CR's namespace, or a literal; a template is allowed only when the entry declares
+ * `allowedNamespaces`, so the runtime's namespace guard (§19) refuses anything outside them. A
+ * `copyFrom` with a templated source name is refused when its destination may be another
+ * namespace, and a cross read's templated `selector.namespace` needs `allowedNamespaces` too.
+ */
+function checkChildNamespaces(entry: ChildNamespaceInput, ctx: z.RefinementCtx): void {
+  if (entry.namespaced === false) return;
+  const guarded = (entry.allowedNamespaces ?? []).length > 0;
+  const templated = (value: unknown): value is string =>
+    isTemplate(value) && !CR_NAMESPACE.test(value.trim());
+  const refuse = (path: (string | number)[], input: unknown, message: string): void =>
+    ctx.addIssue({ code: 'custom', message, path, input });
+  const groups: [string[], Record<string, unknown> | undefined][] = [
+    [['operatorBox', 'onCreate'], entry.operatorBox?.onCreate],
+    [['operatorBox', 'onReconcile'], entry.operatorBox?.onReconcile],
+    ...(entry.operatorBox?.onDelete?.groups ?? []).map((group, i): [string[], Record<string, unknown>] => [
+      ['operatorBox', 'onDelete', 'groups', String(i)],
+      group,
+    ]),
+  ];
+  for (const [base, group] of groups) {
+    if (group == null || typeof group !== 'object') continue;
+    for (const [listKey, list] of Object.entries(group)) {
+      if (!Array.isArray(list)) continue;
+      list.forEach((item: unknown, index) => {
+        const { value, at } = namespaceOf(item, listKey);
+        const path = [...base.map((p) => (/^\d+$/.test(p) ? Number(p) : p)), listKey, index, ...at];
+        if (templated(value) && !guarded)
+          refuse(
+            path,
+            value,
+            "a templated namespace in a namespaced entry needs `allowedNamespaces` on the entry: a CR must not choose the namespace the operator writes into (use the CR's namespace, a literal, or declare allowedNamespaces)",
+          );
+        const from = (item as { copyFrom?: { name?: unknown; namespace?: unknown } } | null)?.copyFrom;
+        const elsewhere = value != null && !(typeof value === 'string' && CR_NAMESPACE.test(value.trim()));
+        if (from != null && isTemplate(from.name) && from.namespace == null && elsewhere)
+          refuse(
+            [...path.slice(0, -at.length), 'copyFrom', 'name'],
+            from.name,
+            "must be a literal Secret name when the copy's namespace may differ from the CR's: a CR must not copy a Secret of its namespace into another one",
+          );
+      });
+    }
+  }
+  (entry.operatorBox?.cross ?? []).forEach((cross, index) => {
+    const namespace = cross?.selector?.namespace;
+    if (templated(namespace) && !guarded)
+      refuse(
+        ['operatorBox', 'cross', index, 'selector', 'namespace'],
+        namespace,
+        'a templated selector.namespace in a namespaced entry needs `allowedNamespaces` on the entry: a CR must not choose the namespace it reads other CRs from',
+      );
+  });
 }
 
 interface SecretCopyFromInput {
@@ -488,8 +623,13 @@ const KatalogSpecSchema = z
     crds: CrdMap,
     providers: z.array(ProviderRef).default([]),
     finalizers: z.array(Literal).default([]),
-    /** issue 21: how a changed Katalog reaches live CRs; absent = all at once (docs/reference/katalog.md §2.3). */
+    /** How a changed Katalog reaches live CRs; absent = all at once (docs/reference/katalog.md §2.3, ADR 0015). */
     rollout: Rollout.optional(),
+    /**
+     * Allow `regex` patterns that are templates (built from CR data at run time); they run on the
+     * same linear-time engine as literal ones (docs/reference/katalog.md §8.3, ADR 0028). Default false.
+     */
+    allowTemplatedRegex: z.boolean().optional(),
   })
   .superRefine((spec, ctx) =>
     uniqueBy(

@@ -69,7 +69,7 @@ export const commonShape = {
   /** Falls back to the CRD entry's `forceConflict` when absent. */
   forceConflict: z.boolean().optional(),
   prune: z.boolean().default(true),
-  // issue-18: readiness and ordering on readiness.
+  // Readiness and ordering on readiness (ADR 0009).
   /** A name other entries of the same CRD entry use in `waitFor`. */
   id: Identifier.optional(),
   /** Conditions over the child's own object (`status.phase`, …): when given, they decide readiness instead of the kind's rule. */

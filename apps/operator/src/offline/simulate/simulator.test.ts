@@ -93,6 +93,40 @@ describe('Simulator reconcile', () => {
     expect(failing?.status?.['inventory']).toHaveLength(1);
   });
 
+  it('says when the entry requeues a CR, and scripts retries up to maxAttempts (docs/reference/katalog.md §20)', async () => {
+    const katalog = katalogFrom(`requeue: '{{ spec.every }}'
+queue:
+  retryBackoff: {initial: 300ms, max: 1s, maxAttempts: 3}
+operatorBox:
+  external: [{name: api, url: "http://api.example.com"}]
+  onReconcile:
+    configMaps: [{name: one}]`);
+    const failing = '{external: {api: {ok: false, status: 503, error: down}}}';
+    const reports = await simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{every: 2s}')}, context: {external: {api: {ok: true, status: 200}}}}
+  - {advance: 2s, context: ${failing}}
+  - {advance: 300ms}
+  - {advance: 600ms}
+  - {advance: 1m}
+  - {update: {spec: {every: 5s}}}`,
+    );
+    const notes = reports.map((r) => r.notes.filter((n) => /requeue|attempt|retries/.test(n)));
+    expect(notes[0]).toEqual(['requeue: reconciled again in 2s unless an event comes first']);
+    expect(notes[1]).toEqual(['attempt 1 of 3 failed: retried in 300ms']);
+    expect(notes[2]).toEqual(['attempt 2 of 3 failed: retried in 600ms']);
+    expect(notes[3]).toEqual([
+      'attempt 3 of 3 failed: RetriesExhausted, no retry until the spec or a watched input changes',
+    ]);
+    expect(reports[3]?.synced).toMatchObject({ status: 'False', reason: 'RetriesExhausted' });
+    expect(notes[4]).toEqual([
+      'retries exhausted (3 attempts): not reconciled until the spec or a watched input changes',
+    ]);
+    // A new generation restarts the budget.
+    expect(notes[5]).toEqual(['attempt 1 of 3 failed: retried in 300ms']);
+  });
+
   it('feeds observed child state to status fields and re-applies drift', async () => {
     const katalog = katalogFrom(`operatorBox:
   onReconcile:

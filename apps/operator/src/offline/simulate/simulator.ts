@@ -9,7 +9,7 @@
  * rollout's pure `tick` runs after the reconciles, as the rollout controller does
  * (docs/reference/runtime.md §24).
  */
-import { ConditionType } from '@orkestra/types';
+import { ConditionType, parseDuration } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { KubeObject, ObjectRef } from '@orkestra/registry';
@@ -133,6 +133,8 @@ interface CrState {
   readonly engines: Map<string, OfflineEngine>;
   readonly namespace: string | undefined;
   readonly label: string;
+  /** Failed attempts in a row (docs/reference/katalog.md §20.1); reset by a success or a new generation. */
+  failures?: { readonly count: number; readonly generation: unknown };
 }
 
 /** Revision is a loaded Katalog and the file it came from. */
@@ -447,12 +449,33 @@ export class Simulator {
     const engine = this.#engineOf(state);
     engine.results = this.#results();
     const writes: ClusterWrite[] = [];
+    // Only the last run's timing counts: the runtime re-runs after an own write and replaces the timer.
+    let timing: string[] = [];
     for (let i = 0; i < MAX_RUNS; i++) {
-      const run = await engine.reconcile(state.ref);
+      const generation = this.#cluster.get(state.ref)?.metadata['generation'];
+      const retry =
+        this.#katalog.spec.crds[engine.entryFor(state.ref.apiVersion, state.ref.kind) ?? '']?.queue
+          .retryBackoff;
+      // §20.1: a new generation restarts the retry budget; an exhausted CR waits for one.
+      const failures =
+        state.failures != null && state.failures.generation === generation ? state.failures.count : 0;
+      if (retry != null && retry.maxAttempts > 0 && failures >= retry.maxAttempts) {
+        notes.push(
+          `retries exhausted (${retry.maxAttempts} attempts): not reconciled until the spec or a watched input changes`,
+        );
+        break;
+      }
+      const last = retry != null && retry.maxAttempts > 0 && failures + 1 >= retry.maxAttempts;
+      const run = await engine.reconcile(
+        state.ref,
+        last ? { lastAttempt: { attempts: retry.maxAttempts } } : {},
+      );
       writes.push(...run.writes);
       notes.push(...run.notes);
+      timing = timingNotes(run, failures, retry, (count) => (state.failures = { count, generation }));
       if (run.writes.length === 0 || run.error != null) break;
     }
+    notes.push(...timing);
     return writes;
   }
 
@@ -682,6 +705,44 @@ function conditionStateOf(cr: KubeObject | undefined, type: string): ReadyState 
 const HIDDEN_STATUS_KEYS = new Set(['conditions', 'inventory']);
 
 /** diffStatus lists changed status leaves, without conditions and inventory, and without provider specs. */
+/**
+ * timingNotes says when the runtime would reconcile the CR next (docs/reference/katalog.md §20): the
+ * entry's `requeue` after a success, the backoff of the n-th retry after a retryable failure, or
+ * that the retries are exhausted. `record` keeps the failure count.
+ */
+function timingNotes(
+  run: OfflineRun,
+  failures: number,
+  retry: { initial: string; max: string; multiplier: number; maxAttempts: number } | undefined,
+  record: (count: number) => void,
+): string[] {
+  if (run.error == null) {
+    record(0);
+    const requeueMs = run.result?.requeueMs;
+    return requeueMs == null
+      ? []
+      : [`requeue: reconciled again in ${formatMs(requeueMs)} unless an event comes first`];
+  }
+  if (!run.error.retryable || retry == null) return [];
+  const count = failures + 1;
+  record(count);
+  if (retry.maxAttempts > 0 && count >= retry.maxAttempts)
+    return [
+      `attempt ${count} of ${retry.maxAttempts} failed: RetriesExhausted, no retry until the spec or a watched input changes`,
+    ];
+  const delay = Math.min(
+    parseDuration(retry.initial) * retry.multiplier ** (count - 1),
+    parseDuration(retry.max),
+  );
+  return [
+    `attempt ${count}${retry.maxAttempts > 0 ? ` of ${retry.maxAttempts}` : ''} failed: retried in ${formatMs(delay)}`,
+  ];
+}
+
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${Math.round(ms) / 1000}s`;
+}
+
 function diffStatus(before: Json, after: Json): StatusChange[] {
   const a = flatten(before);
   const b = flatten(after);

@@ -104,6 +104,8 @@ export const crossHook = defineHook({
             },
             ...(item.declaration.timeout == null ? {} : { timeout: item.declaration.timeout }),
             ...(item.declaration.cacheFor == null ? {} : { cacheFor: item.declaration.cacheFor }),
+            // The operator's token goes only to an endpoint the Katalog wrote literally (docs/adr/0030).
+            sendToken: item.endpoint?.isStatic === true,
           },
           { namespace, signal: input.signal },
         );

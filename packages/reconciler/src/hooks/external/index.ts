@@ -77,6 +77,7 @@ export async function runExternalCalls(
     item,
     name: item.declaration.name,
     continueOnError: item.declaration.continueOnError,
+    retryBackoff: item.declaration.retryBackoff,
   }));
   const run = await services.external.runAll(
     calls,

@@ -11,6 +11,7 @@ import {
   OrkestraAnnotation,
   OrkestraError,
   evaluateConditions,
+  isTemplate,
   katalogPathOf,
   parseDuration,
   stringForm,
@@ -91,6 +92,8 @@ export const gitHook = defineHook({
       { repo, branch, path, timeout: git.declaration.timeout, pollInterval: git.declaration.pollInterval },
       {
         signal: input.signal,
+        // A local path or file:// repository only when the Katalog wrote it (docs/reference/runtime.md §14.3).
+        allowLocal: !isTemplate(git.declaration.repo),
         ...recorded(input.cr.metadata.annotations?.[OrkestraAnnotation.LastCommit], 'recordedCommit'),
       },
     );

@@ -184,4 +184,50 @@ spec:
       writes: 0,
     });
   });
+
+  it('deletes an unwatched inventory ref only when it carries the owner label, never by name alone', async () => {
+    const { cluster, services, memory } = setup();
+    // Widgets have no informer here: the step must read them before deleting.
+    const childStore = cluster.childStore;
+    services.children = new Proxy(childStore, {
+      get: (target, key, receiver) =>
+        key === 'watches'
+          ? (ref: { kind: string }) => ref.kind !== 'Widget'
+          : (Reflect.get(target, key, receiver) as unknown),
+    });
+    const cr = cluster.put({
+      apiVersion: 'a.example.com/v1',
+      kind: 'Site',
+      metadata: { name: 's', namespace: 'web', finalizers: ['orkestra.konductor.io/finalizer'] },
+    });
+    const widget = (name: string, labels: Record<string, string>) =>
+      cluster.put({
+        apiVersion: 'x.example.com/v1',
+        kind: 'Widget',
+        metadata: { name, namespace: 'web', labels },
+      });
+    widget('mine', { 'orkestra.konductor.io/owner-uid': cr.metadata.uid ?? '' });
+    widget('victim', {});
+    widget('other', { 'orkestra.konductor.io/owner-uid': 'someone-else' });
+    // Whoever may patch the status subresource can list any object here.
+    const record = (name: string) => ({
+      apiVersion: 'x.example.com/v1',
+      kind: 'Widget',
+      namespace: 'web',
+      name,
+      mode: 'apply',
+      source: 'onReconcile.custom[0]',
+    });
+    cluster.requestDelete({ apiVersion: 'a.example.com/v1', kind: 'Site', name: 's', namespace: 'web' });
+    const live = structuredClone(
+      cluster.get({ apiVersion: 'a.example.com/v1', kind: 'Site', name: 's', namespace: 'web' }),
+    ) as KubeObject;
+    const deleting = { ...live, status: { inventory: ['mine', 'victim', 'other'].map(record) } };
+    await runDeletion(services, { status, deleteProviders: undefined, memory }, deleting, ctx, newRunState());
+    const get = (name: string) =>
+      cluster.get({ apiVersion: 'x.example.com/v1', kind: 'Widget', name, namespace: 'web' });
+    expect(get('mine')).toBeUndefined();
+    expect(get('victim')).toBeDefined();
+    expect(get('other')).toBeDefined();
+  });
 });

@@ -12,6 +12,7 @@ import {
   ConditionReason,
   OrkestraError,
   OrkestraFinalizer,
+  OrkestraLabel,
   RESOURCE_KINDS,
   evaluateConditions,
   parseDuration,
@@ -363,8 +364,12 @@ async function explicitChildren(
       const live = services.children.get(ref);
       if (live != null) consider(live);
     } else {
-      // Not in any cache (e.g. a custom kind without an informer): a delete tells whether it is gone.
-      found.set(idOf(ref), { ref, deleting: false, wave: waveOf(ref) });
+      // Not in any cache (e.g. a custom kind without an informer): read it, and delete it only when
+      // it carries this CR's owner label, with its UID as the precondition, as prune does.
+      // `status.inventory` is writable by whoever may patch the status subresource, so a ref alone
+      // is never a reason to delete (docs/reference/runtime.md §10.2).
+      const live = await observe(services, ref);
+      if (live != null && live.metadata.labels?.[OrkestraLabel.OwnerUid] === uid) consider(live);
     }
   }
   if (found.size === 0) return undefined;

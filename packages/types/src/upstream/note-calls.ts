@@ -1,5 +1,5 @@
 /**
- * Upstream's `notes` (issue 14, ADR 0025) are user-defined template functions: a note is a name
+ * Upstream's `notes` (docs/reference/katalog.md §24, ADR 0025) are user-defined template functions: a note is a name
  * and a Go template (`expression`); `{{ fullImage }}` anywhere in a template calls it with no
  * arguments and gets the expression rendered against the CR. Orkestra has no per-Katalog template
  * functions, so the loader writes each call out in place: a call that is a whole action is

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { katalogInConfigMap } from './configmap-katalog.js';
-import { migrateKatalog } from './dialect.js';
-import { loadKatalog } from './load-katalog.js';
+import { migrateKatalog } from './migrate.js';
+import { loadKatalog } from '../load-katalog.js';
 
 /** A Katalog deployed the upstream way, in a ConfigMap (written here from upstream's docs). */
 const configMap = (katalog: string, extra = '') => `# deploy with kubectl apply

@@ -2,7 +2,7 @@ import { isMap, isPair, isScalar, parseDocument, Scalar } from 'yaml';
 
 /**
  * Upstream Orkestra deploys a Katalog as a ConfigMap (`kind: ConfigMap`, the Katalog in one `data`
- * key as a `|` block), and users keep those manifests (issue 14). katalogInConfigMap finds the
+ * key as a `|` block), and users keep those manifests (ADR 0027). katalogInConfigMap finds the
  * Katalog in such a file and returns the file's text with everything but that block blanked to
  * spaces: every offset, line and column stays what it is in the file, so errors point at the
  * user's file:line:col without any mapping, and the loader reads the block as the document.

@@ -1,0 +1,63 @@
+/**
+ * Refusal tables: upstream keys that have no counterpart in Orkestra, each with the reason `ork
+ * validate` reports at the key (docs/reference/katalog.md §24, ADR 0004).
+ */
+/** REFUSED names the upstream keys the loader cannot map and why (reported by `ork validate`). */
+export const REFUSED: Readonly<Record<string, string>> = {
+  events: 'declared events are not emitted; the runtime records its own events and the Ready condition',
+  cleanup: 'deleting a CR after a terminal state is not supported',
+  deletionProtection: 'deletion protection is not supported; use RBAC to prevent deletes',
+  removeFinalizers: 'finalizers are always removed after deletion completes',
+  ignoreStatusPatch: 'the status is always written (skipped when unchanged)',
+  ignoreObservedGeneration: 'observedGeneration is always written',
+  conversion: 'CRD conversion webhooks are not supported; serve one version',
+  observe: 'watching unrelated objects is not supported; children and cross targets are watched',
+  watch:
+    'watching objects other than children and cross targets is not supported; a change to them reaches the CR at its next resync',
+  preReconcile: 'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`',
+  rollback: 'rollback is not supported',
+  rollBackOnError: 'rollback is not supported',
+  profile: 'tuning profiles are not supported; set workers, resync and queue',
+  sentinels: 'event sentinels are not supported; reconciles are level-based',
+};
+
+/** SECURITY_REFUSED names upstream `security` blocks that would change behaviour when enabled. */
+export const SECURITY_REFUSED: Readonly<Record<string, string>> = {
+  deletionProtection:
+    'no webhook blocks deletes of CRDs or of the operator; use RBAC (and `kubectl` policy) to prevent deletes',
+  conversion: 'CRD conversion webhooks are not supported; serve one version',
+};
+
+/** SECURITY_DROPPED names upstream `security` blocks whose job Orkestra does elsewhere. */
+export const SECURITY_DROPPED: Readonly<Record<string, string>> = {
+  namespaceProtection:
+    'namespace rules (allowedNamespaces/restrictedNamespaces) are enforced by the runtime, which does not reconcile a CR outside them and says why in its status, not by an admission webhook',
+  webhooks: 'admission webhooks are configured by the deployment (the Helm chart), not by the Katalog',
+  rbac: 'RBAC comes from `ork generate rbac` and the Helm chart, not from the running operator',
+};
+
+/** WATCH_REFUSED names the keys of an upstream watch item or `observe` block that have no counterpart, and why. */
+export const WATCH_REFUSED: Readonly<Record<string, string>> = {
+  enqueueGate:
+    'gates on watch events are not supported; a watched change re-queues the CR, whose reconcile is level-based and writes nothing when nothing changed',
+  include: 'write the watch items inline',
+  events:
+    'Kubernetes Events are not watched as triggers; watch the object the Event is about (`watch: [{apiVersion, kind}]`)',
+};
+
+export const PRE_RECONCILE_REFUSED: Readonly<Record<string, string>> = {
+  enqueueGate:
+    'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`, or narrow the CRs with `allowedNamespaces`',
+  reconcileGate: 'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`',
+  external: 'gate calls are not supported; call the service from `external` and gate children on its result',
+};
+
+/** ENTRY_REFUSED names entry-level upstream keys without a counterpart, and why (reported at the key). */
+export const ENTRY_REFUSED: Readonly<Record<string, string>> = {
+  conversion:
+    'it serves a CRD conversion webhook (`storageVersion` and `paths` between versions), which Orkestra does not run; give each version its own entry or serve one version',
+  enrich: 'pods and events are not added to the template context; read children through `status` fields',
+  ignoreStatusPatch: REFUSED['ignoreStatusPatch'] ?? '',
+  ignoreObservedGeneration: REFUSED['ignoreObservedGeneration'] ?? '',
+  removeFinalizers: REFUSED['removeFinalizers'] ?? '',
+};

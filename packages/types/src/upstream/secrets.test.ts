@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { migrateKatalog } from './migrate.js';
+import { loadKatalog } from '../load-katalog.js';
+import type { LoadKatalogResult } from '../load-katalog.js';
+
+/**
+ * Upstream dialects, one test per mapping. Every fixture is written here from upstream's
+ * documentation and type definitions (pkg/types of orkspace/orkestra and inrundev/inrun), not
+ * copied from upstream files.
+ */
+
+const head = (apiVersion = 'orkestra.orkspace.io/v1'): string => `apiVersion: ${apiVersion}
+kind: Katalog
+metadata:
+  name: demo
+spec:
+  crds:
+    website:
+      apiTypes:
+        group: demo.example.io
+        version: v1alpha1
+        kind: Website
+        plural: websites
+`;
+
+function ok(result: LoadKatalogResult) {
+  if (!result.ok)
+    throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
+  return result;
+}
+
+const load = (text: string, baseDir?: string) =>
+  loadKatalog({ text, file: 'katalog.yaml' }, baseDir === undefined ? {} : { baseDir });
+
+describe('upstream Secret copy, toNamespaces and auth.secretRef.namespace', () => {
+  const lineOf = (text: string, needle: string): number =>
+    text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+  const columnOf = (text: string, needle: string): number =>
+    (text.split('\n').find((l) => l.includes(needle)) ?? '').indexOf(needle) + 1;
+  const errors = (result: LoadKatalogResult) => (result.ok ? [] : result.errors);
+  const box = (body: string): string => `${head()}      operatorBox:\n${body}`;
+
+  const copy = box(`        onReconcile:
+          secrets:
+            - name: registry-pull
+              fromSecret: shared-registry
+              fromNamespace: platform
+              data: {note: copied}
+              toNamespaces:
+                - "{{ .metadata.namespace }}"
+                - ci
+`);
+
+  it('maps fromSecret/fromNamespace onto copyFrom and toNamespaces onto one entry per namespace', () => {
+    const result = ok(load(copy));
+    const secrets = result.katalog.spec.crds['website']?.operatorBox.onReconcile.secrets ?? [];
+    expect(secrets).toHaveLength(2);
+    expect(secrets.map((s) => s.namespace)).toEqual(['{{ .metadata.namespace }}', 'ci']);
+    for (const secret of secrets) {
+      expect(secret.copyFrom).toEqual({ name: 'shared-registry', namespace: 'platform' });
+      expect(secret.data).toEqual({ note: 'copied' });
+      // A copy without `type` takes the source's type.
+      expect(secret.type).toBeUndefined();
+    }
+    // A templated namespace is gated on rendering non-empty (upstream skips empty namespaces); a literal is not.
+    expect(secrets[0]?.when).toEqual([
+      expect.objectContaining({ field: '{{ .metadata.namespace }}', operator: 'exists' }),
+    ]);
+    expect(secrets[1]?.when ?? []).toEqual([]);
+  });
+
+  it('prints the copy in canonical form with ork migrate and positions each change', () => {
+    const result = migrateKatalog(copy);
+    expect(result.problems).toEqual([]);
+    expect(result.text).toContain('copyFrom:');
+    expect(result.text).not.toContain('fromSecret');
+    expect(result.text).not.toContain('toNamespaces');
+    const moved = result.changes.find((c) => c.path.endsWith('secrets[0].fromSecret'));
+    expect(moved).toMatchObject({ line: lineOf(copy, 'fromSecret'), column: columnOf(copy, 'fromSecret') });
+    const expanded = result.changes.find((c) => c.path.endsWith('toNamespaces'));
+    expect(expanded).toMatchObject({
+      line: lineOf(copy, 'toNamespaces'),
+      message: expect.stringContaining('2 entries'),
+    });
+    expect(ok(load(result.text)).katalog).toEqual(ok(load(copy)).katalog);
+  });
+
+  it('points an error inside a copied entry at the line the user wrote', () => {
+    const bad = copy.replace('data: {note: copied}', 'data: {note: copied}\n              replicaz: 2');
+    const found = errors(load(bad)).filter((e) => e.path.endsWith('replicaz'));
+    expect(found.length).toBeGreaterThan(0);
+    for (const error of found) expect(error.line).toBe(lineOf(bad, 'replicaz'));
+  });
+
+  it('refuses a templated copy source namespace, and a templated name in another namespace, at their positions', () => {
+    const templatedNs = copy.replace('fromNamespace: platform', 'fromNamespace: "{{ .spec.ns }}"');
+    const nsError = errors(load(templatedNs)).find((e) => e.path.endsWith('copyFrom.namespace'));
+    expect(nsError).toMatchObject({
+      line: lineOf(templatedNs, 'fromNamespace'),
+      message: expect.stringContaining('literal namespace'),
+    });
+    const templatedName = copy.replace('fromSecret: shared-registry', 'fromSecret: "{{ .spec.secret }}"');
+    const nameError = errors(load(templatedName)).find((e) => e.path.endsWith('copyFrom.name'));
+    expect(nameError).toMatchObject({
+      line: lineOf(templatedName, 'fromSecret'),
+      message: expect.stringContaining('literal Secret name'),
+    });
+    // From the CR's own namespace into another one (`ci`), a templated name is refused too: a CR
+    // must not copy a Secret of its namespace elsewhere (katalog.md §7.2).
+    const own = templatedName.replace('              fromNamespace: platform\n', '');
+    expect(errors(load(own)).find((e) => e.path.endsWith('secrets[1].copyFrom.name'))).toMatchObject({
+      message: expect.stringContaining("the copy's namespace may differ from the CR's"),
+    });
+    // Within the CR's own namespace a templated name is allowed.
+    const within = own.replace(
+      '              toNamespaces:\n                - "{{ .metadata.namespace }}"\n                - ci\n',
+      '',
+    );
+    expect(
+      ok(load(within)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets[0]?.copyFrom,
+    ).toEqual({
+      name: '{{ .spec.secret }}',
+    });
+  });
+
+  it('lets a cluster-scoped entry take its copy source name and namespace from the CR', () => {
+    const templated = copy
+      .replace('fromSecret: shared-registry', 'fromSecret: "{{ .spec.secret }}"')
+      .replace('fromNamespace: platform', 'fromNamespace: "{{ .spec.ns }}"');
+    expect(errors(load(templated)).some((e) => e.path.includes('copyFrom'))).toBe(true);
+    const cluster = templated.replace('      operatorBox:', '      namespaced: false\n      operatorBox:');
+    const secrets = ok(load(cluster)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets ?? [];
+    expect(secrets[0]?.copyFrom).toEqual({ name: '{{ .spec.secret }}', namespace: '{{ .spec.ns }}' });
+    const badLiteral = cluster.replace('fromNamespace: "{{ .spec.ns }}"', 'fromNamespace: Not_A_Namespace');
+    expect(errors(load(badLiteral)).find((e) => e.path.endsWith('copyFrom.namespace'))?.message).toContain(
+      'DNS-1123',
+    );
+  });
+
+  it('reads a single toNamespaces item that is a whole CR field as the list of namespaces (forEach)', () => {
+    const text = copy.replace(
+      '                - "{{ .metadata.namespace }}"\n                - ci\n',
+      '                - "{{ .spec.targetNamespaces }}"\n',
+    );
+    // The CR chooses the namespaces, so the entry must declare the ones it may use (katalog.md §6).
+    expect(errors(load(text)).find((e) => e.path.endsWith('secrets[0].namespace'))?.message).toContain(
+      'needs `allowedNamespaces`',
+    );
+    const allowed = text.replace('      operatorBox:', '      allowedNamespaces: [ci-*]\n      operatorBox:');
+    const secrets = ok(load(allowed)).katalog.spec.crds['website']?.operatorBox.onReconcile.secrets ?? [];
+    expect(secrets).toHaveLength(1);
+    expect(secrets[0]).toMatchObject({
+      forEach: { field: 'spec.targetNamespaces' },
+      namespace: '{{ .item }}',
+    });
+    expect(migrateKatalog(text).changes).toContainEqual(
+      expect.objectContaining({
+        line: lineOf(text, 'toNamespaces'),
+        message: expect.stringContaining('forEach over spec.targetNamespaces'),
+      }),
+    );
+  });
+
+  it('refuses copyFrom with tls or once, and toNamespaces beside namespace', () => {
+    const withOnce = copy.replace('data: {note: copied}', 'once: true');
+    expect(
+      errors(load(withOnce))
+        .map((e) => e.message)
+        .join('\n'),
+    ).toContain('`copyFrom` cannot be combined');
+    const both = copy.replace('data: {note: copied}', 'namespace: other');
+    expect(errors(load(both)).find((e) => e.path.endsWith('toNamespaces'))).toMatchObject({
+      line: lineOf(both, 'toNamespaces'),
+      message: expect.stringContaining('exclusive'),
+    });
+  });
+
+  it('accepts auth.secretRef.namespace as a literal and refuses a template there', () => {
+    const text = box(`        onReconcile:
+          external:
+            - name: plan
+              url: https://billing.example.org/plans
+              auth:
+                secretRef: {name: billing-api, key: token, namespace: platform}
+`);
+    const call = ok(load(text)).katalog.spec.crds['website']?.operatorBox.external[0];
+    expect(call?.auth?.secretRef).toEqual({ name: 'billing-api', key: 'token', namespace: 'platform' });
+    const bad = text.replace('namespace: platform', 'namespace: "{{ .spec.ns }}"');
+    expect(errors(load(bad)).find((e) => e.path.endsWith('secretRef.namespace'))).toMatchObject({
+      line: lineOf(bad, 'namespace: "{{'),
+      message: expect.stringContaining('literal namespace'),
+    });
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * Upstream `watch`, `observe` and `preReconcile` (G3), mapped onto the entry's `watch`
+ * (docs/reference/katalog.md §3.2) or refused.
+ */
+import { isMap, isSeq } from 'yaml';
+import type { YAMLMap, YAMLSeq } from 'yaml';
+import { mapAt, pairOf, takeOut } from './nodes.js';
+import type { Path } from './nodes.js';
+import { PRE_RECONCILE_REFUSED, WATCH_REFUSED } from './refusals.js';
+import type { Upgrader } from './upgrader.js';
+
+/**
+ * upgradeWatch moves upstream's `operatorBox.watch` and `operatorBox.observe.watch` lists to the
+ * entry's `watch` (docs/reference/katalog.md §3.2) and maps each item: `index` (field indexers for
+ * upstream's Go client) is dropped; `enqueueGate` and `include` are refused with their reason.
+ */
+export function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const box = mapAt(entry, 'operatorBox');
+  const boxPath = [...base, 'operatorBox'];
+  if (box == null) return;
+  const observe = mapAt(box, 'observe');
+  if (observe != null) {
+    up.mark('G3');
+    const path = [...boxPath, 'observe'];
+    if (isSeq(pairOf(observe, 'watch')?.value))
+      up.move(observe, 'watch', entry, 'watch', [...path, 'watch'], 'watch');
+    up.refuse(observe, path, WATCH_REFUSED);
+    up.drop(box, 'observe', path, 'its watch list moved to the entry');
+  }
+  if (isSeq(pairOf(box, 'watch')?.value)) {
+    up.mark('G3');
+    up.move(box, 'watch', entry, 'watch', [...boxPath, 'watch'], 'watch');
+  }
+  const list = pairOf(entry, 'watch')?.value;
+  if (!isSeq(list)) return;
+  (list as YAMLSeq).items.forEach((item, index) => {
+    if (!isMap(item)) return;
+    const path = [...base, 'watch', index];
+    up.drop(
+      item as YAMLMap,
+      'index',
+      [...path, 'index'],
+      'field indexers serve the lists of upstream’s Go client code; Orkestra runs none',
+    );
+    for (const key of ['enqueueGate', 'include']) {
+      const pair = pairOf(item as YAMLMap, key);
+      if (pair == null) continue;
+      up.problem(
+        [...path, key],
+        pair.key,
+        `upstream key \`${key}\` has no counterpart in Orkestra: ${WATCH_REFUSED[key] ?? ''}`,
+      );
+      takeOut(item as YAMLMap, pair);
+    }
+  });
+}
+
+/**
+ * upgradePreReconcile drops a `preReconcile` block that only declares `sentinels`: upstream computes
+ * sentinels for its enqueue and reconcile gates, so with no gate they change nothing. Gates
+ * (`enqueueGate`, `reconcileGate`) and gate `external` calls are refused with the reason.
+ */
+export function upgradePreReconcile(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const box = mapAt(entry, 'operatorBox');
+  const pre = box == null ? undefined : mapAt(box, 'preReconcile');
+  if (box == null || pre == null) return;
+  up.mark('G3');
+  const path = [...base, 'operatorBox', 'preReconcile'];
+  up.drop(
+    pre,
+    'sentinels',
+    [...path, 'sentinels'],
+    'sentinels only feed preReconcile gates; reconciles are level-based and skip writes when nothing changed',
+  );
+  up.refuse(pre, path, PRE_RECONCILE_REFUSED);
+  up.drop(box, 'preReconcile', path, 'nothing in it is needed');
+}
