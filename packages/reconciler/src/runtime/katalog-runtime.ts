@@ -176,12 +176,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const katalogName = compiled.katalog.metadata.name;
   const logger = runtimeLogger(options.logger).child({ katalog: katalogName });
   const observer = completeObserver(options.observer);
-  const { client, listWatch, events } = apiParts(options.kubeConfig, current, {
-    clock,
-    logger,
-    observer,
-    userAgent: options.userAgent ?? 'orkestra',
-  });
+  const { client, listWatch, events } = apiParts(options, current, { clock, logger, observer });
   const entries = new Map<string, RuntimeEntry>();
   const informerParts = { listWatch, client, clock, random, tuning, logger, observer };
   const kindUsers = childKindUsers(every);
@@ -348,13 +343,12 @@ function runtimeLogger(logger: Logger | undefined): Logger {
  * plural and scope come from their apiTypes, so status patches need no discovery.
  */
 function apiParts(
-  kubeConfig: KubeConfig,
+  { kubeConfig, userAgent = 'orkestra' }: Pick<CreateKatalogRuntimeOptions, 'kubeConfig' | 'userAgent'>,
   crds: readonly CompiledCrd[],
   o: {
     readonly clock: Clock;
     readonly logger: Logger;
     readonly observer: RuntimeObserver;
-    readonly userAgent: string;
   },
 ): { readonly client: KubeClient; readonly listWatch: KubeListWatchClient; readonly events: EventRecorder } {
   const host = apiHost(kubeConfig);
@@ -368,8 +362,8 @@ function apiParts(
   );
   // Every HTTP request is reported once when it ends, list pages and discovery included, so the
   // counter agrees with the API server's audit log (ADR 0035).
-  const client = createKubeClient({ kubeConfig, resources, userAgent: o.userAgent, onRequest });
-  const listWatch = new KubeListWatchClient({ kubeConfig, onRequest, userAgent: o.userAgent });
+  const client = createKubeClient({ kubeConfig, resources, userAgent, onRequest });
+  const listWatch = new KubeListWatchClient({ kubeConfig, onRequest, userAgent });
   // Entry name by CR apiVersion/kind, for the `controller` label of Event metrics.
   const controllerOf = new Map(crds.map((crd) => [`${crd.apiVersion}/${crd.apiTypes.kind}`, crd.name]));
   const events = new EventRecorder({
