@@ -170,7 +170,7 @@ export {
 } from './schema/resources.js';
 
 // Hooks, CRD parts, Katalog
-export { ExternalCall, CrossRead, GitHook, DockerHook } from './schema/hooks.js';
+export { ExternalCall, CrossRead, GitHook, DockerHook, HOISTED_HOOKS } from './schema/hooks.js';
 export {
   Normalize,
   MutationRule,

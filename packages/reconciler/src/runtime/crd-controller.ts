@@ -15,14 +15,15 @@ import type { ReconcileContext, ReconcileReport, ReconcileRequest, ReconcileResu
 import type { EventRecorder } from '../events/event-recorder.js';
 import { Informer } from '../informer.js';
 import type { ListWatchClient } from '../list-watch-client.js';
-import { createNamespaceGuard } from '../namespace-guard.js';
 import type { NamespaceGuard } from '../namespace-guard.js';
 import { Resync } from '../resync.js';
 import { Priority, WorkQueue } from '../work-queue.js';
 import { ExhaustedRetries } from './retries.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
-import { CrdPipeline } from './reconcile-pipeline.js';
+import type { CrdPipeline } from './reconcile-pipeline.js';
+import { assembleEntry, entryGuard } from './entry.js';
+import type { EntryParts } from './entry.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { resolveTuning } from './tuning.js';
 import type { RuntimeTuning } from './tuning.js';
@@ -136,10 +137,7 @@ export class CrdController {
     this.#clock = options.clock;
     this.#timeConditions = collectTimeConditions(crd.entry);
     this.#readsOwnWrites = readsOwnWrites(crd);
-    this.guard = createNamespaceGuard({
-      restricted: crd.entry.restrictedNamespaces,
-      allowed: crd.entry.allowedNamespaces,
-    });
+    this.guard = entryGuard(crd);
     const tuning = resolveTuning(options.tuning);
     const namespace = tuning.namespace ?? (crd.entry.namespaced ? this.guard.pinnedNamespace : undefined);
     this.queue = new WorkQueue({
@@ -173,10 +171,9 @@ export class CrdController {
       onWatchRestart: () => observer.informerWatchRestart(resourceLabel(crd.apiTypes)),
       onEvent: (atMs) => observer.informerEvent(resourceLabel(crd.apiTypes), atMs / 1000),
     });
-    const pipelineOptions = {
+    const parts: EntryParts = {
       observer,
       katalogName: options.katalogName,
-      crd,
       primary: this.informer.cache,
       children: options.children,
       client: options.client,
@@ -184,22 +181,20 @@ export class CrdController {
       clock: options.clock,
       random: options.randomBytes,
       events: options.events,
-      guard: this.guard,
       tuning,
       ...(options.hooks == null ? {} : { hooks: options.hooks }),
       customScope: options.customScope,
     };
-    this.pipeline = new CrdPipeline({ ...pipelineOptions, revision: options.revision?.current });
+    this.pipeline = assembleEntry(crd, parts, { guard: this.guard, revision: options.revision?.current });
     const previous = options.revision?.previous;
     this.#previous =
       previous == null
         ? undefined
-        : new CrdPipeline({
-            ...pipelineOptions,
-            crd: previous.crd,
-            hooks: previous.hooks,
-            revision: previous.revision,
-          });
+        : assembleEntry(
+            previous.crd,
+            { ...parts, hooks: previous.hooks },
+            { guard: this.guard, revision: previous.revision },
+          );
     this.#assign = options.revision?.assign;
     this.dispatcher = new Dispatcher({
       queue: this.queue,

@@ -217,3 +217,11 @@ const DockerHookSchema = gated({
 export interface DockerHook extends z.output<typeof DockerHookSchema> {}
 /** DockerHook builds (and optionally pushes) an image (docs/reference/katalog.md §16.2). `builder` stays absent when not written, so `OCI_BUILDER` can override the default `docker`. */
 export const DockerHook: z.ZodType<DockerHook> = DockerHookSchema.meta({ id: 'DockerHook' });
+
+/**
+ * HOISTED_HOOKS are the hook fields that may also be declared under `onCreate`/`onReconcile`; the
+ * loader hoists them to `operatorBox` (docs/reference/katalog.md §15, §16): `lists` append their
+ * items in order (onReconcile, onCreate, operatorBox), `blocks` may be declared in one place only.
+ * The reconciler's hook table reads it (which hooks `--strict` finds under a group).
+ */
+export const HOISTED_HOOKS = { lists: ['external'], blocks: ['git', 'docker'] } as const;

@@ -18,7 +18,7 @@ import {
   StatusBlock,
   Validation,
 } from './crd-parts.js';
-import { CrossRead, DockerHook, ExternalCall, GitHook } from './hooks.js';
+import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS } from './hooks.js';
 import {
   DnsLabel,
   EntryName,
@@ -205,7 +205,7 @@ const OperatorBoxSchema = z
     status: StatusBlock.prefault({}),
   })
   .superRefine((box, ctx) => {
-    for (const hook of ['git', 'docker'] as const) {
+    for (const hook of HOISTED_HOOKS.blocks) {
       const places = [
         ...(box[hook] === undefined ? [] : [[hook]]),
         ...(box.onCreate?.[hook] === undefined ? [] : [['onCreate', hook]]),
