@@ -14,6 +14,7 @@ import {
   ProviderBlocks,
   ProviderRef,
   Queue,
+  PreReconcile,
   Requeue,
   StatusBlock,
   Validation,
@@ -302,6 +303,8 @@ const crdEntryShape = {
   queue: Queue.prefault({}),
   /** When to reconcile a CR again after a successful reconcile (docs/reference/katalog.md §20.2, upstream's `requeue`). */
   requeue: Requeue.optional(),
+  /** Gates on a CR's reconciles (docs/reference/katalog.md §20.3, upstream's `preReconcile`). */
+  preReconcile: PreReconcile.optional(),
   autoscale: Autoscale.optional(),
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),

@@ -15,7 +15,8 @@ import type { Path } from './nodes.js';
 import { ENTRY_REFUSED, REFUSED } from './refusals.js';
 import { upgradeTiming } from './timing.js';
 import type { UpgradeDialectOptions, Upgrader } from './upgrader.js';
-import { upgradePreReconcile, upgradeWatch } from './watch.js';
+import { upgradeWatch } from './watch.js';
+import { upgradePreReconcile } from './pre-reconcile.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
 const BOX_KEYS = ['finalizers', 'onCreate', 'onReconcile', 'onDelete', 'status', 'providers'] as const;
@@ -189,7 +190,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   );
   upgradeWatch(up, entry, base);
   upgradePreReconcile(up, entry, base);
-  for (const key of ['observe', 'watch', 'preReconcile', 'rollback', 'rollBackOnError']) {
+  for (const key of ['observe', 'watch', 'rollback', 'rollBackOnError']) {
     const boxNow = mapAt(entry, 'operatorBox');
     const pair = boxNow == null ? undefined : pairOf(boxNow, key);
     if (boxNow == null || pair == null) continue;
