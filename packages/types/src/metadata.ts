@@ -55,6 +55,11 @@ export const OrkestraAnnotation = {
   LastImage: `${ORKESTRA_PREFIX}last-image`,
   /** CR, set by people: pins the CR to a Katalog revision, overriding the rollout (docs/reference/runtime.md §24.2, ADR 0015). */
   Revision: `${ORKESTRA_PREFIX}revision`,
+  /**
+   * Source Secret, set by its owners: the namespaces (comma-separated) whose CRs may copy it with a
+   * `copyFrom` they chose (docs/reference/katalog.md §7.2, ADR 0048), as a ReferenceGrant does.
+   */
+  CopyTo: `${ORKESTRA_PREFIX}copy-to-namespaces`,
 } as const;
 /** OrkestraAnnotation is one of the runtime's annotation keys. */
 export type OrkestraAnnotation = (typeof OrkestraAnnotation)[keyof typeof OrkestraAnnotation];
