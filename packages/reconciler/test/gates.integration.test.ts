@@ -92,7 +92,7 @@ describe('preReconcile.reconcileGate on a control plane', () => {
       message: expect.stringMatching(/^reconcileGate: when\[0\]/),
     });
     expect(syncedOf(held ?? ({} as never))).toBeUndefined(); // never reconciled: no Synced, no finalizer
-    expect((held?.metadata as { finalizers?: string[] }).finalizers ?? []).toEqual([]);
+    expect(held?.metadata.finalizers ?? []).toEqual([]);
     expect(
       await exists(() => core.readNamespacedConfigMap({ namespace: env.namespace, name: 'held-cfg' })),
     ).toBe(false);

@@ -43,7 +43,10 @@ function desired(grantTo: readonly string[] | undefined): DesiredSet {
 function services(secret: KubeObject | undefined, allowed: readonly string[] = []) {
   return {
     client: {
-      get: () => (secret == null ? Promise.reject(new NotFoundError('not found')) : Promise.resolve(secret)),
+      get: () =>
+        secret == null
+          ? Promise.reject(new NotFoundError({ status: 404, verb: 'get', message: 'not found' }))
+          : Promise.resolve(secret),
     } as never,
     crd: { allowedSourceNamespaces: allowed },
   };
