@@ -105,6 +105,11 @@ export const ConditionReason = {
    * about Secrets the CR may not read.
    */
   CopyNotGranted: 'CopyNotGranted',
+  /**
+   * Ready=False, not retried: the CR failed `rollback.trigger.consecutiveFailures` times in a row and
+   * was rolled back (docs/reference/katalog.md §20.4); reconciled again once its spec changes.
+   */
+  RolledBack: 'RolledBack',
   /** Gated=True: a `preReconcile.reconcileGate` holds the CR (docs/reference/katalog.md §20.3). */
   ReconcileGated: 'ReconcileGated',
   /** Ready=False, retry: the reconcile exceeded its time budget. */
@@ -180,6 +185,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   SourceSecretMissing: 'pending',
   CopyNotGranted: 'pending',
   ReconcileGated: 'none',
+  RolledBack: 'terminal',
   ReconcileTimeout: 'retry',
   RetriesExhausted: 'terminal',
   InternalError: 'retry',

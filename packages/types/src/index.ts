@@ -190,6 +190,7 @@ export {
   WatchItem,
   PreReconcile,
   SENTINELS,
+  Rollback,
 } from './schema/crd-parts.js';
 export type { RequeueRule, RetryBackoff, PreReconcileGate, Sentinel } from './schema/crd-parts.js';
 export {

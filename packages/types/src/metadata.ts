@@ -60,6 +60,10 @@ export const OrkestraAnnotation = {
    * `copyFrom` they chose (docs/reference/katalog.md §7.2, ADR 0048), as a ReferenceGrant does.
    */
   CopyTo: `${ORKESTRA_PREFIX}copy-to-namespaces`,
+  /** CR of an entry with `rollback`: its last successfully reconciled spec, gzip + base64 JSON (katalog.md §20.4). */
+  PreviousSpec: `${ORKESTRA_PREFIX}previous-spec`,
+  /** CR of an entry with `rollback`: the generation at which it was rolled back (katalog.md §20.4). */
+  RollbackAtGeneration: `${ORKESTRA_PREFIX}rollback-at-generation`,
 } as const;
 /** OrkestraAnnotation is one of the runtime's annotation keys. */
 export type OrkestraAnnotation = (typeof OrkestraAnnotation)[keyof typeof OrkestraAnnotation];

@@ -16,6 +16,7 @@ import {
   Queue,
   PreReconcile,
   Requeue,
+  Rollback,
   StatusBlock,
   Validation,
 } from './crd-parts.js';
@@ -305,6 +306,8 @@ const crdEntryShape = {
   requeue: Requeue.optional(),
   /** Gates on a CR's reconciles (docs/reference/katalog.md §20.3, upstream's `preReconcile`). */
   preReconcile: PreReconcile.optional(),
+  /** Stop, and optionally roll back, a CR that keeps failing (docs/reference/katalog.md §20.4, upstream's `rollback`). */
+  rollback: Rollback.optional(),
   autoscale: Autoscale.optional(),
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),

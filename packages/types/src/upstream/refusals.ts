@@ -14,8 +14,6 @@ export const REFUSED: Readonly<Record<string, string>> = {
   observe: 'watching unrelated objects is not supported; children and cross targets are watched',
   watch:
     'watching objects other than children and cross targets is not supported; a change to them reaches the CR at its next resync',
-  rollback: 'rollback is not supported',
-  rollBackOnError: 'rollback is not supported',
   profile: 'tuning profiles are not supported; set workers, resync and queue',
   sentinels: 'event sentinels are not supported; reconciles are level-based',
 };
