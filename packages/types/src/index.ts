@@ -188,8 +188,11 @@ export {
   Queue,
   DependsOn,
   WatchItem,
+  PreReconcile,
+  SENTINELS,
+  Rollback,
 } from './schema/crd-parts.js';
-export type { RequeueRule, RetryBackoff } from './schema/crd-parts.js';
+export type { RequeueRule, RetryBackoff, PreReconcileGate, Sentinel } from './schema/crd-parts.js';
 export {
   Katalog,
   KatalogMetadata,

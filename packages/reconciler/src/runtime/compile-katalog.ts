@@ -105,6 +105,11 @@ export interface CompiledCrd {
   /** Finalizers added to every CR: the runtime's plus `operatorBox.finalizers` and `spec.finalizers`. */
   readonly extraFinalizers: readonly string[];
   /**
+   * The Katalog's `allowedSourceNamespaces`: namespaces whose Secrets a copy the CR chose may read
+   * without a grant on the source (docs/reference/katalog.md §7.2).
+   */
+  readonly allowedSourceNamespaces: readonly string[];
+  /**
    * issue-18: what Ready means: `children` (Synced and every child ready) or `reconciled` (Ready =
    * Synced, upstream's meaning; the loader sets it for upstream dialects).
    */
@@ -238,6 +243,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     onDeleteGroups,
     statusFields,
     extraFinalizers: [...new Set([...box.finalizers, ...katalog.spec.finalizers])],
+    allowedSourceNamespaces: katalog.spec.allowedSourceNamespaces ?? [],
     readiness: (entry as { readiness?: 'children' | 'reconciled' }).readiness ?? 'children',
     childKinds: [...childKinds.values()],
     hooks: compileHooks(entry, base, engine),

@@ -32,6 +32,12 @@ export interface DesiredChild {
   readonly copyFrom?: {
     readonly namespace: string;
     readonly name: string;
+    /**
+     * Set when the CR chose the source (a templated `copyFrom` of a namespaced entry) in another
+     * namespace: the namespaces the source must grant the copy to (the CR's, and the copy's own
+     * when it differs) — docs/reference/katalog.md §7.2.
+     */
+    readonly grantTo?: readonly string[];
     readonly withCopy: (data: Readonly<Record<string, string>>, type: string | undefined) => KubeObject;
   };
 }
@@ -151,7 +157,7 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
                 input.owner,
                 kindHints,
               ).manifest;
-      const source = copySource(rendered, input.owner);
+      const source = copySource(rendered, input.owner, entry, crd.entry.namespaced, ref.namespace);
       const copyFrom =
         source == null
           ? undefined
@@ -202,14 +208,27 @@ function nameOf(entry: CompiledResourceEntry, rendered: Record<string, unknown>)
 function copySource(
   rendered: Readonly<Record<string, unknown>>,
   owner: Owner,
-): { namespace: string; name: string } | undefined {
+  entry: CompiledResourceEntry,
+  namespaced: boolean,
+  copyNamespace: string | undefined,
+): { namespace: string; name: string; grantTo?: readonly string[] } | undefined {
   const from = rendered['copyFrom'] as { name?: unknown; namespace?: unknown } | undefined;
   if (from == null) return undefined;
   const namespace =
     typeof from.namespace === 'string' && from.namespace !== ''
       ? from.namespace
       : (owner.namespace ?? 'default');
-  return { namespace, name: typeof from.name === 'string' ? from.name : '' };
+  const name = typeof from.name === 'string' ? from.name : '';
+  const declared = entry.raw['copyFrom'] as { name?: unknown; namespace?: unknown } | undefined;
+  const chosenByCr = isTemplate(declared?.namespace) || isTemplate(declared?.name);
+  const crNamespace = owner.namespace ?? 'default';
+  if (!namespaced || !chosenByCr || namespace === crNamespace) return { namespace, name };
+  const grantTo = [...new Set([crNamespace, copyNamespace ?? crNamespace])];
+  return { namespace, name, grantTo };
+}
+
+function isTemplate(value: unknown): boolean {
+  return typeof value === 'string' && value.includes('{{');
 }
 
 /** resolvable strips runtime-only keys the registry does not take (a `tls` Secret is resolved as its TLS type without data). */
