@@ -33,7 +33,8 @@ import {
 } from './primitives.js';
 import { RESOURCE_KINDS } from '../kinds/index.js';
 import type { KindTable } from '../kinds/index.js';
-import { PersistentVolumeClaimEntry, JobEntry } from './resources.js';
+import { JobEntry } from '../kinds/jobs.js';
+import { PersistentVolumeClaimEntry } from '../kinds/persistent-volume-claims.js';
 
 /** EntryListShape is one `z.array(entry).default([])` per registered kind, keyed by list key. */
 type EntryListShape = {
