@@ -170,7 +170,8 @@ export {
 } from './schema/resources.js';
 
 // Hooks, CRD parts, Katalog
-export { ExternalCall, CrossRead, GitHook, DockerHook } from './schema/hooks.js';
+export { ExternalCall, CrossRead, GitHook, DockerHook, EXTERNAL_PROTOCOLS } from './schema/hooks.js';
+export type { ExternalProtocolName } from './schema/hooks.js';
 export {
   Normalize,
   MutationRule,
