@@ -68,6 +68,8 @@ export interface KatalogRuntimeOptions extends RuntimeTuning {
   readonly crossAuthorize?: CrossAuthorize;
   /** The bearer token sent with HTTP cross reads to a literal `endpoint` (docs/adr/0030). Default: none sent. */
   readonly crossToken?: () => Promise<string | undefined>;
+  /** Imports the client package of an external call protocol (`@orkestra/protocol-postgres`; ADR 0053). Default a dynamic `import()`. */
+  readonly importProtocol?: (specifier: string) => Promise<unknown>;
 }
 
 /** CreateKatalogRuntimeOptions is what createKatalogRuntime needs. */
@@ -300,6 +302,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     clock,
     allowLinkLocal: tuning.allowLinkLocal,
     allowAddresses: tuning.allowPrivateAddresses,
+    ...(options.options?.importProtocol == null ? {} : { importModule: options.options.importProtocol }),
   });
   // The address guard covers cross HTTP reads like external calls (issue 20).
   const crossHttp = new CrossHttpClient({
@@ -593,6 +596,8 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       await children.stop();
       await watches.stop();
       await copySources.stop();
+      // Pooled protocol connections (ADR 0053) end with the runtime: a reload opens new ones.
+      await external.close();
     },
     isReady() {
       return (
