@@ -114,6 +114,8 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
       ...(options.syncTimeoutMs == null ? {} : { syncTimeoutMs: options.syncTimeoutMs }),
       ...(options.cross == null ? {} : { crossAuthorize: options.cross.authorize }),
       ...(options.cross?.token == null ? {} : { crossToken: options.cross.token }),
+      // Protocol clients (`@orkestra/protocol-postgres`) resolve from the operator, like providers.
+      importProtocol: (specifier: string) => import(specifier),
     },
   });
   const crdEntries = options.katalog.spec.crds;

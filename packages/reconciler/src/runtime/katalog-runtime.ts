@@ -60,6 +60,8 @@ export interface KatalogRuntimeOptions extends RuntimeTuning {
   readonly crossAuthorize?: CrossAuthorize;
   /** The bearer token sent with HTTP cross reads to a literal `endpoint` (docs/adr/0030). Default: none sent. */
   readonly crossToken?: () => Promise<string | undefined>;
+  /** Imports the client package of an external call protocol (`@orkestra/protocol-postgres`; ADR 0053). Default a dynamic `import()`. */
+  readonly importProtocol?: (specifier: string) => Promise<unknown>;
 }
 
 /** CreateKatalogRuntimeOptions is what createKatalogRuntime needs. */
@@ -211,6 +213,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     lookup: (name) => crossTarget(entries.get(name)),
     onBuildFinished: (waiters) => wiring.enqueueReaders(waiters),
     ...(options.options?.crossToken == null ? {} : { crossToken: options.options.crossToken }),
+    ...(options.options?.importProtocol == null ? {} : { importProtocol: options.options.importProtocol }),
   });
   const katalogHooks = new KatalogHooks(hooks.services);
   const wiring = wireWatches({
@@ -293,6 +296,8 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       await children.stop();
       await watches.stop();
       await copySources.stop();
+      // Pooled protocol connections (ADR 0053) end with the runtime: a reload opens new ones.
+      await hooks.external.close();
     },
     isReady: () =>
       starter.started &&
