@@ -54,6 +54,8 @@ import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 import { resolveTuning } from './tuning.js';
 import type { RuntimeTuning } from './tuning.js';
 import type { RuntimeRevisions } from '../rollout/revisions.js';
+import { shardSelector } from './shard.js';
+import type { RuntimeShard } from './shard.js';
 
 /**
  * KatalogRuntimeOptions is the runtime's tuning (RuntimeTuning, defaults in one place) plus the
@@ -97,6 +99,8 @@ export interface CreateKatalogRuntimeOptions {
   readonly options?: KatalogRuntimeOptions;
   /** issue 21: the revision of this Katalog, the previous one and which a CR gets (docs/reference/runtime.md §24.2). Default: one revision, unrecorded. */
   readonly revisions?: RuntimeRevisions;
+  /** Sharded operators (docs/reference/runtime.md §25, ADR 0045): this runtime is one shard. Default: it sees every CR. */
+  readonly shard?: RuntimeShard;
 }
 
 /** RuntimeEntry is one CRD entry's machinery, for metrics, the autoscaler and cross endpoints. */
@@ -243,6 +247,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     clock,
     random,
     ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
+    shardSelector: shardSelector(options.shard),
     watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
     logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
     observer,
@@ -428,6 +433,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
           enqueueReader(reader);
       },
       customScope,
+      shard: options.shard,
     });
     const autoscale = crd.entry.autoscale;
     const autoscaleConfig =
