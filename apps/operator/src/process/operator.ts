@@ -355,6 +355,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       watchNamespace: options.watchNamespace,
       client: api.client,
       kubeConfig,
+      listWatch: api.listWatch,
       userAgent: api.userAgent,
       onRequest: api.onRequest,
       leaseDurationMs: config.leaseDurationMs,

@@ -25,6 +25,8 @@ export interface ShardMemberOptions {
   readonly watchNamespace?: string | undefined;
   readonly client: KubeClient;
   readonly kubeConfig: KubeConfig;
+  /** The operator's list/watch client (whole objects), for the shard Leases. */
+  readonly listWatch: KubeListWatchClient;
   readonly userAgent: string;
   readonly onRequest?: (method: string, status: number, seconds: number) => void;
   readonly leaseDurationMs: number;
@@ -121,6 +123,7 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
           metadataOnly: true,
           ...(options.onRequest == null ? {} : { onRequest: options.onRequest }),
         }),
+        leaseListWatch: options.listWatch,
         katalogName: options.katalogName,
         leaseNamespace: options.namespace,
         resources,

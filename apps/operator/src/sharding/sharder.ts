@@ -15,6 +15,9 @@ import type { ShardLeaseView } from './assign.js';
 import { objectKey } from './ring.js';
 import { SHARD_LEASE_LABEL } from './shard-lease.js';
 
+/** ListWatchClient is what an Informer lists and watches through. */
+type ListWatchClient = ConstructorParameters<typeof Informer>[0]['client'];
+
 /** ShardedResource is one CR kind the sharder assigns. */
 export interface ShardedResource {
   readonly group: string;
@@ -28,8 +31,10 @@ export interface ShardedResource {
 export interface SharderOptions {
   /** Patches of CR labels, reads and deletes of shard Leases (the operator's counted client). */
   readonly client: Pick<KubeClient, 'mergePatch' | 'delete'>;
-  /** A list/watch client made with `metadataOnly: true` (CRs) — Leases are read through it too. */
+  /** A list/watch client made with `metadataOnly: true`, for the CRs. */
   readonly listWatch: KubeListWatchClient;
+  /** A list/watch client of whole objects, for the shard Leases (their spec is what counts). */
+  readonly leaseListWatch: ListWatchClient;
   readonly katalogName: string;
   /** The operator namespace, where the shard Leases live. */
   readonly leaseNamespace: string;
@@ -97,7 +102,7 @@ export class Sharder {
     const warn = (fields: Record<string, unknown>, message: string): void =>
       options.logger?.warn({ ...fields, component: 'sharder' }, message);
     this.#leases = new Informer({
-      client: options.listWatch,
+      client: options.leaseListWatch,
       resource: {
         group: 'coordination.k8s.io',
         version: 'v1',
