@@ -361,7 +361,8 @@ export class CrdController {
       this.#ownWrites.delete(key);
       return {};
     }
-    // ADR 0045: a drained CR is handed over here, where no other reconcile of its key can run.
+    // ADR 0045: a drained CR is handed over here, where no other reconcile of its key can run
+    // (also when its retries are exhausted: the new shard starts them afresh).
     if (this.#shard != null && isDraining(cached)) {
       await this.#shard.onDrain(cached);
       logger.info({}, 'handed over to another shard');
