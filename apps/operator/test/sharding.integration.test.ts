@@ -246,6 +246,11 @@ describe('active-active sharding', () => {
       for (const name of onA) expect(wroteA.has(name), `${name} written by a`).toBe(true);
       for (const name of onB) expect(wroteB.has(name), `${name} written by b`).toBe(true);
 
+      // Idle cost: once assigned, the sharder writes nothing (3 ticks of quiet).
+      const patchesBefore = leader.operator.sharderStats()?.patches;
+      await sleep(3_000);
+      expect(leader.operator.sharderStats()?.patches).toBe(patchesBefore);
+
       // ---- the non-leader stops: its CRs move to the survivor and converge on an edit
       const survivor = leader;
       const stopped = leader === a ? b : a;
