@@ -375,6 +375,13 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   rollout = makeRollout(firstRollout, () => runtime);
   firstHolder.controller = rollout;
   metrics.addCollector((gauges) => runtime.collect(gauges));
+  if (member != null && shardId != null) {
+    const shard = member;
+    metrics.addCollector(() => {
+      const sharder = shard.sharderStats();
+      metrics.sharding({ shard: shardId, held: shard.holds(), ...(sharder == null ? {} : { sharder }) });
+    });
+  }
 
   const katalogRoute: ExtraRoute = (_request, response, url) => {
     if (url.pathname !== '/katalog' && url.pathname !== '/katalog/') return false;
