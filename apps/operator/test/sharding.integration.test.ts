@@ -3,37 +3,67 @@
  * with the operators in this process:
  *
  * - 2 replicas and 20 CRs: the leader's sharder labels every CR with one live shard within about
- *   a second; each CR's child carries the same label; each CR's writing reconciles come from its
- *   shard's replica only, never the other's (the runtime's own log lines, one stream per replica);
+ *   a second; each CR's child carries the same label; each CR's child is written by exactly one
+ *   replica — the API server's audit log names the writer by its User-Agent (`…; shard <id>`) —
+ *   and each CR's writing reconciles come from its shard's replica only (the replicas' logs);
  * - the non-leader stops (SIGTERM path: workers stop, then its shard Lease is released): its CRs
  *   move to the survivor, whose reconcile relabels their children, and an edit converges;
  * - a third replica starts: the CRs the ring gives it are drained by the survivor first — the
  *   survivor's `handed over` comes before the newcomer's first reconcile of each moved CR.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ApiextensionsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { OrkestraLabel } from '@orkestra/types';
-import { useControlPlane } from '@orkestra/testenv/vitest';
+import { startControlPlane } from '@orkestra/testenv';
+import type { ControlPlane } from '@orkestra/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunConfig } from '../src/process/config.js';
 import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
 
-const env = useControlPlane();
 const N = 20;
+const NAMESPACE = 'sharding-apps';
 const group = `sh${randomBytes(3).toString('hex')}.test.orkestra.io`;
 const katalogName = `shard${randomBytes(2).toString('hex')}`;
 const dir = mkdtempSync(join(tmpdir(), 'orkestra-sharding-'));
 const file = join(dir, 'katalog.yaml');
+const auditLog = join(dir, 'audit.log');
+let cp: ControlPlane;
+/** What the test reads of the control plane (the useControlPlane fixture's shape). */
+const env = {
+  get kubeConfig() {
+    return cp.kubeConfig;
+  },
+  namespace: NAMESPACE,
+};
+
+interface AuditEvent {
+  readonly auditID: string;
+  readonly verb: string;
+  readonly userAgent?: string;
+  readonly objectRef?: { readonly resource?: string; readonly namespace?: string; readonly name?: string };
+}
+/** The User-Agents of every write (create, update, patch, delete) of each ConfigMap, from the audit log. */
+function configMapWriters(): Map<string, Set<string>> {
+  const writers = new Map<string, Set<string>>();
+  const seen = new Set<string>();
+  for (const line of readFileSync(auditLog, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const event = JSON.parse(line) as AuditEvent;
+    if (seen.has(event.auditID)) continue;
+    seen.add(event.auditID);
+    const ref = event.objectRef;
+    if (ref?.resource !== 'configmaps' || ref.namespace !== NAMESPACE || ref.name == null) continue;
+    if (!['create', 'update', 'patch', 'delete'].includes(event.verb)) continue;
+    const set = writers.get(ref.name) ?? new Set<string>();
+    set.add(event.userAgent ?? '');
+    writers.set(ref.name, set);
+  }
+  return writers;
+}
 writeFileSync(
   file,
   `apiVersion: orkestra.konductor.io/v1alpha1
@@ -183,16 +213,29 @@ const wrote = (replica: Replica, since = 0): Set<string> =>
   );
 
 beforeAll(async () => {
+  const policy = join(dir, 'audit-policy.yaml');
+  writeFileSync(
+    policy,
+    'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n  - level: Metadata\n',
+  );
+  writeFileSync(auditLog, '');
+  cp = await startControlPlane({
+    controllerManager: false,
+    apiserverArgs: [
+      `--audit-policy-file=${policy}`,
+      `--audit-log-path=${auditLog}`,
+      '--audit-log-format=json',
+      '--audit-log-mode=blocking',
+    ],
+  });
+  await cp.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
   await startReplica('a');
   await startReplica('b');
 }, 180_000);
 
 afterAll(async () => {
   for (const replica of replicas) await replica.operator.shutdown('test done').catch(() => undefined);
-  await env.kubeConfig
-    .makeApiClient(ApiextensionsV1Api)
-    .deleteCustomResourceDefinition({ name: `apps.${group}` })
-    .catch(() => undefined);
+  await cp?.stop();
 });
 
 describe('active-active sharding', () => {
@@ -238,6 +281,13 @@ describe('active-active sharding', () => {
       expect(onA.length + onB.length).toBe(N);
       expect(onA.length).toBeGreaterThan(0);
       expect(onB.length).toBeGreaterThan(0);
+      // The audit log: each child written by one User-Agent, its CR's shard's.
+      const writers = configMapWriters();
+      for (const [name, shard] of first) {
+        const agents = [...(writers.get(`${name}-config`) ?? [])];
+        expect(agents, `writers of ${name}-config`).toHaveLength(1);
+        expect(agents[0], `writer of ${name}-config`).toContain(`; shard ${shard})`);
+      }
       // Exactly one writer per CR: its own shard's replica.
       const wroteA = wrote(a);
       const wroteB = wrote(b);
