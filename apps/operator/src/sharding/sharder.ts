@@ -8,7 +8,6 @@
 import { ConflictError, NotFoundError } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { Informer } from '@orkestra/reconciler';
-import type { KubeListWatchClient } from '@orkestra/reconciler';
 import type { Logger } from '@orkestra/types';
 import { LeaseTracker, ShardAssignment, shardedObjectOf } from './assign.js';
 import type { ShardLeaseView } from './assign.js';
@@ -31,8 +30,8 @@ export interface ShardedResource {
 export interface SharderOptions {
   /** Patches of CR labels, reads and deletes of shard Leases (the operator's counted client). */
   readonly client: Pick<KubeClient, 'mergePatch' | 'delete'>;
-  /** A list/watch client made with `metadataOnly: true`, for the CRs. */
-  readonly listWatch: KubeListWatchClient;
+  /** A list/watch client made with `metadataOnly: true` (`KubeListWatchClient`), for the CRs. */
+  readonly listWatch: ListWatchClient;
   /** A list/watch client of whole objects, for the shard Leases (their spec is what counts). */
   readonly leaseListWatch: ListWatchClient;
   readonly katalogName: string;
