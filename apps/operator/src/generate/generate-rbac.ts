@@ -413,7 +413,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     {
       apiGroups: ['coordination.k8s.io'],
       resources: ['leases'],
-      verbs: ['get', 'update'],
+      verbs: ['get', 'update', 'patch'],
       resourceNames: [leaseName],
     },
     ...(options.sharding === true
