@@ -46,6 +46,8 @@ import { WatchTriggers } from './watch-triggers.js';
 import type { WatchingEntry } from './watch-triggers.js';
 import { wireWatches } from './watches.js';
 import type { RuntimeRevisions } from '../rollout/revisions.js';
+import { shardSelector } from './shard.js';
+import type { RuntimeShard } from './shard.js';
 
 /**
  * KatalogRuntimeOptions is the runtime's tuning (RuntimeTuning, defaults in one place) plus the
@@ -91,6 +93,8 @@ export interface CreateKatalogRuntimeOptions {
   readonly options?: KatalogRuntimeOptions;
   /** issue 21: the revision of this Katalog, the previous one and which a CR gets (docs/reference/runtime.md §24.2). Default: one revision, unrecorded. */
   readonly revisions?: RuntimeRevisions;
+  /** Sharded operators (docs/reference/runtime.md §25, ADR 0045): this runtime is one shard. Default: it sees every CR. */
+  readonly shard?: RuntimeShard;
 }
 
 /** RuntimeEntry is one CRD entry's machinery, for metrics, the autoscaler and cross endpoints. */
@@ -186,6 +190,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     ...informerParts,
     kinds: [...kindUsers.values()],
     ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
+    shardSelector: shardSelector(options.shard),
     watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
     logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
   });
@@ -245,6 +250,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       observer,
       onPrimaryChange: wiring.onPrimaryChange(crd.name),
       customScope,
+      shard: options.shard,
     });
     entries.set(crd.name, runtimeEntry(controller, { clock, logger }));
   }
