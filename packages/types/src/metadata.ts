@@ -55,6 +55,8 @@ export const OrkestraAnnotation = {
   LastImage: `${ORKESTRA_PREFIX}last-image`,
   /** CR, set by people: pins the CR to a Katalog revision, overriding the rollout (docs/reference/runtime.md §24.2, ADR 0015). */
   Revision: `${ORKESTRA_PREFIX}revision`,
+  /** CRD or child, set by people: `"true"` lets a delete through deletion protection (docs/reference/katalog.md §2.4, ADR 0050). */
+  AllowDelete: `${ORKESTRA_PREFIX}allow-delete`,
 } as const;
 /** OrkestraAnnotation is one of the runtime's annotation keys. */
 export type OrkestraAnnotation = (typeof OrkestraAnnotation)[keyof typeof OrkestraAnnotation];
