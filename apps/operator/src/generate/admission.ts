@@ -7,7 +7,8 @@
  * `default`. A rule CEL cannot decide as the reconcile does stays reconcile-time only, with the
  * reason. Reconcile-time validation and mutation are unchanged: admission is an earlier copy.
  */
-import type { CrdEntry, Katalog } from '@orkestra/types';
+import { evaluateCondition, evaluateConditions } from '@orkestra/types';
+import type { Condition, CrdEntry, Katalog, ValidationRule } from '@orkestra/types';
 import { dynamicResolver, translateCondition, translateGate, typedResolver } from './admission-cel.js';
 import type { Translation } from './admission-cel.js';
 import { manifestMetadata } from './manifest-meta.js';
@@ -37,6 +38,11 @@ export interface AdmissionPlan {
   readonly rules: readonly RulePlan[];
   /** `x-kubernetes-validations` of the CRD's `spec`. */
   readonly crdRules: readonly { rule: string; message: string }[];
+  /**
+   * `x-kubernetes-validations` of the CRD's root, for a CR without `spec`: rules on `spec` do not
+   * run then, and the reconcile reads the absent spec as {}, so a rule that fails on {} is `has(self.spec)`.
+   */
+  readonly rootRules: readonly { rule: string; message: string }[];
   /** Schema defaults: a `spec`-relative path and its value. */
   readonly defaults: readonly { path: readonly string[]; value: unknown }[];
   readonly deny: readonly { expression: string; message: string }[];
@@ -138,6 +144,7 @@ export function planAdmission(entry: CrdEntry): AdmissionPlan {
   });
 
   const crdRules: { rule: string; message: string }[] = [];
+  const rootRules: { rule: string; message: string }[] = [];
   const deny: { expression: string; message: string }[] = [];
   const warn: { expression: string; message: string }[] = [];
   (entry.validation?.rules ?? []).forEach((v, index) => {
@@ -169,6 +176,7 @@ export function planAdmission(entry: CrdEntry): AdmissionPlan {
     const typed = v.action === 'deny' && spec !== undefined ? both(typedResolver(spec)) : undefined;
     if (typed !== undefined && 'cel' in typed) {
       crdRules.push({ rule: typed.cel, message: v.message });
+      if (failsOnEmptySpec(v)) rootRules.push({ rule: 'has(self.spec)', message: v.message });
       rules.push({ rule, mechanism: 'crd-rule', cel: typed.cel, message: v.message });
       return;
     }
@@ -185,7 +193,16 @@ export function planAdmission(entry: CrdEntry): AdmissionPlan {
       message: v.message,
     });
   });
-  return { rules, crdRules, defaults, deny, warn };
+  return { rules, crdRules, rootRules, defaults, deny, warn };
+}
+
+/** failsOnEmptySpec is the reconcile's verdict on a CR whose spec is {} (absent). */
+function failsOnEmptySpec(rule: ValidationRule): boolean {
+  const context = { spec: {}, status: {}, metadata: {} };
+  return (
+    evaluateConditions(rule, context).passed &&
+    !evaluateCondition(rule.condition as Condition, context).passed
+  );
 }
 
 /** withAdmission adds the plan's rules and defaults to a CRD's `spec` schema node (a copy). */
@@ -193,9 +210,10 @@ export function withAdmission(specSchema: Schema, plan: AdmissionPlan): Schema {
   if (plan.crdRules.length === 0 && plan.defaults.length === 0) return specSchema;
   const out = structuredClone(specSchema);
   // The rules sit on `spec`, so an update that leaves spec alone (status, finalizers, labels) is
-  // not re-judged (validation ratcheting); `default: {}` makes sure they run when spec is absent,
-  // as the reconcile reads an absent spec as {}.
-  out['default'] ??= {};
+  // not re-judged (validation ratcheting). `default: {}` lets nested defaults apply to a CR without
+  // spec; the API server checks a default against the node's rules, so not beside them (a CR
+  // without spec then gets its defaults from the reconcile's mutation).
+  if (plan.crdRules.length === 0) out['default'] ??= {};
   if (plan.crdRules.length > 0)
     out['x-kubernetes-validations'] = [
       ...((out['x-kubernetes-validations'] as unknown[] | undefined) ?? []),
