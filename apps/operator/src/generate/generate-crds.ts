@@ -96,8 +96,15 @@ export function crdSchema(entry: CrdEntry): Schema {
   if (root['description'] == null && entry.description !== '') root['description'] = entry.description;
   const properties: Schema = isSchema(root['properties']) ? { ...root['properties'] } : {};
   // Deny rules the CRD can judge and literal defaults (docs/reference/katalog.md §12, ADR 0049).
-  if (isSchema(properties['spec']))
-    properties['spec'] = withAdmission(properties['spec'], planAdmission(entry));
+  if (isSchema(properties['spec'])) {
+    const plan = planAdmission(entry);
+    properties['spec'] = withAdmission(properties['spec'], plan);
+    if (plan.rootRules.length > 0)
+      root['x-kubernetes-validations'] = [
+        ...((root['x-kubernetes-validations'] as unknown[] | undefined) ?? []),
+        ...plan.rootRules,
+      ];
+  }
   const status = properties['status'];
   if (!isSchema(status)) {
     properties['status'] = OPEN;
