@@ -7,6 +7,8 @@ import { evaluateCondition, evaluateConditions, loadKatalog } from '@orkestra/ty
 import type { Condition, Katalog, ValidationRule } from '@orkestra/types';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planAdmission } from '../src/generate/admission.js';
+import { createApiTransport } from '../src/process/api-transport.js';
+import { installCrds } from '../src/process/install-crds.js';
 import { documentsOf } from './apply.js';
 import { kubeRequest } from './kube-raw.js';
 import type { RawResponse } from './kube-raw.js';
@@ -549,4 +551,68 @@ describe('what the API client sees', () => {
     const allowed = await kubeRequest(env.kubeConfig, 'DELETE', crdPath);
     expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
   });
+});
+
+describe('ork run --install-crds', () => {
+  it(
+    'applies the policies with the CRDs and deletes those the Katalog no longer asks for',
+    { timeout: 120_000 },
+    async () => {
+      const group = `t${randomBytes(3).toString('hex')}.adm.example.com`;
+      const text = SCENARIO(group);
+      const { katalog } = katalogFile('install', text);
+      const api = createApiTransport({
+        kubeConfig: env.kubeConfig,
+        katalogName: katalog.metadata.name,
+        restRequest: () => undefined,
+      });
+      const policyPath = (name: string): string =>
+        `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${name}`;
+      const warn = policyPath(`shops.${group}.orkestra-warn`);
+      const children = policyPath(`${katalog.metadata.name}.orkestra-protect-children`);
+      cleanup.push(async () => {
+        for (const name of [`shops.${group}`, `stalls.${group}`]) {
+          const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+          await kubeRequest(env.kubeConfig, 'PATCH', path, {
+            metadata: { annotations: { 'orkestra.konductor.io/allow-delete': 'true' } },
+          });
+          await kubeRequest(env.kubeConfig, 'DELETE', path);
+        }
+      });
+      await installCrds(api.client, katalog, { namespace: env.namespace });
+      expect((await kubeRequest(env.kubeConfig, 'GET', warn)).status).toBe(200);
+      const protect = await kubeRequest(env.kubeConfig, 'GET', children);
+      // The user the test authenticates as may delete children (the operator outside the cluster).
+      expect(JSON.stringify(protect.body)).toMatch(/request\.userInfo\.username != \\"[^"\\]+\\"/);
+
+      // The warn rule and the children protection are gone from the Katalog: so are their policies.
+      const { katalog: next } = katalogFile(
+        'install-next',
+        text
+          .replace(
+            '  deletionProtection: { crds: true, children: true }\n',
+            '  deletionProtection: { crds: true }\n',
+          )
+          .replace(/ {10}- \{ field: spec\.tier.*\n/, ''),
+      );
+      await installCrds(api.client, next, { namespace: env.namespace });
+      expect((await kubeRequest(env.kubeConfig, 'GET', warn)).status).toBe(404);
+      expect((await kubeRequest(env.kubeConfig, 'GET', children)).status).toBe(404);
+      expect(
+        (await kubeRequest(env.kubeConfig, 'GET', policyPath(`shops.${group}.orkestra-deny`))).status,
+      ).toBe(404);
+      expect(
+        (await kubeRequest(env.kubeConfig, 'GET', policyPath(`stalls.${group}.orkestra-deny`))).status,
+      ).toBe(200);
+      for (const name of [`stalls.${group}.orkestra-deny`, `${katalog.metadata.name}.orkestra-protect-crds`])
+        cleanup.push(async () => {
+          await kubeRequest(env.kubeConfig, 'DELETE', policyPath(name));
+          await kubeRequest(
+            env.kubeConfig,
+            'DELETE',
+            `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/${name}`,
+          );
+        });
+    },
+  );
 });
