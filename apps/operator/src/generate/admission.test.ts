@@ -105,7 +105,7 @@ describe('generated CRD and policies', () => {
           - { field: spec.image, exists: true, message: image is required }
           - { field: spec.replicas, lte: 10, message: at most 10 }
 `);
-    const crd = crdFor(k, entryOf(k)) as {
+    const crd = crdFor(k, entryOf(k)) as unknown as {
       spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] };
     };
     const root = crd.spec.versions[0]?.schema.openAPIV3Schema as {

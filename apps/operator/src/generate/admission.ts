@@ -96,7 +96,7 @@ const hasTemplate = (value: unknown): boolean =>
       : isSchema(value) && Object.values(value).some(hasTemplate);
 
 /** specSchemaOf is the `spec` node of an entry's declared schema, when it declares one. */
-export function specSchemaOf(entry: CrdEntry): Schema | undefined {
+function specSchemaOf(entry: CrdEntry): Schema | undefined {
   const root = entry.schema?.openAPIV3Schema as Schema | undefined;
   const props = root?.['properties'];
   const spec = isSchema(props) ? props['spec'] : undefined;
@@ -232,7 +232,7 @@ export function withAdmission(specSchema: Schema, plan: AdmissionPlan): Schema {
 }
 
 /** The name of an entry's policy of one action. */
-export function policyName(entry: CrdEntry, action: 'deny' | 'warn'): string {
+function policyName(entry: CrdEntry, action: 'deny' | 'warn'): string {
   return `${entry.apiTypes.plural}.${entry.apiTypes.group}.orkestra-${action}`;
 }
 
