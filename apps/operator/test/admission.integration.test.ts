@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useControlPlane } from '@orkestra/testenv/vitest';
@@ -12,7 +12,7 @@ import { installCrds } from '../src/process/install-crds.js';
 import { documentsOf } from './apply.js';
 import { kubeRequest } from './kube-raw.js';
 import type { RawResponse } from './kube-raw.js';
-import { runOrk } from './run-ork.js';
+import { REPO_ROOT, runOrk } from './run-ork.js';
 
 // Admission that the API client sees (docs/reference/katalog.md §2.4, §11, §12; ADR 0049, ADR 0050), on the
 // real local control plane: the CEL `ork generate` writes gives the verdict of the reconcile-time
@@ -551,6 +551,45 @@ describe('what the API client sees', () => {
     const allowed = await kubeRequest(env.kubeConfig, 'DELETE', crdPath);
     expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
   });
+});
+
+describe('the examples', () => {
+  it(
+    'every CRD ork generate writes for an example is accepted as written (x-kubernetes-* keys kept)',
+    { timeout: 120_000 },
+    async () => {
+      const examples = readdirSync(join(REPO_ROOT, 'examples')).filter((name) =>
+        existsSync(join(REPO_ROOT, 'examples', name, 'katalog.yaml')),
+      );
+      for (const example of examples) {
+        const prefix = `t${randomBytes(3).toString('hex')}`;
+        const text = readFileSync(join(REPO_ROOT, 'examples', example, 'katalog.yaml'), 'utf8').replace(
+          /\bgroup: ([a-z0-9.-]+)/g,
+          `group: ${prefix}.$1`,
+        );
+        const file = join(work, `example-${example}.yaml`);
+        writeFileSync(file, text);
+        const run = await runOrk(['generate', 'crd', file]);
+        expect(run.code, run.stderr).toBe(0);
+        for (const crd of documentsOf(run.stdout)) {
+          const created = await kubeRequest(
+            env.kubeConfig,
+            'POST',
+            '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+            crd,
+          );
+          expect(created.status, `${example}: ${JSON.stringify(created.body)}`).toBe(201);
+          cleanup.push(() =>
+            kubeRequest(
+              env.kubeConfig,
+              'DELETE',
+              `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name ?? ''}`,
+            ),
+          );
+        }
+      }
+    },
+  );
 });
 
 describe('ork run --install-crds', () => {
