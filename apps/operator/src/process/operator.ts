@@ -204,7 +204,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       restRequest: metrics.sink.restRequest,
     });
     if (config.installCrds) {
-      const names = await installCrds(api.client, katalog);
+      const names = await installCrds(api.client, katalog, { namespace: config.namespace });
       logger.info({ crds: names }, 'CustomResourceDefinitions installed');
     }
   } catch (error) {
@@ -581,7 +581,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     const previousRollout = rollout;
     await previousRollout?.stop();
     try {
-      if (config.installCrds) await installCrds(api.client, next.katalog);
+      if (config.installCrds) await installCrds(api.client, next.katalog, { namespace: config.namespace });
       const prepared = await prepare(next.katalog, next.text);
       const holder: { controller?: RolloutController | undefined } = {};
       const made = makeRuntime(next.katalog, prepared, holder);
