@@ -293,7 +293,10 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
   const box = entry.operatorBox;
   const cross = new Map<string, CrdEntry | undefined>();
   for (const read of box.cross)
-    cross.set(read.as ?? read.crd, read.endpoint == null ? katalog.spec.crds[read.crd] : undefined);
+    cross.set(
+      read.as ?? read.crd,
+      read.endpoint == null && read.url == null ? katalog.spec.crds[read.crd] : undefined,
+    );
   const providers = new Map<string, string[]>();
   for (const [provider, list] of Object.entries(box.providers))
     providers.set(
