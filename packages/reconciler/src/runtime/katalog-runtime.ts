@@ -29,6 +29,8 @@ import { Autoscaler, dispatcherInputs } from '../autoscaler/autoscaler.js';
 import { resolveAutoscaleConfig } from '../autoscaler/decide.js';
 import { CrossReaders } from '../hooks/cross.js';
 import { createCrossHandler } from '../hooks/cross-handler.js';
+import { createLiveApiHandler } from '../hooks/live-api.js';
+import type { LiveApiEntry, LiveEvent } from '../hooks/live-api.js';
 import type { CrossAuthorize, CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
 import { CrossHttpClient } from '../hooks/cross-http.js';
 import { DockerBuildManager } from '../hooks/docker.js';
@@ -223,6 +225,26 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       observer.event(controllerOf.get(`${subject.apiVersion}/${subject.kind}`) ?? '', type, reason),
     onDropped: () => observer.eventDropped(),
   });
+  // The Live API's `/events` answers from the Events this process recorded (runtime.md §18.6): no API read.
+  const liveEvents = new Map<string, LiveEvent[]>();
+  const recordEvent = events.record.bind(events);
+  events.record = (subject, type, reason, message) => {
+    const queued = recordEvent(subject, type, reason, message);
+    const key = `${subject.apiVersion}/${subject.kind}/${subject.metadata.namespace ?? ''}/${subject.metadata.name ?? ''}`;
+    const list = liveEvents.get(key) ?? [];
+    const at = clock.now();
+    const same = list.find((e) => e.type === type && e.reason === reason && e.message === message);
+    const next =
+      same == null
+        ? { type, reason, message, firstSeen: at, lastSeen: at, count: 1 }
+        : { ...same, lastSeen: at, count: same.count + 1 };
+    const kept = [...list.filter((e) => e !== same), next].slice(-20);
+    liveEvents.delete(key);
+    liveEvents.set(key, kept);
+    // At most 10 000 CRs are remembered; the least recently seen go first.
+    if (liveEvents.size > 10_000) liveEvents.delete(liveEvents.keys().next().value ?? '');
+    return queued;
+  };
   for (const crd of compiled.crds.values())
     controllerOf.set(`${crd.apiVersion}/${crd.apiTypes.kind}`, crd.name);
 
@@ -508,6 +530,41 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     gate.start();
     gitPoller?.start();
   };
+  const liveApiEntry = (entry: RuntimeEntry): LiveApiEntry => {
+    const crd = entry.controller.crd;
+    return {
+      name: entry.name,
+      crossAccess: crd.entry.crossAccess,
+      namespaced: crd.entry.namespaced,
+      apiTypes: crd.apiTypes,
+      resync: crd.entry.resync,
+      workersSource:
+        entry.autoscaler != null && entry.dispatcher.stats().capacity !== crd.entry.workers
+          ? 'autoscaler'
+          : 'configured',
+      health: () => {
+        const stats = entry.controller.stats();
+        const dispatcher = entry.dispatcher.stats();
+        return {
+          synced: stats.synced,
+          workersStarted: stats.workersStarted,
+          reconciles: stats.reconciles,
+          successes: stats.successes,
+          consecutiveFailures: stats.consecutiveFailures,
+          lastSuccessAt: stats.lastSuccessAt,
+          lastError: '',
+          queueDepth: entry.queue.stats().depth,
+          workers: dispatcher.capacity,
+          activeWorkers: dispatcher.inFlight,
+          unhealthyDependencies: gateStarted && gate.waiting().includes(entry.name),
+        };
+      },
+      list: () => entry.cache.list(),
+      get: (namespace, name) => entry.cache.getByName(namespace, name),
+      events: (namespace, name) =>
+        liveEvents.get(`${crd.apiVersion}/${crd.apiTypes.kind}/${namespace ?? ''}/${name}`) ?? [],
+    };
+  };
   const listWatchBase = (): Record<string, number> => {
     const out: Record<string, number> = {};
     for (const entry of entries.values()) {
@@ -557,23 +614,47 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       if (leader) startWorkers();
     },
     startWorkers,
-    crossHandler: createCrossHandler({
-      entries: new Map(
-        [...entries.values()].map((entry): [string, CrossHandlerEntry] => [
-          entry.name,
-          {
-            crossAccess: entry.controller.crd.entry.crossAccess,
-            namespaced: entry.controller.crd.entry.namespaced,
-            resource: {
-              group: entry.controller.crd.apiTypes.group,
-              plural: entry.controller.crd.apiTypes.plural,
+    crossHandler: (() => {
+      const objects = createCrossHandler({
+        entries: new Map(
+          [...entries.values()].map((entry): [string, CrossHandlerEntry] => [
+            entry.name,
+            {
+              crossAccess: entry.controller.crd.entry.crossAccess,
+              namespaced: entry.controller.crd.entry.namespaced,
+              resource: {
+                group: entry.controller.crd.apiTypes.group,
+                plural: entry.controller.crd.apiTypes.plural,
+              },
+              lookup: (namespace, name) => entry.cache.getByName(namespace, name),
             },
-            lookup: (namespace, name) => entry.cache.getByName(namespace, name),
-          },
-        ]),
-      ),
-      ...(options.options?.crossAuthorize == null ? {} : { authorize: options.options.crossAuthorize }),
-    }),
+          ]),
+        ),
+        ...(options.options?.crossAuthorize == null ? {} : { authorize: options.options.crossAuthorize }),
+      });
+      const liveEntries = new Map(
+        [...entries.values()].map((entry): [string, LiveApiEntry] => [entry.name, liveApiEntry(entry)]),
+      );
+      const live = createLiveApiHandler({
+        katalog: {
+          name: katalogName,
+          ...(compiled.katalog.metadata.version === '' ? {} : { version: compiled.katalog.metadata.version }),
+        },
+        entries: () => liveEntries,
+        isKonductor: () => leader,
+        ready: () => started,
+        authorize:
+          options.options?.crossAuthorize ??
+          (() =>
+            Promise.resolve({
+              ok: false,
+              status: 401,
+              message: 'the Live API is not served without an authorizer',
+            })),
+        now: () => clock.now(),
+      });
+      return async (request, response) => (await objects(request, response)) || live(request, response);
+    })(),
     hookServices: {
       external,
       crossHttp,
