@@ -210,6 +210,41 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
   };
 }
 
+/** LiveAnswerContext is what an in-process Live API answer needs besides the entry. */
+export interface LiveAnswerContext {
+  readonly isKonductor: boolean;
+  readonly now: () => number;
+  readonly startedAt: number;
+}
+
+/**
+ * liveAnswer is the answer the Live API would give for a cross read's `protocol`, built in process
+ * (the same shapes, no HTTP) for a kind this operator serves; undefined when the CR is absent.
+ */
+export function liveAnswer(
+  entry: LiveApiEntry,
+  protocol: 'cr' | 'health' | 'metrics' | 'info' | 'events',
+  namespace: string | undefined,
+  name: string,
+  context: LiveAnswerContext,
+): Record<string, unknown> | undefined {
+  const ns = entry.namespaced ? namespace : undefined;
+  switch (protocol) {
+    case 'health':
+      return entryHealth(entry, context.now, context.startedAt, { isKonductor: () => context.isKonductor });
+    case 'metrics':
+    case 'info':
+      return entryInfo(entry, context.isKonductor);
+    default: {
+      const object = entry.get(ns, name);
+      if (object == null) return undefined;
+      return protocol === 'events'
+        ? crEvents(entry, ns, name, context.now)
+        : crDetail(entry, object, context.isKonductor);
+    }
+  }
+}
+
 function target(
   entry: LiveApiEntry,
   verb: 'get' | 'list',
@@ -292,7 +327,7 @@ function entryHealth(
   entry: LiveApiEntry,
   now: () => number,
   startedAt: number,
-  options: LiveApiOptions,
+  options: Pick<LiveApiOptions, 'isKonductor'>,
 ): Record<string, unknown> {
   const health = entry.health();
   const state = stateOf(health);

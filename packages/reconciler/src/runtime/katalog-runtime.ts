@@ -29,7 +29,7 @@ import { Autoscaler, dispatcherInputs } from '../autoscaler/autoscaler.js';
 import { resolveAutoscaleConfig } from '../autoscaler/decide.js';
 import { CrossReaders } from '../hooks/cross.js';
 import { createCrossHandler } from '../hooks/cross-handler.js';
-import { createLiveApiHandler } from '../hooks/live-api.js';
+import { createLiveApiHandler, liveAnswer } from '../hooks/live-api.js';
 import type { LiveApiEntry, LiveEvent } from '../hooks/live-api.js';
 import type { CrossAuthorize, CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
 import { CrossHttpClient } from '../hooks/cross-http.js';
@@ -182,6 +182,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const revisions = options.revisions;
   const previous = revisions?.previous == null ? undefined : compile(revisions.previous.katalog);
   const katalogName = compiled.katalog.metadata.name;
+  const runtimeStartedAt = clock.now();
   const logger: Logger = (
     options.logger ??
     (pino({
@@ -365,6 +366,34 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       return entry == null
         ? undefined
         : { namespaced: entry.controller.crd.entry.namespaced, cache: entry.cache };
+    },
+    // Live API answers of this operator's own kinds, built in process (ADR 0043).
+    liveAnswer: (crd, protocol, namespace, name) => {
+      const entry = entries.get(crd);
+      return entry == null
+        ? undefined
+        : liveAnswer(liveApiEntry(entry), protocol, namespace, name, {
+            isKonductor: leader,
+            now: () => clock.now(),
+            startedAt: runtimeStartedAt,
+          });
+    },
+    crossCredential: async (auth, namespace) => {
+      if (auth.env != null) {
+        const variable = auth.env.replace(/^\$\{?/, '').replace(/\}$/, '');
+        const value = env[variable];
+        return value == null || value === ''
+          ? { error: `environment variable ${variable} is not set` }
+          : { id: `env:${variable}`, value };
+      }
+      const ref = auth.secretRef;
+      const ns = ref?.namespace ?? namespace ?? '';
+      if (ref == null || ns === '')
+        return { error: 'auth.secretRef needs a namespace for a cluster-scoped CR' };
+      const value = await kubeReads.secretValue(ns, ref.name, ref.key).catch(() => undefined);
+      return value == null || value === ''
+        ? { error: `secret ${ns}/${ref.name} has no key ${ref.key}` }
+        : { id: `secret:${ns}/${ref.name}/${ref.key}`, value };
     },
     git,
     docker,
@@ -652,6 +681,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
               message: 'the Live API is not served without an authorizer',
             })),
         now: () => clock.now(),
+        startedAt: runtimeStartedAt,
       });
       return async (request, response) => (await objects(request, response)) || live(request, response);
     })(),
