@@ -7,6 +7,9 @@
  * | path                                              | answer           | access review           |
  * | ------------------------------------------------- | ---------------- | ----------------------- |
  * | `/katalog`                                        | KatalogSummary   | `list`, per entry shown |
+ *
+ * `list` is reviewed in `?namespace=` when given, else in the operator's watched namespace when it
+ * is pinned to one, else cluster-wide.
  * | `/katalog/<crd>`                                  | EntryInfo        | `list`                  |
  * | `/katalog/<crd>/health`                           | EntryHealth      | `list`                  |
  * | `/katalog/<crd>/cr[?field=a.b&namespace=ns]`      | CrList           | `list` (in `namespace`) |
@@ -76,6 +79,11 @@ export interface LiveApiOptions {
   /** Whether every informer has its first list (upstream's `OrkReady`). */
   readonly ready: () => boolean;
   readonly authorize: CrossAuthorize;
+  /**
+   * The one namespace the operator watches, if it is pinned to one: lists, health and summaries are
+   * then access-reviewed in that namespace (every CR served is there), not cluster-wide.
+   */
+  readonly namespace?: string | undefined;
   /** Epoch ms. Default Date.now. */
   readonly now?: () => number;
   /** When the process started, epoch ms (for `startedAt` and `uptime`). Default the creation time. */
@@ -135,7 +143,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       if (await refuse(undefined)) return true;
       const crds: Record<string, unknown>[] = [];
       for (const entry of [...all.values()].filter((e) => e.crossAccess)) {
-        const decision = await options.authorize(request, target(entry, 'list', undefined, ''));
+        const decision = await options.authorize(request, target(entry, 'list', options.namespace ?? '', ''));
         if (decision.ok) crds.push(entrySummary(entry, options.isKonductor()));
       }
       const counts = { healthy: 0, degraded: 0, pending: 0 };
@@ -160,9 +168,8 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
 
     const [crdName = '', sub, ...rest] = segments;
     const entry = served(crdName);
-    const namespaceParam = url.searchParams.get('namespace') ?? '';
-    const listTarget =
-      entry == null ? undefined : target(entry, 'list', sub === 'cr' ? namespaceParam : undefined, '');
+    const scope = url.searchParams.get('namespace') ?? options.namespace ?? '';
+    const listTarget = entry == null ? undefined : target(entry, 'list', scope, '');
     if (sub == null || sub === 'health' || (sub === 'cr' && rest.length === 0)) {
       if (await refuse(listTarget)) return true;
       if (entry == null) return absent(response, request, crdName, all.has(crdName));

@@ -682,6 +682,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
             })),
         now: () => clock.now(),
         startedAt: runtimeStartedAt,
+        namespace: tuning.namespace,
       });
       return async (request, response) => (await objects(request, response)) || live(request, response);
     })(),
