@@ -131,7 +131,20 @@ async function start(
 }
 
 const startPeer = (port: number): Promise<Operator> =>
-  start(peerKatalog(), ['--cross-bind-address', `127.0.0.1:${port}`], {});
+  start(
+    peerKatalog(),
+    ['--cross-bind-address', `127.0.0.1:${port}`, '--metrics-bind-address', '127.0.0.1:0'],
+    {},
+  );
+
+/** apiRequests is the peer's count of API-server requests (`rest_client_requests_total`, all methods). */
+async function apiRequests(): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${peer?.metricsAddress?.port ?? 0}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n'))
+    if (line.startsWith('rest_client_requests_total')) total += Number(line.split(' ').at(-1));
+  return total;
+}
 
 const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
 
@@ -254,6 +267,13 @@ it('serves upstream’s Live API paths and shapes to a token that may read the e
   const katalog = (await (await live('/katalog')).json()) as Record<string, unknown>;
   expect(katalog).toMatchObject({ name: 'loader-runtime', version: '1.0.0', total: 1, OrkReady: true });
   expect((await fetch(`http://127.0.0.1:${crossPort}/katalog/loader/cr`)).status).toBe(401);
+  // Reads are answered from the informer cache, and the access reviews are cached: 0 API requests.
+  const before = await apiRequests();
+  for (let i = 0; i < 50; i++) await (await live(`/katalog/loader/cr/${env.namespace}/l1`)).arrayBuffer();
+  const after = await apiRequests();
+  expect(before).toBeGreaterThan(0);
+  console.log(`live-api: ${after - before} API-server requests for 50 detail reads`);
+  expect(after - before).toBe(0);
   // The object path of runtime.md §18.5 still answers.
   expect((await live(`/katalog/crds/loader/objects/${env.namespace}/l1`)).status).toBe(200);
 });
