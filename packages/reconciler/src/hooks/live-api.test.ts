@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -252,6 +253,25 @@ describe('the Live API handler', () => {
 
   it('leaves the object-read paths to their handler', async () => {
     expect((await fetch(`${base}/katalog/crds/db/objects/shop/payments`)).status).toBe(418);
+  });
+});
+
+describe('the JSON Schema of the answers (docs/reference/live-api.schema.json)', () => {
+  const schema = JSON.parse(
+    readFileSync(new URL('../../../../docs/reference/live-api.schema.json', import.meta.url), 'utf8'),
+  ) as { $defs: Record<string, { required?: string[]; properties?: Record<string, unknown> }> };
+  it.each([
+    ['KatalogSummary', '/katalog'],
+    ['EntryInfo', '/katalog/db'],
+    ['EntryHealth', '/katalog/db/health'],
+    ['CrList', '/katalog/db/cr'],
+    ['CrDetail', '/katalog/db/cr/shop/payments'],
+    ['CrEvents', '/katalog/db/cr/shop/payments/events'],
+  ])('%s: %s has every required key and no undeclared one', async (name, path) => {
+    const def = schema.$defs[name];
+    const { body } = await get(path);
+    for (const key of def?.required ?? []) expect(body, key).toHaveProperty(key);
+    for (const key of Object.keys(body)) expect(Object.keys(def?.properties ?? {}), key).toContain(key);
   });
 });
 
