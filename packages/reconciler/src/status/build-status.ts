@@ -96,6 +96,8 @@ const OWNED_CONDITION_TYPES: ReadonlySet<string> = new Set([
   ConditionType.Synced,
   ConditionType.ValidationWarning,
   ConditionType.CrossSourceUnavailable,
+  // Written by the reconcile gate only (runtime/gates.ts); every reconcile that runs removes it.
+  ConditionType.Gated,
 ]);
 
 function isMap(value: unknown): value is Record<string, unknown> {

@@ -108,7 +108,7 @@ export async function runExternalCalls(
  * given `external.<name>` result (called, ok, status 200 unless it says otherwise); a missing one
  * reads as not called.
  */
-export function scriptedCalls(script: OfflineScript): HookServices['external'] {
+function scriptedCalls(script: OfflineScript): HookServices['external'] {
   return {
     runAll: async (declarations, prepare) => {
       const results: Record<string, ExternalCallResult> = {};
@@ -146,6 +146,7 @@ export const externalHook = defineHook({
   schema: 'operatorBox.external[] — ExternalCall in @orkestra/types (schema/hooks.ts)',
   reference: 'docs/reference/katalog.md §15.1',
   phase: 'context',
+  label: { place: 'external calls', reader: 'external calls' },
   enqueuedBy: [],
   compile: (entry, base, engine): readonly CompiledExternal[] =>
     compileExternalCalls(entry.operatorBox.external, `${base}.operatorBox.external`, engine),
