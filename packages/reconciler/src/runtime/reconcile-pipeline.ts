@@ -343,6 +343,7 @@ export class CrdPipeline {
       outcome,
       providers: state.providers,
       warnings: state.warnings,
+      crossUnavailable: state.crossUnavailable,
       inventory: state.inventory,
       context: state.context,
       desired: state.desired,
