@@ -316,7 +316,7 @@ it('counts every request the operator makes: rest_client_requests_total equals t
   for (const path of [
     'patch apiextensions.k8s.io/customresourcedefinitions',
     'create coordination.k8s.io/leases',
-    'patch coordination.k8s.io/leases',
+    'update coordination.k8s.io/leases',
     'create /configmaps',
     'patch /configmaps',
     'create /events',

@@ -34,6 +34,9 @@ const apis = {
 // A local repository may only be named literally in the Katalog (docs/reference/runtime.md §14.3).
 const gitRoot = mkdtempSync(join(tmpdir(), 'orkestra-hooks-git-'));
 const bareRepo = join(gitRoot, 'repo.git');
+/** The test's scratch directory: the docker context is a literal inside its work dir (katalog.md §16.2). */
+const ROOT = mkdtempSync(join(tmpdir(), 'orkestra-hooks-it-'));
+const CONTEXT = join(ROOT, 'git-work', 'ctx');
 
 const katalog = katalogFrom(`
 apiVersion: orkestra.konductor.io/v1alpha1
@@ -123,7 +126,7 @@ spec:
       apiTypes: {group: ${group}, version: v1, kind: Image, plural: images}
       resync: "0"
       operatorBox:
-        docker: {image: "registry.local/app:{{ spec.tag }}", workingDirectory: "{{ spec.context }}"}
+        docker: {image: "registry.local/app:{{ spec.tag }}", workingDirectory: "${CONTEXT}"}
         onReconcile:
           configMaps:
             - name: "{{ metadata.name }}-image"
@@ -193,12 +196,12 @@ function git(cwd: string, ...args: string[]): string {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'orkestra-hooks-it-'));
+  root = ROOT;
   mkdirSync(join(root, 'bin'));
   writeFileSync(join(root, 'bin', 'docker'), FAKE_BUILDER);
   chmodSync(join(root, 'bin', 'docker'), 0o755);
-  mkdirSync(join(root, 'ctx'));
-  writeFileSync(join(root, 'ctx', 'Dockerfile'), 'FROM scratch\n');
+  mkdirSync(CONTEXT, { recursive: true });
+  writeFileSync(join(CONTEXT, 'Dockerfile'), 'FROM scratch\n');
   server = createServer((request, response) => {
     hits.set(request.url ?? '', (hits.get(request.url ?? '') ?? 0) + 1);
     const quota = /^\/quota\/(\w+)$/.exec(request.url ?? '');
@@ -402,7 +405,7 @@ describe('hooks in the reconcile pipeline', () => {
   }, 90_000);
 
   it('builds an image in the background: DockerBuildPending, then ready with the last-image annotation', async () => {
-    await clients.image.create(env.namespace, 'app', { tag: 'v1', context: join(root, 'ctx') });
+    await clients.image.create(env.namespace, 'app', { tag: 'v1' });
     await waitFor(
       'build pending',
       async () => (await readyReason('image', 'app')) === 'False/DockerBuildPending',

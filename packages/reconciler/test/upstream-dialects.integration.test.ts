@@ -287,6 +287,8 @@ spec:
   crds:
     tenant:
       apiTypes: {group: ${group}, version: v1, kind: Tenant, plural: tenants}
+      # A CR field picks a target namespace: the entry names the ones it may write to (katalog.md §6).
+      allowedNamespaces: ["${env.namespace}", "ci-*"]
       operatorBox:
         reconciler: {resync: 1h}
         onReconcile:

@@ -96,6 +96,39 @@ describe('createKubeClient', () => {
     expect(seen).toEqual(['GET 200', 'GET 200', 'GET 200', 'GET 404']);
   });
 
+  it('replaces an object with a PUT carrying its resourceVersion, and maps 409 to a conflict', async () => {
+    const seen: string[] = [];
+    await withServer(
+      (req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        req.on('end', () => {
+          const rv = (JSON.parse(body) as { metadata: { resourceVersion?: string } }).metadata
+            .resourceVersion;
+          seen.push(`${req.method ?? ''} ${new URL(req.url ?? '/', 'http://x').pathname} ${rv ?? ''}`);
+          if (rv === 'old') {
+            res.writeHead(409, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ kind: 'Status', reason: 'Conflict', code: 409 }));
+          } else answer(res);
+        });
+      },
+      {},
+      async (kubeConfig) => {
+        const client = createKubeClient({ kubeConfig });
+        const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: 'n' } };
+        await client.replace({ ...object, metadata: { ...object.metadata, resourceVersion: '7' } });
+        await expect(
+          client.replace({ ...object, metadata: { ...object.metadata, resourceVersion: 'old' } }),
+        ).rejects.toMatchObject({ status: 409 });
+        expect(client.requests.snapshot()).toMatchObject({ 'update ConfigMap': 2 });
+      },
+    );
+    expect(seen).toEqual([
+      'PUT /api/v1/namespaces/n/configmaps/one 7',
+      'PUT /api/v1/namespaces/n/configmaps/one old',
+    ]);
+  });
+
   it('gives up on a server that does not answer within timeoutMs, as a Timeout error', async () => {
     await withServer(
       () => undefined, // never answers

@@ -296,6 +296,19 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         ref,
       });
     },
+    async replace(obj) {
+      const ref = refOf(obj);
+      const res = await call({
+        verb: 'update',
+        kind: obj.kind,
+        method: 'PUT',
+        path: await objectPath(ref),
+        query: { fieldManager },
+        body: obj,
+        ref,
+      });
+      return res.body as KubeObject;
+    },
     async mergePatch(ref, patch, patchOptions: PatchOptions = {}) {
       const res = await call({
         verb: 'patch',

@@ -95,6 +95,11 @@ export interface KubeClient extends ObjectWriter {
   get(ref: ObjectRef): Promise<KubeObject>;
   /** list reads every object of a kind (all pages). */
   list(kind: GroupVersionKind, options?: ListOptions): Promise<KubeList>;
+  /**
+   * replace PUTs the whole object (an update); its `metadata.resourceVersion`, when set, is the
+   * precondition (ConflictError when someone wrote in between). Leader election's Lease renewals.
+   */
+  replace(obj: KubeObject): Promise<KubeObject>;
   /** mergePatch sends a JSON merge patch to the object (with a resource-version precondition when given). */
   mergePatch(ref: ObjectRef, patch: Record<string, unknown>, options?: PatchOptions): Promise<KubeObject>;
   /**

@@ -5,6 +5,7 @@ export const RequestVerb = {
   Create: 'create',
   Apply: 'apply',
   Patch: 'patch',
+  Update: 'update',
   Delete: 'delete',
   Discovery: 'discovery',
 } as const;

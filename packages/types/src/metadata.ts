@@ -35,6 +35,13 @@ export const OrkestraLabel = {
   Crd: `${ORKESTRA_PREFIX}crd`,
   /** The child's name; used in workload selectors and pod templates. */
   Child: `${ORKESTRA_PREFIX}child`,
+  /**
+   * CR and child, sharded operators only: the replica (shard ID) that owns the CR; its CR and
+   * child informers select on it (docs/reference/runtime.md §25, ADR 0045).
+   */
+  Shard: `${ORKESTRA_PREFIX}shard`,
+  /** CR, sharded operators only: set by the sharder to ask the owning shard to hand the CR over (ADR 0045). */
+  Drain: `${ORKESTRA_PREFIX}drain`,
 } as const;
 /** OrkestraLabel is one of the runtime's label keys. */
 export type OrkestraLabel = (typeof OrkestraLabel)[keyof typeof OrkestraLabel];

@@ -12,7 +12,7 @@ import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
 const DEFAULT_NAMESPACE = 'orkestra-system';
 
-const usage = `Usage: ork generate crd|rbac|bundle|helm-values <katalog> [-n <namespace>] [--image <image>] [--allow-rbac-wildcards] [--control-center]
+const usage = `Usage: ork generate crd|rbac|bundle|helm-values <katalog> [-n <namespace>] [--image <image>] [--allow-rbac-wildcards] [--control-center] [--sharding]
 
 Write Kubernetes manifests for a Katalog as multi-document YAML on stdout.
 
@@ -36,6 +36,8 @@ Options:
                         Without it (or the entry's allowEscalation: true) such a Katalog is refused.
   --control-center      rbac: also grant tokenreviews and subjectaccessreviews create, for the
                         Control Center's token gate (ork run --control-center-auth=token).
+  --sharding            rbac: also grant the shard Leases of ork run --sharding (every Lease
+                        in the operator namespace: get, list, watch, patch, update, delete).
   -h, --help            Show this help.`;
 
 const TARGETS = ['crd', 'rbac', 'bundle', 'helm-values'] as const;
@@ -52,6 +54,7 @@ export const generateCommand: Command = {
       image: { type: 'string' },
       'allow-rbac-wildcards': { type: 'boolean' },
       'control-center': { type: 'boolean' },
+      sharding: { type: 'boolean' },
     });
     if (parsed.help) {
       io.stdout.write(`${usage}\n`);
@@ -107,6 +110,7 @@ export const generateCommand: Command = {
         const rbac = generateRbac(katalog, {
           namespace,
           ...(parsed.values['control-center'] === true ? { controlCenter: true } : {}),
+          ...(parsed.values['sharding'] === true ? { sharding: true } : {}),
         });
         io.stdout.write(toMultiDocumentYaml(rbac.manifests, [...header, ...notesHeader(rbac.notes)]));
         for (const note of rbac.notes) io.stderr.write(`note: ${note}\n`);

@@ -16,10 +16,10 @@ export type EventApi = Pick<CoreV1Api, 'createNamespacedEvent'>;
 
 /**
  * leaseApiOf sends the elector's Lease requests through the operator's one counted client (ADR
- * 0035): a replace is a merge patch carrying the Lease's resourceVersion, so a replica that wrote
- * in between still makes it fail with 409.
+ * 0035): a replace is a PUT carrying the Lease's resourceVersion, so a replica that wrote in
+ * between makes it fail with 409.
  */
-export function leaseApiOf(client: Pick<KubeClient, 'get' | 'create' | 'mergePatch'>): LeaseApi {
+export function leaseApiOf(client: Pick<KubeClient, 'get' | 'create' | 'replace'>): LeaseApi {
   const ref = (namespace: string, name: string) => ({
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
@@ -40,11 +40,12 @@ export function leaseApiOf(client: Pick<KubeClient, 'get' | 'create' | 'mergePat
       ),
     replaceNamespacedLease: async ({ name, namespace, body }) =>
       asLease(
-        await client.mergePatch(
-          ref(namespace, name),
-          { spec: JSON.parse(JSON.stringify(body.spec ?? {})) as Record<string, unknown> },
-          { resourceVersion: body.metadata?.resourceVersion },
-        ),
+        await client.replace({
+          ...(JSON.parse(JSON.stringify(body)) as KubeObject),
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { ...(JSON.parse(JSON.stringify(body.metadata ?? {})) as object), name, namespace },
+        }),
       ),
   } as LeaseApi;
 }
@@ -75,6 +76,8 @@ export interface LeaderElectorOptions {
   readonly namespace: string;
   /** The Lease name; the operator uses `leaseNameFor(katalogName)`. */
   readonly leaseName: string;
+  /** Labels of the Lease when this elector creates it (a shard Lease's `orkestra.konductor.io/shard-of`, ADR 0045). Default none. */
+  readonly labels?: Readonly<Record<string, string>>;
   /** This replica's identity. Default `defaultIdentity()` (`<hostname>_<uuid>`). */
   readonly identity?: string;
   /** How long a Lease is valid after its last renewal. Default 15 000 ms. */
@@ -393,7 +396,11 @@ export class LeaderElector {
           body: {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: { name, namespace },
+            metadata: {
+              name,
+              namespace,
+              ...(this.options.labels == null ? {} : { labels: { ...this.options.labels } }),
+            },
             spec: {
               holderIdentity: this.identity,
               leaseDurationSeconds: durationSeconds,

@@ -107,7 +107,10 @@ beforeAll(async () => {
   }
   registryHost = await startRegistry();
   // The CRDs are not part of the chart (see the chart's README): installed as admin, kept on uninstall.
-  await installCrds(createKubeClient({ kubeConfig: env.kubeConfig }), loadKatalogOrThrow({ text: website.text }));
+  await installCrds(
+    createKubeClient({ kubeConfig: env.kubeConfig }),
+    loadKatalogOrThrow({ text: website.text }),
+  );
   healthPort = freePortSync();
   metricsPort = freePortSync();
 }, 900_000);

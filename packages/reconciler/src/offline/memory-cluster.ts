@@ -260,6 +260,17 @@ export class MemoryCluster {
         );
         return { items, resourceVersion: String(this.#resourceVersion) };
       },
+      replace: async (obj: KubeObject) => {
+        requests.record('update', obj.kind);
+        const ref = normalizeRef(refOf(obj));
+        const existing = this.get(ref);
+        if (existing == null) throw notFound('update', ref);
+        // A full replacement is a merge patch that first removes every top-level field the object leaves out.
+        const removed: Record<string, null> = {};
+        for (const key of Object.keys(existing)) if (!(key in obj)) removed[key] = null;
+        const { resourceVersion, ...metadata } = obj.metadata;
+        return this.#patch(ref, { ...removed, ...obj, metadata }, resourceVersion, 'patch');
+      },
       mergePatch: async (ref, patch, patchOptions) => {
         requests.record('patch', ref.kind);
         const metadata = isMap(patch['metadata']) ? patch['metadata'] : undefined;

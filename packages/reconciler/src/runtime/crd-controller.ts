@@ -15,17 +15,19 @@ import type { ReconcileContext, ReconcileReport, ReconcileRequest, ReconcileResu
 import type { EventRecorder } from '../events/event-recorder.js';
 import { Informer } from '../informer.js';
 import type { ListWatchClient } from '../list-watch-client.js';
-import { createNamespaceGuard } from '../namespace-guard.js';
 import type { NamespaceGuard } from '../namespace-guard.js';
 import { Resync } from '../resync.js';
 import { Priority, WorkQueue } from '../work-queue.js';
 import { ExhaustedRetries } from './retries.js';
 import { PreReconcileGates } from './gates.js';
+import { conditionsOptions } from './conditions.js';
 import { Rollbacks } from './rollback.js';
 import type { RolledBackRun } from './rollback.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
-import { CrdPipeline } from './reconcile-pipeline.js';
+import type { CrdPipeline } from './reconcile-pipeline.js';
+import { assembleEntry, entryGuard } from './entry.js';
+import type { EntryParts } from './entry.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { resolveTuning } from './tuning.js';
 import type { RuntimeTuning } from './tuning.js';
@@ -34,6 +36,8 @@ import { noopObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
 import { collectTimeConditions, nextTimeConditionChange } from './time-conditions.js';
 import { readsOwnWrites } from './own-writes.js';
+import { isDraining, shardSelector } from './shard.js';
+import type { RuntimeShard } from './shard.js';
 
 /** OWN_WRITE_BACKOFF bounds the re-queue after a reconcile that wrote the CR's status or metadata (docs/reference/runtime.md §4). */
 const OWN_WRITE_INITIAL_MS = 5;
@@ -72,6 +76,8 @@ export interface CrdControllerOptions {
    * with the choice between them per CR (docs/reference/runtime.md §24.2). Default: one revision.
    */
   readonly revision?: ControllerRevisions | undefined;
+  /** Sharded operators (ADR 0045): only this shard's CRs are watched, and a drained CR is handed over. */
+  readonly shard?: RuntimeShard | undefined;
 }
 
 /** ControllerRevisions is the revision choice of one entry. */
@@ -132,6 +138,7 @@ export class CrdController {
   readonly #gates: PreReconcileGates | undefined;
   /** The entry's `rollback` (docs/reference/katalog.md §20.4), when it has one. */
   readonly #rollbacks: Rollbacks | undefined;
+  readonly #shard: RuntimeShard | undefined;
 
   constructor(options: CrdControllerOptions) {
     const { crd } = options;
@@ -143,12 +150,11 @@ export class CrdController {
     this.#clock = options.clock;
     this.#timeConditions = collectTimeConditions(crd.entry);
     this.#readsOwnWrites = readsOwnWrites(crd);
-    this.guard = createNamespaceGuard({
-      restricted: crd.entry.restrictedNamespaces,
-      allowed: crd.entry.allowedNamespaces,
-    });
+    this.guard = entryGuard(crd);
     const tuning = resolveTuning(options.tuning);
     const namespace = tuning.namespace ?? (crd.entry.namespaced ? this.guard.pinnedNamespace : undefined);
+    this.#shard = options.shard;
+    const labelSelector = shardSelector(options.shard);
     this.queue = new WorkQueue({
       clock: options.clock,
       maxDepth: crd.entry.queue.maxDepth,
@@ -173,6 +179,7 @@ export class CrdController {
       },
       clock: options.clock,
       ...(crd.entry.namespaced && namespace != null ? { namespace } : {}),
+      ...(labelSelector == null ? {} : { labelSelector }),
       ...(options.random == null ? {} : { random: options.random }),
       watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
       logger: { warn: (fields, message) => this.#logger.warn({ ...fields }, message) },
@@ -180,10 +187,9 @@ export class CrdController {
       onWatchRestart: () => observer.informerWatchRestart(resourceLabel(crd.apiTypes)),
       onEvent: (atMs) => observer.informerEvent(resourceLabel(crd.apiTypes), atMs / 1000),
     });
-    const pipelineOptions = {
+    const parts: EntryParts = {
       observer,
       katalogName: options.katalogName,
-      crd,
       primary: this.informer.cache,
       children: options.children,
       client: options.client,
@@ -191,22 +197,20 @@ export class CrdController {
       clock: options.clock,
       random: options.randomBytes,
       events: options.events,
-      guard: this.guard,
       tuning,
       ...(options.hooks == null ? {} : { hooks: options.hooks }),
       customScope: options.customScope,
     };
-    this.pipeline = new CrdPipeline({ ...pipelineOptions, revision: options.revision?.current });
+    this.pipeline = assembleEntry(crd, parts, { guard: this.guard, revision: options.revision?.current });
     const previous = options.revision?.previous;
     this.#previous =
       previous == null
         ? undefined
-        : new CrdPipeline({
-            ...pipelineOptions,
-            crd: previous.crd,
-            hooks: previous.hooks,
-            revision: previous.revision,
-          });
+        : assembleEntry(
+            previous.crd,
+            { ...parts, hooks: previous.hooks },
+            { guard: this.guard, revision: previous.revision },
+          );
     this.#assign = options.revision?.assign;
     this.#rollbacks =
       crd.entry.rollback == null
@@ -225,10 +229,7 @@ export class CrdController {
         : new PreReconcileGates({
             controller: crd.name,
             preReconcile,
-            conditions: {
-              renderTemplate: (source, context) => options.engine.renderTemplate(source, context),
-              now: () => new Date(options.clock.now()),
-            },
+            conditions: conditionsOptions(options.engine, options.clock),
             observer,
             client: options.client,
             primary: this.informer.cache,
@@ -394,6 +395,13 @@ export class CrdController {
     const cached = this.informer.cache.get(key);
     if (cached == null) {
       this.#ownWrites.delete(key);
+      return {};
+    }
+    // ADR 0045: a drained CR is handed over here, where no other reconcile of its key can run
+    // (also when its retries are exhausted: the new shard starts them afresh).
+    if (this.#shard != null && isDraining(cached)) {
+      await this.#shard.onDrain(cached);
+      logger.info({}, 'handed over to another shard');
       return {};
     }
     // §20.3: the reconcile gate; a gated-out reconcile writes nothing but its Gated condition.

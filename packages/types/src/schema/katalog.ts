@@ -20,7 +20,7 @@ import {
   StatusBlock,
   Validation,
 } from './crd-parts.js';
-import { CrossRead, DockerHook, ExternalCall, GitHook } from './hooks.js';
+import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS } from './hooks.js';
 import {
   DnsLabel,
   EntryName,
@@ -33,7 +33,8 @@ import {
 } from './primitives.js';
 import { RESOURCE_KINDS } from '../kinds/index.js';
 import type { KindTable } from '../kinds/index.js';
-import { PersistentVolumeClaimEntry, JobEntry } from './resources.js';
+import { JobEntry } from '../kinds/jobs.js';
+import { PersistentVolumeClaimEntry } from '../kinds/persistent-volume-claims.js';
 
 /** EntryListShape is one `z.array(entry).default([])` per registered kind, keyed by list key. */
 type EntryListShape = {
@@ -207,7 +208,7 @@ const OperatorBoxSchema = z
     status: StatusBlock.prefault({}),
   })
   .superRefine((box, ctx) => {
-    for (const hook of ['git', 'docker'] as const) {
+    for (const hook of HOISTED_HOOKS.blocks) {
       const places = [
         ...(box[hook] === undefined ? [] : [[hook]]),
         ...(box.onCreate?.[hook] === undefined ? [] : [['onCreate', hook]]),

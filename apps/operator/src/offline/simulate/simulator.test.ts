@@ -65,7 +65,9 @@ describe('Simulator reconcile', () => {
       'ConfigMap/kept',
     ]);
     expect(shrink?.prunes).toEqual(['ConfigMap/cm-b', 'ConfigMap/gated']);
-    expect(shrink?.children).toEqual(['ConfigMap/seed', 'ConfigMap/cm-a', 'ConfigMap/kept', 'Job/migrate']);
+    // Children are listed in the order they were first written: an apply on a cache miss reads
+    // the object first (ADR 0032), so the created Job lands before the applied ConfigMaps.
+    expect(shrink?.children).toEqual(['ConfigMap/seed', 'Job/migrate', 'ConfigMap/cm-a', 'ConfigMap/kept']);
     const inventory = shrink?.status?.['inventory'] as Record<string, unknown>[];
     expect(inventory.map((i) => `${String(i['name'])}:${String(i['mode'])}`)).toEqual([
       'migrate:create',
