@@ -48,8 +48,8 @@ export interface ChildReadinessOptions {
 /**
  * childReadiness returns a child's readiness: `NotFound` when it does not exist, `Terminating`
  * when it is being deleted, else `readyWhen` if given (Current when every condition passes,
- * InProgress naming the first that does not), the kstatus rule of its kind, or its kind's
- * `readyWhen` rule from the kind table (ADR 0051).
+ * InProgress naming the first that does not), else the `readyWhen` rule its kind file states
+ * (ADR 0051), else the kstatus rule of its kind.
  *
  * @example
  * childReadiness(cachedDeployment); // { state: 'InProgress', message: '1/2 replicas available' }
@@ -63,11 +63,10 @@ export function childReadiness(
     return { state: ReadinessState.Terminating, message: 'being deleted' };
   const readyWhen = options.readyWhen ?? [];
   if (readyWhen.length > 0) return byConditions(object, readyWhen, options);
-  const rule = KIND_READINESS.get(`${apiGroupOf(object.apiVersion)}/${object.kind}`);
-  if (rule != null) return rule(object);
   const kindReadyWhen = (options.kindOf ?? resourceKindOf)(object.apiVersion, object.kind)?.readyWhen;
   if (kindReadyWhen != null && kindReadyWhen.length > 0) return byConditions(object, kindReadyWhen, options);
-  return genericReadiness(object);
+  const rule = KIND_READINESS.get(`${apiGroupOf(object.apiVersion)}/${object.kind}`);
+  return (rule ?? genericReadiness)(object);
 }
 
 /** byConditions is Current when every condition passes, else InProgress naming the first that does not. */

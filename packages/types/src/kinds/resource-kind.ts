@@ -30,8 +30,8 @@ export interface ResourceKind<K extends string = string, E = unknown> {
   /** The zod schema of one entry of the list. */
   readonly entry: z.ZodType<E>;
   /**
-   * The kind's readiness rule as conditions over the child's own object, for a kind without a
-   * kstatus rule (ADR 0051); an entry's own `readyWhen` still replaces it.
+   * The kind's readiness rule as conditions over the child's own object (ADR 0051), used instead
+   * of the kstatus rule of its group and kind; an entry's own `readyWhen` still replaces it.
    */
   readonly readyWhen?: readonly Condition[];
 }
