@@ -29,7 +29,13 @@ const config: KnipConfig = {
         '@orkestra/provider-aws',
         '@orkestra/provider-mongodb',
         '@orkestra/provider-hello',
+        // The client of `protocol: postgres`, imported by name on its first call (ADR 0053).
+        '@orkestra/protocol-postgres',
       ],
+    },
+    'packages/reconciler': {
+      // The postgres protocol unit imports it by name at run time (ADR 0053); the tests load it so.
+      ignoreDependencies: ['@orkestra/protocol-postgres'],
     },
   },
 };
