@@ -31,11 +31,12 @@ const config: KnipConfig = {
         '@orkestra/provider-hello',
         // The client of `protocol: postgres`, imported by name on its first call (ADR 0053).
         '@orkestra/protocol-postgres',
+        '@orkestra/protocol-redis',
       ],
     },
     'packages/reconciler': {
-      // The postgres protocol unit imports it by name at run time (ADR 0053); the tests load it so.
-      ignoreDependencies: ['@orkestra/protocol-postgres'],
+      // The postgres and redis protocol units import them by name at run time (ADR 0053); the tests load them so.
+      ignoreDependencies: ['@orkestra/protocol-postgres', '@orkestra/protocol-redis'],
     },
   },
 };
