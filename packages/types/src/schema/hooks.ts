@@ -21,6 +21,7 @@ export const EXTERNAL_PROTOCOLS = {
   http: ['http', 'https'],
   prometheus: ['http', 'https'],
   postgres: ['postgres', 'postgresql'],
+  redis: ['redis', 'rediss'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** ExternalProtocolName is one of EXTERNAL_PROTOCOLS. */
@@ -141,9 +142,15 @@ function checkProtocol(
   if (call.query === undefined || call.query === '')
     issue('query', `protocol ${call.protocol} needs a \`query\``, call.query);
   if (call.body !== undefined) issue('body', `protocol ${call.protocol} sends no body`, call.body);
-  if (call.protocol === 'prometheus') {
+  if (call.protocol === 'prometheus' || call.protocol === 'redis') {
     if (call.params !== undefined)
-      issue('params', 'bind parameters are for protocol postgres; template the PromQL instead', call.params);
+      issue(
+        'params',
+        `bind parameters are for protocol postgres; template the ${call.protocol === 'redis' ? 'command' : 'PromQL'} instead`,
+        call.params,
+      );
+    if (call.protocol === 'redis' && call.range !== undefined)
+      issue('range', '`range` is for protocol prometheus', call.range);
     return;
   }
   if (call.range !== undefined) issue('range', '`range` is for protocol prometheus', call.range);

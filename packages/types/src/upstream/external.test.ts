@@ -36,7 +36,7 @@ describe('upstream external protocols and cross sources', () => {
         onReconcile:
           external:
             - name: ping
-              protocol: redis
+              protocol: kafka
               url: "{{ .spec.redisURL }}"
               query: PING
             - name: hello
@@ -48,7 +48,7 @@ describe('upstream external protocols and cross sources', () => {
             as: loaderHealth
 `;
 
-  it('refuses redis once, with the reason; maps a map-form cross source; drops protocol: http', () => {
+  it('refuses kafka once, with the reason; maps a map-form cross source; drops protocol: http', () => {
     const result = load(text);
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -57,7 +57,7 @@ describe('upstream external protocols and cross sources', () => {
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(
       new RegExp(
-        `^${lines.findIndex((l) => l.includes('protocol: redis')) + 1} spec\\.crds\\.website\\.operatorBox\\.onReconcile\\.external\\[0\\]\\.protocol: upstream \`protocol: redis\` has no counterpart in Orkestra yet: external calls speak http, prometheus, postgres`,
+        `^${lines.findIndex((l) => l.includes('protocol: kafka')) + 1} spec\\.crds\\.website\\.operatorBox\\.onReconcile\\.external\\[0\\]\\.protocol: upstream \`protocol: kafka\` has no counterpart in Orkestra yet: external calls speak http, prometheus, postgres, redis`,
       ),
     );
   });
