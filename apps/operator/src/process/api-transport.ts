@@ -15,7 +15,7 @@ import { operatorVersion } from '../version.js';
 export const OPERATOR_PRODUCT = 'orkestra-operator';
 
 /** operatorUserAgent is `orkestra-operator/<version> (<katalog>)`: the audit log tells the operator from `ork` commands and peers. */
-export function operatorUserAgent(katalogName: string): string {
+function operatorUserAgent(katalogName: string): string {
   return `${OPERATOR_PRODUCT}/${operatorVersion()} (${katalogName})`;
 }
 

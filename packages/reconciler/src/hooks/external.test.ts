@@ -128,10 +128,9 @@ function call(
 
 describe('ExternalCaller against a local server', () => {
   it('returns status, body, parsed JSON and lowercase headers on success', async () => {
-    const result = await call(
-      new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }),
-      { url: `${main.base}/ok` },
-    );
+    const result = await call(new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }), {
+      url: `${main.base}/ok`,
+    });
     expect(result).toMatchObject({
       called: true,
       ok: true,
@@ -165,10 +164,10 @@ describe('ExternalCaller against a local server', () => {
   });
 
   it('fails with a timeout when the server does not answer in time', async () => {
-    const result = await call(
-      new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }),
-      { url: `${main.base}/slow`, timeout: '200ms' },
-    );
+    const result = await call(new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }), {
+      url: `${main.base}/slow`,
+      timeout: '200ms',
+    });
     expect(result).toMatchObject({ called: true, ok: false, status: 0, error: 'timed out after 200ms' });
   });
 
@@ -184,10 +183,9 @@ describe('ExternalCaller against a local server', () => {
   });
 
   it('keeps an invalid JSON body as text with json null', async () => {
-    const result = await call(
-      new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }),
-      { url: `${main.base}/invalid-json` },
-    );
+    const result = await call(new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }), {
+      url: `${main.base}/invalid-json`,
+    });
     expect(result).toMatchObject({ ok: true, status: 200, body: '{"not": json', json: null });
   });
 
@@ -400,10 +398,9 @@ describe('ExternalCaller address guard', () => {
   });
 
   it('checks every redirect hop', async () => {
-    const result = await call(
-      new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }),
-      { url: `${main.base}/to-metadata` },
-    );
+    const result = await call(new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS }), {
+      url: `${main.base}/to-metadata`,
+    });
     expect(result.error).toContain('refused 169.254.169.254');
   });
 

@@ -108,7 +108,7 @@ export async function runExternalCalls(
  * given `external.<name>` result (called, ok, status 200 unless it says otherwise); a missing one
  * reads as not called.
  */
-export function scriptedCalls(script: OfflineScript): HookServices['external'] {
+function scriptedCalls(script: OfflineScript): HookServices['external'] {
   return {
     runAll: async (declarations, prepare) => {
       const results: Record<string, ExternalCallResult> = {};
