@@ -5,7 +5,8 @@
 # Results are cached under ${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv/<tool>-<version>/
 # and are not rebuilt while their .stamp matches. Nothing is written inside the repository.
 #
-# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok]...
+# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|protocols]...
+#   protocols = postgres + prometheus (Debian packages), for the external protocol tests.
 #   workloads = kube-scheduler + kwok, for control planes started with `workloads: true`.
 set -euo pipefail
 
@@ -299,6 +300,80 @@ build_kwok() {
   log "kwok built in $(( SECONDS - t0 ))s"
 }
 
+# --- external call protocols: PostgreSQL and Prometheus from Debian's packages ------------------
+# Cached at $CACHE_ROOT/prometheus-<deb version>/prometheus and $CACHE_ROOT/postgresql-<major>/bin/
+# (initdb, postgres). Prometheus is one static binary: its .deb is fetched with `apt-get download`
+# and unpacked with `dpkg-deb -x` (as tools/browser/install.sh does for Chromium), so no service is
+# installed or started. PostgreSQL: an installed server of the pinned major is linked; otherwise,
+# as root, `apt-get install -y postgresql-<major>`; otherwise its .deb and libpq are unpacked (the
+# server finds its share files relative to its own directory).
+PROMETHEUS_VERSION="${ORKESTRA_PROMETHEUS_VERSION:-$(json_version prometheus)}"
+POSTGRESQL_VERSION="${ORKESTRA_POSTGRESQL_VERSION:-$(json_version postgresql)}"
+
+apt_candidate() { apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2; exit }'; }
+
+# Makes apt know package $1 (version $2, or any): an `apt-get update` as root when it does not.
+apt_knows() {
+  local c; c=$(apt_candidate "$1")
+  if [[ -z "$c" || "$c" == "(none)" ]] || { [[ -n "${2:-}" ]] && ! apt-cache madison "$1" 2>/dev/null | grep -qF " $2 "; }; then
+    [[ "$(id -u)" == 0 ]] || { log "error: apt knows no $1 ${2:-}; run apt-get update as root once"; exit 3; }
+    log "apt-get update"
+    apt-get update -qq >&2
+  fi
+}
+
+# Unpacks the .deb files of the named packages (name or name=version) into $2.
+apt_unpack() {
+  local into="$1"; shift
+  local tmp; tmp=$(mktemp -d "$CACHE_ROOT/apt-download.XXXXXX")
+  (cd "$tmp" && apt-get download -qq "$@" >&2)
+  for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$into"; done
+  rm -rf "$tmp"
+}
+
+build_prometheus() {
+  local out="$CACHE_ROOT/prometheus-$PROMETHEUS_VERSION"
+  if [[ -x "$out/prometheus" ]]; then log "prometheus $PROMETHEUS_VERSION cached at $out"; return; fi
+  command -v apt-get >/dev/null 2>&1 || { log "error: no apt-get: set TEST_ASSET_PROMETHEUS to a prometheus executable"; exit 3; }
+  apt_knows prometheus "$PROMETHEUS_VERSION"
+  log "unpacking Debian's prometheus $PROMETHEUS_VERSION into $out"
+  local work; work=$(mktemp -d "$CACHE_ROOT/prometheus-work.XXXXXX")
+  apt_unpack "$work" "prometheus=$PROMETHEUS_VERSION"
+  mkdir -p "$out"
+  cp "$work/usr/bin/prometheus" "$out/prometheus"
+  rm -rf "$work"
+  "$out/prometheus" --version >/dev/null 2>&1 || { log "error: the unpacked prometheus does not start"; exit 5; }
+  log "prometheus unpacked"
+}
+
+build_postgres() {
+  local out="$CACHE_ROOT/postgresql-$POSTGRESQL_VERSION"
+  if [[ -x "$out/bin/initdb" && -x "$out/bin/postgres" ]]; then log "postgresql $POSTGRESQL_VERSION cached at $out"; return; fi
+  local system="/usr/lib/postgresql/$POSTGRESQL_VERSION/bin"
+  if [[ ! -x "$system/postgres" && "$(id -u)" == 0 && -z "${ORKESTRA_POSTGRESQL_UNPACK:-}" ]]; then
+    apt_knows "postgresql-$POSTGRESQL_VERSION"
+    log "apt-get install -y postgresql-$POSTGRESQL_VERSION"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "postgresql-$POSTGRESQL_VERSION" >&2
+  fi
+  mkdir -p "$out"
+  if [[ -x "$system/postgres" && -z "${ORKESTRA_POSTGRESQL_UNPACK:-}" ]]; then
+    ln -sfn "$system" "$out/bin"
+    log "postgresql $POSTGRESQL_VERSION linked from $system"
+    return
+  fi
+  apt_knows "postgresql-$POSTGRESQL_VERSION"
+  log "unpacking Debian's postgresql-$POSTGRESQL_VERSION into $out"
+  apt_unpack "$out/root" "postgresql-$POSTGRESQL_VERSION" libpq5
+  mkdir -p "$out/bin"
+  for tool in initdb postgres pg_ctl; do
+    printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s/root/usr/lib/postgresql/%s/bin/%s" "$@"\n' \
+      "$out" "$out" "$POSTGRESQL_VERSION" "$tool" > "$out/bin/$tool"
+    chmod +x "$out/bin/$tool"
+  done
+  "$out/bin/postgres" --version >/dev/null || { log "error: the unpacked postgres does not start"; exit 5; }
+  log "postgresql unpacked"
+}
+
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(all)
 for t in "${targets[@]}"; do
@@ -316,6 +391,9 @@ for t in "${targets[@]}"; do
     workloads) build_kube_scheduler; build_kwok ;; # not in `all` (opt-in, costs a build)
     kube-scheduler) build_kube_scheduler ;;
     kwok) build_kwok ;;
-    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok)"; exit 2 ;;
+    prometheus) build_prometheus ;;
+    postgres) build_postgres ;;
+    protocols) build_postgres; build_prometheus ;; # the servers of the external protocol tests
+    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|protocols)"; exit 2 ;;
   esac
 done

@@ -15,7 +15,7 @@
  * );
  * await kinds.deployments.ensure(child.manifest, { mode: 'apply', cache, client });
  */
-export { kinds, kindFor } from './kinds/index.js';
+export { kinds, kindFor, kindForObject } from './kinds/index.js';
 export type { KindListKey } from './kinds/index.js';
 export { isOnceSecret } from './kinds/secrets.js';
 export { defineKind, systemLabels } from './kind-module.js';

@@ -38,7 +38,7 @@ export interface EntrySource<E = RenderedEntry> {
  */
 export interface ResolveHints {
   /** The CR's single Deployment/StatefulSet child, selected by services and pdb without `workload` and targeted by hpa. */
-  readonly defaultWorkload?: { readonly kind: 'Deployment' | 'StatefulSet'; readonly name: string };
+  readonly defaultWorkload?: { readonly kind: string; readonly name: string };
   /** The CR's single Service child and its first port, for ingress defaults. */
   readonly defaultService?: { readonly name: string; readonly port: number | string };
   /** This Deployment/StatefulSet is the target of an hpa child of the same CR: `replicas` is left out. */
@@ -82,7 +82,37 @@ export interface KindModule<E = RenderedEntry> {
   ensure(manifest: KubeObject, options: EnsureOptions): Promise<EnsureResult>;
   /** remove deletes the child idempotently. */
   remove(ref: ObjectRef, options: RemoveOptions): Promise<RemoveResult>;
+  // What the generic pipeline asks a kind (docs/adr/0051-a-kind-owns-its-behaviours.md); absent means no.
+  /** The part this kind's entries play for the CR's other entries (ResolveHints). */
+  readonly sibling?: SiblingRole;
+  /**
+   * Whether an entry's child is created once and then kept (`once` Secrets, docs/reference/katalog.md §7.2):
+   * its data is never rewritten, its labels and annotations follow in onReconcile, and it is
+   * rotated when due.
+   */
+  createdOnce?(entry: RenderedEntry): boolean;
+  /**
+   * Whether a live child ran to completion (Jobs): a child recorded `completed` in the inventory is
+   * not created again (docs/reference/katalog.md §5.2).
+   */
+  finished?(live: KubeObject): 'complete' | 'failed' | undefined;
+  /** Children of this kind are never pruned (Jobs, docs/reference/runtime.md §9.6). */
+  readonly neverPruned?: boolean;
+  /** Top-level fields templates never see (a Secret's `data`, docs/reference/katalog.md §13.3). */
+  readonly hiddenFields?: readonly string[];
 }
+
+/**
+ * SiblingRole is the part a kind's entries play in the defaults of the CR's other entries
+ * (ResolveHints): the CR's only `workload` is what services and pdb select and hpa targets; the
+ * CR's only `service` (with its first port) is the ingress backend; a `scaler` names the workload
+ * it scales (undefined: the default workload), which then leaves `replicas` out.
+ */
+export type SiblingRole =
+  | { readonly role: 'workload' }
+  | { readonly role: 'service'; port(entry: RenderedEntry): number | undefined }
+  /** `target` is the rendered name of the workload it scales; null or undefined for the default workload. */
+  | { readonly role: 'scaler'; target(entry: RenderedEntry): unknown };
 
 /** BuildContext is what a kind's `build` sees: the entry's fields, the child's identity and the owner. */
 export interface BuildContext {
@@ -125,12 +155,16 @@ export interface KindDefinition {
   /** Longest valid name: 63 for DNS labels (namespaces, services), 253 otherwise. */
   readonly maxNameLength?: number;
   readonly createOnly?: boolean;
-  /** Per-entry create-only decision (e.g. `once` Secrets); reported in ResolvedChild.createOnly. */
-  readonly entryCreateOnly?: (entry: RenderedEntry) => boolean;
+  /** Entries created once and then kept (`once` Secrets; see KindModule.createdOnce); reported in ResolvedChild.createOnly. */
+  readonly createdOnce?: (entry: RenderedEntry) => boolean;
   readonly rules?: NormalizeRules;
   build(ctx: BuildContext): KindBody;
   /** Override of the default ensure (ensureObject), e.g. to recreate on an immutable change. */
   ensure?(manifest: KubeObject, options: EnsureOptions): Promise<EnsureResult>;
+  readonly sibling?: SiblingRole;
+  readonly finished?: (live: KubeObject) => 'complete' | 'failed' | undefined;
+  readonly neverPruned?: boolean;
+  readonly hiddenFields?: readonly string[];
 }
 
 /** KindFacts are the static facts of a built-in kind, as a KindModule reports them. */
@@ -212,8 +246,8 @@ export function defineKind(def: KindDefinition): KindModule {
         namespace == null
           ? { apiVersion: facts.apiVersion, kind: facts.kind, name }
           : { apiVersion: facts.apiVersion, kind: facts.kind, name, namespace };
-      const entryCreateOnly = def.entryCreateOnly?.(source.entry as RenderedEntry) ?? false;
-      return { ref, manifest, createOnly: createOnly || entryCreateOnly };
+      const once = def.createdOnce?.(source.entry as RenderedEntry) ?? false;
+      return { ref, manifest, createOnly: createOnly || once };
     },
     ensure(manifest, options) {
       const opts = createOnly ? { ...options, mode: 'create' as const } : options;
@@ -222,6 +256,11 @@ export function defineKind(def: KindDefinition): KindModule {
     remove(ref, options) {
       return removeObject(ref, options);
     },
+    ...(def.sibling == null ? {} : { sibling: def.sibling }),
+    ...(def.createdOnce == null ? {} : { createdOnce: def.createdOnce }),
+    ...(def.finished == null ? {} : { finished: def.finished }),
+    ...(def.neverPruned == null ? {} : { neverPruned: def.neverPruned }),
+    ...(def.hiddenFields == null ? {} : { hiddenFields: def.hiddenFields }),
   };
 }
 

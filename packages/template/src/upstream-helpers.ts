@@ -405,6 +405,35 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
             ? ''
             : stringForm(value),
     },
+    // Prometheus results (`external.<name>` of `protocol: prometheus`, docs/reference/katalog.md §15.1.1):
+    // upstream's helpers, each answering a string as upstream does.
+    promValue: { minArgs: 1, maxArgs: 1, fn: ([result]) => promValue(result) },
+    promSum: {
+      minArgs: 1,
+      maxArgs: 1,
+      fn: ([result]) => promFold(result, (a, b) => a + b),
+    },
+    promMax: { minArgs: 1, maxArgs: 1, fn: ([result]) => promFold(result, (a, b) => Math.max(a, b)) },
+    promAboveThreshold: {
+      minArgs: 2,
+      maxArgs: 2,
+      fn: ([result, threshold]) => promCompare(result, threshold, (v, t) => v > t),
+    },
+    promBelowThreshold: {
+      minArgs: 2,
+      maxArgs: 2,
+      fn: ([result, threshold]) => promCompare(result, threshold, (v, t) => v < t),
+    },
+    promSeriesCount: { minArgs: 1, maxArgs: 1, fn: ([result]) => String(promSamples(result).length) },
+    promLabelValues: {
+      minArgs: 2,
+      maxArgs: 2,
+      fn: ([result, label]) =>
+        promSeries(result)
+          .map((series) => path(series, ['metric', stringForm(label)]))
+          .filter((v): v is string => typeof v === 'string')
+          .join(','),
+    },
     // Kubernetes object fields.
     resourceExists: {
       minArgs: 1,
@@ -447,4 +476,72 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
       },
     },
   };
+}
+
+/** promValue is a Prometheus result's canonical scalar (`result`): the scalar, or the first series' value. */
+function promValue(result: unknown): string {
+  const value = isPlainMap(result) ? result['result'] : undefined;
+  return typeof value === 'string' ? value : '';
+}
+
+/** promSeries are the series of a vector or matrix answer (`raw.data.result`). */
+function promSeries(result: unknown): readonly unknown[] {
+  const data = path(result, ['raw', 'data']);
+  if (!isPlainMap(data) || (data['resultType'] !== 'vector' && data['resultType'] !== 'matrix')) return [];
+  return Array.isArray(data['result']) ? data['result'] : [];
+}
+
+/**
+ * promSamples is one value per series (a vector's sample, a matrix's last one) or the scalar; a
+ * result without `raw` falls back to its `result` (as upstream does).
+ */
+function promSamples(result: unknown): readonly string[] {
+  if (!isPlainMap(result)) return [];
+  const data = path(result, ['raw', 'data']);
+  if (!isPlainMap(data)) {
+    const value = promValue(result);
+    return value === '' ? [] : [value];
+  }
+  if (data['resultType'] === 'scalar') {
+    const value = Array.isArray(data['result']) ? data['result'][1] : undefined;
+    return typeof value === 'string' ? [value] : [];
+  }
+  return promSeries(result).flatMap((series) => {
+    const values = path(series, ['values']);
+    const sample = Array.isArray(values) ? values[values.length - 1] : path(series, ['value']);
+    const value = Array.isArray(sample) ? sample[1] : undefined;
+    return typeof value === 'string' ? [value] : [];
+  });
+}
+
+/** promFold combines every series' value; "" when there is none or one is not a number. */
+function promFold(result: unknown, combine: (a: number, b: number) => number): string {
+  const values = promSamples(result).map(promParse);
+  if (values.length === 0 || values.some((v) => Number.isNaN(v))) return '';
+  return promNumber(values.reduce((a, b) => combine(a, b)));
+}
+
+/** promCompare compares promValue with a threshold (a number or numeric text): "true" or "false". */
+function promCompare(
+  result: unknown,
+  threshold: unknown,
+  test: (value: number, threshold: number) => boolean,
+): string {
+  const value = promParse(promValue(result));
+  const limit = typeof threshold === 'number' ? threshold : promParse(stringForm(threshold));
+  return !Number.isNaN(value) && !Number.isNaN(limit) && test(value, limit) ? 'true' : 'false';
+}
+
+/** promNumber prints a whole number without a fraction, any other in its shortest form. */
+function promNumber(value: number): string {
+  return Number.isInteger(value) ? value.toFixed(0) : String(value);
+}
+
+/** promParse reads a sample value as Prometheus writes it (`12`, `0.5`, `+Inf`, `NaN`); NaN when it is not a number. */
+function promParse(text: string): number {
+  const trimmed = text.trim();
+  if (trimmed === '') return Number.NaN;
+  if (/^[+]?inf$/i.test(trimmed)) return Number.POSITIVE_INFINITY;
+  if (/^-inf$/i.test(trimmed)) return Number.NEGATIVE_INFINITY;
+  return Number(trimmed);
 }

@@ -13,6 +13,8 @@ const versions: TestenvVersions = {
   moto: '5.2.5',
   verdaccio: '6.8.0',
   kwok: 'v0.7.0',
+  prometheus: '2.42.0+ds-5+deb12u1',
+  postgresql: '15',
 };
 
 function executable(path: string): string {

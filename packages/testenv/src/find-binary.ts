@@ -17,6 +17,10 @@ export const ServerBinary = {
   KubeScheduler: 'kube-scheduler',
   /** kwok, fake nodes that run pods without a container runtime. */
   Kwok: 'kwok',
+  /** Prometheus (Debian's package), for `protocol: prometheus` external calls. */
+  Prometheus: 'prometheus',
+  /** PostgreSQL's server (Debian's package); `initdb` is beside it. */
+  Postgres: 'postgres',
 } as const;
 export type ServerBinary = (typeof ServerBinary)[keyof typeof ServerBinary];
 
@@ -53,6 +57,8 @@ const BUILD_TARGET: Readonly<Record<ServerBinary, string>> = {
   verdaccio: 'verdaccio',
   'kube-scheduler': 'kube-scheduler',
   kwok: 'kwok',
+  prometheus: 'prometheus',
+  postgres: 'postgres',
 };
 
 /** buildCommand is the command that builds one server into build.sh's cache (`pnpm testenv:build moto`). */
@@ -80,6 +86,10 @@ function cacheCandidates(name: ServerBinary, root: string, versions: TestenvVers
       return [join(root, `ferretdb-${versions.ferretdb}`, 'ferretdb')];
     case 'verdaccio':
       return [join(root, `verdaccio-${versions.verdaccio}`, 'node_modules', '.bin', 'verdaccio')];
+    case 'prometheus':
+      return [join(root, `prometheus-${versions.prometheus}`, 'prometheus')];
+    case 'postgres':
+      return [join(root, `postgresql-${versions.postgresql}`, 'bin', 'postgres')];
     case 'moto_server': {
       // The venv directory carries the Python minor version: moto-5.2.5-py3.11.
       const prefix = `moto-${versions.moto}-py`;

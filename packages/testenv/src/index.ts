@@ -5,7 +5,7 @@
  * npm. For tests and `ork dev`; never for production. Vitest helpers live in
  * `@orkestra/testenv/vitest`.
  *
- * Main exports: startControlPlane, startS3, startMongo, startNpmRegistry (verdaccio),
+ * Main exports: startControlPlane, startS3, startMongo, startPostgres, startPrometheus, startNpmRegistry (verdaccio),
  * connectControlPlane, sumMetric,
  * startFreezableProxy (a TCP proxy whose open connections can be made to go silent),
  * installCrd / crClient / createNamespace (custom resources for tests), findBinary, TestenvError.
@@ -28,6 +28,10 @@ export { startMongo } from './mongo-server.js';
 export { startNpmRegistry } from './npm-registry.js';
 export type { NpmRegistry, NpmRegistryOptions } from './npm-registry.js';
 export type { MongoServer, MongoServerOptions } from './mongo-server.js';
+export { startPostgres } from './postgres-server.js';
+export type { PostgresServer, PostgresServerOptions } from './postgres-server.js';
+export { startPrometheus } from './prometheus-server.js';
+export type { PrometheusServer, PrometheusServerOptions } from './prometheus-server.js';
 export { sumMetric } from './sum-metric.js';
 export { startFreezableProxy } from './freezable-proxy.js';
 export type { FreezableProxy, FreezableProxyOptions } from './freezable-proxy.js';

@@ -25,6 +25,8 @@ export interface StartServerOptions {
   readonly pollMs?: number;
   /** Directory the guardian removes if this process is orphaned. */
   readonly guardDir?: string;
+  /** Run as this user and group (servers that refuse root, such as PostgreSQL). Default the current ones. */
+  readonly user?: { readonly uid: number; readonly gid: number };
 }
 
 /** ServerProcess is a started, ready server. */
@@ -65,6 +67,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
         cwd: options.dir,
         env: { ...process.env, ...options.env },
         stdio: ['ignore', fd, fd],
+        ...(options.user == null ? {} : { uid: options.user.uid, gid: options.user.gid }),
       });
     } finally {
       closeSync(fd);

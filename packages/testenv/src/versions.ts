@@ -17,6 +17,10 @@ export interface TestenvVersions {
   readonly verdaccio: string;
   /** kwok (sigs.k8s.io/kwok), e.g. `v0.7.0`. */
   readonly kwok: string;
+  /** Debian's prometheus package version, e.g. `2.42.0+ds-5+deb12u1`. */
+  readonly prometheus: string;
+  /** PostgreSQL's major version (Debian's `postgresql-<major>`), e.g. `15`. */
+  readonly postgresql: string;
 }
 
 const overrides = {
@@ -26,6 +30,8 @@ const overrides = {
   moto: 'ORKESTRA_MOTO_VERSION',
   verdaccio: 'ORKESTRA_VERDACCIO_VERSION',
   kwok: 'ORKESTRA_KWOK_VERSION',
+  prometheus: 'ORKESTRA_PROMETHEUS_VERSION',
+  postgresql: 'ORKESTRA_POSTGRESQL_VERSION',
 } as const satisfies Record<keyof TestenvVersions, string>;
 
 /**
@@ -49,5 +55,7 @@ export function readVersions(env: NodeJS.ProcessEnv = process.env): TestenvVersi
     moto: pick('moto'),
     verdaccio: pick('verdaccio'),
     kwok: pick('kwok'),
+    prometheus: pick('prometheus'),
+    postgresql: pick('postgresql'),
   };
 }

@@ -41,6 +41,11 @@ export const ConditionType = {
   Synced: 'Synced',
   /** Only for entries with warn validation rules: `True` while warn rules are violated. */
   ValidationWarning: 'ValidationWarning',
+  /**
+   * Only while a `preReconcile.reconcileGate` holds the CR (docs/reference/katalog.md §20.3): `True`,
+   * reason `ReconcileGated`, the message naming what did not pass. Removed by the next reconcile.
+   */
+  Gated: 'Gated',
 } as const;
 /** ConditionType is one of the runtime-owned condition types. */
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
@@ -93,6 +98,20 @@ export const ConditionReason = {
   ProviderPending: 'ProviderPending',
   /** Ready=False, pending: a Secret with `copyFrom` waits for its source Secret to exist. */
   SourceSecretMissing: 'SourceSecretMissing',
+  /**
+   * Ready=False, pending: a Secret copies a source the CR chose (a templated `copyFrom`) from another
+   * namespace, and the source does not grant it (docs/reference/katalog.md §7.2); the message names
+   * the grant to add. Also written when the source does not exist, so the condition tells nothing
+   * about Secrets the CR may not read.
+   */
+  CopyNotGranted: 'CopyNotGranted',
+  /**
+   * Ready=False, not retried: the CR failed `rollback.trigger.consecutiveFailures` times in a row and
+   * was rolled back (docs/reference/katalog.md §20.4); reconciled again once its spec changes.
+   */
+  RolledBack: 'RolledBack',
+  /** Gated=True: a `preReconcile.reconcileGate` holds the CR (docs/reference/katalog.md §20.3). */
+  ReconcileGated: 'ReconcileGated',
   /** Ready=False, retry: the reconcile exceeded its time budget. */
   ReconcileTimeout: 'ReconcileTimeout',
   /**
@@ -164,6 +183,9 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   ProviderFailed: 'retry',
   ProviderPending: 'pending',
   SourceSecretMissing: 'pending',
+  CopyNotGranted: 'pending',
+  ReconcileGated: 'none',
+  RolledBack: 'terminal',
   ReconcileTimeout: 'retry',
   RetriesExhausted: 'terminal',
   InternalError: 'retry',

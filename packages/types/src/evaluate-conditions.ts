@@ -29,6 +29,8 @@ export interface ConditionsResult {
     readonly list: 'when' | 'anyOf';
     readonly index: number | null;
     readonly reason: string;
+    /** True when a condition could not be evaluated (render error, missing renderer, invalid regex or number). */
+    readonly error?: boolean;
   };
 }
 
@@ -36,6 +38,8 @@ export interface ConditionsResult {
 export interface ConditionOutcome {
   readonly passed: boolean;
   readonly reason: string;
+  /** True when the condition could not be evaluated (it is then false whatever its `negate`). */
+  readonly error?: boolean;
 }
 
 /**
@@ -55,19 +59,30 @@ export function evaluateConditions(
   const when = gate.when ?? [];
   for (const [index, condition] of when.entries()) {
     const outcome = evaluateCondition(condition, context, options);
-    if (!outcome.passed) return { passed: false, failed: { list: 'when', index, reason: outcome.reason } };
+    if (!outcome.passed)
+      return {
+        passed: false,
+        failed: { list: 'when', index, reason: outcome.reason, ...(outcome.error ? { error: true } : {}) },
+      };
   }
   const anyOf = gate.anyOf ?? [];
   if (anyOf.length === 0) return { passed: true };
   const reasons: string[] = [];
+  let error = false;
   for (const condition of anyOf) {
     const outcome = evaluateCondition(condition, context, options);
     if (outcome.passed) return { passed: true };
     reasons.push(outcome.reason);
+    error ||= outcome.error === true;
   }
   return {
     passed: false,
-    failed: { list: 'anyOf', index: null, reason: `no anyOf condition passed: ${reasons.join('; ')}` },
+    failed: {
+      list: 'anyOf',
+      index: null,
+      reason: `no anyOf condition passed: ${reasons.join('; ')}`,
+      ...(error ? { error: true } : {}),
+    },
   };
 }
 
@@ -84,7 +99,7 @@ export function evaluateCondition(
     'field' in condition
       ? evaluateField(condition, context, options)
       : evaluateTime(condition, options.now?.() ?? new Date());
-  if (outcome.error) return { passed: false, reason: outcome.reason };
+  if (outcome.error) return { passed: false, reason: outcome.reason, error: true };
   const passed = condition.negate ? !outcome.result : outcome.result;
   return { passed, reason: condition.negate ? `negated: ${outcome.reason}` : outcome.reason };
 }

@@ -135,19 +135,10 @@ export {
   isTemplate,
 } from './schema/primitives.js';
 
-// Resource entries
+// Resource entries (shared shapes; each kind's entry schema lives in its kind file, ADR 0007)
 export {
   TEMPLATE_CONTEXT_KEYS,
   ForEach,
-  NamespaceEntry,
-  ServiceAccountEntry,
-  PolicyRule,
-  RoleEntry,
-  RoleBindingEntry,
-  SecretTls,
-  SecretEntry,
-  ConfigMapEntry,
-  PersistentVolumeClaimEntry,
   EnvVar,
   EnvFrom,
   Probe,
@@ -156,21 +147,28 @@ export {
   PodSecurity,
   Volume,
   VolumeMount,
-  DeploymentEntry,
-  VolumeClaimTemplate,
-  StatefulSetEntry,
-  JobEntry,
-  CronJobEntry,
-  ServiceEntry,
-  IngressEntry,
-  NetworkPolicyEntry,
-  HpaEntry,
-  PdbEntry,
-  CustomEntry,
 } from './schema/resources.js';
+export { NamespaceEntry } from './kinds/namespaces.js';
+export { ServiceAccountEntry } from './kinds/service-accounts.js';
+export { PolicyRule, RoleEntry } from './kinds/roles.js';
+export { RoleBindingEntry } from './kinds/role-bindings.js';
+export { SecretTls, SecretEntry } from './kinds/secrets.js';
+export { ConfigMapEntry } from './kinds/config-maps.js';
+export { PersistentVolumeClaimEntry } from './kinds/persistent-volume-claims.js';
+export { DeploymentEntry } from './kinds/deployments.js';
+export { VolumeClaimTemplate, StatefulSetEntry } from './kinds/stateful-sets.js';
+export { JobEntry } from './kinds/jobs.js';
+export { CronJobEntry } from './kinds/cron-jobs.js';
+export { ServiceEntry } from './kinds/services.js';
+export { IngressEntry } from './kinds/ingresses.js';
+export { NetworkPolicyEntry } from './kinds/network-policies.js';
+export { HpaEntry } from './kinds/hpa.js';
+export { PdbEntry } from './kinds/pdb.js';
+export { CustomEntry } from './kinds/custom.js';
 
 // Hooks, CRD parts, Katalog
-export { ExternalCall, CrossRead, GitHook, DockerHook } from './schema/hooks.js';
+export { ExternalCall, CrossRead, GitHook, DockerHook, HOISTED_HOOKS, EXTERNAL_PROTOCOLS } from './schema/hooks.js';
+export type { ExternalProtocolName } from './schema/hooks.js';
 export {
   Normalize,
   MutationRule,
@@ -188,8 +186,11 @@ export {
   Queue,
   DependsOn,
   WatchItem,
+  PreReconcile,
+  SENTINELS,
+  Rollback,
 } from './schema/crd-parts.js';
-export type { RequeueRule, RetryBackoff } from './schema/crd-parts.js';
+export type { RequeueRule, RetryBackoff, PreReconcileGate, Sentinel } from './schema/crd-parts.js';
 export {
   Katalog,
   KatalogMetadata,

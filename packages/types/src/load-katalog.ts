@@ -15,6 +15,7 @@ import type { CrdEntry, Katalog as KatalogType } from './schema/katalog.js';
 import { withTemplateCheck } from './schema/template-check.js';
 import { withTemplatedRegex } from './schema/regex-policy.js';
 import { describe } from './schema/primitives.js';
+import { HOISTED_HOOKS } from './schema/hooks.js';
 import { attachSource } from './source.js';
 import { checkWaitFor } from './wait-for-checks.js';
 import type { WaitForEntry } from './wait-for-checks.js';
@@ -604,7 +605,7 @@ function crossChecks(
           } else seen.set(identity.key, i);
         });
       }
-      for (const hook of ['external', 'git', 'docker']) {
+      for (const hook of [...HOISTED_HOOKS.lists, ...HOISTED_HOOKS.blocks]) {
         if (rawGroup[hook] !== undefined) {
           warnings.push(
             locator.issue(
@@ -737,7 +738,7 @@ function tagSources(
       ...asList(rawBox['external']).map((_, i) => ['operatorBox', 'external', i]),
     ];
     box.external.forEach((call, i) => tag(call, externalPaths[i] ?? ['operatorBox', 'external']));
-    for (const hook of ['git', 'docker'] as const) {
+    for (const hook of HOISTED_HOOKS.blocks) {
       const where =
         rawBox[hook] !== undefined
           ? ['operatorBox', hook]

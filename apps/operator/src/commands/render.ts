@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parse } from 'yaml';
 import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
-import { OfflineEngine, uidOf } from '@orkestra/reconciler/offline';
+import { OfflineEngine, hookRoots, uidOf } from '@orkestra/reconciler/offline';
 import type { OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import type { Katalog } from '@orkestra/types';
 import { readCrFile, readCustomResources } from '../offline/cr-input.js';
@@ -14,7 +14,8 @@ import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 import { reportCaughtError } from '../caught-error.js';
 
-const CONTEXT_KEYS = ['cross', 'git', 'external', 'docker', 'providers', 'observed'];
+/** The context file's keys: each hook root of the hook table, and the observed objects. */
+const CONTEXT_KEYS = [...hookRoots.map((root) => root.key), 'observed'];
 
 const usage = `Usage: ork render <katalog> --cr <file>… [--context <file>] [--now <time>]
 

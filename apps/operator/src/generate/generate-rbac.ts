@@ -397,7 +397,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
       );
   if (templatedCopies && pinned != null)
     notes.push(
-      `a cluster-scoped entry copies Secrets from a namespace its CRs choose (copyFrom.namespace is a template), but the generated Role is limited to namespace ${pinned}: grant \`get\` on secrets in those namespaces by hand`,
+      `an entry copies Secrets from a namespace its CRs choose (copyFrom.namespace is a template), but the generated Role is limited to namespace ${pinned}: grant \`get\` on secrets in those namespaces by hand`,
     );
   const operatorRules = rules.rules();
   const subject = { kind: 'ServiceAccount', name, namespace: options.namespace };

@@ -1,13 +1,8 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import {
-  EXTERNAL_RESULT_KEYS,
-  RESOURCE_KINDS,
-  RESOURCE_LIST_KEYS,
-  formatPath,
-  guessPlural,
-  parseDuration,
-} from '@orkestra/types';
+import { hookRoots, visibleRoots } from '@orkestra/reconciler/offline';
+import type { HookRoot } from '@orkestra/reconciler/offline';
+import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath, guessPlural, parseDuration } from '@orkestra/types';
 import type { CrdEntry, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
@@ -28,11 +23,23 @@ export interface StrictCheckOptions {
   readonly engine?: TemplateEngine;
 }
 
-/** Context roots and who sees them (docs/reference/katalog.md §17.2). */
-type Root = 'cross' | 'git' | 'external' | 'docker' | 'providers' | 'children' | 'metrics' | 'item';
+/** Context roots and who sees them (docs/reference/katalog.md §17.2): the hook roots of the hook table, `children`, `metrics`, `item`. */
+type Root = string;
+
+/** The hook table's roots by key, and the roots every entry place sees (each hook's). */
+const HOOKS: ReadonlyMap<string, HookRoot> = new Map(hookRoots.map((root) => [root.key, root]));
+const HOOK_ROOTS = visibleRoots({ phase: 'after-writes' });
+/** The hook whose calls are hoisted and counted in order (external calls before this one are visible). */
+const ORDERED_CALLS = hookRoots.find((r) => r.results === 'by-name' && r.ordered && r.hoisted);
 
 const CR_ROOTS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'] as const;
-const RESERVED_STATUS = ['conditions', 'observedGeneration', 'inventory', 'providers'];
+// A by-provider hook records its results in the status under its key (docs/reference/katalog.md §13.1).
+const RESERVED_STATUS = [
+  'conditions',
+  'observedGeneration',
+  'inventory',
+  ...hookRoots.filter((r) => r.results === 'by-provider').map((r) => r.key),
+];
 const METADATA_KEYS = [
   'name',
   'namespace',
@@ -47,9 +54,6 @@ const METADATA_KEYS = [
   'ownerReferences',
   'generateName',
 ];
-const CROSS_KEYS = ['found', 'name', 'namespace', 'labels', 'annotations', 'spec', 'status', 'error'];
-const GIT_KEYS = ['called', 'commit', 'shortCommit', 'branch', 'dir', 'changed', 'error'];
-const DOCKER_KEYS = ['called', 'image', 'digest', 'buildSucceeded', 'error'];
 const METRICS_KEYS = [
   'queueDepth',
   'workers',
@@ -274,7 +278,8 @@ export function strictCheck(
           ),
         );
       }
-      if (paths.some((p) => p === 'providers' || p.startsWith('providers.'))) {
+      const late = hookRoots.filter((r) => r.afterWrites).map((r) => r.key);
+      if (paths.some((p) => late.some((r) => p === r || p.startsWith(`${r}.`)))) {
         warnings.push(
           issue(
             node,
@@ -316,7 +321,10 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
     }
   }
   const countExternal = (group: string): number => {
-    const n = isMap(node) ? node.getIn(['operatorBox', group, 'external'], true) : undefined;
+    const n =
+      isMap(node) && ORDERED_CALLS != null
+        ? node.getIn(['operatorBox', group, ORDERED_CALLS.key], true)
+        : undefined;
     return isSeq(n) ? n.items.length : 0;
   };
   return {
@@ -346,10 +354,12 @@ function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalo
   if (first === 'validation') {
     // A validation call sees the calls before it; the rules see every validation call.
     const calls = scope.externalCounts.validation;
-    const index = second === 'external' && typeof third === 'number' ? third : calls;
+    const validationRoots = visibleRoots({ phase: 'validation' });
+    const isCall = typeof second === 'string' && validationRoots.includes(second);
+    const index = isCall && typeof third === 'number' ? third : calls;
     return {
-      name: second === 'external' ? 'validation calls' : 'validation',
-      roots: roots('external'),
+      name: isCall ? 'validation calls' : 'validation',
+      roots: roots(...validationRoots),
       externalBefore: index,
     };
   }
@@ -360,50 +370,37 @@ function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalo
     index: number | undefined,
     group: string | undefined,
   ): Place | undefined => {
-    if (hook === 'git') return { name: 'the git hook', roots: roots('cross') };
-    if (hook === 'docker') return { name: 'the docker hook', roots: roots('cross', 'git', 'external') };
-    if (hook === 'external' && typeof index === 'number') {
-      const counts = scope.externalCounts;
-      const offset =
-        counts.validation +
-        (group === 'onReconcile'
-          ? 0
-          : group === 'onCreate'
-            ? counts.onReconcile
-            : counts.onReconcile + counts.onCreate);
-      return {
-        name: 'external calls',
-        roots: roots('cross', 'git', 'external'),
-        externalBefore: offset + index,
-      };
-    }
-    return undefined;
+    const unit = HOOKS.get(hook);
+    if (unit == null) return undefined;
+    const seen = roots(...visibleRoots({ hook }));
+    if (!unit.ordered) return { name: unit.label.place, roots: seen };
+    if (typeof index !== 'number' || unit !== ORDERED_CALLS) return undefined;
+    const counts = scope.externalCounts;
+    const offset =
+      counts.validation +
+      (group === 'onReconcile'
+        ? 0
+        : group === 'onCreate'
+          ? counts.onReconcile
+          : counts.onReconcile + counts.onCreate);
+    return { name: unit.label.place, roots: seen, externalBefore: offset + index };
   };
+  const hook = typeof second === 'string' ? HOOKS.get(second) : undefined;
+  if (hook != null) {
+    if (hook.hoisted) return hookPlace(hook.key, typeof third === 'number' ? third : undefined, undefined);
+    return { name: hook.label.place, roots: roots(...visibleRoots({ hook: hook.key })) };
+  }
   switch (second) {
-    case 'cross':
-      return { name: 'cross reads', roots: roots() };
-    case 'git':
-    case 'docker':
-    case 'external':
-      return hookPlace(second, typeof third === 'number' ? third : undefined, undefined);
-    case 'providers':
-      return {
-        name: 'provider declarations',
-        roots: roots('cross', 'git', 'external', 'docker', 'providers'),
-      };
     case 'status':
-      return {
-        name: 'status fields',
-        roots: roots('cross', 'git', 'external', 'docker', 'providers', 'children'),
-      };
+      return { name: 'status fields', roots: roots(...HOOK_ROOTS, 'children') };
     case 'onDelete':
-      return { name: 'onDelete', roots: roots('cross', 'git', 'external', 'docker', 'providers') };
+      return { name: 'onDelete', roots: roots(...HOOK_ROOTS) };
     case 'onCreate':
     case 'onReconcile': {
-      if (third === 'git' || third === 'docker' || third === 'external') {
+      if (typeof third === 'string' && HOOKS.get(third)?.hoisted === true) {
         return hookPlace(third, typeof fourth === 'number' ? fourth : undefined, second);
       }
-      const entryRoots = roots('cross', 'git', 'external', 'docker', 'providers');
+      const entryRoots = roots(...HOOK_ROOTS);
       if (typeof third === 'string' && LIST_KEYS.has(third) && typeof fourth === 'number') {
         const listKey = third === 'pvcs' ? 'persistentVolumeClaims' : third;
         const group = scope.entry.operatorBox[second] as unknown as Record<
@@ -466,16 +463,83 @@ function visibleRootNames(place: Place, scope: EntryScope): string[] {
   return names;
 }
 
-const WHERE_VISIBLE: Record<Root, string> = {
-  cross: 'git, external calls, docker, resource entries, providers and status fields',
-  git: 'external calls, docker, resource entries, providers and status fields',
-  external: 'later external calls, docker, resource entries, providers and status fields',
-  docker: 'resource entries, providers and status fields',
-  providers: 'resource entries, later provider declarations and status fields',
+/** WHERE_VISIBLE says where each root is visible: a hook root in the hooks after it, the resource entries and the status fields. */
+const WHERE_VISIBLE: Readonly<Record<Root, string>> = {
+  ...Object.fromEntries(hookRoots.map((root) => [root.key, whereVisible(root)])),
   children: 'status fields only',
   metrics: 'autoscale rules only',
   item: 'resource entries with forEach',
 };
+
+function whereVisible(root: HookRoot): string {
+  const at = hookRoots.indexOf(root);
+  const readers: string[] = [];
+  let entries = false;
+  for (const later of [...hookRoots.slice(root.ordered ? at : at + 1)]) {
+    if (later.afterWrites && !entries) {
+      readers.push('resource entries');
+      entries = true;
+    }
+    readers.push(later === root ? `later ${later.label.place}` : later.label.reader);
+  }
+  if (!entries) readers.push('resource entries');
+  return `${readers.join(', ')} and status fields`;
+}
+
+/** checkHookPath checks a path under a hook root by the shape of its results (docs/reference/katalog.md §17.2). */
+function checkHookPath(
+  hook: HookRoot,
+  rest: readonly string[],
+  place: Place,
+  scope: EntryScope,
+  key: (candidates: readonly string[], what: string, index?: number) => string | undefined,
+): string | undefined {
+  const root = hook.key;
+  const resultKey = (index: number): string | undefined =>
+    hook.resultKeys == null ? undefined : key(hook.resultKeys, `${root} result key`, index);
+  if (hook.results === 'one') {
+    if ((scope.entry.operatorBox as unknown as Record<string, unknown>)[root] == null)
+      return `entry ${scope.name} declares no \`${root}\` block`;
+    return resultKey(0);
+  }
+  const name = rest[0];
+  if (name == null || name === '*') return undefined;
+  if (hook.results === 'by-provider') {
+    const names = scope.providers.get(name);
+    if (names == null)
+      return `entry ${scope.name} declares nothing for provider \`${name}\`${didYouMean(name, scope.providers.keys())}`;
+    const declaration = rest[1];
+    if (declaration == null || declaration === '*' || names.includes(declaration)) return undefined;
+    return `provider ${name} has no declaration named \`${declaration}\`${didYouMean(declaration, names)}`;
+  }
+  if (hook.ordered) {
+    const visible =
+      place.externalBefore == null ? scope.external : scope.external.slice(0, place.externalBefore);
+    if (!visible.includes(name)) {
+      return scope.external.includes(name)
+        ? `external call \`${name}\` runs after this one`
+        : `no external call is named \`${name}\`${didYouMean(name, scope.external)}`;
+    }
+    const field = rest[1];
+    const bad = resultKey(1);
+    // A JSON object's fields are also readable directly (upstream's form); strict mode asks
+    // for the canonical `json.` path, which `ork migrate` writes.
+    return bad == null || field == null
+      ? bad
+      : `${bad}; a field of the JSON answer is \`${root}.${name}.json.${field}\` (the shorter form works at run time, but is not checked)`;
+  }
+  if (!scope.cross.has(name))
+    return `no cross read is named \`${name}\`${didYouMean(name, scope.cross.keys())}`;
+  const bad = resultKey(1);
+  if (bad != null) return bad;
+  const target = scope.cross.get(name);
+  const part = rest[1];
+  if (target?.schema != null && (part === 'spec' || part === 'status')) {
+    const sub = schemaProperty(target.schema.openAPIV3Schema as JsonSchema, part);
+    if (sub != null) return failed(walkSchema(sub, rest.slice(2), `${root}.${name}.${part}`));
+  }
+  return undefined;
+}
 
 /** checkPath returns why a context path is wrong at a place, or undefined when it is fine. */
 function checkPath(path: string, place: Place, scope: EntryScope): string | undefined {
@@ -503,6 +567,8 @@ function checkPath(path: string, place: Place, scope: EntryScope): string | unde
     }
     if (root === 'index') return undefined;
   }
+  const hook = HOOKS.get(root);
+  if (hook != null) return notVisible(root) ?? checkHookPath(hook, rest, place, scope, key);
   switch (root) {
     case 'apiVersion':
     case 'kind':
@@ -525,64 +591,6 @@ function checkPath(path: string, place: Place, scope: EntryScope): string | unde
       if (!scope.hasSchema) return undefined;
       if (scope.statusSchema != null) return failed(walkSchema(scope.statusSchema, rest, 'status'));
       return `unknown status field \`${top}\`: not in the schema and not written by a status field${didYouMean(top, [...RESERVED_STATUS, ...scope.declaredStatus])}`;
-    }
-    case 'cross': {
-      const hidden = notVisible('cross');
-      if (hidden != null) return hidden;
-      const as = rest[0];
-      if (as == null || as === '*') return undefined;
-      if (!scope.cross.has(as))
-        return `no cross read is named \`${as}\`${didYouMean(as, scope.cross.keys())}`;
-      const bad = key(CROSS_KEYS, 'cross result key', 1);
-      if (bad != null) return bad;
-      const target = scope.cross.get(as);
-      const part = rest[1];
-      if (target?.schema != null && (part === 'spec' || part === 'status')) {
-        const sub = schemaProperty(target.schema.openAPIV3Schema as JsonSchema, part);
-        if (sub != null) return failed(walkSchema(sub, rest.slice(2), `cross.${as}.${part}`));
-      }
-      return undefined;
-    }
-    case 'external': {
-      const hidden = notVisible('external');
-      if (hidden != null) return hidden;
-      const name = rest[0];
-      if (name == null || name === '*') return undefined;
-      const visible =
-        place.externalBefore == null ? scope.external : scope.external.slice(0, place.externalBefore);
-      if (!visible.includes(name)) {
-        return scope.external.includes(name)
-          ? `external call \`${name}\` runs after this one`
-          : `no external call is named \`${name}\`${didYouMean(name, scope.external)}`;
-      }
-      {
-        const field = rest[1];
-        const bad = key(EXTERNAL_RESULT_KEYS, 'external result key', 1);
-        // A JSON object's fields are also readable directly (upstream's form); strict mode asks
-        // for the canonical `json.` path, which `ork migrate` writes.
-        return bad == null || field == null
-          ? bad
-          : `${bad}; a field of the JSON answer is \`external.${name}.json.${field}\` (the shorter form works at run time, but is not checked)`;
-      }
-    }
-    case 'git':
-    case 'docker': {
-      const hidden = notVisible(root);
-      if (hidden != null) return hidden;
-      if (scope.entry.operatorBox[root] == null) return `entry ${scope.name} declares no \`${root}\` block`;
-      return key(root === 'git' ? GIT_KEYS : DOCKER_KEYS, `${root} result key`);
-    }
-    case 'providers': {
-      const hidden = notVisible('providers');
-      if (hidden != null) return hidden;
-      const provider = rest[0];
-      if (provider == null || provider === '*') return undefined;
-      const names = scope.providers.get(provider);
-      if (names == null)
-        return `entry ${scope.name} declares nothing for provider \`${provider}\`${didYouMean(provider, scope.providers.keys())}`;
-      const name = rest[1];
-      if (name == null || name === '*' || names.includes(name)) return undefined;
-      return `provider ${provider} has no declaration named \`${name}\`${didYouMean(name, names)}`;
     }
     case 'children': {
       const hidden = notVisible('children');

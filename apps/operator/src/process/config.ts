@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { RUNTIME_TUNING_DEFAULTS, parseCidr } from '@orkestra/reconciler';
+import { OciBuilder as ReconcilerOciBuilder, RUNTIME_TUNING_DEFAULTS, parseCidr } from '@orkestra/reconciler';
 import type { RuntimeTuning } from '@orkestra/reconciler';
 import { parseDuration } from '@orkestra/types';
 import { parseBindAddress } from './http-server.js';
@@ -16,8 +16,8 @@ export const LogLevel = {
 } as const;
 export type LogLevel = (typeof LogLevel)[keyof typeof LogLevel];
 
-/** OciBuilder is the closed set of `OCI_BUILDER` values (docs/reference/katalog.md §16.2, docker hook `builder`). */
-export const OciBuilder = { Docker: 'docker', Podman: 'podman', Buildah: 'buildah' } as const;
+/** OciBuilder is the closed set of `OCI_BUILDER` values (docs/reference/katalog.md §16.2, docker hook `builder`): the reconciler's one list. */
+export const OciBuilder = ReconcilerOciBuilder;
 export type OciBuilder = (typeof OciBuilder)[keyof typeof OciBuilder];
 
 /**
@@ -301,7 +301,7 @@ export function parseRunConfig(
     errors.push(`--log-level: "${levelText}" is not one of ${levels.join(', ')}`);
   }
 
-  const builder = nonEmpty(env['OCI_BUILDER']) ?? 'docker';
+  const builder = nonEmpty(env['OCI_BUILDER']) ?? OciBuilder.Docker;
   const builders = Object.values(OciBuilder) as string[];
   if (!builders.includes(builder))
     errors.push(`OCI_BUILDER: "${builder}" is not one of ${builders.join(', ')}`);

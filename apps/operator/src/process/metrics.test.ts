@@ -41,6 +41,7 @@ const SPEC: Record<string, readonly [string, readonly string[]]> = {
   orkestra_events_dropped_total: ['counter', []],
   orkestra_validation_total: ['counter', ['controller', 'result']],
   orkestra_secret_generations_total: ['counter', ['controller', 'reason']],
+  orkestra_reconcile_gated_total: ['counter', ['controller', 'gate', 'reason']],
   orkestra_external_calls_total: ['counter', ['controller', 'call', 'result']],
   orkestra_external_call_duration_seconds: ['histogram', ['controller', 'call']],
   orkestra_git_operations_total: ['counter', ['controller', 'operation', 'result']],
@@ -80,6 +81,7 @@ function feedAll(sink: MetricsSink): void {
   sink.eventDropped();
   sink.validation('website', 'denied');
   sink.secretGenerated('website', 'created');
+  sink.reconcileGated('website', 'reconcile', 'not_met');
   sink.externalCall('website', 'dns', 'success', 0.1);
   sink.gitOperation('website', 'fetch', 'success');
   sink.dockerBuild('website', 'success', 42);

@@ -371,6 +371,11 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
   ]);
   const eventsDropped = counter('orkestra_events_dropped_total', 'Kubernetes Events dropped', []);
   const validations = counter('orkestra_validation_total', 'Validation results', ['controller', 'result']);
+  const gated = counter(
+    'orkestra_reconcile_gated_total',
+    'CR events and reconciles held by a preReconcile gate',
+    ['controller', 'gate', 'reason'],
+  );
   const secrets = counter('orkestra_secret_generations_total', 'Generated secret values', [
     'controller',
     'reason',
@@ -455,6 +460,7 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
     queueAdd: (controller) => queueAdds.inc({ controller, name: controller }),
     queueRetry: (controller) => queueRetries.inc({ controller, name: controller }),
     queueDropped: (controller) => dropped.inc({ controller }),
+    reconcileGated: (controller, gate, reason) => gated.inc({ controller, gate, reason }),
     queueWait: (controller, seconds) => queueDuration.observe({ controller, name: controller }, seconds),
     queueWork: (controller, seconds) => workDuration.observe({ controller, name: controller }, seconds),
     restRequest: (method, code, host, seconds) => {

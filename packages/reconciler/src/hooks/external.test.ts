@@ -521,7 +521,7 @@ describe('ExternalCaller.runAll retryBackoff (docs/reference/katalog.md §15.1)'
     retryBackoff: { initial: string; max: string; multiplier: number; maxAttempts: number },
   ) {
     const clock = new ManualClock(0);
-    const caller = new ExternalCaller({ clock });
+    const caller = new ExternalCaller({ clock, allowAddresses: LOOPBACK_CIDRS });
     let settled = false;
     const done = caller
       .runAll([{ name: 'probe', retryBackoff }], () => ({ name: 'probe', url: `${main.base}${path}` }), ctx)

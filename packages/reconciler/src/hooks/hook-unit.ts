@@ -194,6 +194,11 @@ export interface HookUnit<Key extends string, Compiled, Memory = undefined, Resu
   readonly results: HookResults;
   /** Its declarations run in order, each seeing the results of the ones before it (external calls, provider declarations). */
   readonly ordered?: boolean;
+  /**
+   * How `--strict` names it (docs/reference/katalog.md §17.2): `place` is its declarations as a
+   * place templates sit in ('the git hook'), `reader` the same in a list of who sees a root ('git').
+   */
+  readonly label: { readonly place: string; readonly reader: string };
   /** The fields of one result, for `--strict` (`git.<field>`, `cross.<as>.<field>`); undefined when free-form. */
   readonly resultKeys?: readonly string[];
   /**

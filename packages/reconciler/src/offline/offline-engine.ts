@@ -18,13 +18,14 @@ import { EventRecorder } from '../events/event-recorder.js';
 import type { CoreEvent } from '../events/event-recorder.js';
 import type { CrossTarget } from '../hooks/cross.js';
 import { ownValue } from '../hooks/hook-unit.js';
-import { createNamespaceGuard } from '../namespace-guard.js';
 import { compileKatalog } from '../runtime/compile-katalog.js';
 import type { CompiledCrd } from '../runtime/compile-katalog.js';
 import { KatalogHooks, scriptedServices } from '../runtime/katalog-hooks.js';
 import { KubeReadCache } from '../runtime/kube-reader.js';
 import { ProviderDispatch } from '../runtime/provider-dispatch.js';
-import { CrdPipeline } from '../runtime/reconcile-pipeline.js';
+import type { CrdPipeline } from '../runtime/reconcile-pipeline.js';
+import { conditionsOptions } from '../runtime/conditions.js';
+import { assembleEntry } from '../runtime/entry.js';
 import type { PipelineHooks, RunResult } from '../runtime/reconcile-pipeline.js';
 import { MemoryCluster } from './memory-cluster.js';
 
@@ -242,28 +243,22 @@ export class OfflineEngine {
     const crd = this.#crds.get(entry);
     if (crd == null)
       throw new OfflineEngineError(`CRD entry ${entry} is not enabled`, { code: 'InternalError' });
-    const conditions: EvaluateConditionsOptions = {
-      renderTemplate: (source, context) => this.#engine.renderTemplate(source, context),
-      now: () => new Date(this.#clock.now()),
-    };
-    const pipeline = new CrdPipeline({
-      katalogName: this.#katalogName,
+    const pipeline = assembleEntry(
       crd,
-      primary: this.cluster.primaryStore(crd.apiVersion, crd.apiTypes.kind),
-      children: this.cluster.childStore,
-      client: this.cluster.client,
-      engine: this.#engine,
-      clock: this.#clock,
-      ...(this.#random == null ? {} : { random: this.#random }),
-      events: this.#recorder,
-      guard: createNamespaceGuard({
-        restricted: crd.entry.restrictedNamespaces,
-        allowed: crd.entry.allowedNamespaces,
-      }),
-      hooks: this.#hooks(crd, conditions),
-      customScope: () => undefined,
-      ...(this.#revision == null ? {} : { revision: this.#revision }),
-    });
+      {
+        katalogName: this.#katalogName,
+        primary: this.cluster.primaryStore(crd.apiVersion, crd.apiTypes.kind),
+        children: this.cluster.childStore,
+        client: this.cluster.client,
+        engine: this.#engine,
+        clock: this.#clock,
+        ...(this.#random == null ? {} : { random: this.#random }),
+        events: this.#recorder,
+        hooks: this.#hooks(crd, conditionsOptions(this.#engine, this.#clock)),
+        customScope: () => undefined,
+      },
+      { revision: this.#revision },
+    );
     this.#pipelines.set(entry, pipeline);
     return pipeline;
   }

@@ -4,6 +4,7 @@
  * step's patch merges into what earlier steps gave, and which roots `--strict` lets a template
  * read. Every list is derived from the hook table; a new hook needs no line here.
  */
+import { HOISTED_HOOKS } from '@orkestra/types';
 import type { HookResults } from '../hooks/hook-unit.js';
 import { resultUnits } from '../hooks/table.js';
 import type { OfflineResults } from './offline-engine.js';
@@ -16,13 +17,27 @@ export interface HookRoot {
   readonly results: Exclude<HookResults, 'none'>;
   /** Fields of one result (`git.<field>`, `cross.<as>.<field>`); undefined when free-form. */
   readonly resultKeys: readonly string[] | undefined;
+  /** Its declarations run in order, each seeing the ones before it. */
+  readonly ordered: boolean;
+  /** May also be declared under `onCreate`/`onReconcile` (`HOISTED_HOOKS` of the Katalog schema). */
+  readonly hoisted: boolean;
+  /** How `--strict` names it: as a place (`the git hook`) and as a reader (`git`). */
+  readonly label: { readonly place: string; readonly reader: string };
+  /** Its phase: `after-writes` hooks run after the resource entries. */
+  readonly afterWrites: boolean;
 }
+
+const hoisted = new Set<string>([...HOISTED_HOOKS.lists, ...HOISTED_HOOKS.blocks]);
 
 /** hookRoots are the hooks with results of their own, in table order. */
 export const hookRoots: readonly HookRoot[] = resultUnits.map((unit) => ({
   key: unit.key,
   results: unit.results as HookRoot['results'],
   resultKeys: unit.resultKeys,
+  ordered: unit.ordered === true,
+  hoisted: hoisted.has(unit.key),
+  label: unit.label,
+  afterWrites: unit.phase === 'after-writes',
 }));
 
 type Json = Record<string, unknown>;

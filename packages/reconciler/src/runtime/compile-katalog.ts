@@ -2,6 +2,7 @@
  * Load-time compilation of a Katalog for the runtime: every template of every entry is compiled
  * once, so a reconcile only evaluates (docs/reference/runtime.md §1, style.md "compile once").
  */
+import { kindFor } from '@orkestra/registry';
 import { compileEntry, compileNormalize, compileValue, getDefaultEngine } from '@orkestra/template';
 import type { CompiledEntry, CompiledNormalize, CompiledValue, TemplateEngine } from '@orkestra/template';
 import { RESOURCE_KINDS, katalogPathOf } from '@orkestra/types';
@@ -104,6 +105,11 @@ export interface CompiledCrd {
   readonly statusFields: readonly CompiledStatusField[];
   /** Finalizers added to every CR: the runtime's plus `operatorBox.finalizers` and `spec.finalizers`. */
   readonly extraFinalizers: readonly string[];
+  /**
+   * The Katalog's `allowedSourceNamespaces`: namespaces whose Secrets a copy the CR chose may read
+   * without a grant on the source (docs/reference/katalog.md §7.2).
+   */
+  readonly allowedSourceNamespaces: readonly string[];
   /**
    * issue-18: what Ready means: `children` (Synced and every child ready) or `reconciled` (Ready =
    * Synced, upstream's meaning; the loader sets it for upstream dialects).
@@ -214,16 +220,17 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     if (apiVersion == null || kind == null) return;
     childKinds.set(`${apiVersion}/${kind}`, { apiVersion, kind });
   };
+  const addKindOf = (listKey: string): void => {
+    const info = RESOURCE_KINDS.find((k) => k.listKey === listKey);
+    addKind(info?.apiVersion, info?.kind);
+  };
   for (const group of groups) {
     for (const e of group.entries) {
       if (e.listKey === 'custom') addKind(e.raw['apiVersion'] as string, e.raw['kind'] as string);
-      else {
-        const info = RESOURCE_KINDS.find((k) => k.listKey === e.listKey);
-        addKind(info?.apiVersion, info?.kind);
-      }
+      else addKindOf(e.listKey);
     }
   }
-  if (onDeleteJobs.length > 0) addKind('batch/v1', 'Job');
+  for (const job of onDeleteJobs) addKindOf(job.listKey);
   return {
     name,
     entry,
@@ -238,6 +245,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     onDeleteGroups,
     statusFields,
     extraFinalizers: [...new Set([...box.finalizers, ...katalog.spec.finalizers])],
+    allowedSourceNamespaces: katalog.spec.allowedSourceNamespaces ?? [],
     readiness: (entry as { readiness?: 'children' | 'reconciled' }).readiness ?? 'children',
     childKinds: [...childKinds.values()],
     hooks: compileHooks(entry, base, engine),
@@ -293,7 +301,8 @@ function compileResource(
 ): CompiledResourceEntry {
   const katalogPath = pathOf(raw, `${base}.operatorBox.${source}`);
   const record = raw as Readonly<Record<string, unknown>>;
-  const deferData = listKey === 'secrets' && record['once'] === true && record['data'] != null;
+  // A child created once renders its data only when it is created (docs/reference/katalog.md §7.2).
+  const deferData = kindFor(listKey)?.createdOnce?.(record) === true && record['data'] != null;
   // issue-18: id, readyWhen and waitFor configure the runtime; readyWhen stays unrendered.
   const { id, readyWhen, waitFor, ...forTemplates } = record;
   const { data: deferredSource, ...withoutData } = forTemplates;

@@ -15,14 +15,16 @@ import type { ReconcileContext, ReconcileReport, ReconcileRequest, ReconcileResu
 import type { EventRecorder } from '../events/event-recorder.js';
 import { Informer } from '../informer.js';
 import type { ListWatchClient } from '../list-watch-client.js';
-import { createNamespaceGuard } from '../namespace-guard.js';
 import type { NamespaceGuard } from '../namespace-guard.js';
 import { Resync } from '../resync.js';
 import { Priority, WorkQueue } from '../work-queue.js';
 import { ExhaustedRetries } from './retries.js';
+import { PreReconcileGates } from './gates.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
-import { CrdPipeline } from './reconcile-pipeline.js';
+import type { CrdPipeline } from './reconcile-pipeline.js';
+import { assembleEntry, entryGuard } from './entry.js';
+import type { EntryParts } from './entry.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { resolveTuning } from './tuning.js';
 import type { RuntimeTuning } from './tuning.js';
@@ -125,6 +127,8 @@ export class CrdController {
   #consecutiveFailures = 0;
   /** CRs whose retries are exhausted (docs/reference/katalog.md §20.1). */
   readonly #exhausted: ExhaustedRetries;
+  /** The entry's `preReconcile` gates (docs/reference/katalog.md §20.3), when it has any. */
+  readonly #gates: PreReconcileGates | undefined;
 
   constructor(options: CrdControllerOptions) {
     const { crd } = options;
@@ -136,10 +140,7 @@ export class CrdController {
     this.#clock = options.clock;
     this.#timeConditions = collectTimeConditions(crd.entry);
     this.#readsOwnWrites = readsOwnWrites(crd);
-    this.guard = createNamespaceGuard({
-      restricted: crd.entry.restrictedNamespaces,
-      allowed: crd.entry.allowedNamespaces,
-    });
+    this.guard = entryGuard(crd);
     const tuning = resolveTuning(options.tuning);
     const namespace = tuning.namespace ?? (crd.entry.namespaced ? this.guard.pinnedNamespace : undefined);
     this.queue = new WorkQueue({
@@ -173,10 +174,9 @@ export class CrdController {
       onWatchRestart: () => observer.informerWatchRestart(resourceLabel(crd.apiTypes)),
       onEvent: (atMs) => observer.informerEvent(resourceLabel(crd.apiTypes), atMs / 1000),
     });
-    const pipelineOptions = {
+    const parts: EntryParts = {
       observer,
       katalogName: options.katalogName,
-      crd,
       primary: this.informer.cache,
       children: options.children,
       client: options.client,
@@ -184,23 +184,39 @@ export class CrdController {
       clock: options.clock,
       random: options.randomBytes,
       events: options.events,
-      guard: this.guard,
       tuning,
       ...(options.hooks == null ? {} : { hooks: options.hooks }),
       customScope: options.customScope,
     };
-    this.pipeline = new CrdPipeline({ ...pipelineOptions, revision: options.revision?.current });
+    this.pipeline = assembleEntry(crd, parts, { guard: this.guard, revision: options.revision?.current });
     const previous = options.revision?.previous;
     this.#previous =
       previous == null
         ? undefined
-        : new CrdPipeline({
-            ...pipelineOptions,
-            crd: previous.crd,
-            hooks: previous.hooks,
-            revision: previous.revision,
-          });
+        : assembleEntry(
+            previous.crd,
+            { ...parts, hooks: previous.hooks },
+            { guard: this.guard, revision: previous.revision },
+          );
     this.#assign = options.revision?.assign;
+    const preReconcile = crd.entry.preReconcile;
+    this.#gates =
+      preReconcile == null
+        ? undefined
+        : new PreReconcileGates({
+            controller: crd.name,
+            preReconcile,
+            conditions: {
+              renderTemplate: (source, context) => options.engine.renderTemplate(source, context),
+              now: () => new Date(options.clock.now()),
+            },
+            observer,
+            client: options.client,
+            primary: this.informer.cache,
+            apiVersion: crd.apiVersion,
+            clock: options.clock,
+            logger: this.#logger,
+          });
     this.dispatcher = new Dispatcher({
       queue: this.queue,
       workers: crd.entry.workers,
@@ -221,11 +237,14 @@ export class CrdController {
       if (change.type === CacheChangeType.Delete) {
         this.#keySuccessAt.delete(change.key);
         this.#exhausted.forget(change.key);
+        this.#gates?.forget(change.key);
         this.pipeline.forget(change.object.metadata.uid ?? '');
         this.#previous?.forget(change.object.metadata.uid ?? '');
       }
       this.#notify(change);
       if (!this.#workersStarted) return;
+      // §20.3: the enqueue gate decides before the key is queued (deletes always pass).
+      if (this.#gates != null && !this.#gates.admit(change)) return;
       // issue 19: an event for a CR being reconciled may be the echo of that reconcile's own
       // write arriving before the write's answer; decided when the reconcile ends.
       const version = change.object.metadata.resourceVersion;
@@ -282,7 +301,11 @@ export class CrdController {
     if (this.#workersStarted) return;
     this.#workersStarted = true;
     this.#observer.maxConcurrentReconciles(this.name, this.dispatcher.capacity);
-    for (const key of this.informer.cache.keys()) this.queue.add(key, Priority.Low);
+    for (const key of this.informer.cache.keys()) {
+      const cr = this.informer.cache.get(key);
+      if (this.#gates != null && cr != null && !this.#gates.admitListed(key, cr)) continue;
+      this.queue.add(key, Priority.Low);
+    }
     this.dispatcher.start();
     this.resync.start();
   }
@@ -353,6 +376,8 @@ export class CrdController {
       this.#ownWrites.delete(key);
       return {};
     }
+    // §20.3: the reconcile gate; a gated-out reconcile writes nothing but its Gated condition.
+    if (this.#gates != null && !(await this.#gates.check(key, cached, logger))) return {};
     // §20.1: retries exhausted; only a new generation (or a watched input, #inputChanged) retries.
     if (
       this.#exhausted.holds(key, cached.metadata['generation'], cached.metadata['deletionTimestamp'] != null)

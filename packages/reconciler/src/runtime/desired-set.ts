@@ -5,7 +5,7 @@
 import { kindFor } from '@orkestra/registry';
 import type { KubeObject, ObjectRef, Owner, ResolveHints } from '@orkestra/registry';
 import type { TemplateContext } from '@orkestra/template';
-import { ConditionReason, RESOURCE_KINDS, TerminalError, evaluateConditions } from '@orkestra/types';
+import { ConditionReason, TerminalError, evaluateConditions } from '@orkestra/types';
 import type { Condition, EvaluateConditionsOptions } from '@orkestra/types';
 import type { CompiledCrd, CompiledResourceEntry, GroupName } from './compile-katalog.js';
 
@@ -32,6 +32,12 @@ export interface DesiredChild {
   readonly copyFrom?: {
     readonly namespace: string;
     readonly name: string;
+    /**
+     * Set when the CR chose the source (a templated `copyFrom` of a namespaced entry) in another
+     * namespace: the namespaces the source must grant the copy to (the CR's, and the copy's own
+     * when it differs) — docs/reference/katalog.md §7.2.
+     */
+    readonly grantTo?: readonly string[];
     readonly withCopy: (data: Readonly<Record<string, string>>, type: string | undefined) => KubeObject;
   };
 }
@@ -110,10 +116,9 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
       if (module == null) continue;
       const forResolve = resolvable(entry, rendered);
       const kindHints: ResolveHints = { ...hints.base };
-      if (entry.listKey === 'deployments' || entry.listKey === 'statefulSets') {
+      if (module.sibling?.role === 'workload') {
         const workloadName =
-          nameOf(entry, rendered) ??
-          `${input.owner.name}${entry.listKey === 'deployments' ? '-deployment' : ''}`;
+          nameOf(entry, rendered) ?? `${input.owner.name}${module.defaultNameSuffix ?? ''}`;
         if (hints.hpaTargets.has(workloadName)) Object.assign(kindHints, { hpaTargeted: true });
       }
       if (entry.listKey === 'custom') {
@@ -151,7 +156,7 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
                 input.owner,
                 kindHints,
               ).manifest;
-      const source = copySource(rendered, input.owner);
+      const source = copySource(rendered, input.owner, entry, crd.entry.namespaced, ref.namespace);
       const copyFrom =
         source == null
           ? undefined
@@ -202,14 +207,27 @@ function nameOf(entry: CompiledResourceEntry, rendered: Record<string, unknown>)
 function copySource(
   rendered: Readonly<Record<string, unknown>>,
   owner: Owner,
-): { namespace: string; name: string } | undefined {
+  entry: CompiledResourceEntry,
+  namespaced: boolean,
+  copyNamespace: string | undefined,
+): { namespace: string; name: string; grantTo?: readonly string[] } | undefined {
   const from = rendered['copyFrom'] as { name?: unknown; namespace?: unknown } | undefined;
   if (from == null) return undefined;
   const namespace =
     typeof from.namespace === 'string' && from.namespace !== ''
       ? from.namespace
       : (owner.namespace ?? 'default');
-  return { namespace, name: typeof from.name === 'string' ? from.name : '' };
+  const name = typeof from.name === 'string' ? from.name : '';
+  const declared = entry.raw['copyFrom'] as { name?: unknown; namespace?: unknown } | undefined;
+  const chosenByCr = isTemplate(declared?.namespace) || isTemplate(declared?.name);
+  const crNamespace = owner.namespace ?? 'default';
+  if (!namespaced || !chosenByCr || namespace === crNamespace) return { namespace, name };
+  const grantTo = [...new Set([crNamespace, copyNamespace ?? crNamespace])];
+  return { namespace, name, grantTo };
+}
+
+function isTemplate(value: unknown): boolean {
+  return typeof value === 'string' && value.includes('{{');
 }
 
 /** resolvable strips runtime-only keys the registry does not take (a `tls` Secret is resolved as its TLS type without data). */
@@ -222,48 +240,36 @@ function resolvable(
   return { ...rest, type: rest['type'] ?? 'kubernetes.io/tls' };
 }
 
+/**
+ * hintsFor gathers what the CR's entries tell each other, by the part their kind plays
+ * (KindModule.sibling): the only workload, the only service and its first port, the workloads
+ * the scalers target.
+ */
 function hintsFor(
   all: readonly Rendered[],
   crName: string,
 ): { base: ResolveHints; hpaTargets: ReadonlySet<string> } {
-  const suffix = (listKey: string): string =>
-    RESOURCE_KINDS.find((k) => k.listKey === listKey)?.defaultNameSuffix ?? '';
-  const workloads = all.filter(
-    (r) => r.entry.listKey === 'deployments' || r.entry.listKey === 'statefulSets',
-  );
-  const services = all.filter((r) => r.entry.listKey === 'services');
+  const withRole = all.map((r) => ({ ...r, module: kindFor(r.entry.listKey) }));
+  const defaultName = (r: (typeof withRole)[number]): string =>
+    stringOr(r.rendered['name'], `${crName}${r.module?.defaultNameSuffix ?? ''}`);
+  const workloads = withRole.filter((r) => r.module?.sibling?.role === 'workload');
+  const services = withRole.filter((r) => r.module?.sibling?.role === 'service');
   const base: { -readonly [K in keyof ResolveHints]: ResolveHints[K] } = {};
   const workload = workloads.length === 1 ? workloads[0] : undefined;
-  if (workload != null) {
-    const name = stringOr(workload.rendered['name'], `${crName}${suffix(workload.entry.listKey)}`);
-    base.defaultWorkload = {
-      kind: workload.entry.listKey === 'deployments' ? 'Deployment' : 'StatefulSet',
-      name,
-    };
+  if (workload?.module?.kind != null) {
+    base.defaultWorkload = { kind: workload.module.kind, name: defaultName(workload) };
   }
   const service = services.length === 1 ? services[0] : undefined;
-  if (service != null) {
-    const ports = service.rendered['ports'];
-    const firstPort = Array.isArray(ports)
-      ? (ports[0] as Record<string, unknown> | undefined)?.['port']
-      : service.rendered['port'];
-    const port =
-      typeof firstPort === 'number'
-        ? firstPort
-        : typeof firstPort === 'string'
-          ? Number.parseInt(firstPort, 10)
-          : undefined;
-    if (port != null && !Number.isNaN(port)) {
-      base.defaultService = {
-        name: stringOr(service.rendered['name'], `${crName}${suffix('services')}`),
-        port,
-      };
-    }
+  const serviceRole = service?.module?.sibling;
+  if (service != null && serviceRole?.role === 'service') {
+    const port = serviceRole.port(service.rendered);
+    if (port != null) base.defaultService = { name: defaultName(service), port };
   }
   const hpaTargets = new Set<string>();
-  for (const hpa of all.filter((r) => r.entry.listKey === 'hpa')) {
-    const target = hpa.rendered['scaleTargetRef'] as Record<string, unknown> | undefined;
-    const name = target?.['name'] ?? base.defaultWorkload?.name;
+  for (const scaler of withRole) {
+    const role = scaler.module?.sibling;
+    if (role?.role !== 'scaler') continue;
+    const name = role.target(scaler.rendered) ?? base.defaultWorkload?.name;
     if (typeof name === 'string') hpaTargets.add(name);
   }
   return { base, hpaTargets };

@@ -3,56 +3,48 @@
  * queues and workers, over one API client (docs/reference/runtime.md §2).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, diffCounts } from '@orkestra/registry';
 import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
-import type {
-  CrdEntry,
-  EvaluateConditionsOptions,
-  Katalog,
-  Logger,
-  Provider,
-  WatchItem,
-} from '@orkestra/types';
-import { OrkestraAnnotation, copySourceWatches, hasBuiltinKinds } from '@orkestra/types';
+import type { CrdEntry, Katalog, Logger, Provider, WatchItem } from '@orkestra/types';
+import { copySourceWatches } from '@orkestra/types';
 import { pino } from 'pino';
-import { CacheChangeType } from '../cache.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
+import type { Informer } from '../informer.js';
 import { KubeListWatchClient } from '../list-watch-client.js';
 import { Autoscaler, dispatcherInputs } from '../autoscaler/autoscaler.js';
 import { resolveAutoscaleConfig } from '../autoscaler/decide.js';
-import { CrossReaders } from '../hooks/cross.js';
+import type { CrossReaders, CrossTarget } from '../hooks/cross.js';
 import { createCrossHandler } from '../hooks/cross-handler.js';
 import type { CrossAuthorize, CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
-import { CrossHttpClient } from '../hooks/cross-http.js';
-import { DockerBuildManager } from '../hooks/docker.js';
-import { ExternalCaller } from '../hooks/external.js';
-import { GitCheckouts, GitPoller } from '../hooks/git.js';
-import type { GitRefresh } from '../hooks/git.js';
-import { KatalogHooks, parseReaderId } from './katalog-hooks.js';
-import { KubeReadCache } from './kube-reader.js';
-import { ProviderDispatch } from './provider-dispatch.js';
-import { ChildCaches, routeChildChange } from './child-caches.js';
-import { WatchTriggers } from './watch-triggers.js';
-import type { WatchingEntry } from './watch-triggers.js';
+import type { CrossHttpClient } from '../hooks/cross-http.js';
+import type { DockerBuildManager } from '../hooks/docker.js';
+import type { ExternalCaller } from '../hooks/external.js';
+import type { GitCheckouts, GitPoller } from '../hooks/git.js';
+import { ChildCaches } from './child-caches.js';
 import type { ChildKindSpec } from './child-caches.js';
 import { compileKatalog } from './compile-katalog.js';
 import type { CompiledCrd, CompiledKatalog } from './compile-katalog.js';
+import { conditionsOptions } from './conditions.js';
 import { CrdController } from './crd-controller.js';
-import type { PipelineHooks } from './reconcile-pipeline.js';
-import { StartGate } from './depends-on.js';
+import type { ControllerRevisions } from './crd-controller.js';
 import { createEventWriter } from './event-writer.js';
+import { createHookServices } from './hook-services.js';
+import { KatalogHooks } from './katalog-hooks.js';
+import type { KubeReadCache } from './kube-reader.js';
 import { errorForLog, serializeError } from './log-error.js';
+import type { PipelineHooks } from './reconcile-pipeline.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
+import { createStarter } from './start.js';
 import { resolveTuning } from './tuning.js';
 import type { RuntimeTuning } from './tuning.js';
+import { WatchTriggers } from './watch-triggers.js';
+import type { WatchingEntry } from './watch-triggers.js';
+import { wireWatches } from './watches.js';
 import type { RuntimeRevisions } from '../rollout/revisions.js';
 
 /**
@@ -155,9 +147,10 @@ export interface KatalogRuntime {
 }
 
 /**
- * createKatalogRuntime builds the runtime of one Katalog: a counted API client, one informer per
- * CRD entry and per child kind (selected by the managed-by and crd labels), and per entry a queue,
- * a dispatcher, resync and the reconcile pipeline. Templates are compiled here, once.
+ * createKatalogRuntime builds the runtime of one Katalog from its declared parts: a counted API
+ * client (apiParts), the child caches and watch triggers, the hook services (hook-services.ts),
+ * the re-queue wiring from the hook table (watches.ts), one controller per CRD entry (runtimeEntry)
+ * and the start sequence (start.ts). Templates are compiled here, once.
  *
  * @example
  * const runtime = createKatalogRuntime({ katalog, kubeConfig });
@@ -170,7 +163,6 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const random = options.random ?? Math.random;
   const bytes = options.randomBytes ?? ((size: number) => new Uint8Array(randomBytes(size)));
   const tuning = resolveTuning(options.options);
-  const slots = options.options?.hooks;
   const engine = createTemplateEngine({ clock: { now: () => clock.now() }, random: bytes });
   const compile = (katalog: Katalog | CompiledKatalog): CompiledKatalog =>
     'crds' in katalog && katalog.crds instanceof Map
@@ -179,56 +171,217 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const compiled = compile(options.katalog);
   const revisions = options.revisions;
   const previous = revisions?.previous == null ? undefined : compile(revisions.previous.katalog);
+  const current = [...compiled.crds.values()];
+  const every = [...current, ...(previous?.crds.values() ?? [])];
   const katalogName = compiled.katalog.metadata.name;
-  const logger: Logger = (
-    options.logger ??
+  const logger = runtimeLogger(options.logger).child({ katalog: katalogName });
+  const observer = completeObserver(options.observer);
+  const { client, listWatch, events } = apiParts(options, current, { clock, logger, observer });
+  const entries = new Map<string, RuntimeEntry>();
+  const informerParts = { listWatch, client, clock, random, tuning, logger, observer };
+  const kindUsers = childKindUsers(every);
+  const children = new ChildCaches({
+    ...informerParts,
+    kinds: [...kindUsers.values()],
+    ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
+    watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
+    logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
+  });
+  // Each entry's `watch` items (the previous revision's too) re-queue its CRs; so do the literal
+  // sources of `copyFrom` Secrets, best effort (docs/reference/runtime.md §4.1).
+  const watches = watchTriggers(
+    watchingOf(every, (entry) => entry.watch ?? []),
+    informerParts,
+    entries,
+  );
+  const copySources = watchTriggers(watchingOf(every, copySourceWatches), informerParts, entries);
+  const scopes = new Map<string, boolean>();
+  const customScope = (apiVersion: string, kind: string): boolean | undefined =>
+    scopes.get(`${apiVersion}/${kind}`);
+
+  // ---- hooks and providers (steps 9–12, 16; docs/reference/runtime.md §14)
+  const hooks = createHookServices({
+    katalogName,
+    client,
+    clock,
+    conditions: conditionsOptions(engine, clock),
+    env: options.options?.env ?? process.env,
+    tuning,
+    providers: options.providers ?? new Map(),
+    lookup: (name) => crossTarget(entries.get(name)),
+    onBuildFinished: (waiters) => wiring.enqueueReaders(waiters),
+    ...(options.options?.crossToken == null ? {} : { crossToken: options.options.crossToken }),
+  });
+  const katalogHooks = new KatalogHooks(hooks.services);
+  const wiring = wireWatches({
+    crds: every,
+    entries,
+    children,
+    katalogHooks,
+    crossReaders: hooks.crossReaders,
+    gitCheckouts: () => hooks.gitCheckouts(),
+    clock,
+    logger,
+    gitPollTickMs: tuning.gitPollTickMs,
+  });
+  const slots = options.options?.hooks;
+  const hooksOf = (crd: CompiledCrd): PipelineHooks => ({
+    ...katalogHooks.hooksFor(crd),
+    ...slots?.[crd.name],
+  });
+  const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
+  for (const crd of current) {
+    const controller = new CrdController({
+      ...shared,
+      crd,
+      logger,
+      events,
+      tuning,
+      hooks: hooksOf(crd),
+      revision: revisionsOf(revisions, previous?.crds.get(crd.name), hooksOf),
+      observer,
+      onPrimaryChange: wiring.onPrimaryChange(crd.name),
+      customScope,
+    });
+    entries.set(crd.name, runtimeEntry(controller, { clock, logger }));
+  }
+  const starter = createStarter({
+    crds: current,
+    entries,
+    client,
+    children,
+    watches,
+    copySources,
+    childKinds: [...kindUsers.keys()],
+    gitPoller: wiring.gitPoller,
+    clock,
+    logger,
+    syncTimeoutMs: tuning.syncTimeoutMs,
+    leaderElected: options.leaderElected ?? true,
+    scopes,
+  });
+  const informers = (): Informer[] => [
+    ...children.informers.values(),
+    ...watches.informers.values(),
+    ...copySources.informers.values(),
+  ];
+
+  return {
+    entries,
+    children,
+    client,
+    events,
+    start: () => starter.start(),
+    startWorkers: () => starter.startWorkers(),
+    crossHandler: crossHandlerOf(entries, options.options?.crossAuthorize),
+    hookServices: {
+      external: hooks.external,
+      crossHttp: hooks.crossHttp,
+      crossReaders: hooks.crossReaders,
+      kubeReads: hooks.kubeReads,
+      git: () => hooks.gitCheckouts(),
+      gitPoller: wiring.gitPoller,
+      docker: () => hooks.dockerBuilds(),
+    },
+    async stop(stopOptions = {}) {
+      starter.stop();
+      for (const entry of entries.values()) entry.autoscaler?.stop();
+      wiring.gitPoller?.stop();
+      hooks.stop();
+      await Promise.all([...entries.values()].map((e) => e.controller.stop(stopOptions)));
+      await events.flush(2000);
+      await children.stop();
+      await watches.stop();
+      await copySources.stop();
+    },
+    isReady: () =>
+      starter.started &&
+      children.hasSynced() &&
+      watches.hasSynced() &&
+      [...entries.values()].every((e) => e.informer.hasSynced()),
+    requestCounts: () => ({
+      ...diffCounts({}, client.requests.snapshot()),
+      ...listWatchBase(entries, informers()),
+    }),
+    snapshot: () => runtimeSnapshot(entries, informers()),
+    waitingEntries: () => starter.waitingEntries(),
+  };
+}
+
+/** revisionsOf is one entry's revision choice (docs/reference/runtime.md §24.2): the previous revision's entry and hooks, when it has one. */
+function revisionsOf(
+  revisions: RuntimeRevisions | undefined,
+  previousCrd: CompiledCrd | undefined,
+  hooksOf: (crd: CompiledCrd) => PipelineHooks,
+): ControllerRevisions | undefined {
+  if (revisions == null) return undefined;
+  return {
+    current: revisions.current,
+    previous:
+      previousCrd == null || revisions.previous == null
+        ? undefined
+        : { revision: revisions.previous.revision, crd: previousCrd, hooks: hooksOf(previousCrd) },
+    assign: revisions.assign,
+  };
+}
+
+/** runtimeLogger is the given logger, or pino JSON lines on stdout at `info` with Secret data redacted. */
+function runtimeLogger(logger: Logger | undefined): Logger {
+  return (
+    logger ??
     (pino({
       level: 'info',
       redact: ['*.data', '*.stringData', 'data', 'stringData'],
       serializers: { err: (error: unknown) => serializeError(error, false) },
     }) as unknown as Logger)
-  ).child({
-    katalog: katalogName,
-  });
-  const observer = completeObserver(options.observer);
-  const host = apiHost(options.kubeConfig);
+  );
+}
+
+/**
+ * apiParts are the one API transport (ADR 0013) — children, finalizers, status and Events — with
+ * REST metrics, the list-watch client of the informers and the Event recorder. The CR kinds'
+ * plural and scope come from their apiTypes, so status patches need no discovery.
+ */
+function apiParts(
+  { kubeConfig, userAgent = 'orkestra' }: Pick<CreateKatalogRuntimeOptions, 'kubeConfig' | 'userAgent'>,
+  crds: readonly CompiledCrd[],
+  o: {
+    readonly clock: Clock;
+    readonly logger: Logger;
+    readonly observer: RuntimeObserver;
+  },
+): { readonly client: KubeClient; readonly listWatch: KubeListWatchClient; readonly events: EventRecorder } {
+  const host = apiHost(kubeConfig);
   const onRequest = (method: string, status: number, seconds: number): void =>
-    observer.restRequest(method, status === 0 ? '<error>' : String(status), host, seconds);
-  // The one API transport (ADR 0013): children, finalizers, status and Events. The CR kinds'
-  // plural and scope come from their apiTypes, so status patches need no discovery.
-  const crResources = Object.fromEntries(
-    [...compiled.crds.values()].map((crd) => [
+    o.observer.restRequest(method, status === 0 ? '<error>' : String(status), host, seconds);
+  const resources = Object.fromEntries(
+    crds.map((crd) => [
       `${crd.apiVersion}/${crd.apiTypes.kind}`,
       { plural: crd.apiTypes.plural, namespaced: crd.entry.namespaced },
     ]),
   );
   // Every HTTP request is reported once when it ends, list pages and discovery included, so the
   // counter agrees with the API server's audit log (ADR 0035).
-  const userAgent = options.userAgent ?? 'orkestra';
-  const client = createKubeClient({
-    kubeConfig: options.kubeConfig,
-    resources: crResources,
-    userAgent,
-    onRequest,
-  });
-  const listWatch = new KubeListWatchClient({ kubeConfig: options.kubeConfig, onRequest, userAgent });
+  const client = createKubeClient({ kubeConfig, resources, userAgent, onRequest });
+  const listWatch = new KubeListWatchClient({ kubeConfig, onRequest, userAgent });
   // Entry name by CR apiVersion/kind, for the `controller` label of Event metrics.
-  const controllerOf = new Map<string, string>();
+  const controllerOf = new Map(crds.map((crd) => [`${crd.apiVersion}/${crd.apiTypes.kind}`, crd.name]));
   const events = new EventRecorder({
     // Through the same client: core v1 Events need no discovery (docs/reference/runtime.md §12).
     writer: createEventWriter(client),
-    clock,
-    onWriteError: (error) => logger.debug({ err: errorForLog(error) }, 'event write failed'),
+    clock: o.clock,
+    onWriteError: (error) => o.logger.debug({ err: errorForLog(error) }, 'event write failed'),
     onRecorded: (subject, type, reason) =>
-      observer.event(controllerOf.get(`${subject.apiVersion}/${subject.kind}`) ?? '', type, reason),
-    onDropped: () => observer.eventDropped(),
+      o.observer.event(controllerOf.get(`${subject.apiVersion}/${subject.kind}`) ?? '', type, reason),
+    onDropped: () => o.observer.eventDropped(),
   });
-  for (const crd of compiled.crds.values())
-    controllerOf.set(`${crd.apiVersion}/${crd.apiTypes.kind}`, crd.name);
+  return { client, listWatch, events };
+}
 
+/** childKindUsers are the child kinds to watch (the previous revision's too: its CRs still reconcile), with the entries using each. */
+function childKindUsers(crds: readonly CompiledCrd[]): Map<string, ChildKindSpec & { crds: string[] }> {
   const kindUsers = new Map<string, ChildKindSpec & { crds: string[] }>();
-  // issue 21: the previous revision's child kinds are watched too (its CRs still reconcile).
-  for (const crd of [...compiled.crds.values(), ...(previous?.crds.values() ?? [])]) {
+  for (const crd of crds) {
     for (const kind of crd.childKinds) {
       const key = `${kind.apiVersion}/${kind.kind}`;
       const spec = kindUsers.get(key) ?? { ...kind, crds: [] };
@@ -236,418 +389,193 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       kindUsers.set(key, spec);
     }
   }
-  const children = new ChildCaches({
-    kinds: [...kindUsers.values()],
-    listWatch,
-    client,
-    clock,
-    random,
-    ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
-    watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
-    logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
-    observer,
-  });
-  // issue 14: each entry's `watch` items (the previous revision's too) re-queue its CRs; so do the
-  // literal sources of `copyFrom` Secrets, best effort (not awaited: a source the RBAC does not let
-  // the operator watch is still read at each reconcile, docs/reference/runtime.md §4.1).
-  const watchingOf = (itemsOf: (entry: CrdEntry) => readonly WatchItem[]): WatchingEntry[] => {
-    const watching = new Map<string, WatchingEntry>();
-    for (const crd of [...compiled.crds.values(), ...(previous?.crds.values() ?? [])]) {
-      const items = [...(watching.get(crd.name)?.items ?? [])];
-      for (const item of itemsOf(crd.entry))
-        if (!items.some((i) => JSON.stringify(i) === JSON.stringify(item))) items.push(item);
-      watching.set(crd.name, { name: crd.name, namespaced: crd.entry.namespaced, items });
-    }
-    return [...watching.values()].filter((e) => e.items.length > 0);
-  };
-  const triggers = (watching: readonly WatchingEntry[]): WatchTriggers =>
-    new WatchTriggers({
-      entries: watching,
-      listWatch,
-      client,
-      clock,
-      random,
-      namespace: tuning.namespace,
-      watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
-      logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
-      observer,
-      isCrUid: (entry, uid) => entries.get(entry)?.cache.keyOfUid(uid) != null,
-      onRoute: (name, route) => {
-        const controller = entries.get(name)?.controller;
-        if (controller == null) return;
-        if (route.kind === 'all') controller.enqueueAll();
-        else if (route.kind === 'keys') for (const key of route.keys) controller.enqueueKey(key);
-        else for (const uid of route.uids) controller.enqueueOwner(uid);
-      },
-    });
-  const watches = triggers(watchingOf((entry) => entry.watch ?? []));
-  const copySources = triggers(watchingOf(copySourceWatches));
-  const scopes = new Map<string, boolean>();
-  const customScope = (apiVersion: string, kind: string): boolean | undefined =>
-    scopes.get(`${apiVersion}/${kind}`);
+  return kindUsers;
+}
 
-  const entries = new Map<string, RuntimeEntry>();
-  // ---- hooks and providers (steps 9–12, 16; docs/reference/runtime.md §14)
-  const env = options.options?.env ?? process.env;
-  const conditions: EvaluateConditionsOptions = {
-    renderTemplate: (source, context) => engine.renderTemplate(source, context),
-    now: () => new Date(clock.now()),
-  };
-  const kubeReads = new KubeReadCache({ client, clock });
-  const external = new ExternalCaller({
-    readSecret: (namespace, name, key) => kubeReads.secretValue(namespace, name, key),
-    env,
-    clock,
-    allowLinkLocal: tuning.allowLinkLocal,
-    allowAddresses: tuning.allowPrivateAddresses,
-  });
-  // The address guard covers cross HTTP reads like external calls (issue 20).
-  const crossHttp = new CrossHttpClient({
-    clock,
-    allowLinkLocal: tuning.allowLinkLocal,
-    allowAddresses: tuning.allowPrivateAddresses,
-    ...(options.options?.crossToken == null ? {} : { token: options.options.crossToken }),
-  });
-  const crossReaders = new CrossReaders();
-  const enqueueReader = (id: string): void => {
-    const { crd, key } = parseReaderId(id);
-    entries.get(crd)?.controller.enqueueKey(key);
-  };
-  let gitCheckouts: GitCheckouts | undefined;
-  const git = (): GitCheckouts =>
-    (gitCheckouts ??= new GitCheckouts({
-      workDir: tuning.workDir ?? mkdtempSync(join(tmpdir(), 'orkestra-git-')),
-      clock,
-      env,
-      allowLinkLocal: tuning.allowLinkLocal,
-      allowAddresses: tuning.allowPrivateAddresses,
-    }));
-  let dockerBuilds: DockerBuildManager | undefined;
-  const docker = (): DockerBuildManager =>
-    (dockerBuilds ??= new DockerBuildManager({
-      clock,
-      env,
-      ...(tuning.workDir == null ? {} : { workDir: tuning.workDir }),
-      maxConcurrentBuilds: tuning.maxConcurrentBuilds,
-      onBuildFinished: ({ waiters }) => {
-        for (const waiter of waiters) enqueueReader(waiter);
-      },
-    }));
-  const katalogHooks = new KatalogHooks({
-    conditions,
-    external,
-    crossHttp,
-    crossReaders,
-    lookup: (name) => {
-      const entry = entries.get(name);
-      return entry == null
-        ? undefined
-        : { namespaced: entry.controller.crd.entry.namespaced, cache: entry.cache };
-    },
-    git,
-    docker,
-  });
-  const dispatch = new ProviderDispatch({
-    katalogName,
-    providers: options.providers ?? new Map(),
-    kube: kubeReads,
-    clock,
-    conditions,
-  });
-  const pollMs = [...compiled.crds.values()].map((crd) => crd.hooks.git?.pollMs ?? 0).filter((ms) => ms > 0);
-  const gitPoller =
-    pollMs.length === 0
-      ? undefined
-      : new GitPoller({
-          checkouts: {
-            refresh: (o) => (gitCheckouts == null ? Promise.resolve([]) : gitCheckouts.refresh(o)),
-          },
-          tickMs: tuning.gitPollTickMs ?? Math.max(1000, Math.min(15_000, ...pollMs)),
-          clock,
-          onNewCommits: (refreshes) => void enqueueGitReaders(refreshes),
-          onError: (refresh) =>
-            logger.warn(
-              { repo: refresh.repo, branch: refresh.branch, err: refresh.error },
-              'git poll failed',
-            ),
-        });
-  const enqueueGitReaders = async (refreshes: readonly GitRefresh[]): Promise<void> => {
-    for (const refresh of refreshes) {
-      for (const reader of katalogHooks.gitReadersOf(refresh)) {
-        const commit = await git().lastCommit(reader.repo, reader.branch, reader.path);
-        const cr = entries.get(reader.crd)?.cache.get(reader.key);
-        if (cr == null) continue;
-        if (commit === '' || cr.metadata.annotations?.[OrkestraAnnotation.LastCommit] !== commit)
-          entries.get(reader.crd)?.controller.enqueueKey(reader.key);
-      }
-    }
-  };
-
-  const hooksOf = (crd: CompiledCrd): PipelineHooks => ({
-    ...katalogHooks.hooksFor(crd),
-    ...(crd.hooks.providers.length === 0
-      ? {}
-      : {
-          providers: (input) => dispatch.reconcile(input),
-        }),
-    deleteProviders: (input) => dispatch.delete(input),
-    ...slots?.[crd.name],
-  });
-  for (const crd of compiled.crds.values()) {
-    const previousCrd = previous?.crds.get(crd.name);
-    const controller = new CrdController({
-      katalogName,
-      crd,
-      listWatch,
-      client,
-      children,
-      engine,
-      clock,
-      random,
-      randomBytes: bytes,
-      logger,
-      events,
-      tuning,
-      hooks: hooksOf(crd),
-      revision:
-        revisions == null
-          ? undefined
-          : {
-              current: revisions.current,
-              previous:
-                previousCrd == null || revisions.previous == null
-                  ? undefined
-                  : { revision: revisions.previous.revision, crd: previousCrd, hooks: hooksOf(previousCrd) },
-              assign: revisions.assign,
-            },
-      observer,
-      onPrimaryChange: (change) => {
-        if (change.type === CacheChangeType.Delete) katalogHooks.forget(crd.name, change.key);
-        if (crossReaders.size === 0) return;
-        for (const reader of crossReaders.readersOf(crd.name, change.object, change.old))
-          enqueueReader(reader);
-      },
-      customScope,
-    });
-    const autoscale = crd.entry.autoscale;
-    const autoscaleConfig =
-      autoscale == null || !autoscale.enabled ? undefined : resolveAutoscaleConfig(autoscale, crd.entry);
-    const autoscaler =
-      autoscaleConfig == null
-        ? undefined
-        : new Autoscaler({
-            config: autoscaleConfig,
-            target: {
-              resizeWorkers: (n) => controller.dispatcher.resize(n),
-              setQueueDepthLimit: (n) => controller.queue.setMaxDepth(n),
-              setResyncInterval: (ms) => controller.resync.setInterval(ms),
-            },
-            inputs: dispatcherInputs({
-              dispatcher: controller.dispatcher,
-              queue: controller.queue,
-              intervalMs: autoscaleConfig.intervalMs,
-              clock,
-            }),
-            clock,
-            logger,
-            entry: crd.name,
-          });
-    entries.set(crd.name, {
-      name: crd.name,
-      controller,
-      get queue() {
-        return controller.queue;
-      },
-      get dispatcher() {
-        return controller.dispatcher;
-      },
-      get cache() {
-        return controller.cache;
-      },
-      get resync() {
-        return controller.resync;
-      },
-      get informer() {
-        return controller.informer;
-      },
-      autoscaler,
-    });
+/** watchingOf lists the entries with watched objects (`itemsOf`), each item once. */
+function watchingOf(
+  crds: readonly CompiledCrd[],
+  itemsOf: (entry: CrdEntry) => readonly WatchItem[],
+): WatchingEntry[] {
+  const watching = new Map<string, WatchingEntry>();
+  for (const crd of crds) {
+    const items = [...(watching.get(crd.name)?.items ?? [])];
+    for (const item of itemsOf(crd.entry))
+      if (!items.some((i) => JSON.stringify(i) === JSON.stringify(item))) items.push(item);
+    watching.set(crd.name, { name: crd.name, namespaced: crd.entry.namespaced, items });
   }
+  return [...watching.values()].filter((e) => e.items.length > 0);
+}
 
-  // A child event enqueues its owner: crd label → entry, owner-uid label → primary UID index → key;
-  // issue 18: a readiness transition in the high lane (routeChildChange, docs/reference/runtime.md §5.3).
-  children.subscribe((change) => {
-    const route = routeChildChange(change, (object) => children.isOwnVersion(object));
-    if (route == null) return;
-    entries.get(route.crd)?.controller.enqueueOwner(route.ownerUid, route.isOwnWrite, route.priority);
-  });
-
-  let leader = options.leaderElected ?? true;
-  let started = false;
-  // Workers start in dependsOn order; a background check every 5 s starts the rest (docs/reference/runtime.md §2.7).
-  const gate = new StartGate({
-    entries: [...entries.values()].map((entry) => ({
-      name: entry.name,
-      dependsOn: entry.controller.crd.entry.dependsOn,
-      stats: () => entry.controller.stats(),
-      start: () => {
-        entry.controller.startWorkers();
-        entry.autoscaler?.start();
-      },
-    })),
-    clock,
-    onStarted: (name) => logger.debug({ controller: name }, 'workers started'),
-    onWaiting: (name, unmet) =>
-      logger.debug({ controller: name, waitingFor: unmet }, 'workers wait for dependsOn'),
-  });
-  let gateStarted = false;
-  const startWorkers = (): void => {
-    leader = true;
-    if (!started || gateStarted) return;
-    gateStarted = true;
-    gate.start();
-    gitPoller?.start();
-  };
-  const listWatchBase = (): Record<string, number> => {
-    const out: Record<string, number> = {};
-    for (const entry of entries.values()) {
-      const s = entry.informer.stats();
-      out[`list ${entry.informer.path}`] = s.listRequests;
-      out[`watch ${entry.informer.path}`] = s.watchRequests;
-    }
-    for (const informer of [
-      ...children.informers.values(),
-      ...watches.informers.values(),
-      ...copySources.informers.values(),
-    ]) {
-      const s = informer.stats();
-      out[`list ${informer.path}`] = s.listRequests;
-      out[`watch ${informer.path}`] = s.watchRequests;
-    }
-    return out;
-  };
-
-  return {
-    entries,
-    children,
-    client,
-    events,
-    async start() {
-      if (started) return;
-      for (const crd of compiled.crds.values()) {
-        for (const kind of crd.childKinds) {
-          if (kind.apiVersion.includes('/') && !hasBuiltinKinds(kind.apiVersion)) {
-            const info = await client.discover(kind);
-            scopes.set(`${kind.apiVersion}/${kind.kind}`, info.namespaced);
-          }
-        }
-      }
-      await children.start();
-      await watches.start();
-      await copySources.start();
-      for (const entry of entries.values()) entry.controller.startInformer();
-      const signal = AbortSignal.timeout(tuning.syncTimeoutMs);
-      await Promise.all([
-        children.waitForSync(signal),
-        watches.waitForSync(signal),
-        ...[...entries.values()].map((e) => e.controller.waitForSync(signal)),
-      ]);
-      started = true;
-      logger.info({ entries: [...entries.keys()], childKinds: [...kindUsers.keys()] }, 'informers synced');
-      if (leader) startWorkers();
+/** watchTriggers re-queues the CRs of the entries whose watched objects change (docs/reference/runtime.md §4.1). */
+function watchTriggers(
+  watching: readonly WatchingEntry[],
+  o: {
+    readonly listWatch: KubeListWatchClient;
+    readonly client: KubeClient;
+    readonly clock: Clock;
+    readonly random: () => number;
+    readonly tuning: ReturnType<typeof resolveTuning>;
+    readonly logger: Logger;
+    readonly observer: RuntimeObserver;
+  },
+  entries: ReadonlyMap<string, RuntimeEntry>,
+): WatchTriggers {
+  return new WatchTriggers({
+    entries: watching,
+    listWatch: o.listWatch,
+    client: o.client,
+    clock: o.clock,
+    random: o.random,
+    namespace: o.tuning.namespace,
+    watchIdleTimeoutMs: o.tuning.watchIdleTimeoutMs,
+    logger: { warn: (fields, message) => o.logger.warn({ ...fields }, message) },
+    observer: o.observer,
+    isCrUid: (entry, uid) => entries.get(entry)?.cache.keyOfUid(uid) != null,
+    onRoute: (name, route) => {
+      const controller = entries.get(name)?.controller;
+      if (controller == null) return;
+      if (route.kind === 'all') controller.enqueueAll();
+      else if (route.kind === 'keys') for (const key of route.keys) controller.enqueueKey(key);
+      else for (const uid of route.uids) controller.enqueueOwner(uid);
     },
-    startWorkers,
-    crossHandler: createCrossHandler({
-      entries: new Map(
-        [...entries.values()].map((entry): [string, CrossHandlerEntry] => [
-          entry.name,
-          {
-            crossAccess: entry.controller.crd.entry.crossAccess,
-            namespaced: entry.controller.crd.entry.namespaced,
-            resource: {
-              group: entry.controller.crd.apiTypes.group,
-              plural: entry.controller.crd.apiTypes.plural,
-            },
-            lookup: (namespace, name) => entry.cache.getByName(namespace, name),
+  });
+}
+
+/** runtimeEntry is one entry's machinery: its controller and, with `autoscale`, its autoscaler. */
+function runtimeEntry(
+  controller: CrdController,
+  o: { readonly clock: Clock; readonly logger: Logger },
+): RuntimeEntry {
+  const crd = controller.crd;
+  const autoscale = crd.entry.autoscale;
+  const config =
+    autoscale == null || !autoscale.enabled ? undefined : resolveAutoscaleConfig(autoscale, crd.entry);
+  const autoscaler =
+    config == null
+      ? undefined
+      : new Autoscaler({
+          config,
+          target: {
+            resizeWorkers: (n) => controller.dispatcher.resize(n),
+            setQueueDepthLimit: (n) => controller.queue.setMaxDepth(n),
+            setResyncInterval: (ms) => controller.resync.setInterval(ms),
           },
-        ]),
-      ),
-      ...(options.options?.crossAuthorize == null ? {} : { authorize: options.options.crossAuthorize }),
-    }),
-    hookServices: {
-      external,
-      crossHttp,
-      crossReaders,
-      kubeReads,
-      git: () => gitCheckouts,
-      gitPoller,
-      docker: () => dockerBuilds,
+          inputs: dispatcherInputs({
+            dispatcher: controller.dispatcher,
+            queue: controller.queue,
+            intervalMs: config.intervalMs,
+            clock: o.clock,
+          }),
+          clock: o.clock,
+          logger: o.logger,
+          entry: crd.name,
+        });
+  return {
+    name: crd.name,
+    controller,
+    get queue() {
+      return controller.queue;
     },
-    async stop(stopOptions = {}) {
-      gate.stop();
-      for (const entry of entries.values()) entry.autoscaler?.stop();
-      gitPoller?.stop();
-      dockerBuilds?.stop();
-      await Promise.all([...entries.values()].map((e) => e.controller.stop(stopOptions)));
-      await events.flush(2000);
-      await children.stop();
-      await watches.stop();
-      await copySources.stop();
+    get dispatcher() {
+      return controller.dispatcher;
     },
-    isReady() {
-      return (
-        started &&
-        children.hasSynced() &&
-        watches.hasSynced() &&
-        [...entries.values()].every((e) => e.informer.hasSynced())
-      );
+    get cache() {
+      return controller.cache;
     },
-    requestCounts() {
-      return { ...diffCounts({}, client.requests.snapshot()), ...listWatchBase() };
+    get resync() {
+      return controller.resync;
     },
-    snapshot() {
+    get informer() {
+      return controller.informer;
+    },
+    autoscaler,
+  };
+}
+
+/** crossTarget is an entry of this Katalog as the target of in-process cross reads (its primary cache). */
+function crossTarget(entry: RuntimeEntry | undefined): CrossTarget | undefined {
+  return entry == null
+    ? undefined
+    : { namespaced: entry.controller.crd.entry.namespaced, cache: entry.cache };
+}
+
+/** crossHandlerOf serves other operators' cross reads from the entries' primary caches. */
+function crossHandlerOf(
+  entries: ReadonlyMap<string, RuntimeEntry>,
+  authorize: CrossAuthorize | undefined,
+): CrossHandler {
+  return createCrossHandler({
+    entries: new Map(
+      [...entries.values()].map((entry): [string, CrossHandlerEntry] => [
+        entry.name,
+        {
+          crossAccess: entry.controller.crd.entry.crossAccess,
+          namespaced: entry.controller.crd.entry.namespaced,
+          resource: {
+            group: entry.controller.crd.apiTypes.group,
+            plural: entry.controller.crd.apiTypes.plural,
+          },
+          lookup: (namespace, name) => entry.cache.getByName(namespace, name),
+        },
+      ]),
+    ),
+    ...(authorize == null ? {} : { authorize }),
+  });
+}
+
+/** listWatchBase counts the list and watch requests of every informer, by `list <path>` / `watch <path>`. */
+function listWatchBase(
+  entries: ReadonlyMap<string, RuntimeEntry>,
+  informers: readonly Informer[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const informer of [...[...entries.values()].map((e) => e.informer), ...informers]) {
+    const s = informer.stats();
+    out[`list ${informer.path}`] = s.listRequests;
+    out[`watch ${informer.path}`] = s.watchRequests;
+  }
+  return out;
+}
+
+/** runtimeSnapshot reads the gauges of docs/reference/runtime.md §18.2 now. */
+function runtimeSnapshot(
+  entries: ReadonlyMap<string, RuntimeEntry>,
+  informers: readonly Informer[],
+): RuntimeSnapshot {
+  return {
+    entries: [...entries.values()].map((entry) => {
+      const dispatcher = entry.dispatcher.stats();
+      const autoscale = entry.controller.crd.entry.autoscale;
       return {
-        entries: [...entries.values()].map((entry) => {
-          const dispatcher = entry.dispatcher.stats();
-          const autoscale = entry.controller.crd.entry.autoscale;
-          return {
-            controller: entry.name,
-            depth: entry.queue.stats().depth,
-            activeWorkers: dispatcher.inFlight,
-            maxConcurrentReconciles: dispatcher.capacity,
-            unfinishedWorkSeconds: dispatcher.unfinishedWorkMs / 1000,
-            longestRunningSeconds: dispatcher.longestRunningMs / 1000,
-            workersStarted: entry.controller.stats().workersStarted,
-            ...(autoscale == null || !autoscale.enabled
-              ? {}
-              : {
-                  autoscale: {
-                    workers: dispatcher.capacity,
-                    queueDepthLimit: entry.queue.maxDepth,
-                    resyncSeconds: entry.resync.intervalMs / 1000,
-                  },
-                }),
-          };
-        }),
-        caches: [
-          ...[...entries.values()].map((entry) => ({
-            resource: resourceLabel(entry.informer.resource),
-            objects: entry.cache.size,
-          })),
-          ...[
-            ...children.informers.values(),
-            ...watches.informers.values(),
-            ...copySources.informers.values(),
-          ].map((informer) => ({
-            resource: resourceLabel(informer.resource),
-            objects: informer.cache.size,
-          })),
-        ],
+        controller: entry.name,
+        depth: entry.queue.stats().depth,
+        activeWorkers: dispatcher.inFlight,
+        maxConcurrentReconciles: dispatcher.capacity,
+        unfinishedWorkSeconds: dispatcher.unfinishedWorkMs / 1000,
+        longestRunningSeconds: dispatcher.longestRunningMs / 1000,
+        workersStarted: entry.controller.stats().workersStarted,
+        ...(autoscale == null || !autoscale.enabled
+          ? {}
+          : {
+              autoscale: {
+                workers: dispatcher.capacity,
+                queueDepthLimit: entry.queue.maxDepth,
+                resyncSeconds: entry.resync.intervalMs / 1000,
+              },
+            }),
       };
-    },
-    waitingEntries() {
-      return started && gateStarted ? gate.waiting() : [...entries.keys()];
-    },
+    }),
+    caches: [
+      ...[...entries.values()].map((entry) => ({
+        resource: resourceLabel(entry.informer.resource),
+        objects: entry.cache.size,
+      })),
+      ...informers.map((informer) => ({
+        resource: resourceLabel(informer.resource),
+        objects: informer.cache.size,
+      })),
+    ],
   };
 }
 

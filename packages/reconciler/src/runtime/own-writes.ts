@@ -6,14 +6,16 @@
  * status or metadata it changed, so status-driven state machines advance. That second reconcile
  * can only differ from the first when something the entry evaluates reads what was written: a
  * template or condition naming `status`, `annotations`, `finalizers`, `resourceVersion`,
- * `managedFields` or the whole `metadata`; a hook (git, cross, external, docker), whose results
- * land in annotations; or a provider, whose outputs are read back from `status.providers`. When
+ * `managedFields` or the whole `metadata`; or a declared hook with results of its own (the hook
+ * table's `resultUnits`: results land in annotations, provider outputs are read back from
+ * `status.providers`, a read or a call may answer differently). When
  * none of these applies, the reconcile that wrote the CR has already computed the fixed point,
  * and the re-run is skipped: one reconcile per new CR instead of two.
  *
  * The check is on the Katalog entry's text, so it errs towards re-running: a word in a
  * description counts too.
  */
+import { resultUnits } from '../hooks/table.js';
 import type { CompiledCrd } from './compile-katalog.js';
 
 const OWN_WRITE_FIELDS = /\b(?:status|annotations|finalizers|resourceVersion|managedFields)\b/;
@@ -22,16 +24,8 @@ const WHOLE_METADATA = /\bmetadata\b(?!\s*\.\s*(?:name|namespace|uid|labels|gene
 
 /** readsOwnWrites tells whether the entry may evaluate differently after the runtime wrote its CR. */
 export function readsOwnWrites(crd: Pick<CompiledCrd, 'entry' | 'hooks'>): boolean {
-  const hooks = crd.hooks;
-  if (
-    hooks.providers.length > 0 ||
-    hooks.cross.length > 0 ||
-    hooks.external.length > 0 ||
-    hooks.git != null ||
-    hooks.docker != null
-  ) {
-    return true;
-  }
+  const hooks = crd.hooks as Readonly<Record<string, unknown>>;
+  if (resultUnits.some((unit) => unit.declared(hooks[unit.key]))) return true;
   const { schema: _schema, ...rest } = crd.entry as { schema?: unknown } & Record<string, unknown>;
   return someString(rest, (text) => OWN_WRITE_FIELDS.test(text) || WHOLE_METADATA.test(text));
 }

@@ -9,7 +9,8 @@
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { TemplateEngine } from '@orkestra/template';
 import { ConditionReason, toOrkestraError } from '@orkestra/types';
-import type { EvaluateConditionsOptions, Logger } from '@orkestra/types';
+import type { Logger } from '@orkestra/types';
+import { conditionsOptions } from './conditions.js';
 import type { Clock } from '../clock.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import { isPending } from '../hooks/hook-unit.js';
@@ -127,10 +128,7 @@ export class CrdPipeline {
   constructor(options: PipelineOptions) {
     this.#o = options;
     const observer = options.observer ?? noopObserver;
-    const conditions: EvaluateConditionsOptions = {
-      renderTemplate: (source, context) => options.engine.renderTemplate(source, context),
-      now: () => new Date(options.clock.now()),
-    };
+    const conditions = conditionsOptions(options.engine, options.clock);
     this.#s = {
       crd: options.crd,
       primary: options.primary,

@@ -36,6 +36,18 @@ export type ValidationResult = (typeof ValidationResult)[keyof typeof Validation
 export const SecretGenerationReason = { Created: 'created', Rotated: 'rotated' } as const;
 export type SecretGenerationReason = (typeof SecretGenerationReason)[keyof typeof SecretGenerationReason];
 
+/** GateName is the `gate` label of `orkestra_reconcile_gated_total` (docs/reference/katalog.md §20.3). */
+export const GateName = { Enqueue: 'enqueue', Reconcile: 'reconcile' } as const;
+export type GateName = (typeof GateName)[keyof typeof GateName];
+
+/**
+ * GatedReason is the `reason` label of `orkestra_reconcile_gated_total`: `not_met` (the gate's
+ * sentinels and conditions did not pass) or `fail_closed` (they could not be evaluated and the
+ * gate's `failPolicy` is `closed`).
+ */
+export const GatedReason = { NotMet: 'not_met', FailClosed: 'fail_closed' } as const;
+export type GatedReason = (typeof GatedReason)[keyof typeof GatedReason];
+
 /**
  * RuntimeObserver receives the runtime's counters and histograms as events. `controller` is always
  * the CRD entry name and no argument carries a CR name, URL, repository or image, so label
@@ -64,6 +76,8 @@ export interface RuntimeObserver {
   queueRetry(controller: string): void;
   /** An add was dropped by the maxDepth policy. */
   queueDropped(controller: string): void;
+  /** A pre-reconcile gate held a CR's event (`enqueue`) or reconcile (`reconcile`), and why. */
+  reconcileGated(controller: string, gate: GateName, reason: GatedReason): void;
   /** A worker took a key that waited `seconds` in the queue. */
   queueWait(controller: string, seconds: number): void;
   /** A worker finished a key after `seconds` of work. */
@@ -104,6 +118,7 @@ export const noopObserver: RuntimeObserver = Object.freeze({
   queueAdd: noop,
   queueRetry: noop,
   queueDropped: noop,
+  reconcileGated: noop,
   queueWait: noop,
   queueWork: noop,
   restRequest: noop,

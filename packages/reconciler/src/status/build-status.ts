@@ -89,6 +89,8 @@ const OWNED_CONDITION_TYPES: ReadonlySet<string> = new Set([
   ConditionType.Ready,
   ConditionType.Synced,
   ConditionType.ValidationWarning,
+  // Written by the reconcile gate only (runtime/gates.ts); every reconcile that runs removes it.
+  ConditionType.Gated,
 ]);
 
 function isMap(value: unknown): value is Record<string, unknown> {

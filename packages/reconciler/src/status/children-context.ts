@@ -2,6 +2,7 @@
  * The `children` key of the status-field template context (docs/reference/katalog.md §13.3): the current state of
  * a CR's children, read from the cache.
  */
+import { kindForObject } from '@orkestra/registry';
 import { RESOURCE_KINDS, resourceKindInfo } from '@orkestra/types';
 import type { ResourceListKey } from '@orkestra/types';
 import type { KubeObject } from '../kube-object.js';
@@ -31,10 +32,8 @@ export const BUILT_IN_CHILDREN_KEYS: ReadonlySet<string> = new Set(
 export function childForTemplates(object: KubeObject): KubeObject {
   const { managedFields: _managedFields, ...metadata } = object.metadata;
   const copy: Record<string, unknown> = { ...object, metadata };
-  if (object.kind === 'Secret' && object.apiVersion === 'v1') {
-    delete copy['data'];
-    delete copy['stringData'];
-  }
+  // The kind's hidden fields (a Secret's data), also for a Secret written through `custom`.
+  for (const field of kindForObject(object)?.hiddenFields ?? []) delete copy[field];
   return copy as KubeObject;
 }
 

@@ -8,6 +8,11 @@ import { compact, defineKind } from '../kind-module.js';
  */
 export const hpa = defineKind({
   listKey: 'hpa',
+  // The workload it scales leaves `replicas` out (scaleTargetRef.name, else the CR's single workload).
+  sibling: {
+    role: 'scaler',
+    target: (entry) => (entry['scaleTargetRef'] as Record<string, unknown> | undefined)?.['name'],
+  },
   build: ({ fields, hints }) => {
     const target = fields.obj('scaleTargetRef');
     const name = target?.str('name') ?? hints.defaultWorkload?.name;

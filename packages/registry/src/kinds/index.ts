@@ -60,3 +60,20 @@ export function kindFor(listKey: string): KindModule | undefined {
   const key = listKey === 'pvcs' ? 'persistentVolumeClaims' : listKey;
   return Object.hasOwn(kinds, key) ? kinds[key as KindListKey] : undefined;
 }
+
+const BY_OBJECT_KIND = new Map<string, KindModule>(
+  Object.values(kinds).flatMap((module: KindModule) =>
+    module.apiVersion == null || module.kind == null ? [] : [[`${module.apiVersion}/${module.kind}`, module]],
+  ),
+);
+
+/**
+ * kindForObject returns the module of a fixed kind by an object's `apiVersion` and `kind`, also
+ * for an object written through `custom` (a v1 Secret is a Secret); undefined for other kinds.
+ */
+export function kindForObject(object: {
+  readonly apiVersion: string;
+  readonly kind: string;
+}): KindModule | undefined {
+  return BY_OBJECT_KIND.get(`${object.apiVersion}/${object.kind}`);
+}

@@ -1,6 +1,7 @@
 import type { Fields } from '../fields.js';
 import { templateError } from '../fields.js';
 import { compact, defineKind } from '../kind-module.js';
+import type { KubeObject } from '../kube-object.js';
 import { buildPodSpec, podTemplateMetadata } from '../pod-template.js';
 
 /** jobSpec builds a Job spec from the workload fields plus `backoffLimit` (default 3) and `restartPolicy` (default `OnFailure`). */
@@ -28,5 +29,16 @@ export function jobSpec(
 export const jobs = defineKind({
   listKey: 'jobs',
   createOnly: true,
+  neverPruned: true,
+  finished: jobFinished,
   build: ({ fields, name, labels }) => ({ body: { spec: jobSpec(fields, name, labels) } }),
 });
+
+/** jobFinished reads a Job's `Complete` or `Failed` condition. */
+export function jobFinished(job: KubeObject): 'complete' | 'failed' | undefined {
+  const conditions =
+    (job['status'] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
+  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return 'complete';
+  if (conditions.some((c) => c.type === 'Failed' && c.status === 'True')) return 'failed';
+  return undefined;
+}

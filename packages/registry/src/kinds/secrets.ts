@@ -8,7 +8,8 @@ import { compact, defineKind } from '../kind-module.js';
  */
 export const secrets = defineKind({
   listKey: 'secrets',
-  entryCreateOnly: (entry) => isOnceSecret(entry),
+  createdOnce: (entry) => isOnceSecret(entry),
+  hiddenFields: ['data', 'stringData'],
   build: ({ fields }) => {
     if (fields.has('tls')) {
       throw new RegistryError(

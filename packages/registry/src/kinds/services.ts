@@ -1,5 +1,6 @@
 import { templateError } from '../fields.js';
 import { compact, defineKind } from '../kind-module.js';
+import type { RenderedEntry } from '../kind-module.js';
 import { podSelectorFor } from '../selector.js';
 
 /**
@@ -9,6 +10,7 @@ import { podSelectorFor } from '../selector.js';
  */
 export const services = defineKind({
   listKey: 'services',
+  sibling: { role: 'service', port: firstPort },
   maxNameLength: 63,
   build: ({ fields, owner, hints }) => {
     if (fields.has('port') && fields.has('ports'))
@@ -54,3 +56,14 @@ export const services = defineKind({
     };
   },
 });
+
+/** firstPort is a rendered services entry's first port (`ports[0].port`, else `port`), an ingress's default backend port. */
+function firstPort(entry: RenderedEntry): number | undefined {
+  const ports = entry['ports'];
+  const first = Array.isArray(ports)
+    ? (ports[0] as Record<string, unknown> | undefined)?.['port']
+    : entry['port'];
+  const port =
+    typeof first === 'number' ? first : typeof first === 'string' ? Number.parseInt(first, 10) : undefined;
+  return port == null || Number.isNaN(port) ? undefined : port;
+}

@@ -11,6 +11,7 @@ import { workloadSelector } from '../selector.js';
  */
 export const statefulSets = defineKind({
   listKey: 'statefulSets',
+  sibling: { role: 'workload' },
   build: ({ fields, name, owner, hints, labels, childLabel }) => {
     const selector = workloadSelector(owner, childLabel);
     const claims = (fields.list('volumeClaimTemplates') ?? []).map((c) => {

@@ -1,5 +1,16 @@
-import { ConfigMapEntry } from '../schema/resources.js';
+import type { z } from 'zod';
+import { gated } from '../schema/condition.js';
+import { TplMap } from '../schema/primitives.js';
+import { commonShape } from '../schema/resources.js';
 import { defineResourceKind } from './resource-kind.js';
+
+/** ConfigMapEntry is an item of `configMaps`. */
+const ConfigMapEntrySchema = gated({ ...commonShape, data: TplMap.default({}) });
+/** ConfigMapEntry is a config map entry. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface ConfigMapEntry extends z.output<typeof ConfigMapEntrySchema> {}
+/** ConfigMapEntry is an item of `configMaps`. */
+export const ConfigMapEntry: z.ZodType<ConfigMapEntry> = ConfigMapEntrySchema.meta({ id: 'ConfigMapEntry' });
 
 /** configMaps is the `configMaps` list: ConfigMap children (v1). */
 export const configMaps = defineResourceKind({

@@ -1,5 +1,26 @@
-import { DeploymentEntry } from '../schema/resources.js';
+import { z } from 'zod';
+import { gated } from '../schema/condition.js';
+import { IntLike, IntOrPercent } from '../schema/primitives.js';
+import { commonShape, containerShape, portsExclusive, servingShape } from '../schema/resources.js';
 import { defineResourceKind } from './resource-kind.js';
+
+/** DeploymentEntry is an item of `deployments`. */
+const DeploymentEntrySchema = gated({
+  ...commonShape,
+  ...containerShape,
+  ...servingShape,
+  replicas: IntLike.default(1),
+  rollingUpdate: z
+    .strictObject({ maxSurge: IntOrPercent.optional(), maxUnavailable: IntOrPercent.optional() })
+    .optional(),
+}).superRefine(portsExclusive);
+/** DeploymentEntry is a deployment entry. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface DeploymentEntry extends z.output<typeof DeploymentEntrySchema> {}
+/** DeploymentEntry is an item of `deployments`. */
+export const DeploymentEntry: z.ZodType<DeploymentEntry> = DeploymentEntrySchema.meta({
+  id: 'DeploymentEntry',
+});
 
 /** deployments is the `deployments` list: Deployment children (apps/v1). */
 export const deployments = defineResourceKind({

@@ -487,3 +487,90 @@ const RequeueSchema = z.preprocess(
 export type RequeueRule = z.output<typeof RequeueRuleSchema>;
 /** Requeue is the list of requeue rules (docs/reference/katalog.md §20.2). */
 export const Requeue: z.ZodType<RequeueRule[], unknown> = RequeueSchema.meta({ id: 'Requeue' });
+
+/**
+ * SENTINELS are the event-time booleans a pre-reconcile gate can read (docs/reference/katalog.md §20.3),
+ * each comparing a CR with its previous version: `generationChanged` (the spec changed),
+ * `labelsChanged`, `annotationsChanged`, `finalizersChanged` and `deletionStarted` (the deletion
+ * timestamp was just set).
+ */
+export const SENTINELS = [
+  'generationChanged',
+  'labelsChanged',
+  'annotationsChanged',
+  'deletionStarted',
+  'finalizersChanged',
+] as const;
+/** Sentinel is one sentinel name. */
+export type Sentinel = (typeof SENTINELS)[number];
+
+const SentinelName = z.enum(SENTINELS, {
+  error: `a sentinel is one of ${SENTINELS.join(', ')}`,
+});
+
+/**
+ * PreReconcileGateSchema is one pre-reconcile gate: it passes when one of its `sentinels` is true, or
+ * else when its `when`/`anyOf` conditions pass (a gate with neither always passes). `failPolicy`
+ * decides a gate whose conditions cannot be evaluated (a template that fails to render): `open`
+ * (default) passes it, `closed` holds it. `eventAware` evaluates each event of a CR on its own
+ * instead of the events merged since the last reconcile.
+ */
+const PreReconcileGateSchema = gated({
+  sentinels: z.array(SentinelName).default([]),
+  failPolicy: z.enum(['open', 'closed']).default('open'),
+  eventAware: z.boolean().default(false),
+});
+/** PreReconcileGate is one gate after loading. */
+export type PreReconcileGate = z.output<typeof PreReconcileGateSchema>;
+
+const PreReconcileSchema = z
+  .strictObject({
+    sentinels: z.array(SentinelName).optional(),
+    enqueueGate: PreReconcileGateSchema.optional(),
+    reconcileGate: PreReconcileGateSchema.optional(),
+  })
+  .superRefine((pre, ctx) => {
+    if (pre.sentinels == null) return;
+    const declared = new Set<string>(pre.sentinels);
+    for (const gate of ['enqueueGate', 'reconcileGate'] as const)
+      (pre[gate]?.sentinels ?? []).forEach((name, index) => {
+        if (!declared.has(name))
+          ctx.addIssue({
+            code: 'custom',
+            message: `sentinel ${name} is not declared in preReconcile.sentinels (${[...declared].join(', ') || 'none'})`,
+            path: [gate, 'sentinels', index],
+            input: name,
+          });
+      });
+  });
+/** PreReconcile is a `preReconcile` block after loading. */
+export type PreReconcile = z.output<typeof PreReconcileSchema>;
+/**
+ * PreReconcile gates a CR's reconciles (docs/reference/katalog.md §20.3): `enqueueGate` is decided when an
+ * event for the CR arrives, before its key is queued; `reconcileGate` when a worker takes the key.
+ * `sentinels` declares the sentinels the gates read (optional; every gate sentinel must be in it
+ * when it is given). A CR being deleted is never gated.
+ */
+export const PreReconcile: z.ZodType<PreReconcile, unknown> = PreReconcileSchema.meta({
+  id: 'PreReconcile',
+});
+
+const RollbackSchema = z.strictObject({
+  trigger: z
+    .strictObject({
+      consecutiveFailures: z.int().min(1, { error: 'consecutiveFailures must be at least 1' }).default(3),
+      withinDuration: Duration.optional(),
+    })
+    .prefault({}),
+  reapplyPreviousSpec: z.boolean().default(false),
+});
+/** Rollback is a `rollback` block after loading. */
+export type Rollback = z.output<typeof RollbackSchema>;
+/**
+ * Rollback (docs/reference/katalog.md §20.4, upstream's `rollback` and `rollBackOnError`): after
+ * `trigger.consecutiveFailures` failed reconciles in a row (all within `withinDuration` when given)
+ * the CR is rolled back: its reconciles stop until its spec changes, and with
+ * `reapplyPreviousSpec` the entry's templates are applied once more with the last spec that
+ * reconciled successfully.
+ */
+export const Rollback: z.ZodType<Rollback, unknown> = RollbackSchema.meta({ id: 'Rollback' });

@@ -12,12 +12,35 @@ import {
   isTemplate,
 } from './primitives.js';
 
-/** ExternalCall is one HTTP call of `operatorBox.external` (docs/reference/katalog.md §15.1). */
+/**
+ * EXTERNAL_PROTOCOLS are the protocols an external call speaks (docs/reference/katalog.md §15.1.1,
+ * docs/adr/0053-external-protocols-are-units.md), each with the URL schemes it accepts. The
+ * reconciler's protocol table has one unit per name.
+ */
+export const EXTERNAL_PROTOCOLS = {
+  http: ['http', 'https'],
+  prometheus: ['http', 'https'],
+  postgres: ['postgres', 'postgresql'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** ExternalProtocolName is one of EXTERNAL_PROTOCOLS. */
+export type ExternalProtocolName = keyof typeof EXTERNAL_PROTOCOLS;
+
+const PROTOCOL_NAMES = Object.keys(EXTERNAL_PROTOCOLS) as [ExternalProtocolName, ...ExternalProtocolName[]];
+
+/** ExternalCall is one call of `operatorBox.external` (docs/reference/katalog.md §15.1). */
 const ExternalCallSchema = gated({
   name: Identifier,
-  url: Tpl.refine((url) => isTemplate(url) || /^https?:\/\//.test(url), {
-    error: 'url must start with http:// or https://',
-  }),
+  protocol: z
+    .enum(PROTOCOL_NAMES, { error: `expected a protocol: ${PROTOCOL_NAMES.join(', ')}` })
+    .default('http'),
+  url: Tpl,
+  /** The protocol's query (`prometheus`: PromQL; `postgres`: one literal SQL statement). */
+  query: Tpl.optional(),
+  /** `postgres`: the bind parameters `$1`, `$2`, … (templates; sent as values, never spliced into the SQL). */
+  params: z.array(Tpl).max(64).optional(),
+  /** `prometheus`: a range query over the last `duration`, one sample every `step`. */
+  range: z.strictObject({ duration: Duration, step: Duration.default('1m') }).optional(),
   method: Literal.default('GET'),
   headers: TplMap.default({}),
   body: TemplateValue.optional(),
@@ -73,7 +96,64 @@ const ExternalCallSchema = gated({
   // validates at reconcile time, so such a call is never made and its name reads as absent
   // (docs/reference/katalog.md §15.1). Kept so templates that guard on it stay checked.
   fires: z.strictObject({ reconcile: z.boolean().default(true) }).optional(),
-}).superRefine((call, ctx) => checkCredentialTarget(call, ctx));
+})
+  .superRefine((call, ctx) => checkProtocol(call, ctx))
+  .superRefine((call, ctx) => checkCredentialTarget(call, ctx));
+
+const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+
+/**
+ * checkProtocol holds the fields of a call to its protocol (docs/reference/katalog.md §15.1.1): the
+ * URL scheme, `query` where one is needed, `params` and `range` only where they mean something, and
+ * a literal SQL statement: a CR value reaches PostgreSQL only as a bind parameter.
+ */
+function checkProtocol(
+  call: {
+    protocol: ExternalProtocolName;
+    url: string;
+    query?: string | undefined;
+    params?: readonly string[] | undefined;
+    range?: unknown;
+    body?: unknown;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: string, message: string, input: unknown): void =>
+    ctx.addIssue({ code: 'custom', message, path: [path], input });
+  const schemes: readonly string[] = EXTERNAL_PROTOCOLS[call.protocol];
+  const scheme = URL_SCHEME.exec(call.url)?.[1]?.toLowerCase();
+  if (!isTemplate(call.url) || scheme != null) {
+    if (scheme == null || !schemes.includes(scheme))
+      issue('url', `url must start with ${schemes.map((s) => `${s}://`).join(' or ')}`, call.url);
+  }
+  if (call.protocol !== 'http' && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(call.url))
+    issue(
+      'url',
+      'a password in the URL is refused: put it in a Secret and name it in `auth.secretRef`',
+      '[redacted]',
+    );
+  if (call.protocol === 'http') {
+    for (const field of ['query', 'params', 'range'] as const)
+      if (call[field] !== undefined)
+        issue(field, `\`${field}\` belongs to another protocol (set \`protocol\`)`, call[field]);
+    return;
+  }
+  if (call.query === undefined || call.query === '')
+    issue('query', `protocol ${call.protocol} needs a \`query\``, call.query);
+  if (call.body !== undefined) issue('body', `protocol ${call.protocol} sends no body`, call.body);
+  if (call.protocol === 'prometheus') {
+    if (call.params !== undefined)
+      issue('params', 'bind parameters are for protocol postgres; template the PromQL instead', call.params);
+    return;
+  }
+  if (call.range !== undefined) issue('range', '`range` is for protocol prometheus', call.range);
+  if (call.query !== undefined && isTemplate(call.query))
+    issue(
+      'query',
+      'the SQL statement must be literal: pass CR values as bind parameters (`params`, read as $1, $2, …), never inside the SQL',
+      call.query,
+    );
+}
 
 /** URL_ORIGIN is the scheme and authority (userinfo, host, port) of a URL as written. */
 const URL_ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i;
@@ -118,7 +198,7 @@ function checkCredentialTarget(
     });
   }
 }
-/** ExternalCall is an external HTTP call. */
+/** ExternalCall is an external call (HTTP or another protocol). */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ExternalCall extends z.output<typeof ExternalCallSchema> {}
 /** ExternalCall is one HTTP call of `operatorBox.external` (docs/reference/katalog.md §15.1). */
@@ -217,3 +297,11 @@ const DockerHookSchema = gated({
 export interface DockerHook extends z.output<typeof DockerHookSchema> {}
 /** DockerHook builds (and optionally pushes) an image (docs/reference/katalog.md §16.2). `builder` stays absent when not written, so `OCI_BUILDER` can override the default `docker`. */
 export const DockerHook: z.ZodType<DockerHook> = DockerHookSchema.meta({ id: 'DockerHook' });
+
+/**
+ * HOISTED_HOOKS are the hook fields that may also be declared under `onCreate`/`onReconcile`; the
+ * loader hoists them to `operatorBox` (docs/reference/katalog.md §15, §16): `lists` append their
+ * items in order (onReconcile, onCreate, operatorBox), `blocks` may be declared in one place only.
+ * The reconciler's hook table reads it (which hooks `--strict` finds under a group).
+ */
+export const HOISTED_HOOKS = { lists: ['external'], blocks: ['git', 'docker'] } as const;

@@ -14,11 +14,13 @@ import {
   ProviderBlocks,
   ProviderRef,
   Queue,
+  PreReconcile,
   Requeue,
+  Rollback,
   StatusBlock,
   Validation,
 } from './crd-parts.js';
-import { CrossRead, DockerHook, ExternalCall, GitHook } from './hooks.js';
+import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS } from './hooks.js';
 import {
   DnsLabel,
   EntryName,
@@ -31,7 +33,8 @@ import {
 } from './primitives.js';
 import { RESOURCE_KINDS } from '../kinds/index.js';
 import type { KindTable } from '../kinds/index.js';
-import { PersistentVolumeClaimEntry, JobEntry } from './resources.js';
+import { JobEntry } from '../kinds/jobs.js';
+import { PersistentVolumeClaimEntry } from '../kinds/persistent-volume-claims.js';
 
 /** EntryListShape is one `z.array(entry).default([])` per registered kind, keyed by list key. */
 type EntryListShape = {
@@ -205,7 +208,7 @@ const OperatorBoxSchema = z
     status: StatusBlock.prefault({}),
   })
   .superRefine((box, ctx) => {
-    for (const hook of ['git', 'docker'] as const) {
+    for (const hook of HOISTED_HOOKS.blocks) {
       const places = [
         ...(box[hook] === undefined ? [] : [[hook]]),
         ...(box.onCreate?.[hook] === undefined ? [] : [['onCreate', hook]]),
@@ -302,6 +305,10 @@ const crdEntryShape = {
   queue: Queue.prefault({}),
   /** When to reconcile a CR again after a successful reconcile (docs/reference/katalog.md §20.2, upstream's `requeue`). */
   requeue: Requeue.optional(),
+  /** Gates on a CR's reconciles (docs/reference/katalog.md §20.3, upstream's `preReconcile`). */
+  preReconcile: PreReconcile.optional(),
+  /** Stop, and optionally roll back, a CR that keeps failing (docs/reference/katalog.md §20.4, upstream's `rollback`). */
+  rollback: Rollback.optional(),
   autoscale: Autoscale.optional(),
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),
@@ -356,12 +363,11 @@ function checkValidationCalls(
 
 function refineCrdEntry(
   entry: { resync: string; queue: { maxDepth: number }; apiTypes: ApiTypes } & Parameters<
-    typeof checkCopySources
-  >[0] &
-    Parameters<typeof checkValidationCalls>[0],
+    typeof checkValidationCalls
+  >[0],
   ctx: z.RefinementCtx,
 ): void {
-  checkCopySources(entry, ctx);
+  // A templated `copyFrom` source loads: the runtime copies it only when granted (§7.2, ADR 0048).
   checkChildNamespaces(entry as unknown as ChildNamespaceInput, ctx);
   checkDockerTargets(entry as unknown as DockerTargetInput, ctx);
   checkValidationCalls(entry, ctx);
@@ -381,51 +387,6 @@ function refineCrdEntry(
       message: `resync must be 0 or at least 1s, got ${entry.resync}`,
       path: ['resync'],
       input: entry.resync,
-    });
-  }
-}
-
-/**
- * checkCopySources holds a namespaced entry's `copyFrom` to literal sources in other namespaces: a
- * CR author in one namespace must not choose which namespace, or which Secret of another
- * namespace, the operator copies into theirs. A cluster-scoped entry's CRs are written with
- * cluster-wide rights already, so there a template may choose both (katalog.md §7.2).
- */
-function checkCopySources(
-  entry: {
-    namespaced: boolean;
-    operatorBox: Record<
-      'onCreate' | 'onReconcile',
-      { secrets: readonly { copyFrom?: SecretCopyFromInput | undefined }[] }
-    >;
-  },
-  ctx: z.RefinementCtx,
-): void {
-  if (!entry.namespaced) return;
-  for (const group of ['onCreate', 'onReconcile'] as const) {
-    // A refinement also sees an entry that failed to parse elsewhere: read it defensively.
-    const secrets: unknown = entry.operatorBox?.[group]?.secrets;
-    if (!Array.isArray(secrets)) continue;
-    (secrets as readonly { copyFrom?: SecretCopyFromInput | undefined }[]).forEach((secret, index) => {
-      const from = secret?.copyFrom;
-      if (from == null || typeof from.name !== 'string') return;
-      const at = ['operatorBox', group, 'secrets', index, 'copyFrom'];
-      if (isTemplate(from.namespace))
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            'must be a literal namespace, not a template, in a namespaced entry: a CR must not choose which namespace the operator reads Secrets from',
-          path: [...at, 'namespace'],
-          input: from.namespace,
-        });
-      else if (typeof from.namespace === 'string' && isTemplate(from.name))
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            'must be a literal Secret name when copyFrom.namespace is set, in a namespaced entry: a CR must not choose which Secret of another namespace is copied',
-          path: [...at, 'name'],
-          input: from.name,
-        });
     });
   }
 }
@@ -555,11 +516,6 @@ function checkChildNamespaces(entry: ChildNamespaceInput, ctx: z.RefinementCtx):
   });
 }
 
-interface SecretCopyFromInput {
-  readonly name: string;
-  readonly namespace?: string | undefined;
-}
-
 /** CrdEntry is one item of `spec.crds` (docs/reference/katalog.md §3). */
 const CrdEntrySchema = z.strictObject(crdEntryShape).superRefine(refineCrdEntry);
 /** CrdEntry is a CRD entry after loading. */
@@ -630,6 +586,11 @@ const KatalogSpecSchema = z
      * same linear-time engine as literal ones (docs/reference/katalog.md §8.3, ADR 0028). Default false.
      */
     allowTemplatedRegex: z.boolean().optional(),
+    /**
+     * Namespaces whose Secrets a `copyFrom` chosen by a CR (a template) may read without a grant on
+     * the source Secret (docs/reference/katalog.md §7.2, ADR 0048). Default none.
+     */
+    allowedSourceNamespaces: z.array(DnsLabel).optional(),
   })
   .superRefine((spec, ctx) =>
     uniqueBy(

@@ -15,7 +15,9 @@ import type { Path } from './nodes.js';
 import { ENTRY_REFUSED, REFUSED } from './refusals.js';
 import { upgradeTiming } from './timing.js';
 import type { UpgradeDialectOptions, Upgrader } from './upgrader.js';
-import { upgradePreReconcile, upgradeWatch } from './watch.js';
+import { upgradeWatch } from './watch.js';
+import { upgradePreReconcile } from './pre-reconcile.js';
+import { upgradeRollback } from './rollback.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
 const BOX_KEYS = ['finalizers', 'onCreate', 'onReconcile', 'onDelete', 'status', 'providers'] as const;
@@ -132,6 +134,8 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       up.mark('G3');
       const path = [...boxPath, 'runtime'];
       up.move(runtime, 'finalizers', box, 'finalizers', [...path, 'finalizers'], 'operatorBox.finalizers');
+      for (const key of ['rollback', 'rollBackOnError'])
+        up.move(runtime, key, box, key, [...path, key], 'operatorBox.' + key);
       for (const key of ENTRY_KEYS) up.move(runtime, key, entry, key, [...path, key], key);
       up.refuse(runtime, path, REFUSED);
       up.drop(box, 'runtime', path, 'its keys moved');
@@ -189,7 +193,8 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   );
   upgradeWatch(up, entry, base);
   upgradePreReconcile(up, entry, base);
-  for (const key of ['observe', 'watch', 'preReconcile', 'rollback', 'rollBackOnError']) {
+  upgradeRollback(up, entry, base);
+  for (const key of ['observe', 'watch']) {
     const boxNow = mapAt(entry, 'operatorBox');
     const pair = boxNow == null ? undefined : pairOf(boxNow, key);
     if (boxNow == null || pair == null) continue;

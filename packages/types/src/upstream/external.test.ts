@@ -57,7 +57,7 @@ describe('upstream external protocols and cross sources', () => {
     expect(messages).toHaveLength(2);
     expect(messages[0]).toMatch(
       new RegExp(
-        `^${lines.findIndex((l) => l.includes('protocol: redis')) + 1} spec\\.crds\\.website\\.operatorBox\\.onReconcile\\.external\\[0\\]\\.protocol: upstream \`protocol: redis\` has no counterpart in Orkestra: external calls are HTTP requests only`,
+        `^${lines.findIndex((l) => l.includes('protocol: redis')) + 1} spec\\.crds\\.website\\.operatorBox\\.onReconcile\\.external\\[0\\]\\.protocol: upstream \`protocol: redis\` has no counterpart in Orkestra yet: external calls speak http, prometheus, postgres`,
       ),
     );
     expect(messages[1]).toMatch(

@@ -4,6 +4,7 @@
  */
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { YAMLMap, YAMLSeq } from 'yaml';
+import { EXTERNAL_PROTOCOLS } from '../schema/hooks.js';
 import { pairOf, takeOut, walkScalars } from './nodes.js';
 import type { Path } from './nodes.js';
 import { retryBackoffShorthand } from './timing.js';
@@ -19,6 +20,10 @@ export const EXTERNAL_RESULT_KEYS: readonly string[] = [
   'headers',
   'error',
   'durationMs',
+  // Protocols other than HTTP (docs/reference/katalog.md §15.1.1): upstream's scalar and full answer, and SQL rows.
+  'result',
+  'raw',
+  'rows',
 ];
 
 const EXTERNAL_FIELD = new RegExp(
@@ -56,9 +61,10 @@ export function externalJsonPaths(up: Upgrader, entry: YAMLMap, base: Path): voi
 }
 
 /**
- * externalProtocols handles upstream's `external[].protocol`: `http`/`https` is what every
- * external call is and is removed; any other protocol (upstream has `redis`, with a `query`
- * command) is refused with the reason, its `query` removed so it is reported once.
+ * externalProtocols handles upstream's `external[].protocol`: `http`/`https` is the default and is
+ * removed; a protocol Orkestra speaks (EXTERNAL_PROTOCOLS: `prometheus`, `postgres`) is kept with its
+ * `query`, under the same name; any other (`redis`, `mongo`, `kafka`) is refused with the reason, its
+ * `query` removed so it is reported once.
  */
 export function externalProtocols(up: Upgrader, holder: YAMLMap, path: Path): void {
   const list = pairOf(holder, 'external')?.value;
@@ -72,13 +78,14 @@ export function externalProtocols(up: Upgrader, holder: YAMLMap, path: Path): vo
     const protocol = isScalar(pair.value) ? String(pair.value.value ?? '') : '';
     const at = [...path, 'external', i, 'protocol'];
     if (protocol === 'http' || protocol === 'https') {
-      up.drop(call, 'protocol', at, 'every external call is HTTP; the scheme is in `url`');
+      up.drop(call, 'protocol', at, 'HTTP is the default protocol; the scheme is in `url`');
       return;
     }
+    if (Object.hasOwn(EXTERNAL_PROTOCOLS, protocol)) return;
     up.problem(
       at,
       pair.value,
-      `upstream \`protocol: ${protocol}\` has no counterpart in Orkestra: external calls are HTTP requests only (no ${protocol === 'redis' ? 'Redis' : protocol} client is built in); put an HTTP endpoint in front of it, or manage it through a provider (docs/reference/katalog.md §15.1)`,
+      `upstream \`protocol: ${protocol}\` has no counterpart in Orkestra yet: external calls speak ${Object.keys(EXTERNAL_PROTOCOLS).join(', ')}; put an HTTP endpoint in front of it, or manage it through a provider (docs/reference/katalog.md §15.1.1)`,
     );
     takeOut(call, pair);
     const query = pairOf(call, 'query');

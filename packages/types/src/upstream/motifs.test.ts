@@ -56,7 +56,7 @@ inputs:
 resources:
   secrets:
     - name: copied
-      copyFrom: {name: source, namespace: '{{ index .inputs "from" }}'}
+      namespace: '{{ index .inputs "from" }}'
 `,
   );
   writeFileSync(
@@ -105,7 +105,7 @@ ${withBlock}
     if (result.ok) return;
     expect(result.errors[0]).toMatchObject({ line: 11, column: 19 });
     expect(result.errors[0]?.file).toBe('katalog.yaml');
-    expect(result.errors[0]?.message).toContain('must be a literal namespace');
+    expect(result.errors[0]?.message).toContain('needs `allowedNamespaces`');
   });
 
   it('refuses a template with text around it where the motif uses it inside an expression', () => {

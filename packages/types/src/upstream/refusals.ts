@@ -14,9 +14,6 @@ export const REFUSED: Readonly<Record<string, string>> = {
   observe: 'watching unrelated objects is not supported; children and cross targets are watched',
   watch:
     'watching objects other than children and cross targets is not supported; a change to them reaches the CR at its next resync',
-  preReconcile: 'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`',
-  rollback: 'rollback is not supported',
-  rollBackOnError: 'rollback is not supported',
   profile: 'tuning profiles are not supported; set workers, resync and queue',
   sentinels: 'event sentinels are not supported; reconciles are level-based',
 };
@@ -45,10 +42,8 @@ export const WATCH_REFUSED: Readonly<Record<string, string>> = {
     'Kubernetes Events are not watched as triggers; watch the object the Event is about (`watch: [{apiVersion, kind}]`)',
 };
 
+/** PRE_RECONCILE_REFUSED names the keys of upstream's `preReconcile` gates that have no counterpart, and why. */
 export const PRE_RECONCILE_REFUSED: Readonly<Record<string, string>> = {
-  enqueueGate:
-    'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`, or narrow the CRs with `allowedNamespaces`',
-  reconcileGate: 'there is no pre-reconcile gate; gate groups and children with `when`/`anyOf`',
   external: 'gate calls are not supported; call the service from `external` and gate children on its result',
 };
 

@@ -105,20 +105,12 @@ describe('watch and preReconcile (G3)', () => {
     expect(byPath['spec.crds.website.watch[0].keyFrom']).toMatch(/exactly one of label or name/);
   });
 
-  it('drops a preReconcile that only declares sentinels, and refuses its gates with the reason', () => {
+  it('keeps a preReconcile that only declares sentinels (moved to the entry; pre-reconcile.test.ts has the gates)', () => {
     const sentinels = box('        preReconcile:\n          sentinels: [generationChanged, labelsChanged]\n');
-    ok(load(sentinels));
-    const migrated = migrateKatalog(sentinels);
-    expect(migrated.changes.some((c) => /sentinels only feed preReconcile gates/.test(c.message))).toBe(true);
-    expect(migrated.text).not.toContain('preReconcile');
-    const gated = sentinels + '          reconcileGate:\n            sentinels: [generationChanged]\n';
-    const refused = load(gated);
-    expect(refused.ok).toBe(false);
-    if (refused.ok) return;
-    expect(refused.errors).toHaveLength(1);
-    expect(refused.errors[0]).toMatchObject({
-      path: 'spec.crds.website.operatorBox.preReconcile.reconcileGate',
-    });
-    expect(refused.errors[0]?.message).toMatch(/there is no pre-reconcile gate/);
+    const loaded = ok(load(sentinels));
+    expect(loaded.katalog.spec.crds['website']?.preReconcile?.sentinels).toEqual([
+      'generationChanged',
+      'labelsChanged',
+    ]);
   });
 });

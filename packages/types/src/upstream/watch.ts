@@ -1,12 +1,12 @@
 /**
- * Upstream `watch`, `observe` and `preReconcile` (G3), mapped onto the entry's `watch`
- * (docs/reference/katalog.md §3.2) or refused.
+ * Upstream `watch` and `observe` (G3), mapped onto the entry's `watch` (docs/reference/katalog.md §3.2)
+ * or refused; `preReconcile` is pre-reconcile.ts.
  */
 import { isMap, isSeq } from 'yaml';
 import type { YAMLMap, YAMLSeq } from 'yaml';
 import { mapAt, pairOf, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
-import { PRE_RECONCILE_REFUSED, WATCH_REFUSED } from './refusals.js';
+import { WATCH_REFUSED } from './refusals.js';
 import type { Upgrader } from './upgrader.js';
 
 /**
@@ -53,25 +53,4 @@ export function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
       takeOut(item as YAMLMap, pair);
     }
   });
-}
-
-/**
- * upgradePreReconcile drops a `preReconcile` block that only declares `sentinels`: upstream computes
- * sentinels for its enqueue and reconcile gates, so with no gate they change nothing. Gates
- * (`enqueueGate`, `reconcileGate`) and gate `external` calls are refused with the reason.
- */
-export function upgradePreReconcile(up: Upgrader, entry: YAMLMap, base: Path): void {
-  const box = mapAt(entry, 'operatorBox');
-  const pre = box == null ? undefined : mapAt(box, 'preReconcile');
-  if (box == null || pre == null) return;
-  up.mark('G3');
-  const path = [...base, 'operatorBox', 'preReconcile'];
-  up.drop(
-    pre,
-    'sentinels',
-    [...path, 'sentinels'],
-    'sentinels only feed preReconcile gates; reconciles are level-based and skip writes when nothing changed',
-  );
-  up.refuse(pre, path, PRE_RECONCILE_REFUSED);
-  up.drop(box, 'preReconcile', path, 'nothing in it is needed');
 }

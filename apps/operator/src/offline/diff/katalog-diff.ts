@@ -10,7 +10,7 @@ import { OrkestraLabel } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { refOf } from '@orkestra/registry';
 import type { KubeObject, ObjectRef } from '@orkestra/registry';
-import { OfflineEngine } from '@orkestra/reconciler/offline';
+import { OfflineEngine, hookRoots } from '@orkestra/reconciler/offline';
 import type { OfflineResults, OfflineRun, ProviderResultInput } from '@orkestra/reconciler/offline';
 import { createTemplateEngine } from '@orkestra/template';
 import { createSeededRandom } from '../../process/seeded-random.js';
@@ -231,8 +231,10 @@ function inventoryKeys(cr: KubeObject): string[] {
  * provider declaration keeps its recorded outputs instead of reading as pending.
  */
 function resultsFromStatus(cr: KubeObject): OfflineResults {
-  const recorded = isMap(cr['status']) ? cr['status']['providers'] : undefined;
-  if (!isMap(recorded)) return {};
+  // The provider hook's root is also its status field (docs/reference/katalog.md §13.1).
+  const root = hookRoots.find((r) => r.results === 'by-provider')?.key;
+  const recorded = root != null && isMap(cr['status']) ? cr['status'][root] : undefined;
+  if (root == null || !isMap(recorded)) return {};
   const providers: Record<string, Record<string, ProviderResultInput>> = {};
   for (const [provider, block] of Object.entries(recorded)) {
     if (!isMap(block)) continue;
@@ -248,7 +250,7 @@ function resultsFromStatus(cr: KubeObject): OfflineResults {
     }
     providers[provider] = declarations;
   }
-  return { providers };
+  return { [root]: providers };
 }
 
 function readyOf(run: OfflineRun): CrDiff['ready'] {

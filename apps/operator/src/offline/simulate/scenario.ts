@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, isMap as isYamlMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
+import { resultsProblem } from '@orkestra/reconciler/offline';
 import { parseDuration } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
@@ -42,14 +43,18 @@ export class ScenarioError extends Error {
   }
 }
 
-/** ContextPatch is a step's new hook and provider results; each named result replaces the previous one, `null` removes it. */
-export interface ContextPatch {
+/**
+ * ContextPatch is a step's new hook and provider results, by hook root (`hookRoots` of the hook
+ * table, checked by `resultsProblem`); each named result replaces the previous one, `null` removes
+ * it (`patchResults`). The named fields only type the built-in roots for TypeScript readers.
+ */
+export type ContextPatch = Readonly<Record<string, unknown>> & {
   readonly cross?: Readonly<Record<string, Json | null>>;
   readonly git?: Json | null;
   readonly external?: Readonly<Record<string, Json | null>>;
   readonly docker?: Json | null;
   readonly providers?: Readonly<Record<string, Readonly<Record<string, Json | null>>>>;
-}
+};
 
 /** ObservedChange is one `observe` item: a merge patch of a child's state, or `null` when the child was deleted. */
 interface ObservedChange {
@@ -174,7 +179,6 @@ const STEP_KEYS = [
 const ACTION_KEYS = ['apply', 'update', 'observe', 'delete', 'katalog', 'rollout'];
 const ROLLOUT_COMMANDS: readonly string[] = ['pause', 'resume', 'undo'];
 const ROLLOUT_EXPECT_KEYS = ['phase', 'step', 'paused', 'stable', 'target', 'message'];
-const CONTEXT_KEYS = ['cross', 'git', 'external', 'docker', 'providers'];
 const LIST_EXPECTS: readonly string[] = [
   ExpectKey.Applies,
   ExpectKey.Creates,
@@ -371,22 +375,10 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
 
   function parseContext(value: unknown, path: Path): ContextPatch {
     if (!isMap(value)) return fail(path, `${where(path)} must be a map`);
-    for (const [key, item] of Object.entries(value)) {
-      const p = [...path, key];
-      if (!CONTEXT_KEYS.includes(key))
-        fail(p, `${where(path)}: unknown key ${key}; expected ${CONTEXT_KEYS.join(', ')}`);
-      if (item !== null && !isMap(item)) fail(p, `${where(p)} must be a map or null`);
-      if (key === 'git' || key === 'docker' || item == null) continue;
-      for (const [name, result] of Object.entries(item)) {
-        const q = [...p, name];
-        if (key === 'providers') {
-          if (!isMap(result)) fail(q, `${where(q)} must map declaration names to {ready, message, outputs}`);
-          for (const [decl, r] of Object.entries(result as Json)) {
-            if (r !== null && !isMap(r))
-              fail([...q, decl], `${where([...q, decl])} must be {ready, message, outputs} or null`);
-          }
-        } else if (result !== null && !isMap(result)) fail(q, `${where(q)} must be a map or null`);
-      }
+    const problem = resultsProblem(value);
+    if (problem != null) {
+      const p = [...path, ...problem.path];
+      fail(p, problem.at === 'key' ? `${where(path)}: ${problem.message}` : `${where(p)} ${problem.message}`);
     }
     return value as ContextPatch;
   }

@@ -13,7 +13,7 @@ import { ConditionType, parseDuration } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { KubeObject, ObjectRef } from '@orkestra/registry';
-import { MemoryCluster, OfflineEngine, mergePatch, uidOf } from '@orkestra/reconciler/offline';
+import { MemoryCluster, OfflineEngine, mergePatch, patchResults, uidOf } from '@orkestra/reconciler/offline';
 import {
   RolloutCommandError,
   assign,
@@ -143,14 +143,6 @@ interface Revision {
   readonly source: string;
 }
 
-interface WorkingContext {
-  cross: Json;
-  git: Json | undefined;
-  external: Json;
-  docker: Json | undefined;
-  providers: Record<string, Json>;
-}
-
 /**
  * Simulator holds the offline engines of the scenario's CRs (one per CR and Katalog revision,
  * over one in-memory cluster) and runs scenario steps against them. Steps that
@@ -176,13 +168,8 @@ export class Simulator {
     setTimeout: (): object => ({}),
     clearTimeout: (): void => undefined,
   };
-  readonly #context: WorkingContext = {
-    cross: {},
-    git: undefined,
-    external: {},
-    docker: undefined,
-    providers: {},
-  };
+  /** The hook and provider results the steps gave so far (`patchResults`). */
+  #context: OfflineResults = patchResults({}, {});
 
   constructor(options: SimulatorOptions) {
     this.#nowMs = options.now.getTime();
@@ -394,33 +381,11 @@ export class Simulator {
   }
 
   #patchContext(patch: ContextPatch): void {
-    const ctx = this.#context;
-    const named = (target: Json, items: Readonly<Record<string, Json | null>> | null | undefined): void => {
-      for (const [name, value] of Object.entries(items ?? {})) {
-        if (value == null) delete target[name];
-        else target[name] = structuredClone(value);
-      }
-    };
-    if ('cross' in patch) named(ctx.cross, patch.cross);
-    if ('external' in patch) named(ctx.external, patch.external);
-    if ('git' in patch) ctx.git = patch.git == null ? undefined : structuredClone(patch.git);
-    if ('docker' in patch) ctx.docker = patch.docker == null ? undefined : structuredClone(patch.docker);
-    for (const [provider, declarations] of Object.entries(patch.providers ?? {})) {
-      const records = ctx.providers[provider] ?? {};
-      named(records, declarations);
-      ctx.providers[provider] = records;
-    }
+    this.#context = patchResults(this.#context, patch);
   }
 
   #results(): OfflineResults {
-    const ctx = this.#context;
-    return structuredClone({
-      cross: ctx.cross,
-      external: ctx.external as OfflineResults['external'] & object,
-      providers: ctx.providers as OfflineResults['providers'] & object,
-      ...(ctx.git == null ? {} : { git: ctx.git }),
-      ...(ctx.docker == null ? {} : { docker: ctx.docker }),
-    });
+    return structuredClone(this.#context);
   }
 
   // ---- reconcile ------------------------------------------------------------------------------

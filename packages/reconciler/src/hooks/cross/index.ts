@@ -37,6 +37,7 @@ export const crossHook = defineHook({
   schema: 'operatorBox.cross[] — CrossRead in @orkestra/types (schema/hooks.ts)',
   reference: 'docs/reference/katalog.md §15.2',
   phase: 'context',
+  label: { place: 'cross reads', reader: 'cross reads' },
   enqueuedBy: ['cross-readers'],
   compile: (entry, base, engine): readonly CompiledCross[] =>
     entry.operatorBox.cross.map((declaration, i): CompiledCross => {

@@ -47,6 +47,7 @@ export const dockerHook = defineHook({
   schema: 'operatorBox.docker — DockerHook in @orkestra/types (schema/hooks.ts)',
   reference: 'docs/reference/katalog.md §16.2',
   phase: 'context',
+  label: { place: 'the docker hook', reader: 'docker' },
   enqueuedBy: ['docker'],
   compile: (entry, base, engine): CompiledDocker | undefined => {
     const declaration = entry.operatorBox.docker;

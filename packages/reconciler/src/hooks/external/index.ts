@@ -146,6 +146,7 @@ export const externalHook = defineHook({
   schema: 'operatorBox.external[] — ExternalCall in @orkestra/types (schema/hooks.ts)',
   reference: 'docs/reference/katalog.md §15.1',
   phase: 'context',
+  label: { place: 'external calls', reader: 'external calls' },
   enqueuedBy: [],
   compile: (entry, base, engine): readonly CompiledExternal[] =>
     compileExternalCalls(entry.operatorBox.external, `${base}.operatorBox.external`, engine),

@@ -45,6 +45,7 @@ export const gitHook = defineHook({
   schema: 'operatorBox.git — GitHook in @orkestra/types (schema/hooks.ts)',
   reference: 'docs/reference/katalog.md §16.1',
   phase: 'context',
+  label: { place: 'the git hook', reader: 'git' },
   enqueuedBy: ['git'],
   compile: (entry, base, engine): CompiledGit | undefined => {
     const declaration = entry.operatorBox.git;

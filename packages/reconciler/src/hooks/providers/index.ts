@@ -39,6 +39,7 @@ export const providersHook = defineHook({
     'operatorBox.providers — ProviderBlocks in @orkestra/types (schema/katalog.ts), specs by each provider',
   reference: 'docs/reference/katalog.md §14',
   phase: 'after-writes',
+  label: { place: 'provider declarations', reader: 'providers' },
   enqueuedBy: [],
   // Every declaration in order: blocks in the order of their keys, then declaration order.
   compile: (entry, base, engine): readonly CompiledProviderDeclaration[] => {

@@ -15,6 +15,7 @@ export const validationExternalHook = defineHook({
   schema: 'validation.external[] — ExternalCall in @orkestra/types (schema/hooks.ts)',
   reference: 'docs/reference/katalog.md §12',
   phase: 'validation',
+  label: { place: 'validation calls', reader: 'validation calls' },
   enqueuedBy: [],
   compile: (entry, base, engine): readonly CompiledExternal[] =>
     compileExternalCalls(entry.validation?.external ?? [], `${base}.validation.external`, engine),

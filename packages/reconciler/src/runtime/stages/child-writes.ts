@@ -5,7 +5,7 @@
  * the fixed kind order is the one reported.
  */
 import { appliedHash, compareToCache, kindFor, withAppliedHash } from '@orkestra/registry';
-import type { KubeObject } from '@orkestra/registry';
+import type { KindModule, KubeObject } from '@orkestra/registry';
 import { OrkestraAnnotation, RESOURCE_LIST_KEYS } from '@orkestra/types';
 import { formatReasonMessage } from '../../reason-message.js';
 import type { DesiredChild } from '../desired-set.js';
@@ -97,21 +97,20 @@ async function writeChild(
   const children = services.children;
   const cached = children.get(child.ref);
   let manifest = child.manifest;
-  const isSecret = child.ref.kind === 'Secret' && child.ref.apiVersion === 'v1';
-  const rendered = child.rendered;
+  const once = module.createdOnce?.(child.rendered) === true;
   if (
-    child.ref.kind === 'Job' &&
+    module.finished != null &&
     cached == null &&
     previous.some((p) => p.completed === true && sameRef(p, child.ref))
   ) {
     return; // a completed Job recorded in the inventory is not created again (docs/reference/katalog.md §5.2).
   }
-  if (isSecret && rendered['once'] === true) {
+  if (once) {
     if (cached != null) {
       await rotateIfDue(services, cr, child, cached, state);
       // In onReconcile a once Secret keeps its labels and annotations in sync, never its data
       // (docs/reference/katalog.md §7.2): `child.manifest` has no data, and apply mode skips it when it matches.
-      if (child.entry.group === 'onReconcile') await syncOnceMetadata(services, cr, child, state);
+      if (child.entry.group === 'onReconcile') await syncOnceMetadata(services, cr, module, child, state);
       return;
     }
     manifest = await secretForCreate(services, child);
@@ -174,8 +173,7 @@ async function writeChild(
   }
   if (result === 'created' || result === 'updated') {
     childWritten(services, state, child.ref.kind, child.mode === 'apply' ? 'apply' : 'create');
-    if (isSecret && rendered['once'] === true && result === 'created')
-      services.observer.secretGenerated(services.crd.name, 'created');
+    if (once && result === 'created') services.observer.secretGenerated(services.crd.name, 'created');
     state.childChanges.push({
       reason: result === 'created' ? 'Created' : 'Updated',
       child: `${formatChild(child.ref)} (${child.entry.source})`,
@@ -183,7 +181,7 @@ async function writeChild(
   } else {
     services.observer.childWriteSkipped(services.crd.name, child.ref.kind);
   }
-  if (isSecret) scheduleRotation(services, child, children.get(child.ref), state);
+  if (once) scheduleRotation(services, child, children.get(child.ref), state);
 }
 
 /** driftFight emits `DriftFight` once per backoff episode: names the child, never field values. */
@@ -203,11 +201,10 @@ function driftFight(services: StageServices, cr: KubeObject, child: DesiredChild
 async function syncOnceMetadata(
   services: StageServices,
   cr: KubeObject,
+  module: KindModule,
   child: DesiredChild,
   state: RunState,
 ): Promise<void> {
-  const module = kindFor('secrets');
-  if (module == null) return;
   const { data: _data, stringData: _stringData, ...metadataOnly } = child.manifest;
   const children = services.children;
   const result = await module.ensure(metadataOnly as KubeObject, {

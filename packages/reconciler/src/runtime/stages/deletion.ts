@@ -26,7 +26,7 @@ import type { StatusWriter } from '../status-writer.js';
 import { toWriteError } from '../write-error.js';
 import { crContext } from './admission.js';
 import { hookEffects, recordedProviders } from './hooks.js';
-import { inventoryOf, jobFinished, recordRef } from './inventory.js';
+import { inventoryOf, recordRef } from './inventory.js';
 import { childWritten, crWritten, formatChild, ownerOf, stringOrUndefined } from './run-state.js';
 import type { RunState, StageServices } from './run-state.js';
 
@@ -200,7 +200,7 @@ async function cleanupJobs(
         evaluateConditions(g as { when?: Condition[]; anyOf?: Condition[] }, ctx, services.conditions).passed,
     });
     for (const copy of copies) {
-      const module = kindFor('jobs');
+      const module = kindFor(job.listKey);
       if (module == null) continue;
       const rendered = { ...copy.entry };
       const resolved = module.resolve({ entry: rendered, path: job.source }, owner);
@@ -223,7 +223,7 @@ async function cleanupJobs(
           } else throw toWriteError(error, job.katalogPath, resolved.ref);
         }
       }
-      const finished = jobFinished(live);
+      const finished = module.finished?.(live);
       if (finished != null) finishedNow.push(jobId);
       if (finished === 'failed') {
         services.events.warning(

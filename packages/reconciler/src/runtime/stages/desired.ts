@@ -7,7 +7,7 @@
 import { NotFoundError } from '@orkestra/registry';
 import type { KubeObject } from '@orkestra/registry';
 import type { TemplateContext } from '@orkestra/template';
-import { ConditionReason, TerminalError } from '@orkestra/types';
+import { ConditionReason, OrkestraAnnotation, TerminalError } from '@orkestra/types';
 import { pending } from '../../hooks/hook-unit.js';
 import type { HookPending } from '../../hooks/hook-unit.js';
 import { holdBack } from '../../readiness/wait-for.js'; // issue-18
@@ -39,9 +39,15 @@ const SOURCE_SECRET_WAIT_MS = 5000;
  * copySecrets fills the data of Secrets with `copyFrom` from their source Secrets, read with one `GET` per
  * source per reconcile (docs/reference/katalog.md §7.2, runtime.md §14.1). A missing source is a pending outcome
  * (`SourceSecretMissing`), so existing copies are neither pruned nor emptied. Values never reach logs or status.
+ * A source the CR chose in another namespace (`grantTo`) is copied only when granted (ADR 0048): its
+ * namespace is in the Katalog's `allowedSourceNamespaces`, or the Secret's copy-to-namespaces
+ * annotation lists every namespace of `grantTo`; else the CR waits with `CopyNotGranted`, which
+ * names the grant to add and is the same whether or not the source exists.
  */
 export async function copySecrets(
-  services: Pick<StageServices, 'client'>,
+  services: Pick<StageServices, 'client'> & {
+    readonly crd: Pick<StageServices['crd'], 'allowedSourceNamespaces'>;
+  },
   desired: DesiredSet,
 ): Promise<DesiredSet | HookPending> {
   const all = [...desired.groups.onCreate, ...desired.groups.onReconcile];
@@ -67,6 +73,20 @@ export async function copySecrets(
     if (from == null) return child;
     const where = `${child.ref.kind} ${child.ref.namespace ?? ''}/${child.ref.name}`;
     const source = from.name === '' ? undefined : await read(from.namespace, from.name);
+    const grantTo = from.grantTo;
+    if (
+      grantTo != null &&
+      from.name !== '' &&
+      !services.crd.allowedSourceNamespaces.includes(from.namespace) &&
+      !grants(source, grantTo)
+    ) {
+      waiting ??= pending(
+        ConditionReason.CopyNotGranted,
+        `${where} copies Secret ${from.namespace}/${from.name}, which the CR chose and which does not grant it: annotate that Secret ${OrkestraAnnotation.CopyTo}: "${grantTo.join(',')}", or list ${from.namespace} in the Katalog's spec.allowedSourceNamespaces (${child.entry.katalogPath})`,
+        SOURCE_SECRET_WAIT_MS,
+      );
+      return child;
+    }
     if (source == null) {
       waiting ??= pending(
         ConditionReason.SourceSecretMissing,
@@ -84,6 +104,19 @@ export async function copySecrets(
   const onCreate = await Promise.all(desired.groups.onCreate.map(fill));
   const onReconcile = await Promise.all(desired.groups.onReconcile.map(fill));
   return waiting ?? { ...desired, groups: { onCreate, onReconcile } };
+}
+
+/** grants tells whether a source Secret's copy-to-namespaces annotation lists every namespace of `to`. */
+function grants(source: KubeObject | undefined, to: readonly string[]): boolean {
+  const value = source?.metadata.annotations?.[OrkestraAnnotation.CopyTo];
+  if (typeof value !== 'string') return false;
+  const listed = new Set(
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  );
+  return to.every((namespace) => listed.has(namespace));
 }
 
 /** HeldBack is the desired set split by `waitFor`: the children to write now, per group, and those that wait. */

@@ -2,7 +2,7 @@ import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
 import { ConditionReason, loadKatalogOrThrow } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
-import { pending } from '../../hooks/hook-unit.js';
+import { failing, pending } from '../../hooks/hook-unit.js';
 import type { HookInput } from '../../hooks/hook-unit.js';
 import { hookUnits } from '../../hooks/table.js';
 import { compileKatalog } from '../compile-katalog.js';
@@ -137,5 +137,43 @@ describe('runHooks', () => {
     expect([...state.annotations]).toEqual([['k', 'v']]);
     expect(state.requeueAt).toEqual([42]);
     expect(state.providers).toEqual({ p: {} });
+  });
+});
+
+describe('the hook loop alone writes the context', () => {
+  const run = async (hooks: PipelineHooks): Promise<{ context: Record<string, unknown>; error: unknown }> => {
+    const context = initialContext(cr);
+    let error: unknown;
+    try {
+      await runHooks(services, hooks, 'context', cr, context, ctx, newRunState());
+    } catch (thrown) {
+      error = thrown;
+    }
+    return { context, error };
+  };
+
+  it('a slot that writes its input context changes nothing; its returned value fills the key', async () => {
+    const { context } = await run({
+      git: (input: HookInput) => {
+        (input.context as Record<string, unknown>)['docker'] = { stray: true };
+        return { commit: 'c1' } as never;
+      },
+    });
+    expect(context['docker']).toEqual({});
+    expect(context['git']).toEqual({ commit: 'c1' });
+  });
+
+  it('a pending outcome shows the value it carries; a failing slot shows the value its error carries', async () => {
+    const waiting = await run({
+      docker: () => pending(ConditionReason.DockerBuildPending, 'wait', 5, { called: true, image: 'i' }),
+    });
+    expect(waiting.context['docker']).toEqual({ called: true, image: 'i' });
+    const failed = await run({
+      git: () => {
+        throw failing(new Error('checkout failed'), { error: 'checkout failed' });
+      },
+    });
+    expect((failed.error as Error).message).toBe('checkout failed');
+    expect(failed.context['git']).toEqual({ error: 'checkout failed' });
   });
 });

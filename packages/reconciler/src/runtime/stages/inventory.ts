@@ -3,7 +3,7 @@
  * child store holds for the CR, this run's desired set and what pruning removed. Pure over the
  * ChildStore seam (informer caches at run time, the memory cluster offline).
  */
-import { refOf } from '@orkestra/registry';
+import { kindForObject, refOf } from '@orkestra/registry';
 import type { KubeObject, ObjectRef } from '@orkestra/registry';
 import { parseInventory } from '../../status/inventory.js';
 import type { DesiredSet } from '../desired-set.js';
@@ -108,7 +108,7 @@ export function pruneCandidates(input: {
       ref,
       apply: record.mode === 'apply',
       prune: record.prune !== false,
-      job: record.kind === 'Job',
+      job: kindForObject(ref)?.neverPruned === true,
     });
   }
   for (const object of children.listAllOwned(input.ownerUid)) {
@@ -123,7 +123,7 @@ export function pruneCandidates(input: {
       ...(objectUid == null ? {} : { uid: objectUid }),
       apply: known?.apply ?? source.startsWith('onReconcile.'),
       prune: known?.prune ?? true,
-      job: object.kind === 'Job',
+      job: kindForObject(ref)?.neverPruned === true,
     });
   }
   return candidates;
@@ -146,7 +146,7 @@ export function recordRef(record: InventoryRecord): ObjectRef {
     : { apiVersion: record.apiVersion, kind: record.kind, name: record.name, namespace: record.namespace };
 }
 
-/** recordFor is the inventory record of a child as written (a Job's completion is kept once seen). */
+/** recordFor is the inventory record of a child as written (the completion of a Job, KindModule.finished, is kept once seen). */
 function recordFor(
   ref: ObjectRef,
   mode: 'create' | 'apply',
@@ -155,8 +155,7 @@ function recordFor(
   live: KubeObject | undefined,
   completedBefore: boolean,
 ): InventoryRecord {
-  const completed =
-    completedBefore || (ref.kind === 'Job' && live != null && jobFinished(live) === 'complete');
+  const completed = completedBefore || (live != null && kindForObject(ref)?.finished?.(live) === 'complete');
   return {
     apiVersion: ref.apiVersion,
     kind: ref.kind,
@@ -177,13 +176,4 @@ function inventoryKey(r: InventoryRecord): string {
 /** inventoryOf reads `status.inventory` of a CR, ignoring malformed items. */
 export function inventoryOf(cr: KubeObject): InventoryRecord[] {
   return parseInventory((cr['status'] as { inventory?: unknown } | undefined)?.inventory);
-}
-
-/** jobFinished reads a Job's `Complete` or `Failed` condition. */
-export function jobFinished(job: KubeObject): 'complete' | 'failed' | undefined {
-  const conditions =
-    (job['status'] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
-  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return 'complete';
-  if (conditions.some((c) => c.type === 'Failed' && c.status === 'True')) return 'failed';
-  return undefined;
 }

@@ -1,0 +1,130 @@
+/**
+ * The runtime's hook services (docs/reference/runtime.md §14): created once per runtime and
+ * handed to every entry's hook slots (KatalogHooks). The offline engine runs the same units over
+ * scripted services instead (each unit's `offline`, katalog-hooks.ts `scriptedServices`).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeClient } from '@orkestra/registry';
+import type { EvaluateConditionsOptions, Provider } from '@orkestra/types';
+import type { Clock } from '../clock.js';
+import { CrossReaders } from '../hooks/cross.js';
+import type { CrossTarget } from '../hooks/cross.js';
+import { CrossHttpClient } from '../hooks/cross-http.js';
+import { DockerBuildManager } from '../hooks/docker.js';
+import { ExternalCaller } from '../hooks/external.js';
+import { GitCheckouts } from '../hooks/git.js';
+import type { HookServices } from '../hooks/hook-unit.js';
+import { KubeReadCache } from './kube-reader.js';
+import { ProviderDispatch } from './provider-dispatch.js';
+import type { ResolvedTuning } from './tuning.js';
+
+/** HookServicesOptions are what the runtime lends its hook services. */
+export interface HookServicesOptions {
+  readonly katalogName: string;
+  readonly client: KubeClient;
+  readonly clock: Clock;
+  readonly conditions: EvaluateConditionsOptions;
+  /** The environment of hooks (external `auth.env`, git, builders). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly tuning: Pick<
+    ResolvedTuning,
+    'allowLinkLocal' | 'allowPrivateAddresses' | 'workDir' | 'maxConcurrentBuilds'
+  >;
+  /** Loaded providers by name (`spec.providers`). */
+  readonly providers: ReadonlyMap<string, Provider>;
+  /** The primary cache of an entry of this Katalog, for in-process cross reads. */
+  readonly lookup: (crd: string) => CrossTarget | undefined;
+  /** Called with the readers (readerIds) that waited for an image build that ended. */
+  readonly onBuildFinished: (waiters: readonly string[]) => void;
+  /** The bearer token sent with HTTP cross reads to a literal `endpoint` (docs/adr/0030). Default: none sent. */
+  readonly crossToken?: (() => Promise<string | undefined>) | undefined;
+}
+
+/** CreatedHookServices are the services as the slots see them, and the concrete ones for metrics, the watches and `stop`. */
+export interface CreatedHookServices {
+  readonly services: HookServices;
+  readonly external: ExternalCaller;
+  readonly crossHttp: CrossHttpClient;
+  readonly crossReaders: CrossReaders;
+  readonly kubeReads: KubeReadCache;
+  /** Undefined until an entry with `git` reconciles. */
+  gitCheckouts(): GitCheckouts | undefined;
+  /** Undefined until an entry with `docker` reconciles. */
+  dockerBuilds(): DockerBuildManager | undefined;
+  /** Stops the background builds. */
+  stop(): void;
+}
+
+/**
+ * createHookServices creates the services of one runtime: git checkouts and the image builder on
+ * first use, the rest at once.
+ *
+ * @example
+ * const hooks = createHookServices({ katalogName, client, clock, conditions, env, tuning, providers, lookup, onBuildFinished });
+ * new KatalogHooks(hooks.services).hooksFor(crd);
+ */
+export function createHookServices(o: HookServicesOptions): CreatedHookServices {
+  const { clock, env, tuning } = o;
+  const kubeReads = new KubeReadCache({ client: o.client, clock });
+  const external = new ExternalCaller({
+    readSecret: (namespace, name, key) => kubeReads.secretValue(namespace, name, key),
+    env,
+    clock,
+    allowLinkLocal: tuning.allowLinkLocal,
+    allowAddresses: tuning.allowPrivateAddresses,
+  });
+  // The address guard covers cross HTTP reads like external calls (docs/reference/runtime.md §14.2).
+  const crossHttp = new CrossHttpClient({
+    clock,
+    allowLinkLocal: tuning.allowLinkLocal,
+    allowAddresses: tuning.allowPrivateAddresses,
+    ...(o.crossToken == null ? {} : { token: o.crossToken }),
+  });
+  const crossReaders = new CrossReaders();
+  let gitCheckouts: GitCheckouts | undefined;
+  const git = (): GitCheckouts =>
+    (gitCheckouts ??= new GitCheckouts({
+      workDir: tuning.workDir ?? mkdtempSync(join(tmpdir(), 'orkestra-git-')),
+      clock,
+      env,
+      allowLinkLocal: tuning.allowLinkLocal,
+      allowAddresses: tuning.allowPrivateAddresses,
+    }));
+  let dockerBuilds: DockerBuildManager | undefined;
+  const docker = (): DockerBuildManager =>
+    (dockerBuilds ??= new DockerBuildManager({
+      clock,
+      env,
+      ...(tuning.workDir == null ? {} : { workDir: tuning.workDir }),
+      maxConcurrentBuilds: tuning.maxConcurrentBuilds,
+      onBuildFinished: ({ waiters }) => o.onBuildFinished(waiters),
+    }));
+  const providers = new ProviderDispatch({
+    katalogName: o.katalogName,
+    providers: o.providers,
+    kube: kubeReads,
+    clock,
+    conditions: o.conditions,
+  });
+  return {
+    services: {
+      conditions: o.conditions,
+      external,
+      crossHttp,
+      crossReaders,
+      lookup: o.lookup,
+      git,
+      docker,
+      providers,
+    },
+    external,
+    crossHttp,
+    crossReaders,
+    kubeReads,
+    gitCheckouts: () => gitCheckouts,
+    dockerBuilds: () => dockerBuilds,
+    stop: () => dockerBuilds?.stop(),
+  };
+}

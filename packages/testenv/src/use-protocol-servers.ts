@@ -1,0 +1,27 @@
+import { startPostgres } from './postgres-server.js';
+import type { PostgresServer } from './postgres-server.js';
+import { startPrometheus } from './prometheus-server.js';
+import type { PrometheusServer } from './prometheus-server.js';
+import { useServer } from './use-server.js';
+
+/**
+ * usePostgres starts a PostgreSQL server for the test file (beforeAll) and stops it (afterAll). A
+ * missing server (`pnpm testenv:build postgres`) skips the file's tests locally and fails under `CI=true`.
+ */
+export function usePostgres(): () => PostgresServer {
+  return useServer('PostgreSQL', async () => {
+    const server = await startPostgres();
+    return { value: server, release: server.stop };
+  });
+}
+
+/**
+ * usePrometheus starts a Prometheus server for the test file (beforeAll) and stops it (afterAll). A
+ * missing server (`pnpm testenv:build prometheus`) skips the file's tests locally and fails under `CI=true`.
+ */
+export function usePrometheus(): () => PrometheusServer {
+  return useServer('Prometheus', async () => {
+    const server = await startPrometheus();
+    return { value: server, release: server.stop };
+  });
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { loadKatalog } from './load-katalog.js';
+
+/** External call protocols (docs/reference/katalog.md §15.1.1): each one's fields, checked at load. */
+
+const katalog = (
+  calls: string,
+  apiVersion = 'orkestra.konductor.io/v1alpha1',
+): string => `apiVersion: ${apiVersion}
+kind: Katalog
+metadata:
+  name: demo
+spec:
+  crds:
+    website:
+      apiTypes:
+        group: demo.example.io
+        version: v1alpha1
+        kind: Website
+        plural: websites
+      operatorBox:
+        external:
+${calls}`;
+
+const load = (text: string) => loadKatalog({ text, file: 'katalog.yaml' });
+
+function errors(text: string): string[] {
+  const result = load(text);
+  return result.ok ? [] : result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`);
+}
+
+describe('external protocols', () => {
+  it('loads a prometheus instant query, a range query and a postgres query with bound parameters', () => {
+    const text = katalog(`          - name: depth
+            protocol: prometheus
+            url: http://prometheus.monitoring:9090
+            query: 'sum(queue_depth{queue="{{ .spec.queue }}"})'
+          - name: trend
+            protocol: prometheus
+            url: http://prometheus.monitoring:9090
+            query: rate(jobs_total[5m])
+            range: {duration: 1h, step: 5m}
+          - name: jobs
+            protocol: postgres
+            url: postgres://reader@db.data:5432/jobs
+            query: SELECT count(*) FROM jobs WHERE owner = $1 AND state = $2
+            params: ["{{ .metadata.name }}", pending]
+            auth: {secretRef: {name: db-reader, key: password}}
+`);
+    expect(errors(text)).toEqual([]);
+  });
+
+  it('refuses a templated SQL statement at its line and column', () => {
+    const text = katalog(`          - name: jobs
+            protocol: postgres
+            url: postgres://reader@db.data:5432/jobs
+            query: "SELECT * FROM jobs WHERE owner = '{{ .metadata.name }}'"
+`);
+    const line = text.split('\n').findIndex((l) => l.includes('query:')) + 1;
+    const [first, ...rest] = errors(text);
+    expect(rest).toEqual([]);
+    expect(first).toMatch(
+      new RegExp(
+        `^${line}:20 spec\\.crds\\.website\\.operatorBox\\.external\\[0\\]\\.query: the SQL statement must be literal: pass CR values as bind parameters`,
+      ),
+    );
+  });
+
+  it('refuses an unknown protocol, a wrong scheme, a missing query, a password in the URL and HTTP-only fields', () => {
+    const text = katalog(`          - name: a
+            protocol: gopher
+            url: http://x.example.io/
+          - name: b
+            protocol: postgres
+            url: http://db.data:5432/jobs
+            query: SELECT 1
+          - name: c
+            protocol: prometheus
+            url: http://prometheus:9090
+          - name: d
+            protocol: postgres
+            url: postgres://reader:hunter2@db.data/jobs
+            query: SELECT 1
+          - name: e
+            url: http://x.example.io/
+            query: up
+`);
+    const found = errors(text).join('\n');
+    expect(found).toMatch(
+      /external\[0\]\.protocol: upstream `protocol: gopher` has no counterpart in Orkestra yet: external calls speak http, prometheus, postgres/,
+    );
+    expect(found).toMatch(/external\[1\]\.url: url must start with postgres:\/\/ or postgresql:\/\//);
+    expect(found).toMatch(/external\[2\]\.query: protocol prometheus needs a `query`/);
+    expect(found).toMatch(/external\[3\]\.url: a password in the URL is refused/);
+    expect(found).not.toContain('hunter2');
+    expect(found).toMatch(/external\[4\]\.query: `query` belongs to another protocol/);
+  });
+
+  it('keeps upstream protocol: prometheus and postgres with their query', () => {
+    const text = katalog(
+      `          - name: up
+            protocol: prometheus
+            url: "{{ .spec.prometheusURL }}"
+            query: go_goroutines
+            continueOnError: true
+          - name: db
+            protocol: postgres
+            url: "{{ .spec.postgresURL }}"
+            query: SELECT current_database()
+`,
+      'orkestra.orkspace.io/v1',
+    ).replace(
+      '      operatorBox:\n        external:',
+      '      operatorBox:\n        onReconcile:\n          external:',
+    );
+    const result = load(text);
+    expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([]);
+    if (!result.ok) return;
+    const calls = result.katalog.spec.crds['website']?.operatorBox.external ?? [];
+    expect(calls.map((c) => [c.protocol, c.query])).toEqual([
+      ['prometheus', 'go_goroutines'],
+      ['postgres', 'SELECT current_database()'],
+    ]);
+  });
+});

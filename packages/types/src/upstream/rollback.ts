@@ -1,0 +1,43 @@
+/**
+ * Upstream's declarative rollback (docs/reference/katalog.md §20.4, ADR 0047): `rollback.trigger`
+ * and the shorthand `rollBackOnError: true` (re-apply the entry's own templates with the previous
+ * spec) under `operatorBox` (or G3's `operatorBox.runtime`), moved to the entry's `rollback`.
+ * `rollback.onRollback` (separate templates over `.previous`) is refused with the reason.
+ */
+import { Pair } from 'yaml';
+import type { YAMLMap } from 'yaml';
+import { mapAt, pairOf, scalar, scalarText, takeOut } from './nodes.js';
+import type { Path } from './nodes.js';
+import type { Upgrader } from './upgrader.js';
+
+export function upgradeRollback(up: Upgrader, entry: YAMLMap, base: Path): void {
+  const box = mapAt(entry, 'operatorBox');
+  if (box == null) return;
+  const boxPath = [...base, 'operatorBox'];
+  const shorthand = pairOf(box, 'rollBackOnError');
+  const onRollback = pairOf(mapAt(box, 'rollback') ?? box, 'onRollback');
+  if (onRollback != null && mapAt(box, 'rollback') != null) {
+    up.problem(
+      [...boxPath, 'rollback', 'onRollback'],
+      onRollback.key,
+      'upstream key `onRollback` has no counterpart in Orkestra: a rollback re-applies the entry’s own templates with the previous spec; write `rollBackOnError: true` (rollback.reapplyPreviousSpec) instead',
+    );
+    takeOut(mapAt(box, 'rollback') as YAMLMap, onRollback);
+  }
+  if (pairOf(box, 'rollback') != null)
+    up.move(box, 'rollback', entry, 'rollback', [...boxPath, 'rollback'], 'rollback');
+  if (shorthand == null) return;
+  takeOut(box, shorthand);
+  const on = scalarText(shorthand.value) === 'true';
+  if (!on) {
+    up.change([...boxPath, 'rollBackOnError'], shorthand.key, 'removed: rollBackOnError is false');
+    return;
+  }
+  const rollback = up.ensureMap(entry, 'rollback', shorthand.key);
+  rollback.items.push(new Pair(scalar('reapplyPreviousSpec', shorthand.key), scalar(true, shorthand.value)));
+  up.change(
+    [...boxPath, 'rollBackOnError'],
+    shorthand.key,
+    'written rollback.reapplyPreviousSpec: true (the entry’s templates re-applied with the previous spec)',
+  );
+}
