@@ -21,7 +21,9 @@ describe('ork', () => {
     expect(option.stderr).toContain('Usage: ork validate');
     const target = await runOrk(['generate', 'helm', 'examples/website/katalog.yaml']);
     expect(target.code).toBe(2);
-    expect(target.stderr).toContain('unknown target "helm": expected crd, rbac, bundle or helm-values');
+    expect(target.stderr).toContain(
+      'unknown target "helm": expected crd, policies, rbac, bundle or helm-values',
+    );
     const noCr = await runOrk(['render', 'examples/website/katalog.yaml']);
     expect(noCr.code).toBe(2);
     expect(noCr.stderr).toContain('missing --cr <file>');

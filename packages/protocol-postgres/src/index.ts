@@ -110,6 +110,12 @@ export class PostgresPools {
       throw describe(error, target);
     }
     let broken = false;
+    // A connection that ends while checked out (the abort below, a server going away) reports on
+    // the client too; the query already fails with it, so the event must not go unheard.
+    const onClientError = (): void => {
+      broken = true;
+    };
+    client.on('error', onClientError);
     const onAbort = (): void => {
       broken = true;
       // Ends the connection (and so the statement); the pool replaces it.
@@ -137,6 +143,7 @@ export class PostgresPools {
       throw describe(error, target);
     } finally {
       query.signal?.removeEventListener('abort', onAbort);
+      client.off('error', onClientError);
       client.release(broken);
     }
   }

@@ -34,6 +34,7 @@ export type { Clock } from './clock.js';
 // ---- One tuning object (docs/reference/runtime.md §22)
 export { RUNTIME_TUNING_DEFAULTS } from './runtime/tuning.js';
 export type { RuntimeTuning } from './runtime/tuning.js';
+export type { RuntimeShard } from './runtime/shard.js';
 export { DRIFT_LIMIT_DEFAULTS } from './runtime/drift-limiter.js';
 export type { DriftLimitTuning } from './runtime/drift-limiter.js';
 
@@ -58,7 +59,7 @@ export {
   ValidationResult,
 } from './runtime/runtime-observer.js';
 export type { RuntimeObserver, RuntimeSnapshot } from './runtime/runtime-observer.js';
-export { RelistReason } from './informer.js';
+export { Informer, RelistReason } from './informer.js';
 // The counted list/watch transport, so a process that runs the runtime sends every request alike (ADR 0035).
 export { KubeListWatchClient } from './list-watch-client.js';
 export { AutoscaleTarget } from './autoscaler/decide.js';

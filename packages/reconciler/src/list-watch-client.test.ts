@@ -26,11 +26,14 @@ describe('KubeListWatchClient errors', () => {
     client: KubeListWatchClient;
     kubeConfig: KubeConfig;
     userAgents: (string | undefined)[];
+    accepts: (string | undefined)[];
     close: () => Promise<void>;
   }> => {
     const userAgents: (string | undefined)[] = [];
+    const accepts: (string | undefined)[] = [];
     const server = http.createServer((req, res) => {
       userAgents.push(req.headers['user-agent']);
+      accepts.push(req.headers['accept']);
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
     });
@@ -47,6 +50,7 @@ describe('KubeListWatchClient errors', () => {
       client: new KubeListWatchClient({ kubeConfig }),
       kubeConfig,
       userAgents,
+      accepts,
       close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     };
   };
@@ -113,6 +117,24 @@ describe('KubeListWatchClient errors', () => {
         {},
       );
       expect(userAgents).toEqual(['orkestra', 'orkestra/1.2.3']);
+    } finally {
+      await close();
+    }
+  });
+
+  it('asks for metadata only (PartialObjectMetadataList) when made with metadataOnly', async () => {
+    const { client, kubeConfig, accepts, close } = await answer(200, {
+      kind: 'List',
+      metadata: { resourceVersion: '1' },
+      items: [],
+    });
+    try {
+      await client.list('/api/v1/configmaps', {});
+      await new KubeListWatchClient({ kubeConfig, metadataOnly: true }).list('/api/v1/configmaps', {});
+      expect(accepts).toEqual([
+        'application/json',
+        'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+      ]);
     } finally {
       await close();
     }

@@ -49,6 +49,11 @@ export interface KubeListWatchClientOptions {
    * Default: none.
    */
   readonly onRequest?: (method: string, status: number, seconds: number) => void;
+  /**
+   * Ask for metadata only (`PartialObjectMetadata`): lists and watch events carry no spec or
+   * status, so a watcher of every CR (the sharder, ADR 0045) costs little per object. Default false.
+   */
+  readonly metadataOnly?: boolean;
 }
 
 /** ListWatchRequestCounts counts the requests a KubeListWatchClient made, for tests and metrics. */
@@ -71,6 +76,7 @@ export class KubeListWatchClient implements ListWatchClient {
   readonly #listTimeoutMs: number;
   readonly #userAgent: string;
   readonly #onRequest: ((method: string, status: number, seconds: number) => void) | undefined;
+  readonly #metadataOnly: boolean;
   #lists = 0;
   #watches = 0;
 
@@ -79,6 +85,7 @@ export class KubeListWatchClient implements ListWatchClient {
     this.#listTimeoutMs = options.listTimeoutMs ?? 60_000;
     this.#userAgent = options.userAgent ?? 'orkestra';
     this.#onRequest = options.onRequest;
+    this.#metadataOnly = options.metadataOnly ?? false;
   }
 
   /** requestCounts returns how many list and watch requests were sent. */
@@ -192,6 +199,13 @@ export class KubeListWatchClient implements ListWatchClient {
     };
   }
 
+  /** #accept is the Accept header: JSON, or its metadata-only form (`PartialObjectMetadata[List]`). */
+  #accept(watch: boolean): string {
+    if (!this.#metadataOnly) return 'application/json';
+    const as = watch ? 'PartialObjectMetadata' : 'PartialObjectMetadataList';
+    return `application/json;as=${as};g=meta.k8s.io;v=v1,application/json`;
+  }
+
   async #prepare(
     path: string,
     query: Readonly<Record<string, string>>,
@@ -206,7 +220,7 @@ export class KubeListWatchClient implements ListWatchClient {
       hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: url.port,
       path: url.pathname + url.search,
-      headers: { Accept: 'application/json' },
+      headers: { Accept: this.#accept(query['watch'] === 'true') },
     };
     await this.#kc.applyToHTTPSOptions(options);
     options.headers = { ...options.headers, 'User-Agent': this.#userAgent };

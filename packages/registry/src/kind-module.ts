@@ -308,6 +308,7 @@ export function systemLabels(owner: Owner): Record<string, string> {
     [OrkestraLabel.OwnerUid]: shortenLabelValue(owner.uid),
     [OrkestraLabel.OwnerName]: shortenLabelValue(owner.name),
     [OrkestraLabel.Crd]: shortenLabelValue(owner.crd),
+    ...(owner.shard == null || owner.shard === '' ? {} : { [OrkestraLabel.Shard]: owner.shard }),
   };
 }
 

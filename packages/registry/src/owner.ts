@@ -11,6 +11,8 @@ export interface Owner {
   readonly namespace?: string;
   readonly uid: string;
   readonly crd: string;
+  /** The shard that owns the CR (its `orkestra.konductor.io/shard` label), stamped on every child; unset when not sharded (ADR 0045). */
+  readonly shard?: string;
 }
 
 /**

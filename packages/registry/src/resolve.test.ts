@@ -40,6 +40,17 @@ function resolve(key: keyof typeof kinds, entry: Obj, o: Owner = owner): KubeObj
 }
 
 describe('system metadata', () => {
+  it('stamps the owner’s shard on every child of a sharded operator, and nothing otherwise (ADR 0045)', () => {
+    expect(
+      resolve('configMaps', {}, { ...owner, shard: 'replica-0-0a1b2c3d' }).metadata.labels,
+    ).toMatchObject({
+      'orkestra.konductor.io/shard': 'replica-0-0a1b2c3d',
+    });
+    expect(Object.keys(resolve('configMaps', {}).metadata.labels ?? {})).not.toContain(
+      'orkestra.konductor.io/shard',
+    );
+  });
+
   it('stamps system labels over user labels, the source annotation and an owner reference', () => {
     const m = resolve('configMaps', { labels: { team: 'a' }, annotations: { note: 'x' } });
     expect(m.metadata).toEqual({

@@ -35,6 +35,13 @@ export const OrkestraLabel = {
   Crd: `${ORKESTRA_PREFIX}crd`,
   /** The child's name; used in workload selectors and pod templates. */
   Child: `${ORKESTRA_PREFIX}child`,
+  /**
+   * CR and child, sharded operators only: the replica (shard ID) that owns the CR; its CR and
+   * child informers select on it (docs/reference/runtime.md §25, ADR 0045).
+   */
+  Shard: `${ORKESTRA_PREFIX}shard`,
+  /** CR, sharded operators only: set by the sharder to ask the owning shard to hand the CR over (ADR 0045). */
+  Drain: `${ORKESTRA_PREFIX}drain`,
 } as const;
 /** OrkestraLabel is one of the runtime's label keys. */
 export type OrkestraLabel = (typeof OrkestraLabel)[keyof typeof OrkestraLabel];
@@ -64,6 +71,8 @@ export const OrkestraAnnotation = {
   PreviousSpec: `${ORKESTRA_PREFIX}previous-spec`,
   /** CR of an entry with `rollback`: the generation at which it was rolled back (katalog.md §20.4). */
   RollbackAtGeneration: `${ORKESTRA_PREFIX}rollback-at-generation`,
+  /** CRD or child, set by people: `"true"` lets a delete through deletion protection (docs/reference/katalog.md §2.4, ADR 0050). */
+  AllowDelete: `${ORKESTRA_PREFIX}allow-delete`,
 } as const;
 /** OrkestraAnnotation is one of the runtime's annotation keys. */
 export type OrkestraAnnotation = (typeof OrkestraAnnotation)[keyof typeof OrkestraAnnotation];

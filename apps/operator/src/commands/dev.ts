@@ -21,6 +21,8 @@ The Katalog file is watched and hot-reloaded. Ctrl-C stops the operator and the 
 
   --kubeconfig-out <file>             where to write the kubeconfig (${DEFAULT_DEV_KUBECONFIG});
                                       removed again on exit
+  --replicas <n>                      run n operator processes' worth in this process, sharded
+                                      (--sharding, leader election on; docs/reference/runtime.md §25) (1)
 
 ${RUN_FLAGS_USAGE.replace('(false)\n', '(true in ork dev)\n').replace('run leader election (true)', 'run leader election (false in ork dev)')}  -h, --help                          Show this help.`;
 
@@ -45,6 +47,28 @@ function takeKubeconfigOut(args: readonly string[]): { out?: string; rest: strin
   return out == null ? { rest } : { out, rest };
 }
 
+/** Splits `--replicas <n>` / `--replicas=<n>` off the run flags. */
+function takeReplicas(args: readonly string[]): { replicas: number; rest: string[] } {
+  const rest: string[] = [];
+  let text: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--replicas') {
+      text = args[i + 1] ?? '';
+      i++;
+    } else if (arg.startsWith('--replicas=')) {
+      text = arg.slice('--replicas='.length);
+    } else {
+      rest.push(arg);
+    }
+  }
+  if (text == null) return { replicas: 1, rest };
+  const replicas = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(replicas) || replicas < 1 || replicas > 16)
+    throw new UsageError(`--replicas: expected a whole number from 1 to 16, got "${text}"`);
+  return { replicas, rest };
+}
+
 /** devCommand is `ork dev`: a local control plane with the operator running against it. */
 export const devCommand: Command = {
   name: 'dev',
@@ -55,14 +79,18 @@ export const devCommand: Command = {
       io.stdout.write(`${usage}\n`);
       return ExitCode.Ok;
     }
-    const { out, rest } = takeKubeconfigOut(args);
+    const { out, rest: withReplicas } = takeKubeconfigOut(args);
+    const { replicas, rest: runArgs } = takeReplicas(withReplicas);
+    // Several replicas are shards: every one reconciles its part, the leader runs the sharder.
+    const rest =
+      replicas > 1 && !runArgs.some((a) => a.startsWith('--sharding')) ? [...runArgs, '--sharding'] : runArgs;
     if (rest.some((arg) => arg === '--kubeconfig' || arg.startsWith('--kubeconfig='))) {
       throw new UsageError('ork dev brings its own cluster; use ork run --kubeconfig for another one');
     }
     const parsed = parseRunConfig(rest, {
       env: { ...io.env, KUBECONFIG: undefined },
       // ork dev runs beside local servers: loopback is allowed explicitly (runtime.md §14.4).
-      defaults: { leaderElect: false, installCrds: true, allowPrivateAddresses: LOOPBACK_CIDRS },
+      defaults: { leaderElect: replicas > 1, installCrds: true, allowPrivateAddresses: LOOPBACK_CIDRS },
     });
     if (!parsed.ok) throw new UsageError(parsed.errors.join('\n'));
     const config = parsed.config;
@@ -104,7 +132,31 @@ export const devCommand: Command = {
             `Control Center: http${config.controlCenterCert == null ? '' : 's'}://127.0.0.1:${operator.metricsAddress.port}/ui/${operator.controlCenterToken == null ? '' : `?token=${operator.controlCenterToken}`}\n`,
           );
       });
+      // The other replicas: same flags, their own ports on loopback, no signal handlers of their own.
+      const others = [];
+      for (let i = 1; i < replicas; i++) {
+        others.push(
+          await startOperator({
+            config: {
+              ...config,
+              installCrds: false,
+              metricsBindAddress: '127.0.0.1:0',
+              healthProbeBindAddress: '127.0.0.1:0',
+              crossBindAddress: '0',
+            },
+            env: io.env,
+            cwd: io.cwd,
+            kubeConfig: cp.kubeConfig,
+            handleSignals: false,
+          }),
+        );
+      }
+      if (others.length > 0)
+        io.stderr.write(
+          `Started ${replicas} replicas, shards ${[operator, ...others].map((o) => o.shard ?? '').join(', ')}.\n`,
+        );
       const code = await operator.done;
+      await Promise.all(others.map((other) => other.shutdown('ork dev stopping')));
       io.stderr.write('Operator stopped; stopping the control plane…\n');
       return code;
     } catch (error) {

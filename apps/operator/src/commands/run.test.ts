@@ -52,6 +52,9 @@ describe('ork dev and ork demo', () => {
     const noValue = await runOrk(['dev', '--kubeconfig-out']);
     expect(noValue.code).toBe(2);
     expect(noValue.stderr).toContain('--kubeconfig-out needs a file');
+    const badReplicas = await runOrk(['dev', '--replicas', '0']);
+    expect(badReplicas.code).toBe(2);
+    expect(badReplicas.stderr).toContain('--replicas: expected a whole number from 1 to 16, got "0"');
     const stray = await runOrk(['demo', 'extra']);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('unexpected argument extra');
@@ -60,6 +63,7 @@ describe('ork dev and ork demo', () => {
   it('document their defaults in --help', async () => {
     const dev = await runOrk(['dev', '--help']);
     expect(dev.stdout).toContain('--kubeconfig-out <file>');
+    expect(dev.stdout).toContain('--replicas <n>');
     expect(dev.stdout).toContain('run leader election (false in ork dev)');
     expect(dev.stdout).toContain("apply the Katalog's CRDs at start-up (true in ork dev)");
     const demo = await runOrk(['demo', '--help']);

@@ -1,6 +1,7 @@
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { roleWildcardIssues } from '../generate/role-wildcards.js';
 import { strictCheck } from '../offline/strict-check.js';
+import { mechanismText, planAdmission } from '../generate/admission.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
@@ -8,6 +9,9 @@ const usage = `Usage: ork validate <katalog> [--strict] [--allow-rbac-wildcards]
 
 Load, compile and statically check a Katalog. Prints a one-line summary and exits 0 when it is
 valid; otherwise prints one line per error on stderr (file:line:col: path: message) and exits 1.
+A valid Katalog's validation and mutation rules get one line each after the summary, naming how
+the API server applies the rule at admission (a CRD rule, a ValidatingAdmissionPolicy with Deny
+or Warn, a schema default) or why it is checked at reconcile time only (docs/reference/katalog.md §12).
 
 Options:
   --strict    Also check every template path against the CRD schemas and declarations
@@ -70,6 +74,20 @@ export const validateCommand: Command = {
     io.stdout.write(
       `${result.file}: Katalog ${metadata.name} (${version}) is valid${parsed.values.strict === true ? ' (strict)' : ''}: ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'} (${entries.join(', ')})\n`,
     );
+    // How each rule is applied at admission (ADR 0049).
+    for (const [name, entry] of Object.entries(spec.crds)) {
+      for (const rule of planAdmission(entry).rules)
+        io.stdout.write(`  admission: spec.crds.${name}.${rule.rule}: ${mechanismText(entry, rule)}\n`);
+    }
+    const protection = spec.deletionProtection;
+    if (protection != null) {
+      const what = [protection.crds ? 'its CRDs' : '', protection.children ? 'its children' : '']
+        .filter((w) => w !== '')
+        .join(' and ');
+      io.stdout.write(
+        `  admission: spec.deletionProtection: ValidatingAdmissionPolicy refuses deleting ${what === '' ? 'nothing' : what} unless annotated orkestra.konductor.io/allow-delete=true\n`,
+      );
+    }
     return ExitCode.Ok;
   },
 };

@@ -1,4 +1,6 @@
 import type { Katalog } from '@orkestra/types';
+import { admissionPolicies } from './admission.js';
+import { deletionProtectionPolicies } from './deletion-protection.js';
 import { generateCrds } from './generate-crds.js';
 import { generateRbac } from './generate-rbac.js';
 import type { Rbac } from './generate-rbac.js';
@@ -29,7 +31,7 @@ export interface Bundle {
 
 /**
  * generateBundle returns everything needed to run the operator for a Katalog, in apply order:
- * the Namespace, the CRDs, the RBAC of generateRbac, a ConfigMap holding the Katalog, the operator
+ * the Namespace, the CRDs, the admission policies of generatePolicies, the RBAC of generateRbac, a ConfigMap holding the Katalog, the operator
  * Deployment (`run --katalog …`, leader election, probes on :8081, metrics on :8080, non-root and
  * read-only) and a Service for the metrics port.
  */
@@ -124,7 +126,28 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
     },
   };
   return {
-    manifests: [namespace, ...generateCrds(katalog), ...rbac.manifests, configMap, deployment, service],
+    manifests: [
+      namespace,
+      ...generateCrds(katalog),
+      ...generatePolicies(katalog, ns),
+      ...rbac.manifests,
+      configMap,
+      deployment,
+      service,
+    ],
     rbac,
   };
+}
+
+/**
+ * generatePolicies returns the ValidatingAdmissionPolicies (and bindings) of a Katalog: its entries'
+ * deny and warn rules (docs/reference/katalog.md §12, ADR 0049) and its deletion protection (§2.4, ADR 0050).
+ * `namespace` is the operator's, whose service accounts may delete protected children.
+ */
+export function generatePolicies(
+  katalog: Katalog,
+  namespace: string,
+  users: readonly string[] = [],
+): Manifest[] {
+  return [...admissionPolicies(katalog), ...deletionProtectionPolicies(katalog, { namespace, users })];
 }

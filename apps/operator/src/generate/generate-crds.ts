@@ -1,4 +1,5 @@
 import type { CrdEntry, Katalog } from '@orkestra/types';
+import { planAdmission, withAdmission } from './admission.js';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
 
@@ -80,7 +81,8 @@ function dropUntyped(schema: Schema): void {
  * that keeps what the runtime writes, or, without a schema, `spec` and `status` that preserve
  * unknown fields (docs/reference/katalog.md §3). A property without a `type` (e.g. a field that is a string or a
  * map) cannot be expressed in a structural schema: it is left out and its parent preserves unknown
- * fields instead (`untypedProperties` lists them so the CLI can say so).
+ * fields instead (`untypedProperties` lists them so the CLI can say so). Validation rules and
+ * defaults the API server can apply itself are added to `spec` (ADR 0049).
  */
 export function crdSchema(entry: CrdEntry): Schema {
   const declared = entry.schema?.openAPIV3Schema;
@@ -93,6 +95,16 @@ export function crdSchema(entry: CrdEntry): Schema {
   dropUntyped(root);
   if (root['description'] == null && entry.description !== '') root['description'] = entry.description;
   const properties: Schema = isSchema(root['properties']) ? { ...root['properties'] } : {};
+  // Deny rules the CRD can judge and literal defaults (docs/reference/katalog.md §12, ADR 0049).
+  if (isSchema(properties['spec'])) {
+    const plan = planAdmission(entry);
+    properties['spec'] = withAdmission(properties['spec'], plan);
+    if (plan.rootRules.length > 0)
+      root['x-kubernetes-validations'] = [
+        ...((root['x-kubernetes-validations'] as unknown[] | undefined) ?? []),
+        ...plan.rootRules,
+      ];
+  }
   const status = properties['status'];
   if (!isSchema(status)) {
     properties['status'] = OPEN;

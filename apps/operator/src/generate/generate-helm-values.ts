@@ -1,4 +1,6 @@
 import type { Katalog } from '@orkestra/types';
+import { generatePolicies } from './generate-bundle.js';
+import type { Manifest } from './manifest-meta.js';
 import { generateRbac } from './generate-rbac.js';
 import type { PolicyRule } from './generate-rbac.js';
 
@@ -6,7 +8,7 @@ import type { PolicyRule } from './generate-rbac.js';
 export interface HelmValuesOptions {
   /** The Katalog file's text, put into the chart's ConfigMap verbatim. */
   readonly katalogText: string;
-  /** Namespace the chart is installed in (`helm install -n`); only used for RBAC notes. */
+  /** Namespace the chart is installed in (`helm install -n`): RBAC notes, and the service accounts that may delete protected children. */
   readonly namespace: string;
 }
 
@@ -19,6 +21,8 @@ export interface HelmValues {
     readonly namespace: string;
     readonly rules: readonly PolicyRule[];
   };
+  /** ValidatingAdmissionPolicies and bindings the chart installs (ADR 0049, ADR 0050). */
+  readonly admissionPolicies: readonly Manifest[];
 }
 
 /**
@@ -40,5 +44,6 @@ export function generateHelmValues(katalog: Katalog, options: HelmValuesOptions)
       namespace: rbac.pinnedNamespace ?? '',
       rules: rbac.rules,
     },
+    admissionPolicies: generatePolicies(katalog, options.namespace),
   };
 }

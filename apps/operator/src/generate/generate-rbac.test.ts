@@ -22,6 +22,25 @@ describe('generateRbac', () => {
     expect(kinds(on.manifests).filter((k) => k === 'ClusterRoleBinding')).toHaveLength(2);
   });
 
+  it('grants every Lease of the operator namespace only with sharding (docs/reference/runtime.md §25)', () => {
+    const katalog = katalogFrom(`operatorBox: { onReconcile: { configMaps: [{}] } }`);
+    const leaseRules = (manifests: readonly Record<string, unknown>[]): string[] =>
+      manifests.flatMap((m) =>
+        (
+          (m['rules'] as { resources: string[]; verbs: string[]; resourceNames?: string[] }[] | undefined) ??
+          []
+        )
+          .filter(
+            (r) => r.resources.includes('leases') && r.resourceNames == null && r.verbs.includes('list'),
+          )
+          .map((r) => `${String(m['kind'])}: ${r.verbs.join(',')}`),
+      );
+    expect(leaseRules(generateRbac(katalog, { namespace: 'ops' }).manifests)).toEqual([]);
+    expect(leaseRules(generateRbac(katalog, { namespace: 'ops', sharding: true }).manifests)).toEqual([
+      'Role: get,list,watch,patch,update,delete',
+    ]);
+  });
+
   /** eventRules lists `<manifest kind> <namespace>: <group>/events` for every rule on events. */
   const eventRules = (manifests: readonly Record<string, unknown>[]): string[] =>
     manifests.flatMap((m) => {

@@ -20,6 +20,12 @@ export interface RbacOptions {
    * create; docs/reference/runtime.md §23.4). Default false.
    */
   readonly controlCenter?: boolean;
+  /**
+   * Grant what `ork run --sharding` needs in the operator namespace (docs/reference/runtime.md §25):
+   * every replica's own shard Lease (a name with its host and a random suffix) and the sharder's
+   * list, watch and deletion of dead ones. Default false.
+   */
+  readonly sharding?: boolean;
 }
 
 /** Rbac is what `ork generate rbac` derives from a Katalog (docs/reference/runtime.md §19). */
@@ -407,9 +413,18 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     {
       apiGroups: ['coordination.k8s.io'],
       resources: ['leases'],
-      verbs: ['get', 'update'],
+      verbs: ['get', 'update', 'patch'],
       resourceNames: [leaseName],
     },
+    ...(options.sharding === true
+      ? [
+          {
+            apiGroups: ['coordination.k8s.io'],
+            resources: ['leases'],
+            verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'],
+          },
+        ]
+      : []),
     // issue 21: Katalog revisions (immutable, hash-named: create, get) and the rollout state, the
     // only one patched (docs/reference/runtime.md §24.1) — the verbs the operator's own rules do not
     // already grant in the operator namespace (a Katalog with configMaps children has create, patch).

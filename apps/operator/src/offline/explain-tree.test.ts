@@ -98,3 +98,17 @@ describe('formatExplain revision (issue 21)', () => {
     expect(lines).toContain('  Revision: 0123456789 (pinned to abc1234567)');
   });
 });
+
+describe('formatExplain shard (docs/reference/runtime.md §25)', () => {
+  it('names the replica that owns a CR of a sharded operator, and a hand-off under way', () => {
+    const explain = (labels: Record<string, string>) =>
+      formatExplain({ kind: 'Shop', metadata: { name: 'one', labels }, status: { conditions: [] } }, now);
+    expect(explain({ 'orkestra.konductor.io/shard': 'op-7d9f-0a1b2c3d' })).toContain(
+      '  Shard: op-7d9f-0a1b2c3d',
+    );
+    expect(
+      explain({ 'orkestra.konductor.io/shard': 'op-7d9f-0a1b2c3d', 'orkestra.konductor.io/drain': 'true' }),
+    ).toContain('  Shard: op-7d9f-0a1b2c3d (handing over to another shard)');
+    expect(explain({}).some((line) => line.includes('Shard'))).toBe(false);
+  });
+});

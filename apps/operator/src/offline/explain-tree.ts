@@ -11,6 +11,7 @@ export interface ExplainedCr {
     readonly name?: string;
     readonly namespace?: string;
     readonly annotations?: Readonly<Record<string, string>>;
+    readonly labels?: Readonly<Record<string, string>>;
   };
   readonly status?: {
     /** issue 21: the Katalog revision of the last reconcile. */
@@ -79,6 +80,11 @@ export function formatExplain(cr: ExplainedCr, now: Date): string[] {
   const pin = cr.metadata.annotations?.['orkestra.konductor.io/revision'];
   if (revision != null || pin != null)
     lines.push(`  Revision: ${revision ?? 'not recorded'}${pin == null ? '' : ` (pinned to ${pin})`}`);
+  // Sharded operators (docs/reference/runtime.md §25): the replica that owns the CR, and a hand-off under way.
+  const shard = cr.metadata.labels?.['orkestra.konductor.io/shard'];
+  const draining = cr.metadata.labels?.['orkestra.konductor.io/drain'] != null;
+  if (shard != null || draining)
+    lines.push(`  Shard: ${shard ?? 'unassigned'}${draining ? ' (handing over to another shard)' : ''}`);
   const children = [...(cr.status?.inventory ?? [])].sort((a, b) => {
     const group = (s: string): number => (s.startsWith('onCreate.') ? 0 : 1);
     return group(a.source) - group(b.source) || a.source.localeCompare(b.source, 'en', { numeric: true });

@@ -14,9 +14,12 @@ import { operatorVersion } from '../version.js';
 /** OPERATOR_PRODUCT is the product token of the operator's User-Agent (`ork` commands send `orkestra`). */
 export const OPERATOR_PRODUCT = 'orkestra-operator';
 
-/** operatorUserAgent is `orkestra-operator/<version> (<katalog>)`: the audit log tells the operator from `ork` commands and peers. */
-function operatorUserAgent(katalogName: string): string {
-  return `${OPERATOR_PRODUCT}/${operatorVersion()} (${katalogName})`;
+/**
+ * operatorUserAgent is `orkestra-operator/<version> (<katalog>)`, with `; shard <id>` for a sharded
+ * replica: the audit log tells the operator from `ork` commands and peers, and shards apart.
+ */
+function operatorUserAgent(katalogName: string, shard?: string): string {
+  return `${OPERATOR_PRODUCT}/${operatorVersion()} (${katalogName}${shard == null ? '' : `; shard ${shard}`})`;
 }
 
 /** ApiTransport is the operator's client and list/watch transport, over one User-Agent and one observer. */
@@ -38,10 +41,12 @@ export interface ApiTransport {
 export function createApiTransport(options: {
   readonly kubeConfig: KubeConfig;
   readonly katalogName: string;
+  /** A sharded replica's shard ID, named in the User-Agent (docs/reference/runtime.md §25). */
+  readonly shard?: string;
   /** `rest_client_*` metrics: method, code (`<error>` when no response arrived), host, seconds. */
   readonly restRequest: (method: string, code: string, host: string, seconds: number) => void;
 }): ApiTransport {
-  const userAgent = operatorUserAgent(options.katalogName);
+  const userAgent = operatorUserAgent(options.katalogName, options.shard);
   const host = apiHost(options.kubeConfig);
   const onRequest = (method: string, status: number, seconds: number): void =>
     options.restRequest(method, status === 0 ? '<error>' : String(status), host, seconds);

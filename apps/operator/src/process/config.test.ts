@@ -21,6 +21,7 @@ describe('parseRunConfig', () => {
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
+      sharding: false,
       metricsBindAddress: ':8080',
       healthProbeBindAddress: ':8081',
       logLevel: 'info',
@@ -145,6 +146,7 @@ describe('parseRunConfig', () => {
       leaseDurationMs: 30_000,
       renewDeadlineMs: 20_000,
       retryPeriodMs: 5_000,
+      sharding: false,
       metricsBindAddress: '127.0.0.1:9090',
       healthProbeBindAddress: '0',
       logLevel: 'warn',
@@ -226,6 +228,15 @@ describe('parseRunConfig', () => {
       '--renew-deadline must be greater than 1.2 × --retry-period',
     ]);
     expect(parseRunConfig(['--renew-deadline', '2s', '--leader-elect=false'], { env: {} }).ok).toBe(true);
+  });
+
+  it('turns sharding on by flag or environment, and only with leader election', () => {
+    expect(ok(parseRunConfig([], { env: {} })).sharding).toBe(false);
+    expect(ok(parseRunConfig(['--sharding'], { env: {} })).sharding).toBe(true);
+    expect(ok(parseRunConfig([], { env: { ORKESTRA_SHARDING: 'true' } })).sharding).toBe(true);
+    expect(errors(parseRunConfig(['--sharding', '--leader-elect=false'], { env: {} }))).toEqual([
+      '--sharding needs leader election: the sharder runs on the leader (drop --leader-elect=false)',
+    ]);
   });
 
   it('reports unknown flags and conflicting Katalog paths', () => {

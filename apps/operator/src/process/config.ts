@@ -45,6 +45,12 @@ export interface RunConfig extends OperatorTuning {
   readonly leaseDurationMs: number;
   readonly renewDeadlineMs: number;
   readonly retryPeriodMs: number;
+  /**
+   * Active-active sharding (`--sharding`, `ORKESTRA_SHARDING`; docs/reference/runtime.md §25): each
+   * replica holds a shard Lease and reconciles the CRs the sharder (on the leader) labels with its
+   * shard ID. Needs leader election. Default false: the leader reconciles every CR.
+   */
+  readonly sharding: boolean;
   /** Bind address of the metrics server; `0` disables it. */
   readonly metricsBindAddress: string;
   /** Bind address of the health server; `0` disables it. */
@@ -130,7 +136,7 @@ const STRING_FLAGS = [
   'cross-auth',
   'cross-token-file',
 ] as const;
-const BOOLEAN_FLAGS = ['leader-elect', 'install-crds', 'control-center'] as const;
+const BOOLEAN_FLAGS = ['leader-elect', 'install-crds', 'control-center', 'sharding'] as const;
 
 /** RUN_FLAGS_USAGE lists the flags parseRunConfig understands, for `ork run --help`. */
 export const RUN_FLAGS_USAGE = `Flags (environment, default):
@@ -141,6 +147,7 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
   --lease-duration <d>                Lease duration (15s)
   --renew-deadline <d>                leader gives up after failing to renew this long (10s)
   --retry-period <d>                  between acquire and renew attempts (2s)
+  --sharding[=true|false]             every replica reconciles its shard of the CRs (ORKESTRA_SHARDING, false)
   --metrics-bind-address <addr>       /metrics; 0 disables (:8080)
   --health-probe-bind-address <addr>  /healthz, /readyz; 0 disables (:8081)
   --log-level <level>                 trace|debug|info|warn|error|fatal|silent (LOG_LEVEL, info)
@@ -310,6 +317,12 @@ export function parseRunConfig(
   const renewDeadlineMs = duration('renew-deadline', '10s');
   const retryPeriodMs = duration('retry-period', '2s');
   const leaderElect = bool('leader-elect', options.defaults?.leaderElect ?? true);
+  const sharding = bool('sharding', env['ORKESTRA_SHARDING'] === 'true');
+  if (sharding && !leaderElect) {
+    errors.push(
+      '--sharding needs leader election: the sharder runs on the leader (drop --leader-elect=false)',
+    );
+  }
   if (leaderElect && leaseDurationMs <= renewDeadlineMs) {
     errors.push('--lease-duration must be greater than --renew-deadline');
   }
@@ -400,6 +413,7 @@ export function parseRunConfig(
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,
+    sharding,
     metricsBindAddress,
     healthProbeBindAddress: address('health-probe-bind-address', ':8081'),
     logLevel: logLevel as LogLevel,

@@ -1,6 +1,8 @@
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';
+import { generatePolicies } from '../generate/generate-bundle.js';
 import { generateCrds } from '../generate/generate-crds.js';
+import { instanceLabels } from '../generate/manifest-meta.js';
 
 /** InstallCrdsError reports a CRD the API server refused or did not establish in time. */
 class InstallCrdsError extends Error {
@@ -14,6 +16,12 @@ export interface InstallCrdsOptions {
   readonly timeoutMs?: number;
   /** Between polls of the CRD's conditions. Default 100 ms. */
   readonly pollMs?: number;
+  /**
+   * The operator's namespace: its service accounts may delete protected children (ADR 0050). With
+   * it, the Katalog's admission policies are applied too; the user the client authenticates as
+   * (a SelfSubjectReview) may delete children as well, for an operator run outside the cluster.
+   */
+  readonly namespace?: string;
 }
 
 function bodyOf(error: unknown): string {
@@ -23,14 +31,16 @@ function bodyOf(error: unknown): string {
 /**
  * installCrds server-side applies the CustomResourceDefinitions of `generateCrds(katalog)` (field
  * manager: the client's, `orkestra`; forced) through the operator's one counted client (ADR 0035)
- * and waits until each is Established, so informers started right after can list. Used by
+ * and waits until each is Established, so informers started right after can list; with
+ * `namespace`, then applies the Katalog's ValidatingAdmissionPolicies and bindings (ADR 0049,
+ * ADR 0050) and deletes the Katalog's policies it no longer asks for. Used by
  * `ork run --install-crds`, `ork dev` and `ork demo`. Returns the CRD names.
  *
  * @example
  * const names = await installCrds(client, katalog);
  */
 export async function installCrds(
-  client: Pick<KubeClient, 'apply' | 'get'>,
+  client: Pick<KubeClient, 'apply' | 'get' | 'create' | 'delete' | 'list'>,
   katalog: Katalog,
   options: InstallCrdsOptions = {},
 ): Promise<string[]> {
@@ -65,5 +75,55 @@ export async function installCrds(
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
     }
   }
+  if (options.namespace != null) await installPolicies(client, katalog, options.namespace);
   return names;
+}
+
+async function installPolicies(
+  client: Pick<KubeClient, 'apply' | 'create' | 'delete' | 'list'>,
+  katalog: Katalog,
+  namespace: string,
+): Promise<void> {
+  let users: string[] = [];
+  if (katalog.spec.deletionProtection?.children === true) {
+    const review = await client.create({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'SelfSubjectReview',
+      metadata: {},
+    } as unknown as KubeObject);
+    const username = (review['status'] as { userInfo?: { username?: string } } | undefined)?.userInfo
+      ?.username;
+    users = username == null || username.startsWith('system:serviceaccount:') ? [] : [username];
+  }
+  const policies = generatePolicies(katalog, namespace, users);
+  for (const policy of policies) {
+    try {
+      await client.apply(policy as unknown as KubeObject, { force: true });
+    } catch (error) {
+      throw new InstallCrdsError(
+        `cannot apply ${String(policy['kind'])} ${String((policy['metadata'] as { name?: unknown }).name)}: ${bodyOf(error)}`,
+        { cause: error },
+      );
+    }
+  }
+  // Policies of this Katalog that it no longer asks for (a rule removed, protection turned off).
+  const kept = new Set(
+    policies.map((p) => `${p.kind}/${String((p['metadata'] as { name?: unknown }).name)}`),
+  );
+  const selector = Object.entries(instanceLabels(katalog))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  for (const kind of ['ValidatingAdmissionPolicyBinding', 'ValidatingAdmissionPolicy']) {
+    const list = await client.list(
+      { apiVersion: 'admissionregistration.k8s.io/v1', kind },
+      { labelSelector: selector },
+    );
+    for (const item of list.items) {
+      const name = item.metadata.name ?? '';
+      if (kept.has(`${kind}/${name}`)) continue;
+      await client
+        .delete({ apiVersion: 'admissionregistration.k8s.io/v1', kind, name })
+        .catch(() => undefined);
+    }
+  }
 }

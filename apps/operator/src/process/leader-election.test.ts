@@ -35,6 +35,7 @@ function fakeLeaseApi() {
     holder: () => stored?.spec?.holderIdentity,
     transitions: () => stored?.spec?.leaseTransitions,
     spec: () => stored?.spec,
+    labels: () => stored?.metadata?.labels,
     /** Writes the lease as another process would (bumps the version). */
     overwrite: (holder: string) => {
       if (stored?.spec == null) throw new Error('no lease');
@@ -94,6 +95,14 @@ describe('LeaderElector', () => {
     expect(a.events).toEqual(['started']);
     expect(store.spec()).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 3, leaseTransitions: 0 });
     expect(a.state()).toEqual({ identity: 'a', leading: true, observedHolder: 'a', leaderTransitions: 0 });
+  });
+
+  it('labels the Lease it creates, so the sharder can list shard Leases (ADR 0045)', async () => {
+    const store = fakeLeaseApi();
+    const a = elector(store.api, 'a', { labels: { 'orkestra.konductor.io/shard-of': 'shop' } });
+    a.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.labels()).toEqual({ 'orkestra.konductor.io/shard-of': 'shop' });
   });
 
   it('keeps one leader; a standby takes over only after the lease expires', async () => {

@@ -76,6 +76,8 @@ export interface LeaderElectorOptions {
   readonly namespace: string;
   /** The Lease name; the operator uses `leaseNameFor(katalogName)`. */
   readonly leaseName: string;
+  /** Labels of the Lease when this elector creates it (a shard Lease's `orkestra.konductor.io/shard-of`, ADR 0045). Default none. */
+  readonly labels?: Readonly<Record<string, string>>;
   /** This replica's identity. Default `defaultIdentity()` (`<hostname>_<uuid>`). */
   readonly identity?: string;
   /** How long a Lease is valid after its last renewal. Default 15 000 ms. */
@@ -394,7 +396,11 @@ export class LeaderElector {
           body: {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: { name, namespace },
+            metadata: {
+              name,
+              namespace,
+              ...(this.options.labels == null ? {} : { labels: { ...this.options.labels } }),
+            },
             spec: {
               holderIdentity: this.identity,
               leaseDurationSeconds: durationSeconds,

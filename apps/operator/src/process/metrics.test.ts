@@ -5,6 +5,10 @@ import type { MetricsSink } from './metrics.js';
 /** The table of docs/reference/runtime.md §18.2: name → [type, labels]. */
 const SPEC: Record<string, readonly [string, readonly string[]]> = {
   orkestra_rollout_phase: ['gauge', ['katalog', 'phase']],
+  orkestra_shard_lease_held: ['gauge', ['katalog', 'shard']],
+  orkestra_sharder_live_shards: ['gauge', ['katalog']],
+  orkestra_sharder_objects: ['gauge', ['katalog']],
+  orkestra_sharder_patches_total: ['counter', ['katalog', 'result']],
   orkestra_rollout_step: ['gauge', ['katalog']],
   orkestra_rollout_crs: ['gauge', ['katalog', 'revision']],
   orkestra_rollout_gate_failures_total: ['counter', ['katalog']],
@@ -125,6 +129,19 @@ describe('createOperatorMetrics', () => {
       gateFailures: 1,
       rolledBack: 2,
     });
+    metrics.sharding({
+      shard: 'op-0a1b2c3d',
+      held: true,
+      sharder: {
+        live: ['a', 'b'],
+        objects: 20,
+        assigned: 3,
+        drained: 1,
+        undrained: 0,
+        conflicts: 0,
+        failures: 0,
+      },
+    });
     metrics.addCollector((gauges) => {
       gauges.queue('website', {
         depth: 3,
@@ -139,6 +156,27 @@ describe('createOperatorMetrics', () => {
       expect(families.get(name)?.type, name).toBe(type);
       expect([...(families.get(name)?.labels ?? [])].sort(), name).toEqual([...labels].sort());
     }
+  });
+
+  it('counts sharder patches by their increase, also across a new sharder (docs/reference/runtime.md §25)', async () => {
+    const metrics = createOperatorMetrics({ katalogName: 'shop', version: '1.2.0', defaultMetrics: false });
+    const stats = (assigned: number) => ({
+      live: ['a'],
+      objects: 5,
+      assigned,
+      drained: 0,
+      undrained: 0,
+      conflicts: 0,
+      failures: 0,
+    });
+    metrics.sharding({ shard: 'a', held: true, sharder: stats(5) });
+    metrics.sharding({ shard: 'a', held: true, sharder: stats(7) });
+    metrics.sharding({ shard: 'a', held: true, sharder: stats(2) }); // a new sharder started from 0
+    metrics.sharding({ shard: 'a', held: false });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('orkestra_sharder_patches_total{katalog="shop",result="assigned"} 9');
+    expect(text).toContain('orkestra_shard_lease_held{katalog="shop",shard="a"} 0');
+    expect(text).not.toContain('orkestra_sharder_live_shards{');
   });
 
   it('records values through the sink and the katalog info gauge', async () => {

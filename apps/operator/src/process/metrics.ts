@@ -122,6 +122,25 @@ export interface OperatorMetrics {
   katalogLoaded(version: string): void;
   /** issue 21: the rollout's phase, step and CRs per assigned revision (docs/reference/runtime.md §18.2, §24). */
   rollout(readings: RolloutReadings): void;
+  /** Sharded operators (docs/reference/runtime.md §25): this replica's shard and, on the leader, the sharder's counts. */
+  sharding(readings: ShardingReadings): void;
+}
+
+/** ShardingReadings is what the shard gauges show at a scrape. */
+export interface ShardingReadings {
+  readonly shard: string;
+  /** Whether this replica holds its shard Lease (reconciles). */
+  readonly held: boolean;
+  /** The sharder's counts while this replica runs it; cumulative since it started. */
+  readonly sharder?: {
+    readonly live: readonly string[];
+    readonly objects: number;
+    readonly assigned: number;
+    readonly drained: number;
+    readonly undrained: number;
+    readonly conflicts: number;
+    readonly failures: number;
+  };
 }
 
 /** RolloutReadings is what the rollout gauges show after a rollout tick. */
@@ -302,6 +321,22 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
     'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
     ['name'],
   );
+  // Sharding (docs/reference/runtime.md §25)
+  const shardHeld = gauge('orkestra_shard_lease_held', '1 while this replica holds its shard Lease', [
+    'katalog',
+    'shard',
+  ]);
+  const sharderLive = gauge('orkestra_sharder_live_shards', 'Shards the sharder counts as alive', [
+    'katalog',
+  ]);
+  const sharderObjects = gauge('orkestra_sharder_objects', 'CRs in the sharder’s metadata cache', [
+    'katalog',
+  ]);
+  const sharderPatches = counter('orkestra_sharder_patches_total', 'Shard label patches by outcome', [
+    'katalog',
+    'result',
+  ]);
+  const sharderSeen = new Map<string, number>();
   const katalogInfo = gauge('orkestra_katalog_info', 'The loaded Katalog (always 1)', ['katalog', 'version']);
   katalogInfo.set({ katalog: options.katalogName, version: options.version }, 1);
   // issue 21: rollouts (docs/reference/runtime.md §24)
@@ -513,6 +548,25 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
     katalogLoaded: (version) => {
       katalogInfo.reset();
       katalogInfo.set({ katalog: options.katalogName, version }, 1);
+    },
+    sharding: (readings) => {
+      const katalog = options.katalogName;
+      shardHeld.reset();
+      shardHeld.set({ katalog, shard: readings.shard }, readings.held ? 1 : 0);
+      const sharder = readings.sharder;
+      sharderLive.reset();
+      sharderObjects.reset();
+      if (sharder == null) return;
+      sharderLive.set({ katalog }, sharder.live.length);
+      sharderObjects.set({ katalog }, sharder.objects);
+      // The sharder's counts restart with it (a new leader): count increases only.
+      for (const result of ['assigned', 'drained', 'undrained', 'conflicts', 'failures'] as const) {
+        const value = sharder[result];
+        const seen = sharderSeen.get(result) ?? 0;
+        const delta = value >= seen ? value - seen : value;
+        if (delta > 0) sharderPatches.inc({ katalog, result }, delta);
+        sharderSeen.set(result, value);
+      }
     },
     rollout: (readings) => {
       const katalog = options.katalogName;

@@ -6,6 +6,7 @@ import type {
   EventSubject,
   KatalogRuntime,
   RuntimeRevisions,
+  RuntimeShard,
   RuntimeTuning,
 } from '@orkestra/reconciler';
 import type { KubeObject } from '@orkestra/registry';
@@ -35,6 +36,8 @@ export interface CreateOperatorRuntimeOptions {
   readonly syncTimeoutMs?: number;
   /** issue 21: the revisions and the per-CR choice (docs/reference/runtime.md §24.2). */
   readonly revisions?: RuntimeRevisions;
+  /** Sharded operators (docs/reference/runtime.md §25): this replica's shard. Default: every CR. */
+  readonly shard?: RuntimeShard;
   /** Who may read over the cross-read port, and the token this operator sends (docs/adr/0030). */
   readonly cross?: {
     readonly authorize: CrossAuthorize;
@@ -108,12 +111,15 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
     ...(options.providers == null ? {} : { providers: options.providers }),
     ...(options.metrics == null ? {} : { observer: options.metrics }),
     ...(options.revisions == null ? {} : { revisions: options.revisions }),
+    ...(options.shard == null ? {} : { shard: options.shard }),
     options: {
       ...options.tuning,
       ...(options.env == null ? {} : { env: options.env }),
       ...(options.syncTimeoutMs == null ? {} : { syncTimeoutMs: options.syncTimeoutMs }),
       ...(options.cross == null ? {} : { crossAuthorize: options.cross.authorize }),
       ...(options.cross?.token == null ? {} : { crossToken: options.cross.token }),
+      // Protocol clients (`@orkestra/protocol-postgres`) resolve from the operator, like providers.
+      importProtocol: (specifier: string) => import(specifier),
     },
   });
   const crdEntries = options.katalog.spec.crds;

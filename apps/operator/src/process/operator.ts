@@ -31,6 +31,9 @@ import { closeProviders, loadProviders } from './provider-loader.js';
 import { installShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
 import { operatorVersion } from '../version.js';
+import { createShardMember } from '../sharding/shard-member.js';
+import type { ShardMember } from '../sharding/shard-member.js';
+import { shardIdFor } from '../sharding/shard-lease.js';
 import { crossAuthorizer, tokenFileReader } from '../auth/cross-access.js';
 import { GateAudience, createKubeGate, kubeReviewApi } from '../auth/kube-gate.js';
 import { createGate, newLocalToken } from '../control-center/auth.js';
@@ -78,6 +81,8 @@ export interface StartOperatorOptions {
   readonly watchNamespace?: string;
   /** The Control Center's local-mode token. Default a new random one (`ork demo` shares one among its operators). */
   readonly controlCenterToken?: string;
+  /** With `--sharding`: this replica's shard ID. Default `shardIdFor()` (`<hostname>-<8 hex>`). */
+  readonly shardId?: string;
 }
 
 /** ReloadResult is how a Katalog reload ended. */
@@ -91,6 +96,10 @@ export interface Operator {
   readonly logger: OperatorLogger;
   /** This replica's leader-election identity (empty without leader election). */
   readonly identity: string;
+  /** With `--sharding`: this replica's shard ID (docs/reference/runtime.md §25); undefined otherwise. */
+  readonly shard?: string;
+  /** With `--sharding`: the sharder's counters while this replica leads and runs it. */
+  sharderStats(): ReturnType<ShardMember['sharderStats']>;
   /** Where the metrics server listens (`/metrics`, `/katalog`); undefined when disabled. */
   readonly metricsAddress?: AddressInfo;
   /** The Control Center's local-mode token: open `<metrics>/ui/?token=<it>` (undefined in token mode or when off). */
@@ -179,6 +188,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   });
   let kubeConfig: KubeConfig;
   let api: ApiTransport;
+  const shardId = config.sharding ? (options.shardId ?? shardIdFor()) : undefined;
   try {
     kubeConfig =
       options.kubeConfig ??
@@ -187,9 +197,14 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         env: options.env,
         cwd: options.cwd,
       }).kubeConfig;
-    api = createApiTransport({ kubeConfig, katalogName, restRequest: metrics.sink.restRequest });
+    api = createApiTransport({
+      kubeConfig,
+      katalogName,
+      ...(shardId == null ? {} : { shard: shardId }),
+      restRequest: metrics.sink.restRequest,
+    });
     if (config.installCrds) {
-      const names = await installCrds(api.client, katalog);
+      const names = await installCrds(api.client, katalog, { namespace: config.namespace });
       logger.info({ crds: names }, 'CustomResourceDefinitions installed');
     }
   } catch (error) {
@@ -201,6 +216,9 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   const leaseName = leaseNameFor(katalogName);
   let leading = !config.leaderElect;
   if (!config.leaderElect) metrics.sink.leaderStatus(leaseName, true);
+  // Sharding (docs/reference/runtime.md §25): workers run while the shard Lease is held, the sharder while leading.
+  let member: ShardMember | undefined;
+  const reconciling = (): boolean => (member == null ? leading : member.holds());
 
   // Revisions and rollouts (docs/reference/runtime.md §24). Without access to ConfigMaps in the
   // operator's namespace they are off and a new Katalog applies to every CR at once. The Katalog's
@@ -298,7 +316,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       kubeConfig,
       userAgent: api.userAgent,
       logger,
-      leaderElected: leading,
+      leaderElected: reconciling(),
+      ...(member == null ? {} : { shard: member.runtimeShard }),
       tuning: {
         maxConcurrentWrites: config.maxConcurrentWrites,
         reconcileTimeoutMs: config.reconcileTimeoutMs,
@@ -328,12 +347,41 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
             },
           }),
     });
+  if (shardId != null) {
+    member = createShardMember({
+      id: shardId,
+      katalogName,
+      namespace: config.namespace,
+      watchNamespace: options.watchNamespace,
+      client: api.client,
+      kubeConfig,
+      listWatch: api.listWatch,
+      userAgent: api.userAgent,
+      onRequest: api.onRequest,
+      leaseDurationMs: config.leaseDurationMs,
+      renewDeadlineMs: config.renewDeadlineMs,
+      retryPeriodMs: config.retryPeriodMs,
+      logger,
+      onHeld: () => {
+        if (!stopping) runtime.startWorkers();
+      },
+      // Fencing: the shard's CRs go to other replicas once its Lease expires; stop writing now.
+      onLost: () => void shutdown.trigger({ reason: 'shard lease lost', exitCode: 1 }),
+    });
+  }
   const firstRollout = await prepare(katalog, katalogText);
   const firstHolder: { controller?: RolloutController | undefined } = {};
   let runtime = makeRuntime(katalog, firstRollout, firstHolder);
   rollout = makeRollout(firstRollout, () => runtime);
   firstHolder.controller = rollout;
   metrics.addCollector((gauges) => runtime.collect(gauges));
+  if (member != null && shardId != null) {
+    const shard = member;
+    metrics.addCollector(() => {
+      const sharder = shard.sharderStats();
+      metrics.sharding({ shard: shardId, held: shard.holds(), ...(sharder == null ? {} : { sharder }) });
+    });
+  }
 
   const katalogRoute: ExtraRoute = (_request, response, url) => {
     if (url.pathname !== '/katalog' && url.pathname !== '/katalog/') return false;
@@ -341,6 +389,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       name: katalog.metadata.name,
       version: katalog.metadata.version,
       leader: leading,
+      ...(shardId == null ? {} : { shard: shardId }),
       ready: runtime.isReady(),
       entries: runtime.summary(),
     });
@@ -449,7 +498,11 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           leading = true;
           metrics.sink.leaderStatus(leaseName, true);
           if (!stopping) {
-            runtime.startWorkers();
+            if (member == null) runtime.startWorkers();
+            else
+              member.startSharder(
+                runtime.summary().map((entry) => ({ ...entry.apiTypes, namespaced: entry.namespaced })),
+              );
             rollout?.start();
           }
         },
@@ -528,7 +581,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     const previousRollout = rollout;
     await previousRollout?.stop();
     try {
-      if (config.installCrds) await installCrds(api.client, next.katalog);
+      if (config.installCrds) await installCrds(api.client, next.katalog, { namespace: config.namespace });
       const prepared = await prepare(next.katalog, next.text);
       const holder: { controller?: RolloutController | undefined } = {};
       const made = makeRuntime(next.katalog, prepared, holder);
@@ -555,10 +608,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       'katalog reloaded',
     );
     void startRuntime(candidate);
-    if (leading) {
-      candidate.startWorkers();
-      candidateRollout?.start();
-    }
+    if (reconciling()) candidate.startWorkers();
+    if (leading) candidateRollout?.start();
     return { outcome: 'reloaded' };
   };
   const reload = (): Promise<ReloadResult> => {
@@ -597,14 +648,17 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         run: async () => {
           await reloading;
           await rollout?.stop();
-          await runtime.stop(leading || elector == null ? config.shutdownTimeoutMs : 0);
+          await member?.stopSharder();
+          await runtime.stop(reconciling() || elector == null ? config.shutdownTimeoutMs : 0);
           await rolloutWatch.stop();
         },
         timeoutMs: config.shutdownTimeoutMs + 5_000,
       },
       {
         name: 'release the lease',
-        run: () => elector?.release(),
+        run: async () => {
+          await Promise.all([elector?.release(), member?.release()]);
+        },
         timeoutMs: 5_000,
       },
       { name: 'close providers', run: () => closeProviders(providers, { logger }), timeoutMs: 5_000 },
@@ -633,6 +687,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     'operator starting',
   );
   elector?.start();
+  member?.start();
   const synced = startRuntime(runtime);
   if (leading) rollout?.start();
 
@@ -642,6 +697,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     },
     logger,
     identity: elector?.identity ?? '',
+    ...(shardId == null ? {} : { shard: shardId }),
+    sharderStats: () => member?.sharderStats(),
     ...(servers.metrics == null ? {} : { metricsAddress: servers.metrics }),
     ...(servers.health == null ? {} : { healthAddress: servers.health }),
     ...(servers.cross == null ? {} : { crossAddress: servers.cross }),

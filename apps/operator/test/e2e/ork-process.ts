@@ -200,8 +200,10 @@ export async function serviceAccountKubeConfig(
   katalogFile: string,
   namespace: string,
   dir: string,
+  /** More `ork generate rbac` flags, e.g. `--sharding`. */
+  rbacFlags: readonly string[] = [],
 ): Promise<{ file: string; serviceAccount: string }> {
-  const rbac = await runOrk(['generate', 'rbac', katalogFile, '-n', namespace]);
+  const rbac = await runOrk(['generate', 'rbac', katalogFile, '-n', namespace, ...rbacFlags]);
   if (rbac.code !== 0) throw new Error(`ork generate rbac failed: ${rbac.stderr}`);
   const objects = documentsOf(rbac.stdout);
   await applyAll(admin, objects, { dryRun: false });

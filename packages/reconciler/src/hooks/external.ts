@@ -1,10 +1,13 @@
 /**
- * External calls (docs/reference/katalog.md §15.1, docs/reference/runtime.md §14.4): one HTTP call per declaration, already
- * rendered by the pipeline, with auth from a Secret or the environment, a timeout combined with the
- * reconcile's signal, a 1 MiB body limit, up to 5 redirects, a process-wide LRU result cache and
- * the link-local/metadata address guard. A call never throws: failures are in the result's `error`.
+ * External calls (docs/reference/katalog.md §15.1, docs/reference/runtime.md §14.4): one call per
+ * declaration, already rendered by the pipeline, in its protocol (the protocol table,
+ * external/protocols/table.ts; HTTP by default), with auth from a Secret or the environment, a
+ * timeout combined with the reconcile's signal, a 1 MiB answer limit, up to 5 redirects, a
+ * process-wide LRU result cache and the link-local/metadata address guard. A call never throws:
+ * failures are in the result's `error`.
  */
 import { parseDuration } from '@orkestra/types';
+import type { ExternalProtocolName } from '@orkestra/types';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { redactUrlCredentials } from '../redact-url.js';
@@ -13,6 +16,13 @@ import type { ResolveHost } from './address-guard.js';
 import { createDeadline } from './deadline.js';
 import { MIB, TimeoutError, describeError, sendHttpRequest } from './http-request.js';
 import type { HttpResponse } from './http-request.js';
+import { bodyText } from './external/protocols/http/index.js';
+import type {
+  GuardedHttpRequest,
+  ProtocolServices,
+  ProtocolSession,
+} from './external/protocols/protocol-unit.js';
+import { PROTOCOL_TABLE } from './external/protocols/table.js';
 import { LruCache } from './lru-cache.js';
 
 /**
@@ -22,8 +32,16 @@ import { LruCache } from './lru-cache.js';
 export interface ExternalCallDeclaration {
   /** The result key. */
   readonly name: string;
-  /** The rendered URL (`http` or `https`). */
+  /** Default `http`. */
+  readonly protocol?: ExternalProtocolName;
+  /** The rendered URL (`http` or `https`; `postgres` for protocol postgres). */
   readonly url: string;
+  /** The protocol's query (PromQL, rendered; SQL, literal). */
+  readonly query?: string;
+  /** Protocol postgres: the rendered bind parameters. */
+  readonly params?: readonly string[];
+  /** Protocol prometheus: a range query. */
+  readonly range?: { readonly duration: string; readonly step: string };
   /** Default `GET`. */
   readonly method?: string;
   /** Rendered headers. */
@@ -66,6 +84,12 @@ export interface ExternalCallResult {
   /** `""` on success, else why the call failed. */
   readonly error: string;
   readonly durationMs: number;
+  /** Protocols other than HTTP: upstream's canonical scalar (docs/reference/katalog.md §15.1.1). */
+  readonly result?: string;
+  /** Protocols other than HTTP: upstream's full answer. */
+  readonly raw?: unknown;
+  /** Protocol postgres: the rows. */
+  readonly rows?: readonly Readonly<Record<string, unknown>>[];
 }
 
 /** ExternalCallContext says where a call is made from. */
@@ -103,6 +127,10 @@ export interface ExternalCallerOptions {
   readonly maxBodyBytes?: number;
   /** Redirects followed per call. Default 5. */
   readonly maxRedirects?: number;
+  /** Rows a SQL answer keeps. Default 1000. */
+  readonly maxRows?: number;
+  /** Imports a protocol's client package (`@orkestra/protocol-postgres`). Default a dynamic `import()`. */
+  readonly importModule?: (specifier: string) => Promise<unknown>;
 }
 
 /** CallRetryBackoff is an external call's `retryBackoff` (docs/reference/katalog.md §15.1). */
@@ -153,6 +181,10 @@ export class ExternalCaller {
   readonly #secretCacheMs: number;
   readonly #maxBodyBytes: number;
   readonly #maxRedirects: number;
+  readonly #services: ProtocolServices;
+  readonly #sessions = new Map<ExternalProtocolName, ProtocolSession>();
+  /** Failed results a retry will not fix (the protocol said so). */
+  readonly #final = new WeakSet<ExternalCallResult>();
   #requests = 0;
   #cacheHits = 0;
   #secretReads = 0;
@@ -170,6 +202,31 @@ export class ExternalCaller {
     this.#secretCacheMs = options.secretCacheMs ?? 30_000;
     this.#maxBodyBytes = options.maxBodyBytes ?? MIB;
     this.#maxRedirects = options.maxRedirects ?? 5;
+    const importModule = options.importModule ?? ((specifier: string) => import(specifier));
+    this.#services = {
+      guard: this.#guard,
+      http: (request, signal) => this.#send(request, signal),
+      maxBodyBytes: this.#maxBodyBytes,
+      maxRows: options.maxRows ?? 1000,
+      clock: this.#clock,
+      importModule,
+    };
+  }
+
+  /** close ends what the protocols hold (pooled connections); on reload and shutdown. */
+  async close(): Promise<void> {
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    await Promise.allSettled(sessions.map((session) => session.close?.()));
+  }
+
+  #session(protocol: ExternalProtocolName): ProtocolSession {
+    let session = this.#sessions.get(protocol);
+    if (session == null) {
+      session = PROTOCOL_TABLE[protocol].open(this.#services);
+      this.#sessions.set(protocol, session);
+    }
+    return session;
   }
 
   /** stats returns the counters. */
@@ -205,7 +262,7 @@ export class ExternalCaller {
       let result = rendered == null ? notCalledExternalResult() : await this.call(rendered, context);
       const retry = declaration.retryBackoff;
       for (let attempt = 1; rendered != null && retry != null && attempt < retry.maxAttempts; attempt++) {
-        if (!result.called || result.ok || context.signal?.aborted === true) break;
+        if (!result.called || result.ok || this.#final.has(result) || context.signal?.aborted === true) break;
         const delay = Math.min(
           parseDuration(retry.initial) * retry.multiplier ** (attempt - 1),
           parseDuration(retry.max),
@@ -246,8 +303,8 @@ export class ExternalCaller {
     context: ExternalCallContext,
   ): Promise<ExternalCallResult> {
     const started = this.#clock.now();
+    const protocol = declaration.protocol ?? 'http';
     const method = (declaration.method ?? 'GET').toUpperCase();
-    const body = bodyText(declaration.body);
     let cacheFor: number;
     let timeoutMs: number;
     try {
@@ -256,7 +313,17 @@ export class ExternalCaller {
     } catch (error) {
       return failure(0, describeError(error), this.#clock.now() - started);
     }
-    const cacheKey = JSON.stringify([context.entry, declaration.name, method, declaration.url, body ?? null]);
+    const cacheKey = JSON.stringify([
+      context.entry,
+      declaration.name,
+      protocol,
+      method,
+      declaration.url,
+      bodyText(declaration.body) ?? null,
+      declaration.query ?? null,
+      declaration.params ?? null,
+      declaration.range ?? null,
+    ]);
     if (cacheFor > 0) {
       const cached = this.#cache.get(cacheKey, started);
       if (cached != null) {
@@ -270,25 +337,30 @@ export class ExternalCaller {
       `timed out after ${declaration.timeout ?? '10s'}`,
       context.signal,
     );
+    let credential: string | undefined;
     try {
-      const prepared = await this.#headers(declaration, context, body);
-      if (typeof prepared === 'string') return failure(0, prepared, this.#clock.now() - started);
-      const response = await this.#send(declaration.url, method, prepared, body, deadline.signal);
-      const durationMs = this.#clock.now() - started;
-      const ok = statusAccepted(response.status, declaration.expectedStatus);
+      const resolved = await this.#credential(declaration, context);
+      if (typeof resolved === 'object') return failure(0, resolved.error, this.#clock.now() - started);
+      credential = resolved;
+      const answer = await this.#session(protocol).call({
+        declaration,
+        credential,
+        signal: deadline.signal,
+        timeoutMs,
+      });
+      const { retryable, ...fields } = answer;
       const result: ExternalCallResult = {
         called: true,
-        ok,
-        status: response.status,
-        body: response.body,
-        json: parseJson(response.body),
-        headers: response.headers,
-        error: ok
-          ? ''
-          : `unexpected status ${response.status} (expected ${describeExpected(declaration.expectedStatus)})`,
-        durationMs,
+        status: 0,
+        body: '',
+        json: null,
+        headers: {},
+        error: '',
+        ...fields,
+        durationMs: this.#clock.now() - started,
       };
-      if (ok && cacheFor > 0) this.#cache.set(cacheKey, result, this.#clock.now() + cacheFor);
+      if (!result.ok && retryable === false) this.#final.add(result);
+      if (result.ok && cacheFor > 0) this.#cache.set(cacheKey, result, this.#clock.now() + cacheFor);
       return result;
     } catch (error) {
       const reason = deadline.signal.aborted ? deadline.signal.reason : error;
@@ -298,23 +370,21 @@ export class ExternalCaller {
           : deadline.signal.aborted
             ? `aborted: ${describeError(reason)}`
             : describeError(error);
-      return failure(0, message, this.#clock.now() - started);
+      const result = failure(0, withoutSecret(message, credential), this.#clock.now() - started);
+      if (!deadline.signal.aborted && (error as { retryable?: unknown } | null)?.retryable === false)
+        this.#final.add(result);
+      return result;
     } finally {
       deadline.clear();
     }
   }
 
-  async #send(
-    target: string,
-    initialMethod: string,
-    prepared: PreparedHeaders,
-    initialBody: string | undefined,
-    signal: AbortSignal,
-  ): Promise<HttpResponse> {
-    let url = parseHttpUrl(target);
-    let method = initialMethod;
-    let body = initialBody;
-    let headers = prepared.headers;
+  /** #send is the guarded HTTP path of the HTTP-based protocols. */
+  async #send(request: GuardedHttpRequest, signal: AbortSignal): Promise<HttpResponse> {
+    let url = parseHttpUrl(request.url);
+    let method = request.method;
+    let body = request.body;
+    let headers = request.headers;
     for (let redirects = 0; ; redirects++) {
       this.#guard.precheck(url);
       this.#requests++;
@@ -346,39 +416,35 @@ export class ExternalCaller {
         headers = withoutHeaders(headers, [
           'authorization',
           'cookie',
-          prepared.authHeader ?? 'authorization',
-          ...prepared.declared,
+          request.authHeader ?? 'authorization',
+          ...request.declared,
         ]);
       }
       url = next;
     }
   }
 
-  async #headers(
+  /** #credential is the call's `auth` credential, undefined without one, or why it is missing. */
+  async #credential(
     declaration: ExternalCallDeclaration,
     context: ExternalCallContext,
-    body: string | undefined,
-  ): Promise<PreparedHeaders | string> {
-    const headers: Record<string, string> = { 'user-agent': 'orkestra', ...declaration.headers };
-    if (body != null && !hasHeader(headers, 'content-type')) headers['content-type'] = 'application/json';
-    const declared = Object.keys(declaration.headers ?? {}).map((name) => name.toLowerCase());
+  ): Promise<string | undefined | { readonly error: string }> {
     const auth = declaration.auth;
-    if (auth == null) return { headers, declared };
-    let credential: string | undefined;
+    if (auth == null) return undefined;
     if (auth.secretRef != null) {
       const { name, key } = auth.secretRef;
       const namespace = auth.secretRef.namespace ?? context.namespace;
-      credential = await this.#secret(namespace, name, key);
-      if (credential == null) return `auth secret ${namespace}/${name} has no key ${key}`;
-    } else if (auth.env != null) {
+      const credential = await this.#secret(namespace, name, key);
+      return credential ?? { error: `auth secret ${namespace}/${name} has no key ${key}` };
+    }
+    if (auth.env != null) {
       const variable = auth.env.replace(/^\$\{?/, '').replace(/\}$/, '');
-      credential = this.#env[variable];
-      if (credential == null || credential === '') return `auth environment variable ${variable} is not set`;
-    } else return { headers, declared };
-    const scheme = auth.scheme ?? 'Bearer';
-    const headerName = auth.header ?? 'Authorization';
-    headers[headerName] = scheme === '' ? credential : `${scheme} ${credential}`;
-    return { headers, declared, authHeader: headerName.toLowerCase() };
+      const credential = this.#env[variable];
+      return credential == null || credential === ''
+        ? { error: `auth environment variable ${variable} is not set` }
+        : credential;
+    }
+    return undefined;
   }
 
   async #secret(namespace: string, name: string, key: string): Promise<string | undefined> {
@@ -394,23 +460,11 @@ export class ExternalCaller {
   }
 }
 
-interface PreparedHeaders {
-  readonly headers: Record<string, string>;
-  /** The lowercase name of the credential header, dropped on a redirect to another origin. */
-  readonly authHeader?: string;
-  /** The lowercase names of the declared `headers`, dropped on a redirect to another origin too. */
-  readonly declared: readonly string[];
-}
-
 function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
   const drop = new Set(names);
   const next: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (!drop.has(name.toLowerCase())) next[name] = value;
   return next;
-}
-
-function hasHeader(headers: Record<string, string>, name: string): boolean {
-  return Object.keys(headers).some((h) => h.toLowerCase() === name);
 }
 
 function parseHttpUrl(text: string): URL {
@@ -426,30 +480,9 @@ function parseHttpUrl(text: string): URL {
   return url;
 }
 
-function bodyText(body: unknown): string | undefined {
-  if (body == null) return undefined;
-  if (typeof body === 'string') return body;
-  if (typeof body === 'object') return JSON.stringify(body);
-  return String(body as number | boolean);
-}
-
-function parseJson(body: string): unknown {
-  if (body.trim() === '') return null;
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    return null;
-  }
-}
-
-function statusAccepted(status: number, expected: number | readonly number[] | undefined): boolean {
-  if (expected == null) return status >= 200 && status < 300;
-  return typeof expected === 'number' ? status === expected : expected.includes(status);
-}
-
-function describeExpected(expected: number | readonly number[] | undefined): string {
-  if (expected == null) return '2xx';
-  return typeof expected === 'number' ? String(expected) : expected.join(' or ');
+/** withoutSecret masks a credential wherever a message repeats it (a driver quoting its connection). */
+function withoutSecret(message: string, credential: string | undefined): string {
+  return credential == null || credential.length < 4 ? message : message.split(credential).join('***');
 }
 
 function failure(status: number, error: string, durationMs: number): ExternalCallResult {

@@ -21,6 +21,8 @@ export interface ChildKindSpec {
 /** ChildCachesOptions configures ChildCaches. */
 export interface ChildCachesOptions extends InformerGroupOptions {
   readonly kinds: readonly ChildKindSpec[];
+  /** Sharded operators (ADR 0045): a label selector added to every child informer's, e.g. `orkestra.konductor.io/shard=<id>`. */
+  readonly shardSelector?: string | undefined;
 }
 
 /** ChildRoute is where a child change sends its owner's key (docs/reference/runtime.md §4). */
@@ -69,12 +71,14 @@ function gvkKey(gvk: GroupVersionKind): string {
  */
 export class ChildCaches extends InformerGroup implements ObjectReader {
   readonly #kinds: readonly ChildKindSpec[];
+  readonly #shardSelector: string | undefined;
   readonly #listeners = new Set<(change: CacheChange) => void>();
   #started = false;
 
   constructor(options: ChildCachesOptions) {
     super(options);
     this.#kinds = options.kinds;
+    this.#shardSelector = options.shardSelector;
   }
 
   /** subscribe registers a listener for every change of every child cache. */
@@ -92,7 +96,7 @@ export class ChildCaches extends InformerGroup implements ObjectReader {
     for (const spec of this.#kinds) {
       const crds = [...new Set(spec.crds)].sort();
       const informer = await this.open(gvkKey(spec), spec, () => ({
-        labelSelector: `${OrkestraLabel.ManagedBy}=${MANAGED_BY},${OrkestraLabel.Crd} in (${crds.join(',')})`,
+        labelSelector: `${OrkestraLabel.ManagedBy}=${MANAGED_BY},${OrkestraLabel.Crd} in (${crds.join(',')})${this.#shardSelector == null ? '' : `,${this.#shardSelector}`}`,
       }));
       informer.subscribe((change) => {
         for (const listener of this.#listeners) listener(change);

@@ -33,6 +33,8 @@ import { noopObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
 import { collectTimeConditions, nextTimeConditionChange } from './time-conditions.js';
 import { readsOwnWrites } from './own-writes.js';
+import { isDraining, shardSelector } from './shard.js';
+import type { RuntimeShard } from './shard.js';
 
 /** OWN_WRITE_BACKOFF bounds the re-queue after a reconcile that wrote the CR's status or metadata (docs/reference/runtime.md §4). */
 const OWN_WRITE_INITIAL_MS = 5;
@@ -71,6 +73,8 @@ export interface CrdControllerOptions {
    * with the choice between them per CR (docs/reference/runtime.md §24.2). Default: one revision.
    */
   readonly revision?: ControllerRevisions | undefined;
+  /** Sharded operators (ADR 0045): only this shard's CRs are watched, and a drained CR is handed over. */
+  readonly shard?: RuntimeShard | undefined;
 }
 
 /** ControllerRevisions is the revision choice of one entry. */
@@ -129,6 +133,7 @@ export class CrdController {
   readonly #exhausted: ExhaustedRetries;
   /** The entry's `preReconcile` gates (docs/reference/katalog.md §20.3), when it has any. */
   readonly #gates: PreReconcileGates | undefined;
+  readonly #shard: RuntimeShard | undefined;
 
   constructor(options: CrdControllerOptions) {
     const { crd } = options;
@@ -143,6 +148,8 @@ export class CrdController {
     this.guard = entryGuard(crd);
     const tuning = resolveTuning(options.tuning);
     const namespace = tuning.namespace ?? (crd.entry.namespaced ? this.guard.pinnedNamespace : undefined);
+    this.#shard = options.shard;
+    const labelSelector = shardSelector(options.shard);
     this.queue = new WorkQueue({
       clock: options.clock,
       maxDepth: crd.entry.queue.maxDepth,
@@ -167,6 +174,7 @@ export class CrdController {
       },
       clock: options.clock,
       ...(crd.entry.namespaced && namespace != null ? { namespace } : {}),
+      ...(labelSelector == null ? {} : { labelSelector }),
       ...(options.random == null ? {} : { random: options.random }),
       watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
       logger: { warn: (fields, message) => this.#logger.warn({ ...fields }, message) },
@@ -374,6 +382,13 @@ export class CrdController {
     const cached = this.informer.cache.get(key);
     if (cached == null) {
       this.#ownWrites.delete(key);
+      return {};
+    }
+    // ADR 0045: a drained CR is handed over here, where no other reconcile of its key can run
+    // (also when its retries are exhausted: the new shard starts them afresh).
+    if (this.#shard != null && isDraining(cached)) {
+      await this.#shard.onDrain(cached);
+      logger.info({}, 'handed over to another shard');
       return {};
     }
     // §20.3: the reconcile gate; a gated-out reconcile writes nothing but its Gated condition.

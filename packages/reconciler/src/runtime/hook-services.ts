@@ -40,6 +40,8 @@ export interface HookServicesOptions {
   readonly onBuildFinished: (waiters: readonly string[]) => void;
   /** The bearer token sent with HTTP cross reads to a literal `endpoint` (docs/adr/0030). Default: none sent. */
   readonly crossToken?: (() => Promise<string | undefined>) | undefined;
+  /** Imports the client package of an external call protocol (`@orkestra/protocol-postgres`; ADR 0053). Default a dynamic `import()`. */
+  readonly importProtocol?: ((specifier: string) => Promise<unknown>) | undefined;
 }
 
 /** CreatedHookServices are the services as the slots see them, and the concrete ones for metrics, the watches and `stop`. */
@@ -74,6 +76,7 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
     clock,
     allowLinkLocal: tuning.allowLinkLocal,
     allowAddresses: tuning.allowPrivateAddresses,
+    ...(o.importProtocol == null ? {} : { importModule: o.importProtocol }),
   });
   // The address guard covers cross HTTP reads like external calls (docs/reference/runtime.md §14.2).
   const crossHttp = new CrossHttpClient({

@@ -46,6 +46,8 @@ import { WatchTriggers } from './watch-triggers.js';
 import type { WatchingEntry } from './watch-triggers.js';
 import { wireWatches } from './watches.js';
 import type { RuntimeRevisions } from '../rollout/revisions.js';
+import { shardSelector } from './shard.js';
+import type { RuntimeShard } from './shard.js';
 
 /**
  * KatalogRuntimeOptions is the runtime's tuning (RuntimeTuning, defaults in one place) plus the
@@ -60,6 +62,8 @@ export interface KatalogRuntimeOptions extends RuntimeTuning {
   readonly crossAuthorize?: CrossAuthorize;
   /** The bearer token sent with HTTP cross reads to a literal `endpoint` (docs/adr/0030). Default: none sent. */
   readonly crossToken?: () => Promise<string | undefined>;
+  /** Imports the client package of an external call protocol (`@orkestra/protocol-postgres`; ADR 0053). Default a dynamic `import()`. */
+  readonly importProtocol?: (specifier: string) => Promise<unknown>;
 }
 
 /** CreateKatalogRuntimeOptions is what createKatalogRuntime needs. */
@@ -89,6 +93,8 @@ export interface CreateKatalogRuntimeOptions {
   readonly options?: KatalogRuntimeOptions;
   /** issue 21: the revision of this Katalog, the previous one and which a CR gets (docs/reference/runtime.md §24.2). Default: one revision, unrecorded. */
   readonly revisions?: RuntimeRevisions;
+  /** Sharded operators (docs/reference/runtime.md §25, ADR 0045): this runtime is one shard. Default: it sees every CR. */
+  readonly shard?: RuntimeShard;
 }
 
 /** RuntimeEntry is one CRD entry's machinery, for metrics, the autoscaler and cross endpoints. */
@@ -184,6 +190,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     ...informerParts,
     kinds: [...kindUsers.values()],
     ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
+    shardSelector: shardSelector(options.shard),
     watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
     logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
   });
@@ -211,6 +218,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     lookup: (name) => crossTarget(entries.get(name)),
     onBuildFinished: (waiters) => wiring.enqueueReaders(waiters),
     ...(options.options?.crossToken == null ? {} : { crossToken: options.options.crossToken }),
+    ...(options.options?.importProtocol == null ? {} : { importProtocol: options.options.importProtocol }),
   });
   const katalogHooks = new KatalogHooks(hooks.services);
   const wiring = wireWatches({
@@ -242,6 +250,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       observer,
       onPrimaryChange: wiring.onPrimaryChange(crd.name),
       customScope,
+      shard: options.shard,
     });
     entries.set(crd.name, runtimeEntry(controller, { clock, logger }));
   }
@@ -293,6 +302,8 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       await children.stop();
       await watches.stop();
       await copySources.stop();
+      // Pooled protocol connections (ADR 0053) end with the runtime: a reload opens new ones.
+      await hooks.external.close();
     },
     isReady: () =>
       starter.started &&

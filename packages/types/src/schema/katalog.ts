@@ -573,6 +573,23 @@ export const KatalogMetadata: z.ZodType<KatalogMetadata> = KatalogMetadataSchema
   id: 'KatalogMetadata',
 });
 
+/**
+ * DeletionProtection refuses deletes at admission (docs/reference/katalog.md §2.4, ADR 0050): of the
+ * Katalog's CRDs (`crds`, default true) and of the children of its entries (`children`, default
+ * false), unless the object carries `orkestra.konductor.io/allow-delete: "true"`. Absent: off.
+ */
+const DeletionProtectionSchema = z.strictObject({
+  crds: z.boolean().default(true),
+  children: z.boolean().default(false),
+});
+/** DeletionProtection is a loaded `spec.deletionProtection`. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface DeletionProtection extends z.output<typeof DeletionProtectionSchema> {}
+/** DeletionProtection refuses deletes of the Katalog's CRDs and children at admission (docs/reference/katalog.md §2.4). */
+export const DeletionProtection: z.ZodType<DeletionProtection> = DeletionProtectionSchema.meta({
+  id: 'DeletionProtection',
+});
+
 /** KatalogSpec holds the CRD entries, providers and extra finalizers (docs/reference/katalog.md §2.2). */
 const KatalogSpecSchema = z
   .strictObject({
@@ -591,6 +608,8 @@ const KatalogSpecSchema = z
      * the source Secret (docs/reference/katalog.md §7.2, ADR 0048). Default none.
      */
     allowedSourceNamespaces: z.array(DnsLabel).optional(),
+    /** Refuse deletes of the Katalog's CRDs (and children) at admission; absent = off (docs/reference/katalog.md §2.4, ADR 0050). */
+    deletionProtection: DeletionProtection.optional(),
   })
   .superRefine((spec, ctx) =>
     uniqueBy(

@@ -6,7 +6,8 @@
 export const REFUSED: Readonly<Record<string, string>> = {
   events: 'declared events are not emitted; the runtime records its own events and the Ready condition',
   cleanup: 'deleting a CR after a terminal state is not supported',
-  deletionProtection: 'deletion protection is not supported; use RBAC to prevent deletes',
+  deletionProtection:
+    'deletion protection is Katalog-wide: write `spec.deletionProtection` (or upstream’s top-level `security.deletionProtection`)',
   removeFinalizers: 'finalizers are always removed after deletion completes',
   ignoreStatusPatch: 'the status is always written (skipped when unchanged)',
   ignoreObservedGeneration: 'observedGeneration is always written',
@@ -20,8 +21,6 @@ export const REFUSED: Readonly<Record<string, string>> = {
 
 /** SECURITY_REFUSED names upstream `security` blocks that would change behaviour when enabled. */
 export const SECURITY_REFUSED: Readonly<Record<string, string>> = {
-  deletionProtection:
-    'no webhook blocks deletes of CRDs or of the operator; use RBAC (and `kubectl` policy) to prevent deletes',
   conversion: 'CRD conversion webhooks are not supported; serve one version',
 };
 

@@ -175,22 +175,17 @@ spec:
     expect(result.errors[0]).toMatchObject({ line, path: 'spec.crds.website.apiTypes.plural' });
   });
 
-  it('refuses enabled deletion protection and a watch item with an enqueueGate, each with its reason', () => {
-    const bad = text
-      .replace('  deletionProtection:\n    enabled: false\n', '  deletionProtection:\n    enabled: true\n')
-      .replace(
-        '      operatorBox:\n',
-        '      operatorBox:\n        watch:\n          - {apiVersion: v1, kind: Node, enqueueGate: {sentinels: [labelsChanged]}}\n',
-      );
+  it('refuses a watch item with an enqueueGate with its reason', () => {
+    const bad = text.replace(
+      '      operatorBox:\n',
+      '      operatorBox:\n        watch:\n          - {apiVersion: v1, kind: Node, enqueueGate: {sentinels: [labelsChanged]}}\n',
+    );
     const result = load(bad);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     const messages = result.errors.map((e) => `${e.path}: ${e.message}`);
-    expect(messages).toHaveLength(2);
+    expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(
-      /^security\.deletionProtection: upstream key `security\.deletionProtection` has no counterpart in Orkestra: no webhook/,
-    );
-    expect(messages[1]).toMatch(
       /^spec\.crds\.website\.watch\[0\]\.enqueueGate: upstream key `enqueueGate` has no counterpart in Orkestra: gates on watch events/,
     );
   });

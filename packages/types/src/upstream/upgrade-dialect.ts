@@ -8,6 +8,7 @@ import { expandAliases } from '../yaml-aliases.js';
 import { KATALOG_API_VERSION, UPSTREAM_API_VERSIONS } from '../metadata.js';
 import type { IncludedFile } from '../positions.js';
 import { dropDisabledBuiltins } from './builtin-entries.js';
+import { mapDeletionProtection } from './deletion-protection.js';
 import { upgradeEntry } from './entry.js';
 import { at, keyOf, mapAt, pairOf, scalar, takeOut } from './nodes.js';
 import { expandNotes, katalogImports, readNotes } from './notes.js';
@@ -109,8 +110,8 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
 
 /**
  * upgradeSecurity maps upstream's top-level `security` block: a disabled block (`enabled: false`)
- * and the blocks whose job is done elsewhere are removed with a note; deletion protection and
- * conversion, when enabled, are refused with the reason; any other key is refused.
+ * and the blocks whose job is done elsewhere are removed with a note; deletion protection becomes
+ * `spec.deletionProtection`; conversion, when enabled, is refused with the reason; any other key is refused.
  */
 function upgradeSecurity(up: Upgrader, root: YAMLMap): void {
   const pair = pairOf(root, 'security');
@@ -124,6 +125,7 @@ function upgradeSecurity(up: Upgrader, root: YAMLMap): void {
     const off = isScalar(enabled) && (enabled.value === false || enabled.value === 'false');
     const path = ['security', key];
     if (off) up.drop(security, key, path, 'disabled (enabled: false)');
+    else if (key === 'deletionProtection') mapDeletionProtection(up, root, security, item as Pair);
     else if (Object.hasOwn(SECURITY_DROPPED, key)) up.drop(security, key, path, SECURITY_DROPPED[key] ?? '');
     else {
       const reason = Object.hasOwn(SECURITY_REFUSED, key) ? `: ${SECURITY_REFUSED[key] ?? ''}` : '';

@@ -20,11 +20,11 @@ import type { ExternalCallDeclaration, ExternalCallResult } from '../external.js
 import { contextValue, defineHook, failing, noMemory, ownValue } from '../hook-unit.js';
 import type { HookInput, HookServices, OfflineScript } from '../hook-unit.js';
 
-/** CompiledExternal is one `external` call: `url`, `headers`, `body` and `auth.secretRef` compiled. */
+/** CompiledExternal is one `external` call: `url`, `headers`, `body`, `query`, `params` and `auth.secretRef` compiled. */
 export interface CompiledExternal {
   readonly declaration: ExternalCall;
   readonly katalogPath: string;
-  /** Renders `{url, headers, body?, secretRef?}`. */
+  /** Renders `{url, headers, body?, query?, params?, secretRef?}` (a SQL `query` is literal and not rendered). */
   readonly value: CompiledValue;
 }
 
@@ -51,6 +51,10 @@ export function compileExternalCalls(
             url: declaration.url,
             headers: declaration.headers,
             ...(declaration.body === undefined ? {} : { body: declaration.body }),
+            ...(declaration.query === undefined || declaration.protocol === 'postgres'
+              ? {}
+              : { query: declaration.query }),
+            ...(declaration.params === undefined ? {} : { params: declaration.params }),
             ...(secretRef == null ? {} : { secretRef }),
           },
           { path: katalogPath, engine },
@@ -191,13 +195,22 @@ function callDeclaration(item: CompiledExternal, value: unknown): ExternalCallDe
     url?: unknown;
     headers?: Record<string, unknown>;
     body?: unknown;
+    query?: unknown;
+    params?: readonly unknown[];
     secretRef?: { name?: unknown; key?: unknown };
   };
   const decl = item.declaration;
   const auth = decl.auth;
   return {
     name: decl.name,
+    protocol: decl.protocol,
     url: stringForm(rendered.url),
+    // A SQL statement is literal (the schema refuses a template): CR values reach it only as `params`.
+    ...(decl.query === undefined
+      ? {}
+      : { query: decl.protocol === 'postgres' ? decl.query : stringForm(rendered.query) }),
+    ...(rendered.params === undefined ? {} : { params: rendered.params.map((p) => stringForm(p)) }),
+    ...(decl.range === undefined ? {} : { range: decl.range }),
     method: decl.method,
     headers: Object.fromEntries(Object.entries(rendered.headers ?? {}).map(([k, v]) => [k, stringForm(v)])),
     ...(rendered.body === undefined ? {} : { body: rendered.body }),

@@ -5,6 +5,7 @@
  */
 import type { KubeClient, KubeObject, ObjectRef, Owner } from '@orkestra/registry';
 import type { TemplateContext } from '@orkestra/template';
+import { OrkestraLabel } from '@orkestra/types';
 import type { EvaluateConditionsOptions } from '@orkestra/types';
 import type { Clock } from '../../clock.js';
 import type { EventRecorder } from '../../events/event-recorder.js';
@@ -126,6 +127,7 @@ export function childWritten(
 /** ownerOf is the owner a CR's children are built for (labels, owner references). */
 export function ownerOf(crd: CompiledCrd, cr: KubeObject): Owner {
   const namespace = cr.metadata.namespace;
+  const shard = cr.metadata.labels?.[OrkestraLabel.Shard];
   return {
     apiVersion: cr.apiVersion,
     kind: cr.kind,
@@ -133,6 +135,8 @@ export function ownerOf(crd: CompiledCrd, cr: KubeObject): Owner {
     uid: cr.metadata.uid ?? '',
     crd: crd.name,
     ...(namespace == null || namespace === '' ? {} : { namespace }),
+    // Sharded operators (ADR 0045): children carry their CR's shard, so the owner's child informers select them.
+    ...(shard == null || shard === '' ? {} : { shard }),
   };
 }
 

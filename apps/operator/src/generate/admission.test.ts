@@ -1,0 +1,169 @@
+import { loadKatalog } from '@orkestra/types';
+import type { Katalog } from '@orkestra/types';
+import { describe, expect, it } from 'vitest';
+import { admissionPolicies, planAdmission } from './admission.js';
+import { deletionProtectionPolicies } from './deletion-protection.js';
+import { crdFor } from './generate-crds.js';
+
+function load(text: string): Katalog {
+  const result = loadKatalog({ text, file: 'katalog.yaml' });
+  if (!result.ok) throw new Error(result.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
+  return result.katalog;
+}
+
+const katalog = (entry: string, top = ''): Katalog =>
+  load(`apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: shop }
+spec:
+${top}  crds:
+    shop:
+      apiTypes: { group: shop.example.com, version: v1, kind: Shop, plural: shops }
+${entry}`);
+
+const SCHEMA = `      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                image: { type: string }
+                replicas: { type: integer }
+                nested: { type: object, properties: { size: { type: integer } } }
+`;
+
+const entryOf = (k: Katalog) => {
+  const entry = k.spec.crds['shop'];
+  if (entry == null) throw new Error('no entry');
+  return entry;
+};
+
+describe('planAdmission', () => {
+  it('gives each rule its mechanism, and a reason to those kept at reconcile time', () => {
+    const k = katalog(`${SCHEMA}      mutation:
+        rules:
+          - { field: spec.replicas, default: "2", valueType: int }
+          - { field: spec.nested.size, default: 3 }
+          - { field: spec.image, override: nginx }
+          - { field: spec.other, default: x }
+      validation:
+        rules:
+          - { field: spec.replicas, lte: 10, message: at most 10 }
+          - { field: spec.replicas, gt: 20, action: warn, message: big }
+          - { field: spec.image, prefix: "r/", message: "{{ .metadata.name }} needs r/" }
+          - { field: spec.name, operator: unique, message: taken }
+          - { field: spec.loose, contains: a, message: contains }
+          - { field: spec.loose, regex: "^a", message: regex }
+          - { field: spec.loose, equals: b, message: untyped deny }
+          - { field: spec.other, exists: true, message: defaulted by the runtime }
+          - { field: status.phase, exists: true, message: not spec }
+`);
+    const lines = planAdmission(entryOf(k)).rules.map(
+      (r) => `${r.rule}: ${r.mechanism}${r.reason == null ? '' : ` (${r.reason})`}`,
+    );
+    expect(lines).toEqual([
+      'mutation.rules[0]: schema-default',
+      'mutation.rules[1]: schema-default',
+      'mutation.rules[2]: reconcile-only (override is applied by the runtime (a MutatingAdmissionPolicy would do it; the API server does not serve one by default))',
+      "mutation.rules[3]: reconcile-only (spec.other has no declared type in the entry's schema)",
+      'validation.rules[0]: crd-rule',
+      'validation.rules[1]: policy-warn',
+      'validation.rules[2]: reconcile-only (the message is a template rendered with the reconcile’s context)',
+      'validation.rules[3]: reconcile-only (unique compares with the other CRs of the entry, which admission does not see)',
+      'validation.rules[4]: reconcile-only (contains on a field of any type reads a map’s JSON text)',
+      'validation.rules[5]: reconcile-only (a regex on a field of any type reads numbers, maps and lists as text)',
+      'validation.rules[6]: policy-deny',
+      'validation.rules[7]: reconcile-only (mutation.rules[3] sets spec.other before validation, which admission does not do the same way)',
+      'validation.rules[8]: reconcile-only (status.phase is not a field under spec (admission checks what the client sends))',
+    ]);
+  });
+
+  it('keeps every rule at reconcile time when normalize rewrites the spec first', () => {
+    const k = katalog(`${SCHEMA}      normalize: { types: { replicas: int } }
+      validation:
+        rules:
+          - { field: spec.replicas, lte: 10, message: at most 10 }
+`);
+    expect(planAdmission(entryOf(k)).rules).toEqual([
+      {
+        rule: 'validation.rules[0]',
+        mechanism: 'reconcile-only',
+        reason: 'normalize rewrites the spec before validation',
+      },
+    ]);
+  });
+});
+
+describe('generated CRD and policies', () => {
+  it('puts defaults and CRD rules on spec, and guards a CR without spec when a rule fails on {}', () => {
+    const k = katalog(`${SCHEMA}      mutation:
+        rules:
+          - { field: spec.nested.size, default: 3 }
+      validation:
+        rules:
+          - { field: spec.image, exists: true, message: image is required }
+          - { field: spec.replicas, lte: 10, message: at most 10 }
+`);
+    const crd = crdFor(k, entryOf(k)) as unknown as {
+      spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] };
+    };
+    const root = crd.spec.versions[0]?.schema.openAPIV3Schema as {
+      'x-kubernetes-validations': unknown;
+      properties: { spec: Record<string, unknown> & { properties: Record<string, Record<string, unknown>> } };
+    };
+    const spec = root.properties.spec;
+    expect(spec['default']).toBeUndefined();
+    expect(spec.properties['nested']).toMatchObject({ default: {}, properties: { size: { default: 3 } } });
+    expect(spec['x-kubernetes-validations']).toEqual([
+      { rule: "((has(self.image)) && (self.image != ''))", message: 'image is required' },
+      { rule: '((has(self.replicas) ? double(self.replicas) : 0.0) <= 10.0)', message: 'at most 10' },
+    ]);
+    // Only the rule an empty spec fails guards the root.
+    expect(root['x-kubernetes-validations']).toEqual([
+      { rule: 'has(self.spec)', message: 'image is required' },
+    ]);
+  });
+
+  it('writes a Deny and a Warn policy only for the rules that need one', () => {
+    const k = katalog(`      validation:
+        rules:
+          - { field: spec.image, prefix: "r/", message: deny me }
+          - { field: spec.tier, exists: true, action: warn, message: warn me }
+`);
+    const policies = admissionPolicies(k);
+    expect(policies.map((p) => `${p.kind} ${String((p['metadata'] as { name: string }).name)}`)).toEqual([
+      'ValidatingAdmissionPolicy shops.shop.example.com.orkestra-deny',
+      'ValidatingAdmissionPolicyBinding shops.shop.example.com.orkestra-deny',
+      'ValidatingAdmissionPolicy shops.shop.example.com.orkestra-warn',
+      'ValidatingAdmissionPolicyBinding shops.shop.example.com.orkestra-warn',
+    ]);
+    expect(policies[3]?.['spec']).toEqual({
+      policyName: 'shops.shop.example.com.orkestra-warn',
+      validationActions: ['Warn'],
+    });
+  });
+});
+
+describe('deletionProtectionPolicies', () => {
+  it('writes nothing unless the Katalog asks', () => {
+    expect(deletionProtectionPolicies(katalog(''), { namespace: 'ops' })).toEqual([]);
+  });
+
+  it('protects the CRDs by name, and the children except from the operator and the cluster’s controllers', () => {
+    const k = katalog('', '  deletionProtection: { children: true }\n');
+    const policies = deletionProtectionPolicies(k, { namespace: 'ops', users: ['dev-user'] });
+    expect(policies.map((p) => `${p.kind} ${String((p['metadata'] as { name: string }).name)}`)).toEqual([
+      'ValidatingAdmissionPolicy shop.orkestra-protect-crds',
+      'ValidatingAdmissionPolicyBinding shop.orkestra-protect-crds',
+      'ValidatingAdmissionPolicy shop.orkestra-protect-children',
+      'ValidatingAdmissionPolicyBinding shop.orkestra-protect-children',
+    ]);
+    expect(JSON.stringify(policies[0])).toContain('"resourceNames":["shops.shop.example.com"]');
+    const children = JSON.stringify(policies[2]);
+    expect(children).toContain('system:serviceaccounts:ops');
+    expect(children).toContain('system:serviceaccounts:kube-system');
+    expect(children).toContain('request.userInfo.username != \\"dev-user\\"');
+    expect(children).toContain('"values":["shop"]');
+  });
+});

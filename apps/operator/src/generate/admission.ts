@@ -1,0 +1,303 @@
+/**
+ * Admission-time validation and defaults (docs/reference/katalog.md §11–§12, ADR 0049): which validation and
+ * mutation rules of an entry the API server applies itself, and how. A `deny` rule whose fields
+ * are declared in the entry's schema becomes an `x-kubernetes-validations` rule of the CRD's
+ * `spec`; another `deny` rule becomes a ValidatingAdmissionPolicy validation with `Deny`, a `warn`
+ * rule one with `Warn`; an ungated literal `default` on a declared field becomes the schema's
+ * `default`. A rule CEL cannot decide as the reconcile does stays reconcile-time only, with the
+ * reason. Reconcile-time validation and mutation are unchanged: admission is an earlier copy.
+ */
+import { evaluateCondition, evaluateConditions } from '@orkestra/types';
+import type { Condition, CrdEntry, Katalog, ValidationRule } from '@orkestra/types';
+import { dynamicResolver, translateCondition, translateGate, typedResolver } from './admission-cel.js';
+import type { Translation } from './admission-cel.js';
+import { manifestMetadata } from './manifest-meta.js';
+import type { Manifest } from './manifest-meta.js';
+
+type Schema = Record<string, unknown>;
+const isSchema = (value: unknown): value is Schema =>
+  value != null && typeof value === 'object' && !Array.isArray(value);
+
+/** Mechanism is how one rule is applied at admission. */
+export type Mechanism = 'crd-rule' | 'policy-deny' | 'policy-warn' | 'schema-default' | 'reconcile-only';
+
+/** RulePlan is the admission mechanism of one validation or mutation rule. */
+export interface RulePlan {
+  /** The rule's place in the Katalog: `validation.rules[0]` or `mutation.rules[1]`. */
+  readonly rule: string;
+  readonly mechanism: Mechanism;
+  /** Why a rule is reconcile-time only. */
+  readonly reason?: string;
+  /** CEL that is true when the object is admitted (validation rules). */
+  readonly cel?: string;
+  readonly message?: string;
+}
+
+/** AdmissionPlan is what the API server applies for one entry. */
+export interface AdmissionPlan {
+  readonly rules: readonly RulePlan[];
+  /** `x-kubernetes-validations` of the CRD's `spec`. */
+  readonly crdRules: readonly { rule: string; message: string }[];
+  /**
+   * `x-kubernetes-validations` of the CRD's root, for a CR without `spec`: rules on `spec` do not
+   * run then, and the reconcile reads the absent spec as {}, so a rule that fails on {} is `has(self.spec)`.
+   */
+  readonly rootRules: readonly { rule: string; message: string }[];
+  /** Schema defaults: a `spec`-relative path and its value. */
+  readonly defaults: readonly { path: readonly string[]; value: unknown }[];
+  readonly deny: readonly { expression: string; message: string }[];
+  readonly warn: readonly { expression: string; message: string }[];
+}
+
+const overlaps = (a: readonly string[], b: readonly string[]): boolean =>
+  a.slice(0, Math.min(a.length, b.length)).every((segment, i) => segment === b[i]);
+
+const specPath = (field: string): string[] | undefined => {
+  const segments = field.replace(/^\./, '').split('.');
+  return segments[0] === 'spec' && segments.length > 1 ? segments.slice(1) : undefined;
+};
+
+/** declaredLeaf is the schema node of a `spec`-relative path when every step is a declared property. */
+function declaredLeaf(spec: Schema | undefined, path: readonly string[]): Schema | undefined {
+  let node = spec;
+  for (const segment of path) {
+    const props = node?.['properties'];
+    const child = isSchema(props) ? props[segment] : undefined;
+    if (node?.['type'] !== 'object' || !isSchema(child) || typeof child['type'] !== 'string')
+      return undefined;
+    node = child;
+  }
+  return node;
+}
+
+/** defaultValue converts a literal default as the reconcile's `valueType` does, or undefined when it does not fit the declared type. */
+function defaultValue(value: unknown, valueType: string | undefined, declared: string): unknown {
+  let v = value;
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  if (valueType === 'string') v = typeof v === 'string' ? v : String(v);
+  else if (valueType === 'int' && typeof v !== 'number' && /^-?\d+$/.test(String(text).trim()))
+    v = Number.parseInt(String(text), 10);
+  else if (valueType === 'float' && typeof v !== 'number' && Number.isFinite(Number(text))) v = Number(text);
+  else if (valueType === 'bool' && typeof v === 'string' && /^(true|false)$/i.test(v.trim()))
+    v = v.trim().toLowerCase() === 'true';
+  const fits =
+    (declared === 'string' && typeof v === 'string') ||
+    (declared === 'integer' && typeof v === 'number' && Number.isSafeInteger(v)) ||
+    (declared === 'number' && typeof v === 'number' && Number.isFinite(v)) ||
+    (declared === 'boolean' && typeof v === 'boolean');
+  return fits ? v : undefined;
+}
+
+const hasTemplate = (value: unknown): boolean =>
+  typeof value === 'string'
+    ? value.includes('{{')
+    : Array.isArray(value)
+      ? value.some(hasTemplate)
+      : isSchema(value) && Object.values(value).some(hasTemplate);
+
+/** specSchemaOf is the `spec` node of an entry's declared schema, when it declares one. */
+function specSchemaOf(entry: CrdEntry): Schema | undefined {
+  const root = entry.schema?.openAPIV3Schema as Schema | undefined;
+  const props = root?.['properties'];
+  const spec = isSchema(props) ? props['spec'] : undefined;
+  return isSchema(spec) ? spec : undefined;
+}
+
+/**
+ * planAdmission decides, for each validation and mutation rule of an entry, the mechanism the API
+ * server applies it with (ADR 0049), in the order of the Katalog.
+ */
+export function planAdmission(entry: CrdEntry): AdmissionPlan {
+  const spec = specSchemaOf(entry);
+  const rules: RulePlan[] = [];
+  const defaults: { path: string[]; value: unknown }[] = [];
+  const normalized =
+    Object.keys(entry.normalize?.spec ?? {}).length + Object.keys(entry.normalize?.types ?? {}).length > 0;
+  const mutations = entry.mutation?.rules ?? [];
+  /** Paths mutation sets before validation, and whether admission sets them the same way (a schema default on a non-string field). */
+  const mutated: { path: string[]; index: number; same: boolean }[] = [];
+  mutations.forEach((m, index) => {
+    const rule = `mutation.rules[${index}]`;
+    const path = specPath(m.field) ?? [];
+    const earlier = mutated.find((other) => overlaps(other.path, path));
+    const leaf = declaredLeaf(spec, path);
+    const literal = m.default ?? m.override;
+    let reason: string | undefined;
+    let value: unknown;
+    if (m.override !== undefined)
+      reason =
+        'override is applied by the runtime (a MutatingAdmissionPolicy would do it; the API server does not serve one by default)';
+    else if (m.when.length + m.anyOf.length > 0) reason = 'a gated default is decided by the runtime';
+    else if (hasTemplate(literal)) reason = 'a template is rendered with the reconcile’s context';
+    else if (normalized) reason = 'normalize rewrites the spec before mutation';
+    else if (earlier !== undefined) reason = `mutation.rules[${earlier.index}] sets ${m.field} first`;
+    else if (leaf === undefined) reason = `${m.field} has no declared type in the entry's schema`;
+    else {
+      value = defaultValue(literal, m.valueType, String(leaf['type']));
+      if (value === undefined) reason = `the default does not fit the declared type ${String(leaf['type'])}`;
+    }
+    if (reason === undefined) {
+      defaults.push({ path, value });
+      rules.push({ rule, mechanism: 'schema-default' });
+    } else rules.push({ rule, mechanism: 'reconcile-only', reason });
+    mutated.push({ path, index, same: reason === undefined && leaf?.['type'] !== 'string' });
+  });
+
+  const crdRules: { rule: string; message: string }[] = [];
+  const rootRules: { rule: string; message: string }[] = [];
+  const deny: { expression: string; message: string }[] = [];
+  const warn: { expression: string; message: string }[] = [];
+  (entry.validation?.rules ?? []).forEach((v, index) => {
+    const rule = `validation.rules[${index}]`;
+    const fields = [v.condition, ...v.when, ...v.anyOf].flatMap((c) => ('field' in c ? [c.field] : []));
+    const blocked = fields
+      .map((field) => ({ field, path: specPath(field) }))
+      .map(({ field, path }) => ({
+        field,
+        m: path && mutated.find((m) => !m.same && overlaps(m.path, path)),
+      }))
+      .find(({ m }) => m != null);
+    let reason: string | undefined;
+    if (hasTemplate(v.message)) reason = 'the message is a template rendered with the reconcile’s context';
+    else if (normalized) reason = 'normalize rewrites the spec before validation';
+    else if (blocked?.m != null)
+      reason = `mutation.rules[${blocked.m.index}] sets ${blocked.field} before validation, which admission does not do the same way`;
+    if (reason !== undefined) {
+      rules.push({ rule, mechanism: 'reconcile-only', reason });
+      return;
+    }
+    const both = (resolve: ReturnType<typeof typedResolver>): Translation => {
+      const gate = translateGate(v, resolve);
+      if ('reason' in gate) return gate;
+      const condition = translateCondition(v.condition, resolve);
+      if ('reason' in condition) return condition;
+      return { cel: gate.cel === 'true' ? condition.cel : `!(${gate.cel}) || (${condition.cel})` };
+    };
+    const typed = v.action === 'deny' && spec !== undefined ? both(typedResolver(spec)) : undefined;
+    if (typed !== undefined && 'cel' in typed) {
+      crdRules.push({ rule: typed.cel, message: v.message });
+      if (failsOnEmptySpec(v)) rootRules.push({ rule: 'has(self.spec)', message: v.message });
+      rules.push({ rule, mechanism: 'crd-rule', cel: typed.cel, message: v.message });
+      return;
+    }
+    const dynamic = both(dynamicResolver());
+    if ('reason' in dynamic) {
+      rules.push({ rule, mechanism: 'reconcile-only', reason: dynamic.reason });
+      return;
+    }
+    (v.action === 'deny' ? deny : warn).push({ expression: dynamic.cel, message: v.message });
+    rules.push({
+      rule,
+      mechanism: v.action === 'deny' ? 'policy-deny' : 'policy-warn',
+      cel: dynamic.cel,
+      message: v.message,
+    });
+  });
+  return { rules, crdRules, rootRules, defaults, deny, warn };
+}
+
+/** failsOnEmptySpec is the reconcile's verdict on a CR whose spec is {} (absent). */
+function failsOnEmptySpec(rule: ValidationRule): boolean {
+  const context = { spec: {}, status: {}, metadata: {} };
+  return (
+    evaluateConditions(rule, context).passed &&
+    !evaluateCondition(rule.condition as Condition, context).passed
+  );
+}
+
+/** withAdmission adds the plan's rules and defaults to a CRD's `spec` schema node (a copy). */
+export function withAdmission(specSchema: Schema, plan: AdmissionPlan): Schema {
+  if (plan.crdRules.length === 0 && plan.defaults.length === 0) return specSchema;
+  const out = structuredClone(specSchema);
+  // The rules sit on `spec`, so an update that leaves spec alone (status, finalizers, labels) is
+  // not re-judged (validation ratcheting). `default: {}` lets nested defaults apply to a CR without
+  // spec; the API server checks a default against the node's rules, so not beside them (a CR
+  // without spec then gets its defaults from the reconcile's mutation).
+  if (plan.crdRules.length === 0) out['default'] ??= {};
+  if (plan.crdRules.length > 0)
+    out['x-kubernetes-validations'] = [
+      ...((out['x-kubernetes-validations'] as unknown[] | undefined) ?? []),
+      ...plan.crdRules,
+    ];
+  for (const { path, value } of plan.defaults) {
+    let node = out;
+    path.forEach((segment, i) => {
+      const child = (node['properties'] as Schema)[segment] as Schema;
+      if (i === path.length - 1) child['default'] = value;
+      else child['default'] ??= {};
+      node = child;
+    });
+  }
+  return out;
+}
+
+/** The name of an entry's policy of one action. */
+function policyName(entry: CrdEntry, action: 'deny' | 'warn'): string {
+  return `${entry.apiTypes.plural}.${entry.apiTypes.group}.orkestra-${action}`;
+}
+
+/**
+ * An UPDATE that leaves `spec` as it was is not judged again: the runtime's own writes
+ * (finalizers, labels, the finalizer's removal on delete) must pass for a CR stored before a rule
+ * existed, as CRD rules on `spec` are ratcheted.
+ */
+const SPEC_CHANGED =
+  "request.operation != 'UPDATE' || !has(oldObject.spec) || !has(object.spec) || oldObject.spec != object.spec";
+
+/** admissionPolicies returns the ValidatingAdmissionPolicies and bindings of every entry's deny and warn rules. */
+export function admissionPolicies(katalog: Katalog): Manifest[] {
+  const out: Manifest[] = [];
+  for (const entry of Object.values(katalog.spec.crds)) {
+    const plan = planAdmission(entry);
+    for (const action of ['deny', 'warn'] as const) {
+      const validations = action === 'deny' ? plan.deny : plan.warn;
+      if (validations.length === 0) continue;
+      const name = policyName(entry, action);
+      out.push(
+        {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingAdmissionPolicy',
+          metadata: manifestMetadata(katalog, name),
+          spec: {
+            failurePolicy: 'Fail',
+            matchConstraints: {
+              resourceRules: [
+                {
+                  apiGroups: [entry.apiTypes.group],
+                  apiVersions: [entry.apiTypes.version],
+                  resources: [entry.apiTypes.plural],
+                  operations: ['CREATE', 'UPDATE'],
+                },
+              ],
+            },
+            matchConditions: [{ name: 'spec-changed', expression: SPEC_CHANGED }],
+            validations: validations.map((v) => ({ expression: v.expression, message: v.message })),
+          },
+        },
+        {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingAdmissionPolicyBinding',
+          metadata: manifestMetadata(katalog, name),
+          spec: { policyName: name, validationActions: action === 'deny' ? ['Deny'] : ['Warn'] },
+        },
+      );
+    }
+  }
+  return out;
+}
+
+/** mechanismText says in a few words how a rule is applied (for `ork validate`). */
+export function mechanismText(entry: CrdEntry, plan: RulePlan): string {
+  switch (plan.mechanism) {
+    case 'crd-rule':
+      return 'CRD x-kubernetes-validations (denied at admission)';
+    case 'policy-deny':
+      return `ValidatingAdmissionPolicy ${policyName(entry, 'deny')} (Deny)`;
+    case 'policy-warn':
+      return `ValidatingAdmissionPolicy ${policyName(entry, 'warn')} (Warn: kubectl prints a warning)`;
+    case 'schema-default':
+      return 'CRD schema default (set at admission)';
+    case 'reconcile-only':
+      return `reconcile time only: ${plan.reason ?? ''}`;
+  }
+}

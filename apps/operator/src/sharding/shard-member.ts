@@ -1,0 +1,152 @@
+/**
+ * One replica of a sharded operator (docs/reference/runtime.md §25, ADR 0045): its shard Lease (a
+ * LeaderElector on a Lease only it uses, so renewals and fencing follow the leader-election
+ * timings), the drain acknowledgement its runtime calls, and — while it leads — the sharder.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeListWatchClient } from '@orkestra/reconciler';
+import type { RuntimeShard } from '@orkestra/reconciler';
+import type { KubeClient, KubeObject } from '@orkestra/registry';
+import { OrkestraLabel } from '@orkestra/types';
+import type { Logger } from '@orkestra/types';
+import { LeaderElector, leaseApiOf } from '../process/leader-election.js';
+import { Sharder } from './sharder.js';
+import type { ShardedResource, SharderStats } from './sharder.js';
+import { SHARD_LEASE_LABEL, shardLeaseName } from './shard-lease.js';
+
+/** ShardMemberOptions configures createShardMember. */
+export interface ShardMemberOptions {
+  /** This replica's shard ID (`shardIdFor()`). */
+  readonly id: string;
+  readonly katalogName: string;
+  /** The operator namespace (Leases). */
+  readonly namespace: string;
+  /** Watch only this namespace's CRs. Default all. */
+  readonly watchNamespace?: string | undefined;
+  readonly client: KubeClient;
+  readonly kubeConfig: KubeConfig;
+  /** The operator's list/watch client (whole objects), for the shard Leases. */
+  readonly listWatch: KubeListWatchClient;
+  readonly userAgent: string;
+  readonly onRequest?: (method: string, status: number, seconds: number) => void;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly logger: Logger;
+  /** The shard Lease is held: start reconciling. */
+  readonly onHeld: () => void;
+  /** The shard Lease could not be renewed before the renew deadline: stop reconciling at once. */
+  readonly onLost: () => void;
+}
+
+/** ShardMember is a replica's part in sharding. */
+export interface ShardMember {
+  readonly id: string;
+  /** What the KatalogRuntime takes (`shard`): the label selector and the drain acknowledgement. */
+  readonly runtimeShard: RuntimeShard;
+  /** True while this replica holds its shard Lease. */
+  holds(): boolean;
+  /** Starts acquiring and renewing the shard Lease. */
+  start(): void;
+  /** Empties the shard Lease (after the workers stopped), so the sharder moves its CRs at once. */
+  release(): Promise<void>;
+  /** Starts the sharder for these CR kinds (on becoming leader). */
+  startSharder(resources: readonly ShardedResource[]): void;
+  stopSharder(): Promise<void>;
+  sharderStats(): SharderStats | undefined;
+}
+
+/**
+ * createShardMember builds one replica's shard Lease, drain acknowledgement and sharder.
+ *
+ * @example
+ * const member = createShardMember({ id: shardIdFor(), katalogName, namespace, client, kubeConfig, userAgent, ...timings, logger, onHeld, onLost });
+ * member.start();
+ */
+export function createShardMember(options: ShardMemberOptions): ShardMember {
+  const { id, client, logger } = options;
+  let held = false;
+  const elector = new LeaderElector({
+    api: leaseApiOf(client),
+    namespace: options.namespace,
+    leaseName: shardLeaseName(options.katalogName, id),
+    labels: { [SHARD_LEASE_LABEL]: options.katalogName },
+    identity: id,
+    leaseDurationMs: options.leaseDurationMs,
+    renewDeadlineMs: options.renewDeadlineMs,
+    retryPeriodMs: options.retryPeriodMs,
+    logger: logger.child({ shard: id }),
+    onStartedLeading: () => {
+      held = true;
+      logger.info({ shard: id }, 'shard lease held');
+      options.onHeld();
+    },
+    onStoppedLeading: () => {
+      held = false;
+      options.onLost();
+    },
+  });
+  const runtimeShard: RuntimeShard = {
+    id,
+    onDrain: async (cr: KubeObject) => {
+      // The precondition makes the acknowledgement fail (and be retried) if the CR changed since.
+      await client.mergePatch(
+        {
+          apiVersion: cr.apiVersion,
+          kind: cr.kind,
+          name: cr.metadata.name ?? '',
+          ...(cr.metadata.namespace == null ? {} : { namespace: cr.metadata.namespace }),
+        },
+        { metadata: { labels: { [OrkestraLabel.Shard]: null, [OrkestraLabel.Drain]: null } } },
+        { resourceVersion: cr.metadata.resourceVersion },
+      );
+    },
+  };
+  let sharder: Sharder | undefined;
+  let sharderStart: Promise<void> | undefined;
+  return {
+    id,
+    runtimeShard,
+    holds: () => held,
+    start: () => elector.start(),
+    release: async () => {
+      held = false;
+      await elector.release();
+    },
+    startSharder: (resources) => {
+      if (sharder != null) return;
+      const made = new Sharder({
+        client,
+        listWatch: new KubeListWatchClient({
+          kubeConfig: options.kubeConfig,
+          userAgent: options.userAgent,
+          metadataOnly: true,
+          ...(options.onRequest == null ? {} : { onRequest: options.onRequest }),
+        }),
+        leaseListWatch: options.listWatch,
+        katalogName: options.katalogName,
+        leaseNamespace: options.namespace,
+        resources,
+        namespace: options.watchNamespace,
+        tickMs: options.retryPeriodMs,
+        logger,
+      });
+      sharder = made;
+      sharderStart = made.start().then(
+        () => logger.info({ shards: made.live() }, 'sharder started'),
+        (error: unknown) =>
+          logger.error(
+            { err: { message: String(error) } },
+            'sharder start failed; its watches keep retrying',
+          ),
+      );
+    },
+    stopSharder: async () => {
+      const stopping = sharder;
+      sharder = undefined;
+      await stopping?.stop();
+      await sharderStart;
+    },
+    sharderStats: () => sharder?.stats(),
+  };
+}

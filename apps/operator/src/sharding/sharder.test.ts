@@ -1,0 +1,145 @@
+import { OrkestraLabel } from '@orkestra/types';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ShardAssignment } from './assign.js';
+import { objectKey } from './ring.js';
+import { Sharder } from './sharder.js';
+import type { SharderOptions } from './sharder.js';
+
+const LEASES = '/apis/coordination.k8s.io/v1/namespaces/ops/leases';
+const APPS = '/apis/shop.example.com/v1/namespaces/web/apps';
+const key = (name: string) => objectKey({ group: 'shop.example.com', kind: 'App', namespace: 'web', name });
+
+/** An API server of Leases and App metadata: lists answer from memory, watches stay open and silent. */
+function fakeServer(apps: { name: string; labels?: Record<string, string> }[], holders: string[]) {
+  const lists: string[] = [];
+  let leaseWatch: { onEvent: (event: { type: string; object: unknown }) => void } | undefined;
+  const patches: { name: string; labels: Record<string, unknown>; resourceVersion?: string }[] = [];
+  const leases = holders.map((holder) => ({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: `orkestra-shop-shard-${holder}`, namespace: 'ops', resourceVersion: '1' },
+    spec: { holderIdentity: holder, renewTime: '2026-12-05T00:00:00.000000Z', leaseDurationSeconds: 15 },
+  }));
+  const items = apps.map((app, i) => ({
+    apiVersion: 'meta.k8s.io/v1',
+    kind: 'PartialObjectMetadata',
+    metadata: {
+      name: app.name,
+      namespace: 'web',
+      resourceVersion: String(100 + i),
+      labels: app.labels ?? {},
+    },
+  }));
+  const listWatch: SharderOptions['listWatch'] = {
+    list: (path, query) => {
+      lists.push(path);
+      const all = path === LEASES ? leases : path === APPS ? items : [];
+      const limit = Number(query['limit'] ?? all.length);
+      const start = Number(query['continue'] ?? 0);
+      const next = start + limit < all.length ? String(start + limit) : undefined;
+      return Promise.resolve({
+        metadata: { resourceVersion: '1000', ...(next == null ? {} : { continue: next }) },
+        items: all.slice(start, start + limit),
+      });
+    },
+    watch: (path, _query, handlers) => {
+      if (path === LEASES) leaseWatch = handlers;
+      return { abort: () => undefined };
+    },
+  };
+  const client: SharderOptions['client'] = {
+    mergePatch: (ref, patch, options) => {
+      const labels = (patch as { metadata: { labels: Record<string, unknown> } }).metadata.labels;
+      patches.push({
+        name: ref.name,
+        labels,
+        ...(options?.resourceVersion == null ? {} : { resourceVersion: options.resourceVersion }),
+      });
+      return Promise.resolve({ apiVersion: 'v1', kind: 'x', metadata: {} });
+    },
+    delete: () => Promise.resolve(),
+  };
+  /** renew writes a new renewTime on a shard's Lease, as its replica does every retry period. */
+  const renew = (holder: string, at: string) => {
+    const lease = leases.find((l) => l.spec.holderIdentity === holder);
+    if (lease == null || leaseWatch == null) throw new Error('no such lease or no watch');
+    lease.spec.renewTime = at;
+    lease.metadata.resourceVersion = String(Number(lease.metadata.resourceVersion) + 1);
+    leaseWatch.onEvent({ type: 'MODIFIED', object: JSON.parse(JSON.stringify(lease)) as unknown });
+  };
+  return { listWatch, client, lists, patches, leases, renew };
+}
+
+const sharders: Sharder[] = [];
+afterEach(async () => {
+  await Promise.all(sharders.splice(0).map((s) => s.stop()));
+});
+
+function sharder(server: ReturnType<typeof fakeServer>, now: () => number): Sharder {
+  const made = new Sharder({
+    client: server.client,
+    listWatch: server.listWatch,
+    leaseListWatch: server.listWatch,
+    katalogName: 'shop',
+    leaseNamespace: 'ops',
+    namespace: 'web',
+    resources: [{ group: 'shop.example.com', version: 'v1', kind: 'App', plural: 'apps', namespaced: true }],
+    tickMs: 10,
+    now,
+  });
+  sharders.push(made);
+  return made;
+}
+
+const names = Array.from({ length: 1_000 }, (_, i) => `app-${i}`);
+const ring = new ShardAssignment(['a', 'b']);
+
+describe('Sharder', () => {
+  it('assigns 1,000 unlabelled CRs with one patch each, from two lists and no reads per CR', async () => {
+    const server = fakeServer(
+      names.map((name) => ({ name })),
+      ['a', 'b'],
+    );
+    await sharder(server, () => 0).start();
+    await vi.waitFor(() => expect(server.patches).toHaveLength(1_000));
+    expect(new Set(server.lists)).toEqual(new Set([LEASES, APPS]));
+    expect(server.lists.length).toBeLessThanOrEqual(3); // the CR list in pages of 500
+    for (const patch of server.patches) {
+      expect(patch.labels).toEqual({ [OrkestraLabel.Shard]: ring.ownerOf(key(patch.name)) });
+      expect(patch.resourceVersion).toBeDefined();
+    }
+  });
+
+  it('writes nothing when every CR is already on the ring’s choice, however many ticks pass', async () => {
+    const labelled = names.map((name) => ({
+      name,
+      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
+    }));
+    const server = fakeServer(labelled, ['a', 'b']);
+    const made = sharder(server, () => 0);
+    await made.start();
+    await new Promise((resolve) => setTimeout(resolve, 100)); // about 10 ticks
+    expect(server.patches).toEqual([]);
+    expect(made.stats()).toMatchObject({ live: ['a', 'b'], objects: 1_000, patches: 0 });
+  });
+
+  it('moves a shard’s CRs only after its Lease has not changed for the lease duration', async () => {
+    const labelled = names.map((name) => ({
+      name,
+      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
+    }));
+    const onB = labelled.filter((app) => app.labels[OrkestraLabel.Shard] === 'b').length;
+    const server = fakeServer(labelled, ['a', 'b']);
+    let now = 0;
+    await sharder(server, () => now).start();
+    now = 10_000;
+    server.renew('a', '2026-12-05T00:00:10.000000Z'); // a renews; b has stopped
+    now = 14_999; // b last seen renewing at 0: still alive for the sharder
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.patches).toEqual([]);
+    now = 15_000; // b's Lease expired: its CRs go to a at once (b stopped at its renew deadline)
+    await vi.waitFor(() => expect(server.patches).toHaveLength(onB));
+    expect(onB).toBeGreaterThan(0);
+    for (const patch of server.patches) expect(patch.labels).toEqual({ [OrkestraLabel.Shard]: 'a' });
+  });
+});

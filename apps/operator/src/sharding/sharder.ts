@@ -1,0 +1,308 @@
+/**
+ * The sharder (docs/reference/runtime.md §25, ADR 0045): run by the replica that holds the ordinary
+ * leader Lease, it watches the shard Leases and the metadata of every CR, and keeps each CR's
+ * `orkestra.konductor.io/shard` label on the live shard the ring chooses, through the drain
+ * hand-off of `ShardAssignment.decide`. Its watches carry metadata only, so its cost per CR is a
+ * few hundred bytes of cache and one hash; it writes only when an assignment changes.
+ */
+import { ConflictError, NotFoundError } from '@orkestra/registry';
+import type { KubeClient, KubeObject } from '@orkestra/registry';
+import { Informer } from '@orkestra/reconciler';
+import type { Logger } from '@orkestra/types';
+import { LeaseTracker, ShardAssignment, shardedObjectOf } from './assign.js';
+import type { ShardLeaseView } from './assign.js';
+import { objectKey } from './ring.js';
+import { SHARD_LEASE_LABEL } from './shard-lease.js';
+
+/** ListWatchClient is what an Informer lists and watches through. */
+type ListWatchClient = ConstructorParameters<typeof Informer>[0]['client'];
+
+/** ShardedResource is one CR kind the sharder assigns. */
+export interface ShardedResource {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+}
+
+/** SharderOptions configures a Sharder. */
+export interface SharderOptions {
+  /** Patches of CR labels, reads and deletes of shard Leases (the operator's counted client). */
+  readonly client: Pick<KubeClient, 'mergePatch' | 'delete'>;
+  /** A list/watch client made with `metadataOnly: true` (`KubeListWatchClient`), for the CRs. */
+  readonly listWatch: ListWatchClient;
+  /** A list/watch client of whole objects, for the shard Leases (their spec is what counts). */
+  readonly leaseListWatch: ListWatchClient;
+  readonly katalogName: string;
+  /** The operator namespace, where the shard Leases live. */
+  readonly leaseNamespace: string;
+  readonly resources: readonly ShardedResource[];
+  /** Watch only this namespace's CRs. Default: all namespaces. */
+  readonly namespace?: string | undefined;
+  /** How often liveness is re-checked (Lease expiry makes no event): the retry period. */
+  readonly tickMs: number;
+  /** A Lease dead for this long is deleted. Default 60 000 ms; 0 keeps them. */
+  readonly deleteDeadLeasesAfterMs?: number;
+  /** Patches in flight at most. Default 8. */
+  readonly maxConcurrentPatches?: number;
+  readonly logger?: Logger;
+  /** Epoch milliseconds. Default Date.now. */
+  readonly now?: () => number;
+  /** Called after each change of the live shards (tests, logs). */
+  readonly onLiveShards?: (live: readonly string[]) => void;
+}
+
+/** SharderStats counts the sharder's work (its requests are `patches` and `leaseDeletes`, besides its watches). */
+export interface SharderStats {
+  readonly live: readonly string[];
+  readonly objects: number;
+  readonly assigned: number;
+  readonly drained: number;
+  readonly undrained: number;
+  readonly patches: number;
+  readonly conflicts: number;
+  readonly failures: number;
+  readonly leaseDeletes: number;
+}
+
+interface Tracked {
+  readonly resource: ShardedResource;
+  readonly informer: Informer;
+}
+
+/**
+ * Sharder assigns CRs to shards.
+ *
+ * @example
+ * const sharder = new Sharder({ client, listWatch, katalogName: 'shop', leaseNamespace: 'orkestra-system', resources, tickMs: 2000 });
+ * await sharder.start();
+ * // on losing leadership or shutdown
+ * await sharder.stop();
+ */
+export class Sharder {
+  readonly #options: SharderOptions;
+  readonly #now: () => number;
+  readonly #tracker = new LeaseTracker();
+  readonly #hashes = new Map<string, number>();
+  readonly #leases: Informer;
+  readonly #crs: Tracked[];
+  #assignment = new ShardAssignment([], this.#hashes);
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  readonly #pending = new Map<string, { tracked: Tracked; object: KubeObject }>();
+  readonly #inFlight = new Set<string>();
+  #retryAll = false;
+  #stats = { assigned: 0, drained: 0, undrained: 0, patches: 0, conflicts: 0, failures: 0, leaseDeletes: 0 };
+
+  constructor(options: SharderOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    const warn = (fields: Record<string, unknown>, message: string): void =>
+      options.logger?.warn({ ...fields, component: 'sharder' }, message);
+    this.#leases = new Informer({
+      client: options.leaseListWatch,
+      resource: {
+        group: 'coordination.k8s.io',
+        version: 'v1',
+        plural: 'leases',
+        kind: 'Lease',
+        namespaced: true,
+      },
+      namespace: options.leaseNamespace,
+      labelSelector: `${SHARD_LEASE_LABEL}=${options.katalogName}`,
+      logger: { warn },
+    });
+    this.#leases.subscribe(() => this.#refreshLive());
+    this.#crs = options.resources.map((resource) => {
+      const informer = new Informer({
+        client: options.listWatch,
+        resource,
+        ...(resource.namespaced && options.namespace != null ? { namespace: options.namespace } : {}),
+        logger: { warn },
+      });
+      const tracked = { resource, informer };
+      informer.subscribe((change) => {
+        if (change.type === 'delete') return;
+        this.#consider(tracked, change.object);
+      });
+      return tracked;
+    });
+  }
+
+  /** start opens the watches, waits for their first lists, assigns every CR, then follows changes. */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    this.#leases.start();
+    for (const tracked of this.#crs) tracked.informer.start();
+    await Promise.all([
+      this.#leases.waitForSync(signal),
+      ...this.#crs.map((t) => t.informer.waitForSync(signal)),
+    ]);
+    this.#refreshLive(true);
+    this.#timer = setInterval(() => this.#tick(), this.#options.tickMs);
+    this.#timer.unref();
+  }
+
+  /** stop closes the watches; patches in flight finish. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearInterval(this.#timer);
+    await Promise.all([this.#leases.stop(), ...this.#crs.map((t) => t.informer.stop())]);
+  }
+
+  /** live is the shard IDs the sharder counts as alive now. */
+  live(): readonly string[] {
+    return [...this.#assignment.live];
+  }
+
+  stats(): SharderStats {
+    return {
+      live: this.live(),
+      objects: this.#crs.reduce((n, t) => n + t.informer.cache.size, 0),
+      ...this.#stats,
+    };
+  }
+
+  #leaseViews(): ShardLeaseView[] {
+    return this.#leases.cache.list().map((lease) => {
+      const spec = (lease as { spec?: Record<string, unknown> }).spec ?? {};
+      const renew = spec['renewTime'];
+      return {
+        name: lease.metadata.name ?? '',
+        holder: typeof spec['holderIdentity'] === 'string' ? spec['holderIdentity'] : '',
+        renewTime: renew == null ? '' : String(renew instanceof Date ? renew.toISOString() : renew),
+        durationMs:
+          (typeof spec['leaseDurationSeconds'] === 'number' ? spec['leaseDurationSeconds'] : 15) * 1000,
+      };
+    });
+  }
+
+  /** #refreshLive recomputes the live shards; a change (or `all`) re-decides every CR. */
+  #refreshLive(all = false): void {
+    if (!this.#running || !this.#leases.hasSynced()) return;
+    const live = this.#tracker.observe(this.#leaseViews(), this.#now());
+    const changed = live.join(',') !== [...this.#assignment.live].join(',');
+    if (changed) {
+      this.#assignment = new ShardAssignment(live, this.#hashes);
+      this.#options.logger?.info({ component: 'sharder', live }, 'shards changed');
+      this.#options.onLiveShards?.(live);
+    }
+    if (changed || all) this.#considerAll();
+  }
+
+  #tick(): void {
+    this.#refreshLive(this.#retryAll);
+    this.#retryAll = false;
+    void this.#deleteDeadLeases();
+  }
+
+  #considerAll(): void {
+    for (const tracked of this.#crs)
+      for (const object of tracked.informer.cache.list()) this.#consider(tracked, object);
+  }
+
+  #keyOf(tracked: Tracked, object: KubeObject): string {
+    return objectKey({
+      group: tracked.resource.group,
+      kind: tracked.resource.kind,
+      namespace: object.metadata.namespace,
+      name: object.metadata.name ?? '',
+    });
+  }
+
+  /** #consider decides one CR and queues its patch (the latest metadata wins while one is in flight). */
+  #consider(tracked: Tracked, object: KubeObject): void {
+    if (!this.#running || this.#assignment.live.size === 0 || !tracked.informer.hasSynced()) return;
+    const key = this.#keyOf(tracked, object);
+    const action = this.#assignment.decide(shardedObjectOf(key, object.metadata));
+    if (action.action === 'none') {
+      this.#pending.delete(key);
+      return;
+    }
+    this.#pending.set(key, { tracked, object });
+    this.#pump();
+  }
+
+  #pump(): void {
+    const limit = this.#options.maxConcurrentPatches ?? 8;
+    for (const [key, item] of this.#pending) {
+      if (this.#inFlight.size >= limit) return;
+      if (this.#inFlight.has(key)) continue;
+      this.#pending.delete(key);
+      this.#inFlight.add(key);
+      void this.#patch(key, item.tracked, item.object).finally(() => {
+        this.#inFlight.delete(key);
+        this.#pump();
+      });
+    }
+  }
+
+  async #patch(key: string, tracked: Tracked, object: KubeObject): Promise<void> {
+    // Decided again on the latest metadata seen: a watch event may have arrived meanwhile.
+    const latest = tracked.informer.cache.getByName(object.metadata.namespace, object.metadata.name ?? '');
+    if (latest == null || !this.#running) return;
+    const action = this.#assignment.decide(shardedObjectOf(key, latest.metadata));
+    if (action.action === 'none') return;
+    const { resource } = tracked;
+    const ref = {
+      apiVersion: resource.group === '' ? resource.version : `${resource.group}/${resource.version}`,
+      kind: resource.kind,
+      name: latest.metadata.name ?? '',
+      ...(latest.metadata.namespace == null ? {} : { namespace: latest.metadata.namespace }),
+    };
+    try {
+      this.#stats.patches++;
+      // The resource-version precondition: an assignment is never made from a stale view.
+      await this.#options.client.mergePatch(
+        ref,
+        { metadata: { labels: action.labels } },
+        { resourceVersion: latest.metadata.resourceVersion },
+      );
+      if (action.action === 'assign') this.#stats.assigned++;
+      else if (action.action === 'drain') this.#stats.drained++;
+      else this.#stats.undrained++;
+      this.#options.logger?.debug(
+        { component: 'sharder', namespace: ref.namespace, name: ref.name, ...action },
+        'shard label patched',
+      );
+    } catch (error) {
+      // A conflict or a deleted CR arrives as a watch event, which decides again.
+      if (error instanceof ConflictError || error instanceof NotFoundError) {
+        this.#stats.conflicts++;
+        return;
+      }
+      this.#stats.failures++;
+      this.#retryAll = true;
+      this.#options.logger?.warn(
+        { component: 'sharder', namespace: ref.namespace, name: ref.name, err: { message: String(error) } },
+        'could not patch the shard label; retrying at the next tick',
+      );
+    }
+  }
+
+  async #deleteDeadLeases(): Promise<void> {
+    const after = this.#options.deleteDeadLeasesAfterMs ?? 60_000;
+    if (after <= 0 || !this.#running) return;
+    const now = this.#now();
+    for (const view of this.#leaseViews()) {
+      if (this.#tracker.deadForMs(view, now) < after) continue;
+      try {
+        await this.#options.client.delete({
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          namespace: this.#options.leaseNamespace,
+          name: view.name,
+        });
+        this.#stats.leaseDeletes++;
+      } catch (error) {
+        if (!(error instanceof NotFoundError))
+          this.#options.logger?.warn(
+            { component: 'sharder', lease: view.name, err: { message: String(error) } },
+            'could not delete a dead shard lease',
+          );
+      }
+    }
+  }
+}

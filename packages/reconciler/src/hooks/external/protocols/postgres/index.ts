@@ -1,0 +1,124 @@
+/**
+ * `protocol: postgres` (docs/reference/katalog.md §15.1.1): one literal, read-only SQL statement
+ * with the CR's values as bind parameters (`params`, read as `$1`, `$2`, …), in a READ ONLY
+ * transaction with a statement timeout, over connections pooled per target and shared by every CR.
+ * The `pg` driver is in `@orkestra/protocol-postgres`, imported on the first call. The result keeps
+ * upstream's shape (`result`: the first column of the first row as text; `raw`: the first row) and
+ * adds `rows` (at most the caller's row limit; `json` is the same list).
+ */
+import { stringForm } from '@orkestra/types';
+import { NotRetryable, defineProtocol } from '../protocol-unit.js';
+import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
+
+/** The part of `@orkestra/protocol-postgres` used here (structural, so the driver stays out of this package). */
+interface PostgresModule {
+  readonly PostgresPools: new () => {
+    query(
+      target: {
+        host: string;
+        serverName: string;
+        port: number;
+        database: string;
+        user: string;
+        password?: string | undefined;
+        sslMode: 'disable' | 'require' | 'verify-full';
+      },
+      query: {
+        sql: string;
+        params: readonly string[];
+        timeoutMs: number;
+        maxRows: number;
+        signal?: AbortSignal;
+      },
+    ): Promise<{ rows: readonly Readonly<Record<string, unknown>>[]; truncated: boolean }>;
+    close(): Promise<void>;
+  };
+}
+
+/** POSTGRES_MODULE is the package of the driver (a dependency of the operator, loaded like a provider). */
+export const POSTGRES_MODULE = '@orkestra/protocol-postgres';
+
+export const postgresProtocol = defineProtocol({
+  name: 'postgres',
+  reference: 'docs/reference/katalog.md §15.1.1',
+  credential:
+    'the password of the URL’s user; a password written in the URL is refused (the schema refuses a literal one, the call a rendered one)',
+  addressGuard:
+    'the host is resolved and every address checked before connecting, and the connection goes to the checked address (TLS still verifies the host name)',
+  errors:
+    'an unreachable server, a lost connection, a timeout or an overloaded server is retried; a refused statement (syntax, permission, a write in the read-only transaction) is not',
+  open: (services) => postgresSession(services),
+});
+
+function postgresSession(services: ProtocolServices): ProtocolSession {
+  let pools: Promise<InstanceType<PostgresModule['PostgresPools']>> | undefined;
+  const open = (): Promise<InstanceType<PostgresModule['PostgresPools']>> =>
+    (pools ??= services.importModule(POSTGRES_MODULE).then(
+      (module) => new (module as PostgresModule).PostgresPools(),
+      (error: unknown) => {
+        pools = undefined;
+        throw new NotRetryable(
+          `protocol postgres needs the package ${POSTGRES_MODULE} (${error instanceof Error ? error.message : String(error)})`,
+        );
+      },
+    ));
+  return {
+    async call({ declaration, credential, signal, timeoutMs }): Promise<ProtocolAnswer> {
+      let url: URL;
+      try {
+        url = new URL(declaration.url);
+      } catch {
+        throw new NotRetryable('invalid postgres URL');
+      }
+      if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+        throw new NotRetryable(`unsupported URL scheme ${url.protocol} (postgres:// only)`);
+      if (url.password !== '')
+        throw new NotRetryable(
+          'a password in the URL is refused: put it in a Secret and name it in `auth.secretRef`',
+        );
+      const sslMode = url.searchParams.get('sslmode') ?? 'disable';
+      if (sslMode !== 'disable' && sslMode !== 'require' && sslMode !== 'verify-full')
+        throw new NotRetryable(`sslmode ${sslMode} is not supported (disable, require, verify-full)`);
+      services.guard.precheck(url);
+      const checked = await services.guard.addresses(url);
+      const serverName = url.hostname.replace(/^\[|\]$/g, '');
+      const target = {
+        host: checked?.[0]?.address ?? serverName,
+        serverName,
+        port: url.port === '' ? 5432 : Number(url.port),
+        database: decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres',
+        user: decodeURIComponent(url.username) || 'postgres',
+        password: credential,
+        sslMode: sslMode as 'disable' | 'require' | 'verify-full',
+      } as const;
+      const answer = await (
+        await open()
+      ).query(target, {
+        sql: declaration.query ?? '',
+        params: declaration.params ?? [],
+        timeoutMs,
+        maxRows: services.maxRows,
+        signal,
+      });
+      // Plain JSON values (dates as ISO text), within the answer size limit.
+      const text = JSON.stringify(answer.rows);
+      if (Buffer.byteLength(text) > services.maxBodyBytes)
+        throw new NotRetryable(`the rows exceed ${services.maxBodyBytes} bytes`);
+      const rows = JSON.parse(text) as Record<string, unknown>[];
+      const first = rows[0];
+      const firstValue = first == null ? undefined : Object.values(first)[0];
+      return {
+        ok: true,
+        rows,
+        json: rows,
+        raw: first ?? {},
+        result: firstValue == null ? '' : stringForm(firstValue),
+      };
+    },
+    async close(): Promise<void> {
+      const current = pools;
+      pools = undefined;
+      await (await current?.catch(() => undefined))?.close();
+    },
+  };
+}
