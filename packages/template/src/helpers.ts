@@ -150,7 +150,7 @@ function pad(value: number, width: number): string {
  * goDuration writes a span of milliseconds as Go's time.Duration prints it (`72h0m0s`, `1m30.5s`,
  * `250ms`), or `0s` when it is not positive; every result is a duration of docs/reference/katalog.md §1.
  */
-export function goDuration(ms: number): string {
+function goDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms <= 0) return '0s';
   const whole = Math.round(ms);
   if (whole < 1000) return `${whole}ms`;

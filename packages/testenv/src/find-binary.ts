@@ -65,7 +65,7 @@ const BUILD_TARGET: Readonly<Record<ServerBinary, string>> = {
 };
 
 /** buildCommand is the command that builds one server into build.sh's cache (`pnpm testenv:build moto`). */
-export function buildCommand(name: ServerBinary): string {
+function buildCommand(name: ServerBinary): string {
   return `pnpm testenv:build ${BUILD_TARGET[name]}`;
 }
 

@@ -167,7 +167,14 @@ export { PdbEntry } from './kinds/pdb.js';
 export { CustomEntry } from './kinds/custom.js';
 
 // Hooks, CRD parts, Katalog
-export { ExternalCall, CrossRead, GitHook, DockerHook, HOISTED_HOOKS, EXTERNAL_PROTOCOLS } from './schema/hooks.js';
+export {
+  ExternalCall,
+  CrossRead,
+  GitHook,
+  DockerHook,
+  HOISTED_HOOKS,
+  EXTERNAL_PROTOCOLS,
+} from './schema/hooks.js';
 export type { ExternalProtocolName } from './schema/hooks.js';
 export {
   Normalize,

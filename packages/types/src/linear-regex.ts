@@ -11,7 +11,7 @@ import { RE2JS } from 're2js';
 export const REGEX_SUBJECT_LIMIT = 4096;
 
 /** REGEX_PATTERN_LIMIT is the longest pattern compiled: 4 KiB. */
-export const REGEX_PATTERN_LIMIT = 4096;
+const REGEX_PATTERN_LIMIT = 4096;
 
 /** LinearRegex is a compiled pattern; `test` is true when it matches any part of `subject`. */
 export interface LinearRegex {
@@ -20,7 +20,7 @@ export interface LinearRegex {
 }
 
 /** RegexError is a pattern the engine refuses (RE2 syntax: no lookaround, no backreferences) or a subject over the limit. */
-export class RegexError extends Error {
+class RegexError extends Error {
   override readonly name = 'RegexError';
   readonly code: 'InvalidRegex' | 'RegexSubjectTooLong';
 

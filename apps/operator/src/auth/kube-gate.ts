@@ -58,8 +58,7 @@ interface ReviewStatus {
 export function kubeReviewApi(client: Pick<KubeClient, 'create'>): ReviewApi {
   const create = async (body: Record<string, unknown>): Promise<ReviewStatus | undefined> =>
     (await client.create({ ...body, metadata: {} } as Parameters<KubeClient['create']>[0]))['status'] as
-      | ReviewStatus
-      | undefined;
+      ReviewStatus | undefined;
   return {
     tokenReview: async (token, audiences) => {
       const status = await create({

@@ -51,7 +51,7 @@ export function sameToken(given: string | undefined, expected: string): boolean 
 }
 
 /** cookieValue reads one cookie of the request. */
-export function cookieValue(request: IncomingMessage, name: string): string | undefined {
+function cookieValue(request: IncomingMessage, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();

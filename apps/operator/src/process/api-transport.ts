@@ -18,7 +18,7 @@ export const OPERATOR_PRODUCT = 'orkestra-operator';
  * operatorUserAgent is `orkestra-operator/<version> (<katalog>)`, with `; shard <id>` for a sharded
  * replica: the audit log tells the operator from `ork` commands and peers, and shards apart.
  */
-export function operatorUserAgent(katalogName: string, shard?: string): string {
+function operatorUserAgent(katalogName: string, shard?: string): string {
   return `${OPERATOR_PRODUCT}/${operatorVersion()} (${katalogName}${shard == null ? '' : `; shard ${shard}`})`;
 }
 

@@ -86,10 +86,10 @@ export interface RunConfig extends OperatorTuning {
 }
 
 /** CROSS_TOKEN_FILE is where the chart projects the operator's `orkestra-cross` token. */
-export const CROSS_TOKEN_FILE = '/var/run/secrets/orkestra.io/cross/token';
+const CROSS_TOKEN_FILE = '/var/run/secrets/orkestra.io/cross/token';
 
 /** isLoopbackHost tells whether a bind host is loopback only (`127.0.0.0/8`, `::1`, `localhost`). */
-export function isLoopbackHost(host: string | undefined): boolean {
+function isLoopbackHost(host: string | undefined): boolean {
   if (host == null) return false;
   const bare = host.toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);

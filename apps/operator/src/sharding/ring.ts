@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 
 /** DEFAULT_VIRTUAL_NODES is the number of points per shard: 10,000 keys spread within ±7 % of the fair share for 1–4 shards (ring.test.ts bounds it at ±15 %). */
-export const DEFAULT_VIRTUAL_NODES = 256;
+const DEFAULT_VIRTUAL_NODES = 256;
 
 /** hash32 is the first 32 bits of the SHA-256 of `text`, as an unsigned integer. */
 export function hash32(text: string): number {

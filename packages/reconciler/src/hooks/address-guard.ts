@@ -27,7 +27,7 @@ export interface AddressGuardOptions {
 export const LOOPBACK_CIDRS: readonly string[] = ['127.0.0.0/8', '::1/128'];
 
 /** CidrError reports an allowance that is not `<address>/<prefix>`. */
-export class CidrError extends Error {
+class CidrError extends Error {
   override readonly name = 'CidrError';
   readonly code = 'InvalidCidr';
 }

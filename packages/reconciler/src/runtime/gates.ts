@@ -60,7 +60,7 @@ export function computeSentinels(old: KubeObject | undefined, current: KubeObjec
 }
 
 /** mergeSentinels is the sentinels of two events taken as one: each true when it is in either. */
-export function mergeSentinels(a: Sentinels, b: Sentinels): Sentinels {
+function mergeSentinels(a: Sentinels, b: Sentinels): Sentinels {
   return Object.fromEntries(SENTINELS.map((name) => [name, a[name] || b[name]])) as Record<Sentinel, boolean>;
 }
 

@@ -35,7 +35,7 @@ export const jobs = defineKind({
 });
 
 /** jobFinished reads a Job's `Complete` or `Failed` condition. */
-export function jobFinished(job: KubeObject): 'complete' | 'failed' | undefined {
+function jobFinished(job: KubeObject): 'complete' | 'failed' | undefined {
   const conditions =
     (job['status'] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
   if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return 'complete';

@@ -186,15 +186,17 @@ spec:
   });
 
   it('deletes an unwatched inventory ref only when it carries the owner label, never by name alone', async () => {
-    const { cluster, services, memory } = setup();
+    const { cluster, services: base, memory } = setup();
     // Widgets have no informer here: the step must read them before deleting.
-    const childStore = cluster.childStore;
-    services.children = new Proxy(childStore, {
-      get: (target, key, receiver) =>
-        key === 'watches'
-          ? (ref: { kind: string }) => ref.kind !== 'Widget'
-          : (Reflect.get(target, key, receiver) as unknown),
-    });
+    const services: StageServices = {
+      ...base,
+      children: new Proxy(cluster.childStore, {
+        get: (target, key, receiver) =>
+          key === 'watches'
+            ? (ref: { kind: string }) => ref.kind !== 'Widget'
+            : (Reflect.get(target, key, receiver) as unknown),
+      }),
+    };
     const cr = cluster.put({
       apiVersion: 'a.example.com/v1',
       kind: 'Site',
