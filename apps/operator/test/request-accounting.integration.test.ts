@@ -192,14 +192,15 @@ beforeAll(async () => {
   });
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   for (const name of [OPS, APPS]) await core.createNamespace({ body: { metadata: { name } } });
-  // A viewer for the Control Center's token gate: a ServiceAccount token, allowed to list Apps.
+  // A viewer for the Control Center's token gate: a ServiceAccount token, allowed to list Apps. The
+  // gate accepts only tokens bound to its own audience (docs/reference/runtime.md §23.4, ADR 0030).
   await core.createNamespacedServiceAccount({ namespace: APPS, body: { metadata: { name: 'viewer' } } });
   viewerToken =
     (
       await core.createNamespacedServiceAccountToken({
         name: 'viewer',
         namespace: APPS,
-        body: { spec: { audiences: [], expirationSeconds: 3600 } },
+        body: { spec: { audiences: ['orkestra-control-center'], expirationSeconds: 3600 } },
       })
     ).status?.token ?? '';
   const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
@@ -300,7 +301,7 @@ it('counts every request the operator makes: rest_client_requests_total equals t
   const answer = await fetch(`${base}/api/v1/katalog`, {
     headers: { authorization: `Bearer ${viewerToken}` },
   });
-  expect(answer.status).toBeLessThan(500);
+  expect(answer.status).toBe(200);
   await fetch(`${base}/api/v1/entries/app/crs`, { headers: { authorization: `Bearer ${viewerToken}` } });
 
   const { counted, audited } = await agreement();
