@@ -325,7 +325,9 @@ describe('ownership', () => {
     const res = await measure(() =>
       kinds.roleBindings.ensure(second.manifest, { mode: 'apply', cache, client, onWritten: cache.put }),
     );
-    expect(res).toEqual({ result: 'updated', requests: 2 }); // delete + apply
+    // delete + GET + apply: the apply runs against an empty cache view, and a cache miss reads the
+    // live object first so that nothing is adopted (ADR 0032).
+    expect(res).toEqual({ result: 'updated', requests: 3 });
     const live = await client.get(second.ref);
     expect(live.metadata.uid).not.toBe(uid);
     expect(live['roleRef']).toMatchObject({ kind: 'ClusterRole', name: 'view' });
