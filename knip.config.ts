@@ -29,7 +29,14 @@ const config: KnipConfig = {
         '@orkestra/provider-aws',
         '@orkestra/provider-mongodb',
         '@orkestra/provider-hello',
+        // The client of `protocol: postgres`, imported by name on its first call (ADR 0053).
+        '@orkestra/protocol-postgres',
+        '@orkestra/protocol-redis',
       ],
+    },
+    'packages/reconciler': {
+      // The postgres and redis protocol units import them by name at run time (ADR 0053); the tests load them so.
+      ignoreDependencies: ['@orkestra/protocol-postgres', '@orkestra/protocol-redis'],
     },
   },
 };

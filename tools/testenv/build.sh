@@ -5,8 +5,8 @@
 # Results are cached under ${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv/<tool>-<version>/
 # and are not rebuilt while their .stamp matches. Nothing is written inside the repository.
 #
-# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|protocols]...
-#   protocols = postgres + prometheus (Debian packages), for the external protocol tests.
+# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|protocols]...
+#   protocols = postgres + prometheus + redis (Debian packages), for the external protocol tests.
 #   workloads = kube-scheduler + kwok, for control planes started with `workloads: true`.
 set -euo pipefail
 
@@ -309,6 +309,7 @@ build_kwok() {
 # server finds its share files relative to its own directory).
 PROMETHEUS_VERSION="${ORKESTRA_PROMETHEUS_VERSION:-$(json_version prometheus)}"
 POSTGRESQL_VERSION="${ORKESTRA_POSTGRESQL_VERSION:-$(json_version postgresql)}"
+REDIS_VERSION="${ORKESTRA_REDIS_VERSION:-$(json_version redis)}"
 
 apt_candidate() { apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2; exit }'; }
 
@@ -344,6 +345,28 @@ build_prometheus() {
   rm -rf "$work"
   "$out/prometheus" --version >/dev/null 2>&1 || { log "error: the unpacked prometheus does not start"; exit 5; }
   log "prometheus unpacked"
+}
+
+# Redis: the server binary is in Debian's redis-tools (redis-server only adds the service); it and
+# the two libraries it needs beyond the base system are unpacked, run through a wrapper that sets
+# LD_LIBRARY_PATH. No service is installed or started.
+build_redis() {
+  # Without the epoch (`5:`): a colon in the path would split LD_LIBRARY_PATH.
+  local out="$CACHE_ROOT/redis-${REDIS_VERSION#*:}"
+  if [[ -x "$out/redis-server" ]]; then log "redis $REDIS_VERSION cached at $out"; return; fi
+  command -v apt-get >/dev/null 2>&1 || { log "error: no apt-get: set TEST_ASSET_REDIS_SERVER to a redis-server executable"; exit 3; }
+  apt_knows redis-tools "$REDIS_VERSION"
+  log "unpacking Debian's redis-tools $REDIS_VERSION into $out"
+  rm -rf "$out"; mkdir -p "$out"
+  apt_unpack "$out/root" "redis-tools=$REDIS_VERSION" liblzf1 libjemalloc2
+  printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s/root/usr/bin/redis-check-rdb" "$@"\n' "$out" "$out" > "$out/redis-server.tmp"
+  # redis-check-rdb is the server binary; it acts as the server when called redis-server.
+  ln -sfn redis-check-rdb "$out/root/usr/bin/redis-server"
+  sed -i "s#/root/usr/bin/redis-check-rdb#/root/usr/bin/redis-server#" "$out/redis-server.tmp"
+  chmod +x "$out/redis-server.tmp"
+  "$out/redis-server.tmp" --version >/dev/null || { log "error: the unpacked redis-server does not start"; exit 5; }
+  mv "$out/redis-server.tmp" "$out/redis-server"
+  log "redis unpacked"
 }
 
 build_postgres() {
@@ -393,7 +416,8 @@ for t in "${targets[@]}"; do
     kwok) build_kwok ;;
     prometheus) build_prometheus ;;
     postgres) build_postgres ;;
-    protocols) build_postgres; build_prometheus ;; # the servers of the external protocol tests
-    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|protocols)"; exit 2 ;;
+    redis) build_redis ;;
+    protocols) build_postgres; build_prometheus; build_redis ;; # the servers of the external protocol tests
+    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|protocols)"; exit 2 ;;
   esac
 done

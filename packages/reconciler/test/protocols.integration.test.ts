@@ -8,7 +8,8 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { LOOPBACK_CIDRS } from '@orkestra/reconciler';
-import { usePostgres, usePrometheus } from '@orkestra/testenv/vitest';
+import { connect } from 'node:net';
+import { usePostgres, usePrometheus, useRedis } from '@orkestra/testenv/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { katalogFrom, readyOf, useRuntimeTest, waitFor } from './runtime-helpers.js';
@@ -16,6 +17,23 @@ import type { CrObject } from './runtime-helpers.js';
 
 const postgres = usePostgres();
 const prometheus = usePrometheus();
+const redis = useRedis();
+
+/** redisWrite sends inline commands to the test's Redis as its admin (the protocol only reads). */
+function redisWrite(...commands: string[]): Promise<string> {
+  const { port, password } = redis();
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+      if (answer.split('\r\n').length > commands.length + 1) socket.end();
+    });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+    socket.write([`AUTH ${password}`, ...commands].map((c) => `${c}\r\n`).join(''));
+  });
+}
 const { env, group, crs, startRuntime } = useRuntimeTest({
   prefix: 'proto',
   kind: 'Gauge',
@@ -47,6 +65,12 @@ beforeAll(async () => {
     body: { metadata: { name: 'pg-reader' }, stringData: { password: db.password } },
   });
   const pgUrl = `postgres://${db.user}@127.0.0.1:${db.port}/${db.database}`;
+  await redisWrite('RPUSH jobs a b c');
+  await env.kubeConfig.makeApiClient(CoreV1Api).createNamespacedSecret({
+    namespace: env.namespace,
+    body: { metadata: { name: 'redis-reader' }, stringData: { password: redis().password } },
+  });
+  const redisUrl = `redis://127.0.0.1:${redis().port}/0`;
   const katalog = katalogFrom(`apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
 metadata: {name: protocols}
@@ -94,8 +118,22 @@ spec:
             timeout: 2s
             retryBackoff: {initial: 100ms, max: 100ms, maxAttempts: 2}
             when: [{field: spec.deadDb, exists: true}]
+          - name: queue
+            protocol: redis
+            url: ${redisUrl}
+            query: 'LLEN "{{ spec.queue }}"'
+            auth: {secretRef: {name: redis-reader, key: password}}
+            timeout: 1s
+            when: [{field: spec.queue, exists: true}]
+          - name: deadCache
+            protocol: redis
+            url: "{{ spec.deadCache }}"
+            query: PING
+            timeout: 1s
+            when: [{field: spec.deadCache, exists: true}]
         status:
           fields:
+            - {path: queueLength, value: "{{ external.queue.result }}"}
             - {path: upValue, value: "{{ promValue external.up }}"}
             - {path: upSeries, value: "{{ promSeriesCount external.up }}"}
             - {path: upAbove, value: "{{ promAboveThreshold external.up 0 }}"}
@@ -269,6 +307,64 @@ describe('protocol: postgres', () => {
     await waitFor(
       'the runtime to carry on',
       async () => statusOf(await crs.get(env.namespace, 'pg-web'))['pending'] === '2',
+      30_000,
+      200,
+    );
+  });
+});
+
+describe('protocol: redis', () => {
+  it('puts a read command’s answer in the template context', async () => {
+    await crs.create(env.namespace, 'redis-jobs', { queue: 'jobs' });
+    await waitFor(
+      'the queue length in the status',
+      async () => statusOf(await crs.get(env.namespace, 'redis-jobs'))['queueLength'] === '3',
+      30_000,
+      200,
+    );
+  });
+
+  it('an injection attempt through a CR value stays one argument of one read', async () => {
+    await crs.create(env.namespace, 'redis-inject', { queue: 'jobs\r\nDEL jobs\r\n' });
+    await waitFor(
+      'the injected CR to reconcile',
+      async () => statusOf(await crs.get(env.namespace, 'redis-inject'))['queueLength'] === '0',
+      30_000,
+      200,
+    );
+    expect(await redisWrite('LLEN jobs')).toMatch(/:3\r\n$/);
+  });
+
+  it('a stopped server times out, and a down one fails with ExternalCallFailed; the runtime carries on', async () => {
+    process.kill(redis().pid, 'SIGSTOP');
+    try {
+      await crs.create(env.namespace, 'redis-slow', { queue: 'other' });
+      await waitFor(
+        'ExternalCallFailed',
+        async () => (await readyReason('redis-slow')) === 'ExternalCallFailed',
+        30_000,
+        100,
+      );
+      expect(readyOf(await crs.get(env.namespace, 'redis-slow'))?.message).toMatch(
+        /external call queue failed: .*(timed out|timeout)/i,
+      );
+    } finally {
+      process.kill(redis().pid, 'SIGCONT');
+    }
+    await crs.create(env.namespace, 'redis-down', { deadCache: 'redis://127.0.0.1:9/0' });
+    await waitFor(
+      'ExternalCallFailed',
+      async () => (await readyReason('redis-down')) === 'ExternalCallFailed',
+      30_000,
+      200,
+    );
+    expect(readyOf(await crs.get(env.namespace, 'redis-down'))?.message).toMatch(
+      /external call deadCache failed: .*ECONNREFUSED/,
+    );
+    await crs.patchSpec(env.namespace, 'redis-jobs', { queue: 'jobs', touch: 1 });
+    await waitFor(
+      'the runtime to carry on',
+      async () => statusOf(await crs.get(env.namespace, 'redis-jobs'))['queueLength'] === '3',
       30_000,
       200,
     );

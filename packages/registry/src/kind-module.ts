@@ -100,6 +100,8 @@ export interface KindModule<E = RenderedEntry> {
   readonly neverPruned?: boolean;
   /** Top-level fields templates never see (a Secret's `data`, docs/reference/katalog.md §13.3). */
   readonly hiddenFields?: readonly string[];
+  /** Children of this kind are namespaces: the namespace guard checks their own name (docs/reference/runtime.md §13). */
+  readonly isNamespace?: boolean;
 }
 
 /**
@@ -165,6 +167,7 @@ export interface KindDefinition {
   readonly finished?: (live: KubeObject) => 'complete' | 'failed' | undefined;
   readonly neverPruned?: boolean;
   readonly hiddenFields?: readonly string[];
+  readonly isNamespace?: boolean;
 }
 
 /** KindFacts are the static facts of a built-in kind, as a KindModule reports them. */
@@ -261,6 +264,7 @@ export function defineKind(def: KindDefinition): KindModule {
     ...(def.finished == null ? {} : { finished: def.finished }),
     ...(def.neverPruned == null ? {} : { neverPruned: def.neverPruned }),
     ...(def.hiddenFields == null ? {} : { hiddenFields: def.hiddenFields }),
+    ...(def.isNamespace == null ? {} : { isNamespace: def.isNamespace }),
   };
 }
 

@@ -15,6 +15,7 @@ const versions: TestenvVersions = {
   kwok: 'v0.7.0',
   prometheus: '2.42.0+ds-5+deb12u1',
   postgresql: '15',
+  redis: '5:7.0.15-1~deb12u10',
 };
 
 function executable(path: string): string {

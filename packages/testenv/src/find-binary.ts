@@ -21,6 +21,8 @@ export const ServerBinary = {
   Prometheus: 'prometheus',
   /** PostgreSQL's server (Debian's package); `initdb` is beside it. */
   Postgres: 'postgres',
+  /** Redis (Debian's redis-tools), for `protocol: redis` external calls. */
+  RedisServer: 'redis-server',
 } as const;
 export type ServerBinary = (typeof ServerBinary)[keyof typeof ServerBinary];
 
@@ -59,6 +61,7 @@ const BUILD_TARGET: Readonly<Record<ServerBinary, string>> = {
   kwok: 'kwok',
   prometheus: 'prometheus',
   postgres: 'postgres',
+  'redis-server': 'redis',
 };
 
 /** buildCommand is the command that builds one server into build.sh's cache (`pnpm testenv:build moto`). */
@@ -90,6 +93,9 @@ function cacheCandidates(name: ServerBinary, root: string, versions: TestenvVers
       return [join(root, `prometheus-${versions.prometheus}`, 'prometheus')];
     case 'postgres':
       return [join(root, `postgresql-${versions.postgresql}`, 'bin', 'postgres')];
+    case 'redis-server':
+      // Without the Debian epoch (`5:`), as build.sh names the directory.
+      return [join(root, `redis-${versions.redis.replace(/^\d+:/, '')}`, 'redis-server')];
     case 'moto_server': {
       // The venv directory carries the Python minor version: moto-5.2.5-py3.11.
       const prefix = `moto-${versions.moto}-py`;

@@ -2,6 +2,8 @@ import { startPostgres } from './postgres-server.js';
 import type { PostgresServer } from './postgres-server.js';
 import { startPrometheus } from './prometheus-server.js';
 import type { PrometheusServer } from './prometheus-server.js';
+import { startRedis } from './redis-server.js';
+import type { RedisServer } from './redis-server.js';
 import { useServer } from './use-server.js';
 
 /**
@@ -22,6 +24,17 @@ export function usePostgres(): () => PostgresServer {
 export function usePrometheus(): () => PrometheusServer {
   return useServer('Prometheus', async () => {
     const server = await startPrometheus();
+    return { value: server, release: server.stop };
+  });
+}
+
+/**
+ * useRedis starts a Redis server for the test file (beforeAll) and stops it (afterAll). A missing
+ * server (`pnpm testenv:build redis`) skips the file's tests locally and fails under `CI=true`.
+ */
+export function useRedis(): () => RedisServer {
+  return useServer('Redis', async () => {
+    const server = await startRedis();
     return { value: server, release: server.stop };
   });
 }

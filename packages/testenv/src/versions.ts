@@ -21,6 +21,8 @@ export interface TestenvVersions {
   readonly prometheus: string;
   /** PostgreSQL's major version (Debian's `postgresql-<major>`), e.g. `15`. */
   readonly postgresql: string;
+  /** Debian's redis-tools package version, e.g. `5:7.0.15-1~deb12u10`. */
+  readonly redis: string;
 }
 
 const overrides = {
@@ -32,6 +34,7 @@ const overrides = {
   kwok: 'ORKESTRA_KWOK_VERSION',
   prometheus: 'ORKESTRA_PROMETHEUS_VERSION',
   postgresql: 'ORKESTRA_POSTGRESQL_VERSION',
+  redis: 'ORKESTRA_REDIS_VERSION',
 } as const satisfies Record<keyof TestenvVersions, string>;
 
 /**
@@ -57,5 +60,6 @@ export function readVersions(env: NodeJS.ProcessEnv = process.env): TestenvVersi
     kwok: pick('kwok'),
     prometheus: pick('prometheus'),
     postgresql: pick('postgresql'),
+    redis: pick('redis'),
   };
 }

@@ -42,6 +42,12 @@ export const ConditionType = {
   /** Only for entries with warn validation rules: `True` while warn rules are violated. */
   ValidationWarning: 'ValidationWarning',
   /**
+   * Only on CRs with HTTP cross reads, once one failed: `True` while a peer cannot be read (the
+   * message names each address; the last good answer is used meanwhile), `False` once all answer
+   * (docs/reference/runtime.md §14.2, ADR 0043).
+   */
+  CrossSourceUnavailable: 'CrossSourceUnavailable',
+  /**
    * Only while a `preReconcile.reconcileGate` holds the CR (docs/reference/katalog.md §20.3): `True`,
    * reason `ReconcileGated`, the message naming what did not pass. Removed by the next reconcile.
    */
@@ -140,6 +146,10 @@ export const ConditionReason = {
   WaitingForChildren: 'WaitingForChildren',
   /** Never written on a CR: the Katalog itself failed to load (code of `KatalogError`). */
   KatalogInvalid: 'KatalogInvalid',
+  /** CrossSourceUnavailable=True: an HTTP cross read's peer did not answer (ADR 0043). */
+  CrossSourceUnavailable: 'CrossSourceUnavailable',
+  /** CrossSourceUnavailable=False: every HTTP cross read's peer answers again. */
+  CrossSourcesAvailable: 'CrossSourcesAvailable',
 } as const;
 /** ConditionReason is one of the reasons the runtime writes; also the `code` of every OrkestraError. */
 export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
@@ -198,4 +208,6 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   ChildFailed: 'none',
   WaitingForChildren: 'none',
   KatalogInvalid: 'terminal',
+  CrossSourceUnavailable: 'none',
+  CrossSourcesAvailable: 'none',
 });

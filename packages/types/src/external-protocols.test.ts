@@ -87,7 +87,7 @@ describe('external protocols', () => {
 `);
     const found = errors(text).join('\n');
     expect(found).toMatch(
-      /external\[0\]\.protocol: upstream `protocol: gopher` has no counterpart in Orkestra yet: external calls speak http, prometheus, postgres/,
+      /external\[0\]\.protocol: upstream `protocol: gopher` has no counterpart in Orkestra yet: external calls speak http, prometheus, postgres, redis/,
     );
     expect(found).toMatch(/external\[1\]\.url: url must start with postgres:\/\/ or postgresql:\/\//);
     expect(found).toMatch(/external\[2\]\.query: protocol prometheus needs a `query`/);

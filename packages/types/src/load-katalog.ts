@@ -546,7 +546,7 @@ function crossChecks(
 
     // cross reads of this Katalog
     box.cross.forEach((cross, i) => {
-      if (cross.endpoint === undefined && crds[cross.crd] === undefined) {
+      if (cross.endpoint === undefined && cross.url === undefined && crds[cross.crd] === undefined) {
         const suggestion = closestMatch(cross.crd, Object.keys(crds));
         errors.push(
           locator.issue(

@@ -1,7 +1,8 @@
 /**
  * Who may read a CR over the cross-read port (docs/reference/runtime.md §18.5, docs/adr/0030): a
  * caller whose bearer token a TokenReview accepts for the `orkestra-cross` audience, and whom a
- * SubjectAccessReview allows `get` on the entry's resource, that object, in that namespace.
+ * SubjectAccessReview allows `get` on the entry's resource, that object, in that namespace (or, for the
+ * Live API's lists and summaries, `list` on the resource, runtime.md §18.6).
  */
 import { readFile } from 'node:fs/promises';
 import type { CrossAuthorize } from '@orkestra/reconciler';
@@ -21,18 +22,20 @@ export function crossAuthorizer(gate: KubeGate | undefined): CrossAuthorize {
     if (!caller.ok) return caller;
     if (target == null) return { ok: true };
     const namespace = target.namespace ?? '';
+    const verb = target.verb ?? 'get';
     const allowed = await gate.allowed(caller, {
-      verb: 'get',
+      verb,
       group: target.group,
       resource: target.plural,
       namespace,
-      name: target.name,
+      ...(verb === 'get' ? { name: target.name } : {}),
     });
     if (allowed) return { ok: true };
+    const what = `${target.plural}${target.group === '' ? '' : `.${target.group}`}`;
     return {
       ok: false,
       status: 403,
-      message: `${caller.user.username} may not get ${target.plural}${target.group === '' ? '' : `.${target.group}`} ${target.name}${namespace === '' ? '' : ` in ${namespace}`}`,
+      message: `${caller.user.username} may not ${verb} ${what}${verb === 'get' ? ` ${target.name}` : ''}${namespace === '' ? '' : ` in ${namespace}`}`,
     };
   };
 }

@@ -95,6 +95,8 @@ interface EntryScope {
   readonly hasSchema: boolean;
   readonly declaredStatus: ReadonlySet<string>;
   readonly cross: ReadonlyMap<string, CrdEntry | undefined>;
+  /** Cross reads whose answer keys are not the CR's (a `protocol` other than `cr`, or a `url`). */
+  readonly freeCross: ReadonlySet<string>;
   readonly external: readonly string[];
   readonly externalCounts: {
     readonly validation: number;
@@ -297,8 +299,16 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
   const root = entry.schema?.openAPIV3Schema as JsonSchema | undefined;
   const box = entry.operatorBox;
   const cross = new Map<string, CrdEntry | undefined>();
-  for (const read of box.cross)
-    cross.set(read.as ?? read.crd, read.endpoint == null ? katalog.spec.crds[read.crd] : undefined);
+  // Reads of a Live API answer or a whole URL have keys of their own (`metrics`, `state`, …; ADR 0043).
+  const freeCross = new Set<string>();
+  for (const read of box.cross) {
+    cross.set(
+      read.as ?? read.crd,
+      read.endpoint == null && read.url == null ? katalog.spec.crds[read.crd] : undefined,
+    );
+    if ((read.protocol != null && read.protocol !== 'cr') || read.url != null)
+      freeCross.add(read.as ?? read.crd);
+  }
   const providers = new Map<string, string[]>();
   for (const [provider, list] of Object.entries(box.providers))
     providers.set(
@@ -335,6 +345,7 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
     hasSchema: root != null,
     declaredStatus: new Set(box.status.fields.map((f) => f.path.replace(/^\./, '').split('.')[0] ?? '')),
     cross,
+    freeCross,
     // validation.external runs first (step 8), then the hoisted operatorBox calls (step 11).
     external: [...(entry.validation?.external ?? []), ...box.external].map((call) => call.name),
     externalCounts: {
@@ -530,6 +541,7 @@ function checkHookPath(
   }
   if (!scope.cross.has(name))
     return `no cross read is named \`${name}\`${didYouMean(name, scope.cross.keys())}`;
+  if (scope.freeCross.has(name)) return undefined;
   const bad = resultKey(1);
   if (bad != null) return bad;
   const target = scope.cross.get(name);

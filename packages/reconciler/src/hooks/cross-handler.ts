@@ -33,9 +33,12 @@ export interface CrossReadTarget {
   readonly entry: string;
   readonly group: string;
   readonly plural: string;
-  /** Undefined for cluster-scoped entries. */
+  /** Undefined for cluster-scoped entries (and, for `list`, all namespaces). */
   readonly namespace: string | undefined;
+  /** The object read; `''` for a `list`. */
   readonly name: string;
+  /** The access asked for: `get` one object (default) or `list` the resource (Live API, runtime.md §18.6). */
+  readonly verb?: 'get' | 'list';
 }
 
 /** CrossAccessDecision lets a request through, or names the status and message to answer with. */

@@ -181,8 +181,8 @@ describe('cross reads over HTTP between two operators', () => {
     expect(result).toMatchObject({ found: true, name: 'acme', namespace: '', spec: { tier: 'gold' } });
   });
 
-  it('times out, and never throws', async () => {
-    const { result, expiresAt } = await new CrossHttpClient({
+  it('times out, and never throws; the peer is reported unavailable and asked again within 5 s', async () => {
+    const { result, expiresAt, unavailable } = await new CrossHttpClient({
       allowAddresses: LOOPBACK_CIDRS,
     }).read(
       { crd: 'database', endpoint: silent.base, selector: { name: 'orders' }, timeout: '150ms' },
@@ -192,7 +192,8 @@ describe('cross reads over HTTP between two operators', () => {
     expect(result.error).toBe(
       `timed out after 150ms (GET ${silent.base}/katalog/crds/database/objects/shop/orders)`,
     );
-    expect(expiresAt).toBeUndefined();
+    expect(unavailable).toBe(result.error);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 5000);
   });
 
   it('refuses link-local and metadata endpoints with the address guard (IP literals before the request, names at connect time)', async () => {

@@ -1,9 +1,14 @@
 /**
- * Cross reads over HTTP from another Orkestra process (docs/reference/katalog.md §15.2, docs/reference/runtime.md §14.2):
- * `GET <endpoint>/katalog/crds/<crd>/objects/<namespace>/<name>`, one request per distinct URL per
- * `cacheFor` window, a timeout, a 1 MiB body limit, and the address guard of external calls (no
- * link-local or cloud metadata address, checked on the address actually connected to). Never
- * throws: failures are `found: false` plus `error`, with credentials in the URL redacted.
+ * Cross reads over HTTP from another process (docs/reference/katalog.md §15.2, docs/reference/runtime.md §14.2,
+ * ADR 0043): `GET <endpoint>/katalog/crds/<crd>/objects/<namespace>/<name>` (Orkestra's object
+ * path), `<endpoint>` + a Live API path chosen by `protocol` (upstream's paths, runtime.md §18.6), or
+ * a whole `url`. One request per distinct URL per `cacheFor` window (concurrent readers share it), a
+ * timeout, a 1 MiB body limit, and the address guard of external calls (no link-local or cloud
+ * metadata address, checked on the address actually connected to). Never throws: failures are
+ * `found: false` plus `error`, with credentials in the URL redacted. A peer that does not answer
+ * is reported as `unavailable` (the reader's `CrossSourceUnavailable` condition) and its last good
+ * answer is used for another `cacheFor`; the failure itself is reused for up to 5 s, so a down
+ * peer is not asked once per reading CR.
  */
 import { parseDuration } from '@orkestra/types';
 import { systemClock } from '../clock.js';
@@ -17,12 +22,21 @@ import { createDeadline } from './deadline.js';
 import { MIB, TimeoutError, describeError, sendHttpRequest } from './http-request.js';
 import { LruCache } from './lru-cache.js';
 
-/** CrossHttpDeclaration is a rendered `cross` item with `endpoint` (`CrossRead` with rendered values fits it). */
+/** CrossProtocol is a Live API answer (`CrossRead.protocol`). */
+export type CrossProtocol = 'cr' | 'health' | 'metrics' | 'info' | 'events';
+
+/** CrossHttpDeclaration is a rendered `cross` item with `endpoint` or `url` (`CrossRead` with rendered values fits it). */
 export interface CrossHttpDeclaration {
   /** The entry name in the other operator's Katalog. */
   readonly crd: string;
-  /** Base URL of the other operator's HTTP server. */
-  readonly endpoint: string;
+  /** Base URL of the other operator's HTTP server (with `protocol`: its Live API). */
+  readonly endpoint?: string | undefined;
+  /** Which Live API answer to read under `endpoint`; undefined reads Orkestra's object path. */
+  readonly protocol?: CrossProtocol | undefined;
+  /** A whole URL whose JSON object answer is the result; replaces `endpoint`. */
+  readonly url?: string | undefined;
+  /** A bearer credential from `auth` (resolved by the caller); `id` names it in the answer cache. Replaces `sendToken`. */
+  readonly credential?: { readonly id: string; readonly value: string } | undefined;
   readonly selector: { readonly name?: string; readonly namespace?: string };
   /** Per request (a duration). Default `5s`. */
   readonly timeout?: string;
@@ -42,6 +56,8 @@ export interface CrossHttpResult {
   readonly expiresAt?: number;
   /** The URL that was (or would have been) requested, with credentials redacted. */
   readonly url: string;
+  /** Set when the peer did not answer (a network error, a timeout, a status other than 200/404, an answer that is not JSON): why, naming the URL. */
+  readonly unavailable?: string;
 }
 
 /** CrossHttpClientOptions configures a CrossHttpClient; every field has a default. */
@@ -71,6 +87,35 @@ export interface CrossHttpClientStats {
   readonly cacheHits: number;
 }
 
+/** FAILURE_REUSE_MS bounds how long a failed read is reused before the peer is asked again. */
+const FAILURE_REUSE_MS = 5000;
+
+/**
+ * liveApiUrl builds upstream's Live API path for a protocol (runtime.md §18.6): `cr` →
+ * `/katalog/<crd>/cr/[<ns>/]<name>`, `events` → the same plus `/events`, `health` →
+ * `/katalog/<crd>/health`, `metrics` and `info` → `/katalog/<crd>`.
+ */
+export function liveApiUrl(
+  endpoint: string,
+  crd: string,
+  protocol: CrossProtocol,
+  namespace: string | undefined,
+  name: string,
+): string {
+  const base = `${endpoint.replace(/\/+$/, '')}/katalog/${encodeURIComponent(crd)}`;
+  const one = `${base}/cr/${namespace == null || namespace === '' ? '' : `${encodeURIComponent(namespace)}/`}${encodeURIComponent(name)}`;
+  switch (protocol) {
+    case 'cr':
+      return one;
+    case 'events':
+      return `${one}/events`;
+    case 'health':
+      return `${base}/health`;
+    default:
+      return base;
+  }
+}
+
 /** crossObjectUrl builds `<endpoint>/katalog/crds/<crd>/objects/<namespace or _>/<name>`. */
 export function crossObjectUrl(
   endpoint: string,
@@ -94,7 +139,10 @@ export function crossObjectUrl(
 export class CrossHttpClient {
   readonly #clock: Clock;
   readonly #maxBodyBytes: number;
-  readonly #cache: LruCache<CrossResult>;
+  readonly #cache: LruCache<CrossHttpResult>;
+  /** The last good answer per read, and since when its peer fails (for `CrossSourceUnavailable`). */
+  readonly #lastGood = new Map<string, { result: CrossResult; failingSince: number | undefined }>();
+  readonly #maxLastGood: number;
   readonly #inFlight = new Map<string, Promise<CrossHttpResult>>();
   readonly #guard: AddressGuard;
   readonly #token: (() => Promise<string | undefined>) | undefined;
@@ -105,6 +153,7 @@ export class CrossHttpClient {
     this.#clock = options.clock ?? systemClock;
     this.#maxBodyBytes = options.maxBodyBytes ?? MIB;
     this.#cache = new LruCache(options.cacheEntries ?? 1000);
+    this.#maxLastGood = options.cacheEntries ?? 1000;
     this.#token = options.token;
     this.#guard = new AddressGuard({
       allowLinkLocal: options.allowLinkLocal ?? false,
@@ -129,46 +178,61 @@ export class CrossHttpClient {
   ): Promise<CrossHttpResult> {
     const name = declaration.selector.name ?? '';
     const namespace = nonEmpty(declaration.selector.namespace) ?? nonEmpty(context.namespace);
+    const shape: AnswerShape = declaration.url == null && declaration.protocol == null ? 'object' : 'live';
+    const perCr =
+      declaration.url == null &&
+      (declaration.protocol == null || declaration.protocol === 'cr' || declaration.protocol === 'events');
     let url: string;
     let timeoutMs: number;
     let cacheForMs: number;
     try {
-      // A query or fragment in the endpoint would choose the path that is read (`…?x=/katalog/…`).
-      if (/[?#]/.test(declaration.endpoint))
-        throw new Error('endpoint must not hold a query (?) or a fragment (#)');
-      url = crossObjectUrl(declaration.endpoint, declaration.crd, namespace, name);
+      if (declaration.url != null) {
+        if (declaration.url.includes('#')) throw new Error('url must not hold a fragment (#)');
+        url = declaration.url;
+      } else {
+        const endpoint = declaration.endpoint ?? '';
+        // A query or fragment in the endpoint would choose the path that is read (`…?x=/katalog/…`).
+        if (/[?#]/.test(endpoint)) throw new Error('endpoint must not hold a query (?) or a fragment (#)');
+        url =
+          declaration.protocol == null
+            ? crossObjectUrl(endpoint, declaration.crd, namespace, name)
+            : liveApiUrl(endpoint, declaration.crd, declaration.protocol, namespace, name);
+      }
       new URL(url);
       timeoutMs = parseDuration(declaration.timeout ?? '5s');
       cacheForMs = parseDuration(declaration.cacheFor ?? '30s');
     } catch (error) {
       return {
-        url: redactUrlCredentials(declaration.endpoint),
+        url: redactUrlCredentials(declaration.url ?? declaration.endpoint ?? ''),
         result: notFoundCrossResult(name, namespace ?? '', describeError(error)),
       };
     }
     const shown = redactUrlCredentials(url);
-    if (name === '')
+    if (perCr && name === '')
       return { url: shown, result: notFoundCrossResult(name, namespace ?? '', 'selector.name is empty') };
-    const sendToken = declaration.sendToken === true && this.#token != null;
-    // An answer read with the operator's token is never shared with a read that sends none.
-    const key = `${sendToken ? 't' : '-'} ${url}`;
+    const credential = declaration.credential;
+    const sendToken = credential == null && declaration.sendToken === true && this.#token != null;
+    // An answer read with one credential is never shared with a read that sends another, or none.
+    const key = `${credential == null ? (sendToken ? 't' : '-') : `c:${credential.id}`} ${url}`;
     const cached = this.#cache.entry(key, this.#clock.now());
     if (cached != null) {
       this.#cacheHits++;
-      return { url: shown, result: cached.value, expiresAt: cached.expiresAt };
+      return { ...cached.value, expiresAt: cached.expiresAt };
     }
     let shared = this.#inFlight.get(key);
     if (shared == null) {
-      shared = this.#fetch(
+      shared = this.#fetch({
         url,
         key,
+        shape,
+        credential: credential?.value,
         sendToken,
         name,
-        namespace ?? '',
+        namespace: namespace ?? '',
         timeoutMs,
         cacheForMs,
-        declaration.timeout ?? '5s',
-      );
+        timeoutText: declaration.timeout ?? '5s',
+      });
       this.#inFlight.set(key, shared);
       const pending = shared;
       void pending.finally(() => {
@@ -178,25 +242,19 @@ export class CrossHttpClient {
     return context.signal == null ? shared : raceAbort(shared, context.signal, shown, name, namespace ?? '');
   }
 
-  async #fetch(
-    url: string,
-    key: string,
-    sendToken: boolean,
-    name: string,
-    namespace: string,
-    timeoutMs: number,
-    cacheForMs: number,
-    timeoutText: string,
-  ): Promise<CrossHttpResult> {
-    const deadline = createDeadline(this.#clock, timeoutMs, `timed out after ${timeoutText}`);
+  async #fetch(request: FetchRequest): Promise<CrossHttpResult> {
+    const { url, key, shape, name, namespace, timeoutMs, cacheForMs } = request;
+    const deadline = createDeadline(this.#clock, timeoutMs, `timed out after ${request.timeoutText}`);
     const shown = redactUrlCredentials(url);
+    let failure: string;
     try {
       const target = new URL(url);
       if (target.protocol !== 'http:' && target.protocol !== 'https:')
         throw new Error(`unsupported URL scheme ${target.protocol} (http or https only)`);
-      // IP literals are not looked up, so they are checked here; names at connect time (lookup).
+      // Literal addresses are checked here; hostnames after resolution, at connect time (lookup).
       this.#guard.precheck(target);
-      const token = sendToken ? await this.#token?.().catch(() => undefined) : undefined;
+      const token =
+        request.credential ?? (request.sendToken ? await this.#token?.().catch(() => undefined) : undefined);
       this.#requests++;
       const response = await sendHttpRequest({
         url: target,
@@ -211,41 +269,104 @@ export class CrossHttpClient {
         maxBodyBytes: this.#maxBodyBytes,
       });
       if (response.status === 404)
-        return this.#remember(url, key, notFoundCrossResult(name, namespace), cacheForMs);
-      if (response.status !== 200) {
-        return {
-          url,
-          result: notFoundCrossResult(name, namespace, `unexpected status ${response.status} from ${shown}`),
-        };
-      }
-      const parsed = parseAnswer(response.body);
-      if (parsed == null) {
-        return {
-          url,
-          result: notFoundCrossResult(
-            name,
-            namespace,
-            `answer from ${shown} is not a cross-read JSON object`,
-          ),
-        };
-      }
-      return this.#remember(url, key, parsed, cacheForMs);
+        return this.#remember(key, { url: shown, result: notFoundCrossResult(name, namespace) }, cacheForMs);
+      if (response.status === 200) {
+        const parsed =
+          shape === 'object' ? parseAnswer(response.body) : parseLiveAnswer(response.body, name, namespace);
+        if (parsed != null) return this.#remember(key, { url: shown, result: parsed }, cacheForMs);
+        failure = `answer from ${shown} is not a ${shape === 'object' ? 'cross-read ' : ''}JSON object`;
+      } else failure = `unexpected status ${response.status} from ${shown}`;
     } catch (error) {
       const reason = deadline.signal.aborted ? deadline.signal.reason : error;
       const message = reason instanceof TimeoutError ? reason.message : describeError(reason);
-      return { url: shown, result: notFoundCrossResult(name, namespace, `${message} (GET ${shown})`) };
+      failure = `${message} (GET ${shown})`;
     } finally {
       deadline.clear();
     }
+    return this.#failed(key, shown, name, namespace, failure, cacheForMs);
   }
 
-  #remember(url: string, key: string, result: CrossResult, cacheForMs: number): CrossHttpResult {
-    const shown = redactUrlCredentials(url);
-    if (cacheForMs <= 0) return { url: shown, result };
+  /** #remember caches a good answer for `cacheFor` and keeps it as the last good one. */
+  #remember(key: string, answer: CrossHttpResult, cacheForMs: number): CrossHttpResult {
+    this.#lastGood.set(key, { result: answer.result, failingSince: undefined });
+    if (this.#lastGood.size > this.#maxLastGood)
+      this.#lastGood.delete(this.#lastGood.keys().next().value ?? '');
+    if (cacheForMs <= 0) return answer;
     const expiresAt = this.#clock.now() + cacheForMs;
-    this.#cache.set(key, result, expiresAt);
-    return { url: shown, result, expiresAt };
+    this.#cache.set(key, answer, expiresAt);
+    return { ...answer, expiresAt };
   }
+
+  /**
+   * #failed answers a read whose peer did not answer: the last good answer while the peer has been
+   * failing for less than `cacheFor`, else `found: false` with the error; either way `unavailable`.
+   * The outcome is reused for up to 5 s (never past `cacheFor`), and the reader re-queued then.
+   */
+  #failed(
+    key: string,
+    shown: string,
+    name: string,
+    namespace: string,
+    failure: string,
+    cacheForMs: number,
+  ): CrossHttpResult {
+    const now = this.#clock.now();
+    const last = this.#lastGood.get(key);
+    if (last != null && last.failingSince == null) last.failingSince = now;
+    const kept = last != null && now - (last.failingSince ?? now) < cacheForMs;
+    const answer: CrossHttpResult = {
+      url: shown,
+      result: kept ? last.result : notFoundCrossResult(name, namespace, failure),
+      unavailable: kept ? `${failure}; the last answer is used until the peer answers again` : failure,
+    };
+    const reuseMs = Math.min(FAILURE_REUSE_MS, Math.max(cacheForMs, 1));
+    const expiresAt = now + reuseMs;
+    this.#cache.set(key, answer, expiresAt);
+    return { ...answer, expiresAt };
+  }
+}
+
+/** AnswerShape is how an answer is read: Orkestra's object answer, or any JSON object (Live API, `url`). */
+type AnswerShape = 'object' | 'live';
+
+interface FetchRequest {
+  readonly url: string;
+  readonly key: string;
+  readonly shape: AnswerShape;
+  readonly credential: string | undefined;
+  readonly sendToken: boolean;
+  readonly name: string;
+  readonly namespace: string;
+  readonly timeoutMs: number;
+  readonly cacheForMs: number;
+  readonly timeoutText: string;
+}
+
+/**
+ * parseLiveAnswer reads a Live API (or any JSON) answer as upstream's readers do: the object is the
+ * result, `found` is its own `found` (a boolean or `"true"`/`"false"`), else true; the CR keys a
+ * template may read default to empty.
+ */
+function parseLiveAnswer(body: string, name: string, namespace: string): CrossResult | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (value == null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const answer = value as Record<string, unknown>;
+  const found = answer['found'];
+  return {
+    ...answer,
+    found: typeof found === 'boolean' ? found : typeof found === 'string' ? found === 'true' : true,
+    name: typeof answer['name'] === 'string' ? answer['name'] : name,
+    namespace: typeof answer['namespace'] === 'string' ? answer['namespace'] : namespace,
+    labels: stringMap(answer['labels']),
+    annotations: stringMap(answer['annotations']),
+    spec: objectMap(answer['spec']),
+    status: objectMap(answer['status']),
+  };
 }
 
 function parseAnswer(body: string): CrossResult | undefined {

@@ -7,7 +7,14 @@
  */
 import type { KubeObject } from '@orkestra/registry';
 import type { TemplateContext, TemplateEngine } from '@orkestra/template';
-import type { ConditionReason, CrdEntry, EvaluateConditionsOptions, Logger, Provider } from '@orkestra/types';
+import type {
+  ConditionReason,
+  CrdEntry,
+  CrossRead,
+  EvaluateConditionsOptions,
+  Logger,
+  Provider,
+} from '@orkestra/types';
 import type { CompiledCrd } from '../runtime/compile-katalog.js';
 import type { CrossHttpClient } from './cross-http.js';
 import type { CrossReaders, CrossResult, CrossTarget } from './cross.js';
@@ -23,6 +30,11 @@ export interface HookEffects {
   annotate(key: string, value: string): void;
   /** Sets `status.providers` for this run's status write (step 17), also after a failure or pending result. */
   recordProviders(records: Readonly<Record<string, unknown>>): void;
+  /**
+   * Reports the HTTP cross reads whose peer did not answer in this run (one message each, naming the
+   * address; empty when all answered), for the `CrossSourceUnavailable` condition (ADR 0043).
+   */
+  crossUnavailable(messages: readonly string[]): void;
 }
 
 /** HookInput is what a hook slot receives: the CR (normalized, mutated), the context so far and the reconcile's signal. */
@@ -121,6 +133,26 @@ export interface HookServices {
   readonly crossReaders: Pick<CrossReaders, 'record' | 'forget'>;
   /** The primary cache of an entry of this Katalog, for in-process cross reads. */
   readonly lookup: (crd: string) => CrossTarget | undefined;
+  /**
+   * The Live API answer of an entry of this Katalog for a cross read's `protocol` (health, metrics,
+   * info, events; `cr` reads the cache through `lookup`), built in process. Undefined: such reads
+   * of local kinds go over HTTP when they have an `endpoint` or `url`, else read as not found.
+   */
+  readonly liveAnswer?:
+    | ((
+        crd: string,
+        protocol: 'health' | 'metrics' | 'info' | 'events',
+        namespace: string | undefined,
+        name: string,
+      ) => Record<string, unknown> | undefined)
+    | undefined;
+  /** Resolves a cross read's `auth` (the environment or a Secret, in the CR's namespace by default) to a bearer credential or an error. */
+  readonly crossCredential?:
+    | ((
+        auth: NonNullable<CrossRead['auth']>,
+        namespace: string | undefined,
+      ) => Promise<{ readonly id: string; readonly value: string } | { readonly error: string }>)
+    | undefined;
   /** A scripted answer to the cross read named `as` (the offline engine's results); when set, no read is made. */
   readonly crossResult?: ((as: string) => CrossResult) | undefined;
   /** Created on first use (only entries with `git` need it). */

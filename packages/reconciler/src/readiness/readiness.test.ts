@@ -337,6 +337,30 @@ describe('childReadiness: readyWhen', () => {
   });
 });
 
+describe("childReadiness: the kind table's readyWhen rule (ADR 0051)", () => {
+  const bound: Condition[] = [{ field: 'status.phase', operator: 'equals', value: 'Bound', negate: false }];
+  const kindOf = (apiVersion: string, kind: string) =>
+    apiVersion === 'v1' && (kind === 'PersistentVolume' || kind === 'Pod') ? { readyWhen: bound } : undefined;
+
+  it("decides before the kstatus rule; an entry's readyWhen still replaces it", () => {
+    const pod = obj('v1', 'Pod', {
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    expect([childReadiness(pod).state, childReadiness(pod, { kindOf }).state]).toEqual([
+      'Current',
+      'InProgress',
+    ]);
+    const volume = (phase: string) => obj('v1', 'PersistentVolume', { status: { phase } });
+    expect(childReadiness(volume('Available'), { kindOf }).state).toBe('InProgress');
+    expect(childReadiness(volume('Bound'), { kindOf }).state).toBe('Current');
+    expect(childReadiness(volume('Available')).state).toBe('Current'); // the generic rule
+    const available: Condition[] = [
+      { field: 'status.phase', operator: 'equals', value: 'Available', negate: false },
+    ];
+    expect(childReadiness(volume('Available'), { kindOf, readyWhen: available }).state).toBe('Current');
+  });
+});
+
 describe('summarizeReadiness', () => {
   const ready = { state: 'Current', message: '' } as const;
 

@@ -20,6 +20,9 @@ import { Resync } from '../resync.js';
 import { Priority, WorkQueue } from '../work-queue.js';
 import { ExhaustedRetries } from './retries.js';
 import { PreReconcileGates } from './gates.js';
+import { conditionsOptions } from './conditions.js';
+import { Rollbacks } from './rollback.js';
+import type { RolledBackRun } from './rollback.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import type { CrdPipeline } from './reconcile-pipeline.js';
@@ -133,6 +136,8 @@ export class CrdController {
   readonly #exhausted: ExhaustedRetries;
   /** The entry's `preReconcile` gates (docs/reference/katalog.md §20.3), when it has any. */
   readonly #gates: PreReconcileGates | undefined;
+  /** The entry's `rollback` (docs/reference/katalog.md §20.4), when it has one. */
+  readonly #rollbacks: Rollbacks | undefined;
   readonly #shard: RuntimeShard | undefined;
 
   constructor(options: CrdControllerOptions) {
@@ -207,6 +212,16 @@ export class CrdController {
             { guard: this.guard, revision: previous.revision },
           );
     this.#assign = options.revision?.assign;
+    this.#rollbacks =
+      crd.entry.rollback == null
+        ? undefined
+        : new Rollbacks({
+            rollback: crd.entry.rollback,
+            clock: options.clock,
+            client: options.client,
+            primary: this.informer.cache,
+            events: options.events,
+          });
     const preReconcile = crd.entry.preReconcile;
     this.#gates =
       preReconcile == null
@@ -214,10 +229,7 @@ export class CrdController {
         : new PreReconcileGates({
             controller: crd.name,
             preReconcile,
-            conditions: {
-              renderTemplate: (source, context) => options.engine.renderTemplate(source, context),
-              now: () => new Date(options.clock.now()),
-            },
+            conditions: conditionsOptions(options.engine, options.clock),
             observer,
             client: options.client,
             primary: this.informer.cache,
@@ -246,6 +258,7 @@ export class CrdController {
         this.#keySuccessAt.delete(change.key);
         this.#exhausted.forget(change.key);
         this.#gates?.forget(change.key);
+        this.#rollbacks?.forget(change.key);
         this.pipeline.forget(change.object.metadata.uid ?? '');
         this.#previous?.forget(change.object.metadata.uid ?? '');
       }
@@ -393,6 +406,8 @@ export class CrdController {
     }
     // §20.3: the reconcile gate; a gated-out reconcile writes nothing but its Gated condition.
     if (this.#gates != null && !(await this.#gates.check(key, cached, logger))) return {};
+    // §20.4: a rolled-back CR is not reconciled normally until its spec changes.
+    const rolledBack = await this.#rollbacks?.before(key, cached, logger);
     // §20.1: retries exhausted; only a new generation (or a watched input, #inputChanged) retries.
     if (
       this.#exhausted.holds(key, cached.metadata['generation'], cached.metadata['deletionTimestamp'] != null)
@@ -404,7 +419,7 @@ export class CrdController {
     this.#reconciles++;
     this.#inFlight.set(key, []);
     try {
-      return await this.#run(key, cached, request, ctx, logger, started);
+      return await this.#run(key, cached, request, ctx, logger, started, rolledBack);
     } finally {
       // Events held during the run: re-queue unless every one was the echo of an own write, in
       // the highest lane among the others (a held readiness transition keeps its priority).
@@ -439,12 +454,23 @@ export class CrdController {
     ctx: ReconcileContext,
     logger: Logger,
     started: number,
+    rolledBack?: RolledBackRun,
   ): Promise<ReconcileResult> {
     try {
+      if (rolledBack != null && rolledBack.spec === undefined) {
+        await this.pipeline.writeRolledBack(cached, {
+          reconcileId: ctx.reconcileId,
+          logger,
+          signal: ctx.signal,
+          rolledBack,
+        });
+        return {};
+      }
       // issue 21: the revision the rollout assigns this CR (docs/reference/runtime.md §24.2).
       const pipeline =
         this.#previous != null && this.#assign?.(cached) === 'previous' ? this.#previous : this.pipeline;
-      const result = await pipeline.run(cached, {
+      const result = await pipeline.run(rolledBack == null ? cached : { ...cached, spec: rolledBack.spec }, {
+        ...(rolledBack == null ? {} : { rolledBack: { message: rolledBack.message } }),
         reconcileId: ctx.reconcileId,
         logger,
         signal: ctx.signal,
@@ -502,6 +528,9 @@ export class CrdController {
       this.#exhausted.exhausted(report.key, this.informer.cache.get(report.key)?.metadata['generation']);
     const seconds = report.durationMs / 1000;
     const observer = this.#observer;
+    if (report.outcome === 'success' || report.outcome === 'requeue_after')
+      this.#rollbacks?.succeeded(report.key);
+    else this.#rollbacks?.failed(report.key);
     if (report.outcome === 'success' || report.outcome === 'requeue_after') {
       this.#keySuccessAt.set(report.key, this.#clock.now());
       this.#successes++;

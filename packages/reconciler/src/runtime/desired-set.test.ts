@@ -60,6 +60,22 @@ function build(spec: Record<string, unknown>) {
   });
 }
 
+/** buildWith builds the desired set of an entry with the given operatorBox (no namespace guard but `kube-*`). */
+function buildWith(box: string) {
+  const compiled = compileKatalog(
+    loadKatalogOrThrow({ text: `${ENTRY}      restrictedNamespaces: ["kube-*"]\n      operatorBox:${box}` }),
+  ).crds.get('website');
+  if (compiled == null) throw new Error('entry missing');
+  return buildDesiredSet({
+    crd: compiled,
+    owner,
+    context: { metadata: { name: 'shop', namespace: 'web' }, spec: {} },
+    conditions: { renderTemplate: (source, context) => renderTemplate(source, context) },
+    customScope: () => false,
+    blockedReason: (namespace) => (namespace.startsWith('kube-') ? `${namespace} is restricted` : undefined),
+  });
+}
+
 describe('buildDesiredSet', () => {
   it('expands forEach, evaluates gates per copy, and keeps kind order with modes', () => {
     const set = build({ regions: ['eu', 'us'], image: 'nginx' });
@@ -77,6 +93,39 @@ describe('buildDesiredSet', () => {
     const set = build({ regions: [], image: 'nginx' });
     const deployment = set.groups.onReconcile.find((c) => c.ref.kind === 'Deployment');
     expect((deployment?.manifest['spec'] as Record<string, unknown>)['replicas']).toBeUndefined();
+  });
+
+  it('defaults services, ingresses and hpa to the only workload and the only service their kinds name', () => {
+    const set = buildWith(`
+        onReconcile:
+          statefulSets:
+            - {image: db, port: 5432}
+          services:
+            - {ports: [{name: sql, port: 5432}, {name: admin, port: 8080}]}
+          ingresses:
+            - {host: shop.example.com}
+          hpa:
+            - {maxReplicas: 3}
+`);
+    const byKind = (kind: string) => set.groups.onReconcile.find((c) => c.ref.kind === kind)?.manifest;
+    const statefulSet = byKind('StatefulSet');
+    expect((statefulSet?.['spec'] as Record<string, unknown>)['replicas']).toBeUndefined();
+    const selector = (byKind('Service')?.['spec'] as { selector: Record<string, string> }).selector;
+    expect(selector['orkestra.konductor.io/child']).toBe('shop');
+    expect(JSON.stringify(byKind('Ingress'))).toContain('"name":"shop-svc","port":{"number":5432}');
+    const target = (byKind('HorizontalPodAutoscaler')?.['spec'] as Record<string, unknown>)['scaleTargetRef'];
+    expect((target as Record<string, unknown>)['name']).toBe('shop');
+  });
+
+  it('guards a Namespace child by its own name, also when written through custom', () => {
+    const set = buildWith(`
+        onReconcile:
+          namespaces:
+            - {name: kube-a}
+          custom:
+            - {apiVersion: v1, kind: Namespace, metadata: {name: kube-b}}
+`);
+    expect(set.blocked.map((b) => b.ref.name)).toEqual(['kube-a', 'kube-b']);
   });
 
   it('reports children in a blocked namespace instead of writing them', () => {

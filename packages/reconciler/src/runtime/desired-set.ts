@@ -2,7 +2,7 @@
  * Step 13 of the pipeline (docs/reference/runtime.md §9.1): forEach expansion, per-copy gates, rendering and the
  * registry's `resolve`, giving the desired children of one CR.
  */
-import { kindFor } from '@orkestra/registry';
+import { kindFor, kindForObject } from '@orkestra/registry';
 import type { KubeObject, ObjectRef, Owner, ResolveHints } from '@orkestra/registry';
 import type { TemplateContext } from '@orkestra/template';
 import { ConditionReason, TerminalError, evaluateConditions } from '@orkestra/types';
@@ -127,7 +127,7 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
       }
       const resolved = module.resolve({ entry: forResolve, path: entry.source }, input.owner, kindHints);
       const ref = resolved.ref;
-      const guardNamespace = ref.kind === 'Namespace' && ref.apiVersion === 'v1' ? ref.name : ref.namespace;
+      const guardNamespace = kindForObject(ref)?.isNamespace === true ? ref.name : ref.namespace;
       const reason = guardNamespace == null ? undefined : input.blockedReason(guardNamespace);
       if (reason != null) {
         blocked.push({ entry, ref, reason });

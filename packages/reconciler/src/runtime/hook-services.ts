@@ -42,6 +42,8 @@ export interface HookServicesOptions {
   readonly crossToken?: (() => Promise<string | undefined>) | undefined;
   /** Imports the client package of an external call protocol (`@orkestra/protocol-postgres`; ADR 0053). Default a dynamic `import()`. */
   readonly importProtocol?: ((specifier: string) => Promise<unknown>) | undefined;
+  /** Live API answers of this operator's own kinds, built in process (ADR 0043). */
+  readonly liveAnswer?: HookServices['liveAnswer'];
 }
 
 /** CreatedHookServices are the services as the slots see them, and the concrete ones for metrics, the watches and `stop`. */
@@ -118,6 +120,8 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
       crossHttp,
       crossReaders,
       lookup: o.lookup,
+      liveAnswer: o.liveAnswer,
+      crossCredential: crossCredentialOf(env, kubeReads),
       git,
       docker,
       providers,
@@ -129,5 +133,29 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
     gitCheckouts: () => gitCheckouts,
     dockerBuilds: () => dockerBuilds,
     stop: () => dockerBuilds?.stop(),
+  };
+}
+
+/** crossCredentialOf resolves a cross read's `auth` (ADR 0043): `env` from the operator's environment, `secretRef` through the read cache. */
+function crossCredentialOf(
+  env: Readonly<Record<string, string | undefined>>,
+  kubeReads: KubeReadCache,
+): NonNullable<HookServices['crossCredential']> {
+  return async (auth, namespace) => {
+    if (auth.env != null) {
+      const variable = auth.env.replace(/^\$\{?/, '').replace(/\}$/, '');
+      const value = env[variable];
+      return value == null || value === ''
+        ? { error: `environment variable ${variable} is not set` }
+        : { id: `env:${variable}`, value };
+    }
+    const ref = auth.secretRef;
+    const ns = ref?.namespace ?? namespace ?? '';
+    if (ref == null || ns === '')
+      return { error: 'auth.secretRef needs a namespace for a cluster-scoped CR' };
+    const value = await kubeReads.secretValue(ns, ref.name, ref.key).catch(() => undefined);
+    return value == null || value === ''
+      ? { error: `secret ${ns}/${ref.name} has no key ${ref.key}` }
+      : { id: `secret:${ns}/${ref.name}/${ref.key}`, value };
   };
 }

@@ -57,7 +57,12 @@ function input(crd: string, cr: KubeObject): HookInput {
     context: { spec: cr['spec'] ?? {}, metadata: cr.metadata, git: {}, docker: {} },
     signal: new AbortController().signal,
     logger: {} as never,
-    effects: { requeueAt: () => undefined, annotate: () => undefined, recordProviders: () => undefined },
+    effects: {
+      requeueAt: () => undefined,
+      annotate: () => undefined,
+      recordProviders: () => undefined,
+      crossUnavailable: () => undefined,
+    },
   };
 }
 

@@ -39,6 +39,8 @@ import { errorForLog, serializeError } from './log-error.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
+import { liveAnswerOf, liveHandlerOf, recordLiveEvents } from './live-api-wiring.js';
+import type { LiveRuntimeState } from './live-api-wiring.js';
 import { createStarter } from './start.js';
 import { resolveTuning } from './tuning.js';
 import type { RuntimeTuning } from './tuning.js';
@@ -183,6 +185,9 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const logger = runtimeLogger(options.logger).child({ katalog: katalogName });
   const observer = completeObserver(options.observer);
   const { client, listWatch, events } = apiParts(options, current, { clock, logger, observer });
+  // The Live API's `/events` answers from the Events this process records (runtime.md §18.6).
+  const liveEvents = recordLiveEvents(events, clock);
+  const runtimeStartedAt = clock.now();
   const entries = new Map<string, RuntimeEntry>();
   const informerParts = { listWatch, client, clock, random, tuning, logger, observer };
   const kindUsers = childKindUsers(every);
@@ -216,6 +221,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     tuning,
     providers: options.providers ?? new Map(),
     lookup: (name) => crossTarget(entries.get(name)),
+    liveAnswer: liveAnswerOf(entries, () => liveState),
     onBuildFinished: (waiters) => wiring.enqueueReaders(waiters),
     ...(options.options?.crossToken == null ? {} : { crossToken: options.options.crossToken }),
     ...(options.options?.importProtocol == null ? {} : { importProtocol: options.options.importProtocol }),
@@ -269,6 +275,14 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     leaderElected: options.leaderElected ?? true,
     scopes,
   });
+  const liveState: LiveRuntimeState = {
+    leader: () => starter.leader,
+    started: () => starter.started,
+    waiting: () => starter.waitingEntries(),
+    events: liveEvents,
+    clock,
+    startedAt: runtimeStartedAt,
+  };
   const informers = (): Informer[] => [
     ...children.informers.values(),
     ...watches.informers.values(),
@@ -282,7 +296,14 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     events,
     start: () => starter.start(),
     startWorkers: () => starter.startWorkers(),
-    crossHandler: crossHandlerOf(entries, options.options?.crossAuthorize),
+    // The object path (runtime.md §18.5), then the Live API (§18.6), on the cross-read port.
+    crossHandler: liveHandlerOf(crossHandlerOf(entries, options.options?.crossAuthorize), {
+      katalog: compiled.katalog.metadata,
+      entries,
+      state: liveState,
+      authorize: options.options?.crossAuthorize,
+      namespace: tuning.namespace,
+    }),
     hookServices: {
       external: hooks.external,
       crossHttp: hooks.crossHttp,

@@ -8,7 +8,7 @@
  */
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { TemplateEngine } from '@orkestra/template';
-import { ConditionReason, toOrkestraError } from '@orkestra/types';
+import { ConditionReason, OrkestraAnnotation, toOrkestraError } from '@orkestra/types';
 import type { Logger } from '@orkestra/types';
 import { conditionsOptions } from './conditions.js';
 import type { Clock } from '../clock.js';
@@ -43,6 +43,7 @@ import { initialContext, runHooks } from './stages/hooks.js';
 import { buildInventory, inventoryOf } from './stages/inventory.js';
 import { prune } from './stages/prune.js';
 import { requeueDelay } from './stages/requeue.js';
+import { encodeSpec } from './rollback.js';
 import { flushChildChanges, newRunState } from './stages/run-state.js';
 import type { RunState, StageServices } from './stages/run-state.js';
 import { StatusWriter } from './status-writer.js';
@@ -99,6 +100,12 @@ export interface RunContext {
    * the failure is then written as `RetriesExhausted`, naming the attempts.
    */
   readonly lastAttempt?: { readonly attempts: number } | undefined;
+  /**
+   * Set for the run of a rolled-back CR (docs/reference/katalog.md §20.4): the CR passed to `run`
+   * carries the previous spec, success is written as Ready=False `RolledBack` with this message,
+   * and the previous spec is not recorded again.
+   */
+  readonly rolledBack?: { readonly message: string } | undefined;
 }
 
 /** RunResult is how a pipeline run that did not throw ended. */
@@ -278,9 +285,15 @@ export class CrdPipeline {
     if (waitingProvider != null) return waitingProvider;
     mark('providers');
     // Status, step 17; the CR's labels and annotations, step 18.
-    const outcome: ReadyOutcome = { ready: true, reason: ConditionReason.ReconcileSucceeded, message: '' };
+    const outcome: ReadyOutcome =
+      ctx.rolledBack == null
+        ? { ready: true, reason: ConditionReason.ReconcileSucceeded, message: '' }
+        : { ready: false, reason: ConditionReason.RolledBack, message: ctx.rolledBack.message };
     await this.#writeStatus(current.cr, outcome, state, ctx);
     mark('status');
+    // §20.4: the last spec that reconciled, kept on the CR for a rollback (written when it changed).
+    if (s.crd.entry.rollback != null && ctx.rolledBack == null)
+      state.annotations.set(OrkestraAnnotation.PreviousSpec, encodeSpec(current.cr['spec']));
     await writeCrMetadata(s, current.cr, state, ctx);
     const requeueMs = requeueDelay(s.crd.entry.requeue, context, s.conditions, ctx.logger);
     return { ...this.#result(state), ...(requeueMs == null ? {} : { requeueMs }) };
@@ -338,11 +351,26 @@ export class CrdPipeline {
     });
   }
 
+  /** writeRolledBack shows a rolled-back CR that is not reconciled (§20.4): Ready=False `RolledBack`, nothing else. */
+  async writeRolledBack(
+    cr: KubeObject,
+    ctx: RunContext & { readonly rolledBack: { readonly message: string } },
+  ): Promise<void> {
+    const state = newRunState();
+    await this.#writeStatus(
+      cr,
+      { ready: false, reason: ConditionReason.RolledBack, message: ctx.rolledBack.message },
+      state,
+      ctx,
+    );
+  }
+
   async #writeStatus(cr: KubeObject, outcome: ReadyOutcome, state: RunState, ctx: RunContext): Promise<void> {
     const written = await this.#status.write(cr, {
       outcome,
       providers: state.providers,
       warnings: state.warnings,
+      crossUnavailable: state.crossUnavailable,
       inventory: state.inventory,
       context: state.context,
       desired: state.desired,

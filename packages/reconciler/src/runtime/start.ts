@@ -47,6 +47,8 @@ export interface Starter {
   startWorkers(): void;
   /** Whether `start` has finished its first sync. */
   readonly started: boolean;
+  /** Whether this replica may run workers (upstream's `isKonductor`, runtime.md §18.6). */
+  readonly leader: boolean;
   waitingEntries(): string[];
   stop(): void;
 }
@@ -81,6 +83,9 @@ export function createStarter(o: StarterOptions): Starter {
   return {
     get started() {
       return started;
+    },
+    get leader() {
+      return leader;
     },
     async start() {
       if (started) return;

@@ -36,6 +36,8 @@ export interface StatusWriteInput {
   readonly outcome: ReadyOutcome;
   /** Warn-rule messages; undefined without warn rules or when validation did not run. */
   readonly warnings: readonly string[] | undefined;
+  /** HTTP cross reads whose peer did not answer; undefined keeps the cached condition (ADR 0043). */
+  readonly crossUnavailable?: readonly string[] | undefined;
   readonly inventory: readonly InventoryRecord[] | undefined;
   readonly context: TemplateContext | undefined;
   readonly desired: DesiredSet | undefined;
@@ -106,6 +108,7 @@ export class StatusWriter {
         message: input.outcome.message,
       },
       validationWarnings: this.#hasWarnRules ? (input.warnings ?? 'unknown') : undefined,
+      crossUnavailable: input.crossUnavailable,
       inventory: input.inventory == null ? undefined : readiness.annotate(input.inventory),
       providers: input.providers,
       katalogRevision: this.#o.revision,

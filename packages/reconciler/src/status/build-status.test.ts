@@ -215,6 +215,32 @@ describe('buildStatus: ValidationWarning', () => {
     });
   });
 
+  it('writes CrossSourceUnavailable only once a read failed: True naming the address, then False, kept when not run (ADR 0043)', () => {
+    const fine = build({ crossUnavailable: [] });
+    expect((fine.status['conditions'] as { type: string }[]).map((c) => c.type)).toEqual(['Ready']);
+    const down = build({
+      crossUnavailable: ['cross.loader: connect ECONNREFUSED (GET http://loader:8080/katalog/loader/health)'],
+    });
+    const condition = (down.status['conditions'] as { type: string }[]).find(
+      (c) => c.type === 'CrossSourceUnavailable',
+    );
+    expect(condition).toMatchObject({
+      status: 'True',
+      reason: 'CrossSourceUnavailable',
+      message: 'cross.loader: connect ECONNREFUSED (GET http://loader:8080/katalog/loader/health)',
+    });
+    const kept = build({ cachedStatus: down.status });
+    expect(kept.status['conditions']).toEqual(down.status['conditions']);
+    const back = build({ cachedStatus: down.status, crossUnavailable: [], now: T2 });
+    expect(
+      (back.status['conditions'] as { type: string }[]).find((c) => c.type === 'CrossSourceUnavailable'),
+    ).toMatchObject({
+      status: 'False',
+      reason: 'CrossSourcesAvailable',
+      message: '',
+    });
+  });
+
   it('is kept as cached when validation did not run', () => {
     const warned = build({ validationWarnings: ['w'] });
     const failed = build({

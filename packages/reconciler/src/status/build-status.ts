@@ -52,6 +52,12 @@ export interface BuildStatusInput {
    * An empty list gives `False`/`NoWarnings`, a non-empty one `True` with the messages joined by `"; "`.
    */
   readonly validationWarnings?: readonly string[] | 'unknown' | undefined;
+  /**
+   * HTTP cross reads whose peer did not answer (ADR 0043). Undefined keeps the cached
+   * `CrossSourceUnavailable` condition; non-empty sets it `True` with the messages joined by "; ";
+   * empty sets an existing one `False`/`CrossSourcesAvailable` (a CR whose reads never failed gets none).
+   */
+  readonly crossUnavailable?: readonly string[] | undefined;
   /** The children managed for this CR; sorted and normalized here. Undefined keeps the cached inventory. */
   readonly inventory?: readonly InventoryItem[] | undefined;
   /** Provider records by provider and declaration name. Undefined keeps the cached value. */
@@ -89,6 +95,7 @@ const OWNED_CONDITION_TYPES: ReadonlySet<string> = new Set([
   ConditionType.Ready,
   ConditionType.Synced,
   ConditionType.ValidationWarning,
+  ConditionType.CrossSourceUnavailable,
   // Written by the reconcile gate only (runtime/gates.ts); every reconcile that runs removes it.
   ConditionType.Gated,
 ]);
@@ -165,11 +172,31 @@ function buildConditions(
     );
   }
 
+  const previousCross = previous(ConditionType.CrossSourceUnavailable);
+  const unavailable = input.crossUnavailable;
+  const cross =
+    unavailable == null || (unavailable.length === 0 && previousCross == null)
+      ? previousCross
+      : makeCondition(
+          previousCross,
+          ConditionType.CrossSourceUnavailable,
+          unavailable.length > 0
+            ? {
+                status: 'True',
+                reason: ConditionReason.CrossSourceUnavailable,
+                message: unavailable.join('; '),
+              }
+            : { status: 'False', reason: ConditionReason.CrossSourcesAvailable, message: '' },
+          generation,
+          input.now,
+        );
+
   // Owned conditions keep their position; new ones go after the others.
   const out: unknown[] = [];
   let readyPlaced = false;
   let syncedPlaced = false;
   let warningPlaced = false;
+  let crossPlaced = false;
   for (const condition of cached) {
     const type = conditionType(condition);
     if (type === ConditionType.Ready) {
@@ -181,6 +208,9 @@ function buildConditions(
     } else if (type === ConditionType.ValidationWarning) {
       if (!warningPlaced && warning != null) out.push(warning);
       warningPlaced = true;
+    } else if (type === ConditionType.CrossSourceUnavailable) {
+      if (!crossPlaced && cross != null) out.push(cross);
+      crossPlaced = true;
     } else if (type == null || !OWNED_CONDITION_TYPES.has(type)) {
       out.push(condition);
     }
@@ -188,6 +218,7 @@ function buildConditions(
   if (!readyPlaced) out.push(ready);
   if (!syncedPlaced && synced != null) out.push(synced);
   if (!warningPlaced && warning != null) out.push(warning);
+  if (!crossPlaced && cross != null) out.push(cross);
   return out;
 }
 

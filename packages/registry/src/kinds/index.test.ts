@@ -1,7 +1,7 @@
 import { RESOURCE_KINDS, RESOURCE_LIST_KEYS } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
 import { defineKind } from '../kind-module.js';
-import { kinds } from './index.js';
+import { kindForObject, kinds } from './index.js';
 
 describe('kinds', () => {
   it('lists the kinds in the order of RESOURCE_KINDS', () => {
@@ -40,5 +40,32 @@ describe('kinds', () => {
       build,
     });
     expect([widgets.kind, widgets.defaultNameSuffix]).toEqual(['Widget', undefined]);
+  });
+
+  it('answers what the pipeline asks about a kind from its module, found by object kind too', () => {
+    expect(kindForObject({ apiVersion: 'batch/v1', kind: 'Job' })).toBe(kinds.jobs);
+    expect(kindForObject({ apiVersion: 'v1', kind: 'Secret' })?.hiddenFields).toEqual(['data', 'stringData']);
+    expect(kindForObject({ apiVersion: 'example.com/v1', kind: 'Job' })).toBeUndefined();
+    const complete = { status: { conditions: [{ type: 'Complete', status: 'True' }] } };
+    expect(kinds.jobs.finished?.({ apiVersion: 'batch/v1', kind: 'Job', metadata: {}, ...complete })).toBe(
+      'complete',
+    );
+    expect(kinds.jobs.neverPruned).toBe(true);
+    expect([kinds.secrets.createdOnce?.({ once: true }), kinds.secrets.createdOnce?.({})]).toEqual([
+      true,
+      false,
+    ]);
+    expect(kinds.namespaces.isNamespace).toBe(true);
+    const roles = Object.values(kinds).flatMap((m) =>
+      m.sibling == null ? [] : [`${m.listKey}:${m.sibling.role}`],
+    );
+    expect(roles).toEqual([
+      'services:service',
+      'deployments:workload',
+      'statefulSets:workload',
+      'hpa:scaler',
+    ]);
+    const service = kinds.services.sibling;
+    expect(service?.role === 'service' && service.port({ ports: [{ port: '8080' }], port: 1 })).toBe(8080);
   });
 });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Condition } from '../schema/condition.js';
 
 /**
  * ResourceKind is everything @orkestra/types knows about one resource list of a lifecycle group
@@ -28,6 +29,11 @@ export interface ResourceKind<K extends string = string, E = unknown> {
   readonly childrenKeys: { readonly singular: string; readonly plural: string };
   /** The zod schema of one entry of the list. */
   readonly entry: z.ZodType<E>;
+  /**
+   * The kind's readiness rule as conditions over the child's own object (ADR 0051), used instead
+   * of the kstatus rule of its group and kind; an entry's own `readyWhen` still replaces it.
+   */
+  readonly readyWhen?: readonly Condition[];
 }
 
 /** ResourceKindDefinition is the input of defineResourceKind: the facts of a fixed kind and its entry schema. */
@@ -43,6 +49,7 @@ export interface ResourceKindDefinition<K extends string, E> {
   /** Defaults to the lower-cased kind and the plural. */
   readonly childrenKeys?: ResourceKind['childrenKeys'];
   readonly entry: z.ZodType<E>;
+  readonly readyWhen?: readonly Condition[];
 }
 
 /** apiGroupOf returns the API group of an `apiVersion`: `''` for core `v1`, `apps` for `apps/v1`. */
@@ -84,5 +91,6 @@ export function defineResourceKind<const K extends string, E>(
     wave: def.wave,
     childrenKeys: Object.freeze(def.childrenKeys ?? { singular: def.kind.toLowerCase(), plural }),
     entry: def.entry,
+    ...(def.readyWhen == null ? {} : { readyWhen: Object.freeze([...def.readyWhen]) }),
   });
 }

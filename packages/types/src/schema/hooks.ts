@@ -21,6 +21,7 @@ export const EXTERNAL_PROTOCOLS = {
   http: ['http', 'https'],
   prometheus: ['http', 'https'],
   postgres: ['postgres', 'postgresql'],
+  redis: ['redis', 'rediss'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** ExternalProtocolName is one of EXTERNAL_PROTOCOLS. */
@@ -141,9 +142,15 @@ function checkProtocol(
   if (call.query === undefined || call.query === '')
     issue('query', `protocol ${call.protocol} needs a \`query\``, call.query);
   if (call.body !== undefined) issue('body', `protocol ${call.protocol} sends no body`, call.body);
-  if (call.protocol === 'prometheus') {
+  if (call.protocol === 'prometheus' || call.protocol === 'redis') {
     if (call.params !== undefined)
-      issue('params', 'bind parameters are for protocol postgres; template the PromQL instead', call.params);
+      issue(
+        'params',
+        `bind parameters are for protocol postgres; template the ${call.protocol === 'redis' ? 'command' : 'PromQL'} instead`,
+        call.params,
+      );
+    if (call.protocol === 'redis' && call.range !== undefined)
+      issue('range', '`range` is for protocol prometheus', call.range);
     return;
   }
   if (call.range !== undefined) issue('range', '`range` is for protocol prometheus', call.range);
@@ -204,6 +211,15 @@ export interface ExternalCall extends z.output<typeof ExternalCallSchema> {}
 /** ExternalCall is one HTTP call of `operatorBox.external` (docs/reference/katalog.md §15.1). */
 export const ExternalCall: z.ZodType<ExternalCall> = ExternalCallSchema.meta({ id: 'ExternalCall' });
 
+/**
+ * CROSS_PROTOCOLS are the Live API answers a cross read may ask a peer for (docs/reference/katalog.md
+ * §15.2, runtime.md §18.6): `cr` one CR, `events` its events, `health` the entry's health,
+ * `metrics` and `info` the entry's summary (with its `metrics` map).
+ */
+export const CROSS_PROTOCOLS = ['cr', 'health', 'metrics', 'info', 'events'] as const;
+/** Protocols that read one CR, and so need `selector.name`. */
+const PER_CR_PROTOCOLS: ReadonlySet<string> = new Set(['cr', 'events']);
+
 /** CrossRead reads another CRD entry's CR (docs/reference/katalog.md §15.2); `as` defaults to `crd`. */
 const CrossReadSchema = z
   .strictObject({
@@ -211,51 +227,105 @@ const CrossReadSchema = z
     selector: z
       .strictObject({ name: Tpl.optional(), namespace: Tpl.optional(), matchLabels: TplMap.optional() })
       .superRefine((selector, ctx) => {
-        if ((selector.name === undefined) === (selector.matchLabels === undefined)) {
+        if (selector.name !== undefined && selector.matchLabels !== undefined) {
           ctx.addIssue({
             code: 'custom',
             message: 'a selector needs exactly one of `name` and `matchLabels`',
             input: selector,
           });
         }
-      }),
+      })
+      .default({}),
     as: Identifier.optional(),
+    /** Base URL of the peer operator (its cross-read port); the path follows from `protocol`. */
     endpoint: Tpl.optional(),
+    /** Which Live API answer to read from `endpoint`; without it, the object path of runtime.md §18.5. */
+    protocol: z.enum(CROSS_PROTOCOLS).optional(),
+    /** A full URL whose JSON object answer is the result (any service; upstream's `source.endpoint`). */
+    url: Tpl.optional(),
     timeout: Duration.optional(),
     cacheFor: Duration.optional(),
+    /** The bearer token to send: from the operator's environment or a Secret (never a literal). */
+    auth: z
+      .strictObject({
+        env: z
+          .string()
+          .regex(/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected $NAME' })
+          .optional(),
+        secretRef: z
+          .strictObject({ name: Literal, key: Literal, namespace: LiteralNamespace.optional() })
+          .optional(),
+      })
+      .superRefine((auth, ctx) => {
+        if ((auth.env === undefined) === (auth.secretRef === undefined))
+          ctx.addIssue({
+            code: 'custom',
+            message: 'auth needs exactly one of `env` and `secretRef`',
+            input: auth,
+          });
+      })
+      .optional(),
   })
-  .superRefine((cross, ctx) => {
-    if (cross.endpoint === undefined) {
-      if (cross.timeout !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          message: '`timeout` applies only with `endpoint`',
-          path: ['timeout'],
-          input: cross.timeout,
-        });
-      if (cross.cacheFor !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          message: '`cacheFor` applies only with `endpoint`',
-          path: ['cacheFor'],
-          input: cross.cacheFor,
-        });
-    } else if (cross.selector.matchLabels !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'only `selector.name` is supported with `endpoint`',
-        path: ['selector', 'matchLabels'],
-        input: cross.selector,
-      });
-    }
-  })
+  .superRefine((cross, ctx) => checkCrossRead(cross, ctx))
   .transform((cross) => ({
     ...cross,
     as: cross.as ?? cross.crd,
-    ...(cross.endpoint === undefined
+    ...(cross.endpoint === undefined && cross.url === undefined
       ? {}
       : { timeout: cross.timeout ?? '5s', cacheFor: cross.cacheFor ?? '30s' }),
   }));
+
+/** checkCrossRead checks the keys that depend on each other in one cross read. */
+function checkCrossRead(
+  cross: {
+    selector: { name?: string | undefined; matchLabels?: unknown };
+    endpoint?: string | undefined;
+    url?: string | undefined;
+    protocol?: string | undefined;
+    timeout?: string | undefined;
+    cacheFor?: string | undefined;
+    auth?: unknown;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: (string | number)[], message: string, input: unknown): void =>
+    ctx.addIssue({ code: 'custom', message, path, input });
+  const remote = cross.endpoint ?? cross.url;
+  if (cross.endpoint !== undefined && cross.url !== undefined)
+    issue(
+      ['url'],
+      '`url` and `endpoint` are exclusive (`url` is a whole URL, `endpoint` a base URL)',
+      cross.url,
+    );
+  if (cross.protocol !== undefined && cross.endpoint === undefined)
+    issue(['protocol'], '`protocol` applies only with `endpoint`', cross.protocol);
+  if (remote === undefined) {
+    for (const key of ['timeout', 'cacheFor', 'auth'] as const)
+      if (cross[key] !== undefined)
+        issue([key], `\`${key}\` applies only with \`endpoint\` or \`url\``, cross[key]);
+  }
+  const perCr =
+    cross.url === undefined && (cross.protocol === undefined || PER_CR_PROTOCOLS.has(cross.protocol));
+  if (remote === undefined || perCr) {
+    if ((cross.selector.name === undefined) === (cross.selector.matchLabels === undefined))
+      issue(['selector'], 'a selector needs exactly one of `name` and `matchLabels`', cross.selector);
+  }
+  if (remote !== undefined && cross.selector.matchLabels !== undefined)
+    issue(
+      ['selector', 'matchLabels'],
+      'only `selector.name` is supported when the CRD is read over HTTP (`endpoint` or `url`)',
+      cross.selector,
+    );
+  if (cross.auth !== undefined && remote !== undefined) {
+    const origin = URL_ORIGIN.exec(remote);
+    if (origin == null || origin[0].includes('{{') || origin[0].includes('}}'))
+      issue(
+        [cross.url === undefined ? 'endpoint' : 'url'],
+        "with `auth`, the URL's scheme, host and port must be literal (only the path may be a template): a CR must not choose where the credential is sent",
+        remote,
+      );
+  }
+}
 /** CrossRead is a cross read. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface CrossRead extends z.output<typeof CrossReadSchema> {}

@@ -1,6 +1,6 @@
 /**
  * Inside the operatorBox: lifecycle groups, upstream's list-key spellings, group lists written as
- * lists, cross sources; each group's children go to the concern that maps them.
+ * lists, cross sources (cross-source.ts); each group's children go to the concern that maps them.
  */
 import { isMap, isSeq } from 'yaml';
 import type { Pair, YAMLMap, YAMLSeq } from 'yaml';
@@ -8,6 +8,7 @@ import { UPSTREAM_API_VERSIONS } from '../metadata.js';
 import { upgradeChild } from './children.js';
 import { CLUSTER_LISTS, clusterLists } from './cluster-lists.js';
 import { upgradeDeleteGroups } from './delete-groups.js';
+import { crossSource } from './cross-source.js';
 import { externalProtocols } from './external.js';
 import { keyOf, mapAt, pairOf, scalar, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
@@ -51,12 +52,7 @@ export function upgradeBox(up: Upgrader, box: YAMLMap, boxPath: Path): void {
       if (!isMap(item)) return;
       const source = pairOf(item as YAMLMap, 'source');
       if (source != null && isMap(source.value)) {
-        up.problem(
-          [...boxPath, 'cross', i, 'source'],
-          source.key,
-          'upstream key `source` (a map) has no counterpart in Orkestra: it reads another operator through upstream’s own HTTP paths (`host` + `protocol` → /katalog/<crd>/…) and answer shapes, which Orkestra neither serves nor calls. Between Orkestra operators write `endpoint: <base URL of the other operator>` with a `selector.name`; for any other JSON service use `external`',
-        );
-        refusedReads.push(item);
+        if (!crossSource(up, item as YAMLMap, [...boxPath, 'cross', i])) refusedReads.push(item);
         return;
       }
       if (source != null && pairOf(item as YAMLMap, 'endpoint') == null) {

@@ -5,7 +5,8 @@
  * keeps its source range: an error in a moved block still points at the user's file:line:col, and
  * `ork migrate` prints the same document (comments and key order kept) in the canonical form.
  *
- * One file per upstream concern; this index is the folder's only entry for the rest of the package.
+ * One file per upstream concern (e.g. cross-source.ts: `cross[].source`, ADR 0043); this index is the
+ * folder's only entry for the rest of the package.
  */
 export { upgradeDialect } from './upgrade-dialect.js';
 export type { DialectChange, DialectProblem } from './upgrader.js';

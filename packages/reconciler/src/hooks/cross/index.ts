@@ -29,7 +29,14 @@ export interface CompiledCross {
   readonly selector: CompiledValue;
   /** Renders the endpoint URL; undefined for in-process reads. */
   readonly endpoint: CompiledValue | undefined;
+  /** Renders the whole `url`; undefined without one. */
+  readonly url: CompiledValue | undefined;
+  /** True when the operator's own token may go with the read: a literal `endpoint`, or a `url` whose origin is literal (docs/adr/0030). */
+  readonly literalTarget: boolean;
 }
+
+/** URL_ORIGIN is the scheme and authority of a URL as written. */
+const URL_ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i;
 
 /** crossHook is the `cross` unit. */
 export const crossHook = defineHook({
@@ -50,6 +57,14 @@ export const crossHook = defineHook({
           declaration.endpoint == null
             ? undefined
             : compileValue(declaration.endpoint, { path: `${katalogPath}.endpoint`, engine }),
+        url:
+          declaration.url == null
+            ? undefined
+            : compileValue(declaration.url, { path: `${katalogPath}.url`, engine }),
+        literalTarget:
+          declaration.url == null
+            ? declaration.endpoint != null && !declaration.endpoint.includes('{{')
+            : (URL_ORIGIN.exec(declaration.url)?.[0].includes('{{') ?? true) === false,
       };
     }),
   declared: (compiled) => compiled.length > 0,
@@ -57,6 +72,7 @@ export const crossHook = defineHook({
   settle: contextValue,
   memory: noMemory,
   results: 'by-name',
+  // Live API answers (`protocol`, `url`) add their own keys (`metrics`, `state`, `children`, …).
   resultKeys: ['found', 'name', 'namespace', 'labels', 'annotations', 'spec', 'status', 'error'],
   // Offline, every read (in process or HTTP) is answered from `cross.<as>`; a missing one reads as not found.
   offline: (script) => ({
@@ -74,13 +90,18 @@ export const crossHook = defineHook({
     const namespace = nonEmpty(cr.metadata.namespace);
     const results: Record<string, CrossResult> = {};
     const records: CrossReadRecord[] = [];
+    const unavailable: string[] = [];
+    let remoteReads = 0;
     for (const item of compiled) {
-      const as = item.declaration.as ?? item.declaration.crd;
+      const { declaration } = item;
+      const as = declaration.as ?? declaration.crd;
       let selector: { name?: string; namespace?: string; matchLabels?: Record<string, string> };
       let endpoint: string | undefined;
+      let url: string | undefined;
       try {
         selector = stringSelector(item.selector.render(input.context));
         endpoint = item.endpoint == null ? undefined : stringForm(item.endpoint.render(input.context));
+        url = item.url == null ? undefined : stringForm(item.url.render(input.context));
       } catch (error) {
         if (services.crossResult != null) {
           results[as] = services.crossResult(as);
@@ -93,34 +114,79 @@ export const crossHook = defineHook({
         results[as] = services.crossResult(as);
         continue;
       }
-      if (endpoint != null) {
-        const read = await services.crossHttp.read(
-          {
-            crd: item.declaration.crd,
-            endpoint,
-            selector: {
-              ...(selector.name == null ? {} : { name: selector.name }),
-              ...(selector.namespace == null ? {} : { namespace: selector.namespace }),
-            },
-            ...(item.declaration.timeout == null ? {} : { timeout: item.declaration.timeout }),
-            ...(item.declaration.cacheFor == null ? {} : { cacheFor: item.declaration.cacheFor }),
-            // The operator's token goes only to an endpoint the Katalog wrote literally (docs/adr/0030).
-            sendToken: item.endpoint?.isStatic === true,
-          },
-          { namespace, signal: input.signal },
+      // One path (ADR 0043): a kind this operator serves is read in process — from its cache, or
+      // its Live API answer built in process — whatever `endpoint`/`url` says; HTTP otherwise.
+      const protocol = declaration.protocol;
+      const local = services.lookup(declaration.crd);
+      if (local != null && (protocol == null || protocol === 'cr' || url != null)) {
+        const read = readCross(
+          { crd: declaration.crd, selector, as },
+          { lookup: services.lookup, namespace },
         );
         results[as] = read.result;
-        if (read.expiresAt != null) input.effects.requeueAt(read.expiresAt);
+        records.push(read.record);
         continue;
       }
-      const read = readCross(
-        { crd: item.declaration.crd, selector, as },
-        { lookup: services.lookup, namespace },
+      if (local != null && protocol != null && protocol !== 'cr' && services.liveAnswer != null) {
+        const ns = local.namespaced ? (selector.namespace ?? namespace) : undefined;
+        const answer = services.liveAnswer(declaration.crd, protocol, ns, selector.name ?? '');
+        results[as] =
+          answer == null
+            ? notFoundCrossResult(selector.name ?? '', ns ?? '')
+            : { ...notFoundCrossResult(selector.name ?? '', ns ?? ''), ...answer, found: true };
+        // The answer changes with the target's CRs and counters: re-read when a target CR changes.
+        records.push({ crd: declaration.crd, matchLabels: {} });
+        continue;
+      }
+      if (endpoint == null && url == null) {
+        const read = readCross(
+          { crd: declaration.crd, selector, as },
+          { lookup: services.lookup, namespace },
+        );
+        results[as] = read.result;
+        records.push(read.record);
+        continue;
+      }
+      remoteReads++;
+      let credential: { readonly id: string; readonly value: string } | undefined;
+      if (declaration.auth != null) {
+        const resolved =
+          services.crossCredential == null
+            ? { error: 'credentials are not available to cross reads here' }
+            : await services.crossCredential(declaration.auth, namespace);
+        if ('error' in resolved) {
+          results[as] = notFoundCrossResult(
+            selector.name ?? '',
+            namespace ?? '',
+            `${item.katalogPath}.auth: ${resolved.error}`,
+          );
+          continue;
+        }
+        credential = resolved;
+      }
+      const read = await services.crossHttp.read(
+        {
+          crd: declaration.crd,
+          ...(url == null ? { endpoint } : { url }),
+          ...(protocol == null ? {} : { protocol }),
+          selector: {
+            ...(selector.name == null ? {} : { name: selector.name }),
+            ...(selector.namespace == null ? {} : { namespace: selector.namespace }),
+          },
+          ...(declaration.timeout == null ? {} : { timeout: declaration.timeout }),
+          ...(declaration.cacheFor == null ? {} : { cacheFor: declaration.cacheFor }),
+          ...(credential == null ? {} : { credential }),
+          // The operator's token goes only to a target the Katalog wrote literally (docs/adr/0030).
+          sendToken: item.literalTarget,
+        },
+        { namespace, signal: input.signal },
       );
       results[as] = read.result;
-      records.push(read.record);
+      if (read.unavailable != null) unavailable.push(`cross.${as}: ${read.unavailable}`);
+      if (read.expiresAt != null) input.effects.requeueAt(read.expiresAt);
     }
     services.crossReaders.record(readerId(crd.name, keyOf(cr)), records);
+    if (remoteReads > 0 || unavailable.length > 0) input.effects.crossUnavailable(unavailable);
     return results;
   },
 });

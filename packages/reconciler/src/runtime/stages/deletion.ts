@@ -215,7 +215,7 @@ async function cleanupJobs(
         try {
           live = await services.client.create(manifest);
           services.children.upsertFromWrite(live);
-          childWritten(services, state, 'Job', 'create');
+          childWritten(services, state, resolved.ref.kind, 'create');
           services.events.normal(cr, 'Created', `${formatChild(resolved.ref)} (${job.source}) was created`);
         } catch (error) {
           if (error instanceof AlreadyExistsError) {
@@ -230,7 +230,7 @@ async function cleanupJobs(
           cr,
           'DeleteHookFailed',
           formatReasonMessage(job.katalogPath, 'cleanup job failed', {
-            kind: 'Job',
+            kind: resolved.ref.kind,
             namespace: resolved.ref.namespace,
             name: resolved.ref.name,
           }),

@@ -40,6 +40,9 @@ export function hookEffects(state: RunState): HookEffects {
     recordProviders: (records) => {
       state.providers = records;
     },
+    crossUnavailable: (messages) => {
+      state.crossUnavailable = [...messages];
+    },
   };
 }
 

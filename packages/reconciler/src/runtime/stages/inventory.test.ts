@@ -72,6 +72,36 @@ describe('buildInventory', () => {
   });
 });
 
+describe('a Job, by its kind module', () => {
+  it('is recorded completed once seen complete, and is never a prune candidate', () => {
+    const cluster = new MemoryCluster({ clock });
+    const done = { status: { conditions: [{ type: 'Complete', status: 'True' }] } };
+    cluster.put(child('Job', 'migrate', 'onReconcile.jobs[0]', done));
+    cluster.put(child('ConfigMap', 'done', 'onReconcile.configMaps[0]', done));
+    const inventory = buildInventory({
+      children: cluster.childStore,
+      ownerUid: 'u1',
+      desired: undefined,
+      previous: [],
+      pruned: new Set(),
+    });
+    expect(inventory.map((r) => `${r.kind}/${r.name}${r.completed === true ? ' completed' : ''}`)).toEqual([
+      'Job/migrate completed',
+      'ConfigMap/done',
+    ]);
+    const candidates = pruneCandidates({
+      children: cluster.childStore,
+      ownerUid: 'u1',
+      desired: { groups: { onCreate: [], onReconcile: [] }, blocked: [], ids: new Set() },
+      previous: inventory,
+    });
+    expect([...candidates.values()].map((c) => `${c.ref.kind}:${String(c.job)}`)).toEqual([
+      'Job:true',
+      'ConfigMap:false',
+    ]);
+  });
+});
+
 describe('pruneCandidates', () => {
   it('lists undesired children; the inventory mode and prune flag win over the source annotation', () => {
     const cluster = new MemoryCluster({ clock });

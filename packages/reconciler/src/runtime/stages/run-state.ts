@@ -44,6 +44,8 @@ export interface RunState {
   /** Timed re-queues (clock times, epoch ms); the earliest wins. */
   requeueAt: number[];
   warnings: string[] | undefined;
+  /** HTTP cross reads whose peer did not answer; undefined when the cross hook did not run (ADR 0043). */
+  crossUnavailable: string[] | undefined;
   desired: DesiredSet | undefined;
   context: TemplateContext | undefined;
   inventory: InventoryRecord[] | undefined;
@@ -72,6 +74,7 @@ export function newRunState(): RunState {
     writes: 0,
     requeueAt: [],
     warnings: undefined,
+    crossUnavailable: undefined,
     desired: undefined,
     context: undefined,
     inventory: undefined,

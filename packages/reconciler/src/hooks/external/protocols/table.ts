@@ -8,10 +8,12 @@ import type { ExternalProtocolName } from '@orkestra/types';
 import { httpProtocol } from './http/index.js';
 import { postgresProtocol } from './postgres/index.js';
 import { prometheusProtocol } from './prometheus/index.js';
+import { redisProtocol } from './redis/index.js';
 import type { ProtocolUnit } from './protocol-unit.js';
 
 export const PROTOCOL_TABLE: { readonly [N in ExternalProtocolName]: ProtocolUnit & { readonly name: N } } = {
   http: httpProtocol as ProtocolUnit & { readonly name: 'http' },
   prometheus: prometheusProtocol as ProtocolUnit & { readonly name: 'prometheus' },
   postgres: postgresProtocol as ProtocolUnit & { readonly name: 'postgres' },
+  redis: redisProtocol as ProtocolUnit & { readonly name: 'redis' },
 };

@@ -36,7 +36,7 @@ interface PostgresModule {
 }
 
 /** POSTGRES_MODULE is the package of the driver (a dependency of the operator, loaded like a provider). */
-export const POSTGRES_MODULE = '@orkestra/protocol-postgres';
+const POSTGRES_MODULE = '@orkestra/protocol-postgres';
 
 export const postgresProtocol = defineProtocol({
   name: 'postgres',

@@ -1,0 +1,108 @@
+/**
+ * `protocol: redis` (docs/reference/katalog.md §15.1.1): one read command as upstream writes it
+ * (`query: LLEN jobs`, `HGET h "a field"`), from a fixed list of reads with a bounded answer, over
+ * one connection per target shared by every CR. The `ioredis` driver is in
+ * `@orkestra/protocol-redis`, imported on the first call. The result keeps upstream's shape
+ * (`result`: the answer as text; `raw`: `{value}`).
+ */
+import { stringForm } from '@orkestra/types';
+import { NotRetryable, defineProtocol } from '../protocol-unit.js';
+import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
+
+/** The part of `@orkestra/protocol-redis` used here (structural, so the driver stays out of this package). */
+interface RedisModule {
+  readonly RedisClients: new () => {
+    run(
+      target: {
+        host: string;
+        serverName: string;
+        port: number;
+        db: number;
+        username?: string | undefined;
+        password?: string | undefined;
+        tls: boolean;
+      },
+      command: { command: string; timeoutMs: number },
+    ): Promise<unknown>;
+    close(): Promise<void>;
+  };
+}
+
+const REDIS_MODULE = '@orkestra/protocol-redis';
+
+export const redisProtocol = defineProtocol({
+  name: 'redis',
+  reference: 'docs/reference/katalog.md §15.1.1',
+  credential:
+    'the password of the URL’s user (`default` without one); a password written in the URL is refused',
+  addressGuard:
+    'the host is resolved and every address checked before connecting, and the connection goes to the checked address (TLS still verifies the host name)',
+  errors:
+    'an unreachable server, a lost connection or a timeout is retried; a command the server refuses (wrong type, wrong arguments) or that is not a read is not',
+  open: (services) => redisSession(services),
+});
+
+function redisSession(services: ProtocolServices): ProtocolSession {
+  let clients: Promise<InstanceType<RedisModule['RedisClients']>> | undefined;
+  const open = (): Promise<InstanceType<RedisModule['RedisClients']>> =>
+    (clients ??= services.importModule(REDIS_MODULE).then(
+      (module) => new (module as RedisModule).RedisClients(),
+      (error: unknown) => {
+        clients = undefined;
+        throw new NotRetryable(
+          `protocol redis needs the package ${REDIS_MODULE} (${error instanceof Error ? error.message : String(error)})`,
+        );
+      },
+    ));
+  return {
+    async call({ declaration, credential, timeoutMs }): Promise<ProtocolAnswer> {
+      let url: URL;
+      try {
+        url = new URL(declaration.url);
+      } catch {
+        throw new NotRetryable('invalid redis URL');
+      }
+      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+        throw new NotRetryable(`unsupported URL scheme ${url.protocol} (redis:// or rediss:// only)`);
+      if (url.password !== '')
+        throw new NotRetryable(
+          'a password in the URL is refused: put it in a Secret and name it in `auth.secretRef`',
+        );
+      const dbText = url.pathname.replace(/^\//, '');
+      if (dbText !== '' && !/^\d{1,2}$/.test(dbText))
+        throw new NotRetryable(`database ${dbText} is not a number`);
+      services.guard.precheck(url);
+      const checked = await services.guard.addresses(url);
+      const serverName = url.hostname.replace(/^\[|\]$/g, '');
+      const value = await (
+        await open()
+      ).run(
+        {
+          host: checked?.[0]?.address ?? serverName,
+          serverName,
+          port: url.port === '' ? 6379 : Number(url.port),
+          db: dbText === '' ? 0 : Number(dbText),
+          username: url.username === '' ? undefined : decodeURIComponent(url.username),
+          password: credential,
+          tls: url.protocol === 'rediss:',
+        },
+        { command: declaration.query ?? '', timeoutMs },
+      );
+      const plain = value instanceof Buffer ? value.toString('utf8') : value;
+      const text = JSON.stringify(plain ?? null);
+      if (Buffer.byteLength(text) > services.maxBodyBytes)
+        throw new NotRetryable(`the answer exceeds ${services.maxBodyBytes} bytes`);
+      return {
+        ok: true,
+        result: plain == null ? '' : Array.isArray(plain) ? text : stringForm(plain),
+        raw: { value: plain ?? null },
+        json: plain ?? null,
+      };
+    },
+    async close(): Promise<void> {
+      const current = clients;
+      clients = undefined;
+      await (await current?.catch(() => undefined))?.close();
+    },
+  };
+}

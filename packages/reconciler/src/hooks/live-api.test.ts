@@ -1,0 +1,287 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../kube-object.js';
+import type { CrossAuthorize, CrossReadTarget } from './cross-handler.js';
+import { createLiveApiHandler, formatAge } from './live-api.js';
+import type { LiveApiEntry, LiveHealth } from './live-api.js';
+
+const NOW = Date.parse('2026-12-05T12:00:00Z');
+
+const cr = (namespace: string, name: string, extra: Record<string, unknown> = {}): KubeObject => ({
+  apiVersion: 'demo.example.io/v1',
+  kind: 'Db',
+  metadata: {
+    name,
+    namespace,
+    generation: 2,
+    creationTimestamp: '2026-12-05T11:55:28Z',
+    labels: { tier: 'data' },
+    annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', note: 'x' },
+  },
+  spec: { size: 3, domain: `${name}.example.io` },
+  status: {
+    phase: 'Running',
+    conditions: [{ type: 'Ready', status: 'True', reason: 'ReconcileSucceeded', message: '' }],
+    inventory: [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: `${name}-deployment` }],
+  },
+  ...extra,
+});
+
+const health: LiveHealth = {
+  synced: true,
+  workersStarted: true,
+  reconciles: 10,
+  successes: 9,
+  consecutiveFailures: 0,
+  lastSuccessAt: NOW - 1000,
+  lastError: '',
+  queueDepth: 4,
+  workers: 3,
+  activeWorkers: 1,
+  unhealthyDependencies: false,
+};
+
+const objects = [cr('shop', 'payments'), cr('shop', 'orders'), cr('other', 'ledger')];
+const entry = (name: string, crossAccess: boolean): LiveApiEntry => ({
+  name,
+  crossAccess,
+  namespaced: true,
+  apiTypes: { group: 'demo.example.io', version: 'v1', kind: 'Db', plural: 'dbs' },
+  resync: '30s',
+  workersSource: 'configured',
+  health: () => health,
+  list: () => objects,
+  get: (namespace, n) => objects.find((o) => o.metadata.namespace === namespace && o.metadata.name === n),
+  events: (namespace, n) =>
+    namespace === 'shop' && n === 'payments'
+      ? [
+          {
+            type: 'Normal',
+            reason: 'ReconcileSucceeded',
+            message: 'ok',
+            firstSeen: NOW - 5000,
+            lastSeen: NOW - 2000,
+            count: 2,
+          },
+          {
+            type: 'Warning',
+            reason: 'ApplyFailed',
+            message: 'bad',
+            firstSeen: NOW - 9000,
+            lastSeen: NOW - 9000,
+            count: 1,
+          },
+        ]
+      : [],
+});
+
+const asked: (CrossReadTarget | undefined)[] = [];
+/** Bearer `all` may do anything; `get-only` may get but not list; anything else is 401. */
+const authorize: CrossAuthorize = (request, target) => {
+  asked.push(target);
+  const token = request.headers.authorization?.replace(/^Bearer /, '');
+  if (token !== 'all' && token !== 'get-only')
+    return Promise.resolve({ ok: false, status: 401, message: 'no token' });
+  if (target != null && token === 'get-only' && target.verb === 'list')
+    return Promise.resolve({ ok: false, status: 403, message: 'may not list' });
+  return Promise.resolve({ ok: true });
+};
+
+let server: Server;
+let base = '';
+beforeAll(async () => {
+  const live = createLiveApiHandler({
+    katalog: { name: 'data', version: '1.2.0' },
+    entries: () =>
+      new Map([
+        ['db', entry('db', true)],
+        ['hidden', entry('hidden', false)],
+      ]),
+    isKonductor: () => true,
+    ready: () => true,
+    authorize,
+    now: () => NOW,
+    startedAt: NOW - 707_000,
+  });
+  server = createServer((req, res) => {
+    void live(req, res).then((handled) => {
+      if (!handled) res.writeHead(418).end();
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+const get = async (
+  path: string,
+  token = 'all',
+): Promise<{ status: number; body: Record<string, unknown> }> => {
+  const response = await fetch(
+    `${base}${path}`,
+    token === '' ? {} : { headers: { authorization: `Bearer ${token}` } },
+  );
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+describe('the Live API handler', () => {
+  it('answers /katalog with upstream’s summary, listing only entries with crossAccess', async () => {
+    const { status, body } = await get('/katalog');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      name: 'data',
+      version: '1.2.0',
+      total: 1,
+      healthy: true,
+      OrkReady: true,
+      status: 200,
+      isKonductor: true,
+      statusCounts: { healthy: 1, degraded: 0, pending: 0 },
+    });
+    expect((body['crds'] as { name: string }[]).map((c) => c.name)).toEqual(['db']);
+  });
+
+  it('answers /katalog/<crd> with workers, queue and the metrics map', async () => {
+    const { body } = await get('/katalog/db');
+    expect(body).toMatchObject({
+      name: 'db',
+      gvk: 'demo.example.io/v1, Kind=Db',
+      workers: { current: 3, source: 'configured' },
+      resync: '30s',
+      queue: { depth: 4 },
+      metrics: { workers: 3, queueDepth: 4, errorRate: 0.1, successRate: 0.9 },
+    });
+  });
+
+  it('answers /katalog/<crd>/health with upstream’s health fields', async () => {
+    const { body } = await get('/katalog/db/health');
+    expect(body).toMatchObject({
+      name: 'db',
+      state: 'healthy',
+      status: 200,
+      healthy: true,
+      started: true,
+      pending: false,
+      uptime: '11m47s',
+      consecutiveFails: 0,
+      totalReconciles: 10,
+      resourceCount: 3,
+      hasUnhealthyDependencies: false,
+    });
+  });
+
+  it('lists CRs sorted, with ?field= and ?namespace=', async () => {
+    const { body } = await get('/katalog/db/cr?field=spec.domain&namespace=shop');
+    expect(body['total']).toBe(2);
+    expect(body['items']).toEqual([
+      {
+        name: 'orders',
+        namespace: 'shop',
+        phase: 'Running',
+        ready: true,
+        readyReason: 'ReconcileSucceeded',
+        age: '4m32s',
+        generation: 2,
+        value: 'orders.example.io',
+      },
+      {
+        name: 'payments',
+        namespace: 'shop',
+        phase: 'Running',
+        ready: true,
+        readyReason: 'ReconcileSucceeded',
+        age: '4m32s',
+        generation: 2,
+        value: 'payments.example.io',
+      },
+    ]);
+    expect(asked.at(-1)).toMatchObject({ verb: 'list', namespace: 'shop', plural: 'dbs' });
+  });
+
+  it('answers one CR with status, spec, children by kind and the events path', async () => {
+    const { status, body } = await get('/katalog/db/cr/shop/payments');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      found: true,
+      name: 'payments',
+      namespace: 'shop',
+      generation: 2,
+      ready: true,
+      phase: 'Running',
+      spec: { size: 3 },
+      status: { phase: 'Running' },
+      children: { Deployment: [{ name: 'payments-deployment', namespace: 'shop', kind: 'Deployment' }] },
+      eventsEndpoint: '/katalog/db/cr/shop/payments/events',
+      annotations: { note: 'x' },
+    });
+    expect(asked.at(-1)).toMatchObject({ verb: 'get', namespace: 'shop', name: 'payments' });
+  });
+
+  it('answers a CR’s events newest first', async () => {
+    const { body } = await get('/katalog/db/cr/shop/payments/events');
+    expect(body['total']).toBe(2);
+    expect((body['events'] as { reason: string; age: string }[]).map((e) => [e.reason, e.age])).toEqual([
+      ['ReconcileSucceeded', '2s'],
+      ['ApplyFailed', '9s'],
+    ]);
+  });
+
+  it('refuses before revealing anything: 401 without a token, also for unknown or hidden entries', async () => {
+    for (const path of [
+      '/katalog',
+      '/katalog/db',
+      '/katalog/nope/cr',
+      '/katalog/hidden/health',
+      '/katalog/db/cr/shop/payments',
+    ])
+      expect((await get(path, '')).status).toBe(401);
+  });
+
+  it('asks `list` for lists and `get` for one CR; 403 and 404 after that', async () => {
+    expect((await get('/katalog/db/cr', 'get-only')).status).toBe(403);
+    expect((await get('/katalog/db/health', 'get-only')).status).toBe(403);
+    expect((await get('/katalog/db/cr/shop/payments', 'get-only')).status).toBe(200);
+    expect((await get('/katalog/hidden/cr')).status).toBe(403);
+    expect((await get('/katalog/nope/cr')).status).toBe(404);
+    const missing = await get('/katalog/db/cr/shop/absent');
+    expect(missing).toMatchObject({ status: 404, body: { found: false } });
+    expect((await get('/katalog/db/cr/payments')).status).toBe(404);
+  });
+
+  it('leaves the object-read paths to their handler', async () => {
+    expect((await fetch(`${base}/katalog/crds/db/objects/shop/payments`)).status).toBe(418);
+  });
+});
+
+describe('the JSON Schema of the answers (docs/reference/live-api.schema.json)', () => {
+  const schema = JSON.parse(
+    readFileSync(new URL('../../../../docs/reference/live-api.schema.json', import.meta.url), 'utf8'),
+  ) as { $defs: Record<string, { required?: string[]; properties?: Record<string, unknown> }> };
+  it.each([
+    ['KatalogSummary', '/katalog'],
+    ['EntryInfo', '/katalog/db'],
+    ['EntryHealth', '/katalog/db/health'],
+    ['CrList', '/katalog/db/cr'],
+    ['CrDetail', '/katalog/db/cr/shop/payments'],
+    ['CrEvents', '/katalog/db/cr/shop/payments/events'],
+  ])('%s: %s has every required key and no undeclared one', async (name, path) => {
+    const def = schema.$defs[name];
+    const { body } = await get(path);
+    for (const key of def?.required ?? []) expect(body, key).toHaveProperty(key);
+    for (const key of Object.keys(body)) expect(Object.keys(def?.properties ?? {}), key).toContain(key);
+  });
+});
+
+describe('formatAge', () => {
+  it('prints like upstream', () => {
+    expect([
+      formatAge(0),
+      formatAge(272_000),
+      formatAge(3 * 3600_000 + 120_000),
+      formatAge(2 * 86_400_000 + 5 * 3600_000),
+    ]).toEqual(['0s', '4m32s', '3h2m', '2d5h']);
+  });
+});

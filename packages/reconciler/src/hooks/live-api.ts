@@ -1,0 +1,537 @@
+/**
+ * The Live API (docs/reference/runtime.md §18.6, ADR 0043): upstream's read-only paths and answer
+ * shapes, served on the cross-read port from the informer caches and the process's own counters —
+ * no API-server request per read. Every request passes `authorize` (TokenReview +
+ * SubjectAccessReview) before anything is revealed; only entries with `crossAccess: true` are served.
+ *
+ * | path                                              | answer           | access review           |
+ * | ------------------------------------------------- | ---------------- | ----------------------- |
+ * | `/katalog`                                        | KatalogSummary   | `list`, per entry shown |
+ *
+ * `list` is reviewed in `?namespace=` when given, else in the operator's watched namespace when it
+ * is pinned to one, else cluster-wide.
+ * | `/katalog/<crd>`                                  | EntryInfo        | `list`                  |
+ * | `/katalog/<crd>/health`                           | EntryHealth      | `list`                  |
+ * | `/katalog/<crd>/cr[?field=a.b&namespace=ns]`      | CrList           | `list` (in `namespace`) |
+ * | `/katalog/<crd>/cr/[<ns>/]<name>`                 | CrDetail         | `get` that CR           |
+ * | `/katalog/<crd>/cr/[<ns>/]<name>/events`          | CrEvents         | `get` that CR           |
+ *
+ * The JSON Schema of every answer is docs/reference/live-api.schema.json.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { KubeObject } from '../kube-object.js';
+import type { CrossAuthorize, CrossReadTarget } from './cross-handler.js';
+
+/** LiveEvent is one Event this process recorded about a CR (kept in memory, newest last). */
+export interface LiveEvent {
+  readonly type: string;
+  readonly reason: string;
+  readonly message: string;
+  /** Epoch ms of the last time it was recorded. */
+  readonly lastSeen: number;
+  readonly firstSeen: number;
+  readonly count: number;
+}
+
+/** LiveHealth is what the runtime knows of an entry's reconciles. */
+export interface LiveHealth {
+  readonly synced: boolean;
+  readonly workersStarted: boolean;
+  readonly reconciles: number;
+  readonly successes: number;
+  readonly consecutiveFailures: number;
+  readonly lastSuccessAt: number | undefined;
+  readonly lastError: string;
+  readonly queueDepth: number;
+  readonly workers: number;
+  readonly activeWorkers: number;
+  /** True when a `dependsOn` target is not ready. */
+  readonly unhealthyDependencies: boolean;
+}
+
+/** LiveApiEntry is one CRD entry as the Live API sees it. */
+export interface LiveApiEntry {
+  readonly name: string;
+  readonly crossAccess: boolean;
+  readonly namespaced: boolean;
+  readonly apiTypes: {
+    readonly group: string;
+    readonly version: string;
+    readonly kind: string;
+    readonly plural: string;
+  };
+  /** The resync interval as written (`30s`). */
+  readonly resync: string;
+  /** `configured` when the Katalog sets `workers`, `autoscaler` while an autoscaler overrides it. */
+  readonly workersSource: 'default' | 'configured' | 'autoscaler';
+  health(): LiveHealth;
+  list(): readonly KubeObject[];
+  get(namespace: string | undefined, name: string): KubeObject | undefined;
+  events(namespace: string | undefined, name: string): readonly LiveEvent[];
+}
+
+/** LiveApiOptions configures createLiveApiHandler. */
+export interface LiveApiOptions {
+  readonly katalog: { readonly name: string; readonly version?: string | undefined };
+  readonly entries: () => ReadonlyMap<string, LiveApiEntry>;
+  /** Whether this replica runs the workers (upstream's `isKonductor`). */
+  readonly isKonductor: () => boolean;
+  /** Whether every informer has its first list (upstream's `OrkReady`). */
+  readonly ready: () => boolean;
+  readonly authorize: CrossAuthorize;
+  /**
+   * The one namespace the operator watches, if it is pinned to one: lists, health and summaries are
+   * then access-reviewed in that namespace (every CR served is there), not cluster-wide.
+   */
+  readonly namespace?: string | undefined;
+  /** Epoch ms. Default Date.now. */
+  readonly now?: () => number;
+  /** When the process started, epoch ms (for `startedAt` and `uptime`). Default the creation time. */
+  readonly startedAt?: number;
+}
+
+/** LiveApiHandler answers a request under `/katalog` and resolves true; otherwise it resolves false and writes nothing. */
+export type LiveApiHandler = (request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
+
+type State = 'healthy' | 'degraded' | 'pending';
+
+/**
+ * createLiveApiHandler returns the Live API's request handler. Paths under `/katalog/crds/` are left
+ * to the object-read handler (runtime.md §18.5).
+ *
+ * @example
+ * const live = createLiveApiHandler({ katalog, entries, isKonductor, ready, authorize });
+ * if (!(await cross(req, res)) && !(await live(req, res))) notFound(res);
+ */
+export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
+  const now = options.now ?? Date.now;
+  const startedAt = options.startedAt ?? now();
+  return async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://live.invalid');
+    const path = url.pathname;
+    if (path !== '/katalog' && !path.startsWith('/katalog/')) return false;
+    if (path.startsWith('/katalog/crds/')) return false;
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      send(response, request, 405, { error: 'method not allowed; use GET' }, { allow: 'GET, HEAD' });
+      return true;
+    }
+    let segments: string[];
+    try {
+      segments = path
+        .slice('/katalog'.length)
+        .split('/')
+        .filter((s) => s !== '')
+        .map((s) => decodeURIComponent(s));
+    } catch {
+      send(response, request, 404, { error: 'malformed path' });
+      return true;
+    }
+    const all = options.entries();
+    const served = (name: string): LiveApiEntry | undefined => {
+      const entry = all.get(name);
+      return entry?.crossAccess === true ? entry : undefined;
+    };
+    const refuse = async (target: CrossReadTarget | undefined): Promise<boolean> => {
+      const decision = await options.authorize(request, target);
+      if (decision.ok) return false;
+      send(response, request, decision.status, { error: decision.message });
+      return true;
+    };
+
+    if (segments.length === 0) {
+      // Authenticate first; then only the entries the caller may list are shown.
+      if (await refuse(undefined)) return true;
+      const crds: Record<string, unknown>[] = [];
+      for (const entry of [...all.values()].filter((e) => e.crossAccess)) {
+        const decision = await options.authorize(request, target(entry, 'list', options.namespace ?? '', ''));
+        if (decision.ok) crds.push(entrySummary(entry, options.isKonductor()));
+      }
+      const counts = { healthy: 0, degraded: 0, pending: 0 };
+      for (const crd of crds) counts[crd['state'] as State]++;
+      const healthy = counts.degraded === 0;
+      send(response, request, 200, {
+        name: options.katalog.name,
+        ...(options.katalog.version == null ? {} : { version: options.katalog.version }),
+        total: crds.length,
+        totalEnabled: crds.length,
+        totalDegraded: counts.degraded,
+        healthy,
+        OrkReady: options.ready(),
+        status: healthy ? 200 : 503,
+        degradedReason: healthy ? '' : `${counts.degraded} CRD(s) degraded`,
+        isKonductor: options.isKonductor(),
+        statusCounts: counts,
+        crds,
+      });
+      return true;
+    }
+
+    const [crdName = '', sub, ...rest] = segments;
+    const entry = served(crdName);
+    const scope = url.searchParams.get('namespace') ?? options.namespace ?? '';
+    const listTarget = entry == null ? undefined : target(entry, 'list', scope, '');
+    if (sub == null || sub === 'health' || (sub === 'cr' && rest.length === 0)) {
+      if (await refuse(listTarget)) return true;
+      if (entry == null) return absent(response, request, crdName, all.has(crdName));
+      if (sub == null) send(response, request, 200, entryInfo(entry, options.isKonductor()));
+      else if (sub === 'health') send(response, request, 200, entryHealth(entry, now, startedAt, options));
+      else send(response, request, 200, crList(entry, now, options.isKonductor(), url.searchParams));
+      return true;
+    }
+    if (sub !== 'cr') {
+      if (await refuse(undefined)) return true;
+      send(response, request, 404, { error: `no Live API path ${path}` });
+      return true;
+    }
+    // /cr/[<ns>/]<name>[/events]
+    const events = rest.length > 1 && rest[rest.length - 1] === 'events';
+    const parts = events ? rest.slice(0, -1) : rest;
+    const namespaced = entry?.namespaced ?? true;
+    const shaped = namespaced ? parts.length === 2 : parts.length === 1;
+    const namespace = namespaced ? parts[0] : undefined;
+    const name = parts[parts.length - 1] ?? '';
+    if (await refuse(entry == null || !shaped ? undefined : target(entry, 'get', namespace, name)))
+      return true;
+    if (entry == null) return absent(response, request, crdName, all.has(crdName));
+    if (!shaped) {
+      send(response, request, 404, {
+        error: namespaced
+          ? `expected /katalog/${crdName}/cr/<namespace>/<name>`
+          : `expected /katalog/${crdName}/cr/<name> (${crdName} is cluster-scoped)`,
+      });
+      return true;
+    }
+    const object = entry.get(namespace, name);
+    if (object == null) {
+      send(response, request, 404, {
+        error: `CR "${namespace == null ? name : `${namespace}/${name}`}" not found`,
+        found: false,
+        name,
+        namespace: namespace ?? '',
+      });
+      return true;
+    }
+    if (events) send(response, request, 200, crEvents(entry, namespace, name, now));
+    else send(response, request, 200, crDetail(entry, object, options.isKonductor()));
+    return true;
+  };
+}
+
+/** LiveAnswerContext is what an in-process Live API answer needs besides the entry. */
+export interface LiveAnswerContext {
+  readonly isKonductor: boolean;
+  readonly now: () => number;
+  readonly startedAt: number;
+}
+
+/**
+ * liveAnswer is the answer the Live API would give for a cross read's `protocol`, built in process
+ * (the same shapes, no HTTP) for a kind this operator serves; undefined when the CR is absent.
+ */
+export function liveAnswer(
+  entry: LiveApiEntry,
+  protocol: 'cr' | 'health' | 'metrics' | 'info' | 'events',
+  namespace: string | undefined,
+  name: string,
+  context: LiveAnswerContext,
+): Record<string, unknown> | undefined {
+  const ns = entry.namespaced ? namespace : undefined;
+  switch (protocol) {
+    case 'health':
+      return entryHealth(entry, context.now, context.startedAt, { isKonductor: () => context.isKonductor });
+    case 'metrics':
+    case 'info':
+      return entryInfo(entry, context.isKonductor);
+    default: {
+      const object = entry.get(ns, name);
+      if (object == null) return undefined;
+      return protocol === 'events'
+        ? crEvents(entry, ns, name, context.now)
+        : crDetail(entry, object, context.isKonductor);
+    }
+  }
+}
+
+function target(
+  entry: LiveApiEntry,
+  verb: 'get' | 'list',
+  namespace: string | undefined,
+  name: string,
+): CrossReadTarget {
+  return {
+    entry: entry.name,
+    group: entry.apiTypes.group,
+    plural: entry.apiTypes.plural,
+    namespace: entry.namespaced ? (namespace === '' ? undefined : namespace) : undefined,
+    name,
+    verb,
+  };
+}
+
+function absent(response: ServerResponse, request: IncomingMessage, crd: string, exists: boolean): true {
+  if (exists)
+    send(response, request, 403, { error: `entry ${crd} does not allow cross reads (crossAccess: false)` });
+  else send(response, request, 404, { error: `no CRD ${crd}` });
+  return true;
+}
+
+function gvk(entry: LiveApiEntry): string {
+  return `${entry.apiTypes.group}/${entry.apiTypes.version}, Kind=${entry.apiTypes.kind}`;
+}
+
+function stateOf(health: LiveHealth): State {
+  if (!health.synced || !health.workersStarted) return 'pending';
+  return health.consecutiveFailures > 0 ? 'degraded' : 'healthy';
+}
+
+function metrics(health: LiveHealth): Record<string, number> {
+  const errors = health.reconciles - health.successes;
+  return {
+    workers: health.workers,
+    activeWorkers: health.activeWorkers,
+    queueDepth: health.queueDepth,
+    errorRate: health.reconciles === 0 ? 0 : round(errors / health.reconciles),
+    successRate: health.reconciles === 0 ? 1 : round(health.successes / health.reconciles),
+  };
+}
+
+function round(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
+
+function entrySummary(entry: LiveApiEntry, isKonductor: boolean): Record<string, unknown> {
+  const health = entry.health();
+  return {
+    name: entry.name,
+    gvk: gvk(entry),
+    gvr: `${entry.apiTypes.group}/${entry.apiTypes.version}/${entry.apiTypes.plural}`,
+    state: stateOf(health),
+    healthy: stateOf(health) === 'healthy',
+    isKonductor,
+    crCount: entry.list().length,
+    workers: health.workers,
+    queueDepth: health.queueDepth,
+    lastReconcile: health.lastSuccessAt == null ? '' : new Date(health.lastSuccessAt).toISOString(),
+  };
+}
+
+function entryInfo(entry: LiveApiEntry, isKonductor: boolean): Record<string, unknown> {
+  const health = entry.health();
+  return {
+    name: entry.name,
+    gvk: gvk(entry),
+    namespaced: entry.namespaced,
+    workers: { current: health.workers, source: entry.workersSource },
+    resync: entry.resync,
+    queue: { depth: health.queueDepth },
+    isKonductor,
+    crCount: entry.list().length,
+    metrics: metrics(health),
+  };
+}
+
+function entryHealth(
+  entry: LiveApiEntry,
+  now: () => number,
+  startedAt: number,
+  options: Pick<LiveApiOptions, 'isKonductor'>,
+): Record<string, unknown> {
+  const health = entry.health();
+  const state = stateOf(health);
+  return {
+    name: entry.name,
+    state,
+    status: state === 'degraded' ? 503 : 200,
+    isKonductor: options.isKonductor(),
+    healthy: state === 'healthy',
+    started: health.workersStarted,
+    pending: state === 'pending',
+    startedAt: new Date(startedAt).toISOString(),
+    uptime: formatAge(now() - startedAt),
+    queueDepth: health.queueDepth,
+    errorRate: metrics(health)['errorRate'],
+    consecutiveFails: health.consecutiveFailures,
+    totalReconciles: health.reconciles,
+    resourceCount: entry.list().length,
+    lastError: health.lastError,
+    lastReconcile:
+      health.lastSuccessAt == null ? 'not started' : new Date(health.lastSuccessAt).toISOString(),
+    hasUnhealthyDependencies: health.unhealthyDependencies,
+  };
+}
+
+function crList(
+  entry: LiveApiEntry,
+  now: () => number,
+  isKonductor: boolean,
+  query: URLSearchParams,
+): Record<string, unknown> {
+  const field = query.get('field') ?? '';
+  const namespace = query.get('namespace') ?? '';
+  const items = entry
+    .list()
+    .filter((cr) => namespace === '' || !entry.namespaced || cr.metadata.namespace === namespace)
+    .map((cr) => {
+      const ready = readyOf(cr);
+      const value = field === '' ? undefined : scalarAt(cr, field);
+      return {
+        name: cr.metadata.name ?? '',
+        ...(cr.metadata.namespace == null ? {} : { namespace: cr.metadata.namespace }),
+        ...(phaseOf(cr) === '' ? {} : { phase: phaseOf(cr) }),
+        ready: ready.ready,
+        ...(ready.reason === '' ? {} : { readyReason: ready.reason }),
+        age: ageOf(cr, now),
+        generation: generationOf(cr),
+        ...(value == null || value === '' ? {} : { value }),
+      };
+    })
+    .sort((a, b) => `${a.namespace ?? ''}/${a.name}`.localeCompare(`${b.namespace ?? ''}/${b.name}`));
+  return { crd: entry.name, gvk: gvk(entry), total: items.length, items, isKonductor };
+}
+
+/** crDetail is upstream's CR detail answer plus `found` and `spec`, so cross readers of either kind get `.spec`. */
+export function crDetail(entry: LiveApiEntry, cr: KubeObject, isKonductor: boolean): Record<string, unknown> {
+  const ready = readyOf(cr);
+  const namespace = cr.metadata.namespace;
+  const name = cr.metadata.name ?? '';
+  const status = asMap(cr['status']);
+  return {
+    found: true,
+    name,
+    ...(namespace == null ? {} : { namespace }),
+    generation: generationOf(cr),
+    creationTimestamp:
+      typeof cr.metadata['creationTimestamp'] === 'string' ? cr.metadata['creationTimestamp'] : '',
+    labels: cr.metadata.labels ?? {},
+    annotations: Object.fromEntries(
+      Object.entries(cr.metadata.annotations ?? {}).filter(
+        ([key]) => key !== 'kubectl.kubernetes.io/last-applied-configuration',
+      ),
+    ),
+    ready: ready.ready,
+    ...(ready.reason === '' ? {} : { readyReason: ready.reason }),
+    ...(ready.message === '' ? {} : { readyMessage: ready.message }),
+    ...(phaseOf(cr) === '' ? {} : { phase: phaseOf(cr) }),
+    spec: asMap(cr['spec']),
+    status,
+    children: childrenOf(status),
+    eventsEndpoint: `/katalog/${encodeURIComponent(entry.name)}/cr/${namespace == null ? '' : `${encodeURIComponent(namespace)}/`}${encodeURIComponent(name)}/events`,
+    isKonductor,
+  };
+}
+
+function crEvents(
+  entry: LiveApiEntry,
+  namespace: string | undefined,
+  name: string,
+  now: () => number,
+): Record<string, unknown> {
+  const events = [...entry.events(namespace, name)]
+    .sort((a, b) => b.lastSeen - a.lastSeen)
+    .slice(0, 100)
+    .map((event) => ({
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+      source: 'orkestra',
+      object: `${entry.apiTypes.kind}/${name}`,
+      count: event.count,
+      firstSeen: new Date(event.firstSeen).toISOString(),
+      lastSeen: new Date(event.lastSeen).toISOString(),
+      age: formatAge(now() - event.lastSeen),
+    }));
+  return { name, ...(namespace == null ? {} : { namespace }), total: events.length, events };
+}
+
+/** childrenOf groups the CR's `status.inventory` by kind (the runtime's record of its children). */
+function childrenOf(status: Record<string, unknown>): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  const inventory = Array.isArray(status['inventory']) ? (status['inventory'] as unknown[]) : [];
+  for (const item of inventory) {
+    const child = asMap(item);
+    const kind = typeof child['kind'] === 'string' ? child['kind'] : '';
+    if (kind === '') continue;
+    (out[kind] ??= []).push({
+      name: typeof child['name'] === 'string' ? child['name'] : '',
+      ...(typeof child['namespace'] === 'string' ? { namespace: child['namespace'] } : {}),
+      kind,
+    });
+  }
+  return out;
+}
+
+function readyOf(cr: KubeObject): { ready: boolean; reason: string; message: string } {
+  const conditions = asMap(cr['status'])['conditions'];
+  const ready = Array.isArray(conditions)
+    ? (conditions as unknown[]).map(asMap).find((c) => c['type'] === 'Ready')
+    : undefined;
+  return {
+    ready: ready?.['status'] === 'True',
+    reason: typeof ready?.['reason'] === 'string' ? ready['reason'] : '',
+    message: typeof ready?.['message'] === 'string' ? ready['message'] : '',
+  };
+}
+
+function phaseOf(cr: KubeObject): string {
+  const phase = asMap(cr['status'])['phase'];
+  return typeof phase === 'string' ? phase : '';
+}
+
+function ageOf(cr: KubeObject, now: () => number): string {
+  const stamp = cr.metadata['creationTimestamp'];
+  const at = typeof stamp === 'string' ? Date.parse(stamp) : NaN;
+  return Number.isNaN(at) ? '' : formatAge(now() - at);
+}
+
+/** formatAge prints a duration the way upstream does (`4m32s`, `3h2m`, `2d5h`). */
+export function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  const d = Math.floor(seconds / 86_400);
+  const h = Math.floor((seconds % 86_400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (d > 0) return `${d}d${h}h`;
+  if (h > 0) return `${h}h${m}m`;
+  if (m > 0) return `${m}m${s}s`;
+  return `${s}s`;
+}
+
+/** scalarAt resolves a dot path against the CR (`?field=spec.domain`); objects and lists give undefined. */
+function scalarAt(cr: KubeObject, path: string): string | undefined {
+  let at: unknown = cr;
+  for (const part of path.split('.')) {
+    if (at == null || typeof at !== 'object' || Array.isArray(at)) return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  if (typeof at === 'string') return at;
+  if (typeof at === 'number' || typeof at === 'boolean') return String(at);
+  return undefined;
+}
+
+function asMap(value: unknown): Record<string, unknown> {
+  return value != null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+function send(
+  response: ServerResponse,
+  request: IncomingMessage,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  response.end(request.method === 'HEAD' ? undefined : text);
+}
+
+function generationOf(cr: KubeObject): number {
+  const generation = cr.metadata['generation'];
+  return typeof generation === 'number' ? generation : 0;
+}

@@ -1,0 +1,160 @@
+/**
+ * The runtime side of the Live API (docs/reference/runtime.md §18.6, ADR 0043): the Events this
+ * process records, kept per CR for `/events`; each entry as the Live API sees it; the handler on the
+ * cross-read port beside the object path; and Live API answers built in process for cross reads of
+ * this operator's own kinds.
+ */
+import type { Clock } from '../clock.js';
+import type { EventRecorder } from '../events/event-recorder.js';
+import type { CrossAuthorize, CrossHandler } from '../hooks/cross-handler.js';
+import { createLiveApiHandler, liveAnswer } from '../hooks/live-api.js';
+import type { LiveApiEntry, LiveEvent } from '../hooks/live-api.js';
+import type { HookServices } from '../hooks/hook-unit.js';
+import type { RuntimeEntry } from './katalog-runtime.js';
+
+/** EVENTS_PER_CR and MAX_CRS bound the Events kept for `/events`. */
+const EVENTS_PER_CR = 20;
+const MAX_CRS = 10_000;
+
+/** LiveEventLog answers which Events this process recorded about a CR. */
+export type LiveEventLog = (
+  apiVersion: string,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+) => readonly LiveEvent[];
+
+/**
+ * recordLiveEvents keeps the Events `events` records, per CR (the last 20, for the 10 000 CRs seen
+ * most recently), by watching its one `record` path. No API read answers `/events`.
+ */
+export function recordLiveEvents(events: EventRecorder, clock: Clock): LiveEventLog {
+  const log = new Map<string, LiveEvent[]>();
+  const keyOf = (apiVersion: string, kind: string, namespace: string | undefined, name: string): string =>
+    `${apiVersion}/${kind}/${namespace ?? ''}/${name}`;
+  const record = events.record.bind(events);
+  events.record = (subject, type, reason, message) => {
+    const queued = record(subject, type, reason, message);
+    const key = keyOf(
+      subject.apiVersion,
+      subject.kind,
+      subject.metadata.namespace,
+      subject.metadata.name ?? '',
+    );
+    const list = log.get(key) ?? [];
+    const at = clock.now();
+    const same = list.find((e) => e.type === type && e.reason === reason && e.message === message);
+    const next =
+      same == null
+        ? { type, reason, message, firstSeen: at, lastSeen: at, count: 1 }
+        : { ...same, lastSeen: at, count: same.count + 1 };
+    log.delete(key);
+    log.set(key, [...list.filter((e) => e !== same), next].slice(-EVENTS_PER_CR));
+    if (log.size > MAX_CRS) log.delete(log.keys().next().value ?? '');
+    return queued;
+  };
+  return (apiVersion, kind, namespace, name) => log.get(keyOf(apiVersion, kind, namespace, name)) ?? [];
+}
+
+/** LiveRuntimeState is what the Live API reads of the runtime besides the entries. */
+export interface LiveRuntimeState {
+  readonly leader: () => boolean;
+  readonly started: () => boolean;
+  /** Entries whose workers wait for their `dependsOn`. */
+  readonly waiting: () => readonly string[];
+  readonly events: LiveEventLog;
+  readonly clock: Clock;
+  /** When the runtime was created, epoch ms. */
+  readonly startedAt: number;
+}
+
+/** liveApiEntry is one runtime entry as the Live API sees it. */
+export function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState): LiveApiEntry {
+  const crd = entry.controller.crd;
+  return {
+    name: entry.name,
+    crossAccess: crd.entry.crossAccess,
+    namespaced: crd.entry.namespaced,
+    apiTypes: crd.apiTypes,
+    resync: crd.entry.resync,
+    workersSource:
+      entry.autoscaler != null && entry.dispatcher.stats().capacity !== crd.entry.workers
+        ? 'autoscaler'
+        : 'configured',
+    health: () => {
+      const stats = entry.controller.stats();
+      const dispatcher = entry.dispatcher.stats();
+      return {
+        synced: stats.synced,
+        workersStarted: stats.workersStarted,
+        reconciles: stats.reconciles,
+        successes: stats.successes,
+        consecutiveFailures: stats.consecutiveFailures,
+        lastSuccessAt: stats.lastSuccessAt,
+        lastError: '',
+        queueDepth: entry.queue.stats().depth,
+        workers: dispatcher.capacity,
+        activeWorkers: dispatcher.inFlight,
+        unhealthyDependencies: state.started() && state.waiting().includes(entry.name),
+      };
+    },
+    list: () => entry.cache.list(),
+    get: (namespace, name) => entry.cache.getByName(namespace, name),
+    events: (namespace, name) => state.events(crd.apiVersion, crd.apiTypes.kind, namespace, name),
+  };
+}
+
+/** LiveHandlerOptions configures liveHandlerOf. */
+export interface LiveHandlerOptions {
+  readonly katalog: { readonly name: string; readonly version: string };
+  readonly entries: ReadonlyMap<string, RuntimeEntry>;
+  readonly state: LiveRuntimeState;
+  readonly authorize: CrossAuthorize | undefined;
+  /** The namespace the operator watches, when pinned to one. */
+  readonly namespace: string | undefined;
+}
+
+/** liveHandlerOf serves the Live API after the object path of runtime.md §18.5 (`objects`). */
+export function liveHandlerOf(objects: CrossHandler, o: LiveHandlerOptions): CrossHandler {
+  const liveEntries = new Map(
+    [...o.entries.values()].map((entry): [string, LiveApiEntry] => [
+      entry.name,
+      liveApiEntry(entry, o.state),
+    ]),
+  );
+  const live = createLiveApiHandler({
+    katalog: { name: o.katalog.name, ...(o.katalog.version === '' ? {} : { version: o.katalog.version }) },
+    entries: () => liveEntries,
+    isKonductor: o.state.leader,
+    ready: o.state.started,
+    authorize:
+      o.authorize ??
+      (() =>
+        Promise.resolve({
+          ok: false,
+          status: 401,
+          message: 'the Live API is not served without an authorizer',
+        })),
+    now: () => o.state.clock.now(),
+    startedAt: o.state.startedAt,
+    namespace: o.namespace,
+  });
+  return async (request, response) => (await objects(request, response)) || live(request, response);
+}
+
+/** liveAnswerOf builds Live API answers in process for cross reads of this operator's own kinds. */
+export function liveAnswerOf(
+  entries: ReadonlyMap<string, RuntimeEntry>,
+  state: () => LiveRuntimeState,
+): NonNullable<HookServices['liveAnswer']> {
+  return (crd, protocol, namespace, name) => {
+    const entry = entries.get(crd);
+    if (entry == null) return undefined;
+    const s = state();
+    return liveAnswer(liveApiEntry(entry, s), protocol, namespace, name, {
+      isKonductor: s.leader(),
+      now: () => s.clock.now(),
+      startedAt: s.startedAt,
+    });
+  };
+}
