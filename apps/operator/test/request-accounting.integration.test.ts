@@ -192,14 +192,15 @@ beforeAll(async () => {
   });
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   for (const name of [OPS, APPS]) await core.createNamespace({ body: { metadata: { name } } });
-  // A viewer for the Control Center's token gate: a ServiceAccount token, allowed to list Apps.
+  // A viewer for the Control Center's token gate: a ServiceAccount token for the gate's audience
+  // (docs/reference/runtime.md §23.4), allowed to list Apps.
   await core.createNamespacedServiceAccount({ namespace: APPS, body: { metadata: { name: 'viewer' } } });
   viewerToken =
     (
       await core.createNamespacedServiceAccountToken({
         name: 'viewer',
         namespace: APPS,
-        body: { spec: { audiences: [], expirationSeconds: 3600 } },
+        body: { spec: { audiences: ['orkestra-control-center'], expirationSeconds: 3600 } },
       })
     ).status?.token ?? '';
   const rbac = cp.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
