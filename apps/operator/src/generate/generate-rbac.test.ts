@@ -124,7 +124,7 @@ describe('generateRbac', () => {
     );
     expect(flat).toContain('/pods:get,list');
     expect(flat).toContain('/configmaps:get');
-    expect(flat).toContain('rbac.authorization.k8s.io/roles:list,watch,create,patch,delete');
+    expect(flat).toContain('rbac.authorization.k8s.io/roles:get,list,watch,create,patch,delete');
     expect(flat.some((r) => r.includes('{{'))).toBe(false);
     expect(rbac.notes.some((n) => n.includes('roles[0].rules[1] is templated'))).toBe(true);
   });

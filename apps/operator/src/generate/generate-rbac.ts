@@ -48,10 +48,11 @@ export interface Rbac {
 const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
 /**
  * A built-in child kind listed in a Katalog has an informer (runtime.md §3.1), and the runtime reads
- * it from that cache only: no GET. `get` stays for Jobs (a create that finds the Job already there
- * reads it), custom kinds (they may have no informer: prune and deletion GET them) and the rest.
+ * it from that cache; but an object the label-filtered cache does not hold is read with one GET
+ * before it is written, so an unmanaged object of a child's name is never adopted (ADR 0032). So
+ * every child kind gets `get` too.
  */
-const WATCHED_CHILD_VERBS = CHILD_VERBS.filter((v) => v !== 'get');
+const WATCHED_CHILD_VERBS = CHILD_VERBS;
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** Collects verbs by API group and resource (and resource names), then merges them into rules. */
