@@ -18,8 +18,9 @@ const allowed = {
   '@orkestra/provider-mongodb': ['@orkestra/types', '@orkestra/provider-kit'],
   '@orkestra/operator': ['*'],
 };
-// Test-only edges: end-to-end tests may load real providers (the runtime itself only knows the
-// Provider interface and loads providers by name).
+// Test-only edges: end-to-end tests may load real providers and protocol clients (the runtime
+// itself only knows the Provider interface and the protocol units' structural types, and loads
+// both by name; ADR 0003, ADR 0053).
 const devAllowed = [
   '@orkestra/testenv',
   '@orkestra/provider-kit',
@@ -27,6 +28,8 @@ const devAllowed = [
   '@orkestra/provider-hello',
   '@orkestra/provider-aws',
   '@orkestra/provider-mongodb',
+  '@orkestra/protocol-postgres',
+  '@orkestra/protocol-redis',
 ];
 
 const root = new URL('..', import.meta.url).pathname;

@@ -192,8 +192,8 @@ beforeAll(async () => {
   });
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   for (const name of [OPS, APPS]) await core.createNamespace({ body: { metadata: { name } } });
-  // A viewer for the Control Center's token gate: a ServiceAccount token, allowed to list Apps. The
-  // gate accepts only tokens bound to its own audience (docs/reference/runtime.md §23.4, ADR 0030).
+  // A viewer for the Control Center's token gate: a ServiceAccount token for the gate's audience
+  // (docs/reference/runtime.md §23.4), allowed to list Apps.
   await core.createNamespacedServiceAccount({ namespace: APPS, body: { metadata: { name: 'viewer' } } });
   viewerToken =
     (
@@ -301,7 +301,7 @@ it('counts every request the operator makes: rest_client_requests_total equals t
   const answer = await fetch(`${base}/api/v1/katalog`, {
     headers: { authorization: `Bearer ${viewerToken}` },
   });
-  expect(answer.status).toBe(200);
+  expect(answer.status).toBe(200); // a 401 here would mean the gate refused the token before any review
   await fetch(`${base}/api/v1/entries/app/crs`, { headers: { authorization: `Bearer ${viewerToken}` } });
 
   const { counted, audited } = await agreement();

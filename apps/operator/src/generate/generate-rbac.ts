@@ -48,6 +48,16 @@ export interface Rbac {
  * objects, so a cache miss GETs the object before applying, to refuse adopting one (ADR 0032).
  */
 const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
+<<<<<<< HEAD
+=======
+/**
+ * A built-in child kind listed in a Katalog has an informer (runtime.md §3.1), and the runtime reads
+ * it from that cache; but an object the label-filtered cache does not hold is read with one GET
+ * before it is written, so an unmanaged object of a child's name is never adopted (ADR 0032). So
+ * every child kind gets `get` too.
+ */
+const WATCHED_CHILD_VERBS = CHILD_VERBS;
+>>>>>>> main
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** Collects verbs by API group and resource (and resource names), then merges them into rules. */

@@ -390,7 +390,7 @@ function crList(
 }
 
 /** crDetail is upstream's CR detail answer plus `found` and `spec`, so cross readers of either kind get `.spec`. */
-export function crDetail(entry: LiveApiEntry, cr: KubeObject, isKonductor: boolean): Record<string, unknown> {
+function crDetail(entry: LiveApiEntry, cr: KubeObject, isKonductor: boolean): Record<string, unknown> {
   const ready = readyOf(cr);
   const namespace = cr.metadata.namespace;
   const name = cr.metadata.name ?? '';

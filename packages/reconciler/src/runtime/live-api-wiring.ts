@@ -69,7 +69,7 @@ export interface LiveRuntimeState {
 }
 
 /** liveApiEntry is one runtime entry as the Live API sees it. */
-export function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState): LiveApiEntry {
+function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState): LiveApiEntry {
   const crd = entry.controller.crd;
   return {
     name: entry.name,

@@ -216,7 +216,7 @@ export const ExternalCall: z.ZodType<ExternalCall> = ExternalCallSchema.meta({ i
  * §15.2, runtime.md §18.6): `cr` one CR, `events` its events, `health` the entry's health,
  * `metrics` and `info` the entry's summary (with its `metrics` map).
  */
-export const CROSS_PROTOCOLS = ['cr', 'health', 'metrics', 'info', 'events'] as const;
+const CROSS_PROTOCOLS = ['cr', 'health', 'metrics', 'info', 'events'] as const;
 /** Protocols that read one CR, and so need `selector.name`. */
 const PER_CR_PROTOCOLS: ReadonlySet<string> = new Set(['cr', 'events']);
 
