@@ -44,12 +44,8 @@ export interface Rbac {
  * The verbs the runtime uses on child kinds: list/watch (informers), get, create and patch
  * (server-side apply creates and updates), delete (prune, deletion). Never `update`: nothing
  * sends a PUT to a child (the RBAC chaos test removes each verb in turn and proves the rest by a 403).
- * `get` holds for every child kind, watched ones included: the child cache lists only labelled
- * objects, so a cache miss GETs the object before applying, to refuse adopting one (ADR 0032).
  */
 const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
-<<<<<<< HEAD
-=======
 /**
  * A built-in child kind listed in a Katalog has an informer (runtime.md §3.1), and the runtime reads
  * it from that cache; but an object the label-filtered cache does not hold is read with one GET
@@ -57,7 +53,6 @@ const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
  * every child kind gets `get` too.
  */
 const WATCHED_CHILD_VERBS = CHILD_VERBS;
->>>>>>> main
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** Collects verbs by API group and resource (and resource names), then merges them into rules. */
@@ -179,7 +174,11 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
         continue;
       }
       // group and plural come from the kind facts table (@orkestra/types RESOURCE_KINDS), not a guess.
-      rules.add(info.group ?? '', info.plural ?? '', CHILD_VERBS);
+      rules.add(
+        info.group ?? '',
+        info.plural ?? '',
+        info.listKey === 'jobs' ? CHILD_VERBS : WATCHED_CHILD_VERBS,
+      );
       if (
         info.listKey === 'ingresses' &&
         list.some((i) => (i['tls'] as { create?: unknown } | undefined)?.create === true)
