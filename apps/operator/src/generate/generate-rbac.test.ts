@@ -37,7 +37,7 @@ describe('generateRbac', () => {
       );
     expect(leaseRules(generateRbac(katalog, { namespace: 'ops' }).manifests)).toEqual([]);
     expect(leaseRules(generateRbac(katalog, { namespace: 'ops', sharding: true }).manifests)).toEqual([
-      'Role: get,list,watch,patch,update,delete',
+      'Role: get,list,watch,update,delete',
     ]);
   });
 

@@ -414,7 +414,8 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     {
       apiGroups: ['coordination.k8s.io'],
       resources: ['leases'],
-      verbs: ['get', 'update', 'patch'],
+      // Renewals are a PUT with the Lease's resourceVersion (ADR 0035): never a patch.
+      verbs: ['get', 'update'],
       resourceNames: [leaseName],
     },
     ...(options.sharding === true
@@ -422,7 +423,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
           {
             apiGroups: ['coordination.k8s.io'],
             resources: ['leases'],
-            verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'],
+            verbs: ['get', 'list', 'watch', 'update', 'delete'],
           },
         ]
       : []),
