@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { loadKatalog } from '../load-katalog.js';
+import { head, load } from './dialect-fixtures.test-support.js';
 
 /**
  * Upstream dialects, one test per mapping. Every fixture is written here from upstream's
  * documentation and type definitions (pkg/types of orkspace/orkestra and inrundev/inrun), not
  * copied from upstream files.
  */
-
-const head = (apiVersion = 'orkestra.orkspace.io/v1'): string => `apiVersion: ${apiVersion}
-kind: Katalog
-metadata:
-  name: demo
-spec:
-  crds:
-    website:
-      apiTypes:
-        group: demo.example.io
-        version: v1alpha1
-        kind: Website
-        plural: websites
-`;
-
-const load = (text: string, baseDir?: string) =>
-  loadKatalog({ text, file: 'katalog.yaml' }, baseDir === undefined ? {} : { baseDir });
 
 describe('a lifecycle group written as a list', () => {
   it('is refused in an upstream Katalog with the kind list to write, at the list', () => {

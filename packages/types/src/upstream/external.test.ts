@@ -1,35 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { loadKatalog } from '../load-katalog.js';
-import type { LoadKatalogResult } from '../load-katalog.js';
+import { head, ok, load } from './dialect-fixtures.test-support.js';
 
 /**
  * Upstream dialects, one test per mapping. Every fixture is written here from upstream's
  * documentation and type definitions (pkg/types of orkspace/orkestra and inrundev/inrun), not
  * copied from upstream files.
  */
-
-const head = (apiVersion = 'orkestra.orkspace.io/v1'): string => `apiVersion: ${apiVersion}
-kind: Katalog
-metadata:
-  name: demo
-spec:
-  crds:
-    website:
-      apiTypes:
-        group: demo.example.io
-        version: v1alpha1
-        kind: Website
-        plural: websites
-`;
-
-function ok(result: LoadKatalogResult) {
-  if (!result.ok)
-    throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
-  return result;
-}
-
-const load = (text: string, baseDir?: string) =>
-  loadKatalog({ text, file: 'katalog.yaml' }, baseDir === undefined ? {} : { baseDir });
 
 describe('upstream external protocols and cross sources', () => {
   const text = `${head()}      operatorBox:
