@@ -315,7 +315,9 @@ it('adds no API request while a page is open (idle cost)', async () => {
   }
 });
 
-it('aggregates another operator: its API is proxied with the viewer token, behind its own gate', async () => {
+const aggregatorToken = 'aggregator-process-token';
+
+it('aggregates another operator behind its own gate; the viewer credentials stay with the aggregator (ADR 0031)', async () => {
   const parsed = parseRunConfig(
     [
       '--katalog',
@@ -342,26 +344,36 @@ it('aggregates another operator: its API is proxied with the viewer token, behin
     kubeConfig: env.kubeConfig,
     handleSignals: false,
     watchKatalog: false,
+    controlCenterToken: aggregatorToken,
   });
   await aggregator.synced;
   const own = `http://127.0.0.1:${aggregator.metricsAddress?.port ?? 0}`;
-  const index = (await (await fetch(`${own}/api/v1`)).json()) as {
+  const asLocal = { headers: { authorization: `Bearer ${aggregatorToken}` } };
+  // Local mode: loopback alone is not enough, the process token is asked for.
+  expect((await fetch(`${own}/api/v1`)).status).toBe(401);
+  const index = (await (await fetch(`${own}/api/v1`, asLocal)).json()) as {
     operator: string;
     upstreams: { url: string }[];
   };
   expect(index).toMatchObject({ operator: 'multi-region-operator', upstreams: [{ url: base }] });
-  // The upstream is in token mode: without a token its gate answers through the proxy.
-  expect((await fetch(`${own}/api/v1/upstreams/0/katalog`)).status).toBe(401);
-  const crs = await fetch(`${own}/api/v1/upstreams/0/entries/website/crs`, {
+  // The upstream is in token mode and never gets a viewer's credentials: its own gate answers 401
+  // through the proxy (aggregating token-mode operators needs the upstream to trust an assertion).
+  const proxied = await fetch(`${own}/api/v1/upstreams/0/entries/website/crs`, asLocal);
+  expect(proxied.status).toBe(401);
+  const refusal = ((await proxied.json()) as { error: { message: string } }).error.message;
+  expect(refusal).not.toContain('open the Control Center');
+  // A viewer's bearer token is not this process's token: the aggregator's own gate refuses it.
+  const withViewer = await fetch(`${own}/api/v1/upstreams/0/entries/website/crs`, {
     headers: { authorization: `Bearer ${viewerToken}` },
   });
-  expect(((await crs.json()) as { items: { name: string }[] }).items.map((i) => i.name)).toContain('hello');
+  expect(withViewer.status).toBe(401);
+  expect(await withViewer.text()).toContain('open the Control Center');
   const page = await browser.newPage();
   try {
-    await page.goto(`${own}/ui/`);
+    await page.goto(`${own}/ui/?token=${aggregatorToken}`);
     await page.getByRole('heading', { name: /Katalog multi-region-operator/ }).waitFor({ timeout: 10_000 });
     await page.locator('#operator').selectOption({ label: base });
-    await page.getByText('a bearer token is required').waitFor({ timeout: 10_000 });
+    await page.getByText(refusal).first().waitFor({ timeout: 10_000 });
   } finally {
     await page.close();
   }

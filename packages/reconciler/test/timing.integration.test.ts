@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOOPBACK_CIDRS } from '@orkestra/reconciler';
 import { katalogFrom, sleep, syncedOf, useRuntimeTest, waitFor } from './runtime-helpers.js';
 
 const { env, group, crs, startRuntime } = useRuntimeTest({ prefix: 'tm', kind: 'Ticker', plural: 'tickers' });
@@ -42,6 +43,8 @@ spec:
           - name: tick
             url: "http://127.0.0.1:${port}/{{ spec.mode }}/{{ metadata.name }}"
 `),
+    // The test's HTTP server is on loopback, which the address guard allows only explicitly.
+    options: { allowPrivateAddresses: LOOPBACK_CIDRS },
   });
 });
 

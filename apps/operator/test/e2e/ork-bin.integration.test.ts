@@ -25,7 +25,12 @@ it('validates an example and exits 0', () => {
   const run = ork('validate', 'examples/website/katalog.yaml', '--strict');
   expect(run.stderr).toBe('');
   expect(run.stdout).toBe(
-    'examples/website/katalog.yaml: Katalog website-operator (version 1.0.0) is valid (strict): 1 entry (website)\n',
+    [
+      'examples/website/katalog.yaml: Katalog website-operator (version 1.0.0) is valid (strict): 1 entry (website)',
+      '  admission: spec.crds.website.validation.rules[0]: reconcile time only: the message is a template rendered with the reconcile’s context',
+      '  admission: spec.crds.website.validation.rules[1]: ValidatingAdmissionPolicy websites.demo.example.com.orkestra-warn (Warn: kubectl prints a warning)',
+      '',
+    ].join('\n'),
   );
   expect(run.status).toBe(0);
 });

@@ -189,10 +189,15 @@ describe('the operator image and chart, installed as a user installs them', () =
         'ConfigMap',
         'Deployment',
         'Lease',
+        // On by default: metrics and health open, the cross port only to labelled peers.
+        'NetworkPolicy',
         'Role',
         'RoleBinding',
         'Service',
         'ServiceAccount',
+        // The website example's Warn rule is enforced at admission (docs/reference/katalog.md §12).
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
       ].sort(),
     );
   });
