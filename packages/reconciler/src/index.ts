@@ -68,6 +68,9 @@ export type { EventSubject } from './events/event-recorder.js';
 // ---- Child readiness (kstatus rules, docs/reference/runtime.md §7), for views of the child caches
 export { childReadiness } from './readiness/child-readiness.js';
 
+// ---- The hooks an entry declares, as views list them (from the hook table)
+export { hookNames } from './hooks/table.js';
+
 // ---- Cross reads served to other operators, outbound address guard, log redaction
 export type {
   CrossAccessDecision,

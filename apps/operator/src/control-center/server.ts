@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hookNames } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import type { Katalog } from '@orkestra/types';
 import { OrkestraLabel } from '@orkestra/types';
@@ -130,16 +131,10 @@ function entryResource(engine: KatalogRuntime, entry: string): { group: string; 
   return { group, plural };
 }
 
-function hooksOf(katalog: Katalog, entry: string): string[] {
-  const box = katalog.spec.crds[entry]?.operatorBox;
-  if (box == null) return [];
-  return [
-    ...box.cross.map((read) => `cross ${read.as}`),
-    ...box.external.map((call) => `external ${call.name}`),
-    ...(box.git == null ? [] : ['git']),
-    ...(box.docker == null ? [] : ['docker']),
-    ...Object.keys(box.providers).map((name) => `provider ${name}`),
-  ];
+/** hooksOf lists an entry's declared hooks from the hook table (`cross <as>`, `git`, `provider <name>`). */
+function hooksOf(engine: KatalogRuntime, entry: string): readonly string[] {
+  const runtimeEntry = engine.entries.get(entry);
+  return runtimeEntry == null ? [] : hookNames(runtimeEntry.controller.crd.hooks);
 }
 
 /** StreamChange is one `change` event of `/api/v1/stream`: a CR whose view may have changed. */
@@ -406,7 +401,7 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
           entry,
           namespace,
           name,
-          hooks: hooksOf(katalog, entry),
+          hooks: hooksOf(engine, entry),
           events: (kind, ns, n) => source.events.list(kind, ns, n),
         });
         if (detail == null)

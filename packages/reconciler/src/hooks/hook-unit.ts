@@ -231,6 +231,11 @@ export interface HookUnit<Key extends string, Compiled, Memory = undefined, Resu
    * place templates sit in ('the git hook'), `reader` the same in a list of who sees a root ('git').
    */
   readonly label: { readonly place: string; readonly reader: string };
+  /**
+   * names are its declarations as the Control Center lists a CR's hooks (`cross <as>`, `git`,
+   * `provider <name>`); a unit without `names` is not listed.
+   */
+  names?(compiled: Compiled): readonly string[];
   /** The fields of one result, for `--strict` (`git.<field>`, `cross.<as>.<field>`); undefined when free-form. */
   readonly resultKeys?: readonly string[];
   /**

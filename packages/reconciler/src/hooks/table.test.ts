@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileKatalog } from '../runtime/compile-katalog.js';
 import { buildDirectory } from './docker/index.js';
 import { isPending, pending } from './hook-unit.js';
-import { enqueueTable, hookUnits } from './table.js';
+import { enqueueTable, hookNames, hookUnits } from './table.js';
 
 const clock = { now: () => 0, setTimeout: () => ({}), clearTimeout: () => undefined };
 
@@ -47,6 +47,15 @@ describe('the hook table', () => {
         git: {repo: 'https://example.com/r.git'}
         docker: {image: 'registry.example.com/app:1'}`);
     expect(enqueueTable(hooked.hooks)).toEqual(['primary', 'children', 'cross-readers', 'git', 'docker']);
+  });
+
+  it('names the declared hooks for the Control Center, in table order', () => {
+    expect(hookNames(site('        finalizers: []').hooks)).toEqual([]);
+    const hooked = site(`        cross: [{crd: other, selector: {name: x}, as: peer}]
+        git: {repo: 'https://example.com/r.git'}
+        external: [{name: probe, url: 'https://example.com/p'}]
+        docker: {image: 'registry.example.com/app:1'}`);
+    expect(hookNames(hooked.hooks)).toEqual(['cross peer', 'git', 'external probe', 'docker']);
   });
 });
 

@@ -52,6 +52,11 @@ export function declaredHooks(hooks: CompiledHooks): readonly AnyHookUnit[] {
   return hookUnits.filter((unit) => unit.declared((hooks as Record<string, unknown>)[unit.key]));
 }
 
+/** hookNames are an entry's declared hooks as the Control Center lists them, in table order (`HookUnit.names`). */
+export function hookNames(hooks: CompiledHooks): readonly string[] {
+  return hookUnits.flatMap((unit) => unit.names?.((hooks as Record<string, unknown>)[unit.key]) ?? []);
+}
+
 /**
  * resultUnits are the hooks with results of their own, in table order: the top-level keys of an
  * offline results map (`ork render --context`, a scenario step's `context`) and the template

@@ -68,6 +68,7 @@ export const crossHook = defineHook({
       };
     }),
   declared: (compiled) => compiled.length > 0,
+  names: (compiled) => compiled.map((read) => `cross ${read.declaration.as}`),
   initial: () => ({}),
   settle: contextValue,
   memory: noMemory,

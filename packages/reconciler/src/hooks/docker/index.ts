@@ -68,6 +68,7 @@ export const dockerHook = defineHook({
     };
   },
   declared: (compiled) => compiled != null,
+  names: (compiled) => (compiled == null ? [] : ['docker']),
   initial: () => ({}),
   settle: contextValue,
   results: 'one',

@@ -155,6 +155,7 @@ export const externalHook = defineHook({
   compile: (entry, base, engine): readonly CompiledExternal[] =>
     compileExternalCalls(entry.operatorBox.external, `${base}.operatorBox.external`, engine),
   declared: (compiled) => compiled.length > 0,
+  names: (compiled) => compiled.map((call) => `external ${call.declaration.name}`),
   initial: () => ({}),
   settle: contextValue,
   results: 'by-name',

@@ -62,6 +62,7 @@ export const gitHook = defineHook({
     };
   },
   declared: (compiled) => compiled != null,
+  names: (compiled) => (compiled == null ? [] : ['git']),
   initial: () => ({}),
   settle: contextValue,
   results: 'one',

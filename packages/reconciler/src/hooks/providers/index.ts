@@ -59,6 +59,7 @@ export const providersHook = defineHook({
     return providers;
   },
   declared: (compiled) => compiled.length > 0,
+  names: (compiled) => [...new Set(compiled.map((d) => d.provider))].map((name) => `provider ${name}`),
   initial: (cr) => recordedProviders(cr),
   settle: (result: ProvidersResult) => ({ value: result.outputs, requeueAfterMs: result.requeueAfterMs }),
   memory: noMemory,

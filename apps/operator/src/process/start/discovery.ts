@@ -1,0 +1,102 @@
+/**
+ * Discovery, the first start-up part (docs/reference/runtime.md §2 steps 1–5): load and validate
+ * the Katalog file, load its providers, connect to the cluster and optionally install the CRDs.
+ * Each step throws OperatorStartError, after closing what it had opened.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Katalog, Provider } from '@orkestra/types';
+import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
+import { createApiTransport } from '../api-transport.js';
+import type { ApiTransport } from '../api-transport.js';
+import type { RunConfig } from '../config.js';
+import { installCrds } from '../install-crds.js';
+import { loadKubeConfig } from '../kube-config.js';
+import type { OperatorLogger } from '../logger.js';
+import type { OperatorMetrics } from '../metrics.js';
+import { providerDirectoryFromEnv } from '../provider-directory.js';
+import { closeProviders, loadProviders } from '../provider-loader.js';
+import { OperatorStartError, errorMessage } from './errors.js';
+
+/** Environment is the process environment the parts read (`$NAME` provider config, the in-cluster check). */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** loadStartKatalog loads the Katalog file at start-up; an invalid one throws with every error positioned. */
+export function loadStartKatalog(
+  config: RunConfig,
+  cwd: string,
+): Extract<ReturnType<typeof loadKatalogFile>, { ok: true }> {
+  const loaded = loadKatalogFile(config.katalog, { cwd });
+  if (!loaded.ok) {
+    throw new OperatorStartError(
+      `${config.katalog}: the Katalog is invalid`,
+      loaded.errors.map((issue) => formatIssue(issue)),
+    );
+  }
+  return loaded;
+}
+
+/** loadStartProviders loads the Katalog's providers (built in, or from the provider directory). */
+export async function loadStartProviders(
+  katalog: Katalog,
+  o: { readonly env: Environment; readonly cwd: string; readonly logger: OperatorLogger },
+): Promise<ReadonlyMap<string, Provider>> {
+  const dir = providerDirectoryFromEnv(o.env, o.cwd);
+  try {
+    return (
+      await loadProviders(katalog.spec.providers, {
+        env: o.env,
+        logger: o.logger,
+        crds: katalog.spec.crds,
+        // Providers the image was not built with (ORKESTRA_PROVIDER_DIR, /opt/orkestra/providers; docs/adr/0006-provider-directory.md).
+        ...(dir == null ? {} : { providerDirectory: dir }),
+      })
+    ).providers;
+  } catch (error) {
+    throw new OperatorStartError(`cannot load providers: ${errorMessage(error)}`, [], { cause: error });
+  }
+}
+
+/** ConnectOptions is what connecting needs. */
+export interface ConnectOptions {
+  readonly config: RunConfig;
+  readonly env: Environment;
+  readonly cwd: string;
+  /** A connection to use instead of the configured kubeconfig / in-cluster one. */
+  readonly kubeConfig: KubeConfig | undefined;
+  readonly katalog: Katalog;
+  readonly shardId: string | undefined;
+  readonly metrics: OperatorMetrics;
+  readonly logger: OperatorLogger;
+  /** Closed when connecting fails. */
+  readonly providers: ReadonlyMap<string, Provider>;
+}
+
+/** connect makes the counted API transport and installs the CRDs when asked. */
+export async function connect(
+  o: ConnectOptions,
+): Promise<{ readonly kubeConfig: KubeConfig; readonly api: ApiTransport }> {
+  const { config } = o;
+  try {
+    const kubeConfig =
+      o.kubeConfig ??
+      loadKubeConfig({
+        ...(config.kubeconfig == null ? {} : { kubeconfig: config.kubeconfig }),
+        env: o.env,
+        cwd: o.cwd,
+      }).kubeConfig;
+    const api = createApiTransport({
+      kubeConfig,
+      katalogName: o.katalog.metadata.name,
+      ...(o.shardId == null ? {} : { shard: o.shardId }),
+      restRequest: o.metrics.sink.restRequest,
+    });
+    if (config.installCrds) {
+      const names = await installCrds(api.client, o.katalog, { namespace: config.namespace });
+      o.logger.info({ crds: names }, 'CustomResourceDefinitions installed');
+    }
+    return { kubeConfig, api };
+  } catch (error) {
+    await closeProviders(o.providers, { logger: o.logger });
+    throw new OperatorStartError(errorMessage(error), [], { cause: error });
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What the start-up parts of `startOperator` share (docs/adr/0044-operator-start-up-parts.md):
+ * the running Katalog and its runtime (both change on reload), the rollout of its revision,
+ * leadership and the shard this replica holds, and whether shutdown has begun.
+ */
+import type { RolloutController } from '@orkestra/reconciler';
+import type { Katalog } from '@orkestra/types';
+import type { ShardMember } from '../../sharding/shard-member.js';
+import type { OperatorRuntime } from '../operator-runtime.js';
+
+/** OperatorState is the operator's mutable state, read live by every part. */
+export class OperatorState {
+  katalog: Katalog;
+  /** The Katalog file's text as last loaded (a reload of the same text changes nothing). */
+  katalogText: string;
+  readonly katalogName: string;
+  rollout: RolloutController | undefined;
+  /** True while this replica leads (always without leader election). */
+  leading: boolean;
+  /** With `--sharding`: this replica's shard membership. */
+  member: ShardMember | undefined;
+  /** True once shutdown began: nothing starts any more. */
+  stopping = false;
+  #runtime: OperatorRuntime | undefined;
+
+  constructor(init: { readonly katalog: Katalog; readonly katalogText: string; readonly leading: boolean }) {
+    this.katalog = init.katalog;
+    this.katalogText = init.katalogText;
+    this.katalogName = init.katalog.metadata.name;
+    this.leading = init.leading;
+  }
+
+  /** The running Katalog's runtime (set once the first one is made). */
+  get runtime(): OperatorRuntime {
+    if (this.#runtime == null) throw new Error('the operator has no runtime yet');
+    return this.#runtime;
+  }
+
+  set runtime(runtime: OperatorRuntime) {
+    this.#runtime = runtime;
+  }
+
+  /** reconciling: this replica runs workers — it holds its shard Lease with `--sharding`, else it leads. */
+  reconciling(): boolean {
+    return this.member == null ? this.leading : this.member.holds();
+  }
+}
