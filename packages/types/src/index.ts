@@ -196,8 +196,10 @@ export {
   PreReconcile,
   SENTINELS,
   Rollback,
+  EmitEvents,
+  Cleanup,
 } from './schema/crd-parts.js';
-export type { RequeueRule, RetryBackoff, PreReconcileGate, Sentinel } from './schema/crd-parts.js';
+export type { EmitEvent, RequeueRule, RetryBackoff, PreReconcileGate, Sentinel } from './schema/crd-parts.js';
 export {
   Katalog,
   KatalogMetadata,

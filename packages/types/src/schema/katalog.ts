@@ -7,7 +7,9 @@ import { gated, gateShape, checkGate, normalizeGate } from './condition.js';
 import type { GateInput } from './condition.js';
 import {
   Autoscale,
+  Cleanup,
   DependsOn,
+  EmitEvents,
   WatchItem,
   Mutation,
   Normalize,
@@ -309,6 +311,10 @@ const crdEntryShape = {
   preReconcile: PreReconcile.optional(),
   /** Stop, and optionally roll back, a CR that keeps failing (docs/reference/katalog.md §20.4, upstream's `rollback`). */
   rollback: Rollback.optional(),
+  /** Kubernetes Events recorded after a reconcile (docs/reference/katalog.md §20.5, upstream's `emit.events`). */
+  events: EmitEvents.optional(),
+  /** Delete a CR a while after it reaches a terminal state (docs/reference/katalog.md §20.6, upstream's `runtime.cleanup`). */
+  cleanup: Cleanup.optional(),
   autoscale: Autoscale.optional(),
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),

@@ -136,6 +136,8 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       up.move(runtime, 'finalizers', box, 'finalizers', [...path, 'finalizers'], 'operatorBox.finalizers');
       for (const key of ['rollback', 'rollBackOnError'])
         up.move(runtime, key, box, key, [...path, key], 'operatorBox.' + key);
+      // katalog.md §20.6: upstream's runtime.cleanup is the entry's `cleanup`.
+      up.move(runtime, 'cleanup', entry, 'cleanup', [...path, 'cleanup'], 'cleanup');
       for (const key of ENTRY_KEYS) up.move(runtime, key, entry, key, [...path, key], key);
       up.refuse(runtime, path, REFUSED);
       up.drop(box, 'runtime', path, 'its keys moved');
@@ -145,6 +147,8 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       up.mark('G3');
       const path = [...boxPath, 'emit'];
       up.move(emit, 'status', box, 'status', [...path, 'status'], 'operatorBox.status');
+      // katalog.md §20.5: upstream's emit.events is the entry's `events`.
+      up.move(emit, 'events', entry, 'events', [...path, 'events'], 'events');
       up.refuse(emit, path, REFUSED);
       up.drop(box, 'emit', path, 'its keys moved');
     }
@@ -194,6 +198,11 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   upgradeWatch(up, entry, base);
   upgradePreReconcile(up, entry, base);
   upgradeRollback(up, entry, base);
+  // katalog.md §20.5–20.6: the flat layout's `operatorBox.events` and `operatorBox.cleanup`.
+  for (const key of ['events', 'cleanup']) {
+    const boxNow = mapAt(entry, 'operatorBox');
+    if (boxNow != null) up.move(boxNow, key, entry, key, [...boxPath, key], key);
+  }
   for (const key of ['observe', 'watch']) {
     const boxNow = mapAt(entry, 'operatorBox');
     const pair = boxNow == null ? undefined : pairOf(boxNow, key);
