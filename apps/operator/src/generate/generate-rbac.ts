@@ -193,6 +193,9 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
       }
     }
   }
+  // A remote reconciler's children: the kinds its `managedResources` list (ADR 0046).
+  for (const managed of box.remote?.managedResources ?? [])
+    rules.add(managed.group, managed.plural, CHILD_VERBS);
   addWatchRules(rules, entry, notes);
   const onDelete = box.onDelete;
   if (onDelete != null) {
@@ -375,7 +378,8 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     entries.some(
       (e) =>
         Object.keys(e.operatorBox.providers).length > 0 ||
-        externalCalls(e).some((call) => call.auth?.secretRef != null),
+        externalCalls(e).some((call) => call.auth?.secretRef != null) ||
+        e.operatorBox.remote?.auth?.secretRef != null,
     );
   if (readsSecrets) {
     rules.add('', 'secrets', ['get']);
