@@ -172,6 +172,7 @@ export {
   CrossRead,
   GitHook,
   DockerHook,
+  RemoteReconciler,
   HOISTED_HOOKS,
   EXTERNAL_PROTOCOLS,
 } from './schema/hooks.js';

@@ -5,6 +5,32 @@ import { generateRbac } from './generate-rbac.js';
 const kinds = (m: readonly { kind: string }[]): string[] => m.map((x) => x.kind);
 
 describe('generateRbac', () => {
+  it('grants the kinds of a remote reconciler’s managedResources, and Secrets get for its auth (ADR 0046)', () => {
+    const katalog = katalogFrom(`operatorBox:
+  remote:
+    endpoint: "https://reconciler.internal/reconcile"
+    managedResources: [{ group: apps, plural: deployments }, { group: db.example.com, plural: databases, version: v1, kind: Database }]
+    auth: { secretRef: { name: token, key: token } }`);
+    const rules = generateRbac(katalog, { namespace: 'ops' }).manifests.flatMap(
+      (m) =>
+        (m['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[] | undefined) ?? [],
+    );
+    const grant = (group: string, resource: string): string[] =>
+      rules
+        .filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource))
+        .flatMap((r) => r.verbs);
+    expect(grant('apps', 'deployments')).toEqual(['get', 'list', 'watch', 'create', 'patch', 'delete']);
+    expect(grant('db.example.com', 'databases')).toEqual([
+      'get',
+      'list',
+      'watch',
+      'create',
+      'patch',
+      'delete',
+    ]);
+    expect(grant('', 'secrets')).toContain('get');
+  });
+
   it('grants tokenreviews and subjectaccessreviews create only with controlCenter (issue 22)', () => {
     const katalog = katalogFrom(`operatorBox: { onReconcile: { configMaps: [{}] } }`);
     const reviews = (manifests: readonly Record<string, unknown>[]): string[] =>

@@ -212,6 +212,9 @@ function addEntry(
       }
     }
   }
+  // A remote reconciler's children: the kinds its `managedResources` list (ADR 0046).
+  for (const managed of box.remote?.managedResources ?? [])
+    rules.add(managed.group, managed.plural, CHILD_VERBS);
   addWatchRules(rules, entry, notes, reads);
   addSecretReads(entry, reads);
   const onDelete = box.onDelete;
@@ -322,6 +325,7 @@ function addSecretReads(entry: CrdEntry, reads: SecretReads): void {
   const refs = [
     ...externalCalls(entry).map((call) => ({ ref: call.auth?.secretRef, what: 'an external call' })),
     ...entry.operatorBox.cross.map((cross) => ({ ref: cross.auth?.secretRef, what: 'a cross read' })),
+    { ref: entry.operatorBox.remote?.auth?.secretRef, what: 'the remote reconciler' },
   ];
   for (const { ref, what } of refs) {
     if (ref == null) continue;

@@ -222,6 +222,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     providers: options.providers ?? new Map(),
     lookup: (name) => crossTarget(entries.get(name)),
     liveAnswer: liveAnswerOf(entries, () => liveState),
+    ownedChildren: (uid) => children.listAllOwned(uid),
     onBuildFinished: (waiters) => wiring.enqueueReaders(waiters),
     ...(options.options?.crossToken == null ? {} : { crossToken: options.options.crossToken }),
     ...(options.options?.importProtocol == null ? {} : { importProtocol: options.options.importProtocol }),

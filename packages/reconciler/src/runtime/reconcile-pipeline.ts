@@ -402,6 +402,7 @@ export class CrdPipeline {
       providers: state.providers,
       warnings: state.warnings,
       crossUnavailable: state.crossUnavailable,
+      serviceStatus: state.serviceStatus,
       inventory: state.inventory,
       context: state.context,
       desired: state.desired,

@@ -22,7 +22,7 @@ import {
   StatusBlock,
   Validation,
 } from './crd-parts.js';
-import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS } from './hooks.js';
+import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS, RemoteReconciler } from './hooks.js';
 import {
   DnsLabel,
   EntryName,
@@ -203,6 +203,7 @@ const OperatorBoxSchema = z
     git: GitHook.optional(),
     external: z.array(ExternalCall).default([]),
     docker: DockerHook.optional(),
+    remote: RemoteReconciler.optional(),
     onCreate: ResourceGroupInput.prefault({}),
     onReconcile: ResourceGroupInput.prefault({}),
     onDelete: OnDelete.optional(),
@@ -253,6 +254,7 @@ const OperatorBoxSchema = z
     git: box.git ?? box.onReconcile.git ?? box.onCreate.git,
     external: [...box.onReconcile.external, ...box.onCreate.external, ...box.external],
     docker: box.docker ?? box.onReconcile.docker ?? box.onCreate.docker,
+    remote: box.remote,
     onCreate: box.onCreate.group,
     onReconcile: box.onReconcile.group,
     onDelete: box.onDelete,

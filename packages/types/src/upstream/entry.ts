@@ -17,6 +17,7 @@ import { upgradeTiming } from './timing.js';
 import type { UpgradeDialectOptions, Upgrader } from './upgrader.js';
 import { upgradeWatch } from './watch.js';
 import { upgradePreReconcile } from './pre-reconcile.js';
+import { upgradeRemote } from './remote.js';
 import { upgradeRollback } from './rollback.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
@@ -93,6 +94,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     up.mark('G1');
     const box = up.ensureMap(entry, 'operatorBox', pairOf(entry, 'reconciler')?.key);
     const path = [...base, 'reconciler'];
+    upgradeRemote(up, g1, box, path);
     up.reconcilerDefault(g1, path);
     up.goHooks(g1, path);
     for (const key of BOX_KEYS) up.move(g1, key, box, key, [...path, key], 'operatorBox.' + key);
@@ -110,6 +112,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     if (g2 != null) {
       up.mark('G2');
       const path = [...boxPath, 'reconciler'];
+      upgradeRemote(up, g2, box, path);
       up.reconcilerDefault(g2, path);
       up.goHooks(g2, path);
       for (const key of ENTRY_KEYS) up.move(g2, key, entry, key, [...path, key], key);
@@ -122,6 +125,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     if (reconcile != null) {
       up.mark('G3');
       const path = [...boxPath, 'reconcile'];
+      upgradeRemote(up, reconcile, box, path);
       up.reconcilerDefault(reconcile, path);
       up.goHooks(reconcile, path);
       for (const key of BOX_KEYS) up.move(reconcile, key, box, key, [...path, key], 'operatorBox.' + key);
