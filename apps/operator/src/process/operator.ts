@@ -238,7 +238,11 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   });
   let rollout: RolloutController | undefined;
   // A command of `ork rollout` (or the operator's own write) arrives as a watch event: one tick.
-  rolloutWatch.onRolloutChange(() => rollout?.nudge());
+  // A replica that does not lead (another shard) follows the state, re-queuing its CRs (ADR 0058).
+  rolloutWatch.onRolloutChange(() => {
+    rollout?.nudge();
+    void rollout?.follow();
+  });
   let watching: Promise<void> | undefined;
   const prepare = async (forKatalog: Katalog, text: string): Promise<PreparedRollout | undefined> => {
     try {
@@ -499,10 +503,13 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           metrics.sink.leaderStatus(leaseName, true);
           if (!stopping) {
             if (member == null) runtime.startWorkers();
-            else
+            else {
               member.startSharder(
                 runtime.summary().map((entry) => ({ ...entry.apiTypes, namespaced: entry.namespaced })),
               );
+              // The rollout gate counts every shard's CRs (ADR 0058).
+              runtime.watchAllShards();
+            }
             rollout?.start();
           }
         },
@@ -609,6 +616,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     );
     void startRuntime(candidate);
     if (reconciling()) candidate.startWorkers();
+    if (leading && member != null) candidate.watchAllShards();
     if (leading) candidateRollout?.start();
     return { outcome: 'reloaded' };
   };
