@@ -14,7 +14,14 @@ describe('offline results derived from the hook table', () => {
     expect(visibleRoots({ hook: 'git' })).toEqual(['cross']);
     expect(visibleRoots({ hook: 'external' })).toEqual(['cross', 'git', 'external']);
     expect(visibleRoots({ hook: 'docker' })).toEqual(['cross', 'git', 'external']);
-    expect(visibleRoots({ hook: 'providers' })).toEqual(['cross', 'git', 'external', 'docker', 'providers']);
+    expect(visibleRoots({ hook: 'providers' })).toEqual([
+      'cross',
+      'git',
+      'external',
+      'docker',
+      'remote',
+      'providers',
+    ]);
     expect(visibleRoots({ phase: 'validation' })).toEqual(['external']);
   });
 
