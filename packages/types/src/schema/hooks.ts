@@ -454,6 +454,15 @@ const RemoteReconcilerSchema = z
           input: resource,
         });
     });
+    // A CR must not choose where a credential goes (ADR 0033): with `auth`, the endpoint is literal.
+    if (remote.auth !== undefined && isTemplate(remote.endpoint))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'endpoint must be literal when `auth` sends a credential: a CR must not choose where it goes',
+        path: ['endpoint'],
+        input: remote.endpoint,
+      });
     if (!URL_SCHEME.test(remote.endpoint) && !isTemplate(remote.endpoint))
       ctx.addIssue({
         code: 'custom',
