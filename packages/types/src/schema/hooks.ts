@@ -396,7 +396,7 @@ const ExcludePaths = z
 
 /**
  * RemoteReconciler hands each CR to an HTTP service that decides its children and status
- * (docs/reference/katalog.md §15.4, docs/adr/0046-remote-reconciler-is-a-hook.md): upstream's
+ * (docs/reference/katalog.md §15.3, docs/adr/0046-remote-reconciler-is-a-hook.md): upstream's
  * `reconcile.remote` fields.
  */
 const RemoteReconcilerSchema = z
@@ -474,7 +474,7 @@ const RemoteReconcilerSchema = z
 /** RemoteReconciler is a `remote` block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface RemoteReconciler extends z.output<typeof RemoteReconcilerSchema> {}
-/** RemoteReconciler hands each CR to an HTTP service (docs/reference/katalog.md §15.4). */
+/** RemoteReconciler hands each CR to an HTTP service (docs/reference/katalog.md §15.3). */
 export const RemoteReconciler: z.ZodType<RemoteReconciler> = RemoteReconcilerSchema.meta({
   id: 'RemoteReconciler',
 });
