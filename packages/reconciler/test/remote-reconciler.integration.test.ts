@@ -1,5 +1,5 @@
 /**
- * A remote reconciler on the local control plane (docs/reference/katalog.md §15.4, ADR 0046): a
+ * A remote reconciler on the local control plane (docs/reference/katalog.md §15.3, ADR 0046): a
  * small HTTP server in this test decides each CR's children and status from the PreparedRequest it
  * receives. The runtime applies the ConfigMap it returns, writes its status, honours `requeue`,
  * sends the cached children back on the next call, and writes `RemoteReconcileFailed` when the

@@ -80,7 +80,7 @@ export const ConditionReason = {
   /** Ready=False, retry: an external call failed (without `continueOnError`). */
   ExternalCallFailed: 'ExternalCallFailed',
   /**
-   * Ready=False, retry: a remote reconciler (docs/reference/katalog.md §15.4) did not answer, answered
+   * Ready=False, retry: a remote reconciler (docs/reference/katalog.md §15.3) did not answer, answered
    * a status other than 200, a body that is not JSON or not its answer shape, a kind outside
    * `managedResources`, or `result: error`; the message says which.
    */

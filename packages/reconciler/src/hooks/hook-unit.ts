@@ -38,7 +38,7 @@ export interface HookEffects {
   crossUnavailable(messages: readonly string[]): void;
   /**
    * Sets the fields a service decided for `status` (a remote reconciler, docs/reference/katalog.md
-   * §15.4), written with this run's status after the declared fields; the runtime's own keys stay.
+   * §15.3), written with this run's status after the declared fields; the runtime's own keys stay.
    */
   writeStatus(fields: Readonly<Record<string, unknown>>): void;
 }
@@ -161,7 +161,7 @@ export interface HookServices {
     | undefined;
   /** A scripted answer to the cross read named `as` (the offline engine's results); when set, no read is made. */
   readonly crossResult?: ((as: string) => CrossResult) | undefined;
-  /** Remote reconciler calls (docs/reference/katalog.md §15.4). */
+  /** Remote reconciler calls (docs/reference/katalog.md §15.3). */
   readonly remote?: Pick<RemoteReconcilerClient, 'call'> | undefined;
   /** The children the caches hold for an owner UID (a remote reconciler's `prepared.children`). */
   readonly ownedChildren?: ((ownerUid: string) => readonly KubeObject[]) | undefined;

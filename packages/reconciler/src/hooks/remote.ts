@@ -1,5 +1,5 @@
 /**
- * The call of a remote reconciler (docs/reference/katalog.md §15.4, docs/reference/runtime.md §14.6,
+ * The call of a remote reconciler (docs/reference/katalog.md §15.3, docs/reference/runtime.md §14.8,
  * docs/adr/0046-remote-reconciler-is-a-hook.md): one POST of upstream's `PreparedRequest` through the
  * address guard (literal addresses before connecting, resolved ones at connect time), a timeout
  * per attempt, a 1 MiB answer limit, and retries with doubling backoff of the failures a retry may

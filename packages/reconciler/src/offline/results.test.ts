@@ -14,6 +14,7 @@ describe('offline results derived from the hook table', () => {
     expect(visibleRoots({ hook: 'git' })).toEqual(['cross']);
     expect(visibleRoots({ hook: 'external' })).toEqual(['cross', 'git', 'external']);
     expect(visibleRoots({ hook: 'docker' })).toEqual(['cross', 'git', 'external']);
+    expect(visibleRoots({ hook: 'remote' })).toEqual(['cross', 'git', 'external', 'docker']);
     expect(visibleRoots({ hook: 'providers' })).toEqual([
       'cross',
       'git',

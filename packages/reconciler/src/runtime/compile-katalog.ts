@@ -296,7 +296,7 @@ function compileGroup(
 }
 
 /**
- * remoteEntries are the children a remote reconciler returns (docs/reference/katalog.md §15.4): one
+ * remoteEntries are the children a remote reconciler returns (docs/reference/katalog.md §15.3): one
  * onReconcile entry per list, `remote.<list>`, whose copies are the answer's resources of that list
  * (the `remote` context value), applied, pruned and inventoried like any other child.
  */

@@ -91,7 +91,7 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
     ...(o.crossToken == null ? {} : { token: o.crossToken }),
   });
   const crossReaders = new CrossReaders();
-  // Remote reconcilers go through the same guard (docs/reference/runtime.md §14.6).
+  // Remote reconcilers go through the same guard (docs/reference/runtime.md §14.8).
   const remote = new RemoteReconcilerClient({
     clock,
     allowLinkLocal: tuning.allowLinkLocal,

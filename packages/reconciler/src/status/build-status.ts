@@ -67,7 +67,7 @@ export interface BuildStatusInput {
   /** Declared fields from `compileStatusFields`, evaluated after the runtime-owned keys. */
   readonly declaredFields?: readonly CompiledStatusField[] | undefined;
   /**
-   * Fields a remote reconciler returned (docs/reference/katalog.md §15.4), applied after the
+   * Fields a remote reconciler returned (docs/reference/katalog.md §15.3), applied after the
    * declared fields (they win on a conflict, as upstream's) and never over the runtime's own keys.
    * Undefined writes none.
    */

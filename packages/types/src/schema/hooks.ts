@@ -396,7 +396,7 @@ const ExcludePaths = z
 
 /**
  * RemoteReconciler hands each CR to an HTTP service that decides its children and status
- * (docs/reference/katalog.md §15.4, docs/adr/0046-remote-reconciler-is-a-hook.md): upstream's
+ * (docs/reference/katalog.md §15.3, docs/adr/0046-remote-reconciler-is-a-hook.md): upstream's
  * `reconcile.remote` fields.
  */
 const RemoteReconcilerSchema = z
@@ -454,6 +454,15 @@ const RemoteReconcilerSchema = z
           input: resource,
         });
     });
+    // A CR must not choose where a credential goes (ADR 0033): with `auth`, the endpoint is literal.
+    if (remote.auth !== undefined && isTemplate(remote.endpoint))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'endpoint must be literal when `auth` sends a credential: a CR must not choose where it goes',
+        path: ['endpoint'],
+        input: remote.endpoint,
+      });
     if (!URL_SCHEME.test(remote.endpoint) && !isTemplate(remote.endpoint))
       ctx.addIssue({
         code: 'custom',
@@ -465,7 +474,7 @@ const RemoteReconcilerSchema = z
 /** RemoteReconciler is a `remote` block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface RemoteReconciler extends z.output<typeof RemoteReconcilerSchema> {}
-/** RemoteReconciler hands each CR to an HTTP service (docs/reference/katalog.md §15.4). */
+/** RemoteReconciler hands each CR to an HTTP service (docs/reference/katalog.md §15.3). */
 export const RemoteReconciler: z.ZodType<RemoteReconciler> = RemoteReconcilerSchema.meta({
   id: 'RemoteReconciler',
 });

@@ -1,5 +1,5 @@
 /**
- * Upstream's remote reconciler (docs/reference/katalog.md §15.4, §24; ADR 0046): `reconcile.remote`
+ * Upstream's remote reconciler (docs/reference/katalog.md §15.3, §24; ADR 0046): `reconcile.remote`
  * (and the older `reconciler.remote` / `operatorBox.reconciler.remote`) moves to
  * `operatorBox.remote` with its fields unchanged, and the `default: false` it requires is dropped:
  * Orkestra runs the remote reconciler as a hook of its own pipeline.

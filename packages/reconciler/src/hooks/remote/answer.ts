@@ -1,6 +1,6 @@
 /**
  * A remote reconciler's answer (upstream's `RemoteReconcileResult`, docs/reference/katalog.md
- * §15.4) checked and turned into Katalog entries: each resource in the intent form (`type` +
+ * §15.3) checked and turned into Katalog entries: each resource in the intent form (`type` +
  * `fields`) becomes an entry of its kind's list, validated by that kind's entry schema; a full
  * object (`apiVersion`, `kind`, `metadata.name`) becomes a `custom` entry. A resource whose kind is
  * not in `managedResources` refuses the whole answer before anything is written.

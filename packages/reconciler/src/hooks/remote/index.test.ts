@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@orkestra/registry';
 import { loadKatalogOrThrow } from '@orkestra/types';
 import { reconcileOnce } from '../../offline/offline-engine.js';
+import { remoteHook } from './index.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const clock = { now: () => NOW, setTimeout: () => ({}), clearTimeout: () => undefined };
@@ -70,5 +71,16 @@ describe('the remote unit offline (ork render, simulate)', () => {
       { clock },
     );
     expect(String(run.error)).toMatch(/Deployment is not in managedResources/);
+  });
+});
+
+describe('remoteHook.settle', () => {
+  it('turns requeue into a timed re-queue after requeueAfter (default 10s), and ok into none', () => {
+    const base = { called: true, error: '', status: {}, resources: [] };
+    expect(remoteHook.settle({ ...base, result: 'requeue', requeueAfter: '60s' }).requeueAfterMs).toBe(
+      60_000,
+    );
+    expect(remoteHook.settle({ ...base, result: 'requeue', requeueAfter: '' }).requeueAfterMs).toBe(10_000);
+    expect(remoteHook.settle({ ...base, result: 'ok', requeueAfter: '60s' }).requeueAfterMs).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The `remote` hook (docs/reference/katalog.md §15.4, docs/reference/runtime.md §14.6,
+ * The `remote` hook (docs/reference/katalog.md §15.3, docs/reference/runtime.md §14.8,
  * docs/adr/0046-remote-reconciler-is-a-hook.md): step 12b POSTs upstream's `PreparedRequest` — the
  * CR, `args`, and what was prepared for it (cross reads, external results, its cached children) —
  * to a service, checks the answer, and adds `remote` to the template context. The answer's
@@ -199,7 +199,7 @@ function scriptedRemote(script: OfflineScript): HookServices['remote'] {
 export const remoteHook = defineHook({
   key: 'remote',
   schema: 'operatorBox.remote — RemoteReconciler in @orkestra/types (schema/hooks.ts)',
-  reference: 'docs/reference/katalog.md §15.4',
+  reference: 'docs/reference/katalog.md §15.3',
   phase: 'context',
   label: { place: 'the remote reconciler', reader: 'remote' },
   enqueuedBy: [],

@@ -46,7 +46,7 @@ export interface RunState {
   warnings: string[] | undefined;
   /** HTTP cross reads whose peer did not answer; undefined when the cross hook did not run (ADR 0043). */
   crossUnavailable: string[] | undefined;
-  /** The `status` a remote reconciler returned in this run (docs/reference/katalog.md §15.4). */
+  /** The `status` a remote reconciler returned in this run (docs/reference/katalog.md §15.3). */
   serviceStatus: Record<string, unknown> | undefined;
   desired: DesiredSet | undefined;
   context: TemplateContext | undefined;
