@@ -323,6 +323,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         reconcileTimeoutMs: config.reconcileTimeoutMs,
         watchIdleTimeoutMs: config.watchIdleTimeoutMs,
         workDir: config.workDir,
+        maxWorkDirBytes: config.maxWorkDirBytes,
         maxConcurrentBuilds: config.maxConcurrentBuilds,
         ...(options.watchNamespace == null ? {} : { namespace: options.watchNamespace }),
         allowPrivateAddresses: config.allowPrivateAddresses,

@@ -30,7 +30,7 @@ export interface HookServicesOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly tuning: Pick<
     ResolvedTuning,
-    'allowLinkLocal' | 'allowPrivateAddresses' | 'workDir' | 'maxConcurrentBuilds'
+    'allowLinkLocal' | 'allowPrivateAddresses' | 'workDir' | 'maxWorkDirBytes' | 'maxConcurrentBuilds'
   >;
   /** Loaded providers by name (`spec.providers`). */
   readonly providers: ReadonlyMap<string, Provider>;
@@ -92,6 +92,7 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
   const git = (): GitCheckouts =>
     (gitCheckouts ??= new GitCheckouts({
       workDir: tuning.workDir ?? mkdtempSync(join(tmpdir(), 'orkestra-git-')),
+      maxWorkDirBytes: tuning.maxWorkDirBytes,
       clock,
       env,
       allowLinkLocal: tuning.allowLinkLocal,
