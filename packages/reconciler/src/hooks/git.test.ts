@@ -286,6 +286,33 @@ describe('git process control', () => {
     expect((await pending).error).toBe(`git clone of ${origin} (branch main) aborted`);
   });
 
+  it("refuses a repository host outside the Katalog's allowedRepoHosts before any lookup or git process", async () => {
+    const looked: string[] = [];
+    const checkouts = new GitCheckouts({
+      workDir: join(root, 'work-allowed-hosts'),
+      gitBinary: fakeGit('echo ran >&2; exit 3'),
+      allowedHosts: ['git.example.com', '*.corp.example'],
+      resolve: async (host) => {
+        looked.push(host);
+        return [{ address: '203.0.113.7', family: 4 }];
+      },
+    });
+    for (const repo of ['https://evil.example.org/org/r.git', 'git@corp.example:org/r.git']) {
+      const refused = await checkouts.sync({ repo });
+      expect(refused.error).toBe(
+        `git repo host ${JSON.stringify(repo.includes('evil') ? 'evil.example.org' : 'corp.example')} is not in the Katalog's spec.allowedRepoHosts (git.example.com, *.corp.example)`,
+      );
+    }
+    expect(looked).toEqual([]);
+    expect(checkouts.commands).toBe(0);
+    // Allowed hosts (exactly, and a subdomain of a *. item) get past the list to the guard and git.
+    for (const repo of ['https://GIT.example.com/org/r.git', 'ssh://git@src.corp.example/org/r.git']) {
+      const passed = await checkouts.sync({ repo });
+      expect(passed.error).toContain('failed (exit 3)');
+    }
+    expect(looked).toEqual(['git.example.com', 'src.corp.example']);
+  });
+
   it('finds the host of URL and scp-like repositories, none for local paths', () => {
     expect(gitRepoHost('https://bot:tok@git.example.com:8443/org/r.git')).toBe('git.example.com');
     expect(gitRepoHost('ssh://git@[fd00:ec2::254]:22/r.git')).toBe('[fd00:ec2::254]');

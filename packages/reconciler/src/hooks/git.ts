@@ -26,7 +26,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve as resolvePath } from 'node:path';
-import { parseDuration } from '@orkestra/types';
+import { parseDuration, repoHostAllowed } from '@orkestra/types';
 import { systemClock } from '../clock.js';
 import type { Clock, TimerHandle } from '../clock.js';
 import { AddressGuard } from './address-guard.js';
@@ -105,6 +105,12 @@ export interface GitCheckoutsOptions {
   readonly maxWorkDirBytes?: number;
   /** How often a running clone or fetch is measured against `maxWorkDirBytes`. Default 500 ms. */
   readonly sizeCheckMs?: number;
+  /**
+   * The only repository hosts a clone or fetch may reach (the Katalog's `spec.allowedRepoHosts`:
+   * a name, or `*.name` for its subdomains); a rendered `repo` elsewhere fails before any lookup.
+   * Default: any host.
+   */
+  readonly allowedHosts?: readonly string[];
 }
 
 /** The work directory's default cap: 1 GiB (RUNTIME_TUNING_DEFAULTS; the chart's emptyDir sizeLimit is above it). */
@@ -168,6 +174,7 @@ export class GitCheckouts {
   readonly #guard: AddressGuard;
   readonly #maxBytes: number;
   readonly #sizeCheckMs: number;
+  readonly #allowedHosts: readonly string[] | undefined;
   #commands = 0;
 
   constructor(options: GitCheckoutsOptions) {
@@ -189,6 +196,7 @@ export class GitCheckouts {
     this.#killGraceMs = options.killGraceMs ?? 5000;
     this.#maxBytes = options.maxWorkDirBytes ?? DEFAULT_MAX_WORK_DIR_BYTES;
     this.#sizeCheckMs = options.sizeCheckMs ?? 500;
+    this.#allowedHosts = options.allowedHosts;
   }
 
   /** commands is the number of git processes started, cumulative. */
@@ -217,6 +225,11 @@ export class GitCheckouts {
     let dir = '';
     try {
       validate(repo, branch, path);
+      const host = gitRemote(repo)?.host;
+      if (host != null && this.#allowedHosts != null && !repoHostAllowed(host, this.#allowedHosts))
+        throw new GitError(
+          `git repo host ${JSON.stringify(host)} is not in the Katalog's spec.allowedRepoHosts (${this.#allowedHosts.join(', ')})`,
+        );
       if (gitRemote(repo) == null && context.allowLocal !== true) {
         throw new GitError(
           `git repo ${JSON.stringify(repo)} is a local path or file:// URL; only a repository written literally in the Katalog may be local`,

@@ -34,6 +34,8 @@ export interface HookServicesOptions {
   >;
   /** Loaded providers by name (`spec.providers`). */
   readonly providers: ReadonlyMap<string, Provider>;
+  /** The Katalog's `spec.allowedRepoHosts`: the only hosts git hooks may clone from. Default any. */
+  readonly allowedRepoHosts?: readonly string[] | undefined;
   /** The primary cache of an entry of this Katalog, for in-process cross reads. */
   readonly lookup: (crd: string) => CrossTarget | undefined;
   /** Called with the readers (readerIds) that waited for an image build that ended. */
@@ -93,6 +95,7 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
     (gitCheckouts ??= new GitCheckouts({
       workDir: tuning.workDir ?? mkdtempSync(join(tmpdir(), 'orkestra-git-')),
       maxWorkDirBytes: tuning.maxWorkDirBytes,
+      ...(o.allowedRepoHosts == null ? {} : { allowedHosts: o.allowedRepoHosts }),
       clock,
       env,
       allowLinkLocal: tuning.allowLinkLocal,

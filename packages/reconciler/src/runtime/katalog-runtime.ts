@@ -214,6 +214,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   // ---- hooks and providers (steps 9–12, 16; docs/reference/runtime.md §14)
   const hooks = createHookServices({
     katalogName,
+    allowedRepoHosts: compiled.katalog.spec.allowedRepoHosts,
     client,
     clock,
     conditions: conditionsOptions(engine, clock),
