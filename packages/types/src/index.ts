@@ -94,6 +94,7 @@ export { katalogJsonSchema, KATALOG_SCHEMA_ID } from './json-schema.js';
 // Conditions
 export { evaluateConditions, evaluateCondition, typeName, zonedParts } from './evaluate-conditions.js';
 export { copySourceWatches } from './copy-source-watches.js';
+export { repoHostAllowed } from './repo-hosts.js';
 export type {
   EvaluateConditionsOptions,
   ConditionsResult,

@@ -23,12 +23,17 @@ export type OciBuilder = (typeof OciBuilder)[keyof typeof OciBuilder];
 /**
  * OperatorTuning is the part of the runtime's RuntimeTuning that `ork run` sets from flags
  * (`--reconcile-timeout`, `--max-concurrent-writes`, `--watch-idle-timeout`, `--work-dir`,
- * `--max-concurrent-builds`), always given. The knobs are declared once, in RuntimeTuning.
+ * `--max-work-dir-bytes`, `--max-concurrent-builds`), always given. The knobs are declared once, in RuntimeTuning.
  */
 export type OperatorTuning = {
   readonly [
     K in
-      'reconcileTimeoutMs' | 'maxConcurrentWrites' | 'watchIdleTimeoutMs' | 'workDir' | 'maxConcurrentBuilds'
+      | 'reconcileTimeoutMs'
+      | 'maxConcurrentWrites'
+      | 'watchIdleTimeoutMs'
+      | 'workDir'
+      | 'maxWorkDirBytes'
+      | 'maxConcurrentBuilds'
   ]-?: NonNullable<RuntimeTuning[K]>;
 };
 
@@ -125,6 +130,7 @@ const STRING_FLAGS = [
   'max-concurrent-writes',
   'watch-idle-timeout',
   'work-dir',
+  'max-work-dir-bytes',
   'max-concurrent-builds',
   'control-center-auth',
   'control-center-upstreams',
@@ -156,6 +162,8 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
   --max-concurrent-writes <n>         parallel child writes per CR (8)
   --watch-idle-timeout <d>            restart a silent watch after (5m)
   --work-dir <dir>                    git checkouts and build contexts (/var/lib/orkestra)
+  --max-work-dir-bytes <n>            most bytes git checkouts may fill the work directory with:
+                                      a number with an optional Ki/Mi/Gi suffix; 0 no cap (1Gi)
   --max-concurrent-builds <n>         parallel image builds (1)
   --install-crds[=true|false]         apply the Katalog's CRDs at start-up (false)
   --control-center[=true|false]       serve the Control Center at /ui on the metrics port
@@ -273,6 +281,21 @@ export function parseRunConfig(
     const n = Number(value);
     if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
       errors.push(`--${flag}: expected a whole number of at least 1, got "${value}"`);
+      return fallback;
+    }
+    return n;
+  };
+  const bytes = (flag: (typeof STRING_FLAGS)[number], fallback: number): number => {
+    const value = text(flag);
+    if (value == null) return fallback;
+    const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(value.trim());
+    const unit =
+      ({ Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 } as Record<string, number>)[match?.[2] ?? ''] ?? 1;
+    const n = match == null ? NaN : Number(match[1]) * unit;
+    if (!Number.isSafeInteger(n)) {
+      errors.push(
+        `--${flag}: expected a number of bytes with an optional Ki, Mi or Gi suffix, got "${value}"`,
+      );
       return fallback;
     }
     return n;
@@ -423,6 +446,7 @@ export function parseRunConfig(
     maxConcurrentWrites: positiveInt('max-concurrent-writes', RUNTIME_TUNING_DEFAULTS.maxConcurrentWrites),
     watchIdleTimeoutMs: duration('watch-idle-timeout', `${RUNTIME_TUNING_DEFAULTS.watchIdleTimeoutMs}ms`),
     workDir: nonEmpty(text('work-dir')) ?? '/var/lib/orkestra',
+    maxWorkDirBytes: bytes('max-work-dir-bytes', RUNTIME_TUNING_DEFAULTS.maxWorkDirBytes),
     maxConcurrentBuilds: positiveInt('max-concurrent-builds', RUNTIME_TUNING_DEFAULTS.maxConcurrentBuilds),
     ociBuilder: builder as OciBuilder,
     installCrds: bool('install-crds', options.defaults?.installCrds ?? false),

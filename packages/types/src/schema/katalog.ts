@@ -3,6 +3,7 @@ import { Rollout } from './rollout.js';
 import { Duration, isDuration, parseDuration } from '../duration.js';
 import { KATALOG_API_VERSION, KATALOG_KIND, UPSTREAM_API_VERSIONS } from '../metadata.js';
 import { closestMatch } from '../suggest.js';
+import { REPO_HOST_PATTERN, repoHostAllowed, repoHostOf } from '../repo-hosts.js';
 import { gated, gateShape, checkGate, normalizeGate } from './condition.js';
 import type { GateInput } from './condition.js';
 import {
@@ -618,16 +619,57 @@ const KatalogSpecSchema = z
     allowedSourceNamespaces: z.array(DnsLabel).optional(),
     /** Refuse deletes of the Katalog's CRDs (and children) at admission; absent = off (docs/reference/katalog.md §2.4, ADR 0050). */
     deletionProtection: DeletionProtection.optional(),
+    /**
+     * The hosts git hooks may clone from (`github.com`, `*.example.com`); absent = any host. A literal
+     * `repo` elsewhere is a load error; a templated one is refused when it renders (docs/reference/katalog.md §16.1, ADR 0040).
+     */
+    allowedRepoHosts: z
+      .array(
+        z.string().regex(REPO_HOST_PATTERN, {
+          error: 'expected a host name, optionally with a leading "*." for its subdomains',
+        }),
+      )
+      .min(1, { error: 'list at least one host, or leave allowedRepoHosts out' })
+      .optional(),
   })
-  .superRefine((spec, ctx) =>
+  .superRefine((spec, ctx) => {
     uniqueBy(
       spec.providers,
       (p) => p.name,
       ctx,
       (i) => ['providers', i, 'name'],
       'provider name',
-    ),
-  );
+    );
+    checkRepoHosts(spec, ctx);
+  });
+
+/**
+ * checkRepoHosts refuses a git hook whose literal `repo` names a remote host outside
+ * `spec.allowedRepoHosts` (docs/reference/katalog.md §16.1); a templated `repo` is checked when it
+ * renders (the runtime's git hook), a local path stays the Katalog author's choice.
+ */
+function checkRepoHosts(
+  spec: {
+    readonly crds: Record<string, CrdEntry>;
+    readonly allowedRepoHosts?: readonly string[] | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const allowed = spec.allowedRepoHosts;
+  if (allowed == null || allowed.length === 0) return;
+  for (const [name, entry] of Object.entries(spec.crds)) {
+    const repo = entry.operatorBox.git?.repo;
+    if (repo == null || isTemplate(repo)) continue;
+    const host = repoHostOf(repo);
+    if (host != null && !repoHostAllowed(host, allowed))
+      ctx.addIssue({
+        code: 'custom',
+        message: `git repo host ${JSON.stringify(host)} is not in spec.allowedRepoHosts (${allowed.join(', ')})`,
+        path: ['crds', name, 'operatorBox', 'git', 'repo'],
+        input: repo,
+      });
+  }
+}
 /** KatalogSpec is the Katalog's spec. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface KatalogSpec extends z.output<typeof KatalogSpecSchema> {}
