@@ -13,7 +13,7 @@ import { ensureWebhookTls } from '../src/webhook/tls-secret.js';
 import { kubeRequest } from './kube-raw.js';
 
 // Versions and conversion on the real local control plane (docs/reference/katalog.md §3.4,
-// docs/reference/runtime.md §25, ADR 0056, ADR 0057): the CRD `ork generate` writes serves three
+// docs/reference/runtime.md §26, ADR 0056, ADR 0057): the CRD `ork generate` writes serves three
 // versions; the API server calls the operator's HTTPS endpoint on 127.0.0.1 with the caBundle
 // patched from the webhook Secret; a CR written at one version reads at the others as the rules
 // say, and the stored object does not change when it is read.

@@ -122,7 +122,7 @@ export function crdSchema(entry: CrdEntry, version?: CrdVersion): Schema {
   return root;
 }
 
-/** WebhookClientConfig is where the API server sends ConversionReviews (docs/reference/runtime.md §25). */
+/** WebhookClientConfig is where the API server sends ConversionReviews (docs/reference/runtime.md §26). */
 export type WebhookClientConfig =
   | { readonly service: { readonly namespace: string; readonly name: string; readonly port?: number } }
   | { readonly url: string };

@@ -16,6 +16,8 @@ import type { RunConfig } from './config.js';
 import { startHttpServers } from './http-server.js';
 import type { ExtraRoute, HttpServers } from './http-server.js';
 import { installCrds } from './install-crds.js';
+import { needsWebhook, startWebhookEndpoint } from '../webhook/endpoint.js';
+import type { WebhookEndpoint } from '../webhook/endpoint.js';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { loadKubeConfig } from './kube-config.js';
 import { LeaderElector, eventApiOf, leaseApiOf, leaseNameFor } from './leader-election.js';
@@ -188,6 +190,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   });
   let kubeConfig: KubeConfig;
   let api: ApiTransport;
+  let webhook: WebhookEndpoint | undefined;
   const shardId = config.sharding ? (options.shardId ?? shardIdFor()) : undefined;
   try {
     kubeConfig =
@@ -203,11 +206,37 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       ...(shardId == null ? {} : { shard: shardId }),
       restRequest: metrics.sink.restRequest,
     });
+    // The webhook endpoint (docs/reference/runtime.md §26): every replica serves it, no leader needed.
+    if (needsWebhook(katalog) && config.webhookBindAddress.trim() !== '0') {
+      webhook = await startWebhookEndpoint({
+        client: api.client,
+        katalog,
+        namespace: config.namespace,
+        bindAddress: config.webhookBindAddress,
+        service: config.webhookService,
+        log: (message, fields) => logger.info(fields ?? {}, message),
+      });
+      logger.info(
+        { port: webhook.server.port, clientConfig: webhook.clientConfig },
+        'conversion webhook serving',
+      );
+    }
     if (config.installCrds) {
-      const names = await installCrds(api.client, katalog, { namespace: config.namespace });
+      const names = await installCrds(api.client, katalog, {
+        namespace: config.namespace,
+        ...(webhook == null ? {} : { crds: { webhook: webhook.clientConfig, caBundle: webhook.caBundle() } }),
+      });
       logger.info({ crds: names }, 'CustomResourceDefinitions installed');
+    } else if (webhook != null) {
+      await webhook.patchCaBundles().catch((error: unknown) => {
+        logger.error(
+          { err: { message: errorMessage(error) } },
+          'cannot write the conversion caBundle into the CRDs (needs get and patch on them): conversion fails until it is there',
+        );
+      });
     }
   } catch (error) {
+    await webhook?.close();
     await closeProviders(providers, { logger });
     throw new OperatorStartError(errorMessage(error), [], { cause: error });
   }
@@ -581,7 +610,14 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     const previousRollout = rollout;
     await previousRollout?.stop();
     try {
-      if (config.installCrds) await installCrds(api.client, next.katalog, { namespace: config.namespace });
+      if (config.installCrds)
+        await installCrds(api.client, next.katalog, {
+          namespace: config.namespace,
+          // Converters are built at start: a reload keeps the running endpoint (a new conversion needs a restart).
+          ...(webhook == null
+            ? {}
+            : { crds: { webhook: webhook.clientConfig, caBundle: webhook.caBundle() } }),
+        });
       const prepared = await prepare(next.katalog, next.text);
       const holder: { controller?: RolloutController | undefined } = {};
       const made = makeRuntime(next.katalog, prepared, holder);
@@ -662,7 +698,14 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         timeoutMs: 5_000,
       },
       { name: 'close providers', run: () => closeProviders(providers, { logger }), timeoutMs: 5_000 },
-      { name: 'close HTTP servers', run: () => servers.close(), timeoutMs: 5_000 },
+      {
+        name: 'close HTTP servers',
+        run: async () => {
+          await servers.close();
+          await webhook?.close();
+        },
+        timeoutMs: 5_000,
+      },
       {
         name: 'flush logs',
         run: () => {

@@ -6,7 +6,7 @@ import { ConversionError } from '../conversion/convert.js';
 import type { Converter } from '../conversion/convert.js';
 
 /**
- * The operator's HTTPS endpoint for the API server's webhooks (docs/reference/runtime.md §25,
+ * The operator's HTTPS endpoint for the API server's webhooks (docs/reference/runtime.md §26,
  * ADR 0057): `POST /convert` answers a `ConversionReview` (apiextensions.k8s.io/v1) with the
  * converted objects. Every replica serves it (conversion needs no leader: it reads only the
  * request). The certificate is swapped in place (`setTls`) when the Secret rotates, so

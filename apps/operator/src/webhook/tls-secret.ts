@@ -5,7 +5,7 @@ import { issueCertificate } from './x509.js';
 
 /**
  * The webhook endpoint's CA and serving certificate, kept in a Secret of the operator namespace
- * (docs/reference/runtime.md §25, ADR 0057). Every replica calls ensureWebhookTls: the first one
+ * (docs/reference/runtime.md §26, ADR 0057). Every replica calls ensureWebhookTls: the first one
  * creates the Secret, the others read it (a lost create or update race reads the winner's).
  * Rotation starts when a third of a certificate's validity is left: a new CA joins the bundle
  * beside the old one (which stays trusted until it expires), so a caBundle patched from the

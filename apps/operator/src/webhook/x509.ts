@@ -3,7 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 
 /**
- * X.509 certificates for the operator's webhook endpoint (docs/reference/runtime.md §25, ADR 0057).
+ * X.509 certificates for the operator's webhook endpoint (docs/reference/runtime.md §26, ADR 0057).
  * node:crypto parses certificates (`X509Certificate`) but cannot issue them, so this writes the
  * DER of a v3 certificate itself and signs it with `crypto.sign`: ECDSA P-256 with SHA-256, the
  * extensions a TLS client (the API server) checks — basicConstraints, keyUsage, extKeyUsage
