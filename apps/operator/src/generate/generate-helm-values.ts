@@ -23,6 +23,8 @@ export interface HelmValues {
   };
   /** ValidatingAdmissionPolicies and bindings the chart installs (ADR 0049, ADR 0050). */
   readonly admissionPolicies: readonly Manifest[];
+  /** Present when an entry declares conversion: the chart serves the webhook (ADR 0057). */
+  readonly webhook?: { readonly enabled: true };
 }
 
 /**
@@ -45,5 +47,8 @@ export function generateHelmValues(katalog: Katalog, options: HelmValuesOptions)
       rules: rbac.rules,
     },
     admissionPolicies: generatePolicies(katalog, options.namespace),
+    ...(Object.values(katalog.spec.crds).some((entry) => entry.conversion != null)
+      ? { webhook: { enabled: true } }
+      : {}),
   };
 }
