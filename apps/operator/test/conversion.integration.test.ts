@@ -3,6 +3,7 @@ import { useControlPlane } from '@orkestra/testenv/vitest';
 import { loadKatalogOrThrow } from '@orkestra/types';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createConverter } from '../src/conversion/convert.js';
+import { migrateStorageVersion } from '../src/conversion/migrate-storage.js';
 import { VERSIONED_KATALOG } from '../src/conversion/fixture.test-support.js';
 import { generateCrds } from '../src/generate/generate-crds.js';
 import { createApiTransport } from '../src/process/api-transport.js';
@@ -187,10 +188,44 @@ describe('conversion webhook on the local control plane', () => {
     expect(failures).toEqual([]);
     expect(reads).toBeGreaterThan(50);
 
-    // Webhook down: reads at the storage version still work; other versions fail with the reason.
+    // Storage version migration: v2 becomes the storage version; the object is rewritten at v2,
+    // storedVersions is trimmed, and every version still reads the same; a second run has nothing to do.
+    const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`;
+    const current = (await kubeRequest(env.kubeConfig, 'GET', crdPath)).body as {
+      spec: { versions: { name: string; storage: boolean }[] };
+    };
+    for (const v of current.spec.versions) v.storage = v.name === 'v2';
+    const moved = await kubeRequest(env.kubeConfig, 'PUT', crdPath, current);
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const beforeMigration = await kubeRequest(env.kubeConfig, 'GET', path('v1alpha1', 'db'));
+    let storedVersions: unknown;
+    for (let i = 0; i < 50; i++) {
+      storedVersions = (
+        (await kubeRequest(env.kubeConfig, 'GET', crdPath)).body['status'] as Record<string, unknown>
+      )['storedVersions'];
+      if (JSON.stringify(storedVersions) === '["v1","v2"]') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(storedVersions).toEqual(['v1', 'v2']);
+    const migrated = await migrateStorageVersion(api.client, { crdName, pauseMs: 10 });
+    expect(migrated).toEqual({ needed: true, rewritten: 1, skipped: 0, storedVersions: ['v2'] });
+    expect(
+      ((await kubeRequest(env.kubeConfig, 'GET', crdPath)).body['status'] as Record<string, unknown>)[
+        'storedVersions'
+      ],
+    ).toEqual(['v2']);
+    const afterMigration = await kubeRequest(env.kubeConfig, 'GET', path('v1alpha1', 'db'));
+    expect(afterMigration.body['spec']).toEqual(beforeMigration.body['spec']);
+    // Written again (at the new storage version): a new resourceVersion.
+    const rv = (o: Record<string, unknown>): unknown =>
+      (o['metadata'] as Record<string, unknown>)['resourceVersion'];
+    expect(rv(afterMigration.body)).not.toBe(rv(beforeMigration.body));
+    expect((await migrateStorageVersion(api.client, { crdName })).needed).toBe(false);
+
+    // Webhook down: reads at the storage version (now v2) still work; other versions fail with the reason.
     await server.close();
-    expect((await kubeRequest(env.kubeConfig, 'GET', path('v1', 'db'))).status).toBe(200);
-    const down = await kubeRequest(env.kubeConfig, 'GET', path('v2', 'db'));
+    expect((await kubeRequest(env.kubeConfig, 'GET', path('v2', 'db'))).status).toBe(200);
+    const down = await kubeRequest(env.kubeConfig, 'GET', path('v1', 'db'));
     expect(down.status).toBe(500);
     expect(JSON.stringify(down.body)).toMatch(/conversion webhook/);
     const sorted = [...reviews].sort((a, b) => a - b);

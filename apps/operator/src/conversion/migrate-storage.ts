@@ -1,0 +1,71 @@
+import { ConflictError, NotFoundError } from '@orkestra/registry';
+import type { KubeClient } from '@orkestra/registry';
+
+/**
+ * Storage version migration (docs/reference/katalog.md §3.4, ADR 0056), as
+ * kube-storage-version-migrator does it: every object of the kind is written back unchanged at the
+ * storage version, which makes the API server store it at that version; then the CRD's
+ * `status.storedVersions` is trimmed to the storage version. An object already stored at the
+ * storage version is not written by the API server (same bytes), so a migration interrupted by a
+ * restart is resumed by running it again from the start.
+ */
+
+/** MigrateStorageOptions configures migrateStorageVersion. */
+export interface MigrateStorageOptions {
+  /** `<plural>.<group>`. */
+  readonly crdName: string;
+  /** Pause between two writes, ms (pacing). Default 0. */
+  readonly pauseMs?: number;
+  /** Injected sleep. */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** MigrateStorageResult counts what a migration did. */
+export interface MigrateStorageResult {
+  /** False when `status.storedVersions` already named the storage version alone. */
+  readonly needed: boolean;
+  readonly rewritten: number;
+  /** Objects deleted or changed by someone else meanwhile (their own write stored them anew). */
+  readonly skipped: number;
+  readonly storedVersions: readonly string[];
+}
+
+interface CrdShape {
+  spec?: { group?: string; names?: { kind?: string }; versions?: { name: string; storage?: boolean }[] };
+  status?: { storedVersions?: string[] };
+}
+
+/** migrateStorageVersion rewrites the stored objects of one CRD and trims its storedVersions. */
+export async function migrateStorageVersion(
+  client: Pick<KubeClient, 'get' | 'list' | 'replace' | 'patchStatus'>,
+  options: MigrateStorageOptions,
+): Promise<MigrateStorageResult> {
+  const ref = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    name: options.crdName,
+  };
+  const crd = (await client.get(ref)) as unknown as CrdShape;
+  const storage = crd.spec?.versions?.find((v) => v.storage === true)?.name;
+  const stored = crd.status?.storedVersions ?? [];
+  if (storage == null || (stored.length === 1 && stored[0] === storage))
+    return { needed: false, rewritten: 0, skipped: 0, storedVersions: stored };
+  const apiVersion = `${crd.spec?.group ?? ''}/${storage}`;
+  const kind = crd.spec?.names?.kind ?? '';
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let rewritten = 0;
+  let skipped = 0;
+  const list = await client.list({ apiVersion, kind });
+  for (const item of list.items) {
+    try {
+      await client.replace(item);
+      rewritten++;
+    } catch (error) {
+      if (error instanceof ConflictError || error instanceof NotFoundError) skipped++;
+      else throw error;
+    }
+    if ((options.pauseMs ?? 0) > 0) await sleep(options.pauseMs ?? 0);
+  }
+  await client.patchStatus(ref, { storedVersions: [storage] });
+  return { needed: true, rewritten, skipped, storedVersions: [storage] };
+}
