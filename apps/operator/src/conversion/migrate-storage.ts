@@ -1,10 +1,12 @@
 import { ConflictError, NotFoundError } from '@orkestra/registry';
+import { refOf } from '@orkestra/registry';
 import type { KubeClient } from '@orkestra/registry';
 
 /**
  * Storage version migration (docs/reference/katalog.md §3.4, ADR 0056), as
  * kube-storage-version-migrator does it: every object of the kind is written back unchanged at the
- * storage version, which makes the API server store it at that version; then the CRD's
+ * storage version (an empty merge patch with the object's resourceVersion: the `patch` the
+ * operator already holds on its CRs), which makes the API server store it at that version; then the CRD's
  * `status.storedVersions` is trimmed to the storage version. An object already stored at the
  * storage version is not written by the API server (same bytes), so a migration interrupted by a
  * restart is resumed by running it again from the start.
@@ -37,7 +39,7 @@ interface CrdShape {
 
 /** migrateStorageVersion rewrites the stored objects of one CRD and trims its storedVersions. */
 export async function migrateStorageVersion(
-  client: Pick<KubeClient, 'get' | 'list' | 'replace' | 'patchStatus'>,
+  client: Pick<KubeClient, 'get' | 'list' | 'mergePatch' | 'patchStatus'>,
   options: MigrateStorageOptions,
 ): Promise<MigrateStorageResult> {
   const ref = {
@@ -58,7 +60,7 @@ export async function migrateStorageVersion(
   const list = await client.list({ apiVersion, kind });
   for (const item of list.items) {
     try {
-      await client.replace(item);
+      await client.mergePatch(refOf(item), {}, { resourceVersion: item.metadata.resourceVersion ?? '' });
       rewritten++;
     } catch (error) {
       if (error instanceof ConflictError || error instanceof NotFoundError) skipped++;
@@ -68,4 +70,24 @@ export async function migrateStorageVersion(
   }
   await client.patchStatus(ref, { storedVersions: [storage] });
   return { needed: true, rewritten, skipped, storedVersions: [storage] };
+}
+
+/**
+ * migrateKatalogStorage migrates every CRD of the Katalog that converts, one after another (the
+ * leader runs it at start; a restart midway runs it again and only the objects not yet rewritten
+ * are written). Failures are reported per CRD and do not stop the others.
+ */
+export async function migrateKatalogStorage(
+  client: Pick<KubeClient, 'get' | 'list' | 'mergePatch' | 'patchStatus'>,
+  crdNames: readonly string[],
+  report: (crdName: string, outcome: MigrateStorageResult | { error: string }) => void,
+  pauseMs = 20,
+): Promise<void> {
+  for (const crdName of crdNames) {
+    try {
+      report(crdName, await migrateStorageVersion(client, { crdName, pauseMs }));
+    } catch (error) {
+      report(crdName, { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
 }

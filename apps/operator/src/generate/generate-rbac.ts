@@ -411,9 +411,11 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   const converting = entries
     .filter((entry) => entry.conversion != null)
     .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
-  if (converting.length > 0 && pinned == null)
+  if (converting.length > 0 && pinned == null) {
     rules.add('apiextensions.k8s.io', 'customresourcedefinitions', ['get', 'patch'], converting);
-  else if (converting.length > 0)
+    // Storage version migration trims status.storedVersions (docs/reference/katalog.md §3.4).
+    rules.add('apiextensions.k8s.io', 'customresourcedefinitions/status', ['patch'], converting);
+  } else if (converting.length > 0)
     notes.push(
       `the conversion webhook writes its caBundle into ${converting.join(', ')}, but the generated Role is limited to namespace ${pinned}: grant \`get\` and \`patch\` on those customresourcedefinitions in a ClusterRole by hand`,
     );

@@ -17,6 +17,7 @@ import { startHttpServers } from './http-server.js';
 import type { ExtraRoute, HttpServers } from './http-server.js';
 import { installCrds } from './install-crds.js';
 import { needsWebhook, startWebhookEndpoint } from '../webhook/endpoint.js';
+import { migrateKatalogStorage } from '../conversion/migrate-storage.js';
 import type { WebhookEndpoint } from '../webhook/endpoint.js';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { loadKubeConfig } from './kube-config.js';
@@ -513,6 +514,19 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   let finished = false;
   let stopping = false;
 
+  // Storage version migration (docs/reference/katalog.md §3.4): the leader rewrites stored objects of
+  // converting CRDs whose storedVersions name more than the storage version, once per leadership.
+  const migrateStorage = (): void => {
+    if (webhook == null) return;
+    const names = Object.values(katalog.spec.crds)
+      .filter((entry) => entry.conversion != null)
+      .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
+    void migrateKatalogStorage(api.client, names, (crd, outcome) => {
+      if ('error' in outcome)
+        logger.error({ crd, err: { message: outcome.error } }, 'storage version migration failed');
+      else if (outcome.needed) logger.info({ crd, ...outcome }, 'storage version migrated');
+    });
+  };
   const elector = config.leaderElect
     ? new LeaderElector({
         api: leaseApiOf(api.client),
@@ -525,6 +539,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
         logger,
         onStartedLeading: () => {
           leading = true;
+          migrateStorage();
           metrics.sink.leaderStatus(leaseName, true);
           if (!stopping) {
             if (member == null) runtime.startWorkers();
@@ -543,6 +558,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       })
     : undefined;
   if (elector != null) metrics.sink.leaderStatus(leaseName, false);
+  else migrateStorage();
 
   // Start the runtime; a start that fails (discovery, a CRD not served yet, sync timeout) is logged
   // and retried, and the process stays up and not ready meanwhile (docs/reference/runtime.md §2 steps 6–7).
