@@ -136,10 +136,10 @@ export interface CrdOptions {
 }
 
 /** WEBHOOK_SERVICE is the chart's webhook Service name (deploy/helm/orkestra/templates/service.yaml). */
-export const WEBHOOK_SERVICE = 'orkestra-webhook';
+const WEBHOOK_SERVICE = 'orkestra-webhook';
 
 /** conversionOf returns the CRD's `spec.conversion`: a webhook when the entry declares conversion. */
-export function conversionOf(entry: CrdEntry, options: CrdOptions = {}): Schema | undefined {
+function conversionOf(entry: CrdEntry, options: CrdOptions = {}): Schema | undefined {
   if (entry.conversion == null) return undefined;
   const target = options.webhook ?? {
     service: { namespace: 'orkestra-system', name: WEBHOOK_SERVICE, port: 443 },

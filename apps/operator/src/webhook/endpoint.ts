@@ -48,7 +48,7 @@ export interface WebhookEndpoint {
 }
 
 /** convertersOf builds one converter per entry with `conversion`, by `<group>/<Kind>`. */
-export function convertersOf(katalog: Katalog): Map<string, Converter> {
+function convertersOf(katalog: Katalog): Map<string, Converter> {
   const converters = new Map<string, Converter>();
   for (const [name, entry] of Object.entries(katalog.spec.crds))
     if (entry.conversion != null)

@@ -44,7 +44,7 @@ function isObject(value: unknown): value is Json {
 }
 
 /** reviewResponse converts the objects of one ConversionReview request. */
-export function reviewResponse(review: unknown, converters: ReadonlyMap<string, Converter>): Json {
+function reviewResponse(review: unknown, converters: ReadonlyMap<string, Converter>): Json {
   const request = isObject(review) && isObject(review['request']) ? review['request'] : {};
   const uid = typeof request['uid'] === 'string' ? request['uid'] : '';
   const desired = typeof request['desiredAPIVersion'] === 'string' ? request['desiredAPIVersion'] : '';

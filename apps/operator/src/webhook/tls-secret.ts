@@ -13,6 +13,12 @@ import { issueCertificate } from './x509.js';
  */
 
 const CA_NAME = 'orkestra-webhook-ca';
+
+/** WebhookTlsError is a webhook Secret that could not be settled (writers kept racing). */
+class WebhookTlsError extends Error {
+  override readonly name = 'WebhookTlsError';
+  readonly code = 'WebhookTlsUnsettled';
+}
 const DAY = 86_400_000;
 
 /** WebhookTls is what the HTTPS server and the caBundle patch need. */
@@ -196,5 +202,7 @@ export async function ensureWebhookTls(client: Client, options: WebhookTlsOption
       // Another replica wrote first: read its certificates.
     }
   }
-  throw new Error(`cannot settle the webhook Secret ${options.namespace}/${ref.name} after 5 attempts`);
+  throw new WebhookTlsError(
+    `cannot settle the webhook Secret ${options.namespace}/${ref.name} after 5 attempts`,
+  );
 }
