@@ -215,6 +215,8 @@ export {
   DeleteGroup,
 } from './schema/katalog.js';
 export type { KatalogInput } from './schema/katalog.js';
+export { storedVersionOf, versionNamesOf } from './schema/versions.js';
+export type { Conversion, ConversionPath, ConversionRule, CrdVersion } from './schema/versions.js';
 export { Rollout } from './schema/rollout.js';
 export type { RolloutCanary } from './schema/rollout.js';
 

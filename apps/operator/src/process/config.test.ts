@@ -40,6 +40,8 @@ describe('parseRunConfig', () => {
       controlCenterHosts: [],
       allowPrivateAddresses: [],
       crossBindAddress: ':8082',
+      webhookBindAddress: ':9443',
+      webhookService: 'orkestra-webhook',
       crossAuth: 'token',
       crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
     });
@@ -167,6 +169,8 @@ describe('parseRunConfig', () => {
       controlCenterUpstreams: [],
       controlCenterHosts: [],
       crossBindAddress: ':8082',
+      webhookBindAddress: ':9443',
+      webhookService: 'orkestra-webhook',
       crossAuth: 'token',
       crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
       allowPrivateAddresses: [],
@@ -267,6 +271,12 @@ describe('parseRunConfig', () => {
         ok(parseRunConfig(['--cross-auth', 'none', '--cross-bind-address', address], { env: {} })).crossAuth,
       ).toBe('none');
     }
+    expect(errors(parseRunConfig(['--webhook-service', 'Not A Name'], { env: {} }))).toEqual([
+      '--webhook-service: "Not A Name" is neither a Service name nor an https:// URL',
+    ]);
+    expect(
+      ok(parseRunConfig(['--webhook-service', 'https://10.0.0.5:9443'], { env: {} })).webhookService,
+    ).toBe('https://10.0.0.5:9443');
     expect(errors(parseRunConfig(['--cross-auth', 'open'], { env: {} }))).toEqual([
       '--cross-auth: "open" is not one of token, none',
     ]);

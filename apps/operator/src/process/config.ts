@@ -77,6 +77,17 @@ export interface RunConfig extends OperatorTuning {
    * started only when an entry has `crossAccess: true`; `0` disables it. Default `:8082`.
    */
   readonly crossBindAddress: string;
+  /**
+   * Bind address of the webhook endpoint (`--webhook-bind-address`, docs/reference/runtime.md §26):
+   * HTTPS, started only when an entry declares `conversion`; `0` disables it. Default `:9443`.
+   */
+  readonly webhookBindAddress: string;
+  /**
+   * Where the API server reaches the endpoint (`--webhook-service`): `<name>` (a Service of the
+   * operator namespace, port 443; default `orkestra-webhook`, the chart's) or an `https://` URL
+   * (`ork dev`: the loopback address). Names the serving certificate's hosts and the CRDs' clientConfig.
+   */
+  readonly webhookService: string;
   /** CIDRs outbound calls may reach although the address guard refuses them (`--allow-private-addresses`); `ork dev` passes loopback. */
   readonly allowPrivateAddresses: readonly string[];
   /** Extra host names the Control Center answers to (`--control-center-hosts`), besides localhost, 127.0.0.1 and [::1] in local mode. */
@@ -106,7 +117,15 @@ export interface ParseRunConfigOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Defaults that differ per command (`ork dev` passes `{ leaderElect: false, installCrds: true }`). */
   readonly defaults?: Partial<
-    Pick<RunConfig, 'leaderElect' | 'installCrds' | 'controlCenter' | 'allowPrivateAddresses'>
+    Pick<
+      RunConfig,
+      | 'leaderElect'
+      | 'installCrds'
+      | 'controlCenter'
+      | 'allowPrivateAddresses'
+      | 'webhookBindAddress'
+      | 'webhookService'
+    >
   >;
 }
 
@@ -139,6 +158,8 @@ const STRING_FLAGS = [
   'control-center-key',
   'allow-private-addresses',
   'cross-bind-address',
+  'webhook-bind-address',
+  'webhook-service',
   'cross-auth',
   'cross-token-file',
 ] as const;
@@ -179,6 +200,10 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
                                       unspecified, metadata), comma-separated (none; ork dev: loopback)
   --cross-bind-address <addr>         cross reads for other operators, when an entry has
                                       crossAccess: true; 0 disables (:8082)
+  --webhook-bind-address <addr>       HTTPS endpoint for conversion webhooks, when an entry
+                                      declares conversion; 0 disables (:9443)
+  --webhook-service <name|url>        the Service (operator namespace, port 443) or https URL the
+                                      API server calls (orkestra-webhook)
   --cross-auth <mode>                 token (TokenReview, audience orkestra-cross, and a
                                       SubjectAccessReview get) or none (loopback address only) (token)
   --cross-token-file <file>           token sent with cross reads to literal endpoints
@@ -411,6 +436,15 @@ export function parseRunConfig(
     }
   }
   const crossBindAddress = address('cross-bind-address', ':8082');
+  const webhookBindAddress = address('webhook-bind-address', options.defaults?.webhookBindAddress ?? ':9443');
+  const webhookService =
+    nonEmpty(text('webhook-service')) ?? options.defaults?.webhookService ?? 'orkestra-webhook';
+  if (
+    webhookService !== 'loopback' &&
+    !/^https:\/\/\S+$/.test(webhookService) &&
+    !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(webhookService)
+  )
+    errors.push(`--webhook-service: "${webhookService}" is neither a Service name nor an https:// URL`);
   const crossAuthText = text('cross-auth') ?? 'token';
   if (crossAuthText !== 'token' && crossAuthText !== 'none')
     errors.push(`--cross-auth: "${crossAuthText}" is not one of token, none`);
@@ -458,6 +492,8 @@ export function parseRunConfig(
     ...(controlCenterKey == null ? {} : { controlCenterKey }),
     allowPrivateAddresses,
     crossBindAddress,
+    webhookBindAddress,
+    webhookService,
     crossAuth,
     crossTokenFile: nonEmpty(text('cross-token-file')) ?? CROSS_TOKEN_FILE,
   };

@@ -24,6 +24,7 @@ import {
   Validation,
 } from './crd-parts.js';
 import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS, RemoteReconciler } from './hooks.js';
+import { checkVersions, Conversion, CrdVersion } from './versions.js';
 import {
   DnsLabel,
   EntryName,
@@ -299,6 +300,10 @@ const crdEntryShape = {
   apiTypes: ApiTypes,
   namespaced: z.boolean().default(true),
   schema: z.strictObject({ openAPIV3Schema: JsonMap }).optional(),
+  /** The versions the CRD serves, each with its schema (docs/reference/katalog.md §3.4, ADR 0056); default `apiTypes.version` alone. */
+  versions: z.array(CrdVersion).optional(),
+  /** How objects convert between versions (docs/reference/katalog.md §3.4, ADR 0056; upstream's `conversion`). */
+  conversion: Conversion.optional(),
   workers: z
     .int()
     .min(1, { error: 'workers must be between 1 and 50' })
@@ -373,13 +378,15 @@ function checkValidationCalls(
 function refineCrdEntry(
   entry: { resync: string; queue: { maxDepth: number }; apiTypes: ApiTypes } & Parameters<
     typeof checkValidationCalls
-  >[0],
+  >[0] &
+    Parameters<typeof checkVersions>[0],
   ctx: z.RefinementCtx,
 ): void {
   // A templated `copyFrom` source loads: the runtime copies it only when granted (§7.2, ADR 0048).
   checkChildNamespaces(entry as unknown as ChildNamespaceInput, ctx);
   checkDockerTargets(entry as unknown as DockerTargetInput, ctx);
   checkValidationCalls(entry, ctx);
+  checkVersions(entry, ctx);
   if (!isDuration(entry.resync)) return;
   const resync = parseDuration(entry.resync);
   if (resync === 0 && entry.queue?.maxDepth !== 0) {
