@@ -127,6 +127,8 @@ export class CrdController {
   /** Whether a reconcile that wrote the CR must run again to reach a fixed point (own-writes.ts). */
   readonly #readsOwnWrites: boolean;
   #workersStarted = false;
+  /** Whether the entry's CRD is gone (runtime.md §2.9). */
+  #deactivated = false;
   #reconciles = 0;
   #lastSuccessAt: number | undefined;
   #successes = 0;
@@ -309,6 +311,8 @@ export class CrdController {
     readonly successes: number;
     /** Reconciles in a row that ended with an error, timeout or panic. */
     readonly consecutiveFailures: number;
+    /** Whether the entry is deactivated because its CRD is gone (docs/reference/runtime.md §2.9). */
+    readonly deactivated: boolean;
   } {
     return {
       synced: this.informer.hasSynced(),
@@ -318,6 +322,7 @@ export class CrdController {
       objects: this.informer.cache.size,
       successes: this.#successes,
       consecutiveFailures: this.#consecutiveFailures,
+      deactivated: this.#deactivated,
     };
   }
 
@@ -343,6 +348,22 @@ export class CrdController {
     }
     this.dispatcher.start();
     this.resync.start();
+  }
+
+  /**
+   * deactivate suspends the entry while its CRD is gone (docs/reference/runtime.md §2.9): the
+   * informer neither lists nor watches, and its cache is emptied (each CR reported deleted, so what
+   * is kept per CR is forgotten). The workers stay; they have nothing to reconcile.
+   */
+  deactivate(): void {
+    this.#deactivated = true;
+    this.informer.suspend();
+  }
+
+  /** reactivate lists and watches the entry's CRs again once its CRD exists again (runtime.md §2.9). */
+  reactivate(): void {
+    this.#deactivated = false;
+    this.informer.resume();
   }
 
   /** enqueueKey adds a CR's key (cross readers, git poller, docker builds); ignored before workers start. */
