@@ -204,7 +204,14 @@ operatorBox:
       { namespace: 'ops' },
     );
     expect(watchOf(rbac).sort()).toEqual(
-      ['/configmaps[shared]', '/nodes[]', '/secrets[registry]', 'example.org/gadgets[]'].sort(),
+      [
+        '/configmaps[shared]',
+        '/nodes[]',
+        '/secrets[registry]',
+        'example.org/gadgets[]',
+        // runtime.md §2.9: the entry's own CRD, by name (CRD self-healing).
+        'apiextensions.k8s.io/customresourcedefinitions[apps.t.example.com]',
+      ].sort(),
     );
     expect(rbac.notes.join('\n')).toContain(
       'watched kind Gadget (example.org/v1) is granted as resource "gadgets"',
