@@ -23,6 +23,7 @@ import { PreReconcileGates } from './gates.js';
 import { conditionsOptions } from './conditions.js';
 import { Rollbacks } from './rollback.js';
 import { Cleanups } from './cleanup.js';
+import { queueDropPolicy } from './queue-behaviour.js';
 import type { RolledBackRun } from './rollback.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
@@ -167,6 +168,14 @@ export class CrdController {
       maxBackoffMs: parseDuration(crd.entry.queue.retryBackoff.max),
       backoffMultiplier: crd.entry.queue.retryBackoff.multiplier,
       maxAttempts: crd.entry.queue.retryBackoff.maxAttempts,
+      ...(crd.entry.queue.behaviour == null
+        ? {}
+        : {
+            dropPolicy: queueDropPolicy(
+              crd.entry.queue.behaviour,
+              conditionsOptions(options.engine, options.clock),
+            ),
+          }),
       onAdd: () => observer.queueAdd(crd.name),
       onRetry: () => observer.queueRetry(crd.name),
       onDrop: () => observer.queueDropped(crd.name),
