@@ -499,3 +499,54 @@ describe('Informer stop', () => {
     await informer.stop();
   });
 });
+
+describe('Informer suspend and resume (docs/reference/runtime.md §2.9)', () => {
+  it('suspended: aborts the watch, empties the cache reporting deletes, and neither lists nor waits on a timer', async () => {
+    const { clock, client, informer, summary } = setup();
+    client.onList = () => ({ metadata: { resourceVersion: '3' }, items: [cm('a', '2')] });
+    informer.start();
+    await tick();
+    informer.suspend();
+    await tick();
+    expect(client.lastWatch.aborted).toBe(true);
+    expect(summary()).toEqual(['add:ns/a@2', 'delete:ns/a@2']);
+    expect(informer.cache.size).toBe(0);
+    expect(informer.suspended).toBe(true);
+    expect(clock.pendingTimers).toBe(0); // waits for resume, no polling
+    await clock.advanceAsync(600_000);
+    expect(client.lists).toHaveLength(1);
+    expect(client.watches).toHaveLength(1);
+    expect(informer.hasSynced()).toBe(true);
+    await informer.stop();
+  });
+
+  it('resume lists at once (no resource version) and watches again', async () => {
+    const { client, informer, summary } = setup();
+    informer.start();
+    await tick();
+    informer.suspend();
+    await tick();
+    client.onList = () => ({ metadata: { resourceVersion: '50' }, items: [cm('b', '40')] });
+    informer.resume();
+    await tick();
+    expect(client.lists).toHaveLength(2);
+    expect(summary()).toEqual(['add:ns/b@40']);
+    expect(client.watches).toHaveLength(2);
+    expect(client.lastWatch.query['resourceVersion']).toBe('50');
+    await informer.stop();
+  });
+
+  it('suspends during a failing list’s backoff without logging more failures; stop ends a suspended loop', async () => {
+    const { clock, client, informer, warnings } = setup();
+    client.onList = () => new Error('404 the server could not find the requested resource');
+    informer.start();
+    await tick();
+    const logged = warnings.length;
+    informer.suspend();
+    await tick();
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advanceAsync(120_000);
+    expect(warnings).toHaveLength(logged);
+    await informer.stop();
+  });
+});

@@ -149,6 +149,9 @@ export class Informer {
   readonly #syncWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   #running = false;
   #stopped = false;
+  /** Suspended (its resource was removed, docs/reference/runtime.md §2.9): the loop waits for `resume`. */
+  #suspended = false;
+  #resumeWaiter: (() => void) | undefined;
   #loop: Promise<void> | undefined;
   #synced = false;
   #resourceVersion: string | undefined;
@@ -215,12 +218,43 @@ export class Informer {
   async stop(): Promise<void> {
     if (this.#stopped) return this.#loop;
     this.#stopped = true;
+    this.#resumeWaiter?.();
+    this.#resumeWaiter = undefined;
     this.#listAbort?.abort();
     this.#stopCurrentWatch?.();
     this.#cancelSleep?.();
     for (const waiter of this.#syncWaiters.splice(0))
       waiter.reject(new Error('informer stopped before its first list completed'));
     await this.#loop;
+  }
+
+  /**
+   * suspend stops listing and watching until `resume` (the resource is gone, e.g. its CRD was
+   * deleted): the list, watch or wait in progress is aborted and the cache emptied, each object
+   * reported as deleted. The informer keeps its listeners and its synced state.
+   */
+  suspend(): void {
+    if (this.#suspended || this.#stopped) return;
+    this.#suspended = true;
+    this.#listAbort?.abort();
+    this.#stopCurrentWatch?.();
+    this.#cancelSleep?.();
+  }
+
+  /** resume lists again at once and watches, after `suspend` (the resource is back). */
+  resume(): void {
+    if (!this.#suspended) return;
+    this.#suspended = false;
+    this.#resourceVersion = undefined;
+    this.#backoffMs = this.#initialBackoffMs;
+    const waiter = this.#resumeWaiter;
+    this.#resumeWaiter = undefined;
+    waiter?.();
+  }
+
+  /** suspended tells whether the informer waits for `resume`. */
+  get suspended(): boolean {
+    return this.#suspended;
   }
 
   /** hasSynced tells whether the first complete list has been applied. */
@@ -269,6 +303,16 @@ export class Informer {
     // server that keeps answering 410 cannot drive a list/watch hot loop.
     let goneWithoutEvents = 0;
     while (!this.#stopped) {
+      if (this.#suspended) {
+        this.#emit(this.cache.replace([]));
+        await new Promise<void>((resolve) => {
+          this.#resumeWaiter = resolve;
+        });
+        needList = true;
+        relistReason = undefined;
+        goneWithoutEvents = 0;
+        continue;
+      }
       if (needList) {
         if (relistReason != null) {
           this.#relists[relistReason]++;
@@ -279,13 +323,16 @@ export class Informer {
           needList = false;
         } catch (error) {
           if (this.#stopped) break;
+          if (this.#suspended) continue;
           this.#noteFailure('list', error);
           relistReason = RelistReason.Error;
           await this.#sleep(this.#delayAfter(error));
           continue;
         }
       }
+      if (this.#suspended) continue;
       const end = await this.#watch();
+      if (this.#suspended) continue;
       switch (end.kind) {
         case 'stopped':
           break;
@@ -354,7 +401,7 @@ export class Informer {
         continueToken = next == null || next === '' ? undefined : next;
         if (continueToken == null) break;
       }
-      if (this.#stopped) return;
+      if (this.#stopped || this.#suspended) return;
       const changes = this.cache.replace(items, resourceVersion);
       this.#resourceVersion = resourceVersion;
       this.#forbidden = false;
@@ -521,7 +568,7 @@ export class Informer {
   }
 
   #sleep(ms: number): Promise<void> {
-    if (this.#stopped) return Promise.resolve();
+    if (this.#stopped || this.#suspended) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = this.#clock.setTimeout(() => {
         this.#cancelSleep = undefined;

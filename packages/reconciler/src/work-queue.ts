@@ -34,6 +34,11 @@ export interface WorkQueueOptions {
   readonly maxAttempts?: number;
   /** Drop new keys once this many keys are dirty; 0 = unlimited. Default 0. */
   readonly maxDepth?: number;
+  /**
+   * Decides, with maxDepth above 0, whether a new key is dropped given the dirty keys and maxDepth
+   * (the entry's `queue.behaviour`, docs/reference/katalog.md §20.7). Default: dropped once `dirty >= maxDepth`.
+   */
+  readonly dropPolicy?: (dirty: number, maxDepth: number) => boolean;
   /** Source of time and timers; tests pass a ManualClock. Default `systemClock`. */
   readonly clock?: Clock;
   /**
@@ -106,6 +111,7 @@ export class WorkQueue {
   readonly #multiplier: number;
   readonly #maxAttempts: number;
   #maxDepth: number;
+  readonly #dropPolicy: ((dirty: number, maxDepth: number) => boolean) | undefined;
   readonly #onTake: ((key: string, queuedMs: number) => void) | undefined;
   readonly #onAdd: ((key: string) => void) | undefined;
   readonly #onRetry: ((key: string) => void) | undefined;
@@ -137,6 +143,7 @@ export class WorkQueue {
     this.#multiplier = options.backoffMultiplier ?? 2;
     this.#maxAttempts = Math.max(0, Math.floor(options.maxAttempts ?? 0));
     this.#maxDepth = normalizeDepth(options.maxDepth ?? 0);
+    this.#dropPolicy = options.dropPolicy;
     this.#onTake = options.onTake;
     this.#onAdd = options.onAdd;
     this.#onRetry = options.onRetry;
@@ -374,7 +381,9 @@ export class WorkQueue {
       !bypassDepth &&
       this.#maxDepth > 0 &&
       !this.#processing.has(key) &&
-      this.#dirty.size >= this.#maxDepth
+      (this.#dropPolicy == null
+        ? this.#dirty.size >= this.#maxDepth
+        : this.#dropPolicy(this.#dirty.size, this.#maxDepth))
     ) {
       this.#dropped++;
       this.#onDrop?.(key);

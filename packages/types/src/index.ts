@@ -201,7 +201,14 @@ export {
   EmitEvents,
   Cleanup,
 } from './schema/crd-parts.js';
-export type { EmitEvent, RequeueRule, RetryBackoff, PreReconcileGate, Sentinel } from './schema/crd-parts.js';
+export type {
+  EmitEvent,
+  QueueBehaviour,
+  RequeueRule,
+  RetryBackoff,
+  PreReconcileGate,
+  Sentinel,
+} from './schema/crd-parts.js';
 export {
   Katalog,
   KatalogMetadata,

@@ -229,7 +229,15 @@ operatorBox:
       - { name: mine, copyFrom: { name: "{{ .spec.source }}" } }`),
       { namespace: 'ops' },
     );
-    expect(watchOf(rbac).sort()).toEqual(['/configmaps[shared]', '/nodes[]', 'example.org/gadgets[]'].sort());
+    expect(watchOf(rbac).sort()).toEqual(
+      [
+        '/configmaps[shared]',
+        '/nodes[]',
+        'example.org/gadgets[]',
+        // runtime.md §2.9: the entry's own CRD, by name (CRD self-healing).
+        'apiextensions.k8s.io/customresourcedefinitions[apps.t.example.com]',
+      ].sort(),
+    );
     // The literal copy source would be watched in its namespace only, by name; the entry's Secret
     // children already hold every read verb on Secrets, so no Role of its own is needed.
     expect(rbac.namespaceRoles).toEqual([]);

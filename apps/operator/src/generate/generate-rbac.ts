@@ -502,6 +502,14 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     notes.push(
       `the conversion webhook writes its caBundle into ${converting.join(', ')}, but the generated Role is limited to namespace ${pinned}: grant \`get\` and \`patch\` on those customresourcedefinitions in a ClusterRole by hand`,
     );
+  // CRD self-healing (docs/reference/runtime.md §2.9): each entry's CRD is watched by name.
+  const crdNames = entries.map((e) => `${e.apiTypes.plural}.${e.apiTypes.group}`);
+  if (pinned == null && crdNames.length > 0)
+    rules.add('apiextensions.k8s.io', 'customresourcedefinitions', ['list', 'watch'], crdNames);
+  else if (crdNames.length > 0)
+    notes.push(
+      `the runtime watches its CRDs (${crdNames.join(', ')}) to deactivate an entry whose CRD is deleted, but a Role cannot grant cluster-scoped CRDs: grant \`list\` and \`watch\` on those customresourcedefinitions in a ClusterRole by hand, or the entries are not deactivated`,
+    );
   const operatorRules = rules.rules();
   // A namespace's reads that the operator's own rules already grant there need no Role of their own.
   const namespaceRoles = reads.roles(

@@ -149,3 +149,50 @@ spec:
     expect(engine.cluster.put(exported).metadata['generation']).toBe(7); // same spec: unchanged
   });
 });
+
+describe('OfflineEngine: declared Events and cleanup (docs/reference/katalog.md §20.5–20.6)', () => {
+  const text = `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: jobs}
+spec:
+  crds:
+    task:
+      apiTypes: {group: demo.example.com, version: v1, kind: Task, plural: tasks}
+      events:
+        synced: {type: Normal, reason: Synced, message: "{{ .name }} is {{ .spec.phase }}", on: [success]}
+      cleanup:
+        when: [{field: status.phase, equals: Done}]
+        deleteAfter: 30s
+      operatorBox:
+        status:
+          fields:
+            - {path: phase, value: "{{ spec.phase }}"}
+`;
+
+  it('records the declared Event, then the terminal state, and deletes the CR once it falls due', async () => {
+    let now = NOW;
+    const manual = { now: () => now, setTimeout: () => ({}), clearTimeout: () => undefined };
+    const engine = new OfflineEngine({
+      katalog: loadKatalogOrThrow({ text, file: 'katalog.yaml' }),
+      clock: manual,
+    });
+    const stored = engine.cluster.put({
+      apiVersion: 'demo.example.com/v1',
+      kind: 'Task',
+      metadata: { name: 't1', namespace: 'default' },
+      spec: { phase: 'Done' },
+    });
+    const ref = refOf(stored);
+    const first = await engine.reconcile(ref);
+    expect(first.events.map((e) => `${e.reason}: ${e.message}`)).toContain('Synced: t1 is Done');
+    expect(first.result?.requeueAfterMs).toBe(30_000);
+    expect(first.cr?.metadata.annotations?.['orkestra.konductor.io/cleanup-pending-since']).toBe(
+      '2026-01-01T00:00:00Z',
+    );
+    now += 30_000;
+    const due = await engine.reconcile(ref);
+    expect(due.writes.map((w) => `${w.verb} ${w.ref.kind}/${w.ref.name}`)).toEqual(['delete Task/t1']);
+    expect(due.events.map((e) => e.reason)).toEqual(['CleanedUp']);
+    expect(due.cr?.metadata['deletionTimestamp']).toBeDefined(); // its finalizer runs next
+  });
+});

@@ -15,6 +15,7 @@ import { OrkestraError, toOrkestraError } from '@orkestra/types';
 import type { EvaluateConditionsOptions, Katalog, Logger } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
+import { Cleanups } from '../runtime/cleanup.js';
 import type { CoreEvent } from '../events/event-recorder.js';
 import type { CrossTarget } from '../hooks/cross.js';
 import { ownValue } from '../hooks/hook-unit.js';
@@ -122,6 +123,8 @@ export class OfflineEngine {
   readonly #clock: Clock;
   readonly #crds: ReadonlyMap<string, CompiledCrd>;
   readonly #pipelines = new Map<string, CrdPipeline>();
+  /** Each entry's `cleanup` (docs/reference/katalog.md §20.6), decided around a run as the controller does. */
+  readonly #cleanups = new Map<string, Cleanups | undefined>();
   readonly #events: CoreEvent[] = [];
   readonly #recorder: EventRecorder;
   readonly #engine: TemplateEngine;
@@ -199,6 +202,24 @@ export class OfflineEngine {
     this.#providerCalls = [];
     let result: RunResult | undefined;
     let error: OrkestraError | undefined;
+    // §20.6: a CR already due for cleanup is deleted instead of reconciled.
+    const cleanups = this.#cleanupsOf(entry);
+    if (
+      cleanups != null &&
+      (await cleanups.check(cached, silentLogger, { record: false })).deleted === true
+    ) {
+      await this.#recorder.flush(1000);
+      return {
+        entry,
+        result: { wroteCr: true, writes: 1 },
+        error,
+        writes: this.cluster.writes.slice(writesBefore),
+        events: this.#events.slice(eventsBefore),
+        notes: this.#notes,
+        providerCalls: this.#providerCalls,
+        cr: this.cluster.get(ref),
+      };
+    }
     try {
       result = await pipeline.run(cached, {
         reconcileId: 'offline',
@@ -208,6 +229,16 @@ export class OfflineEngine {
       });
     } catch (thrown) {
       error = toOrkestraError(thrown);
+    }
+    const latest = cleanups == null || error != null ? undefined : this.cluster.get(ref);
+    if (latest != null && result != null) {
+      // §20.6: the terminal state is recorded and the CR re-queued for when it falls due.
+      const cleanup = await cleanups?.check(latest, silentLogger);
+      if (cleanup?.dueInMs != null)
+        result = {
+          ...result,
+          requeueAfterMs: Math.min(result.requeueAfterMs ?? cleanup.dueInMs, cleanup.dueInMs),
+        };
     }
     await this.#recorder.flush(1000);
     return {
@@ -220,6 +251,25 @@ export class OfflineEngine {
       providerCalls: this.#providerCalls,
       cr: this.cluster.get(ref),
     };
+  }
+
+  #cleanupsOf(entry: string): Cleanups | undefined {
+    if (this.#cleanups.has(entry)) return this.#cleanups.get(entry);
+    const crd = this.#crds.get(entry);
+    const cleanup = crd?.entry.cleanup;
+    const made =
+      crd == null || cleanup == null
+        ? undefined
+        : new Cleanups({
+            cleanup,
+            clock: this.#clock,
+            client: this.cluster.client,
+            primary: this.cluster.primaryStore(crd.apiVersion, crd.apiTypes.kind),
+            events: this.#recorder,
+            conditions: conditionsOptions(this.#engine, this.#clock),
+          });
+    this.#cleanups.set(entry, made);
+    return made;
   }
 
   #call(verb: ProviderCall['verb'], provider: string, declaration: string): void {

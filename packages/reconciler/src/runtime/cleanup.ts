@@ -11,7 +11,7 @@ import { NotFoundError, PropagationPolicy, refOf } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { OrkestraAnnotation, evaluateConditions, parseDuration } from '@orkestra/types';
 import type { Cleanup, EvaluateConditionsOptions, Logger } from '@orkestra/types';
-import type { ObjectCache } from '../cache.js';
+import type { PrimaryStore } from './stores.js';
 import type { Clock } from '../clock.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
@@ -34,7 +34,7 @@ export interface CleanupsOptions {
   readonly cleanup: Cleanup;
   readonly clock: Pick<Clock, 'now'>;
   readonly client: Pick<KubeClient, 'mergePatch' | 'delete'>;
-  readonly primary: Pick<ObjectCache, 'upsertFromWrite'>;
+  readonly primary: Pick<PrimaryStore, 'upsertFromWrite'>;
   readonly events: Pick<EventRecorder, 'normal'>;
   readonly conditions: EvaluateConditionsOptions;
 }

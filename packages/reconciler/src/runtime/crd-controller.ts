@@ -23,6 +23,7 @@ import { PreReconcileGates } from './gates.js';
 import { conditionsOptions } from './conditions.js';
 import { Rollbacks } from './rollback.js';
 import { Cleanups } from './cleanup.js';
+import { queueDropPolicy } from './queue-behaviour.js';
 import type { RolledBackRun } from './rollback.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
@@ -127,6 +128,8 @@ export class CrdController {
   /** Whether a reconcile that wrote the CR must run again to reach a fixed point (own-writes.ts). */
   readonly #readsOwnWrites: boolean;
   #workersStarted = false;
+  /** Whether the entry's CRD is gone (runtime.md §2.9). */
+  #deactivated = false;
   #reconciles = 0;
   #lastSuccessAt: number | undefined;
   #successes = 0;
@@ -165,6 +168,14 @@ export class CrdController {
       maxBackoffMs: parseDuration(crd.entry.queue.retryBackoff.max),
       backoffMultiplier: crd.entry.queue.retryBackoff.multiplier,
       maxAttempts: crd.entry.queue.retryBackoff.maxAttempts,
+      ...(crd.entry.queue.behaviour == null
+        ? {}
+        : {
+            dropPolicy: queueDropPolicy(
+              crd.entry.queue.behaviour,
+              conditionsOptions(options.engine, options.clock),
+            ),
+          }),
       onAdd: () => observer.queueAdd(crd.name),
       onRetry: () => observer.queueRetry(crd.name),
       onDrop: () => observer.queueDropped(crd.name),
@@ -309,6 +320,8 @@ export class CrdController {
     readonly successes: number;
     /** Reconciles in a row that ended with an error, timeout or panic. */
     readonly consecutiveFailures: number;
+    /** Whether the entry is deactivated because its CRD is gone (docs/reference/runtime.md §2.9). */
+    readonly deactivated: boolean;
   } {
     return {
       synced: this.informer.hasSynced(),
@@ -318,6 +331,7 @@ export class CrdController {
       objects: this.informer.cache.size,
       successes: this.#successes,
       consecutiveFailures: this.#consecutiveFailures,
+      deactivated: this.#deactivated,
     };
   }
 
@@ -343,6 +357,22 @@ export class CrdController {
     }
     this.dispatcher.start();
     this.resync.start();
+  }
+
+  /**
+   * deactivate suspends the entry while its CRD is gone (docs/reference/runtime.md §2.9): the
+   * informer neither lists nor watches, and its cache is emptied (each CR reported deleted, so what
+   * is kept per CR is forgotten). The workers stay; they have nothing to reconcile.
+   */
+  deactivate(): void {
+    this.#deactivated = true;
+    this.informer.suspend();
+  }
+
+  /** reactivate lists and watches the entry's CRs again once its CRD exists again (runtime.md §2.9). */
+  reactivate(): void {
+    this.#deactivated = false;
+    this.informer.resume();
   }
 
   /** enqueueKey adds a CR's key (cross readers, git poller, docker builds); ignored before workers start. */

@@ -24,15 +24,17 @@ export interface DependencyStats {
   readonly successes: number;
   /** Reconciles in a row that ended with an error. */
   readonly consecutiveFailures: number;
+  /** The entry's CRD is gone (docs/reference/runtime.md §2.9): neither started nor healthy. Default false. */
+  readonly deactivated?: boolean;
 }
 
 /**
- * dependencyMet tells whether a dependency meets its condition: `started` = synced and workers
- * running; `healthy` = started, and no CRs or at least one successful reconcile, and fewer than 5
+ * dependencyMet tells whether a dependency meets its condition: `started` = synced, workers
+ * running and not deactivated (its CRD exists); `healthy` = started, and no CRs or at least one successful reconcile, and fewer than 5
  * failed reconciles in a row.
  */
 export function dependencyMet(condition: DependencyCondition, stats: DependencyStats): boolean {
-  const started = stats.synced && stats.workersStarted;
+  const started = stats.synced && stats.workersStarted && stats.deactivated !== true;
   if (condition === DependencyCondition.Started) return started;
   return (
     started &&

@@ -42,6 +42,7 @@ import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 import { liveAnswerOf, liveHandlerOf, recordLiveEvents } from './live-api-wiring.js';
 import type { LiveRuntimeState } from './live-api-wiring.js';
 import { createStarter } from './start.js';
+import { CrdPresence } from './crd-presence.js';
 import { resolveTuning } from './tuning.js';
 import type { RuntimeTuning } from './tuning.js';
 import { WatchTriggers } from './watch-triggers.js';
@@ -314,6 +315,20 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     leaderElected: options.leaderElected ?? true,
     scopes,
   });
+  // runtime.md §2.9: an entry whose CRD is deleted is deactivated, and reactivated when it is back.
+  const presence = new CrdPresence({
+    listWatch,
+    clock,
+    random,
+    logger,
+    events,
+    targets: [...entries.values()].map((entry) => ({
+      name: entry.name,
+      crdName: `${entry.controller.crd.apiTypes.plural}.${entry.controller.crd.apiTypes.group}`,
+      deactivate: () => entry.controller.deactivate(),
+      reactivate: () => entry.controller.reactivate(),
+    })),
+  });
   const liveState: LiveRuntimeState = {
     leader: () => starter.leader,
     started: () => starter.started,
@@ -340,6 +355,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
         await peers.waitForSync(AbortSignal.timeout(tuning.syncTimeoutMs));
       }
       await starter.start();
+      presence.start();
     },
     startWorkers: () => starter.startWorkers(),
     // The object path (runtime.md §18.5), then the Live API (§18.6), on the cross-read port.
@@ -362,6 +378,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     },
     async stop(stopOptions = {}) {
       starter.stop();
+      await presence.stop();
       for (const entry of entries.values()) entry.autoscaler?.stop();
       wiring.gitPoller?.stop();
       hooks.stop();

@@ -378,11 +378,34 @@ export interface RetryBackoff extends z.output<typeof RetryBackoffSchema> {}
 /** RetryBackoff is the retry policy of a failed reconcile or external call (docs/reference/katalog.md §20.1). */
 export const RetryBackoff: z.ZodType<RetryBackoff> = RetryBackoffSchema.meta({ id: 'RetryBackoff' });
 
-/** Queue configures the entry's work queue (docs/reference/katalog.md §20). */
-const QueueSchema = z.strictObject({
-  maxDepth: z.int().min(0).default(0),
-  retryBackoff: RetryBackoffSchema.prefault({}),
+/**
+ * QueueBehaviour (docs/reference/katalog.md §20.7, upstream's `queue.behaviour`) makes the drop of
+ * new keys conditional: `onThreshold` drops them from `value`% of `maxDepth` while its gate passes;
+ * `onLimit` at `maxDepth` drops them when `drop` (default true) and its gate pass, else accepts them.
+ */
+const QueueBehaviourSchema = z.strictObject({
+  onThreshold: gated({
+    value: z
+      .int()
+      .min(1, { error: 'onThreshold.value is a percentage of maxDepth, 1–99' })
+      .max(99, { error: 'onThreshold.value is a percentage of maxDepth, 1–99' }),
+  }).optional(),
+  onLimit: gated({ drop: z.boolean().default(true) }).optional(),
 });
+/** QueueBehaviour is a `queue.behaviour` block after loading. */
+export type QueueBehaviour = z.output<typeof QueueBehaviourSchema>;
+
+/** Queue configures the entry's work queue (docs/reference/katalog.md §20). */
+const QueueSchema = z
+  .strictObject({
+    maxDepth: z.int().min(0).default(0),
+    retryBackoff: RetryBackoffSchema.prefault({}),
+    behaviour: QueueBehaviourSchema.optional(),
+  })
+  .refine((queue) => queue.behaviour == null || queue.maxDepth > 0, {
+    error: 'queue.behaviour needs a maxDepth above 0',
+    path: ['behaviour'],
+  });
 /** Queue is a queue block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface Queue extends z.output<typeof QueueSchema> {}

@@ -302,7 +302,13 @@ function upgradeQueue(up: Upgrader, entry: YAMLMap, base: Path): void {
     }
   }
   up.drop(queue, 'shared', [...path, 'shared'], 'every entry has its own work queue');
-  for (const key of ['default', 'failureThreshold', 'behaviour', 'behavior'])
+  // katalog.md §20.7: `behavior` is the American spelling of `behaviour`.
+  const behavior = pairOf(queue, 'behavior');
+  if (behavior != null && pairOf(queue, 'behaviour') == null) {
+    behavior.key = scalar('behaviour', behavior.key);
+    up.change([...path, 'behavior'], behavior.key, 'renamed to queue.behaviour');
+  }
+  for (const key of ['default', 'failureThreshold', 'behavior'])
     up.drop(
       queue,
       key,

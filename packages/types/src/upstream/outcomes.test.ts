@@ -118,3 +118,32 @@ spec:
     );
   });
 });
+
+describe('queue.behaviour (katalog.md §20.7)', () => {
+  it('G3: reconcile.queue.behaviour loads onto the entry’s queue; G2’s `behavior` is renamed', () => {
+    const g3 = `${head()}      operatorBox:
+        reconcile:
+          queue:
+            maxDepth: 500
+            behaviour:
+              onThreshold:
+                value: 80
+                when:
+                  - field: "{{ .queue.percent }}"
+                    greaterThan: "90"
+              onLimit:
+                drop: true
+`;
+    expect(ok(load(g3)).katalog.spec.crds['website']?.queue.behaviour).toMatchObject({
+      onThreshold: { value: 80, anyOf: [] },
+      onLimit: { drop: true, when: [], anyOf: [] },
+    });
+    const g2 = `${head()}      queue:
+        maxDepth: 10
+        behavior:
+          onLimit: {drop: false}
+`;
+    expect(ok(load(g2)).katalog.spec.crds['website']?.queue.behaviour?.onLimit?.drop).toBe(false);
+    expect(migrateKatalog(g2).text).toMatch(/\n {8}behaviour:/);
+  });
+});

@@ -129,6 +129,28 @@ operatorBox:
     expect(notes[5]).toEqual(['attempt 1 of 3 failed: retried in 300ms']);
   });
 
+  it('says when a CR in its terminal state is cleaned up, and deletes it when it falls due (docs/reference/katalog.md §20.6)', async () => {
+    const katalog = katalogFrom(`cleanup:
+  when: [{field: status.phase, equals: Done}]
+  deleteAfter: 30s
+operatorBox:
+  status:
+    fields: [{path: phase, value: '{{ spec.phase }}'}]
+  onReconcile:
+    configMaps: [{name: one}]`);
+    const reports = await simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{phase: Done}')}}
+  - {advance: 30s}`,
+    );
+    const notes = reports.map((r) => r.notes.filter((n) => n.startsWith('cleanup')));
+    expect(notes[0]).toEqual([
+      'cleanup: in its terminal state since 2026-01-01T00:00:00Z; deleted in 30s unless it leaves it',
+    ]);
+    expect(notes[1]).toEqual(['cleanup: deleted, its terminal state held for 30s']);
+  });
+
   it('feeds observed child state to status fields and re-applies drift', async () => {
     const katalog = katalogFrom(`operatorBox:
   onReconcile:

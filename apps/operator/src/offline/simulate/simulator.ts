@@ -9,7 +9,7 @@
  * rollout's pure `tick` runs after the reconciles, as the rollout controller does
  * (docs/reference/runtime.md §24).
  */
-import { ConditionType, parseDuration } from '@orkestra/types';
+import { ConditionType, OrkestraAnnotation, parseDuration } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { KubeObject, ObjectRef } from '@orkestra/registry';
@@ -452,6 +452,8 @@ export class Simulator {
     // Only the last run's timing counts: the runtime re-runs after an own write and replaces the timer.
     let timing: string[] = [];
     for (let i = 0; i < MAX_RUNS; i++) {
+      // §20.6: a cleanup deleted the CR, and its deletion path removed it.
+      if (this.#cluster.get(state.ref) == null) break;
       const generation = this.#cluster.get(state.ref)?.metadata['generation'];
       const retry =
         this.#katalog.spec.crds[engine.entryFor(state.ref.apiVersion, state.ref.kind) ?? '']?.queue
@@ -473,6 +475,14 @@ export class Simulator {
       writes.push(...run.writes);
       notes.push(...run.notes);
       timing = timingNotes(run, failures, retry, (count) => (state.failures = { count, generation }));
+      const cleanup = cleanupNotes(
+        run,
+        this.#katalog.spec.crds[run.entry]?.cleanup?.deleteAfter,
+        this.#nowMs,
+      );
+      // The deletion the cleanup started is reported once, whatever the deletion path's runs say after it.
+      if (cleanup.some((n) => n.startsWith('cleanup: deleted'))) notes.push(...cleanup);
+      else timing.push(...cleanup);
       if (run.writes.length === 0 || run.error != null) break;
     }
     notes.push(...timing);
@@ -736,6 +746,19 @@ function timingNotes(
   );
   return [
     `attempt ${count}${retry.maxAttempts > 0 ? ` of ${retry.maxAttempts}` : ''} failed: retried in ${formatMs(delay)}`,
+  ];
+}
+
+/** cleanupNotes says when a CR in its terminal state is deleted (docs/reference/katalog.md §20.6), or that it was. */
+function cleanupNotes(run: OfflineRun, deleteAfter: string | undefined, nowMs: number): string[] {
+  if (deleteAfter == null) return [];
+  if (run.events.some((e) => e.reason === 'CleanedUp'))
+    return [`cleanup: deleted, its terminal state held${deleteAfter === '0s' ? '' : ` for ${deleteAfter}`}`];
+  const since = run.cr?.metadata.annotations?.[OrkestraAnnotation.CleanupPendingSince];
+  if (since == null) return [];
+  const left = Date.parse(since) + parseDuration(deleteAfter) - nowMs;
+  return [
+    `cleanup: in its terminal state since ${since}; deleted in ${formatMs(Math.max(0, left))} unless it leaves it`,
   ];
 }
 
