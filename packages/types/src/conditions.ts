@@ -79,6 +79,8 @@ export const ConditionReason = {
   GitFailed: 'GitFailed',
   /** Ready=False, retry: an external call failed (without `continueOnError`). */
   ExternalCallFailed: 'ExternalCallFailed',
+  /** Ready=False, retry: a module hook (`operatorBox.hooks`) threw, timed out or is not loaded (without `continueOnError`). */
+  HookFailed: 'HookFailed',
   /** Ready=False, retry: the docker build failed. */
   DockerBuildFailed: 'DockerBuildFailed',
   /** Ready=False, pending: a docker build is running. */
@@ -182,6 +184,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   ValidationFailed: 'terminal',
   GitFailed: 'retry',
   ExternalCallFailed: 'retry',
+  HookFailed: 'retry',
   DockerBuildFailed: 'retry',
   DockerBuildPending: 'pending',
   DuplicateChild: 'terminal',

@@ -174,7 +174,10 @@ export {
   DockerHook,
   HOISTED_HOOKS,
   EXTERNAL_PROTOCOLS,
+  ModuleHook,
 } from './schema/hooks.js';
+export { HOOK_MODULE_MARK, isDefinedHook } from './hook-module.js';
+export type { DefinedHook, HookCr, HookFunction, HookRequest, HookResult } from './hook-module.js';
 export type { ExternalProtocolName } from './schema/hooks.js';
 export {
   Normalize,

@@ -9,6 +9,7 @@ import { dockerHook } from './docker/index.js';
 import { externalHook } from './external/index.js';
 import { gitHook } from './git/index.js';
 import type { AnyHookUnit, EnqueueSource, HookPhase, HookSlot } from './hook-unit.js';
+import { moduleHooksUnit } from './modules/index.js';
 import { providersHook } from './providers/index.js';
 import { validationExternalHook } from './validation-external/index.js';
 
@@ -18,6 +19,7 @@ const HOOK_TABLE = [
   gitHook,
   externalHook,
   dockerHook,
+  moduleHooksUnit,
   providersHook,
 ] as const;
 

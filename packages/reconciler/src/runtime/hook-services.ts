@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeClient } from '@orkestra/registry';
-import type { EvaluateConditionsOptions, Provider } from '@orkestra/types';
+import type { DefinedHook, EvaluateConditionsOptions, Provider } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { CrossReaders } from '../hooks/cross.js';
 import type { CrossTarget } from '../hooks/cross.js';
@@ -15,6 +15,7 @@ import { CrossHttpClient } from '../hooks/cross-http.js';
 import { DockerBuildManager } from '../hooks/docker.js';
 import { ExternalCaller } from '../hooks/external.js';
 import { GitCheckouts } from '../hooks/git.js';
+import { moduleHookKey } from '../hooks/modules/index.js';
 import type { HookServices } from '../hooks/hook-unit.js';
 import { KubeReadCache } from './kube-reader.js';
 import { ProviderDispatch } from './provider-dispatch.js';
@@ -44,6 +45,8 @@ export interface HookServicesOptions {
   readonly importProtocol?: ((specifier: string) => Promise<unknown>) | undefined;
   /** Live API answers of this operator's own kinds, built in process (ADR 0043). */
   readonly liveAnswer?: HookServices['liveAnswer'];
+  /** Module hooks loaded at start, by `<package>#<export>` (ADR 0052). Default none. */
+  readonly moduleHooks?: ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>> | undefined;
 }
 
 /** CreatedHookServices are the services as the slots see them, and the concrete ones for metrics, the watches and `stop`. */
@@ -125,6 +128,8 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
       git,
       docker,
       providers,
+      moduleHook: (module, exportName) => o.moduleHooks?.get(moduleHookKey(module, exportName)),
+      hookKube: (namespace) => kubeReads.readerFor(namespace),
     },
     external,
     crossHttp,

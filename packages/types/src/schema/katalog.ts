@@ -20,7 +20,7 @@ import {
   StatusBlock,
   Validation,
 } from './crd-parts.js';
-import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS } from './hooks.js';
+import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS, ModuleHook } from './hooks.js';
 import {
   DnsLabel,
   EntryName,
@@ -201,6 +201,7 @@ const OperatorBoxSchema = z
     git: GitHook.optional(),
     external: z.array(ExternalCall).default([]),
     docker: DockerHook.optional(),
+    hooks: z.array(ModuleHook).default([]),
     onCreate: ResourceGroupInput.prefault({}),
     onReconcile: ResourceGroupInput.prefault({}),
     onDelete: OnDelete.optional(),
@@ -238,6 +239,13 @@ const OperatorBoxSchema = z
       'external call name',
     );
     uniqueBy(
+      list(box.hooks),
+      (h) => String(h?.name),
+      ctx,
+      (i) => ['hooks', i, box.hooks[i]?.name === box.hooks[i]?.function ? 'function' : 'name'],
+      'hook name',
+    );
+    uniqueBy(
       list(box.cross),
       (c) => String(c?.as),
       ctx,
@@ -251,6 +259,7 @@ const OperatorBoxSchema = z
     git: box.git ?? box.onReconcile.git ?? box.onCreate.git,
     external: [...box.onReconcile.external, ...box.onCreate.external, ...box.external],
     docker: box.docker ?? box.onReconcile.docker ?? box.onCreate.docker,
+    hooks: box.hooks,
     onCreate: box.onCreate.group,
     onReconcile: box.onReconcile.group,
     onDelete: box.onDelete,
