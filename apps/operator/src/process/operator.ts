@@ -10,7 +10,7 @@ import {
   prepareRollout,
 } from '@orkestra/reconciler';
 import type { KatalogRuntime, PreparedRollout } from '@orkestra/reconciler';
-import type { Katalog, Provider } from '@orkestra/types';
+import type { DefinedHook, Katalog, Provider } from '@orkestra/types';
 import type { DestinationStream } from 'pino';
 import type { RunConfig } from './config.js';
 import { startHttpServers } from './http-server.js';
@@ -28,6 +28,7 @@ import { createOperatorRuntime } from './operator-runtime.js';
 import type { OperatorRuntime } from './operator-runtime.js';
 import { providerDirectoryFromEnv } from './provider-directory.js';
 import { closeProviders, loadProviders } from './provider-loader.js';
+import { HookModulesLoadError, loadModuleHooks } from './hook-module-loader.js';
 import { installShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
 import { operatorVersion } from '../version.js';
@@ -181,6 +182,24 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   } catch (error) {
     throw new OperatorStartError(`cannot load providers: ${errorMessage(error)}`, [], { cause: error });
   }
+  // Module hooks (docs/reference/katalog.md §14.5, ADR 0052): loaded at start like providers; a
+  // reload loads the ones it adds. A failure is positioned at the declaration.
+  const loadHooks = (forKatalog: Katalog): ReturnType<typeof loadModuleHooks> =>
+    loadModuleHooks(forKatalog, {
+      logger,
+      providerDirectory: providerDirectoryFromEnv(options.env, options.cwd),
+    });
+  let moduleHooks: ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>>;
+  try {
+    moduleHooks = await loadHooks(katalog);
+  } catch (error) {
+    await closeProviders(providers, { logger });
+    throw new OperatorStartError(
+      'cannot load module hooks',
+      error instanceof HookModulesLoadError ? error.errors.map((e) => e.message) : [errorMessage(error)],
+      { cause: error },
+    );
+  }
 
   const metrics = createOperatorMetrics({
     katalogName,
@@ -329,6 +348,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
       },
       metrics: metrics.sink,
       providers,
+      moduleHooks,
       env: options.env,
       cross,
       ...(config.controlCenter
@@ -582,6 +602,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     await previousRollout?.stop();
     try {
       if (config.installCrds) await installCrds(api.client, next.katalog, { namespace: config.namespace });
+      moduleHooks = new Map([...moduleHooks, ...(await loadHooks(next.katalog))]);
       const prepared = await prepare(next.katalog, next.text);
       const holder: { controller?: RolloutController | undefined } = {};
       const made = makeRuntime(next.katalog, prepared, holder);
