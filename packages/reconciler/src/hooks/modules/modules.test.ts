@@ -6,6 +6,7 @@ import { compileKatalog } from '../../runtime/compile-katalog.js';
 import { conditionsOptions } from '../../runtime/conditions.js';
 import type { HookInput, HookServices } from '../hook-unit.js';
 import { moduleHookKey, moduleHooksUnit } from './index.js';
+import type { ModuleHooksResult } from './index.js';
 
 const katalog = loadKatalogOrThrow({
   text: `apiVersion: orkestra.konductor.io/v1alpha1
@@ -34,7 +35,7 @@ function hook(run: DefinedHook['run']): DefinedHook<unknown, unknown, unknown, u
 function services(hooks: Record<string, DefinedHook<unknown, unknown, unknown, unknown>>): HookServices {
   return {
     conditions: conditionsOptions(getDefaultEngine(), { now: () => 0 }),
-    moduleHook: (module, name) => hooks[moduleHookKey(module, name)],
+    moduleHook: (module: string, name: string) => hooks[moduleHookKey(module, name)],
   } as unknown as HookServices;
 }
 
@@ -75,7 +76,7 @@ describe('module hooks (step 12)', () => {
       input(),
     );
     expect(seen).toEqual([{ ensureDns: { record: 'shop.example.com' } }]);
-    expect(moduleHooksUnit.settle(result)).toEqual({
+    expect(moduleHooksUnit.settle(result as ModuleHooksResult)).toEqual({
       value: { ensureDns: { record: 'shop.example.com' }, later: {} },
       requeueAfterMs: 1000,
     });
