@@ -17,7 +17,7 @@ import {
 import { satisfiesRange } from './provider-loader.js';
 
 /** HOOK_SHARED_PACKAGES are what a hook module from the directory gets from the operator: the types and the kit. */
-export const HOOK_SHARED_PACKAGES: readonly string[] = [...SHARED_PACKAGES, '@orkestra/provider-kit'];
+const HOOK_SHARED_PACKAGES: readonly string[] = [...SHARED_PACKAGES, '@orkestra/provider-kit'];
 
 /** HookModuleErrorCode is the closed set of reasons a module hook fails to load. */
 export const HookModuleErrorCode = {

@@ -386,7 +386,7 @@ const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
  * splitModuleReference splits `@acme/hooks@^1.2.0` into the package name and the version range
  * written after its last `@` (upstream's `location: …@v1.2.3` shorthand); no range gives none.
  */
-export function splitModuleReference(reference: string): { readonly name: string; readonly range?: string } {
+function splitModuleReference(reference: string): { readonly name: string; readonly range?: string } {
   const at = reference.lastIndexOf('@');
   if (at <= 0) return { name: reference };
   return { name: reference.slice(0, at), range: reference.slice(at + 1) };
