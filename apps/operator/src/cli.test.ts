@@ -22,7 +22,7 @@ describe('ork', () => {
     const target = await runOrk(['generate', 'helm', 'examples/website/katalog.yaml']);
     expect(target.code).toBe(2);
     expect(target.stderr).toContain(
-      'unknown target "helm": expected crd, policies, rbac, bundle or helm-values',
+      'unknown target "helm": expected crd, policies, rbac, bundle, helm-values or types',
     );
     const noCr = await runOrk(['render', 'examples/website/katalog.yaml']);
     expect(noCr.code).toBe(2);

@@ -8,9 +8,9 @@ import {
   scaffoldProvider,
 } from './scaffold-provider.js';
 
-// `npm create @orkestra/provider <dir> [--name <package>] [--provider <name>]`
+// `npm create @orkestra/provider <dir> [--name <package>] [--provider <name>] [--hook]`
 const usage =
-  'usage: npm create @orkestra/provider@latest <directory> [-- --name <package> --provider <name>]';
+  'usage: npm create @orkestra/provider@latest <directory> [-- --name <package> --provider <name> | --hook]';
 const require = createRequire(import.meta.url);
 const versionOf = (name: string): string => (require(`${name}/package.json`) as { version: string }).version;
 
@@ -20,6 +20,7 @@ try {
     options: {
       name: { type: 'string' },
       provider: { type: 'string' },
+      hook: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -34,11 +35,14 @@ try {
     providerName: values.provider ?? defaultProviderName(packageName),
     typesVersion: versionOf('@orkestra/types'),
     providerKitVersion: versionOf('@orkestra/provider-kit'),
+    template: values.hook === true ? ('hook' as const) : ('provider' as const),
   };
   const written = scaffoldProvider(dir, options);
   console.log(
     [
-      `Created ${packageName} (provider "${options.providerName}") in ${dir}:`,
+      values.hook === true
+        ? `Created ${packageName} (module hooks) in ${dir}:`
+        : `Created ${packageName} (provider "${options.providerName}") in ${dir}:`,
       ...written.map((file) => `  ${file}`),
       `pinned: @orkestra/types ${options.typesVersion}, @orkestra/provider-kit ${options.providerKitVersion}`,
       '',

@@ -2,7 +2,7 @@
  * @orkestra/create-provider scaffolds a new provider package: `npm create @orkestra/provider
  * my-provider` writes a provider built with `defineProvider`, its conformance test, a strict
  * NodeNext tsconfig and a README, pinned to the `@orkestra/types` and `@orkestra/provider-kit`
- * this scaffolder was released with. It never installs or publishes anything itself.
+ * this scaffolder was released with; \`--hook\` writes a module hook project instead. It never installs or publishes anything itself.
  *
  * Main exports: scaffoldProvider (write a project), providerFiles (the files, pure), ScaffoldError.
  *
@@ -14,6 +14,7 @@
  */
 export {
   defaultProviderName,
+  hookFiles,
   packageNameFromDirectory,
   providerFiles,
   ScaffoldError,

@@ -91,3 +91,48 @@ describe('scaffoldProvider', () => {
     }
   });
 });
+
+describe('hookFiles', () => {
+  it('writes a module hook project: the kit an optional peer, one defineHook that runs', async () => {
+    const { hookFiles } = await import('./scaffold-provider.js');
+    const files = hookFiles(options);
+    expect(Object.keys(files).sort()).toEqual(
+      [
+        '.gitignore',
+        'README.md',
+        'package.json',
+        'src/index.test.ts',
+        'src/index.ts',
+        'tsconfig.json',
+      ].sort(),
+    );
+    const pkg = JSON.parse(files['package.json'] ?? '{}') as Record<string, Record<string, unknown>>;
+    expect(pkg['peerDependencies']).toEqual({
+      '@orkestra/types': '^1.2.3',
+      '@orkestra/provider-kit': '^2.0.1',
+    });
+    expect(pkg['peerDependenciesMeta']?.['@orkestra/provider-kit']).toEqual({ optional: true });
+    expect(pkg['dependencies']).toBeUndefined();
+    // The generated hook, compiled and run against this workspace's kit.
+    const ts = (await import('typescript')).default;
+    const kit = new URL('../../provider-kit/dist/index.js', import.meta.url).href;
+    const js = ts
+      .transpileModule(files['src/index.ts'] ?? '', { compilerOptions: { module: ts.ModuleKind.ESNext } })
+      .outputText.replace("'@orkestra/provider-kit'", JSON.stringify(kit));
+    const dir = mkdtempSync(join(tmpdir(), 'orkestra-hook-template-'));
+    try {
+      writeFileSync(join(dir, 'index.mjs'), js);
+      const hookModule = (await import(/* @vite-ignore */ join(dir, 'index.mjs'))) as {
+        greet: { orkestra: string; run: (request: unknown) => unknown };
+      };
+      expect(hookModule.greet.orkestra).toBe('hook/v1');
+      const result = await hookModule.greet.run({
+        cr: { metadata: { name: 'shop' }, spec: {} },
+        args: {},
+      });
+      expect(result).toEqual({ outputs: { text: 'Hello, shop' } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

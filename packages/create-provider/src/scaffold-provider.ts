@@ -199,15 +199,116 @@ operator shares its own \`@orkestra/types\` with the provider and refuses one wh
 }
 
 /**
- * scaffoldProvider writes {@link providerFiles} into `dir` (created when missing; it must be
+ * hookFiles returns the files of a new module hook project (docs/reference/katalog.md §14.5): the
+ * provider project's tsconfig and .gitignore, a package.json that peers on the kit (optional: the
+ * operator provides it), src/index.ts (one `defineHook`), src/index.test.ts and a README. Pure.
+ */
+export function hookFiles(options: ScaffoldOptions): Readonly<Record<string, string>> {
+  const base = providerFiles(options);
+  const { packageName: pkg } = options;
+  const tools = TEMPLATE_TOOL_VERSIONS;
+  const manifest = JSON.parse(base['package.json'] ?? '{}') as Record<string, unknown>;
+  return {
+    'package.json': json({
+      ...manifest,
+      description: 'Orkestra module hooks.',
+      peerDependencies: {
+        '@orkestra/types': `^${options.typesVersion}`,
+        '@orkestra/provider-kit': `^${options.providerKitVersion}`,
+      },
+      peerDependenciesMeta: {
+        '@orkestra/types': { optional: true },
+        '@orkestra/provider-kit': { optional: true },
+      },
+      dependencies: undefined,
+      devDependencies: {
+        '@orkestra/types': options.typesVersion,
+        '@orkestra/provider-kit': options.providerKitVersion,
+        '@types/node': tools['@types/node'],
+        typescript: tools.typescript,
+        vitest: tools.vitest,
+      },
+    }),
+    'tsconfig.json': base['tsconfig.json'] ?? '',
+    'src/index.ts': `/**
+ * ${pkg}: Orkestra module hooks. Katalog:
+ * operatorBox.hooks: [{ module: "${pkg}", function: greet, args: { greeting: Hello } }]
+ * Types of your CR: \`ork generate types katalog.yaml --entry <entry> > src/katalog-types.ts\`.
+ */
+import { defineHook } from '@orkestra/provider-kit';
+
+/** GreetSpec is the part of the CR's spec the hook reads. */
+export interface GreetSpec {
+  readonly name?: string;
+}
+
+/** greet outputs \`hooks.greet.text\`, e.g. for a status field. */
+export const greet = defineHook<GreetSpec, Record<string, unknown>, { text: string }, { greeting?: string }>(
+  ({ cr, args }) => ({
+    outputs: { text: \`\${args.greeting ?? 'Hello'}, \${cr.spec.name ?? cr.metadata.name}\` },
+  }),
+);
+`,
+    'src/index.test.ts': `import { createFakeKubeReader, createSilentLogger } from '@orkestra/provider-kit';
+import { describe, expect, it } from 'vitest';
+import { greet } from './index.js';
+
+describe('greet', () => {
+  it('greets the CR', async () => {
+    const result = await greet.run({
+      entry: 'demo',
+      cr: {
+        apiVersion: 'demo.example.io/v1',
+        kind: 'Demo',
+        metadata: { name: 'shop', uid: 'u1', generation: 1, labels: {}, annotations: {} },
+        spec: { name: 'World' },
+        status: {},
+      },
+      args: { greeting: 'Hi' },
+      context: {},
+      kube: createFakeKubeReader({}),
+      logger: createSilentLogger(),
+      signal: new AbortController().signal,
+    });
+    expect(result).toEqual({ outputs: { text: 'Hi, World' } });
+  });
+});
+`,
+    'README.md': `# ${pkg}
+
+[Orkestra](https://github.com/orkestra/orkestra) module hooks (custom logic in TypeScript).
+
+\`\`\`sh
+npm install && npm run build && npm test
+npm pack && npm install --omit=peer --prefix /opt/orkestra/providers ./*.tgz   # the operator's provider directory
+\`\`\`
+
+\`\`\`yaml
+operatorBox:
+  hooks:
+    - { module: "${pkg}@^0.1.0", function: greet, args: { greeting: Hello } }
+  status:
+    fields:
+      - { path: greeting, value: "{{ hooks.greet.text }}" }
+\`\`\`
+`,
+    '.gitignore': base['.gitignore'] ?? '',
+  };
+}
+
+/**
+ * scaffoldProvider writes {@link providerFiles} (or {@link hookFiles} with `template: 'hook'`) into `dir` (created when missing; it must be
  * empty) and returns the paths written, relative to `dir`.
  */
-export function scaffoldProvider(dir: string, options: ScaffoldOptions): readonly string[] {
+export function scaffoldProvider(
+  dir: string,
+  options: ScaffoldOptions & { readonly template?: 'provider' | 'hook' },
+): readonly string[] {
   const target = resolve(dir);
   if (existsSync(target) && readdirSync(target).length > 0) {
     throw new ScaffoldError('DirectoryNotEmpty', `${target} is not empty; choose a new directory`);
   }
-  const files = providerFiles(options);
+  const files = options.template === 'hook' ? hookFiles(options) : providerFiles(options);
   for (const [path, text] of Object.entries(files)) {
     const file = join(target, path);
     mkdirSync(dirname(file), { recursive: true });

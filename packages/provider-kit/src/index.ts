@@ -5,7 +5,9 @@
  * `createTestRequest` are for unit tests. The conformance suite is the `./conformance` subpath.
  * It never talks to Kubernetes itself.
  *
- * Main exports: defineProvider, ProviderSchemaError, ProviderErrorCode, createFakeKubeReader,
+ * Module hooks (`operatorBox.hooks`, ADR 0052) are made with `defineHook`.
+ *
+ * Main exports: defineProvider, defineHook, ProviderSchemaError, ProviderErrorCode, createFakeKubeReader,
  * createTestRequest, withTimeout, raceAbort.
  *
  * @example
@@ -27,6 +29,7 @@
 export { abortedError, isTimeoutReason, raceAbort, throwIfAborted, withTimeout } from './abort.js';
 export { createSilentLogger, createTestRequest } from './create-test-request.js';
 export type { TestRequestOptions } from './create-test-request.js';
+export { defineHook } from './define-hook.js';
 export { defineProvider } from './define-provider.js';
 export type {
   DefinedProvider,

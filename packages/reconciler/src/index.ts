@@ -80,6 +80,7 @@ export type {
 } from './hooks/cross-handler.js';
 export { AddressGuard, BlockedAddressError, LOOPBACK_CIDRS, parseCidr } from './hooks/address-guard.js';
 export { ExternalCaller } from './hooks/external.js';
+export { moduleHookKey } from './hooks/modules/index.js';
 
 // ---- The image builders of the docker hook (`OCI_BUILDER`, docs/reference/katalog.md §16.2)
 export { Builder as OciBuilder } from './hooks/docker.js';

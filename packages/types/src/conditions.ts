@@ -85,6 +85,8 @@ export const ConditionReason = {
    * `managedResources`, or `result: error`; the message says which.
    */
   RemoteReconcileFailed: 'RemoteReconcileFailed',
+  /** Ready=False, retry: a module hook (`operatorBox.hooks`) threw, timed out or is not loaded (without `continueOnError`). */
+  HookFailed: 'HookFailed',
   /** Ready=False, retry: the docker build failed. */
   DockerBuildFailed: 'DockerBuildFailed',
   /** Ready=False, pending: a docker build is running. */
@@ -189,6 +191,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   GitFailed: 'retry',
   ExternalCallFailed: 'retry',
   RemoteReconcileFailed: 'retry',
+  HookFailed: 'retry',
   DockerBuildFailed: 'retry',
   DockerBuildPending: 'pending',
   DuplicateChild: 'terminal',

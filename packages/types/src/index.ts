@@ -176,7 +176,10 @@ export {
   RemoteReconciler,
   HOISTED_HOOKS,
   EXTERNAL_PROTOCOLS,
+  ModuleHook,
 } from './schema/hooks.js';
+export { HOOK_MODULE_MARK, isDefinedHook } from './hook-module.js';
+export type { DefinedHook, HookCr, HookFunction, HookRequest, HookResult } from './hook-module.js';
 export type { ExternalProtocolName } from './schema/hooks.js';
 export {
   Normalize,

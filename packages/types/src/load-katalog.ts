@@ -748,6 +748,7 @@ function tagSources(
       tag(box[hook], where);
     }
     box.cross.forEach((cross, i) => tag(cross, ['operatorBox', 'cross', i]));
+    box.hooks.forEach((hook, i) => tag(hook, ['operatorBox', 'hooks', i]));
     for (const [provider, declarations] of Object.entries(box.providers)) {
       declarations.forEach((decl, i) => tag(decl, ['operatorBox', 'providers', provider, i]));
     }

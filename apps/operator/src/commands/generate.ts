@@ -2,6 +2,7 @@ import { DEFAULT_IMAGE_REPOSITORY, generateBundle, generatePolicies } from '../g
 import { generateCrds, untypedProperties } from '../generate/generate-crds.js';
 import { generateHelmValues } from '../generate/generate-helm-values.js';
 import { generateRbac } from '../generate/generate-rbac.js';
+import { generateTypes } from '../generate/generate-types.js';
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { roleWildcardIssues } from '../generate/role-wildcards.js';
 import { toMultiDocumentYaml } from '../generate/manifest-yaml.js';
@@ -12,9 +13,9 @@ import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
 const DEFAULT_NAMESPACE = 'orkestra-system';
 
-const usage = `Usage: ork generate crd|policies|rbac|bundle|helm-values <katalog> [-n <namespace>] [--image <image>] [--allow-rbac-wildcards] [--control-center] [--sharding]
+const usage = `Usage: ork generate crd|policies|rbac|bundle|helm-values|types <katalog> [-n <namespace>] [--image <image>] [--entry <name>] [--allow-rbac-wildcards] [--control-center] [--sharding]
 
-Write Kubernetes manifests for a Katalog as multi-document YAML on stdout.
+Write Kubernetes manifests for a Katalog as multi-document YAML on stdout (types: TypeScript).
 
   crd     One CustomResourceDefinition per CRD entry (status subresource, Ready/Reason/Age
           columns; spec and status preserve unknown fields when the entry has no schema).
@@ -30,10 +31,14 @@ Write Kubernetes manifests for a Katalog as multi-document YAML on stdout.
           Values for the Helm chart (apps/operator/deploy/helm/orkestra): the Katalog and the
           rules of \`rbac\`, e.g. \`ork generate helm-values k.yaml > values.yaml\` then
           \`helm install op <chart> -f values.yaml\`.
+  types   TypeScript declarations of each entry's CR from its CRD schema (<Kind>Spec,
+          <Kind>Status, <Kind>) for module hooks (docs/reference/katalog.md §14.5), e.g.
+          \`ork generate types k.yaml > src/katalog-types.ts\`.
 
 Options:
   -n, --namespace <ns>  Operator namespace (default: $POD_NAMESPACE, else ${DEFAULT_NAMESPACE}).
   --image <image>       Operator image for bundle (default: ${DEFAULT_IMAGE_REPOSITORY}:<version>).
+  --entry <name>        types: only this entry.
   --allow-rbac-wildcards
                         Accept a "*" or an escalate, bind or impersonate verb in any role
                         rule (rbac, bundle, helm-values); the operator is then granted it too.
@@ -44,10 +49,10 @@ Options:
                         in the operator namespace: get, list, watch, patch, update, delete).
   -h, --help            Show this help.`;
 
-const TARGETS = ['crd', 'policies', 'rbac', 'bundle', 'helm-values'] as const;
+const TARGETS = ['crd', 'policies', 'rbac', 'bundle', 'helm-values', 'types'] as const;
 type Target = (typeof TARGETS)[number];
 
-/** generateCommand is `ork generate crd|policies|rbac|bundle|helm-values`: manifests derived from a Katalog. */
+/** generateCommand is `ork generate crd|policies|rbac|bundle|helm-values|types`: manifests (and hook types) derived from a Katalog. */
 export const generateCommand: Command = {
   name: 'generate',
   summary: 'Write CRDs, RBAC, or a full install bundle for a Katalog',
@@ -56,6 +61,7 @@ export const generateCommand: Command = {
     const parsed = parseCommandArgs(args, {
       namespace: { type: 'string', short: 'n' },
       image: { type: 'string' },
+      entry: { type: 'string' },
       'allow-rbac-wildcards': { type: 'boolean' },
       'control-center': { type: 'boolean' },
       sharding: { type: 'boolean' },
@@ -66,16 +72,18 @@ export const generateCommand: Command = {
     }
     const [target, file, ...extra] = parsed.positionals;
     if (target == null)
-      throw new UsageError('missing what to generate: crd, policies, rbac, bundle or helm-values');
+      throw new UsageError('missing what to generate: crd, policies, rbac, bundle, helm-values or types');
     if (!(TARGETS as readonly string[]).includes(target)) {
       throw new UsageError(
-        `unknown target ${JSON.stringify(target)}: expected crd, policies, rbac, bundle or helm-values`,
+        `unknown target ${JSON.stringify(target)}: expected crd, policies, rbac, bundle, helm-values or types`,
       );
     }
     if (file == null) throw new UsageError('missing <katalog>');
     if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0] ?? ''}`);
     if (parsed.values.image != null && target !== 'bundle')
       throw new UsageError('--image applies to bundle only');
+    if (parsed.values.entry != null && target !== 'types')
+      throw new UsageError('--entry applies to types only');
     const namespace = parsed.values.namespace ?? io.env['POD_NAMESPACE'] ?? DEFAULT_NAMESPACE;
     if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
       throw new UsageError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
@@ -88,6 +96,15 @@ export const generateCommand: Command = {
     }
     const { katalog } = loaded;
     // RBAC never carries a wildcard from a role rule silently (see `ork validate --allow-rbac-wildcards`).
+    if (target === 'types') {
+      try {
+        io.stdout.write(generateTypes(katalog, { entry: parsed.values.entry }));
+      } catch (error) {
+        io.stderr.write(`${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+        return ExitCode.Failed;
+      }
+      return ExitCode.Ok;
+    }
     if (target !== 'crd' && parsed.values['allow-rbac-wildcards'] !== true) {
       const wildcards = roleWildcardIssues(loaded.file, loaded.text, katalog).filter(
         (issue) => !issue.allowed,

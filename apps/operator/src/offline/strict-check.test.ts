@@ -49,3 +49,28 @@ describe('strict check: validation.external', () => {
     ]);
   });
 });
+
+describe('strict check: module hooks', () => {
+  it('accepts hooks.<name>.<any field> of a declared hook and names an unknown one', () => {
+    const katalog = `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: hooks}
+spec:
+  crds:
+    site:
+      apiTypes: {group: demo.example.com, version: v1, kind: Site, plural: sites}
+      operatorBox:
+        hooks:
+          - {module: "@acme/dns-hooks", function: ensureDns}
+        status:
+          fields:
+            - {path: a, value: "{{ hooks.ensureDns.record }}"}
+            - {path: b, value: "{{ hooks.ensureDnz.record }}"}
+`;
+    expect(messages(katalog)).toEqual([
+      expect.stringMatching(
+        /fields\[1\]\.value: .*no module hook is named `ensureDnz`; did you mean `ensureDns`\?/,
+      ),
+    ]);
+  });
+});

@@ -523,6 +523,11 @@ function checkHookPath(
     if (declaration == null || declaration === '*' || names.includes(declaration)) return undefined;
     return `provider ${name} has no declaration named \`${declaration}\`${didYouMean(declaration, names)}`;
   }
+  if (root === 'hooks') {
+    // Module hooks (docs/reference/katalog.md §14.5): named by `name`; their outputs are free-form.
+    const names = scope.entry.operatorBox.hooks.map((h) => h.name);
+    return names.includes(name) ? undefined : `no module hook is named \`${name}\`${didYouMean(name, names)}`;
+  }
   if (hook.ordered) {
     const visible =
       place.externalBefore == null ? scope.external : scope.external.slice(0, place.externalBefore);

@@ -10,7 +10,7 @@ import type {
   RuntimeTuning,
 } from '@orkestra/reconciler';
 import type { KubeObject } from '@orkestra/registry';
-import type { Katalog, Logger, Provider } from '@orkestra/types';
+import type { DefinedHook, Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';
 
 /** CreateOperatorRuntimeOptions configures createOperatorRuntime. */
@@ -28,6 +28,8 @@ export interface CreateOperatorRuntimeOptions {
   readonly metrics?: MetricsSink;
   /** The loaded providers by Katalog name. */
   readonly providers?: ReadonlyMap<string, Provider>;
+  /** The module hooks loaded at start, by `<package>#<export>` (ADR 0052). */
+  readonly moduleHooks?: ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>>;
   /** Environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called with every Event the runtime records (the Control Center keeps the recent ones). */
@@ -114,6 +116,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
     logger: options.logger,
     leaderElected: options.leaderElected,
     ...(options.providers == null ? {} : { providers: options.providers }),
+    ...(options.moduleHooks == null ? {} : { moduleHooks: options.moduleHooks }),
     ...(options.metrics == null ? {} : { observer: options.metrics }),
     ...(options.revisions == null ? {} : { revisions: options.revisions }),
     ...(options.shard == null ? {} : { shard: options.shard }),

@@ -22,7 +22,13 @@ import { shardIdFor } from '../sharding/shard-lease.js';
 import { newLocalToken } from '../control-center/auth.js';
 import { RecentEvents } from '../control-center/recent-events.js';
 import { controlCenter } from './start/control-center.js';
-import { connect, loadStartKatalog, loadStartProviders } from './start/discovery.js';
+import {
+  connect,
+  loadStartKatalog,
+  loadStartModuleHooks,
+  loadStartProviders,
+  moduleHookLoader,
+} from './start/discovery.js';
 import { migrateStorage } from './start/webhook.js';
 import { collectShardMetrics, leaderElector, shardMember } from './start/leadership.js';
 import { createReloader } from './start/reload.js';
@@ -126,6 +132,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   });
   for (const warning of loaded.warnings) logger.warn({ katalogPath: warning.path }, formatIssue(warning));
   const providers = await loadStartProviders(loaded.katalog, { env, cwd, logger });
+  const loadHooks = moduleHookLoader({ env, cwd, logger });
+  const moduleHooks = await loadStartModuleHooks(loadHooks, loaded.katalog, { logger, providers });
   const metrics = createOperatorMetrics({ katalogName, version: katalogVersion(loaded.katalog) });
   const shardId = config.sharding ? (options.shardId ?? shardIdFor()) : undefined;
   const { kubeConfig, api, webhook } = await connect({
@@ -148,6 +156,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     leading: !config.leaderElect,
   });
   state.webhook = webhook;
+  state.moduleHooks = moduleHooks;
   if (!config.leaderElect) metrics.sink.leaderStatus(leaseName, true);
   const rollouts = createRollouts({ api, config, state, logger, metrics, tickMs: options.rolloutTickMs });
   const makeRuntime = runtimeFactory({
@@ -210,6 +219,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     watch: options.watchKatalog,
     watchIntervalMs: options.watchIntervalMs,
     versionOf: katalogVersion,
+    loadHooks,
   });
   const { shutdown, done } = installOperatorShutdown({
     config,

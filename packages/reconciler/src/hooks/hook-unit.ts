@@ -11,7 +11,9 @@ import type {
   ConditionReason,
   CrdEntry,
   CrossRead,
+  DefinedHook,
   EvaluateConditionsOptions,
+  KubeReader,
   Logger,
   Provider,
 } from '@orkestra/types';
@@ -169,6 +171,14 @@ export interface HookServices {
   readonly git: () => Pick<GitCheckouts, 'sync'>;
   /** Created on first use (only entries with `docker` need it). */
   readonly docker: () => Pick<DockerBuildManager, 'request'>;
+  /** The module hook `<export>` of package `module`, loaded at start (`operatorBox.hooks`, ADR 0052); undefined when not loaded. */
+  readonly moduleHook?:
+    | ((module: string, exportName: string) => DefinedHook<unknown, unknown, unknown, unknown> | undefined)
+    | undefined;
+  /** The read-only Secret/ConfigMap reader a module hook gets for a CR in `namespace`. */
+  readonly hookKube?: ((namespace: string | undefined) => KubeReader) | undefined;
+  /** The offline engine's given outputs of the module hook `name`; when set, no hook runs. */
+  readonly scriptedHookOutputs?: ((name: string) => Record<string, unknown>) | undefined;
   /** The provider calls of step 16 and of the deletion path (runtime/provider-dispatch.ts); without it an entry's providers keep their recorded outputs. */
   readonly providers?: ProviderService | undefined;
 }

@@ -9,6 +9,7 @@ import { dockerHook } from './docker/index.js';
 import { externalHook } from './external/index.js';
 import { gitHook } from './git/index.js';
 import type { AnyHookUnit, EnqueueSource, HookPhase, HookSlot } from './hook-unit.js';
+import { moduleHooksUnit } from './modules/index.js';
 import { providersHook } from './providers/index.js';
 import { remoteHook } from './remote/index.js';
 import { validationExternalHook } from './validation-external/index.js';
@@ -19,6 +20,7 @@ const HOOK_TABLE = [
   gitHook,
   externalHook,
   dockerHook,
+  moduleHooksUnit,
   remoteHook,
   providersHook,
 ] as const;

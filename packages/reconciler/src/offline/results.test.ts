@@ -14,12 +14,14 @@ describe('offline results derived from the hook table', () => {
     expect(visibleRoots({ hook: 'git' })).toEqual(['cross']);
     expect(visibleRoots({ hook: 'external' })).toEqual(['cross', 'git', 'external']);
     expect(visibleRoots({ hook: 'docker' })).toEqual(['cross', 'git', 'external']);
-    expect(visibleRoots({ hook: 'remote' })).toEqual(['cross', 'git', 'external', 'docker']);
+    expect(visibleRoots({ hook: 'hooks' })).toEqual(['cross', 'git', 'external', 'docker', 'hooks']);
+    expect(visibleRoots({ hook: 'remote' })).toEqual(['cross', 'git', 'external', 'docker', 'hooks']);
     expect(visibleRoots({ hook: 'providers' })).toEqual([
       'cross',
       'git',
       'external',
       'docker',
+      'hooks',
       'remote',
       'providers',
     ]);
@@ -39,6 +41,7 @@ describe('offline results derived from the hook table', () => {
     expect(second).toEqual({
       cross: {},
       external: { x: { ok: true }, y: { ok: false } },
+      hooks: {},
       providers: { aws: {} },
     });
     expect(first['git']).toEqual({ commit: 'a' });

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeClient } from '@orkestra/registry';
-import type { EvaluateConditionsOptions, Provider } from '@orkestra/types';
+import type { DefinedHook, EvaluateConditionsOptions, Provider } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { CrossReaders } from '../hooks/cross.js';
 import type { CrossTarget } from '../hooks/cross.js';
@@ -16,6 +16,7 @@ import { DockerBuildManager } from '../hooks/docker.js';
 import { ExternalCaller } from '../hooks/external.js';
 import { GitCheckouts } from '../hooks/git.js';
 import { RemoteReconcilerClient } from '../hooks/remote.js';
+import { moduleHookKey } from '../hooks/modules/index.js';
 import type { HookServices } from '../hooks/hook-unit.js';
 import { KubeReadCache } from './kube-reader.js';
 import { ProviderDispatch } from './provider-dispatch.js';
@@ -49,6 +50,8 @@ export interface HookServicesOptions {
   readonly liveAnswer?: HookServices['liveAnswer'];
   /** The cached children of an owner UID (a remote reconciler's `prepared.children`). Default none. */
   readonly ownedChildren?: HookServices['ownedChildren'];
+  /** Module hooks loaded at start, by `<package>#<export>` (ADR 0052). Default none. */
+  readonly moduleHooks?: ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>> | undefined;
 }
 
 /** CreatedHookServices are the services as the slots see them, and the concrete ones for metrics, the watches and `stop`. */
@@ -140,6 +143,8 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
       git,
       docker,
       providers,
+      moduleHook: (module, exportName) => o.moduleHooks?.get(moduleHookKey(module, exportName)),
+      hookKube: (namespace) => kubeReads.readerFor(namespace),
     },
     external,
     crossHttp,

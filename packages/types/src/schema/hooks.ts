@@ -5,6 +5,7 @@ import { gated } from './condition.js';
 import {
   BoolLike,
   Identifier,
+  JsonMap,
   Literal,
   LiteralNamespace,
   TemplateValue,
@@ -478,3 +479,76 @@ export interface RemoteReconciler extends z.output<typeof RemoteReconcilerSchema
 export const RemoteReconciler: z.ZodType<RemoteReconciler> = RemoteReconcilerSchema.meta({
   id: 'RemoteReconciler',
 });
+
+// ---- module hooks (docs/reference/katalog.md §14.5, docs/adr/0052-custom-logic-as-typescript-modules.md) ----
+
+/** NPM_NAME is an npm package name: `name` or `@scope/name` (lower case, URL-safe). */
+const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+
+/**
+ * splitModuleReference splits `@acme/hooks@^1.2.0` into the package name and the version range
+ * written after its last `@` (upstream's `location: …@v1.2.3` shorthand); no range gives none.
+ */
+function splitModuleReference(reference: string): { readonly name: string; readonly range?: string } {
+  const at = reference.lastIndexOf('@');
+  if (at <= 0) return { name: reference };
+  return { name: reference.slice(0, at), range: reference.slice(at + 1) };
+}
+
+/**
+ * ModuleHook is one item of `operatorBox.hooks` (docs/reference/katalog.md §14.5): the export
+ * `function` of the npm package `module` (a `defineHook` from @orkestra/provider-kit), run at step 12
+ * with the CR, `args` and the context; its outputs are `hooks.<name>` in the template context.
+ * `module` may carry the version range after `@` (`@acme/hooks@^1.2.0`), or `version` holds it.
+ */
+const ModuleHookSchema = gated({
+  name: Identifier.optional(),
+  module: Literal.min(1),
+  function: Identifier.default('default'),
+  version: Literal.min(1).optional(),
+  args: JsonMap.default({}),
+  timeout: Duration.default('30s'),
+  continueOnError: z.boolean().default(false),
+})
+  .superRefine((hook, ctx) => {
+    const { name, range } = splitModuleReference(hook.module);
+    if (!NPM_NAME.test(name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['module'],
+        input: hook.module,
+        message: `expected an npm package name (\`name\` or \`@scope/name\`), optionally with a version range after \`@\`; got "${hook.module}"${/^(github\.com|gitlab\.com|bitbucket\.org)\//.test(hook.module) ? ' — a Go module path names Go code, which Orkestra does not run; publish the logic as an npm package built with defineHook (@orkestra/provider-kit)' : ''}`,
+      });
+    }
+    if (range === '') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['module'],
+        input: hook.module,
+        message: 'expected a version range after `@`',
+      });
+    }
+    if (range != null && range !== '' && hook.version != null && hook.version !== range) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['version'],
+        input: hook.version,
+        message: `\`module\` already pins ${range}; write the range in one place`,
+      });
+    }
+  })
+  .transform((hook) => {
+    const { name, range } = splitModuleReference(hook.module);
+    const version = hook.version ?? (range === '' ? undefined : range);
+    return {
+      ...hook,
+      name: hook.name ?? hook.function,
+      module: name,
+      ...(version == null ? {} : { version }),
+    };
+  });
+/** ModuleHook is a module hook after loading: `name` defaulted to `function`, `module` the bare package name, `version` the range. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface ModuleHook extends z.output<typeof ModuleHookSchema> {}
+/** ModuleHook runs an exported `defineHook` of an npm package (docs/reference/katalog.md §14.5). */
+export const ModuleHook: z.ZodType<ModuleHook> = ModuleHookSchema.meta({ id: 'ModuleHook' });

@@ -23,7 +23,15 @@ import {
   StatusBlock,
   Validation,
 } from './crd-parts.js';
-import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS, RemoteReconciler } from './hooks.js';
+import {
+  CrossRead,
+  DockerHook,
+  ExternalCall,
+  GitHook,
+  HOISTED_HOOKS,
+  ModuleHook,
+  RemoteReconciler,
+} from './hooks.js';
 import { checkVersions, Conversion, CrdVersion } from './versions.js';
 import {
   DnsLabel,
@@ -206,6 +214,7 @@ const OperatorBoxSchema = z
     external: z.array(ExternalCall).default([]),
     docker: DockerHook.optional(),
     remote: RemoteReconciler.optional(),
+    hooks: z.array(ModuleHook).default([]),
     onCreate: ResourceGroupInput.prefault({}),
     onReconcile: ResourceGroupInput.prefault({}),
     onDelete: OnDelete.optional(),
@@ -243,6 +252,13 @@ const OperatorBoxSchema = z
       'external call name',
     );
     uniqueBy(
+      list(box.hooks),
+      (h) => String(h?.name),
+      ctx,
+      (i) => ['hooks', i, box.hooks[i]?.name === box.hooks[i]?.function ? 'function' : 'name'],
+      'hook name',
+    );
+    uniqueBy(
       list(box.cross),
       (c) => String(c?.as),
       ctx,
@@ -257,6 +273,7 @@ const OperatorBoxSchema = z
     external: [...box.onReconcile.external, ...box.onCreate.external, ...box.external],
     docker: box.docker ?? box.onReconcile.docker ?? box.onCreate.docker,
     remote: box.remote,
+    hooks: box.hooks,
     onCreate: box.onCreate.group,
     onReconcile: box.onReconcile.group,
     onDelete: box.onDelete,

@@ -73,7 +73,7 @@ describe('G1: the entry-level reconciler block', () => {
     );
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors[0]?.message).toMatch(/`hooks` names Go code/);
+    expect(result.errors[0]?.message).toMatch(/`hooks.location` names Go code/);
   });
 });
 

@@ -96,7 +96,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     const path = [...base, 'reconciler'];
     upgradeRemote(up, g1, box, path);
     up.reconcilerDefault(g1, path);
-    up.goHooks(g1, path);
+    up.goHooks(g1, path, box);
     for (const key of BOX_KEYS) up.move(g1, key, box, key, [...path, key], 'operatorBox.' + key);
     for (const key of ENTRY_KEYS) up.move(g1, key, entry, key, [...path, key], key);
     up.refuse(g1, path, REFUSED);
@@ -114,7 +114,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       const path = [...boxPath, 'reconciler'];
       upgradeRemote(up, g2, box, path);
       up.reconcilerDefault(g2, path);
-      up.goHooks(g2, path);
+      up.goHooks(g2, path, box);
       for (const key of ENTRY_KEYS) up.move(g2, key, entry, key, [...path, key], key);
       up.refuse(g2, path, REFUSED);
       up.drop(box, 'reconciler', path, 'its keys moved to the entry');
@@ -127,12 +127,14 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       const path = [...boxPath, 'reconcile'];
       upgradeRemote(up, reconcile, box, path);
       up.reconcilerDefault(reconcile, path);
-      up.goHooks(reconcile, path);
+      up.goHooks(reconcile, path, box);
       for (const key of BOX_KEYS) up.move(reconcile, key, box, key, [...path, key], 'operatorBox.' + key);
       for (const key of ENTRY_KEYS) up.move(reconcile, key, entry, key, [...path, key], key);
       up.refuse(reconcile, path, REFUSED);
       up.drop(box, 'reconcile', path, 'its keys moved');
     }
+    // Go hooks written straight under the operatorBox (`hooks: {location, function}`).
+    if (mapAt(box, 'hooks') != null) up.goHooks(box, boxPath, box, ['hooks']);
     const runtime = mapAt(box, 'runtime');
     if (runtime != null) {
       up.mark('G3');

@@ -53,7 +53,7 @@ export function migrateKatalog(source: string, options: MigrateKatalogOptions = 
       ],
     };
   }
-  const result = upgradeDialect(doc, { lineCounter, baseDir: options.baseDir });
+  const result = upgradeDialect(doc, { lineCounter, baseDir: options.baseDir, migrating: true });
   const changes =
     wrapped?.ok === true
       ? [

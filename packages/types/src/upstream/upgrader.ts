@@ -2,7 +2,16 @@
  * The Upgrader: the state of one upstream-dialect pass (changes, problems, included files, notes
  * and presets read) and the moves every concern shares (move, drop, refuse; ADR 0036).
  */
-import { isMap, isScalar, LineCounter as LineCounterClass, Pair, parseDocument, YAMLMap } from 'yaml';
+import {
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter as LineCounterClass,
+  Pair,
+  parseDocument,
+  YAMLMap,
+  YAMLSeq,
+} from 'yaml';
 import type { LineCounter } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -19,6 +28,7 @@ import {
   place,
   rangeOf,
   scalar,
+  scalarText,
   shift,
   takeOut,
 } from './nodes.js';
@@ -54,6 +64,8 @@ export interface UpgradeDialectOptions {
   readonly baseDir?: string | undefined;
   /** Reads a neighbouring file; default `readFileSync(path, 'utf8')`. */
   readonly readFile?: (path: string) => string;
+  /** `ork migrate`: rewrite what loading refuses where a rewrite exists (Go hooks become module hooks). */
+  readonly migrating?: boolean | undefined;
 }
 
 export class Upgrader {
@@ -198,6 +210,21 @@ export class Upgrader {
     const pair = pairOf(map, 'default');
     if (pair == null) return;
     const value = isScalar(pair.value) ? pair.value.value : undefined;
+    const constructorBlock = mapAt(map, 'constructor');
+    if (
+      (value === false || value === 'false') &&
+      this.#options.migrating === true &&
+      constructorBlock != null &&
+      pairOf(constructorBlock, 'location') != null
+    ) {
+      this.drop(
+        map,
+        'default',
+        [...path, 'default'],
+        'the Go constructor becomes a module hook; the declarative reconciler stays',
+      );
+      return;
+    }
     if (value === false || value === 'false') {
       this.problem(
         [...path, 'default'],
@@ -215,16 +242,80 @@ export class Upgrader {
     );
   }
 
-  goHooks(map: YAMLMap, path: Path): void {
-    for (const key of ['hooks', 'constructor', 'remote']) {
+  /**
+   * goHooks handles upstream's Go code: `hooks` and `constructor` blocks naming a Go package
+   * (`location`, `function`). Loading refuses them at the `location` key, naming the TypeScript
+   * counterpart (a module hook, docs/reference/katalog.md §14.5, ADR 0052); `ork migrate` rewrites
+   * each into an `operatorBox.hooks` item with a comment saying what to publish. `remote`, and
+   * blocks without `location`/`function`, are refused as before.
+   */
+  goHooks(
+    map: YAMLMap,
+    path: Path,
+    box?: YAMLMap,
+    keys: readonly string[] = ['hooks', 'constructor', 'remote'],
+  ): void {
+    for (const key of keys) {
       const pair = pairOf(map, key);
       if (pair == null) continue;
-      this.problem(
+      const block = isMap(pair.value) ? (pair.value as YAMLMap) : undefined;
+      const location = block == null || key === 'remote' ? undefined : pairOf(block, 'location');
+      const fn = block == null || key === 'remote' ? undefined : pairOf(block, 'function');
+      if (block == null || (location == null && fn == null)) {
+        this.problem(
+          [...path, key],
+          pair.key,
+          `\`${key}\` names Go code or a remote reconciler, which Orkestra does not run; declare the children in onCreate/onReconcile, or call a service with \`external\``,
+        );
+        takeOut(map, pair);
+        continue;
+      }
+      const goPath = scalarText(location?.value) ?? '';
+      const name = goModuleToNpm(goPath);
+      const fnName = scalarText(fn?.value) ?? 'default';
+      const what =
+        key === 'hooks'
+          ? 'a module hook'
+          : 'a module hook (the declarative reconciler stays: declare the children in onCreate/onReconcile, compute the rest in the hook)';
+      if (this.#options.migrating !== true) {
+        this.problem(
+          [...path, key, location == null ? 'function' : 'location'],
+          (location ?? fn)?.key,
+          `\`${key}.${location == null ? 'function' : 'location'}\` names Go code${goPath === '' ? '' : ` (${goPath})`}, which Orkestra does not run; the TypeScript counterpart is ${what}: an npm package whose export ${fnName} is made with defineHook (@orkestra/provider-kit), named in \`operatorBox.hooks: [{module: ${name}, function: ${fnName}}]\` (docs/reference/katalog.md §14.5); \`ork migrate\` writes that reference`,
+        );
+        takeOut(map, pair);
+        continue;
+      }
+      const version = goVersion(goPath, scalarText(pairOf(block, 'version')?.value));
+      const item = born(new YAMLMap(), pair.key);
+      item.items.push(
+        new Pair(
+          scalar('module', pair.key),
+          scalar(version == null ? name : `${name}@${version}`, location?.value ?? pair.key),
+        ),
+      );
+      item.items.push(new Pair(scalar('function', pair.key), scalar(fnName, fn?.value ?? pair.key)));
+      const args = pairOf(block, 'args');
+      if (args != null) item.items.push(new Pair(scalar('args', args.key), args.value));
+      item.commentBefore =
+        ` ork migrate: ${goPath === '' ? 'this' : goPath} is Go code, which Orkestra does not run. Port ${fnName}` +
+        ` to TypeScript with defineHook (@orkestra/provider-kit), publish it as ${name}` +
+        `${version == null ? '' : ` ${version}`} and install it in the provider directory` +
+        ` (docs/reference/katalog.md §14.5).${key === 'constructor' ? ' The declarative reconciler stays: declare the children in onCreate/onReconcile.' : ''}`;
+      const target = box ?? map;
+      const existing = pairOf(target, 'hooks');
+      if (existing != null && isSeq(existing.value)) (existing.value as YAMLSeq).items.push(item);
+      else {
+        const seq = born(new YAMLSeq(), pair.key);
+        seq.items.push(item);
+        place(target, new Pair(scalar('hooks', pair.key), seq));
+      }
+      takeOut(map, pair);
+      this.change(
         [...path, key],
         pair.key,
-        `\`${key}\` names Go code or a remote reconciler, which Orkestra does not run; declare the children in onCreate/onReconcile, or call a service with \`external\``,
+        `Go ${key} rewritten to the module hook ${name}#${fnName} (operatorBox.hooks); publish its TypeScript port`,
       );
-      takeOut(map, pair);
     }
   }
 
@@ -242,4 +333,30 @@ export class Upgrader {
       takeOut(map, item as Pair);
     }
   }
+}
+
+/**
+ * goModuleToNpm suggests the npm package for a Go package path: `github.com/acme/db-operator/hooks`
+ * becomes `@acme/db-operator-hooks` (the owner as the scope, the rest joined by `-`).
+ */
+export function goModuleToNpm(goPath: string): string {
+  const clean = (text: string): string =>
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9.~-]+/g, '-')
+      .replace(/^[-._~]+|[-._~]+$/g, '');
+  const parts = goPath
+    .replace(/@[^/]*$/, '')
+    .split('/')
+    .filter((part) => part !== '');
+  // The host is dropped; with an owner and a path the owner becomes the scope.
+  const [, owner = '', ...rest] = parts;
+  if (rest.length === 0) return clean(owner) || 'hooks';
+  return `@${clean(owner)}/${clean(rest.join('-')) || 'hooks'}`;
+}
+
+/** goVersion is the exact version a Go reference pins (`…@v1.2.3` or `version: v1.2.3`), without the `v`. */
+function goVersion(goPath: string, version: string | undefined): string | undefined {
+  const written = version ?? /@([^/]+)$/.exec(goPath)?.[1];
+  return written?.replace(/^v/, '');
 }

@@ -4,12 +4,13 @@
  * Each step throws OperatorStartError, after closing what it had opened.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Katalog, Provider } from '@orkestra/types';
+import type { DefinedHook, Katalog, Provider } from '@orkestra/types';
 import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import { createApiTransport } from '../api-transport.js';
 import type { ApiTransport } from '../api-transport.js';
 import type { RunConfig } from '../config.js';
 import type { WebhookEndpoint } from '../../webhook/endpoint.js';
+import { HookModulesLoadError, loadModuleHooks } from '../hook-module-loader.js';
 import { installCrds } from '../install-crds.js';
 import { loadKubeConfig } from '../kube-config.js';
 import type { OperatorLogger } from '../logger.js';
@@ -55,6 +56,40 @@ export async function loadStartProviders(
     ).providers;
   } catch (error) {
     throw new OperatorStartError(`cannot load providers: ${errorMessage(error)}`, [], { cause: error });
+  }
+}
+
+/** ModuleHooks are the loaded module hooks, by `<package>#<export>`. */
+export type ModuleHooks = ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>>;
+
+/**
+ * loadStartModuleHooks loads a Katalog's module hooks (docs/reference/katalog.md §14.5, ADR 0052)
+ * like providers; a failure is positioned at the declaration. A reload loads the ones it adds.
+ */
+export function moduleHookLoader(o: {
+  readonly env: Environment;
+  readonly cwd: string;
+  readonly logger: OperatorLogger;
+}): (katalog: Katalog) => Promise<ModuleHooks> {
+  return (katalog) =>
+    loadModuleHooks(katalog, { logger: o.logger, providerDirectory: providerDirectoryFromEnv(o.env, o.cwd) });
+}
+
+/** loadStartModuleHooks loads the module hooks at start; a failure closes the providers and throws OperatorStartError. */
+export async function loadStartModuleHooks(
+  load: (katalog: Katalog) => Promise<ModuleHooks>,
+  katalog: Katalog,
+  o: { readonly logger: OperatorLogger; readonly providers: ReadonlyMap<string, Provider> },
+): Promise<ModuleHooks> {
+  try {
+    return await load(katalog);
+  } catch (error) {
+    await closeProviders(o.providers, { logger: o.logger });
+    throw new OperatorStartError(
+      'cannot load module hooks',
+      error instanceof HookModulesLoadError ? error.errors.map((e) => e.message) : [errorMessage(error)],
+      { cause: error },
+    );
   }
 }
 

@@ -9,7 +9,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { katalogRevision } from '@orkestra/reconciler';
 import type { RolloutController } from '@orkestra/reconciler';
-import type { Katalog } from '@orkestra/types';
+import type { DefinedHook, Katalog } from '@orkestra/types';
 import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import type { ApiTransport } from '../api-transport.js';
 import type { RunConfig } from '../config.js';
@@ -54,6 +54,10 @@ export interface ReloaderOptions {
   readonly watchIntervalMs: number | undefined;
   /** The version `orkestra_katalog_info` reports for a Katalog. */
   readonly versionOf: (katalog: Katalog) => string;
+  /** Loads a Katalog's module hooks (ADR 0052): a reload adds the ones it names. */
+  readonly loadHooks: (
+    katalog: Katalog,
+  ) => Promise<ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>>>;
 }
 
 function sameProviders(a: Katalog, b: Katalog): boolean {

@@ -77,6 +77,7 @@ export function runtimeFactory(o: RuntimeFactoryOptions): MakeRuntime {
       },
       metrics: o.metrics.sink,
       providers: o.providers,
+      moduleHooks: state.moduleHooks,
       env: o.env,
       cross,
       ...(config.controlCenter

@@ -1,0 +1,152 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { useControlPlane } from '@orkestra/testenv/vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildOrk, spawnOrk, tempDir, uniqueSuffix, waitFor } from './ork-process.js';
+import type { OrkProcess } from './ork-process.js';
+
+// A module hook (docs/reference/katalog.md §14.5, ADR 0052) written outside the workspace — its own
+// package.json, the kit a peer — packed and installed with plain npm into a provider directory,
+// run by `ork run` (the built binary) on the local control plane: its outputs reach the CR's
+// status through a status field, and a hook that throws is a HookFailed condition on its CR.
+
+const exec = promisify(execFile);
+const env = useControlPlane();
+const suffix = uniqueSuffix();
+const group = `hooks${suffix}.example.com`;
+const work = tempDir();
+let ork: OrkProcess | undefined;
+
+interface SiteView {
+  readonly status?: {
+    readonly dnsRecord?: string;
+    readonly conditions?: readonly { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+beforeAll(async () => {
+  buildOrk();
+  // The hook's own project, outside the workspace.
+  const source = join(work, 'dns-hooks');
+  mkdirSync(source, { recursive: true });
+  writeFileSync(
+    join(source, 'package.json'),
+    JSON.stringify({
+      name: '@acme/dns-hooks',
+      version: '1.2.3',
+      type: 'module',
+      exports: './index.js',
+      // The operator provides the kit; optional, so a plain `npm install --omit=peer` never fetches it.
+      peerDependencies: { '@orkestra/provider-kit': '*' },
+      peerDependenciesMeta: { '@orkestra/provider-kit': { optional: true } },
+    }),
+  );
+  writeFileSync(
+    join(source, 'index.js'),
+    `import { defineHook } from '@orkestra/provider-kit';
+export const ensureDns = defineHook(async ({ cr, args }) => {
+  if (cr.spec.host === 'locked') throw new Error('zone ' + args.zone + ' is locked');
+  return { outputs: { record: cr.spec.host + '.' + args.zone } };
+});
+`,
+  );
+  await exec('npm', ['pack', '--pack-destination', work], { cwd: source });
+  // The image's provider directory, filled as the reference says (`--omit=peer`).
+  const modules = join(work, 'modules');
+  mkdirSync(modules, { recursive: true });
+  writeFileSync(join(modules, 'package.json'), JSON.stringify({ name: 'modules', private: true }));
+  await exec(
+    'npm',
+    [
+      'install',
+      '--omit=peer',
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '--prefix',
+      modules,
+      join(work, 'acme-dns-hooks-1.2.3.tgz'),
+    ],
+    { cwd: modules },
+  );
+
+  const katalogFile = join(work, 'katalog.yaml');
+  writeFileSync(
+    katalogFile,
+    `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: hooks-${suffix} }
+spec:
+  crds:
+    site:
+      apiTypes: { group: ${group}, version: v1, kind: Site, plural: sites }
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: { type: object, properties: { host: { type: string } } }
+            status: { type: object, x-kubernetes-preserve-unknown-fields: true }
+      operatorBox:
+        hooks:
+          - module: "@acme/dns-hooks@^1.2.0"
+            function: ensureDns
+            args: { zone: example.com }
+        status:
+          fields:
+            - { path: dnsRecord, value: "{{ hooks.ensureDns.record }}" }
+`,
+  );
+  const kubeconfig = join(work, 'kubeconfig.json');
+  writeFileSync(kubeconfig, env.kubeConfig.exportConfig());
+  ork = spawnOrk(
+    [
+      'run',
+      '--katalog',
+      katalogFile,
+      '--kubeconfig',
+      kubeconfig,
+      '--namespace',
+      env.namespace,
+      '--install-crds',
+      '--leader-elect=false',
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
+    ],
+    { ORKESTRA_PROVIDER_DIR: modules },
+  );
+  await ork.waitForLog('the hook loaded', (l) => l.msg === 'module hook loaded');
+  const health = await ork.healthUrl();
+  await waitFor('/readyz 200', async () => ((await fetch(`${health}/readyz`)).ok ? true : undefined));
+}, 600_000);
+
+afterAll(() => {
+  if (ork != null && ork.child.exitCode == null) ork.child.kill('SIGKILL');
+});
+
+it('runs a hook installed from outside the workspace; its outputs and its failures show on the CR', async () => {
+  const loaded = ork?.logs.find((l) => l.msg === 'module hook loaded');
+  expect(loaded).toMatchObject({ module: '@acme/dns-hooks', version: '1.2.3', export: 'ensureDns' });
+  const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const cr = { group, version: 'v1', namespace: env.namespace, plural: 'sites' };
+  const create = (name: string, host: string) =>
+    custom.createNamespacedCustomObject({
+      ...cr,
+      body: { apiVersion: `${group}/v1`, kind: 'Site', metadata: { name }, spec: { host } },
+    });
+  const read = (name: string) => custom.getNamespacedCustomObject({ ...cr, name }) as Promise<SiteView>;
+  await create('shop', 'shop');
+  await create('locked', 'locked');
+  const record = await waitFor('status.dnsRecord', async () => (await read('shop')).status?.dnsRecord);
+  expect(record).toBe('shop.example.com');
+  const failed = await waitFor('Ready=False HookFailed', async () =>
+    (await read('locked')).status?.conditions?.find((c) => c.type === 'Ready' && c.reason === 'HookFailed'),
+  );
+  expect(failed.message).toContain(
+    'hook ensureDns (@acme/dns-hooks#ensureDns) failed: zone example.com is locked',
+  );
+});

@@ -1,0 +1,212 @@
+/**
+ * The `hooks` hook (docs/reference/katalog.md §14.5, docs/adr/0052-custom-logic-as-typescript-modules.md):
+ * step 12 runs the module hooks an entry names, in declaration order, each seeing the outputs of
+ * the ones before it, and adds `hooks.<name>` (the outputs) to the template context. The functions
+ * were loaded at start (the operator's hook module loader); one that is missing, throws, returns
+ * something that is not JSON or outlives its `timeout` fails the reconcile with HookFailed, unless
+ * `continueOnError` (then its outputs read `{}`).
+ */
+import {
+  ConditionReason,
+  OrkestraError,
+  evaluateConditions,
+  katalogPathOf,
+  parseDuration,
+} from '@orkestra/types';
+import type { DefinedHook, HookCr, JsonObject, ModuleHook } from '@orkestra/types';
+import type { KubeObject } from '@orkestra/registry';
+import { defineHook, errorMessage, failing, isRecord, noMemory } from '../hook-unit.js';
+import type { HookInput, HookServices, OfflineScript } from '../hook-unit.js';
+
+/** CompiledModuleHook is one declaration of `operatorBox.hooks`, with its Katalog path. */
+export interface CompiledModuleHook {
+  readonly declaration: ModuleHook;
+  readonly katalogPath: string;
+  readonly timeoutMs: number;
+}
+
+/** ModuleHooksResult is what the slot returns: the outputs by hook name and the earliest re-queue asked for. */
+export interface ModuleHooksResult {
+  readonly outputs: Readonly<Record<string, unknown>>;
+  readonly requeueAfterMs?: number | undefined;
+}
+
+/** moduleHookKey is how the loaded hooks are looked up: `<package>#<export>`. */
+export function moduleHookKey(module: string, exportName: string): string {
+  return `${module}#${exportName}`;
+}
+
+function hookCr(cr: KubeObject): HookCr {
+  const meta = cr.metadata;
+  const copy = structuredClone({
+    apiVersion: cr.apiVersion,
+    kind: cr.kind,
+    metadata: {
+      name: meta.name ?? '',
+      ...(meta.namespace == null ? {} : { namespace: meta.namespace }),
+      uid: meta.uid ?? '',
+      generation: typeof meta['generation'] === 'number' ? meta['generation'] : 0,
+      labels: { ...(meta.labels ?? {}) },
+      annotations: { ...(meta.annotations ?? {}) },
+    },
+    spec: isRecord(cr['spec']) ? cr['spec'] : {},
+    status: isRecord(cr['status']) ? cr['status'] : {},
+  }) as HookCr;
+  return deepFreeze(copy);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value != null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** jsonOutputs checks that a hook's outputs are a JSON object (what the context and the status can hold) and copies them. */
+function jsonOutputs(value: unknown): JsonObject {
+  if (value === undefined) return {};
+  if (!isRecord(value))
+    throw new TypeError(
+      `outputs must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`,
+    );
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new TypeError(`outputs are not JSON: ${errorMessage(error)}`, { cause: error });
+  }
+  return JSON.parse(text) as JsonObject;
+}
+
+function requeueMs(value: unknown): number | undefined {
+  if (value == null) return undefined;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  if (typeof value === 'string') return parseDuration(value);
+  throw new TypeError(`requeueAfter must be a duration or milliseconds, got ${JSON.stringify(value)}`);
+}
+
+/** runOne calls one hook with a deadline; a result after the deadline is not used. */
+async function runOne(
+  hook: DefinedHook<unknown, unknown, unknown, unknown>,
+  item: CompiledModuleHook,
+  input: HookInput,
+  services: HookServices,
+  outputs: Readonly<Record<string, unknown>>,
+): Promise<{ outputs: JsonObject; requeueAfterMs?: number | undefined }> {
+  const timeout = AbortSignal.timeout(item.timeoutMs);
+  const signal = AbortSignal.any([input.signal, timeout]);
+  const namespace = input.cr.metadata.namespace;
+  const request = {
+    entry: input.crd.name,
+    cr: hookCr(input.cr),
+    args: item.declaration.args,
+    context: deepFreeze(structuredClone({ ...input.context, hooks: { ...outputs } })),
+    kube: services.hookKube?.(namespace) ?? {
+      getSecret: () => Promise.reject(new Error('no cluster reads in this engine')),
+      getConfigMap: () => Promise.reject(new Error('no cluster reads in this engine')),
+    },
+    logger: input.logger.child({ hook: item.declaration.name, module: item.declaration.module }),
+    signal,
+  };
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = (): void =>
+      reject(new Error(timeout.aborted ? `timed out after ${item.declaration.timeout}` : 'aborted'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+  const result = await Promise.race([Promise.resolve().then(() => hook.run(request as never)), aborted]);
+  if (result != null && !isRecord(result))
+    throw new TypeError('a hook returns `{ outputs, requeueAfter }` or nothing');
+  const record = (result ?? {}) as { outputs?: unknown; requeueAfter?: unknown };
+  return { outputs: jsonOutputs(record.outputs), requeueAfterMs: requeueMs(record.requeueAfter) };
+}
+
+/** runModuleHooks runs an entry's module hooks in order (step 12). */
+export async function runModuleHooks(
+  services: HookServices,
+  compiled: readonly CompiledModuleHook[],
+  input: HookInput,
+): Promise<ModuleHooksResult> {
+  const outputs: Record<string, unknown> = {};
+  let requeueAfterMs: number | undefined;
+  for (const item of compiled) {
+    const { declaration } = item;
+    const context = { ...input.context, hooks: { ...outputs } };
+    if (!evaluateConditions(declaration, context, services.conditions).passed) continue;
+    const label = `${declaration.module}#${declaration.function}`;
+    try {
+      const hook = services.moduleHook?.(declaration.module, declaration.function);
+      if (hook == null) throw new Error(`${label} is not loaded (the operator loads module hooks at start)`);
+      const result = await runOne(hook, item, input, services, outputs);
+      outputs[declaration.name] = result.outputs;
+      if (result.requeueAfterMs != null)
+        requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, result.requeueAfterMs);
+    } catch (error) {
+      if (input.signal.aborted) throw error;
+      input.logger.warn({ hook: declaration.name, err: error }, `module hook ${label} failed`);
+      if (declaration.continueOnError) {
+        outputs[declaration.name] = {};
+        continue;
+      }
+      throw failing(
+        new OrkestraError(
+          `${item.katalogPath}: hook ${declaration.name} (${label}) failed: ${errorMessage(error)}`,
+          {
+            code: ConditionReason.HookFailed,
+            katalogPath: item.katalogPath,
+            cause: error,
+          },
+        ),
+        { outputs },
+      );
+    }
+  }
+  return { outputs, requeueAfterMs };
+}
+
+/** scriptedHooks answers each hook offline from the given `hooks.<name>` outputs; a missing one reads `{}`. */
+function scriptedHooks(script: OfflineScript): Partial<HookServices> {
+  return {
+    scriptedHookOutputs: (name) => {
+      const given = isRecord(script.given()) ? (script.given() as Record<string, unknown>)[name] : undefined;
+      if (given === undefined) script.note(`hooks.${name}: no result in the context; read as {}`);
+      return isRecord(given) ? given : {};
+    },
+  };
+}
+
+/** moduleHooksUnit is the `hooks` unit (step 12). */
+export const moduleHooksUnit = defineHook({
+  key: 'hooks',
+  schema: 'operatorBox.hooks[] — ModuleHook in @orkestra/types (schema/hooks.ts)',
+  reference: 'docs/reference/katalog.md §14.5',
+  phase: 'context',
+  label: { place: 'module hooks', reader: 'module hooks' },
+  enqueuedBy: [],
+  compile: (entry, base): readonly CompiledModuleHook[] =>
+    entry.operatorBox.hooks.map((declaration, i) => ({
+      declaration,
+      katalogPath: katalogPathOf(declaration) ?? `${base}.operatorBox.hooks[${i}]`,
+      timeoutMs: parseDuration(declaration.timeout),
+    })),
+  declared: (compiled) => compiled.length > 0,
+  initial: () => ({}),
+  settle: (result: ModuleHooksResult) => ({
+    value: result.outputs,
+    ...(result.requeueAfterMs == null ? {} : { requeueAfterMs: result.requeueAfterMs }),
+  }),
+  results: 'by-name',
+  ordered: true,
+  offline: scriptedHooks,
+  memory: noMemory,
+  run: async (services, _memory, compiled, input): Promise<ModuleHooksResult> => {
+    const scripted = services.scriptedHookOutputs;
+    if (scripted != null) {
+      const outputs: Record<string, unknown> = {};
+      for (const item of compiled) outputs[item.declaration.name] = scripted(item.declaration.name);
+      return { outputs };
+    }
+    return runModuleHooks(services, compiled, input);
+  },
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { migrateKatalog } from './migrate.js';
+import { goModuleToNpm } from './upgrader.js';
+import { head, load, ok } from './dialect-fixtures.test-support.js';
+
+/**
+ * Upstream's Go hooks and constructors (`location`, `function`), written here from upstream's
+ * documentation (typed-operators: hooks, constructor): refused at the key with the TypeScript
+ * counterpart named; `ork migrate` rewrites them to module hooks (docs/reference/katalog.md §14.5).
+ */
+
+const g1Hooks = `${head()}      reconciler:
+        hooks:
+          location: github.com/myorg/database-operator/hooks
+          version: v1.3.0
+          fetch: true
+          function: DatabaseHooks
+          resources:
+            - kind: StatefulSet
+        onReconcile:
+          deployments:
+            - name: "{{ .metadata.name }}"
+              image: nginx
+`;
+
+const g3Constructor = `${head()}      operatorBox:
+        reconcile:
+          default: false
+          workers: 5
+          constructor:
+            location: github.com/myorg/pipeline-operator/reconciler@v2.0.0
+            function: NewPipelineReconciler
+            args:
+              maxRetries: 3
+`;
+
+describe('Go hooks and constructors', () => {
+  it('refuses `hooks.location` at its line and column, naming the TypeScript counterpart', () => {
+    const result = load(g1Hooks);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const line = g1Hooks.split('\n').findIndex((l) => l.includes('location:')) + 1;
+    expect(result.errors[0]).toMatchObject({
+      file: 'katalog.yaml',
+      line,
+      column: 11,
+      path: 'spec.crds.website.reconciler.hooks.location',
+    });
+    expect(result.errors[0]?.message).toContain('(github.com/myorg/database-operator/hooks)');
+    expect(result.errors[0]?.message).toContain(
+      '`operatorBox.hooks: [{module: @myorg/database-operator-hooks, function: DatabaseHooks}]`',
+    );
+    expect(result.errors[0]?.message).toContain('defineHook (@orkestra/provider-kit)');
+  });
+
+  it('refuses a G3 constructor at `location` (and default: false with it)', () => {
+    const result = load(g3Constructor);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const paths = result.errors.map((e) => e.path);
+    expect(paths).toContain('spec.crds.website.operatorBox.reconcile.constructor.location');
+    expect(paths).toContain('spec.crds.website.operatorBox.reconcile.default');
+  });
+
+  it('ork migrate rewrites Go hooks into operatorBox.hooks with a comment, and the result validates', () => {
+    const migrated = migrateKatalog(g1Hooks);
+    expect(migrated.problems).toEqual([]);
+    expect(migrated.text).toContain(
+      '# ork migrate: github.com/myorg/database-operator/hooks is Go code, which Orkestra does not run. Port DatabaseHooks',
+    );
+    const box = ok(load(migrated.text)).katalog.spec.crds['website']?.operatorBox;
+    expect(box?.hooks).toEqual([
+      expect.objectContaining({
+        name: 'DatabaseHooks',
+        module: '@myorg/database-operator-hooks',
+        version: '1.3.0',
+        function: 'DatabaseHooks',
+      }),
+    ]);
+    expect(box?.onReconcile.deployments).toHaveLength(1);
+  });
+
+  it('ork migrate turns a constructor into a module hook, args kept, default: false dropped', () => {
+    const migrated = migrateKatalog(g3Constructor);
+    expect(migrated.problems).toEqual([]);
+    const box = ok(load(migrated.text)).katalog.spec.crds['website']?.operatorBox;
+    expect(box?.hooks[0]).toMatchObject({
+      module: '@myorg/pipeline-operator-reconciler',
+      version: '2.0.0',
+      function: 'NewPipelineReconciler',
+      args: { maxRetries: 3 },
+    });
+    expect(migrated.text).toContain('The declarative reconciler stays');
+  });
+
+  it('suggests an npm name for a Go package path', () => {
+    expect(goModuleToNpm('github.com/Acme/DB_operator/hooks@v1.0.0')).toBe('@acme/db-operator-hooks');
+    expect(goModuleToNpm('example.com/hooks')).toBe('hooks');
+  });
+});
