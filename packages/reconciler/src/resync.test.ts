@@ -72,15 +72,15 @@ describe('Resync', () => {
     expect(resync.added).toBe(10);
   });
 
-  it('skips a key whose last success is younger than half the interval, never one older', () => {
+  it('skips a key whose last change-caused success is younger than the interval, never one older', () => {
     const clock = new ManualClock();
     const { adds, queue } = recorder(clock);
     const items: ResyncItem[] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({ key: `ns/o${i}`, uid: uid(i) }));
     const phase = (key: string): number => phaseOf(items.find((i) => i.key === key)?.uid ?? '', 10_000);
-    // o0–o3 finished a reconcile 1 ms before their turn, o4–o7 exactly half an interval before.
+    // o0–o3 finished a reconcile 1 ms / 9 999 ms before their turn, o4–o7 exactly one interval before.
     const lastSuccessAt = (key: string): number => {
       const index = Number(key.slice('ns/o'.length));
-      return phase(key) - (index < 4 ? 1 : 5_000);
+      return phase(key) - (index < 2 ? 1 : index < 4 ? 9_999 : 10_000);
     };
     const resync = new Resync({ intervalMs: 10_000, items: () => items, queue, clock, lastSuccessAt });
     resync.start();

@@ -20,10 +20,10 @@ export interface ResyncOptions {
   /** Source of time and timers. Default `systemClock`. */
   readonly clock?: Clock;
   /**
-   * When the key's last successful reconcile finished (clock time), or undefined. A key due for
-   * resync whose last success is younger than half the interval is skipped: it was just checked
-   * (its creation, an edit or a child change reconciled it), so a resync would repeat that work.
-   * Default: never skip.
+   * When the key's last successful reconcile caused by a change finished (clock time), or
+   * undefined; reconciles the resync itself caused must not count. A key due for resync whose
+   * last such success is younger than the interval is skipped: its creation, an edit or a child
+   * change checked it within the interval, so a resync would repeat that work. Default: never skip.
    */
   readonly lastSuccessAt?: (key: string) => number | undefined;
 }
@@ -38,10 +38,10 @@ interface Scheduled {
  * has a fixed phase within the interval, derived from a hash of its UID, so adds are spread evenly
  * instead of arriving in one burst. `setInterval` applies from the next cycle; R = 0 disables.
  *
- * A key whose last successful reconcile is younger than R/2 when its turn comes is skipped
- * (`lastSuccessAt`), so no CR goes longer than 1.5 R without a reconcile and a busy operator (a
- * burst of new CRs converging for minutes) does not re-check what it has just written. In steady
- * state the previous resync is about R old, so nothing is skipped.
+ * A key whose last successful reconcile caused by a change (not by a resync) is younger than R
+ * when its turn comes is skipped (`lastSuccessAt`), so a busy operator (a burst of new CRs
+ * converging for minutes) does not re-check what it has just written, and no CR goes longer than
+ * 2 R without a reconcile. In steady state nothing changes, so nothing is skipped.
  *
  * A cycle snapshots the items when it starts: objects created during a cycle are first resynced in
  * the next one (their creation already enqueued them), objects deleted during a cycle may still be
@@ -158,7 +158,7 @@ export class Resync {
     ) {
       this.#next++;
       const last = this.#lastSuccessAt?.(item.key);
-      if (last != null && now - last < this.#cycleInterval / 2) {
+      if (last != null && now - last < this.#cycleInterval) {
         this.#skipped++;
         continue;
       }

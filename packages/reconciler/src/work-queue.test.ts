@@ -341,6 +341,23 @@ describe('WorkQueue onTake', () => {
   });
 });
 
+describe('WorkQueue onTake lane', () => {
+  it('reports the lane a key was taken from: a low add promoted by a normal one counts as normal', () => {
+    const lanes: [string, Priority][] = [];
+    const queue = new WorkQueue({ onTake: (key, _ms, priority) => lanes.push([key, priority]) });
+    queue.add('resync-only', Priority.Low);
+    queue.add('promoted', Priority.Low);
+    queue.add('promoted', Priority.Normal);
+    queue.add('event', Priority.High);
+    drainReady(queue);
+    expect(lanes).toEqual([
+      ['event', Priority.High],
+      ['promoted', Priority.Normal],
+      ['resync-only', Priority.Low],
+    ]);
+  });
+});
+
 describe('WorkQueue onAdd, onRetry, onDrop', () => {
   it('reports every accepted add (deduplicated ones too), every retry and every dropped add', () => {
     const clock = new ManualClock();

@@ -43,9 +43,9 @@ export interface WorkQueueOptions {
   readonly clock?: Clock;
   /**
    * Called when a worker takes a key, with how long it waited since it became dirty (for
-   * `workqueue_queue_duration_seconds`). Exceptions are not caught. Default: none.
+   * `workqueue_queue_duration_seconds`) and the lane it was taken from. Exceptions are not caught. Default: none.
    */
-  readonly onTake?: (key: string, queuedMs: number) => void;
+  readonly onTake?: (key: string, queuedMs: number, priority: Priority) => void;
   /** Called for every accepted add, including adds that only deduplicated (`workqueue_adds_total`). Default: none. */
   readonly onAdd?: (key: string) => void;
   /** Called for every `addRateLimited` (`workqueue_retries_total`). Default: none. */
@@ -112,7 +112,7 @@ export class WorkQueue {
   readonly #maxAttempts: number;
   #maxDepth: number;
   readonly #dropPolicy: ((dirty: number, maxDepth: number) => boolean) | undefined;
-  readonly #onTake: ((key: string, queuedMs: number) => void) | undefined;
+  readonly #onTake: ((key: string, queuedMs: number, priority: Priority) => void) | undefined;
   readonly #onAdd: ((key: string) => void) | undefined;
   readonly #onRetry: ((key: string) => void) | undefined;
   readonly #onDrop: ((key: string) => void) | undefined;
@@ -411,11 +411,12 @@ export class WorkQueue {
 
   #take(key: string): void {
     for (const lane of LANE_ORDER) this.#lanes[lane].delete(key);
+    const priority = this.#dirty.get(key) ?? Priority.Normal;
     this.#dirty.delete(key);
     this.#processing.add(key);
     const since = this.#dirtySince.get(key);
     this.#dirtySince.delete(key);
-    if (this.#onTake != null && since != null) this.#onTake(key, this.#clock.now() - since);
+    if (this.#onTake != null && since != null) this.#onTake(key, this.#clock.now() - since, priority);
   }
 
   #resolveDrainWaiters(): void {

@@ -122,7 +122,7 @@ describe('generateRbac', () => {
         't.example.com/apps/finalizers:update',
         'batch/jobs:get,list,watch,create,patch,delete',
         'cert-manager.io/certificates:get,list,watch,create,patch,delete',
-        '/events:create',
+        '/events:create,patch',
       ]),
     );
     expect(JSON.stringify(rbac.manifests)).not.toContain('"*"');

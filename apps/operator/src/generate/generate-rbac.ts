@@ -377,8 +377,8 @@ function addRoleRules(rules: RuleSet, role: Record<string, unknown>, where: stri
   });
 }
 
-/** The verbs on core v1 `events` (docs/reference/runtime.md §19), granted in exactly one Role: the runtime only POSTs Events, never patches them. */
-const EVENT_VERBS: readonly string[] = ['create'];
+/** The verbs on core v1 `events` (docs/reference/runtime.md §19), granted in exactly one Role: the runtime creates Events and patches a repeated one's count (ADR 0042). */
+const EVENT_VERBS: readonly string[] = ['create', 'patch'];
 
 function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes: string[]): void {
   for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile]) {
@@ -462,7 +462,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   const entries = Object.values(katalog.spec.crds).filter((e) => e.enabled);
   for (const entry of entries) addEntry(rules, entry, notes, definedRoles, reads);
   for (const entry of entries) bindingNotes(entry, definedRoles, notes);
-  // The runtime writes core v1 Events only (POST /api/v1/namespaces/<ns>/events).
+  // The runtime writes core v1 Events only: POST, and PATCH of a repeated Event's count (ADR 0042).
   rules.add('', 'events', EVENT_VERBS);
   // Providers read Secrets and ConfigMaps of the CR's namespace (kube-reader.ts `readerFor`).
   const providerReads =

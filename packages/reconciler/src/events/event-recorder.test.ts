@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, flushMacrotask } from '../clock.js';
 import { EventRecorder } from './event-recorder.js';
-import type { CoreEvent, EventWriter } from './event-recorder.js';
+import type { CoreEvent, EventCountUpdate, EventWriter } from './event-recorder.js';
 
 const START = Date.parse('2026-05-01T10:00:00Z');
 const cr = {
@@ -79,6 +79,7 @@ describe('EventRecorder', () => {
       failed: 0,
       dropped: 0,
       suppressed: 0,
+      throttled: 0,
       pending: 0,
     });
   });
@@ -141,8 +142,11 @@ describe('EventRecorder', () => {
     const w = recordingWriter();
     w.hold();
     const recorder = new EventRecorder({ writer: w.writer, clock: new ManualClock(START) });
-    for (let i = 0; i < 1005; i++) recorder.normal(cr, 'Created', `child ${i}`);
-    expect(recorder.stats).toMatchObject({ recorded: 1000, dropped: 5 });
+    // One object each: a single object's token bucket would stop them first.
+    for (let i = 0; i < 1005; i++) {
+      recorder.normal({ ...cr, metadata: { ...cr.metadata, uid: `uid-${i}` } }, 'Created', 'child');
+    }
+    expect(recorder.stats).toMatchObject({ recorded: 1000, dropped: 5, throttled: 0 });
   });
 
   it('counts failed writes, reports them and lets the Event be recorded again', async () => {
@@ -210,5 +214,154 @@ describe('EventRecorder', () => {
 
   it('rejects a non-positive buffer size', () => {
     expect(() => new EventRecorder({ writer: recordingWriter().writer, bufferSize: 0 })).toThrow(RangeError);
+  });
+});
+
+/** A writer that names each Event it creates and records count updates, like the API server. */
+function countingWriter() {
+  const creates: CoreEvent[] = [];
+  const updates: { name: string; change: EventCountUpdate }[] = [];
+  const held: (() => void)[] = [];
+  let hold = false;
+  let fail: Error | undefined;
+  const wait = async () => {
+    if (hold) await new Promise<void>((resolve) => held.push(resolve));
+    if (fail != null) throw fail;
+  };
+  const writer: EventWriter = {
+    create: async (_namespace, event) => {
+      creates.push(event);
+      await wait();
+      return `${event.involvedObject.name}.${creates.length}`;
+    },
+    update: async (_namespace, name, change) => {
+      updates.push({ name, change });
+      await wait();
+    },
+  };
+  return {
+    writer,
+    creates,
+    updates,
+    requests: () => creates.length + updates.length,
+    hold: () => (hold = true),
+    release: () => {
+      hold = false;
+      for (const resolve of held.splice(0)) resolve();
+    },
+    failWith: (error: Error | undefined) => (fail = error),
+  };
+}
+
+describe('EventRecorder aggregation (ADR 0042)', () => {
+  it('folds 20 identical failures into one Event with count 20: one create, then one update each', async () => {
+    const w = countingWriter();
+    const clock = new ManualClock(START);
+    const recorder = new EventRecorder({ writer: w.writer, clock });
+    for (let i = 0; i < 20; i++) {
+      expect(recorder.warning(cr, 'ReconcileFailed', 'boom')).toBe(true);
+      await recorder.flush(1000);
+      clock.advance(1000);
+    }
+    expect(w.creates).toHaveLength(1);
+    expect(w.creates[0]).toMatchObject({ count: 1, firstTimestamp: '2026-05-01T10:00:00Z' });
+    expect(w.updates).toHaveLength(19);
+    expect(w.updates.at(-1)).toEqual({
+      name: 'shop.1',
+      change: { count: 20, lastTimestamp: '2026-05-01T10:00:19Z' },
+    });
+    expect(recorder.stats).toMatchObject({ recorded: 1, suppressed: 19, written: 20, throttled: 0 });
+  });
+
+  it('coalesces repeats that arrive while a write is queued or in flight into one update', async () => {
+    const w = countingWriter();
+    const recorder = new EventRecorder({ writer: w.writer, clock: new ManualClock(START) });
+    for (let i = 0; i < 5; i++) recorder.warning(cr, 'ReconcileFailed', 'boom'); // before the create starts
+    w.hold();
+    await flushMacrotask(); // the create is in flight
+    for (let i = 0; i < 7; i++) recorder.warning(cr, 'ReconcileFailed', 'boom');
+    w.release();
+    await recorder.flush(1000);
+    await recorder.flush(1000);
+    expect(w.creates.map((e) => e.count)).toEqual([5]);
+    expect(w.updates.map((u) => u.change.count)).toEqual([12]);
+  });
+
+  it('keys on object, type, reason and message: any difference is a new Event', async () => {
+    const w = countingWriter();
+    const recorder = new EventRecorder({ writer: w.writer, clock: new ManualClock(START) });
+    recorder.warning(cr, 'ApplyFailed', 'boom');
+    recorder.normal(cr, 'ApplyFailed', 'boom');
+    recorder.warning(cr, 'ApplyFailed', 'boom 2');
+    recorder.warning(cr, 'PruneFailed', 'boom');
+    recorder.warning({ ...cr, metadata: { ...cr.metadata, uid: 'uid-2' } }, 'ApplyFailed', 'boom');
+    await recorder.flush(1000);
+    expect(w.creates).toHaveLength(5);
+    expect(w.updates).toHaveLength(0);
+  });
+
+  it('creates a new Event once the repeat window since the last occurrence has passed', async () => {
+    const w = countingWriter();
+    const clock = new ManualClock(START);
+    const recorder = new EventRecorder({ writer: w.writer, clock, repeatWindowMs: 60_000 });
+    recorder.warning(cr, 'ApplyFailed', 'boom');
+    await recorder.flush(1000);
+    clock.advance(59_999);
+    recorder.warning(cr, 'ApplyFailed', 'boom'); // a repeat: the window restarts
+    await recorder.flush(1000);
+    clock.advance(59_999);
+    recorder.warning(cr, 'ApplyFailed', 'boom'); // still a repeat
+    await recorder.flush(1000);
+    clock.advance(60_000);
+    recorder.warning(cr, 'ApplyFailed', 'boom'); // window over
+    await recorder.flush(1000);
+    expect(w.creates).toHaveLength(2);
+    expect(w.updates.map((u) => u.change.count)).toEqual([2, 3]);
+  });
+
+  it('caps one object at its token bucket: updates wait for a token and carry every repeat', async () => {
+    const w = countingWriter();
+    const clock = new ManualClock(START);
+    const recorder = new EventRecorder({ writer: w.writer, clock, burst: 5, refillMs: 10_000 });
+    for (let i = 0; i < 20; i++) {
+      recorder.warning(cr, 'ReconcileFailed', 'boom');
+      await recorder.flush(1000);
+      clock.advance(100);
+    }
+    // 1 create + 4 updates spend the burst; the other 15 repeats wait for the next token.
+    expect(w.requests()).toBe(5);
+    expect(w.updates.at(-1)?.change.count).toBe(5);
+    // Another object has its own bucket.
+    expect(
+      recorder.warning({ ...cr, metadata: { ...cr.metadata, uid: 'uid-2' } }, 'ReconcileFailed', 'boom'),
+    ).toBe(true);
+    // A new Event about the exhausted object is dropped and counted.
+    expect(recorder.warning(cr, 'Other', 'x')).toBe(false);
+    expect(recorder.stats.throttled).toBe(1);
+    clock.advance(10_000); // a token returns: one update with the whole count
+    await recorder.flush(1000);
+    expect(w.updates.at(-1)?.change).toEqual({ count: 20, lastTimestamp: '2026-05-01T10:00:01Z' });
+    expect(w.requests()).toBe(7); // + the other object's create
+  });
+
+  it('forgets an Event whose write failed, so the next occurrence creates it again', async () => {
+    const w = countingWriter();
+    const recorder = new EventRecorder({ writer: w.writer, clock: new ManualClock(START) });
+    recorder.warning(cr, 'ApplyFailed', 'boom');
+    await recorder.flush(1000);
+    w.failWith(new Error('not found'));
+    recorder.warning(cr, 'ApplyFailed', 'boom');
+    await recorder.flush(1000);
+    w.failWith(undefined);
+    recorder.warning(cr, 'ApplyFailed', 'boom');
+    await recorder.flush(1000);
+    expect(w.creates.map((e) => e.count)).toEqual([1, 1]);
+    expect(recorder.stats).toMatchObject({ failed: 1, written: 2 });
+  });
+
+  it('rejects a bad burst or refill', () => {
+    const writer = countingWriter().writer;
+    expect(() => new EventRecorder({ writer, burst: 0 })).toThrow(RangeError);
+    expect(() => new EventRecorder({ writer, refillMs: 0 })).toThrow(RangeError);
   });
 });

@@ -149,6 +149,8 @@ export class OfflineEngine {
     this.#crds = compileKatalog(options.katalog, { engine: this.#engine }).crds;
     this.#recorder = new EventRecorder({
       clock: options.clock,
+      // A simulation shows every Event a run records: no per-object rate limit (ADR 0042).
+      burst: Number.MAX_SAFE_INTEGER,
       writer: {
         create: async (_namespace, event) => {
           this.#events.push(event);

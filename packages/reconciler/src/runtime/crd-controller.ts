@@ -133,8 +133,13 @@ export class CrdController {
   #reconciles = 0;
   #lastSuccessAt: number | undefined;
   #successes = 0;
-  /** When each key's last successful reconcile finished (clock time), so a resync can skip it (issue 19). */
+  /**
+   * When each key's last successful reconcile caused by a change (taken from the normal or high
+   * lane) finished, so a resync can skip it (docs/reference/runtime.md §16).
+   */
   readonly #keySuccessAt = new Map<string, number>();
+  /** Keys whose current or last reconcile was taken from the low lane. */
+  readonly #lowLaneRuns = new Set<string>();
   #consecutiveFailures = 0;
   /** CRs whose retries are exhausted (docs/reference/katalog.md §20.1). */
   readonly #exhausted: ExhaustedRetries;
@@ -179,7 +184,12 @@ export class CrdController {
       onAdd: () => observer.queueAdd(crd.name),
       onRetry: () => observer.queueRetry(crd.name),
       onDrop: () => observer.queueDropped(crd.name),
-      onTake: (_key, queuedMs) => observer.queueWait(crd.name, queuedMs / 1000),
+      onTake: (key, queuedMs, priority) => {
+        observer.queueWait(crd.name, queuedMs / 1000);
+        // §16: a reconcile taken from the low lane (a resync, the start-up list) does not postpone a resync.
+        if (priority === Priority.Low) this.#lowLaneRuns.add(key);
+        else this.#lowLaneRuns.delete(key);
+      },
     });
     this.#exhausted = new ExhaustedRetries(this.queue);
     this.informer = new Informer({
@@ -281,6 +291,7 @@ export class CrdController {
     this.informer.subscribe((change) => {
       if (change.type === CacheChangeType.Delete) {
         this.#keySuccessAt.delete(change.key);
+        this.#lowLaneRuns.delete(change.key);
         this.#exhausted.forget(change.key);
         this.#gates?.forget(change.key);
         this.#rollbacks?.forget(change.key);
@@ -592,7 +603,7 @@ export class CrdController {
       this.#rollbacks?.succeeded(report.key);
     else this.#rollbacks?.failed(report.key);
     if (report.outcome === 'success' || report.outcome === 'requeue_after') {
-      this.#keySuccessAt.set(report.key, this.#clock.now());
+      if (!this.#lowLaneRuns.has(report.key)) this.#keySuccessAt.set(report.key, this.#clock.now());
       this.#successes++;
       this.#consecutiveFailures = 0;
       observer.reconcileFinished(this.name, report.outcome, seconds);

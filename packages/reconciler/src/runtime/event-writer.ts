@@ -8,16 +8,24 @@ import type { EventWriter } from '../events/event-recorder.js';
 
 /**
  * createEventWriter returns an EventWriter that creates each Event in its namespace with
- * `client.create` (field manager `orkestra`, counted as `create Event`); a failure rejects with
- * the registry's KubeApiError.
+ * `client.create` (field manager `orkestra`, counted as `create Event`) and raises a repeated
+ * Event's count with `client.mergePatch` (counted as `patch Event`; ADR 0042); a failure rejects
+ * with the registry's KubeApiError.
  *
  * @example
  * const events = new EventRecorder({ writer: createEventWriter(createKubeClient({ kubeConfig })) });
  */
-export function createEventWriter(client: Pick<KubeClient, 'create'>): EventWriter {
+export function createEventWriter(client: Pick<KubeClient, 'create' | 'mergePatch'>): EventWriter {
   return {
     async create(namespace, event) {
-      await client.create({ ...event, metadata: { ...event.metadata, namespace } } as unknown as KubeObject);
+      const created = await client.create({
+        ...event,
+        metadata: { ...event.metadata, namespace },
+      } as unknown as KubeObject);
+      return created.metadata.name;
+    },
+    async update(namespace, name, change) {
+      await client.mergePatch({ apiVersion: 'v1', kind: 'Event', namespace, name }, { ...change });
     },
   };
 }
