@@ -113,6 +113,8 @@ export {
   TimeZone,
 } from './schema/condition.js';
 export type { FieldCondition, TimeCondition } from './schema/condition.js';
+export { Notification, NOTIFY_DEFAULT_INTERVAL } from './schema/notification.js';
+export type { Notify, NotificationTeam } from './schema/notification.js';
 
 // Schema primitives
 export {

@@ -5,6 +5,8 @@ import { Duration } from '../duration.js';
 import { validateCron } from '../cron.js';
 import { checkTemplateSource } from './template-check.js';
 import { isTemplate } from './primitives.js';
+import { NotifyInput } from './notification.js';
+import type { Notify } from './notification.js';
 
 /** Operator lists every comparison operator of docs/reference/katalog.md §8.3. */
 export const Operator = z.enum([
@@ -194,6 +196,8 @@ export const conditionShape = {
   cron: CronExpression.optional(),
   duration: Duration.optional(),
   timeZone: TimeZone.optional(),
+  /** The teams told when this condition passes (docs/reference/katalog.md §15.4). */
+  notify: NotifyInput.optional(),
 };
 
 type ConditionInput = z.output<z.ZodObject<typeof conditionShape>>;
@@ -205,6 +209,8 @@ export interface FieldCondition {
   /** Absent for operators that take no value (`exists`, the type operators, `unique`). */
   readonly value?: Expected;
   readonly negate: boolean;
+  /** The teams told when the condition passes (docs/reference/katalog.md §15.4). */
+  readonly notify?: Notify;
 }
 
 /** TimeCondition is a `time`, `dayOfWeek` or `cron` condition after normalization. */
@@ -219,7 +225,7 @@ export type TimeCondition =
     };
 
 /** Condition is one normalized condition (docs/reference/katalog.md §8.2). */
-export type Condition = FieldCondition | TimeCondition;
+export type Condition = FieldCondition | (TimeCondition & { readonly notify?: Notify });
 
 /** conditionOperator returns the operator a condition input names, or undefined when it names none. */
 function comparisons(
@@ -374,6 +380,11 @@ function reportTemplate(source: string, ctx: z.RefinementCtx, path: (string | nu
 
 /** normalizeCondition turns a checked condition input into its normalized form. */
 export function normalizeCondition(input: ConditionInput): Condition {
+  const condition = normalizeComparison(input);
+  return input.notify === undefined ? condition : { ...condition, notify: input.notify };
+}
+
+function normalizeComparison(input: ConditionInput): Condition {
   const negate = input.negate ?? false;
   if (input.time !== undefined) return { time: input.time, negate };
   if (input.dayOfWeek !== undefined) return { dayOfWeek: input.dayOfWeek, negate };

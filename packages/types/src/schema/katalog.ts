@@ -47,6 +47,7 @@ import { RESOURCE_KINDS } from '../kinds/index.js';
 import type { KindTable } from '../kinds/index.js';
 import { JobEntry } from '../kinds/jobs.js';
 import { PersistentVolumeClaimEntry } from '../kinds/persistent-volume-claims.js';
+import { Notification } from './notification.js';
 
 /** EntryListShape is one `z.array(entry).default([])` per registered kind, keyed by list key. */
 type EntryListShape = {
@@ -655,6 +656,8 @@ const KatalogSpecSchema = z
       )
       .min(1, { error: 'list at least one host, or leave allowedRepoHosts out' })
       .optional(),
+    /** Teams told by `notify:` on conditions, their channels and interval gate (docs/reference/katalog.md §15.4, ADR 0060). */
+    notification: Notification.optional(),
   })
   .superRefine((spec, ctx) => {
     uniqueBy(

@@ -1,5 +1,5 @@
 /**
- * upgradeDialect: the document-level pass (apiVersion, anchors and merge keys, `security`,
+ * upgradeDialect: the document-level pass (apiVersion, anchors and merge keys, `security`, `notification`,
  * `metadata`, `gateway`, Ready's upstream meaning) that hands each entry to upgradeEntry.
  */
 import { isMap, isScalar, isSeq, Pair } from 'yaml';
@@ -12,6 +12,7 @@ import { mapDeletionProtection } from './deletion-protection.js';
 import { upgradeEntry } from './entry.js';
 import { at, keyOf, mapAt, pairOf, scalar, takeOut } from './nodes.js';
 import { expandNotes, katalogImports, readNotes } from './notes.js';
+import { upgradeNotification } from './notification.js';
 import { readProfiles } from './presets.js';
 import { SECURITY_DROPPED, SECURITY_REFUSED } from './refusals.js';
 import { Upgrader } from './upgrader.js';
@@ -59,6 +60,7 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
     );
     apiVersion.value = scalar(KATALOG_API_VERSION, apiVersion.value);
     upgradeSecurity(up, root);
+    upgradeNotification(up, root);
     katalogImports(up, root);
     readProfiles(up, root);
     readNotes(up, root, root, []);

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { loadKatalog } from '../load-katalog.js';
+import { migrateKatalog } from '../upstream/migrate.js';
+
+/** `spec.notification` and `notify:` (fixtures written from upstream's docs, not copied). */
+
+const secret = '{secretRef: {name: notify, key: webhook, namespace: ops}}';
+
+const canonical = (
+  notification: string,
+  notify = '{teams: [ops], message: "{{ .metadata.name }} is down"}',
+) =>
+  `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata:
+  name: demo
+spec:
+  notification:
+${notification}
+  crds:
+    website:
+      apiTypes: {group: demo.example.io, version: v1alpha1, kind: Website, plural: websites}
+      operatorBox:
+        status:
+          fields:
+            - path: phase
+              value: Down
+              when:
+                - field: spec.state
+                  equals: down
+                  notify: ${notify}
+`;
+
+const load = (text: string) => loadKatalog({ text, file: 'katalog.yaml' });
+
+describe('spec.notification', () => {
+  it('loads teams, channels, the interval gate and a condition’s notify', () => {
+    const result = load(
+      canonical(`    defaults: {interval: 30m}
+    smtp: {host: smtp.example.com, from: ork@example.com}
+    slack: {webhook: ${secret}}
+    teams:
+      ops: {email: [ops@example.com], slack: ['#ops'], interval: 5m}`),
+    );
+    if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
+    const n = result.katalog.spec.notification;
+    expect(n?.teams['ops']).toMatchObject({ email: ['ops@example.com'], interval: '5m' });
+    expect(n?.smtp).toMatchObject({ port: 587, secure: false, timeout: '10s' });
+    const when = result.katalog.spec.crds['website']?.operatorBox.status?.fields[0]?.when[0];
+    expect(when).toMatchObject({ notify: { teams: ['ops'], message: '{{ .metadata.name }} is down' } });
+  });
+
+  it('accepts upstream’s list spelling of notify', () => {
+    const result = load(
+      canonical(`    slack: {webhook: ${secret}}\n    teams: {ops: {slack: ['#ops']}}`, '[ops]'),
+    );
+    if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
+    const when = result.katalog.spec.crds['website']?.operatorBox.status?.fields[0]?.when[0];
+    expect(when).toMatchObject({ notify: { teams: ['ops'] } });
+  });
+
+  it('refuses email without smtp, at the team’s email, with its line', () => {
+    const text = canonical('    teams:\n      ops: {email: [ops@example.com]}');
+    const result = load(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const line = text.split('\n').findIndex((l) => l.includes('ops@example.com')) + 1;
+    expect(result.errors[0]).toMatchObject({ line, path: 'spec.notification.teams.ops.email' });
+    expect(result.errors[0]?.message).toMatch(/notification\.smtp is not set/);
+  });
+
+  it('refuses a webhook or password written inline', () => {
+    const text = canonical('    slack: {webhook: https://hooks.example.com/T/B/x}\n    teams: {}');
+    const result = load(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors[0]?.path).toBe('spec.notification.slack.webhook');
+  });
+});
+
+describe('upstream notification', () => {
+  const upstream = (block: string) => `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata:
+  name: demo
+notification:
+${block}
+spec:
+  crds:
+    website:
+      apiTypes: {group: demo.example.io, version: v1alpha1, kind: Website, plural: websites}
+      operatorBox:
+        status:
+          fields:
+            - path: phase
+              value: Deploying
+              when:
+                - field: spec.image
+                  exists: true
+                  notify:
+                    teams: [developer]
+                    message: "{{ .metadata.name }} is deploying"
+`;
+
+  it('moves to spec.notification with its keys unchanged', () => {
+    const text = upstream(
+      `  enabled: true\n  defaults:\n    interval: 15m\n  slack: {webhook: ${secret}}\n  teams:\n    developer:\n      slack: ["#deployments"]\n      message: "{{ .metadata.name }}"`,
+    );
+    const result = load(text);
+    if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
+    expect(result.katalog.spec.notification?.teams['developer']?.slack).toEqual(['#deployments']);
+    const migrated = migrateKatalog(text);
+    expect(migrated.changes.map((c) => `${c.path}: ${c.message}`)).toEqual(
+      expect.arrayContaining(['notification: moved to spec.notification']),
+    );
+  });
+
+  it('refuses an inline webhook URL at its line, and drops a disabled block', () => {
+    const text = upstream('  slack:\n    webhook: https://hooks.example.com/services/x\n  teams: {}');
+    const result = load(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const line = text.split('\n').findIndex((l) => l.includes('hooks.example.com')) + 1;
+    expect(result.errors[0]).toMatchObject({ line });
+    expect(result.errors[0]?.message).toMatch(/credential/);
+    const off = load(upstream('  enabled: false\n  teams: {}'));
+    expect(off.ok && off.katalog.spec.notification).toBeUndefined();
+  });
+});
