@@ -32,11 +32,17 @@ const config: KnipConfig = {
         // The client of `protocol: postgres`, imported by name on its first call (ADR 0053).
         '@orkestra/protocol-postgres',
         '@orkestra/protocol-redis',
+        // The SMTP client of team notifications, imported by name on the first email (ADR 0060).
+        '@orkestra/notify-smtp',
       ],
     },
     'packages/reconciler': {
       // The postgres and redis protocol units import them by name at run time (ADR 0053); the tests load them so.
-      ignoreDependencies: ['@orkestra/protocol-postgres', '@orkestra/protocol-redis'],
+      ignoreDependencies: [
+        '@orkestra/protocol-postgres',
+        '@orkestra/protocol-redis',
+        '@orkestra/notify-smtp',
+      ],
     },
   },
 };

@@ -30,6 +30,7 @@ const devAllowed = [
   '@orkestra/provider-mongodb',
   '@orkestra/protocol-postgres',
   '@orkestra/protocol-redis',
+  '@orkestra/notify-smtp',
 ];
 
 const root = new URL('..', import.meta.url).pathname;

@@ -1,0 +1,100 @@
+/**
+ * The SMTP client of team notifications (docs/reference/katalog.md §15.4, ADR 0060). It lives in
+ * its own package so the operator loads `nodemailer` only when a Katalog declares an SMTP server.
+ * `sendMail` connects to the address the caller's address guard checked (`host`), with a timeout on
+ * the connection, the greeting and every reply, sends one message to each recipient in its own
+ * transaction (no recipient sees the others) and closes the connection. No error carries the password.
+ */
+import { createTransport } from 'nodemailer';
+
+/** SmtpTarget is where to connect: `host` is the address the caller's guard checked. */
+export interface SmtpTarget {
+  /** The checked IP address (or the host name when the guard is off). */
+  readonly host: string;
+  /** The host name as written, for the TLS server name check. */
+  readonly serverName: string;
+  readonly port: number;
+  /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+  readonly secure: boolean;
+  readonly user?: string | undefined;
+  readonly password?: string | undefined;
+  /** For connecting, the greeting and each reply. */
+  readonly timeoutMs: number;
+}
+
+/** SmtpMessage is one plain-text message. */
+export interface SmtpMessage {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly subject: string;
+  readonly text: string;
+  /** Extra headers such as `X-Orkestra-Team`. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** SmtpSendError is a failed send; the message never holds the password. */
+export class SmtpSendError extends Error {
+  override readonly name = 'SmtpSendError';
+  readonly code = 'SmtpSendFailed';
+  /** Recipients the server did not accept, or every recipient when the server was not reached. */
+  readonly failed: readonly string[];
+
+  constructor(message: string, failed: readonly string[]) {
+    super(message);
+    this.failed = failed;
+  }
+}
+
+/**
+ * sendMail sends `message` to each recipient in its own SMTP transaction over one connection.
+ * Resolves when every recipient was accepted; rejects with an SmtpSendError naming the ones that
+ * were not.
+ *
+ * @example
+ * await sendMail({ host: '10.0.0.9', serverName: 'smtp.example.com', port: 587, secure: false, timeoutMs: 10_000 },
+ *   { from: 'ork@example.com', to: ['ops@example.com'], subject: 'site down', text: 'web is down' });
+ */
+export async function sendMail(target: SmtpTarget, message: SmtpMessage): Promise<void> {
+  const transport = createTransport({
+    host: target.host,
+    port: target.port,
+    secure: target.secure,
+    ...(target.user == null ? {} : { auth: { user: target.user, pass: target.password ?? '' } }),
+    tls: { servername: target.serverName },
+    connectionTimeout: target.timeoutMs,
+    greetingTimeout: target.timeoutMs,
+    socketTimeout: target.timeoutMs,
+    dnsTimeout: target.timeoutMs,
+    pool: true,
+    maxConnections: 1,
+    logger: false,
+    debug: false,
+  });
+  const failed: string[] = [];
+  const problems: string[] = [];
+  try {
+    for (const to of message.to) {
+      try {
+        await transport.sendMail({
+          from: message.from,
+          to,
+          subject: message.subject,
+          text: message.text,
+          ...(message.headers == null ? {} : { headers: { ...message.headers } }),
+        });
+      } catch (error) {
+        failed.push(to);
+        problems.push(scrub(error, target.password));
+      }
+    }
+  } finally {
+    transport.close();
+  }
+  if (failed.length > 0)
+    throw new SmtpSendError(`SMTP ${target.serverName}:${target.port}: ${problems[0] ?? 'failed'}`, failed);
+}
+
+function scrub(error: unknown, password: string | undefined): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return password == null || password === '' ? text : text.split(password).join('[redacted]');
+}
