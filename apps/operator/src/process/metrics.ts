@@ -415,6 +415,11 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
     'controller',
     'reason',
   ]);
+  const notifications = counter(
+    'orkestra_notifications_total',
+    'Team notifications by channel (email, webhook) and result (sent, failed, dropped)',
+    ['channel', 'result'],
+  );
   const externalCalls = counter('orkestra_external_calls_total', 'External HTTP calls', [
     'controller',
     'call',
@@ -513,6 +518,7 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
     eventDropped: () => eventsDropped.inc(),
     validation: (controller, result) => validations.inc({ controller, result }),
     secretGenerated: (controller, reason) => secrets.inc({ controller, reason }),
+    notification: (channel, result) => notifications.inc({ channel, result }),
     externalCall: (controller, call, result, seconds) => {
       externalCalls.inc({ controller, call, result });
       externalDuration.observe({ controller, call }, seconds);

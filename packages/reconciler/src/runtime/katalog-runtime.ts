@@ -29,6 +29,7 @@ import type { ChildKindSpec } from './child-caches.js';
 import { compileKatalog } from './compile-katalog.js';
 import type { CompiledCrd, CompiledKatalog } from './compile-katalog.js';
 import { conditionsOptions } from './conditions.js';
+import { Notifier } from '../notify/notifier.js';
 import { CrdController } from './crd-controller.js';
 import type { ControllerRevisions } from './crd-controller.js';
 import { createEventWriter } from './event-writer.js';
@@ -269,6 +270,26 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     ...(options.options?.importProtocol == null ? {} : { importProtocol: options.options.importProtocol }),
   });
   const katalogHooks = new KatalogHooks(hooks.services);
+  // Team notifications (docs/reference/katalog.md §15.4, ADR 0060): one queue per runtime.
+  const notification = compiled.katalog.spec.notification;
+  const notifier =
+    notification == null
+      ? undefined
+      : new Notifier({
+          katalogName,
+          notification,
+          clock,
+          conditions: conditionsOptions(engine, clock),
+          render: (template, context) => String(engine.renderTemplate(template, context)),
+          readSecret: (namespace, name, key) => hooks.kubeReads.secretValue(namespace, name, key),
+          logger: logger.child({ component: 'notify' }),
+          count: (channel, result) => observer.notification(channel, result),
+          allowLinkLocal: tuning.allowLinkLocal,
+          allowAddresses: tuning.allowPrivateAddresses,
+          ...(options.options?.importProtocol == null
+            ? {}
+            : { importModule: options.options.importProtocol }),
+        });
   const wiring = wireWatches({
     crds: every,
     entries,
@@ -282,10 +303,10 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     hasPeerView: (name) => peerView(name) != null,
   });
   const slots = options.options?.hooks;
-  const hooksOf = (crd: CompiledCrd): PipelineHooks => ({
-    ...katalogHooks.hooksFor(crd),
-    ...slots?.[crd.name],
-  });
+  const hooksOf = (crd: CompiledCrd): PipelineHooks => {
+    const notify = notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: crd.entry });
+    return { ...katalogHooks.hooksFor(crd), ...(notify == null ? {} : { notify }), ...slots?.[crd.name] };
+  };
   const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
   for (const crd of current) {
     const controller = new CrdController({
@@ -385,6 +406,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       for (const entry of entries.values()) entry.autoscaler?.stop();
       wiring.gitPoller?.stop();
       hooks.stop();
+      notifier?.stop();
       await Promise.all([...entries.values()].map((e) => e.controller.stop(stopOptions)));
       await events.flush(2000);
       await children.stop();

@@ -63,6 +63,11 @@ export type { HookInput, ProviderDeletion } from '../hooks/hook-unit.js';
 export interface PipelineHooks extends HookSlots {
   /** Step 5 of the deletion path (docs/reference/runtime.md §10.2); throws `ProviderDeleteFailed`. */
   readonly deleteProviders?: (input: HookInput) => Promise<ProviderDeletion>;
+  /**
+   * After every reconcile (success or failure): evaluates the entry's conditions with `notify:` and
+   * queues the admitted messages (docs/reference/katalog.md §15.4). Never throws, never waits.
+   */
+  readonly notify?: ((context: Readonly<Record<string, unknown>>) => void) | undefined;
 }
 
 /** PipelineOptions is what a CRD entry's pipeline works with. */
@@ -333,7 +338,10 @@ export class CrdPipeline {
     return { requeueAfterMs: outcome.requeueAfterMs, wroteCr: state.wroteCr, writes: state.writes };
   }
 
-  /** #emit records the entry's declared Events for this run's outcome (docs/reference/katalog.md §20.5). */
+  /**
+   * #emit records the entry's declared Events for this run's outcome (docs/reference/katalog.md §20.5)
+   * and hands the context to the entry's team notifications (§15.4).
+   */
   #emit(
     cr: KubeObject,
     outcome: 'success' | 'failure',
@@ -341,9 +349,12 @@ export class CrdPipeline {
     ctx: RunContext,
     lastError = '',
   ): void {
-    if (this.#declared == null) return;
+    const notify = this.#o.hooks?.notify;
+    if (this.#declared == null && notify == null) return;
     const context = state.context ?? initialContext(cr);
-    this.#declared.after(cr, outcome, context, ctx.logger, lastError);
+    this.#declared?.after(cr, outcome, context, ctx.logger, lastError);
+    // Team notifications (docs/reference/katalog.md §15.4): queued, never awaited, never thrown.
+    notify?.(context);
   }
 
   /** #stepTimer returns `mark(step)`, which reports the time since the previous mark as that step's duration. */

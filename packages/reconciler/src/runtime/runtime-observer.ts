@@ -104,6 +104,11 @@ export interface RuntimeObserver {
   validation(controller: string, result: ValidationResult): void;
   /** Secret data was generated. */
   secretGenerated(controller: string, reason: SecretGenerationReason): void;
+  /**
+   * A team notification was sent, failed, or dropped because the queue was full
+   * (docs/reference/katalog.md §15.4); `channel` is `email` or `webhook`.
+   */
+  notification(channel: 'email' | 'webhook', result: 'sent' | 'failed' | 'dropped'): void;
 }
 
 const noop = (): void => undefined;
@@ -132,6 +137,7 @@ export const noopObserver: RuntimeObserver = Object.freeze({
   eventDropped: noop,
   validation: noop,
   secretGenerated: noop,
+  notification: noop,
 });
 
 /**
