@@ -1,5 +1,5 @@
 /**
- * Team notifications (docs/reference/katalog.md §15.4, docs/reference/runtime.md §14.10, ADR 0060).
+ * Team notifications (docs/reference/katalog.md §15.4, docs/reference/runtime.md §14.9, ADR 0060).
  * After each reconcile, every condition of the entry that carries `notify:` is evaluated on its own
  * against the reconcile's context; for each passing one and each declared team the interval gate
  * decides, and an admitted message joins a bounded queue. One worker drains the queue: a
