@@ -20,12 +20,12 @@ import { conditionLabel, renderNotification } from './message.js';
 import type { RenderedNotification } from './message.js';
 
 /** NotificationChannel is the `channel` label of `orkestra_notifications_total`. */
-export type NotificationChannel = 'email' | 'webhook';
+type NotificationChannel = 'email' | 'webhook';
 /** NotificationResult is the `result` label: sent, failed, or dropped (the queue was full). */
-export type NotificationResult = 'sent' | 'failed' | 'dropped';
+type NotificationResult = 'sent' | 'failed' | 'dropped';
 
 /** NOTIFY_MODULE is the package of the SMTP client (a dependency of the operator, loaded by name). */
-export const NOTIFY_MODULE = '@orkestra/notify-smtp';
+const NOTIFY_MODULE = '@orkestra/notify-smtp';
 
 /** The part of `@orkestra/notify-smtp` used here (structural, so nodemailer stays out of this package). */
 interface SmtpModule {

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { createTemplateEngine } from '@orkestra/template';
+import type { Logger, Notification } from '@orkestra/types';
+import { Notifier, notifyingConditions } from './notifier.js';
+
+const engine = createTemplateEngine();
+
+const entry = {
+  operatorBox: {
+    status: {
+      fields: [
+        {
+          path: 'alarm',
+          when: [
+            {
+              field: 'spec.state',
+              operator: 'equals',
+              value: 'down',
+              negate: false,
+              notify: { teams: ['ops', 'ghost'] },
+            },
+          ],
+        },
+      ],
+    },
+  },
+};
+
+function logger(lines: string[]): Logger {
+  const log = (fields: object, message?: string): void => {
+    lines.push(`${message ?? ''} ${JSON.stringify(fields)}`);
+  };
+  return { debug: log, info: log, warn: log, error: log, child: () => logger(lines) };
+}
+
+function notifier(options: {
+  readSecret: (namespace: string, name: string, key: string) => Promise<string | undefined>;
+  counted: string[];
+  lines: string[];
+  now?: () => number;
+  maxQueue?: number;
+}): Notifier {
+  const notification = {
+    timeout: '1s',
+    slack: { webhook: { secretRef: { name: 'n', key: 'url', namespace: 'ops' } } },
+    teams: { ops: { slack: ['#ops'], interval: '1m' } },
+  } as Notification;
+  return new Notifier({
+    katalogName: 'k',
+    notification,
+    clock: { now: options.now ?? (() => 0) },
+    conditions: {},
+    render: (template, context) => String(engine.renderTemplate(template, context)),
+    readSecret: options.readSecret,
+    logger: logger(options.lines),
+    count: (channel, result) => options.counted.push(`${channel} ${result}`),
+    maxQueue: options.maxQueue,
+  });
+}
+
+const down = (name: string) => ({ metadata: { name, namespace: 'shop' }, spec: { state: 'down' } });
+
+describe('Notifier', () => {
+  it('finds the conditions with notify: once per entry', () => {
+    expect(notifyingConditions(entry)).toHaveLength(1);
+    expect(notifyingConditions(entry)).toBe(notifyingConditions(entry));
+    expect(notifyingConditions({ operatorBox: {} })).toEqual([]);
+  });
+
+  it('returns at once while a send hangs, and drops past the bounded queue', async () => {
+    const counted: string[] = [];
+    let now = 0;
+    let release: (value: string | undefined) => void = () => undefined;
+    const hanging = new Promise<string | undefined>((resolve) => (release = resolve));
+    const n = notifier({ readSecret: () => hanging, counted, lines: [], now: () => now, maxQueue: 1 });
+    const step = n.forEntry({ name: 'site', kind: 'Site', entry });
+    if (step == null) throw new Error('no step');
+    // Each call passes the gate (a minute apart); the first is in flight, the second waits, the third is dropped.
+    for (let i = 0; i < 3; i++) {
+      step(down(`web${i}`));
+      now += 60_000;
+    }
+    expect(counted).toEqual(['webhook dropped']);
+    release(undefined);
+    await n.idle();
+    expect(counted).toEqual(['webhook dropped', 'webhook failed', 'webhook failed']);
+  });
+
+  it('logs a failed post with the host only, never the webhook URL', async () => {
+    const counted: string[] = [];
+    const lines: string[] = [];
+    const url = 'http://127.0.0.1:1/services/T0/B0/very-secret-token';
+    const n = notifier({ readSecret: () => Promise.resolve(url), counted, lines });
+    n.forEntry({ name: 'site', kind: 'Site', entry })?.(down('web'));
+    await n.idle();
+    expect(counted).toEqual(['webhook failed']);
+    expect(lines.join('\n')).toContain('127.0.0.1:1');
+    expect(lines.join('\n')).not.toContain('very-secret-token');
+  });
+
+  it('never throws into the reconcile, whatever the context', () => {
+    const n = notifier({ readSecret: () => Promise.resolve(undefined), counted: [], lines: [] });
+    const step = n.forEntry({ name: 'site', kind: 'Site', entry });
+    expect(() => step?.({})).not.toThrow();
+    expect(() => step?.({ spec: null } as unknown as Record<string, unknown>)).not.toThrow();
+  });
+});
