@@ -95,6 +95,7 @@ export class Notifier {
   #draining: Promise<void> | undefined;
   #smtp: Promise<SmtpModule> | undefined;
   #stopped = false;
+  readonly #warned = new Set<string>();
 
   constructor(options: NotifierOptions) {
     this.#o = options;
@@ -185,11 +186,22 @@ export class Notifier {
     for (let job = this.#queue.shift(); job != null; job = this.#queue.shift()) {
       const team = this.#o.notification.teams[job.team];
       if (team == null) continue;
-      if ((team.email?.length ?? 0) > 0)
-        await this.#channel('email', job, () => this.#email(job, team.email ?? []));
+      if ((team.email?.length ?? 0) > 0) {
+        if (this.#o.notification.smtp == null) this.#missing(job.team, 'email', 'notification.smtp');
+        else await this.#channel('email', job, () => this.#email(job, team.email ?? []));
+      }
       if (team.webhook != null || this.#o.notification.slack != null)
         await this.#channel('webhook', job, () => this.#webhook(job, team.slack ?? []));
+      else if ((team.slack?.length ?? 0) > 0) this.#missing(job.team, 'webhook', 'a webhook secretRef');
     }
+  }
+
+  /** #missing warns once per team and channel that a channel has no server configured (upstream skips it too). */
+  #missing(team: string, channel: NotificationChannel, what: string): void {
+    const key = `${team}|${channel}`;
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    this.#o.logger.warn({ team, channel }, `notification channel skipped: ${what} is not set`);
   }
 
   async #channel(channel: NotificationChannel, job: Job, send: () => Promise<void>): Promise<void> {
