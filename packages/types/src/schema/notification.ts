@@ -42,8 +42,6 @@ const NotificationTeamSchema = z.strictObject({
   /** The team's message template; a condition's `notify.message` wins. */
   message: MessageTemplate.optional(),
 });
-/** NotificationTeam is one named team. */
-export type NotificationTeam = z.output<typeof NotificationTeamSchema>;
 
 // Upstream reads SMTP and the webhook from the environment, so its Katalogs list email recipients
 // and Slack channels without them: a channel without its server is skipped at run time with a
