@@ -44,7 +44,7 @@ export interface SharderOptions {
   readonly tickMs: number;
   /** A Lease dead for this long is deleted. Default 60 000 ms; 0 keeps them. */
   readonly deleteDeadLeasesAfterMs?: number;
-  /** Patches in flight at most. Default 8. */
+  /** Patches in flight at most. Default 32. */
   readonly maxConcurrentPatches?: number;
   readonly logger?: Logger;
   /** Epoch milliseconds. Default Date.now. */
@@ -170,6 +170,7 @@ export class Sharder {
   readonly #crs: Tracked[];
   #assignment = new ShardAssignment([], this.#hashes);
   #timer: NodeJS.Timeout | undefined;
+  #expiryTimer: NodeJS.Timeout | undefined;
   #running = false;
   readonly #pending = new Map<string, { tracked: Tracked; object: KubeObject }>();
   readonly #inFlight = new Set<string>();
@@ -227,6 +228,7 @@ export class Sharder {
   async stop(): Promise<void> {
     this.#running = false;
     clearInterval(this.#timer);
+    clearTimeout(this.#expiryTimer);
     await Promise.all([
       ...(this.#ownLeaseWatch ? [this.#leaseWatch.stop()] : []),
       ...this.#crs.map((t) => t.informer.stop()),
@@ -257,6 +259,13 @@ export class Sharder {
       this.#options.onLiveShards?.(live);
     }
     if (changed || all) this.#considerAll();
+    // A Lease expiring makes no event: look again the moment the first live one would expire.
+    const next = this.#leaseWatch.tracker.nextExpiryMs(this.#leaseWatch.views(), this.#now());
+    clearTimeout(this.#expiryTimer);
+    if (next != null) {
+      this.#expiryTimer = setTimeout(() => this.#refreshLive(), next + 5);
+      this.#expiryTimer.unref();
+    }
   }
 
   #tick(): void {
@@ -293,7 +302,7 @@ export class Sharder {
   }
 
   #pump(): void {
-    const limit = this.#options.maxConcurrentPatches ?? 8;
+    const limit = this.#options.maxConcurrentPatches ?? 32;
     for (const [key, item] of this.#pending) {
       if (this.#inFlight.size >= limit) return;
       if (this.#inFlight.has(key)) continue;
