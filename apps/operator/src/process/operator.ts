@@ -273,7 +273,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
           policy: () => katalog.spec.rollout,
           crs: () => target().crs(),
           enqueue: (cr) => target().enqueue(cr),
-          ready: () => target().isReady(),
+          ready: () => target().crsReady(),
           events: {
             normal: (s, r, m) => target().events.normal(s, r, m),
             warning: (s, r, m) => target().events.warning(s, r, m),
