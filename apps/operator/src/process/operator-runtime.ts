@@ -96,6 +96,8 @@ export interface OperatorRuntime {
   enqueue(cr: KubeObject): void;
   /** Sharded replicas: watch every entry across shards (on becoming leader, for the rollout gate). No-op otherwise. */
   watchAllShards(): void;
+  /** True when the CRs `crs()` lists are complete: the runtime is ready and, sharded, every watched kind has listed. */
+  crsReady(): boolean;
   /** issue 21: the runtime's Event recorder. */
   readonly events: KatalogRuntime['events'];
 }
@@ -182,6 +184,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
       }
     },
     watchAllShards: () => runtime.crossShard?.watchAll(),
+    crsReady: () => runtime.isReady() && (runtime.crossShard?.hasSynced() ?? true),
     events: runtime.events,
     collect: (gauges) => {
       const snapshot = runtime.snapshot();

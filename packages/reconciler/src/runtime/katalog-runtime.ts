@@ -396,7 +396,8 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     },
     isReady: () =>
       starter.started &&
-      (peers?.hasSynced() ?? true) &&
+      // The leader's on-demand kinds (rollout gate) do not make a replica unready.
+      (peers?.hasSynced(true) ?? true) &&
       children.hasSynced() &&
       watches.hasSynced() &&
       [...entries.values()].every((e) => e.informer.hasSynced()),

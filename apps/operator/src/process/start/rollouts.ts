@@ -86,7 +86,7 @@ export function createRollouts(o: CreateRolloutsOptions): Rollouts {
           policy: () => state.katalog.spec.rollout,
           crs: () => target().crs(),
           enqueue: (cr) => target().enqueue(cr),
-          ready: () => target().isReady(),
+          ready: () => target().crsReady(),
           events: {
             normal: (s, r, m) => target().events.normal(s, r, m),
             warning: (s, r, m) => target().events.warning(s, r, m),
