@@ -14,12 +14,8 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import {
-  RolloutController,
-  createKatalogRuntime,
-  createRolloutStore,
-  prepareRollout,
-} from '@orkestra/reconciler';
+import { createKatalogRuntime } from '@orkestra/reconciler';
+import { RolloutController, createRolloutStore, prepareRollout } from '@orkestra/reconciler/rollout';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { createNamespace, installCrd, startControlPlane } from '@orkestra/testenv';
 import { loadKatalog } from '@orkestra/types';

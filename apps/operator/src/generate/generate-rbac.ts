@@ -121,7 +121,7 @@ const hasTemplate = (values: readonly unknown[]): boolean =>
  * (docs/reference/katalog.md §19: `allowedNamespaces` is a single exact name and the CRD is namespaced), or
  * undefined when any entry watches more, or any child kind is cluster-scoped.
  */
-export function pinnedNamespace(katalog: Katalog): string | undefined {
+function pinnedNamespace(katalog: Katalog): string | undefined {
   const entries = Object.values(katalog.spec.crds).filter((e) => e.enabled);
   let pinned: string | undefined;
   for (const entry of entries) {

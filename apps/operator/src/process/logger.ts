@@ -39,19 +39,14 @@ const valueContainers: ReadonlySet<string> = new Set(VALUE_CONTAINERS);
 const MAX_DEPTH = 64;
 
 /**
- * LOG_REDACT_KEYS are the keys the operator logger redacts at any depth (docs/reference/runtime.md §18.5):
+ * redactForLog returns a copy of `value` with secrets redacted at any depth (docs/reference/runtime.md §18.3):
  * credential keys (`password`, `token`, `authorization`, `secretAccessKey`, …, any case), Secret
  * `data`/`stringData`, and every value of a provider's `config` (its keys stay visible). Strings
  * anywhere, the message included, have credentials in URLs redacted (`https://[REDACTED]@host`).
- */
-export const LOG_REDACT_KEYS: readonly string[] = [...SECRET_KEYS, ...SECRET_CONTAINERS, ...VALUE_CONTAINERS];
-
-/**
- * redactForLog returns a copy of `value` with secrets redacted at any depth (LOG_REDACT_KEYS);
  * Errors become plain objects (`type`, `message`, `stack`, own fields) so their fields are walked
  * too, and cycles are cut (`[Circular]`).
  */
-export function redactForLog(value: unknown): unknown {
+function redactForLog(value: unknown): unknown {
   return walk(value, 0, new WeakSet(), '');
 }
 

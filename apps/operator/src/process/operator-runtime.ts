@@ -5,10 +5,10 @@ import type {
   CrossHandler,
   EventSubject,
   KatalogRuntime,
-  RuntimeRevisions,
   RuntimeShard,
   RuntimeTuning,
 } from '@orkestra/reconciler';
+import type { RuntimeRevisions } from '@orkestra/reconciler/rollout';
 import type { KubeObject } from '@orkestra/registry';
 import type { Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';

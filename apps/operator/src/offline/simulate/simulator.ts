@@ -22,8 +22,8 @@ import {
   katalogRevision,
   startRollout,
   tick,
-} from '@orkestra/reconciler';
-import type { RolloutState } from '@orkestra/reconciler';
+} from '@orkestra/reconciler/rollout';
+import type { RolloutState } from '@orkestra/reconciler/rollout';
 import type { ClusterWrite, OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import { checkCustomResource } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
