@@ -1,5 +1,5 @@
 /**
- * `pnpm bench rollout` (issue 21): the cost of a health-gated rollout. Per round, on a control
+ * `pnpm bench rollout` (docs/reference/runtime.md §24): the cost of a health-gated rollout. Per round, on a control
  * plane with workloads (kube-scheduler, kwok, workload controllers): N CRs with one Deployment
  * each are Ready on revision 1; then the runtime for revision 2 (a pod-template change) starts
  * with the previous revision kept and the real RolloutController (canary 2, waves 25/50/100)

@@ -5,7 +5,7 @@ import { generateRbac } from './generate-rbac.js';
 const kinds = (m: readonly { kind: string }[]): string[] => m.map((x) => x.kind);
 
 describe('generateRbac', () => {
-  it('grants tokenreviews and subjectaccessreviews create only with controlCenter (issue 22)', () => {
+  it('grants tokenreviews and subjectaccessreviews create only with controlCenter (docs/reference/runtime.md §23)', () => {
     const katalog = katalogFrom(`operatorBox: { onReconcile: { configMaps: [{}] } }`);
     const reviews = (manifests: readonly Record<string, unknown>[]): string[] =>
       manifests.flatMap((m) =>

@@ -333,7 +333,7 @@ function copySources(entry: CrdEntry): (string | undefined)[] {
  * informers are pinned to one namespace.
  */
 /**
- * rolloutRules are the ConfigMap rules of Katalog revisions and the rollout state (issue 21) that
+ * rolloutRules are the ConfigMap rules of Katalog revisions and the rollout state (docs/reference/runtime.md §24) that
  * `operatorRules` do not cover already; `covers` says whether those rules reach the operator
  * namespace at all (a ClusterRole, or a Role pinned to that namespace).
  */
@@ -427,7 +427,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
           },
         ]
       : []),
-    // issue 21: Katalog revisions (immutable, hash-named: create, get) and the rollout state, the
+    // docs/reference/runtime.md §24: Katalog revisions (immutable, hash-named: create, get) and the rollout state, the
     // only one patched (docs/reference/runtime.md §24.1) — the verbs the operator's own rules do not
     // already grant in the operator namespace (a Katalog with configMaps children has create, patch).
     ...rolloutRules(operatorRules, pinned == null || pinned === options.namespace, `${leaseName}-rollout`),

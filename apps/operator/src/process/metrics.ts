@@ -108,7 +108,7 @@ export interface OperatorMetrics {
   addCollector(collector: Collector): () => void;
   /** katalogLoaded replaces the `orkestra_katalog_info` series after a hot reload. */
   katalogLoaded(version: string): void;
-  /** issue 21: the rollout's phase, step and CRs per assigned revision (docs/reference/runtime.md §18.2, §24). */
+  /** the rollout's phase, step and CRs per assigned revision (docs/reference/runtime.md §18.2, §24). */
   rollout(readings: RolloutReadings): void;
   /** Sharded operators (docs/reference/runtime.md §25): this replica's shard and, on the leader, the sharder's counts. */
   sharding(readings: ShardingReadings): void;
@@ -328,7 +328,7 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
   const sharderSeen = new Map<string, number>();
   const katalogInfo = gauge('orkestra_katalog_info', 'The loaded Katalog (always 1)', ['katalog', 'version']);
   katalogInfo.set({ katalog: options.katalogName, version: options.version }, 1);
-  // issue 21: rollouts (docs/reference/runtime.md §24)
+  // rollouts (docs/reference/runtime.md §24)
   const rolloutPhase = gauge('orkestra_rollout_phase', 'The rollout phase (1 for the current one)', [
     'katalog',
     'phase',

@@ -34,7 +34,7 @@ export interface CreateOperatorRuntimeOptions {
   readonly onEvent?: (subject: EventSubject, type: string, reason: string, message: string) => void;
   /** How long `start` waits for the first list of every informer. Default 120 000 ms. */
   readonly syncTimeoutMs?: number;
-  /** issue 21: the revisions and the per-CR choice (docs/reference/runtime.md §24.2). */
+  /** the revisions and the per-CR choice (docs/reference/runtime.md §24.2). */
   readonly revisions?: RuntimeRevisions;
   /** Sharded operators (docs/reference/runtime.md §25): this replica's shard. Default: every CR. */
   readonly shard?: RuntimeShard;
@@ -85,11 +85,11 @@ export interface OperatorRuntime {
   collect(gauges: ScrapeGauges): void;
   /** The reconciler's runtime, for in-process reads of its caches (the Control Center). */
   readonly engine: KatalogRuntime;
-  /** issue 21: every CR of every entry, from the primary caches. */
+  /** docs/reference/runtime.md §24: every CR of every entry, from the primary caches. */
   crs(): KubeObject[];
-  /** issue 21: re-queues one CR (its revision changed). */
+  /** docs/reference/runtime.md §24: re-queues one CR (its revision changed). */
   enqueue(cr: KubeObject): void;
-  /** issue 21: the runtime's Event recorder. */
+  /** docs/reference/runtime.md §24: the runtime's Event recorder. */
   readonly events: KatalogRuntime['events'];
 }
 
