@@ -14,13 +14,15 @@
 #                                        # the last line of output is "<layout path> <manifest digest>"
 #   tools/image/build.sh --rootfs DIR    # only assemble the image's filesystem into DIR (the Dockerfile
 #                                        # uses this, so both produce the same files)
+#   tools/image/build.sh --base-packages # only check the pinned Debian packages and print them
 # Environment: ORKESTRA_IMAGE_OUT (output directory), ORKESTRA_IMAGE_TAG (ref name, default dev),
-# SOURCE_DATE_EPOCH (file mtimes and the config's `created`, default 0).
+# SOURCE_DATE_EPOCH (file mtimes and the config's `created`, default 0), ORKESTRA_IMAGE_VERSIONS
+# (the inputs file, default tools/image/versions.env).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/tools/image"
 # shellcheck source=versions.env
-source "$HERE/versions.env"
+source "${ORKESTRA_IMAGE_VERSIONS:-$HERE/versions.env}"
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/orkestra"
 OUT="${ORKESTRA_IMAGE_OUT:-$ROOT/dist/image}"
 TAG="${ORKESTRA_IMAGE_TAG:-dev}"
@@ -46,20 +48,31 @@ make_layer() {
 gzip_layer() { gzip -n -6 -c "$1" > "$1.gz"; }
 
 # --- base ------------------------------------------------------------------------------------------
-candidate() { apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }'; }
+# versions_of: the versions of package $1 the apt sources offer for download, one a line.
+versions_of() { apt-cache madison "$1" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }'; }
 
+# resolve_base_packages prints the pinned `name=version` list of BASE_PACKAGES, one a line. Every
+# entry must carry its exact version (review L9: the base is an input like Node, not whatever apt
+# offers at build time); a version the apt sources no longer hold is an error that says to bump
+# versions.env deliberately. apt-get update runs only when the lists know nothing of a package
+# (a fresh build container).
 resolve_base_packages() {
-  command -v apt-get >/dev/null || die "apt-get is needed to fetch the Debian packages of the base"
-  local pkgs=() p v updated=0
-  for p in $BASE_PACKAGES; do
-    v=$(candidate "$p")
-    if [[ -z "$v" || "$v" == "(none)" ]] && [[ $updated == 0 ]]; then
+  local pkgs=() entry p v offered updated=0
+  for entry in $BASE_PACKAGES; do
+    [[ "$entry" == *=?* ]] || die "BASE_PACKAGES entry $entry has no version: pin it as $entry=<version> in tools/image/versions.env"
+  done
+  command -v apt-cache >/dev/null || die "apt-cache is needed to fetch the Debian packages of the base"
+  for entry in $BASE_PACKAGES; do
+    p=${entry%%=*}; v=${entry#*=}
+    offered=$(versions_of "$p")
+    if [[ -z "$offered" && $updated == 0 ]]; then
       log "apt lists have no $p; running apt-get update"
       apt-get update -qq >&2 || die "apt-get update failed"
       updated=1
-      v=$(candidate "$p")
+      offered=$(versions_of "$p")
     fi
-    [[ -n "$v" && "$v" != "(none)" ]] || die "no Debian package $p in the apt sources"
+    grep -qxF -- "$v" <<<"$offered" \
+      || die "$p=$v (pinned in tools/image/versions.env) is not in the apt sources, which offer: $(echo $offered). Bump the pin deliberately"
     pkgs+=("$p=$v")
   done
   printf '%s\n' "${pkgs[@]}"
@@ -158,6 +171,10 @@ assemble_app() { # assemble_app DEST_ROOTFS (writes DEST/app)
 }
 
 # --- main ------------------------------------------------------------------------------------------
+if [[ "${1:-}" == "--base-packages" ]]; then
+  resolve_base_packages
+  exit 0
+fi
 if [[ "${1:-}" == "--rootfs" ]]; then
   dest="${2:?usage: build.sh --rootfs DIR}"
   mkdir -p "$dest"

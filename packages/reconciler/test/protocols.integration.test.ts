@@ -153,6 +153,22 @@ async function readyReason(name: string): Promise<string | undefined> {
   return readyOf(await crs.get(env.namespace, name))?.reason;
 }
 
+/** waitForStatus waits until the CR's status field `key` reads `value`. */
+async function waitForStatus(name: string, key: string, value: string, what: string): Promise<void> {
+  await waitFor(what, async () => statusOf(await crs.get(env.namespace, name))[key] === value, 30_000, 200);
+}
+
+/** waitForFailure waits until the CR's Ready reason is ExternalCallFailed and returns its message. */
+async function waitForFailure(name: string, pollMs = 200): Promise<string> {
+  await waitFor(
+    'ExternalCallFailed',
+    async () => (await readyReason(name)) === 'ExternalCallFailed',
+    30_000,
+    pollMs,
+  );
+  return readyOf(await crs.get(env.namespace, name))?.message ?? '';
+}
+
 describe('protocol: prometheus', () => {
   it('puts an instant query in the template context, read by the prom helpers', async () => {
     // The first scrape (every second) makes the `up` series.
@@ -166,12 +182,7 @@ describe('protocol: prometheus', () => {
       200,
     );
     await crs.create(env.namespace, 'prom-up', { promUrl: prometheus().url, job: 'prometheus' });
-    await waitFor(
-      'the up value in the status',
-      async () => statusOf(await crs.get(env.namespace, 'prom-up'))['upValue'] === '1',
-      30_000,
-      200,
-    );
+    await waitForStatus('prom-up', 'upValue', '1', 'the up value in the status');
     const status = statusOf(await crs.get(env.namespace, 'prom-up'));
     expect(status).toMatchObject({ upValue: '1', upSeries: '1', upAbove: 'true' });
     expect(await readyReason('prom-up')).not.toBe('ExternalCallFailed');
@@ -180,24 +191,13 @@ describe('protocol: prometheus', () => {
   it('a down server fails the CR with ExternalCallFailed, retried, and the runtime carries on', async () => {
     const before = runtime.hookServices.external.stats().requests;
     await crs.create(env.namespace, 'prom-down', { promUrl: DEAD, job: 'prometheus' });
-    await waitFor(
-      'ExternalCallFailed',
-      async () => (await readyReason('prom-down')) === 'ExternalCallFailed',
-      30_000,
-      200,
-    );
-    const ready = readyOf(await crs.get(env.namespace, 'prom-down'));
-    expect(ready?.message).toMatch(/external call up failed: .*ECONNREFUSED/);
+    const failure = await waitForFailure('prom-down');
+    expect(failure).toMatch(/external call up failed: .*ECONNREFUSED/);
     // retryBackoff makes a second attempt within the reconcile.
     expect(runtime.hookServices.external.stats().requests - before).toBeGreaterThanOrEqual(2);
     // Another CR still reconciles.
     await crs.create(env.namespace, 'prom-after', { promUrl: prometheus().url, job: 'prometheus' });
-    await waitFor(
-      'the next CR to reconcile',
-      async () => statusOf(await crs.get(env.namespace, 'prom-after'))['upValue'] === '1',
-      30_000,
-      200,
-    );
+    await waitForStatus('prom-after', 'upValue', '1', 'the next CR to reconcile');
   });
 
   it('a CR value cannot add a parameter to the query: it is encoded into the PromQL', async () => {
@@ -225,23 +225,13 @@ describe('protocol: prometheus', () => {
 describe('protocol: postgres', () => {
   it('puts the rows of a bound query in the template context', async () => {
     await crs.create(env.namespace, 'pg-web', { owner: 'web' });
-    await waitFor(
-      'the pending count in the status',
-      async () => statusOf(await crs.get(env.namespace, 'pg-web'))['pending'] === '2',
-      30_000,
-      200,
-    );
+    await waitForStatus('pg-web', 'pending', '2', 'the pending count in the status');
     expect(statusOf(await crs.get(env.namespace, 'pg-web'))).toMatchObject({ pending: '2', pendingRow: '2' });
   });
 
   it('an injection attempt through a CR value is bound, never executed', async () => {
     await crs.create(env.namespace, 'pg-inject', { owner: "web' OR '1'='1'; DROP TABLE jobs; --" });
-    await waitFor(
-      'the injected CR to reconcile',
-      async () => statusOf(await crs.get(env.namespace, 'pg-inject'))['pending'] === '0',
-      30_000,
-      200,
-    );
+    await waitForStatus('pg-inject', 'pending', '0', 'the injected CR to reconcile');
     const db = postgres();
     const admin = new pg.Client({
       host: db.host,
@@ -258,13 +248,7 @@ describe('protocol: postgres', () => {
 
   it('a write is refused by the READ ONLY transaction and not retried', async () => {
     await crs.create(env.namespace, 'pg-write', { write: true });
-    await waitFor(
-      'ExternalCallFailed',
-      async () => (await readyReason('pg-write')) === 'ExternalCallFailed',
-      30_000,
-      200,
-    );
-    const message = readyOf(await crs.get(env.namespace, 'pg-write'))?.message ?? '';
+    const message = await waitForFailure('pg-write');
     expect(message).toMatch(/read-only transaction/);
     expect(message).not.toContain(postgres().password);
   });
@@ -272,66 +256,32 @@ describe('protocol: postgres', () => {
   it('a slow statement ends at the timeout', async () => {
     const started = Date.now();
     await crs.create(env.namespace, 'pg-slow', { sleep: '5' });
-    await waitFor(
-      'ExternalCallFailed',
-      async () => (await readyReason('pg-slow')) === 'ExternalCallFailed',
-      30_000,
-      100,
-    );
+    const failure = await waitForFailure('pg-slow', 100);
     expect(Date.now() - started).toBeLessThan(4500);
-    expect(readyOf(await crs.get(env.namespace, 'pg-slow'))?.message).toMatch(
-      /external call slow failed: .*(timed out after 1s|statement timeout)/,
-    );
+    expect(failure).toMatch(/external call slow failed: .*(timed out after 1s|statement timeout)/);
     // The pool still serves the next query.
     await crs.patchSpec(env.namespace, 'pg-web', { owner: 'api' });
-    await waitFor(
-      'the next query',
-      async () => statusOf(await crs.get(env.namespace, 'pg-web'))['pending'] === '1',
-      30_000,
-      200,
-    );
+    await waitForStatus('pg-web', 'pending', '1', 'the next query');
   });
 
   it('a down server fails the CR with ExternalCallFailed and the runtime carries on', async () => {
     await crs.create(env.namespace, 'pg-down', { deadDb: 'postgres://reader@127.0.0.1:9/postgres' });
-    await waitFor(
-      'ExternalCallFailed',
-      async () => (await readyReason('pg-down')) === 'ExternalCallFailed',
-      30_000,
-      200,
-    );
-    expect(readyOf(await crs.get(env.namespace, 'pg-down'))?.message).toMatch(
-      /external call deadDb failed: .*ECONNREFUSED/,
-    );
+    const failure = await waitForFailure('pg-down');
+    expect(failure).toMatch(/external call deadDb failed: .*ECONNREFUSED/);
     await crs.patchSpec(env.namespace, 'pg-web', { owner: 'web' });
-    await waitFor(
-      'the runtime to carry on',
-      async () => statusOf(await crs.get(env.namespace, 'pg-web'))['pending'] === '2',
-      30_000,
-      200,
-    );
+    await waitForStatus('pg-web', 'pending', '2', 'the runtime to carry on');
   });
 });
 
 describe('protocol: redis', () => {
   it('puts a read command’s answer in the template context', async () => {
     await crs.create(env.namespace, 'redis-jobs', { queue: 'jobs' });
-    await waitFor(
-      'the queue length in the status',
-      async () => statusOf(await crs.get(env.namespace, 'redis-jobs'))['queueLength'] === '3',
-      30_000,
-      200,
-    );
+    await waitForStatus('redis-jobs', 'queueLength', '3', 'the queue length in the status');
   });
 
   it('an injection attempt through a CR value stays one argument of one read', async () => {
     await crs.create(env.namespace, 'redis-inject', { queue: 'jobs\r\nDEL jobs\r\n' });
-    await waitFor(
-      'the injected CR to reconcile',
-      async () => statusOf(await crs.get(env.namespace, 'redis-inject'))['queueLength'] === '0',
-      30_000,
-      200,
-    );
+    await waitForStatus('redis-inject', 'queueLength', '0', 'the injected CR to reconcile');
     expect(await redisWrite('LLEN jobs')).toMatch(/:3\r\n$/);
   });
 
@@ -339,34 +289,15 @@ describe('protocol: redis', () => {
     process.kill(redis().pid, 'SIGSTOP');
     try {
       await crs.create(env.namespace, 'redis-slow', { queue: 'other' });
-      await waitFor(
-        'ExternalCallFailed',
-        async () => (await readyReason('redis-slow')) === 'ExternalCallFailed',
-        30_000,
-        100,
-      );
-      expect(readyOf(await crs.get(env.namespace, 'redis-slow'))?.message).toMatch(
-        /external call queue failed: .*(timed out|timeout)/i,
-      );
+      const failure = await waitForFailure('redis-slow', 100);
+      expect(failure).toMatch(/external call queue failed: .*(timed out|timeout)/i);
     } finally {
       process.kill(redis().pid, 'SIGCONT');
     }
     await crs.create(env.namespace, 'redis-down', { deadCache: 'redis://127.0.0.1:9/0' });
-    await waitFor(
-      'ExternalCallFailed',
-      async () => (await readyReason('redis-down')) === 'ExternalCallFailed',
-      30_000,
-      200,
-    );
-    expect(readyOf(await crs.get(env.namespace, 'redis-down'))?.message).toMatch(
-      /external call deadCache failed: .*ECONNREFUSED/,
-    );
+    const failure = await waitForFailure('redis-down');
+    expect(failure).toMatch(/external call deadCache failed: .*ECONNREFUSED/);
     await crs.patchSpec(env.namespace, 'redis-jobs', { queue: 'jobs', touch: 1 });
-    await waitFor(
-      'the runtime to carry on',
-      async () => statusOf(await crs.get(env.namespace, 'redis-jobs'))['queueLength'] === '3',
-      30_000,
-      200,
-    );
+    await waitForStatus('redis-jobs', 'queueLength', '3', 'the runtime to carry on');
   });
 });

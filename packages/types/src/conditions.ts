@@ -79,6 +79,12 @@ export const ConditionReason = {
   GitFailed: 'GitFailed',
   /** Ready=False, retry: an external call failed (without `continueOnError`). */
   ExternalCallFailed: 'ExternalCallFailed',
+  /**
+   * Ready=False, retry: a remote reconciler (docs/reference/katalog.md §15.3) did not answer, answered
+   * a status other than 200, a body that is not JSON or not its answer shape, a kind outside
+   * `managedResources`, or `result: error`; the message says which.
+   */
+  RemoteReconcileFailed: 'RemoteReconcileFailed',
   /** Ready=False, retry: the docker build failed. */
   DockerBuildFailed: 'DockerBuildFailed',
   /** Ready=False, pending: a docker build is running. */
@@ -182,6 +188,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   ValidationFailed: 'terminal',
   GitFailed: 'retry',
   ExternalCallFailed: 'retry',
+  RemoteReconcileFailed: 'retry',
   DockerBuildFailed: 'retry',
   DockerBuildPending: 'pending',
   DuplicateChild: 'terminal',

@@ -172,6 +172,7 @@ export {
   CrossRead,
   GitHook,
   DockerHook,
+  RemoteReconciler,
   HOISTED_HOOKS,
   EXTERNAL_PROTOCOLS,
 } from './schema/hooks.js';
@@ -196,8 +197,10 @@ export {
   PreReconcile,
   SENTINELS,
   Rollback,
+  EmitEvents,
+  Cleanup,
 } from './schema/crd-parts.js';
-export type { RequeueRule, RetryBackoff, PreReconcileGate, Sentinel } from './schema/crd-parts.js';
+export type { EmitEvent, RequeueRule, RetryBackoff, PreReconcileGate, Sentinel } from './schema/crd-parts.js';
 export {
   Katalog,
   KatalogMetadata,

@@ -71,6 +71,8 @@ export const OrkestraAnnotation = {
   PreviousSpec: `${ORKESTRA_PREFIX}previous-spec`,
   /** CR of an entry with `rollback`: the generation at which it was rolled back (katalog.md §20.4). */
   RollbackAtGeneration: `${ORKESTRA_PREFIX}rollback-at-generation`,
+  /** CR of an entry with `cleanup`: RFC 3339 time its cleanup conditions were first seen to hold (katalog.md §20.6). */
+  CleanupPendingSince: `${ORKESTRA_PREFIX}cleanup-pending-since`,
   /** CRD or child, set by people: `"true"` lets a delete through deletion protection (docs/reference/katalog.md §2.4, ADR 0050). */
   AllowDelete: `${ORKESTRA_PREFIX}allow-delete`,
 } as const;

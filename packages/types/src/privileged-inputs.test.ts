@@ -228,3 +228,20 @@ ${body}`);
     );
   });
 });
+
+describe('a remote reconciler with auth', () => {
+  it('refuses a templated endpoint, positioned at the endpoint (ADR 0046)', () => {
+    const text = katalog(`      operatorBox:
+        remote:
+          endpoint: 'http://{{ spec.host }}/reconcile'
+          auth: { env: TOKEN }
+`);
+    expect(issues(text)).toEqual([
+      expect.objectContaining({
+        line: lineOf(text, 'endpoint:'),
+        path: 'spec.crds.app.operatorBox.remote.endpoint',
+        message: expect.stringContaining('endpoint must be literal when `auth` sends a credential'),
+      }),
+    ]);
+  });
+});

@@ -7,7 +7,7 @@
 import { childReadiness } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import type { KubeObject } from '@orkestra/registry';
-import { OrkestraAnnotation } from '@orkestra/types';
+import { OrkestraAnnotation, OrkestraLabel } from '@orkestra/types';
 import type { RecentEvent } from './recent-events.js';
 
 /** ConditionView is one status condition, reduced to what the page shows. */
@@ -29,6 +29,8 @@ export interface CrSummary {
   /** `status.katalogRevision` when the runtime writes one (rollouts). */
   readonly revision?: string;
   readonly deleting: boolean;
+  /** Sharded operators: the shard (replica) that owns the CR (docs/reference/runtime.md §25.5). */
+  readonly shard?: string;
 }
 
 /** ChildView is one child of a CR, with its parent in the tree. */
@@ -116,6 +118,7 @@ export function crSummary(object: KubeObject): CrSummary {
   const synced = pick(list, 'Synced');
   const ready = pick(list, 'Ready');
   const revision = record(object['status'])['katalogRevision'];
+  const shard = object.metadata.labels?.[OrkestraLabel.Shard];
   return {
     ...(object.metadata.namespace == null ? {} : { namespace: object.metadata.namespace }),
     name: object.metadata.name ?? '',
@@ -125,7 +128,23 @@ export function crSummary(object: KubeObject): CrSummary {
     ...(ready == null ? {} : { ready }),
     ...(revision == null ? {} : { revision: String(revision) }),
     deleting: object.metadata['deletionTimestamp'] != null,
+    ...(shard == null || shard === '' ? {} : { shard }),
   };
+}
+
+/**
+ * crOwner names the shard that owns a CR this replica does not reconcile (sharded operators, ADR
+ * 0058); undefined when the CR is unknown or this replica is not sharded.
+ */
+export function crOwner(
+  engine: KatalogRuntime,
+  entry: string,
+  namespace: string | undefined,
+  name: string,
+): string | undefined {
+  const object = engine.crossShard?.cache(entry)?.getByName(namespace, name);
+  const shard = object?.metadata.labels?.[OrkestraLabel.Shard];
+  return shard == null || shard === '' ? undefined : shard;
 }
 
 /** NamespaceFilter tells whether a viewer may see a namespace (`''` for cluster-scoped CRs). */
@@ -142,7 +161,8 @@ export function crList(
 ): CrSummary[] | undefined {
   const runtimeEntry = engine.entries.get(entry);
   if (runtimeEntry == null) return undefined;
-  return runtimeEntry.cache
+  // A sharded replica lists every shard's CRs when it watches the entry across shards (ADR 0058).
+  return (engine.crossShard?.cache(entry) ?? runtimeEntry.cache)
     .list()
     .filter((object) => visible(object.metadata.namespace ?? ''))
     .map(crSummary)

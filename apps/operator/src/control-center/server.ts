@@ -16,7 +16,7 @@ import { OrkestraLabel } from '@orkestra/types';
 import type { ExtraRoute } from '../process/http-server.js';
 import { LOCAL_SESSION_COOKIE, sameToken } from './auth.js';
 import type { GateResult, Viewer } from './auth.js';
-import { crDetail, crList } from './cr-view.js';
+import { crDetail, crList, crOwner } from './cr-view.js';
 import type { NamespaceFilter } from './cr-view.js';
 import { katalogView } from './katalog-view.js';
 import type { RolloutView } from './katalog-view.js';
@@ -376,7 +376,7 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
       const resource = entryResource(engine, entry);
       if (resource == null) return sendError(response, 404, `no entry ${entry}`);
       if (parts.length === 3) {
-        const cached = engine.entries.get(entry)?.cache.list() ?? [];
+        const cached = (engine.crossShard?.cache(entry) ?? engine.entries.get(entry)?.cache)?.list() ?? [];
         const wanted = url.searchParams.get('namespace') ?? '';
         const visible = await visibleNamespaces(
           viewer,
@@ -404,8 +404,19 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
           hooks: hooksOf(engine, entry),
           events: (kind, ns, n) => source.events.list(kind, ns, n),
         });
-        if (detail == null)
+        if (detail == null) {
+          // Another shard reconciles it: say which replica to ask (runtime.md §25.5).
+          const owner = crOwner(engine, entry, namespace, name);
+          if (owner != null)
+            return sendJson(response, 404, {
+              error: {
+                status: 404,
+                message: `${entry} ${namespace ?? ''}/${name} is owned by shard ${owner}`,
+              },
+              shard: owner,
+            });
           return sendError(response, 404, `no ${entry} ${namespace ?? ''}/${name} in the cache`);
+        }
         return sendJson(response, 200, detail);
       }
     }

@@ -19,6 +19,7 @@ describe('generateHelmValues', () => {
       clusterScoped: true,
       namespace: '',
       rules: generateRbac(katalog, { namespace: 'ops' }).rules,
+      namespaceRoles: [],
     });
   });
 

@@ -2,7 +2,7 @@ import type { Katalog } from '@orkestra/types';
 import { generatePolicies } from './generate-bundle.js';
 import type { Manifest } from './manifest-meta.js';
 import { generateRbac } from './generate-rbac.js';
-import type { PolicyRule } from './generate-rbac.js';
+import type { NamespaceRole, PolicyRule } from './generate-rbac.js';
 
 /** HelmValuesOptions configures generateHelmValues. */
 export interface HelmValuesOptions {
@@ -20,6 +20,8 @@ export interface HelmValues {
     readonly clusterScoped: boolean;
     readonly namespace: string;
     readonly rules: readonly PolicyRule[];
+    /** Rules granted by a Role in one namespace each: Secrets the Katalog reads in a literal namespace. */
+    readonly namespaceRoles: readonly NamespaceRole[];
   };
   /** ValidatingAdmissionPolicies and bindings the chart installs (ADR 0049, ADR 0050). */
   readonly admissionPolicies: readonly Manifest[];
@@ -29,7 +31,7 @@ export interface HelmValues {
  * generateHelmValues derives the chart's Katalog-specific values (apps/operator/deploy/helm): the
  * Katalog text, its name (the leader-election Lease is `orkestra-<name>`) and the least-privilege
  * rules `ork generate rbac` would write, as a ClusterRole, or a Role when every CRD entry is pinned
- * to one namespace. Everything else keeps the chart's defaults.
+ * to one namespace, plus a Role in each namespace where the Katalog reads Secrets it names literally. Everything else keeps the chart's defaults.
  *
  * @example
  * const values = generateHelmValues(katalog, { katalogText, namespace: 'orkestra-system' });
@@ -43,6 +45,7 @@ export function generateHelmValues(katalog: Katalog, options: HelmValuesOptions)
       clusterScoped: rbac.pinnedNamespace == null,
       namespace: rbac.pinnedNamespace ?? '',
       rules: rbac.rules,
+      namespaceRoles: rbac.namespaceRoles,
     },
     admissionPolicies: generatePolicies(katalog, options.namespace),
   };

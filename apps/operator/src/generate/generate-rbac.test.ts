@@ -5,6 +5,32 @@ import { generateRbac } from './generate-rbac.js';
 const kinds = (m: readonly { kind: string }[]): string[] => m.map((x) => x.kind);
 
 describe('generateRbac', () => {
+  it('grants the kinds of a remote reconciler’s managedResources, and Secrets get for its auth (ADR 0046)', () => {
+    const katalog = katalogFrom(`operatorBox:
+  remote:
+    endpoint: "https://reconciler.internal/reconcile"
+    managedResources: [{ group: apps, plural: deployments }, { group: db.example.com, plural: databases, version: v1, kind: Database }]
+    auth: { secretRef: { name: token, key: token } }`);
+    const rules = generateRbac(katalog, { namespace: 'ops' }).manifests.flatMap(
+      (m) =>
+        (m['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[] | undefined) ?? [],
+    );
+    const grant = (group: string, resource: string): string[] =>
+      rules
+        .filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource))
+        .flatMap((r) => r.verbs);
+    expect(grant('apps', 'deployments')).toEqual(['get', 'list', 'watch', 'create', 'patch', 'delete']);
+    expect(grant('db.example.com', 'databases')).toEqual([
+      'get',
+      'list',
+      'watch',
+      'create',
+      'patch',
+      'delete',
+    ]);
+    expect(grant('', 'secrets')).toContain('get');
+  });
+
   it('grants tokenreviews and subjectaccessreviews create only with controlCenter (docs/reference/runtime.md §23)', () => {
     const katalog = katalogFrom(`operatorBox: { onReconcile: { configMaps: [{}] } }`);
     const reviews = (manifests: readonly Record<string, unknown>[]): string[] =>
@@ -203,9 +229,10 @@ operatorBox:
       - { name: mine, copyFrom: { name: "{{ .spec.source }}" } }`),
       { namespace: 'ops' },
     );
-    expect(watchOf(rbac).sort()).toEqual(
-      ['/configmaps[shared]', '/nodes[]', '/secrets[registry]', 'example.org/gadgets[]'].sort(),
-    );
+    expect(watchOf(rbac).sort()).toEqual(['/configmaps[shared]', '/nodes[]', 'example.org/gadgets[]'].sort());
+    // The literal copy source would be watched in its namespace only, by name; the entry's Secret
+    // children already hold every read verb on Secrets, so no Role of its own is needed.
+    expect(rbac.namespaceRoles).toEqual([]);
     expect(rbac.notes.join('\n')).toContain(
       'watched kind Gadget (example.org/v1) is granted as resource "gadgets"',
     );
@@ -231,22 +258,26 @@ validation:
     const flat = rbac.rules.flatMap((r) =>
       r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}:${r.verbs.join(',')}`),
     );
-    expect(flat).toContain('/secrets:get');
-    expect(rbac.notes.join('\n')).toContain('Secrets of namespace platform are read');
+    expect(flat.some((rule) => rule.startsWith('/secrets'))).toBe(false);
+    expect(rbac.namespaceRoles).toEqual([
+      {
+        namespace: 'platform',
+        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['token'] }],
+      },
+    ]);
   });
 
-  it('grants get on secrets for copyFrom Secrets, and notes a source a pinned Role cannot reach', () => {
-    const flatOf = (rbac: ReturnType<typeof generateRbac>): string[] =>
-      rbac.rules.flatMap((r) =>
-        r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}:${r.verbs.join(',')}`),
-      );
+  it("grants get on copyFrom sources: a literal namespace in a Role there (pinned or not), the CR's namespace cluster-wide", () => {
+    const secretRules = (rules: readonly { resources: readonly string[] }[]) =>
+      rules.filter((r) => r.resources.includes('secrets'));
     const wide = generateRbac(
       katalogFrom(`operatorBox:
   onReconcile:
     secrets: [{ name: pull, copyFrom: { name: shared, namespace: platform } }]`),
       { namespace: 'ops' },
     );
-    expect(flatOf(wide)).toContain('/secrets:get,list,watch,create,patch,delete');
+    // The copy's own Secret child is written anywhere; the source is read in platform only.
+    expect(wide.namespaceRoles).toEqual([]);
     expect(wide.notes.join('\n')).not.toContain('platform');
     const pinned = generateRbac(
       katalogFrom(`allowedNamespaces: [team-a]
@@ -256,8 +287,65 @@ operatorBox:
       { namespace: 'ops' },
     );
     expect(pinned.pinnedNamespace).toBe('team-a');
-    expect(pinned.notes.join('\n')).toContain(
-      'Secrets of namespace platform are read (copyFrom or auth.secretRef.namespace)',
+    expect(pinned.namespaceRoles.map((r) => r.namespace)).toEqual(['platform']);
+    expect(secretRules(pinned.namespaceRoles[0]?.rules ?? [])).toEqual([
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'], resourceNames: ['shared'] },
+    ]);
+    const own = generateRbac(
+      katalogFrom(`operatorBox:
+  onCreate:
+    secrets: [{ name: pull, copyFrom: { name: shared } }]
+    configMaps: [{}]`),
+      { namespace: 'ops' },
+    );
+    expect(own.namespaceRoles).toEqual([]);
+    expect(own.notes.join('\n')).toContain('`get` on Secrets is granted cluster-wide');
+    expect(own.notes.join('\n')).toContain("copyFrom (no namespace: the CR's)");
+  });
+
+  it('grants an auth.secretRef in a literal namespace as a Role and RoleBinding there, never cluster-wide', () => {
+    const rbac = generateRbac(
+      katalogFrom(`operatorBox:
+  onReconcile: { configMaps: [{}] }
+  external:
+    - { name: quota, url: 'https://quota.example.com/v1', auth: { secretRef: { name: quota-token, key: t, namespace: platform } } }
+  cross:
+    - { crd: app, as: peer, url: 'https://peer.example.com/v1/x', auth: { secretRef: { name: peer-token, key: t, namespace: vault } } }`),
+      { namespace: 'ops' },
+    );
+    const clusterRole = rbac.manifests.find((m) => m.kind === 'ClusterRole');
+    expect(JSON.stringify(clusterRole)).not.toContain('secrets');
+    const placed = rbac.manifests
+      .filter((m) => m.metadata.name === 'orkestra:test-operator:reads')
+      .map((m) => `${m.kind}/${m.metadata.namespace ?? ''}`);
+    expect(placed).toEqual(['Role/platform', 'RoleBinding/platform', 'Role/vault', 'RoleBinding/vault']);
+    expect(rbac.namespaceRoles).toEqual([
+      {
+        namespace: 'platform',
+        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['quota-token'] }],
+      },
+      {
+        namespace: 'vault',
+        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['peer-token'] }],
+      },
+    ]);
+    expect(rbac.notes.join('\n')).not.toContain('cluster-wide');
+  });
+
+  it("grants an auth.secretRef of the CR's namespace cluster-wide, and says why", () => {
+    const rbac = generateRbac(
+      katalogFrom(`operatorBox:
+  onReconcile: { configMaps: [{}] }
+  external:
+    - { name: quota, url: 'https://quota.example.com/v1', auth: { secretRef: { name: quota-token, key: t } } }`),
+      { namespace: 'ops' },
+    );
+    expect(rbac.rules).toContainEqual({ apiGroups: [''], resources: ['secrets'], verbs: ['get'] });
+    expect(rbac.namespaceRoles).toEqual([]);
+    expect(rbac.notes).toContainEqual(
+      expect.stringContaining(
+        "`get` on Secrets is granted cluster-wide because a Secret's namespace follows from the CR: App: an external call's auth.secretRef (no namespace: the CR's)",
+      ),
     );
   });
 

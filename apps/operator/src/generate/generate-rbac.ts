@@ -11,6 +11,12 @@ export interface PolicyRule {
   readonly resourceNames?: readonly string[];
 }
 
+/** NamespaceRole is the rules the operator needs in one namespace only (docs/reference/runtime.md §19). */
+export interface NamespaceRole {
+  readonly namespace: string;
+  readonly rules: readonly PolicyRule[];
+}
+
 /** RbacOptions configures generateRbac. */
 export interface RbacOptions {
   /** Namespace of the operator: its ServiceAccount and leader-election Lease. */
@@ -36,6 +42,13 @@ export interface Rbac {
   readonly rules: readonly PolicyRule[];
   /** The single namespace the informers are pinned to (a Role), or undefined (a ClusterRole). */
   readonly pinnedNamespace: string | undefined;
+  /**
+   * Rules granted in one namespace each (a Role and RoleBinding there, e.g. the chart's
+   * `rbac.namespaceRoles`): reads of Secrets whose namespace the Katalog writes literally
+   * (`auth.secretRef.namespace`, a literal `copyFrom.namespace`, a `watch` of Secrets in a literal
+   * namespace). Sorted by namespace; a rule the operator's own rules already cover there is left out.
+   */
+  readonly namespaceRoles: readonly NamespaceRole[];
   /** Things a person must look at: templated role rules, bindings to roles the Katalog does not define. */
   readonly notes: readonly string[];
 }
@@ -140,7 +153,13 @@ function pinnedNamespace(katalog: Katalog): string | undefined {
   return pinned;
 }
 
-function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles: Set<string>): void {
+function addEntry(
+  rules: RuleSet,
+  entry: CrdEntry,
+  notes: string[],
+  definedRoles: Set<string>,
+  reads: SecretReads,
+): void {
   const { group, plural } = entry.apiTypes;
   // CRs are read from the informer (list/watch), never with a GET; finalizers are patched on.
   rules.add(group, plural, ['list', 'watch', 'patch']);
@@ -193,7 +212,11 @@ function addEntry(rules: RuleSet, entry: CrdEntry, notes: string[], definedRoles
       }
     }
   }
-  addWatchRules(rules, entry, notes);
+  // A remote reconciler's children: the kinds its `managedResources` list (ADR 0046).
+  for (const managed of box.remote?.managedResources ?? [])
+    rules.add(managed.group, managed.plural, CHILD_VERBS);
+  addWatchRules(rules, entry, notes, reads);
+  addSecretReads(entry, reads);
   const onDelete = box.onDelete;
   if (onDelete != null) {
     if (onDelete.jobs.length > 0) rules.add('batch', 'jobs', CHILD_VERBS);
@@ -234,8 +257,12 @@ const CORE_PLURALS: Readonly<Record<string, string>> = {
  * one: a named item is watched with the field selector `metadata.name=<name>`), and on the literal
  * source Secrets of `copyFrom` under onReconcile, which are watched the same way (runtime.md §4.1).
  */
-function addWatchRules(rules: RuleSet, entry: CrdEntry, notes: string[]): void {
+function addWatchRules(rules: RuleSet, entry: CrdEntry, notes: string[], reads: SecretReads): void {
   for (const item of entry.watch ?? []) {
+    if (item.apiVersion === 'v1' && item.kind === 'Secret' && isLiteralNamespace(item.namespace)) {
+      reads.inNamespace(item.namespace, ['list', 'watch'], item.name);
+      continue;
+    }
     const known =
       RESOURCE_KINDS.find((k) => k.apiVersion === item.apiVersion && k.kind === item.kind)?.plural ??
       CORE_PLURALS[`${item.apiVersion}/${item.kind}`];
@@ -246,8 +273,72 @@ function addWatchRules(rules: RuleSet, entry: CrdEntry, notes: string[]): void {
       );
     rules.add(apiGroupOf(item.apiVersion), plural, ['list', 'watch'], item.name == null ? [] : [item.name]);
   }
-  for (const item of copySourceWatches(entry))
-    rules.add('', 'secrets', ['list', 'watch'], item.name == null ? [] : [item.name]);
+  for (const item of copySourceWatches(entry)) {
+    if (isLiteralNamespace(item.namespace)) reads.inNamespace(item.namespace, ['list', 'watch'], item.name);
+    else rules.add('', 'secrets', ['list', 'watch'], item.name == null ? [] : [item.name]);
+  }
+}
+
+const isLiteralNamespace = (namespace: string | undefined): namespace is string =>
+  namespace != null && namespace !== '' && !namespace.includes('{{');
+
+/**
+ * SecretReads sorts the Secrets the operator reads by where their namespace comes from
+ * (docs/reference/runtime.md §19): a namespace the Katalog writes literally is granted in a Role of
+ * that namespace only (by name when the name is literal too); a namespace that follows from the CR
+ * (the CR's own, or a template) can be any namespace, so `get` is granted cluster-wide and a note
+ * names why.
+ */
+class SecretReads {
+  readonly #byNamespace = new Map<string, RuleSet>();
+  /** Why `get` on Secrets is granted cluster-wide: one phrase per reader. */
+  readonly crChosen = new Set<string>();
+
+  inNamespace(namespace: string, verbs: readonly string[], name: string | undefined): void {
+    let set = this.#byNamespace.get(namespace);
+    if (set == null) {
+      set = new RuleSet();
+      this.#byNamespace.set(namespace, set);
+    }
+    set.add('', 'secrets', verbs, name == null || name.includes('{{') ? [] : [name]);
+  }
+
+  /** roles are the per-namespace rules, without those `covered` says the operator holds there already. */
+  roles(covered: (namespace: string, rule: PolicyRule) => boolean): NamespaceRole[] {
+    return [...this.#byNamespace.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([namespace, set]) => ({
+        namespace,
+        rules: set.rules().filter((rule) => !covered(namespace, rule)),
+      }))
+      .filter((role) => role.rules.length > 0);
+  }
+}
+
+/**
+ * addSecretReads records the Secret reads of an entry's credentials: `auth.secretRef` of external
+ * calls and of cross reads (one GET each), and the sources of `copyFrom` (one GET each reconcile,
+ * docs/reference/katalog.md §7.2).
+ */
+function addSecretReads(entry: CrdEntry, reads: SecretReads): void {
+  const kind = entry.apiTypes.kind;
+  const refs = [
+    ...externalCalls(entry).map((call) => ({ ref: call.auth?.secretRef, what: 'an external call' })),
+    ...entry.operatorBox.cross.map((cross) => ({ ref: cross.auth?.secretRef, what: 'a cross read' })),
+    { ref: entry.operatorBox.remote?.auth?.secretRef, what: 'the remote reconciler' },
+  ];
+  for (const { ref, what } of refs) {
+    if (ref == null) continue;
+    if (isLiteralNamespace(ref.namespace)) reads.inNamespace(ref.namespace, ['get'], ref.name);
+    else reads.crChosen.add(`${kind}: ${what}'s auth.secretRef (no namespace: the CR's)`);
+  }
+  for (const from of copySources(entry)) {
+    if (isLiteralNamespace(from.namespace)) reads.inNamespace(from.namespace, ['get'], from.name);
+    else
+      reads.crChosen.add(
+        `${kind}: copyFrom${from.namespace == null ? " (no namespace: the CR's)" : ' (a templated namespace)'}`,
+      );
+  }
 }
 
 const RBAC_API_VERSION = 'rbac.authorization.k8s.io/v1';
@@ -313,25 +404,17 @@ function externalCalls(entry: CrdEntry): readonly ExternalCall[] {
   return [...(entry.validation?.external ?? []), ...entry.operatorBox.external];
 }
 
-/** copySources lists the namespaces `copyFrom` Secrets of an entry read (undefined: the CR's own namespace). */
-function copySources(entry: CrdEntry): (string | undefined)[] {
-  const out: (string | undefined)[] = [];
+/** copySources lists the sources of an entry's `copyFrom` Secrets (no namespace: the CR's own). */
+function copySources(entry: CrdEntry): { name: string; namespace?: string }[] {
+  const out: { name: string; namespace?: string }[] = [];
   for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile])
     for (const secret of listOf(group, 'secrets')) {
-      const from = secret['copyFrom'] as { namespace?: string } | undefined;
-      if (from != null) out.push(from.namespace);
+      const from = secret['copyFrom'] as { name: string; namespace?: string } | undefined;
+      if (from != null) out.push(from);
     }
   return out;
 }
 
-/**
- * generateRbac derives least-privilege RBAC from what the Katalog can touch (docs/reference/runtime.md §19): the
- * CR kinds (list/watch/patch, status patch, finalizers update), every child kind
- * (list/watch/create/patch/delete; `get` too for Jobs and custom kinds), events, Secrets and ConfigMaps `get` for providers
- * and `auth.secretRef`, the literal rules of `roles` entries, and the leader-election Lease in the
- * operator namespace. No wildcards are generated. A Role replaces the ClusterRole when the
- * informers are pinned to one namespace.
- */
 /**
  * rolloutRules are the ConfigMap rules of Katalog revisions and the rollout state (docs/reference/runtime.md §24) that
  * `operatorRules` do not cover already; `covers` says whether those rules reach the operator
@@ -361,52 +444,65 @@ function rolloutRules(
   ];
 }
 
+/**
+ * generateRbac derives least-privilege RBAC from what the Katalog can touch (docs/reference/runtime.md §19): the
+ * CR kinds (list/watch/patch, status patch, finalizers update), every child kind
+ * (list/watch/create/patch/delete, and get), events, the literal rules of `roles` entries, and the
+ * leader-election Lease in the operator namespace. Secrets are read cluster-wide (`get`) only where
+ * their namespace follows from the CR (providers, `auth.secretRef` without a namespace, `copyFrom`
+ * without a literal namespace); a Secret in a namespace the Katalog writes literally is granted by
+ * a Role in that namespace (`namespaceRoles`). No wildcards are generated. A Role replaces the
+ * ClusterRole when the informers are pinned to one namespace.
+ */
 export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   const rules = new RuleSet();
   const notes: string[] = [];
   const definedRoles = new Set<string>();
+  const reads = new SecretReads();
   const entries = Object.values(katalog.spec.crds).filter((e) => e.enabled);
-  for (const entry of entries) addEntry(rules, entry, notes, definedRoles);
+  for (const entry of entries) addEntry(rules, entry, notes, definedRoles, reads);
   for (const entry of entries) bindingNotes(entry, definedRoles, notes);
   // The runtime writes core v1 Events only (POST /api/v1/namespaces/<ns>/events).
   rules.add('', 'events', EVENT_VERBS);
-  const readsSecrets =
-    katalog.spec.providers.length > 0 ||
-    entries.some(
-      (e) =>
-        Object.keys(e.operatorBox.providers).length > 0 ||
-        externalCalls(e).some((call) => call.auth?.secretRef != null),
-    );
-  if (readsSecrets) {
+  // Providers read Secrets and ConfigMaps of the CR's namespace (kube-reader.ts `readerFor`).
+  const providerReads =
+    katalog.spec.providers.length > 0 || entries.some((e) => Object.keys(e.operatorBox.providers).length > 0);
+  if (providerReads) {
     rules.add('', 'secrets', ['get']);
     rules.add('', 'configmaps', ['get']);
+    reads.crChosen.add("providers (they read Secrets and ConfigMaps of the CR's namespace)");
   }
-  // `copyFrom` Secrets read their source with a GET each reconcile (docs/reference/katalog.md §7.2).
-  const copies = entries.flatMap((e) => copySources(e));
-  if (copies.length > 0) rules.add('', 'secrets', ['get']);
-  const templatedCopies = copies.some((namespace) => namespace?.includes('{{') === true);
-  const foreignReads = [
-    ...copies.filter((namespace) => namespace != null && !namespace.includes('{{')),
-    ...entries.flatMap((e) =>
-      externalCalls(e).flatMap((call) =>
-        call.auth?.secretRef?.namespace == null ? [] : [call.auth.secretRef.namespace],
-      ),
-    ),
-  ];
+  // A Secret in a namespace that follows from the CR: any namespace a CR may live in.
+  if (reads.crChosen.size > 0) rules.add('', 'secrets', ['get']);
+  const templatedCopies = entries.some((e) =>
+    copySources(e).some((from) => from.namespace?.includes('{{') === true),
+  );
 
   const name = katalog.metadata.name;
   const roleName = `orkestra:${name}`;
   const pinned = pinnedNamespace(katalog);
-  for (const namespace of new Set(foreignReads))
-    if (pinned != null && namespace !== pinned)
-      notes.push(
-        `Secrets of namespace ${namespace} are read (copyFrom or auth.secretRef.namespace), but the generated Role is limited to namespace ${pinned}: grant \`get\` on secrets in ${namespace} by hand`,
-      );
+  if (pinned == null && reads.crChosen.size > 0)
+    notes.push(
+      `\`get\` on Secrets is granted cluster-wide because a Secret's namespace follows from the CR: ${[...reads.crChosen].join('; ')}. A namespace the Katalog writes literally is granted as a Role in that namespace instead`,
+    );
   if (templatedCopies && pinned != null)
     notes.push(
       `an entry copies Secrets from a namespace its CRs choose (copyFrom.namespace is a template), but the generated Role is limited to namespace ${pinned}: grant \`get\` on secrets in those namespaces by hand`,
     );
   const operatorRules = rules.rules();
+  // A namespace's reads that the operator's own rules already grant there need no Role of their own.
+  const namespaceRoles = reads.roles(
+    (namespace, rule) =>
+      (pinned == null || pinned === namespace) &&
+      operatorRules.some(
+        (held) =>
+          held.apiGroups.includes('') &&
+          rule.resources.every((r) => held.resources.includes(r)) &&
+          rule.verbs.every((v) => held.verbs.includes(v)) &&
+          (held.resourceNames == null ||
+            (rule.resourceNames != null && rule.resourceNames.every((n) => held.resourceNames?.includes(n)))),
+      ),
+  );
   const subject = { kind: 'ServiceAccount', name, namespace: options.namespace };
   const leaseName = `orkestra-${name}`;
   const leaseRules: PolicyRule[] = [
@@ -485,6 +581,24 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
       subjects: [subject],
     },
   ];
+  for (const role of namespaceRoles) {
+    const readsName = `${roleName}:reads`;
+    manifests.push(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: manifestMetadata(katalog, readsName, role.namespace),
+        rules: role.rules,
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: manifestMetadata(katalog, readsName, role.namespace),
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: readsName },
+        subjects: [subject],
+      },
+    );
+  }
   if (options.controlCenter === true) {
     const ccName = `${roleName}:control-center`;
     manifests.push(
@@ -506,5 +620,11 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
       },
     );
   }
-  return { manifests, rules: operatorRules, pinnedNamespace: pinned, notes: [...new Set(notes)] };
+  return {
+    manifests,
+    rules: operatorRules,
+    pinnedNamespace: pinned,
+    namespaceRoles,
+    notes: [...new Set(notes)],
+  };
 }

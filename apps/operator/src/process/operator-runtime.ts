@@ -85,10 +85,15 @@ export interface OperatorRuntime {
   collect(gauges: ScrapeGauges): void;
   /** The reconciler's runtime, for in-process reads of its caches (the Control Center). */
   readonly engine: KatalogRuntime;
-  /** docs/reference/runtime.md §24: every CR of every entry, from the primary caches. */
+  /**
+   * Every CR of every entry (the rollout gate): from the primary caches, or on a sharded replica
+   * that watches every entry across shards (the leader, `watchAllShards`) from that view (ADR 0058).
+   */
   crs(): KubeObject[];
-  /** docs/reference/runtime.md §24: re-queues one CR (its revision changed). */
+  /** Re-queues one CR (its revision changed), when this replica reconciles it. */
   enqueue(cr: KubeObject): void;
+  /** Sharded replicas: watch every entry across shards (on becoming leader, for the rollout gate). No-op otherwise. */
+  watchAllShards(): void;
   /** docs/reference/runtime.md §24: the runtime's Event recorder. */
   readonly events: KatalogRuntime['events'];
 }
@@ -159,14 +164,21 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
       }),
     crossHandler: (request, response) => runtime.crossHandler(request, response),
     engine: runtime,
-    crs: () => [...runtime.entries.values()].flatMap((entry) => entry.cache.list() as KubeObject[]),
+    crs: () => {
+      const view = runtime.crossShard;
+      if (view != null && view.entries().length === runtime.entries.size) return view.crs() as KubeObject[];
+      return [...runtime.entries.values()].flatMap((entry) => entry.cache.list() as KubeObject[]);
+    },
     enqueue: (cr) => {
       for (const entry of runtime.entries.values()) {
         const crd = entry.controller.crd;
-        if (crd.apiVersion === cr.apiVersion && crd.apiTypes.kind === cr.kind)
-          entry.controller.enqueueKey(keyOf(cr));
+        const key = keyOf(cr);
+        // Another shard's CR is re-queued by that shard, which follows the rollout state (ADR 0058).
+        if (crd.apiVersion === cr.apiVersion && crd.apiTypes.kind === cr.kind && entry.cache.get(key) != null)
+          entry.controller.enqueueKey(key);
       }
     },
+    watchAllShards: () => runtime.crossShard?.watchAll(),
     events: runtime.events,
     collect: (gauges) => {
       const snapshot = runtime.snapshot();

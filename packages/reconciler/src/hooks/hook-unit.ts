@@ -21,6 +21,7 @@ import type { CrossReaders, CrossResult, CrossTarget } from './cross.js';
 import type { DockerBuildManager } from './docker.js';
 import type { ExternalCaller } from './external.js';
 import type { GitCheckouts } from './git.js';
+import type { RemoteReconcilerClient } from './remote.js';
 
 /** HookEffects is what a hook slot may ask of the run besides its context value. */
 export interface HookEffects {
@@ -35,6 +36,11 @@ export interface HookEffects {
    * address; empty when all answered), for the `CrossSourceUnavailable` condition (ADR 0043).
    */
   crossUnavailable(messages: readonly string[]): void;
+  /**
+   * Sets the fields a service decided for `status` (a remote reconciler, docs/reference/katalog.md
+   * §15.3), written with this run's status after the declared fields; the runtime's own keys stay.
+   */
+  writeStatus(fields: Readonly<Record<string, unknown>>): void;
 }
 
 /** HookInput is what a hook slot receives: the CR (normalized, mutated), the context so far and the reconcile's signal. */
@@ -155,6 +161,10 @@ export interface HookServices {
     | undefined;
   /** A scripted answer to the cross read named `as` (the offline engine's results); when set, no read is made. */
   readonly crossResult?: ((as: string) => CrossResult) | undefined;
+  /** Remote reconciler calls (docs/reference/katalog.md §15.3). */
+  readonly remote?: Pick<RemoteReconcilerClient, 'call'> | undefined;
+  /** The children the caches hold for an owner UID (a remote reconciler's `prepared.children`). */
+  readonly ownedChildren?: ((ownerUid: string) => readonly KubeObject[]) | undefined;
   /** Created on first use (only entries with `git` need it). */
   readonly git: () => Pick<GitCheckouts, 'sync'>;
   /** Created on first use (only entries with `docker` need it). */

@@ -20,6 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../kube-object.js';
+import { OrkestraLabel } from '@orkestra/types';
 import type { CrossAuthorize, CrossReadTarget } from './cross-handler.js';
 
 /** LiveEvent is one Event this process recorded about a CR (kept in memory, newest last). */
@@ -383,6 +384,7 @@ function crList(
         age: ageOf(cr, now),
         generation: generationOf(cr),
         ...(value == null || value === '' ? {} : { value }),
+        ...shardOf(cr),
       };
     })
     .sort((a, b) => `${a.namespace ?? ''}/${a.name}`.localeCompare(`${b.namespace ?? ''}/${b.name}`));
@@ -417,7 +419,14 @@ function crDetail(entry: LiveApiEntry, cr: KubeObject, isKonductor: boolean): Re
     children: childrenOf(status),
     eventsEndpoint: `/katalog/${encodeURIComponent(entry.name)}/cr/${namespace == null ? '' : `${encodeURIComponent(namespace)}/`}${encodeURIComponent(name)}/events`,
     isKonductor,
+    ...shardOf(cr),
   };
+}
+
+/** shardOf names the replica that owns a CR of a sharded operator (runtime.md §25, ADR 0058); nothing otherwise. */
+function shardOf(cr: KubeObject): { shard?: string } {
+  const shard = cr.metadata.labels?.[OrkestraLabel.Shard];
+  return shard == null || shard === '' ? {} : { shard };
 }
 
 function crEvents(

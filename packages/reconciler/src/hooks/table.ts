@@ -10,6 +10,7 @@ import { externalHook } from './external/index.js';
 import { gitHook } from './git/index.js';
 import type { AnyHookUnit, EnqueueSource, HookPhase, HookSlot } from './hook-unit.js';
 import { providersHook } from './providers/index.js';
+import { remoteHook } from './remote/index.js';
 import { validationExternalHook } from './validation-external/index.js';
 
 const HOOK_TABLE = [
@@ -18,6 +19,7 @@ const HOOK_TABLE = [
   gitHook,
   externalHook,
   dockerHook,
+  remoteHook,
   providersHook,
 ] as const;
 

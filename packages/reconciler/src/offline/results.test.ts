@@ -14,7 +14,15 @@ describe('offline results derived from the hook table', () => {
     expect(visibleRoots({ hook: 'git' })).toEqual(['cross']);
     expect(visibleRoots({ hook: 'external' })).toEqual(['cross', 'git', 'external']);
     expect(visibleRoots({ hook: 'docker' })).toEqual(['cross', 'git', 'external']);
-    expect(visibleRoots({ hook: 'providers' })).toEqual(['cross', 'git', 'external', 'docker', 'providers']);
+    expect(visibleRoots({ hook: 'remote' })).toEqual(['cross', 'git', 'external', 'docker']);
+    expect(visibleRoots({ hook: 'providers' })).toEqual([
+      'cross',
+      'git',
+      'external',
+      'docker',
+      'remote',
+      'providers',
+    ]);
     expect(visibleRoots({ phase: 'validation' })).toEqual(['external']);
   });
 

@@ -42,6 +42,44 @@ const crs: KubeObject[] = Array.from({ length: 10 }, (_, i) => ({
 }));
 
 describe('RolloutController', () => {
+  it('a replica that does not tick (another shard) follows the stored state and re-queues only its own CRs whose revision changed', async () => {
+    const policy = Rollout.parse({ canary: { count: 3 } });
+    const store = memoryStore();
+    const options = {
+      store,
+      resourceVersion: undefined,
+      policy: () => policy,
+      ready: () => true,
+      events: { normal: () => undefined, warning: () => undefined },
+      namespace: 'ops',
+      katalogName: 'k',
+      logger: silent,
+    };
+    const leader = new RolloutController({
+      ...options,
+      state: startRollout('old', 'new', policy, 0),
+      crs: () => crs,
+      enqueue: () => undefined,
+    });
+    const own = crs.slice(0, 5);
+    const enqueued: string[] = [];
+    const shard = new RolloutController({
+      ...options,
+      state: startRollout('old', 'new', policy, 0),
+      crs: () => own,
+      enqueue: (cr) => enqueued.push(cr.metadata.name ?? ''),
+    });
+    await leader.tickOnce();
+    await shard.follow();
+    // Both replicas give every CR the same revision; the follower re-queued its own that moved.
+    for (const cr of crs) expect(shard.assign(cr)).toBe(leader.assign(cr));
+    const moved = own.filter((cr) => leader.assign(cr) === 'current').map((cr) => cr.metadata.name);
+    expect(enqueued.sort()).toEqual([...moved].sort());
+    // A follower that ticks itself (it leads now) ignores follow.
+    shard.start();
+    await shard.stop();
+  });
+
   it('picks the canary on its first tick, re-queues exactly those CRs, and obeys an undo written to the store', async () => {
     const policy = Rollout.parse({ canary: { count: 3 } });
     const store = memoryStore();

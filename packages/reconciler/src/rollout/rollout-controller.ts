@@ -26,7 +26,7 @@ export interface RolloutControllerOptions {
   readonly resourceVersion: string | undefined;
   /** `spec.rollout` of the running Katalog (read at every tick: a reload may change it). */
   readonly policy: () => Rollout | undefined;
-  /** Every CR of the Katalog's entries, from the primary caches. */
+  /** Every CR of the Katalog's entries: the primary caches, or a sharded replica's cross-shard view while it leads (ADR 0058). */
   readonly crs: () => readonly KubeObject[];
   /** Re-queues a CR whose revision changed. */
   readonly enqueue: (cr: KubeObject) => void;
@@ -95,6 +95,30 @@ export class RolloutController {
       return;
     }
     this.#schedule(0);
+  }
+
+  /**
+   * follow adopts the stored state on a replica that does not run the ticks (a shard that is not
+   * the leader, ADR 0058): the CRs of its caches whose revision changed are re-queued, so a wave the
+   * leader starts reaches every shard. No-op while this controller ticks itself.
+   */
+  async follow(): Promise<void> {
+    if (this.#running) return;
+    try {
+      const stored = await this.#o.store.read();
+      if (stored == null || stored.state.target !== this.#state.target) return;
+      const before = this.#state;
+      this.#state = stored.state;
+      this.#resourceVersion = stored.resourceVersion;
+      if (!this.#o.ready()) return;
+      for (const cr of this.#o.crs())
+        if (assign(before, cr) !== assign(stored.state, cr)) this.#o.enqueue(cr);
+    } catch (error) {
+      this.#o.logger.warn(
+        { err: { message: error instanceof Error ? error.message : String(error) } },
+        'could not follow the rollout state',
+      );
+    }
   }
 
   /** stop ends the ticks and waits for one in progress. */

@@ -8,6 +8,8 @@ import type { CompiledEntry, CompiledNormalize, CompiledValue, TemplateEngine } 
 import { RESOURCE_KINDS, katalogPathOf } from '@orkestra/types';
 import { compileStatusFields } from '../status/status-fields.js';
 import { compileHooks } from './compile-hooks.js';
+import { managedKindRefs } from '../hooks/remote/answer.js';
+import type { RemoteChild } from '../hooks/remote/answer.js';
 import type { CompiledHooks } from './compile-hooks.js';
 import type { CompiledStatusField } from '../status/status-fields.js';
 import type {
@@ -187,9 +189,12 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
       message: compileValue(rule.message, { path: `${katalogPath}.message`, engine }),
     };
   });
+  const onReconcile = compileGroup('onReconcile', box.onReconcile, base, entry, engine);
   const groups: [CompiledGroup, CompiledGroup] = [
     compileGroup('onCreate', box.onCreate, base, entry, engine),
-    compileGroup('onReconcile', box.onReconcile, base, entry, engine),
+    box.remote == null
+      ? onReconcile
+      : { ...onReconcile, entries: [...onReconcile.entries, ...remoteEntries(base, entry, engine)] },
   ];
   const onDelete = box.onDelete;
   const onDeleteJobs = (onDelete?.jobs ?? []).map((job, index) =>
@@ -231,6 +236,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     }
   }
   for (const job of onDeleteJobs) addKindOf(job.listKey);
+  for (const ref of managedKindRefs(box.remote?.managedResources ?? [])) addKind(ref.apiVersion, ref.kind);
   return {
     name,
     entry,
@@ -287,6 +293,47 @@ function compileGroup(
   }
   const gate = group as unknown as { when?: unknown[]; anyOf?: unknown[] };
   return { name, gate: { when: gate.when ?? [], anyOf: gate.anyOf ?? [] }, entries };
+}
+
+/**
+ * remoteEntries are the children a remote reconciler returns (docs/reference/katalog.md §15.3): one
+ * onReconcile entry per list, `remote.<list>`, whose copies are the answer's resources of that list
+ * (the `remote` context value), applied, pruned and inventoried like any other child.
+ */
+function remoteEntries(base: string, crd: CrdEntry, engine: TemplateEngine): CompiledResourceEntry[] {
+  const katalogPath = `${base}.operatorBox.remote`;
+  const body = compileValue({}, { path: katalogPath, engine });
+  return RESOURCE_KINDS.map((info, index): CompiledResourceEntry => {
+    const compiled: CompiledEntry = {
+      forEach: undefined,
+      gate: {},
+      body,
+      expand: (context) =>
+        remoteResources(context)
+          .filter((r) => r.listKey === info.listKey)
+          .map((r) => ({ entry: structuredClone(r.entry) as Record<string, unknown>, context, gate: {} })),
+    };
+    return {
+      group: 'onReconcile',
+      listKey: info.listKey,
+      index,
+      source: `remote.${info.listKey}`,
+      katalogPath,
+      raw: {},
+      compiled,
+      applyMode: true,
+      prune: true,
+      forceConflict: crd.forceConflict,
+      readyWhen: [],
+      waitFor: [],
+    };
+  });
+}
+
+/** remoteResources reads the answer's resources from the `remote` context value. */
+function remoteResources(context: Readonly<Record<string, unknown>>): readonly RemoteChild[] {
+  const remote = context['remote'] as { resources?: unknown } | undefined;
+  return Array.isArray(remote?.resources) ? (remote.resources as RemoteChild[]) : [];
 }
 
 function compileResource(

@@ -22,6 +22,7 @@ import { ExhaustedRetries } from './retries.js';
 import { PreReconcileGates } from './gates.js';
 import { conditionsOptions } from './conditions.js';
 import { Rollbacks } from './rollback.js';
+import { Cleanups } from './cleanup.js';
 import type { RolledBackRun } from './rollback.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
@@ -138,6 +139,8 @@ export class CrdController {
   readonly #gates: PreReconcileGates | undefined;
   /** The entry's `rollback` (docs/reference/katalog.md §20.4), when it has one. */
   readonly #rollbacks: Rollbacks | undefined;
+  /** The entry's `cleanup` (docs/reference/katalog.md §20.6), when it has one. */
+  readonly #cleanups: Cleanups | undefined;
   readonly #shard: RuntimeShard | undefined;
 
   constructor(options: CrdControllerOptions) {
@@ -221,6 +224,17 @@ export class CrdController {
             client: options.client,
             primary: this.informer.cache,
             events: options.events,
+          });
+    this.#cleanups =
+      crd.entry.cleanup == null
+        ? undefined
+        : new Cleanups({
+            cleanup: crd.entry.cleanup,
+            clock: options.clock,
+            client: options.client,
+            primary: this.informer.cache,
+            events: options.events,
+            conditions: conditionsOptions(options.engine, options.clock),
           });
     const preReconcile = crd.entry.preReconcile;
     this.#gates =
@@ -406,6 +420,13 @@ export class CrdController {
     }
     // §20.3: the reconcile gate; a gated-out reconcile writes nothing but its Gated condition.
     if (this.#gates != null && !(await this.#gates.check(key, cached, logger))) return {};
+    // §20.6: a CR in its terminal state for `deleteAfter` is deleted instead of reconciled.
+    // Nothing is written here, so the run below reads the same version of the CR.
+    if (
+      this.#cleanups != null &&
+      (await this.#cleanups.check(cached, logger, { record: false })).deleted === true
+    )
+      return {};
     // §20.4: a rolled-back CR is not reconciled normally until its spec changes.
     const rolledBack = await this.#rollbacks?.before(key, cached, logger);
     // §20.1: retries exhausted; only a new generation (or a watched input, #inputChanged) retries.
@@ -477,6 +498,15 @@ export class CrdController {
         lastAttempt: this.queue.isLastAttempt(key) ? { attempts: this.queue.maxAttempts } : undefined,
       });
       let requeueAfterMs = result.requeueAfterMs;
+      // §20.6: the reconcile may have written the terminal state; delete now or at the time it falls due.
+      const latest = this.#cleanups == null ? undefined : this.informer.cache.get(key);
+      if (latest != null) {
+        const cleanup = await this.#cleanups?.check(latest, logger);
+        if (cleanup?.deleted === true) return {};
+        if (cleanup?.dueInMs != null)
+          requeueAfterMs =
+            requeueAfterMs == null ? cleanup.dueInMs : Math.min(requeueAfterMs, cleanup.dueInMs);
+      }
       // The next time a time condition of the entry can change (docs/reference/katalog.md §8.5); the earliest timer wins.
       const timeChange = this.#nextTimeChange();
       if (timeChange != null)

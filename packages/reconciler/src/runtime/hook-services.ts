@@ -15,6 +15,7 @@ import { CrossHttpClient } from '../hooks/cross-http.js';
 import { DockerBuildManager } from '../hooks/docker.js';
 import { ExternalCaller } from '../hooks/external.js';
 import { GitCheckouts } from '../hooks/git.js';
+import { RemoteReconcilerClient } from '../hooks/remote.js';
 import type { HookServices } from '../hooks/hook-unit.js';
 import { KubeReadCache } from './kube-reader.js';
 import { ProviderDispatch } from './provider-dispatch.js';
@@ -44,6 +45,8 @@ export interface HookServicesOptions {
   readonly importProtocol?: ((specifier: string) => Promise<unknown>) | undefined;
   /** Live API answers of this operator's own kinds, built in process (ADR 0043). */
   readonly liveAnswer?: HookServices['liveAnswer'];
+  /** The cached children of an owner UID (a remote reconciler's `prepared.children`). Default none. */
+  readonly ownedChildren?: HookServices['ownedChildren'];
 }
 
 /** CreatedHookServices are the services as the slots see them, and the concrete ones for metrics, the watches and `stop`. */
@@ -88,6 +91,12 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
     ...(o.crossToken == null ? {} : { token: o.crossToken }),
   });
   const crossReaders = new CrossReaders();
+  // Remote reconcilers go through the same guard (docs/reference/runtime.md §14.8).
+  const remote = new RemoteReconcilerClient({
+    clock,
+    allowLinkLocal: tuning.allowLinkLocal,
+    allowAddresses: tuning.allowPrivateAddresses,
+  });
   let gitCheckouts: GitCheckouts | undefined;
   const git = (): GitCheckouts =>
     (gitCheckouts ??= new GitCheckouts({
@@ -122,6 +131,8 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
       lookup: o.lookup,
       liveAnswer: o.liveAnswer,
       crossCredential: crossCredentialOf(env, kubeReads),
+      remote,
+      ownedChildren: o.ownedChildren,
       git,
       docker,
       providers,

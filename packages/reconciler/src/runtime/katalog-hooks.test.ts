@@ -62,6 +62,7 @@ function input(crd: string, cr: KubeObject): HookInput {
       annotate: () => undefined,
       recordProviders: () => undefined,
       crossUnavailable: () => undefined,
+      writeStatus: () => undefined,
     },
   };
 }

@@ -49,6 +49,9 @@ import type { WatchingEntry } from './watch-triggers.js';
 import { wireWatches } from './watches.js';
 import type { RuntimeRevisions } from '../rollout/revisions.js';
 import { shardSelector } from './shard.js';
+import { ShardPeers } from './shard-peers.js';
+import type { PeerKind } from './shard-peers.js';
+import type { KubeObject } from '../kube-object.js';
 import type { RuntimeShard } from './shard.js';
 
 /**
@@ -152,6 +155,25 @@ export interface KatalogRuntime {
   snapshot(): RuntimeSnapshot;
   /** waitingEntries lists the entries whose workers wait for their `dependsOn` (or for leadership). */
   waitingEntries(): string[];
+  /**
+   * The cross-shard view of a sharded runtime (ADR 0058): `watchAll` adds every entry (the leader's
+   * rollout gate), `crs` lists the CRs of every shard it watches. Undefined without `shard`.
+   */
+  readonly crossShard: CrossShardView | undefined;
+}
+
+/** CrossShardView is a sharded runtime's view of every shard's CRs (ADR 0058). */
+export interface CrossShardView {
+  /** Watches every entry (projected to metadata and status where nothing else needs more). */
+  watchAll(): void;
+  /** True when every watched entry has completed its first list. */
+  hasSynced(): boolean;
+  /** Every CR of every watched entry, whichever shard owns it. */
+  crs(): KubeObject[];
+  /** The entries watched now. */
+  entries(): string[];
+  /** One entry's cache of every shard's CRs; undefined when the entry is not watched. */
+  cache(entry: string): CrossTarget['cache'] | undefined;
 }
 
 /**
@@ -210,6 +232,20 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const scopes = new Map<string, boolean>();
   const customScope = (apiVersion: string, kind: string): boolean | undefined =>
     scopes.get(`${apiVersion}/${kind}`);
+  // A shard's primary caches hold its own CRs only: cross reads, the Live API and the rollout gate
+  // read every shard's CRs from projected caches of the kinds they need (ADR 0058).
+  const peers =
+    options.shard == null
+      ? undefined
+      : new ShardPeers({
+          listWatch,
+          ...peerKinds(current, every),
+          namespace: tuning.namespace,
+          watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
+          logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
+          onChange: (entry, change) => wiring.onPeerChange(entry, change),
+        });
+  const peerView = (name: string): ReturnType<ShardPeers['cache']> => peers?.cache(name);
 
   // ---- hooks and providers (steps 9–12, 16; docs/reference/runtime.md §14)
   const hooks = createHookServices({
@@ -220,8 +256,9 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     env: options.options?.env ?? process.env,
     tuning,
     providers: options.providers ?? new Map(),
-    lookup: (name) => crossTarget(entries.get(name)),
-    liveAnswer: liveAnswerOf(entries, () => liveState),
+    lookup: (name) => crossTarget(entries.get(name), peerView(name)),
+    liveAnswer: liveAnswerOf(entries, () => liveState, peerView),
+    ownedChildren: (uid) => children.listAllOwned(uid),
     onBuildFinished: (waiters) => wiring.enqueueReaders(waiters),
     ...(options.options?.crossToken == null ? {} : { crossToken: options.options.crossToken }),
     ...(options.options?.importProtocol == null ? {} : { importProtocol: options.options.importProtocol }),
@@ -237,6 +274,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     clock,
     logger,
     gitPollTickMs: tuning.gitPollTickMs,
+    hasPeerView: (name) => peerView(name) != null,
   });
   const slots = options.options?.hooks;
   const hooksOf = (crd: CompiledCrd): PipelineHooks => ({
@@ -287,6 +325,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     ...children.informers.values(),
     ...watches.informers.values(),
     ...copySources.informers.values(),
+    ...(peers?.informers() ?? []),
   ];
 
   return {
@@ -294,15 +333,22 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     children,
     client,
     events,
-    start: () => starter.start(),
+    start: async () => {
+      if (peers != null) {
+        peers.start();
+        await peers.waitForSync(AbortSignal.timeout(tuning.syncTimeoutMs));
+      }
+      await starter.start();
+    },
     startWorkers: () => starter.startWorkers(),
     // The object path (runtime.md §18.5), then the Live API (§18.6), on the cross-read port.
-    crossHandler: liveHandlerOf(crossHandlerOf(entries, options.options?.crossAuthorize), {
+    crossHandler: liveHandlerOf(crossHandlerOf(entries, options.options?.crossAuthorize, peerView), {
       katalog: compiled.katalog.metadata,
       entries,
       state: liveState,
       authorize: options.options?.crossAuthorize,
       namespace: tuning.namespace,
+      peers: peerView,
     }),
     hookServices: {
       external: hooks.external,
@@ -323,11 +369,13 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       await children.stop();
       await watches.stop();
       await copySources.stop();
+      await peers?.stop();
       // Pooled protocol connections (ADR 0053) end with the runtime: a reload opens new ones.
       await hooks.external.close();
     },
     isReady: () =>
       starter.started &&
+      (peers?.hasSynced() ?? true) &&
       children.hasSynced() &&
       watches.hasSynced() &&
       [...entries.values()].every((e) => e.informer.hasSynced()),
@@ -337,7 +385,51 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     }),
     snapshot: () => runtimeSnapshot(entries, informers()),
     waitingEntries: () => starter.waitingEntries(),
+    crossShard:
+      peers == null
+        ? undefined
+        : {
+            watchAll: () => peers.watchAll(),
+            hasSynced: () => peers.hasSynced(),
+            crs: () => peers.entries().flatMap((name) => peers.cache(name)?.list() ?? []),
+            entries: () => peers.entries(),
+            cache: (name) => peers.cache(name),
+          },
   };
+}
+
+/**
+ * peerKinds are the entries a shard watches across shards (ADR 0058): from the start, the targets
+ * of in-process cross reads and the entries served to peers (`crossAccess`: object path, Live
+ * API), whole but for bookkeeping; on demand, every other entry as metadata and status (the
+ * leader's rollout gate).
+ */
+function peerKinds(
+  current: readonly CompiledCrd[],
+  every: readonly CompiledCrd[],
+): { kinds: PeerKind[]; onDemand: PeerKind[] } {
+  const names = new Set(current.map((crd) => crd.name));
+  const read = new Set<string>();
+  for (const crd of every)
+    for (const item of crd.entry.operatorBox.cross) if (names.has(item.crd)) read.add(item.crd);
+  const kindOf = (crd: CompiledCrd, projection: PeerKind['projection']): PeerKind => ({
+    entry: crd.name,
+    resource: {
+      group: crd.apiTypes.group,
+      version: crd.apiTypes.version,
+      kind: crd.apiTypes.kind,
+      plural: crd.apiTypes.plural,
+      namespaced: crd.entry.namespaced,
+    },
+    projection,
+  });
+  const kinds: PeerKind[] = [];
+  const onDemand: PeerKind[] = [];
+  for (const crd of current) {
+    if (read.has(crd.name) || crd.entry.crossAccess) kinds.push(kindOf(crd, 'object'));
+    else onDemand.push(kindOf(crd, 'status'));
+  }
+  return { kinds, onDemand };
 }
 
 /** revisionsOf is one entry's revision choice (docs/reference/runtime.md §24.2): the previous revision's entry and hooks, when it has one. */
@@ -526,16 +618,20 @@ function runtimeEntry(
 }
 
 /** crossTarget is an entry of this Katalog as the target of in-process cross reads (its primary cache). */
-function crossTarget(entry: RuntimeEntry | undefined): CrossTarget | undefined {
+function crossTarget(
+  entry: RuntimeEntry | undefined,
+  view: CrossTarget['cache'] | undefined,
+): CrossTarget | undefined {
   return entry == null
     ? undefined
-    : { namespaced: entry.controller.crd.entry.namespaced, cache: entry.cache };
+    : { namespaced: entry.controller.crd.entry.namespaced, cache: view ?? entry.cache };
 }
 
 /** crossHandlerOf serves other operators' cross reads from the entries' primary caches. */
 function crossHandlerOf(
   entries: ReadonlyMap<string, RuntimeEntry>,
   authorize: CrossAuthorize | undefined,
+  view: (entry: string) => CrossTarget['cache'] | undefined,
 ): CrossHandler {
   return createCrossHandler({
     entries: new Map(
@@ -548,7 +644,7 @@ function crossHandlerOf(
             group: entry.controller.crd.apiTypes.group,
             plural: entry.controller.crd.apiTypes.plural,
           },
-          lookup: (namespace, name) => entry.cache.getByName(namespace, name),
+          lookup: (namespace, name) => (view(entry.name) ?? entry.cache).getByName(namespace, name),
         },
       ]),
     ),

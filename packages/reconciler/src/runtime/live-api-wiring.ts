@@ -11,6 +11,10 @@ import { createLiveApiHandler, liveAnswer } from '../hooks/live-api.js';
 import type { LiveApiEntry, LiveEvent } from '../hooks/live-api.js';
 import type { HookServices } from '../hooks/hook-unit.js';
 import type { RuntimeEntry } from './katalog-runtime.js';
+import type { CrossTargetCache } from '../hooks/cross.js';
+
+/** PeerView is an entry's cross-shard cache in a sharded runtime (shard-peers.ts); undefined otherwise. */
+export type PeerView = (entry: string) => CrossTargetCache | undefined;
 
 /** EVENTS_PER_CR and MAX_CRS bound the Events kept for `/events`. */
 const EVENTS_PER_CR = 20;
@@ -69,8 +73,10 @@ export interface LiveRuntimeState {
 }
 
 /** liveApiEntry is one runtime entry as the Live API sees it. */
-function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState): LiveApiEntry {
+function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState, peers?: PeerView): LiveApiEntry {
   const crd = entry.controller.crd;
+  // A sharded replica answers for every CR from its cross-shard cache (ADR 0058), else its own cache.
+  const cache = (): CrossTargetCache => peers?.(entry.name) ?? entry.cache;
   return {
     name: entry.name,
     crossAccess: crd.entry.crossAccess,
@@ -98,8 +104,8 @@ function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState): LiveApiEntr
         unhealthyDependencies: state.started() && state.waiting().includes(entry.name),
       };
     },
-    list: () => entry.cache.list(),
-    get: (namespace, name) => entry.cache.getByName(namespace, name),
+    list: () => cache().list(),
+    get: (namespace, name) => cache().getByName(namespace, name),
     events: (namespace, name) => state.events(crd.apiVersion, crd.apiTypes.kind, namespace, name),
   };
 }
@@ -112,6 +118,8 @@ export interface LiveHandlerOptions {
   readonly authorize: CrossAuthorize | undefined;
   /** The namespace the operator watches, when pinned to one. */
   readonly namespace: string | undefined;
+  /** The cross-shard caches of a sharded runtime (ADR 0058). */
+  readonly peers?: PeerView;
 }
 
 /** liveHandlerOf serves the Live API after the object path of runtime.md §18.5 (`objects`). */
@@ -119,7 +127,7 @@ export function liveHandlerOf(objects: CrossHandler, o: LiveHandlerOptions): Cro
   const liveEntries = new Map(
     [...o.entries.values()].map((entry): [string, LiveApiEntry] => [
       entry.name,
-      liveApiEntry(entry, o.state),
+      liveApiEntry(entry, o.state, o.peers),
     ]),
   );
   const live = createLiveApiHandler({
@@ -146,12 +154,13 @@ export function liveHandlerOf(objects: CrossHandler, o: LiveHandlerOptions): Cro
 export function liveAnswerOf(
   entries: ReadonlyMap<string, RuntimeEntry>,
   state: () => LiveRuntimeState,
+  peers?: PeerView,
 ): NonNullable<HookServices['liveAnswer']> {
   return (crd, protocol, namespace, name) => {
     const entry = entries.get(crd);
     if (entry == null) return undefined;
     const s = state();
-    return liveAnswer(liveApiEntry(entry, s), protocol, namespace, name, {
+    return liveAnswer(liveApiEntry(entry, s, peers), protocol, namespace, name, {
       isKonductor: s.leader(),
       now: () => s.clock.now(),
       startedAt: s.startedAt,

@@ -20,6 +20,7 @@ import type { NamespaceGuard } from '../namespace-guard.js';
 import { formatReasonMessage } from '../reason-message.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import { DriftLimiter } from './drift-limiter.js';
+import { DeclaredEvents } from './declared-events.js';
 import { RUNTIME_TUNING_DEFAULTS } from './tuning.js';
 import type { RuntimeTuning } from './tuning.js';
 import { errorForLog } from './log-error.js';
@@ -131,6 +132,8 @@ export class CrdPipeline {
   readonly #status: StatusWriter;
   /** What the deletion stage remembers until the primary cache reports a CR gone (`forget`). */
   readonly #deletions: DeletionMemory = { providersDeleted: new Set(), finalized: new Set() };
+  /** The entry's declared Events (docs/reference/katalog.md §20.5), when it has any. */
+  readonly #declared: DeclaredEvents | undefined;
 
   constructor(options: PipelineOptions) {
     this.#o = options;
@@ -151,6 +154,16 @@ export class CrdPipeline {
       maxWrites: options.tuning?.maxConcurrentWrites ?? RUNTIME_TUNING_DEFAULTS.maxConcurrentWrites,
       drift: new DriftLimiter({ ...options.tuning?.driftLimit, clock: options.clock }),
     };
+    const declared = options.crd.entry.events;
+    this.#declared =
+      declared == null || Object.keys(declared).length === 0
+        ? undefined
+        : new DeclaredEvents({
+            events: declared,
+            recorder: options.events,
+            conditions,
+            clock: options.clock,
+          });
     this.#status = new StatusWriter({
       crd: options.crd,
       client: options.client,
@@ -169,6 +182,7 @@ export class CrdPipeline {
   forget(uid: string): void {
     this.#deletions.providersDeleted.delete(uid);
     this.#deletions.finalized.delete(uid);
+    this.#declared?.forget(uid);
   }
 
   /** run reconciles one CR (a frozen cache object); throws an OrkestraError after writing status on failure. */
@@ -209,9 +223,13 @@ export class CrdPipeline {
       } catch (statusError) {
         ctx.logger.warn({ err: errorForLog(statusError) }, 'status write after a failed reconcile failed');
       }
+      this.#emit(current.cr, 'failure', state, ctx, message);
       throw error;
     }
-    return isPending(end) ? this.#pending(current.cr, end, state, ctx) : end;
+    const result = isPending(end) ? await this.#pending(current.cr, end, state, ctx) : end;
+    // §20.5: a pending wait is not a failure (upstream: a requeue without an error is a success).
+    if (ctx.rolledBack == null) this.#emit(current.cr, 'success', state, ctx);
+    return result;
   }
 
   /** #stages runs steps 4–18 in order; a hook's pending outcome ends them early and is returned. */
@@ -315,6 +333,19 @@ export class CrdPipeline {
     return { requeueAfterMs: outcome.requeueAfterMs, wroteCr: state.wroteCr, writes: state.writes };
   }
 
+  /** #emit records the entry's declared Events for this run's outcome (docs/reference/katalog.md §20.5). */
+  #emit(
+    cr: KubeObject,
+    outcome: 'success' | 'failure',
+    state: RunState,
+    ctx: RunContext,
+    lastError = '',
+  ): void {
+    if (this.#declared == null) return;
+    const context = state.context ?? initialContext(cr);
+    this.#declared.after(cr, outcome, context, ctx.logger, lastError);
+  }
+
   /** #stepTimer returns `mark(step)`, which reports the time since the previous mark as that step's duration. */
   #stepTimer(): (step: string) => void {
     let last = this.#o.clock.now();
@@ -371,6 +402,7 @@ export class CrdPipeline {
       providers: state.providers,
       warnings: state.warnings,
       crossUnavailable: state.crossUnavailable,
+      serviceStatus: state.serviceStatus,
       inventory: state.inventory,
       context: state.context,
       desired: state.desired,

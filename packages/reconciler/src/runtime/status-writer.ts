@@ -44,6 +44,8 @@ export interface StatusWriteInput {
   readonly logger: Logger;
   /** `status.providers` records; undefined keeps the cached value. */
   readonly providers?: Readonly<Record<string, unknown>> | undefined;
+  /** Fields a remote reconciler returned for `status` (docs/reference/katalog.md §15.3). Default none. */
+  readonly serviceStatus?: Readonly<Record<string, unknown>> | undefined;
   /** issue-18: children held back by `waitFor` (child id → the ids they wait for). Default none. */
   readonly waiting?: ReadonlyMap<string, readonly string[]> | undefined;
 }
@@ -113,6 +115,7 @@ export class StatusWriter {
       providers: input.providers,
       katalogRevision: this.#o.revision,
       declaredFields: this.#o.crd.statusFields,
+      serviceStatus: input.serviceStatus,
       failed: !input.outcome.ready,
       context: { ...context, children },
       now,

@@ -40,6 +40,8 @@ export interface WatchesOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly gitPollTickMs: number | undefined;
+  /** Sharded runtimes: true for entries whose cross readers follow the cross-shard cache (`onPeerChange`), not the primary one (ADR 0058). */
+  readonly hasPeerView?: (entry: string) => boolean;
 }
 
 /** Watches are the connected sources: the per-entry primary change handler, the build-end handler and the git poller. */
@@ -48,6 +50,8 @@ export interface Watches {
   readonly sources: readonly EnqueueSource[];
   /** onPrimaryChange(entry) handles a change of one of its CRs: forget a deleted CR's reads, re-queue its cross readers. */
   onPrimaryChange(entry: string): (change: CacheChange) => void;
+  /** onPeerChange handles a change in an entry's cross-shard cache: re-queue its cross readers (ADR 0058). */
+  onPeerChange(entry: string, change: CacheChange): void;
   /** Re-queues the readers (readerIds) that waited for an image build that ended. */
   enqueueReaders(ids: readonly string[]): void;
   /** The git poller; undefined when no entry polls. */
@@ -99,6 +103,10 @@ export function wireWatches(o: WatchesOptions): Watches {
     sources,
     onPrimaryChange: (entry) => (change) => {
       if (change.type === CacheChangeType.Delete) o.katalogHooks.forget(entry, change.key);
+      if (!crossReaders || o.crossReaders.size === 0 || o.hasPeerView?.(entry) === true) return;
+      for (const reader of o.crossReaders.readersOf(entry, change.object, change.old)) enqueueReader(reader);
+    },
+    onPeerChange: (entry, change) => {
       if (!crossReaders || o.crossReaders.size === 0) return;
       for (const reader of o.crossReaders.readersOf(entry, change.object, change.old)) enqueueReader(reader);
     },

@@ -66,6 +66,12 @@ export interface BuildStatusInput {
   readonly katalogRevision?: string | undefined;
   /** Declared fields from `compileStatusFields`, evaluated after the runtime-owned keys. */
   readonly declaredFields?: readonly CompiledStatusField[] | undefined;
+  /**
+   * Fields a remote reconciler returned (docs/reference/katalog.md §15.3), applied after the
+   * declared fields (they win on a conflict, as upstream's) and never over the runtime's own keys.
+   * Undefined writes none.
+   */
+  readonly serviceStatus?: Readonly<Record<string, unknown>> | undefined;
   /** True when the reconcile failed: only declared fields with `when`/`anyOf` are evaluated. Default false. */
   readonly failed?: boolean | undefined;
   /** Template context of the declared fields (the CR, cross, git, external, docker, providers, children). Default {}. */
@@ -98,6 +104,15 @@ const OWNED_CONDITION_TYPES: ReadonlySet<string> = new Set([
   ConditionType.CrossSourceUnavailable,
   // Written by the reconcile gate only (runtime/gates.ts); every reconcile that runs removes it.
   ConditionType.Gated,
+]);
+
+/** The status keys the runtime owns; a remote reconciler's status never writes them. */
+const RUNTIME_STATUS_KEYS: ReadonlySet<string> = new Set([
+  'conditions',
+  'observedGeneration',
+  'inventory',
+  'providers',
+  'katalogRevision',
 ]);
 
 function isMap(value: unknown): value is Record<string, unknown> {
@@ -265,6 +280,9 @@ export function buildStatus(input: BuildStatusInput): BuildStatusResult {
       engine: input.engine,
     });
   }
+
+  for (const [key, value] of Object.entries(input.serviceStatus ?? {}))
+    if (!RUNTIME_STATUS_KEYS.has(key)) status[key] = structuredClone(value);
 
   const result = dropNulls(status) as Record<string, unknown>;
   const changed = !jsonEqual(cached, result);

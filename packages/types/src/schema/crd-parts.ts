@@ -574,3 +574,37 @@ export type Rollback = z.output<typeof RollbackSchema>;
  * reconciled successfully.
  */
 export const Rollback: z.ZodType<Rollback, unknown> = RollbackSchema.meta({ id: 'Rollback' });
+
+/** EmitTrigger is a reconcile outcome a declared Event fires on (docs/reference/katalog.md §20.5). */
+const EmitTrigger = z.enum(['always', 'success', 'failure'], {
+  error: 'on is a list of always, success and failure',
+});
+
+const EmitEventSchema = gated({
+  type: z.enum(['Normal', 'Warning'], { error: 'type must be Normal or Warning' }),
+  reason: Tpl.refine((reason) => reason.trim() !== '', { error: 'reason must not be empty' }),
+  message: Tpl,
+  on: z.array(EmitTrigger).default([]),
+});
+/** EmitEvent is one declared Event after loading. */
+export type EmitEvent = z.output<typeof EmitEventSchema>;
+/**
+ * EmitEvents (docs/reference/katalog.md §20.5, upstream's `emit.events`) names the Kubernetes Events
+ * the runtime records about a CR after a reconcile: each with a `type`, a templated `reason` and
+ * `message`, the outcomes it fires `on` (`always` when empty) and an optional gate.
+ */
+export const EmitEvents: z.ZodType<Record<string, EmitEvent>, unknown> = z
+  .record(Literal.min(1, { error: 'an event name must not be empty' }), EmitEventSchema)
+  .meta({ id: 'EmitEvents' });
+
+const CleanupSchema = gated({ deleteAfter: Duration.default('0s') }).refine(
+  (cleanup) => cleanup.when.length + cleanup.anyOf.length > 0,
+  { error: 'cleanup needs a condition (when or or) naming the terminal state' },
+);
+/** Cleanup is a `cleanup` block after loading. */
+export type Cleanup = z.output<typeof CleanupSchema>;
+/**
+ * Cleanup (docs/reference/katalog.md §20.6, upstream's `runtime.cleanup`) deletes a CR once its
+ * conditions (its terminal state) have held for `deleteAfter` (default 0s: at once).
+ */
+export const Cleanup: z.ZodType<Cleanup, unknown> = CleanupSchema.meta({ id: 'Cleanup' });

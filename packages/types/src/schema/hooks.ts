@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Duration } from '../duration.js';
+import { RESOURCE_KINDS } from '../kinds/index.js';
 import { gated } from './condition.js';
 import {
   BoolLike,
@@ -375,3 +376,105 @@ export const DockerHook: z.ZodType<DockerHook> = DockerHookSchema.meta({ id: 'Do
  * The reconciler's hook table reads it (which hooks `--strict` finds under a group).
  */
 export const HOISTED_HOOKS = { lists: ['external'], blocks: ['git', 'docker'] } as const;
+
+/** A managed resource of a remote reconciler: `group` + `plural` (upstream's form); `version` and `kind` name a kind outside the kind table. */
+const ManagedResourceSchema = z.strictObject({
+  group: Literal,
+  plural: Literal.regex(/^[a-z][a-z0-9]*$/, {
+    error: 'plural must be a lowercase resource name, e.g. deployments',
+  }),
+  version: Literal.regex(/^v\d+((alpha|beta)\d+)?$/, {
+    error: 'version must look like v1 or v1beta1',
+  }).optional(),
+  kind: Literal.regex(/^[A-Z][A-Za-z0-9]*$/, { error: 'kind must be PascalCase, e.g. Database' }).optional(),
+});
+
+/** Dot paths stripped from an object before it is sent (`metadata.managedFields`). */
+const ExcludePaths = z
+  .array(Literal.regex(/^[A-Za-z0-9_.-]+$/, { error: 'expected a dot path' }))
+  .default([]);
+
+/**
+ * RemoteReconciler hands each CR to an HTTP service that decides its children and status
+ * (docs/reference/katalog.md §15.3, docs/adr/0046-remote-reconciler-is-a-hook.md): upstream's
+ * `reconcile.remote` fields.
+ */
+const RemoteReconcilerSchema = z
+  .strictObject({
+    endpoint: Tpl,
+    /** `http` only; upstream reserves `grpc`. */
+    type: z
+      .enum(['http'], { error: 'type must be http (upstream reserves grpc for a later release)' })
+      .default('http'),
+    timeout: Duration.default('30s'),
+    /** Attempts of one call within a reconcile (network errors, timeouts and 5xx are retried with backoff). */
+    attempts: z.int().min(1).max(10).default(3),
+    args: TplMap.default({}),
+    payload: z
+      .strictObject({
+        object: z.strictObject({ exclude: ExcludePaths }).prefault({}),
+        children: z
+          .strictObject({
+            enabled: z.boolean().default(false),
+            exclude: ExcludePaths,
+          })
+          .prefault({}),
+      })
+      .prefault({}),
+    managedResources: z.array(ManagedResourceSchema).default([]),
+    auth: z
+      .strictObject({
+        secretRef: z
+          .strictObject({ name: Literal, key: Literal, namespace: LiteralNamespace.optional() })
+          .optional(),
+        env: z
+          .string()
+          .regex(/^\$?\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected an environment variable name' })
+          .optional(),
+        header: Literal.default('Authorization'),
+      })
+      .superRefine((auth, ctx) => {
+        if ((auth.secretRef === undefined) === (auth.env === undefined))
+          ctx.addIssue({
+            code: 'custom',
+            message: 'auth needs exactly one of `secretRef` or `env`',
+            input: auth,
+          });
+      })
+      .optional(),
+  })
+  .superRefine((remote, ctx) => {
+    remote.managedResources.forEach((resource, i) => {
+      const known = RESOURCE_KINDS.some((k) => k.group === resource.group && k.plural === resource.plural);
+      if (!known && (resource.version === undefined || resource.kind === undefined))
+        ctx.addIssue({
+          code: 'custom',
+          message: `${resource.group === '' ? '' : `${resource.group}/`}${resource.plural} is not a built-in kind: give its \`version\` and \`kind\` so the operator can watch and write it`,
+          path: ['managedResources', i],
+          input: resource,
+        });
+    });
+    // A CR must not choose where a credential goes (ADR 0033): with `auth`, the endpoint is literal.
+    if (remote.auth !== undefined && isTemplate(remote.endpoint))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'endpoint must be literal when `auth` sends a credential: a CR must not choose where it goes',
+        path: ['endpoint'],
+        input: remote.endpoint,
+      });
+    if (!URL_SCHEME.test(remote.endpoint) && !isTemplate(remote.endpoint))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'endpoint must be an http(s) URL',
+        path: ['endpoint'],
+        input: remote.endpoint,
+      });
+  });
+/** RemoteReconciler is a `remote` block. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface RemoteReconciler extends z.output<typeof RemoteReconcilerSchema> {}
+/** RemoteReconciler hands each CR to an HTTP service (docs/reference/katalog.md §15.3). */
+export const RemoteReconciler: z.ZodType<RemoteReconciler> = RemoteReconcilerSchema.meta({
+  id: 'RemoteReconciler',
+});

@@ -7,7 +7,9 @@ import { gated, gateShape, checkGate, normalizeGate } from './condition.js';
 import type { GateInput } from './condition.js';
 import {
   Autoscale,
+  Cleanup,
   DependsOn,
+  EmitEvents,
   WatchItem,
   Mutation,
   Normalize,
@@ -20,7 +22,7 @@ import {
   StatusBlock,
   Validation,
 } from './crd-parts.js';
-import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS } from './hooks.js';
+import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS, RemoteReconciler } from './hooks.js';
 import {
   DnsLabel,
   EntryName,
@@ -201,6 +203,7 @@ const OperatorBoxSchema = z
     git: GitHook.optional(),
     external: z.array(ExternalCall).default([]),
     docker: DockerHook.optional(),
+    remote: RemoteReconciler.optional(),
     onCreate: ResourceGroupInput.prefault({}),
     onReconcile: ResourceGroupInput.prefault({}),
     onDelete: OnDelete.optional(),
@@ -251,6 +254,7 @@ const OperatorBoxSchema = z
     git: box.git ?? box.onReconcile.git ?? box.onCreate.git,
     external: [...box.onReconcile.external, ...box.onCreate.external, ...box.external],
     docker: box.docker ?? box.onReconcile.docker ?? box.onCreate.docker,
+    remote: box.remote,
     onCreate: box.onCreate.group,
     onReconcile: box.onReconcile.group,
     onDelete: box.onDelete,
@@ -309,6 +313,10 @@ const crdEntryShape = {
   preReconcile: PreReconcile.optional(),
   /** Stop, and optionally roll back, a CR that keeps failing (docs/reference/katalog.md §20.4, upstream's `rollback`). */
   rollback: Rollback.optional(),
+  /** Kubernetes Events recorded after a reconcile (docs/reference/katalog.md §20.5, upstream's `emit.events`). */
+  events: EmitEvents.optional(),
+  /** Delete a CR a while after it reaches a terminal state (docs/reference/katalog.md §20.6, upstream's `runtime.cleanup`). */
+  cleanup: Cleanup.optional(),
   autoscale: Autoscale.optional(),
   restrictedNamespaces: z.array(Literal).default([]),
   allowedNamespaces: z.array(Literal).default([]),

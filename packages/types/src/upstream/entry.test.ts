@@ -162,24 +162,13 @@ describe('G3: reconcile, runtime, emit and admission', () => {
     );
   });
 
-  it('refuses emit.events at its own position, with the reason', () => {
-    const bad = g3.replace(
+  it('maps emit.events onto the entry’s events (katalog.md §20.5)', () => {
+    const withEvents = g3.replace(
       '        emit:\n',
       '        emit:\n          events:\n            ready: {type: Normal, reason: Ready, message: ok}\n',
     );
-    const result = load(bad);
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    const line = bad.split('\n').findIndex((l) => l.includes('events:')) + 1;
-    expect(result.errors).toHaveLength(1);
-    expect(result.errors[0]).toMatchObject({
-      line,
-      column: 11,
-      path: 'spec.crds.website.operatorBox.emit.events',
-    });
-    expect(result.errors[0]?.message).toMatch(
-      /^upstream key `events` has no counterpart in Orkestra: declared events/,
-    );
+    const entry = ok(load(withEvents)).katalog.spec.crds['website'];
+    expect(entry?.events?.['ready']).toMatchObject({ type: 'Normal', reason: 'Ready', message: 'ok' });
   });
 });
 

@@ -17,6 +17,7 @@ import { upgradeTiming } from './timing.js';
 import type { UpgradeDialectOptions, Upgrader } from './upgrader.js';
 import { upgradeWatch } from './watch.js';
 import { upgradePreReconcile } from './pre-reconcile.js';
+import { upgradeRemote } from './remote.js';
 import { upgradeRollback } from './rollback.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
@@ -93,6 +94,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     up.mark('G1');
     const box = up.ensureMap(entry, 'operatorBox', pairOf(entry, 'reconciler')?.key);
     const path = [...base, 'reconciler'];
+    upgradeRemote(up, g1, box, path);
     up.reconcilerDefault(g1, path);
     up.goHooks(g1, path);
     for (const key of BOX_KEYS) up.move(g1, key, box, key, [...path, key], 'operatorBox.' + key);
@@ -110,6 +112,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     if (g2 != null) {
       up.mark('G2');
       const path = [...boxPath, 'reconciler'];
+      upgradeRemote(up, g2, box, path);
       up.reconcilerDefault(g2, path);
       up.goHooks(g2, path);
       for (const key of ENTRY_KEYS) up.move(g2, key, entry, key, [...path, key], key);
@@ -122,6 +125,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     if (reconcile != null) {
       up.mark('G3');
       const path = [...boxPath, 'reconcile'];
+      upgradeRemote(up, reconcile, box, path);
       up.reconcilerDefault(reconcile, path);
       up.goHooks(reconcile, path);
       for (const key of BOX_KEYS) up.move(reconcile, key, box, key, [...path, key], 'operatorBox.' + key);
@@ -136,6 +140,8 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       up.move(runtime, 'finalizers', box, 'finalizers', [...path, 'finalizers'], 'operatorBox.finalizers');
       for (const key of ['rollback', 'rollBackOnError'])
         up.move(runtime, key, box, key, [...path, key], 'operatorBox.' + key);
+      // katalog.md §20.6: upstream's runtime.cleanup is the entry's `cleanup`.
+      up.move(runtime, 'cleanup', entry, 'cleanup', [...path, 'cleanup'], 'cleanup');
       for (const key of ENTRY_KEYS) up.move(runtime, key, entry, key, [...path, key], key);
       up.refuse(runtime, path, REFUSED);
       up.drop(box, 'runtime', path, 'its keys moved');
@@ -145,6 +151,8 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       up.mark('G3');
       const path = [...boxPath, 'emit'];
       up.move(emit, 'status', box, 'status', [...path, 'status'], 'operatorBox.status');
+      // katalog.md §20.5: upstream's emit.events is the entry's `events`.
+      up.move(emit, 'events', entry, 'events', [...path, 'events'], 'events');
       up.refuse(emit, path, REFUSED);
       up.drop(box, 'emit', path, 'its keys moved');
     }
@@ -194,6 +202,11 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   upgradeWatch(up, entry, base);
   upgradePreReconcile(up, entry, base);
   upgradeRollback(up, entry, base);
+  // katalog.md §20.5–20.6: the flat layout's `operatorBox.events` and `operatorBox.cleanup`.
+  for (const key of ['events', 'cleanup']) {
+    const boxNow = mapAt(entry, 'operatorBox');
+    if (boxNow != null) up.move(boxNow, key, entry, key, [...boxPath, key], key);
+  }
   for (const key of ['observe', 'watch']) {
     const boxNow = mapAt(entry, 'operatorBox');
     const pair = boxNow == null ? undefined : pairOf(boxNow, key);

@@ -4,8 +4,6 @@
  */
 /** REFUSED names the upstream keys the loader cannot map and why (reported by `ork validate`). */
 export const REFUSED: Readonly<Record<string, string>> = {
-  events: 'declared events are not emitted; the runtime records its own events and the Ready condition',
-  cleanup: 'deleting a CR after a terminal state is not supported',
   deletionProtection:
     'deletion protection is Katalog-wide: write `spec.deletionProtection` (or upstream’s top-level `security.deletionProtection`)',
   removeFinalizers: 'finalizers are always removed after deletion completes',

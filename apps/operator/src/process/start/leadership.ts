@@ -85,10 +85,13 @@ export function leaderElector(
       if (!state.stopping) {
         const member = state.member;
         if (member == null) state.runtime.startWorkers();
-        else
+        else {
           member.startSharder(
             state.runtime.summary().map((entry) => ({ ...entry.apiTypes, namespaced: entry.namespaced })),
           );
+          // The rollout gate counts every shard's CRs (ADR 0058).
+          state.runtime.watchAllShards();
+        }
         state.rollout?.start();
       }
     },

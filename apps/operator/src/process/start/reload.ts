@@ -128,6 +128,7 @@ async function reloadOnce(o: ReloaderOptions): Promise<ReloadResult> {
   );
   void o.gate.start(candidate);
   if (state.reconciling()) candidate.startWorkers();
+  if (state.leading && state.member != null) candidate.watchAllShards();
   if (state.leading) candidateRollout?.start();
   return { outcome: 'reloaded' };
 }

@@ -51,7 +51,11 @@ export function createRollouts(o: CreateRolloutsOptions): Rollouts {
     cache: watch,
   });
   // A command of `ork rollout` (or the operator's own write) arrives as a watch event: one tick.
-  watch.onRolloutChange(() => state.rollout?.nudge());
+  // A replica that does not lead (another shard) follows the state, re-queuing its CRs (ADR 0058).
+  watch.onRolloutChange(() => {
+    state.rollout?.nudge();
+    void state.rollout?.follow();
+  });
   let watching: Promise<void> | undefined;
   const prepare = async (forKatalog: Katalog, text: string): Promise<PreparedRollout | undefined> => {
     try {

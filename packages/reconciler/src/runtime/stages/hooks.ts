@@ -43,6 +43,9 @@ export function hookEffects(state: RunState): HookEffects {
     crossUnavailable: (messages) => {
       state.crossUnavailable = [...messages];
     },
+    writeStatus: (fields) => {
+      state.serviceStatus = { ...fields };
+    },
   };
 }
 

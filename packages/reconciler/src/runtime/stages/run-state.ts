@@ -46,6 +46,8 @@ export interface RunState {
   warnings: string[] | undefined;
   /** HTTP cross reads whose peer did not answer; undefined when the cross hook did not run (ADR 0043). */
   crossUnavailable: string[] | undefined;
+  /** The `status` a remote reconciler returned in this run (docs/reference/katalog.md §15.3). */
+  serviceStatus: Record<string, unknown> | undefined;
   desired: DesiredSet | undefined;
   context: TemplateContext | undefined;
   inventory: InventoryRecord[] | undefined;
@@ -75,6 +77,7 @@ export function newRunState(): RunState {
     requeueAt: [],
     warnings: undefined,
     crossUnavailable: undefined,
+    serviceStatus: undefined,
     desired: undefined,
     context: undefined,
     inventory: undefined,

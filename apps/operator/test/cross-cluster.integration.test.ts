@@ -1,0 +1,242 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { useControlPlane } from '@orkestra/testenv/vitest';
+import type { ControlPlaneFixture } from '@orkestra/testenv/vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parseRunConfig } from '../src/process/config.js';
+import { startOperator } from '../src/process/operator.js';
+import type { Operator } from '../src/process/operator.js';
+
+// A cross-cluster read (ADR 0043, docs/reference/katalog.md §15.2): the peer runs on its own
+// control plane and serves `loader` CRs on its cross port; the reader runs on another control
+// plane and reads them through the peer's Live API at a literal endpoint, with a token of the
+// peer's cluster (`auth.env`), which the peer checks with its own TokenReview and
+// SubjectAccessReview. Neither operator can see the other's API server.
+
+const home = useControlPlane();
+const away = useControlPlane({ workloads: true });
+const group = 'crosscluster.example.com';
+let peer: Operator | undefined;
+let reader: Operator | undefined;
+const dir = mkdtempSync(join(tmpdir(), 'orkestra-cross-cluster-'));
+
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function start(
+  plane: ControlPlaneFixture,
+  katalog: string,
+  extra: string[],
+  environment: Record<string, string>,
+): Promise<Operator> {
+  const parsed = parseRunConfig(
+    [
+      '--katalog',
+      katalog,
+      '--leader-elect=false',
+      '--install-crds',
+      '--health-probe-bind-address',
+      '0',
+      '--metrics-bind-address',
+      '0',
+      '--log-level',
+      'warn',
+      '--namespace',
+      plane.namespace,
+      ...extra,
+    ],
+    { env: environment },
+  );
+  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+  const operator = await startOperator({
+    config: parsed.config,
+    env: environment,
+    cwd: dir,
+    kubeConfig: plane.kubeConfig,
+    handleSignals: false,
+    watchKatalog: false,
+    watchNamespace: plane.namespace,
+  });
+  await operator.synced;
+  return operator;
+}
+
+const custom = (kubeConfig: KubeConfig) => kubeConfig.makeApiClient(CustomObjectsApi);
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
+
+beforeAll(async () => {
+  try {
+    void home.namespace;
+    void away.namespace;
+  } catch {
+    return; // no control plane: useControlPlane skips every test
+  }
+  expect(away.server).not.toBe(home.server);
+  // On the peer's cluster: a ServiceAccount for the reader, allowed to read loaders, and its token.
+  const core = away.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespacedServiceAccount({
+    namespace: away.namespace,
+    body: { metadata: { name: 'reader' } },
+  });
+  const rbac = away.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({
+    namespace: away.namespace,
+    body: {
+      metadata: { name: 'loader-reader' },
+      rules: [{ apiGroups: [group], resources: ['loaders'], verbs: ['get', 'list'] }],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: away.namespace,
+    body: {
+      metadata: { name: 'loader-reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'loader-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: away.namespace }],
+    },
+  });
+  const minted = await core.createNamespacedServiceAccountToken({
+    name: 'reader',
+    namespace: away.namespace,
+    body: { spec: { audiences: ['orkestra-cross'], expirationSeconds: 3600 } },
+  });
+  peer = await start(
+    away,
+    write(
+      'peer.yaml',
+      `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: loader-runtime }
+spec:
+  crds:
+    loader:
+      apiTypes: { group: ${group}, version: v1, kind: Loader, plural: loaders }
+      crossAccess: true
+      schema:
+        openAPIV3Schema: { type: object, x-kubernetes-preserve-unknown-fields: true }
+      operatorBox:
+        status:
+          fields:
+            - { path: phase, value: "Loading-{{ spec.batch }}" }
+`,
+    ),
+    ['--cross-bind-address', '127.0.0.1:0'],
+    {},
+  );
+  await custom(away.kubeConfig).createNamespacedCustomObject({
+    group,
+    version: 'v1',
+    namespace: away.namespace,
+    plural: 'loaders',
+    body: { apiVersion: `${group}/v1`, kind: 'Loader', metadata: { name: 'l1' }, spec: { batch: 9 } },
+  });
+  const endpoint = `http://127.0.0.1:${peer.crossAddress?.port ?? 0}`;
+  reader = await start(
+    home,
+    write(
+      'reader.yaml',
+      `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: processor-runtime }
+spec:
+  crds:
+    processor:
+      apiTypes: { group: ${group}, version: v1, kind: Processor, plural: processors }
+      schema:
+        openAPIV3Schema: { type: object, x-kubernetes-preserve-unknown-fields: true }
+      operatorBox:
+        cross:
+          - crd: loader
+            endpoint: ${endpoint}
+            protocol: cr
+            selector: { name: "{{ spec.loader }}", namespace: ${away.namespace} }
+            cacheFor: 2s
+            auth: { env: $PEER_TOKEN }
+            as: loader
+        status:
+          fields:
+            - { path: loaderPhase, value: "{{ cross.loader.status.phase }}" }
+`,
+    ),
+    ['--cross-bind-address', '0', '--allow-private-addresses', '127.0.0.0/8'],
+    { PEER_TOKEN: minted.status?.token ?? '' },
+  );
+  await custom(home.kubeConfig).createNamespacedCustomObject({
+    group,
+    version: 'v1',
+    namespace: home.namespace,
+    plural: 'processors',
+    body: { apiVersion: `${group}/v1`, kind: 'Processor', metadata: { name: 'p1' }, spec: { loader: 'l1' } },
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await reader?.shutdown('test done');
+  await peer?.shutdown('test done');
+});
+
+it('reads a CR served by an operator of another cluster through its Live API', async () => {
+  const status = await until('the loader phase on the reader', async () => {
+    const cr = (await custom(home.kubeConfig).getNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace: home.namespace,
+      plural: 'processors',
+      name: 'p1',
+    })) as { status?: Record<string, unknown> };
+    return cr.status?.['loaderPhase'] === 'Loading-9' ? cr.status : undefined;
+  });
+  expect(status['loaderPhase']).toBe('Loading-9');
+  // The kind exists only on the peer's cluster: the reader did not read it from its own API server.
+  await expect(
+    custom(home.kubeConfig).getNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace: away.namespace,
+      plural: 'loaders',
+      name: 'l1',
+    }),
+  ).rejects.toThrow();
+  // A spec change on the peer's cluster reaches the reader once its cached answer expires.
+  await custom(away.kubeConfig).patchNamespacedCustomObject({
+    group,
+    version: 'v1',
+    namespace: away.namespace,
+    plural: 'loaders',
+    name: 'l1',
+    body: [{ op: 'replace', path: '/spec/batch', value: 10 }],
+  });
+  await until('the new phase on the reader', async () => {
+    // A spec change of the reader's own CR re-queues it after the cached answer expired.
+    await custom(home.kubeConfig).patchNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace: home.namespace,
+      plural: 'processors',
+      name: 'p1',
+      body: [{ op: 'replace', path: '/spec/nudge', value: String(Date.now()) }],
+    });
+    const cr = (await custom(home.kubeConfig).getNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace: home.namespace,
+      plural: 'processors',
+      name: 'p1',
+    })) as { status?: Record<string, unknown> };
+    return cr.status?.['loaderPhase'] === 'Loading-10' ? true : undefined;
+  });
+}, 180_000);

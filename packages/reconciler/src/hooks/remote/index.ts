@@ -1,0 +1,222 @@
+/**
+ * The `remote` hook (docs/reference/katalog.md §15.3, docs/reference/runtime.md §14.8,
+ * docs/adr/0046-remote-reconciler-is-a-hook.md): step 12b POSTs upstream's `PreparedRequest` — the
+ * CR, `args`, and what was prepared for it (cross reads, external results, its cached children) —
+ * to a service, checks the answer, and adds `remote` to the template context. The answer's
+ * resources are children of the desired set (the entry's `remote.<list>` entries,
+ * runtime/compile-katalog.ts), its `status` is written with the run's status, and `requeue`
+ * re-queues the CR after `requeueAfter`. A service that misbehaves fails the reconcile with
+ * `RemoteReconcileFailed`, retried with the queue's backoff.
+ */
+import type { KubeObject } from '@orkestra/registry';
+import { compileValue } from '@orkestra/template';
+import type { CompiledValue, TemplateEngine } from '@orkestra/template';
+import { ConditionReason, OrkestraError, isTemplate, parseDuration, stringForm } from '@orkestra/types';
+import type { CrdEntry, RemoteReconciler } from '@orkestra/types';
+import { defineHook, failing, isRecord, noMemory } from '../hook-unit.js';
+import type { HookInput, HookServices, OfflineScript } from '../hook-unit.js';
+import type { RemoteCallOutcome } from '../remote.js';
+import { RemoteAnswerError, managedKinds, parseRemoteAnswer } from './answer.js';
+import type { ManagedKinds, RemoteAnswer } from './answer.js';
+
+/** CompiledRemote is an entry's `remote` block with `endpoint` and `args` compiled. */
+export interface CompiledRemote {
+  readonly declaration: RemoteReconciler;
+  readonly katalogPath: string;
+  /** Renders `{endpoint, args}`. */
+  readonly value: CompiledValue;
+  readonly managed: ManagedKinds;
+  readonly timeoutMs: number;
+}
+
+/** RemoteResult is the context value `remote`: the checked answer and whether a call was made. */
+export interface RemoteResult extends Omit<RemoteAnswer, 'writesStatus'> {
+  readonly called: boolean;
+}
+
+/** notCalledRemoteResult is `remote` before (or without) a call. */
+export function notCalledRemoteResult(): RemoteResult {
+  return { called: false, result: 'ok', requeueAfter: '', error: '', status: {}, resources: [] };
+}
+
+/** The wait of an answer `requeue` that gives no `requeueAfter`. */
+const REQUEUE_DEFAULT = '10s';
+
+/** REMOTE_RESULT_KEYS are the fields of `remote` (`--strict`). */
+export const REMOTE_RESULT_KEYS = [
+  'called',
+  'result',
+  'requeueAfter',
+  'error',
+  'status',
+  'resources',
+] as const;
+
+function compileRemote(entry: CrdEntry, base: string, engine: TemplateEngine): CompiledRemote | undefined {
+  const declaration = entry.operatorBox.remote;
+  if (declaration == null) return undefined;
+  const katalogPath = `${base}.operatorBox.remote`;
+  return {
+    declaration,
+    katalogPath,
+    value: compileValue(
+      { endpoint: declaration.endpoint, args: declaration.args },
+      { path: katalogPath, engine },
+    ),
+    managed: managedKinds(declaration.managedResources),
+    timeoutMs: parseDuration(declaration.timeout),
+  };
+}
+
+/** requestBody is upstream's PreparedRequest for one CR. */
+export function requestBody(
+  compiled: CompiledRemote,
+  input: Pick<HookInput, 'cr' | 'context' | 'crd'>,
+  args: Readonly<Record<string, unknown>>,
+  children: readonly KubeObject[] | undefined,
+): Record<string, unknown> {
+  const { cr, crd } = input;
+  const payload = compiled.declaration.payload;
+  const namespace = cr.metadata.namespace;
+  const context = input.context as Readonly<Record<string, unknown>>;
+  const prepared: Record<string, unknown> = {
+    cross: context['cross'] ?? {},
+    external: context['external'] ?? {},
+    git: context['git'] ?? {},
+  };
+  if (payload.children.enabled && children != null) {
+    const byKind: Record<string, Record<string, unknown>> = {};
+    for (const child of children) {
+      const kind = child.kind.toLowerCase();
+      (byKind[kind] ??= {})[child.metadata.name ?? ''] = without(child, payload.children.exclude);
+    }
+    prepared['children'] = byKind;
+  }
+  return {
+    key: namespace == null || namespace === '' ? cr.metadata.name : `${namespace}/${cr.metadata.name}`,
+    gvk: { Group: crd.apiTypes.group, Version: crd.apiTypes.version, Kind: crd.apiTypes.kind },
+    object: without(cr, payload.object.exclude),
+    ...(Object.keys(args).length === 0 ? {} : { args }),
+    prepared,
+  };
+}
+
+/** without is a copy of `object` with each dot path removed (`metadata.managedFields`). */
+function without(object: unknown, paths: readonly string[]): unknown {
+  const copy = structuredClone(object);
+  for (const path of paths) {
+    const keys = path.split('.');
+    const last = keys.pop();
+    let at: unknown = copy;
+    for (const key of keys) at = isRecord(at) && Object.hasOwn(at, key) ? at[key] : undefined;
+    if (last != null && isRecord(at)) delete at[last];
+  }
+  return copy;
+}
+
+function failed(compiled: CompiledRemote, message: string, shown: RemoteResult): OrkestraError {
+  return failing(
+    new OrkestraError(`${compiled.katalogPath}: remote reconciler ${message}`, {
+      code: ConditionReason.RemoteReconcileFailed,
+      katalogPath: compiled.katalogPath,
+    }),
+    shown,
+  );
+}
+
+async function runRemote(
+  services: HookServices,
+  compiled: CompiledRemote,
+  input: HookInput,
+): Promise<RemoteResult> {
+  const rendered = compiled.value.render(input.context) as {
+    endpoint?: unknown;
+    args?: Record<string, unknown>;
+  };
+  const url = stringForm(rendered.endpoint);
+  const args = Object.fromEntries(Object.entries(rendered.args ?? {}).map(([k, v]) => [k, stringForm(v)]));
+  const notCalled = notCalledRemoteResult();
+  if (services.remote == null) throw failed(compiled, 'has no client in this process', notCalled);
+  const headers: Record<string, string> = {};
+  const auth = compiled.declaration.auth;
+  if (auth != null) {
+    // A credential goes only to an endpoint written in the Katalog, never to one a CR chose.
+    if (isTemplate(compiled.declaration.endpoint))
+      throw failed(compiled, 'sends a credential, so its endpoint must be literal', notCalled);
+    const credential = await services.crossCredential?.(
+      {
+        ...(auth.env == null ? {} : { env: auth.env }),
+        ...(auth.secretRef == null ? {} : { secretRef: auth.secretRef }),
+      } as never,
+      input.cr.metadata.namespace,
+    );
+    if (credential == null || 'error' in credential)
+      throw failed(compiled, `credential: ${credential?.error ?? 'no resolver'}`, notCalled);
+    headers[auth.header.toLowerCase()] =
+      auth.header.toLowerCase() === 'authorization' ? `Bearer ${credential.value}` : credential.value;
+  }
+  const children = compiled.declaration.payload.children.enabled
+    ? services.ownedChildren?.(input.cr.metadata.uid ?? '')
+    : undefined;
+  const outcome: RemoteCallOutcome = await services.remote.call(
+    {
+      url,
+      body: requestBody(compiled, input, args, children),
+      headers,
+      timeoutMs: compiled.timeoutMs,
+      attempts: compiled.declaration.attempts,
+    },
+    input.signal,
+  );
+  if (!outcome.ok) throw failed(compiled, outcome.error, notCalled);
+  let answer: RemoteAnswer;
+  try {
+    answer = parseRemoteAnswer(outcome.answer, compiled.managed);
+  } catch (error) {
+    if (!(error instanceof RemoteAnswerError)) throw error;
+    throw failed(compiled, `${outcome.url} answered ${error.message}`, { ...notCalled, called: true });
+  }
+  const { writesStatus, ...value } = answer;
+  const result: RemoteResult = { ...value, called: true };
+  if (answer.result === 'error' || answer.error !== '')
+    throw failed(compiled, `answered error: ${answer.error || '(no message)'}`, result);
+  if (writesStatus) input.effects.writeStatus(answer.status);
+  return result;
+}
+
+/** scriptedRemote answers from the given `remote` result (upstream's answer shape); none reads as `ok` with no resources. */
+function scriptedRemote(script: OfflineScript): HookServices['remote'] {
+  return {
+    call: async (call) => {
+      const given = script.given();
+      if (given == null) script.note('remote: no answer in the context; read as result ok with no resources');
+      return { ok: true, answer: given ?? { result: 'ok' }, attempts: 1, url: call.url };
+    },
+  };
+}
+
+/** remoteHook is the `remote` unit (step 12b, after the external calls). */
+export const remoteHook = defineHook({
+  key: 'remote',
+  schema: 'operatorBox.remote — RemoteReconciler in @orkestra/types (schema/hooks.ts)',
+  reference: 'docs/reference/katalog.md §15.3',
+  phase: 'context',
+  label: { place: 'the remote reconciler', reader: 'remote' },
+  enqueuedBy: [],
+  compile: compileRemote,
+  declared: (compiled) => compiled != null,
+  initial: () => notCalledRemoteResult(),
+  settle: (result: RemoteResult) => ({
+    value: result,
+    // `requeue` without `requeueAfter` waits REQUEUE_DEFAULT, never a hot loop.
+    ...(result.result === 'requeue'
+      ? { requeueAfterMs: parseDuration(result.requeueAfter === '' ? REQUEUE_DEFAULT : result.requeueAfter) }
+      : {}),
+  }),
+  results: 'one',
+  resultKeys: REMOTE_RESULT_KEYS,
+  offline: (script) => ({ remote: scriptedRemote(script) }),
+  memory: noMemory,
+  run: (services, _memory, compiled, input): Promise<RemoteResult> =>
+    runRemote(services, compiled as CompiledRemote, input),
+});
