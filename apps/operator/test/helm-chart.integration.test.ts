@@ -68,6 +68,25 @@ describe('helm chart (real helm)', () => {
     expect(role.rules).toEqual(generateRbac(katalog, { namespace: 'orkestra-system' }).rules);
   });
 
+  it('caps the work directory: emptyDir sizeLimits, and --max-work-dir-bytes below the work one', async () => {
+    const objects = documentsOf(await template());
+    const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as {
+      spec: {
+        template: {
+          spec: {
+            volumes: { name: string; emptyDir?: { sizeLimit?: string } }[];
+            containers: { args: string[] }[];
+          };
+        };
+      };
+    };
+    const limits = Object.fromEntries(
+      deployment.spec.template.spec.volumes.map((v) => [v.name, v.emptyDir?.sizeLimit]),
+    );
+    expect(limits).toMatchObject({ work: '2Gi', tmp: '256Mi' });
+    expect(deployment.spec.template.spec.containers[0]?.args).toContain('--max-work-dir-bytes=1Gi');
+  });
+
   it('refuses replicas > 1 without leader election, and a missing Katalog', async () => {
     const twoLeaders = await runTool(
       'helm',

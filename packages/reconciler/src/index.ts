@@ -55,4 +55,4 @@ export { ExternalCaller } from './hooks/external.js';
 
 // ---- The image builders of the docker hook (`OCI_BUILDER`, docs/reference/katalog.md §16.2)
 export { Builder as OciBuilder } from './hooks/docker.js';
-export { redactUrlCredentials } from './redact-url.js';
+export { LOG_REDACT_KEYS, REDACTED, createRedactingLogger, redactForLog } from './log-redact.js';

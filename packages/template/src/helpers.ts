@@ -49,6 +49,21 @@ export interface HelperOptions {
 const systemClock: Clock = { now: () => Date.now() };
 const maxRandomSize = 65_536;
 
+/** The deepest value `toJson` writes; deeper data is a clear error, not a stack overflow. */
+const MAX_JSON_DEPTH = 512;
+
+/** depthOver says whether `value` nests arrays or objects more than `limit` deep (iteratively, no recursion). */
+function depthOver(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (node == null || typeof node !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function fail(helper: string, message: string): never {
   throw new HelperFailure(`${helper}: ${message}`);
 }
@@ -248,7 +263,15 @@ export function createHelpers(options: HelperOptions = {}): Readonly<Record<stri
     maxArgs: 1,
     fn: ([s]) => base64Decode('b64dec', stringForm(s)),
   };
-  const toJson: HelperDefinition = { minArgs: 1, maxArgs: 1, fn: ([v]) => JSON.stringify(v ?? null) };
+  const toJson: HelperDefinition = {
+    minArgs: 1,
+    maxArgs: 1,
+    fn: ([v]) => {
+      // JSON.stringify recurses: data nested thousands deep (a CR can be) would overflow the stack.
+      if (depthOver(v, MAX_JSON_DEPTH)) fail('toJson', `value nested more than ${MAX_JSON_DEPTH} deep`);
+      return JSON.stringify(v ?? null);
+    },
+  };
   const uuid: HelperDefinition = {
     minArgs: 0,
     maxArgs: 0,

@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { checkNesting } from './nesting-limit.js';
 import { findGoSyntax, rewriteLeadingDots } from './go-syntax.js';
 import { GoTemplateError, isGoTemplate, translateGoTemplate } from './go-template.js';
 import type { Clock, HelperDefinition, RandomSource } from './helpers.js';
@@ -195,6 +196,7 @@ class Engine implements TemplateEngine {
     let core = this.#cache.get(source);
     if (core == null) {
       try {
+        checkNesting(source);
         core = this.#compile(source);
       } catch (error) {
         core = error instanceof TemplateError ? error : new TemplateError(String(error), { cause: error });

@@ -94,6 +94,7 @@ export { katalogJsonSchema, KATALOG_SCHEMA_ID } from './json-schema.js';
 // Conditions
 export { evaluateConditions, evaluateCondition, typeName, zonedParts } from './evaluate-conditions.js';
 export { copySourceWatches } from './copy-source-watches.js';
+export { repoHostAllowed } from './repo-hosts.js';
 export type {
   EvaluateConditionsOptions,
   ConditionsResult,
@@ -214,6 +215,8 @@ export {
   DeleteGroup,
 } from './schema/katalog.js';
 export type { KatalogInput } from './schema/katalog.js';
+export { storedVersionOf, versionNamesOf } from './schema/versions.js';
+export type { Conversion, ConversionPath, ConversionRule, CrdVersion } from './schema/versions.js';
 export { Rollout } from './schema/rollout.js';
 export type { RolloutCanary } from './schema/rollout.js';
 

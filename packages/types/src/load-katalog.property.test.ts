@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadKatalog } from './load-katalog.js';
+import { decodeYamlBytes } from './yaml-input.js';
 
 const examplesDir = join(import.meta.dirname, '../../../examples');
 const texts = readdirSync(examplesDir)
@@ -74,6 +75,59 @@ describe('loadKatalog property tests', { timeout: 120_000 }, () => {
         expect(isWellFormed(loadKatalog({ text: stringify(value) }))).toBe(true);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('answers deep nesting (flow or block, up to 5 000 levels) with a positioned error, never a stack overflow', () => {
+    const deep = fc
+      .tuple(fc.integer({ min: 1, max: 5000 }), fc.constantFrom('[', '{ a: ', 'block-map', 'block-seq'))
+      .map(([depth, shape]) => {
+        if (shape === '[') return `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+        if (shape === '{ a: ') return `${'{ a: '.repeat(depth)}1${' }'.repeat(depth)}`;
+        const step =
+          shape === 'block-map'
+            ? (i: number) => `${' '.repeat(i)}a:\n`
+            : (i: number) => `${' '.repeat(i)}-\n`;
+        return `\n${Array.from({ length: Math.min(depth, 600) }, (_, i) => step(i + 4)).join('')}${' '.repeat(Math.min(depth, 600) + 4)}1`;
+      });
+    fc.assert(
+      fc.property(fc.constantFrom(...texts), deep, fc.nat(), (text, nested, at) => {
+        // Replace the value of one `description:` (or append a field) with the nested value.
+        const edited = text.includes('description:')
+          ? text.replace(/description: .*/, `description: ${nested}`)
+          : `${text}\nextra: ${nested}\n`;
+        const started = performance.now();
+        const result = loadKatalog({ text: at % 2 === 0 ? edited : nested });
+        expect(isWellFormed(result)).toBe(true);
+        if (!result.ok) expect(result.errors.map((e) => e.message).join('\n')).not.toMatch(/call stack/i);
+        expect(performance.now() - started).toBeLessThan(5000);
+      }),
+      { numRuns: 40, endOnFailure: true },
+    );
+  });
+
+  it('answers lone UTF-16 surrogates in the text, and in the bytes of a file, with a result, never a throw', () => {
+    const lone = fc.constantFrom('\uD800', '\uDBFF', '\uDC00', '\uDFFF', 'x\uD83D', '\uDE00y');
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...texts),
+        fc.array(fc.tuple(fc.nat(), lone), { minLength: 1, maxLength: 6 }),
+        (text, inserts) => {
+          let edited = text;
+          for (const [at, unit] of inserts) {
+            const i = at % (edited.length + 1);
+            edited = edited.slice(0, i) + unit + edited.slice(i);
+          }
+          expect(isWellFormed(loadKatalog({ text: edited }))).toBe(true);
+          // As bytes: UTF-8 cannot encode a lone surrogate (it becomes U+FFFD); as UTF-16 it is refused by name.
+          expect(decodeYamlBytes(Buffer.from(edited, 'utf8')).ok).toBe(true);
+          const utf16 = decodeYamlBytes(
+            Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(edited, 'utf16le')]),
+          );
+          expect(utf16.ok ? '' : utf16.problem.code).toBe('Utf16OrUtf32');
+        },
+      ),
+      { numRuns: 100, endOnFailure: true },
     );
   });
 

@@ -245,3 +245,47 @@ describe('a remote reconciler with auth', () => {
     ]);
   });
 });
+
+describe('spec.allowedRepoHosts', () => {
+  const withGit = (hosts: string, repo: string): string =>
+    katalog(`      operatorBox:
+        git:
+          repo: '${repo}'
+`).replace('spec:\n', `spec:\n  allowedRepoHosts: ${hosts}\n`);
+
+  it('refuses a literal git repo on another host, positioned at the repo', () => {
+    const text = withGit('[git.example.com, "*.corp.example"]', 'https://evil.example.org/org/r.git');
+    expect(issues(text)).toEqual([
+      expect.objectContaining({
+        line: lineOf(text, 'repo:'),
+        path: 'spec.crds.app.operatorBox.git.repo',
+        message:
+          'git repo host "evil.example.org" is not in spec.allowedRepoHosts (git.example.com, *.corp.example)',
+      }),
+    ]);
+  });
+
+  it('accepts a listed host, a subdomain of a *. item, a templated repo (checked when it renders) and no list', () => {
+    expect(issues(withGit('[git.example.com]', 'https://git.example.com/org/r.git'))).toEqual([]);
+    expect(issues(withGit('["*.corp.example"]', 'git@src.corp.example:org/r.git'))).toEqual([]);
+    expect(issues(withGit('[git.example.com]', '{{ spec.repo }}'))).toEqual([]);
+    expect(
+      issues(
+        withGit('[git.example.com]', 'https://evil.example.org/r.git').replace(
+          / {2}allowedRepoHosts.*\n/,
+          '',
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it('refuses an item that is not a host name, and an empty list', () => {
+    const text = withGit('["https://git.example.com", "*"]', 'https://git.example.com/r.git');
+    expect(issues(text).map((i) => i.path)).toEqual(
+      expect.arrayContaining(['spec.allowedRepoHosts[0]', 'spec.allowedRepoHosts[1]']),
+    );
+    expect(issues(withGit('[]', 'https://git.example.com/r.git')).map((i) => i.message)).toEqual([
+      'list at least one host, or leave allowedRepoHosts out',
+    ]);
+  });
+});

@@ -90,7 +90,14 @@ export const devCommand: Command = {
     const parsed = parseRunConfig(rest, {
       env: { ...io.env, KUBECONFIG: undefined },
       // ork dev runs beside local servers: loopback is allowed explicitly (runtime.md §14.4).
-      defaults: { leaderElect: replicas > 1, installCrds: true, allowPrivateAddresses: LOOPBACK_CIDRS },
+      defaults: {
+        leaderElect: replicas > 1,
+        installCrds: true,
+        allowPrivateAddresses: LOOPBACK_CIDRS,
+        // The API server calls the conversion webhook on the loopback address, any free port (§26).
+        webhookBindAddress: '127.0.0.1:0',
+        webhookService: 'loopback',
+      },
     });
     if (!parsed.ok) throw new UsageError(parsed.errors.join('\n'));
     const config = parsed.config;

@@ -23,6 +23,11 @@ export interface BundleOptions {
   readonly image: string;
 }
 
+/** The emptyDir sizeLimit of the work directory: above the runtime's default cap of 1 GiB. */
+const WORK_DIR_SIZE_LIMIT = '2Gi';
+/** The emptyDir sizeLimit of /tmp. */
+const TMP_SIZE_LIMIT = '256Mi';
+
 /** Bundle is a full install: the manifests in apply order plus the RBAC notes. */
 export interface Bundle {
   readonly manifests: readonly Manifest[];
@@ -109,8 +114,10 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
           ],
           volumes: [
             { name: 'katalog', configMap: { name: configMapName } },
-            { name: 'work', emptyDir: {} },
-            { name: 'tmp', emptyDir: {} },
+            // Past a sizeLimit the kubelet evicts the pod; the operator stops git before that, at
+            // --max-work-dir-bytes (1 GiB by default, docs/reference/runtime.md §14.3).
+            { name: 'work', emptyDir: { sizeLimit: WORK_DIR_SIZE_LIMIT } },
+            { name: 'tmp', emptyDir: { sizeLimit: TMP_SIZE_LIMIT } },
           ],
         },
       },

@@ -1,4 +1,5 @@
-import type { CrdEntry, Katalog } from '@orkestra/types';
+import { storedVersionOf } from '@orkestra/types';
+import type { CrdEntry, CrdVersion, Katalog } from '@orkestra/types';
 import { planAdmission, withAdmission } from './admission.js';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
@@ -84,8 +85,10 @@ function dropUntyped(schema: Schema): void {
  * fields instead (`untypedProperties` lists them so the CLI can say so). Validation rules and
  * defaults the API server can apply itself are added to `spec` (ADR 0049).
  */
-export function crdSchema(entry: CrdEntry): Schema {
-  const declared = entry.schema?.openAPIV3Schema;
+export function crdSchema(entry: CrdEntry, version?: CrdVersion): Schema {
+  const declared =
+    version?.schema?.openAPIV3Schema ??
+    (version == null || version.name === entry.apiTypes.version ? entry.schema?.openAPIV3Schema : undefined);
   const description = entry.description === '' ? {} : { description: entry.description };
   if (declared == null) {
     return { type: 'object', ...description, properties: { spec: OPEN, status: OPEN } };
@@ -96,7 +99,9 @@ export function crdSchema(entry: CrdEntry): Schema {
   if (root['description'] == null && entry.description !== '') root['description'] = entry.description;
   const properties: Schema = isSchema(root['properties']) ? { ...root['properties'] } : {};
   // Deny rules the CRD can judge and literal defaults (docs/reference/katalog.md §12, ADR 0049).
-  if (isSchema(properties['spec'])) {
+  // The rules are written against the schema of the version the runtime reads (ADR 0056).
+  const read = version == null || version.name === entry.apiTypes.version;
+  if (read && isSchema(properties['spec'])) {
     const plan = planAdmission(entry);
     properties['spec'] = withAdmission(properties['spec'], plan);
     if (plan.rootRules.length > 0)
@@ -117,9 +122,53 @@ export function crdSchema(entry: CrdEntry): Schema {
   return root;
 }
 
-/** crdFor builds the CustomResourceDefinition of one CRD entry: one served and stored version, the status subresource and Ready/Reason/Age columns. */
-export function crdFor(katalog: Katalog, entry: CrdEntry): Manifest {
-  const { group, version, kind, plural, singular, shortNames } = entry.apiTypes;
+/** WebhookClientConfig is where the API server sends ConversionReviews (docs/reference/runtime.md §26). */
+export type WebhookClientConfig =
+  | { readonly service: { readonly namespace: string; readonly name: string; readonly port?: number } }
+  | { readonly url: string };
+
+/** CrdOptions configures the CRDs of entries with several versions. */
+export interface CrdOptions {
+  /** Where conversion requests go. Default the chart's Service `orkestra-webhook` in `orkestra-system`, port 443. */
+  readonly webhook?: WebhookClientConfig;
+  /** PEM CA bundle to write into the conversion config (the operator patches it at start otherwise). */
+  readonly caBundle?: string;
+}
+
+/** WEBHOOK_SERVICE is the chart's webhook Service name (deploy/helm/orkestra/templates/service.yaml). */
+const WEBHOOK_SERVICE = 'orkestra-webhook';
+
+/** conversionOf returns the CRD's `spec.conversion`: a webhook when the entry declares conversion. */
+function conversionOf(entry: CrdEntry, options: CrdOptions = {}): Schema | undefined {
+  if (entry.conversion == null) return undefined;
+  const target = options.webhook ?? {
+    service: { namespace: 'orkestra-system', name: WEBHOOK_SERVICE, port: 443 },
+  };
+  const clientConfig: Schema =
+    'url' in target
+      ? { url: `${target.url.replace(/\/+$/, '')}/convert` }
+      : { service: { ...target.service, path: '/convert' } };
+  if (options.caBundle != null) clientConfig['caBundle'] = Buffer.from(options.caBundle).toString('base64');
+  return { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } };
+}
+
+function versionsOf(entry: CrdEntry): CrdVersion[] {
+  if (entry.versions != null) return entry.versions;
+  const storage = storedVersionOf(entry);
+  const names = new Set([entry.apiTypes.version, storage]);
+  for (const p of entry.conversion?.paths ?? []) names.add(p.from).add(p.to);
+  return [...names].map((name) => ({ name, served: true, storage: name === storage }));
+}
+
+/**
+ * crdFor builds the CustomResourceDefinition of one CRD entry: its versions (one, or each of
+ * `versions` with its own schema; the storage version marked), the status subresource,
+ * Ready/Reason/Age columns and, with `conversion`, the conversion webhook (ADR 0056).
+ */
+export function crdFor(katalog: Katalog, entry: CrdEntry, options: CrdOptions = {}): Manifest {
+  const { group, kind, plural, singular, shortNames } = entry.apiTypes;
+  const storage = storedVersionOf(entry);
+  const conversion = conversionOf(entry, options);
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -134,21 +183,22 @@ export function crdFor(katalog: Katalog, entry: CrdEntry): Manifest {
         ...(shortNames == null || shortNames.length === 0 ? {} : { shortNames: [...shortNames] }),
       },
       scope: entry.namespaced ? 'Namespaced' : 'Cluster',
-      versions: [
-        {
-          name: version,
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: crdSchema(entry) },
-          subresources: { status: {} },
-          additionalPrinterColumns: PRINTER_COLUMNS,
-        },
-      ],
+      versions: versionsOf(entry).map((v) => ({
+        name: v.name,
+        served: v.served,
+        storage: v.name === storage,
+        ...(v.deprecated == null ? {} : { deprecated: v.deprecated }),
+        ...(v.deprecationWarning == null ? {} : { deprecationWarning: v.deprecationWarning }),
+        schema: { openAPIV3Schema: crdSchema(entry, v) },
+        subresources: { status: {} },
+        additionalPrinterColumns: PRINTER_COLUMNS,
+      })),
+      ...(conversion == null ? {} : { conversion }),
     },
   };
 }
 
 /** generateCrds returns one CRD per CRD entry of the Katalog (disabled entries too: their CRs still exist). */
-export function generateCrds(katalog: Katalog): Manifest[] {
-  return Object.values(katalog.spec.crds).map((entry) => crdFor(katalog, entry));
+export function generateCrds(katalog: Katalog, options: CrdOptions = {}): Manifest[] {
+  return Object.values(katalog.spec.crds).map((entry) => crdFor(katalog, entry, options));
 }

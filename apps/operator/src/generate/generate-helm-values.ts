@@ -25,6 +25,8 @@ export interface HelmValues {
   };
   /** ValidatingAdmissionPolicies and bindings the chart installs (ADR 0049, ADR 0050). */
   readonly admissionPolicies: readonly Manifest[];
+  /** Present when an entry declares conversion: the chart serves the webhook (ADR 0057). */
+  readonly webhook?: { readonly enabled: true };
 }
 
 /**
@@ -48,5 +50,8 @@ export function generateHelmValues(katalog: Katalog, options: HelmValuesOptions)
       namespaceRoles: rbac.namespaceRoles,
     },
     admissionPolicies: generatePolicies(katalog, options.namespace),
+    ...(Object.values(katalog.spec.crds).some((entry) => entry.conversion != null)
+      ? { webhook: { enabled: true } }
+      : {}),
   };
 }

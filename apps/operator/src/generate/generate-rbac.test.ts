@@ -363,3 +363,23 @@ operatorBox:
     expect(rbac.notes.join('\n')).not.toContain('{{');
   });
 });
+
+describe('generateRbac with conversion (docs/reference/runtime.md §26, ADR 0057)', () => {
+  it('grants get/patch on the converting CRD and its status, and the webhook Secret in the operator namespace', async () => {
+    const { VERSIONED_KATALOG } = await import('../conversion/fixture.test-support.js');
+    const { loadKatalogOrThrow } = await import('@orkestra/types');
+    const katalog = loadKatalogOrThrow({ text: VERSIONED_KATALOG, file: 'v.yaml' });
+    const rules = generateRbac(katalog, { namespace: 'ops' }).manifests.flatMap((m) =>
+      (
+        (m['rules'] as { resources: string[]; verbs: string[]; resourceNames?: string[] }[] | undefined) ?? []
+      ).map(
+        (r) =>
+          `${String((m['metadata'] as { namespace?: string }).namespace ?? '')} ${r.resources.join(',')} ${r.verbs.join(',')} ${(r.resourceNames ?? []).join(',')}`,
+      ),
+    );
+    expect(rules).toContain(' customresourcedefinitions get,patch databases.demo.example.io');
+    expect(rules).toContain(' customresourcedefinitions/status patch databases.demo.example.io');
+    expect(rules).toContain('ops secrets create ');
+    expect(rules).toContain('ops secrets get,update orkestra-webhook-tls');
+  });
+});

@@ -489,6 +489,19 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     notes.push(
       `an entry copies Secrets from a namespace its CRs choose (copyFrom.namespace is a template), but the generated Role is limited to namespace ${pinned}: grant \`get\` on secrets in those namespaces by hand`,
     );
+  // The conversion webhook (docs/reference/runtime.md §26, ADR 0057): the operator writes the
+  // caBundle into the CRDs of the entries that convert (cluster-scoped: only a ClusterRole can grant it).
+  const converting = entries
+    .filter((entry) => entry.conversion != null)
+    .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
+  if (converting.length > 0 && pinned == null) {
+    rules.add('apiextensions.k8s.io', 'customresourcedefinitions', ['get', 'patch'], converting);
+    // Storage version migration trims status.storedVersions (docs/reference/katalog.md §3.4).
+    rules.add('apiextensions.k8s.io', 'customresourcedefinitions/status', ['patch'], converting);
+  } else if (converting.length > 0)
+    notes.push(
+      `the conversion webhook writes its caBundle into ${converting.join(', ')}, but the generated Role is limited to namespace ${pinned}: grant \`get\` and \`patch\` on those customresourcedefinitions in a ClusterRole by hand`,
+    );
   const operatorRules = rules.rules();
   // A namespace's reads that the operator's own rules already grant there need no Role of their own.
   const namespaceRoles = reads.roles(
@@ -527,6 +540,18 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     // only one patched (docs/reference/runtime.md §24.1) — the verbs the operator's own rules do not
     // already grant in the operator namespace (a Katalog with configMaps children has create, patch).
     ...rolloutRules(operatorRules, pinned == null || pinned === options.namespace, `${leaseName}-rollout`),
+    // The webhook's CA and serving certificate live in a Secret of the operator namespace.
+    ...(converting.length === 0
+      ? []
+      : [
+          { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+          {
+            apiGroups: [''],
+            resources: ['secrets'],
+            verbs: ['get', 'update'],
+            resourceNames: ['orkestra-webhook-tls'],
+          },
+        ]),
     // The LeaderElection Event on the Lease is written in the operator namespace: the ClusterRole's
     // events rule covers it; a Role pinned to another namespace does not, so this Role grants it.
     ...(pinned == null || pinned === options.namespace

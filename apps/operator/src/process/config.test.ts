@@ -30,6 +30,7 @@ describe('parseRunConfig', () => {
       maxConcurrentWrites: 8,
       watchIdleTimeoutMs: 300_000,
       workDir: '/var/lib/orkestra',
+      maxWorkDirBytes: 1024 ** 3,
       maxConcurrentBuilds: 1,
       ociBuilder: 'docker',
       installCrds: false,
@@ -39,6 +40,8 @@ describe('parseRunConfig', () => {
       controlCenterHosts: [],
       allowPrivateAddresses: [],
       crossBindAddress: ':8082',
+      webhookBindAddress: ':9443',
+      webhookService: 'orkestra-webhook',
       crossAuth: 'token',
       crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
     });
@@ -131,6 +134,8 @@ describe('parseRunConfig', () => {
           '2m',
           '--work-dir',
           '/tmp/ork',
+          '--max-work-dir-bytes',
+          '512Mi',
           '--max-concurrent-builds',
           '3',
           '--install-crds',
@@ -155,6 +160,7 @@ describe('parseRunConfig', () => {
       maxConcurrentWrites: 16,
       watchIdleTimeoutMs: 120_000,
       workDir: '/tmp/ork',
+      maxWorkDirBytes: 512 * 1024 ** 2,
       maxConcurrentBuilds: 3,
       ociBuilder: 'docker',
       installCrds: true,
@@ -163,6 +169,8 @@ describe('parseRunConfig', () => {
       controlCenterUpstreams: [],
       controlCenterHosts: [],
       crossBindAddress: ':8082',
+      webhookBindAddress: ':9443',
+      webhookService: 'orkestra-webhook',
       crossAuth: 'token',
       crossTokenFile: '/var/run/secrets/orkestra.io/cross/token',
       allowPrivateAddresses: [],
@@ -194,6 +202,8 @@ describe('parseRunConfig', () => {
           '0',
           '--max-concurrent-writes',
           '2.5',
+          '--max-work-dir-bytes',
+          '1GB',
           '--metrics-bind-address',
           'localhost',
           '--log-level',
@@ -211,13 +221,14 @@ describe('parseRunConfig', () => {
         '--lease-duration: "soon" is not a duration (examples: 500ms, 15s, 5m, 1h30m)',
         '--shutdown-timeout: must be greater than 0, got "0"',
         '--max-concurrent-writes: expected a whole number of at least 1, got "2.5"',
+        '--max-work-dir-bytes: expected a number of bytes with an optional Ki, Mi or Gi suffix, got "1GB"',
         expect.stringMatching(/^--metrics-bind-address: invalid bind address "localhost"/),
         expect.stringMatching(/^--log-level: "loud" is not one of trace, debug, info/),
         expect.stringMatching(/^--namespace: "Not_OK" is not a valid namespace name/),
         'OCI_BUILDER: "kaniko" is not one of docker, podman, buildah',
       ]),
     );
-    expect(list).toHaveLength(8);
+    expect(list).toHaveLength(9);
   });
 
   it('checks that the lease timings can work', () => {
@@ -260,6 +271,12 @@ describe('parseRunConfig', () => {
         ok(parseRunConfig(['--cross-auth', 'none', '--cross-bind-address', address], { env: {} })).crossAuth,
       ).toBe('none');
     }
+    expect(errors(parseRunConfig(['--webhook-service', 'Not A Name'], { env: {} }))).toEqual([
+      '--webhook-service: "Not A Name" is neither a Service name nor an https:// URL',
+    ]);
+    expect(
+      ok(parseRunConfig(['--webhook-service', 'https://10.0.0.5:9443'], { env: {} })).webhookService,
+    ).toBe('https://10.0.0.5:9443');
     expect(errors(parseRunConfig(['--cross-auth', 'open'], { env: {} }))).toEqual([
       '--cross-auth: "open" is not one of token, none',
     ]);

@@ -23,12 +23,17 @@ export type OciBuilder = (typeof OciBuilder)[keyof typeof OciBuilder];
 /**
  * OperatorTuning is the part of the runtime's RuntimeTuning that `ork run` sets from flags
  * (`--reconcile-timeout`, `--max-concurrent-writes`, `--watch-idle-timeout`, `--work-dir`,
- * `--max-concurrent-builds`), always given. The knobs are declared once, in RuntimeTuning.
+ * `--max-work-dir-bytes`, `--max-concurrent-builds`), always given. The knobs are declared once, in RuntimeTuning.
  */
 export type OperatorTuning = {
   readonly [
     K in
-      'reconcileTimeoutMs' | 'maxConcurrentWrites' | 'watchIdleTimeoutMs' | 'workDir' | 'maxConcurrentBuilds'
+      | 'reconcileTimeoutMs'
+      | 'maxConcurrentWrites'
+      | 'watchIdleTimeoutMs'
+      | 'workDir'
+      | 'maxWorkDirBytes'
+      | 'maxConcurrentBuilds'
   ]-?: NonNullable<RuntimeTuning[K]>;
 };
 
@@ -72,6 +77,17 @@ export interface RunConfig extends OperatorTuning {
    * started only when an entry has `crossAccess: true`; `0` disables it. Default `:8082`.
    */
   readonly crossBindAddress: string;
+  /**
+   * Bind address of the webhook endpoint (`--webhook-bind-address`, docs/reference/runtime.md §26):
+   * HTTPS, started only when an entry declares `conversion`; `0` disables it. Default `:9443`.
+   */
+  readonly webhookBindAddress: string;
+  /**
+   * Where the API server reaches the endpoint (`--webhook-service`): `<name>` (a Service of the
+   * operator namespace, port 443; default `orkestra-webhook`, the chart's) or an `https://` URL
+   * (`ork dev`: the loopback address). Names the serving certificate's hosts and the CRDs' clientConfig.
+   */
+  readonly webhookService: string;
   /** CIDRs outbound calls may reach although the address guard refuses them (`--allow-private-addresses`); `ork dev` passes loopback. */
   readonly allowPrivateAddresses: readonly string[];
   /** Extra host names the Control Center answers to (`--control-center-hosts`), besides localhost, 127.0.0.1 and [::1] in local mode. */
@@ -101,7 +117,15 @@ export interface ParseRunConfigOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Defaults that differ per command (`ork dev` passes `{ leaderElect: false, installCrds: true }`). */
   readonly defaults?: Partial<
-    Pick<RunConfig, 'leaderElect' | 'installCrds' | 'controlCenter' | 'allowPrivateAddresses'>
+    Pick<
+      RunConfig,
+      | 'leaderElect'
+      | 'installCrds'
+      | 'controlCenter'
+      | 'allowPrivateAddresses'
+      | 'webhookBindAddress'
+      | 'webhookService'
+    >
   >;
 }
 
@@ -125,6 +149,7 @@ const STRING_FLAGS = [
   'max-concurrent-writes',
   'watch-idle-timeout',
   'work-dir',
+  'max-work-dir-bytes',
   'max-concurrent-builds',
   'control-center-auth',
   'control-center-upstreams',
@@ -133,6 +158,8 @@ const STRING_FLAGS = [
   'control-center-key',
   'allow-private-addresses',
   'cross-bind-address',
+  'webhook-bind-address',
+  'webhook-service',
   'cross-auth',
   'cross-token-file',
 ] as const;
@@ -156,6 +183,8 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
   --max-concurrent-writes <n>         parallel child writes per CR (8)
   --watch-idle-timeout <d>            restart a silent watch after (5m)
   --work-dir <dir>                    git checkouts and build contexts (/var/lib/orkestra)
+  --max-work-dir-bytes <n>            most bytes git checkouts may fill the work directory with:
+                                      a number with an optional Ki/Mi/Gi suffix; 0 no cap (1Gi)
   --max-concurrent-builds <n>         parallel image builds (1)
   --install-crds[=true|false]         apply the Katalog's CRDs at start-up (false)
   --control-center[=true|false]       serve the Control Center at /ui on the metrics port
@@ -171,6 +200,10 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
                                       unspecified, metadata), comma-separated (none; ork dev: loopback)
   --cross-bind-address <addr>         cross reads for other operators, when an entry has
                                       crossAccess: true; 0 disables (:8082)
+  --webhook-bind-address <addr>       HTTPS endpoint for conversion webhooks, when an entry
+                                      declares conversion; 0 disables (:9443)
+  --webhook-service <name|url>        the Service (operator namespace, port 443) or https URL the
+                                      API server calls (orkestra-webhook)
   --cross-auth <mode>                 token (TokenReview, audience orkestra-cross, and a
                                       SubjectAccessReview get) or none (loopback address only) (token)
   --cross-token-file <file>           token sent with cross reads to literal endpoints
@@ -273,6 +306,21 @@ export function parseRunConfig(
     const n = Number(value);
     if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
       errors.push(`--${flag}: expected a whole number of at least 1, got "${value}"`);
+      return fallback;
+    }
+    return n;
+  };
+  const bytes = (flag: (typeof STRING_FLAGS)[number], fallback: number): number => {
+    const value = text(flag);
+    if (value == null) return fallback;
+    const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(value.trim());
+    const unit =
+      ({ Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 } as Record<string, number>)[match?.[2] ?? ''] ?? 1;
+    const n = match == null ? NaN : Number(match[1]) * unit;
+    if (!Number.isSafeInteger(n)) {
+      errors.push(
+        `--${flag}: expected a number of bytes with an optional Ki, Mi or Gi suffix, got "${value}"`,
+      );
       return fallback;
     }
     return n;
@@ -388,6 +436,15 @@ export function parseRunConfig(
     }
   }
   const crossBindAddress = address('cross-bind-address', ':8082');
+  const webhookBindAddress = address('webhook-bind-address', options.defaults?.webhookBindAddress ?? ':9443');
+  const webhookService =
+    nonEmpty(text('webhook-service')) ?? options.defaults?.webhookService ?? 'orkestra-webhook';
+  if (
+    webhookService !== 'loopback' &&
+    !/^https:\/\/\S+$/.test(webhookService) &&
+    !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(webhookService)
+  )
+    errors.push(`--webhook-service: "${webhookService}" is neither a Service name nor an https:// URL`);
   const crossAuthText = text('cross-auth') ?? 'token';
   if (crossAuthText !== 'token' && crossAuthText !== 'none')
     errors.push(`--cross-auth: "${crossAuthText}" is not one of token, none`);
@@ -423,6 +480,7 @@ export function parseRunConfig(
     maxConcurrentWrites: positiveInt('max-concurrent-writes', RUNTIME_TUNING_DEFAULTS.maxConcurrentWrites),
     watchIdleTimeoutMs: duration('watch-idle-timeout', `${RUNTIME_TUNING_DEFAULTS.watchIdleTimeoutMs}ms`),
     workDir: nonEmpty(text('work-dir')) ?? '/var/lib/orkestra',
+    maxWorkDirBytes: bytes('max-work-dir-bytes', RUNTIME_TUNING_DEFAULTS.maxWorkDirBytes),
     maxConcurrentBuilds: positiveInt('max-concurrent-builds', RUNTIME_TUNING_DEFAULTS.maxConcurrentBuilds),
     ociBuilder: builder as OciBuilder,
     installCrds: bool('install-crds', options.defaults?.installCrds ?? false),
@@ -434,6 +492,8 @@ export function parseRunConfig(
     ...(controlCenterKey == null ? {} : { controlCenterKey }),
     allowPrivateAddresses,
     crossBindAddress,
+    webhookBindAddress,
+    webhookService,
     crossAuth,
     crossTokenFile: nonEmpty(text('cross-token-file')) ?? CROSS_TOKEN_FILE,
   };

@@ -2,6 +2,7 @@ import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';
 import { generatePolicies } from '../generate/generate-bundle.js';
 import { generateCrds } from '../generate/generate-crds.js';
+import type { CrdOptions } from '../generate/generate-crds.js';
 import { instanceLabels } from '../generate/manifest-meta.js';
 
 /** InstallCrdsError reports a CRD the API server refused or did not establish in time. */
@@ -22,6 +23,8 @@ export interface InstallCrdsOptions {
    * (a SelfSubjectReview) may delete children as well, for an operator run outside the cluster.
    */
   readonly namespace?: string;
+  /** Where the CRDs of entries with `conversion` send ConversionReviews, and the CA bundle (ADR 0057). */
+  readonly crds?: CrdOptions;
 }
 
 function bodyOf(error: unknown): string {
@@ -45,7 +48,7 @@ export async function installCrds(
   options: InstallCrdsOptions = {},
 ): Promise<string[]> {
   const names: string[] = [];
-  for (const crd of generateCrds(katalog)) {
+  for (const crd of generateCrds(katalog, options.crds)) {
     const name = String((crd['metadata'] as { name?: unknown } | undefined)?.name ?? '');
     try {
       // The manifest is sent as is (its JSON-named `x-kubernetes-*` schema keys included).

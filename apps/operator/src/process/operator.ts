@@ -23,6 +23,7 @@ import { newLocalToken } from '../control-center/auth.js';
 import { RecentEvents } from '../control-center/recent-events.js';
 import { controlCenter } from './start/control-center.js';
 import { connect, loadStartKatalog, loadStartProviders } from './start/discovery.js';
+import { migrateStorage } from './start/webhook.js';
 import { collectShardMetrics, leaderElector, shardMember } from './start/leadership.js';
 import { createReloader } from './start/reload.js';
 import type { ReloadResult } from './start/reload.js';
@@ -127,7 +128,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   const providers = await loadStartProviders(loaded.katalog, { env, cwd, logger });
   const metrics = createOperatorMetrics({ katalogName, version: katalogVersion(loaded.katalog) });
   const shardId = config.sharding ? (options.shardId ?? shardIdFor()) : undefined;
-  const { kubeConfig, api } = await connect({
+  const { kubeConfig, api, webhook } = await connect({
     config,
     env,
     cwd,
@@ -146,6 +147,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     katalogText: loaded.text,
     leading: !config.leaderElect,
   });
+  state.webhook = webhook;
   if (!config.leaderElect) metrics.sink.leaderStatus(leaseName, true);
   const rollouts = createRollouts({ api, config, state, logger, metrics, tickMs: options.rolloutTickMs });
   const makeRuntime = runtimeFactory({
@@ -192,6 +194,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   const routes = controlCenter({ config, state, api, metrics, recentEvents, token: controlCenterToken });
   const servers = await serve({ config, cwd, state, shardId, metrics, logger, providers, routes });
   const elector = leaderElector({ ...leadership, leaseName });
+  // Without leader election this replica is the leader: it migrates stored versions now.
+  if (elector == null) migrateStorage({ webhook, api, katalog: state.katalog, logger });
   const gate = createStartGate({ state, logger, retryMs: options.startRetryMs ?? 30_000 });
   const reloader = createReloader({
     config,

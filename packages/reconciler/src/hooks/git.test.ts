@@ -11,6 +11,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer as createTcpServer } from 'node:net';
@@ -183,6 +184,76 @@ describe('GitCheckouts against a local bare repository', () => {
   });
 });
 
+describe('the work directory cap (--max-work-dir-bytes, docs/reference/runtime.md §14.3)', () => {
+  it('refuses a clone, then a fetch, that passes the cap: the checkout is removed and the error names the cap', async () => {
+    const capRoot = mkdtempSync(join(root, 'cap-'));
+    const capOrigin = join(capRoot, 'origin.git');
+    const capAuthor = join(capRoot, 'author');
+    git(capRoot, 'init', '-q', '--bare', '-b', 'main', capOrigin);
+    git(capRoot, 'clone', '-q', capOrigin, capAuthor);
+    git(capAuthor, 'checkout', '-q', '-b', 'main');
+    const push = (file: string, bytes: number): void => {
+      writeFileSync(join(capAuthor, file), randomBytes(bytes));
+      git(capAuthor, 'add', '-A');
+      git(capAuthor, 'commit', '-q', '-m', file);
+      git(capAuthor, 'push', '-q', 'origin', 'HEAD:main');
+    };
+    push('small.bin', 1000);
+    const workDir = join(capRoot, 'work');
+    const clock = new ManualClock(0);
+    const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
+      workDir,
+      clock,
+      maxWorkDirBytes: 400_000,
+    });
+    const small = await checkouts.sync({ repo: capOrigin }, LOCAL);
+    expect(small.error).toBe('');
+    // A commit that makes the checkout (working tree plus objects) pass 400 000 bytes.
+    push('large.bin', 300_000);
+    clock.advance(60_000);
+    const fetched = await checkouts.sync({ repo: capOrigin }, LOCAL);
+    expect(fetched.error).toMatch(
+      new RegExp(
+        `^git fetch of ${capOrigin} \\(branch main\\) stopped: the work directory ${workDir} would hold more than 400000 bytes \\(--max-work-dir-bytes\\); at least \\d+ bytes$`,
+      ),
+    );
+    expect(existsSync(small.dir)).toBe(false);
+    // The clone of the grown repository is refused the same way, and leaves nothing behind.
+    const cloned = await checkouts.sync({ repo: capOrigin }, LOCAL);
+    expect(cloned.error).toContain(`git clone of ${capOrigin} (branch main) stopped`);
+    expect(existsSync(small.dir)).toBe(false);
+    // Without the cap, the same clone succeeds.
+    const uncapped = new GitCheckouts({ allowAddresses: LOOPBACK_CIDRS, workDir, clock, maxWorkDirBytes: 0 });
+    expect((await uncapped.sync({ repo: capOrigin }, LOCAL)).error).toBe('');
+  });
+
+  it('stops a running git process as soon as its checkout passes the cap', async () => {
+    const dir = mkdtempSync(join(root, 'fake-git-'));
+    const fake = join(dir, 'git');
+    // A clone that never ends and keeps writing: the last argument is the checkout directory.
+    writeFileSync(
+      fake,
+      '#!/bin/sh\nfor last; do :; done\nmkdir -p "$last"\nwhile :; do head -c 65536 /dev/urandom >> "$last/blob"; sleep 0.02; done\n',
+    );
+    chmodSync(fake, 0o755);
+    const checkouts = new GitCheckouts({
+      allowAddresses: LOOPBACK_CIDRS,
+      workDir: join(root, 'work-cap-running'),
+      gitBinary: fake,
+      maxWorkDirBytes: 1_000_000,
+      sizeCheckMs: 50,
+      killGraceMs: 100,
+    });
+    const started = Date.now();
+    // The timeout ends the fake clone even when the cap does not (it must, well before).
+    const result = await checkouts.sync({ repo: origin, timeout: '8s' }, LOCAL);
+    expect(result.error).toContain('would hold more than 1000000 bytes (--max-work-dir-bytes)');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(existsSync(result.dir)).toBe(false);
+  });
+});
+
 describe('git process control', () => {
   function fakeGit(body: string): string {
     const dir = mkdtempSync(join(root, 'fake-git-'));
@@ -213,6 +284,33 @@ describe('git process control', () => {
     const pending = checkouts.sync({ repo: origin }, { ...LOCAL, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('reconcile timeout')), 100);
     expect((await pending).error).toBe(`git clone of ${origin} (branch main) aborted`);
+  });
+
+  it("refuses a repository host outside the Katalog's allowedRepoHosts before any lookup or git process", async () => {
+    const looked: string[] = [];
+    const checkouts = new GitCheckouts({
+      workDir: join(root, 'work-allowed-hosts'),
+      gitBinary: fakeGit('echo ran >&2; exit 3'),
+      allowedHosts: ['git.example.com', '*.corp.example'],
+      resolve: async (host) => {
+        looked.push(host);
+        return [{ address: '203.0.113.7', family: 4 }];
+      },
+    });
+    for (const repo of ['https://evil.example.org/org/r.git', 'git@corp.example:org/r.git']) {
+      const refused = await checkouts.sync({ repo });
+      expect(refused.error).toBe(
+        `git repo host ${JSON.stringify(repo.includes('evil') ? 'evil.example.org' : 'corp.example')} is not in the Katalog's spec.allowedRepoHosts (git.example.com, *.corp.example)`,
+      );
+    }
+    expect(looked).toEqual([]);
+    expect(checkouts.commands).toBe(0);
+    // Allowed hosts (exactly, and a subdomain of a *. item) get past the list to the guard and git.
+    for (const repo of ['https://GIT.example.com/org/r.git', 'ssh://git@src.corp.example/org/r.git']) {
+      const passed = await checkouts.sync({ repo });
+      expect(passed.error).toContain('failed (exit 3)');
+    }
+    expect(looked).toEqual(['git.example.com', 'src.corp.example']);
   });
 
   it('finds the host of URL and scp-like repositories, none for local paths', () => {

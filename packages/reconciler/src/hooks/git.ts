@@ -26,11 +26,12 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve as resolvePath } from 'node:path';
-import { parseDuration } from '@orkestra/types';
+import { parseDuration, repoHostAllowed } from '@orkestra/types';
 import { systemClock } from '../clock.js';
 import type { Clock, TimerHandle } from '../clock.js';
 import { AddressGuard } from './address-guard.js';
 import type { ResolveHost } from './address-guard.js';
+import { directoryBytes } from './dir-bytes.js';
 import { describeError } from './http-request.js';
 import { runProcess } from './run-process.js';
 
@@ -96,7 +97,24 @@ export interface GitCheckoutsOptions {
   readonly allowAddresses?: readonly string[];
   /** Resolves repository hosts for the address guard; tests inject a fake. Default `dns.lookup`. */
   readonly resolve?: ResolveHost;
+  /**
+   * The most bytes the work directory may hold (`--max-work-dir-bytes`); 0 means no cap. A clone or
+   * fetch that would pass it is stopped, its checkout removed, and the sync fails with a message
+   * naming the cap (docs/reference/runtime.md §14.3). Default 1 GiB.
+   */
+  readonly maxWorkDirBytes?: number;
+  /** How often a running clone or fetch is measured against `maxWorkDirBytes`. Default 500 ms. */
+  readonly sizeCheckMs?: number;
+  /**
+   * The only repository hosts a clone or fetch may reach (the Katalog's `spec.allowedRepoHosts`:
+   * a name, or `*.name` for its subdomains); a rendered `repo` elsewhere fails before any lookup.
+   * Default: any host.
+   */
+  readonly allowedHosts?: readonly string[];
 }
+
+/** The work directory's default cap: 1 GiB (RUNTIME_TUNING_DEFAULTS; the chart's emptyDir sizeLimit is above it). */
+const DEFAULT_MAX_WORK_DIR_BYTES = 1024 * 1024 * 1024;
 
 /** GitRefresh is what the poller found for one checkout. */
 export interface GitRefresh {
@@ -125,6 +143,11 @@ class GitError extends Error {
   override readonly name: string = 'GitError';
 }
 
+/** WorkDirFullError: a clone or fetch would make the work directory pass its byte cap. */
+class WorkDirFullError extends GitError {
+  override readonly name: string = 'WorkDirFullError';
+}
+
 /** shortCommitOf is the first 7 characters of a commit hash. */
 function shortCommitOf(commit: string): string {
   return commit.slice(0, 7);
@@ -149,6 +172,9 @@ export class GitCheckouts {
   readonly #checkouts = new Map<string, Checkout>();
   readonly #locks = new Map<string, Promise<void>>();
   readonly #guard: AddressGuard;
+  readonly #maxBytes: number;
+  readonly #sizeCheckMs: number;
+  readonly #allowedHosts: readonly string[] | undefined;
   #commands = 0;
 
   constructor(options: GitCheckoutsOptions) {
@@ -168,6 +194,9 @@ export class GitCheckouts {
     this.#git = options.gitBinary ?? 'git';
     this.#fetchSkipMs = options.fetchSkipMs ?? 10_000;
     this.#killGraceMs = options.killGraceMs ?? 5000;
+    this.#maxBytes = options.maxWorkDirBytes ?? DEFAULT_MAX_WORK_DIR_BYTES;
+    this.#sizeCheckMs = options.sizeCheckMs ?? 500;
+    this.#allowedHosts = options.allowedHosts;
   }
 
   /** commands is the number of git processes started, cumulative. */
@@ -196,6 +225,11 @@ export class GitCheckouts {
     let dir = '';
     try {
       validate(repo, branch, path);
+      const host = gitRemote(repo)?.host;
+      if (host != null && this.#allowedHosts != null && !repoHostAllowed(host, this.#allowedHosts))
+        throw new GitError(
+          `git repo host ${JSON.stringify(host)} is not in the Katalog's spec.allowedRepoHosts (${this.#allowedHosts.join(', ')})`,
+        );
       if (gitRemote(repo) == null && context.allowLocal !== true) {
         throw new GitError(
           `git repo ${JSON.stringify(repo)} is a local path or file:// URL; only a repository written literally in the Katalog may be local`,
@@ -307,14 +341,16 @@ export class GitCheckouts {
       await rm(dir, { recursive: true, force: true });
       await mkdir(this.#workDir, { recursive: true });
       try {
-        await this.#run(
-          ['clone', '--single-branch', '--branch', branch, '--no-tags', '--', repo, dir],
-          'clone',
-          checkout,
-          signal,
-          this.#workDir,
-          pin,
-        );
+        await this.#capped(checkout, 'clone', signal, async (capSignal) => {
+          await this.#run(
+            ['clone', '--single-branch', '--branch', branch, '--no-tags', '--', repo, dir],
+            'clone',
+            checkout,
+            capSignal,
+            this.#workDir,
+            pin,
+          );
+        });
       } catch (error) {
         await rm(dir, { recursive: true, force: true });
         throw error;
@@ -326,17 +362,75 @@ export class GitCheckouts {
     const now = this.#clock.now();
     if (!force && checkout.lastFetchAt != null && now - checkout.lastFetchAt < this.#fetchSkipMs) return;
     const remoteRef = `refs/remotes/origin/${branch}`;
-    await this.#run(
-      ['fetch', '--no-tags', '--prune', 'origin', `+refs/heads/${branch}:${remoteRef}`],
-      'fetch',
-      checkout,
-      signal,
-      checkout.dir,
-      pin,
-    );
-    await this.#run(['reset', '--hard', '--quiet', remoteRef], 'reset', checkout, signal);
+    try {
+      await this.#capped(checkout, 'fetch', signal, async (capSignal) => {
+        await this.#run(
+          ['fetch', '--no-tags', '--prune', 'origin', `+refs/heads/${branch}:${remoteRef}`],
+          'fetch',
+          checkout,
+          capSignal,
+          checkout.dir,
+          pin,
+        );
+        await this.#run(['reset', '--hard', '--quiet', remoteRef], 'reset', checkout, capSignal);
+      });
+    } catch (error) {
+      // An over-cap checkout is removed to give the space back; the next sync clones it again.
+      if (error instanceof WorkDirFullError) await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
     checkout.lastFetchAt = this.#clock.now();
     checkout.reportedHead ??= await this.#head(checkout, signal);
+  }
+
+  /**
+   * capped runs `work` (a clone, or a fetch and reset) while measuring the checkout every
+   * `sizeCheckMs`, and once more at the end: when the work directory (the other checkouts, counted
+   * once before, plus this one) passes the cap, the git process is aborted and a WorkDirFullError
+   * names the cap.
+   */
+  async #capped(
+    checkout: Checkout,
+    what: string,
+    signal: AbortSignal | undefined,
+    work: (signal: AbortSignal | undefined) => Promise<void>,
+  ): Promise<void> {
+    const cap = this.#maxBytes;
+    if (cap <= 0) return work(signal);
+    const others = await directoryBytes(this.#workDir, cap, new Set([checkout.dir]));
+    const full = (bytes: number): WorkDirFullError =>
+      new WorkDirFullError(
+        `git ${what} of ${checkout.repo} (branch ${checkout.branch}) stopped: the work directory ${this.#workDir} would hold more than ${cap} bytes (--max-work-dir-bytes); at least ${bytes} bytes`,
+      );
+    const over = async (): Promise<number | undefined> => {
+      const bytes = others + (await directoryBytes(checkout.dir, cap - others));
+      return bytes > cap ? bytes : undefined;
+    };
+    const stop = new AbortController();
+    let exceeded: number | undefined;
+    let timer: TimerHandle | undefined;
+    const tick = (): void => {
+      timer = this.#clock.setTimeout(() => {
+        void over().then((bytes) => {
+          if (bytes != null) {
+            exceeded = bytes;
+            stop.abort();
+          } else if (!stop.signal.aborted) tick();
+        });
+      }, this.#sizeCheckMs);
+    };
+    tick();
+    try {
+      await work(signal == null ? stop.signal : AbortSignal.any([signal, stop.signal]));
+    } catch (error) {
+      if (exceeded != null) throw full(exceeded);
+      throw error;
+    } finally {
+      stop.abort();
+      if (timer != null) this.#clock.clearTimeout(timer);
+    }
+    const bytes = exceeded ?? (await over());
+    if (bytes != null) throw full(bytes);
   }
 
   async #head(checkout: Checkout, signal: AbortSignal | undefined): Promise<string> {

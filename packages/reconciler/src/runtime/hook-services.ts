@@ -31,10 +31,12 @@ export interface HookServicesOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly tuning: Pick<
     ResolvedTuning,
-    'allowLinkLocal' | 'allowPrivateAddresses' | 'workDir' | 'maxConcurrentBuilds'
+    'allowLinkLocal' | 'allowPrivateAddresses' | 'workDir' | 'maxWorkDirBytes' | 'maxConcurrentBuilds'
   >;
   /** Loaded providers by name (`spec.providers`). */
   readonly providers: ReadonlyMap<string, Provider>;
+  /** The Katalog's `spec.allowedRepoHosts`: the only hosts git hooks may clone from. Default any. */
+  readonly allowedRepoHosts?: readonly string[] | undefined;
   /** The primary cache of an entry of this Katalog, for in-process cross reads. */
   readonly lookup: (crd: string) => CrossTarget | undefined;
   /** Called with the readers (readerIds) that waited for an image build that ended. */
@@ -101,6 +103,8 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
   const git = (): GitCheckouts =>
     (gitCheckouts ??= new GitCheckouts({
       workDir: tuning.workDir ?? mkdtempSync(join(tmpdir(), 'orkestra-git-')),
+      maxWorkDirBytes: tuning.maxWorkDirBytes,
+      ...(o.allowedRepoHosts == null ? {} : { allowedHosts: o.allowedRepoHosts }),
       clock,
       env,
       allowLinkLocal: tuning.allowLinkLocal,

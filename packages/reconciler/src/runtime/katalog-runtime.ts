@@ -9,7 +9,7 @@ import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
 import type { CrdEntry, Katalog, Logger, Provider, WatchItem } from '@orkestra/types';
 import { copySourceWatches } from '@orkestra/types';
-import { pino } from 'pino';
+import { runtimeLogger } from '../log-redact.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
@@ -35,7 +35,7 @@ import { createEventWriter } from './event-writer.js';
 import { createHookServices } from './hook-services.js';
 import { KatalogHooks } from './katalog-hooks.js';
 import type { KubeReadCache } from './kube-reader.js';
-import { errorForLog, serializeError } from './log-error.js';
+import { errorForLog } from './log-error.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
@@ -78,7 +78,7 @@ export interface CreateKatalogRuntimeOptions {
   readonly kubeConfig: KubeConfig;
   /** `User-Agent` of every API request, so the API server's audit log names the operator (ADR 0035). Default `orkestra`. */
   readonly userAgent?: string;
-  /** Structured logger (pino's API). Default: pino JSON lines on stdout at `info`. */
+  /** Structured logger (pino's API). Default: pino JSON lines on stdout at `info`, redacted as the operator's (`redactForLog`). */
   readonly logger?: Logger;
   /** Source of time; `now()` is read as epoch milliseconds. Default the system clock. */
   readonly clock?: Clock;
@@ -250,6 +250,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   // ---- hooks and providers (steps 9–12, 16; docs/reference/runtime.md §14)
   const hooks = createHookServices({
     katalogName,
+    allowedRepoHosts: compiled.katalog.spec.allowedRepoHosts,
     client,
     clock,
     conditions: conditionsOptions(engine, clock),
@@ -447,18 +448,6 @@ function revisionsOf(
         : { revision: revisions.previous.revision, crd: previousCrd, hooks: hooksOf(previousCrd) },
     assign: revisions.assign,
   };
-}
-
-/** runtimeLogger is the given logger, or pino JSON lines on stdout at `info` with Secret data redacted. */
-function runtimeLogger(logger: Logger | undefined): Logger {
-  return (
-    logger ??
-    (pino({
-      level: 'info',
-      redact: ['*.data', '*.stringData', 'data', 'stringData'],
-      serializers: { err: (error: unknown) => serializeError(error, false) },
-    }) as unknown as Logger)
-  );
 }
 
 /**

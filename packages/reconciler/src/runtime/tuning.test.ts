@@ -12,6 +12,7 @@ describe('resolveTuning', () => {
       resyncMs: undefined,
       namespace: undefined,
       workDir: undefined,
+      maxWorkDirBytes: 1024 ** 3,
       maxConcurrentBuilds: 1,
       gitPollTickMs: undefined,
       allowLinkLocal: false,

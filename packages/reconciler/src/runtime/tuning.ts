@@ -23,6 +23,8 @@ export interface RuntimeTuning {
   readonly namespace?: string | undefined;
   /** Where git checkouts live (`--work-dir`). Default: a new temporary directory, made when an entry has `git`. */
   readonly workDir?: string | undefined;
+  /** Most bytes git checkouts may fill the work directory with (`--max-work-dir-bytes`); 0: no cap. Default 1 GiB. */
+  readonly maxWorkDirBytes?: number | undefined;
   /** Docker builds at a time (`--max-concurrent-builds`). Default 1. */
   readonly maxConcurrentBuilds?: number | undefined;
   /** How often the git poller looks for due checkouts. Default: the smallest declared `pollInterval`, clamped to 1000–15 000 ms. */
@@ -51,6 +53,7 @@ export interface ResolvedTuning {
   readonly resyncMs: number | undefined;
   readonly namespace: string | undefined;
   readonly workDir: string | undefined;
+  readonly maxWorkDirBytes: number;
   readonly maxConcurrentBuilds: number;
   readonly gitPollTickMs: number | undefined;
   readonly allowLinkLocal: boolean;
@@ -67,6 +70,7 @@ export const RUNTIME_TUNING_DEFAULTS: ResolvedTuning = Object.freeze({
   resyncMs: undefined,
   namespace: undefined,
   workDir: undefined,
+  maxWorkDirBytes: 1024 * 1024 * 1024,
   maxConcurrentBuilds: 1,
   gitPollTickMs: undefined,
   allowLinkLocal: false,
@@ -94,6 +98,7 @@ export function resolveTuning(tuning: RuntimeTuning = {}): ResolvedTuning {
     resyncMs: tuning.resyncMs,
     namespace: tuning.namespace,
     workDir: tuning.workDir,
+    maxWorkDirBytes: pick('maxWorkDirBytes'),
     maxConcurrentBuilds: pick('maxConcurrentBuilds'),
     gitPollTickMs: tuning.gitPollTickMs,
     allowLinkLocal: pick('allowLinkLocal'),

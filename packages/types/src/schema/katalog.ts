@@ -3,6 +3,7 @@ import { Rollout } from './rollout.js';
 import { Duration, isDuration, parseDuration } from '../duration.js';
 import { KATALOG_API_VERSION, KATALOG_KIND, UPSTREAM_API_VERSIONS } from '../metadata.js';
 import { closestMatch } from '../suggest.js';
+import { REPO_HOST_PATTERN, repoHostAllowed, repoHostOf } from '../repo-hosts.js';
 import { gated, gateShape, checkGate, normalizeGate } from './condition.js';
 import type { GateInput } from './condition.js';
 import {
@@ -23,6 +24,7 @@ import {
   Validation,
 } from './crd-parts.js';
 import { CrossRead, DockerHook, ExternalCall, GitHook, HOISTED_HOOKS, RemoteReconciler } from './hooks.js';
+import { checkVersions, Conversion, CrdVersion } from './versions.js';
 import {
   DnsLabel,
   EntryName,
@@ -298,6 +300,10 @@ const crdEntryShape = {
   apiTypes: ApiTypes,
   namespaced: z.boolean().default(true),
   schema: z.strictObject({ openAPIV3Schema: JsonMap }).optional(),
+  /** The versions the CRD serves, each with its schema (docs/reference/katalog.md §3.4, ADR 0056); default `apiTypes.version` alone. */
+  versions: z.array(CrdVersion).optional(),
+  /** How objects convert between versions (docs/reference/katalog.md §3.4, ADR 0056; upstream's `conversion`). */
+  conversion: Conversion.optional(),
   workers: z
     .int()
     .min(1, { error: 'workers must be between 1 and 50' })
@@ -372,13 +378,15 @@ function checkValidationCalls(
 function refineCrdEntry(
   entry: { resync: string; queue: { maxDepth: number }; apiTypes: ApiTypes } & Parameters<
     typeof checkValidationCalls
-  >[0],
+  >[0] &
+    Parameters<typeof checkVersions>[0],
   ctx: z.RefinementCtx,
 ): void {
   // A templated `copyFrom` source loads: the runtime copies it only when granted (§7.2, ADR 0048).
   checkChildNamespaces(entry as unknown as ChildNamespaceInput, ctx);
   checkDockerTargets(entry as unknown as DockerTargetInput, ctx);
   checkValidationCalls(entry, ctx);
+  checkVersions(entry, ctx);
   if (!isDuration(entry.resync)) return;
   const resync = parseDuration(entry.resync);
   if (resync === 0 && entry.queue?.maxDepth !== 0) {
@@ -618,16 +626,57 @@ const KatalogSpecSchema = z
     allowedSourceNamespaces: z.array(DnsLabel).optional(),
     /** Refuse deletes of the Katalog's CRDs (and children) at admission; absent = off (docs/reference/katalog.md §2.4, ADR 0050). */
     deletionProtection: DeletionProtection.optional(),
+    /**
+     * The hosts git hooks may clone from (`github.com`, `*.example.com`); absent = any host. A literal
+     * `repo` elsewhere is a load error; a templated one is refused when it renders (docs/reference/katalog.md §16.1, ADR 0040).
+     */
+    allowedRepoHosts: z
+      .array(
+        z.string().regex(REPO_HOST_PATTERN, {
+          error: 'expected a host name, optionally with a leading "*." for its subdomains',
+        }),
+      )
+      .min(1, { error: 'list at least one host, or leave allowedRepoHosts out' })
+      .optional(),
   })
-  .superRefine((spec, ctx) =>
+  .superRefine((spec, ctx) => {
     uniqueBy(
       spec.providers,
       (p) => p.name,
       ctx,
       (i) => ['providers', i, 'name'],
       'provider name',
-    ),
-  );
+    );
+    checkRepoHosts(spec, ctx);
+  });
+
+/**
+ * checkRepoHosts refuses a git hook whose literal `repo` names a remote host outside
+ * `spec.allowedRepoHosts` (docs/reference/katalog.md §16.1); a templated `repo` is checked when it
+ * renders (the runtime's git hook), a local path stays the Katalog author's choice.
+ */
+function checkRepoHosts(
+  spec: {
+    readonly crds: Record<string, CrdEntry>;
+    readonly allowedRepoHosts?: readonly string[] | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const allowed = spec.allowedRepoHosts;
+  if (allowed == null || allowed.length === 0) return;
+  for (const [name, entry] of Object.entries(spec.crds)) {
+    const repo = entry.operatorBox.git?.repo;
+    if (repo == null || isTemplate(repo)) continue;
+    const host = repoHostOf(repo);
+    if (host != null && !repoHostAllowed(host, allowed))
+      ctx.addIssue({
+        code: 'custom',
+        message: `git repo host ${JSON.stringify(host)} is not in spec.allowedRepoHosts (${allowed.join(', ')})`,
+        path: ['crds', name, 'operatorBox', 'git', 'repo'],
+        input: repo,
+      });
+  }
+}
 /** KatalogSpec is the Katalog's spec. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface KatalogSpec extends z.output<typeof KatalogSpecSchema> {}

@@ -252,10 +252,28 @@ describe('entry-level keys upstream writes onto the CR or serves as a webhook', 
   const lineOf = (text: string, needle: string): number =>
     text.split('\n').findIndex((l) => l.includes(needle)) + 1;
 
-  it('refuses conversion (a conversion webhook) at the key, with the reason, and keeps entry annotations', () => {
+  it('loads conversion (storageVersion and template paths) under its own key names, beside entry annotations', () => {
     const text = `${head()}      annotations:
         team: "{{ .spec.team }}"
       conversion:
+        storageVersion: v1
+        updateCRD: true
+        paths:
+          - from: v1alpha1
+            to: v1
+            spec: {image: "{{ .spec.image }}"}
+          - from: v1
+            to: v1alpha1
+            spec: {image: "{{ .spec.image }}"}
+`;
+    const entry = ok(load(text)).katalog.spec.crds['website'];
+    expect(entry?.conversion?.storageVersion).toBe('v1');
+    expect(entry?.conversion?.paths.map((p) => `${p.from}>${p.to}`)).toEqual(['v1alpha1>v1', 'v1>v1alpha1']);
+    expect(entry?.annotations).toEqual({ team: '{{ .spec.team }}' });
+  });
+
+  it('refuses a template path without its way back, at conversion.paths (a template has no inverse)', () => {
+    const text = `${head()}      conversion:
         storageVersion: v1
         paths:
           - from: v1alpha1
@@ -264,11 +282,10 @@ describe('entry-level keys upstream writes onto the CR or serves as a webhook', 
 `;
     const result = load(text);
     const found = result.ok ? [] : result.errors;
-    expect(found.map((e) => [e.path, e.line, e.column])).toEqual([
-      ['spec.crds.website.conversion', lineOf(text, 'conversion:'), 7],
+    expect(found.map((e) => [e.path, e.line])).toEqual([
+      ['spec.crds.website.conversion.paths', lineOf(text, '- from: v1alpha1')],
     ]);
-    expect(found[0]?.message).toContain('conversion webhook');
-    expect(found.some((e) => e.message.startsWith('unknown key'))).toBe(false);
+    expect(found[0]?.message).toContain('no conversion path v1 → v1alpha1');
   });
 });
 

@@ -18,15 +18,15 @@ export const REFUSED: Readonly<Record<string, string>> = {
 };
 
 /** SECURITY_REFUSED names upstream `security` blocks that would change behaviour when enabled. */
-export const SECURITY_REFUSED: Readonly<Record<string, string>> = {
-  conversion: 'CRD conversion webhooks are not supported; serve one version',
-};
+export const SECURITY_REFUSED: Readonly<Record<string, string>> = {};
 
 /** SECURITY_DROPPED names upstream `security` blocks whose job Orkestra does elsewhere. */
 export const SECURITY_DROPPED: Readonly<Record<string, string>> = {
   namespaceProtection:
     'namespace rules (allowedNamespaces/restrictedNamespaces) are enforced by the runtime, which does not reconcile a CR outside them and says why in its status, not by an admission webhook',
   webhooks: 'admission webhooks are configured by the deployment (the Helm chart), not by the Katalog',
+  conversion:
+    'the conversion webhook is served whenever an entry declares `conversion` (docs/reference/katalog.md §3.4)',
   rbac: 'RBAC comes from `ork generate rbac` and the Helm chart, not from the running operator',
 };
 
@@ -46,8 +46,6 @@ export const PRE_RECONCILE_REFUSED: Readonly<Record<string, string>> = {
 
 /** ENTRY_REFUSED names entry-level upstream keys without a counterpart, and why (reported at the key). */
 export const ENTRY_REFUSED: Readonly<Record<string, string>> = {
-  conversion:
-    'it serves a CRD conversion webhook (`storageVersion` and `paths` between versions), which Orkestra does not run; give each version its own entry or serve one version',
   enrich: 'pods and events are not added to the template context; read children through `status` fields',
   ignoreStatusPatch: REFUSED['ignoreStatusPatch'] ?? '',
   ignoreObservedGeneration: REFUSED['ignoreObservedGeneration'] ?? '',

@@ -9,6 +9,7 @@ import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import { createApiTransport } from '../api-transport.js';
 import type { ApiTransport } from '../api-transport.js';
 import type { RunConfig } from '../config.js';
+import type { WebhookEndpoint } from '../../webhook/endpoint.js';
 import { installCrds } from '../install-crds.js';
 import { loadKubeConfig } from '../kube-config.js';
 import type { OperatorLogger } from '../logger.js';
@@ -16,6 +17,7 @@ import type { OperatorMetrics } from '../metrics.js';
 import { providerDirectoryFromEnv } from '../provider-directory.js';
 import { closeProviders, loadProviders } from '../provider-loader.js';
 import { OperatorStartError, errorMessage } from './errors.js';
+import { crdInstallOptions, patchCaBundles, startWebhook } from './webhook.js';
 
 /** Environment is the process environment the parts read (`$NAME` provider config, the in-cluster check). */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -71,11 +73,17 @@ export interface ConnectOptions {
   readonly providers: ReadonlyMap<string, Provider>;
 }
 
-/** connect makes the counted API transport and installs the CRDs when asked. */
-export async function connect(
-  o: ConnectOptions,
-): Promise<{ readonly kubeConfig: KubeConfig; readonly api: ApiTransport }> {
+/**
+ * connect makes the counted API transport, opens the webhook endpoint when an entry converts
+ * versions, and installs the CRDs when asked (pointing at the endpoint).
+ */
+export async function connect(o: ConnectOptions): Promise<{
+  readonly kubeConfig: KubeConfig;
+  readonly api: ApiTransport;
+  readonly webhook: WebhookEndpoint | undefined;
+}> {
   const { config } = o;
+  let webhook: WebhookEndpoint | undefined;
   try {
     const kubeConfig =
       o.kubeConfig ??
@@ -90,12 +98,14 @@ export async function connect(
       ...(o.shardId == null ? {} : { shard: o.shardId }),
       restRequest: o.metrics.sink.restRequest,
     });
+    webhook = await startWebhook({ config, api, katalog: o.katalog, logger: o.logger });
     if (config.installCrds) {
-      const names = await installCrds(api.client, o.katalog, { namespace: config.namespace });
+      const names = await installCrds(api.client, o.katalog, crdInstallOptions(config, webhook));
       o.logger.info({ crds: names }, 'CustomResourceDefinitions installed');
-    }
-    return { kubeConfig, api };
+    } else if (webhook != null) await patchCaBundles(webhook, o.logger);
+    return { kubeConfig, api, webhook };
   } catch (error) {
+    await webhook?.close();
     await closeProviders(o.providers, { logger: o.logger });
     throw new OperatorStartError(errorMessage(error), [], { cause: error });
   }

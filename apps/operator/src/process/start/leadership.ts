@@ -4,6 +4,7 @@
  * Lease is held (without sharding: while leading), the sharder and the rollout while leading.
  * Losing either Lease ends the process: nothing may be written any more.
  */
+import { migrateStorage } from './webhook.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createShardMember } from '../../sharding/shard-member.js';
 import type { ShardMember } from '../../sharding/shard-member.js';
@@ -81,6 +82,7 @@ export function leaderElector(
     logger: o.logger,
     onStartedLeading: () => {
       state.leading = true;
+      migrateStorage({ webhook: state.webhook, api: o.api, katalog: state.katalog, logger: o.logger });
       metrics.sink.leaderStatus(leaseName, true);
       if (!state.stopping) {
         const member = state.member;

@@ -4,6 +4,7 @@
  * a time, the latest file content wins. A change of `spec.rollout` alone is not a new revision:
  * the policy is read live (docs/reference/runtime.md §24.1).
  */
+import { crdInstallOptions } from './webhook.js';
 import { unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { katalogRevision } from '@orkestra/reconciler/rollout';
@@ -96,7 +97,9 @@ async function reloadOnce(o: ReloaderOptions): Promise<ReloadResult> {
   const previousRollout = state.rollout;
   await previousRollout?.stop();
   try {
-    if (config.installCrds) await installCrds(o.api.client, next.katalog, { namespace: config.namespace });
+    // Converters are built at start: a reload keeps the running endpoint (a new conversion needs a restart).
+    if (config.installCrds)
+      await installCrds(o.api.client, next.katalog, crdInstallOptions(config, state.webhook));
     const prepared = await o.rollouts.prepare(next.katalog, next.text);
     const holder: RolloutHolder = {};
     const made = o.makeRuntime(next.katalog, prepared, holder);

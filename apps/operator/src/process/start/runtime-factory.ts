@@ -70,6 +70,7 @@ export function runtimeFactory(o: RuntimeFactoryOptions): MakeRuntime {
         reconcileTimeoutMs: config.reconcileTimeoutMs,
         watchIdleTimeoutMs: config.watchIdleTimeoutMs,
         workDir: config.workDir,
+        maxWorkDirBytes: config.maxWorkDirBytes,
         maxConcurrentBuilds: config.maxConcurrentBuilds,
         ...(o.watchNamespace == null ? {} : { namespace: o.watchNamespace }),
         allowPrivateAddresses: config.allowPrivateAddresses,

@@ -85,7 +85,14 @@ export function installOperatorShutdown(o: OperatorShutdownOptions): {
         timeoutMs: 5_000,
       },
       { name: 'close providers', run: () => closeProviders(o.providers, { logger }), timeoutMs: 5_000 },
-      { name: 'close HTTP servers', run: () => o.servers.close(), timeoutMs: 5_000 },
+      {
+        name: 'close HTTP servers',
+        run: async () => {
+          await o.servers.close();
+          await o.state.webhook?.close();
+        },
+        timeoutMs: 5_000,
+      },
       {
         name: 'flush logs',
         run: () => {

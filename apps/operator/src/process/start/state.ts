@@ -6,6 +6,7 @@
 import type { RolloutController } from '@orkestra/reconciler/rollout';
 import type { Katalog } from '@orkestra/types';
 import type { ShardMember } from '../../sharding/shard-member.js';
+import type { WebhookEndpoint } from '../../webhook/endpoint.js';
 import type { OperatorRuntime } from '../operator-runtime.js';
 
 /** OperatorState is the operator's mutable state, read live by every part. */
@@ -19,6 +20,8 @@ export class OperatorState {
   leading: boolean;
   /** With `--sharding`: this replica's shard membership. */
   member: ShardMember | undefined;
+  /** The conversion webhook endpoint, when an entry converts versions (runtime.md §26). */
+  webhook: WebhookEndpoint | undefined;
   /** True once shutdown began: nothing starts any more. */
   stopping = false;
   #runtime: OperatorRuntime | undefined;

@@ -1,0 +1,93 @@
+import { loadKatalogOrThrow } from '@orkestra/types';
+import type { CrdEntry } from '@orkestra/types';
+
+/**
+ * A three-version Database kind: v1alpha1 ↔ v1 (storage) and v1 ↔ v2 by declarative rules, each
+ * rule kind used at least once (docs/reference/katalog.md §3.4).
+ */
+export const VERSIONED_KATALOG = `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata:
+  name: versioned
+spec:
+  crds:
+    database:
+      apiTypes: { group: demo.example.io, version: v1, kind: Database, plural: databases }
+      versions:
+        - name: v1alpha1
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec:
+                  type: object
+                  properties:
+                    size: { type: integer }
+                    databaseEngine: { type: string }
+                    legacyFlag: { type: boolean }
+                    image: { type: string }
+                    nested: { type: object, properties: { port: { type: integer } } }
+        - name: v1
+          storage: true
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec:
+                  type: object
+                  properties:
+                    replicas: { type: integer }
+                    engine: { type: string }
+                    tier: { type: string }
+                    apiLevel: { type: integer }
+                    image: { type: string }
+                    network: { type: object, properties: { port: { type: integer } } }
+        - name: v2
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec:
+                  type: object
+                  properties:
+                    count: { type: integer }
+                    engine: { type: string }
+                    tier: { type: string }
+                    paused: { type: boolean }
+                    container: { type: object, properties: { image: { type: string } } }
+                    network: { type: object, properties: { port: { type: integer } } }
+      conversion:
+        storageVersion: v1
+        paths:
+          - from: v1alpha1
+            to: v1
+            rules:
+              - rename: { from: spec.size, to: spec.replicas }
+              - rename: { from: spec.databaseEngine, to: spec.engine }
+              - move: { from: spec.nested.port, to: spec.network.port }
+              - default: { field: spec.tier, value: standard }
+              - constant: { field: spec.apiLevel, value: 1 }
+              - drop: { field: spec.legacyFlag }
+          - from: v1
+            to: v2
+            rules:
+              - rename: { from: spec.replicas, to: spec.count }
+              - move: { from: spec.image, to: spec.container.image }
+              - drop: { field: spec.apiLevel }
+              - default: { field: spec.paused, value: false }
+`;
+
+/** versionedEntry loads the fixture's entry. */
+export function versionedEntry(): CrdEntry {
+  const katalog = loadKatalogOrThrow({ text: VERSIONED_KATALOG, file: 'versioned.yaml' });
+  const entry = katalog.spec.crds['database'];
+  if (entry == null) throw new Error('fixture entry missing');
+  return entry;
+}
+
+/** Each version's spec fields, for generators. */
+export const SPEC_FIELDS: Record<string, readonly string[]> = {
+  v1alpha1: ['size', 'databaseEngine', 'legacyFlag', 'image', 'nested.port'],
+  v1: ['replicas', 'engine', 'tier', 'apiLevel', 'image', 'network.port'],
+  v2: ['count', 'engine', 'tier', 'paused', 'container.image', 'network.port'],
+};

@@ -1,0 +1,80 @@
+/**
+ * The webhook part (docs/reference/runtime.md §26, ADR 0057): the HTTPS endpoint that converts
+ * between a kind's versions, started before the CRDs are installed (they carry its clientConfig and
+ * caBundle), and the storage version migration the leader runs (docs/reference/katalog.md §3.4).
+ */
+import type { Katalog } from '@orkestra/types';
+import { migrateKatalogStorage } from '../../conversion/migrate-storage.js';
+import { needsWebhook, startWebhookEndpoint } from '../../webhook/endpoint.js';
+import type { WebhookEndpoint } from '../../webhook/endpoint.js';
+import type { ApiTransport } from '../api-transport.js';
+import type { RunConfig } from '../config.js';
+import type { InstallCrdsOptions } from '../install-crds.js';
+import type { OperatorLogger } from '../logger.js';
+import { errorMessage } from './errors.js';
+
+/** startWebhook opens the endpoint when an entry declares `conversion` (every replica serves it, no leader needed). */
+export async function startWebhook(o: {
+  readonly config: RunConfig;
+  readonly api: ApiTransport;
+  readonly katalog: Katalog;
+  readonly logger: OperatorLogger;
+}): Promise<WebhookEndpoint | undefined> {
+  const { config, logger } = o;
+  if (!needsWebhook(o.katalog) || config.webhookBindAddress.trim() === '0') return undefined;
+  const webhook = await startWebhookEndpoint({
+    client: o.api.client,
+    katalog: o.katalog,
+    namespace: config.namespace,
+    bindAddress: config.webhookBindAddress,
+    service: config.webhookService,
+    log: (message, fields) => logger.info(fields ?? {}, message),
+  });
+  logger.info(
+    { port: webhook.server.port, clientConfig: webhook.clientConfig },
+    'conversion webhook serving',
+  );
+  return webhook;
+}
+
+/** crdInstallOptions are installCrds' options: the CRDs point at the running endpoint, with its caBundle. */
+export function crdInstallOptions(
+  config: RunConfig,
+  webhook: WebhookEndpoint | undefined,
+): InstallCrdsOptions {
+  return {
+    namespace: config.namespace,
+    ...(webhook == null ? {} : { crds: { webhook: webhook.clientConfig, caBundle: webhook.caBundle() } }),
+  };
+}
+
+/** patchCaBundles writes the caBundle into CRDs the operator did not install; a failure is logged. */
+export async function patchCaBundles(webhook: WebhookEndpoint, logger: OperatorLogger): Promise<void> {
+  await webhook.patchCaBundles().catch((error: unknown) => {
+    logger.error(
+      { err: { message: errorMessage(error) } },
+      'cannot write the conversion caBundle into the CRDs (needs get and patch on them): conversion fails until it is there',
+    );
+  });
+}
+
+/**
+ * migrateStorage: the leader rewrites stored objects of converting CRDs whose storedVersions name
+ * more than the storage version, once per leadership (in the background; outcomes are logged).
+ */
+export function migrateStorage(o: {
+  readonly webhook: WebhookEndpoint | undefined;
+  readonly api: ApiTransport;
+  readonly katalog: Katalog;
+  readonly logger: OperatorLogger;
+}): void {
+  if (o.webhook == null) return;
+  const names = Object.values(o.katalog.spec.crds)
+    .filter((entry) => entry.conversion != null)
+    .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
+  void migrateKatalogStorage(o.api.client, names, (crd, outcome) => {
+    if ('error' in outcome)
+      o.logger.error({ crd, err: { message: outcome.error } }, 'storage version migration failed');
+    else if (outcome.needed) o.logger.info({ crd, ...outcome }, 'storage version migrated');
+  });
+}

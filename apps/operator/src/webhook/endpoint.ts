@@ -1,0 +1,129 @@
+import type { KubeClient } from '@orkestra/registry';
+import type { Katalog } from '@orkestra/types';
+import { createConverter } from '../conversion/convert.js';
+import type { Converter } from '../conversion/convert.js';
+import type { WebhookClientConfig } from '../generate/generate-crds.js';
+import { parseBindAddress } from '../process/http-server.js';
+import { patchConversionCaBundle } from './ca-bundle.js';
+import { createWebhookServer } from './server.js';
+import type { WebhookServer } from './server.js';
+import { ensureWebhookTls } from './tls-secret.js';
+import type { WebhookTls } from './tls-secret.js';
+
+/**
+ * The operator's webhook endpoint as the process runs it (docs/reference/runtime.md §26, ADR 0057):
+ * certificates from the Secret, the HTTPS server, the CRDs' caBundle, and a timer that renews the
+ * certificates and, when the CA changed, patches the bundle before serving the new certificate.
+ */
+
+/** WebhookEndpointOptions configures startWebhookEndpoint. */
+export interface WebhookEndpointOptions {
+  readonly client: Pick<KubeClient, 'get' | 'create' | 'replace' | 'mergePatch'>;
+  readonly katalog: Katalog;
+  /** The operator namespace: the Secret's, and the Service's. */
+  readonly namespace: string;
+  /** `--webhook-bind-address`. */
+  readonly bindAddress: string;
+  /** `--webhook-service`: a Service name, an https URL, or `loopback` (`ork dev`). */
+  readonly service: string;
+  readonly now?: () => Date;
+  /** Between certificate checks. Default 1 h. */
+  readonly checkEveryMs?: number;
+  /** Told about each renewal and each failed check. */
+  readonly log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+/** WebhookEndpoint is a running endpoint. */
+export interface WebhookEndpoint {
+  readonly server: WebhookServer;
+  /** Where the CRDs point. */
+  readonly clientConfig: WebhookClientConfig;
+  /** The CA bundle the CRDs carry. */
+  caBundle(): string;
+  /** patchCaBundles writes the current bundle into the CRDs that convert (those without it). */
+  patchCaBundles(): Promise<number>;
+  /** checkNow renews the certificates if due (what the timer does). */
+  checkNow(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** convertersOf builds one converter per entry with `conversion`, by `<group>/<Kind>`. */
+function convertersOf(katalog: Katalog): Map<string, Converter> {
+  const converters = new Map<string, Converter>();
+  for (const [name, entry] of Object.entries(katalog.spec.crds))
+    if (entry.conversion != null)
+      converters.set(`${entry.apiTypes.group}/${entry.apiTypes.kind}`, createConverter(name, entry));
+  return converters;
+}
+
+/** needsWebhook tells whether any entry of the Katalog declares conversion. */
+export function needsWebhook(katalog: Katalog): boolean {
+  return Object.values(katalog.spec.crds).some((entry) => entry.conversion != null);
+}
+
+function hostsOf(service: string, namespace: string): string[] {
+  if (service === 'loopback') return ['127.0.0.1'];
+  if (service.startsWith('https://')) return [new URL(service).hostname.replace(/^\[|\]$/g, '')];
+  return [
+    `${service}.${namespace}.svc`,
+    `${service}.${namespace}.svc.cluster.local`,
+    `${service}.${namespace}`,
+  ];
+}
+
+/** startWebhookEndpoint settles the certificates, listens, and keeps the certificates fresh. */
+export async function startWebhookEndpoint(options: WebhookEndpointOptions): Promise<WebhookEndpoint> {
+  const now = options.now ?? (() => new Date());
+  const tlsOptions = {
+    namespace: options.namespace,
+    hosts: hostsOf(options.service, options.namespace),
+    now,
+  };
+  let tls: WebhookTls = await ensureWebhookTls(options.client, tlsOptions);
+  const bind = parseBindAddress(options.bindAddress);
+  const server = await createWebhookServer({
+    certPem: tls.certPem,
+    keyPem: tls.keyPem,
+    converters: convertersOf(options.katalog),
+    host: bind?.host ?? '0.0.0.0',
+    port: bind?.port ?? 9443,
+  });
+  const clientConfig: WebhookClientConfig =
+    options.service === 'loopback'
+      ? { url: `https://127.0.0.1:${server.port}` }
+      : options.service.startsWith('https://')
+        ? { url: options.service }
+        : { service: { namespace: options.namespace, name: options.service, port: 443 } };
+  const crdNames = Object.values(options.katalog.spec.crds)
+    .filter((entry) => entry.conversion != null)
+    .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
+  const checkNow = async (): Promise<void> => {
+    const next = await ensureWebhookTls(options.client, tlsOptions);
+    if (next.caBundle !== tls.caBundle)
+      await patchConversionCaBundle(options.client, crdNames, next.caBundle);
+    if (next.certPem !== tls.certPem) {
+      server.setTls(next);
+      options.log?.('webhook certificate renewed', { notAfter: next.notAfter.toISOString() });
+    }
+    tls = next;
+  };
+  const timer = setInterval(() => {
+    checkNow().catch((error: unknown) =>
+      options.log?.('webhook certificate check failed', {
+        err: { message: error instanceof Error ? error.message : String(error) },
+      }),
+    );
+  }, options.checkEveryMs ?? 3_600_000);
+  timer.unref();
+  return {
+    server,
+    clientConfig,
+    caBundle: () => tls.caBundle,
+    patchCaBundles: () => patchConversionCaBundle(options.client, crdNames, tls.caBundle),
+    checkNow,
+    async close() {
+      clearInterval(timer);
+      await server.close();
+    },
+  };
+}

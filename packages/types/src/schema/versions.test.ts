@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { loadKatalog } from '../load-katalog.js';
+
+const katalog = (entry: string): string => `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: v }
+spec:
+  crds:
+    db:
+      apiTypes: { group: demo.example.io, version: v1, kind: Database, plural: databases }
+${entry}`;
+
+function errors(text: string): string[] {
+  const result = loadKatalog({ text, file: 'k.yaml' });
+  return result.ok ? [] : result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`);
+}
+
+describe('versions and conversion (docs/reference/katalog.md §3.4)', () => {
+  it('loads versions with rules paths (a rules path gives its opposite)', () => {
+    expect(
+      errors(
+        katalog(`      versions:
+        - { name: v1alpha1 }
+        - { name: v1, storage: true }
+      conversion:
+        paths:
+          - { from: v1alpha1, to: v1, rules: [ { rename: { from: spec.size, to: spec.replicas } } ] }
+`),
+      ),
+    ).toEqual([]);
+  });
+
+  it('refuses several versions without conversion, two storage versions, and a rule with two kinds, each at its position', () => {
+    expect(
+      errors(
+        katalog(`      versions:
+        - { name: v1alpha1, storage: true }
+        - { name: v1, storage: true }
+`),
+      ),
+    ).toEqual([
+      expect.stringMatching(/^9:9 spec\.crds\.db\.versions: exactly one version is stored/),
+      expect.stringMatching(/^9:9 spec\.crds\.db\.versions: several versions need conversion/),
+    ]);
+    expect(
+      errors(
+        katalog(`      versions: [ { name: v1alpha1 }, { name: v1, storage: true } ]
+      conversion:
+        paths:
+          - from: v1alpha1
+            to: v1
+            rules:
+              - { drop: { field: spec.x }, default: { field: spec.y, value: 1 } }
+              - { rename: { from: spec.a, to: spec.b.c } }
+`),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^14:17 .*rules\[0\]: a conversion rule has exactly one of .* \(got default, drop\)/,
+      ),
+      expect.stringMatching(/^15:47 .*rules\[1\]\.rename\.to: rename keeps the field under the same parent/),
+    ]);
+  });
+
+  it('refuses a served version with no way to the storage version', () => {
+    expect(
+      errors(
+        katalog(`      versions: [ { name: v1alpha1 }, { name: v1, storage: true }, { name: v2 } ]
+      conversion:
+        paths:
+          - { from: v1alpha1, to: v1, rules: [] }
+`),
+      ),
+    ).toEqual([
+      expect.stringMatching(/conversion\.paths: no conversion path v2 → v1/),
+      expect.stringMatching(/conversion\.paths: no conversion path v1 → v2/),
+    ]);
+  });
+});
