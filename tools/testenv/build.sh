@@ -168,7 +168,7 @@ build_moto() {
   log "moto installed"
 }
 
-# issue 16: verdaccio, the npm registry of the publishing tests, installed with npm (not pnpm: it
+# docs/releasing.md: verdaccio, the npm registry of the publishing tests, installed with npm (not pnpm: it
 # is a tool, not a workspace dependency). 6.10 needs Node 22; 6.8.0 runs on Node 20 with node-fetch
 # overridden to 2.7.0 (verdaccio-audit asks for node-fetch by the dist-tag "cjs", which npm
 # resolves to 2.6.7 and then reports as an invalid tree).
@@ -188,7 +188,7 @@ build_verdaccio() {
   log "verdaccio installed in $(( SECONDS - t0 ))s"
 }
 
-# --- issue 15: client tools (kubectl, helm, crane) -------------------------------------------------
+# --- docs/testenv.md: client tools (kubectl, helm, crane) -------------------------------------------------
 # Self-contained so other targets can be added beside them without touching these lines.
 # kubectl is built from the same k8s.io/kubernetes module and version as kube-apiserver; helm v3 and
 # crane (go-containerregistry) come from the Go module proxy. Each is cached at
@@ -251,7 +251,7 @@ build_kubectl() {
   printf '%s|%s' "$K8S_VERSION" "$ldv" | stamp_of > "$out/.stamp"
   log "kubectl built in $(( SECONDS - t0 ))s"
 }
-# --- end issue 15 -------------------------------------------------------------------------------------
+# --- end docs/testenv.md -------------------------------------------------------------------------------------
 
 # ---- issue-18: workloads (kube-scheduler + kwok) ------------------------------------------------
 # kube-scheduler comes from the same k8s.io/kubernetes wrapper module as kube-apiserver (same
@@ -406,11 +406,11 @@ for t in "${targets[@]}"; do
     kube) build_kube ;;
     ferretdb) build_ferretdb ;;
     moto) build_moto ;;
-    verdaccio) build_verdaccio ;; # issue 16
-    kubectl) build_kubectl ;; # issue 15
-    helm) build_helm ;; # issue 15
-    crane) build_crane ;; # issue 15
-    tools) build_kubectl; build_helm; build_crane ;; # issue 15: client tools
+    verdaccio) build_verdaccio ;; # docs/releasing.md
+    kubectl) build_kubectl ;; # docs/testenv.md
+    helm) build_helm ;; # docs/testenv.md
+    crane) build_crane ;; # docs/testenv.md
+    tools) build_kubectl; build_helm; build_crane ;; # docs/testenv.md: client tools
     workloads) build_kube_scheduler; build_kwok ;; # not in `all` (opt-in, costs a build)
     kube-scheduler) build_kube_scheduler ;;
     kwok) build_kwok ;;

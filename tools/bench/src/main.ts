@@ -548,7 +548,7 @@ function writeDocs(repoRoot: string, documents: readonly SizeDocument[], duratio
   writeFileSync(join(docsDir, 'performance.md'), performanceDoc({ documents, durationS }));
 }
 
-// `pnpm bench rollout …` (issue 21) is its own benchmark: src/rollout.ts.
+// `pnpm bench rollout …` (docs/reference/runtime.md §24) is its own benchmark: src/rollout.ts.
 const sub = process.argv.slice(2).find((a) => a !== '--');
 (sub === 'rollout' ? import('./rollout.js').then(() => undefined) : main()).catch((error: unknown) => {
   log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

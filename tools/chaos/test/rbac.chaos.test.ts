@@ -4,7 +4,7 @@
  * token) passes with all rules and fails with any single rule removed. The e2e (operator in one
  * namespace, CRs in another): become leader (Lease, LeaderElection Event), renew the Lease (a PUT),
  * create a CR (finalizer, children with owner references, `once` Secret, Ready, an Event), store the
- * Katalog as a revision and roll a changed Katalog out (issue 21: the revision ConfigMaps and the
+ * Katalog as a revision and roll a changed Katalog out (docs/reference/runtime.md §24: the revision ConfigMaps and the
  * rollout state in the operator namespace, recorded on the CR), correct a
  * child changed by hand (seen through the child watch: after a failed watch the informer retries the
  * watch, it does not relist, so without `watch` the drift is never seen), change it (apply, prune),
@@ -266,7 +266,7 @@ async function e2eSteps(
         },
       ],
       [
-        // issue 21: the Katalog is stored as a revision (create, get) and the CR records it.
+        // docs/reference/runtime.md §24: the Katalog is stored as a revision (create, get) and the CR records it.
         'the Katalog revision stored and recorded on the CR',
         async () => {
           const revision = (await crs.get(ns, 'shop')).status?.['katalogRevision'];

@@ -31,7 +31,7 @@ describe('generateRbac', () => {
     expect(grant('', 'secrets')).toContain('get');
   });
 
-  it('grants tokenreviews and subjectaccessreviews create only with controlCenter (issue 22)', () => {
+  it('grants tokenreviews and subjectaccessreviews create only with controlCenter (docs/reference/runtime.md §23)', () => {
     const katalog = katalogFrom(`operatorBox: { onReconcile: { configMaps: [{}] } }`);
     const reviews = (manifests: readonly Record<string, unknown>[]): string[] =>
       manifests.flatMap((m) =>

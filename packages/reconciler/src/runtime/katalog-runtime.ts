@@ -99,7 +99,7 @@ export interface CreateKatalogRuntimeOptions {
    */
   readonly observer?: Partial<RuntimeObserver>;
   readonly options?: KatalogRuntimeOptions;
-  /** issue 21: the revision of this Katalog, the previous one and which a CR gets (docs/reference/runtime.md §24.2). Default: one revision, unrecorded. */
+  /** the revision of this Katalog, the previous one and which a CR gets (docs/reference/runtime.md §24.2). Default: one revision, unrecorded. */
   readonly revisions?: RuntimeRevisions;
   /** Sharded operators (docs/reference/runtime.md §25, ADR 0045): this runtime is one shard. Default: it sees every CR. */
   readonly shard?: RuntimeShard;

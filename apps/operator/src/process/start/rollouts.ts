@@ -3,8 +3,8 @@
  * ConfigMaps in the operator's namespace they are off and a new Katalog applies to every CR at
  * once. The Katalog's ConfigMaps are read from a watch, so nothing polls them (ADR 0034).
  */
-import { RolloutController, RolloutStore, RolloutWatch, prepareRollout } from '@orkestra/reconciler';
-import type { PreparedRollout } from '@orkestra/reconciler';
+import { RolloutController, RolloutStore, RolloutWatch, prepareRollout } from '@orkestra/reconciler/rollout';
+import type { PreparedRollout } from '@orkestra/reconciler/rollout';
 import type { Katalog } from '@orkestra/types';
 import type { ApiTransport } from '../api-transport.js';
 import type { RunConfig } from '../config.js';
