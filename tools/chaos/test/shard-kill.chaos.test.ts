@@ -192,7 +192,10 @@ spec:
         );
         return pending.length === 0 && list.length === existing.size ? [] : undefined;
       };
-      await waitFor('every CR converged', converged, { timeoutMs: 180_000, intervalMs: 250 });
+      await waitFor('every CR converged', async () => (await converged()) != null, {
+        timeoutMs: 180_000,
+        intervalMs: 250,
+      });
 
       // ---- the workload: creates, edits and deletes while replicas die
       let working = true;
@@ -272,7 +275,10 @@ spec:
       await replaceFenced();
 
       const settleStart = performance.now();
-      await waitFor('every CR converged after the kills', converged, { timeoutMs: 180_000, intervalMs: 250 });
+      await waitFor('every CR converged after the kills', async () => (await converged()) != null, {
+        timeoutMs: 180_000,
+        intervalMs: 250,
+      });
       const settleMs = performance.now() - settleStart;
       const [list, maps] = await Promise.all([crs.list(ns), core.listNamespacedConfigMap({ namespace: ns })]);
       const names = new Set(list.map((cr: CrObject) => cr.metadata.name));

@@ -324,8 +324,8 @@ operatorBox:
     const clusterRole = rbac.manifests.find((m) => m.kind === 'ClusterRole');
     expect(JSON.stringify(clusterRole)).not.toContain('secrets');
     const placed = rbac.manifests
-      .filter((m) => m.metadata.name === 'orkestra:test-operator:reads')
-      .map((m) => `${m.kind}/${m.metadata.namespace ?? ''}`);
+      .filter((m) => (m['metadata'] as { name?: string }).name === 'orkestra:test-operator:reads')
+      .map((m) => `${String(m['kind'])}/${(m['metadata'] as { namespace?: string }).namespace ?? ''}`);
     expect(placed).toEqual(['Role/platform', 'RoleBinding/platform', 'Role/vault', 'RoleBinding/vault']);
     expect(rbac.namespaceRoles).toEqual([
       {
