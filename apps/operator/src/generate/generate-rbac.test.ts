@@ -385,7 +385,8 @@ describe('generateRbac with conversion (docs/reference/runtime.md §26, ADR 0057
           `${String((m['metadata'] as { namespace?: string }).namespace ?? '')} ${r.resources.join(',')} ${r.verbs.join(',')} ${(r.resourceNames ?? []).join(',')}`,
       ),
     );
-    expect(rules).toContain(' customresourcedefinitions get,patch databases.demo.example.io');
+    // get and patch for the caBundle, list and watch for CRD self-healing (runtime.md §2.9), in one rule.
+    expect(rules).toContain(' customresourcedefinitions get,list,watch,patch databases.demo.example.io');
     expect(rules).toContain(' customresourcedefinitions/status patch databases.demo.example.io');
     expect(rules).toContain('ops secrets create ');
     expect(rules).toContain('ops secrets get,update orkestra-webhook-tls');
