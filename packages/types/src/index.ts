@@ -177,6 +177,8 @@ export {
   EXTERNAL_PROTOCOLS,
 } from './schema/hooks.js';
 export type { ExternalProtocolName } from './schema/hooks.js';
+export { parseMongoQuery } from './schema/mongo-query.js';
+export type { ParsedMongoQuery, MongoQueryParse } from './schema/mongo-query.js';
 export {
   Normalize,
   MutationRule,
