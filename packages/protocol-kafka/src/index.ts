@@ -234,7 +234,10 @@ function guardedSockets(guard: KafkaConnectGuard | undefined): ISocketFactory {
 function describe(error: unknown, target: KafkaTarget): KafkaQueryError {
   if (error instanceof KafkaQueryError) return error;
   // With no retries, kafkajs wraps the failure of the one attempt; the attempt's error says why.
-  const original = (error as { originalError?: unknown } | null)?.originalError;
+  const wrapped = error as { name?: unknown; originalError?: unknown; cause?: unknown } | null;
+  const original =
+    wrapped?.originalError ??
+    (wrapped?.name === 'KafkaJSNumberOfRetriesExceeded' ? wrapped.cause : undefined);
   if (original != null) return describe(original, target);
   const e = error as {
     name?: unknown;
