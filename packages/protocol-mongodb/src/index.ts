@@ -101,19 +101,38 @@ export class MongoClients {
   async query(target: MongoTarget, query: MongoQuery): Promise<MongoAnswer> {
     if (this.#closed) throw new MongoQueryError('the MongoDB clients are closed', { retryable: true });
     const timeoutMS = Math.max(1, Math.floor(query.timeoutMs));
+    const key = targetKey(target);
+    let timer: NodeJS.Timeout | undefined;
+    // The driver's own timeout covers selection and operations, but a connection already open to a
+    // server that stopped answering can outlast it; the call never does.
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new MongoQueryError(`timed out after ${timeoutMS} ms`, { retryable: true })),
+        // After the driver's own deadline, whose error says more (ECONNREFUSED, an unknown host).
+        timeoutMS + TIMEOUT_GRACE_MS,
+      );
+    });
     try {
       const filter = BSON.EJSON.deserialize(query.filter as Document, { relaxed: true }) as Document;
-      const collection = this.#client(target, timeoutMS).db(query.database).collection(query.collection);
-      const count = await collection.countDocuments(filter, { timeoutMS });
-      const found = await collection
-        .find(filter, { timeoutMS, limit: query.maxDocuments + 1, batchSize: query.maxDocuments + 1 })
-        .toArray();
-      const documents = found
-        .slice(0, query.maxDocuments)
-        .map((d) => BSON.EJSON.serialize(d, { relaxed: true }) as Record<string, unknown>);
-      return { count, documents, truncated: found.length > query.maxDocuments };
+      const collection = this.#client(key, target, timeoutMS).db(query.database).collection(query.collection);
+      const read = async (): Promise<MongoAnswer> => {
+        const count = await collection.countDocuments(filter, { timeoutMS });
+        const found = await collection
+          .find(filter, { timeoutMS, limit: query.maxDocuments + 1, batchSize: query.maxDocuments + 1 })
+          .toArray();
+        const documents = found
+          .slice(0, query.maxDocuments)
+          .map((d) => BSON.EJSON.serialize(d, { relaxed: true }) as Record<string, unknown>);
+        return { count, documents, truncated: found.length > query.maxDocuments };
+      };
+      return await Promise.race([read(), timeout]);
     } catch (error) {
-      throw describe(error, target);
+      const described = describe(error, target);
+      // A pool whose server stopped answering is replaced by the next call.
+      if (described.retryable) this.#drop(key);
+      throw described;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -125,16 +144,13 @@ export class MongoClients {
     await Promise.allSettled(clients.map((c) => c.close()));
   }
 
-  #client(target: MongoTarget, timeoutMs: number): MongoClient {
-    const key = JSON.stringify([
-      target.host,
-      target.serverName,
-      target.port,
-      target.username ?? null,
-      target.password ?? null,
-      target.authSource,
-      target.tls,
-    ]);
+  #drop(key: string): void {
+    const client = this.#clients.get(key);
+    this.#clients.delete(key);
+    void client?.close(true).catch(() => undefined);
+  }
+
+  #client(key: string, target: MongoTarget, timeoutMs: number): MongoClient {
     let client = this.#clients.get(key);
     if (client == null) {
       const host = target.host.includes(':') ? `[${target.host}]` : target.host;
@@ -150,8 +166,10 @@ export class MongoClients {
         ...(target.tls ? { tls: true, servername: target.serverName } : {}),
         maxPoolSize: this.#max,
         maxIdleTimeMS: this.#idleMs,
-        serverSelectionTimeoutMS: timeoutMs,
-        connectTimeoutMS: timeoutMs,
+        // Within the call's timeout, so an unreachable server fails with its reason (ECONNREFUSED)
+        // before the caller's deadline does.
+        serverSelectionTimeoutMS: Math.max(1, Math.floor(timeoutMs * 0.8)),
+        connectTimeoutMS: Math.max(1, Math.floor(timeoutMs * 0.8)),
         appName: 'orkestra',
         retryReads: false,
       });
@@ -159,6 +177,21 @@ export class MongoClients {
     }
     return client;
   }
+}
+
+/** How long after the driver's timeout the call gives up on its own. */
+const TIMEOUT_GRACE_MS = 250;
+
+function targetKey(target: MongoTarget): string {
+  return JSON.stringify([
+    target.host,
+    target.serverName,
+    target.port,
+    target.username ?? null,
+    target.password ?? null,
+    target.authSource,
+    target.tls,
+  ]);
 }
 
 // The driver's error labels and names of a server that was not reached, went away or timed out.
