@@ -80,6 +80,9 @@ function mongoSession(services: ProtocolServices): ProtocolSession {
       }
       if (url.protocol !== 'mongodb:')
         throw new NotRetryable(`unsupported URL scheme ${url.protocol} (mongodb:// only)`);
+      // One host: a seed list would let the driver reach members no one checked.
+      if (!/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/.test(url.hostname))
+        throw new NotRetryable(`host ${url.hostname} is not one host name or address (no seed lists)`);
       if (url.password !== '')
         throw new NotRetryable(
           'a password in the URL is refused: put it in a Secret and name it in `auth.secretRef`',
