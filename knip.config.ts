@@ -32,15 +32,20 @@ const config: KnipConfig = {
         // The client of `protocol: postgres`, imported by name on its first call (ADR 0053).
         '@orkestra/protocol-postgres',
         '@orkestra/protocol-redis',
+        '@orkestra/protocol-mongodb',
+        '@orkestra/protocol-kafka',
         // The SMTP client of team notifications, imported by name on the first email (ADR 0060).
         '@orkestra/notify-smtp',
       ],
     },
     'packages/reconciler': {
-      // The postgres and redis protocol units import them by name at run time (ADR 0053); the tests load them so.
+      // The protocol units import their clients by name at run time (ADR 0053), and team
+      // notifications the SMTP client (ADR 0060); the tests load them so.
       ignoreDependencies: [
         '@orkestra/protocol-postgres',
         '@orkestra/protocol-redis',
+        '@orkestra/protocol-mongodb',
+        '@orkestra/protocol-kafka',
         '@orkestra/notify-smtp',
       ],
     },
