@@ -200,7 +200,6 @@ export {
   WatchItem,
   PreReconcile,
   SENTINELS,
-  Rollback,
   EmitEvents,
   Cleanup,
 } from './schema/crd-parts.js';
@@ -221,6 +220,7 @@ export {
   ApiTypes,
   OperatorBox,
   ResourceGroup,
+  Rollback,
   OnDelete,
   DeleteGroup,
 } from './schema/katalog.js';
