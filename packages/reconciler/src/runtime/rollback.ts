@@ -15,7 +15,7 @@ import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { refOf } from '@orkestra/registry';
 import { OrkestraAnnotation, parseDuration } from '@orkestra/types';
 import type { Logger, Rollback } from '@orkestra/types';
-import type { ObjectCache } from '../cache.js';
+import type { PrimaryStore } from './stores.js';
 import type { Clock } from '../clock.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 
@@ -51,7 +51,7 @@ export interface RollbacksOptions {
   readonly rollback: Rollback;
   readonly clock: Clock;
   readonly client: Pick<KubeClient, 'mergePatch'>;
-  readonly primary: Pick<ObjectCache, 'upsertFromWrite'>;
+  readonly primary: Pick<PrimaryStore, 'upsertFromWrite'>;
   readonly events: Pick<EventRecorder, 'warning'>;
 }
 
