@@ -32,7 +32,7 @@ import { REPO_ROOT } from './run-ork.js';
 
 const env = useControlPlane();
 const PARITY_EXAMPLES = (
-  process.env['PARITY_ONLY'] ?? 'website,multi-region,database-credentials,storage-providers'
+  process.env['PARITY_ONLY'] ?? 'website,multi-region,database-credentials,storage-providers,gated'
 ).split(',');
 const NOW = '2026-01-01T00:00:00Z';
 
