@@ -494,7 +494,8 @@ export class Simulator {
         timing = [];
         break;
       }
-      if (run.rolledBack != null) notes.push(rollbackNote(run.rolledBack));
+      const rolled = run.rolledBack == null ? undefined : rollbackNote(run.rolledBack);
+      if (rolled != null && !notes.includes(rolled)) notes.push(rolled);
       timing = timingNotes(run, failures, retry, (count) => (state.failures = { count, generation }));
       const cleanup = cleanupNotes(
         run,
