@@ -32,11 +32,18 @@ const config: KnipConfig = {
         // The client of `protocol: postgres`, imported by name on its first call (ADR 0053).
         '@orkestra/protocol-postgres',
         '@orkestra/protocol-redis',
+        '@orkestra/protocol-mongodb',
+        '@orkestra/protocol-kafka',
       ],
     },
     'packages/reconciler': {
-      // The postgres and redis protocol units import them by name at run time (ADR 0053); the tests load them so.
-      ignoreDependencies: ['@orkestra/protocol-postgres', '@orkestra/protocol-redis'],
+      // The protocol units import their clients by name at run time (ADR 0053); the tests load them so.
+      ignoreDependencies: [
+        '@orkestra/protocol-postgres',
+        '@orkestra/protocol-redis',
+        '@orkestra/protocol-mongodb',
+        '@orkestra/protocol-kafka',
+      ],
     },
   },
 };

@@ -30,6 +30,8 @@ const devAllowed = [
   '@orkestra/provider-mongodb',
   '@orkestra/protocol-postgres',
   '@orkestra/protocol-redis',
+  '@orkestra/protocol-mongodb',
+  '@orkestra/protocol-kafka',
 ];
 
 const root = new URL('..', import.meta.url).pathname;

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test: unit projects and the integration projects against real servers.
-# Test servers (etcd, kube-apiserver, kube-controller-manager, FerretDB, moto) are built into
+# Test servers (etcd, kube-apiserver, kube-controller-manager, FerretDB, moto, the protocol servers) are built into
 # ~/.cache/orkestra/testenv when missing (minutes the first time; cached afterwards).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # `tools` adds kubectl, helm and crane (install/image/kubectl tests); `workloads` adds kube-scheduler
-# and kwok (files using useControlPlane({ workloads: true })).
-if ! bash tools/testenv/build.sh all tools workloads; then
+# and kwok (files using useControlPlane({ workloads: true })); `protocols` adds PostgreSQL,
+# Prometheus, Redis and Kafka (the external protocol tests, docs/reference/katalog.md §15.1.1).
+if ! bash tools/testenv/build.sh all tools workloads protocols; then
   # CI=true and CI=1 (any case) mean CI, as isCi() in @orkestra/testenv.
   if [[ "${CI:-}" =~ ^([Tt][Rr][Uu][Ee]|1)$ ]]; then
     echo "test servers could not be built; under CI that is a failure" >&2

@@ -5,8 +5,9 @@
 # Results are cached under ${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv/<tool>-<version>/
 # and are not rebuilt while their .stamp matches. Nothing is written inside the repository.
 #
-# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|protocols]...
-#   protocols = postgres + prometheus + redis (Debian packages), for the external protocol tests.
+# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|kafka|protocols]...
+#   protocols = postgres + prometheus + redis (Debian packages) + kafka (Maven Central, the JDK), for
+#   the external protocol tests.
 #   workloads = kube-scheduler + kwok, for control planes started with `workloads: true`.
 set -euo pipefail
 
@@ -168,7 +169,7 @@ build_moto() {
   log "moto installed"
 }
 
-# issue 16: verdaccio, the npm registry of the publishing tests, installed with npm (not pnpm: it
+# docs/releasing.md: verdaccio, the npm registry of the publishing tests, installed with npm (not pnpm: it
 # is a tool, not a workspace dependency). 6.10 needs Node 22; 6.8.0 runs on Node 20 with node-fetch
 # overridden to 2.7.0 (verdaccio-audit asks for node-fetch by the dist-tag "cjs", which npm
 # resolves to 2.6.7 and then reports as an invalid tree).
@@ -188,7 +189,7 @@ build_verdaccio() {
   log "verdaccio installed in $(( SECONDS - t0 ))s"
 }
 
-# --- issue 15: client tools (kubectl, helm, crane) -------------------------------------------------
+# --- docs/testenv.md: client tools (kubectl, helm, crane) -------------------------------------------------
 # Self-contained so other targets can be added beside them without touching these lines.
 # kubectl is built from the same k8s.io/kubernetes module and version as kube-apiserver; helm v3 and
 # crane (go-containerregistry) come from the Go module proxy. Each is cached at
@@ -251,7 +252,7 @@ build_kubectl() {
   printf '%s|%s' "$K8S_VERSION" "$ldv" | stamp_of > "$out/.stamp"
   log "kubectl built in $(( SECONDS - t0 ))s"
 }
-# --- end issue 15 -------------------------------------------------------------------------------------
+# --- end docs/testenv.md -------------------------------------------------------------------------------------
 
 # ---- issue-18: workloads (kube-scheduler + kwok) ------------------------------------------------
 # kube-scheduler comes from the same k8s.io/kubernetes wrapper module as kube-apiserver (same
@@ -397,6 +398,48 @@ build_postgres() {
   log "postgresql unpacked"
 }
 
+# --- Kafka: single-node KRaft from its Maven Central artifacts, run by the machine's JDK -----------
+# Cached at $CACHE_ROOT/kafka-<version>/: libs/ (kafka_2.13 and its runtime dependencies, copied by
+# `mvn dependency:copy-dependencies` from a throwaway pom) and `kafka-server`, a wrapper that runs
+# a main class of them (`kafka-server kafka.tools.StorageTool format …`, `kafka-server kafka.Kafka
+# server.properties`). Needs java (17+) and mvn.
+KAFKA_VERSION="${ORKESTRA_KAFKA_VERSION:-$(json_version kafka)}"
+
+build_kafka() {
+  local out="$CACHE_ROOT/kafka-$KAFKA_VERSION"
+  if [[ -x "$out/kafka-server" ]]; then log "kafka $KAFKA_VERSION cached at $out"; return; fi
+  command -v java >/dev/null 2>&1 || { log "error: no java (17+): install a JDK, or set TEST_ASSET_KAFKA_SERVER"; exit 3; }
+  command -v mvn >/dev/null 2>&1 || { log "error: no mvn: install Maven, or set TEST_ASSET_KAFKA_SERVER"; exit 3; }
+  local t0=$SECONDS tmp; tmp=$(mktemp -d "$CACHE_ROOT/kafka-build.XXXXXX")
+  cat > "$tmp/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.orkestra.testenv</groupId>
+  <artifactId>kafka-server</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-reload4j</artifactId><version>1.7.36</version></dependency>
+  </dependencies>
+</project>
+POM
+  log "copying Kafka $KAFKA_VERSION and its dependencies from Maven Central into $out"
+  rm -rf "$out.tmp" && mkdir -p "$out.tmp"
+  with_heartbeat kafka mvn -B -q -f "$tmp/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$out.tmp/libs" >&2
+  rm -rf "$tmp"
+  printf '%s\n' 'log4j.rootLogger=WARN, stderr' 'log4j.appender.stderr=org.apache.log4j.ConsoleAppender' \
+    'log4j.appender.stderr.Target=System.err' 'log4j.appender.stderr.layout=org.apache.log4j.PatternLayout' \
+    'log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n' > "$out.tmp/log4j.properties"
+  printf '#!/bin/sh\n# Runs a main class of Kafka %s: kafka-server <main class> <args>...\nexec java ${KAFKA_HEAP_OPTS:--Xmx512m} -XX:TieredStopAtLevel=1 -Dlog4j.configuration=file:%s/log4j.properties -cp "%s/libs/*" "$@"\n' \
+    "$KAFKA_VERSION" "$out" "$out" > "$out.tmp/kafka-server"
+  chmod +x "$out.tmp/kafka-server"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+  # The wrapper names its final directory; check it there.
+  "$out/kafka-server" kafka.tools.StorageTool random-uuid >/dev/null || { rm -rf "$out"; log "error: the Kafka classes do not start"; exit 5; }
+  log "kafka $KAFKA_VERSION built in $(( SECONDS - t0 ))s"
+}
+
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(all)
 for t in "${targets[@]}"; do
@@ -406,18 +449,19 @@ for t in "${targets[@]}"; do
     kube) build_kube ;;
     ferretdb) build_ferretdb ;;
     moto) build_moto ;;
-    verdaccio) build_verdaccio ;; # issue 16
-    kubectl) build_kubectl ;; # issue 15
-    helm) build_helm ;; # issue 15
-    crane) build_crane ;; # issue 15
-    tools) build_kubectl; build_helm; build_crane ;; # issue 15: client tools
+    verdaccio) build_verdaccio ;; # docs/releasing.md
+    kubectl) build_kubectl ;; # docs/testenv.md
+    helm) build_helm ;; # docs/testenv.md
+    crane) build_crane ;; # docs/testenv.md
+    tools) build_kubectl; build_helm; build_crane ;; # docs/testenv.md: client tools
     workloads) build_kube_scheduler; build_kwok ;; # not in `all` (opt-in, costs a build)
     kube-scheduler) build_kube_scheduler ;;
     kwok) build_kwok ;;
     prometheus) build_prometheus ;;
     postgres) build_postgres ;;
     redis) build_redis ;;
-    protocols) build_postgres; build_prometheus; build_redis ;; # the servers of the external protocol tests
-    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|protocols)"; exit 2 ;;
+    kafka) build_kafka ;;
+    protocols) build_postgres; build_prometheus; build_redis; build_kafka ;; # the servers of the external protocol tests
+    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|kafka|protocols)"; exit 2 ;;
   esac
 done

@@ -13,7 +13,7 @@ import { parseRunConfig } from '../src/process/config.js';
 import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
 
-// The Control Center (issue 22) in headless Chromium from Debian's packages, against an in-process
+// The Control Center (docs/reference/runtime.md §23) in headless Chromium from Debian's packages, against an in-process
 // operator (as `ork dev` runs it) with the website example on the real control plane. Timings are
 // printed; the only bound asserted is the 2 s acceptance bound of the issue.
 
@@ -100,7 +100,7 @@ beforeAll(async () => {
       '--control-center',
       '--control-center-auth',
       'token',
-      // The operator namespace holds the revision ConfigMaps (issue 21), shown on the Katalog page.
+      // The operator namespace holds the revision ConfigMaps (docs/reference/runtime.md §24), shown on the Katalog page.
       '--namespace',
       env.namespace,
     ],
@@ -172,7 +172,7 @@ it('draws the Katalog graph without a Content-Security-Policy violation', async 
     await graph.first().waitFor();
     for (const kind of ['ConfigMap', 'Service', 'Deployment', 'PodDisruptionBudget'])
       await graph.getByText(kind, { exact: true }).first().waitFor();
-    // issue 21 progress: the first revision the operator stored is rolled out to every CR.
+    // docs/reference/runtime.md §24 progress: the first revision the operator stored is rolled out to every CR.
     const rollout = page.locator('[data-rollout-phase]');
     await rollout.waitFor({ timeout: 10_000 });
     expect(await rollout.getAttribute('data-rollout-phase')).toBe('Complete');

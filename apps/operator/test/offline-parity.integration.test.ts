@@ -119,7 +119,7 @@ function comparable(status: unknown): unknown {
   if (!isMap(status)) return status;
   const out: Json = {};
   for (const [key, value] of Object.entries(status)) {
-    // Timestamps: the live runtime uses the wall clock, the offline run --now (`since`: issue 18 readiness).
+    // Timestamps: the live runtime uses the wall clock, the offline run --now (`since`: docs/reference/runtime.md §7 readiness).
     if (key === 'lastTransitionTime' || key === 'lastSuccessTime' || key === 'since') continue;
     out[key] = comparable(value);
   }
@@ -270,7 +270,7 @@ describe.each(PARITY_EXAMPLES)('offline and runtime parity: examples/%s', (examp
             .map((line) => `delete ${line.slice('delete '.length).split('/')[0] ?? ''}`)
             .sort(),
         );
-        // Issue 20: the finalizer deletes the inventory's children itself and goes last.
+        // ADR 0010: the finalizer deletes the inventory's children itself and goes last.
         if (deletionOrder.length > 0)
           expect(deletionOrder.at(-1), `${where}: last step`).toBe('finalizer-removed');
         const collected = deletionOrder

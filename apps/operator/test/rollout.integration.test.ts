@@ -1,5 +1,5 @@
 /**
- * Health-gated rollouts of a changed Katalog (issue 21, docs/reference/runtime.md §24) on a
+ * Health-gated rollouts of a changed Katalog (docs/reference/runtime.md §24) on a
  * control plane that runs workloads (kube-scheduler, kwok, workload controllers), with the
  * operator in this process and its hot reload:
  *

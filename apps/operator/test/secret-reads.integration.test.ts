@@ -50,7 +50,7 @@ async function clientAs(serviceAccount: string): Promise<ReturnType<typeof creat
   const answer = await core.createNamespacedServiceAccountToken({
     name: serviceAccount,
     namespace: env.namespace,
-    body: { spec: { expirationSeconds: 3600 } },
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
   const cluster = env.kubeConfig.getCurrentCluster();
   if (cluster == null) throw new Error('no cluster in the test kubeconfig');

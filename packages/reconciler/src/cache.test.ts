@@ -174,7 +174,7 @@ describe('ObjectCache', () => {
   });
 });
 
-describe('own write versions (issue 19)', () => {
+describe('own write versions (docs/reference/runtime.md §4)', () => {
   it('remembers the versions its own writes returned, even when the echo came first', () => {
     const cache = new ObjectCache();
     const v = (resourceVersion: string) => ({

@@ -54,7 +54,7 @@ export class ObjectCache {
   readonly #byNamespace = new Map<string, Set<string>>();
   readonly #byUid = new Map<string, string>();
   readonly #byOwnerUid = new Map<string, Set<string>>();
-  /** Resource versions the runtime's own writes returned (issue 19), oldest first, bounded. */
+  /** Resource versions the runtime's own writes returned (docs/reference/runtime.md §4), oldest first, bounded. */
   readonly #ownVersions = new Set<string>();
 
   constructor(options: ObjectCacheOptions = {}) {
@@ -245,7 +245,7 @@ export class ObjectCache {
 /** sanitize deep-copies an object without managedFields and the last-applied annotation, and freezes it. */
 function sanitize(object: KubeObject): KubeObject {
   // One pass that copies, drops managedFields and the last-applied annotation, and freezes
-  // (issue 19: structuredClone plus a second freezing walk was the cache's top cost).
+  // (docs/reference/runtime.md §20: structuredClone plus a second freezing walk was the cache's top cost).
   const { metadata, ...rest } = object as unknown as { metadata: Record<string, unknown> } & Record<
     string,
     unknown

@@ -7,7 +7,7 @@
  * This index is what other packages use (ADR 0013): the runtime and its options, the one tuning
  * object, the observer the operator's metrics implement and the label values they emit, and the
  * address guard the security tests drive. Offline runs of the same pipeline are
- * `@orkestra/reconciler/offline`.
+ * `@orkestra/reconciler/offline`; Katalog revisions and rollouts are `@orkestra/reconciler/rollout`.
  *
  * @example
  * const runtime = createKatalogRuntime({ katalog, kubeConfig, logger, observer: metrics.sink,
@@ -18,17 +18,8 @@
 
 // ---- The runtime of one Katalog
 export { createKatalogRuntime } from './runtime/katalog-runtime.js';
-export type {
-  CreateKatalogRuntimeOptions,
-  KatalogRuntime,
-  KatalogRuntimeOptions,
-  RuntimeEntry,
-  RuntimeHookServices,
-} from './runtime/katalog-runtime.js';
+export type { CreateKatalogRuntimeOptions, KatalogRuntime, RuntimeEntry } from './runtime/katalog-runtime.js';
 export { keyOf } from './kube-object.js';
-export { compileKatalog } from './runtime/compile-katalog.js';
-export type { CompiledKatalog } from './runtime/compile-katalog.js';
-export type { HookInput, PipelineHooks } from './runtime/reconcile-pipeline.js';
 export type { Clock } from './clock.js';
 
 // ---- One tuning object (docs/reference/runtime.md §22)
@@ -36,20 +27,6 @@ export { RUNTIME_TUNING_DEFAULTS } from './runtime/tuning.js';
 export type { RuntimeTuning } from './runtime/tuning.js';
 export type { RuntimeShard } from './runtime/shard.js';
 export { DRIFT_LIMIT_DEFAULTS } from './runtime/drift-limiter.js';
-export type { DriftLimitTuning } from './runtime/drift-limiter.js';
-
-// ---- issue 21: Katalog revisions and health-gated rollouts (docs/reference/runtime.md §24).
-export { assign, control, completeAt, startRollout, tick, RolloutCommandError } from './rollout/plan.js';
-export type { RolloutCommand, RolloutPhase, RolloutState } from './rollout/plan.js';
-export { katalogRevision, revisionObjectName, rolloutObjectName } from './rollout/revision.js';
-export { RolloutStore, createRolloutStore } from './rollout/rollout-store.js';
-export type { StoredRollout } from './rollout/rollout-store.js';
-export { RolloutController } from './rollout/rollout-controller.js';
-export { RolloutWatch, RolloutWatchError } from './rollout/rollout-watch.js';
-export type { RolloutControllerOptions } from './rollout/rollout-controller.js';
-export type { RuntimeRevisions } from './rollout/revisions.js';
-export { prepareRollout } from './rollout/prepare.js';
-export type { PreparedRollout } from './rollout/prepare.js';
 
 // ---- Observation: the RuntimeObserver the operator's MetricsSink satisfies and its label values
 export {
@@ -58,7 +35,7 @@ export {
   StatusWriteResult,
   ValidationResult,
 } from './runtime/runtime-observer.js';
-export type { RuntimeObserver, RuntimeSnapshot } from './runtime/runtime-observer.js';
+export type { RuntimeObserver } from './runtime/runtime-observer.js';
 export { Informer, RelistReason } from './informer.js';
 // The counted list/watch transport, so a process that runs the runtime sends every request alike (ADR 0035).
 export { KubeListWatchClient } from './list-watch-client.js';
@@ -72,18 +49,11 @@ export { childReadiness } from './readiness/child-readiness.js';
 export { hookNames } from './hooks/table.js';
 
 // ---- Cross reads served to other operators, outbound address guard, log redaction
-export type {
-  CrossAccessDecision,
-  CrossAuthorize,
-  CrossHandler,
-  CrossReadTarget,
-} from './hooks/cross-handler.js';
+export type { CrossAuthorize, CrossHandler } from './hooks/cross-handler.js';
 export { AddressGuard, BlockedAddressError, LOOPBACK_CIDRS, parseCidr } from './hooks/address-guard.js';
 export { ExternalCaller } from './hooks/external.js';
 export { moduleHookKey } from './hooks/modules/index.js';
 
 // ---- The image builders of the docker hook (`OCI_BUILDER`, docs/reference/katalog.md §16.2)
 export { Builder as OciBuilder } from './hooks/docker.js';
-export { redactUrlCredentials } from './redact-url.js';
 export { LOG_REDACT_KEYS, REDACTED, createRedactingLogger, redactForLog } from './log-redact.js';
-export type { RedactingLoggerOptions } from './log-redact.js';

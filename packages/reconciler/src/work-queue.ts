@@ -3,7 +3,7 @@ import type { Clock, TimerHandle } from './clock.js';
 
 /**
  * Priority is the lane a key waits in: `high` for a child whose readiness state changed (it may
- * flip the owner's Ready, issue 18); `normal` for watch events, other child events, retries and
+ * flip the owner's Ready, ADR 0014); `normal` for watch events, other child events, retries and
  * timers; `low` for an entry's initial list and resync, so fresh changes are served ahead of a
  * backlog (docs/reference/runtime.md §5.3).
  */

@@ -1,5 +1,5 @@
 /**
- * Readiness on a control plane that runs workloads (issue 18): kube-scheduler binds pods, kwok
+ * Readiness on a control plane that runs workloads (docs/reference/runtime.md §7): kube-scheduler binds pods, kwok
  * makes them Running and Ready and completes Job pods, the workload controllers do the rest.
  *
  * - ordering: the migration Job waits for the database StatefulSet, the Deployment for the Job;

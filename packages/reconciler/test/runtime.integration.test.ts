@@ -269,7 +269,7 @@ describe('createKatalogRuntime against the control plane', () => {
     // No kubelet runs Pods here: mark the Job complete as admin, as the Job controller would.
     await completeJob(env.kubeConfig, ns, 'gone-cleanup');
     await waitFor('CR gone', async () => !(await crs.exists(ns, 'gone')), 30_000);
-    // Deterministic deletion (issue 20): the finalizer is released only once every child is gone,
+    // Deterministic deletion (ADR 0010): the finalizer is released only once every child is gone,
     // so they are gone when the CR is, whatever the garbage collector knows.
     expect(await configMap(ns, 'gone-config')).toBeUndefined();
   });

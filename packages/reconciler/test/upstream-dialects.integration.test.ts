@@ -16,7 +16,7 @@ import {
 } from './runtime-helpers.js';
 
 /**
- * Upstream Katalogs run unchanged (issue 14): a G1 Katalog (the entry-level `reconciler:` block),
+ * Upstream Katalogs run unchanged (ADR 0004): a G1 Katalog (the entry-level `reconciler:` block),
  * a G3 Katalog (`reconcile`/`runtime`/`emit` and `admission`) and a Katalog whose templates are Go
  * text/template, each loaded by the dialect mapping and run by the runtime on the local control
  * plane until its CR is Ready; and upstream's cluster-scoped lists, mapped onto `custom` entries,

@@ -4,7 +4,7 @@ import type { KatalogRuntime } from '@orkestra/reconciler';
 import { createNamespace, katalogFrom, readyOf, sleep, useRuntimeTest, waitFor } from './runtime-helpers.js';
 
 /**
- * The order of a first reconcile's writes (issue 19, ADR 0011-write-waves), observed on
+ * The order of a first reconcile's writes (ADR 0011-write-waves), observed on
  * the API server through resource versions (etcd revisions, one global order) and through a
  * ValidatingAdmissionPolicy that refuses the finalizer: the finalizer joins the first child writes
  * when every child is owned by the CR and goes first otherwise; and a CR whose entry cannot read

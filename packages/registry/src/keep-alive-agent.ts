@@ -1,6 +1,6 @@
 /**
  * KeepAliveAgents hands out one keep-alive HTTPS agent per set of TLS credentials, so requests to
- * the API server reuse their connections (issue 19). client-node's `applyToHTTPSOptions` puts a
+ * the API server reuse their connections (docs/reference/runtime.md §20). client-node's `applyToHTTPSOptions` puts a
  * new `https.Agent` on every request's options; used as is, each request opens a new TCP
  * connection and makes a full TLS handshake with the client certificate, on both ends.
  */

@@ -124,7 +124,7 @@ normalize:
     expect(out.spec.schedule).toBe('*/15 * * * *');
   });
 
-  it('compiles the Go-template original (issue 14) to the same value as the Handlebars port', () => {
+  it('compiles the Go-template original (ADR 0004) to the same value as the Handlebars port', () => {
     const upstream = `{{ if eq (typeOf .spec.schedule) "map" }}
   {{ cronExpr .spec.schedule.minute .spec.schedule.hour }}
 {{ else }}

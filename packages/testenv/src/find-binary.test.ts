@@ -16,6 +16,7 @@ const versions: TestenvVersions = {
   prometheus: '2.42.0+ds-5+deb12u1',
   postgresql: '15',
   redis: '5:7.0.15-1~deb12u10',
+  kafka: '3.9.1',
 };
 
 function executable(path: string): string {

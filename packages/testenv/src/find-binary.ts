@@ -23,6 +23,8 @@ export const ServerBinary = {
   Postgres: 'postgres',
   /** Redis (Debian's redis-tools), for `protocol: redis` external calls. */
   RedisServer: 'redis-server',
+  /** Kafka's classes from Maven Central behind a `java` wrapper, for `protocol: kafka` external calls. */
+  KafkaServer: 'kafka-server',
 } as const;
 export type ServerBinary = (typeof ServerBinary)[keyof typeof ServerBinary];
 
@@ -62,6 +64,7 @@ const BUILD_TARGET: Readonly<Record<ServerBinary, string>> = {
   prometheus: 'prometheus',
   postgres: 'postgres',
   'redis-server': 'redis',
+  'kafka-server': 'kafka',
 };
 
 /** buildCommand is the command that builds one server into build.sh's cache (`pnpm testenv:build moto`). */
@@ -96,6 +99,8 @@ function cacheCandidates(name: ServerBinary, root: string, versions: TestenvVers
     case 'redis-server':
       // Without the Debian epoch (`5:`), as build.sh names the directory.
       return [join(root, `redis-${versions.redis.replace(/^\d+:/, '')}`, 'redis-server')];
+    case 'kafka-server':
+      return [join(root, `kafka-${versions.kafka}`, 'kafka-server')];
     case 'moto_server': {
       // The venv directory carries the Python minor version: moto-5.2.5-py3.11.
       const prefix = `moto-${versions.moto}-py`;

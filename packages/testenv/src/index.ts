@@ -5,7 +5,7 @@
  * npm. For tests and `ork dev`; never for production. Vitest helpers live in
  * `@orkestra/testenv/vitest`.
  *
- * Main exports: startControlPlane, startS3, startMongo, startPostgres, startPrometheus, startRedis, startNpmRegistry (verdaccio),
+ * Main exports: startControlPlane, startS3, startMongo, startPostgres, startPrometheus, startRedis, startKafka, startNpmRegistry (verdaccio),
  * connectControlPlane, sumMetric,
  * startFreezableProxy (a TCP proxy whose open connections can be made to go silent),
  * installCrd / crClient / createNamespace (custom resources for tests), findBinary, TestenvError.
@@ -34,6 +34,8 @@ export { startPrometheus } from './prometheus-server.js';
 export type { PrometheusServer, PrometheusServerOptions } from './prometheus-server.js';
 export { startRedis } from './redis-server.js';
 export type { RedisServer, RedisServerOptions } from './redis-server.js';
+export { startKafka } from './kafka-server.js';
+export type { KafkaServer, KafkaServerOptions } from './kafka-server.js';
 export { sumMetric } from './sum-metric.js';
 export { startFreezableProxy } from './freezable-proxy.js';
 export type { FreezableProxy, FreezableProxyOptions } from './freezable-proxy.js';

@@ -1,3 +1,5 @@
+import { startKafka } from './kafka-server.js';
+import type { KafkaServer } from './kafka-server.js';
 import { startPostgres } from './postgres-server.js';
 import type { PostgresServer } from './postgres-server.js';
 import { startPrometheus } from './prometheus-server.js';
@@ -35,6 +37,17 @@ export function usePrometheus(): () => PrometheusServer {
 export function useRedis(): () => RedisServer {
   return useServer('Redis', async () => {
     const server = await startRedis();
+    return { value: server, release: server.stop };
+  });
+}
+
+/**
+ * useKafka starts a single-node KRaft Kafka for the test file (beforeAll) and stops it (afterAll).
+ * A missing server (`pnpm testenv:build kafka`) skips the file's tests locally and fails under `CI=true`.
+ */
+export function useKafka(): () => KafkaServer {
+  return useServer('Kafka', async () => {
+    const server = await startKafka();
     return { value: server, release: server.stop };
   });
 }

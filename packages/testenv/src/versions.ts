@@ -23,6 +23,8 @@ export interface TestenvVersions {
   readonly postgresql: string;
   /** Debian's redis-tools package version, e.g. `5:7.0.15-1~deb12u10`. */
   readonly redis: string;
+  /** Kafka (Maven Central `org.apache.kafka:kafka_2.13`), run in KRaft mode, e.g. `3.9.1`. */
+  readonly kafka: string;
 }
 
 const overrides = {
@@ -35,6 +37,7 @@ const overrides = {
   prometheus: 'ORKESTRA_PROMETHEUS_VERSION',
   postgresql: 'ORKESTRA_POSTGRESQL_VERSION',
   redis: 'ORKESTRA_REDIS_VERSION',
+  kafka: 'ORKESTRA_KAFKA_VERSION',
 } as const satisfies Record<keyof TestenvVersions, string>;
 
 /**
@@ -61,5 +64,6 @@ export function readVersions(env: NodeJS.ProcessEnv = process.env): TestenvVersi
     prometheus: pick('prometheus'),
     postgresql: pick('postgresql'),
     redis: pick('redis'),
+    kafka: pick('kafka'),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Workloads on the local control plane without a container runtime (issue 18): kube-scheduler
+ * Workloads on the local control plane without a container runtime (docs/testenv.md): kube-scheduler
  * binds pods, kwok plays the kubelet of one fake node (pods become Running and Ready, Job pods
  * complete), and kube-controller-manager runs the workload controllers. Opt-in: it costs CPU.
  */

@@ -123,3 +123,66 @@ describe('external protocols', () => {
     ]);
   });
 });
+
+describe('protocol mongo and kafka', () => {
+  it('loads a mongo count with a bound filter value and kafka topic and lag reads', () => {
+    const text = katalog(`          - name: open
+            protocol: mongo
+            url: mongodb://reader@mongo.data:27017/admin
+            query: 'shop.orders {"status": "open", "owner": "$1", "n": {"$gte": 2}}'
+            params: ["{{ .metadata.name }}"]
+            auth: {secretRef: {name: mongo-reader, key: password}}
+          - name: topic
+            protocol: kafka
+            url: kafka://kafka-1.data:9092,kafka-2.data:9092
+            query: "@events"
+          - name: lag
+            protocol: kafka
+            url: kafka://kafka-1.data:9092
+            query: "workers/{{ .spec.topic }}"
+`);
+    expect(errors(text)).toEqual([]);
+  });
+
+  it('refuses a templated mongo query, a missing parameter and server-side JavaScript', () => {
+    const call = (query: string, params = ''): string =>
+      katalog(`          - name: open
+            protocol: mongo
+            url: mongodb://mongo.data:27017
+            query: '${query}'
+${params}`);
+    expect(errors(call('shop.orders {"owner": "{{ .metadata.name }}"}'))[0]).toMatch(
+      /query: the mongo query must be literal/,
+    );
+    expect(errors(call('shop.orders {"owner": "$2"}', '            params: [a]\n'))[0]).toMatch(
+      /params: the filter reads \$2/,
+    );
+    expect(errors(call('shop.orders {"$where": "sleep(1000)"}'))[0]).toMatch(/\$where runs JavaScript/);
+    expect(errors(call('shop.orders {"name": {"$regex": "$1"}}', '            params: [a]\n'))[0]).toMatch(
+      /cannot be the operand of \$regex/,
+    );
+    expect(errors(call('shoporders'))[0]).toMatch(/expected "<database>.<collection>"/);
+  });
+
+  it('refuses params on kafka and a password in a mongo URL', () => {
+    expect(
+      errors(
+        katalog(`          - name: lag
+            protocol: kafka
+            url: kafka://kafka:9092
+            query: "@events"
+            params: [a]
+`),
+      )[0],
+    ).toMatch(/bind parameters are for protocols postgres and mongo/);
+    expect(
+      errors(
+        katalog(`          - name: open
+            protocol: mongo
+            url: mongodb://reader:hunter2@mongo:27017
+            query: shop.orders
+`),
+      )[0],
+    ).toMatch(/a password in the URL is refused/);
+  });
+});

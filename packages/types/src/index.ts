@@ -181,6 +181,8 @@ export {
 export { HOOK_MODULE_MARK, isDefinedHook } from './hook-module.js';
 export type { DefinedHook, HookCr, HookFunction, HookRequest, HookResult } from './hook-module.js';
 export type { ExternalProtocolName } from './schema/hooks.js';
+export { parseMongoQuery } from './schema/mongo-query.js';
+export type { ParsedMongoQuery, MongoQueryParse } from './schema/mongo-query.js';
 export {
   Normalize,
   MutationRule,

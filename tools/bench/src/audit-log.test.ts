@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientOf, clientWindow, countByClient } from './audit-log.js';
+import { clientOf, clientWindow, countByClient, shardWriters } from './audit-log.js';
 
 const event = (
   auditID: string,
@@ -63,5 +63,31 @@ describe('clientWindow', () => {
       watches: 0,
       byRequest: {},
     });
+  });
+});
+
+describe('shardWriters', () => {
+  const line = (id: string, verb: string, agent: string, name: string, resource = 'configmaps'): string =>
+    JSON.stringify({
+      auditID: id,
+      stage: 'ResponseComplete',
+      verb,
+      userAgent: agent,
+      objectRef: { resource, namespace: 'ns', name },
+    });
+  const a = 'orkestra-operator/0.1 (bench; shard a-1)';
+  const b = 'orkestra-operator/0.1 (bench; shard b-2)';
+
+  it('counts objects written by two shards, once per request, and ignores reads and other kinds', () => {
+    const text = [
+      line('1', 'create', a, 'x-config'),
+      line('1', 'create', a, 'x-config'), // another stage of the same request
+      line('2', 'patch', a, 'y-config'),
+      line('3', 'patch', b, 'y-config'),
+      line('4', 'get', b, 'x-config'),
+      line('5', 'patch', b, 'x', 'benches'),
+      line('6', 'patch', 'kubectl/v1', 'x-config'),
+    ].join('\n');
+    expect(shardWriters(text, ['configmaps'])).toEqual({ objects: 2, doubles: ['configmaps ns/y-config'] });
   });
 });

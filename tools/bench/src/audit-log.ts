@@ -15,6 +15,8 @@ export interface AuditEvent {
     readonly resource?: string;
     readonly apiGroup?: string;
     readonly subresource?: string;
+    readonly namespace?: string;
+    readonly name?: string;
   };
   readonly requestURI?: string;
 }
@@ -132,4 +134,49 @@ export function readFrom(path: string, offset: number): string {
   } finally {
     closeSync(fd);
   }
+}
+
+/** SHARD_AGENT finds the shard of a sharded operator's User-Agent (`…; shard <id>)`, ADR 0045). */
+const SHARD_AGENT = /; shard ([^)\s]+)\)/;
+
+/** ShardWriters is which shards wrote each object, from an audit log. */
+export interface ShardWriters {
+  /** Objects written (create, update, patch, delete) by a sharded operator. */
+  readonly objects: number;
+  /** `resource namespace/name` of each object written by two shards or more. */
+  readonly doubles: readonly string[];
+}
+
+/**
+ * shardWriters reads which shards wrote each object of `resources` (plurals) from the JSON-lines
+ * audit `text`: with stable membership every object is written by one shard only, so an object
+ * written by two shards' identities is a double reconcile. Each request counts once (by audit ID).
+ */
+export function shardWriters(text: string, resources: readonly string[]): ShardWriters {
+  const seen = new Set<string>();
+  const writers = new Map<string, Set<string>>();
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let event: AuditEvent;
+    try {
+      event = JSON.parse(line) as AuditEvent;
+    } catch {
+      continue;
+    }
+    if (seen.has(event.auditID)) continue;
+    seen.add(event.auditID);
+    const ref = event.objectRef;
+    if (ref?.resource == null || !resources.includes(ref.resource) || ref.name == null) continue;
+    if (!['create', 'update', 'patch', 'delete'].includes(event.verb)) continue;
+    const shard = SHARD_AGENT.exec(event.userAgent ?? '')?.[1];
+    if (shard == null) continue;
+    const key = `${ref.resource} ${ref.namespace ?? ''}/${ref.name}`;
+    const set = writers.get(key) ?? new Set<string>();
+    set.add(shard);
+    writers.set(key, set);
+  }
+  return {
+    objects: writers.size,
+    doubles: [...writers].filter(([, shards]) => shards.size > 1).map(([key]) => key),
+  };
 }

@@ -5,6 +5,7 @@ describe('parseBenchArgs', () => {
   it('defaults to 3 rounds of 100 CRs with every system', () => {
     expect(parseBenchArgs([])).toEqual({
       sizes: [100],
+      replicas: [1],
       rounds: 3,
       concurrency: 8,
       idleSeconds: 60,
@@ -28,8 +29,17 @@ describe('parseBenchArgs', () => {
       '5',
       '--out',
       'x.json',
+      '--replicas',
+      '1,2,4',
     ]);
-    expect(args).toMatchObject({ sizes: [100, 1000], edits: 10, rounds: 5, out: 'x.json' });
+    expect(args).toMatchObject({
+      sizes: [100, 1000],
+      edits: 10,
+      rounds: 5,
+      out: 'x.json',
+      replicas: [1, 2, 4],
+    });
+    expect(() => parseBenchArgs(['--replicas', '0'])).toThrow(/positive integer/);
   });
 
   it('drops both kro runs with --no-peer and keeps the given systems in round-0 order', () => {

@@ -44,6 +44,12 @@ export interface BenchArgs {
    * (`--docs-from a.json,b.json`; each a `latest.json` of one size) without measuring anything.
    */
   readonly docsFrom: readonly string[];
+  /**
+   * Orkestra replica counts (`--replicas 1,2,4`): more than `[1]` runs Orkestra only, once per count
+   * in every round (order rotated), sharded across that many processes (docs/reference/runtime.md §25).
+   * Default [1].
+   */
+  readonly replicas: readonly number[];
   /** Write a V8 CPU profile of the Orkestra runtime child into this directory (`--cpu-prof`). */
   readonly cpuProfileDir: string | undefined;
   readonly help: boolean;
@@ -60,6 +66,7 @@ export const BENCH_USAGE = `Usage: pnpm bench [-- options]
   --no-peer          do not build or run kro (both resync settings)
   --docs             regenerate docs/performance.md and docs/performance/*.svg from this run
   --docs-from F,…    regenerate docs/performance.md and its charts from earlier results files, no run
+  --replicas N[,N…]  Orkestra sharded over N processes, each count once per round (Orkestra only; default 1)
   --cpu-prof DIR     write a CPU profile of the Orkestra runtime child (node --cpu-prof) into DIR
   --out FILE         JSON output (default bench/results/latest.json at the repository root)`;
 
@@ -72,6 +79,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     edits: 100,
   };
   let sizes: number[] = [100];
+  let replicas: number[] = [1];
   let systems: SystemId[] = [...ALL_SYSTEMS];
   let peer = true;
   let out: string | undefined;
@@ -112,6 +120,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       sizes = value()
         .split(',')
         .map((s) => positive(flag, s.trim()));
+    else if (flag === '--replicas')
+      replicas = value()
+        .split(',')
+        .map((s) => positive(flag, s.trim()));
     else if (flag === '--systems') {
       const list = value()
         .split(',')
@@ -132,5 +144,5 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else throw new Error(`unknown option ${raw}\n${BENCH_USAGE}`);
   }
   if (!peer) systems = systems.filter((s) => s !== SystemId.Kro && s !== SystemId.KroDefault);
-  return { ...values, sizes, systems, out, docs, docsFrom, cpuProfileDir, help };
+  return { ...values, sizes, replicas, systems, out, docs, docsFrom, cpuProfileDir, help };
 }

@@ -13,6 +13,11 @@ export type ParentMessage =
       readonly namespace?: string;
       /** The operator namespace (it exists: Lease, revision and rollout ConfigMaps), as the chart installs it. */
       readonly operatorNamespace: string;
+      /**
+       * Sharded runs (`--replicas`): this replica's shard ID and how many shards there are; the
+       * leader answers `started` once its sharder counts every shard live. Default: not sharded.
+       */
+      readonly shard?: { readonly id: string; readonly replicas: number };
     }
   | { readonly type: 'sample' }
   | { readonly type: 'stats' }
@@ -37,6 +42,8 @@ export interface ChildStats {
   readonly cpuMs: number;
   /** Keys the resync added to the queues so far, summed over every entry. */
   readonly resyncsAdded: number;
+  /** Sharded runs: the sharder's label patches so far, on the replica that runs it (0 elsewhere). */
+  readonly sharderPatches?: number;
 }
 
 /** ChildMessage is sent by the child to the benchmark. */

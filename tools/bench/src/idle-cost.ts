@@ -1,6 +1,6 @@
 /**
  * `pnpm --filter @orkestra/bench idle-cost`: the idle cost of each operator over a long window
- * (issue 19), counted at the API server and attributed to its client. One control plane with an
+ * (docs/performance.md), counted at the API server and attributed to its client. One control plane with an
  * audit log (every request at Metadata level); Orkestra and kro run side by side, each with N CRs
  * in its own namespace; once both converged and went quiet, the benchmark closes its own watches
  * and sleeps through the window (default 12 minutes: longer than the informers' watch timeout,

@@ -27,12 +27,14 @@ import { KRO_FLAGS_NOTE, KRO_VERSION, buildKro, startKro } from './kro-runner.js
 import type { KroBuild } from './kro-runner.js';
 import { measureSystem } from './measure-system.js';
 import { apiServerCpuMs } from './api-requests.js';
-import { AUDIT_POLICY, auditLogArgs } from './audit-log.js';
+import { AUDIT_POLICY, auditLogArgs, shardWriters } from './audit-log.js';
 import type { MeasureOptions, SystemResult } from './measure-system.js';
 import { startOrkestra } from './orkestra-runner.js';
 import { performanceDoc } from './performance-doc.js';
 import { runRawFloor } from './raw-floor.js';
 import type { RawFloorResult } from './raw-floor.js';
+import { formatReplicaTable, summarizeReplicas } from './replicas-summary.js';
+import type { ReplicaRun } from './replicas-summary.js';
 import { rotatedOrder } from './round-summary.js';
 import { formatSizeTable, sizeDocument } from './size-document.js';
 import type { SizeDocument } from './size-document.js';
@@ -318,7 +320,15 @@ async function main(): Promise<void> {
     return;
   }
   const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
-  const outPath = args.out == null ? join(repoRoot, 'bench', 'results', 'latest.json') : resolve(args.out);
+  const sharded = args.replicas.length > 1 || args.replicas.some((n) => n > 1);
+  const outPath =
+    args.out == null
+      ? join(repoRoot, 'bench', 'results', sharded ? 'replicas.json' : 'latest.json')
+      : resolve(args.out);
+  if (sharded) {
+    await runReplicas(args, outPath);
+    return;
+  }
   if (args.docsFrom.length > 0) {
     // No measurement: the page and charts from earlier runs' results, smallest size first.
     // A file from a several-size run holds every size under `sizes`.
@@ -405,6 +415,111 @@ async function main(): Promise<void> {
   process.stdout.write(`\nwrote ${outPath}\n`);
 }
 
+/** The child kinds of the bench Katalog (audit-log resources), for double reconciles. */
+const CHILD_RESOURCES = ['secrets', 'configmaps', 'services', 'deployments'];
+
+/**
+ * runReplicas is `pnpm bench --replicas 1,2,4`: Orkestra alone, sharded over each replica count,
+ * every count once per round on a fresh control plane, the order rotated per round (interleaved).
+ * Besides the usual figures: each replica's RSS, CPU and reconciles, the sharder's patches, and
+ * double reconciles — child objects written by two shards' identities (the audit log's User-Agents).
+ */
+async function runReplicas(args: BenchArgs, outPath: string): Promise<void> {
+  const logDir = mkdtempSync(join(tmpdir(), 'orkestra-bench-replicas-'));
+  const command = `pnpm bench ${process.argv
+    .slice(2)
+    .filter((a) => a !== '--')
+    .join(' ')}`.trim();
+  log(
+    `replicas ${args.replicas.join(', ')}, sizes ${args.sizes.join(', ')}, ${args.rounds} rounds; logs in ${logDir}`,
+  );
+  const started = Date.now();
+  const loadAtStart = load1();
+  const sizes: { size: number; runs: ReplicaRun[]; summaries: ReturnType<typeof summarizeReplicas> }[] = [];
+  const write = (): void => {
+    mkdirSync(dirname(outPath), { recursive: true });
+    writeFileSync(
+      outPath,
+      `${JSON.stringify(
+        {
+          settings: { command, replicas: args.replicas, rounds: args.rounds, ...methodSettings(args, 0) },
+          environment: {
+            date: new Date(started).toISOString(),
+            durationS: Math.round((Date.now() - started) / 1000),
+            node: process.version,
+            cpus: cpus().length,
+            cpuModel: cpus()[0]?.model ?? 'unknown',
+            loadAverage1m: { start: loadAtStart, end: load1() },
+            logs: logDir,
+          },
+          sizes,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  };
+  for (const size of args.sizes) {
+    const runs: ReplicaRun[] = [];
+    const entry = { size, runs, summaries: summarizeReplicas(runs) };
+    sizes.push(entry);
+    for (let round = 0; round < args.rounds; round++) {
+      const order = rotatedOrder(args.replicas, round);
+      log(`size ${size}, round ${round + 1}/${args.rounds}: replicas ${order.join(' → ')} (load ${load1()})`);
+      for (const replicas of order) {
+        const id = `orkestra-x${replicas}`;
+        const ctx = { args, size, round, logDir, kroBuild: undefined };
+        const ran = await attempt(id, () =>
+          onFreshControlPlane(ctx, id, async (on) => {
+            const options = on.measure(RESYNC_SECONDS);
+            const sut = await startOrkestra({
+              kubeConfig: on.kubeConfig,
+              kubeconfigPath: on.cp.kubeconfigPath,
+              namespace: on.namespace,
+              workers: args.concurrency,
+              resync: `${RESYNC_SECONDS}s`,
+              logPath: join(logDir, `${id}-${size}-r${round}.log`),
+              replicas,
+            });
+            try {
+              const result = await measureSystem(sut, options);
+              const perReplica = await sut.replicaSamples();
+              const writers =
+                options.auditLog == null
+                  ? { objects: 0, doubles: [] }
+                  : shardWriters(readFileSync(options.auditLog, 'utf8'), CHILD_RESOURCES);
+              return {
+                replicas,
+                round,
+                result,
+                perReplica,
+                childObjectsWritten: writers.objects,
+                // CR children only: each replica also stores the Katalog revision ConfigMap in the
+                // operator namespace at start-up (not a reconcile).
+                doubleReconciles: writers.doubles.filter((key) => key.includes(` ${on.namespace}/`)),
+              };
+            } finally {
+              await sut.stop();
+            }
+          }),
+        );
+        if (ran.ok) {
+          runs.push(ran.value);
+          log(
+            `${id}: ${ran.value.result.convergenceMs.toFixed(0)} ms, ` +
+              `double reconciles ${ran.value.doubleReconciles.length}`,
+          );
+        }
+        entry.summaries = summarizeReplicas(runs);
+        write();
+      }
+    }
+    process.stdout.write(`\n${formatReplicaTable(size, entry.summaries)}\n`);
+  }
+  write();
+  process.stdout.write(`\nwrote ${outPath}\n`);
+}
+
 function writeOutputs(
   args: BenchArgs,
   repoRoot: string,
@@ -433,7 +548,7 @@ function writeDocs(repoRoot: string, documents: readonly SizeDocument[], duratio
   writeFileSync(join(docsDir, 'performance.md'), performanceDoc({ documents, durationS }));
 }
 
-// `pnpm bench rollout …` (issue 21) is its own benchmark: src/rollout.ts.
+// `pnpm bench rollout …` (docs/reference/runtime.md §24) is its own benchmark: src/rollout.ts.
 const sub = process.argv.slice(2).find((a) => a !== '--');
 (sub === 'rollout' ? import('./rollout.js').then(() => undefined) : main()).catch((error: unknown) => {
   log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -6,6 +6,7 @@
  * it as a SystemUnderTest once its informers have synced and it leads.
  */
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -42,10 +43,33 @@ export interface OrkestraRunnerOptions {
   readonly cpuProfileDir?: string | undefined;
   /** How long start-up may take. Default 180 000 ms. */
   readonly startTimeoutMs?: number;
+  /**
+   * Runtime children sharing the CRs as shards (`--sharding`, docs/reference/runtime.md §25); each
+   * logs to `logPath` with `-<i>` before its extension. Default 1 (not sharded).
+   */
+  readonly replicas?: number;
 }
 
-/** startOrkestra installs the CRD, starts the runtime child and waits for `started`. */
-export async function startOrkestra(options: OrkestraRunnerOptions): Promise<SystemUnderTest> {
+/** ReplicaSample is one replica's figures in a sharded run. */
+export interface ReplicaSample {
+  readonly shard: string;
+  readonly rssBytes: number;
+  readonly cpuMs: number;
+  readonly reconciles: number;
+  readonly sharderPatches: number;
+}
+
+/** OrkestraSystem is Orkestra as a SystemUnderTest; sharded runs also answer per replica. */
+export interface OrkestraSystem extends SystemUnderTest {
+  /** Every replica's memory (after a full collection) and counters; one item when not sharded. */
+  replicaSamples(): Promise<ReplicaSample[]>;
+}
+
+/**
+ * startOrkestra installs the CRD, starts the runtime child (or `replicas` sharded children) and
+ * waits for `started`. Sharded: memory, CPU and reconciles are summed over the replicas.
+ */
+export async function startOrkestra(options: OrkestraRunnerOptions): Promise<OrkestraSystem> {
   await installCrds(options.kubeConfig, [JSON.stringify(orkestraCrd())]);
   const operatorNamespace = options.operatorNamespace ?? OPERATOR_NAMESPACE;
   await options.kubeConfig
@@ -54,6 +78,70 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
     .catch((error: unknown) => {
       if ((error as { code?: unknown }).code !== 409) throw error;
     });
+  const replicas = options.replicas ?? 1;
+  if (replicas <= 1) return startReplicas(options, [undefined]);
+  const shards = Array.from({ length: replicas }, (_, i) => `bench-${i}-${randomBytes(4).toString('hex')}`);
+  return startReplicas(options, shards);
+}
+
+async function startReplicas(
+  options: OrkestraRunnerOptions,
+  shards: readonly (string | undefined)[],
+): Promise<OrkestraSystem> {
+  const started = await Promise.allSettled(
+    shards.map((shard, i) =>
+      startOne(
+        shards.length === 1
+          ? options
+          : { ...options, logPath: options.logPath.replace(/(\.[a-z]+)?$/, `-${i}$1`) },
+        shard == null ? undefined : { id: shard, replicas: shards.length },
+      ),
+    ),
+  );
+  const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed != null) {
+    await Promise.all(ok.map((one) => one.system.stop()));
+    throw failed.reason;
+  }
+  if (ok.length === 1 && ok[0] != null) return ok[0].system;
+  const sum = async (read: (one: SystemUnderTest) => Promise<number | null>): Promise<number | null> => {
+    const values = await Promise.all(ok.map((one) => read(one.system)));
+    return values.some((v) => v == null) ? null : values.reduce<number>((a, v) => a + (v ?? 0), 0);
+  };
+  const first = ok[0] as Started;
+  return {
+    ...first.system,
+    name: `orkestra ×${ok.length}`,
+    async memory() {
+      const samples = await Promise.all(ok.map((one) => one.system.memory()));
+      return {
+        rssBytes: samples.reduce((a, s) => a + s.rssBytes, 0),
+        heapUsedBytes: samples.reduce((a, s) => a + (s.heapUsedBytes ?? 0), 0),
+        method: `process.memoryUsage() in each of the ${ok.length} runtime children after global.gc(), summed`,
+      };
+    },
+    reconciles: () => sum((one) => one.reconciles()),
+    cpuMs: () => sum((one) => one.cpuMs()),
+    resyncsAdded: () => sum((one) => one.resyncsAdded?.() ?? Promise.resolve(null)),
+    async replicaSamples() {
+      return (await Promise.all(ok.map((one) => one.system.replicaSamples()))).flat();
+    },
+    async stop() {
+      await Promise.all(ok.map((one) => one.system.stop()));
+    },
+  };
+}
+
+interface Started {
+  readonly system: OrkestraSystem;
+}
+
+async function startOne(
+  options: OrkestraRunnerOptions,
+  shard: { readonly id: string; readonly replicas: number } | undefined,
+): Promise<Started> {
+  const operatorNamespace = options.operatorNamespace ?? OPERATOR_NAMESPACE;
   const childPath = fileURLToPath(new URL('./runtime-child.ts', import.meta.url));
   const packageDir = fileURLToPath(new URL('..', import.meta.url));
   const logFd = openSync(options.logPath, 'a');
@@ -82,6 +170,7 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
         katalogText: orkestraKatalogText({ workers: options.workers, resync: options.resync }),
         namespace: options.namespace,
         operatorNamespace,
+        ...(shard == null ? {} : { shard }),
       },
       'started',
       options.startTimeoutMs ?? 180_000,
@@ -92,7 +181,7 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
   }
   let stopped = false;
   const pid = child.pid ?? 0;
-  return {
+  const system: OrkestraSystem = {
     name: 'orkestra',
     client: OPERATOR_CLIENT,
     resource: ORKESTRA_RESOURCE,
@@ -118,6 +207,19 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
       const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;
       return s.resyncsAdded;
     },
+    async replicaSamples() {
+      const m = (await channel.request({ type: 'sample' }, 'sample', 30_000)) as ChildSample;
+      const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;
+      return [
+        {
+          shard: shard?.id ?? '',
+          rssBytes: m.rssBytes,
+          cpuMs: s.cpuMs,
+          reconciles: s.reconciles,
+          sharderPatches: s.sharderPatches ?? 0,
+        },
+      ];
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -131,6 +233,7 @@ export async function startOrkestra(options: OrkestraRunnerOptions): Promise<Sys
       channel.kill();
     },
   };
+  return { system };
 }
 
 /** ChildChannel sends one request at a time to the child and waits for the reply type. */

@@ -74,7 +74,7 @@ function roundsTable(rounds: readonly BenchResults[]): string {
   return markdownTable(rows);
 }
 
-/** Target is one goal of issue 19 checked against a median. */
+/** Target is one goal of docs/performance.md checked against a median. */
 interface Target {
   readonly what: string;
   readonly goal: string;
@@ -158,7 +158,7 @@ function sizeSection(doc: SizeDocument): string {
     '',
     markdownTable(sizeTableRows(doc)),
     '',
-    '**Targets (issue 19), on the medians:**',
+    '**Targets (docs/performance.md), on the medians:**',
     '',
     markdownTable([
       ['target', 'goal', 'measured', 'met'],

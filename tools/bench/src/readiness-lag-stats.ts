@@ -1,5 +1,5 @@
 /**
- * Pure helpers of the readiness-lag bench (issue 18): one CR's lag decomposed into its parts, and
+ * Pure helpers of the readiness-lag bench (docs/reference/runtime.md §7): one CR's lag decomposed into its parts, and
  * the per-round summary (nearest-rank p50/p99, min, max) of each part.
  */
 import { percentile } from './stats.js';

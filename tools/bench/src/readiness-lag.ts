@@ -1,5 +1,5 @@
 /**
- * Readiness lag (issue 18): how long after a Deployment's own `Available` condition the CR that
+ * Readiness lag (docs/reference/runtime.md §7): how long after a Deployment's own `Available` condition the CR that
  * owns it reports `Ready=True`, as `kubectl wait --for=condition=Ready` would see it. A control
  * plane with workloads (kube-scheduler, kwok, workload controllers) runs, per round, N CRs with
  * one 2-replica Deployment each, in a fresh namespace and with a fresh runtime scoped to it. One

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench rollout` (issue 21): the cost of a health-gated rollout. Per round, on a control
+ * `pnpm bench rollout` (docs/reference/runtime.md §24): the cost of a health-gated rollout. Per round, on a control
  * plane with workloads (kube-scheduler, kwok, workload controllers): N CRs with one Deployment
  * each are Ready on revision 1; then the runtime for revision 2 (a pod-template change) starts
  * with the previous revision kept and the real RolloutController (canary 2, waves 25/50/100)
@@ -14,12 +14,8 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import {
-  RolloutController,
-  createKatalogRuntime,
-  createRolloutStore,
-  prepareRollout,
-} from '@orkestra/reconciler';
+import { createKatalogRuntime } from '@orkestra/reconciler';
+import { RolloutController, createRolloutStore, prepareRollout } from '@orkestra/reconciler/rollout';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { createNamespace, installCrd, startControlPlane } from '@orkestra/testenv';
 import { loadKatalog } from '@orkestra/types';

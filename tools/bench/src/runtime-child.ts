@@ -45,6 +45,7 @@ async function start(message: Extract<ParentMessage, { type: 'start' }>): Promis
       '--control-center',
       '--log-level',
       'info',
+      ...(message.shard == null ? [] : ['--sharding']),
     ],
     { env: {} },
   );
@@ -59,11 +60,19 @@ async function start(message: Extract<ParentMessage, { type: 'start' }>): Promis
     handleSignals: false,
     watchKatalog: false,
     ...(message.namespace == null ? {} : { watchNamespace: message.namespace }),
+    ...(message.shard == null ? {} : { shardId: message.shard.id }),
   });
   await operator.synced;
   const deadline = Date.now() + 60_000;
-  while (!operator.isLeader()) {
-    if (Date.now() > deadline) throw new Error('the operator did not become leader within 60 s');
+  const shard = message.shard;
+  // Not sharded: the one replica leads. Sharded: every replica answers once synced, the leader
+  // once its sharder counts every shard live (so no CR is assigned to fewer shards and moved later).
+  const ready = (): boolean =>
+    shard == null
+      ? (operator?.isLeader() ?? false)
+      : operator?.isLeader() !== true || (operator.sharderStats()?.live.length ?? 0) >= shard.replicas;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error('the operator did not become ready to measure within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const metrics = `http://127.0.0.1:${operator.metricsAddress?.port ?? 0}/metrics`;
@@ -102,7 +111,12 @@ async function sample(): Promise<ChildMessage> {
 
 function stats(): ChildMessage {
   const cpu = process.cpuUsage();
-  return { type: 'stats', ...counts(), cpuMs: (cpu.user + cpu.system) / 1000 };
+  return {
+    type: 'stats',
+    ...counts(),
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    sharderPatches: operator?.sharderStats()?.patches ?? 0,
+  };
 }
 
 process.on('message', (message: ParentMessage) => {

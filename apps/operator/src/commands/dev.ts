@@ -133,7 +133,7 @@ export const devCommand: Command = {
         io.stderr.write(
           `Operator ready: ${Object.keys(operator.katalog.spec.crds).join(', ')}. Create CRs with kubectl (kwok reports their Pods Running; no container runs).\n`,
         );
-        // issue 22: `ork dev --control-center` (docs/reference/runtime.md §23).
+        // `ork dev --control-center` (docs/reference/runtime.md §23).
         if (config.controlCenter && operator.metricsAddress != null)
           io.stderr.write(
             `Control Center: http${config.controlCenterCert == null ? '' : 's'}://127.0.0.1:${operator.metricsAddress.port}/ui/${operator.controlCenterToken == null ? '' : `?token=${operator.controlCenterToken}`}\n`,

@@ -25,7 +25,7 @@ export const commands: readonly Command[] = [
   simulateCommand,
   diffCommand, // issue-21
   explainCommand, // issue-18
-  rolloutCommand, // issue 21
+  rolloutCommand, // docs/reference/runtime.md §24
   devCommand,
   demoCommand,
 ];

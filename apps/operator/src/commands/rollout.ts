@@ -1,5 +1,5 @@
-import { RolloutStore, control, rolloutObjectName } from '@orkestra/reconciler';
-import type { RolloutCommand, RolloutState } from '@orkestra/reconciler';
+import { RolloutStore, control, rolloutObjectName } from '@orkestra/reconciler/rollout';
+import type { RolloutCommand, RolloutState } from '@orkestra/reconciler/rollout';
 import { ConflictError, createKubeClient } from '@orkestra/registry';
 import type { KubeClient } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';

@@ -6,7 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT, runOrk } from '../../test/run-ork.js';
 
 /**
- * The held-out corpus of issue 14: ten Katalogs in upstream dialects, written from upstream's
+ * The held-out corpus of ADR 0004: ten Katalogs in upstream dialects, written from upstream's
  * types and documentation and committed before the mappings they exercise were built. Each must
  * pass `ork validate` unchanged and render with its CR; its `ork migrate` output must pass
  * `ork validate --strict` and render the same objects. The one that names a built-in kind is

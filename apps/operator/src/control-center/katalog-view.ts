@@ -54,7 +54,7 @@ export interface KatalogView {
   readonly rollout: RolloutView | null;
 }
 
-/** RolloutView is the part of the rollout state a viewer sees (issue 21 progress, issue 22 page). */
+/** RolloutView is the part of the rollout state a viewer sees (its progress, docs/reference/runtime.md §24, on the page of §23). */
 export interface RolloutView {
   readonly stable: string;
   readonly target: string;

@@ -29,7 +29,7 @@ export interface ControlCenterSource {
   katalog(): Katalog;
   engine(): KatalogRuntime;
   leader(): boolean;
-  /** issue 21: the rollout state the operator holds, if revisions are on. */
+  /** docs/reference/runtime.md §24: the rollout state the operator holds, if revisions are on. */
   rollout(): RolloutView | undefined;
   readonly events: RecentEvents;
   stats(input: {

@@ -11,7 +11,7 @@ import type { Manifest } from './manifest-meta.js';
 export const DEFAULT_IMAGE_REPOSITORY = 'ghcr.io/orkestra/operator';
 
 /** KATALOG_MOUNT_PATH is where the bundle mounts the Katalog ConfigMap in the operator container. */
-export const KATALOG_MOUNT_PATH = '/etc/orkestra';
+const KATALOG_MOUNT_PATH = '/etc/orkestra';
 
 /** BundleOptions configures generateBundle. */
 export interface BundleOptions {

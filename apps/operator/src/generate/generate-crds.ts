@@ -20,7 +20,7 @@ const RUNTIME_STATUS: Record<string, Schema> = {
     items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
   },
   providers: OPEN,
-  // issue 21: the Katalog revision the CR was last reconciled with (docs/reference/runtime.md §24.2).
+  // the Katalog revision the CR was last reconciled with (docs/reference/runtime.md §24.2).
   katalogRevision: { type: 'string' },
 };
 

@@ -53,7 +53,7 @@ operatorBox: { onReconcile: { configMaps: [{}] } }`);
     ]);
   });
 
-  it('grants tokenreviews and subjectaccessreviews create only with controlCenter (issue 22)', () => {
+  it('grants tokenreviews and subjectaccessreviews create only with controlCenter (docs/reference/runtime.md §23)', () => {
     const katalog = katalogFrom(`operatorBox: { onReconcile: { configMaps: [{}] } }`);
     const reviews = (manifests: readonly Record<string, unknown>[]): string[] =>
       manifests.flatMap((m) =>
@@ -346,8 +346,8 @@ operatorBox:
     const clusterRole = rbac.manifests.find((m) => m.kind === 'ClusterRole');
     expect(JSON.stringify(clusterRole)).not.toContain('secrets');
     const placed = rbac.manifests
-      .filter((m) => m.metadata.name === 'orkestra:test-operator:reads')
-      .map((m) => `${m.kind}/${m.metadata.namespace ?? ''}`);
+      .filter((m) => (m['metadata'] as { name?: string }).name === 'orkestra:test-operator:reads')
+      .map((m) => `${String(m['kind'])}/${(m['metadata'] as { namespace?: string }).namespace ?? ''}`);
     expect(placed).toEqual(['Role/platform', 'RoleBinding/platform', 'Role/vault', 'RoleBinding/vault']);
     expect(rbac.namespaceRoles).toEqual([
       {
@@ -407,7 +407,8 @@ describe('generateRbac with conversion (docs/reference/runtime.md §26, ADR 0057
           `${String((m['metadata'] as { namespace?: string }).namespace ?? '')} ${r.resources.join(',')} ${r.verbs.join(',')} ${(r.resourceNames ?? []).join(',')}`,
       ),
     );
-    expect(rules).toContain(' customresourcedefinitions get,patch databases.demo.example.io');
+    // get and patch for the caBundle, list and watch for CRD self-healing (runtime.md §2.9), in one rule.
+    expect(rules).toContain(' customresourcedefinitions get,list,watch,patch databases.demo.example.io');
     expect(rules).toContain(' customresourcedefinitions/status patch databases.demo.example.io');
     expect(rules).toContain('ops secrets create ');
     expect(rules).toContain('ops secrets get,update orkestra-webhook-tls');

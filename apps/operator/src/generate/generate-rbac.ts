@@ -134,7 +134,7 @@ const hasTemplate = (values: readonly unknown[]): boolean =>
  * (docs/reference/katalog.md §19: `allowedNamespaces` is a single exact name and the CRD is namespaced), or
  * undefined when any entry watches more, or any child kind is cluster-scoped.
  */
-export function pinnedNamespace(katalog: Katalog): string | undefined {
+function pinnedNamespace(katalog: Katalog): string | undefined {
   const entries = Object.values(katalog.spec.crds).filter((e) => e.enabled);
   let pinned: string | undefined;
   for (const entry of entries) {
@@ -428,7 +428,7 @@ function copySources(entry: CrdEntry): { name: string; namespace?: string }[] {
 }
 
 /**
- * rolloutRules are the ConfigMap rules of Katalog revisions and the rollout state (issue 21) that
+ * rolloutRules are the ConfigMap rules of Katalog revisions and the rollout state (docs/reference/runtime.md §24) that
  * `operatorRules` do not cover already; `covers` says whether those rules reach the operator
  * namespace at all (a ClusterRole, or a Role pinned to that namespace).
  */
@@ -556,7 +556,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
           },
         ]
       : []),
-    // issue 21: Katalog revisions (immutable, hash-named: create, get) and the rollout state, the
+    // docs/reference/runtime.md §24: Katalog revisions (immutable, hash-named: create, get) and the rollout state, the
     // only one patched (docs/reference/runtime.md §24.1) — the verbs the operator's own rules do not
     // already grant in the operator namespace (a Katalog with configMaps children has create, patch).
     ...rolloutRules(operatorRules, pinned == null || pinned === options.namespace, `${leaseName}-rollout`),

@@ -85,7 +85,7 @@ describe('formatExplain', () => {
   });
 });
 
-describe('formatExplain revision (issue 21)', () => {
+describe('formatExplain revision (docs/reference/runtime.md §24)', () => {
   it('prints the Katalog revision of the last reconcile and a pin', () => {
     const lines = formatExplain(
       {

@@ -1,5 +1,5 @@
 /**
- * formatExplain renders `ork explain` (issue 18): a CR's Synced and Ready conditions, then one
+ * formatExplain renders `ork explain` (docs/reference/runtime.md §21): a CR's Synced and Ready conditions, then one
  * line per inventory child — step, child, state, reason, since when — from the readiness the
  * runtime recorded on `status.inventory`.
  */
@@ -14,7 +14,7 @@ export interface ExplainedCr {
     readonly labels?: Readonly<Record<string, string>>;
   };
   readonly status?: {
-    /** issue 21: the Katalog revision of the last reconcile. */
+    /** docs/reference/runtime.md §24: the Katalog revision of the last reconcile. */
     readonly katalogRevision?: string;
     readonly conditions?: readonly {
       readonly type: string;
@@ -75,7 +75,7 @@ export function formatExplain(cr: ExplainedCr, now: Date): string[] {
     const message = c.message == null || c.message === '' ? '' : `: ${c.message}`;
     lines.push(`  ${type}: ${c.status} ${c.reason ?? ''}${message}${since}`);
   }
-  // issue 21: the revision the CR was last reconciled with, and a pin (docs/reference/runtime.md §24).
+  // the revision the CR was last reconciled with, and a pin (docs/reference/runtime.md §24).
   const revision = cr.status?.katalogRevision;
   const pin = cr.metadata.annotations?.['orkestra.konductor.io/revision'];
   if (revision != null || pin != null)

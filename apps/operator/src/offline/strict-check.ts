@@ -178,7 +178,7 @@ export function strictCheck(
         ),
       );
     }
-    // Upstream Katalogs use resyncs of 5-15 s; the loader accepts >= 1 s, --strict warns (issue 14).
+    // Upstream Katalogs use resyncs of 5-15 s; the loader accepts >= 1 s, --strict warns (ADR 0004).
     const resync = parseDuration(entry.resync);
     if (resync !== 0 && resync < 30_000) {
       const at = isMap(node) ? (node.get('resync', true) as YamlNode | undefined) : undefined;

@@ -47,7 +47,7 @@ describe('parseRunConfig', () => {
     });
   });
 
-  it('reads the Control Center flags and environment (issue 22)', () => {
+  it('reads the Control Center flags and environment (docs/reference/runtime.md §23)', () => {
     const flags = ok(
       parseRunConfig(
         [

@@ -34,7 +34,7 @@ export interface RunDemoOptions {
   /** Longest wait for one step (Ready, drift repair, cleanup). Default 90 000 ms. */
   readonly stepTimeoutMs?: number;
   /**
-   * Serve the Control Center on loopback (issue 22): each operator on its own port, the last one
+   * Serve the Control Center on loopback (docs/reference/runtime.md §23): each operator on its own port, the last one
    * aggregating the others; before the cleanup the demo waits until `waitUntilStopped()` resolves.
    */
   readonly controlCenter?: { waitUntilStopped(): Promise<void> };
@@ -416,7 +416,7 @@ export async function runDemo(options: RunDemoOptions): Promise<number> {
         );
       }
 
-      // issue 22: with --control-center, look at the CRs and their children before the cleanup.
+      // docs/reference/runtime.md §23: with --control-center, look at the CRs and their children before the cleanup.
       if (options.controlCenter != null && controlCenterUrl != null && !shownControlCenter) {
         shownControlCenter = true;
         step('Control Center');

@@ -85,7 +85,7 @@ export interface EventLoopWatchOptions {
  * maximum of each slot of the window, so a long block is remembered for about `windowMs` after it
  * ended. Its timer is unref'ed.
  */
-export function createEventLoopWatch(options: EventLoopWatchOptions = {}): EventLoopWatch {
+function createEventLoopWatch(options: EventLoopWatchOptions = {}): EventLoopWatch {
   const windowMs = options.windowMs ?? 30_000;
   const slots = Math.max(1, options.slots ?? 6);
   const histogram = monitorEventLoopDelay({ resolution: 20 });

@@ -13,24 +13,12 @@ export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = Array.from({ length
 );
 
 /** REST_CLIENT_DURATION_BUCKETS are client-go's buckets for `rest_client_request_duration_seconds`. */
-export const REST_CLIENT_DURATION_BUCKETS: readonly number[] = [
+const REST_CLIENT_DURATION_BUCKETS: readonly number[] = [
   0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0,
 ];
 
 /** BUILD_DURATION_BUCKETS are the buckets of `orkestra_docker_build_duration_seconds` (1 s to 1 h). */
-export const BUILD_DURATION_BUCKETS: readonly number[] = [1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600];
-
-/**
- * ReconcileResult is every value of the `result` label of `controller_runtime_reconcile_total`
- * (controller-runtime's set); the runtime reports the `ObservedReconcileResult` subset.
- */
-export const ReconcileResult = {
-  Success: 'success',
-  Error: 'error',
-  Requeue: 'requeue',
-  RequeueAfter: 'requeue_after',
-} as const;
-export type ReconcileResult = (typeof ReconcileResult)[keyof typeof ReconcileResult];
+const BUILD_DURATION_BUCKETS: readonly number[] = [1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600];
 
 /** AutoscaleDirection is the `direction` label of `orkestra_autoscale_decisions_total`. */
 export const AutoscaleDirection = { Up: 'up', Down: 'down' } as const;
@@ -120,7 +108,7 @@ export interface OperatorMetrics {
   addCollector(collector: Collector): () => void;
   /** katalogLoaded replaces the `orkestra_katalog_info` series after a hot reload. */
   katalogLoaded(version: string): void;
-  /** issue 21: the rollout's phase, step and CRs per assigned revision (docs/reference/runtime.md §18.2, §24). */
+  /** the rollout's phase, step and CRs per assigned revision (docs/reference/runtime.md §18.2, §24). */
   rollout(readings: RolloutReadings): void;
   /** Sharded operators (docs/reference/runtime.md §25): this replica's shard and, on the leader, the sharder's counts. */
   sharding(readings: ShardingReadings): void;
@@ -229,7 +217,8 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
     buckets: readonly number[],
   ): Histogram<L> => new Histogram<L>({ name, help, labelNames, buckets: [...buckets], registers });
 
-  // controller-runtime
+  // controller-runtime; `result` is controller-runtime's set (success, error, requeue, requeue_after),
+  // of which the runtime reports the `ObservedReconcileResult` subset.
   const reconcileTotal = counter(
     'controller_runtime_reconcile_total',
     'Total number of reconciliations per controller',
@@ -339,7 +328,7 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
   const sharderSeen = new Map<string, number>();
   const katalogInfo = gauge('orkestra_katalog_info', 'The loaded Katalog (always 1)', ['katalog', 'version']);
   katalogInfo.set({ katalog: options.katalogName, version: options.version }, 1);
-  // issue 21: rollouts (docs/reference/runtime.md §24)
+  // rollouts (docs/reference/runtime.md §24)
   const rolloutPhase = gauge('orkestra_rollout_phase', 'The rollout phase (1 for the current one)', [
     'katalog',
     'phase',

@@ -5,10 +5,10 @@ import type {
   CrossHandler,
   EventSubject,
   KatalogRuntime,
-  RuntimeRevisions,
   RuntimeShard,
   RuntimeTuning,
 } from '@orkestra/reconciler';
+import type { RuntimeRevisions } from '@orkestra/reconciler/rollout';
 import type { KubeObject } from '@orkestra/registry';
 import type { DefinedHook, Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';
@@ -36,7 +36,7 @@ export interface CreateOperatorRuntimeOptions {
   readonly onEvent?: (subject: EventSubject, type: string, reason: string, message: string) => void;
   /** How long `start` waits for the first list of every informer. Default 120 000 ms. */
   readonly syncTimeoutMs?: number;
-  /** issue 21: the revisions and the per-CR choice (docs/reference/runtime.md §24.2). */
+  /** the revisions and the per-CR choice (docs/reference/runtime.md §24.2). */
   readonly revisions?: RuntimeRevisions;
   /** Sharded operators (docs/reference/runtime.md §25): this replica's shard. Default: every CR. */
   readonly shard?: RuntimeShard;
@@ -96,7 +96,9 @@ export interface OperatorRuntime {
   enqueue(cr: KubeObject): void;
   /** Sharded replicas: watch every entry across shards (on becoming leader, for the rollout gate). No-op otherwise. */
   watchAllShards(): void;
-  /** issue 21: the runtime's Event recorder. */
+  /** True when the CRs `crs()` lists are complete: the runtime is ready and, sharded, every watched kind has listed. */
+  crsReady(): boolean;
+  /** docs/reference/runtime.md §24: the runtime's Event recorder. */
   readonly events: KatalogRuntime['events'];
 }
 
@@ -182,6 +184,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
       }
     },
     watchAllShards: () => runtime.crossShard?.watchAll(),
+    crsReady: () => runtime.isReady() && (runtime.crossShard?.hasSynced() ?? true),
     events: runtime.events,
     collect: (gauges) => {
       const snapshot = runtime.snapshot();

@@ -155,3 +155,21 @@ describe('ShardAssignment.decide', () => {
     }
   });
 });
+
+describe('LeaseTracker.nextExpiryMs', () => {
+  it('is the time left before the first live Lease expires unrenewed; nothing for released or dead ones', () => {
+    const tracker = new LeaseTracker();
+    const lease = (name: string, holder: string, renewTime: string) => ({
+      name,
+      holder,
+      renewTime,
+      durationMs: 6000,
+    });
+    tracker.observe([lease('a', 'a', 't1'), lease('b', 'b', 't1'), lease('c', '', 't1')], 0);
+    tracker.observe([lease('a', 'a', 't2'), lease('b', 'b', 't1'), lease('c', '', 't1')], 2000);
+    const now = [lease('a', 'a', 't2'), lease('b', 'b', 't1'), lease('c', '', 't1')];
+    expect(tracker.nextExpiryMs(now, 2500)).toBe(3500); // b, seen renewing at 0
+    expect(tracker.nextExpiryMs(now, 7000)).toBe(1000); // b dead; a, seen renewing at 2000
+    expect(tracker.nextExpiryMs(now, 9000)).toBeUndefined();
+  });
+});

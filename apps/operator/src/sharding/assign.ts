@@ -46,6 +46,21 @@ export class LeaseTracker {
     return [...live].sort();
   }
 
+  /**
+   * nextExpiryMs is how long until the first live Lease expires if it is not renewed (undefined
+   * when none is live), so the sharder can look again at that moment instead of at its next tick.
+   */
+  nextExpiryMs(leases: readonly ShardLeaseView[], nowMs: number): number | undefined {
+    let next: number | undefined;
+    for (const lease of leases) {
+      const seen = this.#seen.get(lease.name);
+      if (seen == null || lease.holder === '') continue;
+      const left = seen.at + lease.durationMs - nowMs;
+      if (left > 0 && (next == null || left < next)) next = left;
+    }
+    return next;
+  }
+
   /** deadSinceMs is how long a Lease has been dead (0 when alive or unknown), for clean-up. */
   deadForMs(lease: ShardLeaseView, nowMs: number): number {
     const seen = this.#seen.get(lease.name);

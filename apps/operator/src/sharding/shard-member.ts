@@ -10,7 +10,7 @@ import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { OrkestraLabel } from '@orkestra/types';
 import type { Logger } from '@orkestra/types';
 import { LeaderElector, leaseApiOf } from '../process/leader-election.js';
-import { Sharder } from './sharder.js';
+import { Sharder, ShardLeaseWatch } from './sharder.js';
 import type { ShardedResource, SharderStats } from './sharder.js';
 import { SHARD_LEASE_LABEL, shardLeaseName } from './shard-lease.js';
 
@@ -104,14 +104,26 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
   };
   let sharder: Sharder | undefined;
   let sharderStart: Promise<void> | undefined;
+  // Every replica watches the shard Leases from its start, so on becoming leader it already knows
+  // which shards stopped renewing (runtime.md §25.4).
+  const leaseWatch = new ShardLeaseWatch({
+    listWatch: options.listWatch,
+    katalogName: options.katalogName,
+    namespace: options.namespace,
+    logger,
+  });
   return {
     id,
     runtimeShard,
     holds: () => held,
-    start: () => elector.start(),
+    start: () => {
+      leaseWatch.start();
+      elector.start();
+    },
     release: async () => {
       held = false;
       await elector.release();
+      await leaseWatch.stop();
     },
     startSharder: (resources) => {
       if (sharder != null) return;
@@ -130,6 +142,7 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
         namespace: options.watchNamespace,
         tickMs: options.retryPeriodMs,
         logger,
+        leaseWatch,
       });
       sharder = made;
       sharderStart = made.start().then(

@@ -2,7 +2,7 @@ import { OrkestraLabel } from '@orkestra/types';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ShardAssignment } from './assign.js';
 import { objectKey } from './ring.js';
-import { Sharder } from './sharder.js';
+import { Sharder, ShardLeaseWatch } from './sharder.js';
 import type { SharderOptions } from './sharder.js';
 
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/ops/leases';
@@ -141,5 +141,46 @@ describe('Sharder', () => {
     await vi.waitFor(() => expect(server.patches).toHaveLength(onB));
     expect(onB).toBeGreaterThan(0);
     for (const patch of server.patches) expect(patch.labels).toEqual({ [OrkestraLabel.Shard]: 'a' });
+  });
+
+  it('a new leader whose replica watched the Leases before it led moves a dead shard’s CRs without waiting another lease duration', async () => {
+    const labelled = names.map((name) => ({
+      name,
+      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
+    }));
+    const onB = labelled.filter((app) => app.labels[OrkestraLabel.Shard] === 'b').length;
+    const server = fakeServer(labelled, ['a', 'b']);
+    let now = 0;
+    // The standby replica's watch, from its start: b's last renewal is seen at 0.
+    const leaseWatch = new ShardLeaseWatch({
+      listWatch: server.listWatch,
+      katalogName: 'shop',
+      namespace: 'ops',
+      now: () => now,
+    });
+    leaseWatch.start();
+    await leaseWatch.informer.waitForSync();
+    now = 10_000;
+    await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:10.000000Z')); // once the watch is open
+    now = 15_000; // b stopped renewing 15 s ago: dead; this replica becomes leader now
+    const made = new Sharder({
+      client: server.client,
+      listWatch: server.listWatch,
+      leaseListWatch: server.listWatch,
+      katalogName: 'shop',
+      leaseNamespace: 'ops',
+      namespace: 'web',
+      resources: [
+        { group: 'shop.example.com', version: 'v1', kind: 'App', plural: 'apps', namespaced: true },
+      ],
+      tickMs: 10,
+      now: () => now,
+      leaseWatch,
+    });
+    sharders.push(made);
+    await made.start();
+    await vi.waitFor(() => expect(server.patches).toHaveLength(onB));
+    expect(made.live()).toEqual(['a']);
+    await leaseWatch.stop();
   });
 });

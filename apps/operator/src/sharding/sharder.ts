@@ -44,13 +44,94 @@ export interface SharderOptions {
   readonly tickMs: number;
   /** A Lease dead for this long is deleted. Default 60 000 ms; 0 keeps them. */
   readonly deleteDeadLeasesAfterMs?: number;
-  /** Patches in flight at most. Default 8. */
+  /** Patches in flight at most. Default 32. */
   readonly maxConcurrentPatches?: number;
   readonly logger?: Logger;
   /** Epoch milliseconds. Default Date.now. */
   readonly now?: () => number;
   /** Called after each change of the live shards (tests, logs). */
   readonly onLiveShards?: (live: readonly string[]) => void;
+  /**
+   * The shard Leases as this replica has watched them since before it led (`ShardLeaseWatch`), so a
+   * new leader already knows which shards stopped renewing. Default: a watch of its own, started
+   * with the sharder (every Lease then counts as alive for one lease duration).
+   */
+  readonly leaseWatch?: ShardLeaseWatch;
+}
+
+/** ShardLeaseWatchOptions configures a ShardLeaseWatch. */
+export interface ShardLeaseWatchOptions {
+  readonly listWatch: ListWatchClient;
+  readonly katalogName: string;
+  /** The operator namespace, where the shard Leases live. */
+  readonly namespace: string;
+  readonly logger?: Logger;
+  /** Epoch milliseconds. Default Date.now. */
+  readonly now?: () => number;
+}
+
+/**
+ * ShardLeaseWatch watches the shard Leases and records, on this replica's clock, when each one's
+ * renewTime last changed (`LeaseTracker`). Every replica runs one from its start, so the replica
+ * that becomes leader can count a shard dead one lease duration after that shard's last renewal,
+ * not one lease duration after it started looking (docs/reference/runtime.md §25.4).
+ */
+export class ShardLeaseWatch {
+  readonly informer: Informer;
+  readonly tracker = new LeaseTracker();
+  readonly #now: () => number;
+  #started = false;
+
+  constructor(options: ShardLeaseWatchOptions) {
+    this.#now = options.now ?? Date.now;
+    this.informer = new Informer({
+      client: options.listWatch,
+      resource: {
+        group: 'coordination.k8s.io',
+        version: 'v1',
+        plural: 'leases',
+        kind: 'Lease',
+        namespaced: true,
+      },
+      namespace: options.namespace,
+      labelSelector: `${SHARD_LEASE_LABEL}=${options.katalogName}`,
+      logger: {
+        warn: (fields, message) => options.logger?.warn({ ...fields, component: 'sharder' }, message),
+      },
+    });
+    this.informer.subscribe(() => this.observe());
+  }
+
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.informer.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#started = false;
+    await this.informer.stop();
+  }
+
+  /** views are the Leases in the cache as the tracker reads them. */
+  views(): ShardLeaseView[] {
+    return this.informer.cache.list().map((lease) => {
+      const spec = (lease as { spec?: Record<string, unknown> }).spec ?? {};
+      const renew = spec['renewTime'];
+      return {
+        name: lease.metadata.name ?? '',
+        holder: typeof spec['holderIdentity'] === 'string' ? spec['holderIdentity'] : '',
+        renewTime: renew == null ? '' : String(renew instanceof Date ? renew.toISOString() : renew),
+        durationMs:
+          (typeof spec['leaseDurationSeconds'] === 'number' ? spec['leaseDurationSeconds'] : 15) * 1000,
+      };
+    });
+  }
+
+  /** observe records the Leases now and returns the live shard IDs. */
+  observe(): string[] {
+    return this.tracker.observe(this.views(), this.#now());
+  }
 }
 
 /** SharderStats counts the sharder's work (its requests are `patches` and `leaseDeletes`, besides its watches). */
@@ -83,12 +164,13 @@ interface Tracked {
 export class Sharder {
   readonly #options: SharderOptions;
   readonly #now: () => number;
-  readonly #tracker = new LeaseTracker();
   readonly #hashes = new Map<string, number>();
-  readonly #leases: Informer;
+  readonly #leaseWatch: ShardLeaseWatch;
+  readonly #ownLeaseWatch: boolean;
   readonly #crs: Tracked[];
   #assignment = new ShardAssignment([], this.#hashes);
   #timer: NodeJS.Timeout | undefined;
+  #expiryTimer: NodeJS.Timeout | undefined;
   #running = false;
   readonly #pending = new Map<string, { tracked: Tracked; object: KubeObject }>();
   readonly #inFlight = new Set<string>();
@@ -100,20 +182,17 @@ export class Sharder {
     this.#now = options.now ?? Date.now;
     const warn = (fields: Record<string, unknown>, message: string): void =>
       options.logger?.warn({ ...fields, component: 'sharder' }, message);
-    this.#leases = new Informer({
-      client: options.leaseListWatch,
-      resource: {
-        group: 'coordination.k8s.io',
-        version: 'v1',
-        plural: 'leases',
-        kind: 'Lease',
-        namespaced: true,
-      },
-      namespace: options.leaseNamespace,
-      labelSelector: `${SHARD_LEASE_LABEL}=${options.katalogName}`,
-      logger: { warn },
-    });
-    this.#leases.subscribe(() => this.#refreshLive());
+    this.#ownLeaseWatch = options.leaseWatch == null;
+    this.#leaseWatch =
+      options.leaseWatch ??
+      new ShardLeaseWatch({
+        listWatch: options.leaseListWatch,
+        katalogName: options.katalogName,
+        namespace: options.leaseNamespace,
+        ...(options.logger == null ? {} : { logger: options.logger }),
+        now: this.#now,
+      });
+    this.#leaseWatch.informer.subscribe(() => this.#refreshLive());
     this.#crs = options.resources.map((resource) => {
       const informer = new Informer({
         client: options.listWatch,
@@ -134,10 +213,10 @@ export class Sharder {
   async start(signal?: AbortSignal): Promise<void> {
     if (this.#running) return;
     this.#running = true;
-    this.#leases.start();
+    this.#leaseWatch.start();
     for (const tracked of this.#crs) tracked.informer.start();
     await Promise.all([
-      this.#leases.waitForSync(signal),
+      this.#leaseWatch.informer.waitForSync(signal),
       ...this.#crs.map((t) => t.informer.waitForSync(signal)),
     ]);
     this.#refreshLive(true);
@@ -149,7 +228,11 @@ export class Sharder {
   async stop(): Promise<void> {
     this.#running = false;
     clearInterval(this.#timer);
-    await Promise.all([this.#leases.stop(), ...this.#crs.map((t) => t.informer.stop())]);
+    clearTimeout(this.#expiryTimer);
+    await Promise.all([
+      ...(this.#ownLeaseWatch ? [this.#leaseWatch.stop()] : []),
+      ...this.#crs.map((t) => t.informer.stop()),
+    ]);
   }
 
   /** live is the shard IDs the sharder counts as alive now. */
@@ -165,24 +248,10 @@ export class Sharder {
     };
   }
 
-  #leaseViews(): ShardLeaseView[] {
-    return this.#leases.cache.list().map((lease) => {
-      const spec = (lease as { spec?: Record<string, unknown> }).spec ?? {};
-      const renew = spec['renewTime'];
-      return {
-        name: lease.metadata.name ?? '',
-        holder: typeof spec['holderIdentity'] === 'string' ? spec['holderIdentity'] : '',
-        renewTime: renew == null ? '' : String(renew instanceof Date ? renew.toISOString() : renew),
-        durationMs:
-          (typeof spec['leaseDurationSeconds'] === 'number' ? spec['leaseDurationSeconds'] : 15) * 1000,
-      };
-    });
-  }
-
   /** #refreshLive recomputes the live shards; a change (or `all`) re-decides every CR. */
   #refreshLive(all = false): void {
-    if (!this.#running || !this.#leases.hasSynced()) return;
-    const live = this.#tracker.observe(this.#leaseViews(), this.#now());
+    if (!this.#running || !this.#leaseWatch.informer.hasSynced()) return;
+    const live = this.#leaseWatch.observe();
     const changed = live.join(',') !== [...this.#assignment.live].join(',');
     if (changed) {
       this.#assignment = new ShardAssignment(live, this.#hashes);
@@ -190,6 +259,13 @@ export class Sharder {
       this.#options.onLiveShards?.(live);
     }
     if (changed || all) this.#considerAll();
+    // A Lease expiring makes no event: look again the moment the first live one would expire.
+    const next = this.#leaseWatch.tracker.nextExpiryMs(this.#leaseWatch.views(), this.#now());
+    clearTimeout(this.#expiryTimer);
+    if (next != null) {
+      this.#expiryTimer = setTimeout(() => this.#refreshLive(), next + 5);
+      this.#expiryTimer.unref();
+    }
   }
 
   #tick(): void {
@@ -226,7 +302,7 @@ export class Sharder {
   }
 
   #pump(): void {
-    const limit = this.#options.maxConcurrentPatches ?? 8;
+    const limit = this.#options.maxConcurrentPatches ?? 32;
     for (const [key, item] of this.#pending) {
       if (this.#inFlight.size >= limit) return;
       if (this.#inFlight.has(key)) continue;
@@ -286,8 +362,8 @@ export class Sharder {
     const after = this.#options.deleteDeadLeasesAfterMs ?? 60_000;
     if (after <= 0 || !this.#running) return;
     const now = this.#now();
-    for (const view of this.#leaseViews()) {
-      if (this.#tracker.deadForMs(view, now) < after) continue;
+    for (const view of this.#leaseWatch.views()) {
+      if (this.#leaseWatch.tracker.deadForMs(view, now) < after) continue;
       try {
         await this.#options.client.delete({
           apiVersion: 'coordination.k8s.io/v1',

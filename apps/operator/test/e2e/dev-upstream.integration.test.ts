@@ -6,7 +6,7 @@ import { REPO_ROOT } from '../run-ork.js';
 import { runTool } from '../tools.js';
 import { buildOrk, spawnOrk, waitFor } from './ork-process.js';
 
-// Issue 14: an upstream Katalog runs under `ork dev` to Ready, unchanged. The Katalog is our own
+// ADR 0004: an upstream Katalog runs under `ork dev` to Ready, unchanged. The Katalog is our own
 // held-out G1 fixture (written from upstream's documentation, apiVersion orkestra.orkspace.io/v1);
 // `ork dev` starts its own control plane, and kubectl (the pinned build) applies its CR.
 

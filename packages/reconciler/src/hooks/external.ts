@@ -34,11 +34,11 @@ export interface ExternalCallDeclaration {
   readonly name: string;
   /** Default `http`. */
   readonly protocol?: ExternalProtocolName;
-  /** The rendered URL (`http` or `https`; `postgres` for protocol postgres). */
+  /** The rendered URL (`http` or `https`; the protocol's scheme for the others). */
   readonly url: string;
-  /** The protocol's query (PromQL, rendered; SQL, literal). */
+  /** The protocol's query (PromQL, rendered; SQL and the mongo query, literal). */
   readonly query?: string;
-  /** Protocol postgres: the rendered bind parameters. */
+  /** Protocols postgres and mongo: the rendered bind parameters. */
   readonly params?: readonly string[];
   /** Protocol prometheus: a range query. */
   readonly range?: { readonly duration: string; readonly step: string };
@@ -90,6 +90,16 @@ export interface ExternalCallResult {
   readonly raw?: unknown;
   /** Protocol postgres: the rows. */
   readonly rows?: readonly Readonly<Record<string, unknown>>[];
+  /** Protocol mongo: the number of matching documents, as text. */
+  readonly count?: string;
+  /** Protocol mongo: the matching documents (at most the row limit). */
+  readonly documents?: readonly Readonly<Record<string, unknown>>[];
+  /** Protocol kafka (`@topic`): the partition count, as text. */
+  readonly partitionCount?: string;
+  /** Protocol kafka (`group/topic`): the partition count, as text. */
+  readonly partitions?: string;
+  /** Protocol kafka (`group/topic`): the group's total lag, as text. */
+  readonly lag?: string;
 }
 
 /** ExternalCallContext says where a call is made from. */

@@ -1,6 +1,6 @@
 /**
  * readinessTransition: whether a change of a child moved its readiness state, so that its owner's
- * `Ready` may flip and the owner is served ahead of progress-only events (issue 18,
+ * `Ready` may flip and the owner is served ahead of progress-only events (ADR 0014,
  * docs/reference/runtime.md §4, §5.3).
  */
 import type { CacheChange } from '../cache.js';

@@ -1,5 +1,5 @@
 /**
- * Ordering on readiness (issue 18): a child whose entry has `waitFor` is not applied until every
+ * Ordering on readiness (docs/reference/runtime.md §7): a child whose entry has `waitFor` is not applied until every
  * child of the entries it names is ready. Once it exists it is kept and updated as usual, so a
  * target that becomes unready later does not delete or freeze it.
  */

@@ -1,5 +1,5 @@
 /**
- * The rollout of a changed Katalog to live CRs (issue 21, docs/reference/runtime.md §24), as pure
+ * The rollout of a changed Katalog to live CRs (docs/reference/runtime.md §24), as pure
  * functions over a small state: which revision each CR gets, and when a step's gate opens or fails.
  * The state lives in a ConfigMap the operator owns (rollout-store.ts), so it survives restarts.
  */

@@ -1,5 +1,5 @@
 /**
- * Katalog revisions (issue 21, docs/reference/runtime.md §24.1): a revision is named by a hash of
+ * Katalog revisions (docs/reference/runtime.md §24.1): a revision is named by a hash of
  * the loaded Katalog, `spec.rollout` left out, so pausing a rollout in Git is not a new revision.
  */
 import { createHash } from 'node:crypto';

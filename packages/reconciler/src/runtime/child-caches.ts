@@ -33,7 +33,7 @@ export interface ChildRoute {
   readonly ownerUid: string;
   /** Whether the change is the echo of the runtime's own write (adds and updates only). */
   readonly isOwnWrite: (() => boolean) | undefined;
-  /** `high` when the change moved the child's readiness state (issue 18), else `normal`. */
+  /** `high` when the change moved the child's readiness state (ADR 0014), else `normal`. */
   readonly priority: Priority;
 }
 
@@ -53,7 +53,7 @@ export function routeChildChange(
   return {
     crd,
     ownerUid,
-    // issue 19: an add or update that echoes the runtime's own write does not re-run the owner.
+    // docs/reference/runtime.md §4: an add or update that echoes the runtime's own write does not re-run the owner.
     isOwnWrite: change.type === CacheChangeType.Delete ? undefined : () => isOwnVersion(change.object),
     priority: readinessTransition(change) ? Priority.High : Priority.Normal,
   };

@@ -93,7 +93,9 @@ describe('Cleanups (docs/reference/katalog.md §20.6)', () => {
   });
 
   it('leaves a CR being deleted alone; a CR already gone counts as deleted; a failed delete decides nothing', async () => {
-    const gone = setup(terminal, { deleteFails: new NotFoundError({ status: 404, message: 'gone' }) });
+    const gone = setup(terminal, {
+      deleteFails: new NotFoundError({ status: 404, verb: 'delete', message: 'gone' }),
+    });
     const deleting = { ...cr('Failed'), metadata: { ...cr('Failed').metadata, deletionTimestamp: 'x' } };
     expect(await gone.cleanups.check(deleting, silent)).toEqual({});
     expect(await gone.cleanups.check(cr('Failed'), silent)).toEqual({ deleted: true });

@@ -74,7 +74,7 @@ export interface CrdControllerOptions {
   /** Receives the entry's reconcile, queue, informer and pipeline events (docs/reference/runtime.md §18.2). Default: none. */
   readonly observer?: RuntimeObserver | undefined;
   /**
-   * issue 21: this entry's revision, and the previous revision's entry (its compiled CRD and hooks)
+   * docs/reference/runtime.md §24: this entry's revision, and the previous revision's entry (its compiled CRD and hooks)
    * with the choice between them per CR (docs/reference/runtime.md §24.2). Default: one revision.
    */
   readonly revision?: ControllerRevisions | undefined;
@@ -113,7 +113,7 @@ export class CrdController {
   readonly resync: Resync;
   readonly guard: NamespaceGuard;
   readonly pipeline: CrdPipeline;
-  /** issue 21: the previous revision's pipeline, for CRs the rollout has not reached. */
+  /** docs/reference/runtime.md §24: the previous revision's pipeline, for CRs the rollout has not reached. */
   readonly #previous: CrdPipeline | undefined;
   readonly #assign: ((cr: KubeObject) => 'current' | 'previous') | undefined;
   readonly #logger: Logger;
@@ -302,7 +302,7 @@ export class CrdController {
       if (!this.#workersStarted) return;
       // §20.3: the enqueue gate decides before the key is queued (deletes always pass).
       if (this.#gates != null && !this.#gates.admit(change)) return;
-      // issue 19: an event for a CR being reconciled may be the echo of that reconcile's own
+      // docs/reference/runtime.md §4: an event for a CR being reconciled may be the echo of that reconcile's own
       // write arriving before the write's answer; decided when the reconcile ends.
       const version = change.object.metadata.resourceVersion;
       if (
@@ -412,7 +412,7 @@ export class CrdController {
    * enqueueOwner adds the key of the CR with this UID, when cached (child events, docs/reference/runtime.md §4).
    * `isOwnWrite`, when given, tells whether the event is the echo of the runtime's own write; an
    * event for a CR being reconciled is then held until the reconcile ends and dropped if it was.
-   * `priority` is the lane: `high` for a child whose readiness state changed (issue 18), so the
+   * `priority` is the lane: `high` for a child whose readiness state changed (ADR 0014), so the
    * owner's Ready follows it ahead of a backlog of progress events (§5.3). Default `normal`.
    */
   enqueueOwner(uid: string, isOwnWrite?: () => boolean, priority: Priority = Priority.Normal): void {
@@ -538,7 +538,7 @@ export class CrdController {
         });
         return {};
       }
-      // issue 21: the revision the rollout assigns this CR (docs/reference/runtime.md §24.2).
+      // the revision the rollout assigns this CR (docs/reference/runtime.md §24.2).
       const pipeline =
         this.#previous != null && this.#assign?.(cached) === 'previous' ? this.#previous : this.pipeline;
       const result = await pipeline.run(rolledBack == null ? cached : { ...cached, spec: rolledBack.spec }, {
@@ -562,7 +562,7 @@ export class CrdController {
       const timeChange = this.#nextTimeChange();
       if (timeChange != null)
         requeueAfterMs = requeueAfterMs == null ? timeChange : Math.min(requeueAfterMs, timeChange);
-      // issue 19 (own-writes.ts): re-run after an own write only when the entry can read it back.
+      // docs/reference/runtime.md §4 (own-writes.ts): re-run after an own write only when the entry can read it back.
       if (result.wroteCr && this.#readsOwnWrites) {
         const failures = this.#ownWrites.get(key) ?? 0;
         this.#ownWrites.set(key, failures + 1);

@@ -30,7 +30,7 @@ function setup(events: unknown, minIntervalMs?: number) {
   return { clock, declared, recorded };
 }
 
-const context = { metadata: cr.metadata, spec: cr.spec, status: { phase: 'Running' } };
+const context = { metadata: cr.metadata, spec: cr['spec'], status: { phase: 'Running' } };
 
 describe('DeclaredEvents (docs/reference/katalog.md §20.5)', () => {
   it('records each event whose `on` matches the outcome, reason and message rendered over the context', () => {

@@ -99,7 +99,7 @@ export interface CreateKatalogRuntimeOptions {
    */
   readonly observer?: Partial<RuntimeObserver>;
   readonly options?: KatalogRuntimeOptions;
-  /** issue 21: the revision of this Katalog, the previous one and which a CR gets (docs/reference/runtime.md §24.2). Default: one revision, unrecorded. */
+  /** the revision of this Katalog, the previous one and which a CR gets (docs/reference/runtime.md §24.2). Default: one revision, unrecorded. */
   readonly revisions?: RuntimeRevisions;
   /** Sharded operators (docs/reference/runtime.md §25, ADR 0045): this runtime is one shard. Default: it sees every CR. */
   readonly shard?: RuntimeShard;
@@ -396,7 +396,8 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     },
     isReady: () =>
       starter.started &&
-      (peers?.hasSynced() ?? true) &&
+      // The leader's on-demand kinds (rollout gate) do not make a replica unready.
+      (peers?.hasSynced(true) ?? true) &&
       children.hasSynced() &&
       watches.hasSynced() &&
       [...entries.values()].every((e) => e.informer.hasSynced()),

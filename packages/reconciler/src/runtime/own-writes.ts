@@ -1,6 +1,6 @@
 /**
  * readsOwnWrites decides whether a reconcile that wrote its CR (finalizer, status, annotations)
- * must run again to reach a fixed point (runtime.md §4; issue 19, ADR 0011-write-waves).
+ * must run again to reach a fixed point (runtime.md §4; ADR 0011-write-waves).
  *
  * The runtime ignores the watch echoes of its own writes and, instead, re-enqueues a CR whose
  * status or metadata it changed, so status-driven state machines advance. That second reconcile

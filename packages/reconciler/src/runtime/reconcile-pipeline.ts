@@ -87,7 +87,7 @@ export interface PipelineOptions {
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
   /** Receives step durations, child, status and secret writes and validation results. Default: none. */
   readonly observer?: RuntimeObserver | undefined;
-  /** issue 21: the Katalog revision this pipeline runs, recorded as `status.katalogRevision` (docs/reference/runtime.md §24.2). */
+  /** the Katalog revision this pipeline runs, recorded as `status.katalogRevision` (docs/reference/runtime.md §24.2). */
   readonly revision?: string | undefined;
 }
 
@@ -243,7 +243,7 @@ export class CrdPipeline {
     // Admission: step 4 namespace guard, 5 finalizers, 6 normalize, 7 mutation, 8 validation.
     const restricted = namespaceRestriction(s.crd, s.guard, current.cr.metadata.namespace);
     if (restricted != null) throw restricted;
-    // issue 19 (write-plan.ts): when the entry cleans up nothing itself, the finalizer may wait
+    // ADR 0011 (write-plan.ts): when the entry cleans up nothing itself, the finalizer may wait
     // for the desired set and join the first child writes; otherwise it is written first.
     const mayWait = finalizerMayWait(s.crd);
     if (!mayWait) current.cr = await ensureFinalizers(s, current.cr, state);
@@ -264,7 +264,7 @@ export class CrdPipeline {
     if (waitingHook != null) return waitingHook;
     mark('hooks');
     // Desired set, step 13.
-    // issue 14: Secrets with `copyFrom` take their source's data; a missing source waits.
+    // ADR 0017: Secrets with `copyFrom` take their source's data; a missing source waits.
     const desired = await copySecrets(s, desiredSet(s, view, context));
     if (isPending(desired)) return desired;
     renderCrMetadata(s, context, state);
@@ -273,7 +273,7 @@ export class CrdPipeline {
     const previous = inventoryOf(current.cr);
     const now = heldBack(s, desired, previous);
     state.waiting = now.waiting;
-    // Child writes, steps 14–15. issue 19: the deferred finalizer runs alongside the first wave
+    // Child writes, steps 14–15. ADR 0011: the deferred finalizer runs alongside the first wave
     // when every child is owned.
     let finalizer: Promise<KubeObject> | undefined;
     if (mayWait && missingFinalizers(s.crd, current.cr).length > 0) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LAST_APPLIED_ANNOTATION } from '../cache.js';
 import type { ListWatchClient, RawWatchEvent } from '../list-watch-client.js';
-import { project, projectingClient } from './shard-peers.js';
+import { ShardPeers, project, projectingClient } from './shard-peers.js';
 
 const cr = {
   apiVersion: 'x/v1',
@@ -52,5 +52,39 @@ describe('cross-shard projection', () => {
     client.watch('/x', {}, { onEvent: (event) => events.push(event), onClose: () => undefined });
     expect((events[0]?.object as Record<string, unknown>)['spec']).toBeUndefined();
     expect(events[1]).toEqual({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } });
+  });
+});
+
+describe('ShardPeers readiness', () => {
+  it('is ready once the kinds watched from the start have listed; on-demand kinds count only when asked', async () => {
+    let release: () => void = () => undefined;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const client: ListWatchClient = {
+      list: async (path) => {
+        if (path.includes('/apps')) await slow;
+        return { items: [], metadata: { resourceVersion: '1' } };
+      },
+      watch: () => ({ abort: () => undefined }),
+    };
+    const kind = (entry: string, plural: string) => ({
+      entry,
+      resource: { group: 'x', version: 'v1', kind: entry, plural, namespaced: true },
+      projection: 'object' as const,
+    });
+    const peers = new ShardPeers({
+      listWatch: client,
+      kinds: [kind('db', 'dbs')],
+      onDemand: [kind('app', 'apps')],
+    });
+    peers.start();
+    await peers.waitForSync();
+    peers.watchAll();
+    expect(peers.entries()).toEqual(['db', 'app']);
+    expect(peers.hasSynced(true)).toBe(true);
+    expect(peers.hasSynced()).toBe(false);
+    release();
+    await peers.waitForSync();
+    expect(peers.hasSynced()).toBe(true);
+    await peers.stop();
   });
 });

@@ -57,12 +57,14 @@ export class ShardPeers {
   readonly #options: ShardPeersOptions;
   readonly #informers = new Map<string, Informer>();
   readonly #onDemand: Map<string, PeerKind>;
+  readonly #initial: Set<string>;
   #started = false;
 
   constructor(options: ShardPeersOptions) {
     this.#options = options;
     this.#onDemand = new Map((options.onDemand ?? []).map((kind) => [kind.entry, kind]));
     for (const kind of options.kinds) this.#make(kind);
+    this.#initial = new Set(options.kinds.map((kind) => kind.entry));
   }
 
   /** entries are the entries watched now. */
@@ -93,8 +95,11 @@ export class ShardPeers {
     }
   }
 
-  hasSynced(): boolean {
-    return [...this.#informers.values()].every((informer) => informer.hasSynced());
+  /** hasSynced: every watched kind has listed (`initialOnly`: the kinds watched from the start). */
+  hasSynced(initialOnly = false): boolean {
+    return [...this.#informers].every(
+      ([entry, informer]) => (initialOnly && !this.#initial.has(entry)) || informer.hasSynced(),
+    );
   }
 
   async waitForSync(signal?: AbortSignal): Promise<void> {

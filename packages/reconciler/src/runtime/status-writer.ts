@@ -63,7 +63,7 @@ export interface StatusWriterOptions {
   readonly events: EventRecorder;
   /** Called with each decision: `written`, `skipped` (unchanged) or `conflict` (stale resource version). Default: none. */
   readonly onResult?: ((result: StatusWriteResult) => void) | undefined;
-  /** issue 21: written as `status.katalogRevision` (docs/reference/runtime.md §24.2). Default: not written. */
+  /** written as `status.katalogRevision` (docs/reference/runtime.md §24.2). Default: not written. */
   readonly revision?: string | undefined;
 }
 
@@ -198,7 +198,7 @@ export class StatusWriter {
    * #events emits ReconcileSucceeded when Ready becomes True, and a warning when it becomes False
    * or its reason changes. A failing reconcile also warns when its message changes; a child's
    * readiness progress (`1/2` → `2/2 replicas available`) does not: events only on readiness
-   * transitions (issue 18). A new CR's first Ready=False while its children are on their way is
+   * transitions (docs/reference/runtime.md §7). A new CR's first Ready=False while its children are on their way is
    * not an Event (ADR 0020). ValidationWarning is emitted when the warnings change.
    */
   #events(

@@ -1,5 +1,5 @@
 /**
- * The watch triggers of a Katalog (docs/reference/runtime.md §4.1, katalog.md §3.4): one list+watch
+ * The watch triggers of a Katalog (docs/reference/runtime.md §4.1, katalog.md §3.2): one list+watch
  * per distinct `watch` item of the entries, whose changes re-queue CRs — the CR named by
  * `keyFrom`, else the owner CR by ownerReference, else every CR of the entry.
  */

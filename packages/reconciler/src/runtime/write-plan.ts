@@ -1,5 +1,5 @@
 /**
- * The order of a reconcile's writes (issue 19, ADR 0011-write-waves): a reconcile waits
+ * The order of a reconcile's writes (ADR 0011-write-waves): a reconcile waits
  * for an earlier write only where the API server needs it to exist, so it costs as few sequential
  * round trips as the API allows.
  *

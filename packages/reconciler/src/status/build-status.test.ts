@@ -403,7 +403,7 @@ describe('buildStatus: declared fields', () => {
   });
 });
 
-describe('buildStatus: Synced (issue 18)', () => {
+describe('buildStatus: Synced (ADR 0009)', () => {
   const notReady = {
     status: 'False',
     reason: 'ChildNotReady',

@@ -62,7 +62,7 @@ export interface BuildStatusInput {
   readonly inventory?: readonly InventoryItem[] | undefined;
   /** Provider records by provider and declaration name. Undefined keeps the cached value. */
   readonly providers?: Readonly<Record<string, unknown>> | undefined;
-  /** issue 21: the Katalog revision of this reconcile (docs/reference/runtime.md §24.2). Undefined keeps the cached value. */
+  /** the Katalog revision of this reconcile (docs/reference/runtime.md §24.2). Undefined keeps the cached value. */
   readonly katalogRevision?: string | undefined;
   /** Declared fields from `compileStatusFields`, evaluated after the runtime-owned keys. */
   readonly declaredFields?: readonly CompiledStatusField[] | undefined;

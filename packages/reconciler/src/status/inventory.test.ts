@@ -123,7 +123,7 @@ describe('inventory', () => {
   });
 });
 
-describe('inventory readiness (issue 18)', () => {
+describe('inventory readiness (docs/reference/runtime.md §7)', () => {
   it('parses well-formed readiness and drops malformed readiness', () => {
     const base = {
       apiVersion: 'v1',

@@ -25,7 +25,7 @@ export interface InventoryItem {
   readonly readiness?: InventoryReadiness;
 }
 
-/** InventoryReadiness is a child's readiness as the inventory records it (issue 18). */
+/** InventoryReadiness is a child's readiness as the inventory records it (docs/reference/runtime.md §7). */
 export interface InventoryReadiness {
   /** kstatus state: `Current`, `InProgress`, `Failed`, `NotFound`, `Terminating`, or `Waiting` (held back by `waitFor`). */
   readonly state: string;

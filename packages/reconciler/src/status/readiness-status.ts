@@ -1,5 +1,5 @@
 /**
- * Readiness on a CR's status (issue 18): each desired child's readiness, recorded on its
+ * Readiness on a CR's status (docs/reference/runtime.md §7): each desired child's readiness, recorded on its
  * inventory item with the time it entered that state, and the `Ready` condition derived from
  * `Synced` and the children.
  */

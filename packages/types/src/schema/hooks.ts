@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Duration } from '../duration.js';
 import { RESOURCE_KINDS } from '../kinds/index.js';
 import { gated } from './condition.js';
+import { parseMongoQuery } from './mongo-query.js';
 import {
   BoolLike,
   Identifier,
@@ -24,6 +25,8 @@ export const EXTERNAL_PROTOCOLS = {
   prometheus: ['http', 'https'],
   postgres: ['postgres', 'postgresql'],
   redis: ['redis', 'rediss'],
+  mongo: ['mongodb'],
+  kafka: ['kafka'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** ExternalProtocolName is one of EXTERNAL_PROTOCOLS. */
@@ -38,9 +41,16 @@ const ExternalCallSchema = gated({
     .enum(PROTOCOL_NAMES, { error: `expected a protocol: ${PROTOCOL_NAMES.join(', ')}` })
     .default('http'),
   url: Tpl,
-  /** The protocol's query (`prometheus`: PromQL; `postgres`: one literal SQL statement). */
+  /**
+   * The protocol's query (`prometheus`: PromQL; `postgres`: one literal SQL statement; `redis`: a
+   * read command; `mongo`: `<database>.<collection> [filter JSON]`, literal; `kafka`: `@<topic>` or
+   * `<group>/<topic>`).
+   */
   query: Tpl.optional(),
-  /** `postgres`: the bind parameters `$1`, `$2`, … (templates; sent as values, never spliced into the SQL). */
+  /**
+   * `postgres`, `mongo`: the bind parameters `$1`, `$2`, … (templates; sent as values, never spliced
+   * into the SQL or the filter's keys).
+   */
   params: z.array(Tpl).max(64).optional(),
   /** `prometheus`: a range query over the last `duration`, one sample every `step`. */
   range: z.strictObject({ duration: Duration, step: Duration.default('1m') }).optional(),
@@ -144,18 +154,38 @@ function checkProtocol(
   if (call.query === undefined || call.query === '')
     issue('query', `protocol ${call.protocol} needs a \`query\``, call.query);
   if (call.body !== undefined) issue('body', `protocol ${call.protocol} sends no body`, call.body);
-  if (call.protocol === 'prometheus' || call.protocol === 'redis') {
+  if (call.protocol === 'prometheus' || call.protocol === 'redis' || call.protocol === 'kafka') {
     if (call.params !== undefined)
       issue(
         'params',
-        `bind parameters are for protocol postgres; template the ${call.protocol === 'redis' ? 'command' : 'PromQL'} instead`,
+        `bind parameters are for protocols postgres and mongo; template the ${call.protocol === 'redis' ? 'command' : call.protocol === 'kafka' ? 'topic' : 'PromQL'} instead`,
         call.params,
       );
-    if (call.protocol === 'redis' && call.range !== undefined)
+    if (call.protocol !== 'prometheus' && call.range !== undefined)
       issue('range', '`range` is for protocol prometheus', call.range);
     return;
   }
   if (call.range !== undefined) issue('range', '`range` is for protocol prometheus', call.range);
+  if (call.protocol === 'mongo') {
+    if (call.query === undefined || call.query === '') return;
+    if (isTemplate(call.query)) {
+      issue(
+        'query',
+        'the mongo query must be literal: pass CR values as bind parameters (`params`, written "$1", "$2", … as filter values), never inside the query',
+        call.query,
+      );
+      return;
+    }
+    const parsed = parseMongoQuery(call.query);
+    if (!parsed.ok) issue('query', parsed.error, call.query);
+    else if ((call.params?.length ?? 0) < parsed.query.placeholders)
+      issue(
+        'params',
+        `the filter reads $${parsed.query.placeholders}: \`params\` needs that many values`,
+        call.params,
+      );
+    return;
+  }
   if (call.query !== undefined && isTemplate(call.query))
     issue(
       'query',

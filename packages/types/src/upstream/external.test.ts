@@ -12,9 +12,9 @@ describe('upstream external protocols and cross sources', () => {
         onReconcile:
           external:
             - name: ping
-              protocol: kafka
-              url: "{{ .spec.redisURL }}"
-              query: PING
+              protocol: amqp
+              url: "{{ .spec.amqpURL }}"
+              query: jobs
             - name: hello
               protocol: http
               url: http://hello.example.io/
@@ -24,7 +24,7 @@ describe('upstream external protocols and cross sources', () => {
             as: loaderHealth
 `;
 
-  it('refuses kafka once, with the reason; maps a map-form cross source; drops protocol: http', () => {
+  it('refuses an unknown protocol once, with the reason; maps a map-form cross source; drops protocol: http', () => {
     const result = load(text);
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -33,9 +33,51 @@ describe('upstream external protocols and cross sources', () => {
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(
       new RegExp(
-        `^${lines.findIndex((l) => l.includes('protocol: kafka')) + 1} spec\\.crds\\.website\\.operatorBox\\.onReconcile\\.external\\[0\\]\\.protocol: upstream \`protocol: kafka\` has no counterpart in Orkestra yet: external calls speak http, prometheus, postgres, redis`,
+        `^${lines.findIndex((l) => l.includes('protocol: amqp')) + 1} spec\\.crds\\.website\\.operatorBox\\.onReconcile\\.external\\[0\\]\\.protocol: upstream \`protocol: amqp\` has no counterpart in Orkestra yet: external calls speak http, prometheus, postgres, redis, mongo, kafka`,
       ),
     );
+  });
+});
+
+describe('upstream mongo and kafka calls', () => {
+  const text = `${head()}      operatorBox:
+        onReconcile:
+          external:
+            - name: docs
+              protocol: mongo
+              url: "{{ .spec.mongoURL }}"
+              query: 'orkestra.test {"status": "active"}'
+              timeout: 5s
+            - name: topicMeta
+              protocol: kafka
+              url: broker1:9092,broker2:9092
+              query: "@events"
+            - name: consumerLag
+              protocol: kafka
+              url: "{{ .spec.kafkaBrokers }}"
+              query: workers/events
+        status:
+          fields:
+            - path: docCount
+              value: "{{ .external.docs.count }}"
+            - path: partitionCount
+              value: "{{ .external.topicMeta.partitionCount }}"
+            - path: lag
+              value: "{{ .external.consumerLag.lag }}"
+`;
+
+  it('loads them under the same names, the broker list as a kafka:// URL, their result keys unchanged', () => {
+    const box = ok(load(text)).katalog.spec.crds['website']?.operatorBox;
+    expect(box?.external.map((c) => [c.protocol, c.url, c.query])).toEqual([
+      ['mongo', '{{ .spec.mongoURL }}', 'orkestra.test {"status": "active"}'],
+      ['kafka', 'kafka://broker1:9092,broker2:9092', '@events'],
+      ['kafka', '{{ .spec.kafkaBrokers }}', 'workers/events'],
+    ]);
+    expect(box?.status.fields.map((f) => f.value)).toEqual([
+      '{{ .external.docs.count }}',
+      '{{ .external.topicMeta.partitionCount }}',
+      '{{ .external.consumerLag.lag }}',
+    ]);
   });
 });
 

@@ -24,6 +24,12 @@ export const EXTERNAL_RESULT_KEYS: readonly string[] = [
   'result',
   'raw',
   'rows',
+  // Protocol mongo: the matching documents and their count; protocol kafka: partitions and lag.
+  'count',
+  'documents',
+  'partitionCount',
+  'partitions',
+  'lag',
 ];
 
 const EXTERNAL_FIELD = new RegExp(
@@ -62,9 +68,10 @@ export function externalJsonPaths(up: Upgrader, entry: YAMLMap, base: Path): voi
 
 /**
  * externalProtocols handles upstream's `external[].protocol`: `http`/`https` is the default and is
- * removed; a protocol Orkestra speaks (EXTERNAL_PROTOCOLS: `prometheus`, `postgres`) is kept with its
- * `query`, under the same name; any other (`redis`, `mongo`, `kafka`) is refused with the reason, its
- * `query` removed so it is reported once.
+ * removed; a protocol Orkestra speaks (EXTERNAL_PROTOCOLS: `prometheus`, `postgres`, `redis`,
+ * `mongo`, `kafka`) is kept with its `query`, under the same name (a literal `kafka` broker list
+ * written without a scheme, `broker1:9092,broker2:9092`, gains `kafka://`); any other is refused
+ * with the reason, its `query` removed so it is reported once.
  */
 export function externalProtocols(up: Upgrader, holder: YAMLMap, path: Path): void {
   const list = pairOf(holder, 'external')?.value;
@@ -81,7 +88,10 @@ export function externalProtocols(up: Upgrader, holder: YAMLMap, path: Path): vo
       up.drop(call, 'protocol', at, 'HTTP is the default protocol; the scheme is in `url`');
       return;
     }
-    if (Object.hasOwn(EXTERNAL_PROTOCOLS, protocol)) return;
+    if (Object.hasOwn(EXTERNAL_PROTOCOLS, protocol)) {
+      if (protocol === 'kafka') kafkaBrokerList(up, call, [...path, 'external', i, 'url']);
+      return;
+    }
     up.problem(
       at,
       pair.value,
@@ -91,4 +101,14 @@ export function externalProtocols(up: Upgrader, holder: YAMLMap, path: Path): vo
     const query = pairOf(call, 'query');
     if (query != null) takeOut(call, query);
   });
+}
+
+/** kafkaBrokerList writes upstream's bare broker list (`broker1:9092,broker2:9092`) as a `kafka://` URL. */
+function kafkaBrokerList(up: Upgrader, call: YAMLMap, at: Path): void {
+  const url = pairOf(call, 'url')?.value;
+  if (!isScalar(url) || typeof url.value !== 'string') return;
+  const text = url.value.trim();
+  if (text === '' || text.includes('{{') || /^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return;
+  url.value = `kafka://${text}`;
+  up.change(at, url, 'a Kafka broker list is written as a kafka:// URL');
 }

@@ -25,7 +25,7 @@ export interface ExpectationFailure {
  * `prunes`, `children`) compare as sets and accept `Kind/name` or `Kind/namespace/name`;
  * `deletionOrder` compares in order; `status` is a partial match (every given leaf equal, `null`
  * meaning absent); `ready` and `reason` compare the Ready condition, `synced` the Synced condition.
- * Rollouts (issue 21): `rollout` is a partial match of the rollout, revisions named by their
+ * Rollouts (docs/reference/runtime.md §24): `rollout` is a partial match of the rollout, revisions named by their
  * Katalog file; `revisions` compares each named CR's `status.katalogRevision` (by file or
  * hash); `crs.<name>` checks children, status, ready, synced and reason of that CR.
  */

@@ -98,7 +98,7 @@ steps:
   });
 });
 
-describe('parseScenario: rollout steps (issue 21)', () => {
+describe('parseScenario: rollout steps (docs/reference/runtime.md §24)', () => {
   const katalogs: string[] = [];
   const withKatalogs = {
     ...options,

@@ -75,11 +75,11 @@ export const ExpectKey = {
   Synced: 'synced',
   Reason: 'reason',
   DeletionOrder: 'deletionOrder',
-  /** issue 21: a partial match of the rollout (phase, step, paused, stable, target, message). */
+  /** docs/reference/runtime.md §24: a partial match of the rollout (phase, step, paused, stable, target, message). */
   Rollout: 'rollout',
-  /** issue 21: CR name → the Katalog file (or revision hash) its `status.katalogRevision` names. */
+  /** docs/reference/runtime.md §24: CR name → the Katalog file (or revision hash) its `status.katalogRevision` names. */
   Revisions: 'revisions',
-  /** issue 21: CR name → children, status, ready, synced, reason of that CR. */
+  /** docs/reference/runtime.md §24: CR name → children, status, ready, synced, reason of that CR. */
   Crs: 'crs',
 } as const;
 export type ExpectKey = (typeof ExpectKey)[keyof typeof ExpectKey];
@@ -123,9 +123,9 @@ export interface ScenarioStep {
   readonly update?: Json;
   readonly observe?: readonly ObservedChange[];
   readonly delete?: boolean;
-  /** issue 21: a new Katalog revision; the simulator starts a rollout per its `spec.rollout`. */
+  /** docs/reference/runtime.md §24: a new Katalog revision; the simulator starts a rollout per its `spec.rollout`. */
   readonly katalog?: KatalogChange;
-  /** issue 21: `ork rollout pause|resume|undo`. */
+  /** docs/reference/runtime.md §24: `ork rollout pause|resume|undo`. */
   readonly rollout?: RolloutCommandName;
   /** The CR (metadata.name) that update, observe, delete and the CR expectations refer to; default: the last applied. */
   readonly cr?: string;

@@ -309,7 +309,7 @@ describe('Simulator deletion', () => {
     );
     // The runtime's order (docs/reference/runtime.md §10.2): the cleanup job is created and awaited (Deleting is
     // written while it runs), the ordered group is deleted, providers in reverse declaration order,
-    // then every remaining inventory child explicitly in reverse wave order (issue 20: the Namespace of
+    // then every remaining inventory child explicitly in reverse wave order (ADR 0010: the Namespace of
     // wave 0 last), and only then is the finalizer released — nothing is left to garbage collection.
     expect(reports[1]?.deletionOrder).toEqual([
       'cleanup-job Job/shop-export',
@@ -415,7 +415,7 @@ describe('mergePatch', () => {
   });
 });
 
-describe('Simulator rollouts (issue 21, docs/reference/runtime.md §24)', () => {
+describe('Simulator rollouts (docs/reference/runtime.md §24)', () => {
   const rollout = '  rollout: {canary: {selector: {canary: "yes"}}, waves: [100], readyTimeout: 5m}\n';
   const v1 = katalogFrom(
     `operatorBox:

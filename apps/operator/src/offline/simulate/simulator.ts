@@ -4,7 +4,7 @@
  * results) and then lets the real pipeline (@orkestra/reconciler/offline) run as the operator
  * would: reconciles until one writes nothing, or the deletion path until the finalizer is gone.
  * The report is read from the cluster's write log; nothing here re-implements a pipeline step.
- * With `katalog:` steps (issue 21) every CR is reconciled with the revision the rollout's pure
+ * With `katalog:` steps (docs/reference/runtime.md §24) every CR is reconciled with the revision the rollout's pure
  * `assign` gives it (one OfflineEngine per CR and revision over one shared cluster), and the
  * rollout's pure `tick` runs after the reconciles, as the rollout controller does
  * (docs/reference/runtime.md §24).
@@ -22,8 +22,8 @@ import {
   katalogRevision,
   startRollout,
   tick,
-} from '@orkestra/reconciler';
-import type { RolloutState } from '@orkestra/reconciler';
+} from '@orkestra/reconciler/rollout';
+import type { RolloutState } from '@orkestra/reconciler/rollout';
 import type { ClusterWrite, OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import { checkCustomResource } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
@@ -64,7 +64,7 @@ export interface RolloutReport {
   readonly message: string;
 }
 
-/** CrReport is one CR of the scenario after a step (issue 21: several CRs, one rollout). */
+/** CrReport is one CR of the scenario after a step (docs/reference/runtime.md §24: several CRs, one rollout). */
 export interface CrReport {
   readonly name: string;
   readonly crNamespace: string | undefined;
@@ -104,9 +104,9 @@ export interface StepReport {
   readonly statusChanges: readonly StatusChange[];
   /** Delete steps: the deletion path, in order. */
   readonly deletionOrder: readonly string[] | undefined;
-  /** issue 21: the rollout, once a `katalog:` step started one. */
+  /** docs/reference/runtime.md §24: the rollout, once a `katalog:` step started one. */
   readonly rollout: RolloutReport | undefined;
-  /** issue 21: every CR of the scenario, in the order applied (with rollouts or more than one CR). */
+  /** docs/reference/runtime.md §24: every CR of the scenario, in the order applied (with rollouts or more than one CR). */
   readonly crs: readonly CrReport[];
   readonly notes: readonly string[];
 }

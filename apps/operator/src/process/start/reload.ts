@@ -7,8 +7,8 @@
 import { crdInstallOptions } from './webhook.js';
 import { unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
-import { katalogRevision } from '@orkestra/reconciler';
-import type { RolloutController } from '@orkestra/reconciler';
+import { katalogRevision } from '@orkestra/reconciler/rollout';
+import type { RolloutController } from '@orkestra/reconciler/rollout';
 import type { DefinedHook, Katalog } from '@orkestra/types';
 import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import type { ApiTransport } from '../api-transport.js';

@@ -3,8 +3,8 @@
  * ConfigMaps in the operator's namespace they are off and a new Katalog applies to every CR at
  * once. The Katalog's ConfigMaps are read from a watch, so nothing polls them (ADR 0034).
  */
-import { RolloutController, RolloutStore, RolloutWatch, prepareRollout } from '@orkestra/reconciler';
-import type { PreparedRollout } from '@orkestra/reconciler';
+import { RolloutController, RolloutStore, RolloutWatch, prepareRollout } from '@orkestra/reconciler/rollout';
+import type { PreparedRollout } from '@orkestra/reconciler/rollout';
 import type { Katalog } from '@orkestra/types';
 import type { ApiTransport } from '../api-transport.js';
 import type { RunConfig } from '../config.js';
@@ -86,7 +86,7 @@ export function createRollouts(o: CreateRolloutsOptions): Rollouts {
           policy: () => state.katalog.spec.rollout,
           crs: () => target().crs(),
           enqueue: (cr) => target().enqueue(cr),
-          ready: () => target().isReady(),
+          ready: () => target().crsReady(),
           events: {
             normal: (s, r, m) => target().events.normal(s, r, m),
             warning: (s, r, m) => target().events.warning(s, r, m),

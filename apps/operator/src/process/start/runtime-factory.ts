@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { PreparedRollout, RolloutController } from '@orkestra/reconciler';
+import type { PreparedRollout, RolloutController } from '@orkestra/reconciler/rollout';
 import type { Katalog, Provider } from '@orkestra/types';
 import { crossAuthorizer, tokenFileReader } from '../../auth/cross-access.js';
 import { GateAudience, createKubeGate, kubeReviewApi } from '../../auth/kube-gate.js';

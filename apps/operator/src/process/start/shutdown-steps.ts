@@ -4,7 +4,7 @@
  * HTTP servers, flush the logs. SIGTERM/SIGINT run it (unless not asked to), and so do a lost
  * Lease and `Operator.shutdown`.
  */
-import type { RolloutWatch } from '@orkestra/reconciler';
+import type { RolloutWatch } from '@orkestra/reconciler/rollout';
 import type { Provider } from '@orkestra/types';
 import type { ShardMember } from '../../sharding/shard-member.js';
 import type { RunConfig } from '../config.js';

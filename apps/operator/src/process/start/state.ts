@@ -3,7 +3,7 @@
  * the running Katalog and its runtime (both change on reload), the rollout of its revision,
  * leadership and the shard this replica holds, and whether shutdown has begun.
  */
-import type { RolloutController } from '@orkestra/reconciler';
+import type { RolloutController } from '@orkestra/reconciler/rollout';
 import type { DefinedHook, Katalog } from '@orkestra/types';
 import type { ShardMember } from '../../sharding/shard-member.js';
 import type { WebhookEndpoint } from '../../webhook/endpoint.js';

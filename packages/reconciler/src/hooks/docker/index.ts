@@ -125,7 +125,7 @@ export const dockerHook = defineHook({
         image,
         workingDirectory,
         dockerfile: stringForm(rendered.dockerfile) || 'Dockerfile',
-        // Build paths are confined to the git checkout (issue 20); without one, to the context.
+        // Build paths are confined to the git checkout (docs/reference/katalog.md §16.2); without one, to the context.
         ...(gitDir === '' ? {} : { root: gitDir }),
         buildArgs: Object.fromEntries(
           Object.entries(rendered.buildArgs ?? {}).map(([k, v]) => [k, stringForm(v)]),

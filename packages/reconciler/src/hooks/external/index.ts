@@ -24,7 +24,7 @@ import type { HookInput, HookServices, OfflineScript } from '../hook-unit.js';
 export interface CompiledExternal {
   readonly declaration: ExternalCall;
   readonly katalogPath: string;
-  /** Renders `{url, headers, body?, query?, params?, secretRef?}` (a SQL `query` is literal and not rendered). */
+  /** Renders `{url, headers, body?, query?, params?, secretRef?}` (a SQL or mongo `query` is literal and not rendered). */
   readonly value: CompiledValue;
 }
 
@@ -51,7 +51,9 @@ export function compileExternalCalls(
             url: declaration.url,
             headers: declaration.headers,
             ...(declaration.body === undefined ? {} : { body: declaration.body }),
-            ...(declaration.query === undefined || declaration.protocol === 'postgres'
+            ...(declaration.query === undefined ||
+            declaration.protocol === 'postgres' ||
+            declaration.protocol === 'mongo'
               ? {}
               : { query: declaration.query }),
             ...(declaration.params === undefined ? {} : { params: declaration.params }),
@@ -206,10 +208,15 @@ function callDeclaration(item: CompiledExternal, value: unknown): ExternalCallDe
     name: decl.name,
     protocol: decl.protocol,
     url: stringForm(rendered.url),
-    // A SQL statement is literal (the schema refuses a template): CR values reach it only as `params`.
+    // A SQL statement or a mongo query is literal (the schema refuses a template): CR values reach it only as `params`.
     ...(decl.query === undefined
       ? {}
-      : { query: decl.protocol === 'postgres' ? decl.query : stringForm(rendered.query) }),
+      : {
+          query:
+            decl.protocol === 'postgres' || decl.protocol === 'mongo'
+              ? decl.query
+              : stringForm(rendered.query),
+        }),
     ...(rendered.params === undefined ? {} : { params: rendered.params.map((p) => stringForm(p)) }),
     ...(decl.range === undefined ? {} : { range: decl.range }),
     method: decl.method,

@@ -14,7 +14,7 @@ import { normalizeCr, planMutation, validateCr, validationError } from './admiss
 import { crWritten, errorMessage } from './run-state.js';
 import type { RunState, StageServices } from './run-state.js';
 
-/** cleanupOf is what an entry cleans up at deletion besides its owned children (issue 19, write-plan.ts). */
+/** cleanupOf is what an entry cleans up at deletion besides its owned children (ADR 0011, write-plan.ts). */
 export function cleanupOf(crd: CompiledCrd): FinalizerCleanup {
   return {
     extraFinalizers: crd.extraFinalizers,
@@ -23,7 +23,7 @@ export function cleanupOf(crd: CompiledCrd): FinalizerCleanup {
   };
 }
 
-/** finalizerMayWait: the entry cleans up nothing but its owned children, so its finalizer may wait for the desired set (issue 19). */
+/** finalizerMayWait: the entry cleans up nothing but its owned children, so its finalizer may wait for the desired set (ADR 0011). */
 export function finalizerMayWait(crd: CompiledCrd): boolean {
   const cleanup = cleanupOf(crd);
   return cleanup.extraFinalizers.length === 0 && !cleanup.hasOnDelete && !cleanup.hasProviders;

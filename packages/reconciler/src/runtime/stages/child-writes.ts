@@ -20,7 +20,7 @@ import { rotateIfDue, scheduleRotation, secretForCreate } from './secrets.js';
 
 /**
  * applyGroup writes one group's children wave by wave. `alongside` is the deferred finalizer write
- * of issue 19, which runs with the first wave; its failure is reported before any child's.
+ * of ADR 0011, which runs with the first wave; its failure is reported before any child's.
  */
 export async function applyGroup(
   services: StageServices,
@@ -30,7 +30,7 @@ export async function applyGroup(
   state: RunState,
   alongside?: Promise<unknown>,
 ): Promise<void> {
-  // issue 19 (write-plan.ts): waves only where the API server needs an earlier write.
+  // ADR 0011 (write-plan.ts): waves only where the API server needs an earlier write.
   const waves = groupByWave(children);
   for (const [index, list] of waves.entries()) {
     const writes = runLimited(

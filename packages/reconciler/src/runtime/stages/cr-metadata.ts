@@ -1,6 +1,6 @@
 /**
  * The CR's own metadata (docs/reference/runtime.md §7 step 18, katalog.md §3.3): the entry's
- * `labels` and `annotations` (issue 14, upstream's entry labels), rendered against the CR with the
+ * `labels` and `annotations` (ADR 0004, upstream's entry labels), rendered against the CR with the
  * context of the desired set, and the annotations hooks asked for, written together as one
  * metadata merge patch after a successful reconcile. Keys are added or updated, never removed:
  * the runtime cannot tell a key it wrote from one the user wrote.

@@ -1,7 +1,7 @@
 /**
  * The deletion stage (docs/reference/runtime.md §10.2): for a CR with a deletion timestamp and our
  * finalizer — onDelete cleanup jobs, then ordered onDelete groups, then provider deletions (once
- * per CR), then every child explicitly in reverse wave order (issue 20), then the finalizers
+ * per CR), then every child explicitly in reverse wave order (ADR 0010), then the finalizers
  * released. Each wait is a Deleting status and a timed re-queue; past `onDelete.timeout` it is
  * DeletionTimedOut.
  */
@@ -148,7 +148,7 @@ export async function runDeletion(
         resourceVersion: cr.metadata.resourceVersion,
       },
     });
-    // issue 17 (found by the parity test): with no finalizer left the API server removes the CR
+    // docs/reference/runtime.md §10.2 (found by the parity test): with no finalizer left the API server removes the CR
     // at once, and its DELETED watch event can reach the cache before this response; upserting
     // the response then would bring back a ghost CR until the next relist. The uid stays in
     // `providersDeleted` until the cache reports the CR gone (`CrdPipeline.forget`): a pass queued
@@ -332,7 +332,7 @@ export function lastWave(found: Iterable<ExplicitChild>): {
   return { items: all.filter((f) => f.wave === wave), moreWaves: waves.length > 1 };
 }
 
-// ---- issue 20: deterministic deletion ----------------------------------------------------
+// ---- ADR 0010: deterministic deletion ----------------------------------------------------
 // Every child of the inventory and the cache is deleted explicitly (not only those garbage
 // collection cannot reach), in reverse wave order, and the finalizer is released only once all
 // of them are gone: `kubectl delete` returns after the children are gone, whether or not the

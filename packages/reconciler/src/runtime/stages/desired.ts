@@ -1,7 +1,7 @@
 /**
  * The desired-set stage (docs/reference/runtime.md §7 step 13, §9.1): the children this CR should
  * have, built from the entry's groups and the full template context (desired-set.ts), the children
- * held back by `waitFor` (readiness/wait-for.ts, issue 18) and the first child that names a
+ * held back by `waitFor` (readiness/wait-for.ts, docs/reference/runtime.md §7) and the first child that names a
  * restricted namespace, which fails the reconcile after the writes.
  */
 import { NotFoundError } from '@orkestra/registry';

@@ -53,7 +53,7 @@ export interface RunState {
   inventory: InventoryRecord[] | undefined;
   /** Step 18: CR annotations to write after a successful reconcile (hooks' and the entry's `annotations`). */
   annotations: Map<string, string>;
-  /** Step 18: CR labels to write after a successful reconcile (the entry's `labels`, issue 14). */
+  /** Step 18: CR labels to write after a successful reconcile (the entry's `labels`, ADR 0004). */
   labels: Map<string, string>;
   /** `status.providers` to write; undefined keeps the cached value. */
   providers: Readonly<Record<string, unknown>> | undefined;

@@ -36,6 +36,16 @@ export interface ProtocolAnswer {
   readonly raw?: unknown;
   /** SQL rows, column name to value. */
   readonly rows?: readonly Readonly<Record<string, unknown>>[];
+  /** Protocol mongo: the number of matching documents, as text. */
+  readonly count?: string;
+  /** Protocol mongo: the matching documents (at most `maxRows`), as relaxed Extended JSON. */
+  readonly documents?: readonly Readonly<Record<string, unknown>>[];
+  /** Protocol kafka (`@topic`): the topic's partition count, as text. */
+  readonly partitionCount?: string;
+  /** Protocol kafka (`group/topic`): the topic's partition count, as text. */
+  readonly partitions?: string;
+  /** Protocol kafka (`group/topic`): the group's total lag on the topic, as text. */
+  readonly lag?: string;
   /** False when a failure will not go away by itself (a refused statement, a bad query): no retry. Default true. */
   readonly retryable?: boolean;
 }
@@ -60,7 +70,7 @@ export interface ProtocolServices {
   http(request: GuardedHttpRequest, signal: AbortSignal): Promise<HttpResponse>;
   /** The answer size limit (HTTP body, serialized rows). */
   readonly maxBodyBytes: number;
-  /** Rows a SQL answer keeps. */
+  /** Rows a SQL answer keeps (documents, for mongo). */
   readonly maxRows: number;
   readonly clock: Clock;
   /** Imports the package of a heavy client (`@orkestra/protocol-postgres`) on first use. */

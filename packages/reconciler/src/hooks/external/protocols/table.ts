@@ -6,6 +6,8 @@
  */
 import type { ExternalProtocolName } from '@orkestra/types';
 import { httpProtocol } from './http/index.js';
+import { kafkaProtocol } from './kafka/index.js';
+import { mongoProtocol } from './mongo/index.js';
 import { postgresProtocol } from './postgres/index.js';
 import { prometheusProtocol } from './prometheus/index.js';
 import { redisProtocol } from './redis/index.js';
@@ -16,4 +18,6 @@ export const PROTOCOL_TABLE: { readonly [N in ExternalProtocolName]: ProtocolUni
   prometheus: prometheusProtocol as ProtocolUnit & { readonly name: 'prometheus' },
   postgres: postgresProtocol as ProtocolUnit & { readonly name: 'postgres' },
   redis: redisProtocol as ProtocolUnit & { readonly name: 'redis' },
+  mongo: mongoProtocol as ProtocolUnit & { readonly name: 'mongo' },
+  kafka: kafkaProtocol as ProtocolUnit & { readonly name: 'kafka' },
 };

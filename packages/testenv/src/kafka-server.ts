@@ -1,0 +1,115 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createTrackedDirectory } from './cleanup.js';
+import { findBinary, ServerBinary } from './find-binary.js';
+import type { FindBinaryOptions } from './find-binary.js';
+import { freePort } from './free-port.js';
+import { startServer } from './server-process.js';
+import { tcpProbe } from './tcp-probe.js';
+import { TestenvError, TestenvErrorCode } from './testenv-error.js';
+
+const run = promisify(execFile);
+
+/** KafkaServerOptions configures {@link startKafka}. */
+export interface KafkaServerOptions extends FindBinaryOptions {
+  /** Time Kafka may take to format its log and listen (a JVM start, twice). Default 180 000 ms. */
+  readonly startTimeoutMs?: number;
+}
+
+/** KafkaServer is a running single-node Kafka (KRaft: broker and controller in one process) on loopback. */
+export interface KafkaServer {
+  readonly host: '127.0.0.1';
+  /** The PLAINTEXT broker port. */
+  readonly port: number;
+  /** `127.0.0.1:<port>`, for clients. */
+  readonly brokers: string;
+  /** `kafka://127.0.0.1:<port>`, for `protocol: kafka` calls. */
+  readonly url: string;
+  readonly pid: number;
+  /** stop terminates Kafka and removes its directory. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * startKafka formats a KRaft log in a temporary directory and starts one process that is both
+ * broker and controller on free loopback ports, without authentication, resolving once the
+ * broker listens. Its classes come from Maven Central (`pnpm testenv:build kafka`), run by the
+ * machine's JDK.
+ *
+ * @example
+ * const kafka = await startKafka();
+ */
+export async function startKafka(options: KafkaServerOptions = {}): Promise<KafkaServer> {
+  const bin = findBinary(ServerBinary.KafkaServer, options).path;
+  const workDir = createTrackedDirectory('orkestra-kafka-');
+  const dir = workDir.path;
+  const timeoutMs = options.startTimeoutMs ?? 180_000;
+  try {
+    const port = await freePort();
+    const controller = await freePort();
+    const config = join(dir, 'server.properties');
+    writeFileSync(
+      config,
+      [
+        'process.roles=broker,controller',
+        'node.id=1',
+        `controller.quorum.voters=1@127.0.0.1:${controller}`,
+        `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}`,
+        `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+        'controller.listener.names=CONTROLLER',
+        'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+        `log.dirs=${join(dir, 'data')}`,
+        'offsets.topic.replication.factor=1',
+        'offsets.topic.num.partitions=1',
+        'transaction.state.log.replication.factor=1',
+        'transaction.state.log.min.isr=1',
+        'group.initial.rebalance.delay.ms=0',
+        'num.partitions=1',
+        'auto.create.topics.enable=false',
+        '',
+      ].join('\n'),
+    );
+    // A cluster id is 16 random bytes in base64url (what `kafka-storage random-uuid` prints).
+    const clusterId = randomBytes(16).toString('base64url');
+    try {
+      await run(bin, ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config], {
+        timeout: timeoutMs,
+      });
+    } catch (error) {
+      const stderr = String((error as { stderr?: unknown }).stderr ?? '');
+      throw new TestenvError(`kafka storage format failed: ${stderr.trim() || String(error)}`, {
+        code: TestenvErrorCode.StartFailed,
+      });
+    }
+    const server = await startServer({
+      name: 'kafka',
+      command: bin,
+      args: ['kafka.Kafka', config],
+      dir,
+      guardDir: dir,
+      timeoutMs,
+      pollMs: 500,
+      isReady: async () => await tcpProbe(port),
+    });
+    let stopped = false;
+    return {
+      host: '127.0.0.1',
+      port,
+      brokers: `127.0.0.1:${port}`,
+      url: `kafka://127.0.0.1:${port}`,
+      pid: server.pid,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await server.stop();
+        workDir.remove();
+      },
+    };
+  } catch (error) {
+    workDir.remove();
+    throw error;
+  }
+}

@@ -1,0 +1,327 @@
+/**
+ * Sharded replicas killed (docs/reference/runtime.md §25, ADR 0045 and 0058): three `ork run
+ * --sharding` processes (lease 6 s, renew deadline 4 s, retry 1 s) share about 100 CRs while a
+ * workload creates, edits and deletes CRs; a random replica is SIGKILLed 10 times, each time
+ * replaced by a fresh one (which takes its share through the drain hand-off).
+ *
+ * Every reconcile calls a local HTTP server (an `external` call naming the CR and the reconciling
+ * shard, answered after 100 ms), so side effects are counted where they land. Asserted:
+ * - after each kill, no CR is labelled with the killed shard within lease duration + 2 s;
+ * - 0 double reconciles: no two shards' side effects for one CR in flight at the same time;
+ * - at the end every CR has converged (Ready at its generation, its ConfigMap mirrors the spec),
+ *   every deleted CR is gone, and no ConfigMap is left without its CR (0 orphaned children).
+ *
+ * Opt-in (`ORKESTRA_CHAOS_SHARDS=1`): on the shared 2-core machine it was written on (load 22–41)
+ * the reassignment bound failed (median 7.97 s, max 28.4 s against 8 s) while every other property
+ * held, so it is not recorded in docs/chaos-results.json nor run by CI until it passes there.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { useControlPlane } from '@orkestra/testenv/vitest';
+import { OrkestraLabel } from '@orkestra/types';
+import { afterAll, describe, expect, it } from 'vitest';
+import { shopApi } from '../src/chaos-katalog.js';
+import { crClient, installCrd, isReadyAtGeneration, uniqueSuffix } from '../src/custom-resources.js';
+import type { CrObject } from '../src/custom-resources.js';
+import { quantilesOf, reportClaim, reportFigure } from '../src/figures.js';
+import { spawnOperator } from '../src/operator-process.js';
+import type { OperatorProcess } from '../src/operator-process.js';
+import { seededRandom } from '../src/seeded-random.js';
+import { sleep, waitFor } from '../src/wait-for.js';
+
+const SCENARIO = 'shard-kill';
+const REPLICAS = 3;
+const CRS = 100;
+const KILLS = 10;
+const LEASE_MS = 6000;
+/** The goal: a killed shard's CRs are relabelled at most this long after the lease duration. */
+const REASSIGN_SLACK_MS = 2000;
+const EFFECT_DELAY_MS = 100;
+const SEED = Number(process.env['ORKESTRA_CHAOS_SEED'] ?? 44);
+
+const env = useControlPlane();
+const dir = mkdtempSync(join(tmpdir(), 'orkestra-chaos-shard-'));
+const cleanups: (() => Promise<void>)[] = [];
+const replicas: OperatorProcess[] = [];
+
+/** The side-effect server: every reconcile's external call, with the CR and the calling shard. */
+interface Effect {
+  readonly cr: string;
+  readonly shard: string;
+  readonly start: number;
+  end: number | undefined;
+}
+const effects: Effect[] = [];
+let doubles = 0;
+const doubleSamples: string[] = [];
+const inFlight = new Map<string, Set<Effect>>();
+const effectServer = createServer((request, response) => {
+  const url = new URL(request.url ?? '/', 'http://local');
+  const cr = url.searchParams.get('cr') ?? '';
+  const effect: Effect = {
+    cr,
+    shard: url.searchParams.get('shard') ?? '',
+    start: performance.now(),
+    end: undefined,
+  };
+  effects.push(effect);
+  const running = inFlight.get(cr) ?? new Set<Effect>();
+  for (const other of running)
+    if (other.shard !== effect.shard) {
+      doubles++;
+      if (doubleSamples.length < 5) doubleSamples.push(`${cr}: ${other.shard} and ${effect.shard}`);
+    }
+  running.add(effect);
+  inFlight.set(cr, running);
+  let done = false;
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    effect.end = performance.now();
+    running.delete(effect);
+  };
+  response.on('close', finish);
+  setTimeout(() => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end('{"ok":true}');
+    finish();
+  }, EFFECT_DELAY_MS);
+});
+
+afterAll(async () => {
+  for (const replica of replicas) replica.kill('SIGKILL');
+  await Promise.all(replicas.map((r) => r.exited));
+  effectServer.close();
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** shardOf returns the shard ID a replica logged on taking its shard Lease, if it did. */
+function shardOf(replica: OperatorProcess): string | undefined {
+  const line = replica.logs().find((l) => l.msg === 'shard lease held');
+  return typeof line?.['shard'] === 'string' ? line['shard'] : undefined;
+}
+
+describe.skipIf(process.env['ORKESTRA_CHAOS_SHARDS'] !== '1')(
+  'sharded replicas SIGKILLed under a workload',
+  () => {
+    it('moves a killed shard’s CRs within lease duration + 2 s, never reconciles a CR twice at once, and converges', async () => {
+      await new Promise<void>((resolve) => effectServer.listen(0, '127.0.0.1', resolve));
+      const port = (effectServer.address() as AddressInfo).port;
+      const api = shopApi(`shard${uniqueSuffix()}.example.com`);
+      cleanups.push(await installCrd(env.kubeConfig, api));
+      const katalogName = `chaos-shard${uniqueSuffix().slice(0, 4)}`;
+      const katalogPath = join(dir, 'katalog.yaml');
+      writeFileSync(
+        katalogPath,
+        `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: ${katalogName}}
+spec:
+  crds:
+    shop:
+      apiTypes: {group: ${api.group}, version: v1, kind: Shop, plural: shops}
+      resync: "0"
+      workers: 4
+      operatorBox:
+        external:
+          - name: effect
+            url: 'http://127.0.0.1:${port}/effect?cr={{ metadata.name }}&generation={{ metadata.generation }}&shard={{ index metadata.labels "${OrkestraLabel.Shard}" }}'
+            timeout: 5s
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-config"
+              data: {greeting: "{{ spec.greeting }}"}
+`,
+      );
+      const ns = env.namespace;
+      const random = seededRandom(SEED);
+      const start = (): OperatorProcess => {
+        const replica = spawnOperator({
+          katalogPath,
+          kubeconfigPath: env.kubeconfigPath,
+          namespace: ns,
+          args: [
+            '--sharding',
+            `--lease-duration=${LEASE_MS / 1000}s`,
+            '--renew-deadline=4s',
+            '--retry-period=1s',
+            '--allow-private-addresses=127.0.0.0/8',
+          ],
+          echo: process.env['ORKESTRA_CHAOS_LOG'] != null,
+        });
+        replicas.push(replica);
+        return replica;
+      };
+      const holding = async (replica: OperatorProcess): Promise<string> => {
+        await waitFor('a replica holding its shard Lease', () => shardOf(replica) != null, {
+          timeoutMs: 120_000,
+          intervalMs: 20,
+        });
+        return shardOf(replica) ?? '';
+      };
+      let live: OperatorProcess[] = Array.from({ length: REPLICAS }, start);
+      for (const replica of live) await holding(replica);
+
+      const crs = crClient(env.kubeConfig, api);
+      const core = env.kubeConfig.makeApiClient(CoreV1Api);
+      let next = 0;
+      const existing = new Set<string>();
+      const deleted = new Set<string>();
+      const create = async (): Promise<void> => {
+        const name = `shop-${next++}`;
+        await crs.create(ns, name, { greeting: 'hello' });
+        existing.add(name);
+      };
+      await Promise.all(Array.from({ length: CRS }, create));
+      const converged = async (): Promise<string[] | undefined> => {
+        const [list, maps] = await Promise.all([
+          crs.list(ns),
+          core.listNamespacedConfigMap({ namespace: ns }),
+        ]);
+        const greetings = new Map(maps.items.map((c) => [c.metadata?.name ?? '', c.data?.['greeting']]));
+        const pending = list.filter(
+          (cr: CrObject) =>
+            cr.metadata.deletionTimestamp != null ||
+            !isReadyAtGeneration(cr) ||
+            greetings.get(`${cr.metadata.name}-config`) !== cr.spec?.['greeting'],
+        );
+        return pending.length === 0 && list.length === existing.size ? [] : undefined;
+      };
+      await waitFor('every CR converged', async () => (await converged()) != null, {
+        timeoutMs: 180_000,
+        intervalMs: 250,
+      });
+
+      // ---- the workload: creates, edits and deletes while replicas die
+      let working = true;
+      let operations = 0;
+      const workload = (async () => {
+        while (working) {
+          const roll = random();
+          const names = [...existing];
+          const pick = names[Math.floor(random() * names.length)] ?? '';
+          try {
+            if (roll < 0.5 && pick !== '') await crs.patchSpec(ns, pick, { greeting: `edit ${operations}` });
+            else if (roll < 0.75 || existing.size < CRS * 0.9) await create();
+            else if (pick !== '') {
+              existing.delete(pick);
+              deleted.add(pick);
+              await crs.remove(ns, pick);
+            }
+            operations++;
+          } catch {
+            // A CR deleted meanwhile: the next operation picks another.
+          }
+          await sleep(150);
+        }
+      })();
+
+      const reassignments: number[] = [];
+      // A replica that cannot renew its shard Lease by the renew deadline (a starved event loop on a
+      // loaded machine) stops itself with exit code 1: fencing (runtime.md §25.4). It is replaced
+      // like a killed one, and counted.
+      let fenced = 0;
+      const replaceFenced = async (): Promise<void> => {
+        for (const replica of live.filter((r) => !r.running())) {
+          const exit = await replica.exited;
+          expect(exit.code, `a replica exited by itself: ${replica.output().slice(-2000)}`).toBe(1);
+          expect(replica.output()).toContain('lease lost');
+          fenced++;
+          const replacement = start();
+          live = [...live.filter((r) => r !== replica), replacement];
+          await holding(replacement);
+        }
+      };
+      for (let kill = 1; kill <= KILLS; kill++) {
+        await replaceFenced();
+        const victim = live[Math.floor(random() * live.length)] as OperatorProcess;
+        const shard = shardOf(victim) ?? '';
+        const killedAt = performance.now();
+        victim.kill('SIGKILL');
+        const replacement = start();
+        live = [...live.filter((r) => r !== victim), replacement];
+        await waitFor(
+          `no CR labelled with the killed shard ${shard}`,
+          async () =>
+            (await crs.list(ns)).every((cr: CrObject) => cr.metadata.labels?.[OrkestraLabel.Shard] !== shard),
+          { timeoutMs: 120_000, intervalMs: 100 },
+        );
+        reassignments.push(performance.now() - killedAt);
+        // The shard Leases' electors log `became leader` too; the leader Lease is `orkestra-<katalog>`.
+        const wasLeader = victim
+          .logs()
+          .some((l) => l.msg === 'became leader' && l['lease'] === `orkestra-${katalogName}`);
+        reportFigure(
+          SCENARIO,
+          `kill ${kill}${wasLeader ? ' (the leader)' : ''}: the killed shard’s CRs relabelled after`,
+          Math.round(reassignments.at(-1) ?? 0),
+          'ms',
+        );
+        const exit = await victim.exited;
+        expect(
+          exit.signal,
+          `kill ${kill}: exit ${JSON.stringify(exit)}; ${victim.output().slice(-3000)}`,
+        ).toBe('SIGKILL');
+        await holding(replacement);
+        await sleep(1000 + Math.floor(random() * 2000));
+      }
+      working = false;
+      await workload;
+      await replaceFenced();
+
+      const settleStart = performance.now();
+      await waitFor('every CR converged after the kills', async () => (await converged()) != null, {
+        timeoutMs: 180_000,
+        intervalMs: 250,
+      });
+      const settleMs = performance.now() - settleStart;
+      const [list, maps] = await Promise.all([crs.list(ns), core.listNamespacedConfigMap({ namespace: ns })]);
+      const names = new Set(list.map((cr: CrObject) => cr.metadata.name));
+      const orphans = maps.items
+        .map((c) => c.metadata?.name ?? '')
+        .filter((name) => name.endsWith('-config') && !names.has(name.slice(0, -'-config'.length)));
+      const lost = [...existing].filter((name) => !names.has(name));
+      const undeleted = [...deleted].filter((name) => names.has(name));
+      await replaceFenced();
+
+      const q = quantilesOf(reassignments);
+      reportFigure(SCENARIO, 'replicas', REPLICAS);
+      reportFigure(SCENARIO, 'CRs at the start', CRS);
+      reportFigure(SCENARIO, 'CRs at the end', list.length);
+      reportFigure(SCENARIO, 'workload operations (create, edit, delete) during the kills', operations);
+      reportFigure(SCENARIO, 'side effects (external calls) counted', effects.length);
+      reportFigure(SCENARIO, 'lease duration', LEASE_MS, 'ms');
+      reportFigure(SCENARIO, 'kill to the killed shard’s CRs relabelled, median', Math.round(q.p50), 'ms');
+      reportFigure(SCENARIO, 'kill to the killed shard’s CRs relabelled, max', Math.round(q.max), 'ms');
+      reportFigure(SCENARIO, 'end of the workload to every CR converged', Math.round(settleMs), 'ms');
+      reportFigure(
+        SCENARIO,
+        'replicas that fenced themselves (renew deadline missed) and were replaced',
+        fenced,
+      );
+      reportClaim(SCENARIO, 'SIGKILLs', reassignments.length);
+      reportClaim(
+        SCENARIO,
+        'reassignments within lease duration + 2 s of the kill',
+        reassignments.filter((ms) => ms <= LEASE_MS + REASSIGN_SLACK_MS).length,
+      );
+      reportClaim(SCENARIO, 'double reconciles (two shards’ side effects for one CR at once)', doubles);
+      reportClaim(SCENARIO, 'orphaned children', orphans.length);
+      reportClaim(SCENARIO, 'lost CRs', lost.length);
+      reportClaim(SCENARIO, 'deleted CRs left behind', undeleted.length);
+
+      expect(doubleSamples, 'double reconciles').toEqual([]);
+      expect(doubles).toBe(0);
+      expect(orphans).toEqual([]);
+      expect(lost).toEqual([]);
+      expect(undeleted).toEqual([]);
+      // The property in the name: every killed shard's CRs relabelled within lease duration + 2 s.
+      for (const ms of reassignments) expect(ms).toBeLessThanOrEqual(LEASE_MS + REASSIGN_SLACK_MS);
+    });
+  },
+);
