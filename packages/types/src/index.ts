@@ -202,7 +202,6 @@ export {
   WatchItem,
   PreReconcile,
   SENTINELS,
-  Rollback,
   EmitEvents,
   Cleanup,
 } from './schema/crd-parts.js';
@@ -223,6 +222,7 @@ export {
   ApiTypes,
   OperatorBox,
   ResourceGroup,
+  Rollback,
   OnDelete,
   DeleteGroup,
 } from './schema/katalog.js';
