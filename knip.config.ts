@@ -21,7 +21,7 @@ const config: KnipConfig = {
       ignoreDependencies: ['@orkestra/provider-kit', '@orkestra/types'],
     },
     'apps/operator': {
-      // issue 22: the Control Center page, loaded by the browser from /ui/ (apps/operator/ui/tsconfig.json).
+      // The Control Center page, loaded by the browser from /ui/ (apps/operator/ui/tsconfig.json).
       entry: ['ui/src/app.ts'],
       // Providers are imported by the package name a Katalog gives, at run time: the bundled ones
       // ship in the image as dependencies, and the provider loader test loads provider-hello.
@@ -29,6 +29,8 @@ const config: KnipConfig = {
         '@orkestra/provider-aws',
         '@orkestra/provider-mongodb',
         '@orkestra/provider-hello',
+        // Module hooks get the operator's own copy of the kit, resolved by name at load (ADR 0052).
+        '@orkestra/provider-kit',
         // The client of `protocol: postgres`, imported by name on its first call (ADR 0053).
         '@orkestra/protocol-postgres',
         '@orkestra/protocol-redis',

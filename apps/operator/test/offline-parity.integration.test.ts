@@ -27,12 +27,18 @@ import { REPO_ROOT } from './run-ork.js';
 // groups and namespaces are made unique, identically on both sides, so files can share the
 // control plane.
 //
+// gated, rollback and retries cover the entry's gates, rollback and RetriesExhausted (katalog.md
+// §20.1, §20.3, §20.4): their failures are terminal or the last attempt, never retried on their own,
+// so each `context: {}` step's re-queue is the next attempt on both sides. Timed re-queues and retry
+// delays (§20.1, §20.2) run on the wall clock live and are notes offline (simulator tests and the
+// scenarios' notes), so they are not compared here.
 // Not covered here: health-gate (its external call would need an HTTP server that the address
 // guard allows) and cronjob (its cleanup Job must finish, and no Job controller runs here).
 
 const env = useControlPlane();
 const PARITY_EXAMPLES = (
-  process.env['PARITY_ONLY'] ?? 'website,multi-region,database-credentials,storage-providers'
+  process.env['PARITY_ONLY'] ??
+  'website,multi-region,database-credentials,storage-providers,gated,rollback,retries'
 ).split(',');
 const NOW = '2026-01-01T00:00:00Z';
 

@@ -1,7 +1,7 @@
 import { TemplateError } from './template-error.js';
 
 /** TEMPLATE_NESTING_LIMIT is the deepest a template may nest blocks (`if`, `with`, `range`, …) or parentheses. */
-export const TEMPLATE_NESTING_LIMIT = 64;
+const TEMPLATE_NESTING_LIMIT = 64;
 
 const OPENERS = new Set(['if', 'with', 'range', 'block', 'define', 'each', 'unless']);
 

@@ -204,7 +204,6 @@ export {
   WatchItem,
   PreReconcile,
   SENTINELS,
-  Rollback,
   EmitEvents,
   Cleanup,
 } from './schema/crd-parts.js';
@@ -225,6 +224,7 @@ export {
   ApiTypes,
   OperatorBox,
   ResourceGroup,
+  Rollback,
   OnDelete,
   DeleteGroup,
 } from './schema/katalog.js';

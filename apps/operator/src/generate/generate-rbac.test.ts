@@ -31,6 +31,28 @@ describe('generateRbac', () => {
     expect(grant('', 'secrets')).toContain('get');
   });
 
+  it('grants the kinds only rollback.onRollback writes (docs/reference/katalog.md §20.4)', () => {
+    const katalog = katalogFrom(`rollback:
+  onRollback:
+    deployments: [{ name: "{{ .previous.metadata.name }}", image: "{{ .previous.spec.image }}" }]
+operatorBox: { onReconcile: { configMaps: [{}] } }`);
+    const rules = generateRbac(katalog, { namespace: 'ops' }).manifests.flatMap(
+      (m) =>
+        (m['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[] | undefined) ?? [],
+    );
+    const deployments = rules.filter(
+      (r) => r.apiGroups.includes('apps') && r.resources.includes('deployments'),
+    );
+    expect(deployments.flatMap((r) => r.verbs)).toEqual([
+      'get',
+      'list',
+      'watch',
+      'create',
+      'patch',
+      'delete',
+    ]);
+  });
+
   it('grants tokenreviews and subjectaccessreviews create only with controlCenter (docs/reference/runtime.md §23)', () => {
     const katalog = katalogFrom(`operatorBox: { onReconcile: { configMaps: [{}] } }`);
     const reviews = (manifests: readonly Record<string, unknown>[]): string[] =>

@@ -145,7 +145,7 @@ function pinnedNamespace(katalog: Katalog): string | undefined {
     pinned = only;
     // A watched kind outside that namespace (or cluster-scoped) needs the ClusterRole.
     if ((entry.watch ?? []).some((item) => item.namespace !== only)) return undefined;
-    for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile]) {
+    for (const group of childGroups(entry)) {
       if (listOf(group, 'namespaces').length > 0) return undefined;
       if (listOf(group, 'custom').some((c) => c['namespaced'] === false)) return undefined;
     }
@@ -170,6 +170,10 @@ function addEntry(
   for (const [groupName, resourceGroup] of [
     ['onCreate', box.onCreate],
     ['onReconcile', box.onReconcile],
+    // katalog.md §20.4: a rolled-back CR's children are written by the same operator.
+    ...(entry.rollback?.onRollback == null
+      ? []
+      : [['rollback.onRollback', entry.rollback.onRollback] as const]),
   ] as const) {
     for (const info of RESOURCE_KINDS) {
       const list = listOf(resourceGroup, info.listKey);
@@ -380,8 +384,16 @@ function addRoleRules(rules: RuleSet, role: Record<string, unknown>, where: stri
 /** The verbs on core v1 `events` (docs/reference/runtime.md §19), granted in exactly one Role: the runtime creates Events and patches a repeated one's count (ADR 0042). */
 const EVENT_VERBS: readonly string[] = ['create', 'patch'];
 
+/** childGroups are the groups whose children the operator writes: onCreate, onReconcile, rollback.onRollback. */
+function childGroups(entry: CrdEntry): readonly ResourceGroup[] {
+  const box = entry.operatorBox;
+  return entry.rollback?.onRollback == null
+    ? [box.onCreate, box.onReconcile]
+    : [box.onCreate, box.onReconcile, entry.rollback.onRollback];
+}
+
 function bindingNotes(entry: CrdEntry, definedRoles: ReadonlySet<string>, notes: string[]): void {
-  for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile]) {
+  for (const group of childGroups(entry)) {
     const customBindings = listOf(group, 'custom').filter(
       (c) =>
         c['apiVersion'] === RBAC_API_VERSION &&
@@ -407,7 +419,7 @@ function externalCalls(entry: CrdEntry): readonly ExternalCall[] {
 /** copySources lists the sources of an entry's `copyFrom` Secrets (no namespace: the CR's own). */
 function copySources(entry: CrdEntry): { name: string; namespace?: string }[] {
   const out: { name: string; namespace?: string }[] = [];
-  for (const group of [entry.operatorBox.onCreate, entry.operatorBox.onReconcile])
+  for (const group of childGroups(entry))
     for (const secret of listOf(group, 'secrets')) {
       const from = secret['copyFrom'] as { name: string; namespace?: string } | undefined;
       if (from != null) out.push(from);

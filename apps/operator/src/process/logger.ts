@@ -5,7 +5,7 @@ import type { LogLevel } from './config.js';
 
 // The redaction itself lives in @orkestra/reconciler, so the library's default logger (a
 // createKatalogRuntime without `logger`) redacts exactly as the operator does.
-export { LOG_REDACT_KEYS, REDACTED, redactForLog } from '@orkestra/reconciler';
+export { REDACTED } from '@orkestra/reconciler';
 
 /** CreateLoggerOptions configures createLogger. */
 export interface CreateLoggerOptions {

@@ -15,7 +15,11 @@ import { OrkestraError, toOrkestraError } from '@orkestra/types';
 import type { EvaluateConditionsOptions, Katalog, Logger } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
+import { CacheChangeType } from '../cache.js';
 import { Cleanups } from '../runtime/cleanup.js';
+import { PreReconcileGates } from '../runtime/gates.js';
+import { Rollbacks } from '../runtime/rollback.js';
+import { noopObserver } from '../runtime/runtime-observer.js';
 import type { CoreEvent } from '../events/event-recorder.js';
 import type { CrossTarget } from '../hooks/cross.js';
 import { ownValue } from '../hooks/hook-unit.js';
@@ -82,6 +86,10 @@ export interface OfflineRun {
   readonly notes: readonly string[];
   /** The CR after the run; undefined once it is gone. */
   readonly cr: KubeObject | undefined;
+  /** Set when the entry's reconcileGate held the run (docs/reference/katalog.md §20.3): only `Gated` was written. */
+  readonly gated?: true;
+  /** Set when the CR is rolled back (docs/reference/katalog.md §20.4): what the run applied instead. */
+  readonly rolledBack?: 'onRollback' | 'previous-spec' | 'held';
 }
 
 /** ProviderCall is one provider call of an offline run; `retain` is a declaration the deletion path kept. */
@@ -97,6 +105,9 @@ export interface ProviderCall {
 export class OfflineEngineError extends OrkestraError {
   override readonly name = 'OfflineEngineError';
 }
+
+/** keyOf is a CR's queue key, as the controller's informer names it. */
+const keyOf = (ref: ObjectRef): string => (ref.namespace == null ? ref.name : `${ref.namespace}/${ref.name}`);
 
 const silentLogger: Logger = {
   debug: () => undefined,
@@ -125,6 +136,9 @@ export class OfflineEngine {
   readonly #pipelines = new Map<string, CrdPipeline>();
   /** Each entry's `cleanup` (docs/reference/katalog.md §20.6), decided around a run as the controller does. */
   readonly #cleanups = new Map<string, Cleanups | undefined>();
+  /** Each entry's `preReconcile` gates and `rollback` (§20.3, §20.4), decided as the controller does. */
+  readonly #gates = new Map<string, PreReconcileGates | undefined>();
+  readonly #rollbacks = new Map<string, Rollbacks | undefined>();
   readonly #events: CoreEvent[] = [];
   readonly #recorder: EventRecorder;
   readonly #engine: TemplateEngine;
@@ -177,6 +191,25 @@ export class OfflineEngine {
   }
 
   /**
+   * admit is an informer event for the stored CR `ref` (`old`: its previous version; none: created
+   * or listed): the entry's enqueueGate decides whether its key is queued (false: held), and the
+   * event's sentinels are kept for the reconcileGate of the next `reconcile`, as the controller's
+   * informer subscription does (docs/reference/katalog.md §20.3). True without gates.
+   */
+  admit(ref: ObjectRef, old?: KubeObject): boolean {
+    const entry = this.entryFor(ref.apiVersion, ref.kind);
+    const object = this.cluster.get(ref);
+    const gates = entry == null ? undefined : this.#gatesOf(entry);
+    if (gates == null || object == null) return true;
+    return gates.admit({
+      type: old == null ? CacheChangeType.Add : CacheChangeType.Update,
+      key: keyOf(ref),
+      object,
+      ...(old == null ? {} : { old }),
+    });
+  }
+
+  /**
    * reconcile runs the pipeline once for the stored CR `ref` (the deletion path when it is being
    * deleted). `lastAttempt` says a retryable failure of this run uses the CR's last attempt
    * (docs/reference/katalog.md §20.1), written as `RetriesExhausted`.
@@ -204,6 +237,24 @@ export class OfflineEngine {
     this.#providerCalls = [];
     let result: RunResult | undefined;
     let error: OrkestraError | undefined;
+    const key = keyOf(ref);
+    const done = (extra: Partial<OfflineRun> = {}): OfflineRun => ({
+      entry,
+      result,
+      error,
+      writes: this.cluster.writes.slice(writesBefore),
+      events: this.#events.slice(eventsBefore),
+      notes: this.#notes,
+      providerCalls: this.#providerCalls,
+      cr: this.cluster.get(ref),
+      ...extra,
+    });
+    // §20.3: the reconcile gate, with the sentinels of the events `admit` kept since the last run.
+    const gates = this.#gatesOf(entry);
+    if (gates != null && !(await gates.check(key, cached, silentLogger))) {
+      await this.#recorder.flush(1000);
+      return done({ result: { wroteCr: this.cluster.writes.length > writesBefore, writes: 0 }, gated: true });
+    }
     // §20.6: a CR already due for cleanup is deleted instead of reconciled.
     const cleanups = this.#cleanupsOf(entry);
     if (
@@ -211,27 +262,33 @@ export class OfflineEngine {
       (await cleanups.check(cached, silentLogger, { record: false })).deleted === true
     ) {
       await this.#recorder.flush(1000);
-      return {
-        entry,
-        result: { wroteCr: true, writes: 1 },
-        error,
-        writes: this.cluster.writes.slice(writesBefore),
-        events: this.#events.slice(eventsBefore),
-        notes: this.#notes,
-        providerCalls: this.#providerCalls,
-        cr: this.cluster.get(ref),
-      };
+      return done({ result: { wroteCr: true, writes: 1 } });
     }
+    // §20.4: a rolled-back CR runs its onRollback children, the previous spec, or nothing.
+    const rollbacks = this.#rollbacksOf(entry);
+    const rolledBack = await rollbacks?.before(key, cached, silentLogger);
+    const run = { reconcileId: 'offline', logger: silentLogger, signal: new AbortController().signal };
     try {
-      result = await pipeline.run(cached, {
-        reconcileId: 'offline',
-        logger: silentLogger,
-        signal: new AbortController().signal,
-        lastAttempt: options.lastAttempt,
-      });
+      const current = this.cluster.get(ref) ?? cached;
+      if (rolledBack?.previous !== undefined)
+        result = await pipeline.runRollback(current, {
+          ...run,
+          rolledBack: { message: rolledBack.message, previous: rolledBack.previous },
+        });
+      else if (rolledBack != null && rolledBack.spec === undefined) {
+        await pipeline.writeRolledBack(current, { ...run, rolledBack });
+        result = { wroteCr: this.cluster.writes.length > writesBefore, writes: 0 };
+      } else
+        result = await pipeline.run(rolledBack == null ? cached : { ...current, spec: rolledBack.spec }, {
+          ...run,
+          ...(rolledBack == null ? {} : { rolledBack: { message: rolledBack.message } }),
+          lastAttempt: options.lastAttempt,
+        });
     } catch (thrown) {
       error = toOrkestraError(thrown);
     }
+    if (error == null) rollbacks?.succeeded(key);
+    else rollbacks?.failed(key);
     const latest = cleanups == null || error != null ? undefined : this.cluster.get(ref);
     if (latest != null && result != null) {
       // §20.6: the terminal state is recorded and the CR re-queued for when it falls due.
@@ -243,16 +300,58 @@ export class OfflineEngine {
         };
     }
     await this.#recorder.flush(1000);
-    return {
-      entry,
-      result,
-      error,
-      writes: this.cluster.writes.slice(writesBefore),
-      events: this.#events.slice(eventsBefore),
-      notes: this.#notes,
-      providerCalls: this.#providerCalls,
-      cr: this.cluster.get(ref),
-    };
+    return done(
+      rolledBack == null
+        ? {}
+        : {
+            rolledBack:
+              rolledBack.previous !== undefined
+                ? 'onRollback'
+                : rolledBack.spec === undefined
+                  ? 'held'
+                  : 'previous-spec',
+          },
+    );
+  }
+
+  #gatesOf(entry: string): PreReconcileGates | undefined {
+    if (this.#gates.has(entry)) return this.#gates.get(entry);
+    const crd = this.#crds.get(entry);
+    const preReconcile = crd?.entry.preReconcile;
+    const made =
+      crd == null || preReconcile == null
+        ? undefined
+        : new PreReconcileGates({
+            controller: crd.name,
+            preReconcile,
+            conditions: conditionsOptions(this.#engine, this.#clock),
+            observer: noopObserver,
+            client: this.cluster.client,
+            primary: this.cluster.primaryStore(crd.apiVersion, crd.apiTypes.kind),
+            apiVersion: crd.apiVersion,
+            clock: this.#clock,
+            logger: silentLogger,
+          });
+    this.#gates.set(entry, made);
+    return made;
+  }
+
+  #rollbacksOf(entry: string): Rollbacks | undefined {
+    if (this.#rollbacks.has(entry)) return this.#rollbacks.get(entry);
+    const crd = this.#crds.get(entry);
+    const rollback = crd?.entry.rollback;
+    const made =
+      crd == null || rollback == null
+        ? undefined
+        : new Rollbacks({
+            rollback,
+            clock: this.#clock,
+            client: this.cluster.client,
+            primary: this.cluster.primaryStore(crd.apiVersion, crd.apiTypes.kind),
+            events: this.#recorder,
+          });
+    this.#rollbacks.set(entry, made);
+    return made;
   }
 
   #cleanupsOf(entry: string): Cleanups | undefined {

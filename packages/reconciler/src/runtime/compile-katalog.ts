@@ -102,6 +102,11 @@ export interface CompiledCrd {
   readonly mutation: readonly CompiledMutationRule[];
   readonly validation: readonly CompiledValidationRule[];
   readonly groups: readonly [CompiledGroup, CompiledGroup];
+  /**
+   * `rollback.onRollback` (docs/reference/katalog.md §20.4): children applied, in apply mode, while
+   * a CR is rolled back, rendered with `.previous`. Their sources start with `rollback.onRollback.`.
+   */
+  readonly onRollback?: CompiledGroup | undefined;
   readonly onDeleteJobs: readonly CompiledResourceEntry[];
   readonly onDeleteGroups: readonly CompiledDeleteGroup[];
   readonly statusFields: readonly CompiledStatusField[];
@@ -196,6 +201,10 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
       ? onReconcile
       : { ...onReconcile, entries: [...onReconcile.entries, ...remoteEntries(base, entry, engine)] },
   ];
+  const onRollback =
+    entry.rollback?.onRollback == null
+      ? undefined
+      : compileRollbackGroup(entry.rollback.onRollback, base, entry, engine);
   const onDelete = box.onDelete;
   const onDeleteJobs = (onDelete?.jobs ?? []).map((job, index) =>
     compileResource('onCreate', 'jobs', index, job as object, `onDelete.jobs[${index}]`, base, entry, engine),
@@ -229,7 +238,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     const info = RESOURCE_KINDS.find((k) => k.listKey === listKey);
     addKind(info?.apiVersion, info?.kind);
   };
-  for (const group of groups) {
+  for (const group of onRollback == null ? groups : [...groups, onRollback]) {
     for (const e of group.entries) {
       if (e.listKey === 'custom') addKind(e.raw['apiVersion'] as string, e.raw['kind'] as string);
       else addKindOf(e.listKey);
@@ -247,6 +256,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     mutation,
     validation,
     groups,
+    ...(onRollback == null ? {} : { onRollback }),
     onDeleteJobs,
     onDeleteGroups,
     statusFields,
@@ -293,6 +303,30 @@ function compileGroup(
   }
   const gate = group as unknown as { when?: unknown[]; anyOf?: unknown[] };
   return { name, gate: { when: gate.when ?? [], anyOf: gate.anyOf ?? [] }, entries };
+}
+
+/**
+ * compileRollbackGroup compiles `rollback.onRollback` as an onReconcile group (apply mode, pruned
+ * like any child once the CR reconciles normally again) whose sources and paths name the rollback.
+ */
+function compileRollbackGroup(
+  group: ResourceGroup,
+  base: string,
+  crd: CrdEntry,
+  engine: TemplateEngine,
+): CompiledGroup {
+  const entries: CompiledResourceEntry[] = [];
+  for (const info of RESOURCE_KINDS) {
+    const list = (group as unknown as Record<string, unknown>)[info.listKey];
+    if (!Array.isArray(list)) continue;
+    list.forEach((raw: object, index) => {
+      const source = `rollback.onRollback.${info.listKey}[${index}]`;
+      const entry = compileResource('onReconcile', info.listKey, index, raw, source, base, crd, engine);
+      entries.push({ ...entry, katalogPath: pathOf(raw, `${base}.${source}`), applyMode: true });
+    });
+  }
+  const gate = group as unknown as { when?: unknown[]; anyOf?: unknown[] };
+  return { name: 'onReconcile', gate: { when: gate.when ?? [], anyOf: gate.anyOf ?? [] }, entries };
 }
 
 /**

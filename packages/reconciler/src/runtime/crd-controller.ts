@@ -519,6 +519,16 @@ export class CrdController {
     rolledBack?: RolledBackRun,
   ): Promise<ReconcileResult> {
     try {
+      if (rolledBack?.previous !== undefined) {
+        // §20.4: upstream's declarative rollback, the `onRollback` children over `.previous`.
+        const result = await this.pipeline.runRollback(cached, {
+          reconcileId: ctx.reconcileId,
+          logger,
+          signal: ctx.signal,
+          rolledBack: { message: rolledBack.message, previous: rolledBack.previous },
+        });
+        return result.requeueAfterMs == null ? {} : { requeueAfterMs: result.requeueAfterMs };
+      }
       if (rolledBack != null && rolledBack.spec === undefined) {
         await this.pipeline.writeRolledBack(cached, {
           reconcileId: ctx.reconcileId,

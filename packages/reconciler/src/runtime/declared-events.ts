@@ -14,7 +14,7 @@ import type { EventRecorder } from '../events/event-recorder.js';
 import { errorForLog } from './log-error.js';
 
 /** EMIT_MIN_INTERVAL_MS is the default least time between two Events of one declared name about one CR. */
-export const EMIT_MIN_INTERVAL_MS = 30_000;
+const EMIT_MIN_INTERVAL_MS = 30_000;
 
 /** Kubernetes caps an Event's reason at 128 characters. */
 const MAX_REASON_LENGTH = 128;

@@ -17,7 +17,8 @@ import type {
   Sentinel,
 } from '@orkestra/types';
 import { CacheChangeType } from '../cache.js';
-import type { CacheChange, ObjectCache } from '../cache.js';
+import type { CacheChange } from '../cache.js';
+import type { PrimaryStore } from './stores.js';
 import type { Clock } from '../clock.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
 import { errorForLog } from './log-error.js';
@@ -126,7 +127,7 @@ export interface PreReconcileGatesOptions {
   readonly conditions: EvaluateConditionsOptions;
   readonly observer: RuntimeObserver;
   readonly client: Pick<KubeClient, 'patchStatus'>;
-  readonly primary: Pick<ObjectCache, 'upsertFromWrite'>;
+  readonly primary: Pick<PrimaryStore, 'upsertFromWrite'>;
   /** The CR's apiVersion (group/version) for the status write. */
   readonly apiVersion: string;
   readonly clock: Clock;

@@ -407,6 +407,71 @@ export class CrdPipeline {
     );
   }
 
+  /**
+   * runRollback is the run of a CR rolled back with `onRollback` children (§20.4, upstream's
+   * declarative rollback): they are rendered over the CR's context plus `previous` (`metadata`,
+   * and `spec` the last spec that reconciled), applied, and kept in the inventory; nothing else
+   * runs (no hooks, no prune, no providers), and the CR shows Ready=False `RolledBack`. A failed
+   * write fails the run (retried as any failure); the CR stays rolled back until its spec changes.
+   */
+  async runRollback(
+    cr: KubeObject,
+    ctx: RunContext & { readonly rolledBack: { readonly message: string; readonly previous: unknown } },
+  ): Promise<RunResult> {
+    const s = this.#s;
+    const state = newRunState();
+    const current = { cr: structuredClone(cr) as KubeObject };
+    const group = s.crd.onRollback ?? {
+      name: 'onReconcile' as const,
+      gate: { when: [], anyOf: [] },
+      entries: [],
+    };
+    const none = { name: 'onCreate' as const, gate: { when: [], anyOf: [] }, entries: [] };
+    const context = {
+      ...initialContext(current.cr),
+      previous: { metadata: current.cr.metadata, spec: ctx.rolledBack.previous ?? {} },
+    };
+    state.context = context;
+    const previous = inventoryOf(current.cr);
+    try {
+      const desired = await copySecrets(
+        s,
+        desiredSet({ ...s, crd: { ...s.crd, groups: [none, group] } }, current.cr, context),
+      );
+      if (isPending(desired)) return await this.#pending(current.cr, desired, state, ctx);
+      state.desired = desired;
+      try {
+        await applyGroup(s, current.cr, desired.groups.onReconcile, previous, state);
+      } finally {
+        flushChildChanges(s, current.cr, state);
+      }
+      const blocked = blockedError(desired);
+      if (blocked != null) throw blocked;
+      state.inventory = this.#inventory(current.cr, state, previous, new Set());
+    } catch (thrown) {
+      const error = toOrkestraError(thrown, { katalogPath: s.crd.katalogPath });
+      state.inventory ??= this.#inventory(current.cr, state, previous, new Set());
+      try {
+        await this.#writeStatus(
+          current.cr,
+          { ready: false, reason: error.code, message: error.message },
+          state,
+          ctx,
+        );
+      } catch (statusError) {
+        ctx.logger.warn({ err: errorForLog(statusError) }, 'status write after a failed rollback failed');
+      }
+      throw error;
+    }
+    await this.#writeStatus(
+      current.cr,
+      { ready: false, reason: ConditionReason.RolledBack, message: ctx.rolledBack.message },
+      state,
+      ctx,
+    );
+    return this.#result(state);
+  }
+
   async #writeStatus(cr: KubeObject, outcome: ReadyOutcome, state: RunState, ctx: RunContext): Promise<void> {
     const written = await this.#status.write(cr, {
       outcome,

@@ -99,6 +99,38 @@ describe('Rollbacks', () => {
     expect(run).toEqual({ message: expect.stringMatching(/change the spec/) });
   });
 
+  it('onRollback: after N failures within the window, the children over .previous are applied (they win over reapplyPreviousSpec)', async () => {
+    const { clock, rollbacks } = setup({
+      trigger: { consecutiveFailures: 2, withinDuration: '1m' },
+      reapplyPreviousSpec: true,
+      onRollback: { configMaps: [{ name: '{{ .previous.metadata.name }}-config' }] },
+    });
+    rollbacks.failed('k');
+    clock.advance(61_000);
+    rollbacks.failed('k');
+    expect(await rollbacks.before('k', cr(), silent)).toBeUndefined(); // 61 s apart: outside the window
+    clock.advance(30_000);
+    rollbacks.failed('k');
+    const run = await rollbacks.before('k', cr(), silent);
+    expect(run).toEqual({
+      message: expect.stringMatching(/generation 4.*onRollback children are applied/),
+      previous: { image: 'v1' },
+    });
+    expect(run).not.toHaveProperty('spec');
+  });
+
+  it('onRollback before any success (no previous spec) only holds the CR', async () => {
+    const { rollbacks } = setup({
+      trigger: { consecutiveFailures: 1 },
+      onRollback: { configMaps: [{ name: 'x' }] },
+    });
+    rollbacks.failed('k');
+    const held = cr({ [OrkestraAnnotation.RollbackAtGeneration]: '4' });
+    expect(await rollbacks.before('k', held, silent)).toEqual({
+      message: expect.stringMatching(/change the spec/),
+    });
+  });
+
   it('keeps the previous spec as gzip + base64 JSON', () => {
     expect(decodeSpec(encodeSpec({ a: [1, 'x'] }))).toEqual({ a: [1, 'x'] });
     expect(decodeSpec('not base64 gzip')).toBeUndefined();

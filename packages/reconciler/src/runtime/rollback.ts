@@ -5,7 +5,8 @@
  * `rollback-at-generation` holds the generation it happened at, and `previous-spec` the last spec
  * that reconciled successfully (gzip + base64 JSON, written by the pipeline after each success) —
  * so it survives a restart; the failure history is in memory, as upstream's. While the annotation
- * names the CR's generation, its normal reconcile is blocked: with `reapplyPreviousSpec` the
+ * names the CR's generation, its normal reconcile is blocked: with `onRollback` those children are
+ * applied over `.previous` (upstream's declarative rollback), else with `reapplyPreviousSpec` the
  * entry's templates are applied with the previous spec, and the CR shows Ready=False `RolledBack`.
  * A new generation (the user changed the spec) ends it.
  */
@@ -14,7 +15,7 @@ import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { refOf } from '@orkestra/registry';
 import { OrkestraAnnotation, parseDuration } from '@orkestra/types';
 import type { Logger, Rollback } from '@orkestra/types';
-import type { ObjectCache } from '../cache.js';
+import type { PrimaryStore } from './stores.js';
 import type { Clock } from '../clock.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 
@@ -33,11 +34,16 @@ export function decodeSpec(text: string | undefined): unknown {
   }
 }
 
-/** RolledBackRun is how a rolled-back CR is reconciled: with the previous spec, or not at all. */
+/**
+ * RolledBackRun is how a rolled-back CR is reconciled: its `onRollback` children over the previous
+ * spec, the entry's templates with the previous spec, or not at all.
+ */
 export interface RolledBackRun {
   readonly message: string;
   /** The spec to apply the entry's templates with (`reapplyPreviousSpec`); undefined: apply nothing. */
   readonly spec?: unknown;
+  /** The previous spec, `.previous.spec` of the `onRollback` children; set only when they are applied. */
+  readonly previous?: unknown;
 }
 
 /** RollbacksOptions configures the rollback of one entry. */
@@ -45,7 +51,7 @@ export interface RollbacksOptions {
   readonly rollback: Rollback;
   readonly clock: Clock;
   readonly client: Pick<KubeClient, 'mergePatch'>;
-  readonly primary: Pick<ObjectCache, 'upsertFromWrite'>;
+  readonly primary: Pick<PrimaryStore, 'upsertFromWrite'>;
   readonly events: Pick<EventRecorder, 'warning'>;
 }
 
@@ -120,10 +126,16 @@ export class Rollbacks {
       );
     }
     const previous = decodeSpec((current.metadata.annotations ?? {})[OrkestraAnnotation.PreviousSpec]);
-    const reapply = this.#o.rollback.reapplyPreviousSpec && previous != null;
-    const message = `rolled back at generation ${generation} after ${this.#o.rollback.trigger.consecutiveFailures} consecutive failures${
-      reapply ? '; the previous spec is applied' : ''
-    }; change the spec to reconcile it again`;
+    // Upstream: explicit `onRollback` templates take precedence over `rollBackOnError`'s re-apply.
+    const templates = this.#o.rollback.onRollback != null && previous != null;
+    const reapply = !templates && this.#o.rollback.reapplyPreviousSpec && previous != null;
+    const applied = templates
+      ? '; the onRollback children are applied'
+      : reapply
+        ? '; the previous spec is applied'
+        : '';
+    const message = `rolled back at generation ${generation} after ${this.#o.rollback.trigger.consecutiveFailures} consecutive failures${applied}; change the spec to reconcile it again`;
+    if (templates) return { message, previous };
     return reapply ? { message, spec: previous } : { message };
   }
 }

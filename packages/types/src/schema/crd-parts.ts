@@ -578,25 +578,13 @@ export const PreReconcile: z.ZodType<PreReconcile, unknown> = PreReconcileSchema
   id: 'PreReconcile',
 });
 
-const RollbackSchema = z.strictObject({
-  trigger: z
-    .strictObject({
-      consecutiveFailures: z.int().min(1, { error: 'consecutiveFailures must be at least 1' }).default(3),
-      withinDuration: Duration.optional(),
-    })
-    .prefault({}),
-  reapplyPreviousSpec: z.boolean().default(false),
-});
-/** Rollback is a `rollback` block after loading. */
-export type Rollback = z.output<typeof RollbackSchema>;
-/**
- * Rollback (docs/reference/katalog.md §20.4, upstream's `rollback` and `rollBackOnError`): after
- * `trigger.consecutiveFailures` failed reconciles in a row (all within `withinDuration` when given)
- * the CR is rolled back: its reconciles stop until its spec changes, and with
- * `reapplyPreviousSpec` the entry's templates are applied once more with the last spec that
- * reconciled successfully.
- */
-export const Rollback: z.ZodType<Rollback, unknown> = RollbackSchema.meta({ id: 'Rollback' });
+/** RollbackTrigger is `rollback.trigger` (docs/reference/katalog.md §20.4); the Rollback schema is in katalog.ts. */
+export const RollbackTrigger = z
+  .strictObject({
+    consecutiveFailures: z.int().min(1, { error: 'consecutiveFailures must be at least 1' }).default(3),
+    withinDuration: Duration.optional(),
+  })
+  .prefault({});
 
 /** EmitTrigger is a reconcile outcome a declared Event fires on (docs/reference/katalog.md §20.5). */
 const EmitTrigger = z.enum(['always', 'success', 'failure'], {

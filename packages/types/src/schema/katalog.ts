@@ -19,7 +19,7 @@ import {
   Queue,
   PreReconcile,
   Requeue,
-  Rollback,
+  RollbackTrigger,
   StatusBlock,
   Validation,
 } from './crd-parts.js';
@@ -105,6 +105,39 @@ export interface ResourceGroup extends NonNullable<z.output<typeof ResourceGroup
 export const ResourceGroup: z.ZodType<ResourceGroup> = ResourceGroupInput.transform(
   (value) => value.group as ResourceGroup,
 );
+
+const RollbackSchema = z
+  .strictObject({
+    trigger: RollbackTrigger,
+    reapplyPreviousSpec: z.boolean().default(false),
+    onRollback: ResourceGroupInput.optional(),
+  })
+  .superRefine((rollback, ctx) => {
+    for (const hook of ['external', 'git', 'docker'] as const) {
+      const value = rollback.onRollback?.[hook];
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        message: `onRollback holds resource lists only; \`${hook}\` belongs in operatorBox`,
+        path: ['onRollback', hook],
+        input: value,
+      });
+    }
+  })
+  .transform(({ onRollback, ...rest }) => ({
+    ...rest,
+    ...(onRollback === undefined ? {} : { onRollback: onRollback.group as ResourceGroup }),
+  }));
+/** Rollback is a `rollback` block after loading. */
+export type Rollback = z.output<typeof RollbackSchema>;
+/**
+ * Rollback (docs/reference/katalog.md §20.4, upstream's `rollback` and `rollBackOnError`): after
+ * `trigger.consecutiveFailures` failed reconciles in a row (all within `withinDuration` when given)
+ * the CR is rolled back: its reconciles stop until its spec changes; `onRollback` children are
+ * applied over `.previous` (the last spec that reconciled), or with `reapplyPreviousSpec` the
+ * entry's templates are applied once more with that spec.
+ */
+export const Rollback: z.ZodType<Rollback, unknown> = RollbackSchema.meta({ id: 'Rollback' });
 
 /** DeleteRef names a child to delete in an ordered onDelete group. */
 const DeleteRef = z.strictObject({ name: Tpl.optional(), namespace: Tpl.optional() });

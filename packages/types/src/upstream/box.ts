@@ -123,7 +123,7 @@ function refuseListKeys(up: Upgrader, group: YAMLMap, path: Path): void {
 }
 
 /** upgradeGroup rewrites the lists of one onCreate/onReconcile group (or an item of its `groups`). */
-function upgradeGroup(up: Upgrader, groupMap: YAMLMap, groupPath: Path): void {
+export function upgradeGroup(up: Upgrader, groupMap: YAMLMap, groupPath: Path): void {
   renameListKeys(up, groupMap, groupPath);
   if (up.upstream) clusterLists(up, groupMap, groupPath);
   refuseListKeys(up, groupMap, groupPath);

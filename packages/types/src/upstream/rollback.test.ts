@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadKatalog } from '../load-katalog.js';
+import { KATALOG_API_VERSION } from '../metadata.js';
 import type { LoadKatalogResult } from '../load-katalog.js';
 import { migrateKatalog } from './migrate.js';
 
@@ -54,19 +55,79 @@ describe('rollback', () => {
     });
   });
 
-  it('a rollback block without the shorthand stops the CR without re-applying; onRollback is refused', () => {
+  it('a rollback block without the shorthand stops the CR without re-applying', () => {
     const block = `${head}      operatorBox:
         rollback:
           trigger: {consecutiveFailures: 2}
 `;
     expect(ok(load(block)).katalog.spec.crds['gadget']?.rollback?.reapplyPreviousSpec).toBe(false);
-    const templates = `${block}          onRollback:
+  });
+
+  it('G2: onRollback kind lists over .previous load as the rollback group (labels list upgraded)', () => {
+    const text = `${head}      operatorBox:
+        rollback:
+          trigger: {consecutiveFailures: 2, withinDuration: 5m}
+          onRollback:
             configMaps:
               - name: "{{ .previous.metadata.name }}-config"
+                labels:
+                  - key: tier
+                    value: fallback
+                data:
+                  image: "{{ .previous.spec.image }}"
+                reconcile: true
 `;
-    const result = load(templates);
+    const rollback = ok(load(text)).katalog.spec.crds['gadget']?.rollback;
+    expect(rollback?.trigger).toEqual({ consecutiveFailures: 2, withinDuration: '5m' });
+    expect(rollback?.reapplyPreviousSpec).toBe(false);
+    const configMap = rollback?.onRollback?.configMaps[0] as Record<string, unknown> | undefined;
+    expect(configMap?.['name']).toBe('{{ .previous.metadata.name }}-config');
+    expect(configMap?.['labels']).toEqual({ tier: 'fallback' });
+    expect(configMap?.['data']).toEqual({ image: '{{ .previous.spec.image }}' });
+    const migrated = migrateKatalog(text);
+    expect(migrated.problems).toEqual([]);
+    expect(migrated.text).toMatch(/\n {6}rollback:\n(.*\n)* {8}onRollback:\n {10}configMaps:/);
+    // The migrated (canonical) text loads to the same block.
+    expect(ok(load(migrated.text)).katalog.spec.crds['gadget']?.rollback).toEqual(rollback);
+  });
+
+  it('G3: onRollback beside rollBackOnError under operatorBox.runtime keeps both (onRollback wins at run time)', () => {
+    const text = `${head}      operatorBox:
+        runtime:
+          rollBackOnError: true
+          rollback:
+            onRollback:
+              deployments:
+                - name: "{{ .previous.metadata.name }}"
+                  image: "{{ .previous.spec.image }}"
+`;
+    const rollback = ok(load(text)).katalog.spec.crds['gadget']?.rollback;
+    expect(rollback?.reapplyPreviousSpec).toBe(true);
+    expect(rollback?.trigger).toEqual({ consecutiveFailures: 3 });
+    expect(rollback?.onRollback?.deployments).toHaveLength(1);
+  });
+
+  it('canonical: onRollback takes resource lists only, with a positioned error for a hook block', () => {
+    const text = `apiVersion: ${KATALOG_API_VERSION}
+kind: Katalog
+metadata:
+  name: rb
+spec:
+  crds:
+    gadget:
+      apiTypes: {group: demo.example.io, version: v1, kind: Gadget, plural: gadgets}
+      rollback:
+        onRollback:
+          external:
+            - name: ping
+              url: https://example.com/ping
+`;
+    const result = load(text);
     expect(result.ok).toBe(false);
-    if (!result.ok)
-      expect(result.errors[0]?.message).toMatch(/`onRollback` has no counterpart.*rollBackOnError: true/);
+    if (!result.ok) {
+      expect(result.errors[0]?.path).toBe('spec.crds.gadget.rollback.onRollback.external');
+      expect(result.errors[0]?.message).toMatch(/onRollback holds resource lists only/);
+      expect(result.errors[0]?.line).toBe(12);
+    }
   });
 });

@@ -2,10 +2,12 @@
  * Upstream's declarative rollback (docs/reference/katalog.md §20.4, ADR 0047): `rollback.trigger`
  * and the shorthand `rollBackOnError: true` (re-apply the entry's own templates with the previous
  * spec) under `operatorBox` (or G3's `operatorBox.runtime`), moved to the entry's `rollback`.
- * `rollback.onRollback` (separate templates over `.previous`) is refused with the reason.
+ * `rollback.onRollback` (upstream's HookTemplates over `.previous`) stays in the block; its kind
+ * lists are upgraded as an onReconcile group's are.
  */
 import { Pair } from 'yaml';
 import type { YAMLMap } from 'yaml';
+import { upgradeGroup } from './box.js';
 import { mapAt, pairOf, scalar, scalarText, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import type { Upgrader } from './upgrader.js';
@@ -15,15 +17,8 @@ export function upgradeRollback(up: Upgrader, entry: YAMLMap, base: Path): void 
   if (box == null) return;
   const boxPath = [...base, 'operatorBox'];
   const shorthand = pairOf(box, 'rollBackOnError');
-  const onRollback = pairOf(mapAt(box, 'rollback') ?? box, 'onRollback');
-  if (onRollback != null && mapAt(box, 'rollback') != null) {
-    up.problem(
-      [...boxPath, 'rollback', 'onRollback'],
-      onRollback.key,
-      'upstream key `onRollback` has no counterpart in Orkestra: a rollback re-applies the entry’s own templates with the previous spec; write `rollBackOnError: true` (rollback.reapplyPreviousSpec) instead',
-    );
-    takeOut(mapAt(box, 'rollback') as YAMLMap, onRollback);
-  }
+  const onRollback = mapAt(mapAt(box, 'rollback'), 'onRollback');
+  if (onRollback != null) upgradeGroup(up, onRollback, [...boxPath, 'rollback', 'onRollback']);
   if (pairOf(box, 'rollback') != null)
     up.move(box, 'rollback', entry, 'rollback', [...boxPath, 'rollback'], 'rollback');
   if (shorthand == null) return;

@@ -135,6 +135,8 @@ interface CrState {
   readonly label: string;
   /** Failed attempts in a row (docs/reference/katalog.md §20.1); reset by a success or a new generation. */
   failures?: { readonly count: number; readonly generation: unknown };
+  /** The enqueueGate held this step's event (docs/reference/katalog.md §20.3): the CR is not queued. */
+  held?: boolean;
 }
 
 /** Revision is a loaded Katalog and the file it came from. */
@@ -219,6 +221,7 @@ export class Simulator {
       const current = this.#cluster.get(state.ref);
       this.#checked(step, mergePatch(current, step.update), 'the CR after this update');
       this.#cluster.observe(state.ref, step.update as Json);
+      this.#admit(state, current, notes);
     } else if (step.observe != null) {
       action = `observe ${step.observe.map((o) => o.ref).join(', ')}`;
       for (const change of step.observe) this.#observe(step, change.ref, change.patch, change.position);
@@ -358,6 +361,14 @@ export class Simulator {
     } as KubeObject);
     if (before != null && before.metadata['generation'] === stored.metadata['generation'])
       notes.push('the spec did not change (generation unchanged)');
+    this.#admit(state, before, notes);
+  }
+
+  /** #admit is the informer event of a CR change: the entry's enqueueGate may hold it (§20.3). */
+  #admit(state: CrState, old: KubeObject | undefined, notes: string[]): void {
+    if (this.#engineOf(state).admit(state.ref, old)) return;
+    state.held = true;
+    notes.push('enqueueGate held the event: the CR is not queued (nothing is written)');
   }
 
   #observe(step: ScenarioStep, ref: string, patch: Json | null, position: ScenarioStep['position']): void {
@@ -451,6 +462,10 @@ export class Simulator {
     const writes: ClusterWrite[] = [];
     // Only the last run's timing counts: the runtime re-runs after an own write and replaces the timer.
     let timing: string[] = [];
+    if (state.held === true) {
+      state.held = false;
+      return writes;
+    }
     for (let i = 0; i < MAX_RUNS; i++) {
       // §20.6: a cleanup deleted the CR, and its deletion path removed it.
       if (this.#cluster.get(state.ref) == null) break;
@@ -474,6 +489,13 @@ export class Simulator {
       );
       writes.push(...run.writes);
       notes.push(...run.notes);
+      if (run.gated === true) {
+        notes.push('reconcileGate held the reconcile: Gated=True, nothing else is written');
+        timing = [];
+        break;
+      }
+      const rolled = run.rolledBack == null ? undefined : rollbackNote(run.rolledBack);
+      if (rolled != null && !notes.includes(rolled)) notes.push(rolled);
       timing = timingNotes(run, failures, retry, (count) => (state.failures = { count, generation }));
       const cleanup = cleanupNotes(
         run,
@@ -715,6 +737,16 @@ function conditionStateOf(cr: KubeObject | undefined, type: string): ReadyState 
 const HIDDEN_STATUS_KEYS = new Set(['conditions', 'inventory']);
 
 /** diffStatus lists changed status leaves, without conditions and inventory, and without provider specs. */
+/** rollbackNote says what the run of a rolled-back CR did (docs/reference/katalog.md §20.4). */
+function rollbackNote(how: NonNullable<OfflineRun['rolledBack']>): string {
+  const what = {
+    onRollback: 'the onRollback children are applied over .previous',
+    'previous-spec': 'the entry’s templates are applied with the previous spec',
+    held: 'nothing is applied',
+  }[how];
+  return `rollback: the CR is rolled back (Ready=False RolledBack); ${what} until its spec changes`;
+}
+
 /**
  * timingNotes says when the runtime would reconcile the CR next (docs/reference/katalog.md §20): the
  * entry's `requeue` after a success, the backoff of the n-th retry after a retryable failure, or

@@ -123,7 +123,7 @@ async function runOne(
 }
 
 /** runModuleHooks runs an entry's module hooks in order (step 12). */
-export async function runModuleHooks(
+async function runModuleHooks(
   services: HookServices,
   compiled: readonly CompiledModuleHook[],
   input: HookInput,

@@ -35,7 +35,7 @@ export interface RemoteResult extends Omit<RemoteAnswer, 'writesStatus'> {
 }
 
 /** notCalledRemoteResult is `remote` before (or without) a call. */
-export function notCalledRemoteResult(): RemoteResult {
+function notCalledRemoteResult(): RemoteResult {
   return { called: false, result: 'ok', requeueAfter: '', error: '', status: {}, resources: [] };
 }
 
@@ -43,14 +43,7 @@ export function notCalledRemoteResult(): RemoteResult {
 const REQUEUE_DEFAULT = '10s';
 
 /** REMOTE_RESULT_KEYS are the fields of `remote` (`--strict`). */
-export const REMOTE_RESULT_KEYS = [
-  'called',
-  'result',
-  'requeueAfter',
-  'error',
-  'status',
-  'resources',
-] as const;
+const REMOTE_RESULT_KEYS = ['called', 'result', 'requeueAfter', 'error', 'status', 'resources'] as const;
 
 function compileRemote(entry: CrdEntry, base: string, engine: TemplateEngine): CompiledRemote | undefined {
   const declaration = entry.operatorBox.remote;
@@ -69,7 +62,7 @@ function compileRemote(entry: CrdEntry, base: string, engine: TemplateEngine): C
 }
 
 /** requestBody is upstream's PreparedRequest for one CR. */
-export function requestBody(
+function requestBody(
   compiled: CompiledRemote,
   input: Pick<HookInput, 'cr' | 'context' | 'crd'>,
   args: Readonly<Record<string, unknown>>,
