@@ -38,7 +38,7 @@ const valueContainers: ReadonlySet<string> = new Set(VALUE_CONTAINERS);
 const MAX_DEPTH = 64;
 
 /**
- * LOG_REDACT_KEYS are the keys the logger redacts at any depth (docs/reference/runtime.md §18.5):
+ * LOG_REDACT_KEYS are the keys the logger redacts at any depth (docs/reference/runtime.md §18.3):
  * credential keys (`password`, `token`, `authorization`, `secretAccessKey`, …, any case), Secret
  * `data`/`stringData`, and every value of a provider's `config` (its keys stay visible). Strings
  * anywhere, the message included, have credentials in URLs redacted (`https://[REDACTED]@host`).
@@ -103,7 +103,7 @@ export interface RedactingLoggerOptions {
 
 /**
  * createRedactingLogger builds the pino logger of the operator and of the library's default
- * (docs/reference/runtime.md §18.5): JSON lines with `time`, `level` as a label and `msg`, errors
+ * (docs/reference/runtime.md §18.3): JSON lines with `time`, `level` as a label and `msg`, errors
  * under `err` (`type`, `message`, `code`; `stack` only at debug), and every field, binding and
  * message passed through redactForLog (LOG_REDACT_KEYS at any depth, credentials in URLs).
  *
