@@ -49,6 +49,14 @@ export function checkContents(pkg, files) {
       problems.push(`${file} has no declaration map`);
   }
   const exportsField = pkg.publishConfig?.exports ?? pkg.exports;
+  // A subpath the workspace resolves must be published too (the operator imports
+  // `@orkestra/reconciler/rollout`: a published operator fails to start without it).
+  if (pkg.publishConfig?.exports != null)
+    for (const subpath of Object.keys(pkg.exports ?? {}))
+      if (!(subpath in pkg.publishConfig.exports))
+        problems.push(
+          `exports["${subpath}"] is not in publishConfig.exports (the published package lacks it)`,
+        );
   for (const [subpath, target] of Object.entries(exportsField ?? {})) {
     if (target == null || typeof target !== 'object') continue;
     for (const condition of ['types', 'default']) {
