@@ -133,3 +133,38 @@ export function parseJson(body: string): unknown {
     return null;
   }
 }
+
+/** ClientHolder is a protocol's heavy client, made from its package on the first call and closed on reload. */
+export interface ClientHolder<C extends { close(): Promise<void> }> {
+  /** get imports the package once and makes the client; a failed import is NotRetryable and tried again next call. */
+  get(): Promise<C>;
+  /** close closes the client made so far (if any); the next `get` makes a new one. */
+  close(): Promise<void>;
+}
+
+/**
+ * clientHolder holds the client of a protocol whose driver lives in its own package (ADR 0053):
+ * `make` turns the imported module into the client (pools shared by every CR of the caller).
+ */
+export function clientHolder<C extends { close(): Promise<void> }>(
+  services: ProtocolServices,
+  protocol: string,
+  specifier: string,
+  make: (module: unknown) => C,
+): ClientHolder<C> {
+  let client: Promise<C> | undefined;
+  return {
+    get: () =>
+      (client ??= services.importModule(specifier).then(make, (error: unknown) => {
+        client = undefined;
+        throw new NotRetryable(
+          `protocol ${protocol} needs the package ${specifier} (${error instanceof Error ? error.message : String(error)})`,
+        );
+      })),
+    async close(): Promise<void> {
+      const current = client;
+      client = undefined;
+      await (await current?.catch(() => undefined))?.close();
+    },
+  };
+}

@@ -7,7 +7,7 @@
  * Every connection, to a listed broker or to one the cluster's metadata names, goes through the
  * address guard. The `kafkajs` client is in `@orkestra/protocol-kafka`, imported on the first call.
  */
-import { NotRetryable, defineProtocol } from '../protocol-unit.js';
+import { clientHolder, defineProtocol, NotRetryable } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
 
 interface KafkaTarget {
@@ -94,17 +94,12 @@ function kafkaSession(services: ProtocolServices): ProtocolSession {
       services.guard.precheck(new URL(`kafka://${host.includes(':') ? `[${host}]` : host}`)),
     lookup: services.guard.lookup,
   };
-  let clients: Promise<InstanceType<KafkaModule['KafkaClients']>> | undefined;
-  const open = (): Promise<InstanceType<KafkaModule['KafkaClients']>> =>
-    (clients ??= services.importModule(KAFKA_MODULE).then(
-      (module) => new (module as KafkaModule).KafkaClients({ guard }),
-      (error: unknown) => {
-        clients = undefined;
-        throw new NotRetryable(
-          `protocol kafka needs the package ${KAFKA_MODULE} (${error instanceof Error ? error.message : String(error)})`,
-        );
-      },
-    ));
+  const client = clientHolder(
+    services,
+    'kafka',
+    KAFKA_MODULE,
+    (module) => new (module as KafkaModule).KafkaClients({ guard }),
+  );
   return {
     async call({ declaration, credential, timeoutMs }): Promise<ProtocolAnswer> {
       const { brokers, tls } = parseBrokers(declaration.url);
@@ -121,7 +116,7 @@ function kafkaSession(services: ProtocolServices): ProtocolSession {
       if (query.startsWith('@')) {
         const topic = query.slice(1);
         if (!TOPIC.test(topic)) throw new NotRetryable(`invalid topic name ${JSON.stringify(topic)}`);
-        const answer = await (await open()).topic(target, topic, timeoutMs);
+        const answer = await (await client.get()).topic(target, topic, timeoutMs);
         const count = String(answer.partitionCount);
         return {
           ok: true,
@@ -135,7 +130,7 @@ function kafkaSession(services: ProtocolServices): ProtocolSession {
       const topic = query.slice(slash + 1);
       if (slash === -1 || !GROUP.test(group) || !TOPIC.test(topic))
         throw new NotRetryable(`query ${JSON.stringify(query)}: expected "@<topic>" or "<group>/<topic>"`);
-      const answer = await (await open()).lag(target, group, topic, timeoutMs);
+      const answer = await (await client.get()).lag(target, group, topic, timeoutMs);
       const lag = String(answer.lag);
       return {
         ok: true,
@@ -145,10 +140,6 @@ function kafkaSession(services: ProtocolServices): ProtocolSession {
         raw: { lag: answer.lag, partitions: answer.partitions },
       };
     },
-    async close(): Promise<void> {
-      const current = clients;
-      clients = undefined;
-      await (await current?.catch(() => undefined))?.close();
-    },
+    close: () => client.close(),
   };
 }

@@ -9,7 +9,7 @@
  * and `raw` (`{count}`).
  */
 import { parseMongoQuery } from '@orkestra/types';
-import { NotRetryable, defineProtocol } from '../protocol-unit.js';
+import { clientHolder, defineProtocol, NotRetryable } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
 
 /** The part of `@orkestra/protocol-mongodb` used here (structural, so the driver stays out of this package). */
@@ -59,17 +59,12 @@ export const mongoProtocol = defineProtocol({
 });
 
 function mongoSession(services: ProtocolServices): ProtocolSession {
-  let clients: Promise<InstanceType<MongoModule['MongoClients']>> | undefined;
-  const open = (): Promise<InstanceType<MongoModule['MongoClients']>> =>
-    (clients ??= services.importModule(MONGO_MODULE).then(
-      (module) => new (module as MongoModule).MongoClients(),
-      (error: unknown) => {
-        clients = undefined;
-        throw new NotRetryable(
-          `protocol mongo needs the package ${MONGO_MODULE} (${error instanceof Error ? error.message : String(error)})`,
-        );
-      },
-    ));
+  const client = clientHolder(
+    services,
+    'mongo',
+    MONGO_MODULE,
+    (module) => new (module as MongoModule).MongoClients(),
+  );
   return {
     async call({ declaration, credential, timeoutMs }): Promise<ProtocolAnswer> {
       let url: URL;
@@ -103,7 +98,7 @@ function mongoSession(services: ProtocolServices): ProtocolSession {
       const serverName = url.hostname.replace(/^\[|\]$/g, '');
       const pathDatabase = decodeURIComponent(url.pathname.replace(/^\//, ''));
       const answer = await (
-        await open()
+        await client.get()
       ).query(
         {
           host: checked?.[0]?.address ?? serverName,
@@ -135,10 +130,6 @@ function mongoSession(services: ProtocolServices): ProtocolSession {
         raw: { count: answer.count },
       };
     },
-    async close(): Promise<void> {
-      const current = clients;
-      clients = undefined;
-      await (await current?.catch(() => undefined))?.close();
-    },
+    close: () => client.close(),
   };
 }

@@ -7,7 +7,7 @@
  * adds `rows` (at most the caller's row limit; `json` is the same list).
  */
 import { stringForm } from '@orkestra/types';
-import { NotRetryable, defineProtocol } from '../protocol-unit.js';
+import { clientHolder, defineProtocol, NotRetryable } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
 
 /** The part of `@orkestra/protocol-postgres` used here (structural, so the driver stays out of this package). */
@@ -51,17 +51,12 @@ export const postgresProtocol = defineProtocol({
 });
 
 function postgresSession(services: ProtocolServices): ProtocolSession {
-  let pools: Promise<InstanceType<PostgresModule['PostgresPools']>> | undefined;
-  const open = (): Promise<InstanceType<PostgresModule['PostgresPools']>> =>
-    (pools ??= services.importModule(POSTGRES_MODULE).then(
-      (module) => new (module as PostgresModule).PostgresPools(),
-      (error: unknown) => {
-        pools = undefined;
-        throw new NotRetryable(
-          `protocol postgres needs the package ${POSTGRES_MODULE} (${error instanceof Error ? error.message : String(error)})`,
-        );
-      },
-    ));
+  const client = clientHolder(
+    services,
+    'postgres',
+    POSTGRES_MODULE,
+    (module) => new (module as PostgresModule).PostgresPools(),
+  );
   return {
     async call({ declaration, credential, signal, timeoutMs }): Promise<ProtocolAnswer> {
       let url: URL;
@@ -92,7 +87,7 @@ function postgresSession(services: ProtocolServices): ProtocolSession {
         sslMode: sslMode as 'disable' | 'require' | 'verify-full',
       } as const;
       const answer = await (
-        await open()
+        await client.get()
       ).query(target, {
         sql: declaration.query ?? '',
         params: declaration.params ?? [],
@@ -115,10 +110,6 @@ function postgresSession(services: ProtocolServices): ProtocolSession {
         result: firstValue == null ? '' : stringForm(firstValue),
       };
     },
-    async close(): Promise<void> {
-      const current = pools;
-      pools = undefined;
-      await (await current?.catch(() => undefined))?.close();
-    },
+    close: () => client.close(),
   };
 }

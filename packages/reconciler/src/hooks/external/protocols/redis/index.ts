@@ -6,7 +6,7 @@
  * (`result`: the answer as text; `raw`: `{value}`).
  */
 import { stringForm } from '@orkestra/types';
-import { NotRetryable, defineProtocol } from '../protocol-unit.js';
+import { clientHolder, defineProtocol, NotRetryable } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
 
 /** The part of `@orkestra/protocol-redis` used here (structural, so the driver stays out of this package). */
@@ -43,17 +43,12 @@ export const redisProtocol = defineProtocol({
 });
 
 function redisSession(services: ProtocolServices): ProtocolSession {
-  let clients: Promise<InstanceType<RedisModule['RedisClients']>> | undefined;
-  const open = (): Promise<InstanceType<RedisModule['RedisClients']>> =>
-    (clients ??= services.importModule(REDIS_MODULE).then(
-      (module) => new (module as RedisModule).RedisClients(),
-      (error: unknown) => {
-        clients = undefined;
-        throw new NotRetryable(
-          `protocol redis needs the package ${REDIS_MODULE} (${error instanceof Error ? error.message : String(error)})`,
-        );
-      },
-    ));
+  const client = clientHolder(
+    services,
+    'redis',
+    REDIS_MODULE,
+    (module) => new (module as RedisModule).RedisClients(),
+  );
   return {
     async call({ declaration, credential, timeoutMs }): Promise<ProtocolAnswer> {
       let url: URL;
@@ -75,7 +70,7 @@ function redisSession(services: ProtocolServices): ProtocolSession {
       const checked = await services.guard.addresses(url);
       const serverName = url.hostname.replace(/^\[|\]$/g, '');
       const value = await (
-        await open()
+        await client.get()
       ).run(
         {
           host: checked?.[0]?.address ?? serverName,
@@ -99,10 +94,6 @@ function redisSession(services: ProtocolServices): ProtocolSession {
         json: plain ?? null,
       };
     },
-    async close(): Promise<void> {
-      const current = clients;
-      clients = undefined;
-      await (await current?.catch(() => undefined))?.close();
-    },
+    close: () => client.close(),
   };
 }
