@@ -18,8 +18,7 @@ import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@k
 import { OrkestraLabel } from '@orkestra/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useControlPlane } from '@orkestra/testenv/vitest';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
+import { startShardedReplica, waitForValue } from './sharded-replica.js';
 import type { Operator } from '../src/process/operator.js';
 
 const N = 12;
@@ -57,67 +56,22 @@ interface Replica {
   readonly token: string;
 }
 const replicas: Replica[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last == null ? '' : `: ${String(last)}`}`);
-    await sleep(100);
-  }
-}
+const waitFor = waitForValue;
 
 async function startReplica(name: string): Promise<Replica> {
-  const parsed = parseRunConfig(
-    [
-      '--katalog',
-      file,
-      '--sharding',
-      '--install-crds',
-      '--namespace',
-      env.namespace,
-      '--lease-duration',
-      '6s',
-      '--renew-deadline',
-      '4s',
-      '--retry-period',
-      '1s',
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address',
-      '0',
-      '--cross-bind-address',
-      '127.0.0.1:0',
-      '--cross-auth',
-      'none',
-      '--control-center',
-      '--log-level',
-      'warn',
-    ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
   const token = randomBytes(16).toString('hex');
-  const operator = await startOperator({
-    config: parsed.config,
-    env: {},
+  const operator = await startShardedReplica({
+    katalogFile: file,
     cwd: dir,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-    watchNamespace: env.namespace,
-    shardId: `${name}-${randomBytes(4).toString('hex')}`,
-    controlCenterToken: token,
+    namespace: env.namespace,
+    name,
+    args: [
+      ...['--metrics-bind-address', '127.0.0.1:0'],
+      ...['--cross-bind-address', '127.0.0.1:0', '--cross-auth', 'none', '--control-center'],
+    ],
+    options: { controlCenterToken: token },
   });
-  await operator.synced;
   const replica = { operator, shard: operator.shard ?? '', token };
   replicas.push(replica);
   return replica;

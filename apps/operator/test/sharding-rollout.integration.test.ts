@@ -14,8 +14,7 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { OrkestraLabel } from '@orkestra/types';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
+import { startShardedReplica, waitForValue } from './sharded-replica.js';
 import type { Operator } from '../src/process/operator.js';
 
 const N = 16;
@@ -47,60 +46,17 @@ spec:
 writeFileSync(file, katalogText('v1'));
 
 const operators: Operator[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last == null ? '' : `: ${String(last)}`}`);
-    await sleep(200);
-  }
-}
-
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs?: number): Promise<T> =>
+  waitForValue(what, probe, timeoutMs, 200);
 async function startReplica(name: string): Promise<Operator> {
-  const parsed = parseRunConfig(
-    [
-      '--katalog',
-      file,
-      '--sharding',
-      '--install-crds',
-      '--namespace',
-      env.namespace,
-      '--lease-duration',
-      '6s',
-      '--renew-deadline',
-      '4s',
-      '--retry-period',
-      '1s',
-      '--metrics-bind-address',
-      '0',
-      '--health-probe-bind-address',
-      '0',
-      '--log-level',
-      'warn',
-    ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const operator = await startOperator({
-    config: parsed.config,
-    env: {},
+  const operator = await startShardedReplica({
+    katalogFile: file,
     cwd: dir,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-    watchNamespace: env.namespace,
-    shardId: `${name}-${randomBytes(4).toString('hex')}`,
-    rolloutTickMs: 500,
+    namespace: env.namespace,
+    name,
+    options: { rolloutTickMs: 500 },
   });
-  await operator.synced;
   operators.push(operator);
   return operator;
 }

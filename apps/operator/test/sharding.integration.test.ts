@@ -20,8 +20,7 @@ import { OrkestraLabel } from '@orkestra/types';
 import { startControlPlane } from '@orkestra/testenv';
 import type { ControlPlane } from '@orkestra/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
+import { startShardedReplica, waitForValue } from './sharded-replica.js';
 import type { Operator } from '../src/process/operator.js';
 
 const N = 20;
@@ -95,73 +94,33 @@ interface Replica {
 }
 const replicas: Replica[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last == null ? '' : `: ${String(last)}`}`);
-    await sleep(100);
-  }
-}
+const waitFor = waitForValue;
 
 async function startReplica(name: string): Promise<Replica> {
-  const parsed = parseRunConfig(
-    [
-      '--katalog',
-      file,
-      '--sharding',
-      '--install-crds',
-      '--namespace',
-      env.namespace,
-      '--lease-duration',
-      '6s',
-      '--renew-deadline',
-      '4s',
-      '--retry-period',
-      '1s',
-      '--metrics-bind-address',
-      '0',
-      '--health-probe-bind-address',
-      '0',
-      '--log-level',
-      'info',
-    ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
   const logs: LogLine[] = [];
-  const operator = await startOperator({
-    config: parsed.config,
-    env: {},
+  const operator = await startShardedReplica({
+    katalogFile: file,
     cwd: dir,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-    watchNamespace: env.namespace,
-    shardId: `${name}-${randomBytes(4).toString('hex')}`,
-    logDestination: {
-      write: (line: string) => {
-        appendFileSync(join(dir, `${name}.log`), line); // kept for a failed run's post-mortem
-        for (const text of line.split('\n')) {
-          if (text.trim() === '') continue;
-          const parsed = JSON.parse(text) as LogLine & { time: number | string };
-          logs.push({
-            ...parsed,
-            time: typeof parsed.time === 'number' ? parsed.time : Date.parse(parsed.time),
-          });
-        }
+    namespace: env.namespace,
+    name,
+    args: ['--log-level', 'info'],
+    options: {
+      logDestination: {
+        write: (line: string) => {
+          appendFileSync(join(dir, `${name}.log`), line); // kept for a failed run's post-mortem
+          for (const text of line.split('\n')) {
+            if (text.trim() === '') continue;
+            const parsed = JSON.parse(text) as LogLine & { time: number | string };
+            logs.push({
+              ...parsed,
+              time: typeof parsed.time === 'number' ? parsed.time : Date.parse(parsed.time),
+            });
+          }
+        },
       },
     },
   });
-  await operator.synced;
   const replica = { operator, shard: operator.shard ?? '', logs };
   replicas.push(replica);
   return replica;
