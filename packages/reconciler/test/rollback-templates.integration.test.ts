@@ -73,6 +73,11 @@ describe('onRollback templates on a control plane', () => {
     await crs.patchSpec(env.namespace, 'app', { mode: 'fail', version: 'v2' });
     await waitFor('the fallback child', async () => (await fallback()) != null);
     expect(await fallback()).toEqual({ version: 'v1', failed: 'v2' });
+    // The status is written after the rollback's children are applied: wait for it, then read it.
+    await waitFor('Ready=False RolledBack', async () => {
+      const now = await crs.get(env.namespace, 'app');
+      return now != null && readyOf(now)?.reason === 'RolledBack';
+    });
     const cr = await crs.get(env.namespace, 'app');
     expect(readyOf(cr ?? ({} as never))?.reason).toBe('RolledBack');
     expect(readyOf(cr ?? ({} as never))?.message).toMatch(/onRollback children are applied/);

@@ -72,8 +72,7 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
         '',
       ].join('\n'),
     );
-    // A cluster id is 16 random bytes in base64url (what `kafka-storage random-uuid` prints).
-    const clusterId = randomBytes(16).toString('base64url');
+    const clusterId = kafkaClusterId();
     try {
       await run(bin, ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config], {
         timeout: timeoutMs,
@@ -111,5 +110,17 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
   } catch (error) {
     workDir.remove();
     throw error;
+  }
+}
+
+/**
+ * A cluster id: 16 random bytes in base64url, as `kafka-storage random-uuid` prints. Like Kafka's
+ * own generator it never starts with '-', which the storage tool's argument parser would read as
+ * an option (about one id in 64 otherwise: the format step then fails with "expected one argument").
+ */
+export function kafkaClusterId(random: (size: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const id = random(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
   }
 }

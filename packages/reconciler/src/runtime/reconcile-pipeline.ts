@@ -45,7 +45,7 @@ import { buildInventory, inventoryOf } from './stages/inventory.js';
 import { prune } from './stages/prune.js';
 import { requeueDelay } from './stages/requeue.js';
 import { encodeSpec } from './rollback.js';
-import { flushChildChanges, newRunState } from './stages/run-state.js';
+import { flushChildChanges, newRunState, requeueDelayMs } from './stages/run-state.js';
 import type { RunState, StageServices } from './stages/run-state.js';
 import { StatusWriter } from './status-writer.js';
 import type { ReadyOutcome } from './status-writer.js';
@@ -368,10 +368,9 @@ export class CrdPipeline {
   }
 
   #result(state: RunState): RunResult {
-    const now = this.#o.clock.now();
-    const at = state.requeueAt.length === 0 ? undefined : Math.min(...state.requeueAt);
+    const requeueAfterMs = requeueDelayMs(state.requeueAt, this.#o.clock.now());
     return {
-      ...(at == null ? {} : { requeueAfterMs: Math.max(0, at - now) }),
+      ...(requeueAfterMs == null ? {} : { requeueAfterMs }),
       wroteCr: state.wroteCr,
       writes: state.writes,
     };

@@ -1,6 +1,6 @@
 import type { KubeObject } from '@orkestra/registry';
 import { describe, expect, it } from 'vitest';
-import { flushChildChanges, newRunState } from './run-state.js';
+import { flushChildChanges, newRunState, requeueDelayMs } from './run-state.js';
 
 const cr = { apiVersion: 'x/v1', kind: 'App', metadata: { name: 'a', namespace: 'ns' } } as KubeObject;
 
@@ -38,5 +38,14 @@ describe('flushChildChanges', () => {
 
   it('records nothing when no child was written', () => {
     expect(recorded(() => undefined)).toEqual([]);
+  });
+});
+
+describe('requeueDelayMs', () => {
+  it('is the earliest due time, and 1 ms (not 0, which means no requeue) when that time has passed', () => {
+    expect(requeueDelayMs([], 1000)).toBeUndefined();
+    expect(requeueDelayMs([3000, 1500], 1000)).toBe(500);
+    // A cached answer that expired while the reconcile ran: run again now, or no later due time fires either.
+    expect(requeueDelayMs([996, 3000], 1000)).toBe(1);
   });
 });

@@ -57,7 +57,7 @@ export interface RunState {
   labels: Map<string, string>;
   /** `status.providers` to write; undefined keeps the cached value. */
   providers: Readonly<Record<string, unknown>> | undefined;
-  /** issue-18: children held back by `waitFor` (child id → ids not ready yet). */
+  /** Children held back by `waitFor` (child id → ids not ready yet). */
   waiting: ReadonlyMap<string, readonly string[]> | undefined;
   /** Children this reconcile created or updated, reported as one Event per verb (flushChildChanges). */
   childChanges: ChildChange[];
@@ -67,6 +67,17 @@ export interface RunState {
 export interface ChildChange {
   readonly reason: 'Created' | 'Updated';
   readonly child: string;
+}
+
+/**
+ * requeueDelayMs is how long after `now` the reconcile asks to run again: the earliest of the due
+ * times its stages recorded, or undefined when none did. A due time that has already passed (a
+ * cached answer that expired while the reconcile ran) is 1 ms, never 0: 0 means "no requeue" to
+ * the dispatcher, and dropping it would also drop every later due time the minimum stood for.
+ */
+export function requeueDelayMs(requeueAt: readonly number[], now: number): number | undefined {
+  if (requeueAt.length === 0) return undefined;
+  return Math.max(1, Math.min(...requeueAt) - now);
 }
 
 /** newRunState is the state a reconcile starts from. */
