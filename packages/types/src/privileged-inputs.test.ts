@@ -279,6 +279,30 @@ describe('spec.allowedRepoHosts', () => {
     ).toEqual([]);
   });
 
+  it('refuses a git repo with whitespace or a control character, positioned at the repo', () => {
+    const plain = (repo: string): string =>
+      katalog(`      operatorBox:
+        git:
+          repo: "${repo}"
+`);
+    for (const repo of [
+      'git@a\\ntouch\\tPWNED\\n.attacker.example:org/repo.git',
+      'ssh://git@a\\rb.example/org/r.git',
+      'https://git.example.com/org/r .git',
+      '{{ spec.org }}\\n/r.git',
+    ]) {
+      const text = plain(repo);
+      expect(issues(text)).toEqual([
+        expect.objectContaining({
+          line: lineOf(text, 'repo:'),
+          path: 'spec.crds.app.operatorBox.git.repo',
+          message: expect.stringContaining('a repository URL has no whitespace or control character'),
+        }),
+      ]);
+    }
+    expect(issues(plain('https://{{ spec.host }}/org/r.git'))).toEqual([]);
+  });
+
   it('refuses an item that is not a host name, and an empty list', () => {
     const text = withGit('["https://git.example.com", "*"]', 'https://git.example.com/r.git');
     expect(issues(text).map((i) => i.path)).toEqual(

@@ -701,7 +701,30 @@ const KatalogSpecSchema = z
       'provider name',
     );
     checkRepoHosts(spec, ctx);
+    checkRepoText(spec, ctx);
   });
+
+/**
+ * checkRepoText refuses a git `repo` holding a control character anywhere, or whitespace in a
+ * literal one (docs/reference/katalog.md §16.1): no repository URL needs them, and the URL parser
+ * drops tabs and newlines, so the name resolved would differ from the one git is given. The
+ * runtime's git hook refuses the same in a rendered repo.
+ */
+function checkRepoText(spec: { readonly crds: Record<string, CrdEntry> }, ctx: z.RefinementCtx): void {
+  for (const [name, entry] of Object.entries(spec.crds)) {
+    const repo = entry.operatorBox.git?.repo;
+    if (repo == null) continue;
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused
+    const bad = isTemplate(repo) ? /[\u0000-\u001f\u007f]/.exec(repo) : /[\s\u0000-\u001f\u007f]/u.exec(repo);
+    if (bad != null)
+      ctx.addIssue({
+        code: 'custom',
+        message: `git repo holds ${JSON.stringify(bad[0])} at offset ${bad.index}: a repository URL has no whitespace or control character`,
+        path: ['crds', name, 'operatorBox', 'git', 'repo'],
+        input: repo,
+      });
+  }
+}
 
 /**
  * checkRepoHosts refuses a git hook whose literal `repo` names a remote host outside
