@@ -34,11 +34,15 @@
  * - L9 (image pins) and L10 (the breadth of generated Secret rules) are not attacks; L11 is the
  *   cost of an internal function on input the message truncation already bounds.
  *
+ * M4 is replayed against the operator, not `ork render`: render's `observed` objects are, by its
+ * definition (ork render --help), children as the operator left them, so it does not model an
+ * unmanaged object of the same name.
+ *
  * The CLI attacks run in beforeAll, three `ork` processes at a time; one control plane serves
  * two operators (local-mode and token-mode Control Center). Needs `pnpm build` (bin/ork.mjs runs dist).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -677,8 +681,17 @@ describe('operator replays (local control plane)', () => {
     expect(recorded.slice(before).filter((request) => request.url === '/l3')).toEqual([]);
   }, 120_000);
 
-  it("L8 a CR-chosen file:// repository (another tenant's checkout): refused, nothing cloned", async () => {
+  it("L8 a CR-chosen file:// repository or local path (another tenant's checkout): GitFailed, never cloned", async () => {
+    // A real repository holding another tenant's file, so a clone would be seen.
     const other = join(workDir, 'other-tenant');
+    const git = (...args: string[]): void => {
+      execFileSync('git', args, { cwd: other, stdio: 'ignore' });
+    };
+    mkdirSync(other);
+    writeFileSync(join(other, 'tenant-secret.txt'), 'team-b\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '.');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'x');
     await createCr('sites', 'Site', 'local', { repo: `file://${other}` });
     await createCr('sites', 'Site', 'path', { repo: other });
     for (const name of ['local', 'path']) {
@@ -686,5 +699,9 @@ describe('operator replays (local control plane)', () => {
       expect(ready.status).toBe('False');
       expect(ready.message).toMatch(/local|file/i);
     }
+    const copies = filesUnder(workDir).filter(
+      (path) => path.endsWith('tenant-secret.txt') && !path.startsWith('other-tenant'),
+    );
+    expect(copies).toEqual([]);
   }, 120_000);
 });
