@@ -19,6 +19,7 @@
  * | M6      | ork run (token mode over plain HTTP); operator in token mode             |
  * | M7      | ork validate                                                             |
  * | L2, L3  | operator's outbound calls (status of the CR)                             |
+ * | L4      | operator: a forged `status.inventory` ref, then the CR's deletion        |
  * | L5      | ork validate                                                             |
  * | L7      | ork validate and ork render on hostile bytes                             |
  * | L8      | ork validate (allowedRepoHosts); operator (CR-chosen file:// repo)       |
@@ -27,8 +28,6 @@
  * - M8 is a property of the chaos suite's own assertion (tools/chaos), not of the operator.
  * - L1 needs a reconcile cancelled while a cross HTTP read is in flight: an internal race, not an
  *   input an attacker controls.
- * - L4 writes `status.inventory`, which the operator rewrites on its next reconcile; whether a
- *   delete then sees the forged ref is a race, so a replay could pass without testing anything.
  * - L6 needs a MongoDB server answering the provider; `ork render` takes provider outputs from
  *   its context file, so it never runs the provider's code.
  * - L9 (image pins) and L10 (the breadth of generated Secret rules) are not attacks; L11 is the
@@ -39,7 +38,8 @@
  * unmanaged object of the same name.
  *
  * The CLI attacks run in beforeAll, three `ork` processes at a time; one control plane serves
- * two operators (local-mode and token-mode Control Center). Needs `pnpm build` (bin/ork.mjs runs dist).
+ * two operators (local-mode and token-mode Control Center; the first is restarted once, for L4).
+ * Needs `pnpm build` (bin/ork.mjs runs dist).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -47,7 +47,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  RbacAuthorizationV1Api,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunConfig } from '../src/process/config.js';
@@ -406,6 +412,30 @@ function operatorConfig(args: string[]) {
   return parsed.config;
 }
 
+/** startMainOperator starts the operator of operator-katalog.yaml (Control Center local mode, cross port). */
+async function startMainOperator(): Promise<Operator> {
+  const started = await startOperator({
+    config: operatorConfig([
+      '--katalog',
+      join(REPO_ROOT, fixture('operator-katalog.yaml')),
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--cross-bind-address',
+      '127.0.0.1:0',
+      '--control-center',
+      '--work-dir',
+      workDir,
+    ]),
+    env: {},
+    cwd: workDir,
+    kubeConfig: env.kubeConfig,
+    handleSignals: false,
+    watchKatalog: false,
+  });
+  await started.synced;
+  return started;
+}
+
 beforeAll(async () => {
   try {
     void env.namespace;
@@ -433,25 +463,7 @@ beforeAll(async () => {
   await grant('attack-vault-reader', 'vaults', ['get'], 'attack-reader');
 
   workDir = mkdtempSync(join(tmpdir(), 'orkestra-attack-work-'));
-  operator = await startOperator({
-    config: operatorConfig([
-      '--katalog',
-      join(REPO_ROOT, fixture('operator-katalog.yaml')),
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--cross-bind-address',
-      '127.0.0.1:0',
-      '--control-center',
-      '--work-dir',
-      workDir,
-    ]),
-    env: {},
-    cwd: workDir,
-    kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-  });
-  await operator.synced;
+  operator = await startMainOperator();
   metrics = `http://127.0.0.1:${operator.metricsAddress?.port ?? 0}`;
   cross = `http://127.0.0.1:${operator.crossAddress?.port ?? 0}`;
   ccToken = operator.controlCenterToken ?? '';
@@ -679,6 +691,62 @@ describe('operator replays (local control plane)', () => {
     for (const key of ['a', 'b', 'c', 'd'])
       expect(String(status[key])).toMatch(/^false .*(refused|not allowed)/i);
     expect(recorded.slice(before).filter((request) => request.url === '/l3')).toEqual([]);
+  }, 120_000);
+
+  it('L4 a forged status.inventory ref to an unwatched object: not deleted with the CR', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const victim = await core.createNamespacedServiceAccount({
+      namespace: env.namespace,
+      body: { metadata: { name: 'l4-victim' } },
+    });
+    await createCr('apps', 'App', 'l4', {});
+    await readyCondition('apps', 'l4', 'ReconcileSucceeded');
+    // A status writer (patch on apps/status, often granted more widely than create) adds a ref to
+    // an object of a kind no informer watches.
+    const inventory = ((await getCr('apps', 'l4'))?.status?.['inventory'] ?? []) as Record<string, unknown>[];
+    expect(inventory.map((record) => record['name'])).toEqual(['l4-config']);
+    const forged = { ...inventory[0], apiVersion: 'v1', kind: 'ServiceAccount', name: 'l4-victim' };
+    // The operator rewrites the inventory on its next reconcile, so the forgery is made while it
+    // is stopped: the status writer patches, the CR is deleted (its finalizer holds it), and a new
+    // operator process meets the forged ref on its first look at the CR, in the deletion path.
+    await operator?.shutdown('L4 replay');
+    operator = undefined;
+    await custom().patchNamespacedCustomObjectStatus(
+      {
+        group,
+        version: 'v1',
+        namespace: env.namespace,
+        plural: 'apps',
+        name: 'l4',
+        body: { status: { inventory: [...inventory, forged] } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await custom().deleteNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace: env.namespace,
+      plural: 'apps',
+      name: 'l4',
+    });
+    const held = await getCr('apps', 'l4');
+    expect(
+      ((held?.status?.['inventory'] ?? []) as { name: string }[]).map((record) => record.name),
+      'the forged ref is not in status.inventory: the replay would not test anything',
+    ).toEqual(['l4-config', 'l4-victim']);
+    operator = await startMainOperator();
+    await waitFor('the App gone', async () => ((await getCr('apps', 'l4')) == null ? true : undefined));
+    // Deletion ran (its own child is gone) and left the forged ref's object alone.
+    await waitFor("the App's own child gone", async () =>
+      (await core.listNamespacedConfigMap({ namespace: env.namespace })).items.some(
+        (item) => item.metadata?.name === 'l4-config',
+      )
+        ? undefined
+        : true,
+    );
+    const after = await core.readNamespacedServiceAccount({ name: 'l4-victim', namespace: env.namespace });
+    expect(after.metadata?.uid).toBe(victim.metadata?.uid);
+    expect(after.metadata?.deletionTimestamp).toBeUndefined();
   }, 120_000);
 
   it("L8 a CR-chosen file:// repository or local path (another tenant's checkout): GitFailed, never cloned", async () => {
