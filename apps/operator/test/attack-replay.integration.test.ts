@@ -9,7 +9,7 @@
  * | Finding | Surface replayed                                                        |
  * | ------- | ----------------------------------------------------------------------- |
  * | H1      | ork validate (literal repo); operator (CR-chosen repo), work dir         |
- * | H2      | ork validate --strict (templated regex); ork render (ReDoS CRs)          |
+ * | H2      | ork validate --strict (templated regex); ork render, ork simulate (ReDoS) |
  * | H3      | operator: metrics port and cross port, unauthenticated and authenticated |
  * | M1      | ork validate; ork generate rbac                                          |
  * | M2      | ork validate                                                             |
@@ -137,6 +137,7 @@ beforeAll(async () => {
     h1Validate: ['validate', fixture('h1-git-host.yaml')],
     h2Validate: ['validate', fixture('h2-redos-tpl.yaml'), '--strict'],
     h2Render: ['render', fixture('h2-redos-optin.yaml'), '--cr', fixture('h2-cr-redos.yaml')],
+    h2Simulate: ['simulate', fixture('h2-redos-optin.yaml'), '--scenario', fixture('h2-scenario.yaml')],
     m1Validate: ['validate', fixture('m1-custom-wild.yaml')],
     m1Rbac: ['generate', 'rbac', fixture('m1-custom-wild.yaml')],
     m2Validate: ['validate', fixture('m2-ext-secret.yaml'), '--strict'],
@@ -200,6 +201,12 @@ describe('CLI replays (the built ork)', () => {
     // 4,097 a's match both patterns, yet the subject is over the engine's cap: denied all the same.
     expect(render.stderr).toContain('X default/r-long: Ready=False ValidationFailed');
     expect(render.stdout).not.toMatch(/reason: ReconcileSucceeded/);
+    // ork simulate runs the same engine: both steps end, each denied, every expectation held.
+    const simulate = exited(cli['h2Simulate'], 0);
+    expect(simulate.stdout).toContain('2 steps, 4 expectations, all passed');
+    expect(
+      simulate.stdout.match(/ready: False ValidationFailed: x\.validation: name does not match/g),
+    ).toHaveLength(2);
   });
 
   it('M1 wildcards and escalate/bind/impersonate in custom roles: refused at validate and generate, each positioned', () => {
