@@ -107,6 +107,16 @@ describe('lifecycle (newer generation, top level)', () => {
   });
 });
 
+describe('lifecycle.accept', () => {
+  it('is refused in a Katalog for upstream’s reason, at the key', () => {
+    const result = load(doc('lifecycle:\n  accept:\n    patterns: []\n'));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => [e.line, e.column, e.path])).toEqual([[7, 3, 'lifecycle.accept']]);
+    expect(result.errors[0]?.message).toMatch(/only valid in a Komposer/);
+  });
+});
+
 describe('metadata.deprecation (older generation)', () => {
   const older = doc(
     '',

@@ -5,11 +5,22 @@
  * a deprecated Katalog and starts it, as upstream's newer generation does.
  */
 import { isMap, Pair, YAMLMap } from 'yaml';
-import { born, keyOf, mapAt, pairOf, place, scalar } from './nodes.js';
+import { born, keyOf, mapAt, pairOf, place, scalar, takeOut } from './nodes.js';
 import type { Upgrader } from './upgrader.js';
 
 /** upgradeMetadataDeprecation moves `metadata.deprecation` to `lifecycle.deprecation`. */
 export function upgradeMetadataDeprecation(up: Upgrader, root: YAMLMap): void {
+  const written = mapAt(root, 'lifecycle');
+  const accept = written == null ? undefined : pairOf(written, 'accept');
+  if (written != null && accept != null) {
+    // Upstream refuses it in a Katalog too: acknowledgements of imported patterns belong to a Komposer.
+    up.problem(
+      ['lifecycle', 'accept'],
+      accept.key,
+      'lifecycle.accept is only valid in a Komposer (it acknowledges the lifecycle of imported patterns); remove it from the Katalog',
+    );
+    takeOut(written, accept);
+  }
   const metadata = mapAt(root, 'metadata');
   const pair = metadata == null ? undefined : pairOf(metadata, 'deprecation');
   if (metadata == null || pair == null) return;
