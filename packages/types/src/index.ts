@@ -232,6 +232,8 @@ export type { KatalogInput } from './schema/katalog.js';
 export { storedVersionOf, versionNamesOf } from './schema/versions.js';
 export type { Conversion, ConversionPath, ConversionRule, CrdVersion } from './schema/versions.js';
 export { Rollout } from './schema/rollout.js';
+export { Lifecycle, Publish, lifecycleNotices, versionInRange } from './schema/lifecycle.js';
+export type { LifecycleNotice } from './schema/lifecycle.js';
 export type { RolloutCanary } from './schema/rollout.js';
 
 // Provider interfaces (docs/reference/runtime.md §14.7)

@@ -11,6 +11,7 @@ import { RESOURCE_LIST_KEYS } from './kinds/index.js';
 import { formatPath } from './paths.js';
 import type { PathSegment } from './paths.js';
 import { Katalog } from './schema/katalog.js';
+import { lifecycleNotices } from './schema/lifecycle.js';
 import type { CrdEntry, Katalog as KatalogType } from './schema/katalog.js';
 import { withTemplateCheck } from './schema/template-check.js';
 import { withTemplatedRegex } from './schema/regex-policy.js';
@@ -35,6 +36,8 @@ export interface LoadKatalogOptions {
    * for `{ text }` no neighbouring file is read.
    */
   readonly baseDir?: string;
+  /** The clock of the lifecycle warnings (the countdown to a deprecation's end of life). Default: the system clock. */
+  readonly now?: () => Date;
 }
 
 /** KatalogInputSource is what loadKatalog reads: a file path, or text with an optional file name for messages. */
@@ -322,6 +325,9 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
   const crdPaths = crdBasePaths(rawObject);
   crossChecks(katalog, rawObject, crdPaths, locator, errors, warnings);
   if (errors.length > 0) return fail(errors, warnings);
+  // Lifecycle and publish warnings (docs/reference/katalog.md §2.5, ADR 0063).
+  for (const notice of lifecycleNotices(katalog, (options.now ?? (() => new Date()))()))
+    warnings.push(locator.issue([...notice.path], notice.message, 'key'));
   tagSources(katalog, rawObject, crdPaths, locator);
   deepFreeze(katalog);
   return { ok: true, katalog, warnings: sortIssues(warnings) };

@@ -6,7 +6,7 @@
  */
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { RESOURCE_KINDS } from '@orkestra/types';
-import type { Katalog } from '@orkestra/types';
+import type { Katalog, Lifecycle } from '@orkestra/types';
 
 /** GraphNode is one resource list of a group: its kind, wave and how many entries it declares. */
 export interface GraphNode {
@@ -47,6 +47,8 @@ export interface KatalogView {
   readonly operator: string;
   readonly name: string;
   readonly version: string;
+  /** The Katalog's `lifecycle` (maturity, deprecation, compatibility; katalog.md §2.5); null when not declared. */
+  readonly lifecycle: Lifecycle | null;
   readonly leader: boolean;
   readonly ready: boolean;
   readonly entries: readonly EntryView[];
@@ -160,6 +162,7 @@ export function katalogView(input: {
     operator: input.operator,
     name: katalog.metadata.name,
     version: katalog.metadata.version,
+    lifecycle: katalog.lifecycle ?? null,
     leader: input.leader,
     ready: engine.isReady(),
     entries,

@@ -49,14 +49,50 @@ interface Rollout {
   readonly paused: boolean;
   readonly message: string;
 }
+/** Lifecycle is the Katalog's `lifecycle` block (katalog.md §2.5). */
+interface Lifecycle {
+  readonly maturity?: string;
+  readonly deprecation?: {
+    readonly message?: string;
+    readonly migratedTo?: string;
+    readonly timeline?: { readonly from?: string; readonly to?: string };
+  };
+  readonly compatibility?: { readonly kubernetes?: string; readonly orkestra?: string };
+}
 interface KatalogView {
   readonly operator: string;
   readonly name: string;
   readonly version: string;
+  readonly lifecycle?: Lifecycle | null;
   readonly leader: boolean;
   readonly ready: boolean;
   readonly entries: readonly Entry[];
   readonly rollout?: Rollout | null;
+}
+
+/** lifecycleLine shows the Katalog's maturity, deprecation and verified versions, or nothing without a lifecycle. */
+function lifecycleLine(lifecycle: Lifecycle | null | undefined): HTMLElement | null {
+  if (lifecycle == null) return null;
+  const deprecation = lifecycle.deprecation;
+  const maturity = lifecycle.maturity ?? (deprecation == null ? undefined : 'deprecated');
+  const parts: (HTMLElement | string)[] = [];
+  if (maturity != null)
+    parts.push(
+      h(
+        'span',
+        { class: `badge ${maturity === 'stable' ? 'ok' : maturity === 'deprecated' ? 'bad' : 'wait'}` },
+        maturity,
+      ),
+    );
+  if (deprecation != null) {
+    const end = deprecation.timeline?.to == null ? '' : ` End of life ${deprecation.timeline.to}.`;
+    const to = deprecation.migratedTo == null ? '' : ` Migrate to ${deprecation.migratedTo}.`;
+    parts.push(` ${deprecation.message ?? ''}${to}${end}`);
+  }
+  const compat = lifecycle.compatibility;
+  if (compat?.kubernetes != null) parts.push(` Kubernetes ${compat.kubernetes}.`);
+  if (compat?.orkestra != null) parts.push(` Orkestra ${compat.orkestra}.`);
+  return parts.length === 0 ? null : h('p', { 'aria-label': 'Lifecycle' }, ...parts);
 }
 
 /** rolloutSection shows where a Katalog rollout stands (runtime.md §24), or nothing without one. */
@@ -325,6 +361,8 @@ async function katalogPage(): Promise<HTMLElement> {
       h('span', { class: 'badge ok' }, katalog.leader ? 'leader' : 'standby'),
     ),
   );
+  const lifecycle = lifecycleLine(katalog.lifecycle);
+  if (lifecycle != null) page.append(lifecycle);
   const table = h(
     'table',
     { 'aria-label': 'Operator' },

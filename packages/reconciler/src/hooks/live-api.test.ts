@@ -94,7 +94,11 @@ let server: Server;
 let base = '';
 beforeAll(async () => {
   const live = createLiveApiHandler({
-    katalog: { name: 'data', version: '1.2.0' },
+    katalog: {
+      name: 'data',
+      version: '1.2.0',
+      lifecycle: { maturity: 'beta', compatibility: { kubernetes: '>=1.28' } },
+    },
     entries: () =>
       new Map([
         ['db', entry('db', true)],
@@ -134,6 +138,7 @@ describe('the Live API handler', () => {
     expect(body).toMatchObject({
       name: 'data',
       version: '1.2.0',
+      lifecycle: { maturity: 'beta', compatibility: { kubernetes: '>=1.28' } },
       total: 1,
       healthy: true,
       OrkReady: true,

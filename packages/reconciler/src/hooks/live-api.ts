@@ -21,6 +21,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../kube-object.js';
 import { OrkestraLabel } from '@orkestra/types';
+import type { Lifecycle } from '@orkestra/types';
 import type { CrossAuthorize, CrossReadTarget } from './cross-handler.js';
 
 /** LiveEvent is one Event this process recorded about a CR (kept in memory, newest last). */
@@ -73,7 +74,12 @@ export interface LiveApiEntry {
 
 /** LiveApiOptions configures createLiveApiHandler. */
 export interface LiveApiOptions {
-  readonly katalog: { readonly name: string; readonly version?: string | undefined };
+  /** The Katalog's name, version and `lifecycle` (docs/reference/katalog.md §2.5), answered by `/katalog`. */
+  readonly katalog: {
+    readonly name: string;
+    readonly version?: string | undefined;
+    readonly lifecycle?: Lifecycle | undefined;
+  };
   readonly entries: () => ReadonlyMap<string, LiveApiEntry>;
   /** Whether this replica runs the workers (upstream's `isKonductor`). */
   readonly isKonductor: () => boolean;
@@ -153,6 +159,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       send(response, request, 200, {
         name: options.katalog.name,
         ...(options.katalog.version == null ? {} : { version: options.katalog.version }),
+        ...(options.katalog.lifecycle == null ? {} : { lifecycle: options.katalog.lifecycle }),
         total: crds.length,
         totalEnabled: crds.length,
         totalDegraded: counts.degraded,

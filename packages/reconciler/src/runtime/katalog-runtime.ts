@@ -384,7 +384,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     startWorkers: () => starter.startWorkers(),
     // The object path (runtime.md §18.5), then the Live API (§18.6), on the cross-read port.
     crossHandler: liveHandlerOf(crossHandlerOf(entries, options.options?.crossAuthorize, peerView), {
-      katalog: compiled.katalog.metadata,
+      katalog: { ...compiled.katalog.metadata, lifecycle: compiled.katalog.lifecycle },
       entries,
       state: liveState,
       authorize: options.options?.crossAuthorize,

@@ -4,6 +4,7 @@
  * cross-read port beside the object path; and Live API answers built in process for cross reads of
  * this operator's own kinds.
  */
+import type { Lifecycle } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { CrossAuthorize, CrossHandler } from '../hooks/cross-handler.js';
@@ -112,7 +113,11 @@ function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState, peers?: Peer
 
 /** LiveHandlerOptions configures liveHandlerOf. */
 export interface LiveHandlerOptions {
-  readonly katalog: { readonly name: string; readonly version: string };
+  readonly katalog: {
+    readonly name: string;
+    readonly version: string;
+    readonly lifecycle?: Lifecycle | undefined;
+  };
   readonly entries: ReadonlyMap<string, RuntimeEntry>;
   readonly state: LiveRuntimeState;
   readonly authorize: CrossAuthorize | undefined;
@@ -131,7 +136,11 @@ export function liveHandlerOf(objects: CrossHandler, o: LiveHandlerOptions): Cro
     ]),
   );
   const live = createLiveApiHandler({
-    katalog: { name: o.katalog.name, ...(o.katalog.version === '' ? {} : { version: o.katalog.version }) },
+    katalog: {
+      name: o.katalog.name,
+      ...(o.katalog.version === '' ? {} : { version: o.katalog.version }),
+      ...(o.katalog.lifecycle == null ? {} : { lifecycle: o.katalog.lifecycle }),
+    },
     entries: () => liveEntries,
     isKonductor: o.state.leader,
     ready: o.state.started,

@@ -48,6 +48,7 @@ import type { KindTable } from '../kinds/index.js';
 import { JobEntry } from '../kinds/jobs.js';
 import { PersistentVolumeClaimEntry } from '../kinds/persistent-volume-claims.js';
 import { Notification } from './notification.js';
+import { Lifecycle, Publish } from './lifecycle.js';
 
 /** EntryListShape is one `z.array(entry).default([])` per registered kind, keyed by list key. */
 type EntryListShape = {
@@ -778,6 +779,10 @@ const KatalogSchema = z.strictObject({
   }),
   kind: z.literal(KATALOG_KIND, { error: `kind must be ${KATALOG_KIND}` }),
   metadata: KatalogMetadata,
+  /** Maturity, deprecation and verified versions (docs/reference/katalog.md §2.5, ADR 0063). */
+  lifecycle: Lifecycle.optional(),
+  /** How the Katalog is published; `signing` is recorded, not verified (docs/reference/katalog.md §2.6, ADR 0063). */
+  publish: Publish.optional(),
   spec: KatalogSpec,
 });
 /** Katalog is a loaded, defaulted Katalog. */

@@ -19,6 +19,9 @@ import { upgradeWatch } from './watch.js';
 import { upgradePreReconcile } from './pre-reconcile.js';
 import { upgradeRemote } from './remote.js';
 import { upgradeRollback } from './rollback.js';
+import { checkEnrich } from './enrich.js';
+import { checkAutoscaleProfile, checkHpaProfiles } from './scaling-profiles.js';
+import { checkServe } from './serve.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
 const BOX_KEYS = ['finalizers', 'onCreate', 'onReconcile', 'onDelete', 'status', 'providers'] as const;
@@ -40,6 +43,11 @@ const ENTRY_KEYS = [
 const GO_TYPE_KEYS = ['object', 'objectList', 'list', 'location', 'alias'] as const;
 
 export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
+  if (up.upstream) {
+    checkAutoscaleProfile(up, entry, base);
+    checkEnrich(up, entry, base);
+    checkServe(up, entry, base);
+  }
   const builtin = builtinKindEntry(up, entry, base);
   const apiTypes = mapAt(entry, 'apiTypes');
   if (apiTypes != null)
@@ -235,6 +243,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   if (imports.length > 0) applyImports(up, entry, imports, boxPath);
   const finalBox = mapAt(entry, 'operatorBox');
   if (finalBox != null) upgradeBox(up, finalBox, boxPath);
+  if (finalBox != null && up.upstream) checkHpaProfiles(up, finalBox, boxPath);
   if (up.upstream) externalJsonPaths(up, entry, base);
 }
 

@@ -10,6 +10,7 @@ import type { IncludedFile } from '../positions.js';
 import { dropDisabledBuiltins } from './builtin-entries.js';
 import { mapDeletionProtection } from './deletion-protection.js';
 import { upgradeEntry } from './entry.js';
+import { upgradeMetadataDeprecation } from './lifecycle.js';
 import { at, keyOf, mapAt, pairOf, scalar, takeOut } from './nodes.js';
 import { expandNotes, katalogImports, readNotes } from './notes.js';
 import { upgradeNotification } from './notification.js';
@@ -61,6 +62,7 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
     apiVersion.value = scalar(KATALOG_API_VERSION, apiVersion.value);
     upgradeSecurity(up, root);
     upgradeNotification(up, root);
+    upgradeMetadataDeprecation(up, root);
     katalogImports(up, root);
     readProfiles(up, root);
     readNotes(up, root, root, []);

@@ -17,6 +17,8 @@ import type { OperatorLogger } from '../logger.js';
 import type { OperatorMetrics } from '../metrics.js';
 import { providerDirectoryFromEnv } from '../provider-directory.js';
 import { closeProviders, loadProviders } from '../provider-loader.js';
+import { operatorVersion } from '../../version.js';
+import { apiServerVersion, checkCompatibility } from './compatibility.js';
 import { OperatorStartError, errorMessage } from './errors.js';
 import { crdInstallOptions, patchCaBundles, startWebhook } from './webhook.js';
 
@@ -133,6 +135,12 @@ export async function connect(o: ConnectOptions): Promise<{
       ...(o.shardId == null ? {} : { shard: o.shardId }),
       restRequest: o.metrics.sink.restRequest,
     });
+    // Versions first: nothing is installed for a Katalog not verified here (ADR 0063).
+    await checkCompatibility(o.katalog, {
+      operatorVersion: operatorVersion(),
+      serverVersion: () => apiServerVersion(api),
+      logger: o.logger,
+    });
     webhook = await startWebhook({ config, api, katalog: o.katalog, logger: o.logger });
     if (config.installCrds) {
       const names = await installCrds(api.client, o.katalog, crdInstallOptions(config, webhook));
@@ -142,6 +150,7 @@ export async function connect(o: ConnectOptions): Promise<{
   } catch (error) {
     await webhook?.close();
     await closeProviders(o.providers, { logger: o.logger });
+    if (error instanceof OperatorStartError) throw error;
     throw new OperatorStartError(errorMessage(error), [], { cause: error });
   }
 }

@@ -17,7 +17,9 @@ import { installCrds } from '../install-crds.js';
 import type { OperatorLogger } from '../logger.js';
 import type { OperatorMetrics } from '../metrics.js';
 import type { OperatorRuntime } from '../operator-runtime.js';
-import { errorMessage } from './errors.js';
+import { operatorVersion } from '../../version.js';
+import { apiServerVersion, checkCompatibility } from './compatibility.js';
+import { OperatorStartError, errorMessage } from './errors.js';
 import type { Rollouts } from './rollouts.js';
 import type { MakeRuntime, RolloutHolder } from './runtime-factory.js';
 import type { StartGate } from './start-gate.js';
@@ -80,6 +82,27 @@ async function reloadOnce(o: ReloaderOptions): Promise<ReloadResult> {
     logger.error({ file: config.katalog }, `katalog reload rejected: ${line}`);
     return { outcome: 'rejected', errors: [line] };
   }
+  // A changed lifecycle.compatibility is checked as at start; outside the range the reload is rejected (ADR 0063).
+  if (
+    JSON.stringify(next.katalog.lifecycle?.compatibility ?? null) !==
+    JSON.stringify(state.katalog.lifecycle?.compatibility ?? null)
+  ) {
+    try {
+      await checkCompatibility(next.katalog, {
+        operatorVersion: operatorVersion(),
+        serverVersion: () => apiServerVersion(o.api),
+        logger,
+      });
+    } catch (error) {
+      const errors =
+        error instanceof OperatorStartError && error.details.length > 0
+          ? [...error.details]
+          : [errorMessage(error)];
+      for (const line of errors) logger.error({ file: config.katalog }, `katalog reload rejected: ${line}`);
+      return { outcome: 'rejected', errors };
+    }
+  }
+  for (const warning of next.warnings) logger.warn({ katalogPath: warning.path }, formatIssue(warning));
   if (!sameProviders(state.katalog, next.katalog)) {
     logger.warn(
       { file: config.katalog },

@@ -16,13 +16,14 @@ import { closeProviders } from '../provider-loader.js';
 import { OperatorStartError, errorMessage } from './errors.js';
 import type { OperatorState } from './state.js';
 
-/** katalogRoute serves `/katalog`: the running Katalog's name, version, leadership and entries. */
+/** katalogRoute serves `/katalog`: the running Katalog's name, version, lifecycle (when declared), leadership and entries. */
 function katalogRoute(state: OperatorState, shardId: string | undefined): ExtraRoute {
   return (_request, response, url) => {
     if (url.pathname !== '/katalog' && url.pathname !== '/katalog/') return false;
     const body = JSON.stringify({
       name: state.katalog.metadata.name,
       version: state.katalog.metadata.version,
+      ...(state.katalog.lifecycle == null ? {} : { lifecycle: state.katalog.lifecycle }),
       leader: state.leading,
       ...(shardId == null ? {} : { shard: shardId }),
       ready: state.runtime.isReady(),
