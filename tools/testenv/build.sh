@@ -254,7 +254,7 @@ build_kubectl() {
 }
 # --- end docs/testenv.md -------------------------------------------------------------------------------------
 
-# ---- issue-18: workloads (kube-scheduler + kwok) ------------------------------------------------
+# ---- workloads (kube-scheduler + kwok; docs/testenv.md §5) --------------------------------------
 # kube-scheduler comes from the same k8s.io/kubernetes wrapper module as kube-apiserver (same
 # version, same staging replaces), so after `kube` it reuses the Go build cache. kwok is
 # sigs.k8s.io/kwok/cmd/kwok from the Go module proxy (its go.mod has no replace directives, so

@@ -80,7 +80,7 @@ export interface CrObject extends CustomObject {
       namespace?: string;
       mode: string;
       source: string;
-      /** issue-18: the child's readiness at the last status write. */
+      /** The child's readiness at the last status write. */
       readiness?: { state: string; message?: string; since: string };
     }[];
   };
@@ -182,7 +182,7 @@ export interface RuntimeTestOptions {
   readonly prefix: string;
   readonly kind: string;
   readonly plural: string;
-  /** issue-18: run this file on its own control plane with workloads (kube-scheduler, kwok). Default false. */
+  /** Run this file on its own control plane with workloads (kube-scheduler, kwok). Default false. */
   readonly workloads?: boolean;
 }
 

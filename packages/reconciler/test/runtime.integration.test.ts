@@ -105,7 +105,7 @@ describe('createKatalogRuntime against the control plane', () => {
     const cr = await crs.get(ns, 'shop');
     expect(cr.metadata.finalizers).toContain('orkestra.konductor.io/finalizer');
     expect(syncedOf(cr)).toMatchObject({ status: 'True', reason: 'ReconcileSucceeded' });
-    // issue-18: no workload controllers run on this control plane, so the Deployment never
+    // No workload controllers run on this control plane, so the Deployment never
     // becomes available and Ready says so, naming it.
     expect(readyOf(cr)).toMatchObject({ status: 'False', reason: 'ChildNotReady' });
     expect(readyOf(cr)?.message).toMatch(/^Deployment shop-deployment: /);

@@ -28,7 +28,7 @@ export interface ControlPlaneOptions extends FindBinaryOptions {
   /** Extra kube-apiserver flags, appended last (e.g. `--feature-gates=…`). */
   readonly apiserverArgs?: readonly string[];
   /**
-   * issue-18: also run workloads: kube-scheduler, kwok with one fake node, and the workload
+   * Also run workloads (docs/testenv.md §5): kube-scheduler, kwok with one fake node, and the workload
    * controllers in kube-controller-manager (deployment, replicaset, statefulset, daemonset, job,
    * cronjob, endpoint slices, …), so pods are scheduled, become Running and Ready, and Job pods
    * complete. Implies `controllerManager`. Costs CPU; default false.

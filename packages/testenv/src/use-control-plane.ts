@@ -14,7 +14,7 @@ export interface UseControlPlaneOptions {
   /** Namespace name prefix. Default: the test file's name (DNS-label safe). */
   readonly namespacePrefix?: string;
   /**
-   * issue-18: give this file its own control plane with workloads (kube-scheduler, kwok, workload
+   * Give this file its own control plane with workloads (kube-scheduler, kwok, workload
    * controllers; see `ControlPlaneOptions.workloads`) instead of the shared one. Default false.
    */
   readonly workloads?: boolean;

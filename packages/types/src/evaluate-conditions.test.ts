@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateConditions } from './evaluate-conditions.js';
+import { parseCron } from './cron.js';
+import { cronMinute, evaluateConditions, lastCronFire } from './evaluate-conditions.js';
 import { REGEX_SUBJECT_LIMIT } from './linear-regex.js';
 import { Condition } from './schema/condition.js';
 import { withTemplatedRegex } from './schema/regex-policy.js';
@@ -291,5 +292,34 @@ describe('time conditions', () => {
       ),
     ).toBe(true);
     expect(check({ cron: '@hourly' }, context, at('2026-11-30T08:30:00Z'))).toBe(true);
+  });
+});
+
+describe('lastCronFire', () => {
+  const at = (iso: string): number => Date.parse(iso);
+  const DAY = 24 * 60 * 60_000;
+
+  it('skips hours and days that cannot fire without skipping their last minute', () => {
+    expect(lastCronFire(parseCron('59 * * * *'), 'UTC', at('2025-01-06T10:30:00Z'), DAY)).toBe(
+      at('2025-01-06T09:59:00Z'),
+    );
+    expect(lastCronFire(parseCron('59 23 * * *'), 'UTC', at('2025-01-06T10:30:00Z'), DAY)).toBe(
+      at('2025-01-05T23:59:00Z'),
+    );
+    expect(lastCronFire(parseCron('0 12 * * *'), 'UTC', at('2025-01-06T10:30:00Z'), DAY / 2)).toBeUndefined();
+  });
+
+  it('tells a firing minute from one whose day or hour cannot fire, in the time zone', () => {
+    const spec = parseCron('30 9 * * 1');
+    expect(cronMinute(spec, 'Europe/Berlin', at('2025-01-06T08:30:00Z'))).toMatchObject({ fires: true });
+    expect(cronMinute(spec, 'Europe/Berlin', at('2025-01-07T08:30:00Z'))).toMatchObject({
+      fires: false,
+      otherDay: true,
+    });
+    expect(cronMinute(spec, 'Europe/Berlin', at('2025-01-06T10:30:00Z'))).toMatchObject({
+      otherDay: false,
+      otherHour: true,
+      hour: 11,
+    });
   });
 });

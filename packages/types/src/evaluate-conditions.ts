@@ -447,6 +447,58 @@ const MINUTE = 60_000;
 const ALL_MINUTES: ReadonlySet<number> = new Set(Array.from({ length: 60 }, (_, i) => i));
 const ALL_HOURS: ReadonlySet<number> = new Set(Array.from({ length: 24 }, (_, i) => i));
 
+/**
+ * CronMinute is how one minute stands to a schedule in a time zone, for scans over minutes that
+ * skip what cannot match: it `fires`, or its day (`otherDay`) or its hour (`otherHour`) has no fire
+ * time, or only the minute misses; `hour` and `minute` are the local time of day.
+ */
+export interface CronMinute {
+  readonly fires: boolean;
+  readonly otherDay: boolean;
+  readonly otherHour: boolean;
+  readonly hour: number;
+  readonly minute: number;
+}
+
+/** cronMinute tells how the minute starting at `t` (ms) stands to the schedule in `timeZone`. */
+export function cronMinute(spec: CronSpec, timeZone: string, t: number): CronMinute {
+  const parts = zonedParts(new Date(t), timeZone);
+  const fields = {
+    minute: parts.minute,
+    hour: parts.hour,
+    day: parts.day,
+    month: parts.month,
+    weekday: parts.weekday,
+  };
+  const fires = cronMatches(spec, fields);
+  const otherDay = !fires && !cronMatches({ ...spec, minutes: ALL_MINUTES, hours: ALL_HOURS }, fields);
+  return {
+    fires,
+    otherDay,
+    otherHour: !fires && !otherDay && !spec.hours.has(parts.hour),
+    hour: parts.hour,
+    minute: parts.minute,
+  };
+}
+
+/** lastCronFire is the latest fire time `f` (ms) of the schedule with `now - windowMs < f ≤ now`, if any. */
+export function lastCronFire(
+  spec: CronSpec,
+  timeZone: string,
+  now: number,
+  windowMs: number,
+): number | undefined {
+  for (let t = Math.floor(now / MINUTE) * MINUTE; t > now - windowMs;) {
+    const at = cronMinute(spec, timeZone, t);
+    if (at.fires) return t;
+    // Skip whole days and hours that cannot match, back to the last minute of the previous one.
+    if (at.otherDay) t -= (at.hour * 60 + at.minute + 1) * MINUTE;
+    else if (at.otherHour) t -= (at.minute + 1) * MINUTE;
+    else t -= MINUTE;
+  }
+  return undefined;
+}
+
 function evaluateCron(
   expression: string,
   duration: string | undefined,
@@ -460,27 +512,11 @@ function evaluateCron(
   }
   // Without a duration the window lasts until the next fire time: any past fire time passes.
   const windowMs = duration === undefined ? 366 * 24 * 60 * MINUTE : parseDuration(duration);
-  const start = Math.floor(now.getTime() / MINUTE) * MINUTE;
-  const dayOnly: CronSpec = { ...spec, minutes: ALL_MINUTES, hours: ALL_HOURS };
-  for (let t = start; t > now.getTime() - windowMs;) {
-    const parts = zonedParts(new Date(t), timeZone);
-    const fields = {
-      minute: parts.minute,
-      hour: parts.hour,
-      day: parts.day,
-      month: parts.month,
-      weekday: parts.weekday,
-    };
-    if (cronMatches(spec, fields)) {
-      return ok(
-        true,
-        `cron ${expression} fired at ${new Date(t).toISOString()}${duration === undefined ? '' : `, within ${duration}`}`,
-      );
-    }
-    // Skip whole days and hours that cannot match, back to the last minute of the previous one.
-    if (!cronMatches(dayOnly, fields)) t -= (parts.hour * 60 + parts.minute + 1) * MINUTE;
-    else if (!spec.hours.has(parts.hour)) t -= (parts.minute + 1) * MINUTE;
-    else t -= MINUTE;
-  }
+  const fired = lastCronFire(spec, timeZone, now.getTime(), windowMs);
+  if (fired != null)
+    return ok(
+      true,
+      `cron ${expression} fired at ${new Date(fired).toISOString()}${duration === undefined ? '' : `, within ${duration}`}`,
+    );
   return ok(false, `cron ${expression} has not fired within ${duration ?? 'the last year'}`);
 }

@@ -92,7 +92,15 @@ export type { KatalogSource } from './source.js';
 export { katalogJsonSchema, KATALOG_SCHEMA_ID } from './json-schema.js';
 
 // Conditions
-export { evaluateConditions, evaluateCondition, typeName, zonedParts } from './evaluate-conditions.js';
+export {
+  evaluateConditions,
+  evaluateCondition,
+  typeName,
+  zonedParts,
+  cronMinute,
+  lastCronFire,
+} from './evaluate-conditions.js';
+export type { CronMinute } from './evaluate-conditions.js';
 export { copySourceWatches } from './copy-source-watches.js';
 export { repoHostAllowed } from './repo-hosts.js';
 export type {

@@ -23,8 +23,8 @@ export const commands: readonly Command[] = [
   generateCommand,
   migrateCommand,
   simulateCommand,
-  diffCommand, // issue-21
-  explainCommand, // issue-18
+  diffCommand,
+  explainCommand,
   rolloutCommand, // docs/reference/runtime.md §24
   devCommand,
   demoCommand,

@@ -13,6 +13,7 @@ import { createSeededRandom } from '../process/seeded-random.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 import { reportCaughtError } from '../caught-error.js';
+import { isMap } from '../is-map.js';
 
 /** The context file's keys: each hook root of the hook table, and the observed objects. */
 const CONTEXT_KEYS = [...hookRoots.map((root) => root.key), 'observed'];
@@ -36,10 +37,6 @@ Options:
 
 Random helpers (randomAlphanumeric, uuid, …) use a generator seeded with the CR's UID, so the
 output is reproducible; those values are placeholders, not secrets.`;
-
-type Json = Record<string, unknown>;
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** RenderContext is a `--context` file: the offline results plus the observed objects. */
 interface RenderContext extends OfflineResults {

@@ -2,6 +2,7 @@ import { compileValue } from '@orkestra/template';
 import type { CompiledValue } from '@orkestra/template';
 import { storedVersionOf } from '@orkestra/types';
 import type { ConversionPath, ConversionRule, CrdEntry } from '@orkestra/types';
+import { isMap } from '../is-map.js';
 
 /**
  * Conversion of one entry's objects between its versions (docs/reference/katalog.md §3.4,
@@ -39,10 +40,6 @@ interface Step {
   apply(object: Json, from: string, to: string): Json;
 }
 
-function isObject(value: unknown): value is Json {
-  return value != null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function splitPath(path: string): string[] {
   return path.split('.');
 }
@@ -50,7 +47,7 @@ function splitPath(path: string): string[] {
 function has(root: Json, path: string): boolean {
   let node: unknown = root;
   for (const key of splitPath(path)) {
-    if (!isObject(node) || !Object.hasOwn(node, key)) return false;
+    if (!isMap(node) || !Object.hasOwn(node, key)) return false;
     node = node[key];
   }
   return true;
@@ -58,7 +55,7 @@ function has(root: Json, path: string): boolean {
 
 function get(root: Json, path: string): unknown {
   let node: unknown = root;
-  for (const key of splitPath(path)) node = isObject(node) ? node[key] : undefined;
+  for (const key of splitPath(path)) node = isMap(node) ? node[key] : undefined;
   return node;
 }
 
@@ -66,7 +63,7 @@ function set(root: Json, path: string, value: unknown): void {
   const keys = splitPath(path);
   let node = root;
   for (const key of keys.slice(0, -1)) {
-    if (!isObject(node[key])) node[key] = {};
+    if (!isMap(node[key])) node[key] = {};
     node = node[key] as Json;
   }
   node[keys[keys.length - 1] as string] = value;
@@ -78,7 +75,7 @@ function remove(root: Json, path: string): void {
   const chain: Json[] = [root];
   for (const key of keys.slice(0, -1)) {
     const next = chain[chain.length - 1]?.[key];
-    if (!isObject(next)) return;
+    if (!isMap(next)) return;
     chain.push(next);
   }
   delete chain[chain.length - 1]?.[keys[keys.length - 1] as string];
@@ -94,13 +91,13 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    isObject(v) ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : 1))) : v,
+    isMap(v) ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : 1))) : v,
   );
 }
 
 function annotationsOf(object: Json): Json | undefined {
   const metadata = object['metadata'];
-  return isObject(metadata) && isObject(metadata['annotations']) ? metadata['annotations'] : undefined;
+  return isMap(metadata) && isMap(metadata['annotations']) ? metadata['annotations'] : undefined;
 }
 
 /** takeStash removes and returns the stash an object holds for `version`. */
@@ -112,9 +109,9 @@ function takeStash(object: Json, version: string): Stash | undefined {
   if (Object.keys(annotations).length === 0) delete (object['metadata'] as Json)['annotations'];
   try {
     const parsed = JSON.parse(raw) as unknown;
-    if (!isObject(parsed)) return undefined;
+    if (!isMap(parsed)) return undefined;
     return {
-      set: isObject(parsed['set']) ? parsed['set'] : {},
+      set: isMap(parsed['set']) ? parsed['set'] : {},
       absent: Array.isArray(parsed['absent'])
         ? parsed['absent'].filter((p): p is string => typeof p === 'string')
         : [],
@@ -126,9 +123,9 @@ function takeStash(object: Json, version: string): Stash | undefined {
 
 function putStash(object: Json, version: string, stash: Stash): void {
   if (Object.keys(stash.set).length === 0 && stash.absent.length === 0) return;
-  if (!isObject(object['metadata'])) object['metadata'] = {};
+  if (!isMap(object['metadata'])) object['metadata'] = {};
   const metadata = object['metadata'] as Json;
-  if (!isObject(metadata['annotations'])) metadata['annotations'] = {};
+  if (!isMap(metadata['annotations'])) metadata['annotations'] = {};
   const body: Json = {};
   if (Object.keys(stash.set).length > 0) body['set'] = stash.set;
   if (stash.absent.length > 0) body['absent'] = [...stash.absent].sort();
@@ -192,7 +189,7 @@ function templateStep(compiled: CompiledValue): Step {
     apply(source) {
       const object = structuredClone(source);
       const rendered = compiled.render(object as never);
-      object['spec'] = isObject(rendered) ? dropEmpty(rendered) : {};
+      object['spec'] = isMap(rendered) ? dropEmpty(rendered) : {};
       return object;
     },
   };
@@ -203,7 +200,7 @@ function dropEmpty(value: Json): Json {
   const out: Json = {};
   for (const [key, v] of Object.entries(value)) {
     if (v === '' || v == null) continue;
-    out[key] = isObject(v) ? dropEmpty(v) : v;
+    out[key] = isMap(v) ? dropEmpty(v) : v;
   }
   return out;
 }

@@ -26,7 +26,7 @@ const RUNTIME_STATUS: Record<string, Schema> = {
 
 const PRINTER_COLUMNS = [
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-  // issue-18: Synced is the reconcile's outcome; Reason is Ready's (it names why it is not ready).
+  // docs/adr/0009-synced-ready.md: Synced is the reconcile's outcome; Reason is Ready's (it names why it is not ready).
   { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
   { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },

@@ -7,6 +7,7 @@
 import { checkYamlText, readYamlFile } from '@orkestra/types';
 import { isScalar, parseAllDocuments } from 'yaml';
 import type { Document } from 'yaml';
+import { isMap } from '../is-map.js';
 
 /** CustomResourceMetadata is the metadata of a checked CR: `name` is a non-empty string, `namespace` and `uid` strings when given. */
 export interface CustomResourceMetadata extends Record<string, unknown> {
@@ -28,11 +29,6 @@ export class CrInputError extends Error {
   /** The `CrInputError` code, for callers that test codes. */
   readonly code = 'CrInputError';
 }
-
-type Json = Record<string, unknown>;
-
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** describeValue names a value's type for messages: `null`, `a list`, `a map`, `"text"`, `3`. */
 function describeValue(value: unknown): string {

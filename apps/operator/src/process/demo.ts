@@ -13,6 +13,7 @@ import { startLocalControlPlane } from './local-control-plane.js';
 import { startOperator } from './operator.js';
 import { newLocalToken } from '../control-center/auth.js';
 import type { Operator } from './operator.js';
+import { isMap } from '../is-map.js';
 
 /** DEMO_EXAMPLES are the example Katalogs `ork demo` runs, each with the CRs under its `crs/`. */
 const DEMO_EXAMPLES = ['website', 'multi-region'] as const;
@@ -41,9 +42,6 @@ export interface RunDemoOptions {
 }
 
 type Json = Record<string, unknown>;
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
-
 /** findExamplesDir locates the workspace's `examples/` (with `website/katalog.yaml`) above `from`, else under `cwd`. */
 function findExamplesDir(
   cwd: string,
@@ -143,7 +141,7 @@ function describeChild(object: Json): string {
   switch (kind) {
     case 'Deployment':
     case 'StatefulSet':
-      // issue-18: kwok runs the Pods, so this reaches e.g. `2/2 ready`.
+      // kwok runs the Pods (docs/testenv.md §5), so this reaches e.g. `2/2 ready`.
       return `${String(status['readyReplicas'] ?? 0)}/${String(spec['replicas'] ?? 1)} ready`;
     case 'Service':
       return `${String(spec['type'] ?? 'ClusterIP')} ${String(spec['clusterIP'] ?? '')}`.trim();

@@ -17,7 +17,7 @@ const NEEDED = [
   { binary: ServerBinary.Etcd, target: 'etcd' },
   { binary: ServerBinary.KubeApiserver, target: 'kube' },
   { binary: ServerBinary.KubeControllerManager, target: 'kube' },
-  // issue-18: workloads run (kube-scheduler + kwok), so Deployments become ready.
+  // Workloads run (kube-scheduler + kwok, docs/testenv.md §5), so Deployments become ready.
   { binary: ServerBinary.KubeScheduler, target: 'kube-scheduler' },
   { binary: ServerBinary.Kwok, target: 'kwok' },
 ] as const;

@@ -4,6 +4,7 @@ import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ConversionError } from '../conversion/convert.js';
 import type { Converter } from '../conversion/convert.js';
+import { isMap } from '../is-map.js';
 
 /**
  * The operator's HTTPS endpoint for the API server's webhooks (docs/reference/runtime.md §26,
@@ -39,13 +40,9 @@ export interface WebhookServer {
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return value != null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** reviewResponse converts the objects of one ConversionReview request. */
 function reviewResponse(review: unknown, converters: ReadonlyMap<string, Converter>): Json {
-  const request = isObject(review) && isObject(review['request']) ? review['request'] : {};
+  const request = isMap(review) && isMap(review['request']) ? review['request'] : {};
   const uid = typeof request['uid'] === 'string' ? request['uid'] : '';
   const desired = typeof request['desiredAPIVersion'] === 'string' ? request['desiredAPIVersion'] : '';
   const objects = Array.isArray(request['objects']) ? request['objects'] : [];
@@ -57,7 +54,7 @@ function reviewResponse(review: unknown, converters: ReadonlyMap<string, Convert
   });
   try {
     const convertedObjects = objects.map((object) => {
-      if (!isObject(object)) throw new ConversionError('an object of the review is not a JSON object');
+      if (!isMap(object)) throw new ConversionError('an object of the review is not a JSON object');
       const kind = String(object['kind'] ?? '');
       const converter = converters.get(`${group}/${kind}`);
       if (converter == null) throw new ConversionError(`no conversion for ${kind} in ${group}`);
@@ -124,7 +121,7 @@ export async function createWebhookServer(options: WebhookServerOptions): Promis
     }
     const response = reviewResponse(review, options.converters);
     const result = (response['response'] as Json)['result'] as Json;
-    const request = isObject(review) && isObject(review['request']) ? review['request'] : {};
+    const request = isMap(review) && isMap(review['request']) ? review['request'] : {};
     options.onReview?.({
       objects: Array.isArray(request['objects']) ? request['objects'].length : 0,
       ms: performance.now() - started,

@@ -20,7 +20,7 @@ it('runs to completion: Ready, children, drift repair, cleanup, exit 0', async (
   expect(stdout).toContain('created Website default/hello from examples/website/crs');
   expect(stdout).toContain('created GlobalApp shop/shop from examples/multi-region/crs');
   expect(stdout).toMatch(/Website default\/hello: waiting for Ready\n {2}Ready=True \(ReconcileSucceeded\)/);
-  // issue-18: kwok runs the Pods; Ready waits for them, and the status fields follow.
+  // kwok runs the Pods (docs/testenv.md §5); Ready waits for them, and the status fields follow.
   expect(stdout).toMatch(/Deployment +hello-web +2\/2 ready/);
   expect(stdout).toMatch(/Deployment +shop-eu-west-1 +3\/3 ready/);
   expect(stdout).toMatch(/phase +Running/);

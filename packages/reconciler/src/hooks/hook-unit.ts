@@ -24,6 +24,7 @@ import type { DockerBuildManager } from './docker.js';
 import type { ExternalCaller } from './external.js';
 import type { GitCheckouts } from './git.js';
 import type { RemoteReconcilerClient } from './remote.js';
+import { isMap } from '../is-map.js';
 
 /** HookEffects is what a hook slot may ask of the run besides its context value. */
 export interface HookEffects {
@@ -312,12 +313,7 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** isRecord tells a plain map (not an array) from other values. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value != null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** ownValue reads a user-named key (context files, scenarios): own properties only. */
 export function ownValue(map: unknown, key: string): unknown {
-  return isRecord(map) && Object.hasOwn(map, key) ? map[key] : undefined;
+  return isMap(map) && Object.hasOwn(map, key) ? map[key] : undefined;
 }

@@ -25,6 +25,7 @@ import { OrkestraLabel, guessPlural, resourceKindOf } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { formatRfc3339 } from '../secrets/rotation.js';
 import type { ChildStore, PrimaryStore } from '../runtime/stores.js';
+import { isMap } from '../is-map.js';
 
 /** ClusterWriteVerb is what one write did to the memory cluster. */
 export type ClusterWriteVerb = 'create' | 'apply' | 'patch' | 'status' | 'delete' | 'removed';
@@ -50,9 +51,6 @@ export interface MemoryClusterOptions {
 }
 
 type Json = Record<string, unknown>;
-
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** idOfRef is an object's identity `apiVersion/kind/namespace/name`. */
 export function idOfRef(ref: ObjectRef): string {

@@ -8,6 +8,7 @@ import { HOISTED_HOOKS } from '@orkestra/types';
 import type { HookResults } from '../hooks/hook-unit.js';
 import { resultUnits } from '../hooks/table.js';
 import type { OfflineResults } from './offline-engine.js';
+import { isMap } from '../is-map.js';
 
 export { visibleRoots } from '../hooks/table.js';
 
@@ -41,9 +42,6 @@ export const hookRoots: readonly HookRoot[] = resultUnits.map((unit) => ({
 }));
 
 type Json = Record<string, unknown>;
-
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * resultsProblem checks one offline results map (a scenario step's `context`): every key is a hook

@@ -5,6 +5,7 @@
  * verdict out; no clock, no I/O.
  */
 import type { KubeObject } from '../kube-object.js';
+import { isMap } from '../is-map.js';
 
 /** ReadinessState is a child's kstatus: `Current`, `InProgress`, `Failed`, `NotFound` or `Terminating`. */
 export const ReadinessState = {
@@ -58,10 +59,6 @@ export function inProgress(message: string): Readiness {
 /** failed is a `Failed` verdict. */
 export function failed(message: string): Readiness {
   return { state: ReadinessState.Failed, message };
-}
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** statusOf returns the object's `status` map ({} when absent or malformed). */

@@ -49,11 +49,11 @@ export interface CompiledResourceEntry {
    * rendered only when the Secret is created or rotated (docs/reference/runtime.md §9.2). `compiled` leaves it out.
    */
   readonly deferredData?: CompiledValue;
-  /** issue-18: the entry's `id`, used by other entries' `waitFor`. */
+  /** The entry's `id`, used by other entries' `waitFor` (docs/adr/0009-synced-ready.md). */
   readonly id?: string;
-  /** issue-18: conditions over the child's own object that decide its readiness (kept unrendered). */
+  /** Conditions over the child's own object that decide its readiness (kept unrendered; docs/adr/0009-synced-ready.md). */
   readonly readyWhen: readonly Condition[];
-  /** issue-18: ids of entries that must be ready before this one is applied. */
+  /** Ids of entries that must be ready before this one is applied (docs/adr/0009-synced-ready.md). */
   readonly waitFor: readonly string[];
 }
 
@@ -118,7 +118,7 @@ export interface CompiledCrd {
    */
   readonly allowedSourceNamespaces: readonly string[];
   /**
-   * issue-18: what Ready means: `children` (Synced and every child ready) or `reconciled` (Ready =
+   * What Ready means (docs/adr/0009-synced-ready.md): `children` (Synced and every child ready) or `reconciled` (Ready =
    * Synced, upstream's meaning; the loader sets it for upstream dialects).
    */
   readonly readiness: 'children' | 'reconciled';
@@ -384,7 +384,7 @@ function compileResource(
   const record = raw as Readonly<Record<string, unknown>>;
   // A child created once renders its data only when it is created (docs/reference/katalog.md §7.2).
   const deferData = kindFor(listKey)?.createdOnce?.(record) === true && record['data'] != null;
-  // issue-18: id, readyWhen and waitFor configure the runtime; readyWhen stays unrendered.
+  // id, readyWhen and waitFor configure the runtime (docs/adr/0009-synced-ready.md); readyWhen stays unrendered.
   const { id, readyWhen, waitFor, ...forTemplates } = record;
   const { data: deferredSource, ...withoutData } = forTemplates;
   const compiled = compileEntry(deferData ? withoutData : forTemplates, { path: katalogPath, engine });

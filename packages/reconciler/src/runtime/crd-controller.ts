@@ -477,7 +477,7 @@ export class CrdController {
       logger.debug({}, 'retries exhausted; waiting for a change of the spec or a watched input');
       return {};
     }
-    const started = Date.now();
+    const started = this.#clock.now();
     this.#reconciles++;
     this.#inFlight.set(key, []);
     try {
@@ -571,8 +571,8 @@ export class CrdController {
       } else {
         this.#ownWrites.delete(key);
       }
-      this.#lastSuccessAt = Date.now();
-      const fields = { durationMs: Date.now() - started, writes: result.writes };
+      this.#lastSuccessAt = this.#clock.now();
+      const fields = { durationMs: this.#clock.now() - started, writes: result.writes };
       if (result.writes > 0) logger.info(fields, 'reconciled');
       else logger.debug(fields, 'reconciled (no change)');
       return {
@@ -580,7 +580,7 @@ export class CrdController {
         ...(result.requeueMs == null ? {} : { requeueMs: result.requeueMs }),
       };
     } catch (error) {
-      const fields = { durationMs: Date.now() - started, err: errorForLog(error) };
+      const fields = { durationMs: this.#clock.now() - started, err: errorForLog(error) };
       if (isPanic(error)) {
         // An unexpected exception (docs/reference/runtime.md §6): logged with its stack, retried and counted as a
         // panic, which the dispatcher recognizes by the exception not being an Orkestra error.

@@ -482,7 +482,7 @@ export class CrdPipeline {
       context: state.context,
       desired: state.desired,
       logger: ctx.logger,
-      waiting: state.waiting, // issue-18
+      waiting: state.waiting,
     });
     if (written) {
       state.wroteCr = true;

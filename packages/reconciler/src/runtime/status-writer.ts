@@ -46,7 +46,7 @@ export interface StatusWriteInput {
   readonly providers?: Readonly<Record<string, unknown>> | undefined;
   /** Fields a remote reconciler returned for `status` (docs/reference/katalog.md §15.3). Default none. */
   readonly serviceStatus?: Readonly<Record<string, unknown>> | undefined;
-  /** issue-18: children held back by `waitFor` (child id → the ids they wait for). Default none. */
+  /** Children held back by `waitFor` (child id → the ids they wait for). Default none. */
   readonly waiting?: ReadonlyMap<string, readonly string[]> | undefined;
 }
 
@@ -89,7 +89,7 @@ export class StatusWriter {
     const cachedStatus = cr['status'] as Record<string, unknown> | undefined;
     const context = input.context == null ? crContext(cr) : input.context;
     const children = buildChildrenContext(this.#childStates(input.desired));
-    // issue-18: Synced is the reconcile's outcome; Ready adds the children's readiness (readiness/).
+    // Synced is the reconcile's outcome (docs/adr/0009-synced-ready.md); Ready adds the children's readiness (readiness/).
     const now = new Date(this.#o.clock.now());
     const readiness = assessReadiness({
       desired: input.desired,

@@ -3,7 +3,14 @@
  * a `time`, `dayOfWeek` or `cron` condition can change its value, so windows open and close on
  * time instead of at the next resync.
  */
-import { cronMatches, evaluateCondition, parseCron, parseDuration, zonedParts } from '@orkestra/types';
+import {
+  cronMinute,
+  evaluateCondition,
+  lastCronFire,
+  parseCron,
+  parseDuration,
+  zonedParts,
+} from '@orkestra/types';
 import type { Condition, CronSpec, TimeCondition } from '@orkestra/types';
 
 const MINUTE = 60_000;
@@ -134,12 +141,12 @@ function cronNextChange(
   const { timeZone } = condition;
   const until = now + HORIZON_MS;
   if (condition.duration == null) {
-    if (lastFireAtOrBefore(spec, timeZone, now, HORIZON_MS) != null) return undefined;
+    if (lastCronFire(spec, timeZone, now, HORIZON_MS) != null) return undefined;
     return nextFire(spec, timeZone, now, until);
   }
   const durationMs = parseDurationSafe(condition.duration);
   if (durationMs == null || durationMs <= 0) return undefined;
-  const last = lastFireAtOrBefore(spec, timeZone, now, durationMs);
+  const last = lastCronFire(spec, timeZone, now, durationMs);
   if (last == null) return nextFire(spec, timeZone, now, until); // outside: the next window opens it
   let end = last + durationMs;
   let t = now;
@@ -154,52 +161,16 @@ function cronNextChange(
 
 /** nextFire is the first minute after `after` (and not after `until`) that the schedule fires in `timeZone`. */
 function nextFire(spec: CronSpec, timeZone: string, after: number, until: number): number | undefined {
-  const dayOnly: CronSpec = { ...spec, minutes: ALL_MINUTES, hours: ALL_HOURS };
   let t = Math.floor(after / MINUTE) * MINUTE + MINUTE;
   while (t <= until) {
-    const parts = zonedParts(new Date(t), timeZone);
-    const fields = {
-      minute: parts.minute,
-      hour: parts.hour,
-      day: parts.day,
-      month: parts.month,
-      weekday: parts.weekday,
-    };
-    if (cronMatches(spec, fields)) return t;
-    if (!cronMatches(dayOnly, fields)) t = nextLocalMinute(t, 0, timeZone);
-    else if (!spec.hours.has(parts.hour)) t += (60 - parts.minute) * MINUTE;
+    const at = cronMinute(spec, timeZone, t);
+    if (at.fires) return t;
+    if (at.otherDay) t = nextLocalMinute(t, 0, timeZone);
+    else if (at.otherHour) t += (60 - at.minute) * MINUTE;
     else t += MINUTE;
   }
   return undefined;
 }
-
-/** lastFireAtOrBefore is the latest fire time `f` with `now - windowMs < f ≤ now`, if any. */
-function lastFireAtOrBefore(
-  spec: CronSpec,
-  timeZone: string,
-  now: number,
-  windowMs: number,
-): number | undefined {
-  const dayOnly: CronSpec = { ...spec, minutes: ALL_MINUTES, hours: ALL_HOURS };
-  for (let t = Math.floor(now / MINUTE) * MINUTE; t > now - windowMs;) {
-    const parts = zonedParts(new Date(t), timeZone);
-    const fields = {
-      minute: parts.minute,
-      hour: parts.hour,
-      day: parts.day,
-      month: parts.month,
-      weekday: parts.weekday,
-    };
-    if (cronMatches(spec, fields)) return t;
-    if (!cronMatches(dayOnly, fields)) t -= (parts.hour * 60 + parts.minute + 1) * MINUTE;
-    else if (!spec.hours.has(parts.hour)) t -= (parts.minute + 1) * MINUTE;
-    else t -= MINUTE;
-  }
-  return undefined;
-}
-
-const ALL_MINUTES: ReadonlySet<number> = new Set(Array.from({ length: 60 }, (_, i) => i));
-const ALL_HOURS: ReadonlySet<number> = new Set(Array.from({ length: 24 }, (_, i) => i));
 
 /**
  * nextLocalMinute is the first minute boundary strictly after `after` whose local time of day in

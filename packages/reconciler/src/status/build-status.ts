@@ -13,6 +13,7 @@ import { sortInventory } from './inventory.js';
 import { createMergePatch, dropNulls, jsonEqual } from './merge-patch.js';
 import { applyStatusFields } from './status-fields.js';
 import type { CompiledStatusField } from './status-fields.js';
+import { isMap } from '../is-map.js';
 
 /** StatusCondition is a condition as the runtime writes it on a CR. */
 export interface StatusCondition {
@@ -41,7 +42,7 @@ export interface BuildStatusInput {
   readonly generation?: number | undefined;
   readonly ready: ReadyState;
   /**
-   * issue-18: the `Synced` condition (the outcome of the reconcile itself). Undefined keeps the
+   * The `Synced` condition (the outcome of the reconcile itself). Undefined keeps the
    * cached Synced condition, if any.
    */
   readonly synced?: ReadyState | undefined;
@@ -114,10 +115,6 @@ const RUNTIME_STATUS_KEYS: ReadonlySet<string> = new Set([
   'providers',
   'katalogRevision',
 ]);
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function conditionType(value: unknown): string | undefined {
   return isMap(value) && typeof value['type'] === 'string' ? value['type'] : undefined;

@@ -21,7 +21,7 @@ export interface InventoryItem {
   readonly prune?: false;
   /** Present (and true) only for finished Jobs. */
   readonly completed?: true;
-  /** issue-18: the child's readiness at the last status write; absent when not computed. */
+  /** The child's readiness at the last status write (docs/adr/0009-synced-ready.md); absent when not computed. */
   readonly readiness?: InventoryReadiness;
 }
 

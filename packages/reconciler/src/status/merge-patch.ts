@@ -1,11 +1,8 @@
+import { isMap } from '../is-map.js';
 /**
  * JSON helpers for status writing (docs/reference/runtime.md §11): equality that ignores key order, and the JSON
  * merge patch (RFC 7386) that turns one status into another.
  */
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * jsonEqual compares two JSON values: maps by their keys and values whatever the key order, lists

@@ -6,6 +6,7 @@ import { coerce, compileValue, renderTemplate } from '@orkestra/template';
 import type { CompiledValue, TemplateEngine } from '@orkestra/template';
 import { evaluateConditions } from '@orkestra/types';
 import type { Condition } from '@orkestra/types';
+import { isMap } from '../is-map.js';
 
 /** RESERVED_STATUS_KEYS are the runtime-owned top-level status keys that declared fields may not write. */
 const RESERVED_STATUS_KEYS: ReadonlySet<string> = new Set([
@@ -94,10 +95,6 @@ export interface ApplyStatusFieldsOptions {
   readonly onFieldError: (path: string, message: string) => void;
   /** Engine that renders templated conditions. Default the shared engine. */
   readonly engine?: TemplateEngine | undefined;
-}
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function pathProblem(field: CompiledStatusField): string | undefined {

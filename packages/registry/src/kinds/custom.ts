@@ -21,7 +21,7 @@ const RUNTIME_KEYS = new Set([
   'forceConflict',
   'prune',
   'dependsOn',
-  // issue-18: readiness and ordering keys.
+  // Readiness and ordering keys (docs/adr/0009-synced-ready.md).
   'id',
   'readyWhen',
   'waitFor',

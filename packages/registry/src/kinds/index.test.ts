@@ -1,11 +1,26 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RESOURCE_KINDS, RESOURCE_LIST_KEYS } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
 import { defineKind } from '../kind-module.js';
 import { kindForObject, kinds } from './index.js';
+import { modules } from './modules.js';
 
 describe('kinds', () => {
   it('lists the kinds in the order of RESOURCE_KINDS', () => {
     expect(Object.keys(kinds)).toEqual([...RESOURCE_LIST_KEYS]);
+  });
+
+  it('collects every kind file of the folder (run `pnpm --filter @orkestra/registry generate-kinds` to update modules.ts)', () => {
+    const defined = readdirSync(import.meta.dirname)
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+      .flatMap((file) => {
+        const match = /^export const (\w+)(?: = defineKind\(|: KindModule = )/m.exec(
+          readFileSync(join(import.meta.dirname, file), 'utf8'),
+        );
+        return match?.[1] == null ? [] : [match[1]];
+      });
+    expect(Object.keys(modules).sort()).toEqual(defined.sort());
   });
 
   it('takes apiVersion, kind, scope, wave and default-name suffix from RESOURCE_KINDS', () => {

@@ -26,8 +26,9 @@ import { statefulSets } from './stateful-sets.js';
 /**
  * KIND_TABLE registers every resource list, one line per kind, in the fixed kind order of
  * docs/reference/katalog.md §5.4 (also the order errors are reported in; waves never decrease along it). Adding a
- * kind is one file in this folder plus one line here; @orkestra/registry adds its behaviour the
- * same way (docs/adr/0007-kind-is-one-file.md).
+ * kind is one file in this folder plus one line here, the one hand list of kinds; @orkestra/registry
+ * adds its behaviour in one file, collected without a second list (docs/adr/0007-kind-is-one-file.md,
+ * docs/adr/0062-kind-registration-derived.md).
  */
 const KIND_TABLE = Object.freeze([
   namespaces,

@@ -15,6 +15,7 @@
 import { DEFAULT_RULES, isSubset, normalize } from '@orkestra/registry';
 import type { KubeObject, NormalizeRules } from '@orkestra/registry';
 import { MANAGED_BY, OrkestraAnnotation } from '@orkestra/types';
+import { isMap } from '../../is-map.js';
 
 /** FieldChangeOp is what happens to one field. */
 export type FieldChangeOp = 'add' | 'change' | 'remove';
@@ -46,9 +47,6 @@ export interface DiffFieldsOptions {
 }
 
 type Json = Record<string, unknown>;
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
-
 /** Paths the diff never reports: bookkeeping the runtime changes with every template change. */
 const IGNORED_PATHS: ReadonlySet<string> = new Set([
   `metadata.annotations${segment(OrkestraAnnotation.AppliedHash)}`,

@@ -18,6 +18,7 @@ import { diffManagedFields, diffValues, hiddenSecretValues } from './field-diff.
 import type { FieldChange } from './field-diff.js';
 import { crKindsOf } from './snapshot.js';
 import type { Snapshot } from './snapshot.js';
+import { isMap } from '../../is-map.js';
 
 /** ChildChange is what the new Katalog does to one child. */
 export type ChildChange = 'added' | 'changed' | 'pruned';
@@ -61,9 +62,6 @@ export interface DiffKatalogOptions {
 }
 
 type Json = Record<string, unknown>;
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
-
 /** Status fields whose change is only the time of this run. */
 const STATUS_TIME_FIELDS: ReadonlySet<string> = new Set([
   'lastTransitionTime',

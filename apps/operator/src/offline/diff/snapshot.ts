@@ -11,6 +11,7 @@ import { ForbiddenError, NotFoundError, refOf } from '@orkestra/registry';
 import type { GroupVersionKind, KubeClient, KubeObject, ObjectRef } from '@orkestra/registry';
 import { OrkestraLabel, RESOURCE_KINDS } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
+import { isMap } from '../../is-map.js';
 
 /** Snapshot is the objects a diff starts from, and what could not be read. */
 export interface Snapshot {
@@ -33,9 +34,6 @@ class SnapshotError extends Error {
 }
 
 type Json = Record<string, unknown>;
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
-
 /** crKindsOf lists the kinds of the Katalog's enabled CRD entries. */
 export function crKindsOf(katalog: Katalog): CrKind[] {
   return Object.entries(katalog.spec.crds)

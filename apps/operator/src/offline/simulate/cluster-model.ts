@@ -1,17 +1,17 @@
 /**
  * How `ork simulate` names the children of its CR in reports and expectations.
  */
-import type { KubeObject } from '@orkestra/registry';
+import type { KubeObject, ObjectRef } from '@orkestra/registry';
 
 /**
- * formatChildRef names a child for the report: `Kind/name` when it lives in the CR's namespace or
- * is cluster-scoped, `Kind/namespace/name` otherwise.
+ * formatChildRef names a child (its object or its ref) for the report: `Kind/name` when it lives
+ * in the CR's namespace or is cluster-scoped, `Kind/namespace/name` otherwise.
  */
-export function formatChildRef(object: KubeObject, crNamespace: string | undefined): string {
-  const ns = object.metadata.namespace;
-  return ns == null || ns === crNamespace
-    ? `${object.kind}/${object.metadata.name}`
-    : `${object.kind}/${ns}/${object.metadata.name}`;
+export function formatChildRef(child: KubeObject | ObjectRef, crNamespace: string | undefined): string {
+  const ref = 'metadata' in child ? { ...child.metadata, kind: child.kind } : child;
+  return ref.namespace == null || ref.namespace === crNamespace
+    ? `${ref.kind}/${ref.name}`
+    : `${ref.kind}/${ref.namespace}/${ref.name}`;
 }
 
 /** normalizeChildRef turns `Kind/<crNamespace>/name` into `Kind/name`, so expectations may use either form. */

@@ -5,11 +5,7 @@ import { normalizeChildRef } from './cluster-model.js';
 import { ExpectKey } from './scenario.js';
 import type { Expectation } from './scenario.js';
 import type { CrReport, StepReport } from './simulator.js';
-
-type Json = Record<string, unknown>;
-
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
+import { isMap } from '../../is-map.js';
 
 /** ExpectationFailure is one expectation that did not hold: the dotted key, expected and actual values. */
 export interface ExpectationFailure {

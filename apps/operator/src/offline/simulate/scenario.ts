@@ -13,11 +13,9 @@ import type { Katalog } from '@orkestra/types';
 import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import { checkCustomResource, readCustomResources } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
+import { isMap } from '../../is-map.js';
 
 type Json = Record<string, unknown>;
-
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** SourcePosition is a 1-based line and column in a scenario file. */
 export interface SourcePosition {

@@ -31,11 +31,9 @@ import { createSeededRandom } from '../../process/seeded-random.js';
 import { formatChildRef, normalizeChildRef } from './cluster-model.js';
 import { ScenarioError } from './scenario.js';
 import type { ContextPatch, KatalogChange, RolloutCommandName, ScenarioStep } from './scenario.js';
+import { isMap } from '../../is-map.js';
 
 type Json = Record<string, unknown>;
-
-const isMap = (value: unknown): value is Json =>
-  value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** MAX_RUNS bounds the reconciles (or deletion-path runs) one step may take to settle. */
 const MAX_RUNS = 10;
@@ -442,7 +440,7 @@ export class Simulator {
       ...new Set(
         writes
           .filter((w) => w.verb === verb && !isCr(w, state))
-          .map((w) => formatRef(w.ref, state.namespace)),
+          .map((w) => formatChildRef(w.ref, state.namespace)),
       ),
     ];
     return this.#report(step, action, {
@@ -542,7 +540,7 @@ export class Simulator {
     let deletingShown = false;
     const recordWrite = (write: ClusterWrite, run: OfflineRun | undefined): void => {
       const cr = isCr(write, state);
-      const ref = formatRef(write.ref, state.namespace);
+      const ref = formatChildRef(write.ref, state.namespace);
       if (cr && write.verb === 'status' && !deletingShown) {
         const now = readyOf(run?.cr ?? cluster.get(state.ref));
         if (now != null) {
@@ -694,12 +692,6 @@ function isCr(write: ClusterWrite, state: CrState): boolean {
     write.ref.name === state.ref.name &&
     (write.ref.namespace ?? '') === (state.ref.namespace ?? '')
   );
-}
-
-function formatRef(ref: ObjectRef, crNamespace: string | undefined): string {
-  return ref.namespace == null || ref.namespace === crNamespace
-    ? `${ref.kind}/${ref.name}`
-    : `${ref.kind}/${ref.namespace}/${ref.name}`;
 }
 
 function refOfObject(object: KubeObject): ObjectRef {

@@ -10,16 +10,8 @@ import { katalogPathOf, stringForm } from '@orkestra/types';
 import type { CrossRead } from '@orkestra/types';
 import { notFoundCrossResult, readCross } from '../cross.js';
 import type { CrossReadRecord, CrossResult } from '../cross.js';
-import {
-  defineHook,
-  contextValue,
-  errorMessage,
-  isRecord,
-  keyOf,
-  noMemory,
-  ownValue,
-  readerId,
-} from '../hook-unit.js';
+import { defineHook, contextValue, errorMessage, keyOf, noMemory, ownValue, readerId } from '../hook-unit.js';
+import { isMap } from '../../is-map.js';
 
 /** CompiledCross is one `cross` item: its selector (and `endpoint`) compiled. */
 export interface CompiledCross {
@@ -80,7 +72,7 @@ export const crossHook = defineHook({
     crossResult: (as) => {
       const given = ownValue(script.given(), as);
       if (given == null) script.note(`cross.${as}: no result in the context; read as not found`);
-      return { ...notFoundCrossResult(), ...(isRecord(given) ? given : {}) };
+      return { ...notFoundCrossResult(), ...(isMap(given) ? given : {}) };
     },
     crossHttp: { read: async () => ({ result: notFoundCrossResult(), url: '' }) },
     crossReaders: { record: () => undefined, forget: () => undefined },

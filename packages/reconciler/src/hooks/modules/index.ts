@@ -15,8 +15,9 @@ import {
 } from '@orkestra/types';
 import type { DefinedHook, HookCr, JsonObject, ModuleHook } from '@orkestra/types';
 import type { KubeObject } from '@orkestra/registry';
-import { defineHook, errorMessage, failing, isRecord, noMemory } from '../hook-unit.js';
+import { defineHook, errorMessage, failing, noMemory } from '../hook-unit.js';
 import type { HookInput, HookServices, OfflineScript } from '../hook-unit.js';
+import { isMap } from '../../is-map.js';
 
 /** CompiledModuleHook is one declaration of `operatorBox.hooks`, with its Katalog path. */
 export interface CompiledModuleHook {
@@ -49,8 +50,8 @@ function hookCr(cr: KubeObject): HookCr {
       labels: { ...(meta.labels ?? {}) },
       annotations: { ...(meta.annotations ?? {}) },
     },
-    spec: isRecord(cr['spec']) ? cr['spec'] : {},
-    status: isRecord(cr['status']) ? cr['status'] : {},
+    spec: isMap(cr['spec']) ? cr['spec'] : {},
+    status: isMap(cr['status']) ? cr['status'] : {},
   }) as HookCr;
   return deepFreeze(copy);
 }
@@ -66,7 +67,7 @@ function deepFreeze<T>(value: T): T {
 /** jsonOutputs checks that a hook's outputs are a JSON object (what the context and the status can hold) and copies them. */
 function jsonOutputs(value: unknown): JsonObject {
   if (value === undefined) return {};
-  if (!isRecord(value))
+  if (!isMap(value))
     throw new TypeError(
       `outputs must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`,
     );
@@ -116,7 +117,7 @@ async function runOne(
     else signal.addEventListener('abort', fail, { once: true });
   });
   const result = await Promise.race([Promise.resolve().then(() => hook.run(request as never)), aborted]);
-  if (result != null && !isRecord(result))
+  if (result != null && !isMap(result))
     throw new TypeError('a hook returns `{ outputs, requeueAfter }` or nothing');
   const record = (result ?? {}) as { outputs?: unknown; requeueAfter?: unknown };
   return { outputs: jsonOutputs(record.outputs), requeueAfterMs: requeueMs(record.requeueAfter) };
@@ -169,9 +170,9 @@ async function runModuleHooks(
 function scriptedHooks(script: OfflineScript): Partial<HookServices> {
   return {
     scriptedHookOutputs: (name) => {
-      const given = isRecord(script.given()) ? (script.given() as Record<string, unknown>)[name] : undefined;
+      const given = isMap(script.given()) ? (script.given() as Record<string, unknown>)[name] : undefined;
       if (given === undefined) script.note(`hooks.${name}: no result in the context; read as {}`);
-      return isRecord(given) ? given : {};
+      return isMap(given) ? given : {};
     },
   };
 }

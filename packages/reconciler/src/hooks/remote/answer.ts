@@ -14,7 +14,7 @@ import {
   resourceKindOf,
 } from '@orkestra/types';
 import type { RemoteReconciler, ResourceListKey } from '@orkestra/types';
-import { isRecord } from '../hook-unit.js';
+import { isMap } from '../../is-map.js';
 
 /** RemoteChild is one resource of an answer as a Katalog entry of list `listKey`. */
 export interface RemoteChild {
@@ -93,7 +93,7 @@ const RESULTS = new Set(['ok', 'requeue', 'error']);
  * RemoteAnswerError naming the first problem (`resources[2]: kind apps/StatefulSet is not in managedResources`).
  */
 export function parseRemoteAnswer(answer: unknown, managed: ManagedKinds): RemoteAnswer {
-  if (!isRecord(answer)) throw new RemoteAnswerError('the answer is not a JSON object');
+  if (!isMap(answer)) throw new RemoteAnswerError('the answer is not a JSON object');
   const result = answer['result'] ?? 'ok';
   if (typeof result !== 'string' || !RESULTS.has(result))
     throw new RemoteAnswerError(`result must be ok, requeue or error, not ${JSON.stringify(result)}`);
@@ -110,7 +110,7 @@ export function parseRemoteAnswer(answer: unknown, managed: ManagedKinds): Remot
   const error = answer['error'] ?? '';
   if (typeof error !== 'string') throw new RemoteAnswerError('error must be a string');
   const status = answer['status'];
-  if (status != null && !isRecord(status)) throw new RemoteAnswerError('status must be a map or null');
+  if (status != null && !isMap(status)) throw new RemoteAnswerError('status must be a map or null');
   const list = answer['resources'] ?? [];
   if (!Array.isArray(list)) throw new RemoteAnswerError('resources must be a list');
   const resources = list.map((item, i) => remoteChild(item, i, managed));
@@ -126,7 +126,7 @@ export function parseRemoteAnswer(answer: unknown, managed: ManagedKinds): Remot
 
 function remoteChild(item: unknown, i: number, managed: ManagedKinds): RemoteChild {
   const at = `resources[${i}]`;
-  if (!isRecord(item)) throw new RemoteAnswerError(`${at} is not a map`);
+  if (!isMap(item)) throw new RemoteAnswerError(`${at} is not a map`);
   const refuse = (group: string, kind: string): never => {
     throw new RemoteAnswerError(
       `${at}: ${group === '' ? '' : `${group}/`}${kind} is not in managedResources (${managed.listed.join(', ') || 'none listed'})`,
@@ -139,7 +139,7 @@ function remoteChild(item: unknown, i: number, managed: ManagedKinds): RemoteChi
         `${at}: type ${JSON.stringify(item['type'])} is not one of ${Object.keys(INTENT_TYPES).join(', ')}`,
       );
     const fields = item['fields'] ?? {};
-    if (!isRecord(fields)) throw new RemoteAnswerError(`${at}.fields is not a map`);
+    if (!isMap(fields)) throw new RemoteAnswerError(`${at}.fields is not a map`);
     if (listKey === 'custom') return fullObject(customIntent(fields, at), at, managed, refuse);
     // A copy reads a Secret the operator can see: only the Katalog's author may declare one.
     if (Object.hasOwn(fields, 'copyFrom'))
@@ -164,7 +164,7 @@ function fullObject(
   const apiVersion = item['apiVersion'];
   const kind = item['kind'];
   const metadata = item['metadata'];
-  if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !isRecord(metadata))
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !isMap(metadata))
     throw new RemoteAnswerError(
       `${at} is neither an intent (type, fields) nor an object (apiVersion, kind, metadata.name)`,
     );

@@ -13,7 +13,8 @@ import { compileValue } from '@orkestra/template';
 import type { CompiledValue, TemplateEngine } from '@orkestra/template';
 import { ConditionReason, OrkestraError, isTemplate, parseDuration, stringForm } from '@orkestra/types';
 import type { CrdEntry, RemoteReconciler } from '@orkestra/types';
-import { defineHook, failing, isRecord, noMemory } from '../hook-unit.js';
+import { defineHook, failing, noMemory } from '../hook-unit.js';
+import { isMap } from '../../is-map.js';
 import type { HookInput, HookServices, OfflineScript } from '../hook-unit.js';
 import type { RemoteCallOutcome } from '../remote.js';
 import { RemoteAnswerError, managedKinds, parseRemoteAnswer } from './answer.js';
@@ -101,8 +102,8 @@ function without(object: unknown, paths: readonly string[]): unknown {
     const keys = path.split('.');
     const last = keys.pop();
     let at: unknown = copy;
-    for (const key of keys) at = isRecord(at) && Object.hasOwn(at, key) ? at[key] : undefined;
-    if (last != null && isRecord(at)) delete at[last];
+    for (const key of keys) at = isMap(at) && Object.hasOwn(at, key) ? at[key] : undefined;
+    if (last != null && isMap(at)) delete at[last];
   }
   return copy;
 }

@@ -10,7 +10,7 @@ import type { TemplateContext } from '@orkestra/template';
 import { ConditionReason, OrkestraAnnotation, TerminalError } from '@orkestra/types';
 import { pending } from '../../hooks/hook-unit.js';
 import type { HookPending } from '../../hooks/hook-unit.js';
-import { holdBack } from '../../readiness/wait-for.js'; // issue-18
+import { holdBack } from '../../readiness/wait-for.js';
 import { formatReasonMessage } from '../../reason-message.js';
 import { buildDesiredSet } from '../desired-set.js';
 import type { DesiredChild, DesiredSet } from '../desired-set.js';

@@ -8,6 +8,7 @@
 import { parseDuration } from '@orkestra/types';
 import { NotRetryable, authorizationHeader, defineProtocol, parseJson } from '../protocol-unit.js';
 import type { ProtocolAnswer } from '../protocol-unit.js';
+import { isMap } from '../../../../is-map.js';
 
 export const prometheusProtocol = defineProtocol({
   name: 'prometheus',
@@ -37,7 +38,7 @@ export const prometheusProtocol = defineProtocol({
         signal,
       );
       const parsed = parseJson(response.body);
-      const answer = isRecord(parsed) ? parsed : undefined;
+      const answer = isMap(parsed) ? parsed : undefined;
       const base = { status: response.status, body: response.body, json: parsed, headers: response.headers };
       if (answer?.['status'] !== 'success') {
         const reason =
@@ -95,7 +96,7 @@ function queryUrl(
 
 /** scalarOf is the canonical scalar of an answer's `data`, and why there is none. */
 function scalarOf(data: unknown): { readonly value: string; readonly error: string } {
-  if (!isRecord(data)) return { value: '', error: 'prometheus: answer without data' };
+  if (!isMap(data)) return { value: '', error: 'prometheus: answer without data' };
   const result = data['result'];
   const list = Array.isArray(result) ? (result as unknown[]) : [];
   const sample = (pair: unknown): string | undefined =>
@@ -110,14 +111,14 @@ function scalarOf(data: unknown): { readonly value: string; readonly error: stri
     }
     case 'vector': {
       if (list.length === 0) return { value: '', error: '' };
-      const value = isRecord(list[0]) ? sample(list[0]['value']) : undefined;
+      const value = isMap(list[0]) ? sample(list[0]['value']) : undefined;
       return value == null
         ? { value: '', error: 'prometheus: unexpected vector format' }
         : { value, error: '' };
     }
     case 'matrix': {
       if (list.length === 0) return { value: '', error: '' };
-      const values = isRecord(list[0]) ? list[0]['values'] : undefined;
+      const values = isMap(list[0]) ? list[0]['values'] : undefined;
       const value = Array.isArray(values) ? sample(values[values.length - 1]) : undefined;
       return value == null
         ? { value: '', error: 'prometheus: unexpected matrix format' }
@@ -126,8 +127,4 @@ function scalarOf(data: unknown): { readonly value: string; readonly error: stri
     default:
       return { value: '', error: `prometheus: unknown resultType ${JSON.stringify(data['resultType'])}` };
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value != null && typeof value === 'object' && !Array.isArray(value);
 }
