@@ -8,9 +8,9 @@ import {
   scaffoldProvider,
 } from './scaffold-provider.js';
 
-// `npm create @orkestra/provider <dir> [--name <package>] [--provider <name>] [--hook]`
+// `npm create @orkestra/provider <dir> [--name <package>] [--provider <name>] [--hook | --reconciler]`
 const usage =
-  'usage: npm create @orkestra/provider@latest <directory> [-- --name <package> --provider <name> | --hook]';
+  'usage: npm create @orkestra/provider@latest <directory> [-- --name <package> --provider <name> | --hook | --reconciler]';
 const require = createRequire(import.meta.url);
 const versionOf = (name: string): string => (require(`${name}/package.json`) as { version: string }).version;
 
@@ -21,6 +21,7 @@ try {
       name: { type: 'string' },
       provider: { type: 'string' },
       hook: { type: 'boolean' },
+      reconciler: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -30,18 +31,20 @@ try {
     process.exit(dir == null && values.help !== true ? 2 : 0);
   }
   const packageName = values.name ?? packageNameFromDirectory(dir);
+  // One module template holds a hook and a reconciler; --reconciler names the same template.
+  const moduleTemplate = values.hook === true || values.reconciler === true;
   const options = {
     packageName,
     providerName: values.provider ?? defaultProviderName(packageName),
     typesVersion: versionOf('@orkestra/types'),
     providerKitVersion: versionOf('@orkestra/provider-kit'),
-    template: values.hook === true ? ('hook' as const) : ('provider' as const),
+    template: moduleTemplate ? ('hook' as const) : ('provider' as const),
   };
   const written = scaffoldProvider(dir, options);
   console.log(
     [
-      values.hook === true
-        ? `Created ${packageName} (module hooks) in ${dir}:`
+      moduleTemplate
+        ? `Created ${packageName} (module hook and reconciler) in ${dir}:`
         : `Created ${packageName} (provider "${options.providerName}") in ${dir}:`,
       ...written.map((file) => `  ${file}`),
       `pinned: @orkestra/types ${options.typesVersion}, @orkestra/provider-kit ${options.providerKitVersion}`,

@@ -1,6 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { defaultProviderName, providerFiles, ScaffoldError, scaffoldProvider } from './scaffold-provider.js';
 import { TEMPLATE_TOOL_VERSIONS } from './template-versions.js';
@@ -101,6 +103,7 @@ describe('hookFiles', () => {
         '.gitignore',
         'README.md',
         'package.json',
+        'src/conformance.test.ts',
         'src/index.test.ts',
         'src/index.ts',
         'tsconfig.json',
@@ -135,4 +138,42 @@ describe('hookFiles', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('the module project a module author gets (--hook / --reconciler)', () => {
+  it('runs its own tests, the conformance suite on the hook and the reconciler included, and they pass', async () => {
+    const { hookFiles } = await import('./scaffold-provider.js');
+    // Inside this package, so the project resolves this workspace's kit (built) as an installed one.
+    const dir = mkdtempSync(join(fileURLToPath(new URL('..', import.meta.url)), '.generated-'));
+    try {
+      for (const [path, text] of Object.entries(hookFiles(options))) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), text);
+      }
+      writeFileSync(
+        join(dir, 'vitest.config.mjs'),
+        "export default { test: { include: ['src/**/*.test.ts'] } };\n",
+      );
+      const vitest = fileURLToPath(new URL('../../../node_modules/vitest/vitest.mjs', import.meta.url));
+      const run = spawnSync(
+        process.execPath,
+        [vitest, 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs'), '--reporter', 'json'],
+        { encoding: 'utf8', timeout: 120_000 },
+      );
+      const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
+        numPassedTests: number;
+        numFailedTests: number;
+        testResults: { assertionResults: { fullName: string; status: string }[] }[];
+      };
+      const names = report.testResults.flatMap((f) =>
+        f.assertionResults.map((a) => `${a.status} ${a.fullName}`),
+      );
+      expect(report.numFailedTests, names.join('\n')).toBe(0);
+      // index.test.ts: 1; conformance.test.ts: 2 cases for each of 2 exports.
+      expect(report.numPassedTests).toBe(5);
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });

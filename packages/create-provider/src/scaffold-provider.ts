@@ -199,9 +199,10 @@ operator shares its own \`@orkestra/types\` with the provider and refuses one wh
 }
 
 /**
- * hookFiles returns the files of a new module hook project (docs/reference/katalog.md §14.5): the
+ * hookFiles returns the files of a new module project (docs/reference/katalog.md §14.5, §15.3): the
  * provider project's tsconfig and .gitignore, a package.json that peers on the kit (optional: the
- * operator provides it), src/index.ts (one `defineHook`), src/index.test.ts and a README. Pure.
+ * operator provides it), src/index.ts (one `defineHook` and one `defineReconciler`), src/index.test.ts,
+ * src/conformance.test.ts (the kit's module conformance suite on both) and a README. Pure.
  */
 export function hookFiles(options: ScaffoldOptions): Readonly<Record<string, string>> {
   const base = providerFiles(options);
@@ -211,7 +212,7 @@ export function hookFiles(options: ScaffoldOptions): Readonly<Record<string, str
   return {
     'package.json': json({
       ...manifest,
-      description: 'Orkestra module hooks.',
+      description: 'Orkestra module hooks and a module reconciler.',
       peerDependencies: {
         '@orkestra/types': `^${options.typesVersion}`,
         '@orkestra/provider-kit': `^${options.providerKitVersion}`,
@@ -231,11 +232,12 @@ export function hookFiles(options: ScaffoldOptions): Readonly<Record<string, str
     }),
     'tsconfig.json': base['tsconfig.json'] ?? '',
     'src/index.ts': `/**
- * ${pkg}: Orkestra module hooks. Katalog:
+ * ${pkg}: Orkestra module hooks and a module reconciler. Katalog:
  * operatorBox.hooks: [{ module: "${pkg}", function: greet, args: { greeting: Hello } }]
+ * operatorBox.remote: { module: "${pkg}", function: reconcile, managedResources: [{ group: "", plural: configmaps }] }
  * Types of your CR: \`ork generate types katalog.yaml --entry <entry> > src/katalog-types.ts\`.
  */
-import { defineHook } from '@orkestra/provider-kit';
+import { defineHook, defineReconciler } from '@orkestra/provider-kit';
 
 /** GreetSpec is the part of the CR's spec the hook reads. */
 export interface GreetSpec {
@@ -248,6 +250,23 @@ export const greet = defineHook<GreetSpec, Record<string, unknown>, { text: stri
     outputs: { text: \`\${args.greeting ?? 'Hello'}, \${cr.spec.name ?? cr.metadata.name}\` },
   }),
 );
+
+/** GreetStatus is what the reconciler writes under the CR's status. */
+export interface GreetStatus {
+  readonly greeting: string;
+}
+
+/**
+ * reconcile owns the CR's children: a ConfigMap with the greeting (only kinds in the Katalog's
+ * managedResources are applied), and the greeting in the status. Deterministic, no input changed.
+ */
+export const reconcile = defineReconciler<GreetSpec, GreetStatus, { greeting?: string }>(({ cr, args }) => {
+  const text = \`\${args.greeting ?? 'Hello'}, \${cr.spec.name ?? cr.metadata.name}\`;
+  return {
+    resources: [{ type: 'configmap', fields: { name: \`\${cr.metadata.name}-greeting\`, data: { text } } }],
+    status: { greeting: text },
+  };
+});
 `,
     'src/index.test.ts': `import { createFakeKubeReader, createSilentLogger } from '@orkestra/provider-kit';
 import { describe, expect, it } from 'vitest';
@@ -274,6 +293,19 @@ describe('greet', () => {
   });
 });
 `,
+    'src/conformance.test.ts': `import { describeModuleConformance } from '@orkestra/provider-kit/conformance';
+import { greet, reconcile } from './index.js';
+
+// The contract every module export keeps: JSON results with the contract's keys only, input left
+// unchanged, an answer within the time bound, the same result for the same input.
+const cases = [
+  { title: 'a named CR', cr: { metadata: { name: 'shop' }, spec: { name: 'World' } }, args: { greeting: 'Hi' } },
+  { title: 'defaults', cr: { metadata: { name: 'shop' }, spec: {} } },
+];
+
+describeModuleConformance({ export: greet, cases });
+describeModuleConformance({ export: reconcile, cases });
+`,
     'README.md': `# ${pkg}
 
 [Orkestra](https://github.com/orkestra/orkestra) module hooks (custom logic in TypeScript).
@@ -283,6 +315,8 @@ npm install && npm run build && npm test
 npm pack && npm install --omit=peer --prefix /opt/orkestra/providers ./*.tgz   # the operator's provider directory
 \`\`\`
 
+A hook computes values for templates:
+
 \`\`\`yaml
 operatorBox:
   hooks:
@@ -291,6 +325,19 @@ operatorBox:
     fields:
       - { path: greeting, value: "{{ hooks.greet.text }}" }
 \`\`\`
+
+A reconciler owns the children and the status (the in-process counterpart of a remote reconciler):
+
+\`\`\`yaml
+operatorBox:
+  remote:
+    module: "${pkg}@^0.1.0"
+    function: reconcile
+    args: { greeting: Hello }
+    managedResources: [{ group: "", plural: configmaps }]
+\`\`\`
+
+\`src/conformance.test.ts\` runs the kit's conformance suite on both exports.
 `,
     '.gitignore': base['.gitignore'] ?? '',
   };

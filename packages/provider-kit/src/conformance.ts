@@ -3,7 +3,11 @@
  * idempotent reconcile, idempotent delete, delete of something absent, schema errors naming the
  * field, AbortSignal honoured, and reads only through the KubeReader.
  *
- * Main exports: describeProviderConformance, conformanceChecks.
+ * Module hooks and module reconcilers (ADR 0064) have their own suite: serializable result, no
+ * mutation of the input, bounded time, deterministic, only the contract's result keys.
+ *
+ * Main exports: describeProviderConformance, conformanceChecks, describeModuleConformance,
+ * checkModuleConformance.
  *
  * @example
  * import { describeProviderConformance } from '@orkestra/provider-kit/conformance';
@@ -23,3 +27,14 @@ export type {
   ConformanceModule,
   ConformanceOptions,
 } from './describe-provider-conformance.js';
+export {
+  checkModuleConformance,
+  describeModuleConformance,
+  ModuleConformanceCheckName,
+} from './module-conformance.js';
+export type {
+  ModuleConformanceCase,
+  ModuleConformanceCr,
+  ModuleConformanceFailure,
+  ModuleConformanceOptions,
+} from './module-conformance.js';

@@ -5,9 +5,10 @@
  * `createTestRequest` are for unit tests. The conformance suite is the `./conformance` subpath.
  * It never talks to Kubernetes itself.
  *
- * Module hooks (`operatorBox.hooks`, ADR 0052) are made with `defineHook`.
+ * Module hooks (`operatorBox.hooks`, ADR 0052) are made with `defineHook`, module reconcilers
+ * (`operatorBox.remote: {module, function}`, ADR 0064) with `defineReconciler`.
  *
- * Main exports: defineProvider, defineHook, ProviderSchemaError, ProviderErrorCode, createFakeKubeReader,
+ * Main exports: defineProvider, defineHook, defineReconciler, ProviderSchemaError, ProviderErrorCode, createFakeKubeReader,
  * createTestRequest, withTimeout, raceAbort.
  *
  * @example
@@ -30,6 +31,7 @@ export { abortedError, isTimeoutReason, raceAbort, throwIfAborted, withTimeout }
 export { createSilentLogger, createTestRequest } from './create-test-request.js';
 export type { TestRequestOptions } from './create-test-request.js';
 export { defineHook } from './define-hook.js';
+export { defineReconciler } from './define-reconciler.js';
 export { defineProvider } from './define-provider.js';
 export type {
   DefinedProvider,

@@ -75,3 +75,91 @@ export function isDefinedHook(value: unknown): value is DefinedHook<unknown, unk
     typeof (value as { run?: unknown }).run === 'function'
   );
 }
+
+/** RECONCILER_MODULE_MARK is the `orkestra` field of a value made by `defineReconciler`. */
+export const RECONCILER_MODULE_MARK = 'reconciler/v1';
+
+/**
+ * ReconcilerPrepared is what was prepared for the CR before the reconciler runs, as a remote
+ * reconciler's `prepared` (docs/reference/katalog.md §15.3): the cross reads, git and external
+ * results, and the CR's children from the cache by lower-case kind and name.
+ */
+export interface ReconcilerPrepared {
+  readonly cross: Readonly<Record<string, unknown>>;
+  readonly external: Readonly<Record<string, unknown>>;
+  readonly git: Readonly<Record<string, unknown>>;
+  readonly children: Readonly<Record<string, Readonly<Record<string, JsonObject>>>>;
+}
+
+/** ReconcilerRequest is what one run of a module reconciler receives. */
+export interface ReconcilerRequest<Spec = JsonObject, Status = JsonObject, Args = JsonObject> {
+  /** The CRD entry's name in the Katalog. */
+  readonly entry: string;
+  /** `namespace/name` (or `name` for a cluster-scoped CR), upstream's `key`. */
+  readonly key: string;
+  readonly cr: HookCr<Spec, Status>;
+  /** The declaration's `args`, rendered. */
+  readonly args: Args;
+  readonly prepared: ReconcilerPrepared;
+  /** Read-only Secrets and ConfigMaps (cached), as providers get. */
+  readonly kube: KubeReader;
+  readonly logger: Logger;
+  /** Aborted at the declaration's `timeout` and on shutdown. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * ReconcilerResource is one child the reconciler wants: an intent (`type`: deployment, service,
+ * configmap, secret, …, with the Katalog entry's `fields`) or a whole object (`apiVersion`, `kind`,
+ * `metadata.name`). Only kinds in `managedResources` are applied.
+ */
+export type ReconcilerResource =
+  | { readonly type: string; readonly fields?: JsonObject }
+  | {
+      readonly apiVersion: string;
+      readonly kind: string;
+      readonly metadata: { readonly name: string; readonly [key: string]: unknown };
+      readonly [key: string]: unknown;
+    };
+
+/** ReconcilerResult is what a module reconciler returns; these keys only (the remote reconciler's answer, ADR 0064). */
+export interface ReconcilerResult<Status = JsonObject> {
+  /** The children: applied, pruned and inventoried as declared children are. Default none. */
+  readonly resources?: readonly ReconcilerResource[];
+  /** Fields written under `.status` after the declared ones (never conditions, observedGeneration, inventory). */
+  readonly status?: Partial<Status>;
+  /** Re-queue the CR after this long (`30s`, `5m`, or milliseconds). */
+  readonly requeueAfter?: string | number;
+}
+
+/** RECONCILER_RESULT_KEYS are the only keys a module reconciler's result may have. */
+export const RECONCILER_RESULT_KEYS: readonly string[] = Object.freeze([
+  'resources',
+  'status',
+  'requeueAfter',
+]);
+
+/** ReconcilerFunction is the run step of a module reconciler. */
+export type ReconcilerFunction<Spec = JsonObject, Status = JsonObject, Args = JsonObject> = (
+  request: ReconcilerRequest<Spec, Status, Args>,
+) => Promise<ReconcilerResult<Status> | void> | ReconcilerResult<Status> | void;
+
+/** DefinedReconciler is a module reconciler as exported by its package: the mark and the run step. */
+export interface DefinedReconciler<Spec = JsonObject, Status = JsonObject, Args = JsonObject> {
+  readonly orkestra: typeof RECONCILER_MODULE_MARK;
+  readonly run: ReconcilerFunction<Spec, Status, Args>;
+}
+
+/** isDefinedReconciler tells a value made by `defineReconciler` (any copy of the kit) from anything else. */
+export function isDefinedReconciler(value: unknown): value is DefinedReconciler<unknown, unknown, unknown> {
+  return (
+    value != null &&
+    typeof value === 'object' &&
+    (value as { orkestra?: unknown }).orkestra === RECONCILER_MODULE_MARK &&
+    typeof (value as { run?: unknown }).run === 'function'
+  );
+}
+
+/** LoadedModuleExport is what the operator loads for a Katalog's module references: a hook or a reconciler. */
+export type LoadedModuleExport =
+  DefinedHook<unknown, unknown, unknown, unknown> | DefinedReconciler<unknown, unknown, unknown>;

@@ -188,8 +188,27 @@ export {
   EXTERNAL_PROTOCOLS,
   ModuleHook,
 } from './schema/hooks.js';
-export { HOOK_MODULE_MARK, isDefinedHook } from './hook-module.js';
-export type { DefinedHook, HookCr, HookFunction, HookRequest, HookResult } from './hook-module.js';
+export {
+  HOOK_MODULE_MARK,
+  RECONCILER_MODULE_MARK,
+  RECONCILER_RESULT_KEYS,
+  isDefinedHook,
+  isDefinedReconciler,
+} from './hook-module.js';
+export type {
+  DefinedHook,
+  DefinedReconciler,
+  HookCr,
+  HookFunction,
+  HookRequest,
+  HookResult,
+  LoadedModuleExport,
+  ReconcilerFunction,
+  ReconcilerPrepared,
+  ReconcilerRequest,
+  ReconcilerResource,
+  ReconcilerResult,
+} from './hook-module.js';
 export type { ExternalProtocolName } from './schema/hooks.js';
 export { parseMongoQuery } from './schema/mongo-query.js';
 export type { ParsedMongoQuery, MongoQueryParse } from './schema/mongo-query.js';

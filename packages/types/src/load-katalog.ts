@@ -755,6 +755,7 @@ function tagSources(
     }
     box.cross.forEach((cross, i) => tag(cross, ['operatorBox', 'cross', i]));
     box.hooks.forEach((hook, i) => tag(hook, ['operatorBox', 'hooks', i]));
+    if (box.remote != null) tag(box.remote, ['operatorBox', 'remote']);
     for (const [provider, declarations] of Object.entries(box.providers)) {
       declarations.forEach((decl, i) => tag(decl, ['operatorBox', 'providers', provider, i]));
     }

@@ -112,7 +112,7 @@ export function generateTypes(katalog: Katalog, options: GenerateTypesOptions = 
       `/** The status of a ${kind} (${group}, entry ${name}). */`,
       `export interface ${kind}Status ${part('status')}`,
       '',
-      `/** A ${kind} as a module hook sees it: \`defineHook<${kind}Spec, ${kind}Status>(…)\`. */`,
+      `/** A ${kind} as module code sees it: \`defineHook<${kind}Spec, ${kind}Status>(…)\`, \`defineReconciler<${kind}Spec, ${kind}Status>(…)\`. */`,
       `export type ${kind} = HookCr<${kind}Spec, ${kind}Status>;`,
       '',
     );

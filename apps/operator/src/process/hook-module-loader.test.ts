@@ -48,7 +48,8 @@ writeFileSync(
 );
 writeFileSync(
   join(kitDir, 'index.js'),
-  "export const defineHook = (run) => Object.freeze({ orkestra: 'hook/v1', run, copy: 'operator' });\n",
+  "export const defineHook = (run) => Object.freeze({ orkestra: 'hook/v1', run, copy: 'operator' });\n" +
+    "export const defineReconciler = (run) => Object.freeze({ orkestra: 'reconciler/v1', run, copy: 'operator' });\n",
 );
 writeFileSync(join(operatorDir, 'index.js'), '');
 const sharedFrom = pathToFileURL(join(operatorDir, 'index.js')).href;
@@ -57,8 +58,10 @@ writePackage(
   '@acme/hooks',
   '1.2.3',
   `import { defineHook } from '@orkestra/provider-kit';
+import { defineReconciler } from '@orkestra/provider-kit';
 export const ensureDns = defineHook(({ cr }) => ({ outputs: { record: cr.metadata.name } }));
 export const notAHook = () => ({});
+export const reconcile = defineReconciler(() => ({ status: { phase: 'Ready' } }));
 `,
   { '@orkestra/provider-kit': '*' },
 );
@@ -113,5 +116,46 @@ describe('loadModuleHooks', () => {
     expect(errors[0]?.message).toContain('@acme/hooks@1.2.3 has no export ensureDnz (its hooks: ensureDns)');
     expect(errors[1]?.message).toContain('make it with defineHook from @orkestra/provider-kit');
     expect(errors[2]?.message).toContain('outside the pinned range ^2.0.0');
+  });
+
+  it('loads a module reconciler named by operatorBox.remote, and refuses a hook there at its position', async () => {
+    const remote = (fn: string): Katalog => {
+      const result = loadKatalog({
+        text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: demo }
+spec:
+  crds:
+    site:
+      apiTypes: { group: demo.example.io, version: v1, kind: Site, plural: sites }
+      operatorBox:
+        remote: { module: "@acme/hooks@^1.2.0", function: ${fn} }
+`,
+        file: 'katalog.yaml',
+      });
+      if (!result.ok) throw new Error(JSON.stringify(result.errors));
+      return result.katalog;
+    };
+    const loaded = await loadModuleHooks(remote('reconcile'), {
+      logger: silent,
+      providerDirectory: root,
+      sharedFrom,
+    });
+    expect(loaded.get('@acme/hooks#reconcile')).toMatchObject({
+      orkestra: 'reconciler/v1',
+      copy: 'operator',
+    });
+    const error = await loadModuleHooks(remote('ensureDns'), {
+      logger: silent,
+      providerDirectory: root,
+      sharedFrom,
+    }).catch((e: unknown) => e);
+    expect((error as HookModulesLoadError).errors.map((e) => [e.code, e.where, e.message])).toEqual([
+      [
+        HookModuleErrorCode.NotAHook,
+        'katalog.yaml:9:17 spec.crds.site.operatorBox.remote.function',
+        expect.stringContaining('not as a reconciler: make it with defineReconciler'),
+      ],
+    ]);
   });
 });

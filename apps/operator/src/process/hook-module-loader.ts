@@ -1,12 +1,12 @@
 /**
  * Loads the module hooks a Katalog names (`operatorBox.hooks`, docs/reference/katalog.md §14.5,
- * ADR 0052) at start, the way providers are loaded: each package from the provider directory when
+ * ADR 0052) and its module reconcilers (`operatorBox.remote` with `module`, §15.3, ADR 0064) at start, the way providers are loaded: each package from the provider directory when
  * it is installed there (else the operator's own node_modules), its shared packages
  * (`@orkestra/types`, `@orkestra/provider-kit`) from the operator, its version checked against the
  * range the Katalog pins. Every failure is positioned at the declaration.
  */
-import { isDefinedHook, katalogSourceOf } from '@orkestra/types';
-import type { DefinedHook, Katalog, Logger, ModuleHook } from '@orkestra/types';
+import { isDefinedHook, isDefinedReconciler, katalogSourceOf } from '@orkestra/types';
+import type { Katalog, LoadedModuleExport, Logger } from '@orkestra/types';
 import { moduleHookKey } from '@orkestra/reconciler';
 import {
   findDirectoryPackage,
@@ -67,12 +67,18 @@ export interface LoadModuleHooksOptions {
   readonly sharedFrom?: string;
 }
 
+/** Declared is one module reference of the Katalog: a hook or a reconciler, with its position. */
 interface Declared {
-  readonly hook: ModuleHook;
+  readonly hook: {
+    readonly module: string;
+    readonly function: string;
+    readonly version?: string | undefined;
+  };
+  readonly kind: 'hook' | 'reconciler';
   readonly where: string;
 }
 
-/** declaredHooks lists the module hooks of the Katalog's enabled entries, each with its position. */
+/** declaredHooks lists the module hooks and module reconcilers of the Katalog's enabled entries, each with its position. */
 function declaredHooks(katalog: Katalog): Declared[] {
   const out: Declared[] = [];
   for (const [name, entry] of Object.entries(katalog.spec.crds)) {
@@ -83,8 +89,21 @@ function declaredHooks(katalog: Katalog): Declared[] {
         source == null
           ? `spec.crds.${name}.operatorBox.hooks[${i}]`
           : `${source.file}:${source.line}:${source.column} ${source.documentPath}`;
-      out.push({ hook, where });
+      out.push({ hook, kind: 'hook', where });
     });
+    const remote = entry.operatorBox.remote;
+    if (remote?.module != null) {
+      const source = katalogSourceOf(remote);
+      const where =
+        source == null
+          ? `spec.crds.${name}.operatorBox.remote`
+          : `${source.file}:${source.line}:${source.column} ${source.documentPath}`;
+      out.push({
+        hook: { module: remote.module, function: remote.function ?? 'default', version: remote.version },
+        kind: 'reconciler',
+        where,
+      });
+    }
   }
   return out;
 }
@@ -108,7 +127,7 @@ interface LoadedPackage {
 export async function loadModuleHooks(
   katalog: Katalog,
   options: LoadModuleHooksOptions,
-): Promise<Map<string, DefinedHook<unknown, unknown, unknown, unknown>>> {
+): Promise<Map<string, LoadedModuleExport>> {
   const importModule = options.importModule ?? ((specifier: string) => import(specifier));
   const sharedFrom = options.sharedFrom ?? import.meta.url;
   const packages = new Map<string, Promise<LoadedPackage>>();
@@ -147,9 +166,11 @@ export async function loadModuleHooks(
     return loading;
   };
 
-  const hooks = new Map<string, DefinedHook<unknown, unknown, unknown, unknown>>();
+  const hooks = new Map<string, LoadedModuleExport>();
   const errors: HookModuleError[] = [];
-  for (const { hook, where } of declaredHooks(katalog)) {
+  for (const { hook, kind, where } of declaredHooks(katalog)) {
+    const isWanted = kind === 'hook' ? isDefinedHook : isDefinedReconciler;
+    const maker = kind === 'hook' ? 'defineHook' : 'defineReconciler';
     let pkg: LoadedPackage;
     try {
       pkg = await load(hook.module);
@@ -192,23 +213,23 @@ export async function loadModuleHooks(
         );
     }
     if (!Object.hasOwn(pkg.exports, hook.function)) {
-      const names = Object.keys(pkg.exports).filter((key) => isDefinedHook(pkg.exports[key]));
+      const names = Object.keys(pkg.exports).filter((key) => isWanted(pkg.exports[key]));
       errors.push(
         new HookModuleError(
           `${where}.function`,
           HookModuleErrorCode.MissingExport,
-          `${label} has no export ${hook.function} (its hooks: ${names.join(', ') || 'none'})`,
+          `${label} has no export ${hook.function} (its ${kind}s: ${names.join(', ') || 'none'})`,
         ),
       );
       continue;
     }
     const value = pkg.exports[hook.function];
-    if (!isDefinedHook(value)) {
+    if (!isWanted(value)) {
       errors.push(
         new HookModuleError(
           `${where}.function`,
           HookModuleErrorCode.NotAHook,
-          `${label} exports ${hook.function}, but not as a hook: make it with defineHook from @orkestra/provider-kit`,
+          `${label} exports ${hook.function}, but not as a ${kind}: make it with ${maker} from @orkestra/provider-kit`,
         ),
       );
       continue;
@@ -216,7 +237,7 @@ export async function loadModuleHooks(
     hooks.set(moduleHookKey(hook.module, hook.function), value);
     options.logger.info(
       { module: hook.module, version: pkg.version, export: hook.function, from: pkg.from },
-      'module hook loaded',
+      `module ${kind} loaded`,
     );
   }
   if (errors.length > 0) throw new HookModulesLoadError(errors);

@@ -10,7 +10,7 @@ import type {
 } from '@orkestra/reconciler';
 import type { RuntimeRevisions } from '@orkestra/reconciler/rollout';
 import type { KubeObject } from '@orkestra/registry';
-import type { DefinedHook, Katalog, Logger, Provider } from '@orkestra/types';
+import type { LoadedModuleExport, Katalog, Logger, Provider } from '@orkestra/types';
 import type { MetricsSink, ScrapeGauges } from './metrics.js';
 
 /** CreateOperatorRuntimeOptions configures createOperatorRuntime. */
@@ -29,7 +29,7 @@ export interface CreateOperatorRuntimeOptions {
   /** The loaded providers by Katalog name. */
   readonly providers?: ReadonlyMap<string, Provider>;
   /** The module hooks loaded at start, by `<package>#<export>` (ADR 0052). */
-  readonly moduleHooks?: ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>>;
+  readonly moduleHooks?: ReadonlyMap<string, LoadedModuleExport>;
   /** Environment of hooks (external `auth.env`, git, builders). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called with every Event the runtime records (the Control Center keeps the recent ones). */

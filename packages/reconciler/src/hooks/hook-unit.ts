@@ -11,7 +11,7 @@ import type {
   ConditionReason,
   CrdEntry,
   CrossRead,
-  DefinedHook,
+  LoadedModuleExport,
   EvaluateConditionsOptions,
   KubeReader,
   Logger,
@@ -173,9 +173,7 @@ export interface HookServices {
   /** Created on first use (only entries with `docker` need it). */
   readonly docker: () => Pick<DockerBuildManager, 'request'>;
   /** The module hook `<export>` of package `module`, loaded at start (`operatorBox.hooks`, ADR 0052); undefined when not loaded. */
-  readonly moduleHook?:
-    | ((module: string, exportName: string) => DefinedHook<unknown, unknown, unknown, unknown> | undefined)
-    | undefined;
+  readonly moduleHook?: ((module: string, exportName: string) => LoadedModuleExport | undefined) | undefined;
   /** The read-only Secret/ConfigMap reader a module hook gets for a CR in `namespace`. */
   readonly hookKube?: ((namespace: string | undefined) => KubeReader) | undefined;
   /** The offline engine's given outputs of the module hook `name`; when set, no hook runs. */

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeClient } from '@orkestra/registry';
-import type { DefinedHook, EvaluateConditionsOptions, Provider } from '@orkestra/types';
+import type { LoadedModuleExport, EvaluateConditionsOptions, Provider } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { CrossReaders } from '../hooks/cross.js';
 import type { CrossTarget } from '../hooks/cross.js';
@@ -51,7 +51,7 @@ export interface HookServicesOptions {
   /** The cached children of an owner UID (a remote reconciler's `prepared.children`). Default none. */
   readonly ownedChildren?: HookServices['ownedChildren'];
   /** Module hooks loaded at start, by `<package>#<export>` (ADR 0052). Default none. */
-  readonly moduleHooks?: ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>> | undefined;
+  readonly moduleHooks?: ReadonlyMap<string, LoadedModuleExport> | undefined;
 }
 
 /** CreatedHookServices are the services as the slots see them, and the concrete ones for metrics, the watches and `stop`. */

@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, diffCounts } from '@orkestra/registry';
 import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
-import type { CrdEntry, DefinedHook, Katalog, Logger, Provider, WatchItem } from '@orkestra/types';
+import type { CrdEntry, LoadedModuleExport, Katalog, Logger, Provider, WatchItem } from '@orkestra/types';
 import { copySourceWatches } from '@orkestra/types';
 import { runtimeLogger } from '../log-redact.js';
 import { systemClock } from '../clock.js';
@@ -93,7 +93,7 @@ export interface CreateKatalogRuntimeOptions {
   /** Loaded providers by name (`spec.providers`); a provider missing here fails its declarations with `ProviderFailed`. */
   readonly providers?: ReadonlyMap<string, Provider>;
   /** Module hooks loaded at start, by `<package>#<export>` (`operatorBox.hooks`, ADR 0052); a hook missing here fails with `HookFailed`. */
-  readonly moduleHooks?: ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>>;
+  readonly moduleHooks?: ReadonlyMap<string, LoadedModuleExport>;
   /**
    * Receives counters and histograms as events (docs/reference/runtime.md §18.2); the operator's `MetricsSink`
    * fits as it is. Methods left out are not called. Default: none.

@@ -432,7 +432,12 @@ const ExcludePaths = z
  */
 const RemoteReconcilerSchema = z
   .strictObject({
-    endpoint: Tpl,
+    /** The service's URL; or `module` + `function` for an in-process module reconciler (ADR 0064). */
+    endpoint: Tpl.optional(),
+    /** An npm package whose export `function` is made with `defineReconciler`, optionally `@<range>` (ADR 0064). */
+    module: Literal.min(1).optional(),
+    function: Identifier.optional(),
+    version: Literal.min(1).optional(),
     /** `http` only; upstream reserves `grpc`. */
     type: z
       .enum(['http'], { error: 'type must be http (upstream reserves grpc for a later release)' })
@@ -494,6 +499,27 @@ const RemoteReconcilerSchema = z
         path: ['endpoint'],
         input: remote.endpoint,
       });
+    if (remote.module !== undefined) {
+      checkModuleReconciler(remote, ctx);
+      return;
+    }
+    if (remote.endpoint === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'remote needs `endpoint` (an HTTP service) or `module` + `function` (a defineReconciler export of an npm package)',
+        input: remote,
+      });
+      return;
+    }
+    for (const key of ['function', 'version'] as const)
+      if (remote[key] !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: `\`${key}\` names a module reconciler's export: it goes with \`module\`, not \`endpoint\``,
+          path: [key],
+          input: remote[key],
+        });
     if (!URL_SCHEME.test(remote.endpoint) && !isTemplate(remote.endpoint))
       ctx.addIssue({
         code: 'custom',
@@ -501,7 +527,64 @@ const RemoteReconcilerSchema = z
         path: ['endpoint'],
         input: remote.endpoint,
       });
+  })
+  .transform((remote) => {
+    if (remote.module === undefined) return remote;
+    const { name, range } = splitModuleReference(remote.module);
+    const version = remote.version ?? (range === '' ? undefined : range);
+    return { ...remote, module: name, ...(version == null ? {} : { version }) };
   });
+
+/** checkModuleReconciler checks a `remote` that names a module reconciler (ADR 0064): a package and an export, no HTTP keys. */
+function checkModuleReconciler(
+  remote: {
+    module?: string | undefined;
+    function?: string | undefined;
+    version?: string | undefined;
+    endpoint?: string | undefined;
+    auth?: unknown;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const reference = remote.module ?? '';
+  const { name, range } = splitModuleReference(reference);
+  if (!NPM_NAME.test(name))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['module'],
+      input: reference,
+      message: `expected an npm package name (\`name\` or \`@scope/name\`), optionally with a version range after \`@\`; got "${reference}"`,
+    });
+  if (range === '')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['module'],
+      input: reference,
+      message: 'expected a version range after `@`',
+    });
+  if (range != null && range !== '' && remote.version != null && remote.version !== range)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['version'],
+      input: remote.version,
+      message: `\`module\` already pins ${range}; write the range in one place`,
+    });
+  if (remote.function === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['module'],
+      input: reference,
+      message: '`module` needs `function`: the name of the defineReconciler export',
+    });
+  for (const key of ['endpoint', 'auth'] as const)
+    if (remote[key] !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        input: remote[key],
+        message: `\`${key}\` is for an HTTP service; a module reconciler runs in the operator's process`,
+      });
+}
 /** RemoteReconciler is a `remote` block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface RemoteReconciler extends z.output<typeof RemoteReconcilerSchema> {}

@@ -60,6 +60,11 @@ describe('Go hooks and constructors', () => {
     const paths = result.errors.map((e) => e.path);
     expect(paths).toContain('spec.crds.website.operatorBox.reconcile.constructor.location');
     expect(paths).toContain('spec.crds.website.operatorBox.reconcile.default');
+    const atLocation = result.errors.find((e) => e.path.endsWith('constructor.location'));
+    expect(atLocation?.message).toContain(
+      'the TypeScript counterpart is a module reconciler: an npm package whose export NewPipelineReconciler is made with defineReconciler (@orkestra/provider-kit), named in `operatorBox.remote: {module: @myorg/pipeline-operator-reconciler, function: NewPipelineReconciler, managedResources: [...]}`',
+    );
+    expect(result.errors.find((e) => e.path.endsWith('.default'))?.message).toContain('defineReconciler');
   });
 
   it('ork migrate rewrites Go hooks into operatorBox.hooks with a comment, and the result validates', () => {

@@ -229,7 +229,7 @@ export class Upgrader {
       this.problem(
         [...path, 'default'],
         pair.value,
-        '`default: false` selects a custom Go reconciler, which Orkestra does not run; declare the children in onCreate/onReconcile instead',
+        '`default: false` selects a custom Go reconciler, which Orkestra does not run; write it in TypeScript with defineReconciler (@orkestra/provider-kit) and name it in `operatorBox.remote: {module, function}` (docs/reference/katalog.md §15.3), or declare the children in onCreate/onReconcile',
       );
       takeOut(map, pair);
       return;
@@ -278,10 +278,15 @@ export class Upgrader {
           ? 'a module hook'
           : 'a module hook (the declarative reconciler stays: declare the children in onCreate/onReconcile, compute the rest in the hook)';
       if (this.#options.migrating !== true) {
+        // A constructor owns the loop: its counterpart is a module reconciler (ADR 0064), or a hook beside the declarative one.
+        const counterpart =
+          key === 'constructor'
+            ? `a module reconciler: an npm package whose export ${fnName} is made with defineReconciler (@orkestra/provider-kit), named in \`operatorBox.remote: {module: ${name}, function: ${fnName}, managedResources: [...]}\` (docs/reference/katalog.md §15.3); or ${what}, named in \`operatorBox.hooks\`, which \`ork migrate\` writes`
+            : `${what}: an npm package whose export ${fnName} is made with defineHook (@orkestra/provider-kit), named in \`operatorBox.hooks: [{module: ${name}, function: ${fnName}}]\` (docs/reference/katalog.md §14.5); \`ork migrate\` writes that reference`;
         this.problem(
           [...path, key, location == null ? 'function' : 'location'],
           (location ?? fn)?.key,
-          `\`${key}.${location == null ? 'function' : 'location'}\` names Go code${goPath === '' ? '' : ` (${goPath})`}, which Orkestra does not run; the TypeScript counterpart is ${what}: an npm package whose export ${fnName} is made with defineHook (@orkestra/provider-kit), named in \`operatorBox.hooks: [{module: ${name}, function: ${fnName}}]\` (docs/reference/katalog.md §14.5); \`ork migrate\` writes that reference`,
+          `\`${key}.${location == null ? 'function' : 'location'}\` names Go code${goPath === '' ? '' : ` (${goPath})`}, which Orkestra does not run; the TypeScript counterpart is ${counterpart}`,
         );
         takeOut(map, pair);
         continue;

@@ -4,7 +4,7 @@
  * Each step throws OperatorStartError, after closing what it had opened.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { DefinedHook, Katalog, Provider } from '@orkestra/types';
+import type { Katalog, LoadedModuleExport, Provider } from '@orkestra/types';
 import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import { createApiTransport } from '../api-transport.js';
 import type { ApiTransport } from '../api-transport.js';
@@ -61,8 +61,8 @@ export async function loadStartProviders(
   }
 }
 
-/** ModuleHooks are the loaded module hooks, by `<package>#<export>`. */
-export type ModuleHooks = ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>>;
+/** ModuleHooks are the loaded module hooks and module reconcilers, by `<package>#<export>`. */
+export type ModuleHooks = ReadonlyMap<string, LoadedModuleExport>;
 
 /**
  * loadStartModuleHooks loads a Katalog's module hooks (docs/reference/katalog.md §14.5, ADR 0052)

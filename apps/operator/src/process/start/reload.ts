@@ -9,7 +9,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { katalogRevision } from '@orkestra/reconciler/rollout';
 import type { RolloutController } from '@orkestra/reconciler/rollout';
-import type { DefinedHook, Katalog } from '@orkestra/types';
+import type { Katalog, LoadedModuleExport } from '@orkestra/types';
 import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import type { ApiTransport } from '../api-transport.js';
 import type { RunConfig } from '../config.js';
@@ -57,9 +57,7 @@ export interface ReloaderOptions {
   /** The version `orkestra_katalog_info` reports for a Katalog. */
   readonly versionOf: (katalog: Katalog) => string;
   /** Loads a Katalog's module hooks (ADR 0052): a reload adds the ones it names. */
-  readonly loadHooks: (
-    katalog: Katalog,
-  ) => Promise<ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>>>;
+  readonly loadHooks: (katalog: Katalog) => Promise<ReadonlyMap<string, LoadedModuleExport>>;
 }
 
 function sameProviders(a: Katalog, b: Katalog): boolean {

@@ -4,7 +4,7 @@
  * leadership and the shard this replica holds, and whether shutdown has begun.
  */
 import type { RolloutController } from '@orkestra/reconciler/rollout';
-import type { DefinedHook, Katalog } from '@orkestra/types';
+import type { LoadedModuleExport, Katalog } from '@orkestra/types';
 import type { ShardMember } from '../../sharding/shard-member.js';
 import type { WebhookEndpoint } from '../../webhook/endpoint.js';
 import type { OperatorRuntime } from '../operator-runtime.js';
@@ -21,7 +21,7 @@ export class OperatorState {
   /** With `--sharding`: this replica's shard membership. */
   member: ShardMember | undefined;
   /** Module hooks loaded so far, by `<package>#<export>` (a reload adds the ones its Katalog names). */
-  moduleHooks: ReadonlyMap<string, DefinedHook<unknown, unknown, unknown, unknown>> = new Map();
+  moduleHooks: ReadonlyMap<string, LoadedModuleExport> = new Map();
   /** The conversion webhook endpoint, when an entry converts versions (runtime.md §26). */
   webhook: WebhookEndpoint | undefined;
   /** True once shutdown began: nothing starts any more. */

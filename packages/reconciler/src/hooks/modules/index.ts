@@ -10,6 +10,7 @@ import {
   ConditionReason,
   OrkestraError,
   evaluateConditions,
+  isDefinedHook,
   katalogPathOf,
   parseDuration,
 } from '@orkestra/types';
@@ -37,7 +38,8 @@ export function moduleHookKey(module: string, exportName: string): string {
   return `${module}#${exportName}`;
 }
 
-function hookCr(cr: KubeObject): HookCr {
+/** hookCr is the CR as a module hook or reconciler sees it: a deep-frozen copy of the contract's fields. */
+export function hookCr(cr: KubeObject): HookCr {
   const meta = cr.metadata;
   const copy = structuredClone({
     apiVersion: cr.apiVersion,
@@ -56,7 +58,8 @@ function hookCr(cr: KubeObject): HookCr {
   return deepFreeze(copy);
 }
 
-function deepFreeze<T>(value: T): T {
+/** deepFreeze freezes `value` and everything it holds, in place. */
+export function deepFreeze<T>(value: T): T {
   if (value != null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);
@@ -139,6 +142,7 @@ async function runModuleHooks(
     try {
       const hook = services.moduleHook?.(declaration.module, declaration.function);
       if (hook == null) throw new Error(`${label} is not loaded (the operator loads module hooks at start)`);
+      if (!isDefinedHook(hook)) throw new Error(`${label} is not a hook (made with defineHook)`);
       const result = await runOne(hook, item, input, services, outputs);
       outputs[declaration.name] = result.outputs;
       if (result.requeueAfterMs != null)

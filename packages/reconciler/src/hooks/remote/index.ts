@@ -6,16 +6,27 @@
  * resources are children of the desired set (the entry's `remote.<list>` entries,
  * runtime/compile-katalog.ts), its `status` is written with the run's status, and `requeue`
  * re-queues the CR after `requeueAfter`. A service that misbehaves fails the reconcile with
- * `RemoteReconcileFailed`, retried with the queue's backoff.
+ * `RemoteReconcileFailed`, retried with the queue's backoff. With `module` + `function` instead of
+ * `endpoint` the reconciler is a `defineReconciler` export loaded at start (ADR 0064), called in
+ * process with the same request and its result checked and applied by the same path.
  */
 import type { KubeObject } from '@orkestra/registry';
 import { compileValue } from '@orkestra/template';
 import type { CompiledValue, TemplateEngine } from '@orkestra/template';
-import { ConditionReason, OrkestraError, isTemplate, parseDuration, stringForm } from '@orkestra/types';
+import {
+  ConditionReason,
+  OrkestraError,
+  RECONCILER_RESULT_KEYS,
+  isDefinedReconciler,
+  isTemplate,
+  parseDuration,
+  stringForm,
+} from '@orkestra/types';
 import type { CrdEntry, RemoteReconciler } from '@orkestra/types';
 import { defineHook, failing, noMemory } from '../hook-unit.js';
 import { isMap } from '../../is-map.js';
 import type { HookInput, HookServices, OfflineScript } from '../hook-unit.js';
+import { deepFreeze, hookCr } from '../modules/index.js';
 import type { RemoteCallOutcome } from '../remote.js';
 import { RemoteAnswerError, managedKinds, parseRemoteAnswer } from './answer.js';
 import type { ManagedKinds, RemoteAnswer } from './answer.js';
@@ -54,7 +65,7 @@ function compileRemote(entry: CrdEntry, base: string, engine: TemplateEngine): C
     declaration,
     katalogPath,
     value: compileValue(
-      { endpoint: declaration.endpoint, args: declaration.args },
+      { endpoint: declaration.endpoint ?? '', args: declaration.args },
       { path: katalogPath, engine },
     ),
     managed: managedKinds(declaration.managedResources),
@@ -68,7 +79,13 @@ function requestBody(
   input: Pick<HookInput, 'cr' | 'context' | 'crd'>,
   args: Readonly<Record<string, unknown>>,
   children: readonly KubeObject[] | undefined,
-): Record<string, unknown> {
+): {
+  key: string | undefined;
+  gvk: Record<string, string>;
+  object: unknown;
+  args?: Readonly<Record<string, unknown>>;
+  prepared: Record<string, unknown>;
+} {
   const { cr, crd } = input;
   const payload = compiled.declaration.payload;
   const namespace = cr.metadata.namespace;
@@ -78,7 +95,7 @@ function requestBody(
     external: context['external'] ?? {},
     git: context['git'] ?? {},
   };
-  if (payload.children.enabled && children != null) {
+  if ((payload.children.enabled || compiled.declaration.module != null) && children != null) {
     const byKind: Record<string, Record<string, unknown>> = {};
     for (const child of children) {
       const kind = child.kind.toLowerCase();
@@ -130,6 +147,9 @@ async function runRemote(
   const url = stringForm(rendered.endpoint);
   const args = Object.fromEntries(Object.entries(rendered.args ?? {}).map(([k, v]) => [k, stringForm(v)]));
   const notCalled = notCalledRemoteResult();
+  // The offline engines have no loaded modules: they answer a module reconciler from the given result, as a service.
+  if (compiled.declaration.module != null && services.moduleHook != null)
+    return runModuleReconciler(services, compiled, input, args);
   if (services.remote == null) throw failed(compiled, 'has no client in this process', notCalled);
   const headers: Record<string, string> = {};
   const auth = compiled.declaration.auth;
@@ -176,6 +196,108 @@ async function runRemote(
     throw failed(compiled, `answered error: ${answer.error || '(no message)'}`, result);
   if (writesStatus) input.effects.writeStatus(answer.status);
   return result;
+}
+
+/**
+ * runModuleReconciler calls a `defineReconciler` export (ADR 0064) with the CR (frozen), the rendered
+ * `args` and `prepared` (its children always included), bounded by `timeout`; the result must have
+ * only `resources`, `status` and `requeueAfter` and is then checked and applied as a remote answer.
+ * A throw, a timeout or a result outside the contract is RemoteReconcileFailed; nothing is written.
+ */
+async function runModuleReconciler(
+  services: HookServices,
+  compiled: CompiledRemote,
+  input: HookInput,
+  args: Readonly<Record<string, unknown>>,
+): Promise<RemoteResult> {
+  const { module = '', function: exportName = 'default', timeout } = compiled.declaration;
+  const label = `module ${module}#${exportName}`;
+  const notCalled = notCalledRemoteResult();
+  const exported = services.moduleHook?.(module, exportName);
+  if (exported == null)
+    throw failed(
+      compiled,
+      `${label} is not loaded (the operator loads module reconcilers at start)`,
+      notCalled,
+    );
+  if (!isDefinedReconciler(exported))
+    throw failed(compiled, `${label} is not a reconciler: make it with defineReconciler`, notCalled);
+  const body = requestBody(
+    compiled,
+    input,
+    args,
+    services.ownedChildren?.(input.cr.metadata.uid ?? '') ?? [],
+  );
+  const deadline = AbortSignal.timeout(compiled.timeoutMs);
+  const signal = AbortSignal.any([input.signal, deadline]);
+  const request = {
+    entry: input.crd.name,
+    key: body.key ?? '',
+    cr: hookCr(input.cr),
+    args: deepFreeze(structuredClone(args)),
+    prepared: deepFreeze(body.prepared),
+    kube: services.hookKube?.(input.cr.metadata.namespace) ?? {
+      getSecret: () => Promise.reject(new Error('no cluster reads in this engine')),
+      getConfigMap: () => Promise.reject(new Error('no cluster reads in this engine')),
+    },
+    logger: input.logger.child({ reconciler: `${module}#${exportName}` }),
+    signal,
+  };
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = (): void =>
+      reject(new Error(deadline.aborted ? `timed out after ${String(timeout)}` : 'aborted'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+  let value: unknown;
+  try {
+    value = await Promise.race([Promise.resolve().then(() => exported.run(request as never)), aborted]);
+  } catch (error) {
+    if (input.signal.aborted) throw error;
+    throw failed(
+      compiled,
+      `${label} failed: ${error instanceof Error ? error.message : String(error)}`,
+      notCalled,
+    );
+  }
+  const answer = moduleAnswer(value);
+  if (typeof answer === 'string') throw failed(compiled, `${label} returned ${answer}`, notCalled);
+  let checked: RemoteAnswer;
+  try {
+    checked = parseRemoteAnswer(answer, compiled.managed);
+  } catch (error) {
+    if (!(error instanceof RemoteAnswerError)) throw error;
+    throw failed(compiled, `${label} returned ${error.message}`, { ...notCalled, called: true });
+  }
+  const { writesStatus, ...rest } = checked;
+  if (writesStatus) input.effects.writeStatus(checked.status);
+  return { ...rest, called: true };
+}
+
+/** moduleAnswer turns a module reconciler's result into the remote answer's shape, or says what is wrong with it. */
+function moduleAnswer(value: unknown): Record<string, unknown> | string {
+  if (value == null) return { result: 'ok' };
+  if (!isRecord(value))
+    return `${Array.isArray(value) ? 'an array' : typeof value}, not { resources, status, requeueAfter }`;
+  const unknown = Object.keys(value).filter((key) => !RECONCILER_RESULT_KEYS.includes(key));
+  if (unknown.length > 0)
+    return `unknown key${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} (a reconciler returns ${RECONCILER_RESULT_KEYS.join(', ')})`;
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  } catch (error) {
+    return `a result that is not JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const requeue = value['requeueAfter'];
+  if (typeof requeue === 'number' && !(Number.isFinite(requeue) && requeue >= 0))
+    return `requeueAfter ${String(requeue)}, not a duration or milliseconds`;
+  const requeueAfter = typeof requeue === 'number' ? `${Math.round(requeue)}ms` : requeue;
+  return {
+    result: requeueAfter == null ? 'ok' : 'requeue',
+    ...(requeueAfter == null ? {} : { requeueAfter }),
+    ...(json['status'] === undefined ? {} : { status: json['status'] }),
+    ...(json['resources'] === undefined ? {} : { resources: json['resources'] }),
+  };
 }
 
 /** scriptedRemote answers from the given `remote` result (upstream's answer shape); none reads as `ok` with no resources. */

@@ -1,0 +1,170 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { useControlPlane } from '@orkestra/testenv/vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildOrk, spawnOrk, tempDir, uniqueSuffix, waitFor } from './ork-process.js';
+import type { OrkProcess } from './ork-process.js';
+
+// A module reconciler (docs/reference/katalog.md §15.3, ADR 0064) written outside the workspace —
+// its own package.json, the kit a peer — packed and installed with plain npm into a provider
+// directory, run by `ork run` (the built binary) on the local control plane: the ConfigMap it
+// returns is created as the CR's child, the status it returns is written, and a reconciler that
+// throws is a RemoteReconcileFailed condition on its CR, not a crash.
+
+const exec = promisify(execFile);
+const env = useControlPlane();
+const suffix = uniqueSuffix();
+const group = `recs${suffix}.example.com`;
+const work = tempDir();
+let ork: OrkProcess | undefined;
+
+interface SiteView {
+  readonly status?: {
+    readonly phase?: string;
+    readonly page?: string;
+    readonly conditions?: readonly { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+beforeAll(async () => {
+  buildOrk();
+  // The reconciler's own project, outside the workspace.
+  const source = join(work, 'site-reconciler');
+  mkdirSync(source, { recursive: true });
+  writeFileSync(
+    join(source, 'package.json'),
+    JSON.stringify({
+      name: '@acme/site-reconciler',
+      version: '1.2.3',
+      type: 'module',
+      exports: './index.js',
+      // The operator provides the kit; optional, so a plain `npm install --omit=peer` never fetches it.
+      peerDependencies: { '@orkestra/provider-kit': '*' },
+      peerDependenciesMeta: { '@orkestra/provider-kit': { optional: true } },
+    }),
+  );
+  writeFileSync(
+    join(source, 'index.js'),
+    `import { defineReconciler } from '@orkestra/provider-kit';
+export const reconcile = defineReconciler(async ({ cr, args, prepared }) => {
+  if (cr.spec.host === 'locked') throw new Error('zone ' + args.zone + ' is locked');
+  const name = cr.metadata.name + '-page';
+  const seen = prepared.children.configmap?.[name] != null;
+  return {
+    resources: [{ type: 'configmap', fields: { name, data: { host: cr.spec.host + '.' + args.zone } } }],
+    status: { phase: seen ? 'Ready' : 'Creating', page: name },
+  };
+});
+`,
+  );
+  await exec('npm', ['pack', '--pack-destination', work], { cwd: source });
+  // The image's provider directory, filled as the reference says (`--omit=peer`).
+  const modules = join(work, 'modules');
+  mkdirSync(modules, { recursive: true });
+  writeFileSync(join(modules, 'package.json'), JSON.stringify({ name: 'modules', private: true }));
+  await exec(
+    'npm',
+    [
+      'install',
+      '--omit=peer',
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '--prefix',
+      modules,
+      join(work, 'acme-site-reconciler-1.2.3.tgz'),
+    ],
+    { cwd: modules },
+  );
+
+  const katalogFile = join(work, 'katalog.yaml');
+  writeFileSync(
+    katalogFile,
+    `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: recs-${suffix} }
+spec:
+  crds:
+    site:
+      apiTypes: { group: ${group}, version: v1, kind: Site, plural: sites }
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: { type: object, properties: { host: { type: string } } }
+            status: { type: object, x-kubernetes-preserve-unknown-fields: true }
+      operatorBox:
+        remote:
+          module: "@acme/site-reconciler@^1.2.0"
+          function: reconcile
+          args: { zone: example.com }
+          managedResources: [{ group: "", plural: configmaps }]
+`,
+  );
+  const kubeconfig = join(work, 'kubeconfig.json');
+  writeFileSync(kubeconfig, env.kubeConfig.exportConfig());
+  ork = spawnOrk(
+    [
+      'run',
+      '--katalog',
+      katalogFile,
+      '--kubeconfig',
+      kubeconfig,
+      '--namespace',
+      env.namespace,
+      '--install-crds',
+      '--leader-elect=false',
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
+    ],
+    { ORKESTRA_PROVIDER_DIR: modules },
+  );
+  await ork.waitForLog('the reconciler loaded', (l) => l.msg === 'module reconciler loaded');
+  const health = await ork.healthUrl();
+  await waitFor('/readyz 200', async () => ((await fetch(`${health}/readyz`)).ok ? true : undefined));
+}, 600_000);
+
+afterAll(() => {
+  if (ork != null && ork.child.exitCode == null) ork.child.kill('SIGKILL');
+});
+
+it('runs a reconciler installed from outside the workspace: its child is created, its status written, its failure a condition', async () => {
+  const loaded = ork?.logs.find((l) => l.msg === 'module reconciler loaded');
+  expect(loaded).toMatchObject({ module: '@acme/site-reconciler', version: '1.2.3', export: 'reconcile' });
+  const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const cr = { group, version: 'v1', namespace: env.namespace, plural: 'sites' };
+  const create = (name: string, host: string) =>
+    custom.createNamespacedCustomObject({
+      ...cr,
+      body: { apiVersion: `${group}/v1`, kind: 'Site', metadata: { name }, spec: { host } },
+    });
+  const read = (name: string) => custom.getNamespacedCustomObject({ ...cr, name }) as Promise<SiteView>;
+  await create('shop', 'shop');
+  await create('locked', 'locked');
+  const page = await waitFor('ConfigMap shop-page', async () =>
+    core.readNamespacedConfigMap({ name: 'shop-page', namespace: env.namespace }).catch(() => undefined),
+  );
+  expect(page.data).toEqual({ host: 'shop.example.com' });
+  expect(page.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Site', name: 'shop' });
+  // The child in its prepared children on a later run: the status says Ready.
+  const status = await waitFor('status.phase Ready', async () => {
+    const s = (await read('shop')).status;
+    return s?.phase === 'Ready' ? s : undefined;
+  });
+  expect(status.page).toBe('shop-page');
+  const failed = await waitFor('Ready=False RemoteReconcileFailed', async () =>
+    (await read('locked')).status?.conditions?.find(
+      (c) => c.type === 'Ready' && c.reason === 'RemoteReconcileFailed',
+    ),
+  );
+  expect(failed.message).toContain(
+    'module @acme/site-reconciler#reconcile failed: zone example.com is locked',
+  );
+  expect(ork?.child.exitCode).toBeNull();
+});

@@ -1,0 +1,153 @@
+import { getDefaultEngine } from '@orkestra/template';
+import {
+  ConditionReason,
+  HOOK_MODULE_MARK,
+  RECONCILER_MODULE_MARK,
+  loadKatalogOrThrow,
+} from '@orkestra/types';
+import type { KubeObject } from '@orkestra/registry';
+import { describe, expect, it } from 'vitest';
+import { compileKatalog } from '../../runtime/compile-katalog.js';
+import type { HookInput, HookServices } from '../hook-unit.js';
+import { moduleHookKey } from '../modules/index.js';
+import { remoteHook } from './index.js';
+import type { RemoteResult } from './index.js';
+
+/** A module reconciler (ADR 0064): `operatorBox.remote` with `module` + `function`, run in process. */
+const katalog = loadKatalogOrThrow({
+  text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: demo }
+spec:
+  crds:
+    site:
+      apiTypes: { group: demo.example.io, version: v1, kind: Site, plural: sites }
+      operatorBox:
+        remote:
+          module: "@acme/site-reconciler@^1.0.0"
+          function: reconcile
+          timeout: 100ms
+          args: { greeting: "hello {{ .spec.title }}" }
+          managedResources: [{ group: "", plural: configmaps }]
+`,
+  file: 'katalog.yaml',
+});
+const crd = compileKatalog(katalog).crds.get('site');
+if (crd == null) throw new Error('no entry');
+const compiled = remoteHook.compile(crd.entry, 'spec.crds.site', getDefaultEngine());
+const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+
+const child: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'shop-page', namespace: 'ns' },
+  data: { title: 'old' },
+};
+
+function services(run: (request: never) => unknown, mark: string = RECONCILER_MODULE_MARK): HookServices {
+  const exports: Record<string, unknown> = {
+    [moduleHookKey('@acme/site-reconciler', 'reconcile')]: { orkestra: mark, run },
+  };
+  return {
+    moduleHook: (module: string, name: string) => exports[moduleHookKey(module, name)],
+    ownedChildren: () => [child],
+  } as unknown as HookServices;
+}
+
+function input(written: unknown[]): HookInput {
+  return {
+    crd: crd?.entry,
+    cr: {
+      apiVersion: 'demo.example.io/v1',
+      kind: 'Site',
+      metadata: { name: 'shop', namespace: 'ns', uid: 'u1', generation: 2 },
+      spec: { title: 'Shop' },
+    },
+    context: { spec: { title: 'Shop' }, cross: {}, external: {} },
+    signal: new AbortController().signal,
+    logger: silent,
+    effects: { writeStatus: (status: unknown) => written.push(status) },
+  } as unknown as HookInput;
+}
+
+const run = (s: HookServices, written: unknown[] = []): Promise<RemoteResult> =>
+  remoteHook.run(s, undefined, compiled, input(written)) as Promise<RemoteResult>;
+
+describe('a module reconciler (operatorBox.remote module + function)', () => {
+  it('loads the reference with its range split off', () => {
+    expect(crd.entry.operatorBox.remote).toMatchObject({
+      module: '@acme/site-reconciler',
+      version: '^1.0.0',
+      function: 'reconcile',
+    });
+  });
+
+  it('gets the frozen CR, rendered args and its children; its resources become children and its status is written', async () => {
+    const written: unknown[] = [];
+    const seen: Record<string, unknown> = {};
+    const result = await run(
+      services(
+        (request: {
+          key: string;
+          cr: { spec: unknown };
+          args: unknown;
+          prepared: { children: Record<string, unknown> };
+        }) => {
+          Object.assign(seen, {
+            key: request.key,
+            args: request.args,
+            frozen: Object.isFrozen(request.cr.spec),
+          });
+          seen['children'] = request.prepared.children;
+          return {
+            resources: [{ type: 'configmap', fields: { name: 'shop-page', data: { title: 'Shop' } } }],
+            status: { phase: 'Ready' },
+            requeueAfter: 60_000,
+          };
+        },
+      ),
+      written,
+    );
+    expect(seen).toMatchObject({ key: 'ns/shop', args: { greeting: 'hello Shop' }, frozen: true });
+    expect(seen['children']).toMatchObject({ configmap: { 'shop-page': { data: { title: 'old' } } } });
+    expect(result).toMatchObject({ called: true, result: 'requeue', requeueAfter: '60000ms' });
+    expect(result.resources).toEqual([
+      {
+        listKey: 'configMaps',
+        entry: expect.objectContaining({ name: 'shop-page', data: { title: 'Shop' } }),
+      },
+    ]);
+    expect(written).toEqual([{ phase: 'Ready' }]);
+    expect(remoteHook.settle(result).requeueAfterMs).toBe(60_000);
+  });
+
+  const failures: [string, (request: never) => unknown, RegExp][] = [
+    [
+      'a thrown error',
+      () => {
+        throw new Error('database down');
+      },
+      /module @acme\/site-reconciler#reconcile failed: database down/,
+    ],
+    ['a timeout', () => new Promise(() => undefined), /timed out after 100ms/],
+    ['an unknown result key', () => ({ result: 'ok' }), /unknown key result/],
+    [
+      'a kind outside managedResources',
+      () => ({ resources: [{ type: 'deployment', fields: { name: 'x', image: 'nginx' } }] }),
+      /resources\[0\]: apps\/Deployment is not in managedResources \(configmaps\)/,
+    ],
+    ['a result that is not JSON', () => ({ status: { n: 1n } }), /not JSON/],
+  ];
+  for (const [what, body, message] of failures)
+    it(`turns ${what} into RemoteReconcileFailed, writing nothing`, async () => {
+      const written: unknown[] = [];
+      const error = await run(services(body), written).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: ConditionReason.RemoteReconcileFailed, message });
+      expect(written).toEqual([]);
+    });
+
+  it('refuses a hook named as a reconciler', async () => {
+    const error = await run(services(() => ({}), HOOK_MODULE_MARK)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ message: /not a reconciler: make it with defineReconciler/ });
+  });
+});
