@@ -9,7 +9,7 @@
  * message, a failed send is counted and logged without the webhook URL or any credential, and
  * neither ever reaches a CR's status.
  */
-import type { EvaluateConditionsOptions, Logger, Notification, Notify } from '@orkestra/types';
+import type { EvaluateConditionsOptions, Logger, Notification, Notify, RolloutNotify } from '@orkestra/types';
 import { parseDuration } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { AddressGuard } from '../hooks/address-guard.js';
@@ -17,8 +17,8 @@ import type { ResolveHost } from '../hooks/address-guard.js';
 import { describeError, sendHttpRequest } from '../hooks/http-request.js';
 import { IntervalGate } from './gate.js';
 import type { RenderedNotification } from './message.js';
-import { planNotifications } from './plan.js';
-import type { NotifyingCondition } from './plan.js';
+import { planNotifications, planRolloutNotifications } from './plan.js';
+import type { NotifyingCondition, RolloutOutcomeEvent } from './plan.js';
 
 /** NotificationChannel is the `channel` label of `orkestra_notifications_total`. */
 type NotificationChannel = 'email' | 'webhook';
@@ -121,6 +121,25 @@ export class Notifier {
         this.#o.logger.warn({ err: describeError(error), entry: entry.name }, 'notification skipped');
       }
     };
+  }
+
+  /**
+   * rollout queues the team notifications of one rollout tick's outcomes (`spec.rollout.notify`,
+   * docs/reference/katalog.md §2.3, ADR 0066). It never throws and never waits for a send: a
+   * notification does not hold up or fail the rollout.
+   */
+  rollout(
+    notify: RolloutNotify,
+    events: readonly RolloutOutcomeEvent[],
+    state: Parameters<typeof planRolloutNotifications>[3],
+  ): void {
+    try {
+      const plan = { ...this.#o, gate: this.#gate };
+      for (const due of planRolloutNotifications(plan, notify, events, state))
+        this.#enqueue({ team: due.team, message: { subject: due.subject, text: due.text } });
+    } catch (error) {
+      this.#o.logger.warn({ err: describeError(error) }, 'rollout notification skipped');
+    }
   }
 
   /** idle resolves once the queue is empty and no send is running (tests, shutdown). */

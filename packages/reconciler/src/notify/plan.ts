@@ -5,7 +5,14 @@
  * rendered with the channels it would go to. Pure but for the gate: the runtime's notifier queues
  * what this returns, and `ork simulate` reports it without sending anything.
  */
-import type { Condition, EvaluateConditionsOptions, Notification, Notify } from '@orkestra/types';
+import type {
+  Condition,
+  EvaluateConditionsOptions,
+  Notification,
+  Notify,
+  RolloutNotify,
+  RolloutOutcome,
+} from '@orkestra/types';
 import { NOTIFY_DEFAULT_INTERVAL, evaluateCondition, parseDuration } from '@orkestra/types';
 import type { IntervalGate } from './gate.js';
 import { conditionLabel, renderNotification } from './message.js';
@@ -90,4 +97,81 @@ export function channelsOf(
   const slack = declared?.slack ?? [];
   if (!webhook && slack.length > 0) skipped.push('webhook: a webhook secretRef is not set');
   return { email: notification.smtp == null ? [] : recipients, webhook, slack, skipped };
+}
+
+/** RolloutOutcomeEvent is what a rollout tick reports (a RolloutEvent of the rollout controller). */
+export interface RolloutOutcomeEvent {
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** The outcome word of each rollout Event reason (`spec.rollout.notify.on`). */
+const OUTCOME_OF: Readonly<Record<string, RolloutOutcome>> = {
+  RolloutStep: 'step',
+  RolloutComplete: 'complete',
+  RolloutGateFailed: 'gateFailed',
+  RolledBack: 'rolledBack',
+};
+
+/**
+ * planRolloutNotifications returns the messages one rollout tick triggers (docs/reference/katalog.md
+ * §2.3, ADR 0066): for each outcome of the tick that `notify.on` names, one message per declared
+ * team (the CRs sent back by one tick are one message), through the interval gate keyed by
+ * Katalog, target revision, outcome and team. The message template is `notify.message`, else the
+ * team's, else the Katalog's, rendered against `{katalog, rollout: {outcome, message, stable,
+ * target, phase, step, crs}}`; a failed template falls back to the default sentence.
+ */
+export function planRolloutNotifications(
+  options: Omit<PlanOptions, 'conditions'>,
+  notify: RolloutNotify,
+  events: readonly RolloutOutcomeEvent[],
+  state: {
+    readonly stable: string;
+    readonly target: string;
+    readonly phase: string;
+    readonly step: number;
+  },
+): DueNotification[] {
+  const { notification } = options;
+  const due: DueNotification[] = [];
+  const byOutcome = new Map<RolloutOutcome, RolloutOutcomeEvent[]>();
+  for (const event of events) {
+    const outcome = OUTCOME_OF[event.reason];
+    if (outcome == null || !notify.on.includes(outcome)) continue;
+    byOutcome.set(outcome, [...(byOutcome.get(outcome) ?? []), event]);
+  }
+  for (const [outcome, list] of byOutcome) {
+    const message = list.map((e) => e.message).join('; ');
+    const context = {
+      katalog: options.katalogName,
+      rollout: { outcome, message, ...state, crs: list.length },
+    };
+    const fallback = `Katalog ${options.katalogName}: rollout ${outcome}: ${message}`;
+    for (const team of notify.teams) {
+      const declared = notification.teams[team];
+      if (declared == null) continue;
+      const interval = parseDuration(
+        declared.interval ?? notification.defaults?.interval ?? NOTIFY_DEFAULT_INTERVAL,
+      );
+      const key = `${options.katalogName}|rollout|${state.target}|${outcome}|${team}`;
+      if (!options.gate.admit(key, interval)) continue;
+      const template = notify.message ?? declared.message ?? notification.message;
+      let text = fallback;
+      if (template != null) {
+        try {
+          text = options.render(template, context);
+        } catch (error) {
+          text = `${fallback} (the message template failed: ${error instanceof Error ? error.message : String(error)})`;
+        }
+      }
+      due.push({
+        team,
+        trigger: `rollout ${outcome}`,
+        subject: `[orkestra] rollout ${outcome}`,
+        text,
+        ...channelsOf(notification, team),
+      });
+    }
+  }
+  return due;
 }

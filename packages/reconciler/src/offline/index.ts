@@ -29,6 +29,7 @@ export type {
   ScriptedProvidersOptions,
 } from './offline-engine.js';
 export { IntervalGate } from '../notify/gate.js';
+export { planRolloutNotifications } from '../notify/plan.js';
 export type { DueNotification } from '../notify/plan.js';
 export { hookRoots, patchResults, resultsProblem, visibleRoots } from './results.js';
 export type { HookRoot } from './results.js';

@@ -197,3 +197,72 @@ describe('ork simulate scripts team notifications (docs/reference/katalog.md §1
     ]);
   });
 });
+
+describe('ork simulate scripts rollout notifications (docs/reference/katalog.md §2.3, ADR 0066)', () => {
+  const head = (notify: string): string => `  notification:
+    smtp: {host: smtp.example.com, from: orkestra@example.com}
+    teams:
+      ops: {email: [ops@example.com], interval: 1h}
+  rollout:
+    canary: {selector: {canary: "yes"}}
+    waves: [100]
+    readyTimeout: 5m
+    notify: ${notify}
+`;
+  const v1 = (notify: string): Katalog =>
+    katalogFrom(
+      `operatorBox:\n  onReconcile:\n    configMaps: [{name: "{{ metadata.name }}-v1"}]`,
+      head(notify),
+    );
+  const v2 = (notify: string): Katalog =>
+    katalogFrom(
+      `operatorBox:\n  onReconcile:\n    deployments: [{name: "{{ metadata.name }}", image: "nginx:1.27"}]`,
+      head(notify),
+    );
+  const app = (name: string, labels = '{}'): string =>
+    `{cr: {apiVersion: t.example.com/v1, kind: App, metadata: {name: ${name}, namespace: web, labels: ${labels}}, spec: {}}}`;
+
+  async function run(notify: string, scenario: string): Promise<StepReport[]> {
+    const parsed = parseScenario(scenario, {
+      file: 'scenario.yaml',
+      baseDir: '/nonexistent',
+      loadKatalog: () => v2(notify),
+    });
+    const simulator = new Simulator({ katalog: v1(notify), now, katalogSource: 'v1.yaml', revisions: true });
+    const reports: StepReport[] = [];
+    for (const step of parsed.steps) {
+      const report = await simulator.run(step);
+      expect(checkExpectations(report)).toEqual([]);
+      reports.push(report);
+    }
+    return reports;
+  }
+
+  it('tells the teams when the gate fails, with the rendered message; the rollout moves on regardless', async () => {
+    const reports = await run(
+      `{teams: [ops, ghost], message: '{{ .katalog }}: {{ .rollout.outcome }} of {{ .rollout.target }} at step {{ .rollout.step }}'}`,
+      `steps:
+  - {apply: ${app('a', '{canary: "yes"}')}}
+  - {katalog: v2.yaml, cr: a, expect: {notifications: []}}
+  - advance: 6m
+    expect:
+      rollout: {phase: Failed}
+      notifications: [{team: ops, trigger: rollout gateFailed, text: 'test-operator: gateFailed of v2.yaml at step 0', email: [ops@example.com], cr: rollout}]
+  - {advance: 1m, expect: {notifications: []}}
+`,
+    );
+    expect(reports[2]?.notifications[0]?.subject).toBe('[orkestra] rollout gateFailed');
+  });
+
+  it('tells only the outcomes `on` names, with the default sentence', async () => {
+    const [, , failed] = await run(
+      `{teams: [ops], on: [step]}`,
+      `steps:
+  - {apply: ${app('a', '{canary: "yes"}')}}
+  - {katalog: v2.yaml, cr: a}
+  - {advance: 6m, expect: {rollout: {phase: Failed}, notifications: []}}
+`,
+    );
+    expect(failed?.rollout?.phase).toBe('Failed');
+  });
+});

@@ -24,7 +24,7 @@ import {
   tick,
 } from '@orkestra/reconciler/rollout';
 import type { RolloutState } from '@orkestra/reconciler/rollout';
-import { IntervalGate } from '@orkestra/reconciler/offline';
+import { IntervalGate, planRolloutNotifications } from '@orkestra/reconciler/offline';
 import type { ClusterWrite, DueNotification, OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import { checkCustomResource } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
@@ -443,6 +443,7 @@ export class Simulator {
         notes.push(
           `rollout: ${event.reason}${event.cr == null ? '' : ` ${event.cr.metadata.name ?? ''}`}: ${event.message}`,
         );
+      this.#notifyRollout(result.events, result.state);
       if (result.state === this.#rollout) break;
       this.#rollout = result.state;
     }
@@ -632,6 +633,29 @@ export class Simulator {
   }
 
   // ---- report ---------------------------------------------------------------------------------
+
+  /** #notifyRollout plans the tick's rollout notifications as the runtime does (katalog.md §2.3, ADR 0066). */
+  #notifyRollout(events: readonly { reason: string; message: string }[], rollout: RolloutState): void {
+    const katalog = this.#katalog;
+    const notify = katalog.spec.rollout?.notify;
+    const notification = katalog.spec.notification;
+    if (events.length === 0 || notify == null || notification == null) return;
+    const engine = createTemplateEngine({ clock: this.#clock });
+    const plan = {
+      katalogName: katalog.metadata.name,
+      notification,
+      gate: this.#notificationGate,
+      render: (template: string, context: Readonly<Record<string, unknown>>) =>
+        String(engine.renderTemplate(template, context)),
+    };
+    const state = {
+      ...rollout,
+      stable: this.#revisionName(rollout.stable),
+      target: this.#revisionName(rollout.target),
+    };
+    for (const due of planRolloutNotifications(plan, notify, events, state))
+      this.#notified.push({ ...due, cr: 'rollout' });
+  }
 
   #notifiedBy(state: CrState, run: OfflineRun): void {
     for (const due of run.notifications) this.#notified.push({ ...due, cr: state.label });
