@@ -17,6 +17,11 @@ const run = promisify(execFile);
 export interface KafkaServerOptions extends FindBinaryOptions {
   /** Time Kafka may take to format its log and listen (a JVM start, twice). Default 180 000 ms. */
   readonly startTimeoutMs?: number;
+  /**
+   * SASL/PLAIN users (name to password): the broker also listens with SASL_PLAINTEXT on another
+   * port (`saslPort`, `saslUrl`), where a client must authenticate as one of them. Default none.
+   */
+  readonly saslUsers?: Readonly<Record<string, string>>;
 }
 
 /** KafkaServer is a running single-node Kafka (KRaft: broker and controller in one process) on loopback. */
@@ -28,6 +33,9 @@ export interface KafkaServer {
   readonly brokers: string;
   /** `kafka://127.0.0.1:<port>`, for `protocol: kafka` calls. */
   readonly url: string;
+  /** With `saslUsers`: the SASL_PLAINTEXT (PLAIN) port and its `kafka://` URL. */
+  readonly saslPort?: number;
+  readonly saslUrl?: string;
   readonly pid: number;
   /** stop terminates Kafka and removes its directory. Idempotent. */
   stop(): Promise<void>;
@@ -50,6 +58,7 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
   try {
     const port = await freePort();
     const controller = await freePort();
+    const sasl = options.saslUsers == null ? undefined : { port: await freePort(), users: options.saslUsers };
     const config = join(dir, 'server.properties');
     writeFileSync(
       config,
@@ -57,10 +66,17 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
         'process.roles=broker,controller',
         'node.id=1',
         `controller.quorum.voters=1@127.0.0.1:${controller}`,
-        `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}`,
-        `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+        `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}${sasl == null ? '' : `,SASL_PLAINTEXT://127.0.0.1:${sasl.port}`}`,
+        `advertised.listeners=PLAINTEXT://127.0.0.1:${port}${sasl == null ? '' : `,SASL_PLAINTEXT://127.0.0.1:${sasl.port}`}`,
         'controller.listener.names=CONTROLLER',
-        'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+        'inter.broker.listener.name=PLAINTEXT',
+        `listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${sasl == null ? '' : ',SASL_PLAINTEXT:SASL_PLAINTEXT'}`,
+        ...(sasl == null
+          ? []
+          : [
+              'sasl.enabled.mechanisms=PLAIN',
+              `listener.name.sasl_plaintext.plain.sasl.jaas.config=${plainJaas(sasl.users)}`,
+            ]),
         `log.dirs=${join(dir, 'data')}`,
         'offsets.topic.replication.factor=1',
         'offsets.topic.num.partitions=1',
@@ -99,6 +115,7 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
       port,
       brokers: `127.0.0.1:${port}`,
       url: `kafka://127.0.0.1:${port}`,
+      ...(sasl == null ? {} : { saslPort: sasl.port, saslUrl: `kafka://127.0.0.1:${sasl.port}` }),
       pid: server.pid,
       async stop() {
         if (stopped) return;
@@ -111,6 +128,24 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
     workDir.remove();
     throw error;
   }
+}
+
+/**
+ * plainJaas is the broker's PLAIN login module line: one `user_<name>="<password>"` per user. Names
+ * and passwords are test values; a quote or backslash in them is refused rather than escaped.
+ */
+function plainJaas(users: Readonly<Record<string, string>>): string {
+  const entries = Object.entries(users);
+  for (const [name, password] of entries)
+    if (!/^[A-Za-z0-9_.-]+$/.test(name) || /["\\\n]/.test(password))
+      throw new TestenvError(
+        `kafka SASL user ${JSON.stringify(name)}: use letters, digits, _ . - and no quotes`,
+        {
+          code: TestenvErrorCode.StartFailed,
+        },
+      );
+  const users_ = entries.map(([name, password]) => `user_${name}="${password}"`).join(' ');
+  return `org.apache.kafka.common.security.plain.PlainLoginModule required ${users_};`;
 }
 
 /**

@@ -44,10 +44,13 @@ export function useRedis(): () => RedisServer {
 /**
  * useKafka starts a single-node KRaft Kafka for the test file (beforeAll) and stops it (afterAll).
  * A missing server (`pnpm testenv:build kafka`) skips the file's tests locally and fails under `CI=true`.
+ * `saslUsers` adds a SASL_PLAINTEXT (PLAIN) listener for those users (`saslUrl`).
  */
-export function useKafka(): () => KafkaServer {
+export function useKafka(
+  options: { readonly saslUsers?: Readonly<Record<string, string>> } = {},
+): () => KafkaServer {
   return useServer('Kafka', async () => {
-    const server = await startKafka();
+    const server = await startKafka(options);
     return { value: server, release: server.stop };
   });
 }

@@ -122,7 +122,7 @@ export {
 } from './schema/condition.js';
 export type { FieldCondition, TimeCondition } from './schema/condition.js';
 export { Notification, NOTIFY_DEFAULT_INTERVAL } from './schema/notification.js';
-export type { Notify } from './schema/notification.js';
+export type { Notify, RolloutNotify, RolloutOutcome } from './schema/notification.js';
 
 // Schema primitives
 export {

@@ -27,8 +27,9 @@ A scenario is YAML: \`steps:\` (required) and \`now:\` (optional start time). Ea
 plus optional \`cr: <name>\` (the CR of update, delete and the CR expectations; default the last
 applied), \`context:\` (new cross, git, external, docker, providers results; they stay until
 changed, null removes one), \`advance: <duration>\` (move the clock first) and \`expect:\`
-(applies, creates, prunes, children, status, ready, reason, deletionOrder; rollout, revisions,
-crs.<name> for rollouts).
+(applies, creates, prunes, children, status, ready, reason, deletionOrder, notifications; rollout,
+revisions, crs.<name> for rollouts). External calls of every protocol are answered from
+\`context.external\`; the team notifications a step would send are printed (nothing is sent).
 
 Options:
   --scenario <file>  The scenario file.

@@ -110,6 +110,15 @@ function sendError(response: ServerResponse, status: number, message: string): v
   sendJson(response, status, { error: { status, message } });
 }
 
+/** externalView is `GET /api/v1/external`: each external call's last outcome (entry, call, protocol). */
+function externalView(engine: KatalogRuntime): unknown[] {
+  const caller = (engine.hookServices as KatalogRuntime['hookServices'] | undefined)?.external;
+  return (caller?.outcomes() ?? []).map(({ atMs, ...outcome }) => ({
+    ...outcome,
+    at: new Date(atMs).toISOString(),
+  }));
+}
+
 /** namespaceFilter asks the viewer once per namespace and remembers the answers for this request. */
 async function visibleNamespaces(
   viewer: Viewer,
@@ -369,6 +378,10 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
           queues,
         }),
       );
+    }
+    if (parts[0] === 'external' && parts.length === 1) {
+      // §23.2: each external call's last outcome, from the caller's memory; never a body or credential.
+      return sendJson(response, 200, { items: externalView(engine) });
     }
     if (parts[0] === 'stream' && parts.length === 1) return stream(request, response, viewer);
     if (parts[0] === 'entries' && parts[2] === 'crs' && parts[1] != null) {

@@ -95,6 +95,56 @@ function lifecycleLine(lifecycle: Lifecycle | null | undefined): HTMLElement | n
   return parts.length === 0 ? null : h('p', { 'aria-label': 'Lifecycle' }, ...parts);
 }
 
+/** CallOutcome is one external call's last outcome (`GET /api/v1/external`, runtime.md §23.2). */
+interface CallOutcome {
+  readonly entry: string;
+  readonly call: string;
+  readonly protocol: string;
+  readonly outcome: 'ok' | 'error' | 'timeout';
+  readonly errorClass?: string;
+  readonly status?: number;
+  readonly at: string;
+  readonly durationMs: number;
+  readonly calls: number;
+  readonly failures: number;
+}
+
+/** externalSection lists each external call's last outcome, or nothing before the first call. */
+function externalSection(outcomes: readonly CallOutcome[]): HTMLElement | null {
+  if (outcomes.length === 0) return null;
+  const head = ['Entry', 'Call', 'Protocol', 'Last outcome', 'When', 'Duration', 'Calls (failed)'];
+  const rows = outcomes.map((o) => {
+    const label =
+      o.outcome === 'ok'
+        ? 'ok'
+        : o.outcome === 'timeout'
+          ? 'timeout'
+          : `error: ${o.errorClass ?? 'unknown'}${o.status == null ? '' : ` (${o.status})`}`;
+    return h(
+      'tr',
+      {},
+      h('td', {}, o.entry),
+      h('td', {}, o.call),
+      h('td', {}, o.protocol),
+      h('td', {}, h('span', { class: `badge ${o.outcome === 'ok' ? 'ok' : 'bad'}` }, label)),
+      h('td', { title: o.at }, `${age(o.at)} ago`),
+      h('td', {}, `${o.durationMs} ms`),
+      h('td', {}, `${o.calls} (${o.failures})`),
+    );
+  });
+  return h(
+    'section',
+    { 'aria-labelledby': 'external-calls' },
+    h('h2', { id: 'external-calls' }, 'External calls'),
+    h(
+      'table',
+      { 'aria-label': 'External calls' },
+      h('thead', {}, h('tr', {}, ...head.map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...rows),
+    ),
+  );
+}
+
 /** rolloutSection shows where a Katalog rollout stands (runtime.md §24), or nothing without one. */
 function rolloutSection(rollout: Rollout | null | undefined): HTMLElement | null {
   if (rollout == null) return null;
@@ -341,7 +391,12 @@ function graph(entry: Entry): SVGElement {
 }
 
 async function katalogPage(): Promise<HTMLElement> {
-  const [katalog, stats] = await Promise.all([getJson<KatalogView>('/katalog'), getJson<Stats>('/operator')]);
+  const [katalog, stats, external] = await Promise.all([
+    getJson<KatalogView>('/katalog'),
+    getJson<Stats>('/operator'),
+    // An operator of an earlier version has no /external: the section is left out.
+    getJson<{ items: CallOutcome[] }>('/external').catch(() => ({ items: [] })),
+  ]);
   const byEntry = new Map(stats.entries.map((e) => [e.entry, e]));
   const page = h(
     'div',
@@ -400,6 +455,8 @@ async function katalogPage(): Promise<HTMLElement> {
   page.append(h('h2', {}, 'Operator'), table);
   const rollout = rolloutSection(katalog.rollout);
   if (rollout != null) page.append(rollout);
+  const calls = externalSection(external.items);
+  if (calls != null) page.append(calls);
   for (const entry of katalog.entries) {
     page.append(
       h(

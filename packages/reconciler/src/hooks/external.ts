@@ -11,7 +11,7 @@ import type { ExternalProtocolName } from '@orkestra/types';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { redactUrlCredentials } from '../redact-url.js';
-import { AddressGuard } from './address-guard.js';
+import { AddressGuard, BlockedAddressError } from './address-guard.js';
 import type { ResolveHost } from './address-guard.js';
 import { createDeadline } from './deadline.js';
 import { MIB, TimeoutError, describeError, sendHttpRequest } from './http-request.js';
@@ -165,6 +165,46 @@ export interface ExternalCallStats {
   readonly secretReads: number;
 }
 
+/**
+ * CallErrorClass says why a call failed, as a fixed word (never the server's text, which may echo
+ * a credential or a body): `config` (its timeout or cacheFor), `credential` (its Secret or
+ * variable is missing), `address` (the address guard refused the target), `connection` (the server
+ * could not be reached or broke the connection), `answer` (the server answered with a failure: an
+ * HTTP status, a failed query), `refused` (the protocol refused the call: a command or statement
+ * it does not run, a missing client package), `aborted` (the reconcile was cancelled).
+ */
+export type CallErrorClass =
+  'config' | 'credential' | 'address' | 'connection' | 'answer' | 'refused' | 'aborted';
+
+/**
+ * ExternalCallOutcome is the last outcome of one external call of one entry (docs/reference/runtime.md
+ * §23.2, ADR 0066): what the Control Center shows. It never holds a credential, an error text or
+ * a response body.
+ */
+export interface ExternalCallOutcome {
+  readonly entry: string;
+  readonly call: string;
+  readonly protocol: ExternalProtocolName;
+  readonly outcome: 'ok' | 'error' | 'timeout';
+  /** Why it failed (outcome `error`). */
+  readonly errorClass?: CallErrorClass;
+  /** The HTTP status of an `http` or `prometheus` answer. */
+  readonly status?: number;
+  /** When the call ended, in milliseconds since the epoch (the caller's clock). */
+  readonly atMs: number;
+  readonly durationMs: number;
+  /** Calls made (cache hits not counted) and how many failed, since the caller started. */
+  readonly calls: number;
+  readonly failures: number;
+}
+
+/** CallFailure is how a made call failed: a timeout, or an error of a class. */
+type CallFailure =
+  { readonly outcome: 'timeout' } | { readonly outcome: 'error'; readonly errorClass: CallErrorClass };
+
+/** MAX_OUTCOMES bounds the outcomes kept (one per entry, call and protocol); the oldest go first. */
+const MAX_OUTCOMES = 1000;
+
 /** notCalledExternalResult is the result of a call whose gate failed: `called: false`, everything else empty. */
 export function notCalledExternalResult(): ExternalCallResult {
   return { called: false, ok: false, status: 0, body: '', json: null, headers: {}, error: '', durationMs: 0 };
@@ -195,6 +235,8 @@ export class ExternalCaller {
   readonly #sessions = new Map<ExternalProtocolName, ProtocolSession>();
   /** Failed results a retry will not fix (the protocol said so). */
   readonly #final = new WeakSet<ExternalCallResult>();
+  /** The last outcome per entry, call and protocol, least recently called first. */
+  readonly #outcomes = new Map<string, ExternalCallOutcome>();
   #requests = 0;
   #cacheHits = 0;
   #secretReads = 0;
@@ -237,6 +279,44 @@ export class ExternalCaller {
       this.#sessions.set(protocol, session);
     }
     return session;
+  }
+
+  /** outcomes lists each call's last outcome (entry, call, protocol), sorted by entry and call. */
+  outcomes(): ExternalCallOutcome[] {
+    return [...this.#outcomes.values()].sort(
+      (a, b) =>
+        a.entry.localeCompare(b.entry) ||
+        a.call.localeCompare(b.call) ||
+        a.protocol.localeCompare(b.protocol),
+    );
+  }
+
+  #record(
+    declaration: ExternalCallDeclaration,
+    context: ExternalCallContext,
+    result: ExternalCallResult,
+    failed: CallFailure | undefined,
+  ): void {
+    const protocol = declaration.protocol ?? 'http';
+    const key = JSON.stringify([context.entry, declaration.name, protocol]);
+    const before = this.#outcomes.get(key);
+    this.#outcomes.delete(key);
+    const http = protocol === 'http' || protocol === 'prometheus';
+    this.#outcomes.set(key, {
+      entry: context.entry,
+      call: declaration.name,
+      protocol,
+      ...(result.ok ? { outcome: 'ok' } : (failed ?? { outcome: 'error', errorClass: 'answer' })),
+      ...(http && result.status > 0 ? { status: result.status } : {}),
+      atMs: this.#clock.now(),
+      durationMs: result.durationMs,
+      calls: (before?.calls ?? 0) + 1,
+      failures: (before?.failures ?? 0) + (result.ok ? 0 : 1),
+    });
+    if (this.#outcomes.size > MAX_OUTCOMES) {
+      const oldest = this.#outcomes.keys().next().value;
+      if (oldest != null) this.#outcomes.delete(oldest);
+    }
   }
 
   /** stats returns the counters. */
@@ -307,10 +387,21 @@ export class ExternalCaller {
     });
   }
 
-  /** call makes one rendered call (or answers it from the cache) and never throws. */
+  /** call makes one rendered call (or answers it from the cache) and never throws; a made call's outcome is kept (`outcomes`). */
   async call(
     declaration: ExternalCallDeclaration,
     context: ExternalCallContext,
+  ): Promise<ExternalCallResult> {
+    const made: { cached?: boolean; failed?: CallFailure } = {};
+    const result = await this.#call(declaration, context, made);
+    if (made.cached !== true) this.#record(declaration, context, result, made.failed);
+    return result;
+  }
+
+  async #call(
+    declaration: ExternalCallDeclaration,
+    context: ExternalCallContext,
+    made: { cached?: boolean; failed?: CallFailure },
   ): Promise<ExternalCallResult> {
     const started = this.#clock.now();
     const protocol = declaration.protocol ?? 'http';
@@ -321,6 +412,7 @@ export class ExternalCaller {
       cacheFor = parseDuration(declaration.cacheFor ?? '0');
       timeoutMs = parseDuration(declaration.timeout ?? '10s');
     } catch (error) {
+      made.failed = { outcome: 'error', errorClass: 'config' };
       return failure(0, describeError(error), this.#clock.now() - started);
     }
     const cacheKey = JSON.stringify([
@@ -338,6 +430,7 @@ export class ExternalCaller {
       const cached = this.#cache.get(cacheKey, started);
       if (cached != null) {
         this.#cacheHits++;
+        made.cached = true;
         return cached;
       }
     }
@@ -350,7 +443,10 @@ export class ExternalCaller {
     let credential: string | undefined;
     try {
       const resolved = await this.#credential(declaration, context);
-      if (typeof resolved === 'object') return failure(0, resolved.error, this.#clock.now() - started);
+      if (typeof resolved === 'object') {
+        made.failed = { outcome: 'error', errorClass: 'credential' };
+        return failure(0, resolved.error, this.#clock.now() - started);
+      }
       credential = resolved;
       const answer = await this.#session(protocol).call({
         declaration,
@@ -370,6 +466,11 @@ export class ExternalCaller {
         durationMs: this.#clock.now() - started,
       };
       if (!result.ok && retryable === false) this.#final.add(result);
+      if (!result.ok)
+        made.failed = {
+          outcome: 'error',
+          errorClass: result.status > 0 || retryable !== false ? 'answer' : 'refused',
+        };
       if (result.ok && cacheFor > 0) this.#cache.set(cacheKey, result, this.#clock.now() + cacheFor);
       return result;
     } catch (error) {
@@ -380,6 +481,10 @@ export class ExternalCaller {
           : deadline.signal.aborted
             ? `aborted: ${describeError(reason)}`
             : describeError(error);
+      made.failed =
+        reason instanceof TimeoutError
+          ? { outcome: 'timeout' }
+          : { outcome: 'error', errorClass: deadline.signal.aborted ? 'aborted' : errorClassOf(error) };
       const result = failure(0, withoutSecret(message, credential), this.#clock.now() - started);
       if (!deadline.signal.aborted && (error as { retryable?: unknown } | null)?.retryable === false)
         this.#final.add(result);
@@ -493,6 +598,16 @@ function parseHttpUrl(text: string): URL {
 /** withoutSecret masks a credential wherever a message repeats it (a driver quoting its connection). */
 function withoutSecret(message: string, credential: string | undefined): string {
   return credential == null || credential.length < 4 ? message : message.split(credential).join('***');
+}
+
+/** errorClassOf classifies a thrown failure: the guard's refusal, the protocol's, or the connection. */
+function errorClassOf(error: unknown): CallErrorClass {
+  for (let e: unknown = error, depth = 0; e != null && depth < 5; depth++) {
+    if (e instanceof BlockedAddressError) return 'address';
+    if ((e as { retryable?: unknown }).retryable === false) return 'refused';
+    e = (e as { cause?: unknown }).cause;
+  }
+  return 'connection';
 }
 
 function failure(status: number, error: string, durationMs: number): ExternalCallResult {

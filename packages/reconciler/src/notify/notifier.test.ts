@@ -105,3 +105,21 @@ describe('Notifier', () => {
     expect(() => step?.({ spec: null } as unknown as Record<string, unknown>)).not.toThrow();
   });
 });
+
+describe('Notifier.rollout (docs/reference/katalog.md §2.3)', () => {
+  it('returns at once while the send hangs, and never throws into the rollout', async () => {
+    const counted: string[] = [];
+    let release: (value: string | undefined) => void = () => undefined;
+    const hanging = new Promise<string | undefined>((resolve) => (release = resolve));
+    const n = notifier({ readSecret: () => hanging, counted, lines: [] });
+    const state = { stable: 'a', target: 'b', phase: 'Failed', step: 0 };
+    n.rollout({ teams: ['ops'], on: ['gateFailed'] }, [{ reason: 'RolloutGateFailed', message: 'x' }], state);
+    expect(counted).toEqual([]);
+    expect(() =>
+      n.rollout({ teams: ['ops'], on: ['gateFailed'] }, null as unknown as [], state),
+    ).not.toThrow();
+    release(undefined);
+    await n.idle();
+    expect(counted).toEqual(['webhook failed']);
+  });
+});

@@ -9,15 +9,16 @@
  * message, a failed send is counted and logged without the webhook URL or any credential, and
  * neither ever reaches a CR's status.
  */
-import type { Condition, EvaluateConditionsOptions, Logger, Notification, Notify } from '@orkestra/types';
-import { NOTIFY_DEFAULT_INTERVAL, evaluateCondition, parseDuration } from '@orkestra/types';
+import type { EvaluateConditionsOptions, Logger, Notification, Notify, RolloutNotify } from '@orkestra/types';
+import { parseDuration } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { AddressGuard } from '../hooks/address-guard.js';
 import type { ResolveHost } from '../hooks/address-guard.js';
 import { describeError, sendHttpRequest } from '../hooks/http-request.js';
 import { IntervalGate } from './gate.js';
-import { conditionLabel, renderNotification } from './message.js';
 import type { RenderedNotification } from './message.js';
+import { planNotifications, planRolloutNotifications } from './plan.js';
+import type { NotifyingCondition, RolloutOutcomeEvent } from './plan.js';
 
 /** NotificationChannel is the `channel` label of `orkestra_notifications_total`. */
 type NotificationChannel = 'email' | 'webhook';
@@ -83,8 +84,6 @@ interface Job {
   readonly message: RenderedNotification;
 }
 
-type NotifyingCondition = Condition & { readonly notify: Notify };
-
 /** Notifier gates, queues and sends one Katalog's team notifications. */
 export class Notifier {
   readonly #o: NotifierOptions;
@@ -124,6 +123,25 @@ export class Notifier {
     };
   }
 
+  /**
+   * rollout queues the team notifications of one rollout tick's outcomes (`spec.rollout.notify`,
+   * docs/reference/katalog.md §2.3, ADR 0066). It never throws and never waits for a send: a
+   * notification does not hold up or fail the rollout.
+   */
+  rollout(
+    notify: RolloutNotify,
+    events: readonly RolloutOutcomeEvent[],
+    state: Parameters<typeof planRolloutNotifications>[3],
+  ): void {
+    try {
+      const plan = { ...this.#o, gate: this.#gate };
+      for (const due of planRolloutNotifications(plan, notify, events, state))
+        this.#enqueue({ team: due.team, message: { subject: due.subject, text: due.text } });
+    } catch (error) {
+      this.#o.logger.warn({ err: describeError(error) }, 'rollout notification skipped');
+    }
+  }
+
   /** idle resolves once the queue is empty and no send is running (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.#draining != null) await this.#draining;
@@ -140,29 +158,9 @@ export class Notifier {
     conditions: readonly NotifyingCondition[],
     context: Readonly<Record<string, unknown>>,
   ): void {
-    const { notification } = this.#o;
-    for (const condition of conditions) {
-      if (!evaluateCondition(condition, context, this.#o.conditions).passed) continue;
-      for (const team of condition.notify.teams) {
-        const declared = notification.teams[team];
-        // Upstream: a team the Katalog does not declare is skipped, and the Katalog stays valid.
-        if (declared == null) continue;
-        const interval = parseDuration(
-          declared.interval ?? notification.defaults?.interval ?? NOTIFY_DEFAULT_INTERVAL,
-        );
-        const key = `${this.#o.katalogName}|${entry.name}|${conditionLabel(condition)}|${team}`;
-        if (!this.#gate.admit(key, interval)) continue;
-        const message = renderNotification({
-          notification,
-          team,
-          condition,
-          context,
-          render: this.#o.render,
-          kind: entry.kind,
-        });
-        this.#enqueue({ team, message });
-      }
-    }
+    const plan = { ...this.#o, gate: this.#gate };
+    for (const due of planNotifications(plan, entry, conditions, context))
+      this.#enqueue({ team: due.team, message: { subject: due.subject, text: due.text } });
   }
 
   #enqueue(job: Job): void {

@@ -28,5 +28,8 @@ export type {
   ProviderResultInput,
   ScriptedProvidersOptions,
 } from './offline-engine.js';
+export { IntervalGate } from '../notify/gate.js';
+export { planRolloutNotifications } from '../notify/plan.js';
+export type { DueNotification } from '../notify/plan.js';
 export { hookRoots, patchResults, resultsProblem, visibleRoots } from './results.js';
 export type { HookRoot } from './results.js';

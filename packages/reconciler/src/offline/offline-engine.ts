@@ -12,7 +12,7 @@ import type { KubeObject, ObjectRef } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
 import type { TemplateEngine } from '@orkestra/template';
 import { OrkestraError, toOrkestraError } from '@orkestra/types';
-import type { EvaluateConditionsOptions, Katalog, Logger } from '@orkestra/types';
+import type { EvaluateConditionsOptions, Katalog, Logger, Notification } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { CacheChangeType } from '../cache.js';
@@ -33,6 +33,10 @@ import { conditionsOptions } from '../runtime/conditions.js';
 import { assembleEntry } from '../runtime/entry.js';
 import type { PipelineHooks, RunResult } from '../runtime/reconcile-pipeline.js';
 import { MemoryCluster } from './memory-cluster.js';
+import { IntervalGate } from '../notify/gate.js';
+import { notifyingConditions } from '../notify/notifier.js';
+import { planNotifications } from '../notify/plan.js';
+import type { DueNotification } from '../notify/plan.js';
 
 export { createScriptedProviders } from '../hooks/providers/scripted.js';
 export type { ProviderResultInput, ScriptedProvidersOptions } from '../hooks/providers/scripted.js';
@@ -66,6 +70,11 @@ export interface OfflineEngineOptions {
   readonly crossReads?: 'results' | 'cluster';
   /** The Katalog revision the runs record as `status.katalogRevision` (docs/reference/runtime.md §24.2). Default: not recorded. */
   readonly revision?: string;
+  /**
+   * The interval gate of team notifications (docs/reference/katalog.md §15.4); share one between
+   * the engines of one simulated operator. Default: one of this engine's own, over `clock`.
+   */
+  readonly notificationGate?: IntervalGate;
 }
 
 /** OfflineRun is what one reconcile did. */
@@ -90,6 +99,8 @@ export interface OfflineRun {
   readonly gated?: true;
   /** Set when the CR is rolled back (docs/reference/katalog.md §20.4): what the run applied instead. */
   readonly rolledBack?: 'onRollback' | 'previous-spec' | 'held';
+  /** Team notifications this run would send (docs/reference/katalog.md §15.4); nothing is sent offline. */
+  readonly notifications: readonly DueNotification[];
 }
 
 /** ProviderCall is one provider call of an offline run; `retain` is a declaration the deletion path kept. */
@@ -149,6 +160,9 @@ export class OfflineEngine {
   readonly #seenNotes = new Set<string>();
   #notes: string[] = [];
   #providerCalls: ProviderCall[] = [];
+  #notifications: DueNotification[] = [];
+  readonly #notificationGate: IntervalGate;
+  readonly #notification: Notification | undefined;
   #writesBefore = 0;
   #results: OfflineResults = {};
 
@@ -160,6 +174,8 @@ export class OfflineEngine {
     this.#katalogName = options.katalog.metadata.name;
     this.#crossReads = options.crossReads ?? 'results';
     this.#revision = options.revision;
+    this.#notificationGate = options.notificationGate ?? new IntervalGate({ clock: options.clock });
+    this.#notification = options.katalog.spec.notification;
     this.#crds = compileKatalog(options.katalog, { engine: this.#engine }).crds;
     this.#recorder = new EventRecorder({
       clock: options.clock,
@@ -235,6 +251,7 @@ export class OfflineEngine {
     const eventsBefore = this.#events.length;
     this.#notes = [];
     this.#providerCalls = [];
+    this.#notifications = [];
     let result: RunResult | undefined;
     let error: OrkestraError | undefined;
     const key = keyOf(ref);
@@ -246,6 +263,7 @@ export class OfflineEngine {
       events: this.#events.slice(eventsBefore),
       notes: this.#notes,
       providerCalls: this.#providerCalls,
+      notifications: this.#notifications,
       cr: this.cluster.get(ref),
       ...extra,
     });
@@ -438,7 +456,41 @@ export class OfflineEngine {
       },
     );
     // `crossReads: cluster` answers in-process reads from the cluster's CRs, as the runtime's caches do.
-    return new KatalogHooks(fromCluster ? { ...services, crossResult: undefined } : services).hooksFor(crd);
+    const hooks = new KatalogHooks(fromCluster ? { ...services, crossResult: undefined } : services).hooksFor(
+      crd,
+    );
+    const notify = this.#notify(crd, conditions);
+    return notify == null ? hooks : { ...hooks, notify };
+  }
+
+  /**
+   * #notify is the entry's after-reconcile notification step as the runtime's notifier runs it
+   * (the same conditions, gate and rendering), recording the messages instead of sending them.
+   */
+  #notify(
+    crd: CompiledCrd,
+    conditions: EvaluateConditionsOptions,
+  ): ((context: Readonly<Record<string, unknown>>) => void) | undefined {
+    const notification = this.#notification;
+    const found = notifyingConditions(crd.entry);
+    if (notification == null || found.length === 0) return undefined;
+    const plan = {
+      katalogName: this.#katalogName,
+      notification,
+      gate: this.#notificationGate,
+      conditions,
+      render: (template: string, context: Readonly<Record<string, unknown>>) =>
+        String(this.#engine.renderTemplate(template, context)),
+    };
+    const entry = { name: crd.name, kind: crd.apiTypes.kind };
+    return (context) => {
+      try {
+        this.#notifications.push(...planNotifications(plan, entry, found, context));
+      } catch (error) {
+        // As the runtime's notifier: a notification never fails a reconcile.
+        this.#note(`notification skipped: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
   }
 
   /** #crossTarget is an entry of this Katalog as a cross-read target over the memory cluster's CRs. */

@@ -164,6 +164,20 @@ export interface KatalogRuntime {
    * rollout gate), `crs` lists the CRs of every shard it watches. Undefined without `shard`.
    */
   readonly crossShard: CrossShardView | undefined;
+  /**
+   * notifyRollout tells the teams of `spec.rollout.notify` about one rollout tick's outcomes
+   * (docs/reference/katalog.md §2.3, ADR 0066): queued, never awaited, never thrown. A no-op
+   * without `spec.notification` or `spec.rollout.notify`.
+   */
+  notifyRollout(
+    events: readonly { readonly reason: string; readonly message: string }[],
+    state: {
+      readonly stable: string;
+      readonly target: string;
+      readonly phase: string;
+      readonly step: number;
+    },
+  ): void;
 }
 
 /** CrossShardView is a sharded runtime's view of every shard's CRs (ADR 0058). */
@@ -439,6 +453,10 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
             entries: () => peers.entries(),
             cache: (name) => peers.cache(name),
           },
+    notifyRollout: (events, rolloutState) => {
+      const notify = compiled.katalog.spec.rollout?.notify;
+      if (notify != null) notifier?.rollout(notify, events, rolloutState);
+    },
   };
 }
 

@@ -122,3 +122,32 @@ spec:
     expect(off.ok && off.katalog.spec.notification).toBeUndefined();
   });
 });
+
+describe('spec.rollout.notify (ADR 0066)', () => {
+  const withRollout = (notify: string) =>
+    canonical('    teams: {ops: {email: [ops@example.com]}}').replace(
+      '  crds:\n',
+      `  rollout:\n    notify: ${notify}\n  crds:\n`,
+    );
+
+  it('takes both spellings of notify, with `on` defaulting to complete and gateFailed', () => {
+    const short = load(withRollout('[ops]'));
+    if (!short.ok) throw new Error(JSON.stringify(short.errors));
+    expect(short.katalog.spec.rollout?.notify).toEqual({ teams: ['ops'], on: ['complete', 'gateFailed'] });
+    const long = load(withRollout('{teams: [ops], on: [rolledBack], message: "{{ .rollout.outcome }}"}'));
+    if (!long.ok) throw new Error(JSON.stringify(long.errors));
+    expect(long.katalog.spec.rollout?.notify).toEqual({
+      teams: ['ops'],
+      on: ['rolledBack'],
+      message: '{{ .rollout.outcome }}',
+    });
+  });
+
+  it('refuses an unknown outcome at its position', () => {
+    const result = load(withRollout('{teams: [ops], on: [exploded]}'));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors[0]).toMatchObject({ path: 'spec.rollout.notify.on[0]' });
+    expect(result.errors[0]?.line).toBeGreaterThan(0);
+  });
+});

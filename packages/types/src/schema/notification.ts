@@ -90,3 +90,37 @@ export const NotifyInput = z
     z.strictObject({ teams: z.array(TeamName).min(1), message: MessageTemplate.optional() }),
   ])
   .transform((value): Notify => (Array.isArray(value) ? { teams: value } : value));
+
+/** ROLLOUT_OUTCOMES are the rollout outcomes `spec.rollout.notify.on` may name (docs/reference/katalog.md §2.3). */
+export const ROLLOUT_OUTCOMES = ['step', 'complete', 'gateFailed', 'rolledBack'] as const;
+/** RolloutOutcome is one of ROLLOUT_OUTCOMES. */
+export type RolloutOutcome = (typeof ROLLOUT_OUTCOMES)[number];
+
+/** RolloutNotify is `spec.rollout.notify` after normalization: the teams, the outcomes, an optional message. */
+export interface RolloutNotify {
+  readonly teams: readonly string[];
+  readonly on: readonly RolloutOutcome[];
+  readonly message?: string | undefined;
+}
+
+/** The outcomes told when `on` is not given: the ones a person has to act on, or wait for. */
+const DEFAULT_ROLLOUT_OUTCOMES: readonly RolloutOutcome[] = ['complete', 'gateFailed'];
+
+/**
+ * RolloutNotifyInput is `spec.rollout.notify` (ADR 0066): `notify:`'s two spellings, as on a
+ * condition, plus `on:` (the outcomes told; default `complete` and `gateFailed`).
+ */
+export const RolloutNotifyInput = z
+  .union([
+    z.array(TeamName).min(1),
+    z.strictObject({
+      teams: z.array(TeamName).min(1),
+      message: MessageTemplate.optional(),
+      on: z.array(z.enum(ROLLOUT_OUTCOMES)).min(1).optional(),
+    }),
+  ])
+  .transform((value): RolloutNotify =>
+    Array.isArray(value)
+      ? { teams: value, on: DEFAULT_ROLLOUT_OUTCOMES }
+      : { ...value, on: value.on ?? DEFAULT_ROLLOUT_OUTCOMES },
+  );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Duration } from '../duration.js';
+import { RolloutNotifyInput } from './notification.js';
 
 /**
  * RolloutCanary is the first step of a rollout (docs/reference/katalog.md §2.3): exactly one of a
@@ -31,6 +32,8 @@ const RolloutSchema = z
     readyTimeout: Duration.default('10m'),
     onFailure: z.enum(['pause', 'rollback']).default('pause'),
     paused: z.boolean().default(false),
+    /** Teams told of the rollout's outcomes (docs/reference/katalog.md §2.3, §15.4; ADR 0066). */
+    notify: RolloutNotifyInput.optional(),
   })
   .superRefine((rollout, ctx) => {
     rollout.waves.forEach((wave, i) => {

@@ -24,6 +24,8 @@ export interface ExpectationFailure {
  * Rollouts (docs/reference/runtime.md §24): `rollout` is a partial match of the rollout, revisions named by their
  * Katalog file; `revisions` compares each named CR's `status.katalogRevision` (by file or
  * hash); `crs.<name>` checks children, status, ready, synced and reason of that CR.
+ * `notifications` compares the step's team notifications in order (docs/reference/katalog.md
+ * §15.4): a team name, or a partial match of one notification.
  */
 export function checkExpectations(report: StepReport): ExpectationFailure[] {
   return check(report, report.step.expect, '');
@@ -88,6 +90,24 @@ function check(
           if (actual !== expected && hash !== expected) fail(`revisions.${name}`, expected, actual);
         }
         break;
+      case ExpectKey.Notifications: {
+        const expected = value as readonly unknown[];
+        const actual = report.notifications;
+        if (expected.length !== actual.length) {
+          fail(
+            key,
+            expected,
+            actual.map((n) => ({ team: n.team, text: n.text })),
+          );
+          break;
+        }
+        expected.forEach((item, i) => {
+          if (typeof item === 'string') {
+            if (actual[i]?.team !== item) fail(`${key}.${i}.team`, item, actual[i]?.team ?? null);
+          } else matchPartial(item, actual[i], `${key}.${i}`, fail);
+        });
+        break;
+      }
       case ExpectKey.Crs:
         for (const [name, nested] of Object.entries(value as Record<string, Expectation[]>)) {
           const cr = report.crs.find((c) => c.name === name);

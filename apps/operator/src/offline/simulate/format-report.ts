@@ -13,7 +13,8 @@ function change(c: StatusChange): string {
 
 /**
  * formatStepReport renders one step: its action and CR, the creates, applies and prunes (or "no
- * writes"), the Ready condition, the changed status leaves, the deletion order and notes. The
+ * writes"), the Ready condition, the changed status leaves, the deletion order, the team
+ * notifications it would send (team, channels, subject and message; nothing is sent) and notes. The
  * expectation summary line is added by the caller.
  */
 export function formatStepReport(report: StepReport): string {
@@ -60,6 +61,15 @@ export function formatStepReport(report: StepReport): string {
     const ready = cr.ready == null ? 'no Ready' : `Ready=${cr.ready.status} ${cr.ready.reason}`;
     const children = cr.children.length === 0 ? '(none)' : cr.children.join(', ');
     add(`cr ${cr.name}: revision ${cr.revision ?? '(none)'}, ${ready}, children: ${children}`);
+  }
+  for (const n of report.notifications) {
+    const channels = [
+      ...(n.email.length > 0 ? [`email ${n.email.join(', ')}`] : []),
+      ...(n.webhook ? [`webhook${n.slack.length > 0 ? ` ${n.slack.join(', ')}` : ''}`] : []),
+      ...n.skipped.map((why) => `skipped ${why}`),
+    ];
+    add(`notify ${n.team} (${channels.length === 0 ? 'no channel' : channels.join('; ')}): ${n.subject}`);
+    add(`  ${n.text.split('\n').join('\n    ')}`);
   }
   for (const note of report.notes) add(`note: ${note}`);
   return `${lines.join('\n')}\n`;

@@ -79,6 +79,11 @@ export const ExpectKey = {
   Revisions: 'revisions',
   /** docs/reference/runtime.md §24: CR name → children, status, ready, synced, reason of that CR. */
   Crs: 'crs',
+  /**
+   * docs/reference/katalog.md §15.4: the team notifications the step would send, in order; each a
+   * team name or a partial match of {team, trigger, subject, text, email, webhook, slack, skipped, cr}.
+   */
+  Notifications: 'notifications',
 } as const;
 export type ExpectKey = (typeof ExpectKey)[keyof typeof ExpectKey];
 
@@ -425,6 +430,11 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
         !(Array.isArray(expected) && expected.every((e) => typeof e === 'string'))
       )
         fail(p, `${where(p)} must be a list of strings`);
+      if (
+        key === ExpectKey.Notifications &&
+        !(Array.isArray(expected) && expected.every((e) => typeof e === 'string' || isMap(e)))
+      )
+        fail(p, `${where(p)} must be a list of team names or partial notifications ({team, text, …})`);
       if (key === ExpectKey.Status && !isMap(expected))
         fail(p, `${where(p)} must be a map (a partial status)`);
       if (

@@ -24,7 +24,8 @@ import {
   tick,
 } from '@orkestra/reconciler/rollout';
 import type { RolloutState } from '@orkestra/reconciler/rollout';
-import type { ClusterWrite, OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
+import { IntervalGate, planRolloutNotifications } from '@orkestra/reconciler/offline';
+import type { ClusterWrite, DueNotification, OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import { checkCustomResource } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
 import { createSeededRandom } from '../../process/seeded-random.js';
@@ -106,7 +107,17 @@ export interface StepReport {
   readonly rollout: RolloutReport | undefined;
   /** docs/reference/runtime.md §24: every CR of the scenario, in the order applied (with rollouts or more than one CR). */
   readonly crs: readonly CrReport[];
+  /**
+   * Team notifications the step's reconciles would send (docs/reference/katalog.md §15.4), after
+   * the interval gate, with the rendered message; the simulation sends nothing.
+   */
+  readonly notifications: readonly SimulatedNotification[];
   readonly notes: readonly string[];
+}
+
+/** SimulatedNotification is one message a step would send: the CR whose reconcile triggered it, the team, the channels, the text. */
+export interface SimulatedNotification extends DueNotification {
+  readonly cr: string;
 }
 
 /** SimulatorOptions configures a Simulator. */
@@ -168,6 +179,10 @@ export class Simulator {
     setTimeout: (): object => ({}),
     clearTimeout: (): void => undefined,
   };
+  /** One interval gate for the operator's notifications, as the runtime keeps one per Katalog. */
+  readonly #notificationGate = new IntervalGate({ clock: this.#clock });
+  /** The notifications of the current step's runs. */
+  #notified: SimulatedNotification[] = [];
   /** The hook and provider results the steps gave so far (`patchResults`). */
   #context: OfflineResults = patchResults({}, {});
 
@@ -193,6 +208,7 @@ export class Simulator {
   /** run applies one step to the cluster, lets the engine settle, and returns the step's report. */
   async run(step: ScenarioStep): Promise<StepReport> {
     if (step.advanceMs != null) this.#nowMs += step.advanceMs;
+    this.#notified = [];
     if (step.context != null) this.#patchContext(step.context);
     if (step.cr != null) {
       if (!this.#crs.has(step.cr))
@@ -284,6 +300,7 @@ export class Simulator {
         clock: this.#clock,
         cluster: this.#cluster,
         engine: createTemplateEngine({ random: createSeededRandom(state.uid), clock: this.#clock }),
+        notificationGate: this.#notificationGate,
         ...(this.#recordRevisions ? { revision } : {}),
       });
       state.engines.set(revision, engine);
@@ -424,6 +441,7 @@ export class Simulator {
         notes.push(
           `rollout: ${event.reason}${event.cr == null ? '' : ` ${event.cr.metadata.name ?? ''}`}: ${event.message}`,
         );
+      this.#notifyRollout(result.events, result.state);
       if (result.state === this.#rollout) break;
       this.#rollout = result.state;
     }
@@ -487,6 +505,7 @@ export class Simulator {
       );
       writes.push(...run.writes);
       notes.push(...run.notes);
+      this.#notifiedBy(state, run);
       if (run.gated === true) {
         notes.push('reconcileGate held the reconcile: Gated=True, nothing else is written');
         timing = [];
@@ -584,6 +603,7 @@ export class Simulator {
     } else {
       for (let i = 0; i < MAX_RUNS && cluster.get(state.ref) != null; i++) {
         const run = await engine.reconcile(state.ref);
+        this.#notifiedBy(state, run);
         record(run);
         if (run.writes.length === 0 && run.providerCalls.length === 0 && run.error != null) break;
         for (const write of run.writes) {
@@ -611,6 +631,33 @@ export class Simulator {
   }
 
   // ---- report ---------------------------------------------------------------------------------
+
+  /** #notifyRollout plans the tick's rollout notifications as the runtime does (katalog.md §2.3, ADR 0066). */
+  #notifyRollout(events: readonly { reason: string; message: string }[], rollout: RolloutState): void {
+    const katalog = this.#katalog;
+    const notify = katalog.spec.rollout?.notify;
+    const notification = katalog.spec.notification;
+    if (events.length === 0 || notify == null || notification == null) return;
+    const engine = createTemplateEngine({ clock: this.#clock });
+    const plan = {
+      katalogName: katalog.metadata.name,
+      notification,
+      gate: this.#notificationGate,
+      render: (template: string, context: Readonly<Record<string, unknown>>) =>
+        String(engine.renderTemplate(template, context)),
+    };
+    const state = {
+      ...rollout,
+      stable: this.#revisionName(rollout.stable),
+      target: this.#revisionName(rollout.target),
+    };
+    for (const due of planRolloutNotifications(plan, notify, events, state))
+      this.#notified.push({ ...due, cr: 'rollout' });
+  }
+
+  #notifiedBy(state: CrState, run: OfflineRun): void {
+    for (const due of run.notifications) this.#notified.push({ ...due, cr: state.label });
+  }
 
   #children(state: CrState): KubeObject[] {
     const uid = this.#cluster.get(state.ref)?.metadata.uid ?? '';
@@ -650,6 +697,7 @@ export class Simulator {
       deletionOrder: undefined,
       rollout: this.#rolloutReport(),
       crs: this.#crReports(),
+      notifications: this.#notified,
       notes: parts.notes ?? [],
     };
   }

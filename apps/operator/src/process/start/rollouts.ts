@@ -96,6 +96,8 @@ export function createRollouts(o: CreateRolloutsOptions): Rollouts {
           logger,
           ...(o.tickMs == null ? {} : { tickMs: o.tickMs }),
           onState: (rollout, crs, events) => {
+            // Teams told of the tick's outcomes (katalog.md §2.3, ADR 0066): queued, never awaited.
+            if (events.length > 0) target().engine.notifyRollout(events, rollout);
             const counts: Record<string, number> = { [rollout.target]: 0, [rollout.stable]: 0 };
             for (const cr of crs) {
               const revision = state.rollout?.assign(cr) === 'previous' ? rollout.stable : rollout.target;

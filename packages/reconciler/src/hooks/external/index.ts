@@ -109,10 +109,14 @@ export async function runExternalCalls(
   return visible;
 }
 
+/** httpBased tells the protocols whose answers carry an HTTP status. */
+const httpBased = (protocol: ExternalCallDeclaration['protocol']): boolean =>
+  protocol == null || protocol === 'http' || protocol === 'prometheus';
+
 /**
  * scriptedCalls is `ExternalCaller.runAll` offline: each call the run makes is answered from the
- * given `external.<name>` result (called, ok, status 200 unless it says otherwise); a missing one
- * reads as not called.
+ * given `external.<name>` result, whatever its protocol (called, ok, status 200 for `http` and
+ * `prometheus`, 0 for the others, unless it says otherwise); a missing one reads as not called.
  */
 function scriptedCalls(script: OfflineScript): HookServices['external'] {
   return {
@@ -130,7 +134,8 @@ function scriptedCalls(script: OfflineScript): HookServices['external'] {
                 ...notCalledExternalResult(),
                 called: true,
                 ok: true,
-                status: 200,
+                // Only the HTTP-based protocols answer with an HTTP status; the others leave it 0.
+                status: httpBased(rendered.protocol) ? 200 : 0,
                 ...(given as Partial<ExternalCallResult>),
               };
         results[declaration.name] = result;
