@@ -277,7 +277,7 @@ async function runModuleReconciler(
 /** moduleAnswer turns a module reconciler's result into the remote answer's shape, or says what is wrong with it. */
 function moduleAnswer(value: unknown): Record<string, unknown> | string {
   if (value == null) return { result: 'ok' };
-  if (!isRecord(value))
+  if (!isMap(value))
     return `${Array.isArray(value) ? 'an array' : typeof value}, not { resources, status, requeueAfter }`;
   const unknown = Object.keys(value).filter((key) => !RECONCILER_RESULT_KEYS.includes(key));
   if (unknown.length > 0)
