@@ -207,6 +207,8 @@ export {
   EmitEvents,
   Cleanup,
 } from './schema/crd-parts.js';
+export { AUTOSCALE_PROFILES, expandAutoscaleProfile } from './schema/autoscale-profiles.js';
+export type { AutoscaleProfileName, AutoscaleProfileBaseline } from './schema/autoscale-profiles.js';
 export type {
   EmitEvent,
   QueueBehaviour,

@@ -10,6 +10,11 @@ import {
   gateShape,
 } from './condition.js';
 import type { GateInput } from './condition.js';
+import {
+  autoscaleProfileName,
+  autoscaleProfileTiming,
+  unknownAutoscaleProfileMessage,
+} from './autoscale-profiles.js';
 import { ExternalCall } from './hooks.js';
 import { DotPath, Identifier, Literal, TemplateValue, Tpl, isSafeDotPath, isTemplate } from './primitives.js';
 
@@ -285,8 +290,12 @@ export const AutoscaleRule: z.ZodType<AutoscaleRule> = AutoscaleRuleSchema.meta(
 const AutoscaleSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
-    interval: Duration.default('15s'),
-    cooldown: Duration.default('2m'),
+    /** A preset (§18.1): the whole autoscale input, expanded from the entry's workers and queue depth. */
+    profile: Literal.optional(),
+    /** Default `15s` (a profile's own with `profile`). */
+    interval: Duration.optional(),
+    /** Default `2m` (a profile's own with `profile`). */
+    cooldown: Duration.optional(),
     workers: Bounds.optional(),
     queueDepth: z.strictObject({ min: z.int().min(0).optional(), max: z.int().min(0).optional() }).optional(),
     resync: DurationBounds.optional(),
@@ -303,6 +312,25 @@ const AutoscaleSchema = z
     do: AutoscaleDo.optional(),
   })
   .superRefine((value, ctx) => {
+    if (value.profile !== undefined) {
+      const manual = (['interval', 'cooldown', 'conditions', 'do'] as const).filter(
+        (k) => value[k] !== undefined,
+      );
+      if (manual.length > 0 || value.rules.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          message: `autoscale.profile ${JSON.stringify(value.profile)} cannot be combined with manual autoscale fields; remove ${[...manual, ...(value.rules.length > 0 ? ['rules'] : [])].join('/')} when using a profile`,
+          path: ['profile'],
+          input: value.profile,
+        });
+      else if (autoscaleProfileName(value.profile) === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: unknownAutoscaleProfileMessage(value.profile),
+          path: ['profile'],
+          input: value.profile,
+        });
+    }
     if ((value.conditions === undefined) !== (value.do === undefined)) {
       ctx.addIssue({
         code: 'custom',
@@ -327,13 +355,19 @@ const AutoscaleSchema = z
         input: min,
       });
   })
-  .transform(({ conditions, do: single, ...rest }) => ({
-    ...rest,
-    rules:
-      conditions !== undefined && single !== undefined
-        ? [...rest.rules, { name: 'default', do: single, when: conditions.when, anyOf: conditions.anyOf }]
-        : rest.rules,
-  }));
+  .transform(({ conditions, do: single, profile, interval, cooldown, ...rest }) => {
+    const preset = profile === undefined ? undefined : autoscaleProfileName(profile);
+    return {
+      ...rest,
+      ...(preset === undefined ? {} : { profile: preset }),
+      interval: interval ?? (preset === undefined ? '15s' : autoscaleProfileTiming(preset).interval),
+      cooldown: cooldown ?? (preset === undefined ? '2m' : autoscaleProfileTiming(preset).cooldown),
+      rules:
+        conditions !== undefined && single !== undefined
+          ? [...rest.rules, { name: 'default', do: single, when: conditions.when, anyOf: conditions.anyOf }]
+          : rest.rules,
+    };
+  });
 /** Autoscale is an autoscale block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface Autoscale extends z.output<typeof AutoscaleSchema> {}
