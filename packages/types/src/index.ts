@@ -198,6 +198,7 @@ export {
   ProviderDeclarationList,
   ProviderBlocks,
   AutoscaleRule,
+  AutoscaleSource,
   Autoscale,
   Queue,
   DependsOn,

@@ -18,6 +18,8 @@ export interface AutoscaleInputs {
   readonly p95Ms: number;
   /** Retryable failures ÷ finished reconciles in the last interval, in %. */
   readonly errorRatePercent: number;
+  /** What rule conditions read under `cross.<name>` (katalog.md §18.2); absent names do not pass. */
+  readonly cross?: Readonly<Record<string, unknown>>;
 }
 
 /** AutoscaleBounds is an inclusive range. */
@@ -284,7 +286,11 @@ export function decide(
   const date = new Date(now);
   const passing = config.rules.find(
     (rule) =>
-      evaluateConditions({ when: rule.when, anyOf: rule.anyOf }, { metrics }, { now: () => date }).passed,
+      evaluateConditions(
+        { when: rule.when, anyOf: rule.anyOf },
+        { metrics, cross: inputs.cross ?? {} },
+        { now: () => date },
+      ).passed,
   );
   let override = state.override;
   let released: AutoscaleOverride | null = null;

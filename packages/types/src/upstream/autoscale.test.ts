@@ -83,6 +83,91 @@ describe('autoscale.profile', () => {
   });
 });
 
+describe('autoscale conditions[].source', () => {
+  it('G2: a condition `source` with endpoint moves to autoscale.sources as a url, named by the field', () => {
+    const entry = entryOf(`${head()}      operatorBox:
+        autoscale:
+          conditions:
+            when:
+              - field: cross.managed-database.metrics.queueDepth
+                greaterThan: "500"
+                source:
+                  endpoint: "http://database-operator:8080/katalog/managed-database"
+                  token: $DB_TOKEN
+          do:
+            workers: 2
+`);
+    expect(entry?.autoscale?.sources).toEqual([
+      {
+        as: 'managed-database',
+        crd: 'managed-database',
+        url: 'http://database-operator:8080/katalog/managed-database',
+        auth: { env: '$DB_TOKEN' },
+        timeout: '5s',
+        cacheFor: '30s',
+      },
+    ]);
+    expect(entry?.autoscale?.rules[0]?.when[0]).toMatchObject({
+      field: 'cross.managed-database.metrics.queueDepth',
+    });
+  });
+
+  it('G3: host + protocol (older `type`) reads the peer Live API, in `or`', () => {
+    const entry = entryOf(`${head()}      operatorBox:
+        autoscale:
+          conditions:
+            or:
+              - field: cross.loader.metrics.queueDepth
+                greaterThan: "60"
+                source:
+                  host: "http://loader.loader-system:8080"
+                  type: metrics
+                  cacheFor: 10s
+          do:
+            workers: 8
+`);
+    expect(entry?.autoscale?.sources).toEqual([
+      expect.objectContaining({
+        as: 'loader',
+        endpoint: 'http://loader.loader-system:8080',
+        protocol: 'metrics',
+        cacheFor: '10s',
+      }),
+    ]);
+  });
+
+  it('a literal token is refused at its position', () => {
+    const errors = errorsOf(`${head()}      operatorBox:
+        autoscale:
+          conditions:
+            when:
+              - field: cross.db.metrics.queueDepth
+                greaterThan: "1"
+                source:
+                  host: "http://db:8080"
+                  token: hunter2
+          do:
+            workers: 2
+`);
+    expect(errors).toEqual([expect.stringContaining('a literal token in the Katalog is refused')]);
+  });
+
+  it('a templated source address is refused: the autoscaler reads for the entry', () => {
+    const errors = errorsOf(`${head()}      autoscale:
+        sources:
+          - as: db
+            url: "http://{{ .spec.host }}/m"
+        conditions:
+          when:
+            - field: cross.db.metrics.queueDepth
+              greaterThan: 1
+        do:
+          workers: 2
+`);
+    expect(errors).toEqual([expect.stringContaining('autoscale.sources[0].url: `url` must be literal')]);
+  });
+});
+
 describe('hpa behavior.profile', () => {
   const hpa = (behavior: string) => `${head()}      operatorBox:
         onCreate:
