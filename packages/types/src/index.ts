@@ -209,6 +209,7 @@ export {
   Cleanup,
 } from './schema/crd-parts.js';
 export { AUTOSCALE_PROFILES, expandAutoscaleProfile } from './schema/autoscale-profiles.js';
+export type { WorkloadAutoscale } from './schema/workload-autoscale.js';
 export type { AutoscaleProfileName, AutoscaleProfileBaseline } from './schema/autoscale-profiles.js';
 export type {
   EmitEvent,
