@@ -150,7 +150,7 @@ export function scaleWorkloads(
     }
     if (decision.decision === 'cooldown' && lastScaleAt != null)
       recheckAt.push(lastScaleAt + parseDuration(config.cooldown));
-    const at = decision.changed && live != null ? new Date(o.now).toISOString() : stamp;
+    const at = decision.changed ? new Date(o.now).toISOString() : stamp;
     status[child.ref.name] = {
       kind: child.ref.kind,
       replicas: decision.replicas,
