@@ -168,6 +168,62 @@ describe('autoscale conditions[].source', () => {
   });
 });
 
+describe('workload autoscale', () => {
+  it('G2: autoscale on an onCreate deployment (upstream WorkloadAutoscale) loads with its defaults', () => {
+    const entry = entryOf(`${head()}      operatorBox:
+        onCreate:
+          deployments:
+            - image: nginx
+              replicas: "2"
+              reconcile: true
+              autoscale:
+                min: 2
+                max: 10
+                scaleUp:
+                  conditions:
+                    when:
+                      - time: { after: "09:00", before: "18:00" }
+                  target: 8
+                scaleDown:
+                  conditions:
+                    anyOf:
+                      - field: cross.loader.status.phase
+                        equals: Idle
+                  decrement: 1
+`);
+    expect(entry?.operatorBox.onCreate.deployments[0]?.autoscale).toMatchObject({
+      min: 2,
+      max: 10,
+      cooldown: '1m',
+      scaleUp: { target: 8, conditions: { when: [expect.objectContaining({ time: expect.anything() })] } },
+      scaleDown: {
+        decrement: 1,
+        conditions: { anyOf: [expect.objectContaining({ field: 'cross.loader.status.phase' })] },
+      },
+    });
+  });
+
+  it('target beside increment, and min above max, are refused at their keys', () => {
+    const errors = errorsOf(`${head()}      operatorBox:
+        onReconcile:
+          statefulSets:
+            - image: redis
+              autoscale:
+                min: 5
+                max: 3
+                scaleUp:
+                  target: 4
+                  increment: 1
+`);
+    expect(errors).toEqual([
+      expect.stringContaining('statefulSets[0].autoscale.min: `min` must not exceed `max`'),
+      expect.stringContaining(
+        'statefulSets[0].autoscale.scaleUp.increment: `target` and `increment` are exclusive',
+      ),
+    ]);
+  });
+});
+
 describe('hpa behavior.profile', () => {
   const hpa = (behavior: string) => `${head()}      operatorBox:
         onCreate:
