@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Autoscale } from '@orkestra/types';
+import { Autoscale, CrossRead } from '@orkestra/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, flushMacrotask } from '../clock.js';
 import { CrossHttpClient } from '../hooks/cross-http.js';
@@ -117,6 +117,28 @@ describe('autoscale cross sources (katalog.md §18.2)', () => {
     });
     const { values } = await read();
     expect(values['db']).toMatchObject({ metrics: { queueDepth: 70, workersIdlePercent: 90 } });
+  });
+
+  it("the entry's own cross read of that crd is used, one with metrics before health", async () => {
+    requests = [];
+    peerDepth = 5;
+    const config = configFor([], 'cross.loader.metrics.queueDepth');
+    const entryCross = CrossRead.array().parse([
+      { crd: 'loader', selector: { name: 'one' }, endpoint: base, protocol: 'cr', as: 'loaderCr' },
+      { crd: 'loader', endpoint: base, protocol: 'health', as: 'loaderHealth' },
+      { crd: 'loader', endpoint: base, protocol: 'metrics', as: 'loaderStats', cacheFor: '1s' },
+    ]);
+    const read = autoscaleCrossReader({
+      rules: config.rules,
+      sources: [],
+      entryCross,
+      local: () => undefined,
+      http: new CrossHttpClient({ allowAddresses: ['127.0.0.0/8'] }),
+      env: {},
+    });
+    const { values } = await read();
+    expect(values['loader']).toMatchObject({ metrics: { queueDepth: 5 } });
+    expect(requests).toEqual(['/katalog/loader']);
   });
 
   it('a peer that does not answer leaves the value absent and names the address', async () => {

@@ -113,9 +113,11 @@ function planOf(name: string, options: AutoscaleCrossOptions): Plan {
   }
   const local = options.local(name);
   if (local != null) return local;
-  const read =
-    options.entryCross.find((c) => c.as === name && wholeEntry(c)) ??
-    options.entryCross.find((c) => c.crd === name && wholeEntry(c));
+  // By `as`, else by `crd`; an answer with `metrics` (info, metrics, a url) before `health`.
+  const rank = (c: CrossRead): number => (c.protocol === 'health' ? 1 : 0);
+  const candidates = (match: (c: CrossRead) => boolean): CrossRead[] =>
+    options.entryCross.filter((c) => match(c) && wholeEntry(c)).sort((a, b) => rank(a) - rank(b));
+  const read = candidates((c) => c.as === name)[0] ?? candidates((c) => c.crd === name)[0];
   if (read == null) return undefined;
   const literal = (value: string | undefined): boolean => value == null || !value.includes('{{');
   if (!literal(read.endpoint) || !literal(read.url)) return undefined;
