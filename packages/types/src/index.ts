@@ -225,6 +225,7 @@ export {
   ProviderDeclarationList,
   ProviderBlocks,
   AutoscaleRule,
+  AutoscaleSource,
   Autoscale,
   Queue,
   DependsOn,
@@ -234,6 +235,9 @@ export {
   EmitEvents,
   Cleanup,
 } from './schema/crd-parts.js';
+export { AUTOSCALE_PROFILES, expandAutoscaleProfile } from './schema/autoscale-profiles.js';
+export type { WorkloadAutoscale } from './schema/workload-autoscale.js';
+export type { AutoscaleProfileName, AutoscaleProfileBaseline } from './schema/autoscale-profiles.js';
 export type {
   EmitEvent,
   QueueBehaviour,

@@ -50,6 +50,8 @@ export type OrkestraLabel = (typeof OrkestraLabel)[keyof typeof OrkestraLabel];
 export const OrkestraAnnotation = {
   /** Child: where its entry is declared, e.g. `onReconcile.deployments[0]`. */
   Source: `${ORKESTRA_PREFIX}source`,
+  /** Child with `autoscale`: RFC 3339 time of its last replica change (katalog.md §18.4). */
+  AutoscaledAt: `${ORKESTRA_PREFIX}autoscaled-at`,
   /** Apply-mode child: hash of the last applied desired manifest. */
   AppliedHash: `${ORKESTRA_PREFIX}applied-hash`,
   /** Secret with `rotateAfter` or `tls`: RFC 3339 generation time. */

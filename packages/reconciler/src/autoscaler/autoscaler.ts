@@ -6,6 +6,7 @@
 import type { Logger } from '@orkestra/types';
 import { systemClock } from '../clock.js';
 import type { Clock, TimerHandle } from '../clock.js';
+import type { AutoscaleCrossRead } from './cross-sources.js';
 import { decide, initialAutoscaleState, percentile95 } from './decide.js';
 import type {
   AutoscaleConfig,
@@ -35,6 +36,24 @@ export interface AutoscalerOptions {
   readonly logger?: Pick<Logger, 'info' | 'warn'>;
   /** The CRD entry name, for logs. Default `""`. */
   readonly entry?: string;
+  /**
+   * Reads what rule conditions see under `cross.<name>` (katalog.md §18.2), awaited before each
+   * scheduled tick; see `autoscaleCrossReader`. Default: nothing is read.
+   */
+  readonly readCross?: () => Promise<AutoscaleCrossRead>;
+}
+
+/** AutoscaleLastDecision is the last tick's outcome and why (the Live API's `autoscale.last`). */
+export interface AutoscaleLastDecision {
+  /** When, ISO 8601. */
+  readonly at: string;
+  /** The rule whose override is in force, or null. */
+  readonly rule: string | null;
+  readonly changes: readonly AutoscaleDecision['changes'][number][];
+  /** One sentence: what changed and why, or why nothing did. */
+  readonly why: string;
+  /** `cross.<name>` values that could not be read, with why. */
+  readonly unavailable: readonly string[];
 }
 
 /** AutoscaleDecisionCounts counts applied changes per target and direction (`orkestra_autoscale_decisions_total`). */
@@ -62,6 +81,9 @@ export class Autoscaler {
   readonly #clock: Clock;
   readonly #logger: Pick<Logger, 'info' | 'warn'> | undefined;
   readonly #entry: string;
+  readonly #readCross: (() => Promise<AutoscaleCrossRead>) | undefined;
+  #cross: AutoscaleCrossRead = { values: {}, unavailable: [] };
+  #last: AutoscaleLastDecision | undefined;
   #state: AutoscaleState;
   #timer: TimerHandle | undefined;
   #ticks = 0;
@@ -78,7 +100,26 @@ export class Autoscaler {
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger;
     this.#entry = options.entry ?? '';
+    this.#readCross = options.readCross;
     this.#state = initialAutoscaleState(options.config);
+  }
+
+  /** last is the last tick's decision and why; undefined before the first tick. */
+  get last(): AutoscaleLastDecision | undefined {
+    return this.#last;
+  }
+
+  /** refreshCross reads the `cross` values the next tick sees; it never rejects. */
+  async refreshCross(): Promise<void> {
+    if (this.#readCross == null) return;
+    try {
+      this.#cross = await this.#readCross();
+    } catch (error) {
+      this.#cross = {
+        values: {},
+        unavailable: [`cross: ${error instanceof Error ? error.message : String(error)}`],
+      };
+    }
   }
 
   /** state is the state carried to the next tick. */
@@ -119,10 +160,19 @@ export class Autoscaler {
 
   /** tick runs one evaluation now and applies its changes. */
   tick(): AutoscaleDecision {
-    const inputs = this.#inputs();
-    const decision = decide(inputs, this.#state, this.#config, this.#clock.now());
+    const measured = this.#inputs();
+    const inputs = this.#readCross == null ? measured : { ...measured, cross: this.#cross.values };
+    const now = this.#clock.now();
+    const decision = decide(inputs, this.#state, this.#config, now);
     this.#ticks++;
     this.#state = decision.state;
+    this.#last = {
+      at: new Date(now).toISOString(),
+      rule: decision.rule,
+      changes: decision.changes,
+      why: whyOf(decision),
+      unavailable: this.#cross.unavailable,
+    };
     for (const change of decision.changes) {
       try {
         if (change.target === 'workers') this.#target.resizeWorkers(change.to);
@@ -145,15 +195,32 @@ export class Autoscaler {
   }
 
   #schedule(): void {
-    this.#timer = this.#clock.setTimeout(() => {
+    const run = (): void => {
+      if (this.#timer == null) return;
       try {
         this.tick();
       } catch (error) {
         this.#logger?.warn({ entry: this.#entry, err: error }, 'autoscale: tick failed');
       }
-      if (this.#timer != null) this.#schedule();
+      this.#schedule();
+    };
+    this.#timer = this.#clock.setTimeout(() => {
+      // Without cross sources the tick runs at once; with them, after their read (which never rejects).
+      if (this.#readCross == null) run();
+      else void this.refreshCross().then(run);
     }, this.#config.intervalMs);
   }
+}
+
+/** whyOf says in one sentence what a decision changed and why, or why nothing changed. */
+export function whyOf(decision: AutoscaleDecision): string {
+  if (decision.changes.length > 0)
+    return decision.changes
+      .map((c) => `${c.target} ${c.from} → ${c.to} (${c.reason}${c.rule == null ? '' : ` ${c.rule}`})`)
+      .join('; ');
+  if (decision.rule != null) return `rule ${decision.rule} holds its values`;
+  const on = (Object.entries(decision.signals) as [string, boolean][]).filter(([, v]) => v).map(([k]) => k);
+  return `no change: no rule passed${on.length === 0 ? '' : `; signals ${on.join(', ')}`}`;
 }
 
 /** DispatcherInputsOptions names the measurement sources of `dispatcherInputs`. */

@@ -373,3 +373,26 @@ describe('percentile95', () => {
     expect(percentile95([1, 1000])).toBe(1000);
   });
 });
+
+describe('profiles (katalog.md §18.1)', () => {
+  it('cost-optimized drops to half the workers and queue when idle, below the declared values', () => {
+    const config = configOf({ profile: 'cost-optimized' });
+    expect(config.intervalMs).toBe(30 * S);
+    expect(config.cooldownMs).toBe(10 * MIN);
+    expect(config.workers.min).toBe(2);
+    expect(config.queueDepth.min).toBe(50);
+    const idleDeep = { depth: 90, workers: 4, busyPercent: 10, p95Ms: 100, errorRatePercent: 0 };
+    const d = decide(idleDeep, initialAutoscaleState(config), config, NOON);
+    expect(d.rule).toBe('profile:cost-optimized');
+    expect(d.workers).toBe(2);
+    expect(d.queueDepth).toBe(50);
+  });
+
+  it('burst scales to four times the workers when the queue passes 60 % of its limit', () => {
+    const config = configOf({ profile: 'burst' });
+    const deep = { depth: 61, workers: 4, busyPercent: 50, p95Ms: 100, errorRatePercent: 0 };
+    expect(decide(deep, initialAutoscaleState(config), config, NOON).workers).toBe(16);
+    const shallow = { ...deep, depth: 60 };
+    expect(decide(shallow, initialAutoscaleState(config), config, NOON).rule).toBeNull();
+  });
+});

@@ -3,7 +3,7 @@
  * carried between ticks and the resolved configuration in; new values, the changes and the next
  * state out. No clock, no I/O: `now` is passed in.
  */
-import { evaluateConditions, parseDuration } from '@orkestra/types';
+import { AutoscaleRule, evaluateConditions, expandAutoscaleProfile, parseDuration } from '@orkestra/types';
 import type { Autoscale, Condition } from '@orkestra/types';
 
 /** AutoscaleInputs are one tick's measurements (docs/reference/runtime.md §15 "Inputs"). */
@@ -18,6 +18,8 @@ export interface AutoscaleInputs {
   readonly p95Ms: number;
   /** Retryable failures ÷ finished reconciles in the last interval, in %. */
   readonly errorRatePercent: number;
+  /** What rule conditions read under `cross.<name>` (katalog.md §18.2); absent names do not pass. */
+  readonly cross?: Readonly<Record<string, unknown>>;
 }
 
 /** AutoscaleBounds is an inclusive range. */
@@ -158,7 +160,7 @@ export function resolveAutoscaleConfig(
   autoscale: Pick<
     Autoscale,
     'interval' | 'cooldown' | 'workers' | 'queueDepth' | 'resync' | 'targets' | 'rules'
-  >,
+  > & { readonly profile?: Autoscale['profile'] },
   entry: {
     readonly workers?: number;
     readonly resync?: string;
@@ -168,9 +170,16 @@ export function resolveAutoscaleConfig(
   const w0 = entry.workers ?? 3;
   const d0 = entry.queue?.maxDepth ?? 0;
   const r0 = parseDuration(entry.resync ?? '10m');
-  const wMin = clamp(autoscale.workers?.min ?? w0, 1, 50);
+  // A profile (katalog.md §18.1) is the whole input: its rule comes from the declared values, and
+  // the default bounds widen to take its values (cost-optimized goes below W0 and D0).
+  const preset =
+    autoscale.profile == null
+      ? undefined
+      : AutoscaleRule.parse(expandAutoscaleProfile(autoscale.profile, { workers: w0, maxDepth: d0 }).rule);
+  const rules = preset == null ? autoscale.rules : [preset];
+  const wMin = clamp(autoscale.workers?.min ?? Math.min(w0, preset?.do.workers ?? w0), 1, 50);
   const wMax = clamp(autoscale.workers?.max ?? Math.min(50, 4 * w0), wMin, 50);
-  const qMin = autoscale.queueDepth?.min ?? d0;
+  const qMin = autoscale.queueDepth?.min ?? Math.min(d0, preset?.do.queueDepth ?? d0);
   const qMax = Math.max(qMin, autoscale.queueDepth?.max ?? 10 * d0);
   const rMin = autoscale.resync?.min == null ? r0 : parseDuration(autoscale.resync.min);
   const rMax = Math.max(
@@ -185,7 +194,7 @@ export function resolveAutoscaleConfig(
     resyncMs: { min: rMin, max: rMax },
     declared: { workers: w0, queueDepth: d0, resyncMs: r0 },
     targets: { ...autoscale.targets },
-    rules: autoscale.rules.map((rule) => ({
+    rules: rules.map((rule) => ({
       name: rule.name,
       when: rule.when,
       anyOf: rule.anyOf,
@@ -277,7 +286,11 @@ export function decide(
   const date = new Date(now);
   const passing = config.rules.find(
     (rule) =>
-      evaluateConditions({ when: rule.when, anyOf: rule.anyOf }, { metrics }, { now: () => date }).passed,
+      evaluateConditions(
+        { when: rule.when, anyOf: rule.anyOf },
+        { metrics, cross: inputs.cross ?? {} },
+        { now: () => date },
+      ).passed,
   );
   let override = state.override;
   let released: AutoscaleOverride | null = null;

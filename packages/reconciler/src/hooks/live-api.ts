@@ -67,6 +67,8 @@ export interface LiveApiEntry {
   /** `configured` when the Katalog sets `workers`, `autoscaler` while an autoscaler overrides it. */
   readonly workersSource: 'default' | 'configured' | 'autoscaler';
   health(): LiveHealth;
+  /** The entry's autoscaler: its last decision and why (docs/reference/runtime.md §15); undefined without `autoscale`. */
+  autoscale?(): Readonly<Record<string, unknown>> | undefined;
   list(): readonly KubeObject[];
   get(namespace: string | undefined, name: string): KubeObject | undefined;
   events(namespace: string | undefined, name: string): readonly LiveEvent[];
@@ -335,6 +337,7 @@ function entryInfo(entry: LiveApiEntry, isKonductor: boolean): Record<string, un
     isKonductor,
     crCount: entry.list().length,
     metrics: metrics(health),
+    ...(entry.autoscale?.() == null ? {} : { autoscale: entry.autoscale() }),
   };
 }
 

@@ -16,7 +16,9 @@ import { EventRecorder } from '../events/event-recorder.js';
 import type { Informer } from '../informer.js';
 import { KubeListWatchClient } from '../list-watch-client.js';
 import { Autoscaler, dispatcherInputs } from '../autoscaler/autoscaler.js';
+import { autoscaleCrossReader, crossNames } from '../autoscaler/cross-sources.js';
 import { resolveAutoscaleConfig } from '../autoscaler/decide.js';
+import type { AutoscaleInputs } from '../autoscaler/decide.js';
 import type { CrossReaders, CrossTarget } from '../hooks/cross.js';
 import { createCrossHandler } from '../hooks/cross-handler.js';
 import type { CrossAuthorize, CrossHandler, CrossHandlerEntry } from '../hooks/cross-handler.js';
@@ -336,7 +338,10 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       customScope,
       shard: options.shard,
     });
-    entries.set(crd.name, runtimeEntry(controller, { clock, logger }));
+    entries.set(
+      crd.name,
+      runtimeEntry(controller, { clock, logger, crossHttp: hooks.crossHttp, entries, env: process.env }),
+    );
   }
   const starter = createStarter({
     crds: current,
@@ -619,7 +624,14 @@ function watchTriggers(
 /** runtimeEntry is one entry's machinery: its controller and, with `autoscale`, its autoscaler. */
 function runtimeEntry(
   controller: CrdController,
-  o: { readonly clock: Clock; readonly logger: Logger },
+  o: {
+    readonly clock: Clock;
+    readonly logger: Logger;
+    readonly crossHttp: CrossHttpClient;
+    /** The Katalog's entries (filled while they are built; read at each tick). */
+    readonly entries: ReadonlyMap<string, RuntimeEntry>;
+    readonly env: Readonly<Record<string, string | undefined>>;
+  },
 ): RuntimeEntry {
   const crd = controller.crd;
   const autoscale = crd.entry.autoscale;
@@ -644,6 +656,18 @@ function runtimeEntry(
           clock: o.clock,
           logger: o.logger,
           entry: crd.name,
+          ...(crossNames(config.rules).length === 0
+            ? {}
+            : {
+                readCross: autoscaleCrossReader({
+                  rules: config.rules,
+                  sources: autoscale?.sources ?? [],
+                  entryCross: crd.entry.operatorBox.cross,
+                  local: localInputs(o, config.intervalMs),
+                  http: o.crossHttp,
+                  env: o.env,
+                }),
+              }),
         });
   return {
     name: crd.name,
@@ -664,6 +688,31 @@ function runtimeEntry(
       return controller.informer;
     },
     autoscaler,
+  };
+}
+
+/** localInputs measures other entries of this Katalog for `cross.<entry>.metrics.*` (one measurer per entry read). */
+function localInputs(
+  o: { readonly entries: ReadonlyMap<string, RuntimeEntry>; readonly clock: Clock },
+  intervalMs: number,
+): (name: string) => (() => AutoscaleInputs) | undefined {
+  const measurers = new Map<string, () => AutoscaleInputs>();
+  return (name) => {
+    if (!o.entries.has(name)) return undefined;
+    return () => {
+      let measure = measurers.get(name);
+      const entry = o.entries.get(name);
+      if (measure == null && entry != null) {
+        measure = dispatcherInputs({
+          dispatcher: entry.dispatcher,
+          queue: entry.queue,
+          intervalMs,
+          clock: o.clock,
+        });
+        measurers.set(name, measure);
+      }
+      return measure?.() ?? { depth: 0, workers: 0, busyPercent: 0, p95Ms: 0, errorRatePercent: 0 };
+    };
   };
 }
 

@@ -105,6 +105,14 @@ function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState, peers?: Peer
         unhealthyDependencies: state.started() && state.waiting().includes(entry.name),
       };
     },
+    ...(entry.autoscaler == null
+      ? {}
+      : {
+          autoscale: () => ({
+            active: entry.autoscaler?.state.override != null,
+            last: entry.autoscaler?.last ?? null,
+          }),
+        }),
     list: () => cache().list(),
     get: (namespace, name) => cache().getByName(namespace, name),
     events: (namespace, name) => state.events(crd.apiVersion, crd.apiTypes.kind, namespace, name),

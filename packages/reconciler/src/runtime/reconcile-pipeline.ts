@@ -48,6 +48,7 @@ import { encodeSpec } from './rollback.js';
 import { flushChildChanges, newRunState, requeueDelayMs } from './stages/run-state.js';
 import type { RunState, StageServices } from './stages/run-state.js';
 import { StatusWriter } from './status-writer.js';
+import { scaleWorkloads } from './workload-autoscale.js';
 import type { ReadyOutcome } from './status-writer.js';
 import type { ChildStore, PrimaryStore } from './stores.js';
 import { finalizerMayJoinFirstWave } from './write-plan.js';
@@ -270,8 +271,18 @@ export class CrdPipeline {
     mark('hooks');
     // Desired set, step 13.
     // ADR 0017: Secrets with `copyFrom` take their source's data; a missing source waits.
-    const desired = await copySecrets(s, desiredSet(s, view, context));
-    if (isPending(desired)) return desired;
+    const copied = await copySecrets(s, desiredSet(s, view, context));
+    if (isPending(copied)) return copied;
+    // Workload autoscale (katalog.md §18.4): replicas decided from the live children and the context.
+    const scaled = scaleWorkloads(copied, {
+      context,
+      conditions: s.conditions,
+      live: (child) => s.children.get(child.ref),
+      now: s.clock.now(),
+    });
+    const desired = scaled.desired;
+    if (scaled.status != null) state.serviceStatus = { ...state.serviceStatus, autoscale: scaled.status };
+    state.requeueAt.push(...scaled.recheckAt);
     renderCrMetadata(s, context, state);
     mark('desired');
     state.desired = desired;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { gated } from '../schema/condition.js';
 import { IntLike, IntOrPercent } from '../schema/primitives.js';
 import { commonShape, containerShape, portsExclusive, servingShape } from '../schema/resources.js';
+import { WorkloadAutoscale } from '../schema/workload-autoscale.js';
 import { defineResourceKind } from './resource-kind.js';
 
 /** DeploymentEntry is an item of `deployments`. */
@@ -10,6 +11,8 @@ const DeploymentEntrySchema = gated({
   ...containerShape,
   ...servingShape,
   replicas: IntLike.default(1),
+  /** Replicas driven by conditions (docs/reference/katalog.md §18.4). */
+  autoscale: WorkloadAutoscale.optional(),
   rollingUpdate: z
     .strictObject({ maxSurge: IntOrPercent.optional(), maxUnavailable: IntOrPercent.optional() })
     .optional(),

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { gated } from '../schema/condition.js';
 import { commonShape, containerShape, portsExclusive, servingShape } from '../schema/resources.js';
 import { IntLike } from '../schema/primitives.js';
+import { WorkloadAutoscale } from '../schema/workload-autoscale.js';
 import { defineResourceKind } from './resource-kind.js';
 
 /** ReplicaSetEntry is an item of `replicaSets` (upstream Orkestra's key): one container, `replicas`. */
@@ -10,6 +11,8 @@ const ReplicaSetEntrySchema = gated({
   ...containerShape,
   ...servingShape,
   replicas: IntLike.default(1),
+  /** Replicas driven by conditions (docs/reference/katalog.md §18.4). */
+  autoscale: WorkloadAutoscale.optional(),
 }).superRefine(portsExclusive);
 /** ReplicaSetEntry is a replica set entry. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { gated } from '../schema/condition.js';
 import { IntLike, IntOrPercent, Quantity, Tpl, TplList } from '../schema/primitives.js';
 import { commonShape, containerShape, exclusive, portsExclusive, servingShape } from '../schema/resources.js';
+import { WorkloadAutoscale } from '../schema/workload-autoscale.js';
 import { defineResourceKind } from './resource-kind.js';
 
 /** VolumeClaimTemplate is a StatefulSet volume claim template; `storageSize` and `storageClass` are accepted aliases. */
@@ -42,6 +43,8 @@ const StatefulSetEntrySchema = gated({
   ...containerShape,
   ...servingShape,
   replicas: IntLike.default(1),
+  /** Replicas driven by conditions (docs/reference/katalog.md §18.4). */
+  autoscale: WorkloadAutoscale.optional(),
   serviceName: Tpl.optional(),
   volumeClaimTemplates: z.array(VolumeClaimTemplate).default([]),
   podManagementPolicy: Tpl.optional(),

@@ -10,6 +10,11 @@ import {
   gateShape,
 } from './condition.js';
 import type { GateInput } from './condition.js';
+import {
+  autoscaleProfileName,
+  autoscaleProfileTiming,
+  unknownAutoscaleProfileMessage,
+} from './autoscale-profiles.js';
 import { ExternalCall } from './hooks.js';
 import { DotPath, Identifier, Literal, TemplateValue, Tpl, isSafeDotPath, isTemplate } from './primitives.js';
 
@@ -279,14 +284,70 @@ export interface AutoscaleRule extends z.output<typeof AutoscaleRuleSchema> {}
 export const AutoscaleRule: z.ZodType<AutoscaleRule> = AutoscaleRuleSchema.meta({ id: 'AutoscaleRule' });
 
 /**
+ * AutoscaleSource is a peer an autoscale condition reads as `cross.<as>.…` (docs/reference/katalog.md §18.2):
+ * another operator's Live API (`endpoint` + `protocol`) or any JSON answer (`url`), read once per
+ * interval for the entry through the cross read's HTTP client (address guard, timeout, cache).
+ */
+const AutoscaleSourceSchema = z
+  .strictObject({
+    /** The name conditions read: `cross.<as>.metrics.queueDepth`. */
+    as: z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, { error: 'expected a name: letters, digits, _ and -' }),
+    /** The entry name in the peer's Katalog (its Live API path). Default `as`. */
+    crd: Literal.optional(),
+    endpoint: Literal.optional(),
+    protocol: z.enum(['info', 'metrics', 'health']).optional(),
+    url: Literal.optional(),
+    timeout: Duration.default('5s'),
+    cacheFor: Duration.default('30s'),
+    auth: z
+      .strictObject({
+        env: z.string().regex(/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected $NAME' }),
+      })
+      .optional(),
+  })
+  .superRefine((source, ctx) => {
+    const issue = (path: string, message: string, input: unknown): void =>
+      ctx.addIssue({ code: 'custom', message, path: [path], input });
+    if ((source.endpoint === undefined) === (source.url === undefined))
+      issue(
+        'endpoint',
+        "an autoscale source needs exactly one of `endpoint` (a peer's Live API) and `url`",
+        source,
+      );
+    for (const key of ['endpoint', 'url'] as const) {
+      const value = source[key];
+      if (value !== undefined && isTemplate(value))
+        issue(key, `\`${key}\` must be literal: the autoscaler reads it for the entry, not for a CR`, value);
+    }
+    if (source.protocol !== undefined && source.endpoint === undefined)
+      issue('protocol', '`protocol` applies only with `endpoint`', source.protocol);
+  })
+  .transform((source) => ({
+    ...source,
+    crd: source.crd ?? source.as,
+    ...(source.endpoint === undefined ? {} : { protocol: source.protocol ?? ('info' as const) }),
+  }));
+/** AutoscaleSource is a peer an autoscale condition reads. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface AutoscaleSource extends z.output<typeof AutoscaleSourceSchema> {}
+/** AutoscaleSource is a peer an autoscale condition reads as `cross.<as>.…` (docs/reference/katalog.md §18.2). */
+export const AutoscaleSource: z.ZodType<AutoscaleSource> = AutoscaleSourceSchema.meta({
+  id: 'AutoscaleSource',
+});
+
+/**
  * Autoscale adjusts workers, queue depth and resync for one CRD entry (docs/reference/katalog.md §18). Upstream's
  * single-rule form (`conditions` + `do`) is read as one rule named `default`, appended to `rules`.
  */
 const AutoscaleSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
-    interval: Duration.default('15s'),
-    cooldown: Duration.default('2m'),
+    /** A preset (§18.1): the whole autoscale input, expanded from the entry's workers and queue depth. */
+    profile: Literal.optional(),
+    /** Default `15s` (a profile's own with `profile`). */
+    interval: Duration.optional(),
+    /** Default `2m` (a profile's own with `profile`). */
+    cooldown: Duration.optional(),
     workers: Bounds.optional(),
     queueDepth: z.strictObject({ min: z.int().min(0).optional(), max: z.int().min(0).optional() }).optional(),
     resync: DurationBounds.optional(),
@@ -299,10 +360,32 @@ const AutoscaleSchema = z
       })
       .prefault({}),
     rules: z.array(AutoscaleRule).default([]),
+    /** Peers read by conditions on `cross.<as>.…` (§18.2; upstream's condition `source`). */
+    sources: z.array(AutoscaleSource).default([]),
     conditions: gated({}).optional(),
     do: AutoscaleDo.optional(),
   })
   .superRefine((value, ctx) => {
+    if (value.profile !== undefined) {
+      const manual: string[] = (['interval', 'cooldown', 'conditions', 'do'] as const).filter(
+        (k) => value[k] !== undefined,
+      );
+      if (value.sources.length > 0) manual.push('sources');
+      if (manual.length > 0 || value.rules.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          message: `autoscale.profile ${JSON.stringify(value.profile)} cannot be combined with manual autoscale fields; remove ${[...manual, ...(value.rules.length > 0 ? ['rules'] : [])].join('/')} when using a profile`,
+          path: ['profile'],
+          input: value.profile,
+        });
+      else if (autoscaleProfileName(value.profile) === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: unknownAutoscaleProfileMessage(value.profile),
+          path: ['profile'],
+          input: value.profile,
+        });
+    }
     if ((value.conditions === undefined) !== (value.do === undefined)) {
       ctx.addIssue({
         code: 'custom',
@@ -327,13 +410,19 @@ const AutoscaleSchema = z
         input: min,
       });
   })
-  .transform(({ conditions, do: single, ...rest }) => ({
-    ...rest,
-    rules:
-      conditions !== undefined && single !== undefined
-        ? [...rest.rules, { name: 'default', do: single, when: conditions.when, anyOf: conditions.anyOf }]
-        : rest.rules,
-  }));
+  .transform(({ conditions, do: single, profile, interval, cooldown, ...rest }) => {
+    const preset = profile === undefined ? undefined : autoscaleProfileName(profile);
+    return {
+      ...rest,
+      ...(preset === undefined ? {} : { profile: preset }),
+      interval: interval ?? (preset === undefined ? '15s' : autoscaleProfileTiming(preset).interval),
+      cooldown: cooldown ?? (preset === undefined ? '2m' : autoscaleProfileTiming(preset).cooldown),
+      rules:
+        conditions !== undefined && single !== undefined
+          ? [...rest.rules, { name: 'default', do: single, when: conditions.when, anyOf: conditions.anyOf }]
+          : rest.rules,
+    };
+  });
 /** Autoscale is an autoscale block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface Autoscale extends z.output<typeof AutoscaleSchema> {}

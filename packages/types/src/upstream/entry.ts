@@ -4,6 +4,7 @@
  */
 import { isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml';
 import type { Scalar, YAMLSeq } from 'yaml';
+import { upgradeAutoscaleSources } from './autoscale-sources.js';
 import { upgradeBox } from './box.js';
 import { builtinKindEntry } from './builtin-entries.js';
 import { labelsList } from './children.js';
@@ -128,6 +129,8 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       up.drop(box, 'reconciler', path, 'its keys moved to the entry');
     }
     up.move(box, 'autoscale', entry, 'autoscale', [...boxPath, 'autoscale'], 'autoscale');
+    const autoscale = mapAt(entry, 'autoscale');
+    if (autoscale != null) upgradeAutoscaleSources(up, autoscale, [...base, 'autoscale']);
     // G3: reconcile / runtime / emit sub-blocks.
     const reconcile = mapAt(box, 'reconcile');
     if (reconcile != null) {

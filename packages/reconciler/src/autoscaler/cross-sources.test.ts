@@ -1,0 +1,159 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Autoscale, CrossRead } from '@orkestra/types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, flushMacrotask } from '../clock.js';
+import { CrossHttpClient } from '../hooks/cross-http.js';
+import { Autoscaler } from './autoscaler.js';
+import { autoscaleCrossReader, crossNames } from './cross-sources.js';
+import { resolveAutoscaleConfig } from './decide.js';
+import type { AutoscaleInputs } from './decide.js';
+
+const NOON = Date.UTC(2024, 5, 3, 12, 0, 0);
+const quiet: AutoscaleInputs = { depth: 0, workers: 2, busyPercent: 10, p95Ms: 10, errorRatePercent: 0 };
+
+// A real peer: a Live API `info` answer whose queue depth the test sets.
+let peerDepth = 0;
+let requests: string[] = [];
+const server = createServer((request, response) => {
+  requests.push(request.url ?? '');
+  response.setHeader('content-type', 'application/json');
+  response.end(JSON.stringify({ name: 'db', metrics: { queueDepth: peerDepth } }));
+});
+let base = '';
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => server.close());
+
+function configFor(sources: unknown[], field = 'cross.db.metrics.queueDepth') {
+  return resolveAutoscaleConfig(
+    Autoscale.parse({
+      interval: '10s',
+      cooldown: '1m',
+      sources,
+      conditions: { when: [{ field, greaterThan: 60 }] },
+      do: { workers: 8 },
+    }),
+    { workers: 2, resync: '10m', queue: { maxDepth: 0 } },
+  );
+}
+
+describe('autoscale cross sources (katalog.md §18.2)', () => {
+  it('collects the names the conditions read', () => {
+    expect(crossNames(configFor([]).rules)).toEqual(['db']);
+  });
+
+  it('reads a source over HTTP through the cross client and scales when its metric passes; the decision says why', async () => {
+    requests = [];
+    const clock = new ManualClock(NOON);
+    const config = configFor([{ as: 'db', endpoint: base, protocol: 'info', cacheFor: '1s' }]);
+    const http = new CrossHttpClient({ clock, allowAddresses: ['127.0.0.0/8'] });
+    const sizes: number[] = [];
+    const autoscaler = new Autoscaler({
+      config,
+      target: {
+        resizeWorkers: (n) => sizes.push(n),
+        setQueueDepthLimit: () => {},
+        setResyncInterval: () => {},
+      },
+      inputs: () => quiet,
+      clock,
+      readCross: autoscaleCrossReader({
+        rules: config.rules,
+        sources: Autoscale.parse({ sources: [{ as: 'db', endpoint: base, cacheFor: '1s' }] }).sources,
+        entryCross: [],
+        local: () => undefined,
+        http,
+        env: {},
+      }),
+    });
+    peerDepth = 10;
+    await autoscaler.refreshCross();
+    autoscaler.tick();
+    expect(sizes).toEqual([]);
+    expect(autoscaler.last?.why).toBe('no change: no rule passed; signals healthy, idle');
+    expect(requests).toEqual(['/katalog/db']);
+
+    peerDepth = 61;
+    clock.advance(2000); // past cacheFor
+    await autoscaler.refreshCross();
+    autoscaler.tick();
+    expect(sizes).toEqual([8]);
+    expect(autoscaler.last).toMatchObject({
+      rule: 'default',
+      why: 'workers 2 → 8 (rule default)',
+      unavailable: [],
+    });
+    await flushMacrotask();
+  });
+
+  it('a name no source, entry or cross read resolves does not pass and is reported', async () => {
+    const config = configFor([], 'cross.nowhere.metrics.queueDepth');
+    const read = autoscaleCrossReader({
+      rules: config.rules,
+      sources: [],
+      entryCross: [],
+      local: () => undefined,
+      http: new CrossHttpClient(),
+      env: {},
+    });
+    expect(await read()).toEqual({
+      values: {},
+      unavailable: ['cross.nowhere: no autoscale source, entry or cross read of that name'],
+    });
+  });
+
+  it('an entry of this Katalog is read in process', async () => {
+    const config = configFor([]);
+    const read = autoscaleCrossReader({
+      rules: config.rules,
+      sources: [],
+      entryCross: [],
+      local: (name) => (name === 'db' ? () => ({ ...quiet, depth: 70 }) : undefined),
+      http: new CrossHttpClient(),
+      env: {},
+    });
+    const { values } = await read();
+    expect(values['db']).toMatchObject({ metrics: { queueDepth: 70, workersIdlePercent: 90 } });
+  });
+
+  it("the entry's own cross read of that crd is used, one with metrics before health", async () => {
+    requests = [];
+    peerDepth = 5;
+    const config = configFor([], 'cross.loader.metrics.queueDepth');
+    const entryCross = CrossRead.array().parse([
+      { crd: 'loader', selector: { name: 'one' }, endpoint: base, protocol: 'cr', as: 'loaderCr' },
+      { crd: 'loader', endpoint: base, protocol: 'health', as: 'loaderHealth' },
+      { crd: 'loader', endpoint: base, protocol: 'metrics', as: 'loaderStats', cacheFor: '1s' },
+    ]);
+    const read = autoscaleCrossReader({
+      rules: config.rules,
+      sources: [],
+      entryCross,
+      local: () => undefined,
+      http: new CrossHttpClient({ allowAddresses: ['127.0.0.0/8'] }),
+      env: {},
+    });
+    const { values } = await read();
+    expect(values['loader']).toMatchObject({ metrics: { queueDepth: 5 } });
+    expect(requests).toEqual(['/katalog/loader']);
+  });
+
+  it('a peer that does not answer leaves the value absent and names the address', async () => {
+    const config = configFor([]);
+    const read = autoscaleCrossReader({
+      rules: config.rules,
+      sources: Autoscale.parse({ sources: [{ as: 'db', url: 'http://127.0.0.1:1/down', timeout: '1s' }] })
+        .sources,
+      entryCross: [],
+      local: () => undefined,
+      http: new CrossHttpClient({ allowAddresses: ['127.0.0.0/8'] }),
+      env: {},
+    });
+    const { values, unavailable } = await read();
+    expect(values).toEqual({});
+    expect(unavailable).toEqual([expect.stringContaining('http://127.0.0.1:1/down')]);
+  });
+});

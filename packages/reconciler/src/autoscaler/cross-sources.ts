@@ -1,0 +1,144 @@
+/**
+ * What autoscale conditions read under `cross.<name>.…` (docs/reference/katalog.md §18.2, ADR 0065),
+ * once per autoscale interval for the entry:
+ *
+ * 1. `autoscale.sources` item with `as: <name>` (upstream's condition `source`): over HTTP;
+ * 2. an entry of this Katalog named `<name>`: its own measurements, in process (`metrics.*`);
+ * 3. the entry's own `cross` read named `<name>` (its `as`, else its `crd`) that reads a whole entry
+ *    (`protocol` info, metrics or health, or a `url`) at a literal address: over HTTP.
+ *
+ * HTTP reads go through the process's cross read client: the address guard, the timeout and the
+ * answer cache of every cross read. A name none of these resolves, or a peer that does not answer,
+ * leaves `cross.<name>` absent, so a condition on it does not pass (upstream's conservative rule),
+ * and is reported in `unavailable`.
+ */
+import type { AutoscaleSource, Condition, CrossRead } from '@orkestra/types';
+import type { CrossHttpClient, CrossHttpDeclaration } from '../hooks/cross-http.js';
+import type { AutoscaleInputs } from './decide.js';
+
+/** AutoscaleCrossRead is one interval's `cross` values and the names that could not be read, with why. */
+export interface AutoscaleCrossRead {
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly unavailable: readonly string[];
+}
+
+/** AutoscaleCrossOptions says where each name is read from. */
+export interface AutoscaleCrossOptions {
+  /** The gates of the entry's rules: the names they read are collected from their fields. */
+  readonly rules: readonly { readonly when: readonly Condition[]; readonly anyOf: readonly Condition[] }[];
+  readonly sources: readonly AutoscaleSource[];
+  /** The entry's own `cross` reads. */
+  readonly entryCross: readonly CrossRead[];
+  /** Measurements of another entry of this Katalog, undefined when there is none by that name. */
+  readonly local: (name: string) => (() => AutoscaleInputs) | undefined;
+  readonly http: Pick<CrossHttpClient, 'read'>;
+  /** The operator's environment, for `auth.env`. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** crossNames returns the `<name>`s of every `cross.<name>.…` field the gates read. */
+export function crossNames(rules: AutoscaleCrossOptions['rules']): string[] {
+  const names = new Set<string>();
+  for (const rule of rules)
+    for (const condition of [...rule.when, ...rule.anyOf]) {
+      if (!('field' in condition)) continue;
+      const name = /^cross\.([^.]+)(\.|$)/.exec(condition.field)?.[1];
+      if (name != null) names.add(name);
+    }
+  return [...names];
+}
+
+/** localMetrics is one entry's measurements under upstream's metric names. */
+export function localMetrics(inputs: AutoscaleInputs): Record<string, number> {
+  return {
+    queueDepth: inputs.depth,
+    workers: inputs.workers,
+    workersBusyPercent: inputs.busyPercent,
+    workersIdlePercent: Math.max(0, 100 - inputs.busyPercent),
+    errorRatePercent: inputs.errorRatePercent,
+    reconcileDurationP95Ms: inputs.p95Ms,
+  };
+}
+
+/** autoscaleCrossReader returns the reader the autoscaler calls before each tick; it never rejects. */
+export function autoscaleCrossReader(options: AutoscaleCrossOptions): () => Promise<AutoscaleCrossRead> {
+  const names = crossNames(options.rules);
+  const plan = names.map((name) => ({ name, read: planOf(name, options) }));
+  return async () => {
+    const values: Record<string, unknown> = {};
+    const unavailable: string[] = [];
+    await Promise.all(
+      plan.map(async ({ name, read }) => {
+        if (read === undefined) {
+          unavailable.push(`cross.${name}: no autoscale source, entry or cross read of that name`);
+          return;
+        }
+        if (typeof read === 'function') {
+          const inputs = read();
+          values[name] = { metrics: localMetrics(inputs), queueDepth: inputs.depth, workers: inputs.workers };
+          return;
+        }
+        try {
+          const answer = await options.http.read(read, { namespace: undefined });
+          if (answer.unavailable != null) unavailable.push(`cross.${name}: ${answer.unavailable}`);
+          if (answer.result.found) values[name] = answer.result;
+          else if (answer.unavailable == null)
+            unavailable.push(`cross.${name}: ${answer.result.error ?? `not found at ${answer.url}`}`);
+        } catch (error) {
+          unavailable.push(`cross.${name}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }),
+    );
+    unavailable.sort();
+    return { values, unavailable };
+  };
+}
+
+type Plan = CrossHttpDeclaration | (() => AutoscaleInputs) | undefined;
+
+function planOf(name: string, options: AutoscaleCrossOptions): Plan {
+  const source = options.sources.find((s) => s.as === name);
+  if (source != null) {
+    const token = source.auth == null ? undefined : options.env[source.auth.env.replace(/^\$\{?|\}?$/g, '')];
+    return {
+      crd: source.crd,
+      selector: {},
+      ...(source.url == null ? {} : { url: source.url }),
+      ...(source.endpoint == null ? {} : { endpoint: source.endpoint, protocol: source.protocol ?? 'info' }),
+      timeout: source.timeout,
+      cacheFor: source.cacheFor,
+      ...(token == null || token === '' ? {} : { credential: { id: source.auth?.env ?? '', value: token } }),
+      sendToken: source.auth == null && source.endpoint != null,
+    };
+  }
+  const local = options.local(name);
+  if (local != null) return local;
+  // By `as`, else by `crd`; an answer with `metrics` (info, metrics, a url) before `health`.
+  const rank = (c: CrossRead): number => (c.protocol === 'health' ? 1 : 0);
+  const candidates = (match: (c: CrossRead) => boolean): CrossRead[] =>
+    options.entryCross.filter((c) => match(c) && wholeEntry(c)).sort((a, b) => rank(a) - rank(b));
+  const read = candidates((c) => c.as === name)[0] ?? candidates((c) => c.crd === name)[0];
+  if (read == null) return undefined;
+  const literal = (value: string | undefined): boolean => value == null || !value.includes('{{');
+  if (!literal(read.endpoint) || !literal(read.url)) return undefined;
+  const token = read.auth?.env == null ? undefined : options.env[read.auth.env.replace(/^\$\{?|\}?$/g, '')];
+  return {
+    crd: read.crd,
+    selector: {},
+    ...(read.url == null ? {} : { url: read.url }),
+    ...(read.endpoint == null ? {} : { endpoint: read.endpoint, protocol: read.protocol }),
+    ...(read.timeout == null ? {} : { timeout: read.timeout }),
+    ...(read.cacheFor == null ? {} : { cacheFor: read.cacheFor }),
+    ...(token == null || token === '' ? {} : { credential: { id: read.auth?.env ?? '', value: token } }),
+    sendToken: read.auth == null && read.endpoint != null,
+  };
+}
+
+/** wholeEntry tells whether a cross read answers for the entry (not one CR) over HTTP. */
+function wholeEntry(read: CrossRead): boolean {
+  if (read.url != null) return true;
+  return (
+    read.endpoint != null &&
+    (read.protocol === 'info' || read.protocol === 'metrics' || read.protocol === 'health')
+  );
+}
