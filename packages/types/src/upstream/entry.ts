@@ -21,7 +21,6 @@ import { upgradePreReconcile } from './pre-reconcile.js';
 import { upgradeRemote } from './remote.js';
 import { upgradeRollback } from './rollback.js';
 import { checkEnrich } from './enrich.js';
-import { checkAutoscaleProfile, checkHpaProfiles } from './scaling-profiles.js';
 import { checkServe } from './serve.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
@@ -45,7 +44,6 @@ const GO_TYPE_KEYS = ['object', 'objectList', 'list', 'location', 'alias'] as co
 
 export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
   if (up.upstream) {
-    checkAutoscaleProfile(up, entry, base);
     checkEnrich(up, entry, base);
     checkServe(up, entry, base);
   }
@@ -246,7 +244,6 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   if (imports.length > 0) applyImports(up, entry, imports, boxPath);
   const finalBox = mapAt(entry, 'operatorBox');
   if (finalBox != null) upgradeBox(up, finalBox, boxPath);
-  if (finalBox != null && up.upstream) checkHpaProfiles(up, finalBox, boxPath);
   if (up.upstream) externalJsonPaths(up, entry, base);
 }
 
