@@ -314,7 +314,7 @@ let tokenCc = '';
 let ccToken = '';
 const tokens: Record<string, string> = {};
 /** Requests that reached the recorder (stands in for an attacker's target on loopback). */
-const recorded: { url: string; authorization?: string; from?: string }[] = [];
+const recorded: { url: string; authorization?: string; from?: string | undefined }[] = [];
 let recorder: http.Server | undefined;
 let recorderPort = 0;
 
