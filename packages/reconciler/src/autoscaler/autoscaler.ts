@@ -213,7 +213,7 @@ export class Autoscaler {
 }
 
 /** whyOf says in one sentence what a decision changed and why, or why nothing changed. */
-export function whyOf(decision: AutoscaleDecision): string {
+function whyOf(decision: AutoscaleDecision): string {
   if (decision.changes.length > 0)
     return decision.changes
       .map((c) => `${c.target} ${c.from} → ${c.to} (${c.reason}${c.rule == null ? '' : ` ${c.rule}`})`)

@@ -49,7 +49,7 @@ export function crossNames(rules: AutoscaleCrossOptions['rules']): string[] {
 }
 
 /** localMetrics is one entry's measurements under upstream's metric names. */
-export function localMetrics(inputs: AutoscaleInputs): Record<string, number> {
+function localMetrics(inputs: AutoscaleInputs): Record<string, number> {
   return {
     queueDepth: inputs.depth,
     workers: inputs.workers,

@@ -85,7 +85,7 @@ export function planNotifications(
 }
 
 /** channelsOf is where a declared team's message goes, and which of its channels are skipped. */
-export function channelsOf(
+function channelsOf(
   notification: Notification,
   team: string,
 ): Pick<DueNotification, 'email' | 'webhook' | 'slack' | 'skipped'> {

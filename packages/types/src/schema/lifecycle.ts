@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { Literal } from './primitives.js';
 
 /** MATURITIES are the values of `lifecycle.maturity`. */
-export const MATURITIES = ['alpha', 'beta', 'stable', 'deprecated'] as const;
+const MATURITIES = ['alpha', 'beta', 'stable', 'deprecated'] as const;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -103,7 +103,7 @@ function comparator(text: string): Test | undefined {
  * `<1.33`, `=1.2.3`, `1.2`, `1.x`, `^0.7`, `~1.28`, `*`) joined by spaces or commas (all must hold),
  * alternatives joined by `||`, and hyphen ranges (`1.28 - 1.30`). Undefined when it does not parse.
  */
-export function parseVersionRange(range: string): ((version: string) => boolean) | undefined {
+function parseVersionRange(range: string): ((version: string) => boolean) | undefined {
   const alternatives: Test[][] = [];
   for (const alternative of range.split('||')) {
     const text = alternative.trim();

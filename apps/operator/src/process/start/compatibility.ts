@@ -12,7 +12,7 @@ import type { OperatorLogger } from '../logger.js';
 import { OperatorStartError } from './errors.js';
 
 /** UNRELEASED_VERSION is the version of an operator built from the workspace, not a release. */
-export const UNRELEASED_VERSION = '0.0.0';
+const UNRELEASED_VERSION = '0.0.0';
 
 /** CompatibilityOptions are the versions compared with the Katalog's ranges. */
 export interface CompatibilityOptions {
