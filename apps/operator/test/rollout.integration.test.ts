@@ -15,7 +15,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppsV1Api, ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { deleteCrd } from '@orkestra/testenv';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rolloutCommand } from '../src/commands/rollout.js';
@@ -195,10 +196,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await operator?.shutdown('test done');
-  await env.kubeConfig
-    .makeApiClient(ApiextensionsV1Api)
-    .deleteCustomResourceDefinition({ name: `apps.${group}` })
-    .catch(() => undefined);
+  // The CRs keep the stopped operator's finalizer: release them, or the CRD stays terminating.
+  await deleteCrd(env.kubeConfig, { group, version: 'v1', kind: 'App', plural: 'apps' });
 });
 
 describe(`rollout of a changed Katalog to ${N} CRs (kwok)`, () => {

@@ -40,7 +40,7 @@ export { sumMetric } from './sum-metric.js';
 export { startFreezableProxy } from './freezable-proxy.js';
 export type { FreezableProxy, FreezableProxyOptions } from './freezable-proxy.js';
 export { proxiedKubeConfig } from './proxied-kube-config.js';
-export { installCrd } from './install-crd.js';
+export { deleteCrd, installCrd } from './install-crd.js';
 export type { CustomResourceType, InstallCrdOptions } from './install-crd.js';
 export { crClient } from './cr-client.js';
 export type { CrClient, CustomObject, CustomObjectCondition } from './cr-client.js';

@@ -1,4 +1,4 @@
-import { ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createNamespace, crClient, installCrd } from '@orkestra/testenv';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { describe, expect, it } from 'vitest';
@@ -53,6 +53,44 @@ describe('installCrd and crClient', () => {
       await removeCrd();
     }
   });
+});
+
+describe('the CRD remover', () => {
+  it('releases objects whose finalizer nobody will remove, so the CRD is gone at once', async () => {
+    const type = {
+      group: `${env.namespace}.held.orkestra.dev`,
+      version: 'v1',
+      kind: 'Widget',
+      plural: 'widgets',
+    };
+    const removeCrd = await installCrd(env.kubeConfig, type);
+    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    await custom.createNamespacedCustomObject({
+      group: type.group,
+      version: 'v1',
+      plural: 'widgets',
+      namespace: env.namespace,
+      body: {
+        apiVersion: `${type.group}/v1`,
+        kind: 'Widget',
+        metadata: { name: 'held', finalizers: ['example.com/stopped-operator'] },
+        spec: {},
+      },
+    });
+    await removeCrd();
+    // Without the release the CRD stays terminating as long as the finalizer is there (forever here).
+    const ext = env.kubeConfig.makeApiClient(ApiextensionsV1Api);
+    const until = Date.now() + 60_000;
+    let gone = false;
+    while (!gone && Date.now() < until) {
+      gone = await ext.readCustomResourceDefinition({ name: `widgets.${type.group}` }).then(
+        () => false,
+        (error: { code?: number }) => error.code === 404,
+      );
+      if (!gone) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(gone).toBe(true);
+  }, 90_000);
 });
 
 describe('createNamespace', () => {
