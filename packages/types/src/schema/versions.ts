@@ -234,6 +234,24 @@ interface VersionsInput {
   readonly apiTypes: { readonly version: string };
   readonly versions?: readonly CrdVersion[] | undefined;
   readonly conversion?: Conversion | undefined;
+  readonly validation?: { readonly rules: readonly { readonly version?: string | undefined }[] } | undefined;
+}
+
+/** checkRuleVersions refuses a validation rule scoped to a version the entry does not serve. */
+function checkRuleVersions(entry: VersionsInput, ctx: z.RefinementCtx): void {
+  const served =
+    entry.versions == null
+      ? versionNamesOf(entry)
+      : entry.versions.filter((v) => v.served).map((v) => v.name);
+  (entry.validation?.rules ?? []).forEach((rule, i) => {
+    if (rule.version != null && !served.includes(rule.version))
+      ctx.addIssue({
+        code: 'custom',
+        message: `version ${rule.version} is not a served version (${served.join(', ')}): a rule judges the requests made at one`,
+        path: ['validation', 'rules', i, 'version'],
+        input: rule.version,
+      });
+  });
 }
 
 /**
@@ -244,6 +262,7 @@ interface VersionsInput {
  */
 export function checkVersions(entry: VersionsInput, ctx: z.RefinementCtx): void {
   const { versions, conversion } = entry;
+  checkRuleVersions(entry, ctx);
   if (versions == null) {
     if (conversion != null && conversion.paths.length > 0) checkPaths(entry, ctx);
     return;
