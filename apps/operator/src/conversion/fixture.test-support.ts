@@ -90,6 +90,9 @@ spec:
                           level: { type: integer }
                           scheme: { type: string }
                           cert: { type: string }
+      validation:
+        rules:
+          - { field: spec.size, lte: 100, version: v1alpha1, message: v1alpha1 allows at most 100 }
       conversion:
         storageVersion: v1
         paths:
