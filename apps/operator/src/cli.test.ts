@@ -51,6 +51,21 @@ describe('ork validate', () => {
     expect(run.stderr).toMatch(/^nope\/katalog\.yaml:1:1: cannot read file: /);
   });
 
+  it('prints a version-scoped rule’s mechanism and refuses one judged nowhere, at its position (ADR 0069)', async () => {
+    const file = 'apps/operator/test/fixtures/version-scoped-rules.yaml';
+    const run = await runOrk(['validate', file]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '  admission: spec.crds.shop.validation.rules[0]: CRD x-kubernetes-validations (denied at admission)\n',
+    );
+    expect(run.stdout).toContain(
+      '  admission: spec.crds.shop.validation.rules[1]: CRD x-kubernetes-validations of v1alpha1 (denied at admission on v1alpha1 requests only)\n',
+    );
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `${file}:30:13: spec.crds.shop.validation.rules[2].version: judged nowhere: a rule scoped to v1alpha1 is judged at admission only, and the message is a template rendered with the reconcile’s context`,
+    ]);
+  });
+
   it('accepts a Katalog with bad template paths without --strict and rejects it with --strict', async () => {
     const file = 'apps/operator/test/fixtures/strict-typos.yaml';
     const plain = await runOrk(['validate', file]);

@@ -553,6 +553,59 @@ describe('what the API client sees', () => {
   });
 });
 
+describe('a rule scoped to one served version (docs/reference/katalog.md §12, ADR 0069)', () => {
+  it('judges the requests made at that version only', { timeout: 120_000 }, async () => {
+    const group = `t${randomBytes(3).toString('hex')}.scoped.example.com`;
+    const { file } = katalogFile(
+      'scoped',
+      `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: scoped }
+spec:
+  crds:
+    db:
+      apiTypes: { group: ${group}, version: v1, kind: Db, plural: dbs }
+      versions: [{ name: v1alpha1 }, { name: v1, storage: true }]
+      conversion:
+        paths: [{ from: v1alpha1, to: v1, rules: [] }]
+      validation:
+        rules:
+          - { field: spec.size, lte: 100, version: v1alpha1, message: v1alpha1 allows at most 100 }
+`,
+    );
+    const validate = await runOrk(['validate', file]);
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stdout).toContain(
+      `spec.crds.db.validation.rules[0]: ValidatingAdmissionPolicy dbs.${group}.orkestra-deny-v1alpha1 (Deny on v1alpha1 requests only)`,
+    );
+    await install(file);
+    // No conversion webhook runs here: the API server relabels objects between the two versions.
+    const patched = await kubeRequest(
+      env.kubeConfig,
+      'PATCH',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dbs.${group}`,
+      { spec: { conversion: { strategy: 'None', webhook: null } } },
+    );
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const create = (version: string) =>
+      kubeRequest(
+        env.kubeConfig,
+        'POST',
+        `/apis/${group}/${version}/namespaces/${env.namespace}/dbs?dryRun=All`,
+        {
+          apiVersion: `${group}/${version}`,
+          kind: 'Db',
+          metadata: { generateName: 'db-', namespace: env.namespace },
+          spec: { size: 500 },
+        },
+      );
+    await eventually(async () => (await create('v1alpha1')).status === 422, 'the v1alpha1 policy');
+    expect(JSON.stringify((await create('v1alpha1')).body)).toContain('v1alpha1 allows at most 100');
+    const atV1 = await create('v1');
+    expect(atV1.status, JSON.stringify(atV1.body)).toBe(201);
+  });
+});
+
 describe('the examples', () => {
   it(
     'every CRD ork generate writes for an example is accepted as written (x-kubernetes-* keys kept)',

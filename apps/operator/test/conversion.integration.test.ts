@@ -129,6 +129,50 @@ describe('conversion webhook on the local control plane', () => {
     const after = await kubeRequest(env.kubeConfig, 'GET', path('v1', 'db'));
     expect(after.body).toEqual(stored.body); // reads wrote nothing: same resourceVersion, same content
 
+    // wrap/unwrap, enum and forEach through the API server, and back (ADR 0069).
+    const rich = {
+      size: 1,
+      databaseEngine: 'postgresql',
+      backup: 'daily',
+      ports: [{ name: 'web', port: 80, legacy: true, scheme: 'https', tls: { cert: 'c' } }],
+    };
+    const richWrite = await kubeRequest(env.kubeConfig, 'POST', path('v1alpha1'), {
+      apiVersion: `${group}/v1alpha1`,
+      kind: 'Database',
+      metadata: { name: 'rich' },
+      spec: rich,
+    });
+    expect(richWrite.status, JSON.stringify(richWrite.body)).toBe(201);
+    expect((await kubeRequest(env.kubeConfig, 'GET', path('v2', 'rich'))).body['spec']).toEqual({
+      count: 1,
+      engine: 'pg',
+      backup: 'daily',
+      endpoints: [
+        { name: 'web', containerPort: { number: 80 }, protocol: 'TCP', scheme: 'HTTPS', cert: 'c', level: 2 },
+      ],
+      tier: 'standard',
+      paused: false,
+    });
+    expect((await kubeRequest(env.kubeConfig, 'GET', path('v1alpha1', 'rich'))).body['spec']).toEqual(rich);
+
+    // A rule scoped to v1alpha1 judges requests made at v1alpha1 only (docs/reference/katalog.md §12).
+    const big = await kubeRequest(env.kubeConfig, 'POST', path('v1alpha1'), {
+      apiVersion: `${group}/v1alpha1`,
+      kind: 'Database',
+      metadata: { name: 'big' },
+      spec: { size: 500 },
+    });
+    expect(big.status).toBe(422);
+    expect(JSON.stringify(big.body)).toContain('v1alpha1 allows at most 100');
+    const bigAtV2 = await kubeRequest(env.kubeConfig, 'POST', path('v2'), {
+      apiVersion: `${group}/v2`,
+      kind: 'Database',
+      metadata: { name: 'big' },
+      spec: { count: 500 },
+    });
+    expect(bigAtV2.status, JSON.stringify(bigAtV2.body)).toBe(201);
+    for (const name of ['rich', 'big']) await kubeRequest(env.kubeConfig, 'DELETE', path('v1', name));
+
     // A spec change through v2 reaches v1alpha1; the field v1 has no home for comes back.
     const patched = await kubeRequest(env.kubeConfig, 'PATCH', path('v2', 'db'), { spec: { count: 5 } });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);

@@ -1,7 +1,8 @@
 import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { roleWildcardIssues } from '../generate/role-wildcards.js';
 import { strictCheck } from '../offline/strict-check.js';
-import { mechanismText, planAdmission } from '../generate/admission.js';
+import { katalogSourceOf } from '@orkestra/types';
+import { mechanismText, planAdmission, scopedVersions } from '../generate/admission.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
@@ -74,11 +75,33 @@ export const validateCommand: Command = {
     io.stdout.write(
       `${result.file}: Katalog ${metadata.name} (${version}) is valid${parsed.values.strict === true ? ' (strict)' : ''}: ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'} (${entries.join(', ')})\n`,
     );
-    // How each rule is applied at admission (ADR 0049).
+    // How each rule is applied at admission (ADR 0049), per version it is scoped to (ADR 0069).
+    let nowhere = 0;
     for (const [name, entry] of Object.entries(spec.crds)) {
-      for (const rule of planAdmission(entry).rules)
-        io.stdout.write(`  admission: spec.crds.${name}.${rule.rule}: ${mechanismText(entry, rule)}\n`);
+      for (const version of [entry.apiTypes.version, ...scopedVersions(entry)])
+        for (const rule of planAdmission(entry, version).rules) {
+          const text = mechanismText(entry, rule, version);
+          if (version === entry.apiTypes.version || rule.mechanism !== 'reconcile-only') {
+            io.stdout.write(`  admission: spec.crds.${name}.${rule.rule}: ${text}\n`);
+            continue;
+          }
+          // A rule scoped to another version that admission cannot judge is judged nowhere.
+          const index = Number(/\[(\d+)\]$/.exec(rule.rule)?.[1] ?? -1);
+          const node = entry.validation?.rules[index];
+          const source = node == null ? undefined : katalogSourceOf(node);
+          nowhere++;
+          io.stderr.write(
+            `${formatIssue({
+              file: source?.file ?? result.file,
+              line: source?.line ?? 1,
+              column: source?.column ?? 1,
+              path: `spec.crds.${name}.${rule.rule}.version`,
+              message: text,
+            })}\n`,
+          );
+        }
     }
+    if (nowhere > 0) return ExitCode.Failed;
     const protection = spec.deletionProtection;
     if (protection != null) {
       const what = [protection.crds ? 'its CRDs' : '', protection.children ? 'its children' : '']

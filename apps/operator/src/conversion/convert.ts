@@ -44,44 +44,67 @@ function splitPath(path: string): string[] {
   return path.split('.');
 }
 
+/** child returns the node under `key`: a map's key or, for a list, the item at a decimal index. */
+function child(node: unknown, key: string): { value: unknown } | undefined {
+  if (isMap(node)) return Object.hasOwn(node, key) ? { value: node[key] } : undefined;
+  if (Array.isArray(node) && /^\d+$/.test(key) && Number(key) < node.length)
+    return { value: node[Number(key)] as unknown };
+  return undefined;
+}
+
 function has(root: Json, path: string): boolean {
   let node: unknown = root;
   for (const key of splitPath(path)) {
-    if (!isMap(node) || !Object.hasOwn(node, key)) return false;
-    node = node[key];
+    const next = child(node, key);
+    if (next == null) return false;
+    node = next.value;
   }
   return true;
 }
 
 function get(root: Json, path: string): unknown {
   let node: unknown = root;
-  for (const key of splitPath(path)) node = isMap(node) ? node[key] : undefined;
+  for (const key of splitPath(path)) node = child(node, key)?.value;
   return node;
 }
 
+/** set writes a value, creating the maps on the way; a list index past the list's end writes nothing. */
 function set(root: Json, path: string, value: unknown): void {
   const keys = splitPath(path);
-  let node = root;
-  for (const key of keys.slice(0, -1)) {
-    if (!isMap(node[key])) node[key] = {};
-    node = node[key] as Json;
+  let node: unknown = root;
+  for (const [i, key] of keys.entries()) {
+    const last = i === keys.length - 1;
+    if (Array.isArray(node)) {
+      const index = Number(key);
+      if (!/^\d+$/.test(key) || index >= node.length) return;
+      if (last) node[index] = value;
+      else if (!isMap(node[index]) && !Array.isArray(node[index])) node[index] = {};
+      node = node[index] as unknown;
+    } else if (isMap(node)) {
+      if (last) node[key] = value;
+      else if (!isMap(node[key]) && !Array.isArray(node[key])) node[key] = {};
+      node = node[key];
+    } else return;
   }
-  node[keys[keys.length - 1] as string] = value;
 }
 
-/** remove deletes a field and the objects below spec/status it leaves empty. */
+/** remove deletes a field and the maps below spec/status it leaves empty (never a list's item). */
 function remove(root: Json, path: string): void {
   const keys = splitPath(path);
-  const chain: Json[] = [root];
+  const chain: unknown[] = [root];
   for (const key of keys.slice(0, -1)) {
-    const next = chain[chain.length - 1]?.[key];
-    if (!isMap(next)) return;
-    chain.push(next);
+    const next = child(chain[chain.length - 1], key);
+    if (next == null) return;
+    chain.push(next.value);
   }
-  delete chain[chain.length - 1]?.[keys[keys.length - 1] as string];
+  const parent = chain[chain.length - 1];
+  if (!isMap(parent)) return;
+  delete parent[keys[keys.length - 1] as string];
   for (let i = chain.length - 1; i >= 2; i--) {
-    if (Object.keys(chain[i] as Json).length > 0) break;
-    delete chain[i - 1]?.[keys[i - 1] as string];
+    const node = chain[i];
+    const above = chain[i - 1];
+    if (!isMap(node) || Object.keys(node).length > 0 || !isMap(above)) break;
+    delete above[keys[i - 1] as string];
   }
 }
 
@@ -132,9 +155,166 @@ function putStash(object: Json, version: string, stash: Stash): void {
   (metadata['annotations'] as Json)[STASH_PREFIX + version] = canonical(body);
 }
 
+/** A rule of a rules path or of a `forEach` (whose fields are relative to the item). */
+type Rule = ConversionRule | NonNullable<ConversionRule['forEach']>['rules'][number];
+
+/** Maybe is a value, or undefined for no value (the field is left out). */
+type Maybe = { value: unknown } | undefined;
+
+/** ValueRule is a rule changing one field's value: its declared direction and the opposite. */
+interface ValueRule {
+  field: string;
+  forward(value: unknown): Maybe;
+  back(value: unknown): Maybe;
+}
+
+function wrapOf(key: string): (value: unknown) => Maybe {
+  return (value) => ({ value: { [key]: value } });
+}
+
+function unwrapOf(key: string): (value: unknown) => Maybe {
+  return (value) => (isMap(value) && Object.hasOwn(value, key) ? { value: value[key] } : undefined);
+}
+
+/** renameBy renames a string found in `map`; other values pass through. */
+function renameBy(map: Record<string, string>): (value: unknown) => Maybe {
+  return (value) => ({ value: typeof value === 'string' && Object.hasOwn(map, value) ? map[value] : value });
+}
+
+function valueRuleOf(rule: Rule): ValueRule | undefined {
+  if (rule.wrap != null)
+    return { field: rule.wrap.field, forward: wrapOf(rule.wrap.key), back: unwrapOf(rule.wrap.key) };
+  if (rule.unwrap != null)
+    return { field: rule.unwrap.field, forward: unwrapOf(rule.unwrap.key), back: wrapOf(rule.unwrap.key) };
+  if (rule.enum != null) {
+    const inverse: Record<string, string> = {};
+    for (const [from, to] of Object.entries(rule.enum.map))
+      if (!Object.hasOwn(inverse, to)) inverse[to] = from;
+    Object.assign(inverse, rule.enum.back ?? {});
+    return { field: rule.enum.field, forward: renameBy(rule.enum.map), back: renameBy(inverse) };
+  }
+  return undefined;
+}
+
+/** mapPath is where a field of the declared source lives after the declared moves. */
+function mapPath(path: string, moves: readonly { from: string; to: string }[]): string {
+  for (const m of moves) {
+    if (path === m.from) return m.to;
+    if (path.startsWith(`${m.from}.`)) return m.to + path.slice(m.from.length);
+  }
+  return path;
+}
+
+/** Where rules run: the object's prefix of their fields now and after the step, and what the step restores. */
+interface Scope {
+  readonly inverse: boolean;
+  /** The fields' prefix in the source object (a `forEach` item's path, or ''). */
+  readonly source: string;
+  /** The same prefix in the converted object. */
+  readonly target: string;
+  /** The paths the step restores from the target version's stash. */
+  readonly restored: ReadonlySet<string>;
+  readonly kept: Stash;
+}
+
+function isUnder(path: string, paths: ReadonlySet<string>): boolean {
+  const keys = splitPath(path);
+  for (let i = 1; i <= keys.length; i++) if (paths.has(keys.slice(0, i).join('.'))) return true;
+  return false;
+}
+
+/**
+ * runRules applies rules to an object going their declared way (`inverse`: the opposite way),
+ * recording in `kept` what the other way could not rebuild, at its path in the source object. The
+ * opposite way runs the same phases mirrored: target-only fields leave, value rules, moves
+ * (backward); source-only fields leave, value rules, moves, target-only fields filled (forward).
+ * A value the step restores from the target's stash came from there: it is not kept again.
+ */
+function runRules(object: Json, rules: readonly Rule[], scope: Scope): void {
+  const { inverse, kept } = scope;
+  const at = (path: string): string => scope.source + path;
+  const declared = rules.flatMap((r) => {
+    const m = r.rename ?? r.move;
+    return m == null ? [] : [m];
+  });
+  // A value rule names its field in the declared source; the declared target has it moved.
+  const sides = (field: string): { source: string; target: string } => {
+    const moved = mapPath(field, declared);
+    return inverse
+      ? { source: scope.source + moved, target: scope.target + field }
+      : { source: scope.source + field, target: scope.target + moved };
+  };
+
+  for (const rule of rules) {
+    // Forward: `drop` leaves the source; backward: `default`/`constant` leave the target.
+    const leaving = inverse ? (rule.default ?? rule.constant) : rule.drop;
+    if (leaving == null) continue;
+    const path = at(leaving.field);
+    if (has(object, path)) {
+      const value = get(object, path);
+      const reproduced =
+        inverse && rule.default != null
+          ? sameJson(value, rule.default.value)
+          : inverse && rule.constant != null && sameJson(value, rule.constant.value);
+      if (!reproduced) kept.set[path] = value;
+      remove(object, path);
+    } else if (inverse) {
+      kept.absent.push(path); // the forward step would add it
+    }
+  }
+
+  for (const rule of rules) {
+    if ('forEach' in rule && rule.forEach != null) {
+      const list = sides(rule.forEach.field);
+      const items = get(object, list.source);
+      if (Array.isArray(items))
+        for (let i = 0; i < items.length; i++)
+          if (isMap(items[i]))
+            runRules(object, rule.forEach.rules, {
+              ...scope,
+              source: `${list.source}.${i}.`,
+              target: `${list.target}.${i}.`,
+            });
+      continue;
+    }
+    const valueRule = valueRuleOf(rule);
+    if (valueRule == null) continue;
+    const { source: path, target } = sides(valueRule.field);
+    if (!has(object, path)) continue;
+    const value = get(object, path);
+    const [go, comeBack] = inverse
+      ? [valueRule.back, valueRule.forward]
+      : [valueRule.forward, valueRule.back];
+    const out = go(value);
+    const again = out == null ? undefined : comeBack(out.value);
+    if ((again == null || !sameJson(again.value, value)) && !isUnder(target, scope.restored))
+      kept.set[path] = value;
+    if (out == null) remove(object, path);
+    else set(object, path, out.value);
+  }
+
+  const moves = declared.map((m) =>
+    inverse ? { from: at(m.to), to: at(m.from) } : { from: at(m.from), to: at(m.to) },
+  );
+  const values = moves.map((m) => (has(object, m.from) ? { value: get(object, m.from) } : undefined));
+  moves.forEach((m) => remove(object, m.from));
+  moves.forEach((m, i) => {
+    const v = values[i];
+    if (v != null) set(object, m.to, v.value);
+  });
+
+  if (!inverse)
+    for (const rule of rules) {
+      const filled = rule.default ?? rule.constant;
+      if (filled == null) continue;
+      const path = at(filled.field);
+      if (rule.constant != null || !has(object, path)) set(object, path, structuredClone(filled.value));
+    }
+}
+
 /**
  * rulesStep applies declarative rules from `from` to `to` (`inverse` runs them from `to` to
- * `from`). Moves first, then the target's stash is restored, then target-only fields are filled.
+ * `from`), then restores what the object's last step away from `to` kept aside.
  */
 function rulesStep(rules: readonly ConversionRule[], inverse: boolean): Step {
   return {
@@ -142,41 +322,10 @@ function rulesStep(rules: readonly ConversionRule[], inverse: boolean): Step {
       const object = structuredClone(source);
       const restore = takeStash(object, to);
       const kept: Stash = { set: {}, absent: [] };
-      const moves = rules.flatMap((r) => {
-        const m = r.rename ?? r.move;
-        return m == null ? [] : [inverse ? { from: m.to, to: m.from } : m];
-      });
-      const values = moves.map((m) => (has(object, m.from) ? { value: get(object, m.from) } : undefined));
-      moves.forEach((m) => remove(object, m.from));
-      moves.forEach((m, i) => {
-        const v = values[i];
-        if (v != null) set(object, m.to, v.value);
-      });
-      for (const rule of rules) {
-        // Forward: `drop` leaves the source; backward: `default`/`constant` leave the target.
-        const leaving = inverse ? (rule.default ?? rule.constant) : rule.drop;
-        if (leaving != null && has(object, leaving.field)) {
-          const value = get(object, leaving.field);
-          const reproduced =
-            inverse && rule.default != null
-              ? sameJson(value, rule.default.value)
-              : inverse && rule.constant != null && sameJson(value, rule.constant.value);
-          if (!reproduced) kept.set[leaving.field] = value;
-          remove(object, leaving.field);
-        } else if (leaving != null && inverse) {
-          kept.absent.push(leaving.field); // the forward step would add it
-        }
-      }
       const restored = new Set([...Object.keys(restore?.set ?? {}), ...(restore?.absent ?? [])]);
+      runRules(object, rules, { inverse, source: '', target: '', restored, kept });
       for (const [path, value] of Object.entries(restore?.set ?? {})) set(object, path, value);
       for (const path of restore?.absent ?? []) remove(object, path);
-      if (!inverse)
-        for (const rule of rules) {
-          const filled = rule.default ?? rule.constant;
-          if (filled == null || restored.has(filled.field)) continue;
-          if (rule.constant != null || !has(object, filled.field))
-            set(object, filled.field, structuredClone(filled.value));
-        }
       putStash(object, from, kept);
       return object;
     },

@@ -145,6 +145,99 @@ describe('generated CRD and policies', () => {
   });
 });
 
+describe('per-version admission (docs/reference/katalog.md §12, ADR 0069)', () => {
+  const VERSIONED = `      versions:
+        - name: v1alpha1
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec: { type: object, properties: { size: { type: integer }, engine: { type: string } } }
+        - name: v1
+          storage: true
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec: { type: object, properties: { replicas: { type: integer } } }
+      conversion:
+        paths:
+          - { from: v1alpha1, to: v1, rules: [ { rename: { from: spec.size, to: spec.replicas } } ] }
+      validation:
+        rules:
+          - { field: spec.replicas, lte: 10, message: at most 10 }
+          - { field: spec.size, lte: 5, version: v1alpha1, message: v1alpha1 allows at most 5 }
+          - { field: spec.loose, equals: x, version: v1alpha1, message: untyped v1alpha1 rule }
+          - { field: spec.engine, exists: true, action: warn, version: v1alpha1, message: engine is deprecated }
+`;
+
+  it('puts a rule scoped to a version on that version only: its CRD schema, or its own policy matching its requests exactly', () => {
+    const k = katalog(VERSIONED);
+    const crd = crdFor(k, entryOf(k)) as unknown as {
+      spec: {
+        versions: {
+          name: string;
+          schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } };
+        }[];
+      };
+    };
+    const rulesOf = (name: string): unknown =>
+      crd.spec.versions.find((v) => v.name === name)?.schema.openAPIV3Schema.properties.spec[
+        'x-kubernetes-validations'
+      ];
+    expect(rulesOf('v1')).toEqual([
+      { rule: '((has(self.replicas) ? double(self.replicas) : 0.0) <= 10.0)', message: 'at most 10' },
+    ]);
+    expect(rulesOf('v1alpha1')).toEqual([
+      { rule: '((has(self.size) ? double(self.size) : 0.0) <= 5.0)', message: 'v1alpha1 allows at most 5' },
+    ]);
+    const policies = admissionPolicies(k);
+    expect(policies.map((p) => String((p['metadata'] as { name: string }).name))).toEqual([
+      'shops.shop.example.com.orkestra-deny-v1alpha1',
+      'shops.shop.example.com.orkestra-deny-v1alpha1',
+      'shops.shop.example.com.orkestra-warn-v1alpha1',
+      'shops.shop.example.com.orkestra-warn-v1alpha1',
+    ]);
+    expect(policies[0]?.['spec']).toMatchObject({
+      matchConstraints: {
+        matchPolicy: 'Exact',
+        resourceRules: [{ apiVersions: ['v1alpha1'] }],
+      },
+      validations: [{ message: 'untyped v1alpha1 rule' }],
+    });
+    expect(planAdmission(entryOf(k)).rules.map((r) => r.rule)).toEqual(['validation.rules[0]']);
+    expect(planAdmission(entryOf(k), 'v1alpha1').rules.map((r) => `${r.rule} ${r.mechanism}`)).toEqual([
+      'validation.rules[1] crd-rule',
+      'validation.rules[2] policy-deny',
+      'validation.rules[3] policy-warn',
+    ]);
+  });
+
+  it('refuses a rule scoped to a version the entry does not serve, at its version', () => {
+    const result = loadKatalog({
+      text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: shop }
+spec:
+  crds:
+    shop:
+      apiTypes: { group: shop.example.com, version: v1, kind: Shop, plural: shops }
+      validation:
+        rules:
+          - { field: spec.a, exists: true, version: v2, message: m }
+`,
+      file: 'k.yaml',
+    });
+    expect(
+      result.ok ? [] : result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`),
+    ).toEqual([
+      expect.stringMatching(
+        /^10:53 spec\.crds\.shop\.validation\.rules\[0\]\.version: version v2 is not a served version \(v1\)/,
+      ),
+    ]);
+  });
+});
+
 describe('deletionProtectionPolicies', () => {
   it('writes nothing unless the Katalog asks', () => {
     expect(deletionProtectionPolicies(katalog(''), { namespace: 'ops' })).toEqual([]);

@@ -95,25 +95,47 @@ const hasTemplate = (value: unknown): boolean =>
       ? value.some(hasTemplate)
       : isSchema(value) && Object.values(value).some(hasTemplate);
 
-/** specSchemaOf is the `spec` node of an entry's declared schema, when it declares one. */
-function specSchemaOf(entry: CrdEntry): Schema | undefined {
-  const root = entry.schema?.openAPIV3Schema as Schema | undefined;
+/** specSchemaOf is the `spec` node of a version's declared schema (default: the one the runtime reads). */
+function specSchemaOf(entry: CrdEntry, version: string): Schema | undefined {
+  const declared = entry.versions?.find((v) => v.name === version)?.schema?.openAPIV3Schema;
+  const root = (declared ??
+    (version === entry.apiTypes.version ? entry.schema?.openAPIV3Schema : undefined)) as Schema | undefined;
   const props = root?.['properties'];
   const spec = isSchema(props) ? props['spec'] : undefined;
   return isSchema(spec) ? spec : undefined;
 }
 
+/** ruleVersion is the served version whose requests a validation rule judges. */
+export function ruleVersion(entry: CrdEntry, rule: ValidationRule): string {
+  return rule.version ?? entry.apiTypes.version;
+}
+
+/**
+ * scopedVersions lists the versions other than `apiTypes.version` that some validation rule is
+ * scoped to (ADR 0069), in the order of the rules.
+ */
+export function scopedVersions(entry: CrdEntry): string[] {
+  const out = new Set<string>();
+  for (const rule of entry.validation?.rules ?? [])
+    if (ruleVersion(entry, rule) !== entry.apiTypes.version) out.add(ruleVersion(entry, rule));
+  return [...out];
+}
+
 /**
  * planAdmission decides, for each validation and mutation rule of an entry, the mechanism the API
- * server applies it with (ADR 0049), in the order of the Katalog.
+ * server applies it with (ADR 0049), in the order of the Katalog. `version` (default: the one the
+ * runtime reads) plans the rules scoped to another served version against its schema (ADR 0069):
+ * mutation applies at the runtime's version only, and such a rule is judged at admission only.
  */
-export function planAdmission(entry: CrdEntry): AdmissionPlan {
-  const spec = specSchemaOf(entry);
+export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version): AdmissionPlan {
+  const read = version === entry.apiTypes.version;
+  const spec = specSchemaOf(entry, version);
   const rules: RulePlan[] = [];
   const defaults: { path: string[]; value: unknown }[] = [];
   const normalized =
+    read &&
     Object.keys(entry.normalize?.spec ?? {}).length + Object.keys(entry.normalize?.types ?? {}).length > 0;
-  const mutations = entry.mutation?.rules ?? [];
+  const mutations = read ? (entry.mutation?.rules ?? []) : [];
   /** Paths mutation sets before validation, and whether admission sets them the same way (a schema default on a non-string field). */
   const mutated: { path: string[]; index: number; same: boolean }[] = [];
   mutations.forEach((m, index) => {
@@ -148,6 +170,7 @@ export function planAdmission(entry: CrdEntry): AdmissionPlan {
   const deny: { expression: string; message: string }[] = [];
   const warn: { expression: string; message: string }[] = [];
   (entry.validation?.rules ?? []).forEach((v, index) => {
+    if (ruleVersion(entry, v) !== version) return;
     const rule = `validation.rules[${index}]`;
     const fields = [v.condition, ...v.when, ...v.anyOf].flatMap((c) => ('field' in c ? [c.field] : []));
     const blocked = fields
@@ -231,9 +254,10 @@ export function withAdmission(specSchema: Schema, plan: AdmissionPlan): Schema {
   return out;
 }
 
-/** The name of an entry's policy of one action. */
-function policyName(entry: CrdEntry, action: 'deny' | 'warn'): string {
-  return `${entry.apiTypes.plural}.${entry.apiTypes.group}.orkestra-${action}`;
+/** The name of an entry's policy of one action (and of a version a rule is scoped to). */
+function policyName(entry: CrdEntry, action: 'deny' | 'warn', version = entry.apiTypes.version): string {
+  const suffix = version === entry.apiTypes.version ? '' : `-${version}`;
+  return `${entry.apiTypes.plural}.${entry.apiTypes.group}.orkestra-${action}${suffix}`;
 }
 
 /**
@@ -247,57 +271,75 @@ const SPEC_CHANGED =
 /** admissionPolicies returns the ValidatingAdmissionPolicies and bindings of every entry's deny and warn rules. */
 export function admissionPolicies(katalog: Katalog): Manifest[] {
   const out: Manifest[] = [];
-  for (const entry of Object.values(katalog.spec.crds)) {
-    const plan = planAdmission(entry);
-    for (const action of ['deny', 'warn'] as const) {
-      const validations = action === 'deny' ? plan.deny : plan.warn;
-      if (validations.length === 0) continue;
-      const name = policyName(entry, action);
-      out.push(
-        {
-          apiVersion: 'admissionregistration.k8s.io/v1',
-          kind: 'ValidatingAdmissionPolicy',
-          metadata: manifestMetadata(katalog, name),
-          spec: {
-            failurePolicy: 'Fail',
-            matchConstraints: {
-              resourceRules: [
-                {
-                  apiGroups: [entry.apiTypes.group],
-                  apiVersions: [entry.apiTypes.version],
-                  resources: [entry.apiTypes.plural],
-                  operations: ['CREATE', 'UPDATE'],
-                },
-              ],
-            },
-            matchConditions: [{ name: 'spec-changed', expression: SPEC_CHANGED }],
-            validations: validations.map((v) => ({ expression: v.expression, message: v.message })),
+  for (const entry of Object.values(katalog.spec.crds))
+    for (const version of [entry.apiTypes.version, ...scopedVersions(entry)])
+      out.push(...policiesOf(katalog, entry, version));
+  return out;
+}
+
+/**
+ * policiesOf returns the policies of one entry's rules for one version. The runtime's version
+ * matches requests at every version, converted (`matchPolicy: Equivalent`, the default); a scoped
+ * version matches requests made at it only (`Exact`).
+ */
+function policiesOf(katalog: Katalog, entry: CrdEntry, version: string): Manifest[] {
+  const out: Manifest[] = [];
+  const plan = planAdmission(entry, version);
+  const scoped = version !== entry.apiTypes.version;
+  for (const action of ['deny', 'warn'] as const) {
+    const validations = action === 'deny' ? plan.deny : plan.warn;
+    if (validations.length === 0) continue;
+    const name = policyName(entry, action, version);
+    out.push(
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: manifestMetadata(katalog, name),
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            ...(scoped ? { matchPolicy: 'Exact' } : {}),
+            resourceRules: [
+              {
+                apiGroups: [entry.apiTypes.group],
+                apiVersions: [version],
+                resources: [entry.apiTypes.plural],
+                operations: ['CREATE', 'UPDATE'],
+              },
+            ],
           },
+          matchConditions: [{ name: 'spec-changed', expression: SPEC_CHANGED }],
+          validations: validations.map((v) => ({ expression: v.expression, message: v.message })),
         },
-        {
-          apiVersion: 'admissionregistration.k8s.io/v1',
-          kind: 'ValidatingAdmissionPolicyBinding',
-          metadata: manifestMetadata(katalog, name),
-          spec: { policyName: name, validationActions: action === 'deny' ? ['Deny'] : ['Warn'] },
-        },
-      );
-    }
+      },
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: manifestMetadata(katalog, name),
+        spec: { policyName: name, validationActions: action === 'deny' ? ['Deny'] : ['Warn'] },
+      },
+    );
   }
   return out;
 }
 
 /** mechanismText says in a few words how a rule is applied (for `ork validate`). */
-export function mechanismText(entry: CrdEntry, plan: RulePlan): string {
+export function mechanismText(entry: CrdEntry, plan: RulePlan, version = entry.apiTypes.version): string {
+  const at = version === entry.apiTypes.version ? '' : ` on ${version} requests only`;
   switch (plan.mechanism) {
     case 'crd-rule':
-      return 'CRD x-kubernetes-validations (denied at admission)';
+      return at === ''
+        ? 'CRD x-kubernetes-validations (denied at admission)'
+        : `CRD x-kubernetes-validations of ${version} (denied at admission${at})`;
     case 'policy-deny':
-      return `ValidatingAdmissionPolicy ${policyName(entry, 'deny')} (Deny)`;
+      return `ValidatingAdmissionPolicy ${policyName(entry, 'deny', version)} (Deny${at})`;
     case 'policy-warn':
-      return `ValidatingAdmissionPolicy ${policyName(entry, 'warn')} (Warn: kubectl prints a warning)`;
+      return `ValidatingAdmissionPolicy ${policyName(entry, 'warn', version)} (Warn: kubectl prints a warning${at})`;
     case 'schema-default':
       return 'CRD schema default (set at admission)';
     case 'reconcile-only':
-      return `reconcile time only: ${plan.reason ?? ''}`;
+      return version === entry.apiTypes.version
+        ? `reconcile time only: ${plan.reason ?? ''}`
+        : `judged nowhere: a rule scoped to ${version} is judged at admission only, and ${plan.reason ?? ''}`;
   }
 }

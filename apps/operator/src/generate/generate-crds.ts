@@ -100,9 +100,12 @@ export function crdSchema(entry: CrdEntry, version?: CrdVersion): Schema {
   const properties: Schema = isSchema(root['properties']) ? { ...root['properties'] } : {};
   // Deny rules the CRD can judge and literal defaults (docs/reference/katalog.md §12, ADR 0049).
   // The rules are written against the schema of the version the runtime reads (ADR 0056).
-  const read = version == null || version.name === entry.apiTypes.version;
-  if (read && isSchema(properties['spec'])) {
-    const plan = planAdmission(entry);
+  // A rule scoped to another served version goes on that version's schema (ADR 0069).
+  const name = version?.name ?? entry.apiTypes.version;
+  const judged =
+    name === entry.apiTypes.version || (entry.validation?.rules ?? []).some((r) => r.version === name);
+  if (judged && isSchema(properties['spec'])) {
+    const plan = planAdmission(entry, name);
     properties['spec'] = withAdmission(properties['spec'], plan);
     if (plan.rootRules.length > 0)
       root['x-kubernetes-validations'] = [

@@ -186,13 +186,18 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
       }),
     };
   });
-  const validation = (entry.validation?.rules ?? []).map((rule, i): CompiledValidationRule => {
+  // A rule scoped to another served version judges that version's requests at admission only:
+  // the runtime reads objects at apiTypes.version (docs/reference/katalog.md §12, ADR 0069).
+  const validation = (entry.validation?.rules ?? []).flatMap((rule, i): CompiledValidationRule[] => {
+    if (rule.version != null && rule.version !== entry.apiTypes.version) return [];
     const katalogPath = pathOf(rule, `${base}.validation.rules[${i}]`);
-    return {
-      rule,
-      katalogPath,
-      message: compileValue(rule.message, { path: `${katalogPath}.message`, engine }),
-    };
+    return [
+      {
+        rule,
+        katalogPath,
+        message: compileValue(rule.message, { path: `${katalogPath}.message`, engine }),
+      },
+    ];
   });
   const onReconcile = compileGroup('onReconcile', box.onReconcile, base, entry, engine);
   const groups: [CompiledGroup, CompiledGroup] = [

@@ -91,10 +91,14 @@ const ValidationRuleSchema = z
     ...conditionShape,
     message: Tpl,
     action: z.enum(['deny', 'warn']).default('deny'),
+    /** The served version whose requests the rule judges, at admission only (docs/reference/katalog.md §12, ADR 0069). */
+    version: Literal.regex(/^v\d+((alpha|beta)\d+)?$/, {
+      error: 'version must look like v1, v1beta1 or v1alpha1',
+    }).optional(),
     ...gateShape,
   })
   .superRefine((rule, ctx) => {
-    const { message: _m, action: _a, when: _w, anyOf: _y, or: _o, ...condition } = rule;
+    const { message: _m, action: _a, version: _v, when: _w, anyOf: _y, or: _o, ...condition } = rule;
     refineCondition(condition, ctx, { allowUnique: true, requireField: true });
     if (rule.time !== undefined || rule.dayOfWeek !== undefined || rule.cron !== undefined) {
       ctx.addIssue({
@@ -106,9 +110,16 @@ const ValidationRuleSchema = z
     checkGate(rule as GateInput, ctx);
   })
   .transform((rule) => {
-    const { message, action, when, anyOf, or, ...condition } = rule;
+    const { message, action, version, when, anyOf, or, ...condition } = rule;
     const gate = normalizeGate({ when, anyOf, or });
-    return { condition: normalizeCondition(condition), message, action, when: gate.when, anyOf: gate.anyOf };
+    return {
+      condition: normalizeCondition(condition),
+      message,
+      action,
+      ...(version === undefined ? {} : { version }),
+      when: gate.when,
+      anyOf: gate.anyOf,
+    };
   });
 /** ValidationRule is a validation rule. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small

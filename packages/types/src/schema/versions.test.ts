@@ -76,4 +76,63 @@ describe('versions and conversion (docs/reference/katalog.md §3.4)', () => {
       expect.stringMatching(/conversion\.paths: no conversion path v1 → v2/),
     ]);
   });
+
+  it('loads wrap, unwrap, enum and forEach rules', () => {
+    expect(
+      errors(
+        katalog(`      versions: [ { name: v1alpha1 }, { name: v1, storage: true } ]
+      conversion:
+        paths:
+          - from: v1alpha1
+            to: v1
+            rules:
+              - wrap: { field: spec.backup, key: schedule }
+              - unwrap: { field: spec.image, key: name }
+              - enum: { field: spec.engine, map: { postgres: pg, postgresql: pg }, back: { pg: postgres } }
+              - forEach:
+                  field: spec.ports
+                  rules:
+                    - rename: { from: port, to: containerPort }
+                    - default: { field: protocol, value: TCP }
+                    - enum: { field: scheme, map: { http: HTTP } }
+`),
+      ),
+    ).toEqual([]);
+  });
+
+  it('refuses a rule that cannot round-trip, each at its position: an enum with no way back, two rules on one field', () => {
+    expect(
+      errors(
+        katalog(`      versions: [ { name: v1alpha1 }, { name: v1, storage: true } ]
+      conversion:
+        paths:
+          - from: v1alpha1
+            to: v1
+            rules:
+              - enum: { field: spec.engine, map: { postgres: pg, postgresql: pg } }
+              - enum: { field: spec.tier, map: { a: A }, back: { B: a } }
+              - wrap: { field: spec.engine, key: name }
+              - forEach:
+                  field: spec.ports
+                  rules:
+                    - drop: { field: legacy }
+                    - default: { field: legacy, value: 1 }
+                    - forEach: { field: inner, rules: [] }
+`),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^14:78 .*rules\[0\]\.enum\.map\.postgresql: enum map is not one-to-one: postgres, postgresql all become pg.*write back: \{ pg: postgres \}/,
+      ),
+      expect.stringMatching(
+        /^15:69 .*rules\[1\]\.enum\.back\.B: enum back B → a is not the opposite of a map entry/,
+      ),
+      expect.stringMatching(/^16:32 .*rules\[2\]\.wrap\.field: spec\.engine is already the field of rule 0/),
+      expect.stringMatching(
+        /^21:41 .*rules\[3\]\.forEach\.rules\[1\]\.default\.field: legacy is already the field of rule 0/,
+      ),
+      expect.stringMatching(/^22:23 .*rules\[3\]\.forEach\.rules\[2\]\.forEach: unknown key `forEach`/),
+      expect.stringMatching(/^22:23 .*rules\[3\]\.forEach\.rules\[2\]: a conversion rule has exactly one of/),
+    ]);
+  });
 });

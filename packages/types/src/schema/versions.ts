@@ -13,41 +13,152 @@ const RuleField = Literal.regex(/^(spec|status)(\.[A-Za-z0-9_-]+)+$/, {
   error: 'a conversion field is a dot path under spec. or status. such as spec.size (no list indices)',
 });
 
-const Move = z.strictObject({ from: RuleField, to: RuleField });
+/** A field path inside one item of a `forEach` list: dot-separated keys relative to the item. */
+const ItemField = Literal.regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, {
+  error: 'a forEach rule field is a dot path inside the item such as name or image.tag (no list indices)',
+});
+
+/** The rule kinds, in the order the loader names them. */
+const RULE_KINDS = [
+  'rename',
+  'move',
+  'default',
+  'constant',
+  'drop',
+  'wrap',
+  'unwrap',
+  'enum',
+  'forEach',
+] as const;
+
+/** The kinds naming one `field` (at most one such rule per field in a path). */
+const FIELD_KINDS = ['default', 'constant', 'drop', 'wrap', 'unwrap', 'enum', 'forEach'] as const;
+
+/** ruleShape is the rule object over a field syntax (top level: under spec/status; forEach: in the item). */
+function ruleShape(field: typeof RuleField) {
+  const Move = z.strictObject({ from: field, to: field });
+  const Wrap = z.strictObject({ field, key: Literal.regex(/^[A-Za-z0-9_-]+$/) });
+  const Enum = z.strictObject({
+    field,
+    map: z.record(z.string(), z.string()),
+    back: z.record(z.string(), z.string()).optional(),
+  });
+  return {
+    rename: Move.optional(),
+    move: Move.optional(),
+    default: z.strictObject({ field, value: z.unknown() }).optional(),
+    constant: z.strictObject({ field, value: z.unknown() }).optional(),
+    drop: z.strictObject({ field }).optional(),
+    wrap: Wrap.optional(),
+    unwrap: Wrap.optional(),
+    enum: Enum.optional(),
+  };
+}
+
+interface RuleLike {
+  rename?: { from: string; to: string } | undefined;
+  move?: { from: string; to: string } | undefined;
+  enum?: { map: Record<string, string>; back?: Record<string, string> | undefined } | undefined;
+}
+
+/** checkRule refuses a rule with no single kind, a rename across parents, and an enum map with no way back. */
+function checkRule(rule: RuleLike, ctx: z.RefinementCtx, kinds: readonly string[]): void {
+  const keys = Object.entries(rule).filter(([, v]) => v !== undefined);
+  if (keys.length !== 1)
+    ctx.addIssue({
+      code: 'custom',
+      message: `a conversion rule has exactly one of ${kinds.join(', ')} (got ${keys.length === 0 ? 'none' : keys.map(([k]) => k).join(', ')})`,
+      input: rule,
+    });
+  const rename = rule.rename;
+  if (rename != null) {
+    const parent = (p: string): string => p.slice(0, Math.max(0, p.lastIndexOf('.')));
+    if (parent(rename.from) !== parent(rename.to))
+      ctx.addIssue({
+        code: 'custom',
+        message: `rename keeps the field under the same parent (${rename.from} → ${rename.to} changes it): write move`,
+        path: ['rename', 'to'],
+        input: rename.to,
+      });
+  }
+  if (rule.enum != null) checkEnum(rule.enum, ctx);
+}
+
+/**
+ * checkEnum refuses an enum map the opposite direction cannot invert: two values mapped to one
+ * need `back` to say which one that value converts back to (the other is kept in the annotation
+ * and restored, so round trips stay lossless), and `back` names only values the map produces.
+ */
+function checkEnum(
+  rule: { map: Record<string, string>; back?: Record<string, string> | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const sources = new Map<string, string[]>();
+  for (const [from, to] of Object.entries(rule.map)) sources.set(to, [...(sources.get(to) ?? []), from]);
+  const back = rule.back ?? {};
+  for (const [to, froms] of sources)
+    if (froms.length > 1 && !Object.hasOwn(back, to))
+      ctx.addIssue({
+        code: 'custom',
+        message: `enum map is not one-to-one: ${froms.join(', ')} all become ${to}, so the way back is ambiguous; write back: { ${to}: ${froms[0] ?? ''} }`,
+        path: ['enum', 'map', froms[1] ?? ''],
+        input: to,
+      });
+  for (const [to, from] of Object.entries(back))
+    if (rule.map[from] !== to)
+      ctx.addIssue({
+        code: 'custom',
+        message: `enum back ${to} → ${from} is not the opposite of a map entry (map has ${from} → ${rule.map[from] ?? 'nothing'})`,
+        path: ['enum', 'back', to],
+        input: from,
+      });
+}
+
+interface FieldRule {
+  [kind: string]: unknown;
+}
+
+/** checkFields refuses two field rules (default, drop, wrap, enum, …) on one field of a rule list. */
+function checkFields(rules: readonly FieldRule[], ctx: z.RefinementCtx, at: (string | number)[]): void {
+  const seen = new Map<string, number>();
+  rules.forEach((rule, i) => {
+    for (const kind of FIELD_KINDS) {
+      const body = rule[kind] as { field?: string } | undefined;
+      if (body?.field == null) continue;
+      const first = seen.get(body.field);
+      if (first != null)
+        ctx.addIssue({
+          code: 'custom',
+          message: `${body.field} is already the field of rule ${first}: one field rule per field (its way back would be ambiguous)`,
+          path: [...at, i, kind, 'field'],
+          input: body.field,
+        });
+      else seen.set(body.field, i);
+    }
+  });
+}
+
+const ItemRuleSchema = z
+  .strictObject(ruleShape(ItemField))
+  .superRefine((rule, ctx) => checkRule(rule, ctx, RULE_KINDS.slice(0, -1)));
 
 /**
  * ConversionRule is one declarative rule of a conversion path (docs/reference/katalog.md §3.4):
  * exactly one of `rename`/`move` (a field at another path), `default` (a field only the target
  * version has, set when absent), `constant` (a field only the target version has, always that
- * value) and `drop` (a field only the source version has, kept in an annotation and restored).
+ * value), `drop` (a field only the source version has, kept in an annotation and restored),
+ * `wrap`/`unwrap` (a value becomes `{key: value}` and back), `enum` (string values renamed by a
+ * map) and `forEach` (rules applied to each item of a list). What a rule cannot carry back is kept
+ * in the annotation and restored, so a round trip is the identity.
  */
 const ConversionRuleSchema = z
   .strictObject({
-    rename: Move.optional(),
-    move: Move.optional(),
-    default: z.strictObject({ field: RuleField, value: z.unknown() }).optional(),
-    constant: z.strictObject({ field: RuleField, value: z.unknown() }).optional(),
-    drop: z.strictObject({ field: RuleField }).optional(),
+    ...ruleShape(RuleField),
+    forEach: z.strictObject({ field: RuleField, rules: z.array(ItemRuleSchema) }).optional(),
   })
   .superRefine((rule, ctx) => {
-    const keys = Object.entries(rule).filter(([, v]) => v !== undefined);
-    if (keys.length !== 1)
-      ctx.addIssue({
-        code: 'custom',
-        message: `a conversion rule has exactly one of rename, move, default, constant, drop (got ${keys.length === 0 ? 'none' : keys.map(([k]) => k).join(', ')})`,
-        input: rule,
-      });
-    const rename = rule.rename;
-    if (rename != null) {
-      const parent = (p: string): string => p.slice(0, p.lastIndexOf('.'));
-      if (parent(rename.from) !== parent(rename.to))
-        ctx.addIssue({
-          code: 'custom',
-          message: `rename keeps the field under the same parent (${rename.from} → ${rename.to} changes it): write move`,
-          path: ['rename', 'to'],
-          input: rename.to,
-        });
-    }
+    checkRule(rule, ctx, RULE_KINDS);
+    if (rule.forEach != null) checkFields(rule.forEach.rules, ctx, ['forEach', 'rules']);
   });
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ConversionRule extends z.output<typeof ConversionRuleSchema> {}
@@ -69,6 +180,7 @@ const ConversionPathSchema = z
     rules: z.array(ConversionRule).optional(),
   })
   .superRefine((path, ctx) => {
+    if (path.rules != null) checkFields(path.rules as unknown as FieldRule[], ctx, ['rules']);
     if ((path.spec == null) === (path.rules == null))
       ctx.addIssue({
         code: 'custom',
@@ -122,6 +234,24 @@ interface VersionsInput {
   readonly apiTypes: { readonly version: string };
   readonly versions?: readonly CrdVersion[] | undefined;
   readonly conversion?: Conversion | undefined;
+  readonly validation?: { readonly rules: readonly { readonly version?: string | undefined }[] } | undefined;
+}
+
+/** checkRuleVersions refuses a validation rule scoped to a version the entry does not serve. */
+function checkRuleVersions(entry: VersionsInput, ctx: z.RefinementCtx): void {
+  const served =
+    entry.versions == null
+      ? versionNamesOf(entry)
+      : entry.versions.filter((v) => v.served).map((v) => v.name);
+  (entry.validation?.rules ?? []).forEach((rule, i) => {
+    if (rule.version != null && !served.includes(rule.version))
+      ctx.addIssue({
+        code: 'custom',
+        message: `version ${rule.version} is not a served version (${served.join(', ')}): a rule judges the requests made at one`,
+        path: ['validation', 'rules', i, 'version'],
+        input: rule.version,
+      });
+  });
 }
 
 /**
@@ -132,6 +262,7 @@ interface VersionsInput {
  */
 export function checkVersions(entry: VersionsInput, ctx: z.RefinementCtx): void {
   const { versions, conversion } = entry;
+  checkRuleVersions(entry, ctx);
   if (versions == null) {
     if (conversion != null && conversion.paths.length > 0) checkPaths(entry, ctx);
     return;

@@ -91,4 +91,30 @@ describe('validateCr', () => {
       'host shop.example.com is taken',
     ]);
   });
+  it('does not judge a rule scoped to another served version (admission only, docs/reference/katalog.md §12)', () => {
+    const scoped = compileKatalog(
+      loadKatalogOrThrow({
+        text: `
+apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: t}
+spec:
+  crds:
+    app:
+      apiTypes: {group: a.example.com, version: v1, kind: App, plural: apps}
+      versions: [{name: v1alpha1}, {name: v1, storage: true}]
+      conversion:
+        paths: [{from: v1alpha1, to: v1, rules: [{rename: {from: spec.size, to: spec.replicas}}]}]
+      validation:
+        rules:
+          - {field: spec.replicas, lte: 5, message: at most 5}
+          - {field: spec.size, exists: true, version: v1alpha1, message: size is required at v1alpha1}
+          - {field: spec.replicas, gt: 0, version: v1, message: at least 1}
+`,
+      }),
+    ).crds.get('app');
+    if (scoped == null) throw new Error('no crd');
+    expect(validateCr(scoped, app({ replicas: 9 }), conditions, () => []).denied).toEqual(['at most 5']);
+    expect(validateCr(scoped, app({ replicas: 0 }), conditions, () => []).denied).toEqual(['at least 1']);
+  });
 });
