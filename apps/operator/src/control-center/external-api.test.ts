@@ -7,7 +7,7 @@ import { createGate } from './auth.js';
 import { LOOPBACK_HOSTS, controlCenterRoutes } from './server.js';
 import type { ControlCenterSource } from './server.js';
 
-// GET /api/v1/external (docs/reference/runtime.md §23.2): each external call's last outcome, read
+// GET /api/v1/calls (docs/reference/runtime.md §23.2): each external call's last outcome, read
 // from the runtime's real ExternalCaller after real calls to a local server.
 
 const TOKEN = 'local-token-ext';
@@ -71,13 +71,13 @@ afterAll(async () => {
 const get = (path: string, cookie = `orkestra-cc=${TOKEN}`): Promise<Response> =>
   fetch(`http://127.0.0.1:${port}${path}`, { headers: { cookie } });
 
-describe('GET /api/v1/external', () => {
+describe('GET /api/v1/calls', () => {
   it('is gated', async () => {
-    expect((await get('/api/v1/external', '')).status).toBe(401);
+    expect((await get('/api/v1/calls', '')).status).toBe(401);
   });
 
   it('shows each call’s last outcome, when and how long, never a credential or a body', async () => {
-    expect(await (await get('/api/v1/external')).json()).toEqual({ items: [] });
+    expect(await (await get('/api/v1/calls')).json()).toEqual({ items: [] });
     const ctx = { entry: 'website', namespace: 'shop' };
     const auth = { env: '$TOKEN', header: 'Authorization', scheme: 'Bearer' };
     await caller.call({ name: 'api', url: `${targetBase}/ok`, auth }, ctx);
@@ -86,7 +86,7 @@ describe('GET /api/v1/external', () => {
       ctx,
     );
     await caller.call({ name: 'slow', url: `${targetBase}/slow`, timeout: '100ms' }, ctx);
-    const answer = await get('/api/v1/external');
+    const answer = await get('/api/v1/calls');
     expect(answer.status).toBe(200);
     const text = await answer.text();
     expect(text).not.toContain(SECRET);

@@ -110,7 +110,7 @@ function sendError(response: ServerResponse, status: number, message: string): v
   sendJson(response, status, { error: { status, message } });
 }
 
-/** externalView is `GET /api/v1/external`: each external call's last outcome (entry, call, protocol). */
+/** externalView is `GET /api/v1/calls`: each external call's last outcome (entry, call, protocol). */
 function externalView(engine: KatalogRuntime): unknown[] {
   const caller = (engine.hookServices as KatalogRuntime['hookServices'] | undefined)?.external;
   return (caller?.outcomes() ?? []).map(({ atMs, ...outcome }) => ({
@@ -379,7 +379,7 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
         }),
       );
     }
-    if (parts[0] === 'external' && parts.length === 1) {
+    if (parts[0] === 'calls' && parts.length === 1) {
       // §23.2: each external call's last outcome, from the caller's memory; never a body or credential.
       return sendJson(response, 200, { items: externalView(engine) });
     }

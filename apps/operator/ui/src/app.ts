@@ -95,7 +95,7 @@ function lifecycleLine(lifecycle: Lifecycle | null | undefined): HTMLElement | n
   return parts.length === 0 ? null : h('p', { 'aria-label': 'Lifecycle' }, ...parts);
 }
 
-/** CallOutcome is one external call's last outcome (`GET /api/v1/external`, runtime.md §23.2). */
+/** CallOutcome is one external call's last outcome (`GET /api/v1/calls`, runtime.md §23.2). */
 interface CallOutcome {
   readonly entry: string;
   readonly call: string;
@@ -395,7 +395,7 @@ async function katalogPage(): Promise<HTMLElement> {
     getJson<KatalogView>('/katalog'),
     getJson<Stats>('/operator'),
     // An operator of an earlier version has no /external: the section is left out.
-    getJson<{ items: CallOutcome[] }>('/external').catch(() => ({ items: [] })),
+    getJson<{ items: CallOutcome[] }>('/calls').catch(() => ({ items: [] })),
   ]);
   const byEntry = new Map(stats.entries.map((e) => [e.entry, e]));
   const page = h(
