@@ -47,7 +47,7 @@ import type { LiveRuntimeState } from './live-api-wiring.js';
 import { createStarter } from './start.js';
 import { CrdPresence } from './crd-presence.js';
 import { resolveTuning } from './tuning.js';
-import type { RuntimeTuning } from './tuning.js';
+import type { ResolvedTuning, RuntimeTuning } from './tuning.js';
 import { WatchTriggers } from './watch-triggers.js';
 import type { WatchingEntry } from './watch-triggers.js';
 import { wireWatches } from './watches.js';
@@ -214,13 +214,9 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const bytes = options.randomBytes ?? ((size: number) => new Uint8Array(randomBytes(size)));
   const tuning = resolveTuning(options.options);
   const engine = createTemplateEngine({ clock: { now: () => clock.now() }, random: bytes });
-  const compile = (katalog: Katalog | CompiledKatalog): CompiledKatalog =>
-    'crds' in katalog && katalog.crds instanceof Map
-      ? (katalog as CompiledKatalog)
-      : compileKatalog(katalog as Katalog, { engine });
-  const compiled = compile(options.katalog);
+  const compiled = compiledWith(engine, options.katalog);
   const revisions = options.revisions;
-  const previous = revisions?.previous == null ? undefined : compile(revisions.previous.katalog);
+  const previous = revisions?.previous == null ? undefined : compiledWith(engine, revisions.previous.katalog);
   const current = [...compiled.crds.values()];
   const every = [...current, ...(previous?.crds.values() ?? [])];
   const katalogName = compiled.katalog.metadata.name;
@@ -235,11 +231,9 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const kindUsers = childKindUsers(every);
   const children = new ChildCaches({
     ...informerParts,
-    kinds: [...kindUsers.values()],
+    ...{ kinds: [...kindUsers.values()], shardSelector: shardSelector(options.shard) },
     ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
-    shardSelector: shardSelector(options.shard),
-    watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
-    logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
+    ...{ watchIdleTimeoutMs: tuning.watchIdleTimeoutMs, logger: warnOnly(logger) },
   });
   // Each entry's `watch` items (the previous revision's too) re-queue its CRs; so do the literal
   // sources of `copyFrom` Secrets, best effort (docs/reference/runtime.md §4.1).
@@ -258,11 +252,8 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     options.shard == null
       ? undefined
       : new ShardPeers({
-          listWatch,
-          ...peerKinds(current, every),
-          namespace: tuning.namespace,
-          watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
-          logger: { warn: (fields, message) => logger.warn({ ...fields }, message) },
+          ...{ listWatch, ...peerKinds(current, every), namespace: tuning.namespace },
+          ...{ watchIdleTimeoutMs: tuning.watchIdleTimeoutMs, logger: warnOnly(logger) },
           onChange: (entry, change) => wiring.onPeerChange(entry, change),
         });
   const peerView = (name: string): ReturnType<ShardPeers['cache']> => peers?.cache(name);
@@ -287,25 +278,15 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   });
   const katalogHooks = new KatalogHooks(hooks.services);
   // Team notifications (docs/reference/katalog.md §15.4, ADR 0060): one queue per runtime.
-  const notification = compiled.katalog.spec.notification;
-  const notifier =
-    notification == null
-      ? undefined
-      : new Notifier({
-          katalogName,
-          notification,
-          clock,
-          conditions: conditionsOptions(engine, clock),
-          render: (template, context) => String(engine.renderTemplate(template, context)),
-          readSecret: (namespace, name, key) => hooks.kubeReads.secretValue(namespace, name, key),
-          logger: logger.child({ component: 'notify' }),
-          count: (channel, result) => observer.notification(channel, result),
-          allowLinkLocal: tuning.allowLinkLocal,
-          allowAddresses: tuning.allowPrivateAddresses,
-          ...(options.options?.importProtocol == null
-            ? {}
-            : { importModule: options.options.importProtocol }),
-        });
+  const notifier = runtimeNotifier(compiled, {
+    engine,
+    clock,
+    logger,
+    observer,
+    tuning,
+    kubeReads: hooks.kubeReads,
+    importProtocol: options.options?.importProtocol,
+  });
   const wiring = wireWatches({
     crds: every,
     entries,
@@ -327,21 +308,13 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   for (const crd of current) {
     const controller = new CrdController({
       ...shared,
-      crd,
-      logger,
-      events,
-      tuning,
+      ...{ crd, logger, events, tuning, observer, customScope, shard: options.shard },
       hooks: hooksOf(crd),
       revision: revisionsOf(revisions, previous?.crds.get(crd.name), hooksOf),
-      observer,
       onPrimaryChange: wiring.onPrimaryChange(crd.name),
-      customScope,
-      shard: options.shard,
     });
-    entries.set(
-      crd.name,
-      runtimeEntry(controller, { clock, logger, crossHttp: hooks.crossHttp, entries, env: process.env }),
-    );
+    const deps = { clock, logger, crossHttp: hooks.crossHttp, entries, env: process.env };
+    entries.set(crd.name, runtimeEntry(controller, deps));
   }
   const starter = createStarter({
     crds: current,
@@ -359,19 +332,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     scopes,
   });
   // runtime.md §2.9: an entry whose CRD is deleted is deactivated, and reactivated when it is back.
-  const presence = new CrdPresence({
-    listWatch,
-    clock,
-    random,
-    logger,
-    events,
-    targets: [...entries.values()].map((entry) => ({
-      name: entry.name,
-      crdName: `${entry.controller.crd.apiTypes.plural}.${entry.controller.crd.apiTypes.group}`,
-      deactivate: () => entry.controller.deactivate(),
-      reactivate: () => entry.controller.reactivate(),
-    })),
-  });
+  const presence = entryPresence(entries, { listWatch, clock, random, logger, events });
   const liveState: LiveRuntimeState = {
     leader: () => starter.leader,
     started: () => starter.started,
@@ -380,6 +341,38 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     clock,
     startedAt: runtimeStartedAt,
   };
+  return runtimeHandle({
+    ...{ entries, children, client, events, peers, starter, presence, tuning, liveState, compiled },
+    ...{ hooks, wiring, notifier, watches, copySources, peerView },
+    crossAuthorize: options.options?.crossAuthorize,
+  });
+}
+
+/** RuntimeParts are the declared parts `createKatalogRuntime` assembles, from which its handle is built. */
+interface RuntimeParts {
+  readonly entries: Map<string, RuntimeEntry>;
+  readonly children: ChildCaches;
+  readonly client: ReturnType<typeof apiParts>['client'];
+  readonly events: ReturnType<typeof apiParts>['events'];
+  readonly peers: ShardPeers | undefined;
+  readonly peerView: (name: string) => ReturnType<ShardPeers['cache']>;
+  readonly starter: ReturnType<typeof createStarter>;
+  readonly presence: CrdPresence;
+  readonly tuning: ResolvedTuning;
+  readonly liveState: LiveRuntimeState;
+  readonly compiled: CompiledKatalog;
+  readonly crossAuthorize: CrossAuthorize | undefined;
+  readonly hooks: ReturnType<typeof createHookServices>;
+  readonly wiring: ReturnType<typeof wireWatches>;
+  readonly notifier: Notifier | undefined;
+  readonly watches: WatchTriggers;
+  readonly copySources: WatchTriggers;
+}
+
+/** runtimeHandle is the `KatalogRuntime` over its parts: start and stop order, readiness, views. */
+function runtimeHandle(parts: RuntimeParts): KatalogRuntime {
+  const { entries, children, client, events, peers, peerView, starter, presence, tuning } = parts;
+  const { liveState, compiled, crossAuthorize, hooks, wiring, notifier, watches, copySources } = parts;
   const informers = (): Informer[] => [
     ...children.informers.values(),
     ...watches.informers.values(),
@@ -402,67 +395,143 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     },
     startWorkers: () => starter.startWorkers(),
     // The object path (runtime.md §18.5), then the Live API (§18.6), on the cross-read port.
-    crossHandler: liveHandlerOf(crossHandlerOf(entries, options.options?.crossAuthorize, peerView), {
+    crossHandler: liveHandlerOf(crossHandlerOf(entries, crossAuthorize, peerView), {
       katalog: { ...compiled.katalog.metadata, lifecycle: compiled.katalog.lifecycle },
       entries,
       state: liveState,
-      authorize: options.options?.crossAuthorize,
+      authorize: crossAuthorize,
       namespace: tuning.namespace,
       peers: peerView,
     }),
-    hookServices: {
-      external: hooks.external,
-      crossHttp: hooks.crossHttp,
-      crossReaders: hooks.crossReaders,
-      kubeReads: hooks.kubeReads,
-      git: () => hooks.gitCheckouts(),
-      gitPoller: wiring.gitPoller,
-      docker: () => hooks.dockerBuilds(),
-    },
-    async stop(stopOptions = {}) {
-      starter.stop();
-      await presence.stop();
-      for (const entry of entries.values()) entry.autoscaler?.stop();
-      wiring.gitPoller?.stop();
-      hooks.stop();
-      notifier?.stop();
-      await Promise.all([...entries.values()].map((e) => e.controller.stop(stopOptions)));
-      await events.flush(2000);
-      await children.stop();
-      await watches.stop();
-      await copySources.stop();
-      await peers?.stop();
-      // Pooled protocol connections (ADR 0053) end with the runtime: a reload opens new ones.
-      await hooks.external.close();
-    },
+    hookServices: hookServicesView(hooks, wiring),
+    stop: (stopOptions = {}) => stopRuntime(parts, stopOptions),
     isReady: () =>
-      starter.started &&
       // The leader's on-demand kinds (rollout gate) do not make a replica unready.
+      starter.started &&
       (peers?.hasSynced(true) ?? true) &&
-      children.hasSynced() &&
-      watches.hasSynced() &&
-      [...entries.values()].every((e) => e.informer.hasSynced()),
+      [children, watches, ...[...entries.values()].map((e) => e.informer)].every((i) => i.hasSynced()),
     requestCounts: () => ({
       ...diffCounts({}, client.requests.snapshot()),
       ...listWatchBase(entries, informers()),
     }),
     snapshot: () => runtimeSnapshot(entries, informers()),
     waitingEntries: () => starter.waitingEntries(),
-    crossShard:
-      peers == null
-        ? undefined
-        : {
-            watchAll: () => peers.watchAll(),
-            hasSynced: () => peers.hasSynced(),
-            crs: () => peers.entries().flatMap((name) => peers.cache(name)?.list() ?? []),
-            entries: () => peers.entries(),
-            cache: (name) => peers.cache(name),
-          },
+    crossShard: peers == null ? undefined : crossShardView(peers),
     notifyRollout: (events, rolloutState) => {
       const notify = compiled.katalog.spec.rollout?.notify;
       if (notify != null) notifier?.rollout(notify, events, rolloutState);
     },
   };
+}
+
+/** compiledWith compiles a Katalog with the runtime's template engine, or takes one already compiled. */
+function compiledWith(
+  engine: ReturnType<typeof createTemplateEngine>,
+  katalog: Katalog | CompiledKatalog,
+): CompiledKatalog {
+  return 'crds' in katalog && katalog.crds instanceof Map
+    ? (katalog as CompiledKatalog)
+    : compileKatalog(katalog as Katalog, { engine });
+}
+
+/** warnOnly is the runtime logger as the informers' warn-only logger. */
+function warnOnly(logger: Logger): { warn: Logger['warn'] } {
+  return { warn: (fields, message) => logger.warn({ ...fields }, message) };
+}
+
+/** runtimeNotifier is the runtime's one team-notification queue (katalog.md §15.4, ADR 0060), if the Katalog declares teams. */
+function runtimeNotifier(
+  compiled: CompiledKatalog,
+  o: {
+    readonly engine: ReturnType<typeof createTemplateEngine>;
+    readonly clock: Clock;
+    readonly logger: Logger;
+    readonly observer: RuntimeObserver;
+    readonly tuning: ResolvedTuning;
+    readonly kubeReads: KubeReadCache;
+    readonly importProtocol: ((specifier: string) => Promise<unknown>) | undefined;
+  },
+): Notifier | undefined {
+  const notification = compiled.katalog.spec.notification;
+  if (notification == null) return undefined;
+  return new Notifier({
+    katalogName: compiled.katalog.metadata.name,
+    notification,
+    clock: o.clock,
+    conditions: conditionsOptions(o.engine, o.clock),
+    render: (template, context) => String(o.engine.renderTemplate(template, context)),
+    readSecret: (namespace, name, key) => o.kubeReads.secretValue(namespace, name, key),
+    logger: o.logger.child({ component: 'notify' }),
+    count: (channel, result) => o.observer.notification(channel, result),
+    allowLinkLocal: o.tuning.allowLinkLocal,
+    allowAddresses: o.tuning.allowPrivateAddresses,
+    ...(o.importProtocol == null ? {} : { importModule: o.importProtocol }),
+  });
+}
+
+/** entryPresence watches each entry's CRD: deleted deactivates the entry, back reactivates it (runtime.md §2.9). */
+function entryPresence(
+  entries: ReadonlyMap<string, RuntimeEntry>,
+  o: Omit<ConstructorParameters<typeof CrdPresence>[0], 'targets'>,
+): CrdPresence {
+  return new CrdPresence({
+    ...o,
+    targets: [...entries.values()].map((entry) => ({
+      name: entry.name,
+      crdName: `${entry.controller.crd.apiTypes.plural}.${entry.controller.crd.apiTypes.group}`,
+      deactivate: () => entry.controller.deactivate(),
+      reactivate: () => entry.controller.reactivate(),
+    })),
+  });
+}
+
+/** hookServicesView is what the operator reads of the hook services (`KatalogRuntime.hookServices`). */
+function hookServicesView(
+  hooks: ReturnType<typeof createHookServices>,
+  wiring: ReturnType<typeof wireWatches>,
+): KatalogRuntime['hookServices'] {
+  return {
+    external: hooks.external,
+    crossHttp: hooks.crossHttp,
+    crossReaders: hooks.crossReaders,
+    kubeReads: hooks.kubeReads,
+    git: () => hooks.gitCheckouts(),
+    gitPoller: wiring.gitPoller,
+    docker: () => hooks.dockerBuilds(),
+  };
+}
+
+/** crossShardView is the runtime's view of every shard's CRs (ADR 0058). */
+function crossShardView(peers: ShardPeers): NonNullable<KatalogRuntime['crossShard']> {
+  return {
+    watchAll: () => peers.watchAll(),
+    hasSynced: () => peers.hasSynced(),
+    crs: () => peers.entries().flatMap((name) => peers.cache(name)?.list() ?? []),
+    entries: () => peers.entries(),
+    cache: (name) => peers.cache(name),
+  };
+}
+
+/** stopRuntime stops the runtime's parts in order: workers and watches first, pooled connections last. */
+async function stopRuntime(
+  parts: RuntimeParts,
+  stopOptions: Parameters<KatalogRuntime['stop']>[0],
+): Promise<void> {
+  const { starter, presence, entries, wiring, hooks, notifier, events, children } = parts;
+  starter.stop();
+  await presence.stop();
+  for (const entry of entries.values()) entry.autoscaler?.stop();
+  wiring.gitPoller?.stop();
+  hooks.stop();
+  notifier?.stop();
+  await Promise.all([...entries.values()].map((e) => e.controller.stop(stopOptions)));
+  await events.flush(2000);
+  await children.stop();
+  await parts.watches.stop();
+  await parts.copySources.stop();
+  await parts.peers?.stop();
+  // Pooled protocol connections (ADR 0053) end with the runtime: a reload opens new ones.
+  await hooks.external.close();
 }
 
 /**
