@@ -1,0 +1,180 @@
+import type { HelperDefinition } from './helpers.js';
+import { isPlainMap, parseDecimal, stringForm } from './string-form.js';
+
+/**
+ * Upstream's built-in notes over a Kubernetes object — a child under `.children.<kind>`, a cross
+ * read, or the CR itself (docs/reference/katalog.md §17.6.1): metadata and condition access,
+ * generation tracking, replica counts, containers and Services. Each is nil-safe as upstream's is:
+ * an absent object or field gives the empty value of the result's type ("", 0, false, {}), never an
+ * error.
+ */
+
+/**
+ * GO_WORD_NOTES are the notes whose names are ordinary words (`name`, `spec`, `status`, …). A
+ * Handlebars template reads those words as context keys, so the notes are registered under
+ * internal names and only a Go template's call (`{{ name .children.deployment }}`) reaches them.
+ */
+export const GO_WORD_NOTES: Readonly<Record<string, string>> = {
+  meta: '__noteMeta',
+  labels: '__noteLabels',
+  annotations: '__noteAnnotations',
+  spec: '__noteSpec',
+  status: '__noteStatus',
+  phase: '__notePhase',
+  name: '__noteName',
+  namespace: '__noteNamespace',
+  generation: '__noteGeneration',
+  observedGeneration: '__noteObservedGeneration',
+};
+
+const at = (value: unknown, ...keys: string[]): unknown =>
+  keys.reduce<unknown>((current, key) => (isPlainMap(current) ? current[key] : undefined), value);
+
+const mapAt = (value: unknown, ...keys: string[]): Record<string, unknown> => {
+  const found = at(value, ...keys);
+  return isPlainMap(found) ? found : {};
+};
+
+const textAt = (value: unknown, ...keys: string[]): string => {
+  const found = at(value, ...keys);
+  return found == null || isPlainMap(found) || Array.isArray(found) ? '' : stringForm(found);
+};
+
+const intAt = (value: unknown, ...keys: string[]): number => {
+  const n = parseDecimal(at(value, ...keys));
+  return n === undefined ? 0 : Math.trunc(n);
+};
+
+const index = (value: unknown): number => {
+  const n = parseDecimal(value ?? 0);
+  return n === undefined || !Number.isInteger(n) ? -1 : n;
+};
+
+const one = (fn: (obj: unknown) => unknown): HelperDefinition => ({
+  minArgs: 1,
+  maxArgs: 1,
+  fn: ([obj]) => fn(obj),
+});
+
+/** condition is the first entry of `status.conditions` whose `type` is the one asked for. */
+function condition(obj: unknown, type: unknown): Record<string, unknown> {
+  const list = at(obj, 'status', 'conditions');
+  const want = stringForm(type);
+  const found = Array.isArray(list) ? list.find((c) => isPlainMap(c) && c['type'] === want) : undefined;
+  return isPlainMap(found) ? found : {};
+}
+
+/** containers are the pod template's containers (a workload) or the pod's own (a Pod). */
+function containers(obj: unknown): readonly unknown[] {
+  const list = at(obj, 'spec', 'template', 'spec', 'containers') ?? at(obj, 'spec', 'containers');
+  return Array.isArray(list) ? list : [];
+}
+
+function ports(obj: unknown, containerIndex: unknown): readonly unknown[] {
+  const list = at(containers(obj)[index(containerIndex)], 'ports');
+  return Array.isArray(list) ? list : [];
+}
+
+const desiredReplicas = (obj: unknown): number => {
+  const replicas = at(obj, 'spec', 'replicas');
+  return replicas == null ? 1 : intAt(obj, 'spec', 'replicas');
+};
+
+const firstOwner = (obj: unknown): unknown => {
+  const owners = at(obj, 'metadata', 'ownerReferences');
+  return Array.isArray(owners) ? owners[0] : undefined;
+};
+
+const loadBalancer = (obj: unknown): unknown => {
+  const ingress = at(obj, 'status', 'loadBalancer', 'ingress');
+  return Array.isArray(ingress) ? ingress[0] : undefined;
+};
+
+/**
+ * endpointsReady is true when an Endpoints object has a ready address in a subset, or an
+ * EndpointSlice an endpoint whose `conditions.ready` is not false.
+ */
+function endpointsReady(obj: unknown): boolean {
+  const subsets = at(obj, 'subsets');
+  if (Array.isArray(subsets)) {
+    return subsets.some(
+      (s) => Array.isArray(at(s, 'addresses')) && (at(s, 'addresses') as unknown[]).length > 0,
+    );
+  }
+  const endpoints = at(obj, 'endpoints');
+  return Array.isArray(endpoints) && endpoints.some((e) => at(e, 'conditions', 'ready') !== false);
+}
+
+/** upstreamKubeNotes returns the notes, keyed by name (the ordinary words under GO_WORD_NOTES' names). */
+export function upstreamKubeNotes(): Record<string, HelperDefinition> {
+  const word = (name: string): string => GO_WORD_NOTES[name] ?? name;
+  return {
+    // Metadata, spec and status.
+    [word('meta')]: one((obj) => mapAt(obj, 'metadata')),
+    [word('labels')]: one((obj) => mapAt(obj, 'metadata', 'labels')),
+    [word('annotations')]: one((obj) => mapAt(obj, 'metadata', 'annotations')),
+    [word('spec')]: one((obj) => mapAt(obj, 'spec')),
+    [word('status')]: one((obj) => mapAt(obj, 'status')),
+    [word('phase')]: one((obj) => textAt(obj, 'status', 'phase')),
+    [word('name')]: one((obj) => textAt(obj, 'metadata', 'name')),
+    [word('namespace')]: one((obj) => textAt(obj, 'metadata', 'namespace')),
+    ownerKind: one((obj) => textAt(firstOwner(obj), 'kind')),
+    ownerName: one((obj) => textAt(firstOwner(obj), 'name')),
+    // Conditions (hasCondition is the library's, §17.6).
+    conditionReason: { minArgs: 2, maxArgs: 2, fn: ([obj, type]) => textAt(condition(obj, type), 'reason') },
+    conditionMessage: {
+      minArgs: 2,
+      maxArgs: 2,
+      fn: ([obj, type]) => textAt(condition(obj, type), 'message'),
+    },
+    // Lifecycle and generation tracking.
+    isTerminating: one((obj) => at(obj, 'metadata', 'deletionTimestamp') != null),
+    [word('generation')]: one((obj) => intAt(obj, 'metadata', 'generation')),
+    [word('observedGeneration')]: one((obj) => intAt(obj, 'status', 'observedGeneration')),
+    isSynced: one(
+      (obj) => intAt(obj, 'metadata', 'generation') === intAt(obj, 'status', 'observedGeneration'),
+    ),
+    resourceCPU: one((obj) => textAt(obj, 'spec', 'resources', 'requests', 'cpu')),
+    resourceMemory: one((obj) => textAt(obj, 'spec', 'resources', 'requests', 'memory')),
+    // Replicas (readyReplicas and allReplicasReady are the library's, §17.6).
+    desiredReplicas: one(desiredReplicas),
+    availableReplicas: one((obj) => intAt(obj, 'status', 'availableReplicas')),
+    updatedReplicas: one((obj) => intAt(obj, 'status', 'updatedReplicas')),
+    rolloutComplete: one((obj) => intAt(obj, 'status', 'updatedReplicas') === desiredReplicas(obj)),
+    // Containers (containerImage, containerEnv and containerPort are in upstream-helpers.ts).
+    containerCount: one((obj) => containers(obj).length),
+    hasContainerPort: {
+      minArgs: 3,
+      maxArgs: 3,
+      fn: ([obj, containerIndex, port]) =>
+        ports(obj, containerIndex).some((p) => parseDecimal(at(p, 'containerPort')) === parseDecimal(port)),
+    },
+    containerPortByName: {
+      minArgs: 3,
+      maxArgs: 3,
+      fn: ([obj, containerIndex, portName]) => {
+        const want = stringForm(portName);
+        if (want === '') return 0;
+        const found = ports(obj, containerIndex).find((p) => at(p, 'name') === want);
+        return intAt(found, 'containerPort');
+      },
+    },
+    containerPorts: {
+      minArgs: 2,
+      maxArgs: 2,
+      fn: ([obj, containerIndex]) =>
+        ports(obj, containerIndex)
+          .map((p) => String(intAt(p, 'containerPort')))
+          .join(','),
+    },
+    // Services and endpoints.
+    serviceClusterIP: one((obj) => textAt(obj, 'spec', 'clusterIP')),
+    serviceNodePort: one((obj) => {
+      const list = at(obj, 'spec', 'ports');
+      return intAt(Array.isArray(list) ? list[0] : undefined, 'nodePort');
+    }),
+    serviceLoadBalancerIP: one((obj) => textAt(loadBalancer(obj), 'ip')),
+    serviceLoadBalancerHost: one((obj) => textAt(loadBalancer(obj), 'hostname')),
+    endpointsReady: one(endpointsReady),
+  };
+}
