@@ -17,6 +17,34 @@ import { upstreamKubeNotes } from './upstream-kube-notes.js';
 export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
   replicasReady:
     'use `allReplicasReady` (true once the workload reports every wanted replica ready for its current generation) or `readyReplicas` (the count)',
+  ...Object.fromEntries(
+    [
+      'podNames',
+      'podIPs',
+      'podPhases',
+      'podNodes',
+      'podCount',
+      'readyPodCount',
+      'podMaxRestarts',
+      'hasCrashingPod',
+      'podCrashLoopDetected',
+      'podContainerReasons',
+      'podByOrdinal',
+      'jobFirstExitCode',
+      'jobActivePodNames',
+      'jobSucceededPodNames',
+      'jobFailedPodNames',
+      'hasEndpoints',
+      'serviceEndpoints',
+      'serviceEndpointCount',
+      'serviceFirstEndpoint',
+      'backingPodCount',
+      'backingPodNames',
+    ].map((name) => [
+      name,
+      "upstream reads it from the pods or endpoints that `enrich` adds to a child, which Orkestra does not add; surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, §17.6.1)",
+    ]),
+  ),
 };
 
 /** GO_INDEX_HELPER is the name Go's `index` compiles to (`index` itself is a context key of forEach copies). */

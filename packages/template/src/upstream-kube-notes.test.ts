@@ -154,3 +154,50 @@ describe('upstream kubernetes notes', () => {
     expect(String(out)).toBe('n i s');
   });
 });
+
+describe('upstream hpa and job notes', () => {
+  const hpa = {
+    spec: { maxReplicas: 5, scaleTargetRef: { kind: 'Deployment', name: 'web-app' } },
+    status: {
+      currentReplicas: 3,
+      desiredReplicas: 5,
+      currentMetrics: [{ type: 'Resource' }, { type: 'External' }],
+      conditions: [
+        { type: 'ScalingActive', status: 'True' },
+        { type: 'AbleToScale', status: 'True' },
+        { type: 'ScalingLimited', status: 'False' },
+      ],
+    },
+  };
+
+  it('read replica bounds, scaling state and the target', () => {
+    const r = (source: string, obj: unknown = hpa): string => render(source, { hpa: obj });
+    expect(r('{{ hpaCurrentReplicas .children.hpa }}/{{ hpaDesiredReplicas .children.hpa }}')).toBe('3/5');
+    expect(r('{{ hpaMinReplicas .children.hpa }}-{{ hpaMaxReplicas .children.hpa }}')).toBe('1-5');
+    expect(r('{{ hpaScaling .children.hpa }} {{ hpaAtMax .children.hpa }}')).toBe('true false');
+    expect(
+      r(
+        '{{ hpaScalingActive .children.hpa }} {{ hpaAbleToScale .children.hpa }} {{ hpaScalingLimited .children.hpa }}',
+      ),
+    ).toBe('true true false');
+    expect(r('{{ hpaScaleTargetKind .children.hpa }}/{{ hpaScaleTargetName .children.hpa }}')).toBe(
+      'Deployment/web-app',
+    );
+    expect(r('{{ hpaMetricTypes .children.hpa }}')).toBe('Resource, External');
+    // Without a readable metric upstream does not call it scaling, whatever the counts say.
+    const unknownMetric = { ...hpa, status: { ...hpa.status, desiredReplicas: 0, conditions: [] } };
+    expect(r('{{ hpaScaling .children.hpa }}', unknownMetric)).toBe('false');
+    expect(r('{{ hpaAtMax .children.hpa }}', { ...hpa, status: { ...hpa.status, currentReplicas: 5 } })).toBe(
+      'true',
+    );
+  });
+
+  it('jobActive counts running pods', () => {
+    expect(render('{{ jobActive .children.job }}', { job: { status: { active: 1 } } })).toBe('true');
+    expect(render('{{ jobActive .children.job }}', { job: { status: { succeeded: 1 } } })).toBe('false');
+  });
+
+  it('a note over enriched pods is refused with the alternative', () => {
+    expect(() => render('{{ podNames .children.deployment }}')).toThrow(/enrich.*readyReplicas/);
+  });
+});

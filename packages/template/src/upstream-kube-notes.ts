@@ -176,5 +176,35 @@ export function upstreamKubeNotes(): Record<string, HelperDefinition> {
     serviceLoadBalancerIP: one((obj) => textAt(loadBalancer(obj), 'ip')),
     serviceLoadBalancerHost: one((obj) => textAt(loadBalancer(obj), 'hostname')),
     endpointsReady: one(endpointsReady),
+    // Jobs (jobSucceeded and jobFailed are the library's, §17.6).
+    jobActive: one((obj) => intAt(obj, 'status', 'active') > 0),
+    // HorizontalPodAutoscalers.
+    hpaCurrentReplicas: one((obj) => intAt(obj, 'status', 'currentReplicas')),
+    hpaDesiredReplicas: one((obj) => intAt(obj, 'status', 'desiredReplicas')),
+    hpaMinReplicas: one((obj) =>
+      at(obj, 'spec', 'minReplicas') == null ? 1 : intAt(obj, 'spec', 'minReplicas'),
+    ),
+    hpaMaxReplicas: one((obj) => intAt(obj, 'spec', 'maxReplicas')),
+    hpaScalingActive: one((obj) => condition(obj, 'ScalingActive')['status'] === 'True'),
+    hpaAbleToScale: one((obj) => condition(obj, 'AbleToScale')['status'] === 'True'),
+    hpaScalingLimited: one((obj) => condition(obj, 'ScalingLimited')['status'] === 'True'),
+    hpaScaling: one(
+      (obj) =>
+        condition(obj, 'ScalingActive')['status'] === 'True' &&
+        intAt(obj, 'status', 'currentReplicas') !== intAt(obj, 'status', 'desiredReplicas'),
+    ),
+    hpaAtMax: one((obj) => intAt(obj, 'status', 'currentReplicas') >= intAt(obj, 'spec', 'maxReplicas')),
+    // Upstream reads these from what `enrich: [hpa]` adds; the HPA itself carries the same.
+    hpaScaleTargetName: one((obj) => textAt(obj, 'spec', 'scaleTargetRef', 'name')),
+    hpaScaleTargetKind: one((obj) => textAt(obj, 'spec', 'scaleTargetRef', 'kind')),
+    hpaMetricTypes: one((obj) => {
+      const metrics = at(obj, 'status', 'currentMetrics');
+      return Array.isArray(metrics)
+        ? metrics
+            .map((m) => textAt(m, 'type'))
+            .filter((t) => t !== '')
+            .join(', ')
+        : '';
+    }),
   };
 }
