@@ -192,6 +192,59 @@ describe('upstream hpa and job notes', () => {
     );
   });
 
+  it('read Ingresses, PersistentVolumeClaims and CronJobs', () => {
+    const ingress = {
+      spec: {
+        ingressClassName: 'nginx',
+        rules: [{ host: 'a.example.com' }, {}, { host: 'b.example.com' }],
+        tls: [{ hosts: ['a.example.com', 'b.example.com'] }, { hosts: ['a.example.com'] }],
+      },
+      status: { loadBalancer: { ingress: [{ hostname: 'lb.example.com' }] } },
+    };
+    const r = (source: string): string => render(source, { ingress, pvc, cronjob });
+    const pvc = {
+      spec: {
+        storageClassName: 'standard',
+        accessModes: ['ReadWriteOnce'],
+        resources: { requests: { storage: '10Gi' } },
+      },
+      status: { phase: 'Bound' },
+    };
+    const cronjob = {
+      status: {
+        active: [{ name: 'j1' }],
+        lastScheduleTime: 't1',
+        lastSuccessfulTime: 't0',
+        nextScheduleTime: 't2',
+      },
+    };
+    expect(
+      r(
+        '{{ ingressReady .children.ingress }} {{ ingressHost .children.ingress }}/{{ ingressIP .children.ingress }}',
+      ),
+    ).toBe('true lb.example.com/');
+    expect(r('{{ ingressClassName .children.ingress }}: {{ ingressRules .children.ingress }}')).toBe(
+      'nginx: a.example.com, b.example.com',
+    );
+    expect(r('{{ ingressTLSHosts .children.ingress }}')).toBe('a.example.com, b.example.com');
+    expect(
+      r('{{ pvcPhase .children.pvc }} {{ pvcBound .children.pvc }} {{ pvcCapacity .children.pvc }}'),
+    ).toBe('Bound true 10Gi');
+    expect(r('{{ pvcStorageClass .children.pvc }} {{ pvcAccessModes .children.pvc }}')).toBe(
+      'standard ReadWriteOnce',
+    );
+    expect(
+      r(
+        '{{ cronJobActiveCount .children.cronjob }} {{ cronJobLastScheduleTime .children.cronjob }} {{ cronJobLastSuccessTime .children.cronjob }} {{ cronJobNextScheduleTime .children.cronjob }}',
+      ),
+    ).toBe('1 t1 t0 t2');
+    expect(
+      r(
+        '{{ ingressReady .children.none }} {{ pvcBound .children.none }} {{ cronJobActiveCount .children.none }}',
+      ),
+    ).toBe('false false 0');
+  });
+
   it('jobActive counts running pods', () => {
     expect(render('{{ jobActive .children.job }}', { job: { status: { active: 1 } } })).toBe('true');
     expect(render('{{ jobActive .children.job }}', { job: { status: { succeeded: 1 } } })).toBe('false');

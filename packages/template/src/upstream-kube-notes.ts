@@ -90,6 +90,14 @@ const loadBalancer = (obj: unknown): unknown => {
   return Array.isArray(ingress) ? ingress[0] : undefined;
 };
 
+/** listText joins the non-empty, distinct texts each list item gives, comma-separated as upstream does. */
+function listText(list: unknown, texts: (item: unknown) => readonly string[]): string {
+  if (!Array.isArray(list)) return '';
+  const seen = new Set<string>();
+  for (const item of list) for (const text of texts(item)) if (text !== '') seen.add(text);
+  return [...seen].join(', ');
+}
+
 /**
  * endpointsReady is true when an Endpoints object has a ready address in a subset, or an
  * EndpointSlice an endpoint whose `conditions.ready` is not false.
@@ -176,6 +184,36 @@ export function upstreamKubeNotes(): Record<string, HelperDefinition> {
     serviceLoadBalancerIP: one((obj) => textAt(loadBalancer(obj), 'ip')),
     serviceLoadBalancerHost: one((obj) => textAt(loadBalancer(obj), 'hostname')),
     endpointsReady: one(endpointsReady),
+    // Ingresses.
+    ingressReady: one(
+      (obj) => textAt(loadBalancer(obj), 'ip') !== '' || textAt(loadBalancer(obj), 'hostname') !== '',
+    ),
+    ingressHost: one((obj) => textAt(loadBalancer(obj), 'hostname')),
+    ingressIP: one((obj) => textAt(loadBalancer(obj), 'ip')),
+    ingressClassName: one((obj) => textAt(obj, 'spec', 'ingressClassName')),
+    ingressRules: one((obj) => listText(at(obj, 'spec', 'rules'), (rule) => [textAt(rule, 'host')])),
+    ingressTLSHosts: one((obj) =>
+      listText(at(obj, 'spec', 'tls'), (entry) => {
+        const hosts = at(entry, 'hosts');
+        return Array.isArray(hosts) ? hosts.map((h) => (typeof h === 'string' ? h : '')) : [];
+      }),
+    ),
+    // PersistentVolumeClaims.
+    pvcPhase: one((obj) => textAt(obj, 'status', 'phase')),
+    pvcBound: one((obj) => textAt(obj, 'status', 'phase') === 'Bound'),
+    pvcCapacity: one((obj) => textAt(obj, 'spec', 'resources', 'requests', 'storage')),
+    pvcStorageClass: one((obj) => textAt(obj, 'spec', 'storageClassName')),
+    pvcAccessModes: one((obj) =>
+      listText(at(obj, 'spec', 'accessModes'), (mode) => [typeof mode === 'string' ? mode : '']),
+    ),
+    // CronJobs.
+    cronJobActiveCount: one((obj) => {
+      const active = at(obj, 'status', 'active');
+      return Array.isArray(active) ? active.length : 0;
+    }),
+    cronJobLastScheduleTime: one((obj) => textAt(obj, 'status', 'lastScheduleTime')),
+    cronJobLastSuccessTime: one((obj) => textAt(obj, 'status', 'lastSuccessfulTime')),
+    cronJobNextScheduleTime: one((obj) => textAt(obj, 'status', 'nextScheduleTime')),
     // Jobs (jobSucceeded and jobFailed are the library's, §17.6).
     jobActive: one((obj) => intAt(obj, 'status', 'active') > 0),
     // HorizontalPodAutoscalers.
