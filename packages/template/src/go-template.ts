@@ -5,6 +5,7 @@ import {
   GO_TRUTH_HELPER,
   goFloatText,
 } from './upstream-helpers.js';
+import { GO_WORD_NOTES } from './upstream-kube-notes.js';
 
 /**
  * Go `text/template` support (docs/reference/katalog.md §17.1.1): a lexer and recursive-descent
@@ -742,6 +743,8 @@ class Compiler {
     if (name === 'index') return GO_INDEX_HELPER;
     const builtin = Object.hasOwn(GO_BUILTINS, name) ? GO_BUILTINS[name] : undefined;
     if (builtin != null) return builtin;
+    const wordNote = Object.hasOwn(GO_WORD_NOTES, name) ? GO_WORD_NOTES[name] : undefined;
+    if (wordNote != null) return wordNote;
     if (this.#options.isHelper(name)) return name;
     const why = Object.hasOwn(UNTRANSLATABLE, name) ? UNTRANSLATABLE[name] : undefined;
     throw new GoTemplateError(
@@ -772,6 +775,7 @@ class Compiler {
         if (
           operand.name !== 'index' &&
           !Object.hasOwn(GO_BUILTINS, operand.name) &&
+          !Object.hasOwn(GO_WORD_NOTES, operand.name) &&
           !this.#options.isHelper(operand.name)
         )
           return prefix + segment(operand.name);

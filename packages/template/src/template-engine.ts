@@ -8,6 +8,7 @@ import { collectReferencedPaths } from './collect-paths.js';
 import { stringForm } from './string-form.js';
 import { TemplateError } from './template-error.js';
 import { UPSTREAM_HELPER_HINTS } from './upstream-helpers.js';
+import { GO_WORD_NOTES } from './upstream-kube-notes.js';
 
 type Program = hbs.AST.Program;
 type Statement = hbs.AST.Statement;
@@ -105,6 +106,37 @@ function simpleName(path: PathExpression | hbs.AST.Literal): string | undefined 
   const p = path as PathExpression;
   if (p.data || p.depth > 0 || p.parts.length !== 1 || /^(?:this|\.)[./]/.test(p.original)) return undefined;
   return p.parts[0];
+}
+
+/**
+ * bindWordNotes points a call with arguments of an upstream note named by an ordinary word
+ * (`{{ name .children.deployment }}`, GO_WORD_NOTES) at the note's internal name; the same word
+ * without arguments stays a context key (`{{ name }}`).
+ */
+function bindWordNotes(statements: readonly Statement[], isHelper: (name: string) => boolean): void {
+  const bind = (node: MustacheStatement | SubExpression | BlockStatement): void => {
+    const name = simpleName(node.path);
+    if (name != null && hasArguments(node) && !isHelper(name) && Object.hasOwn(GO_WORD_NOTES, name)) {
+      const path = node.path as PathExpression;
+      const internal = GO_WORD_NOTES[name] ?? name;
+      path.parts = [internal];
+      path.original = internal;
+    }
+    for (const param of node.params) expression(param);
+    for (const pair of node.hash?.pairs ?? []) expression(pair.value);
+  };
+  const expression = (node: Expression): void => {
+    if (node.type === 'SubExpression') bind(node as SubExpression);
+  };
+  for (const statement of statements) {
+    if (statement.type === 'MustacheStatement') bind(statement as MustacheStatement);
+    if (statement.type === 'BlockStatement') {
+      const block = statement as BlockStatement;
+      bind(block);
+      bindWordNotes(block.program.body, isHelper);
+      if (block.inverse != null) bindWordNotes(block.inverse.body, isHelper);
+    }
+  }
 }
 
 function hasArguments(node: { params: Expression[]; hash?: Hash | undefined }): boolean {
@@ -252,6 +284,7 @@ class Engine implements TemplateEngine {
       const failure = describeParseError(this.#env, source, error);
       throw new TemplateError(failure.message, { line: failure.line, column: failure.column, cause: error });
     }
+    bindWordNotes(ast.body, (name) => this.isHelper(name));
     const used = new Set<string>();
     this.#check(ast.body, used);
     const helpers = [...used].sort();

@@ -1,5 +1,6 @@
 import type { HelperDefinition } from './helpers.js';
 import { isEmpty, isPlainMap, isTruthy, looseEqual, parseDecimal, stringForm } from './string-form.js';
+import { upstreamKubeNotes } from './upstream-kube-notes.js';
 
 /**
  * Upstream Orkestra's template helpers ("notes") that mean something here
@@ -16,6 +17,44 @@ import { isEmpty, isPlainMap, isTruthy, looseEqual, parseDecimal, stringForm } f
 export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
   replicasReady:
     'use `allReplicasReady` (true once the workload reports every wanted replica ready for its current generation) or `readyReplicas` (the count)',
+  ...Object.fromEntries(
+    [
+      'podNames',
+      'podIPs',
+      'podPhases',
+      'podNodes',
+      'podCount',
+      'readyPodCount',
+      'podMaxRestarts',
+      'hasCrashingPod',
+      'podCrashLoopDetected',
+      'podContainerReasons',
+      'podByOrdinal',
+      'jobFirstExitCode',
+      'jobActivePodNames',
+      'jobSucceededPodNames',
+      'jobFailedPodNames',
+      'hasEndpoints',
+      'serviceEndpoints',
+      'serviceEndpointCount',
+      'serviceFirstEndpoint',
+      'backingPodCount',
+      'backingPodNames',
+      'pvcProvisioner',
+      'pvcVolumeMode',
+      'pvcStorageClassProvisioner',
+      'pvcStorageClassReclaimPolicy',
+      'cronJobLastJobName',
+      'cronJobLastJobSucceeded',
+      'cronJobLastSuccessfulJobName',
+      'deploymentReplicaSetCount',
+      'hasWarnings',
+      'firstWarning',
+    ].map((name) => [
+      name,
+      "upstream reads it from the objects (pods, endpoints, volumes, jobs, events) that `enrich` adds to a child, which Orkestra does not add; surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
+    ]),
+  ),
 };
 
 /** GO_INDEX_HELPER is the name Go's `index` compiles to (`index` itself is a context key of forEach copies). */
@@ -258,6 +297,7 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
     },
   });
   return {
+    ...upstreamKubeNotes(),
     // Go built-ins.
     [GO_RANGE_HELPER]: {
       minArgs: 1,
@@ -455,10 +495,15 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
         return image == null ? '' : stringForm(image);
       },
     },
+    // Two generations: (obj, index, name), and the newer (obj, name[, index]); told apart by the
+    // second argument, a number in the older form.
     containerEnv: {
-      minArgs: 3,
+      minArgs: 2,
       maxArgs: 3,
-      fn: ([obj, index, name]) => {
+      fn: ([obj, second, third]) => {
+        const older =
+          typeof second === 'number' || (third !== undefined && parseDecimal(second) !== undefined);
+        const [index, name] = older ? [second, third] : [third, second];
         const env = path(container(obj, index), ['env']);
         if (!Array.isArray(env)) return '';
         const found = env.find((item) => isPlainMap(item) && item['name'] === stringForm(name)) as
@@ -466,11 +511,18 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
         return found?.['value'] == null ? '' : stringForm(found['value']);
       },
     },
+    // Two generations: (obj, index, port) is true when the container exposes the port; the newer
+    // (obj[, containerIndex[, portIndex]]) is the port number there (0 without one).
     containerPort: {
-      minArgs: 3,
+      minArgs: 1,
       maxArgs: 3,
-      fn: ([obj, index, port]) => {
+      fn: (args) => {
+        const [obj, index, port] = args;
         const ports = path(container(obj, index), ['ports']);
+        if (args.length < 3) {
+          const number = parseDecimal(path(ports, [0, 'containerPort']));
+          return number === undefined ? 0 : Math.trunc(number);
+        }
         const want = parseDecimal(port);
         return Array.isArray(ports) && ports.some((p) => parseDecimal(path(p, ['containerPort'])) === want);
       },

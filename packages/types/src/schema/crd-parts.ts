@@ -159,7 +159,10 @@ const StatusFieldSchema = gated({
   path: DotPath.refine(
     (path) => !RESERVED_STATUS_KEYS.includes(path.replace(/^\./, '').split('.')[0] ?? ''),
     {
-      error: `a status field path must not start with a reserved key (${RESERVED_STATUS_KEYS.join(', ')})`,
+      error:
+        `a status field path must not start with a reserved key (${RESERVED_STATUS_KEYS.join(', ')}): ` +
+        'Orkestra writes status.observedGeneration (the generation it last reconciled), conditions and the rest ' +
+        'itself (docs/reference/katalog.md §13.2); write the field under another name',
     },
   ),
   value: TemplateValue,

@@ -20,6 +20,7 @@ import { upgradeWatch } from './watch.js';
 import { upgradePreReconcile } from './pre-reconcile.js';
 import { upgradeRemote } from './remote.js';
 import { upgradeRollback } from './rollback.js';
+import { upgradeRuleLists } from './rule-lists.js';
 import { checkEnrich } from './enrich.js';
 import { checkServe } from './serve.js';
 
@@ -231,6 +232,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   upgradeCrdFile(up, entry, base, options);
   upgradeTiming(up, entry, base);
   upgradeQueue(up, entry, base);
+  upgradeRuleLists(up, entry, base);
   const mutation = mapAt(entry, 'mutation');
   if (mutation != null)
     up.drop(
