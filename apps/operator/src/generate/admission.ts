@@ -106,7 +106,7 @@ function specSchemaOf(entry: CrdEntry, version: string): Schema | undefined {
 }
 
 /** ruleVersion is the served version whose requests a validation rule judges. */
-export function ruleVersion(entry: CrdEntry, rule: ValidationRule): string {
+function ruleVersion(entry: CrdEntry, rule: ValidationRule): string {
   return rule.version ?? entry.apiTypes.version;
 }
 
