@@ -229,10 +229,7 @@ async function startPod(tag: string): Promise<OrkProcess> {
     else if (variable.value != null) podEnv[variable.name] = variable.value;
   }
   const credentials = await serviceAccountKubeconfig(pod.serviceAccountName ?? 'default');
-  return spawnOrk(
-    [...args, '--kubeconfig', credentials, '--work-dir', join(dir, `work-${tag}`)],
-    podEnv,
-  );
+  return spawnOrk([...args, '--kubeconfig', credentials, '--work-dir', join(dir, `work-${tag}`)], podEnv);
 }
 
 async function stopPod(): Promise<void> {
@@ -298,7 +295,7 @@ describe('helm upgrade from a one-version Katalog to a two-version one', () => {
         90_000,
       );
     }
-  });
+  }, 300_000);
 
   it('upgrades to v1alpha1 + v1 (storage v1): every CR kept, converted, migrated; children follow v1', async () => {
     await helmRelease('upgrade', KATALOG_TWO, 'two');
@@ -385,5 +382,5 @@ describe('helm upgrade from a one-version Katalog to a two-version one', () => {
       90_000,
     );
     expect(running.child.exitCode).toBeNull();
-  });
+  }, 600_000);
 });
