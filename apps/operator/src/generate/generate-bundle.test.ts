@@ -4,6 +4,9 @@ import { katalogFrom } from '../../test/katalog-text.js';
 import { VERSIONED_KATALOG } from '../conversion/fixture.test-support.js';
 import { loadKatalogOrThrow } from '@orkestra/types';
 import { generateBundle } from './generate-bundle.js';
+import type { Manifest } from './manifest-meta.js';
+
+const nameOf = (m: Manifest): unknown => (m['metadata'] as { name?: string } | undefined)?.name;
 
 describe('generateBundle', () => {
   it('gives the work directory and /tmp an emptyDir sizeLimit above the runtime cap on git checkouts', () => {
@@ -35,7 +38,7 @@ describe('generateBundle', () => {
       service: { namespace: 'ops', name: 'orkestra-webhook', port: 443, path: '/convert' },
     });
     const service = bundle.manifests.find(
-      (m) => m.kind === 'Service' && m.metadata?.name === 'orkestra-webhook',
+      (m) => m.kind === 'Service' && nameOf(m) === 'orkestra-webhook',
     ) as unknown as { metadata: { namespace: string }; spec: { ports: unknown[] } };
     expect(service.metadata.namespace).toBe('ops');
     expect(service.spec.ports).toEqual([
@@ -53,6 +56,6 @@ describe('generateBundle', () => {
       katalogText: '',
       image: 'x',
     });
-    expect(plain.manifests.filter((m) => m.metadata?.name === 'orkestra-webhook')).toEqual([]);
+    expect(plain.manifests.filter((m) => nameOf(m) === 'orkestra-webhook')).toEqual([]);
   });
 });
