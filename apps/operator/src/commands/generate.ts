@@ -1,5 +1,5 @@
 import { DEFAULT_IMAGE_REPOSITORY, generateBundle, generatePolicies } from '../generate/generate-bundle.js';
-import { generateCrds, untypedProperties } from '../generate/generate-crds.js';
+import { generateCrds, untypedProperties, webhookClientConfigOf } from '../generate/generate-crds.js';
 import { generateHelmValues } from '../generate/generate-helm-values.js';
 import { generateRbac } from '../generate/generate-rbac.js';
 import { generateTypes } from '../generate/generate-types.js';
@@ -13,7 +13,7 @@ import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
 const DEFAULT_NAMESPACE = 'orkestra-system';
 
-const usage = `Usage: ork generate crd|policies|rbac|bundle|helm-values|types <katalog> [-n <namespace>] [--image <image>] [--entry <name>] [--allow-rbac-wildcards] [--control-center] [--sharding]
+const usage = `Usage: ork generate crd|policies|rbac|bundle|helm-values|types <katalog> [-n <namespace>] [--image <image>] [--entry <name>] [--allow-rbac-wildcards] [--control-center] [--sharding] [--webhook-service <name|url>]
 
 Write Kubernetes manifests for a Katalog as multi-document YAML on stdout (types: TypeScript).
 
@@ -36,7 +36,12 @@ Write Kubernetes manifests for a Katalog as multi-document YAML on stdout (types
           \`ork generate types k.yaml > src/katalog-types.ts\`.
 
 Options:
-  -n, --namespace <ns>  Operator namespace (default: $POD_NAMESPACE, else ${DEFAULT_NAMESPACE}).
+  -n, --namespace <ns>  Operator namespace (default: $POD_NAMESPACE, else ${DEFAULT_NAMESPACE}); crd: the
+                        namespace of the conversion webhook's Service.
+  --webhook-service <name|url>
+                        crd: where the API server sends conversions, as ork run's flag: a Service
+                        of the operator namespace (port 443; default orkestra-webhook, the chart's)
+                        or an https:// URL.
   --image <image>       Operator image for bundle (default: ${DEFAULT_IMAGE_REPOSITORY}:<version>).
   --entry <name>        types: only this entry.
   --allow-rbac-wildcards
@@ -48,6 +53,10 @@ Options:
   --sharding            rbac: also grant the shard Leases of ork run --sharding (every Lease
                         in the operator namespace: get, list, watch, patch, update, delete).
   -h, --help            Show this help.`;
+
+function isDnsLabel(text: string): boolean {
+  return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(text) && text.length <= 63;
+}
 
 const TARGETS = ['crd', 'policies', 'rbac', 'bundle', 'helm-values', 'types'] as const;
 type Target = (typeof TARGETS)[number];
@@ -65,6 +74,7 @@ export const generateCommand: Command = {
       'allow-rbac-wildcards': { type: 'boolean' },
       'control-center': { type: 'boolean' },
       sharding: { type: 'boolean' },
+      'webhook-service': { type: 'string' },
     });
     if (parsed.help) {
       io.stdout.write(`${usage}\n`);
@@ -84,8 +94,15 @@ export const generateCommand: Command = {
       throw new UsageError('--image applies to bundle only');
     if (parsed.values.entry != null && target !== 'types')
       throw new UsageError('--entry applies to types only');
+    const webhookService = parsed.values['webhook-service'];
+    if (webhookService != null && target !== 'crd')
+      throw new UsageError('--webhook-service applies to crd only');
+    if (webhookService != null && !webhookService.startsWith('https://') && !isDnsLabel(webhookService))
+      throw new UsageError(
+        `--webhook-service: "${webhookService}" is neither a Service name nor an https:// URL`,
+      );
     const namespace = parsed.values.namespace ?? io.env['POD_NAMESPACE'] ?? DEFAULT_NAMESPACE;
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
+    if (!isDnsLabel(namespace)) {
       throw new UsageError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
     }
 
@@ -126,7 +143,15 @@ export const generateCommand: Command = {
     }
     switch (target as Target) {
       case 'crd':
-        io.stdout.write(toMultiDocumentYaml(generateCrds(katalog), header));
+        // Conversion goes to the webhook Service of the operator namespace (the chart's), or the URL.
+        io.stdout.write(
+          toMultiDocumentYaml(
+            generateCrds(katalog, {
+              webhook: webhookClientConfigOf(webhookService ?? 'orkestra-webhook', namespace),
+            }),
+            header,
+          ),
+        );
         break;
       case 'policies':
         io.stdout.write(toMultiDocumentYaml(generatePolicies(katalog, namespace), header));

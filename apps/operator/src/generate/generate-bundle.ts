@@ -1,7 +1,7 @@
 import type { Katalog } from '@orkestra/types';
 import { admissionPolicies } from './admission.js';
 import { deletionProtectionPolicies } from './deletion-protection.js';
-import { generateCrds } from './generate-crds.js';
+import { generateCrds, webhookClientConfigOf } from './generate-crds.js';
 import { generateRbac } from './generate-rbac.js';
 import type { Rbac } from './generate-rbac.js';
 import { instanceLabels, manifestMetadata } from './manifest-meta.js';
@@ -9,6 +9,9 @@ import type { Manifest } from './manifest-meta.js';
 
 /** DEFAULT_IMAGE_REPOSITORY is where the operator image is published. */
 export const DEFAULT_IMAGE_REPOSITORY = 'ghcr.io/orkestra/operator';
+
+/** WEBHOOK_SERVICE is `ork run`'s default `--webhook-service`, the Service the bundle's CRDs point at. */
+const WEBHOOK_SERVICE = 'orkestra-webhook';
 
 /** KATALOG_MOUNT_PATH is where the bundle mounts the Katalog ConfigMap in the operator container. */
 const KATALOG_MOUNT_PATH = '/etc/orkestra';
@@ -46,6 +49,9 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
   const rbac = generateRbac(katalog, { namespace: ns });
   const selector = { ...instanceLabels(katalog), 'app.kubernetes.io/component': 'operator' };
   const configMapName = `${name}-katalog`;
+  // An entry that converts versions: the operator serves its webhook on :9443 (`ork run`'s default)
+  // behind the Service the CRDs point at (docs/reference/runtime.md §26).
+  const webhook = Object.values(katalog.spec.crds).some((entry) => entry.conversion != null);
   const namespace: Manifest = {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -95,6 +101,7 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
               ports: [
                 { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
                 { name: 'health', containerPort: 8081, protocol: 'TCP' },
+                ...(webhook ? [{ name: 'webhook', containerPort: 9443, protocol: 'TCP' }] : []),
               ],
               livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, periodSeconds: 10 },
               readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 5 },
@@ -132,15 +139,29 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
       ports: [{ name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' }],
     },
   };
+  const webhookService: Manifest[] = webhook
+    ? [
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: manifestMetadata(katalog, WEBHOOK_SERVICE, ns),
+          spec: {
+            selector,
+            ports: [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }],
+          },
+        },
+      ]
+    : [];
   return {
     manifests: [
       namespace,
-      ...generateCrds(katalog),
+      ...generateCrds(katalog, { webhook: webhookClientConfigOf(WEBHOOK_SERVICE, ns) }),
       ...generatePolicies(katalog, ns),
       ...rbac.manifests,
       configMap,
       deployment,
       service,
+      ...webhookService,
     ],
     rbac,
   };

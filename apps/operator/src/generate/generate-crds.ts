@@ -141,6 +141,16 @@ export interface CrdOptions {
 /** WEBHOOK_SERVICE is the chart's webhook Service name (deploy/helm/orkestra/templates/service.yaml). */
 const WEBHOOK_SERVICE = 'orkestra-webhook';
 
+/**
+ * webhookClientConfigOf reads `--webhook-service` as `ork run` does (docs/reference/runtime.md §26):
+ * an https:// URL, or a Service name of the operator namespace `namespace` (port 443).
+ */
+export function webhookClientConfigOf(service: string, namespace: string): WebhookClientConfig {
+  return service.startsWith('https://')
+    ? { url: service }
+    : { service: { namespace, name: service, port: 443 } };
+}
+
 /** conversionOf returns the CRD's `spec.conversion`: a webhook when the entry declares conversion. */
 function conversionOf(entry: CrdEntry, options: CrdOptions = {}): Schema | undefined {
   if (entry.conversion == null) return undefined;
