@@ -36,6 +36,7 @@ import { CrdController } from './crd-controller.js';
 import type { ControllerRevisions } from './crd-controller.js';
 import { createEventWriter } from './event-writer.js';
 import { createHookServices } from './hook-services.js';
+import { createGateCalls } from './gate-calls.js';
 import { KatalogHooks } from './katalog-hooks.js';
 import type { KubeReadCache } from './kube-reader.js';
 import { errorForLog } from './log-error.js';
@@ -323,6 +324,15 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     const notify = notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: crd.entry });
     return { ...katalogHooks.hooksFor(crd), ...(notify == null ? {} : { notify }), ...slots?.[crd.name] };
   };
+  // ADR 0070: a held reconcile notifies through the same planner, queue and interval gate.
+  const gateNotifyOf = (
+    crd: CompiledCrd,
+  ): ((context: Readonly<Record<string, unknown>>) => void) | undefined => {
+    const gate = crd.entry.preReconcile?.reconcileGate;
+    return gate == null
+      ? undefined
+      : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: gate });
+  };
   const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
   for (const crd of current) {
     const controller = new CrdController({
@@ -332,6 +342,8 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       events,
       tuning,
       hooks: hooksOf(crd),
+      gateCalls: createGateCalls({ crd, engine, services: hooks.services }),
+      gateNotify: gateNotifyOf(crd),
       revision: revisionsOf(revisions, previous?.crds.get(crd.name), hooksOf),
       observer,
       onPrimaryChange: wiring.onPrimaryChange(crd.name),
