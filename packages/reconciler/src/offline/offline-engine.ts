@@ -17,7 +17,7 @@ import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { CacheChangeType } from '../cache.js';
 import { Cleanups } from '../runtime/cleanup.js';
-import { PreReconcileGates } from '../runtime/gates.js';
+import { PreReconcileGates, heldNotifySource } from '../runtime/gates.js';
 import { createGateCalls } from '../runtime/gate-calls.js';
 import { Rollbacks } from '../runtime/rollback.js';
 import { noopObserver } from '../runtime/runtime-observer.js';
@@ -354,7 +354,7 @@ export class OfflineEngine {
     const notify =
       crd == null || preReconcile?.reconcileGate == null
         ? undefined
-        : this.#notify(crd, conditions, preReconcile.reconcileGate);
+        : this.#notify(crd, conditions, heldNotifySource(preReconcile.reconcileGate));
     const made =
       crd == null || preReconcile == null
         ? undefined

@@ -121,6 +121,21 @@ export function evaluateGate(
   return { passed: false, reason: GatedReason.NotMet, message };
 }
 
+/**
+ * heldNotifySource is what the notification planner reads when a reconcile gate holds a CR
+ * (ADR 0070): the gate's conditions that carry `notify:`, each negated, so that a condition
+ * notifies when it fails — when it is what held the CR — through the same planner, queue and
+ * interval gate as any other `notify:`.
+ */
+export function heldNotifySource(gate: PreReconcileGate): unknown {
+  const flip = (c: Record<string, unknown>) =>
+    c['notify'] == null ? c : { ...c, negate: c['negate'] !== true };
+  return {
+    when: gate.when.map((c) => flip(c as unknown as Record<string, unknown>)),
+    anyOf: gate.anyOf.map((c) => flip(c as unknown as Record<string, unknown>)),
+  };
+}
+
 /** gateContext is the template context of a gate (before its calls' results are added). */
 export function gateContext(cr: KubeObject, sentinels: Sentinels): Record<string, unknown> {
   return {

@@ -37,6 +37,7 @@ import type { ControllerRevisions } from './crd-controller.js';
 import { createEventWriter } from './event-writer.js';
 import { createHookServices } from './hook-services.js';
 import { createGateCalls } from './gate-calls.js';
+import { heldNotifySource } from './gates.js';
 import { KatalogHooks } from './katalog-hooks.js';
 import type { KubeReadCache } from './kube-reader.js';
 import { errorForLog } from './log-error.js';
@@ -331,7 +332,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     const gate = crd.entry.preReconcile?.reconcileGate;
     return gate == null
       ? undefined
-      : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: gate });
+      : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: heldNotifySource(gate) });
   };
   const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
   for (const crd of current) {

@@ -337,3 +337,40 @@ operatorBox:
     expect(reports[4]).toMatchObject({ applies: [], prunes: [] });
   });
 });
+
+describe('ork simulate: a held reconcile notifies (ADR 0070)', () => {
+  const head = `  notification:
+    teams:
+      ops: {email: [ops@example.com]}
+`;
+  const katalog = katalogFrom(
+    `preReconcile:
+  reconcileGate:
+    external:
+      - {name: window, url: "http://window.example.com/open"}
+    when:
+      - field: external.window.json.open
+        equals: "true"
+        notify: {teams: [ops], message: '{{ .metadata.name }} held: {{ .gate.message }}'}
+operatorBox:
+  onReconcile:
+    configMaps: [{name: "cm-{{ spec.v }}"}]`,
+    head,
+  );
+
+  it('tells the team of the condition that held the CR, and nothing when the gate passes', async () => {
+    const reports = await simulate(
+      katalog,
+      `steps:
+  - apply: ${cr('{v: a}')}
+    context: {external: {window: {json: {open: "true"}}}}
+  - update: {spec: {v: b}}
+    context: {external: {window: {json: {open: "false"}}}}
+`,
+    );
+    expect(reports[0]?.notifications).toEqual([]);
+    expect(reports[1]?.notifications).toEqual([
+      expect.objectContaining({ team: 'ops', text: expect.stringMatching(/^shop held: when\[0\]/) }),
+    ]);
+  });
+});
