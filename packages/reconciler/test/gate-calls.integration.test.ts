@@ -24,6 +24,8 @@ const answers: Record<string, Record<string, unknown> | 'down'> = {
   '/freeze': { frozen: 'false' },
 };
 const gated: string[] = [];
+/** The team notifications posted to the server's webhook path. */
+const posts: Record<string, unknown>[] = [];
 let server: Server;
 let core: CoreV1Api;
 
@@ -45,6 +47,16 @@ async function valueOf(name: string): Promise<string | undefined> {
 beforeAll(async () => {
   core = env.kubeConfig.makeApiClient(CoreV1Api);
   server = createServer((request, response) => {
+    if (request.method === 'POST' && request.url === '/hook') {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      request.on('end', () => {
+        posts.push(JSON.parse(text) as Record<string, unknown>);
+        response.writeHead(200);
+        response.end('ok');
+      });
+      return;
+    }
     const answer = answers[request.url ?? ''];
     if (answer === 'down' || answer == null) {
       request.socket.destroy();
@@ -55,11 +67,21 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  await core.createNamespacedSecret({
+    namespace: env.namespace,
+    body: { metadata: { name: 'notify' }, stringData: { webhook: `${base}/hook` } },
+  });
   await startRuntime({
     katalog: katalogFrom(`apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
 metadata: {name: gate-calls}
 spec:
+  notification:
+    defaults: {interval: 1h}
+    slack:
+      webhook: {secretRef: {name: notify, key: webhook, namespace: ${env.namespace}}}
+    teams:
+      ops: {slack: ['#ops']}
   crds:
     gadget:
       apiTypes: {group: ${group}, version: v1, kind: Gadget, plural: gadgets}
@@ -74,7 +96,10 @@ spec:
           failPolicy: closed
           external:
             - {name: window, url: "${base}/window", timeout: 2s}
-          when: [{field: external.window.json.open, equals: "true"}]
+          when:
+            - field: external.window.json.open
+              equals: "true"
+              notify: {teams: [ops], message: "{{ .metadata.name }} held: {{ .gate.reason }}"}
       operatorBox:
         onReconcile:
           configMaps:
@@ -105,6 +130,9 @@ describe('gate external calls on a control plane', () => {
     );
     expect(await valueOf('g1')).toBe('a');
     expect(gated).toContain('reconcile not_met');
+    // The held reconcile tells the team of the condition that held it (once per interval).
+    await waitFor('gate notification', () => posts.length > 0);
+    expect(JSON.stringify(posts[0])).toContain('g1 held: not_met');
 
     answers['/window'] = 'down';
     await crs.patchSpec(env.namespace, 'g1', { value: 'c' });
@@ -128,5 +156,7 @@ describe('gate external calls on a control plane', () => {
       async () => conditionOf(await crs.get(env.namespace, 'g1'), 'Gated') == null,
     );
     expect(gated.filter((g) => g.startsWith('enqueue') && g !== 'enqueue awaiting_external')).toEqual([]);
+    // Only the held reconcile notified: a reconcile the gate passed tells nobody.
+    expect(posts).toHaveLength(1);
   });
 });
