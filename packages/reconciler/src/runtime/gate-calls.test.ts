@@ -31,11 +31,13 @@ const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {
 
 let answer: { status: number; body: string } = { status: 200, body: '{"open":true}' };
 let hits = 0;
+let authorization: string | undefined;
 let server: Server;
 let base = '';
 beforeAll(async () => {
-  server = createServer((_req, res) => {
+  server = createServer((req, res) => {
     hits++;
+    authorization = req.headers.authorization;
     res.writeHead(answer.status, { 'content-type': 'application/json' });
     res.end(answer.body);
   });
@@ -52,7 +54,7 @@ const cr = (spec: Record<string, unknown> = {}): KubeObject => ({
 });
 
 /** setup builds an entry's gates over a real caller; `guarded` leaves loopback blocked by the address guard. */
-function setup(preReconcile: unknown, options: { guarded?: boolean; url?: string } = {}) {
+function setup(preReconcile: unknown, options: { guarded?: boolean; secrets?: Record<string, string> } = {}) {
   const pre = PreReconcile.parse(preReconcile);
   const crd = {
     name: 'gadget',
@@ -62,6 +64,7 @@ function setup(preReconcile: unknown, options: { guarded?: boolean; url?: string
   const caller = new ExternalCaller({
     clock,
     ...(options.guarded === true ? {} : { allowAddresses: LOOPBACK_CIDRS }),
+    readSecret: (namespace, name, key) => Promise.resolve(options.secrets?.[`${namespace}/${name}/${key}`]),
   });
   const calls = createGateCalls({ crd, engine, services: { external: caller, conditions } });
   const gated: string[] = [];
@@ -176,6 +179,30 @@ describe('gate external calls', () => {
     expect(gates.admit(event)).toBe(false); // decided with "closed", asks again
     await gates.idle();
     expect(queued).toEqual(['default/g', 'default/g']); // the new answer passes the held event
+  });
+
+  it("a gate call's auth.secretRef credential is read from the CR's namespace and sent; a missing one fails the call", async () => {
+    answer = { status: 200, body: '{"open":true}' };
+    const pre = {
+      reconcileGate: {
+        failPolicy: 'closed',
+        external: [
+          {
+            name: 'window',
+            url: `${base}/window`,
+            timeout: '2s',
+            auth: { secretRef: { name: 'api', key: 'token' } },
+          },
+        ],
+        when: [{ field: 'external.window.json.open', equals: 'true' }],
+      },
+    };
+    const withSecret = setup(pre, { secrets: { 'default/api/token': 's3cret' } });
+    expect(await withSecret.gates.check('default/g', cr(), silent)).toBe(true);
+    expect(authorization).toBe('Bearer s3cret');
+    const without = setup(pre);
+    expect(await without.gates.check('default/g', cr(), silent)).toBe(false);
+    expect(without.gated).toEqual(['reconcile external_failed']);
   });
 
   it('no calls declared: no GateCalls', () => {
