@@ -338,7 +338,9 @@ export function notifyingConditions(entry: unknown): readonly NotifyingCondition
       found.push(record as unknown as NotifyingCondition);
       return;
     }
-    for (const value of Object.values(record)) visit(value);
+    // A gate's `notify:` conditions are told when the gate holds a CR (ADR 0070), not after a reconcile.
+    for (const [key, value] of Object.entries(record))
+      if (node !== entry || key !== 'preReconcile') visit(value);
   };
   visit(entry);
   ENTRY_CACHE.set(entry, found);

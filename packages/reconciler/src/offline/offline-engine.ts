@@ -17,12 +17,14 @@ import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { CacheChangeType } from '../cache.js';
 import { Cleanups } from '../runtime/cleanup.js';
-import { PreReconcileGates } from '../runtime/gates.js';
+import { PreReconcileGates, heldNotifySource } from '../runtime/gates.js';
+import { createGateCalls } from '../runtime/gate-calls.js';
 import { Rollbacks } from '../runtime/rollback.js';
 import { noopObserver } from '../runtime/runtime-observer.js';
 import type { CoreEvent } from '../events/event-recorder.js';
 import type { CrossTarget } from '../hooks/cross.js';
 import { ownValue } from '../hooks/hook-unit.js';
+import type { HookServices } from '../hooks/hook-unit.js';
 import { compileKatalog } from '../runtime/compile-katalog.js';
 import type { CompiledCrd } from '../runtime/compile-katalog.js';
 import { KatalogHooks, scriptedServices } from '../runtime/katalog-hooks.js';
@@ -149,6 +151,8 @@ export class OfflineEngine {
   readonly #cleanups = new Map<string, Cleanups | undefined>();
   /** Each entry's `preReconcile` gates and `rollback` (§20.3, §20.4), decided as the controller does. */
   readonly #gates = new Map<string, PreReconcileGates | undefined>();
+  /** Keys an enqueue gate passed once its calls were answered (§20.3), until `requeued` takes them. */
+  readonly #requeued = new Set<string>();
   readonly #rollbacks = new Map<string, Rollbacks | undefined>();
   readonly #events: CoreEvent[] = [];
   readonly #recorder: EventRecorder;
@@ -223,6 +227,16 @@ export class OfflineEngine {
       object,
       ...(old == null ? {} : { old }),
     });
+  }
+
+  /**
+   * requeued tells whether an event the enqueueGate held while its calls were answered has since
+   * passed it (the runtime queues the key then), and forgets it. It waits for the calls under way.
+   */
+  async requeued(ref: ObjectRef): Promise<boolean> {
+    const entry = this.entryFor(ref.apiVersion, ref.kind);
+    await (entry == null ? undefined : this.#gatesOf(entry))?.idle();
+    return this.#requeued.delete(keyOf(ref));
   }
 
   /**
@@ -336,19 +350,28 @@ export class OfflineEngine {
     if (this.#gates.has(entry)) return this.#gates.get(entry);
     const crd = this.#crds.get(entry);
     const preReconcile = crd?.entry.preReconcile;
+    const conditions = conditionsOptions(this.#engine, this.#clock);
+    const notify =
+      crd == null || preReconcile?.reconcileGate == null
+        ? undefined
+        : this.#notify(crd, conditions, heldNotifySource(preReconcile.reconcileGate));
     const made =
       crd == null || preReconcile == null
         ? undefined
         : new PreReconcileGates({
             controller: crd.name,
             preReconcile,
-            conditions: conditionsOptions(this.#engine, this.#clock),
+            conditions,
             observer: noopObserver,
             client: this.cluster.client,
             primary: this.cluster.primaryStore(crd.apiVersion, crd.apiTypes.kind),
             apiVersion: crd.apiVersion,
             clock: this.#clock,
             logger: silentLogger,
+            // The gates' calls are answered from the scripted `external.<name>` results (§20.3).
+            calls: createGateCalls({ crd, engine: this.#engine, services: this.#services(crd, conditions) }),
+            requeue: (key) => this.#requeued.add(key),
+            gated: (_gate, _verdict, context) => notify?.(context),
           });
     this.#gates.set(entry, made);
     return made;
@@ -435,7 +458,19 @@ export class OfflineEngine {
   /** #hooks builds the entry's slots exactly as the runtime does, over each unit's scripted services. */
   #hooks(crd: CompiledCrd, conditions: EvaluateConditionsOptions): PipelineHooks {
     const fromCluster = this.#crossReads === 'cluster';
-    const services = scriptedServices(
+    const services = this.#services(crd, conditions);
+    // `crossReads: cluster` answers in-process reads from the cluster's CRs, as the runtime's caches do.
+    const hooks = new KatalogHooks(fromCluster ? { ...services, crossResult: undefined } : services).hooksFor(
+      crd,
+    );
+    const notify = this.#notify(crd, conditions);
+    return notify == null ? hooks : { ...hooks, notify };
+  }
+
+  /** #services are each unit's scripted services for an entry. */
+  #services(crd: CompiledCrd, conditions: EvaluateConditionsOptions): HookServices {
+    const fromCluster = this.#crossReads === 'cluster';
+    return scriptedServices(
       { conditions, lookup: (name) => (fromCluster ? this.#crossTarget(name) : undefined) },
       (unit) => ({
         given: () => ownValue(this.#results, unit.key),
@@ -455,12 +490,6 @@ export class OfflineEngine {
           }),
       },
     );
-    // `crossReads: cluster` answers in-process reads from the cluster's CRs, as the runtime's caches do.
-    const hooks = new KatalogHooks(fromCluster ? { ...services, crossResult: undefined } : services).hooksFor(
-      crd,
-    );
-    const notify = this.#notify(crd, conditions);
-    return notify == null ? hooks : { ...hooks, notify };
   }
 
   /**
@@ -470,9 +499,10 @@ export class OfflineEngine {
   #notify(
     crd: CompiledCrd,
     conditions: EvaluateConditionsOptions,
+    source: unknown = crd.entry,
   ): ((context: Readonly<Record<string, unknown>>) => void) | undefined {
     const notification = this.#notification;
-    const found = notifyingConditions(crd.entry);
+    const found = notifyingConditions(source);
     if (notification == null || found.length === 0) return undefined;
     const plan = {
       katalogName: this.#katalogName,

@@ -27,6 +27,7 @@ import { queueDropPolicy } from './queue-behaviour.js';
 import type { RolledBackRun } from './rollback.js';
 import type { ChildCaches } from './child-caches.js';
 import type { CompiledCrd } from './compile-katalog.js';
+import type { GateCalls } from './gate-calls.js';
 import type { CrdPipeline } from './reconcile-pipeline.js';
 import { assembleEntry, entryGuard } from './entry.js';
 import type { EntryParts } from './entry.js';
@@ -65,6 +66,13 @@ export interface CrdControllerOptions {
    */
   readonly tuning?: RuntimeTuning | undefined;
   readonly hooks?: PipelineHooks | undefined;
+  /** The external calls of the entry's pre-reconcile gates (docs/reference/katalog.md §20.3); none when undefined. */
+  readonly gateCalls?: GateCalls | undefined;
+  /**
+   * Plans the team notifications of a held reconcile (the reconcile gate's conditions with
+   * `notify:`, evaluated on the gate's context; ADR 0070). Never awaited; never throws.
+   */
+  readonly gateNotify?: ((context: Readonly<Record<string, unknown>>) => void) | undefined;
   /**
    * Called for every change of a cached CR of this entry: informer events and the runtime's own
    * writes (whose watch echoes are ignored), e.g. to re-queue cross readers (docs/reference/runtime.md §4).
@@ -271,6 +279,11 @@ export class CrdController {
             apiVersion: crd.apiVersion,
             clock: options.clock,
             logger: this.#logger,
+            calls: options.gateCalls,
+            requeue: (key) => {
+              if (this.#workersStarted) this.queue.add(key, Priority.Normal);
+            },
+            gated: (_gate, _verdict, context) => options.gateNotify?.(context),
           });
     this.dispatcher = new Dispatcher({
       queue: this.queue,

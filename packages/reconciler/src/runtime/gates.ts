@@ -24,6 +24,7 @@ import { formatRfc3339 } from '../secrets/rotation.js';
 import { errorForLog } from './log-error.js';
 import { GateName, GatedReason } from './runtime-observer.js';
 import type { RuntimeObserver } from './runtime-observer.js';
+import type { GateCallAnswer, GateCalls } from './gate-calls.js';
 
 /** Sentinels are the sentinel values of one event. */
 export type Sentinels = Readonly<Record<Sentinel, boolean>>;
@@ -71,18 +72,28 @@ export type GateVerdict =
   | { readonly passed: false; readonly reason: GatedReason; readonly message: string };
 
 /**
- * evaluateGate decides one gate for a CR and the sentinels of an event: it passes when one of its
- * `sentinels` is true, else when its `when`/`anyOf` pass (a gate with neither passes). Conditions
- * that cannot be evaluated pass the gate under `failPolicy: open` (`failedOpen` says why) and hold
- * it under `closed`. The context is the CR (`apiVersion`, `kind`, `metadata`, `spec`, `status`)
- * and `sentinels`.
+ * evaluateGate decides one gate for a CR and the sentinels of an event: a failed external call of
+ * the gate (`answer.failed`) decides first (it passes under `failPolicy: open`, `failedOpen` says
+ * why, and holds under `closed`); else it passes when one of its `sentinels` is true, else when its
+ * `when`/`anyOf` pass (a gate with neither passes). Conditions that cannot be evaluated are decided
+ * by `failPolicy` the same way. The context is the CR (`apiVersion`, `kind`, `metadata`, `spec`,
+ * `status`), `sentinels` and the calls' results as `external`.
  */
 export function evaluateGate(
   gate: PreReconcileGate,
   cr: KubeObject,
   sentinels: Sentinels,
   conditions: EvaluateConditionsOptions,
+  answer?: GateCallAnswer,
 ): GateVerdict {
+  if (answer?.failed != null) {
+    if (gate.failPolicy === 'open') return { passed: true, failedOpen: answer.failed };
+    return {
+      passed: false,
+      reason: GatedReason.ExternalFailed,
+      message: `external call failed (failPolicy: closed): ${answer.failed}`,
+    };
+  }
   if (gate.sentinels.some((name) => sentinels[name])) return { passed: true };
   const hasConditions = gate.when.length > 0 || gate.anyOf.length > 0;
   if (!hasConditions) {
@@ -93,7 +104,8 @@ export function evaluateGate(
       message: `none of the sentinels ${gate.sentinels.join(', ')} is true`,
     };
   }
-  const result = evaluateConditions(gate, gateContext(cr, sentinels), conditions);
+  const context = { ...gateContext(cr, sentinels), ...(answer == null ? {} : { external: answer.external }) };
+  const result = evaluateConditions(gate, context, conditions);
   if (result.passed) return { passed: true };
   const failed = result.failed;
   const where = failed == null ? '' : failed.list === 'when' ? `when[${String(failed.index)}]` : 'anyOf';
@@ -109,7 +121,23 @@ export function evaluateGate(
   return { passed: false, reason: GatedReason.NotMet, message };
 }
 
-function gateContext(cr: KubeObject, sentinels: Sentinels): Record<string, unknown> {
+/**
+ * heldNotifySource is what the notification planner reads when a reconcile gate holds a CR
+ * (ADR 0070): the gate's conditions that carry `notify:`, each negated, so that a condition
+ * notifies when it fails — when it is what held the CR — through the same planner, queue and
+ * interval gate as any other `notify:`.
+ */
+export function heldNotifySource(gate: PreReconcileGate): unknown {
+  const flip = (c: Record<string, unknown>) =>
+    c['notify'] == null ? c : { ...c, negate: c['negate'] !== true };
+  return {
+    when: gate.when.map((c) => flip(c as unknown as Record<string, unknown>)),
+    anyOf: gate.anyOf.map((c) => flip(c as unknown as Record<string, unknown>)),
+  };
+}
+
+/** gateContext is the template context of a gate (before its calls' results are added). */
+export function gateContext(cr: KubeObject, sentinels: Sentinels): Record<string, unknown> {
   return {
     apiVersion: cr.apiVersion,
     kind: cr.kind,
@@ -132,7 +160,20 @@ export interface PreReconcileGatesOptions {
   readonly apiVersion: string;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The gates' external calls; undefined when no gate makes one. */
+  readonly calls?: GateCalls | undefined;
+  /** Queues a CR's key (an enqueue gate that held an event while its calls were answered passes it later). */
+  readonly requeue?: ((key: string) => void) | undefined;
+  /**
+   * Reports a held reconcile for notification (ADR 0070) with the gate's context: the CR,
+   * `sentinels`, `external` and `gate: {name, reason, message}`. Never awaited.
+   */
+  readonly gated?:
+    ((gate: GateName, verdict: HeldVerdict, context: Readonly<Record<string, unknown>>) => void) | undefined;
 }
+
+/** HeldVerdict is the verdict of a gate that held a CR. */
+export type HeldVerdict = Extract<GateVerdict, { passed: false }>;
 
 /**
  * PreReconcileGates holds an entry's gates and the sentinels of each CR's events until its next
@@ -143,6 +184,13 @@ export interface PreReconcileGatesOptions {
 export class PreReconcileGates {
   readonly #o: PreReconcileGatesOptions;
   readonly #pending = new Map<string, Sentinels[]>();
+  /** The enqueue gate's last answer per CR (its calls' results), decided with at informer time. */
+  readonly #answers = new Map<string, GateCallAnswer>();
+  /** The CRs whose enqueue-gate calls are being made; the value: call again when they end (a newer event). */
+  readonly #calling = new Map<string, KubeObject | undefined>();
+  /** The events an enqueue gate held per CR (merged), decided again when a newer answer arrives. */
+  readonly #held = new Map<string, { readonly object: KubeObject; readonly sentinels: Sentinels }>();
+  readonly #inFlight = new Set<Promise<void>>();
 
   constructor(options: PreReconcileGatesOptions) {
     this.#o = options;
@@ -154,14 +202,28 @@ export class PreReconcileGates {
    */
   admit(change: CacheChange): boolean {
     if (change.type === CacheChangeType.Delete) {
-      this.#pending.delete(change.key);
+      this.forget(change.key);
       return true;
     }
     const sentinels = computeSentinels(change.old, change.object);
     const gate = this.#o.preReconcile.enqueueGate;
     if (gate != null && !isDeleting(change.object)) {
-      const verdict = evaluateGate(gate, change.object, sentinels, this.#o.conditions);
+      const calls = this.#o.calls?.calls(GateName.Enqueue) === true;
+      let answer: GateCallAnswer | undefined;
+      if (calls) {
+        // The informer never waits for a call: decide with the last answer, ask again, and decide
+        // a held event again when the answer arrives (requeue).
+        answer = this.#answers.get(change.key);
+        this.#call(change.key, change.object);
+        if (answer == null) {
+          this.#hold(change.key, change.object, sentinels);
+          this.#o.observer.reconcileGated(this.#o.controller, GateName.Enqueue, GatedReason.AwaitingExternal);
+          return false;
+        }
+      }
+      const verdict = evaluateGate(gate, change.object, sentinels, this.#o.conditions, answer);
       if (!verdict.passed) {
+        if (calls) this.#hold(change.key, change.object, sentinels);
         this.#o.observer.reconcileGated(this.#o.controller, GateName.Enqueue, verdict.reason);
         this.#o.logger.debug({ key: change.key, why: verdict.message }, 'enqueueGate held the event');
         return false;
@@ -181,6 +243,62 @@ export class PreReconcileGates {
   /** forget drops what is kept for a deleted CR. */
   forget(key: string): void {
     this.#pending.delete(key);
+    this.#answers.delete(key);
+    this.#held.delete(key);
+  }
+
+  #hold(key: string, object: KubeObject, sentinels: Sentinels): void {
+    const held = this.#held.get(key);
+    this.#held.set(key, {
+      object,
+      sentinels: held == null ? sentinels : mergeSentinels(held.sentinels, sentinels),
+    });
+  }
+
+  /** #call makes the enqueue gate's calls for a CR (once at a time per CR; again after a newer event). */
+  #call(key: string, object: KubeObject): void {
+    const calls = this.#o.calls;
+    if (calls == null) return;
+    if (this.#calling.has(key)) {
+      this.#calling.set(key, object);
+      return;
+    }
+    this.#calling.set(key, undefined);
+    const done = calls
+      .run(GateName.Enqueue, object, gateContext(object, NO_CHANGE))
+      .catch((error: unknown): GateCallAnswer => ({ external: {}, failed: String(error) }))
+      .then((answer) => this.#answered(key, answer))
+      .finally(() => this.#inFlight.delete(done));
+    this.#inFlight.add(done);
+  }
+
+  /** idle resolves once no enqueue-gate call is under way (the offline engine, tests). */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
+  }
+
+  /** #answered keeps a new answer and decides the CR's held events with it; queues the key when they pass. */
+  #answered(key: string, answer: GateCallAnswer): void {
+    const again = this.#calling.get(key);
+    this.#calling.delete(key);
+    if (this.#forgotten(key)) return;
+    this.#answers.set(key, answer);
+    if (again != null) this.#call(key, again);
+    const held = this.#held.get(key);
+    const gate = this.#o.preReconcile.enqueueGate;
+    if (held == null || gate == null) return;
+    const verdict = evaluateGate(gate, held.object, held.sentinels, this.#o.conditions, answer);
+    if (!verdict.passed) return;
+    if (verdict.failedOpen != null)
+      this.#o.logger.warn({ key, why: verdict.failedOpen }, 'enqueueGate failed open');
+    this.#held.delete(key);
+    this.#remember(key, held.sentinels);
+    this.#o.requeue?.(key);
+  }
+
+  /** #forgotten tells a CR deleted while its calls were made (no held event and no answer kept). */
+  #forgotten(key: string): boolean {
+    return !this.#held.has(key) && !this.#answers.has(key) && !this.#pending.has(key);
   }
 
   /**
@@ -193,9 +311,14 @@ export class PreReconcileGates {
     this.#pending.delete(key);
     const gate = this.#o.preReconcile.reconcileGate;
     if (gate == null || isDeleting(cr)) return true;
-    let held: Extract<GateVerdict, { passed: false }> | undefined;
+    const merged = gateContext(cr, events.reduce(mergeSentinels));
+    const answer =
+      this.#o.calls?.calls(GateName.Reconcile) === true
+        ? await this.#o.calls.run(GateName.Reconcile, cr, merged)
+        : undefined;
+    let held: HeldVerdict | undefined;
     for (const sentinels of events) {
-      const verdict = evaluateGate(gate, cr, sentinels, this.#o.conditions);
+      const verdict = evaluateGate(gate, cr, sentinels, this.#o.conditions, answer);
       if (verdict.passed) {
         if (verdict.failedOpen != null) logger.warn({ why: verdict.failedOpen }, 'reconcileGate failed open');
         return true;
@@ -205,6 +328,11 @@ export class PreReconcileGates {
     if (held == null) return true;
     this.#o.observer.reconcileGated(this.#o.controller, GateName.Reconcile, held.reason);
     logger.debug({ why: held.message }, 'reconcileGate held the reconcile');
+    this.#o.gated?.(GateName.Reconcile, held, {
+      ...merged,
+      ...(answer == null ? {} : { external: answer.external }),
+      gate: { name: GateName.Reconcile, reason: held.reason, message: held.message },
+    });
     await this.#showGated(cr, `reconcileGate: ${held.message}`, logger);
     return false;
   }

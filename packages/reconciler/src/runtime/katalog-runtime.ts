@@ -36,6 +36,8 @@ import { CrdController } from './crd-controller.js';
 import type { ControllerRevisions } from './crd-controller.js';
 import { createEventWriter } from './event-writer.js';
 import { createHookServices } from './hook-services.js';
+import { createGateCalls } from './gate-calls.js';
+import { heldNotifySource } from './gates.js';
 import { KatalogHooks } from './katalog-hooks.js';
 import type { KubeReadCache } from './kube-reader.js';
 import { errorForLog } from './log-error.js';
@@ -304,12 +306,23 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     const notify = notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: crd.entry });
     return { ...katalogHooks.hooksFor(crd), ...(notify == null ? {} : { notify }), ...slots?.[crd.name] };
   };
+  // ADR 0070: a held reconcile notifies through the same planner, queue and interval gate.
+  const gateNotifyOf = (
+    crd: CompiledCrd,
+  ): ((context: Readonly<Record<string, unknown>>) => void) | undefined => {
+    const gate = crd.entry.preReconcile?.reconcileGate;
+    return gate == null
+      ? undefined
+      : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: heldNotifySource(gate) });
+  };
   const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
   for (const crd of current) {
     const controller = new CrdController({
       ...shared,
       ...{ crd, logger, events, tuning, observer, customScope, shard: options.shard },
       hooks: hooksOf(crd),
+      gateCalls: createGateCalls({ crd, engine, services: hooks.services }),
+      gateNotify: gateNotifyOf(crd),
       revision: revisionsOf(revisions, previous?.crds.get(crd.name), hooksOf),
       onPrimaryChange: wiring.onPrimaryChange(crd.name),
     });

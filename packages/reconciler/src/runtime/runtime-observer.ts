@@ -42,10 +42,17 @@ export type GateName = (typeof GateName)[keyof typeof GateName];
 
 /**
  * GatedReason is the `reason` label of `orkestra_reconcile_gated_total`: `not_met` (the gate's
- * sentinels and conditions did not pass) or `fail_closed` (they could not be evaluated and the
- * gate's `failPolicy` is `closed`).
+ * sentinels and conditions did not pass), `fail_closed` (they could not be evaluated and the
+ * gate's `failPolicy` is `closed`), `external_failed` (one of the gate's external calls failed
+ * and its `failPolicy` is `closed`) or `awaiting_external` (an enqueue gate held an event until
+ * the first answer of its calls, then decides it again; docs/reference/katalog.md §20.3).
  */
-export const GatedReason = { NotMet: 'not_met', FailClosed: 'fail_closed' } as const;
+export const GatedReason = {
+  NotMet: 'not_met',
+  FailClosed: 'fail_closed',
+  ExternalFailed: 'external_failed',
+  AwaitingExternal: 'awaiting_external',
+} as const;
 export type GatedReason = (typeof GatedReason)[keyof typeof GatedReason];
 
 /**

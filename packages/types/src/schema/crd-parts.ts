@@ -639,10 +639,13 @@ const SentinelName = z.enum(SENTINELS, {
  * else when its `when`/`anyOf` conditions pass (a gate with neither always passes). `failPolicy`
  * decides a gate whose conditions cannot be evaluated (a template that fails to render): `open`
  * (default) passes it, `closed` holds it. `eventAware` evaluates each event of a CR on its own
- * instead of the events merged since the last reconcile.
+ * instead of the events merged since the last reconcile. `external` calls (§15.1, the same fields)
+ * are made before the conditions, which read them as `external.<name>`; a failed call holds the
+ * gate under `failPolicy: closed` and passes it under `open`.
  */
 const PreReconcileGateSchema = gated({
   sentinels: z.array(SentinelName).default([]),
+  external: z.array(ExternalCall).default([]),
   failPolicy: z.enum(['open', 'closed']).default('open'),
   eventAware: z.boolean().default(false),
 });
@@ -652,10 +655,24 @@ export type PreReconcileGate = z.output<typeof PreReconcileGateSchema>;
 const PreReconcileSchema = z
   .strictObject({
     sentinels: z.array(SentinelName).optional(),
+    external: z.array(ExternalCall).default([]),
     enqueueGate: PreReconcileGateSchema.optional(),
     reconcileGate: PreReconcileGateSchema.optional(),
   })
   .superRefine((pre, ctx) => {
+    for (const gate of ['enqueueGate', 'reconcileGate'] as const) {
+      const names = new Set(pre.external.map((call) => call.name));
+      (pre[gate]?.external ?? []).forEach((call, index) => {
+        if (names.has(call.name))
+          ctx.addIssue({
+            code: 'custom',
+            message: `external call ${call.name} is declared twice (preReconcile.external and ${gate}.external share the names they read as external.<name>)`,
+            path: [gate, 'external', index, 'name'],
+            input: call.name,
+          });
+        names.add(call.name);
+      });
+    }
     if (pre.sentinels == null) return;
     const declared = new Set<string>(pre.sentinels);
     for (const gate of ['enqueueGate', 'reconcileGate'] as const)
@@ -675,7 +692,9 @@ export type PreReconcile = z.output<typeof PreReconcileSchema>;
  * PreReconcile gates a CR's reconciles (docs/reference/katalog.md §20.3): `enqueueGate` is decided when an
  * event for the CR arrives, before its key is queued; `reconcileGate` when a worker takes the key.
  * `sentinels` declares the sentinels the gates read (optional; every gate sentinel must be in it
- * when it is given). A CR being deleted is never gated.
+ * when it is given). `external` calls are made before either gate's own calls and read by both as
+ * `external.<name>`; a failed one passes the gate (always fail-open, as upstream). A CR being
+ * deleted is never gated.
  */
 export const PreReconcile: z.ZodType<PreReconcile, unknown> = PreReconcileSchema.meta({
   id: 'PreReconcile',

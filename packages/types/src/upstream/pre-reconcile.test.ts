@@ -52,6 +52,7 @@ describe('preReconcile', () => {
     const pre = entryOf(load(text))?.preReconcile;
     expect(pre?.enqueueGate).toEqual({
       sentinels: [],
+      external: [],
       failPolicy: 'open',
       eventAware: false,
       when: [expect.objectContaining({ field: '{{ .spec.active }}', operator: 'equals', value: 'true' })],
@@ -125,16 +126,71 @@ describe('preReconcile', () => {
     expect(unknown.ok).toBe(false);
   });
 
-  it('gate external calls are refused with the reason', () => {
-    const result = load(`${head()}      operatorBox:
+  it('G2 (v0.7.15, anyOf): a gate external call loads; conditions read it as external.<name>', () => {
+    const text = `${head()}      operatorBox:
         preReconcile:
           reconcileGate:
+            failPolicy: closed
             external:
               - name: flags
-                url: https://flags.example.com
-            failPolicy: closed
+                url: https://flags.example.com/v1/{{ .metadata.name }}
+                timeout: 2s
+            anyOf:
+              - field: "{{ .external.flags.enabled }}"
+                equals: "true"
+`;
+    const gate = entryOf(load(text))?.preReconcile?.reconcileGate;
+    expect(gate?.failPolicy).toBe('closed');
+    expect(gate?.external).toEqual([
+      expect.objectContaining({
+        name: 'flags',
+        url: 'https://flags.example.com/v1/{{ .metadata.name }}',
+        timeout: '2s',
+      }),
+    ]);
+    // Upstream's `external.<name>.<field>` is the canonical `external.<name>.json.<field>`.
+    expect(gate?.anyOf[0]).toMatchObject({ field: '{{ .external.flags.json.enabled }}' });
+    expect(migrateKatalog(text).problems).toEqual([]);
+  });
+
+  it('G3 (v0.7.17+, or): the shared preReconcile.external and an enqueueGate call, with the protocol key', () => {
+    const text = `${head()}      operatorBox:
+        preReconcile:
+          external:
+            - name: region
+              protocol: https
+              url: https://meta.example.com/region
+          enqueueGate:
+            failPolicy: open
+            external:
+              - name: window
+                url: https://window.example.com/open
+            or:
+              - field: "{{ .external.window.json.open }}"
+                equals: "true"
+`;
+    const pre = entryOf(load(text))?.preReconcile;
+    expect(pre?.external.map((c) => c.name)).toEqual(['region']);
+    expect(pre?.external[0]?.protocol).toBe('http');
+    expect(pre?.enqueueGate?.external.map((c) => c.name)).toEqual(['window']);
+    expect(pre?.enqueueGate?.anyOf).toHaveLength(1);
+  });
+
+  it('a gate call named as a shared preReconcile call is refused at the name', () => {
+    const result = load(`${head()}      preReconcile:
+        external:
+          - name: flags
+            url: https://flags.example.com
+        reconcileGate:
+          external:
+            - name: flags
+              url: https://other.example.com
 `);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.errors[0]?.message).toMatch(/`external` has no counterpart/);
+    if (!result.ok)
+      expect(result.errors[0]).toMatchObject({
+        path: expect.stringContaining('reconcileGate.external[0].name'),
+        message: expect.stringMatching(/declared twice/),
+      });
   });
 });

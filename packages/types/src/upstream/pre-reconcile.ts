@@ -3,15 +3,16 @@
  * the two gates, moved to the entry's `preReconcile`. A sentinel called in a gate's template as
  * upstream writes it (`{{ labelsChanged }}`) is written `{{ .sentinels.labelsChanged }}`, the
  * canonical form; one that `preReconcile.sentinels` does not declare is an error at the template,
- * as upstream's validator reports it. Gate `external` calls are refused with the reason.
+ * as upstream's validator reports it. The shared `preReconcile.external` calls and each gate's
+ * `external` calls are kept (their upstream protocol spellings written as external calls are).
  */
 import { isSeq } from 'yaml';
 import type { Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { SENTINELS } from '../schema/crd-parts.js';
 import { expandNoteCalls, prepareNotes } from './note-calls.js';
-import { mapAt, pairOf, scalarText, takeOut, walkScalars } from './nodes.js';
+import { mapAt, pairOf, scalarText, walkScalars } from './nodes.js';
 import type { Path } from './nodes.js';
-import { PRE_RECONCILE_REFUSED } from './refusals.js';
+import { externalProtocols } from './external.js';
 import type { Upgrader } from './upgrader.js';
 
 const GATES = ['enqueueGate', 'reconcileGate'] as const;
@@ -29,28 +30,12 @@ export function upgradePreReconcile(up: Upgrader, entry: YAMLMap, base: Path): v
   // Every known sentinel is expanded, so an undeclared one can be named in the error.
   const prepared = prepareNotes(new Map(SENTINELS.map((name) => [name, `{{ .sentinels.${name} }}`])));
   const notes = prepared.ok ? prepared.notes : new Map();
-  const external = pairOf(pre, 'external');
-  if (external != null) {
-    up.problem(
-      [...path, 'external'],
-      external.key,
-      `upstream key \`external\` has no counterpart in Orkestra: ${PRE_RECONCILE_REFUSED['external'] ?? ''}`,
-    );
-    takeOut(pre, external);
-  }
+  externalProtocols(up, pre, path);
   for (const gateKey of GATES) {
     const gate = mapAt(pre, gateKey);
     if (gate == null) continue;
     const gatePath = [...path, gateKey];
-    const call = pairOf(gate, 'external');
-    if (call != null) {
-      up.problem(
-        [...gatePath, 'external'],
-        call.key,
-        `upstream key \`external\` has no counterpart in Orkestra: ${PRE_RECONCILE_REFUSED['external'] ?? ''}`,
-      );
-      takeOut(gate, call);
-    }
+    externalProtocols(up, gate, gatePath);
     walkScalars(gate, (node: Scalar) => {
       if (typeof node.value !== 'string' || !node.value.includes('{{')) return;
       const expanded = expandNoteCalls(node.value, notes);

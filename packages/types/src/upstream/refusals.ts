@@ -39,11 +39,6 @@ export const WATCH_REFUSED: Readonly<Record<string, string>> = {
     'Kubernetes Events are not watched as triggers; watch the object the Event is about (`watch: [{apiVersion, kind}]`)',
 };
 
-/** PRE_RECONCILE_REFUSED names the keys of upstream's `preReconcile` gates that have no counterpart, and why. */
-export const PRE_RECONCILE_REFUSED: Readonly<Record<string, string>> = {
-  external: 'gate calls are not supported; call the service from `external` and gate children on its result',
-};
-
 /** ENTRY_REFUSED names entry-level upstream keys without a counterpart, and why (reported at the key). */
 export const ENTRY_REFUSED: Readonly<Record<string, string>> = {
   enrich: 'pods and events are not added to the template context; read children through `status` fields',

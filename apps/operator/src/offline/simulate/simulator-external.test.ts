@@ -266,3 +266,111 @@ describe('ork simulate scripts rollout notifications (docs/reference/katalog.md 
     expect(failed?.rollout?.phase).toBe('Failed');
   });
 });
+
+describe('ork simulate scripts the answers of gate external calls (docs/reference/katalog.md §20.3)', () => {
+  const katalog = katalogFrom(`preReconcile:
+  enqueueGate:
+    failPolicy: open
+    external:
+      - {name: freeze, url: "http://freeze.example.com/{{ metadata.name }}"}
+    when: [{field: external.freeze.json.frozen, equals: "false"}]
+  reconcileGate:
+    failPolicy: closed
+    external:
+      - {name: window, url: "http://window.example.com/open"}
+    when: [{field: external.window.json.open, equals: "true"}]
+operatorBox:
+  onReconcile:
+    configMaps: [{name: "cm-{{ spec.v }}"}]`);
+
+  it('the enqueueGate decides with the scripted answer; the reconcileGate holds on closed and on a failed call', async () => {
+    const reports = await simulate(
+      katalog,
+      `steps:
+  - apply: ${cr('{v: a}')}
+    context:
+      external:
+        freeze: {json: {frozen: "false"}}
+        window: {json: {open: "true"}}
+  - update: {spec: {v: b}}
+    context:
+      external:
+        freeze: {json: {frozen: "false"}}
+        window: {json: {open: "false"}}
+  - update: {spec: {v: c}}
+    context:
+      external:
+        freeze: {json: {frozen: "false"}}
+        window: {ok: false, status: 503, error: "unavailable"}
+  - update: {spec: {v: d}}
+    context:
+      external:
+        freeze: {json: {frozen: "true"}}
+        window: {json: {open: "true"}}
+  - update: {spec: {v: e}}
+    context:
+      external:
+        freeze: {json: {frozen: "true"}}
+        window: {json: {open: "true"}}
+`,
+    );
+    // The first event waits for the enqueueGate's answer, which passes it: the CR is queued.
+    expect(reports[0]?.notes).toContain(
+      'enqueueGate passed the held event once its external calls answered: the CR is queued',
+    );
+    expect(reports[0]).toMatchObject({ applies: ['ConfigMap/cm-a'] });
+    expect(reports[1]?.notes).toContain(
+      'reconcileGate held the reconcile: Gated=True, nothing else is written',
+    );
+    expect(reports[1]).toMatchObject({ applies: [], prunes: [] });
+    // failPolicy: closed — a failed call holds too, with the call's failure as the reason.
+    const gated = (reports[2]?.status?.['conditions'] as { type: string; message: string }[]).find(
+      (c) => c.type === 'Gated',
+    );
+    expect(gated?.message).toMatch(/^reconcileGate: external call failed \(failPolicy: closed\)/);
+    // The informer never waits: an event is decided with the answer the gate has (not frozen), and
+    // the call is made again; the next event is decided with the new answer (frozen) and held.
+    expect(reports[3]).toMatchObject({ applies: ['ConfigMap/cm-d'] });
+    expect(reports[4]?.notes).toContain(
+      'enqueueGate held the event: the CR is not queued (nothing is written)',
+    );
+    expect(reports[4]).toMatchObject({ applies: [], prunes: [] });
+  });
+});
+
+describe('ork simulate: a held reconcile notifies (ADR 0070)', () => {
+  const head = `  notification:
+    teams:
+      ops: {email: [ops@example.com]}
+`;
+  const katalog = katalogFrom(
+    `preReconcile:
+  reconcileGate:
+    external:
+      - {name: window, url: "http://window.example.com/open"}
+    when:
+      - field: external.window.json.open
+        equals: "true"
+        notify: {teams: [ops], message: '{{ .metadata.name }} held: {{ .gate.message }}'}
+operatorBox:
+  onReconcile:
+    configMaps: [{name: "cm-{{ spec.v }}"}]`,
+    head,
+  );
+
+  it('tells the team of the condition that held the CR, and nothing when the gate passes', async () => {
+    const reports = await simulate(
+      katalog,
+      `steps:
+  - apply: ${cr('{v: a}')}
+    context: {external: {window: {json: {open: "true"}}}}
+  - update: {spec: {v: b}}
+    context: {external: {window: {json: {open: "false"}}}}
+`,
+    );
+    expect(reports[0]?.notifications).toEqual([]);
+    expect(reports[1]?.notifications).toEqual([
+      expect.objectContaining({ team: 'ops', text: expect.stringMatching(/^shop held: when\[0\]/) }),
+    ]);
+  });
+});

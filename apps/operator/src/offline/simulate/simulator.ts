@@ -381,7 +381,10 @@ export class Simulator {
 
   /** #admit is the informer event of a CR change: the entry's enqueueGate may hold it (§20.3). */
   #admit(state: CrState, old: KubeObject | undefined, notes: string[]): void {
-    if (this.#engineOf(state).admit(state.ref, old)) return;
+    const engine = this.#engineOf(state);
+    // An enqueueGate's external calls are answered from the scenario's results at this step.
+    engine.results = this.#results();
+    if (engine.admit(state.ref, old)) return;
     state.held = true;
     notes.push('enqueueGate held the event: the CR is not queued (nothing is written)');
   }
@@ -480,7 +483,9 @@ export class Simulator {
     let timing: string[] = [];
     if (state.held === true) {
       state.held = false;
-      return writes;
+      // §20.3: an event held until the enqueueGate's calls answered is queued once they pass it.
+      if (!(await engine.requeued(state.ref))) return writes;
+      notes.push('enqueueGate passed the held event once its external calls answered: the CR is queued');
     }
     for (let i = 0; i < MAX_RUNS; i++) {
       // §20.6: a cleanup deleted the CR, and its deletion path removed it.

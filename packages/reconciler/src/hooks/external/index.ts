@@ -75,7 +75,7 @@ export function compileExternalCalls(
 export async function runExternalCalls(
   services: HookServices,
   compiled: readonly CompiledExternal[],
-  input: HookInput,
+  input: Pick<HookInput, 'crd' | 'cr' | 'context' | 'signal'>,
   earlier: Readonly<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   const { crd, cr } = input;
