@@ -137,7 +137,7 @@ export function heldNotifySource(gate: PreReconcileGate): unknown {
 }
 
 /** gateContext is the template context of a gate (before its calls' results are added). */
-export function gateContext(cr: KubeObject, sentinels: Sentinels): Record<string, unknown> {
+function gateContext(cr: KubeObject, sentinels: Sentinels): Record<string, unknown> {
   return {
     apiVersion: cr.apiVersion,
     kind: cr.kind,
