@@ -4,6 +4,7 @@
  * through the guard (also the broker the metadata names), a refused unknown topic and a stopped
  * broker ending at the timeout.
  */
+import { pauseProcess } from '@orkestra/testenv';
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { useKafka } from '@orkestra/testenv/vitest';
@@ -99,7 +100,7 @@ describe('KafkaClients', () => {
     expect((down as KafkaQueryError).retryable).toBe(true);
     expect((down as Error).message).toMatch(/ECONNREFUSED|Connection error/);
     const fresh = new KafkaClients({ guard });
-    process.kill(server().pid, 'SIGSTOP');
+    const resume = await pauseProcess(server().pid);
     try {
       const started = Date.now();
       const error = await fresh.topic(target(), 'events', 800).catch((e: unknown) => e);
@@ -107,7 +108,7 @@ describe('KafkaClients', () => {
       expect(error).toBeInstanceOf(KafkaQueryError);
       expect((error as KafkaQueryError).retryable).toBe(true);
     } finally {
-      process.kill(server().pid, 'SIGCONT');
+      resume();
       void fresh.close();
     }
   });

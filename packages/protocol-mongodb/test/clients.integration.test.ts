@@ -3,6 +3,7 @@
  * count and the bounded documents, a filter value that looks like an operator staying a value,
  * one pool per target, a stopped server ending at the timeout, and errors without the password.
  */
+import { pauseProcess } from '@orkestra/testenv';
 import { useMongo } from '@orkestra/testenv/vitest';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,7 +85,7 @@ describe('MongoClients', () => {
 
   it('a stopped server ends at the timeout (retryable), on a pooled connection and a new one', async () => {
     const fresh = new MongoClients();
-    process.kill(server().pid, 'SIGSTOP');
+    const resume = await pauseProcess(server().pid);
     try {
       for (const pool of [clients, fresh]) {
         const started = Date.now();
@@ -94,7 +95,7 @@ describe('MongoClients', () => {
         expect((error as MongoQueryError).retryable).toBe(true);
       }
     } finally {
-      process.kill(server().pid, 'SIGCONT');
+      resume();
       await fresh.close();
     }
     // The next call gets a working pool.

@@ -6,6 +6,7 @@
  * (ExternalCallFailed, the runtime carries on), a stopped one (the timeout) and an injection attempt
  * through a CR value (bound as a value or refused, never an operator or another name).
  */
+import { pauseProcess } from '@orkestra/testenv';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { LOOPBACK_CIDRS } from '@orkestra/reconciler';
@@ -160,7 +161,7 @@ describe('protocol: mongo', () => {
   });
 
   it('a stopped server times out, a down one fails with ExternalCallFailed; the runtime carries on', async () => {
-    process.kill(mongo().pid, 'SIGSTOP');
+    const resume = await pauseProcess(mongo().pid);
     try {
       const started = Date.now();
       await crs.create(env.namespace, 'mongo-slow', { owner: 'api' });
@@ -168,7 +169,7 @@ describe('protocol: mongo', () => {
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(failure).toMatch(/external call orders failed: .*(timed out|timeout|Timeout)/);
     } finally {
-      process.kill(mongo().pid, 'SIGCONT');
+      resume();
     }
     await crs.create(env.namespace, 'mongo-down', { deadMongo: 'mongodb://127.0.0.1:9/shop' });
     const failure = await waitForFailure('mongo-down');
@@ -196,7 +197,7 @@ describe('protocol: kafka', () => {
   });
 
   it('a stopped broker times out, a down one fails with ExternalCallFailed; the runtime carries on', async () => {
-    process.kill(kafka().pid, 'SIGSTOP');
+    const resume = await pauseProcess(kafka().pid);
     try {
       const started = Date.now();
       await crs.create(env.namespace, 'kafka-slow', { group: 'others' });
@@ -204,7 +205,7 @@ describe('protocol: kafka', () => {
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(failure).toMatch(/external call backlog failed: .*(timed out|timeout|Timeout)/);
     } finally {
-      process.kill(kafka().pid, 'SIGCONT');
+      resume();
     }
     await crs.create(env.namespace, 'kafka-down', { deadKafka: 'kafka://127.0.0.1:9' });
     const failure = await waitForFailure('kafka-down');

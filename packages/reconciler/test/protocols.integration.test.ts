@@ -5,6 +5,7 @@
  * (ExternalCallFailed, retried, the runtime carries on), a slow one (the timeout) and an injection
  * attempt through a CR value (bound or encoded, never executed).
  */
+import { pauseProcess } from '@orkestra/testenv';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { LOOPBACK_CIDRS } from '@orkestra/reconciler';
@@ -286,13 +287,13 @@ describe('protocol: redis', () => {
   });
 
   it('a stopped server times out, and a down one fails with ExternalCallFailed; the runtime carries on', async () => {
-    process.kill(redis().pid, 'SIGSTOP');
+    const resume = await pauseProcess(redis().pid);
     try {
       await crs.create(env.namespace, 'redis-slow', { queue: 'other' });
       const failure = await waitForFailure('redis-slow', 100);
       expect(failure).toMatch(/external call queue failed: .*(timed out|timeout)/i);
     } finally {
-      process.kill(redis().pid, 'SIGCONT');
+      resume();
     }
     await crs.create(env.namespace, 'redis-down', { deadCache: 'redis://127.0.0.1:9/0' });
     const failure = await waitForFailure('redis-down');

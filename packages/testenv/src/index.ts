@@ -41,6 +41,7 @@ export { startFreezableProxy } from './freezable-proxy.js';
 export type { FreezableProxy, FreezableProxyOptions } from './freezable-proxy.js';
 export { proxiedKubeConfig } from './proxied-kube-config.js';
 export { deleteCrd, installCrd } from './install-crd.js';
+export { pauseProcess } from './pause-process.js';
 export type { CustomResourceType, InstallCrdOptions } from './install-crd.js';
 export { crClient } from './cr-client.js';
 export type { CrClient, CustomObject, CustomObjectCondition } from './cr-client.js';
