@@ -111,6 +111,22 @@ export class NotRetryable extends Error {
   readonly retryable = false;
 }
 
+/**
+ * protocolUrl parses a call's URL and refuses, not retryable, one that does not parse (`invalid`)
+ * or whose scheme is not one of `schemes` (`only` says which are accepted).
+ */
+export function protocolUrl(raw: string, schemes: readonly string[], invalid: string, only: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new NotRetryable(invalid);
+  }
+  if (!schemes.includes(url.protocol))
+    throw new NotRetryable(`unsupported URL scheme ${url.protocol} (${only})`);
+  return url;
+}
+
 /** authorizationHeader is the header a credential goes in (`auth.header`, `auth.scheme`), or undefined without one. */
 export function authorizationHeader(
   declaration: ExternalCallDeclaration,

@@ -9,7 +9,7 @@
  * and `raw` (`{count}`).
  */
 import { parseMongoQuery } from '@orkestra/types';
-import { clientHolder, defineProtocol, NotRetryable } from '../protocol-unit.js';
+import { clientHolder, defineProtocol, NotRetryable, protocolUrl } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
 
 /** The part of `@orkestra/protocol-mongodb` used here (structural, so the driver stays out of this package). */
@@ -67,14 +67,12 @@ function mongoSession(services: ProtocolServices): ProtocolSession {
   );
   return {
     async call({ declaration, credential, timeoutMs }): Promise<ProtocolAnswer> {
-      let url: URL;
-      try {
-        url = new URL(declaration.url);
-      } catch {
-        throw new NotRetryable('invalid mongodb URL (one host: mongodb://user@host:port/database)');
-      }
-      if (url.protocol !== 'mongodb:')
-        throw new NotRetryable(`unsupported URL scheme ${url.protocol} (mongodb:// only)`);
+      const url = protocolUrl(
+        declaration.url,
+        ['mongodb:'],
+        'invalid mongodb URL (one host: mongodb://user@host:port/database)',
+        'mongodb:// only',
+      );
       // One host: a seed list would let the driver reach members no one checked.
       if (!/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/.test(url.hostname))
         throw new NotRetryable(`host ${url.hostname} is not one host name or address (no seed lists)`);

@@ -7,7 +7,7 @@
  * adds `rows` (at most the caller's row limit; `json` is the same list).
  */
 import { stringForm } from '@orkestra/types';
-import { clientHolder, defineProtocol, NotRetryable } from '../protocol-unit.js';
+import { clientHolder, defineProtocol, NotRetryable, protocolUrl } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
 
 /** The part of `@orkestra/protocol-postgres` used here (structural, so the driver stays out of this package). */
@@ -59,14 +59,12 @@ function postgresSession(services: ProtocolServices): ProtocolSession {
   );
   return {
     async call({ declaration, credential, signal, timeoutMs }): Promise<ProtocolAnswer> {
-      let url: URL;
-      try {
-        url = new URL(declaration.url);
-      } catch {
-        throw new NotRetryable('invalid postgres URL');
-      }
-      if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
-        throw new NotRetryable(`unsupported URL scheme ${url.protocol} (postgres:// only)`);
+      const url = protocolUrl(
+        declaration.url,
+        ['postgres:', 'postgresql:'],
+        'invalid postgres URL',
+        'postgres:// only',
+      );
       if (url.password !== '')
         throw new NotRetryable(
           'a password in the URL is refused: put it in a Secret and name it in `auth.secretRef`',

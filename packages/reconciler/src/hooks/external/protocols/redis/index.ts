@@ -6,7 +6,7 @@
  * (`result`: the answer as text; `raw`: `{value}`).
  */
 import { stringForm } from '@orkestra/types';
-import { clientHolder, defineProtocol, NotRetryable } from '../protocol-unit.js';
+import { clientHolder, defineProtocol, NotRetryable, protocolUrl } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
 
 /** The part of `@orkestra/protocol-redis` used here (structural, so the driver stays out of this package). */
@@ -51,14 +51,12 @@ function redisSession(services: ProtocolServices): ProtocolSession {
   );
   return {
     async call({ declaration, credential, timeoutMs }): Promise<ProtocolAnswer> {
-      let url: URL;
-      try {
-        url = new URL(declaration.url);
-      } catch {
-        throw new NotRetryable('invalid redis URL');
-      }
-      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
-        throw new NotRetryable(`unsupported URL scheme ${url.protocol} (redis:// or rediss:// only)`);
+      const url = protocolUrl(
+        declaration.url,
+        ['redis:', 'rediss:'],
+        'invalid redis URL',
+        'redis:// or rediss:// only',
+      );
       if (url.password !== '')
         throw new NotRetryable(
           'a password in the URL is refused: put it in a Secret and name it in `auth.secretRef`',
