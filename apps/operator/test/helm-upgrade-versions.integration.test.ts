@@ -5,9 +5,8 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { documentsOf } from './apply.js';
-import { buildOrk, spawnOrk, tempDir, uniqueSuffix, waitFor } from './e2e/ork-process.js';
+import { buildOrk, spawnOrk, tempDir, tokenKubeConfig, uniqueSuffix, waitFor } from './e2e/ork-process.js';
 import type { OrkProcess } from './e2e/ork-process.js';
 import { kubeRequest } from './kube-raw.js';
 import { REPO_ROOT, runOrk } from './run-ork.js';
@@ -158,37 +157,8 @@ async function helmRelease(verb: 'install' | 'upgrade', text: string, tag: strin
 }
 
 /** serviceAccountKubeconfig: a token of the chart's ServiceAccount, and nothing else. */
-async function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
-  const token = await env.kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
-    name: serviceAccount,
-    namespace: env.namespace,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
-  });
-  const cluster = env.kubeConfig.getCurrentCluster();
-  if (cluster == null || token.status?.token == null) throw new Error('no cluster or no token');
-  const file = join(dir, `${serviceAccount}.kubeconfig`);
-  writeFileSync(
-    file,
-    stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'testenv',
-          cluster: {
-            server: cluster.server,
-            ...(cluster.caData == null ? {} : { 'certificate-authority-data': cluster.caData }),
-            ...(cluster.caFile == null ? {} : { 'certificate-authority': cluster.caFile }),
-          },
-        },
-      ],
-      users: [{ name: serviceAccount, user: { token: token.status.token } }],
-      contexts: [{ name: 'sa', context: { cluster: 'testenv', user: serviceAccount } }],
-      'current-context': 'sa',
-    }),
-    { mode: 0o600 },
-  );
-  return file;
+function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
+  return tokenKubeConfig(env.kubeConfig, serviceAccount, env.namespace, dir);
 }
 
 /** startPod runs the release's Deployment as a local `ork run` (see the header for what is substituted). */

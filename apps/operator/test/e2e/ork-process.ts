@@ -210,6 +210,22 @@ export async function serviceAccountKubeConfig(
   const account = objects.find((o) => o.kind === 'ServiceAccount');
   const serviceAccount = account?.metadata?.name;
   if (serviceAccount == null) throw new Error('ork generate rbac wrote no ServiceAccount');
+  const file = await tokenKubeConfig(admin, serviceAccount, namespace, dir, { contextNamespace: true });
+  return { file, serviceAccount };
+}
+
+/**
+ * tokenKubeConfig requests a token for `serviceAccount` through the TokenRequest API and writes a
+ * kubeconfig into `dir` that uses only that token (its context in `namespace` with
+ * `contextNamespace`). Returns the file's path.
+ */
+export async function tokenKubeConfig(
+  admin: KubeConfig,
+  serviceAccount: string,
+  namespace: string,
+  dir: string,
+  options: { readonly contextNamespace?: boolean } = {},
+): Promise<string> {
   const token = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
     name: serviceAccount,
     namespace,
@@ -234,10 +250,19 @@ export async function serviceAccountKubeConfig(
         },
       ],
       users: [{ name: serviceAccount, user: { token: token.status.token } }],
-      contexts: [{ name: 'sa', context: { cluster: 'testenv', user: serviceAccount, namespace } }],
+      contexts: [
+        {
+          name: 'sa',
+          context: {
+            cluster: 'testenv',
+            user: serviceAccount,
+            ...(options.contextNamespace ? { namespace } : {}),
+          },
+        },
+      ],
       'current-context': 'sa',
     }),
     { mode: 0o600 },
   );
-  return { file, serviceAccount };
+  return file;
 }
