@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildOrk, spawnOrk, tempDir, uniqueSuffix, waitFor } from './ork-process.js';
+import { buildOrk, tempDir, uniqueSuffix, waitFor } from './ork-process.js';
+import { installModulePackage, runOrkWithModules } from './module-package.js';
 import type { OrkProcess } from './ork-process.js';
 
 // A module hook (docs/reference/katalog.md §14.5, ADR 0052) written outside the workspace — its own
@@ -13,7 +12,6 @@ import type { OrkProcess } from './ork-process.js';
 // run by `ork run` (the built binary) on the local control plane: its outputs reach the CR's
 // status through a status field, and a hook that throws is a HookFailed condition on its CR.
 
-const exec = promisify(execFile);
 const env = useControlPlane();
 const suffix = uniqueSuffix();
 const group = `hooks${suffix}.example.com`;
@@ -29,48 +27,16 @@ interface SiteView {
 
 beforeAll(async () => {
   buildOrk();
-  // The hook's own project, outside the workspace.
-  const source = join(work, 'dns-hooks');
-  mkdirSync(source, { recursive: true });
-  writeFileSync(
-    join(source, 'package.json'),
-    JSON.stringify({
-      name: '@acme/dns-hooks',
-      version: '1.2.3',
-      type: 'module',
-      exports: './index.js',
-      // The operator provides the kit; optional, so a plain `npm install --omit=peer` never fetches it.
-      peerDependencies: { '@orkestra/provider-kit': '*' },
-      peerDependenciesMeta: { '@orkestra/provider-kit': { optional: true } },
-    }),
-  );
-  writeFileSync(
-    join(source, 'index.js'),
+  // The module's own project, outside the workspace, installed into the image's provider directory.
+  const modules = await installModulePackage(
+    work,
+    'dns-hooks',
     `import { defineHook } from '@orkestra/provider-kit';
 export const ensureDns = defineHook(async ({ cr, args }) => {
   if (cr.spec.host === 'locked') throw new Error('zone ' + args.zone + ' is locked');
   return { outputs: { record: cr.spec.host + '.' + args.zone } };
 });
 `,
-  );
-  await exec('npm', ['pack', '--pack-destination', work], { cwd: source });
-  // The image's provider directory, filled as the reference says (`--omit=peer`).
-  const modules = join(work, 'modules');
-  mkdirSync(modules, { recursive: true });
-  writeFileSync(join(modules, 'package.json'), JSON.stringify({ name: 'modules', private: true }));
-  await exec(
-    'npm',
-    [
-      'install',
-      '--omit=peer',
-      '--offline',
-      '--no-audit',
-      '--no-fund',
-      '--prefix',
-      modules,
-      join(work, 'acme-dns-hooks-1.2.3.tgz'),
-    ],
-    { cwd: modules },
   );
 
   const katalogFile = join(work, 'katalog.yaml');
@@ -99,29 +65,14 @@ spec:
             - { path: dnsRecord, value: "{{ hooks.ensureDns.record }}" }
 `,
   );
-  const kubeconfig = join(work, 'kubeconfig.json');
-  writeFileSync(kubeconfig, env.kubeConfig.exportConfig());
-  ork = spawnOrk(
-    [
-      'run',
-      '--katalog',
-      katalogFile,
-      '--kubeconfig',
-      kubeconfig,
-      '--namespace',
-      env.namespace,
-      '--install-crds',
-      '--leader-elect=false',
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address',
-      '127.0.0.1:0',
-    ],
-    { ORKESTRA_PROVIDER_DIR: modules },
-  );
-  await ork.waitForLog('the hook loaded', (l) => l.msg === 'module hook loaded');
-  const health = await ork.healthUrl();
-  await waitFor('/readyz 200', async () => ((await fetch(`${health}/readyz`)).ok ? true : undefined));
+  ork = await runOrkWithModules({
+    kubeConfig: env.kubeConfig,
+    namespace: env.namespace,
+    work,
+    katalogFile,
+    modules,
+    loaded: 'module hook loaded',
+  });
 }, 600_000);
 
 afterAll(() => {

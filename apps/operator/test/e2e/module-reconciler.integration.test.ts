@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildOrk, spawnOrk, tempDir, uniqueSuffix, waitFor } from './ork-process.js';
+import { buildOrk, tempDir, uniqueSuffix, waitFor } from './ork-process.js';
+import { installModulePackage, runOrkWithModules } from './module-package.js';
 import type { OrkProcess } from './ork-process.js';
 
 // A module reconciler (docs/reference/katalog.md §15.3, ADR 0064) written outside the workspace —
@@ -14,7 +13,6 @@ import type { OrkProcess } from './ork-process.js';
 // returns is created as the CR's child, the status it returns is written, and a reconciler that
 // throws is a RemoteReconcileFailed condition on its CR, not a crash.
 
-const exec = promisify(execFile);
 const env = useControlPlane();
 const suffix = uniqueSuffix();
 const group = `recs${suffix}.example.com`;
@@ -31,23 +29,10 @@ interface SiteView {
 
 beforeAll(async () => {
   buildOrk();
-  // The reconciler's own project, outside the workspace.
-  const source = join(work, 'site-reconciler');
-  mkdirSync(source, { recursive: true });
-  writeFileSync(
-    join(source, 'package.json'),
-    JSON.stringify({
-      name: '@acme/site-reconciler',
-      version: '1.2.3',
-      type: 'module',
-      exports: './index.js',
-      // The operator provides the kit; optional, so a plain `npm install --omit=peer` never fetches it.
-      peerDependencies: { '@orkestra/provider-kit': '*' },
-      peerDependenciesMeta: { '@orkestra/provider-kit': { optional: true } },
-    }),
-  );
-  writeFileSync(
-    join(source, 'index.js'),
+  // The module's own project, outside the workspace, installed into the image's provider directory.
+  const modules = await installModulePackage(
+    work,
+    'site-reconciler',
     `import { defineReconciler } from '@orkestra/provider-kit';
 export const reconcile = defineReconciler(async ({ cr, args, prepared }) => {
   if (cr.spec.host === 'locked') throw new Error('zone ' + args.zone + ' is locked');
@@ -59,25 +44,6 @@ export const reconcile = defineReconciler(async ({ cr, args, prepared }) => {
   };
 });
 `,
-  );
-  await exec('npm', ['pack', '--pack-destination', work], { cwd: source });
-  // The image's provider directory, filled as the reference says (`--omit=peer`).
-  const modules = join(work, 'modules');
-  mkdirSync(modules, { recursive: true });
-  writeFileSync(join(modules, 'package.json'), JSON.stringify({ name: 'modules', private: true }));
-  await exec(
-    'npm',
-    [
-      'install',
-      '--omit=peer',
-      '--offline',
-      '--no-audit',
-      '--no-fund',
-      '--prefix',
-      modules,
-      join(work, 'acme-site-reconciler-1.2.3.tgz'),
-    ],
-    { cwd: modules },
   );
 
   const katalogFile = join(work, 'katalog.yaml');
@@ -104,29 +70,14 @@ spec:
           managedResources: [{ group: "", plural: configmaps }]
 `,
   );
-  const kubeconfig = join(work, 'kubeconfig.json');
-  writeFileSync(kubeconfig, env.kubeConfig.exportConfig());
-  ork = spawnOrk(
-    [
-      'run',
-      '--katalog',
-      katalogFile,
-      '--kubeconfig',
-      kubeconfig,
-      '--namespace',
-      env.namespace,
-      '--install-crds',
-      '--leader-elect=false',
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address',
-      '127.0.0.1:0',
-    ],
-    { ORKESTRA_PROVIDER_DIR: modules },
-  );
-  await ork.waitForLog('the reconciler loaded', (l) => l.msg === 'module reconciler loaded');
-  const health = await ork.healthUrl();
-  await waitFor('/readyz 200', async () => ((await fetch(`${health}/readyz`)).ok ? true : undefined));
+  ork = await runOrkWithModules({
+    kubeConfig: env.kubeConfig,
+    namespace: env.namespace,
+    work,
+    katalogFile,
+    modules,
+    loaded: 'module reconciler loaded',
+  });
 }, 600_000);
 
 afterAll(() => {
