@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { AddressGuard, BlockedAddressError, ExternalCaller } from '@orkestra/reconciler';
+import { AddressGuard, BlockedAddressError, ExternalCaller, LOOPBACK_CIDRS } from '@orkestra/reconciler';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { crClient, installCrd, isReadyAtGeneration, readyOf, uniqueSuffix } from '../src/custom-resources.js';
@@ -218,7 +218,9 @@ describe('security', () => {
       });
       await new Promise<void>((done) => server?.listen(0, '127.0.0.1', () => done()));
       const port = (server.address() as AddressInfo).port;
-      const caller = new ExternalCaller({ resolve });
+      // Loopback is refused by default (ADR 0031); the control call to the local server allows it
+      // explicitly, as `ork dev` does. The redirect targets stay refused: none is loopback.
+      const caller = new ExternalCaller({ resolve, allowAddresses: LOOPBACK_CIDRS });
       const call = (url: string) =>
         caller.call({ name: 'probe', url, timeout: '3s' }, { entry: 'chaos', namespace: 'default' });
 
