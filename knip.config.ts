@@ -11,6 +11,10 @@ const config: KnipConfig = {
   // emit (TS4023), e.g. the entry interface of a kind file.
   ignoreExportsUsedInFile: { interface: true, type: true },
   workspaces: {
+    '.': {
+      // Run by tools/test.sh (a shell script, which knip does not read) after every test run.
+      entry: ['tools/slowest-files.mjs'],
+    },
     'tools/chaos': {
       // ork-entry.ts is the entry of the operator child process the chaos suite spawns by path.
       entry: ['src/ork-entry.ts'],

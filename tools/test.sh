@@ -25,4 +25,10 @@ elif [[ "${CI:-}" =~ ^([Tt][Rr][Uu][Ee]|1)$ ]]; then
 else
   echo "warning: Chromium could not be installed; the Control Center browser tests will fail" >&2
 fi
-pnpm exec vitest run "$@"
+# The JSON report feeds the slowest-files summary printed at the end (pass or fail), so a slow run
+# names its files in the log.
+report_dir="$(mktemp -d)"
+status=0
+pnpm exec vitest run --reporter=default --reporter=json --outputFile.json="$report_dir/vitest.json" "$@" || status=$?
+node tools/slowest-files.mjs "$report_dir/vitest.json" 20
+exit "$status"
