@@ -3,7 +3,7 @@
  * every open connection without closing it (a dead NAT entry). Changes made meanwhile must still
  * arrive: the watchdog relists. The watchdog runs at the production setting (`ork run`'s default
  * `--watch-idle-timeout`, 5 min), and a second, healthy runtime that sees no events at all for
- * 10 minutes must never trip it (the API server's bookmarks, about one a minute, keep an idle watch
+ * 6.5 minutes (the timeout + 90 s) must never trip it (the API server's bookmarks, about one a minute, keep an idle watch
  * alive), so the watchdog is neither too slow to fire nor so eager that it fires on healthy watches.
  * Figures: freeze to the first watchdog relist (detection), freeze to every CR converged, and the
  * healthy runtime's watchdog relists.
@@ -24,12 +24,6 @@ import { sleep, waitFor } from '../src/wait-for.js';
 
 const SCENARIO = 'silent-watch';
 const CRS = 10;
-/** How long the healthy runtime must stay idle without a watchdog relist. ORKESTRA_CHAOS_IDLE_WATCH_MS overrides it (local runs only). */
-const IDLE_MS = Number(process.env['ORKESTRA_CHAOS_IDLE_WATCH_MS'] ?? 600_000);
-/** Detection may take the idle timeout (counted from the last event, before the freeze) plus this. */
-const DETECTION_SLACK_MS = 15_000;
-const RECONCILE_TIMEOUT_MS = 15_000;
-
 /** productionWatchIdleTimeoutMs is `ork run`'s default `--watch-idle-timeout`. */
 function productionWatchIdleTimeoutMs(): number {
   const parsed = parseRunConfig(['--katalog', 'katalog.yaml'], { env: {} });
@@ -37,6 +31,17 @@ function productionWatchIdleTimeoutMs(): number {
   return parsed.config.watchIdleTimeoutMs;
 }
 const WATCH_IDLE_TIMEOUT_MS = productionWatchIdleTimeoutMs();
+/**
+ * How long the healthy runtime must stay idle without a watchdog relist: the production idle
+ * timeout plus 90 s, so a watch kept alive by nothing but bookmarks (about one a minute) would
+ * have tripped the watchdog well inside the window. It overlaps the silent-watch scenario (which
+ * itself waits about one timeout), so the file takes about this long. ORKESTRA_CHAOS_IDLE_WATCH_MS
+ * overrides it (local runs only).
+ */
+const IDLE_MS = Number(process.env['ORKESTRA_CHAOS_IDLE_WATCH_MS'] ?? WATCH_IDLE_TIMEOUT_MS + 90_000);
+/** Detection may take the idle timeout (counted from the last event, before the freeze) plus this. */
+const DETECTION_SLACK_MS = 15_000;
+const RECONCILE_TIMEOUT_MS = 15_000;
 
 const env = useControlPlane();
 let proxy: FreezableProxy | undefined;
