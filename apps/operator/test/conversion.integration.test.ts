@@ -155,6 +155,31 @@ describe('conversion webhook on the local control plane', () => {
     });
     expect((await kubeRequest(env.kubeConfig, 'GET', path('v1alpha1', 'rich'))).body['spec']).toEqual(rich);
 
+    // Items reordered at v2 keep their own kept fields at v1alpha1: found by name, not by index (ADR 0071).
+    const listed = {
+      size: 1,
+      ports: [
+        { name: 'a', port: 1, legacy: true },
+        { name: 'b', port: 2 },
+      ],
+    };
+    const listedWrite = await kubeRequest(env.kubeConfig, 'POST', path('v1alpha1'), {
+      apiVersion: `${group}/v1alpha1`,
+      kind: 'Database',
+      metadata: { name: 'listed' },
+      spec: listed,
+    });
+    expect(listedWrite.status, JSON.stringify(listedWrite.body)).toBe(201);
+    const atV2 = (await kubeRequest(env.kubeConfig, 'GET', path('v2', 'listed'))).body;
+    const endpoints = (atV2['spec'] as { endpoints: unknown[] }).endpoints;
+    (atV2['spec'] as { endpoints: unknown[] }).endpoints = [endpoints[1], endpoints[0]];
+    const reordered = await kubeRequest(env.kubeConfig, 'PUT', path('v2', 'listed'), atV2);
+    expect(reordered.status, JSON.stringify(reordered.body)).toBe(200);
+    expect((await kubeRequest(env.kubeConfig, 'GET', path('v1alpha1', 'listed'))).body['spec']).toEqual({
+      ...listed,
+      ports: [listed.ports[1], listed.ports[0]],
+    });
+
     // A rule scoped to v1alpha1 judges requests made at v1alpha1 only (docs/reference/katalog.md §12).
     const big = await kubeRequest(env.kubeConfig, 'POST', path('v1alpha1'), {
       apiVersion: `${group}/v1alpha1`,
@@ -171,7 +196,8 @@ describe('conversion webhook on the local control plane', () => {
       spec: { count: 500 },
     });
     expect(bigAtV2.status, JSON.stringify(bigAtV2.body)).toBe(201);
-    for (const name of ['rich', 'big']) await kubeRequest(env.kubeConfig, 'DELETE', path('v1', name));
+    for (const name of ['rich', 'listed', 'big'])
+      await kubeRequest(env.kubeConfig, 'DELETE', path('v1', name));
 
     // A spec change through v2 reaches v1alpha1; the field v1 has no home for comes back.
     const patched = await kubeRequest(env.kubeConfig, 'PATCH', path('v2', 'db'), { spec: { count: 5 } });

@@ -255,6 +255,8 @@ describe(`rollout of a changed Katalog to ${N} CRs (kwok)`, () => {
       expect(status.code, status.err).toBe(0);
       expect(status.out).toContain('phase: Failed');
       expect(status.out).toContain(`CRs on ${r2}: ${CANARY}`);
+      // The CRD's versions (runtime.md §24.4): one version, stored there, nothing to migrate.
+      expect(status.out).toContain(`  CRD apps.${group}: storage v1; served v1\n`);
 
       // ---- undo restores the canary
       const undo = await ork(['undo', katalogName, '-n', ns]);

@@ -18,6 +18,8 @@ export type ParentMessage =
        * leader answers `started` once its sharder counts every shard live. Default: not sharded.
        */
       readonly shard?: { readonly id: string; readonly replicas: number };
+      /** More `ork run` flags (the admission bench: `--install-crds`, the webhook on loopback). */
+      readonly args?: readonly string[];
     }
   | { readonly type: 'sample' }
   | { readonly type: 'stats' }

@@ -48,6 +48,10 @@ export interface OrkestraRunnerOptions {
    * logs to `logPath` with `-<i>` before its extension. Default 1 (not sharded).
    */
   readonly replicas?: number;
+  /** The Katalog the runtime runs instead of the benchmark's (the admission bench). */
+  readonly katalogText?: string;
+  /** More `ork run` flags. */
+  readonly args?: readonly string[];
 }
 
 /** ReplicaSample is one replica's figures in a sharded run. */
@@ -167,7 +171,9 @@ async function startOne(
       {
         type: 'start',
         kubeconfigPath: options.kubeconfigPath,
-        katalogText: orkestraKatalogText({ workers: options.workers, resync: options.resync }),
+        katalogText:
+          options.katalogText ?? orkestraKatalogText({ workers: options.workers, resync: options.resync }),
+        ...(options.args == null ? {} : { args: options.args }),
         namespace: options.namespace,
         operatorNamespace,
         ...(shard == null ? {} : { shard }),

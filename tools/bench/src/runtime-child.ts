@@ -46,6 +46,7 @@ async function start(message: Extract<ParentMessage, { type: 'start' }>): Promis
       '--log-level',
       'info',
       ...(message.shard == null ? [] : ['--sharding']),
+      ...(message.args ?? []),
     ],
     { env: {} },
   );

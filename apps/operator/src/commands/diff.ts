@@ -15,7 +15,9 @@ Show what a new Katalog would change in the cluster, without changing anything: 
 of the kinds the Katalog declares, run one reconcile with the operator's own pipeline (as
 ork render does) against the cluster's current objects, and print the children it would add,
 change (the fields one server-side apply would change, of those the operator sets) and prune,
-and the status fields that would change. Only list and get requests are sent.
+and the status fields that would change; then each CRD's storage and served versions against the
+live CRD (a change shown before → after) and a pending storage migration. Only list and get
+requests are sent.
 
 Options:
   --kubeconfig <file>    Cluster to read. Default: KUBECONFIG, in-cluster, then ~/.kube/config.

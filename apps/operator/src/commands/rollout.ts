@@ -3,6 +3,7 @@ import type { RolloutCommand, RolloutState } from '@orkestra/reconciler/rollout'
 import { ConflictError, createKubeClient } from '@orkestra/registry';
 import type { KubeClient } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';
+import { formatVersionView, readCrds, versionViews } from '../conversion/version-view.js';
 import { loadKubeConfig } from '../process/kube-config.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
@@ -13,7 +14,8 @@ Show or steer the rollout of a changed Katalog to its live CRs (docs/reference/r
 <katalog> is the Katalog's metadata.name; the rollout state is the ConfigMap
 orkestra-<katalog>-rollout in the operator's namespace.
 
-  status   the revisions, phase, step and why, and how many CRs run each revision
+  status   the revisions, phase, step and why, how many CRs run each revision, and each
+           CRD's storage and served versions (a pending storage migration too)
   pause    hold the rollout where it is (CRs keep the revision they have)
   resume   lift a pause; retry a failed or undone rollout at its step
   undo     return every CR to the stable revision
@@ -96,6 +98,8 @@ export const rolloutCommand: Command = {
           if (katalog != null) {
             for (const [revision, count] of await countRevisions(client, katalog))
               lines.push(`  CRs on ${revision}: ${count}`);
+            for (const view of versionViews(katalog, await readCrds(client, katalog)))
+              lines.push(`  ${formatVersionView(view)}`);
           }
           io.stdout.write(`${lines.join('\n')}\n`);
           return ExitCode.Ok;

@@ -164,7 +164,7 @@ describe('declarative conversion rules (docs/reference/katalog.md §3.4)', () =>
       name: 'db',
       annotations: {
         [`${STASH_PREFIX}v1alpha1`]:
-          '{"set":{"spec.databaseEngine":"postgresql","spec.ports.0.legacy":true}}',
+          '{"items":[{"key":{"name":"web"},"list":"spec.ports","set":{"legacy":true}}],"set":{"spec.databaseEngine":"postgresql"}}',
       },
     });
     const v2 = converter.convert(v1, `${G}/v2`);
@@ -213,6 +213,149 @@ describe('declarative conversion rules (docs/reference/katalog.md §3.4)', () =>
         Math.max(30_000, RUNS * 25),
       );
     }
+});
+
+/** Item names: the written items take some of ORIGINAL, items added at the other version some of ADDED. */
+const ORIGINAL = ['a', 'b', 'c', 'd'] as const;
+const ADDED = ['x', 'y'] as const;
+
+/** itemsAt is a list of items written at `version`, named by distinct names, or no map at all. */
+function itemsAt(version: string, names: readonly string[]): fc.Arbitrary<unknown[]> {
+  const fields = (SPEC_LISTS[version]?.fields ?? []).filter((f) => f !== 'name');
+  const named = fc
+    .uniqueArray(fc.constantFrom(...names), { maxLength: names.length })
+    .chain((picked) =>
+      fc
+        .tuple(...picked.map(() => fieldsOf(fields)))
+        .map((items) => items.map((item, i) => ({ ...item, name: picked[i] }))),
+    );
+  return fc
+    .tuple(named, fc.array(fc.constantFrom('odd', 7, null), { maxLength: 1 }))
+    .map(([items, others]) => JSON.parse(JSON.stringify([...items, ...others])) as unknown[]);
+}
+
+/** An edit of a list at the other version: items kept by their index before the edit, or added. */
+type Edit = { kept: number } | { added: unknown };
+
+/** editOf keeps some items in any order and adds some new ones anywhere (a reorder, a removal, an insert). */
+function editOf(length: number, version: string): fc.Arbitrary<Edit[]> {
+  return itemsAt(version, ADDED).chain((added) =>
+    fc.shuffledSubarray<Edit>(
+      [...Array.from({ length }, (_, kept) => ({ kept })), ...added.map((item) => ({ added: item }))],
+      { minLength: 0 },
+    ),
+  );
+}
+
+const listOf = (object: Record<string, unknown>, version: string): unknown =>
+  (object['spec'] as Record<string, unknown> | undefined)?.[SPEC_LISTS[version]?.list ?? ''];
+
+describe('list items found by their key (docs/reference/katalog.md §3.4)', () => {
+  const REORDER_RUNS = Math.max(200, Math.ceil(RUNS / 10));
+
+  for (const from of VERSIONS)
+    for (const to of VERSIONS) {
+      if (from === to) continue;
+      it(
+        `items reordered, removed or added at ${to} come back to ${from} with their own kept fields (${REORDER_RUNS} generated objects)`,
+        () => {
+          const written = fc.constantFrom(...VERSIONS).chain((version) =>
+            fc.tuple(nativeObject(version), itemsAt(version, ORIGINAL)).map(([object, items]) => {
+              const spec = (object['spec'] ??= {}) as Record<string, unknown>;
+              spec[SPEC_LISTS[version]?.list ?? ''] = items;
+              return converter.convert(object, `${G}/${from}`);
+            }),
+          );
+          fc.assert(
+            fc.property(
+              written.chain((object) =>
+                fc.tuple(fc.constant(object), editOf((listOf(object, from) as unknown[]).length, to)),
+              ),
+              ([object, edit]) => {
+                const there = converter.convert(object, `${G}/${to}`);
+                const before = listOf(there, to) as unknown[];
+                const edited = structuredClone(there);
+                (edited['spec'] as Record<string, unknown>)[SPEC_LISTS[to]?.list ?? ''] = edit.map((e) =>
+                  'kept' in e ? before[e.kept] : e.added,
+                );
+                const back = converter.convert(edited, `${G}/${from}`);
+                const original = listOf(object, from) as unknown[];
+                // A kept item is the item it was; an added one is converted with nothing restored.
+                const expected = edit.map((e) =>
+                  'kept' in e
+                    ? original[e.kept]
+                    : (
+                        listOf(
+                          converter.convert(
+                            {
+                              apiVersion: `${G}/${to}`,
+                              kind: 'Database',
+                              spec: { [SPEC_LISTS[to]?.list ?? '']: [e.added] },
+                            },
+                            `${G}/${from}`,
+                          ),
+                          from,
+                        ) as unknown[]
+                      )[0],
+                );
+                expect(listOf(back, from)).toEqual(expected);
+                // The rest is the object, but for what the steps keep of the edited list (the stashes).
+                const rest = (o: Record<string, unknown>): unknown => {
+                  const copy = structuredClone(o);
+                  delete (copy['spec'] as Record<string, unknown> | undefined)?.[
+                    SPEC_LISTS[from]?.list ?? ''
+                  ];
+                  const annotations = (copy['metadata'] as Record<string, unknown>)['annotations'] as
+                    Record<string, unknown> | undefined;
+                  for (const key of Object.keys(annotations ?? {}))
+                    if (key.startsWith(STASH_PREFIX)) delete annotations?.[key];
+                  if (annotations != null && Object.keys(annotations).length === 0)
+                    delete (copy['metadata'] as Record<string, unknown>)['annotations'];
+                  return copy;
+                };
+                expect(rest(back)).toEqual(rest(object));
+              },
+            ),
+            { numRuns: REORDER_RUNS, seed: SEED },
+          );
+        },
+        Math.max(30_000, REORDER_RUNS * 50),
+      );
+    }
+
+  it('restores by index when the list gives no key, so a reorder at the other version swaps what was kept', async () => {
+    const { loadKatalogOrThrow } = await import('@orkestra/types');
+    const katalog = loadKatalogOrThrow({
+      file: 'k.yaml',
+      text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: t }
+spec:
+  crds:
+    db:
+      apiTypes: { group: ${G}, version: v2, kind: Database, plural: databases }
+      versions: [{ name: v1 }, { name: v2, storage: true }]
+      conversion:
+        paths:
+          - from: v1
+            to: v2
+            rules:
+              - forEach: { field: spec.ports, rules: [{ drop: { field: legacy } }] }
+`,
+    });
+    const c = createConverter('db', katalog.spec.crds['db']!);
+    const v2 = c.convert(
+      {
+        apiVersion: `${G}/v1`,
+        kind: 'Database',
+        spec: { ports: [{ name: 'a', legacy: 1 }, { name: 'b' }] },
+      },
+      `${G}/v2`,
+    );
+    const ports = (v2['spec'] as { ports: unknown[] }).ports;
+    (v2['spec'] as { ports: unknown[] }).ports = [ports[1], ports[0]];
+    expect(c.convert(v2, `${G}/v1`)['spec']).toEqual({ ports: [{ name: 'b', legacy: 1 }, { name: 'a' }] });
+  });
 });
 
 describe('template paths (upstream’s form)', () => {

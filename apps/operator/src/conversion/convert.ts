@@ -34,6 +34,19 @@ export class ConversionError extends Error {
 interface Stash {
   set: Record<string, unknown>;
   absent: string[];
+  /** What was kept of list items with an identity, found again by it (not by index). */
+  items: ItemStash[];
+}
+
+/** ItemStash is what was kept of one list item, with the key values naming the item. */
+interface ItemStash {
+  /** The list's path in the version owning the stash. */
+  list: string;
+  /** The item's key fields (dot paths inside the item) and their values. */
+  key: Record<string, unknown>;
+  /** Fields inside the item to set back, and to remove again. */
+  set: Record<string, unknown>;
+  absent: string[];
 }
 
 interface Step {
@@ -133,25 +146,44 @@ function takeStash(object: Json, version: string): Stash | undefined {
   try {
     const parsed = JSON.parse(raw) as unknown;
     if (!isMap(parsed)) return undefined;
+    const items = Array.isArray(parsed['items']) ? parsed['items'] : [];
     return {
-      set: isMap(parsed['set']) ? parsed['set'] : {},
-      absent: Array.isArray(parsed['absent'])
-        ? parsed['absent'].filter((p): p is string => typeof p === 'string')
-        : [],
+      ...setAndAbsent(parsed),
+      items: items.flatMap((item: unknown) =>
+        isMap(item) && typeof item['list'] === 'string' && isMap(item['key'])
+          ? [{ list: item['list'], key: item['key'], ...setAndAbsent(item) }]
+          : [],
+      ),
     };
   } catch {
     return undefined; // an edited annotation that is not JSON restores nothing
   }
 }
 
+function setAndAbsent(body: Json): { set: Record<string, unknown>; absent: string[] } {
+  return {
+    set: isMap(body['set']) ? body['set'] : {},
+    absent: Array.isArray(body['absent'])
+      ? body['absent'].filter((p): p is string => typeof p === 'string')
+      : [],
+  };
+}
+
+function bodyOf(part: { set: Record<string, unknown>; absent: readonly string[] }): Json {
+  const body: Json = {};
+  if (Object.keys(part.set).length > 0) body['set'] = part.set;
+  if (part.absent.length > 0) body['absent'] = [...part.absent].sort();
+  return body;
+}
+
 function putStash(object: Json, version: string, stash: Stash): void {
-  if (Object.keys(stash.set).length === 0 && stash.absent.length === 0) return;
+  if (Object.keys(stash.set).length === 0 && stash.absent.length === 0 && stash.items.length === 0) return;
   if (!isMap(object['metadata'])) object['metadata'] = {};
   const metadata = object['metadata'] as Json;
   if (!isMap(metadata['annotations'])) metadata['annotations'] = {};
-  const body: Json = {};
-  if (Object.keys(stash.set).length > 0) body['set'] = stash.set;
-  if (stash.absent.length > 0) body['absent'] = [...stash.absent].sort();
+  const body = bodyOf(stash);
+  if (stash.items.length > 0)
+    body['items'] = stash.items.map((item) => ({ list: item.list, key: item.key, ...bodyOf(item) }));
   (metadata['annotations'] as Json)[STASH_PREFIX + version] = canonical(body);
 }
 
@@ -205,16 +237,27 @@ function mapPath(path: string, moves: readonly { from: string; to: string }[]): 
   return path;
 }
 
-/** Where rules run: the object's prefix of their fields now and after the step, and what the step restores. */
+/** KeyedList is a list whose items have an identity in the source version: its path there and its key fields. */
+interface KeyedList {
+  readonly list: string;
+  readonly keys: readonly string[];
+}
+
+/** Where rules run: the object's prefix of their fields now and after the step, and what they record. */
 interface Scope {
   readonly inverse: boolean;
   /** The fields' prefix in the source object (a `forEach` item's path, or ''). */
   readonly source: string;
   /** The same prefix in the converted object. */
   readonly target: string;
-  /** The paths the step restores from the target version's stash. */
-  readonly restored: ReadonlySet<string>;
+  /** The key fields the source version's schema gives the list at a path (`x-kubernetes-list-map-keys`). */
+  readonly schemaKeys: (list: string) => readonly string[] | undefined;
+  /** What the step keeps aside, by path in the source object (`items` is filled later). */
   readonly kept: Stash;
+  /** For a value a value rule kept aside: its path in the converted object (a restored value is not kept). */
+  readonly keptAt: Map<string, string>;
+  /** The lists whose items have an identity (their kept fields go by it). */
+  readonly keyed: KeyedList[];
 }
 
 function isUnder(path: string, paths: ReadonlySet<string>): boolean {
@@ -228,7 +271,6 @@ function isUnder(path: string, paths: ReadonlySet<string>): boolean {
  * recording in `kept` what the other way could not rebuild, at its path in the source object. The
  * opposite way runs the same phases mirrored: target-only fields leave, value rules, moves
  * (backward); source-only fields leave, value rules, moves, target-only fields filled (forward).
- * A value the step restores from the target's stash came from there: it is not kept again.
  */
 function runRules(object: Json, rules: readonly Rule[], scope: Scope): void {
   const { inverse, kept } = scope;
@@ -266,6 +308,8 @@ function runRules(object: Json, rules: readonly Rule[], scope: Scope): void {
   for (const rule of rules) {
     if ('forEach' in rule && rule.forEach != null) {
       const list = sides(rule.forEach.field);
+      const keys = itemKeysOf(rule.forEach, inverse) ?? scope.schemaKeys(list.source);
+      if (keys != null) scope.keyed.push({ list: list.source, keys });
       const items = get(object, list.source);
       if (Array.isArray(items))
         for (let i = 0; i < items.length; i++)
@@ -287,8 +331,10 @@ function runRules(object: Json, rules: readonly Rule[], scope: Scope): void {
       : [valueRule.forward, valueRule.back];
     const out = go(value);
     const again = out == null ? undefined : comeBack(out.value);
-    if ((again == null || !sameJson(again.value, value)) && !isUnder(target, scope.restored))
+    if (again == null || !sameJson(again.value, value)) {
       kept.set[path] = value;
+      scope.keptAt.set(path, target);
+    }
     if (out == null) remove(object, path);
     else set(object, path, out.value);
   }
@@ -313,22 +359,140 @@ function runRules(object: Json, rules: readonly Rule[], scope: Scope): void {
 }
 
 /**
- * rulesStep applies declarative rules from `from` to `to` (`inverse` runs them from `to` to
- * `from`), then restores what the object's last step away from `to` kept aside.
+ * itemKeysOf returns a `forEach` rule's declared key fields as the source version has them: as
+ * written going the declared way, moved by the item's `rename`/`move` rules going back.
  */
-function rulesStep(rules: readonly ConversionRule[], inverse: boolean): Step {
+function itemKeysOf(forEach: NonNullable<ConversionRule['forEach']>, inverse: boolean): string[] | undefined {
+  if (forEach.key == null) return undefined;
+  const keys = typeof forEach.key === 'string' ? [forEach.key] : forEach.key;
+  if (!inverse) return keys;
+  const moves = forEach.rules.flatMap((r) => {
+    const m = r.rename ?? r.move;
+    return m == null ? [] : [m];
+  });
+  return keys.map((k) => mapPath(k, moves));
+}
+
+/** identityOf is an item's key values, when it is a map with a scalar at every key field. */
+function identityOf(item: unknown, keys: readonly string[]): Record<string, unknown> | undefined {
+  if (!isMap(item)) return undefined;
+  const identity: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (!has(item, key)) return undefined;
+    const value = get(item, key);
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      return undefined;
+    identity[key] = value;
+  }
+  return identity;
+}
+
+/**
+ * byIdentity moves what was kept of the items of keyed lists from index paths
+ * (`spec.ports.0.legacy`) to item stashes named by the item's key values. An item with no
+ * identity, or one two items share, stays keyed by its index.
+ */
+function byIdentity(source: Json, kept: Stash, keyed: readonly KeyedList[]): void {
+  for (const { list, keys } of keyed) {
+    const items = get(source, list);
+    if (!Array.isArray(items)) continue;
+    const identities = items.map((item) => identityOf(item, keys));
+    const counts = new Map<string, number>();
+    for (const id of identities)
+      if (id != null) counts.set(canonical(id), (counts.get(canonical(id)) ?? 0) + 1);
+    identities.forEach((key, i) => {
+      if (key == null || counts.get(canonical(key)) !== 1) return;
+      const prefix = `${list}.${i}.`;
+      const item: ItemStash = { list, key, set: {}, absent: [] };
+      for (const [path, value] of Object.entries(kept.set))
+        if (path.startsWith(prefix)) {
+          item.set[path.slice(prefix.length)] = value;
+          delete kept.set[path];
+        }
+      item.absent = kept.absent.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+      kept.absent = kept.absent.filter((p) => !p.startsWith(prefix));
+      if (Object.keys(item.set).length > 0 || item.absent.length > 0) kept.items.push(item);
+    });
+  }
+}
+
+/**
+ * resolveItems turns item stashes into paths of the converted object: each goes to the one item
+ * of its list with its key values; an item no longer there (removed at the other version, its
+ * key changed) or not alone with them restores nothing.
+ */
+function resolveItems(object: Json, stash: Stash): { set: Record<string, unknown>; absent: string[] } {
+  const out = { set: { ...stash.set }, absent: [...stash.absent] };
+  for (const item of stash.items) {
+    const list = get(object, item.list);
+    if (!Array.isArray(list)) continue;
+    const keys = Object.keys(item.key);
+    const matches = list.flatMap((candidate, i) => {
+      const id = identityOf(candidate, keys);
+      return id != null && sameJson(id, item.key) ? [i] : [];
+    });
+    if (matches.length !== 1) continue;
+    const prefix = `${item.list}.${String(matches[0])}.`;
+    for (const [path, value] of Object.entries(item.set)) out.set[prefix + path] = value;
+    for (const path of item.absent) out.absent.push(prefix + path);
+  }
+  return out;
+}
+
+/**
+ * rulesStep applies declarative rules from `from` to `to` (`inverse` runs them from `to` to
+ * `from`), then restores what the object's last step away from `to` kept aside. A value the step
+ * restores came from there: it is not kept aside again.
+ */
+function rulesStep(rules: readonly ConversionRule[], inverse: boolean, keysOf: ListKeys): Step {
   return {
     apply(source, from, to) {
       const object = structuredClone(source);
       const restore = takeStash(object, to);
-      const kept: Stash = { set: {}, absent: [] };
-      const restored = new Set([...Object.keys(restore?.set ?? {}), ...(restore?.absent ?? [])]);
-      runRules(object, rules, { inverse, source: '', target: '', restored, kept });
-      for (const [path, value] of Object.entries(restore?.set ?? {})) set(object, path, value);
-      for (const path of restore?.absent ?? []) remove(object, path);
+      const kept: Stash = { set: {}, absent: [], items: [] };
+      const scope: Scope = {
+        inverse,
+        source: '',
+        target: '',
+        schemaKeys: (list) => keysOf(from, list),
+        kept,
+        keptAt: new Map(),
+        keyed: [],
+      };
+      runRules(object, rules, scope);
+      const restored = resolveItems(object, restore ?? { set: {}, absent: [], items: [] });
+      const paths = new Set([...Object.keys(restored.set), ...restored.absent]);
+      for (const [path, target] of scope.keptAt) if (isUnder(target, paths)) delete kept.set[path];
+      for (const [path, value] of Object.entries(restored.set)) set(object, path, value);
+      for (const path of restored.absent) remove(object, path);
+      byIdentity(source, kept, scope.keyed);
       putStash(object, from, kept);
       return object;
     },
+  };
+}
+
+/** ListKeys gives the key fields of the list at a path of a version's schema, if it has them. */
+type ListKeys = (version: string, list: string) => readonly string[] | undefined;
+
+/**
+ * schemaListKeys reads `x-kubernetes-list-type: map` and `x-kubernetes-list-map-keys` at a list
+ * of each version's schema (a version with no schema takes the entry's when it is `apiTypes.version`).
+ */
+function schemaListKeys(entry: CrdEntry): ListKeys {
+  return (version, list) => {
+    const declared = entry.versions?.find((v) => v.name === version)?.schema?.openAPIV3Schema;
+    let node: unknown =
+      declared ?? (version === entry.apiTypes.version ? entry.schema?.openAPIV3Schema : undefined);
+    for (const key of splitPath(list)) {
+      const properties = isMap(node) ? node['properties'] : undefined;
+      node = isMap(properties) ? properties[key] : undefined;
+    }
+    if (!isMap(node) || node['x-kubernetes-list-type'] !== 'map') return undefined;
+    const keys = node['x-kubernetes-list-map-keys'];
+    return Array.isArray(keys) && keys.length > 0 && keys.every((k) => typeof k === 'string')
+      ? (keys as string[])
+      : undefined;
   };
 }
 
@@ -373,9 +537,10 @@ export function createConverter(entryName: string, entry: CrdEntry): Converter {
   const storageVersion = storedVersionOf(entry);
   const steps = new Map<string, Step>();
   const paths: readonly ConversionPath[] = entry.conversion?.paths ?? [];
+  const keysOf = schemaListKeys(entry);
   paths.forEach((path, i) => {
     if (path.rules != null) {
-      steps.set(`${path.from}>${path.to}`, rulesStep(path.rules, false));
+      steps.set(`${path.from}>${path.to}`, rulesStep(path.rules, false, keysOf));
     } else if (path.spec != null) {
       const compiled = compileValue(path.spec, {
         path: `${entryName}.conversion.paths[${i}].spec`,
@@ -385,7 +550,7 @@ export function createConverter(entryName: string, entry: CrdEntry): Converter {
   });
   for (const path of paths)
     if (path.rules != null && !steps.has(`${path.to}>${path.from}`))
-      steps.set(`${path.to}>${path.from}`, rulesStep(path.rules, true));
+      steps.set(`${path.to}>${path.from}`, rulesStep(path.rules, true, keysOf));
 
   const step = (object: Json, from: string, to: string): Json => {
     const direct = steps.get(`${from}>${to}`);

@@ -3,7 +3,8 @@ import type { CrdEntry } from '@orkestra/types';
 
 /**
  * A three-version Database kind: v1alpha1 ↔ v1 (storage) and v1 ↔ v2 by declarative rules, each
- * rule kind used at least once (docs/reference/katalog.md §3.4).
+ * rule kind used at least once (docs/reference/katalog.md §3.4). List items are named by `name`:
+ * through the forEach `key` (v1alpha1 ↔ v1) and the schemas' `x-kubernetes-list-map-keys` (v1 ↔ v2).
  */
 export const VERSIONED_KATALOG = `apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
@@ -56,8 +57,11 @@ spec:
                     backup: { type: object, properties: { schedule: { type: string } } }
                     ports:
                       type: array
+                      x-kubernetes-list-type: map
+                      x-kubernetes-list-map-keys: [name]
                       items:
                         type: object
+                        required: [name]
                         properties:
                           name: { type: string }
                           containerPort: { type: integer }
@@ -81,8 +85,11 @@ spec:
                     backup: { type: string }
                     endpoints:
                       type: array
+                      x-kubernetes-list-type: map
+                      x-kubernetes-list-map-keys: [name]
                       items:
                         type: object
+                        required: [name]
                         properties:
                           name: { type: string }
                           containerPort: { type: object, properties: { number: { type: integer } } }
@@ -109,6 +116,7 @@ spec:
               - wrap: { field: spec.backup, key: schedule }
               - forEach:
                   field: spec.ports
+                  key: name
                   rules:
                     - rename: { from: port, to: containerPort }
                     - move: { from: tls.cert, to: cert }

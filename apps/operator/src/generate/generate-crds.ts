@@ -165,7 +165,8 @@ function conversionOf(entry: CrdEntry, options: CrdOptions = {}): Schema | undef
   return { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } };
 }
 
-function versionsOf(entry: CrdEntry): CrdVersion[] {
+/** crdVersionsOf lists the versions an entry's CRD serves: declared, or the ones its conversion paths name, all served. */
+export function crdVersionsOf(entry: CrdEntry): CrdVersion[] {
   if (entry.versions != null) return entry.versions;
   const storage = storedVersionOf(entry);
   const names = new Set([entry.apiTypes.version, storage]);
@@ -196,7 +197,7 @@ export function crdFor(katalog: Katalog, entry: CrdEntry, options: CrdOptions = 
         ...(shortNames == null || shortNames.length === 0 ? {} : { shortNames: [...shortNames] }),
       },
       scope: entry.namespaced ? 'Namespaced' : 'Cluster',
-      versions: versionsOf(entry).map((v) => ({
+      versions: crdVersionsOf(entry).map((v) => ({
         name: v.name,
         served: v.served,
         storage: v.name === storage,

@@ -135,4 +135,40 @@ describe('versions and conversion (docs/reference/katalog.md §3.4)', () => {
       expect.stringMatching(/^22:23 .*rules\[3\]\.forEach\.rules\[2\]: a conversion rule has exactly one of/),
     ]);
   });
+
+  it('loads a forEach key (a field or a list of fields) and refuses a key only one version has, at the rule', () => {
+    expect(
+      errors(
+        katalog(`      versions: [ { name: v1alpha1 }, { name: v1, storage: true } ]
+      conversion:
+        paths:
+          - from: v1alpha1
+            to: v1
+            rules:
+              - forEach: { field: spec.ports, key: name, rules: [{ rename: { from: port, to: containerPort } }] }
+              - forEach: { field: spec.volumes, key: [name, mount.path], rules: [] }
+`),
+      ),
+    ).toEqual([]);
+    expect(
+      errors(
+        katalog(`      versions: [ { name: v1alpha1 }, { name: v1, storage: true } ]
+      conversion:
+        paths:
+          - from: v1alpha1
+            to: v1
+            rules:
+              - forEach:
+                  field: spec.ports
+                  key: [name, id]
+                  rules:
+                    - drop: { field: id }
+`),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^18:38 .*rules\[0\]\.forEach\.rules\[0\]\.drop\.field: id is the forEach key, so both versions have it: it cannot be the field of drop/,
+      ),
+    ]);
+  });
 });

@@ -138,6 +138,30 @@ function checkFields(rules: readonly FieldRule[], ctx: z.RefinementCtx, at: (str
   });
 }
 
+/**
+ * checkKey refuses a `forEach` key field that only one version has (`drop`, `default`,
+ * `constant`): the key names an item at both versions.
+ */
+function checkKey(
+  forEach: { key?: string | string[] | undefined; rules: readonly FieldRule[] },
+  ctx: z.RefinementCtx,
+): void {
+  if (forEach.key == null) return;
+  const keys = typeof forEach.key === 'string' ? [forEach.key] : forEach.key;
+  forEach.rules.forEach((rule, i) => {
+    for (const kind of ['drop', 'default', 'constant']) {
+      const field = (rule[kind] as { field?: string } | undefined)?.field;
+      if (field != null && keys.includes(field))
+        ctx.addIssue({
+          code: 'custom',
+          message: `${field} is the forEach key, so both versions have it: it cannot be the field of ${kind}`,
+          path: ['forEach', 'rules', i, kind, 'field'],
+          input: field,
+        });
+    }
+  });
+}
+
 const ItemRuleSchema = z
   .strictObject(ruleShape(ItemField))
   .superRefine((rule, ctx) => checkRule(rule, ctx, RULE_KINDS.slice(0, -1)));
@@ -148,17 +172,27 @@ const ItemRuleSchema = z
  * version has, set when absent), `constant` (a field only the target version has, always that
  * value), `drop` (a field only the source version has, kept in an annotation and restored),
  * `wrap`/`unwrap` (a value becomes `{key: value}` and back), `enum` (string values renamed by a
- * map) and `forEach` (rules applied to each item of a list). What a rule cannot carry back is kept
+ * map) and `forEach` (rules applied to each item of a list; `key` names the item fields that
+ * identify an item, as `x-kubernetes-list-map-keys` does). What a rule cannot carry back is kept
  * in the annotation and restored, so a round trip is the identity.
  */
 const ConversionRuleSchema = z
   .strictObject({
     ...ruleShape(RuleField),
-    forEach: z.strictObject({ field: RuleField, rules: z.array(ItemRuleSchema) }).optional(),
+    forEach: z
+      .strictObject({
+        field: RuleField,
+        key: z.union([ItemField, z.array(ItemField).min(1)]).optional(),
+        rules: z.array(ItemRuleSchema),
+      })
+      .optional(),
   })
   .superRefine((rule, ctx) => {
     checkRule(rule, ctx, RULE_KINDS);
-    if (rule.forEach != null) checkFields(rule.forEach.rules, ctx, ['forEach', 'rules']);
+    if (rule.forEach != null) {
+      checkFields(rule.forEach.rules, ctx, ['forEach', 'rules']);
+      checkKey(rule.forEach, ctx);
+    }
   });
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface ConversionRule extends z.output<typeof ConversionRuleSchema> {}

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import type { ObjectRef } from '@orkestra/registry';
 import type { FieldChange } from './field-diff.js';
 import type { CrDiff, KatalogDiff } from './katalog-diff.js';
+import { formatVersionView } from '../../conversion/version-view.js';
 
 function describe(ref: ObjectRef): string {
   return `${ref.apiVersion} ${ref.kind} ${ref.namespace == null ? '' : `${ref.namespace}/`}${ref.name}`;
@@ -42,7 +43,10 @@ function summary(diff: CrDiff): string {
   return parts.join(', ');
 }
 
-/** formatText renders a diff as text: per CR a header, then its children, its own fields and its status. */
+/**
+ * formatText renders a diff as text: per CR a header, then its children, its own fields and its
+ * status; then one line per CRD with its versions (a change shown `before → after`).
+ */
 export function formatText(diff: KatalogDiff): string {
   const lines: string[] = [];
   for (const cr of diff.crs) {
@@ -73,6 +77,7 @@ export function formatText(diff: KatalogDiff): string {
       lines.push(...fieldLines(cr.status));
     }
   }
+  for (const view of diff.versions) lines.push(formatVersionView(view));
   const changed = diff.crs.filter((cr) => cr.children.length + cr.status.length + cr.cr.length > 0).length;
   lines.push(`${diff.crs.length} ${diff.crs.length === 1 ? 'CR' : 'CRs'} compared, ${changed} would change`);
   return `${lines.join('\n')}\n`;

@@ -75,7 +75,9 @@ describe('ork diff --from-dir', () => {
     const run = await runOrk(['diff', katalogFile, '--from-dir', dir, '--now', NOW]);
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(
-      'Website default/hello (entry website): no changes; after: Ready=True ReconcileSucceeded\n1 CR compared, 0 would change\n',
+      'Website default/hello (entry website): no changes; after: Ready=True ReconcileSucceeded\n' +
+        'CRD websites.demo.example.com: storage v1alpha1; served v1alpha1; not in the export\n' +
+        '1 CR compared, 0 would change\n',
     );
     expect(run.code).toBe(0);
   });
@@ -124,6 +126,61 @@ describe('ork diff --from-dir', () => {
       'added ConfigMap/hello-extra',
       'pruned Service/hello',
     ]);
+  });
+
+  it('shows each CRD’s versions from the export, a version change (exit 1) and a pending migration', async () => {
+    const withCrd = mkdtempSync(join(tmpdir(), 'ork-diff-crd-'));
+    try {
+      const objects = await exportWebsite();
+      writeFileSync(
+        join(withCrd, 'objects.yaml'),
+        stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
+      );
+      const crd = (versions: object[], storedVersions: string[]) => ({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'websites.demo.example.com' },
+        spec: { group: 'demo.example.com', versions },
+        status: { storedVersions },
+      });
+      // The live CRD stores at v1beta1, which the Katalog no longer serves.
+      writeFileSync(
+        join(withCrd, 'crd.yaml'),
+        stringify(
+          crd(
+            [
+              { name: 'v1alpha1', served: true, storage: false },
+              { name: 'v1beta1', served: true, storage: true },
+            ],
+            ['v1beta1'],
+          ),
+        ),
+      );
+      const run = await runOrk(['diff', katalogFile, '--from-dir', withCrd, '--now', NOW]);
+      expect(run.stderr).toBe('');
+      expect(run.stdout.split('\n')).toContain(
+        'CRD websites.demo.example.com: storage v1beta1 → v1alpha1; served v1alpha1, v1beta1 → v1alpha1; stored at v1beta1: migration to v1alpha1 pending',
+      );
+      expect(run.code).toBe(1);
+      // The versions are the Katalog's, but objects are still stored at v1beta1: no change, migration pending.
+      writeFileSync(
+        join(withCrd, 'crd.yaml'),
+        stringify(crd([{ name: 'v1alpha1', served: true, storage: true }], ['v1beta1', 'v1alpha1'])),
+      );
+      const pending = await runOrk(['diff', katalogFile, '--from-dir', withCrd, '--now', NOW, '-o', 'json']);
+      expect(pending.code).toBe(0);
+      expect((JSON.parse(pending.stdout) as { versions: unknown }).versions).toEqual([
+        {
+          crd: 'websites.demo.example.com',
+          katalog: { storage: 'v1alpha1', served: ['v1alpha1'] },
+          live: { storage: 'v1alpha1', served: ['v1alpha1'], storedVersions: ['v1beta1', 'v1alpha1'] },
+          changed: false,
+          pendingMigration: ['v1beta1'],
+        },
+      ]);
+    } finally {
+      rmSync(withCrd, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 with file:line:col for an export document that is not an object', async () => {

@@ -19,6 +19,8 @@ import type { FieldChange } from './field-diff.js';
 import { crKindsOf } from './snapshot.js';
 import type { Snapshot } from './snapshot.js';
 import { isMap } from '../../is-map.js';
+import { versionViews } from '../../conversion/version-view.js';
+import type { VersionView } from '../../conversion/version-view.js';
 
 /** ChildChange is what the new Katalog does to one child. */
 export type ChildChange = 'added' | 'changed' | 'pruned';
@@ -50,6 +52,8 @@ export interface CrDiff {
 /** KatalogDiff is the diff of every CR of a snapshot. */
 export interface KatalogDiff {
   readonly crs: readonly CrDiff[];
+  /** Each CRD's storage and served versions, in the Katalog and live, and a pending storage migration. */
+  readonly versions: readonly VersionView[];
   readonly notes: readonly string[];
   /** Whether anything would change. */
   readonly changed: boolean;
@@ -109,8 +113,11 @@ export async function diffKatalog(
     }
     out.push(await diffOne(katalog, cr, crs, others, options.now));
   }
-  const changed = out.some((d) => d.children.length > 0 || d.status.length > 0 || d.cr.length > 0);
-  return { crs: out, notes, changed };
+  const versions = versionViews(katalog, snapshot.crds ?? { crds: [], missing: 'not read' });
+  const changed =
+    out.some((d) => d.children.length > 0 || d.status.length > 0 || d.cr.length > 0) ||
+    versions.some((v) => v.changed);
+  return { crs: out, versions, notes, changed };
 }
 
 async function diffOne(

@@ -12,11 +12,15 @@ import type { GroupVersionKind, KubeClient, KubeObject, ObjectRef } from '@orkes
 import { OrkestraLabel, RESOURCE_KINDS } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { isMap } from '../../is-map.js';
+import { readCrds } from '../../conversion/version-view.js';
+import type { LiveCrds } from '../../conversion/version-view.js';
 
 /** Snapshot is the objects a diff starts from, and what could not be read. */
 export interface Snapshot {
   readonly objects: readonly KubeObject[];
   readonly notes: readonly string[];
+  /** The live CRDs of the Katalog's entries (their versions, runtime.md §21.1). */
+  readonly crds?: LiveCrds;
 }
 
 /** CrKind is one enabled CRD entry's kind. */
@@ -195,6 +199,7 @@ export async function readCluster(options: ReadClusterOptions): Promise<Snapshot
   return {
     objects: selectRelevant([...crs, ...children.values()], katalog, namespace),
     notes: [...new Set(notes)],
+    crds: await readCrds(client, katalog),
   };
 }
 
@@ -252,7 +257,14 @@ export function readExportDir(options: ReadExportDirOptions): Snapshot {
       });
     }
   }
-  return { objects: selectRelevant([...objects.values()], katalog, namespace), notes: [] };
+  const crds = [...objects.values()].filter(
+    (o) => o.apiVersion === 'apiextensions.k8s.io/v1' && o.kind === 'CustomResourceDefinition',
+  );
+  return {
+    objects: selectRelevant([...objects.values()], katalog, namespace),
+    notes: [],
+    crds: { crds, missing: 'not in the export' },
+  };
 }
 
 function checkObject(value: unknown, where: string): KubeObject {
