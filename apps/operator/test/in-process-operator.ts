@@ -23,16 +23,17 @@ export interface InProcessOperatorOptions {
   readonly options?: Partial<StartOperatorOptions>;
 }
 
-/** startInProcessOperator starts the operator; it does not wait for its caches (`operator.synced`). */
-export async function startInProcessOperator(o: InProcessOperatorOptions): Promise<Operator> {
-  const parsed = parseRunConfig(
-    [
-      ...['--katalog', o.katalogFile, '--leader-elect=false', '--install-crds', '--namespace', o.namespace],
-      ...['--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-level', 'warn'],
-      ...(o.args ?? []),
-    ],
-    { env: {} },
-  );
+/** InProcessFlagsOptions: `ork run`'s flags as written, and startOperator options beside the shared ones. */
+export interface InProcessFlagsOptions {
+  readonly flags: readonly string[];
+  readonly cwd: string;
+  readonly kubeConfig: KubeConfig;
+  readonly options?: Partial<StartOperatorOptions>;
+}
+
+/** startWithFlags parses `flags` as the CLI does and starts the operator without signal handlers or a Katalog watch. */
+export async function startWithFlags(o: InProcessFlagsOptions): Promise<Operator> {
+  const parsed = parseRunConfig([...o.flags], { env: {} });
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
   return startOperator({
     config: parsed.config,
@@ -42,5 +43,19 @@ export async function startInProcessOperator(o: InProcessOperatorOptions): Promi
     handleSignals: false,
     watchKatalog: false,
     ...o.options,
+  });
+}
+
+/** startInProcessOperator starts the operator; it does not wait for its caches (`operator.synced`). */
+export async function startInProcessOperator(o: InProcessOperatorOptions): Promise<Operator> {
+  return startWithFlags({
+    flags: [
+      ...['--katalog', o.katalogFile, '--leader-elect=false', '--install-crds', '--namespace', o.namespace],
+      ...['--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-level', 'warn'],
+      ...(o.args ?? []),
+    ],
+    cwd: o.cwd,
+    kubeConfig: o.kubeConfig,
+    ...(o.options === undefined ? {} : { options: o.options }),
   });
 }
