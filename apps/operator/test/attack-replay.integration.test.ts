@@ -47,19 +47,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  RbacAuthorizationV1Api,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunConfig } from '../src/process/config.js';
 import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
 import { REPO_ROOT } from './run-ork.js';
+import { grant as grantRole, serviceAccountToken as serviceAccountTokenOf } from './service-accounts.js';
 
 const ORK = join(REPO_ROOT, 'apps/operator/bin/ork.mjs');
 const FIXTURES = 'apps/operator/test/attacks';
@@ -318,34 +313,19 @@ const recorded: { url: string; authorization?: string; from?: string | undefined
 let recorder: http.Server | undefined;
 let recorderPort = 0;
 
-async function serviceAccountToken(name: string, audiences: string[]): Promise<string> {
-  const core = env.kubeConfig.makeApiClient(CoreV1Api);
-  await core
-    .createNamespacedServiceAccount({ namespace: env.namespace, body: { metadata: { name } } })
-    .catch(() => undefined);
-  const answer = await core.createNamespacedServiceAccountToken({
-    name,
-    namespace: env.namespace,
-    body: { spec: { audiences, expirationSeconds: 3600 } },
-  });
-  return answer.status?.token ?? '';
-}
+const serviceAccountToken = (name: string, audiences: string[]): Promise<string> =>
+  serviceAccountTokenOf({ kubeConfig: env.kubeConfig, namespace: env.namespace, name, audiences });
 
-async function grant(name: string, plural: string, verbs: string[], subject: string): Promise<void> {
-  const rbac = env.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
-  await rbac.createNamespacedRole({
+const grant = (name: string, plural: string, verbs: string[], serviceAccount: string): Promise<void> =>
+  grantRole({
+    kubeConfig: env.kubeConfig,
     namespace: env.namespace,
-    body: { metadata: { name }, rules: [{ apiGroups: [group], resources: [plural], verbs }] },
+    name,
+    group,
+    plural,
+    verbs,
+    serviceAccount,
   });
-  await rbac.createNamespacedRoleBinding({
-    namespace: env.namespace,
-    body: {
-      metadata: { name },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-      subjects: [{ kind: 'ServiceAccount', name: subject, namespace: env.namespace }],
-    },
-  });
-}
 
 function custom(): CustomObjectsApi {
   return env.kubeConfig.makeApiClient(CustomObjectsApi);

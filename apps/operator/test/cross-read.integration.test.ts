@@ -1,12 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CustomObjectsApi } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseRunConfig } from '../src/process/config.js';
 import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
+import { grant, serviceAccountToken } from './service-accounts.js';
 
 // Cross reads on their own port (docs/reference/runtime.md §18.5, ADR 0030), against the real API
 // server's TokenReview and SubjectAccessReview: no token 401, a token for another audience 401, a
@@ -19,18 +20,8 @@ let cross = '';
 let metrics = '';
 const tokens: Record<string, string> = {};
 
-async function token(name: string, audiences: string[]): Promise<string> {
-  const core = env.kubeConfig.makeApiClient(CoreV1Api);
-  await core
-    .createNamespacedServiceAccount({ namespace: env.namespace, body: { metadata: { name } } })
-    .catch(() => undefined);
-  const answer = await core.createNamespacedServiceAccountToken({
-    name,
-    namespace: env.namespace,
-    body: { spec: { audiences, expirationSeconds: 3600 } },
-  });
-  return answer.status?.token ?? '';
-}
+const token = (name: string, audiences: string[]): Promise<string> =>
+  serviceAccountToken({ kubeConfig: env.kubeConfig, namespace: env.namespace, name, audiences });
 
 function katalog(): string {
   const dir = mkdtempSync(join(tmpdir(), 'orkestra-cross-read-'));
@@ -70,21 +61,14 @@ beforeAll(async () => {
   tokens['nobody'] = await token('cross-nobody', ['orkestra-cross']);
   tokens['apiAudience'] = await token('cross-reader', []);
   tokens['controlCenter'] = await token('cross-reader', ['orkestra-control-center']);
-  const rbac = env.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
-  await rbac.createNamespacedRole({
+  await grant({
+    kubeConfig: env.kubeConfig,
     namespace: env.namespace,
-    body: {
-      metadata: { name: 'db-reader' },
-      rules: [{ apiGroups: [group], resources: ['dbs'], verbs: ['get'] }],
-    },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace: env.namespace,
-    body: {
-      metadata: { name: 'db-reader' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'db-reader' },
-      subjects: [{ kind: 'ServiceAccount', name: 'cross-reader', namespace: env.namespace }],
-    },
+    name: 'db-reader',
+    group,
+    plural: 'dbs',
+    verbs: ['get'],
+    serviceAccount: 'cross-reader',
   });
   const parsed = parseRunConfig(
     [

@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { ApiextensionsV1Api, VersionApi } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, expect, it } from 'vitest';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
 import { OperatorStartError } from '../src/process/start/errors.js';
+import { startInProcessOperator } from './in-process-operator.js';
 
 // lifecycle.compatibility at start (docs/reference/katalog.md §2.5, ADR 0063), against the local
 // control plane's real API server: outside the range the operator refuses to start before it
@@ -44,33 +43,14 @@ spec:
   return file;
 }
 
-async function start(file: string): Promise<Operator> {
-  const parsed = parseRunConfig(
-    [
-      '--katalog',
-      file,
-      '--leader-elect=false',
-      '--install-crds',
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address',
-      '0',
-      '--log-level',
-      'error',
-      '--namespace',
-      env.namespace,
-    ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  return startOperator({
-    config: parsed.config,
-    env: {},
+function start(file: string): Promise<Operator> {
+  return startInProcessOperator({
+    katalogFile: file,
     cwd: dir,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-    watchNamespace: env.namespace,
+    namespace: env.namespace,
+    args: ['--metrics-bind-address', '127.0.0.1:0', '--log-level', 'error'],
+    options: { watchNamespace: env.namespace },
   });
 }
 

@@ -20,9 +20,8 @@ import { deleteCrd } from '@orkestra/testenv';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rolloutCommand } from '../src/commands/rollout.js';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
+import { startInProcessOperator } from './in-process-operator.js';
 
 const env = useControlPlane({ workloads: true });
 const N = Number(process.env['ORKESTRA_ROLLOUT_CRS'] ?? 40);
@@ -164,32 +163,12 @@ beforeAll(async () => {
   kubeconfigFile = join(dir, 'kubeconfig');
   writeFileSync(kubeconfigFile, env.kubeConfig.exportConfig());
   writeFileSync(file, katalogText(GOOD_V1));
-  const parsed = parseRunConfig(
-    [
-      '--katalog',
-      file,
-      '--leader-elect=false',
-      '--install-crds',
-      '--namespace',
-      env.namespace,
-      '--metrics-bind-address',
-      '0',
-      '--health-probe-bind-address',
-      '0',
-      '--log-level',
-      'warn',
-    ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  operator = await startOperator({
-    config: parsed.config,
-    env: {},
+  operator = await startInProcessOperator({
+    katalogFile: file,
     cwd: dir,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-    rolloutTickMs: 500,
+    namespace: env.namespace,
+    options: { rolloutTickMs: 500 },
   });
   await operator.synced;
 }, 120_000);

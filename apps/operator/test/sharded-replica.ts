@@ -5,9 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
 import type { Operator, StartOperatorOptions } from '../src/process/operator.js';
+import { startWithFlags } from './in-process-operator.js';
 
 /** ShardedReplicaOptions say where a replica runs and what it adds to the shared flags. */
 export interface ShardedReplicaOptions {
@@ -25,26 +24,20 @@ export interface ShardedReplicaOptions {
 
 /** startShardedReplica starts one replica and waits until its caches have synced. */
 export async function startShardedReplica(o: ShardedReplicaOptions): Promise<Operator> {
-  const parsed = parseRunConfig(
-    [
+  const operator = await startWithFlags({
+    flags: [
       ...['--katalog', o.katalogFile, '--sharding', '--install-crds', '--namespace', o.namespace],
       ...['--lease-duration', '6s', '--renew-deadline', '4s', '--retry-period', '1s'],
       ...['--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-level', 'warn'],
       ...(o.args ?? []),
     ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const operator = await startOperator({
-    config: parsed.config,
-    env: {},
     cwd: o.cwd,
     kubeConfig: o.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-    watchNamespace: o.namespace,
-    shardId: `${o.name}-${randomBytes(4).toString('hex')}`,
-    ...o.options,
+    options: {
+      watchNamespace: o.namespace,
+      shardId: `${o.name}-${randomBytes(4).toString('hex')}`,
+      ...o.options,
+    },
   });
   await operator.synced;
   return operator;

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExternalCaller } from '@orkestra/reconciler';
+import { closeServers, listen, routeServer } from '../../test/local-servers.js';
 import { createGate } from './auth.js';
 import { LOOPBACK_HOSTS, controlCenterRoutes } from './server.js';
 import type { ControlCenterSource } from './server.js';
@@ -21,12 +21,6 @@ const caller = new ExternalCaller({
   allowAddresses: ['127.0.0.0/8'],
   env: { TOKEN: SECRET },
 });
-
-function listen(server: Server): Promise<number> {
-  return new Promise((done) =>
-    server.listen(0, '127.0.0.1', () => done((server.address() as AddressInfo).port)),
-  );
-}
 
 beforeAll(async () => {
   target = createServer((request, response) => {
@@ -51,21 +45,13 @@ beforeAll(async () => {
     hosts: LOOPBACK_HOSTS,
     localToken: TOKEN,
   });
-  front = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    void Promise.resolve(route(request, response, url)).then((answered) => {
-      if (!answered) response.writeHead(404).end();
-    });
-  });
+  front = routeServer(route);
   port = await listen(front);
 });
 
 afterAll(async () => {
   await caller.close();
-  for (const server of [front, target]) {
-    server.closeAllConnections();
-    await new Promise((done) => server.close(done));
-  }
+  await closeServers([front, target]);
 });
 
 const get = (path: string, cookie = `orkestra-cc=${TOKEN}`): Promise<Response> =>

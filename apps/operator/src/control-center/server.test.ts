@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeServers, listen, routeServer } from '../../test/local-servers.js';
 import { createGate } from './auth.js';
 import { LOOPBACK_HOSTS, controlCenterRoutes } from './server.js';
 import type { ControlCenterSource } from './server.js';
@@ -26,12 +26,6 @@ const source = {
   stats: () => Promise.resolve({}),
 } as unknown as ControlCenterSource;
 
-function listen(server: Server): Promise<number> {
-  return new Promise((done) =>
-    server.listen(0, '127.0.0.1', () => done((server.address() as AddressInfo).port)),
-  );
-}
-
 beforeAll(async () => {
   upstream = createServer((request, response) => {
     seen.push(request.headers);
@@ -50,20 +44,12 @@ beforeAll(async () => {
     localToken: TOKEN,
     upstreamHeaders: () => Promise.resolve({ authorization: `Bearer ${TOKEN}` }),
   });
-  front = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    void Promise.resolve(route(request, response, url)).then((answered) => {
-      if (!answered) response.writeHead(404).end();
-    });
-  });
+  front = routeServer(route);
   port = await listen(front);
 });
 
 afterAll(async () => {
-  for (const server of [front, upstream, redirector]) {
-    server.closeAllConnections();
-    await new Promise((done) => server.close(done));
-  }
+  await closeServers([front, upstream, redirector]);
 });
 
 const get = (path: string, headers: Record<string, string> = {}): Promise<Response> =>

@@ -67,7 +67,8 @@ export const reconcile = defineReconciler(() => ({ status: { phase: 'Ready' } })
 );
 writePackage('too-new-kit', '1.0.0', 'export const h = 1;\n', { '@orkestra/provider-kit': '>=2.0.0' });
 
-function katalog(hooks: string): Katalog {
+/** katalog is a Katalog whose entry `site` has the given `operatorBox` lines (line 9 on). */
+function katalog(box: string): Katalog {
   const result = loadKatalog({
     text: `apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
@@ -77,8 +78,7 @@ spec:
     site:
       apiTypes: { group: demo.example.io, version: v1, kind: Site, plural: sites }
       operatorBox:
-        hooks:
-${hooks}
+${box}
 `,
     file: 'katalog.yaml',
   });
@@ -86,8 +86,9 @@ ${hooks}
   return result.katalog;
 }
 
-const load = (hooks: string) =>
-  loadModuleHooks(katalog(hooks), { logger: silent, providerDirectory: root, sharedFrom });
+const loadFrom = (box: string) =>
+  loadModuleHooks(katalog(box), { logger: silent, providerDirectory: root, sharedFrom });
+const load = (hooks: string) => loadFrom(`        hooks:\n${hooks}`);
 
 describe('loadModuleHooks', () => {
   it('loads a defineHook export from the provider directory, the kit shared from the operator', async () => {
@@ -119,37 +120,14 @@ describe('loadModuleHooks', () => {
   });
 
   it('loads a module reconciler named by operatorBox.remote, and refuses a hook there at its position', async () => {
-    const remote = (fn: string): Katalog => {
-      const result = loadKatalog({
-        text: `apiVersion: orkestra.konductor.io/v1alpha1
-kind: Katalog
-metadata: { name: demo }
-spec:
-  crds:
-    site:
-      apiTypes: { group: demo.example.io, version: v1, kind: Site, plural: sites }
-      operatorBox:
-        remote: { module: "@acme/hooks@^1.2.0", function: ${fn} }
-`,
-        file: 'katalog.yaml',
-      });
-      if (!result.ok) throw new Error(JSON.stringify(result.errors));
-      return result.katalog;
-    };
-    const loaded = await loadModuleHooks(remote('reconcile'), {
-      logger: silent,
-      providerDirectory: root,
-      sharedFrom,
-    });
+    const remote = (fn: string) =>
+      loadFrom(`        remote: { module: "@acme/hooks@^1.2.0", function: ${fn} }`);
+    const loaded = await remote('reconcile');
     expect(loaded.get('@acme/hooks#reconcile')).toMatchObject({
       orkestra: 'reconciler/v1',
       copy: 'operator',
     });
-    const error = await loadModuleHooks(remote('ensureDns'), {
-      logger: silent,
-      providerDirectory: root,
-      sharedFrom,
-    }).catch((e: unknown) => e);
+    const error = await remote('ensureDns').catch((e: unknown) => e);
     expect((error as HookModulesLoadError).errors.map((e) => [e.code, e.where, e.message])).toEqual([
       [
         HookModuleErrorCode.NotAHook,

@@ -1,10 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { CustomObjectsApi } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildOrk, tempDir, uniqueSuffix, waitFor } from './ork-process.js';
-import { installModulePackage, runOrkWithModules } from './module-package.js';
+import { installModulePackage, runOrkWithModules, siteClient, writeSiteKatalog } from './module-package.js';
 import type { OrkProcess } from './ork-process.js';
 
 // A module hook (docs/reference/katalog.md §14.5, ADR 0052) written outside the workspace — its own
@@ -17,13 +14,6 @@ const suffix = uniqueSuffix();
 const group = `hooks${suffix}.example.com`;
 const work = tempDir();
 let ork: OrkProcess | undefined;
-
-interface SiteView {
-  readonly status?: {
-    readonly dnsRecord?: string;
-    readonly conditions?: readonly { type: string; status: string; reason?: string; message?: string }[];
-  };
-}
 
 beforeAll(async () => {
   buildOrk();
@@ -39,24 +29,11 @@ export const ensureDns = defineHook(async ({ cr, args }) => {
 `,
   );
 
-  const katalogFile = join(work, 'katalog.yaml');
-  writeFileSync(
-    katalogFile,
-    `apiVersion: orkestra.konductor.io/v1alpha1
-kind: Katalog
-metadata: { name: hooks-${suffix} }
-spec:
-  crds:
-    site:
-      apiTypes: { group: ${group}, version: v1, kind: Site, plural: sites }
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec: { type: object, properties: { host: { type: string } } }
-            status: { type: object, x-kubernetes-preserve-unknown-fields: true }
-      operatorBox:
-        hooks:
+  const katalogFile = writeSiteKatalog({
+    work,
+    name: `hooks-${suffix}`,
+    group,
+    box: `        hooks:
           - module: "@acme/dns-hooks@^1.2.0"
             function: ensureDns
             args: { zone: example.com }
@@ -64,7 +41,7 @@ spec:
           fields:
             - { path: dnsRecord, value: "{{ hooks.ensureDns.record }}" }
 `,
-  );
+  });
   ork = await runOrkWithModules({
     kubeConfig: env.kubeConfig,
     namespace: env.namespace,
@@ -82,14 +59,7 @@ afterAll(() => {
 it('runs a hook installed from outside the workspace; its outputs and its failures show on the CR', async () => {
   const loaded = ork?.logs.find((l) => l.msg === 'module hook loaded');
   expect(loaded).toMatchObject({ module: '@acme/dns-hooks', version: '1.2.3', export: 'ensureDns' });
-  const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
-  const cr = { group, version: 'v1', namespace: env.namespace, plural: 'sites' };
-  const create = (name: string, host: string) =>
-    custom.createNamespacedCustomObject({
-      ...cr,
-      body: { apiVersion: `${group}/v1`, kind: 'Site', metadata: { name }, spec: { host } },
-    });
-  const read = (name: string) => custom.getNamespacedCustomObject({ ...cr, name }) as Promise<SiteView>;
+  const { create, read } = siteClient<{ readonly dnsRecord?: string }>(env.kubeConfig, env.namespace, group);
   await create('shop', 'shop');
   await create('locked', 'locked');
   const record = await waitFor('status.dnsRecord', async () => (await read('shop')).status?.dnsRecord);

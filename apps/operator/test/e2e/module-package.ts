@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { spawnOrk, waitFor } from './ork-process.js';
 import type { OrkProcess } from './ork-process.js';
@@ -75,4 +76,61 @@ export async function runOrkWithModules(o: OrkWithModulesOptions): Promise<OrkPr
   const health = await ork.healthUrl();
   await waitFor('/readyz 200', async () => ((await fetch(`${health}/readyz`)).ok ? true : undefined));
   return ork;
+}
+
+/** SiteKatalogOptions: the Katalog's name, the Site kind's group and the entry's `operatorBox` lines. */
+export interface SiteKatalogOptions {
+  readonly work: string;
+  readonly name: string;
+  readonly group: string;
+  /** The `operatorBox` block's lines, indented by eight spaces. */
+  readonly box: string;
+}
+
+/**
+ * writeSiteKatalog writes `work/katalog.yaml`: one entry, `site` (kind Site, `spec.host`, a free
+ * status), with the given operatorBox; returns the file.
+ */
+export function writeSiteKatalog(o: SiteKatalogOptions): string {
+  const file = join(o.work, 'katalog.yaml');
+  writeFileSync(
+    file,
+    `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: ${o.name} }
+spec:
+  crds:
+    site:
+      apiTypes: { group: ${o.group}, version: v1, kind: Site, plural: sites }
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: { type: object, properties: { host: { type: string } } }
+            status: { type: object, x-kubernetes-preserve-unknown-fields: true }
+      operatorBox:
+${o.box}`,
+  );
+  return file;
+}
+
+/** SiteView is a Site CR as read back: the module's status fields and the conditions. */
+export interface SiteView<Status> {
+  readonly status?: Status & {
+    readonly conditions?: readonly { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+/** siteClient creates Site CRs of `group` in `namespace` (`spec.host`) and reads them back. */
+export function siteClient<Status>(kubeConfig: KubeConfig, namespace: string, group: string) {
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const cr = { group, version: 'v1', namespace, plural: 'sites' };
+  return {
+    create: (name: string, host: string) =>
+      custom.createNamespacedCustomObject({
+        ...cr,
+        body: { apiVersion: `${group}/v1`, kind: 'Site', metadata: { name }, spec: { host } },
+      }),
+    read: (name: string) => custom.getNamespacedCustomObject({ ...cr, name }) as Promise<SiteView<Status>>,
+  };
 }

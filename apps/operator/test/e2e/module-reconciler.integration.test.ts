@@ -1,10 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildOrk, tempDir, uniqueSuffix, waitFor } from './ork-process.js';
-import { installModulePackage, runOrkWithModules } from './module-package.js';
+import { installModulePackage, runOrkWithModules, siteClient, writeSiteKatalog } from './module-package.js';
 import type { OrkProcess } from './ork-process.js';
 
 // A module reconciler (docs/reference/katalog.md §15.3, ADR 0064) written outside the workspace —
@@ -18,14 +16,6 @@ const suffix = uniqueSuffix();
 const group = `recs${suffix}.example.com`;
 const work = tempDir();
 let ork: OrkProcess | undefined;
-
-interface SiteView {
-  readonly status?: {
-    readonly phase?: string;
-    readonly page?: string;
-    readonly conditions?: readonly { type: string; status: string; reason?: string; message?: string }[];
-  };
-}
 
 beforeAll(async () => {
   buildOrk();
@@ -46,30 +36,17 @@ export const reconcile = defineReconciler(async ({ cr, args, prepared }) => {
 `,
   );
 
-  const katalogFile = join(work, 'katalog.yaml');
-  writeFileSync(
-    katalogFile,
-    `apiVersion: orkestra.konductor.io/v1alpha1
-kind: Katalog
-metadata: { name: recs-${suffix} }
-spec:
-  crds:
-    site:
-      apiTypes: { group: ${group}, version: v1, kind: Site, plural: sites }
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec: { type: object, properties: { host: { type: string } } }
-            status: { type: object, x-kubernetes-preserve-unknown-fields: true }
-      operatorBox:
-        remote:
+  const katalogFile = writeSiteKatalog({
+    work,
+    name: `recs-${suffix}`,
+    group,
+    box: `        remote:
           module: "@acme/site-reconciler@^1.2.0"
           function: reconcile
           args: { zone: example.com }
           managedResources: [{ group: "", plural: configmaps }]
 `,
-  );
+  });
   ork = await runOrkWithModules({
     kubeConfig: env.kubeConfig,
     namespace: env.namespace,
@@ -87,15 +64,12 @@ afterAll(() => {
 it('runs a reconciler installed from outside the workspace: its child is created, its status written, its failure a condition', async () => {
   const loaded = ork?.logs.find((l) => l.msg === 'module reconciler loaded');
   expect(loaded).toMatchObject({ module: '@acme/site-reconciler', version: '1.2.3', export: 'reconcile' });
-  const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
-  const cr = { group, version: 'v1', namespace: env.namespace, plural: 'sites' };
-  const create = (name: string, host: string) =>
-    custom.createNamespacedCustomObject({
-      ...cr,
-      body: { apiVersion: `${group}/v1`, kind: 'Site', metadata: { name }, spec: { host } },
-    });
-  const read = (name: string) => custom.getNamespacedCustomObject({ ...cr, name }) as Promise<SiteView>;
+  const { create, read } = siteClient<{ readonly phase?: string; readonly page?: string }>(
+    env.kubeConfig,
+    env.namespace,
+    group,
+  );
   await create('shop', 'shop');
   await create('locked', 'locked');
   const page = await waitFor('ConfigMap shop-page', async () =>

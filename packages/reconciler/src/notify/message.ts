@@ -40,14 +40,26 @@ export function renderNotification(options: {
   const label = conditionLabel(condition);
   const fallback = `${object}: condition ${label} passed`;
   const template = condition.notify?.message ?? notification.teams[team]?.message ?? notification.message;
-  let text = fallback;
-  if (template != null) {
-    try {
-      text = options.render(template, context);
-    } catch (error) {
-      text = `${fallback} (the message template failed: ${error instanceof Error ? error.message : String(error)})`;
-    }
-  }
+  const text = renderOrFallback({ template, context, fallback, render: options.render });
   const field = 'field' in condition ? condition.field : 'time';
   return { subject: `[orkestra] ${field} condition triggered`, text };
+}
+
+/**
+ * renderOrFallback renders `template` against `context`; with no template it is `fallback`, and a
+ * template that fails to render gives `fallback` followed by the failure, so a message always goes.
+ */
+export function renderOrFallback(options: {
+  readonly template: string | undefined;
+  readonly context: Readonly<Record<string, unknown>>;
+  readonly fallback: string;
+  readonly render: (template: string, context: Readonly<Record<string, unknown>>) => string;
+}): string {
+  const { template, context, fallback, render } = options;
+  if (template == null) return fallback;
+  try {
+    return render(template, context);
+  } catch (error) {
+    return `${fallback} (the message template failed: ${error instanceof Error ? error.message : String(error)})`;
+  }
 }

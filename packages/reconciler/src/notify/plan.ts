@@ -15,7 +15,7 @@ import type {
 } from '@orkestra/types';
 import { NOTIFY_DEFAULT_INTERVAL, evaluateCondition, parseDuration } from '@orkestra/types';
 import type { IntervalGate } from './gate.js';
-import { conditionLabel, renderNotification } from './message.js';
+import { conditionLabel, renderNotification, renderOrFallback } from './message.js';
 
 /** DueNotification is one team's message that passed the gate, and where it would go. */
 export interface DueNotification {
@@ -156,14 +156,7 @@ export function planRolloutNotifications(
       const key = `${options.katalogName}|rollout|${state.target}|${outcome}|${team}`;
       if (!options.gate.admit(key, interval)) continue;
       const template = notify.message ?? declared.message ?? notification.message;
-      let text = fallback;
-      if (template != null) {
-        try {
-          text = options.render(template, context);
-        } catch (error) {
-          text = `${fallback} (the message template failed: ${error instanceof Error ? error.message : String(error)})`;
-        }
-      }
+      const text = renderOrFallback({ template, context, fallback, render: options.render });
       due.push({
         team,
         trigger: `rollout ${outcome}`,

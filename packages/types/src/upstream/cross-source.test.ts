@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadKatalog } from '../load-katalog.js';
-import type { LoadKatalogResult } from '../load-katalog.js';
 import { migrateKatalog } from './migrate.js';
+import { ok } from './dialect-fixtures.test-support.js';
 
 /**
  * Upstream's `cross[].source` (ADR 0043), one test per form. Fixtures written here from upstream's
@@ -20,12 +20,6 @@ spec:
       operatorBox:
         cross:
 ${cross}`;
-
-function ok(result: LoadKatalogResult) {
-  if (!result.ok)
-    throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
-  return result;
-}
 
 const reads = (cross: string) =>
   ok(loadKatalog({ text: katalog(cross), file: 'katalog.yaml' })).katalog.spec.crds['reader']?.operatorBox

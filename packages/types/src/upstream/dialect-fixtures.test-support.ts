@@ -22,6 +22,27 @@ spec:
         plural: websites
 `;
 
+/** GADGET_ENTRY is `spec.crds` with one entry, `gadget` (demo.example.io/v1 Gadget), up to its `apiTypes`. */
+export const GADGET_ENTRY = `spec:
+  crds:
+    gadget:
+      apiTypes:
+        group: demo.example.io
+        version: v1
+        kind: Gadget
+        plural: gadgets
+`;
+
+/** gadgetHead is a Katalog named `name` with the `gadget` entry up to its `apiTypes`. */
+export const gadgetHead = (
+  name: string,
+  apiVersion = 'orkestra.orkspace.io/v1',
+): string => `apiVersion: ${apiVersion}
+kind: Katalog
+metadata:
+  name: ${name}
+${GADGET_ENTRY}`;
+
 /** ok returns a loaded result, or throws with every error positioned. */
 export function ok(result: LoadKatalogResult) {
   if (!result.ok)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadKatalog } from '../load-katalog.js';
 import { migrateKatalog } from './migrate.js';
-import { ok } from './dialect-fixtures.test-support.js';
+import { GADGET_ENTRY, ok } from './dialect-fixtures.test-support.js';
 
 /**
  * Upstream's `lifecycle` and `publish` blocks and the older `metadata.deprecation`
@@ -10,15 +10,7 @@ import { ok } from './dialect-fixtures.test-support.js';
  * documentation, not copied from upstream files.
  */
 
-const entry = `spec:
-  crds:
-    gadget:
-      apiTypes:
-        group: demo.example.io
-        version: v1
-        kind: Gadget
-        plural: gadgets
-`;
+const entry = GADGET_ENTRY;
 const doc = (
   middle: string,
   metadataExtra = '',

@@ -3,23 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrateKatalog } from './migrate.js';
-import { loadKatalog } from '../load-katalog.js';
-import type { LoadKatalogResult } from '../load-katalog.js';
+import { load, ok } from './dialect-fixtures.test-support.js';
 
 /**
  * Upstream dialects, one test per mapping. Every fixture is written here from upstream's
  * documentation and type definitions (pkg/types of orkspace/orkestra and inrundev/inrun), not
  * copied from upstream files.
  */
-
-function ok(result: LoadKatalogResult) {
-  if (!result.ok)
-    throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
-  return result;
-}
-
-const load = (text: string, baseDir?: string) =>
-  loadKatalog({ text, file: 'katalog.yaml' }, baseDir === undefined ? {} : { baseDir });
 
 describe('motif inputs that are templates, and motif lifecycle groups', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ork-motif-'));

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { loadKatalog } from '../load-katalog.js';
 import type { LoadKatalogResult } from '../load-katalog.js';
+import { describe, expect, it } from 'vitest';
 import { migrateKatalog } from './migrate.js';
+import { gadgetHead, load, ok } from './dialect-fixtures.test-support.js';
 
 /**
  * Upstream's `preReconcile` (docs/reference/katalog.md §20.3, ADR 0047) in each generation that has
@@ -9,27 +9,8 @@ import { migrateKatalog } from './migrate.js';
  * GateConditions, the sentinel names) and release notes, not copied from upstream files.
  */
 
-const head = (apiVersion = 'orkestra.orkspace.io/v1'): string => `apiVersion: ${apiVersion}
-kind: Katalog
-metadata:
-  name: gates
-spec:
-  crds:
-    gadget:
-      apiTypes:
-        group: demo.example.io
-        version: v1
-        kind: Gadget
-        plural: gadgets
-`;
+const head = (apiVersion?: string): string => gadgetHead('gates', apiVersion);
 
-function ok(result: LoadKatalogResult) {
-  if (!result.ok)
-    throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
-  return result;
-}
-
-const load = (text: string) => loadKatalog({ text, file: 'katalog.yaml' });
 const entryOf = (result: LoadKatalogResult) => ok(result).katalog.spec.crds['gadget'];
 
 describe('preReconcile', () => {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadKatalog } from '../load-katalog.js';
 import { KATALOG_API_VERSION } from '../metadata.js';
-import type { LoadKatalogResult } from '../load-katalog.js';
 import { migrateKatalog } from './migrate.js';
+import { load, ok } from './dialect-fixtures.test-support.js';
 
 /**
  * Upstream's `rollback` / `rollBackOnError` (docs/reference/katalog.md §20.4) in the flat (G2) and
@@ -18,13 +17,6 @@ spec:
     gadget:
       apiTypes: {group: demo.example.io, version: v1, kind: Gadget, plural: gadgets}
 `;
-const load = (text: string) => loadKatalog({ text, file: 'katalog.yaml' });
-function ok(result: LoadKatalogResult) {
-  if (!result.ok)
-    throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
-  return result;
-}
-
 describe('rollback', () => {
   it('G2: rollBackOnError with a trigger becomes rollback {trigger, reapplyPreviousSpec}', () => {
     const text = `${head}      operatorBox:

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Katalog } from '@orkestra/types';
 import { katalogFrom } from '../../../test/katalog-text.js';
+import { simulate, simulateRollout } from '../../../test/simulate.js';
 import { checkExpectations } from './expectations.js';
 import { formatStepReport } from './format-report.js';
-import { parseScenario } from './scenario.js';
-import { Simulator } from './simulator.js';
 import type { StepReport } from './simulator.js';
-
-const now = new Date('2026-01-01T00:00:00Z');
-
-async function simulate(katalog: Katalog, scenario: string): Promise<StepReport[]> {
-  const parsed = parseScenario(scenario, { file: 'scenario.yaml', baseDir: '/nonexistent' });
-  const simulator = new Simulator({ katalog, now });
-  const reports: StepReport[] = [];
-  for (const step of parsed.steps) reports.push(await simulator.run(step));
-  return reports;
-}
 
 const cr = (spec: string): string =>
   `{cr: {apiVersion: t.example.com/v1, kind: App, metadata: {name: shop, namespace: web}, spec: ${spec}}}`;
@@ -222,21 +211,8 @@ describe('ork simulate scripts rollout notifications (docs/reference/katalog.md 
   const app = (name: string, labels = '{}'): string =>
     `{cr: {apiVersion: t.example.com/v1, kind: App, metadata: {name: ${name}, namespace: web, labels: ${labels}}, spec: {}}}`;
 
-  async function run(notify: string, scenario: string): Promise<StepReport[]> {
-    const parsed = parseScenario(scenario, {
-      file: 'scenario.yaml',
-      baseDir: '/nonexistent',
-      loadKatalog: () => v2(notify),
-    });
-    const simulator = new Simulator({ katalog: v1(notify), now, katalogSource: 'v1.yaml', revisions: true });
-    const reports: StepReport[] = [];
-    for (const step of parsed.steps) {
-      const report = await simulator.run(step);
-      expect(checkExpectations(report)).toEqual([]);
-      reports.push(report);
-    }
-    return reports;
-  }
+  const run = (notify: string, scenario: string): Promise<StepReport[]> =>
+    simulateRollout({ from: v1(notify), load: () => v2(notify), scenario });
 
   it('tells the teams when the gate fails, with the rendered message; the rollout moves on regardless', async () => {
     const reports = await run(

@@ -1,21 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Katalog } from '@orkestra/types';
 import { katalogFrom } from '../../../test/katalog-text.js';
+import { SIMULATED_NOW, simulate, simulateRollout } from '../../../test/simulate.js';
 import { mergePatch } from '@orkestra/reconciler/offline';
 import { checkExpectations } from './expectations.js';
 import { parseScenario } from './scenario.js';
 import { Simulator } from './simulator.js';
 import type { StepReport } from './simulator.js';
 
-const now = new Date('2026-01-01T00:00:00Z');
-
-async function simulate(katalog: Katalog, scenario: string): Promise<StepReport[]> {
-  const parsed = parseScenario(scenario, { file: 'scenario.yaml', baseDir: '/nonexistent' });
-  const simulator = new Simulator({ katalog, now });
-  const reports: StepReport[] = [];
-  for (const step of parsed.steps) reports.push(await simulator.run(step));
-  return reports;
-}
+const now = SIMULATED_NOW;
 
 const cr = (spec: string, namespace = 'web'): string =>
   `{cr: {apiVersion: t.example.com/v1, kind: App, metadata: {name: shop, namespace: ${namespace}}, spec: ${spec}}}`;
@@ -434,21 +427,8 @@ describe('Simulator rollouts (docs/reference/runtime.md §24)', () => {
   const app = (name: string, labels = '{}'): string =>
     `{cr: {apiVersion: t.example.com/v1, kind: App, metadata: {name: ${name}, namespace: web, labels: ${labels}}, spec: {}}}`;
 
-  async function run(scenario: string): Promise<StepReport[]> {
-    const parsed = parseScenario(scenario, {
-      file: 'scenario.yaml',
-      baseDir: '/nonexistent',
-      loadKatalog: (source) => katalogs[source] ?? v1,
-    });
-    const simulator = new Simulator({ katalog: v1, now, katalogSource: 'v1.yaml', revisions: true });
-    const reports: StepReport[] = [];
-    for (const step of parsed.steps) {
-      const report = await simulator.run(step);
-      expect(checkExpectations(report)).toEqual([]);
-      reports.push(report);
-    }
-    return reports;
-  }
+  const run = (scenario: string): Promise<StepReport[]> =>
+    simulateRollout({ from: v1, load: (source) => katalogs[source] ?? v1, scenario });
 
   const available = `{status: {observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, conditions: [{type: Available, status: "True"}]}}`;
   const revisions = (report: StepReport | undefined): Record<string, string | undefined> =>
