@@ -1,5 +1,5 @@
 import { startKafka } from './kafka-server.js';
-import type { KafkaServer } from './kafka-server.js';
+import type { KafkaServer, KafkaServerOptions } from './kafka-server.js';
 import { startPostgres } from './postgres-server.js';
 import type { PostgresServer } from './postgres-server.js';
 import { startPrometheus } from './prometheus-server.js';
@@ -44,10 +44,11 @@ export function useRedis(): () => RedisServer {
 /**
  * useKafka starts a single-node KRaft Kafka for the test file (beforeAll) and stops it (afterAll).
  * A missing server (`pnpm testenv:build kafka`) skips the file's tests locally and fails under `CI=true`.
- * `saslUsers` adds a SASL_PLAINTEXT (PLAIN) listener for those users (`saslUrl`).
+ * `saslUsers` (PLAIN) and `scramUsers` (SCRAM-SHA-256/512) add a SASL_PLAINTEXT listener for those
+ * users (`saslUrl`).
  */
 export function useKafka(
-  options: { readonly saslUsers?: Readonly<Record<string, string>> } = {},
+  options: Pick<KafkaServerOptions, 'saslUsers' | 'scramUsers'> = {},
 ): () => KafkaServer {
   return useServer('Kafka', async () => {
     const server = await startKafka(options);
