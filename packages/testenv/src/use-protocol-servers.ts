@@ -1,5 +1,7 @@
 import { startKafka } from './kafka-server.js';
 import type { KafkaServer, KafkaServerOptions } from './kafka-server.js';
+import { startMailpit } from './mailpit-server.js';
+import type { MailpitServer, MailpitServerOptions } from './mailpit-server.js';
 import { startPostgres } from './postgres-server.js';
 import type { PostgresServer } from './postgres-server.js';
 import { startPrometheus } from './prometheus-server.js';
@@ -52,6 +54,20 @@ export function useKafka(
 ): () => KafkaServer {
   return useServer('Kafka', async () => {
     const server = await startKafka(options);
+    return { value: server, release: server.stop };
+  });
+}
+
+/**
+ * useMailpit starts Mailpit, a real SMTP server whose received mail is read through its HTTP API,
+ * for the test file (beforeAll) and stops it (afterAll). `smtpUsers` makes it require AUTH. A
+ * missing server (`pnpm testenv:build mailpit`) skips the file's tests locally and fails under `CI=true`.
+ */
+export function useMailpit(
+  options: Pick<MailpitServerOptions, 'smtpUsers' | 'allowedRecipients'> = {},
+): () => MailpitServer {
+  return useServer('Mailpit', async () => {
+    const server = await startMailpit(options);
     return { value: server, release: server.stop };
   });
 }
