@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # `tools` adds kubectl, helm and crane (install/image/kubectl tests); `workloads` adds kube-scheduler
 # and kwok (files using useControlPlane({ workloads: true })); `protocols` adds PostgreSQL,
-# Prometheus, Redis and Kafka (the external protocol tests, docs/reference/katalog.md §15.1.1).
+# Prometheus, Redis and Kafka (the external protocol tests, docs/reference/katalog.md §15.1.1) and
+# Mailpit, the SMTP server of the notification tests (§15.4).
 if ! bash tools/testenv/build.sh all tools workloads protocols; then
   # CI=true and CI=1 (any case) mean CI, as isCi() in @orkestra/testenv.
   if [[ "${CI:-}" =~ ^([Tt][Rr][Uu][Ee]|1)$ ]]; then

@@ -5,9 +5,9 @@
 # Results are cached under ${XDG_CACHE_HOME:-$HOME/.cache}/orkestra/testenv/<tool>-<version>/
 # and are not rebuilt while their .stamp matches. Nothing is written inside the repository.
 #
-# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|kafka|protocols]...
-#   protocols = postgres + prometheus + redis (Debian packages) + kafka (Maven Central, the JDK), for
-#   the external protocol tests.
+# Usage: tools/testenv/build.sh [all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|kafka|mailpit|protocols]...
+#   protocols = postgres + prometheus + redis (Debian packages) + kafka (Maven Central, the JDK) +
+#   mailpit (Go module proxy), for the external protocol and notification tests.
 #   workloads = kube-scheduler + kwok, for control planes started with `workloads: true`.
 set -euo pipefail
 
@@ -440,6 +440,26 @@ POM
   log "kafka $KAFKA_VERSION built in $(( SECONDS - t0 ))s"
 }
 
+# --- Mailpit: a real SMTP server for the notification tests, from the Go module proxy -------------
+# Cached at $CACHE_ROOT/mailpit-<version>/mailpit. Pure Go (its SQLite is modernc.org/sqlite), so
+# it builds with CGO off; its module needs Go >= 1.26 (the `go` line of its go.mod).
+MAILPIT_VERSION="${ORKESTRA_MAILPIT_VERSION:-$(json_version mailpit)}"
+
+build_mailpit() {
+  local out="$CACHE_ROOT/mailpit-$MAILPIT_VERSION"
+  local stamp; stamp=$(printf 'github.com/axllent/mailpit@%s|-trimpath -s -w' "$MAILPIT_VERSION" | stamp_of)
+  if [[ -x "$out/mailpit" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then log "mailpit $MAILPIT_VERSION cached at $out"; return; fi
+  need_go mailpit MAILPIT
+  go_env
+  log "building mailpit $MAILPIT_VERSION (a few minutes on 2 cores: SQLite in Go is large)"
+  local t0=$SECONDS
+  mkdir -p "$out"
+  (cd /tmp && GOFLAGS=-modcacherw GOBIN="$out" with_heartbeat mailpit go install -trimpath -ldflags "-s -w" "github.com/axllent/mailpit@$MAILPIT_VERSION")
+  "$out/mailpit" version --no-release-check >/dev/null 2>&1 || { log "error: the built mailpit does not start"; exit 5; }
+  printf '%s' "$stamp" > "$out/.stamp"
+  log "mailpit built in $(( SECONDS - t0 ))s"
+}
+
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(all)
 for t in "${targets[@]}"; do
@@ -461,7 +481,8 @@ for t in "${targets[@]}"; do
     postgres) build_postgres ;;
     redis) build_redis ;;
     kafka) build_kafka ;;
-    protocols) build_postgres; build_prometheus; build_redis; build_kafka ;; # the servers of the external protocol tests
-    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|kafka|protocols)"; exit 2 ;;
+    mailpit) build_mailpit ;;
+    protocols) build_postgres; build_prometheus; build_redis; build_kafka; build_mailpit ;; # the servers of the external protocol and notification tests
+    *) log "unknown target $t (all|etcd|kube|ferretdb|moto|verdaccio|kubectl|helm|crane|tools|workloads|kube-scheduler|kwok|prometheus|postgres|redis|kafka|mailpit|protocols)"; exit 2 ;;
   esac
 done

@@ -3,7 +3,9 @@
  * its own package so the operator loads `nodemailer` only when a Katalog declares an SMTP server.
  * `sendMail` connects to the address the caller's address guard checked (`host`), with a timeout on
  * the connection, the greeting and every reply, sends one message to each recipient in its own
- * transaction (no recipient sees the others) and closes the connection. No error carries the password.
+ * transaction (no recipient sees the others) and closes the connection. A failure of the connection,
+ * the greeting or the login ends the send (the other recipients are not tried: each would wait for
+ * the same timeout). No error carries the password.
  */
 import { createTransport } from 'nodemailer';
 
@@ -72,8 +74,9 @@ export async function sendMail(target: SmtpTarget, message: SmtpMessage): Promis
   });
   const failed: string[] = [];
   const problems: string[] = [];
+  let notTried = 0;
   try {
-    for (const to of message.to) {
+    for (const [index, to] of message.to.entries()) {
       try {
         await transport.sendMail({
           from: message.from,
@@ -85,13 +88,36 @@ export async function sendMail(target: SmtpTarget, message: SmtpMessage): Promis
       } catch (error) {
         failed.push(to);
         problems.push(scrub(error, target.password));
+        // A refused recipient or message leaves the session usable; anything else (no connection,
+        // no greeting, a timeout, a failed login) would fail the same way for every other
+        // recipient, one timeout each, so they are not tried.
+        if (!RECIPIENT_ERRORS.has(errorCode(error))) {
+          const rest = message.to.slice(index + 1);
+          failed.push(...rest);
+          notTried = rest.length;
+          break;
+        }
       }
     }
   } finally {
     transport.close();
   }
-  if (failed.length > 0)
-    throw new SmtpSendError(`SMTP ${target.serverName}:${target.port}: ${problems[0] ?? 'failed'}`, failed);
+  if (failed.length > 0) {
+    const skipped =
+      notTried === 0 ? '' : ` (${notTried} more recipient${notTried === 1 ? '' : 's'} not tried)`;
+    throw new SmtpSendError(
+      `SMTP ${target.serverName}:${target.port}: ${problems[0] ?? 'failed'}${skipped}`,
+      failed,
+    );
+  }
+}
+
+/** The client's codes for a refused envelope (a recipient, the sender) or message: the session goes on. */
+const RECIPIENT_ERRORS = new Set(['EENVELOPE', 'EMESSAGE']);
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
 }
 
 function scrub(error: unknown, password: string | undefined): string {

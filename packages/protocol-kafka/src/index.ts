@@ -12,7 +12,7 @@ import { Socket, connect as netConnect } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Kafka, logLevel } from 'kafkajs';
-import type { Admin, ISocketFactory } from 'kafkajs';
+import type { Admin, ISocketFactory, SASLOptions } from 'kafkajs';
 
 /** KafkaBroker is one bootstrap broker. */
 export interface KafkaBroker {
@@ -20,12 +20,21 @@ export interface KafkaBroker {
   readonly port: number;
 }
 
-/** KafkaTarget is a cluster: its bootstrap brokers, TLS and SASL/PLAIN credentials. */
+/** KafkaSaslMechanism is how a client logs in: PLAIN sends the password, SCRAM proves it knows it. */
+type KafkaSaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
+
+/** KafkaTarget is a cluster: its bootstrap brokers, TLS and SASL credentials. */
 export interface KafkaTarget {
   readonly brokers: readonly KafkaBroker[];
   readonly tls: boolean;
-  /** SASL/PLAIN, from the call's `auth` (a Secret holding `username:password`). */
-  readonly sasl?: { readonly username: string; readonly password: string } | undefined;
+  /** SASL, from the call's `auth` (a Secret holding `username:password`); `mechanism` default `plain`. */
+  readonly sasl?:
+    | {
+        readonly username: string;
+        readonly password: string;
+        readonly mechanism?: KafkaSaslMechanism | undefined;
+      }
+    | undefined;
 }
 
 /**
@@ -174,7 +183,7 @@ export class KafkaClients {
         clientId: 'orkestra',
         brokers: target.brokers.map((b) => `${b.host.includes(':') ? `[${b.host}]` : b.host}:${b.port}`),
         ssl: target.tls,
-        ...(target.sasl == null ? {} : { sasl: { mechanism: 'plain' as const, ...target.sasl } }),
+        ...(target.sasl == null ? {} : { sasl: saslOptions(target.sasl) }),
         connectionTimeout: Math.max(1, timeoutMs),
         requestTimeout: Math.max(1, timeoutMs),
         // The caller retries a failed call (its `retryBackoff`); one attempt here.
@@ -205,7 +214,21 @@ function targetKey(target: KafkaTarget): string {
     target.tls,
     target.sasl?.username ?? null,
     target.sasl?.password ?? null,
+    target.sasl?.mechanism ?? 'plain',
   ]);
+}
+
+/** saslOptions is kafkajs's login for a target: PLAIN, or SCRAM with SHA-256 or SHA-512. */
+function saslOptions(sasl: NonNullable<KafkaTarget['sasl']>): SASLOptions {
+  const { username, password } = sasl;
+  switch (sasl.mechanism ?? 'plain') {
+    case 'scram-sha-256':
+      return { mechanism: 'scram-sha-256', username, password };
+    case 'scram-sha-512':
+      return { mechanism: 'scram-sha-512', username, password };
+    case 'plain':
+      return { mechanism: 'plain', username, password };
+  }
 }
 
 /**

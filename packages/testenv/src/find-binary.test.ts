@@ -17,6 +17,7 @@ const versions: TestenvVersions = {
   postgresql: '15',
   redis: '5:7.0.15-1~deb12u10',
   kafka: '3.9.1',
+  mailpit: 'v1.33.1',
 };
 
 function executable(path: string): string {

@@ -25,6 +25,8 @@ export const ServerBinary = {
   RedisServer: 'redis-server',
   /** Kafka's classes from Maven Central behind a `java` wrapper, for `protocol: kafka` external calls. */
   KafkaServer: 'kafka-server',
+  /** Mailpit (Go module proxy), a real SMTP server for the notification tests. */
+  Mailpit: 'mailpit',
 } as const;
 export type ServerBinary = (typeof ServerBinary)[keyof typeof ServerBinary];
 
@@ -65,6 +67,7 @@ const BUILD_TARGET: Readonly<Record<ServerBinary, string>> = {
   postgres: 'postgres',
   'redis-server': 'redis',
   'kafka-server': 'kafka',
+  mailpit: 'mailpit',
 };
 
 /** buildCommand is the command that builds one server into build.sh's cache (`pnpm testenv:build moto`). */
@@ -101,6 +104,8 @@ function cacheCandidates(name: ServerBinary, root: string, versions: TestenvVers
       return [join(root, `redis-${versions.redis.replace(/^\d+:/, '')}`, 'redis-server')];
     case 'kafka-server':
       return [join(root, `kafka-${versions.kafka}`, 'kafka-server')];
+    case 'mailpit':
+      return [join(root, `mailpit-${versions.mailpit}`, 'mailpit')];
     case 'moto_server': {
       // The venv directory carries the Python minor version: moto-5.2.5-py3.11.
       const prefix = `moto-${versions.moto}-py`;

@@ -5,7 +5,7 @@
  * npm. For tests and `ork dev`; never for production. Vitest helpers live in
  * `@orkestra/testenv/vitest`.
  *
- * Main exports: startControlPlane, startS3, startMongo, startPostgres, startPrometheus, startRedis, startKafka, startNpmRegistry (verdaccio),
+ * Main exports: startControlPlane, startS3, startMongo, startPostgres, startPrometheus, startRedis, startKafka, startMailpit (SMTP), startNpmRegistry (verdaccio),
  * connectControlPlane, sumMetric,
  * startFreezableProxy (a TCP proxy whose open connections can be made to go silent),
  * installCrd / crClient / createNamespace (custom resources for tests), findBinary, TestenvError.
@@ -36,6 +36,8 @@ export { startRedis } from './redis-server.js';
 export type { RedisServer, RedisServerOptions } from './redis-server.js';
 export { startKafka } from './kafka-server.js';
 export type { KafkaServer, KafkaServerOptions } from './kafka-server.js';
+export { startMailpit } from './mailpit-server.js';
+export type { MailpitMessage, MailpitServer, MailpitServerOptions } from './mailpit-server.js';
 export { sumMetric } from './sum-metric.js';
 export { startFreezableProxy } from './freezable-proxy.js';
 export type { FreezableProxy, FreezableProxyOptions } from './freezable-proxy.js';

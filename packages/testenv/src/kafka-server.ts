@@ -22,6 +22,18 @@ export interface KafkaServerOptions extends FindBinaryOptions {
    * port (`saslPort`, `saslUrl`), where a client must authenticate as one of them. Default none.
    */
   readonly saslUsers?: Readonly<Record<string, string>>;
+  /**
+   * SASL/SCRAM users (name to password and mechanism) on the same SASL_PLAINTEXT listener: each
+   * logs in with its one mechanism only (not with PLAIN, not with the other SCRAM), so a test can
+   * tell which mechanism a client used. The storage format writes their credentials. Default none.
+   */
+  readonly scramUsers?: Readonly<Record<string, KafkaScramUser>>;
+}
+
+/** KafkaScramUser is one SCRAM login of {@link KafkaServerOptions.scramUsers}. */
+export interface KafkaScramUser {
+  readonly password: string;
+  readonly mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
 }
 
 /** KafkaServer is a running single-node Kafka (KRaft: broker and controller in one process) on loopback. */
@@ -33,7 +45,7 @@ export interface KafkaServer {
   readonly brokers: string;
   /** `kafka://127.0.0.1:<port>`, for `protocol: kafka` calls. */
   readonly url: string;
-  /** With `saslUsers`: the SASL_PLAINTEXT (PLAIN) port and its `kafka://` URL. */
+  /** With `saslUsers` or `scramUsers`: the SASL_PLAINTEXT port and its `kafka://` URL. */
   readonly saslPort?: number;
   readonly saslUrl?: string;
   readonly pid: number;
@@ -58,7 +70,14 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
   try {
     const port = await freePort();
     const controller = await freePort();
-    const sasl = options.saslUsers == null ? undefined : { port: await freePort(), users: options.saslUsers };
+    const plainUsers = options.saslUsers ?? {};
+    const scramUsers = options.scramUsers ?? {};
+    const sasl =
+      options.saslUsers == null && options.scramUsers == null ? undefined : { port: await freePort() };
+    const mechanisms = [
+      ...(options.saslUsers == null ? [] : ['PLAIN']),
+      ...(options.scramUsers == null ? [] : SCRAM_MECHANISMS),
+    ];
     const config = join(dir, 'server.properties');
     writeFileSync(
       config,
@@ -74,8 +93,12 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
         ...(sasl == null
           ? []
           : [
-              'sasl.enabled.mechanisms=PLAIN',
-              `listener.name.sasl_plaintext.plain.sasl.jaas.config=${plainJaas(sasl.users)}`,
+              `sasl.enabled.mechanisms=${mechanisms.join(',')}`,
+              `listener.name.sasl_plaintext.plain.sasl.jaas.config=${plainJaas(plainUsers)}`,
+              ...SCRAM_MECHANISMS.map(
+                (m) =>
+                  `listener.name.sasl_plaintext.${m.toLowerCase()}.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;`,
+              ),
             ]),
         `log.dirs=${join(dir, 'data')}`,
         'offsets.topic.replication.factor=1',
@@ -90,7 +113,8 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
     );
     const clusterId = kafkaClusterId();
     try {
-      await run(bin, ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config], {
+      const scram = scramArguments(scramUsers);
+      await run(bin, ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config, ...scram], {
         timeout: timeoutMs,
       });
     } catch (error) {
@@ -131,21 +155,40 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
 }
 
 /**
- * plainJaas is the broker's PLAIN login module line: one `user_<name>="<password>"` per user. Names
- * and passwords are test values; a quote or backslash in them is refused rather than escaped.
+ * checkUser refuses a SASL user the broker's configuration could misread. Names and passwords are
+ * test values: anything but letters, digits, `_ . -` in a name, and a quote, backslash, comma,
+ * bracket or newline in a password, is refused rather than escaped.
  */
+function checkUser(name: string, password: string): void {
+  if (!/^[A-Za-z0-9_.-]+$/.test(name) || /["\\\n,\]]/.test(password))
+    throw new TestenvError(
+      `kafka SASL user ${JSON.stringify(name)}: use letters, digits, _ . - and no quotes`,
+      {
+        code: TestenvErrorCode.StartFailed,
+      },
+    );
+}
+
+/** plainJaas is the broker's PLAIN login module line: one `user_<name>="<password>"` per user. */
 function plainJaas(users: Readonly<Record<string, string>>): string {
   const entries = Object.entries(users);
-  for (const [name, password] of entries)
-    if (!/^[A-Za-z0-9_.-]+$/.test(name) || /["\\\n]/.test(password))
-      throw new TestenvError(
-        `kafka SASL user ${JSON.stringify(name)}: use letters, digits, _ . - and no quotes`,
-        {
-          code: TestenvErrorCode.StartFailed,
-        },
-      );
+  for (const [name, password] of entries) checkUser(name, password);
   const users_ = entries.map(([name, password]) => `user_${name}="${password}"`).join(' ');
   return `org.apache.kafka.common.security.plain.PlainLoginModule required ${users_};`;
+}
+
+const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+
+/**
+ * scramArguments are the storage format's `--add-scram` options: each user's credential for its
+ * mechanism, written into the metadata log before the broker starts (KRaft has no ZooKeeper to
+ * hold them).
+ */
+function scramArguments(users: Readonly<Record<string, KafkaScramUser>>): string[] {
+  return Object.entries(users).flatMap(([name, user]) => {
+    checkUser(name, user.password);
+    return ['--add-scram', `${user.mechanism}=[name=${name},password="${user.password}"]`];
+  });
 }
 
 /**

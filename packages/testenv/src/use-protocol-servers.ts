@@ -1,5 +1,7 @@
 import { startKafka } from './kafka-server.js';
-import type { KafkaServer } from './kafka-server.js';
+import type { KafkaServer, KafkaServerOptions } from './kafka-server.js';
+import { startMailpit } from './mailpit-server.js';
+import type { MailpitServer, MailpitServerOptions } from './mailpit-server.js';
 import { startPostgres } from './postgres-server.js';
 import type { PostgresServer } from './postgres-server.js';
 import { startPrometheus } from './prometheus-server.js';
@@ -44,13 +46,28 @@ export function useRedis(): () => RedisServer {
 /**
  * useKafka starts a single-node KRaft Kafka for the test file (beforeAll) and stops it (afterAll).
  * A missing server (`pnpm testenv:build kafka`) skips the file's tests locally and fails under `CI=true`.
- * `saslUsers` adds a SASL_PLAINTEXT (PLAIN) listener for those users (`saslUrl`).
+ * `saslUsers` (PLAIN) and `scramUsers` (SCRAM-SHA-256/512) add a SASL_PLAINTEXT listener for those
+ * users (`saslUrl`).
  */
 export function useKafka(
-  options: { readonly saslUsers?: Readonly<Record<string, string>> } = {},
+  options: Pick<KafkaServerOptions, 'saslUsers' | 'scramUsers'> = {},
 ): () => KafkaServer {
   return useServer('Kafka', async () => {
     const server = await startKafka(options);
+    return { value: server, release: server.stop };
+  });
+}
+
+/**
+ * useMailpit starts Mailpit, a real SMTP server whose received mail is read through its HTTP API,
+ * for the test file (beforeAll) and stops it (afterAll). `smtpUsers` makes it require AUTH. A
+ * missing server (`pnpm testenv:build mailpit`) skips the file's tests locally and fails under `CI=true`.
+ */
+export function useMailpit(
+  options: Pick<MailpitServerOptions, 'smtpUsers' | 'allowedRecipients'> = {},
+): () => MailpitServer {
+  return useServer('Mailpit', async () => {
+    const server = await startMailpit(options);
     return { value: server, release: server.stop };
   });
 }

@@ -25,6 +25,8 @@ export interface TestenvVersions {
   readonly redis: string;
   /** Kafka (Maven Central `org.apache.kafka:kafka_2.13`), run in KRaft mode, e.g. `3.9.1`. */
   readonly kafka: string;
+  /** Mailpit (github.com/axllent/mailpit, Go module proxy), the SMTP server of the notification tests, e.g. `v1.33.1`. */
+  readonly mailpit: string;
 }
 
 const overrides = {
@@ -38,6 +40,7 @@ const overrides = {
   postgresql: 'ORKESTRA_POSTGRESQL_VERSION',
   redis: 'ORKESTRA_REDIS_VERSION',
   kafka: 'ORKESTRA_KAFKA_VERSION',
+  mailpit: 'ORKESTRA_MAILPIT_VERSION',
 } as const satisfies Record<keyof TestenvVersions, string>;
 
 /**
@@ -65,5 +68,6 @@ export function readVersions(env: NodeJS.ProcessEnv = process.env): TestenvVersi
     postgresql: pick('postgresql'),
     redis: pick('redis'),
     kafka: pick('kafka'),
+    mailpit: pick('mailpit'),
   };
 }

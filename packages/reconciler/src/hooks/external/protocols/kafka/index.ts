@@ -10,10 +10,15 @@
 import { clientHolder, defineProtocol, NotRetryable } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
 
+/** The SASL mechanisms of `?sasl=`: PLAIN (the default) sends the password, SCRAM proves it. */
+const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+type SaslMechanism = (typeof SASL_MECHANISMS)[number];
+
 interface KafkaTarget {
   readonly brokers: readonly { readonly host: string; readonly port: number }[];
   readonly tls: boolean;
-  readonly sasl?: { readonly username: string; readonly password: string } | undefined;
+  readonly sasl?:
+    { readonly username: string; readonly password: string; readonly mechanism: SaslMechanism } | undefined;
 }
 
 /** The part of `@orkestra/protocol-kafka` used here (structural, so the client stays out of this package). */
@@ -41,7 +46,8 @@ const GROUP = /^[A-Za-z0-9._-]{1,255}$/;
 export const kafkaProtocol = defineProtocol({
   name: 'kafka',
   reference: 'docs/reference/katalog.md §15.1.1',
-  credential: 'SASL/PLAIN `username:password` (split at the first `:`); none without `auth`',
+  credential:
+    'SASL `username:password` (split at the first `:`), PLAIN or SCRAM-SHA-256/512 by `?sasl=`; none without `auth`',
   addressGuard:
     'every broker connection, to a listed broker or to one named by the cluster’s metadata, is prechecked and its host resolved and checked by the guard, and the socket goes to the checked address',
   errors:
@@ -49,8 +55,15 @@ export const kafkaProtocol = defineProtocol({
   open: (services) => kafkaSession(services),
 });
 
-/** parseBrokers reads `kafka://h1:9092,h2:9092?tls=true` or upstream's bare `h1:9092,h2:9092`. */
-export function parseBrokers(text: string): { brokers: KafkaTarget['brokers']; tls: boolean } {
+/**
+ * parseBrokers reads `kafka://h1:9092,h2:9092?tls=true&sasl=scram-sha-512` or upstream's bare
+ * `h1:9092,h2:9092`. `sasl` (default `plain`) is the mechanism a credential logs in with.
+ */
+export function parseBrokers(text: string): {
+  brokers: KafkaTarget['brokers'];
+  tls: boolean;
+  sasl: SaslMechanism;
+} {
   let rest = text.trim();
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(rest);
   if (scheme != null) {
@@ -59,12 +72,23 @@ export function parseBrokers(text: string): { brokers: KafkaTarget['brokers']; t
     rest = rest.slice(scheme[0].length);
   }
   let tls = false;
+  let sasl: SaslMechanism = 'plain';
   const q = rest.indexOf('?');
   if (q !== -1) {
     const options = new URLSearchParams(rest.slice(q + 1));
     for (const key of options.keys())
-      if (key !== 'tls') throw new NotRetryable(`URL option ${key} is not supported (tls)`);
+      if (key !== 'tls' && key !== 'sasl')
+        throw new NotRetryable(`URL option ${key} is not supported (tls, sasl)`);
     tls = options.get('tls') === 'true';
+    const mechanism = options.get('sasl');
+    if (mechanism != null) {
+      const known = SASL_MECHANISMS.find((m) => m === mechanism.toLowerCase());
+      if (known == null)
+        throw new NotRetryable(
+          `sasl=${JSON.stringify(mechanism)} is not supported (${SASL_MECHANISMS.join(', ')})`,
+        );
+      sasl = known;
+    }
     rest = rest.slice(0, q);
   }
   rest = rest.replace(/\/$/, '');
@@ -85,7 +109,7 @@ export function parseBrokers(text: string): { brokers: KafkaTarget['brokers']; t
     });
   if (brokers.length === 0) throw new NotRetryable('the URL names no broker');
   if (brokers.length > 16) throw new NotRetryable('more than 16 brokers');
-  return { brokers, tls };
+  return { brokers, tls, sasl };
 }
 
 function kafkaSession(services: ProtocolServices): ProtocolSession {
@@ -102,12 +126,12 @@ function kafkaSession(services: ProtocolServices): ProtocolSession {
   );
   return {
     async call({ declaration, credential, timeoutMs }): Promise<ProtocolAnswer> {
-      const { brokers, tls } = parseBrokers(declaration.url);
+      const { brokers, tls, sasl: mechanism } = parseBrokers(declaration.url);
       let sasl: KafkaTarget['sasl'];
       if (credential != null) {
         const colon = credential.indexOf(':');
-        if (colon <= 0) throw new NotRetryable('the kafka credential is `username:password` (SASL/PLAIN)');
-        sasl = { username: credential.slice(0, colon), password: credential.slice(colon + 1) };
+        if (colon <= 0) throw new NotRetryable('the kafka credential is `username:password` (SASL)');
+        sasl = { username: credential.slice(0, colon), password: credential.slice(colon + 1), mechanism };
       }
       // Refuse a blocked bootstrap broker before the client exists (the socket check repeats it).
       for (const broker of brokers) guard.precheck(broker.host);

@@ -17,6 +17,7 @@ describe('parseBrokers', () => {
         { host: 'b.example', port: 9092 },
       ],
       tls: true,
+      sasl: 'plain',
     });
     expect(parseBrokers('broker1:9092, [fd00::1]:9094')).toEqual({
       brokers: [
@@ -24,13 +25,24 @@ describe('parseBrokers', () => {
         { host: 'fd00::1', port: 9094 },
       ],
       tls: false,
+      sasl: 'plain',
     });
+  });
+
+  it('reads the SASL mechanism, PLAIN by default, and refuses an unknown one', () => {
+    expect(parseBrokers('kafka://a:9092?sasl=scram-sha-256').sasl).toBe('scram-sha-256');
+    expect(parseBrokers('kafka://a:9092?tls=true&sasl=SCRAM-SHA-512')).toMatchObject({
+      tls: true,
+      sasl: 'scram-sha-512',
+    });
+    expect(parseBrokers('kafka://a:9092?sasl=plain').sasl).toBe('plain');
+    expect(() => parseBrokers('kafka://a:9092?sasl=gssapi')).toThrow(/sasl="gssapi" is not supported/);
   });
 
   it('refuses credentials in the URL, other schemes and options, and an empty list', () => {
     expect(() => parseBrokers('kafka://user:pw@a:9092')).toThrow(/credentials in the URL/);
     expect(() => parseBrokers('http://a:9092')).toThrow(/kafka:\/\/ only/);
-    expect(() => parseBrokers('kafka://a:9092?sasl=plain')).toThrow(/URL option sasl/);
+    expect(() => parseBrokers('kafka://a:9092?group=x')).toThrow(/URL option group/);
     expect(() => parseBrokers('kafka://')).toThrow(/no broker/);
   });
 });
