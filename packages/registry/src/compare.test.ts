@@ -112,3 +112,101 @@ describe('appliedHash and compareToCache', () => {
     );
   });
 });
+
+describe('compareToCache normalizes only what the desired manifest declares', () => {
+  // Seeded (mulberry32), so a failure reproduces; the reference is the whole-object comparison.
+  const seeded = (seed: number): (() => number) => {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  };
+  const FIELDS = [
+    'containers',
+    'env',
+    'ports',
+    'volumes',
+    'port',
+    'targetPort',
+    'requests',
+    'limits',
+    'storage',
+  ];
+  const KEYS = [
+    ...FIELDS,
+    'name',
+    'value',
+    'image',
+    'spec',
+    'a',
+    'b',
+    'keyed',
+    'mountPath',
+    'uid',
+    'protocol',
+  ];
+  const LEAVES = [0, 1, 80, '80', '1', '1000m', '1Gi', '1024Mi', 'x', '', true, false, null];
+
+  function value(rand: () => number, depth: number): unknown {
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
+    const r = rand();
+    if (depth <= 0 || r < 0.3) return pick(LEAVES);
+    if (r < 0.55) {
+      return Array.from({ length: Math.floor(rand() * 4) }, () =>
+        rand() < 0.8
+          ? {
+              name: pick(['a', 'b', 'keyed', 'c']),
+              port: pick([80, '80', 443]),
+              value: value(rand, depth - 1),
+            }
+          : pick(LEAVES),
+      );
+    }
+    const out: Record<string, unknown> = {};
+    for (let i = Math.floor(rand() * 4); i > 0; i--) out[pick(KEYS)] = value(rand, depth - 1);
+    return out;
+  }
+
+  /** mutate returns a live-looking variant: extra fields, changed leaves, reordered or shortened lists. */
+  function mutate(rand: () => number, v: unknown, depth: number): unknown {
+    if (Array.isArray(v)) {
+      const items = v.map((item) => mutate(rand, item, depth - 1));
+      if (rand() < 0.3) items.reverse();
+      if (rand() < 0.1) items.pop();
+      if (rand() < 0.1) items.push(value(rand, depth - 1));
+      return items;
+    }
+    if (v != null && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of Object.entries(v)) if (rand() > 0.05) out[k] = mutate(rand, item, depth - 1);
+      if (rand() < 0.4) out[`extra${Math.floor(rand() * 3)}`] = value(rand, depth - 1);
+      return out;
+    }
+    if (rand() < 0.1) return value(rand, 1);
+    if (typeof v === 'number' && rand() < 0.3) return String(v);
+    return v;
+  }
+
+  it('agrees with isSubset over the whole normalized objects (1,000 seeded cases, both outcomes)', () => {
+    const rand = seeded(38);
+    const outcomes = { match: 0, differs: 0 };
+    for (let i = 0; i < 1000; i++) {
+      const spec = value(rand, 4);
+      const desired = withAppliedHash({
+        apiVersion: 'v1',
+        kind: 'K',
+        metadata: { name: 'n' },
+        spec,
+      } as KubeObject);
+      const live = { ...desired, spec: rand() < 0.3 ? spec : mutate(rand, spec, 4), status: value(rand, 3) };
+      const expected = isSubset(normalize(desired), normalize(live)) ? 'match' : 'differs';
+      expect(compareToCache(desired, live), JSON.stringify({ spec, live: live.spec })).toBe(expected);
+      outcomes[expected]++;
+    }
+    expect(outcomes.match).toBeGreaterThan(100);
+    expect(outcomes.differs).toBeGreaterThan(100);
+  });
+});

@@ -155,5 +155,78 @@ export function compareToCache(
   const want = desired.metadata.annotations?.[OrkestraAnnotation.AppliedHash];
   if (want == null || cached.metadata.annotations?.[OrkestraAnnotation.AppliedHash] !== want)
     return 'differs';
-  return isSubset(normalize(desired, rules), normalize(cached, rules)) ? 'match' : 'differs';
+  return subsetOfNormalized(normalize(desired, rules), cached, rules, undefined) ? 'match' : 'differs';
+}
+
+/**
+ * subsetOfNormalized is `isSubset(desired, normalize(live, rules, field))` without normalizing the
+ * whole live object: only the parts `desired` (already normalized) reaches are normalized. A cached
+ * child carries much the desired manifest does not declare (status, defaulted fields), and
+ * normalizing all of it on every comparison was the largest cost of a no-op apply.
+ */
+function subsetOfNormalized(
+  desired: unknown,
+  live: unknown,
+  rules: NormalizeRules,
+  field: string | undefined,
+): boolean {
+  if (desired === undefined) return true;
+  // Quantities and int-or-string values are small: normalized whole, exactly as normalize does.
+  if (field != null && (rules.quantityFields.has(field) || rules.intOrStringFields.has(field)))
+    return isSubset(desired, normalize(live, rules, field));
+  if (live == null || typeof live !== 'object') return isSubset(desired, live);
+  const wanted = isPlainEntries(desired);
+  if (Array.isArray(live)) {
+    const keyOf = field == null ? undefined : rules.keyedLists[field];
+    const keyed = keyOf == null ? undefined : keyedItems(live, keyOf);
+    if (keyed != null) {
+      // normalize made the list a map: `#keyed` → true, `#<key>` → the normalized item.
+      if (wanted == null) return false;
+      return wanted.every(([k, v]) => {
+        if (!Object.hasOwn(keyed, k)) return isSubset(v, ({} as Record<string, unknown>)[k]);
+        const item = keyed[k];
+        return item === KEYED_MARK ? isSubset(v, true) : subsetOfNormalized(v, item, rules, undefined);
+      });
+    }
+    if (!Array.isArray(desired) || desired.length !== live.length) return false;
+    return desired.every((d, i) => subsetOfNormalized(d, live[i], rules, undefined));
+  }
+  if (wanted == null) return false;
+  const l = live as Record<string, unknown>;
+  return wanted.every(([k, v]) =>
+    // normalize builds a fresh object from the own entries: anything else reads as that object would.
+    Object.hasOwn(l, k)
+      ? subsetOfNormalized(v, l[k], rules, k)
+      : isSubset(v, ({} as Record<string, unknown>)[k]),
+  );
+}
+
+/** KEYED_MARK stands for the `#keyed: true` entry of a normalized keyed list. */
+const KEYED_MARK = Symbol('keyed');
+
+/** isPlainEntries is the entries of a non-array object, or undefined for anything else. */
+function isPlainEntries(value: unknown): [string, unknown][] | undefined {
+  return value != null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.entries(value)
+    : undefined;
+}
+
+/**
+ * keyedItems is a keyed list as normalize maps it (`#<key>` → item, later items winning, the
+ * marker under `#keyed` unless an item's key is `keyed`), with the items not yet normalized; or
+ * undefined when some item has no key (normalize then keeps the list).
+ */
+function keyedItems(
+  items: readonly unknown[],
+  keyOf: (item: Record<string, unknown>) => string | undefined,
+): Record<string, unknown> | undefined {
+  const keyed: Record<string, unknown> = {};
+  for (let i = 0; i < items.length; i++) {
+    if (!(i in items)) continue; // a hole, skipped as normalize's forEach skips it
+    const item = items[i];
+    const k = item != null && typeof item === 'object' ? keyOf(item as Record<string, unknown>) : undefined;
+    if (k == null) return undefined;
+    keyed[`#${k}`] = item;
+  }
+  return { [KEYED]: KEYED_MARK, ...keyed };
 }
