@@ -147,8 +147,14 @@ describe('compareToCache normalizes only what the desired manifest declares', ()
     'mountPath',
     'uid',
     'protocol',
+    // A keyed list's normalized keys, so that a map meets a keyed list on either side.
+    '#a',
+    '#b',
+    '#keyed',
+    // Read from the prototype when absent, on either side.
+    'constructor',
   ];
-  const LEAVES = [0, 1, 80, '80', '1', '1000m', '1Gi', '1024Mi', 'x', '', true, false, null];
+  const LEAVES = [0, 1, 80, '80', '1', '1000m', '1Gi', '1024Mi', 'x', '', true, false, null, undefined];
 
   function value(rand: () => number, depth: number): unknown {
     const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
@@ -158,8 +164,9 @@ describe('compareToCache normalizes only what the desired manifest declares', ()
       return Array.from({ length: Math.floor(rand() * 4) }, () =>
         rand() < 0.8
           ? {
-              name: pick(['a', 'b', 'keyed', 'c']),
-              port: pick([80, '80', 443]),
+              // Now and then an item without a key, which keeps a keyed list a list.
+              ...(rand() < 0.9 ? { name: pick(['a', 'b', 'keyed', 'c']) } : {}),
+              ...(rand() < 0.9 ? { port: pick([80, '80', 443]) } : {}),
               value: value(rand, depth - 1),
             }
           : pick(LEAVES),
@@ -170,40 +177,66 @@ describe('compareToCache normalizes only what the desired manifest declares', ()
     return out;
   }
 
-  /** mutate returns a live-looking variant: extra fields, changed leaves, reordered or shortened lists. */
-  function mutate(rand: () => number, v: unknown, depth: number): unknown {
+  /**
+   * mutate returns a live-looking variant: extra fields, dropped empty values, reordered lists and,
+   * unless `mild`, changed leaves, dropped fields and shortened or longer lists.
+   */
+  function mutate(rand: () => number, v: unknown, depth: number, mild = false): unknown {
     if (Array.isArray(v)) {
-      const items = v.map((item) => mutate(rand, item, depth - 1));
+      const items = v.map((item) => {
+        const out = mutate(rand, item, depth - 1, mild);
+        // An extra field that is a key: the live list is keyed where the desired one is not.
+        if (out != null && typeof out === 'object' && !('name' in out) && rand() < 0.5)
+          return { ...out, name: 'c' };
+        return out;
+      });
       if (rand() < 0.3) items.reverse();
-      if (rand() < 0.1) items.pop();
-      if (rand() < 0.1) items.push(value(rand, depth - 1));
+      if (!mild && rand() < 0.1) items.pop();
+      if (!mild && rand() < 0.1) items.push(value(rand, depth - 1));
+      // The normalized form of a keyed list, written out as a map.
+      if (rand() < 0.05)
+        return Object.fromEntries([
+          ['#keyed', true],
+          ...items.map((item, i) => [`#${String((item as { name?: unknown } | null)?.name ?? i)}`, item]),
+        ]);
       return items;
     }
     if (v != null && typeof v === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [k, item] of Object.entries(v)) if (rand() > 0.05) out[k] = mutate(rand, item, depth - 1);
+      for (const [k, item] of Object.entries(v)) {
+        // The server drops empty values: an empty map or list is often absent from the live object.
+        const empty = item != null && typeof item === 'object' && Object.keys(item).length === 0;
+        const r = rand();
+        if (empty && r < 0.5) out[k] = r < 0.25 ? undefined : item;
+        else if (r > (mild ? 0 : 0.05)) out[k] = mutate(rand, item, depth - 1, mild);
+      }
       if (rand() < 0.4) out[`extra${Math.floor(rand() * 3)}`] = value(rand, depth - 1);
       return out;
     }
+    if (mild) return v;
     if (rand() < 0.1) return value(rand, 1);
     if (typeof v === 'number' && rand() < 0.3) return String(v);
     return v;
   }
 
-  it('agrees with isSubset over the whole normalized objects (1,000 seeded cases, both outcomes)', () => {
+  it('agrees with isSubset over the whole normalized objects (2,000 seeded cases, both outcomes)', () => {
     const rand = seeded(38);
     const outcomes = { match: 0, differs: 0 };
-    for (let i = 0; i < 1000; i++) {
-      const spec = value(rand, 4);
+    for (let i = 0; i < 2000; i++) {
+      // Every fourth desired spec comes from a live-looking variant: maps meeting keyed lists.
+      const spec = i % 4 === 3 ? mutate(rand, value(rand, 4), 4) : value(rand, 4);
       const desired = withAppliedHash({
         apiVersion: 'v1',
         kind: 'K',
         metadata: { name: 'n' },
         spec,
       } as KubeObject);
-      const live = { ...desired, spec: rand() < 0.3 ? spec : mutate(rand, spec, 4), status: value(rand, 3) };
+      const r = rand();
+      const liveSpec = r < 0.2 ? spec : mutate(rand, spec, 4, r < 0.6);
+      const live = { ...desired, spec: liveSpec, status: value(rand, 3) };
       const expected = isSubset(normalize(desired), normalize(live)) ? 'match' : 'differs';
-      expect(compareToCache(desired, live), JSON.stringify({ spec, live: live.spec })).toBe(expected);
+      const actual = compareToCache(desired, live);
+      if (actual !== expected) expect(actual, JSON.stringify({ spec, live: live.spec })).toBe(expected);
       outcomes[expected]++;
     }
     expect(outcomes.match).toBeGreaterThan(100);

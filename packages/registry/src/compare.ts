@@ -155,61 +155,88 @@ export function compareToCache(
   const want = desired.metadata.annotations?.[OrkestraAnnotation.AppliedHash];
   if (want == null || cached.metadata.annotations?.[OrkestraAnnotation.AppliedHash] !== want)
     return 'differs';
-  return subsetOfNormalized(normalize(desired, rules), cached, rules, undefined) ? 'match' : 'differs';
+  return subsetUnnormalized(desired, undefined, cached, undefined, rules) ? 'match' : 'differs';
 }
 
 /**
- * subsetOfNormalized is `isSubset(desired, normalize(live, rules, field))` without normalizing the
- * whole live object: only the parts `desired` (already normalized) reaches are normalized. A cached
- * child carries much the desired manifest does not declare (status, defaulted fields), and
- * normalizing all of it on every comparison was the largest cost of a no-op apply.
+ * subsetUnnormalized is `isSubset(normalize(desired, rules, desiredField), normalize(live, rules,
+ * liveField))` without normalizing either whole object: only the parts the comparison reaches are
+ * normalized, on both sides. A cached child carries much the desired manifest does not declare
+ * (status, defaulted fields), and normalizing a whole desired manifest to compare a few of its
+ * parts was the largest remaining cost of a no-op apply. The fields differ only when a keyed list
+ * meets a map (normalize gives both the same shape).
  */
-function subsetOfNormalized(
+function subsetUnnormalized(
   desired: unknown,
+  desiredField: string | undefined,
   live: unknown,
+  liveField: string | undefined,
   rules: NormalizeRules,
-  field: string | undefined,
 ): boolean {
-  if (desired === undefined) return true;
+  if (desired === KEYED_MARK)
+    return isSubset(true, live === KEYED_MARK ? true : normalize(live, rules, liveField));
+  if (live === KEYED_MARK) return isSubset(normalize(desired, rules, desiredField), true);
   // Quantities and int-or-string values are small: normalized whole, exactly as normalize does.
-  if (field != null && (rules.quantityFields.has(field) || rules.intOrStringFields.has(field)))
-    return isSubset(desired, normalize(live, rules, field));
-  if (live == null || typeof live !== 'object') return isSubset(desired, live);
-  const wanted = isPlainEntries(desired);
-  if (Array.isArray(live)) {
-    const keyOf = field == null ? undefined : rules.keyedLists[field];
-    const keyed = keyOf == null ? undefined : keyedItems(live, keyOf);
-    if (keyed != null) {
-      // normalize made the list a map: `#keyed` → true, `#<key>` → the normalized item.
-      if (wanted == null) return false;
-      return wanted.every(([k, v]) => {
-        if (!Object.hasOwn(keyed, k)) return isSubset(v, ({} as Record<string, unknown>)[k]);
-        const item = keyed[k];
-        return item === KEYED_MARK ? isSubset(v, true) : subsetOfNormalized(v, item, rules, undefined);
-      });
-    }
-    if (!Array.isArray(desired) || desired.length !== live.length) return false;
-    return desired.every((d, i) => subsetOfNormalized(d, live[i], rules, undefined));
+  if (isScalarField(desiredField, rules) || isScalarField(liveField, rules))
+    return isSubset(normalize(desired, rules, desiredField), normalize(live, rules, liveField));
+  if (desired === undefined) return true;
+  // normalize returns a scalar (or function) as it is, and builds a fresh object from any object.
+  if (desired === null || typeof desired !== 'object') return desired === live;
+  const wantedList = Array.isArray(desired) ? desired : undefined;
+  const wantedKeyed = wantedList == null ? undefined : keyedItemsOf(wantedList, desiredField, rules);
+  if (wantedList != null && wantedKeyed == null) {
+    // An atomic list: the same length, item by item (holes in desired skipped as Array#every does).
+    if (live === undefined && wantedList.length === 0) return true;
+    if (!Array.isArray(live) || live.length !== wantedList.length) return false;
+    if (keyedItemsOf(live, liveField, rules) != null) return false;
+    return wantedList.every((d, i) => subsetUnnormalized(d, undefined, live[i], undefined, rules));
   }
-  if (wanted == null) return false;
-  const l = live as Record<string, unknown>;
-  return wanted.every(([k, v]) =>
-    // normalize builds a fresh object from the own entries: anything else reads as that object would.
-    Object.hasOwn(l, k)
-      ? subsetOfNormalized(v, l[k], rules, k)
-      : isSubset(v, ({} as Record<string, unknown>)[k]),
-  );
+  // A map: a plain object (its fields named by their keys) or a keyed list (its items unnamed).
+  const wanted = wantedKeyed ?? (desired as Record<string, unknown>);
+  const wantedKeys = Object.keys(wanted);
+  const wantedChildField = (key: string): string | undefined => (wantedKeyed == null ? key : undefined);
+  if (live === undefined && wantedKeys.length === 0) return true;
+  if (live == null || typeof live !== 'object') return false;
+  let have: Record<string, unknown>;
+  let haveKeyed = false;
+  if (Array.isArray(live)) {
+    const keyed = keyedItemsOf(live, liveField, rules);
+    if (keyed == null) return false;
+    have = keyed;
+    haveKeyed = true;
+  } else have = live as Record<string, unknown>;
+  for (const k of wantedKeys) {
+    const ok = propertyIsEnumerable.call(have, k)
+      ? subsetUnnormalized(wanted[k], wantedChildField(k), have[k], haveKeyed ? undefined : k, rules)
+      : // normalize builds a plain object from the own entries: a missing key reads as on `{}`.
+        isSubset(
+          wanted[k] === KEYED_MARK ? true : normalize(wanted[k], rules, wantedChildField(k)),
+          ({} as Record<string, unknown>)[k],
+        );
+    if (!ok) return false;
+  }
+  return true;
+}
+
+const { propertyIsEnumerable } = Object.prototype;
+
+/** isScalarField tells whether normalize treats a field as a quantity or an int-or-string value. */
+function isScalarField(field: string | undefined, rules: NormalizeRules): boolean {
+  return field != null && (rules.quantityFields.has(field) || rules.intOrStringFields.has(field));
+}
+
+/** keyedItemsOf is keyedItems for a list under a field with a key rule, else undefined. */
+function keyedItemsOf(
+  items: readonly unknown[],
+  field: string | undefined,
+  rules: NormalizeRules,
+): Record<string, unknown> | undefined {
+  const keyOf = field == null ? undefined : rules.keyedLists[field];
+  return keyOf == null ? undefined : keyedItems(items, keyOf);
 }
 
 /** KEYED_MARK stands for the `#keyed: true` entry of a normalized keyed list. */
 const KEYED_MARK = Symbol('keyed');
-
-/** isPlainEntries is the entries of a non-array object, or undefined for anything else. */
-function isPlainEntries(value: unknown): [string, unknown][] | undefined {
-  return value != null && typeof value === 'object' && !Array.isArray(value)
-    ? Object.entries(value)
-    : undefined;
-}
 
 /**
  * keyedItems is a keyed list as normalize maps it (`#<key>` → item, later items winning, the
