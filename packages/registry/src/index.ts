@@ -44,6 +44,7 @@ export {
   withAppliedHash,
 } from './compare.js';
 export type { NormalizeRules } from './compare.js';
+export { canonicalJson } from './canonical-json.js';
 export { canonicalQuantity, parseQuantity } from './quantity.js';
 export { shortenLabelValue } from './label-value.js';
 export { ownerReferenceFor } from './owner.js';

@@ -7,6 +7,16 @@ describe('hashSpec', () => {
     expect(hashSpec({ a: 1 })).not.toBe(hashSpec({ a: 2 }));
     expect(hashSpec({ a: 1 })).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
+
+  it('keeps the value stored records hold (pinned: sorted keys, lists in order, escapes)', () => {
+    const spec = {
+      z: [1, 'two', null, true, { b: 2, a: [] }],
+      é: 'ü',
+      A: { y: 1.5, x: -0, '"q"': 'line\nbreak' },
+      a: {},
+    };
+    expect(hashSpec(spec)).toBe('sha256:2c91b7d89e0d7e6f4a2507bb0dd05fba64db10c2bbee475adc4e399fe40d4c83');
+  });
 });
 
 describe('outputsProblem', () => {

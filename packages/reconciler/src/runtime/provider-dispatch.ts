@@ -4,6 +4,7 @@
  * results are recorded in `status.providers`.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@orkestra/registry';
 import type { KubeObject } from '@orkestra/registry';
 import {
   ConditionReason,
@@ -379,20 +380,13 @@ export class ProviderDispatch {
   }
 }
 
-/** hashSpec is the `specHash` of a rendered spec: SHA-256 of its JSON with sorted keys. */
+/**
+ * hashSpec is the `specHash` of a rendered spec: SHA-256 of its JSON with sorted keys (the
+ * registry's canonicalJson, which the applied-hash annotation also uses). A stored record holds it:
+ * its value for a given spec must not change.
+ */
 export function hashSpec(spec: JsonValue): string {
   return `sha256:${createHash('sha256').update(canonicalJson(spec)).digest('hex')}`;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
-  if (value != null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** outputsProblem says why outputs are not acceptable (docs/reference/katalog.md §14.3, docs/reference/runtime.md §14.6), or undefined. */
