@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runtimeLogger } from './log-redact.js';
+import type { Logger } from '@orkestra/types';
+import { createRedactingLogger, runtimeLogger, withBindings } from './log-redact.js';
 
 /** lines collects the JSON lines a logger writes. */
 function sink(): { stream: Writable; lines: () => Record<string, unknown>[] } {
@@ -50,5 +51,54 @@ describe('the library default logger (no logger passed to createKatalogRuntime)'
   it('uses the logger a caller passes', () => {
     const given = runtimeLogger(undefined, {});
     expect(runtimeLogger(given)).toBe(given);
+  });
+});
+
+describe('withBindings (the runtime binding `katalog` on the logger it is given)', () => {
+  /** text is what a logger wrote, as written (JSON.parse would hide a repeated key). */
+  function rawSink(): { stream: Writable; text: () => string } {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    return { stream, text: () => chunks.join('') };
+  }
+  const count = (text: string, needle: string): number => text.split(needle).length - 1;
+
+  it("writes `katalog` once on every line when the operator's logger already binds it", () => {
+    const out = rawSink();
+    // As the operator's createLogger builds it: `katalog` bound at the root.
+    const operator = createRedactingLogger({ base: { katalog: 'shop' }, destination: out.stream });
+    const logger = withBindings(operator, { katalog: 'shop' });
+    logger.info({}, 'started');
+    logger.child({ controller: 'website' }).info({ durationMs: 12 }, 'reconciled');
+    const lines = out
+      .text()
+      .split('\n')
+      .filter((l) => l !== '');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      expect(count(line, '"katalog":')).toBe(1);
+      expect(JSON.parse(line)).toMatchObject({ katalog: 'shop' });
+    }
+  });
+
+  it('binds what the logger does not hold yet, and everything on a logger that cannot tell', () => {
+    const out = rawSink();
+    withBindings(runtimeLogger(undefined, { destination: out.stream }), { katalog: 'shop' }).info({}, 'x');
+    expect(count(out.text(), '"katalog":"shop"')).toBe(1);
+    const seen: Record<string, unknown>[] = [];
+    const plain: Logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+      child: (bindings) => (seen.push(bindings), plain),
+    };
+    withBindings(plain, { katalog: 'shop' });
+    expect(seen).toEqual([{ katalog: 'shop' }]);
   });
 });

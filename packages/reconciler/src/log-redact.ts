@@ -162,3 +162,20 @@ export function createRedactingLogger(options: RedactingLoggerOptions = {}): Log
 export function runtimeLogger(logger: Logger | undefined, options: RedactingLoggerOptions = {}): Logger {
   return logger ?? createRedactingLogger(options);
 }
+
+/**
+ * withBindings is `logger.child(bindings)` without the bindings the logger already carries with
+ * the same value. pino writes a child's bindings after its parent's without merging them, so a
+ * field bound twice (the operator's logger binds `katalog` at its root, and the runtime binds it
+ * again) appears twice on every line. A logger that cannot tell its bindings (no pino
+ * `bindings()`) gets them all.
+ */
+export function withBindings(logger: Logger, bindings: Record<string, unknown>): Logger {
+  const reader = (logger as { bindings?: unknown }).bindings;
+  const held =
+    typeof reader === 'function' ? (reader.call(logger) as Record<string, unknown> | undefined) : undefined;
+  const missing = Object.fromEntries(
+    Object.entries(bindings).filter(([k, v]) => held == null || !Object.hasOwn(held, k) || held[k] !== v),
+  );
+  return Object.keys(missing).length === 0 ? logger : logger.child(missing);
+}

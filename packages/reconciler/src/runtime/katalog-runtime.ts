@@ -9,7 +9,7 @@ import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
 import type { CrdEntry, LoadedModuleExport, Katalog, Logger, Provider, WatchItem } from '@orkestra/types';
 import { copySourceWatches } from '@orkestra/types';
-import { runtimeLogger } from '../log-redact.js';
+import { runtimeLogger, withBindings } from '../log-redact.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { EventRecorder } from '../events/event-recorder.js';
@@ -222,7 +222,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const current = [...compiled.crds.values()];
   const every = [...current, ...(previous?.crds.values() ?? [])];
   const katalogName = compiled.katalog.metadata.name;
-  const logger = runtimeLogger(options.logger).child({ katalog: katalogName });
+  const logger = withBindings(runtimeLogger(options.logger), { katalog: katalogName });
   const observer = completeObserver(options.observer);
   const { client, listWatch, events } = apiParts(options, current, { clock, logger, observer });
   // The Live API's `/events` answers from the Events this process records (runtime.md §18.6).
