@@ -39,6 +39,79 @@ function answer(res: http.ServerResponse): void {
   res.end(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: 'n' } }));
 }
 
+describe('createKubeClient reuses applied credentials while they are unchanged (ADR 0077)', () => {
+  /** A credential source that rotates (an exec plugin, a token file): what it hands out now. */
+  function rotating(first: string): { token: string; applied: number; kubeConfig: (kc: KubeConfig) => void } {
+    const source = {
+      token: first,
+      applied: 0,
+      kubeConfig: (kc: KubeConfig) =>
+        kc.addAuthenticator({
+          isAuthProvider: () => true,
+          applyAuthentication: async (_user, opts) => {
+            source.applied++;
+            (opts.headers ??= {})['Authorization'] = `Bearer ${source.token}`;
+          },
+        }),
+    };
+    return source;
+  }
+
+  it('applies the KubeConfig once, then again when the kubeconfig is reloaded, when stale, and after a 401', async () => {
+    const seen: (string | undefined)[] = [];
+    let accepted = 'one';
+    let at = 0;
+    const source = rotating('one');
+    await withServer(
+      (req, res) => {
+        seen.push(req.headers.authorization);
+        if (req.headers.authorization === `Bearer ${accepted}`) return answer(res);
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', reason: 'Unauthorized', code: 401 }));
+      },
+      {},
+      async (kubeConfig) => {
+        source.kubeConfig(kubeConfig);
+        const client = createKubeClient({ kubeConfig, now: () => at });
+        await client.get(ref);
+        await client.get(ref);
+        expect(source.applied).toBe(1);
+        // The source rotates and the server accepts only the new token: the cached one is refused
+        // once, and the request after the 401 carries the new one.
+        source.token = 'two';
+        accepted = 'two';
+        await expect(client.get(ref)).rejects.toMatchObject({ status: 401 });
+        await client.get(ref);
+        // Rotated again without a 401 in between: used once the applied credentials are stale.
+        source.token = 'three';
+        at += 9_000;
+        await client.get(ref);
+        at += 1_000;
+        accepted = 'three';
+        await client.get(ref);
+        // A reloaded kubeconfig (a new user) is used at once.
+        kubeConfig.loadFromOptions({
+          clusters: kubeConfig.getClusters(),
+          users: [{ name: 'u', token: 'four' }],
+          contexts: kubeConfig.getContexts(),
+          currentContext: kubeConfig.getCurrentContext(),
+        });
+        accepted = 'four';
+        await client.get(ref);
+      },
+    );
+    expect(seen).toEqual([
+      'Bearer one',
+      'Bearer one',
+      'Bearer one',
+      'Bearer two',
+      'Bearer two',
+      'Bearer three',
+      'Bearer four',
+    ]);
+  });
+});
+
 describe('createKubeClient', () => {
   it('names itself in User-Agent and sends the KubeConfig credentials', async () => {
     const seen: { agent: string | undefined; auth: string | undefined }[] = [];

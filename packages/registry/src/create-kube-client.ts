@@ -20,6 +20,7 @@ import { refOf } from './kube-object.js';
 import type { RequestVerb } from './request-counter.js';
 import { RequestCounter } from './request-counter.js';
 import { KeepAliveAgents } from './keep-alive-agent.js';
+import { AppliedCredentials } from './applied-credentials.js';
 
 /** KubeClientOptions configures createKubeClient. */
 export interface KubeClientOptions {
@@ -35,7 +36,7 @@ export interface KubeClientOptions {
   readonly requests?: RequestCounter;
   /** How long a discovery result for a custom kind is trusted. Default 30 000 ms. */
   readonly discoveryTtlMs?: number;
-  /** Source of time for the discovery cache. Default `Date.now`. */
+  /** Source of time for the discovery cache and the reuse of applied credentials. Default `Date.now`. */
   readonly now?: () => number;
   /**
    * Plural and scope of further kinds, keyed by `apiVersion/kind` (e.g. the CR kinds of a Katalog,
@@ -71,7 +72,8 @@ interface CallSpec {
 
 /**
  * createKubeClient returns a KubeClient that talks to the API server named by a KubeConfig with
- * plain HTTP requests (TLS and credentials from client-node's `applyToHTTPSOptions`), counts every
+ * plain HTTP requests (TLS and credentials from client-node's `applyToHTTPSOptions`, reused while
+ * unchanged: AppliedCredentials), counts every
  * request and maps failures to typed errors from the server's Status object.
  *
  * @example
@@ -96,18 +98,19 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   if (server == null) throw new Error('createKubeClient: the KubeConfig has no current cluster');
   const base = new URL(server);
   const agents = new KeepAliveAgents();
+  // TLS material, Authorization header and agent, applied once and reused while unchanged (ADR 0077).
+  const credentials = new AppliedCredentials({ kubeConfig: kc, agents, protocol: base.protocol, now });
 
   async function call(spec: CallSpec): Promise<RawResponse> {
     requests.record(spec.verb, spec.kind);
     const url = new URL(base.pathname.replace(/\/$/, '') + spec.path, base);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v != null) url.searchParams.set(k, v);
-    const reqOptions: https.RequestOptions = { method: spec.method, headers: { accept: 'application/json' } };
-    await kc.applyToHTTPSOptions(reqOptions);
-    // Reuse connections: client-node puts a fresh agent (a new TLS connection) on every request.
-    reqOptions.agent = agents.agentFor(reqOptions, url.protocol);
+    // Credentials applied before this request: a 401 answer makes the next request apply them again.
+    const generation = credentials.generation;
+    const applied = await credentials.current();
     const payload = spec.body == null ? undefined : JSON.stringify(spec.body);
     const headers: http.OutgoingHttpHeaders = {
-      ...(reqOptions.headers as http.OutgoingHttpHeaders),
+      ...applied.headers,
       accept: 'application/json',
       'user-agent': userAgent,
     };
@@ -119,7 +122,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     const started = performance.now();
     let answered = 0;
     const response = await new Promise<RawResponse>((resolve, reject) => {
-      const req = transport.request(url, { ...reqOptions, headers }, (res) => {
+      const req = transport.request(url, { ...applied.options, method: spec.method, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
@@ -158,6 +161,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         });
       });
     if (response.status >= 200 && response.status < 300) return response;
+    if (response.status === 401) credentials.refused(generation);
     throw errorFromResponse(spec, response);
   }
 
