@@ -30,7 +30,7 @@ const USER_FIELDS = [
 ] as const;
 
 /** AppliedCredentialsOptions configures AppliedCredentials. */
-export interface AppliedCredentialsOptions {
+interface AppliedCredentialsOptions {
   readonly kubeConfig: KubeConfig;
   /** Where the agent for the applied TLS material comes from. */
   readonly agents: KeepAliveAgents;
@@ -43,7 +43,7 @@ export interface AppliedCredentialsOptions {
 }
 
 /** Applied is one application of the KubeConfig: request options without method, and when it was built. */
-export interface Applied {
+interface Applied {
   /** TLS material, agent and headers (Authorization, Impersonate-User); not to be mutated. */
   readonly options: Readonly<https.RequestOptions>;
   readonly headers: Readonly<http.OutgoingHttpHeaders>;
@@ -51,6 +51,15 @@ export interface Applied {
   readonly generation: number;
 }
 
+/**
+ * AppliedCredentials is one KubeConfig's applied credentials, reused until stale.
+ *
+ * @example
+ * const credentials = new AppliedCredentials({ kubeConfig, agents, protocol: 'https:', now: Date.now });
+ * const generation = credentials.generation;
+ * const { options, headers } = await credentials.current();
+ * // … on a 401 answer: credentials.refused(generation);
+ */
 export class AppliedCredentials {
   readonly #o: AppliedCredentialsOptions;
   readonly #ttlMs: number;
