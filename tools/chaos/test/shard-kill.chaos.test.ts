@@ -18,9 +18,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { OrkestraLabel } from '@orkestra/types';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,9 +34,15 @@ import { seededRandom } from '../src/seeded-random.js';
 import { sleep, waitFor } from '../src/wait-for.js';
 
 const SCENARIO = 'shard-kill';
-const REPLICAS = 3;
-const CRS = 100;
-const KILLS = 10;
+/** sizeOf reads a positive integer size from the environment (the full run of docs/chaos.md: 3, 1000, 50). */
+function sizeOf(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  return value;
+}
+const REPLICAS = sizeOf('ORKESTRA_CHAOS_SHARD_REPLICAS', 3);
+const CRS = sizeOf('ORKESTRA_CHAOS_SHARD_CRS', 100);
+const KILLS = sizeOf('ORKESTRA_CHAOS_SHARD_KILLS', 10);
 const LEASE_MS = 6000;
 /** The goal: a killed shard's CRs are relabelled at most this long after the lease duration. */
 const REASSIGN_SLACK_MS = 2000;
@@ -65,7 +71,7 @@ const effectServer = createServer((request, response) => {
   const effect: Effect = {
     cr,
     shard: url.searchParams.get('shard') ?? '',
-    start: performance.now(),
+    start: Date.now(),
     end: undefined,
   };
   effects.push(effect);
@@ -81,7 +87,7 @@ const effectServer = createServer((request, response) => {
   const finish = (): void => {
     if (done) return;
     done = true;
-    effect.end = performance.now();
+    effect.end = Date.now();
     running.delete(effect);
   };
   response.on('close', finish);
@@ -153,6 +159,9 @@ spec:
             '--allow-private-addresses=127.0.0.0/8',
           ],
           echo: process.env['ORKESTRA_CHAOS_LOG'] != null,
+          ...(process.env['ORKESTRA_CHAOS_LOG_LEVEL'] == null
+            ? {}
+            : { logLevel: process.env['ORKESTRA_CHAOS_LOG_LEVEL'] }),
         });
         replicas.push(replica);
         return replica;
@@ -169,6 +178,7 @@ spec:
 
       const crs = crClient(env.kubeConfig, api);
       const core = env.kubeConfig.makeApiClient(CoreV1Api);
+      const coordination = env.kubeConfig.makeApiClient(CoordinationV1Api);
       let next = 0;
       const existing = new Set<string>();
       const deleted = new Set<string>();
@@ -222,6 +232,7 @@ spec:
       })();
 
       const reassignments: number[] = [];
+      const reconciles: number[] = [];
       // A replica that cannot renew its shard Lease by the renew deadline (a starved event loop on a
       // loaded machine) stops itself with exit code 1: fencing (runtime.md §25.4). It is replaced
       // like a killed one, and counted.
@@ -241,7 +252,11 @@ spec:
         await replaceFenced();
         const victim = live[Math.floor(random() * live.length)] as OperatorProcess;
         const shard = shardOf(victim) ?? '';
-        const killedAt = performance.now();
+        // The shard's CRs just before the kill: each must be relabelled, then reconciled by its new shard.
+        const owned = (await crs.list(ns))
+          .filter((cr: CrObject) => cr.metadata.labels?.[OrkestraLabel.Shard] === shard)
+          .map((cr: CrObject) => cr.metadata.name ?? '');
+        const killedAt = Date.now();
         victim.kill('SIGKILL');
         const replacement = start();
         live = [...live.filter((r) => r !== victim), replacement];
@@ -251,11 +266,53 @@ spec:
             (await crs.list(ns)).every((cr: CrObject) => cr.metadata.labels?.[OrkestraLabel.Shard] !== shard),
           { timeoutMs: 120_000, intervalMs: 100 },
         );
-        reassignments.push(performance.now() - killedAt);
-        // The shard Leases' electors log `became leader` too; the leader Lease is `orkestra-<katalog>`.
+        const relabelledAt = Date.now();
+        reassignments.push(relabelledAt - killedAt);
+        // Reconciled by the new shard: an external call for the CR from another shard after the kill
+        // (or the CR deleted by the workload meanwhile).
+        const reconciledBy = (name: string): Effect | undefined =>
+          effects.find((e) => e.cr === name && e.shard !== shard && e.start >= killedAt);
+        await waitFor(
+          `the killed shard ${shard}'s CRs reconciled by their new shards`,
+          () => owned.every((name) => deleted.has(name) || reconciledBy(name) != null),
+          { timeoutMs: 120_000, intervalMs: 50 },
+        );
+        const reconciled = owned.map((name) => reconciledBy(name)?.start ?? killedAt);
+        const reconciledAt = Math.max(relabelledAt, ...reconciled);
+        reconciles.push(reconciledAt - killedAt);
         const wasLeader = victim
           .logs()
           .some((l) => l.msg === 'became leader' && l['lease'] === `orkestra-${katalogName}`);
+        // The timeline, from the replicas' own log lines (same clock: one machine).
+        const logTimes = (
+          msg: string,
+          match: (l: Record<string, unknown>) => boolean = () => true,
+        ): number[] =>
+          replicas
+            .flatMap((r) => r.logs().filter((l) => l.msg === msg && match(l)))
+            .map((l) => Date.parse(String(l['time'])))
+            .filter((t) => t >= killedAt)
+            .sort((a, b) => a - b);
+        const lease = (await coordination.listNamespacedLease({ namespace: ns })).items.find(
+          (l) => l.spec?.holderIdentity === shard,
+        );
+        const lastRenew =
+          lease?.spec?.renewTime == null ? Number.NaN : new Date(lease.spec.renewTime).getTime();
+        const tookOver = logTimes('became leader', (l) => l['lease'] === `orkestra-${katalogName}`)[0];
+        const detected = logTimes(
+          'shards changed',
+          (l) => Array.isArray(l['live']) && !(l['live'] as unknown[]).includes(shard),
+        )[0];
+        const sharderUp = logTimes('sharder started')[0];
+        const rel = (t: number | undefined): string =>
+          t == null || Number.isNaN(t) ? '-' : `${t - killedAt}`;
+        console.log(
+          `[chaos] ${SCENARIO}: kill ${kill}${wasLeader ? ' (leader)' : ''} shard ${shard} owned ${owned.length}; ms after kill: ` +
+            `last renew ${rel(lastRenew)}, expiry ${rel(lastRenew + LEASE_MS)}` +
+            (wasLeader ? `, new leader ${rel(tookOver)}, sharder started ${rel(sharderUp)}` : '') +
+            `, dead shard seen ${rel(detected)}, all relabelled ${rel(relabelledAt)} (test poll), ` +
+            `all reconciled ${rel(reconciledAt)}, load ${loadavg()[0]?.toFixed(1)}`,
+        );
         reportFigure(
           SCENARIO,
           `kill ${kill}${wasLeader ? ' (the leader)' : ''}: the killed shard’s CRs relabelled after`,
@@ -298,6 +355,19 @@ spec:
       reportFigure(SCENARIO, 'lease duration', LEASE_MS, 'ms');
       reportFigure(SCENARIO, 'kill to the killed shard’s CRs relabelled, median', Math.round(q.p50), 'ms');
       reportFigure(SCENARIO, 'kill to the killed shard’s CRs relabelled, max', Math.round(q.max), 'ms');
+      const r = quantilesOf(reconciles);
+      reportFigure(
+        SCENARIO,
+        'kill to the killed shard’s CRs reconciled by their new shards, median',
+        Math.round(r.p50),
+        'ms',
+      );
+      reportFigure(
+        SCENARIO,
+        'kill to the killed shard’s CRs reconciled by their new shards, max',
+        Math.round(r.max),
+        'ms',
+      );
       reportFigure(SCENARIO, 'end of the workload to every CR converged', Math.round(settleMs), 'ms');
       reportFigure(
         SCENARIO,

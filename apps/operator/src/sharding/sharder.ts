@@ -347,6 +347,10 @@ export class Sharder {
       // A conflict or a deleted CR arrives as a watch event, which decides again.
       if (error instanceof ConflictError || error instanceof NotFoundError) {
         this.#stats.conflicts++;
+        this.#options.logger?.debug(
+          { component: 'sharder', namespace: ref.namespace, name: ref.name, ...action, conflict: true },
+          'shard label patch conflicted',
+        );
         return;
       }
       this.#stats.failures++;
