@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { OrkestraLabel } from '@orkestra/types';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -179,6 +179,7 @@ spec:
       const crs = crClient(env.kubeConfig, api);
       const core = env.kubeConfig.makeApiClient(CoreV1Api);
       const coordination = env.kubeConfig.makeApiClient(CoordinationV1Api);
+      const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
       let next = 0;
       const existing = new Set<string>();
       const deleted = new Set<string>();
@@ -260,10 +261,20 @@ spec:
         victim.kill('SIGKILL');
         const replacement = start();
         live = [...live.filter((r) => r !== victim), replacement];
+        // Polled with a label selector, so the probe does not load the API server it measures
+        // with a list of every CR ten times a second.
         await waitFor(
           `no CR labelled with the killed shard ${shard}`,
-          async () =>
-            (await crs.list(ns)).every((cr: CrObject) => cr.metadata.labels?.[OrkestraLabel.Shard] !== shard),
+          async () => {
+            const labelled = (await custom.listNamespacedCustomObject({
+              group: api.group,
+              version: api.version,
+              namespace: ns,
+              plural: api.plural,
+              labelSelector: `${OrkestraLabel.Shard}=${shard}`,
+            })) as { items: unknown[] };
+            return labelled.items.length === 0;
+          },
           { timeoutMs: 120_000, intervalMs: 100 },
         );
         const relabelledAt = Date.now();
