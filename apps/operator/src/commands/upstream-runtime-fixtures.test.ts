@@ -9,10 +9,30 @@ import { REPO_ROOT, runOrk } from '../../test/run-ork.js';
 const FIXTURES = join(REPO_ROOT, 'apps/operator/test/fixtures');
 
 describe('upstream runtime keys load', () => {
-  for (const file of ['upstream-watch-gate.yaml'])
+  for (const file of ['upstream-watch-gate.yaml', 'upstream-time-notes.yaml'])
     it(`${file} validates unchanged`, async () => {
       const run = await runOrk(['validate', join(FIXTURES, file)]);
       expect(run.stderr).not.toMatch(/: error|unknown key|no counterpart/);
       expect(run.code).toBe(0);
     });
+
+  it('upstream-time-notes.yaml renders on the scenario clock: its business-hours gate passes at 10:00 UTC on a Monday and holds at 20:00', async () => {
+    const render = (now: string) =>
+      runOrk([
+        'render',
+        join(FIXTURES, 'upstream-time-notes.yaml'),
+        '--cr',
+        join(FIXTURES, 'upstream-time-notes.cr.yaml'),
+        '--now',
+        now,
+      ]);
+    const open = await render('2026-12-07T10:00:00Z');
+    expect(open.code).toBe(0);
+    expect(open.stdout).toContain('open: "true"');
+    expect(open.stdout).toContain('rotated: 35d ago');
+    expect(open.stdout).toContain('day: Monday, Nov 2');
+    const closed = await render('2026-12-07T20:00:00Z');
+    expect(closed.stdout).not.toContain('keys-window');
+    expect(closed.stdout).toContain('reason: ReconcileGated');
+  });
 });
