@@ -94,7 +94,7 @@ const GO_TOKENS =
   /January|Monday|Z07:00|-07:00|2006|\.000000000|\.000000|\.000|Jan|Mon|MST|_2|01|02|03|04|05|06|15|PM|pm|1|2|3|4|5/g;
 
 /** formatGoLayout renders epoch milliseconds in UTC with a Go time layout (`2006-01-02`, `Jan 2, 2006`). */
-export function formatGoLayout(ms: number, layout: string): string {
+function formatGoLayout(ms: number, layout: string): string {
   const d = new Date(ms);
   const two = (n: number) => String(n).padStart(2, '0');
   const hour12 = d.getUTCHours() % 12 === 0 ? 12 : d.getUTCHours() % 12;
