@@ -534,6 +534,19 @@ describe('createHelpers', () => {
       'resourceNamespace',
       'resourceUID',
       'resourceVersion',
+      // Upstream's time notes (upstream-time-notes.ts).
+      'weekday',
+      'weekend',
+      'timeInWindow',
+      'timeNotInWindow',
+      'timeSince',
+      'timeAgo',
+      'isExpired',
+      'nextCron',
+      'timeFormat',
+      'durationSeconds',
+      'durationAdd',
+      'durationValid',
     ].sort();
     expect(names).toEqual(expected);
   });

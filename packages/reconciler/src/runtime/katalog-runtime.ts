@@ -7,7 +7,15 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, diffCounts } from '@orkestra/registry';
 import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
-import type { CrdEntry, LoadedModuleExport, Katalog, Logger, Provider, WatchItem } from '@orkestra/types';
+import type {
+  CrdEntry,
+  EvaluateConditionsOptions,
+  LoadedModuleExport,
+  Katalog,
+  Logger,
+  Provider,
+  WatchItem,
+} from '@orkestra/types';
 import { copySourceWatches } from '@orkestra/types';
 import { runtimeLogger } from '../log-redact.js';
 import { systemClock } from '../clock.js';
@@ -43,6 +51,7 @@ import type { KubeReadCache } from './kube-reader.js';
 import { errorForLog } from './log-error.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
+import { GateName } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 import { liveAnswerOf, liveHandlerOf, recordLiveEvents } from './live-api-wiring.js';
 import type { LiveRuntimeState } from './live-api-wiring.js';
@@ -241,10 +250,14 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   // sources of `copyFrom` Secrets, best effort (docs/reference/runtime.md §4.1).
   const watches = watchTriggers(
     watchingOf(every, (entry) => entry.watch ?? []),
-    informerParts,
+    { ...informerParts, conditions: conditionsOptions(engine, clock) },
     entries,
   );
-  const copySources = watchTriggers(watchingOf(every, copySourceWatches), informerParts, entries);
+  const copySources = watchTriggers(
+    watchingOf(every, copySourceWatches),
+    { ...informerParts, conditions: conditionsOptions(engine, clock) },
+    entries,
+  );
   const scopes = new Map<string, boolean>();
   const customScope = (apiVersion: string, kind: string): boolean | undefined =>
     scopes.get(`${apiVersion}/${kind}`);
@@ -679,6 +692,7 @@ function watchTriggers(
     readonly tuning: ReturnType<typeof resolveTuning>;
     readonly logger: Logger;
     readonly observer: RuntimeObserver;
+    readonly conditions: EvaluateConditionsOptions;
   },
   entries: ReadonlyMap<string, RuntimeEntry>,
 ): WatchTriggers {
@@ -693,6 +707,12 @@ function watchTriggers(
     logger: { warn: (fields, message) => o.logger.warn({ ...fields }, message) },
     observer: o.observer,
     isCrUid: (entry, uid) => entries.get(entry)?.cache.keyOfUid(uid) != null,
+    conditions: o.conditions,
+    // A watch item's gate is an enqueue gate: counted as one (docs/reference/katalog.md §3.2, §20.3).
+    onGated: (name, verdict) => {
+      o.observer.reconcileGated(name, GateName.Enqueue, verdict.reason);
+      o.logger.debug({ entry: name, why: verdict.message }, 'a watch enqueueGate held the change');
+    },
     onRoute: (name, route) => {
       const controller = entries.get(name)?.controller;
       if (controller == null) return;
