@@ -144,6 +144,27 @@ describe('Go hooks and constructors', () => {
     expect(migrated.text).toContain('come from the entry’s declared children');
   });
 
+  it('reads a constructor written straight under the operatorBox (upstream’s documented form) the same way', () => {
+    const flat = `${head()}      operatorBox:
+        default: false
+        constructor:
+          location: github.com/myorg/reconcilers
+          function: NewAppReconciler
+          resources: [deployments]
+`;
+    const refused = load(flat);
+    expect(refused.ok ? [] : refused.errors.map((e) => e.path)).toContain(
+      'spec.crds.website.operatorBox.constructor.location',
+    );
+    const migrated = migrateKatalog(flat);
+    expect(migrated.problems).toEqual([]);
+    expect(ok(load(migrated.text)).katalog.spec.crds['website']?.operatorBox.remote).toMatchObject({
+      module: '@myorg/reconcilers',
+      function: 'NewAppReconciler',
+      managedResources: [{ group: 'apps', plural: 'deployments' }],
+    });
+  });
+
   it('ork migrate refuses a constructor whose kinds it cannot know, at a position, saying what to fill', () => {
     const migrated = migrateKatalog(g3Constructor);
     expect(migrated.problems).toHaveLength(1);
