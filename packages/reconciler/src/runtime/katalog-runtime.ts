@@ -117,6 +117,8 @@ export interface CreateKatalogRuntimeOptions {
   readonly revisions?: RuntimeRevisions;
   /** Sharded operators (docs/reference/runtime.md §25, ADR 0045): this runtime is one shard. Default: it sees every CR. */
   readonly shard?: RuntimeShard;
+  /** The Katalog file as written (its parsed YAML), answered with Secret values redacted by the Live API's `/katalog/raw` (runtime.md §18.6). Default: `/katalog/raw` answers 404. */
+  readonly source?: unknown;
 }
 
 /** RuntimeEntry is one CRD entry's machinery, for metrics, the autoscaler and cross endpoints. */
@@ -371,6 +373,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     ...{ entries, children, client, events, peers, starter, presence, tuning, liveState, compiled },
     ...{ hooks, wiring, notifier, watches, copySources, peerView },
     crossAuthorize: options.options?.crossAuthorize,
+    source: options.source,
   });
 }
 
@@ -387,6 +390,8 @@ interface RuntimeParts {
   readonly tuning: ResolvedTuning;
   readonly liveState: LiveRuntimeState;
   readonly compiled: CompiledKatalog;
+  /** The Katalog file as written, for the Live API's `/katalog/raw`. */
+  readonly source: unknown;
   readonly crossAuthorize: CrossAuthorize | undefined;
   readonly hooks: ReturnType<typeof createHookServices>;
   readonly wiring: ReturnType<typeof wireWatches>;
@@ -428,6 +433,7 @@ function runtimeHandle(parts: RuntimeParts): KatalogRuntime {
       authorize: crossAuthorize,
       namespace: tuning.namespace,
       peers: peerView,
+      documents: { raw: parts.source, enriched: plainJson(compiled.katalog) },
     }),
     hookServices: hookServicesView(hooks, wiring),
     stop: (stopOptions = {}) => stopRuntime(parts, stopOptions),
@@ -448,6 +454,11 @@ function runtimeHandle(parts: RuntimeParts): KatalogRuntime {
       if (notify != null) notifier?.rollout(notify, events, rolloutState);
     },
   };
+}
+
+/** plainJson is a value as JSON would carry it (the loaded Katalog holds only JSON values). */
+function plainJson(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value)) as unknown;
 }
 
 /** compiledWith compiles a Katalog with the runtime's template engine, or takes one already compiled. */

@@ -143,8 +143,9 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       up.refuse(reconcile, path, REFUSED);
       up.drop(box, 'reconcile', path, 'its keys moved');
     }
-    // Go hooks written straight under the operatorBox (`hooks: {location, function}`).
-    if (mapAt(box, 'hooks') != null) up.goHooks(box, boxPath, box, ['hooks']);
+    // Go hooks and constructors written straight under the operatorBox (`hooks: {location, function}`).
+    const goKeys = ['hooks', 'constructor'].filter((key) => mapAt(box, key) != null);
+    if (goKeys.length > 0) up.goHooks(box, boxPath, box, goKeys);
     const runtime = mapAt(box, 'runtime');
     if (runtime != null) {
       up.mark('G3');
