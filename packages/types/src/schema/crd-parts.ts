@@ -561,6 +561,22 @@ export interface WatchItem extends z.output<typeof WatchItemSchema> {}
 /** WatchItem is one object kind an entry watches besides its children (docs/reference/katalog.md §3.2). */
 export const WatchItem: z.ZodType<WatchItem> = WatchItemSchema.meta({ id: 'WatchItem' });
 
+/** ENRICH_WATCHES is the kind each `enrich` target reads (docs/reference/katalog.md §3.4), watched like a `watch` item. */
+const ENRICH_WATCHES: Readonly<Record<'pods' | 'endpoints', WatchItem>> = {
+  pods: { apiVersion: 'v1', kind: 'Pod', on: ['create', 'update', 'delete'] },
+  endpoints: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', on: ['create', 'update', 'delete'] },
+};
+
+/**
+ * enrichWatchItems is the watch an entry's `enrich` needs: one item per target, so the runtime's
+ * informers, re-queues and `ork generate rbac` treat it as any `watch` item.
+ */
+export function enrichWatchItems(entry: {
+  readonly enrich?: readonly ('pods' | 'endpoints')[];
+}): WatchItem[] {
+  return [...new Set(entry.enrich ?? [])].map((target) => ENRICH_WATCHES[target]);
+}
+
 const DependencyCondition = z.enum(['started', 'healthy']);
 
 /** DependsOn lists the entries whose workers must be started or healthy first; every written form becomes `[{name, condition}]`. */
