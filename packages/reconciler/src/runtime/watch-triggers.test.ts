@@ -1,5 +1,5 @@
 import type { KubeObject } from '@orkestra/registry';
-import { MANAGED_BY, OrkestraLabel } from '@orkestra/types';
+import { MANAGED_BY, OrkestraLabel, enrichWatchItems } from '@orkestra/types';
 import type { WatchItem } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
 import { CacheChangeType } from '../cache.js';
@@ -109,5 +109,30 @@ describe('routeWatchChange', () => {
     expect(by('ops/site', clusterEntry)).toEqual({ kind: 'keys', keys: ['site'] });
     expect(by(undefined)).toEqual({ kind: 'none' });
     expect(by('')).toEqual({ kind: 'none' });
+  });
+});
+
+describe('routeWatchChange for an enrich watch (docs/reference/katalog.md §3.4)', () => {
+  const [pods] = enrichWatchItems({ enrich: ['pods'] });
+  const podOf = (labels: Record<string, string>): CacheChange => ({
+    type: CacheChangeType.Update,
+    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p-probe-x', namespace: 'shop', labels } },
+  });
+  const ours = {
+    [OrkestraLabel.ManagedBy]: MANAGED_BY,
+    [OrkestraLabel.Crd]: 'website',
+    [OrkestraLabel.OwnerUid]: 'cr-a',
+  };
+
+  it('re-queues the CR its owner-uid label names, even when labelled as the entry’s own', () => {
+    expect(routeWatchChange(podOf(ours), pods as WatchItem, entry, (uid) => uid === 'cr-a')).toEqual({
+      kind: 'owners',
+      uids: ['cr-a'],
+    });
+  });
+
+  it('re-queues nothing for a pod no CR of the entry owns (never every CR)', () => {
+    expect(routeWatchChange(podOf({}), pods as WatchItem, entry, () => true)).toEqual({ kind: 'none' });
+    expect(routeWatchChange(podOf(ours), pods as WatchItem, entry, () => false)).toEqual({ kind: 'none' });
   });
 });

@@ -562,10 +562,22 @@ export interface WatchItem extends z.output<typeof WatchItemSchema> {}
 export const WatchItem: z.ZodType<WatchItem> = WatchItemSchema.meta({ id: 'WatchItem' });
 
 /** ENRICH_WATCHES is the kind each `enrich` target reads (docs/reference/katalog.md §3.4), watched like a `watch` item. */
-const ENRICH_WATCHES: Readonly<Record<'pods' | 'endpoints', WatchItem>> = {
-  pods: { apiVersion: 'v1', kind: 'Pod', on: ['create', 'update', 'delete'] },
-  endpoints: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', on: ['create', 'update', 'delete'] },
+const ENRICH_WATCHES: Readonly<Record<'pods' | 'endpoints', EnrichWatchItem>> = {
+  pods: { apiVersion: 'v1', kind: 'Pod', on: ['create', 'update', 'delete'], enrich: true },
+  endpoints: {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    on: ['create', 'update', 'delete'],
+    enrich: true,
+  },
 };
+
+/**
+ * EnrichWatchItem is the watch of an `enrich` target: a change re-queues the CR named by the
+ * object's owner-uid label (a Job's pods carry it from the pod template, a Service's
+ * EndpointSlices from the Service), and nothing for an object without it.
+ */
+export type EnrichWatchItem = WatchItem & { readonly enrich: true };
 
 /**
  * enrichWatchItems is the watch an entry's `enrich` needs: one item per target, so the runtime's
