@@ -1,5 +1,5 @@
 /**
- * `enrich` on a control plane that runs workloads (docs/reference/katalog.md §3.4): kwok completes
+ * `enrich` on a control plane that runs workloads (docs/reference/katalog.md §3.5): kwok completes
  * the Job's pod and makes the Deployment's pods Ready, the EndpointSlice controller publishes the
  * Service's endpoints, and the CR's status reflects both through upstream's notes over `_pods` and
  * `_endpoints` — read from the Pod and EndpointSlice informers the entry's enrich starts.

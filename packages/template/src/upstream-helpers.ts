@@ -47,7 +47,7 @@ export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
       'firstWarning',
     ].map((name) => [
       name,
-      "upstream reads it from the objects (pods, endpoints, volumes, jobs, events) that `enrich` adds to a child, which Orkestra does not add; surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
+      "upstream reads it from objects that `enrich` adds to a child which Orkestra does not add (it adds only a Job's pods and a Service's endpoints, §3.5); surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
     ]),
   ),
 };

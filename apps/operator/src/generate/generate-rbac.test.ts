@@ -232,7 +232,7 @@ operatorBox: { onReconcile: { configMaps: [{}] } }`);
     );
     expect(nsChild.pinnedNamespace).toBeUndefined();
   });
-  it('grants list/watch on pods and endpointslices for enrich, only what is enriched (katalog.md §3.4)', () => {
+  it('grants list/watch on pods and endpointslices for enrich, only what is enriched (katalog.md §3.5)', () => {
     const readsOf = (rbac: ReturnType<typeof generateRbac>): string[] =>
       rbac.rules
         .filter((r) => r.verbs.join(',') === 'list,watch')

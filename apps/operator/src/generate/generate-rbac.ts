@@ -267,7 +267,7 @@ const CORE_PLURALS: Readonly<Record<string, string>> = {
  * addWatchRules grants list/watch on each `watch` item's resource (limited to its name when it has
  * one: a named item is watched with the field selector `metadata.name=<name>`), and on the literal
  * source Secrets of `copyFrom` under onReconcile, which are watched the same way (runtime.md §4.1),
- * and on the kinds the entry's `enrich` reads (pods, endpointslices; katalog.md §3.4) — nothing more.
+ * and on the kinds the entry's `enrich` reads (pods, endpointslices; katalog.md §3.5) — nothing more.
  */
 function addWatchRules(rules: RuleSet, entry: CrdEntry, notes: string[], reads: SecretReads): void {
   for (const item of [...(entry.watch ?? []), ...enrichWatchItems(entry)]) {

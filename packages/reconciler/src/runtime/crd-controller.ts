@@ -80,7 +80,7 @@ export interface CrdControllerOptions {
    */
   readonly onPrimaryChange?: ((change: CacheChange) => void) | undefined;
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
-  /** The caches the entry's `enrich` reads (docs/reference/katalog.md §3.4). Default: none. */
+  /** The caches the entry's `enrich` reads (docs/reference/katalog.md §3.5). Default: none. */
   readonly enrichSources?: EnrichSources | undefined;
   /** Receives the entry's reconcile, queue, informer and pipeline events (docs/reference/runtime.md §18.2). Default: none. */
   readonly observer?: RuntimeObserver | undefined;

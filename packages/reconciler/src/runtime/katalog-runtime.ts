@@ -317,7 +317,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: heldNotifySource(gate) });
   };
   const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
-  // `enrich` reads the Pod and EndpointSlice informers its watch items start (docs/reference/katalog.md §3.4).
+  // `enrich` reads the Pod and EndpointSlice informers its watch items start (docs/reference/katalog.md §3.5).
   const enrichSources: EnrichSources = {
     pods: (namespace) => watches.objects('v1', 'Pod', namespace),
     endpointSlices: (namespace) => watches.objects('discovery.k8s.io/v1', 'EndpointSlice', namespace),

@@ -96,7 +96,7 @@ export interface PipelineOptions {
   readonly observer?: RuntimeObserver | undefined;
   /** the Katalog revision this pipeline runs, recorded as `status.katalogRevision` (docs/reference/runtime.md §24.2). */
   readonly revision?: string | undefined;
-  /** The caches an entry's `enrich` reads (docs/reference/katalog.md §3.4). Default: none (nothing is added). */
+  /** The caches an entry's `enrich` reads (docs/reference/katalog.md §3.5). Default: none (nothing is added). */
   readonly enrichSources?: EnrichSources | undefined;
 }
 

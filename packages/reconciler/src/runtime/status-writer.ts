@@ -67,7 +67,7 @@ export interface StatusWriterOptions {
   readonly onResult?: ((result: StatusWriteResult) => void) | undefined;
   /** written as `status.katalogRevision` (docs/reference/runtime.md §24.2). Default: not written. */
   readonly revision?: string | undefined;
-  /** The caches `enrich` reads (docs/reference/katalog.md §3.4); without them nothing is added. */
+  /** The caches `enrich` reads (docs/reference/katalog.md §3.5); without them nothing is added. */
   readonly enrichSources?: EnrichSources | undefined;
 }
 

@@ -112,7 +112,7 @@ describe('routeWatchChange', () => {
   });
 });
 
-describe('routeWatchChange for an enrich watch (docs/reference/katalog.md §3.4)', () => {
+describe('routeWatchChange for an enrich watch (docs/reference/katalog.md §3.5)', () => {
   const [pods] = enrichWatchItems({ enrich: ['pods'] });
   const podOf = (labels: Record<string, string>): CacheChange => ({
     type: CacheChangeType.Update,

@@ -61,7 +61,7 @@ export function routeWatchChange(
   if (item.namespace != null && namespace != null && namespace !== '' && namespace !== item.namespace)
     return { kind: 'none' };
   const labels = object.metadata.labels ?? {};
-  // An `enrich` watch (docs/reference/katalog.md §3.4): the CR the owner-uid label names, or nothing.
+  // An `enrich` watch (docs/reference/katalog.md §3.5): the CR the owner-uid label names, or nothing.
   if ('enrich' in item && item.enrich === true) {
     const owner = labels[OrkestraLabel.OwnerUid];
     return owner != null && isCrUid(owner) ? { kind: 'owners', uids: [owner] } : { kind: 'none' };
@@ -137,7 +137,7 @@ export class WatchTriggers extends InformerGroup {
 
   /**
    * objects returns the cached objects of the un-narrowed item of a kind (every namespace the
-   * operator watches; empty when no entry watches it so) — what `enrich` reads (docs/reference/katalog.md §3.4).
+   * operator watches; empty when no entry watches it so) — what `enrich` reads (docs/reference/katalog.md §3.5).
    */
   objects(apiVersion: string, kind: string, namespace: string): readonly KubeObject[] {
     const informer = this.byKey.get(itemKey({ apiVersion, kind, on: [] }));

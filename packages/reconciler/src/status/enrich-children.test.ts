@@ -3,7 +3,7 @@ import type { KubeObject } from '@orkestra/registry';
 import { enrichChild } from './enrich-children.js';
 import type { EnrichSources } from './enrich-children.js';
 
-/** What `enrich` adds to children (docs/reference/katalog.md §3.4), from objects in the API's shapes. */
+/** What `enrich` adds to children (docs/reference/katalog.md §3.5), from objects in the API's shapes. */
 
 const job: KubeObject = {
   apiVersion: 'batch/v1',

@@ -1,5 +1,5 @@
 /**
- * What `enrich` adds to a child in the status-field context (docs/reference/katalog.md §3.4): a Job's
+ * What `enrich` adds to a child in the status-field context (docs/reference/katalog.md §3.5): a Job's
  * pods under `_pods` (`pods`) and a Service's endpoints under `_endpoints` (`endpoints`), in the
  * shapes upstream's notes read (§17.6.2). The objects come from the informer caches of the entry's
  * enrich watch — never a request per reconcile.

@@ -561,7 +561,7 @@ export interface WatchItem extends z.output<typeof WatchItemSchema> {}
 /** WatchItem is one object kind an entry watches besides its children (docs/reference/katalog.md §3.2). */
 export const WatchItem: z.ZodType<WatchItem> = WatchItemSchema.meta({ id: 'WatchItem' });
 
-/** ENRICH_WATCHES is the kind each `enrich` target reads (docs/reference/katalog.md §3.4), watched like a `watch` item. */
+/** ENRICH_WATCHES is the kind each `enrich` target reads (docs/reference/katalog.md §3.5), watched like a `watch` item. */
 const ENRICH_WATCHES: Readonly<Record<'pods' | 'endpoints', EnrichWatchItem>> = {
   pods: { apiVersion: 'v1', kind: 'Pod', on: ['create', 'update', 'delete'], enrich: true },
   endpoints: {

@@ -393,7 +393,7 @@ const crdEntryShape = {
   /** Objects besides children and cross targets whose changes re-queue CRs (docs/reference/katalog.md §3.2, ADR 0021). */
   watch: z.array(WatchItem).optional(),
   /**
-   * What the runtime adds to the entry's children in the status-field context (docs/reference/katalog.md §3.4,
+   * What the runtime adds to the entry's children in the status-field context (docs/reference/katalog.md §3.5,
    * upstream's `enrich`): `pods` puts a Job's pods under `_pods`, `endpoints` a Service's endpoints
    * under `_endpoints`, read from one Pod / EndpointSlice informer that only enriching Katalogs run.
    */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { enrichWatchItems } from '../schema/crd-parts.js';
 import { head, load, ok } from './dialect-fixtures.test-support.js';
 
-/** Upstream's `enrichAll` / `enrich` (docs/reference/katalog.md §3.4, §24); fixtures written here, not copied. */
+/** Upstream's `enrichAll` / `enrich` (docs/reference/katalog.md §3.5, §24); fixtures written here, not copied. */
 
 const entryOf = (text: string) => ok(load(text)).katalog.spec.crds['website'];
 

@@ -1,5 +1,5 @@
 /**
- * Upstream's `enrich` and `enrichAll` (docs/reference/katalog.md §3.4, §24). `enrich` lists what
+ * Upstream's `enrich` and `enrichAll` (docs/reference/katalog.md §3.5, §24). `enrich` lists what
  * upstream adds to the children in the status-field context. Orkestra adds a Job's pods (`pods`)
  * and a Service's endpoints (`endpoints`), which are kept; `hpa` is removed with a note (the HPA
  * notes read the HPA's own spec and status, which the child already carries); every other target,
