@@ -230,6 +230,7 @@ export {
   Queue,
   DependsOn,
   WatchItem,
+  enrichWatchItems,
   PreReconcile,
   SENTINELS,
   EmitEvents,

@@ -16,7 +16,8 @@ import type {
   Provider,
   WatchItem,
 } from '@orkestra/types';
-import { copySourceWatches } from '@orkestra/types';
+import { copySourceWatches, enrichWatchItems } from '@orkestra/types';
+import type { EnrichSources } from '../status/enrich-children.js';
 import { runtimeLogger } from '../log-redact.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
@@ -251,7 +252,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   // Each entry's `watch` items (the previous revision's too) re-queue its CRs; so do the literal
   // sources of `copyFrom` Secrets, best effort (docs/reference/runtime.md §4.1).
   const watches = watchTriggers(
-    watchingOf(every, (entry) => entry.watch ?? []),
+    watchingOf(every, (entry) => [...(entry.watch ?? []), ...enrichWatchItems(entry)]),
     { ...informerParts, conditions: conditionsOptions(engine, clock) },
     entries,
   );
@@ -331,10 +332,16 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: heldNotifySource(gate) });
   };
   const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
+  // `enrich` reads the Pod and EndpointSlice informers its watch items start (docs/reference/katalog.md §3.5).
+  const enrichSources: EnrichSources = {
+    pods: (namespace) => watches.objects('v1', 'Pod', namespace),
+    endpointSlices: (namespace) => watches.objects('discovery.k8s.io/v1', 'EndpointSlice', namespace),
+  };
   for (const crd of current) {
     const controller = new CrdController({
       ...shared,
       ...{ crd, logger, events, tuning, observer, customScope, shard: options.shard },
+      ...((crd.entry.enrich ?? []).length === 0 ? {} : { enrichSources }),
       hooks: hooksOf(crd),
       gateCalls: createGateCalls({ crd, engine, services: hooks.services }),
       gateNotify: gateNotifyOf(crd),

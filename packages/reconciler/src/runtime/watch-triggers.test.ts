@@ -1,6 +1,6 @@
 import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
-import { MANAGED_BY, OrkestraLabel, WatchItem as WatchItemSchema } from '@orkestra/types';
+import { MANAGED_BY, OrkestraLabel, WatchItem as WatchItemSchema, enrichWatchItems } from '@orkestra/types';
 import type { WatchItem } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
 import { CacheChangeType } from '../cache.js';
@@ -190,5 +190,31 @@ describe("admitWatchChange (a watch item's enqueueGate, docs/reference/katalog.m
     });
     expect(r.success).toBe(false);
     expect(JSON.stringify(r.error?.issues)).toContain('a watch gate makes no external calls');
+  });
+});
+
+describe('routeWatchChange for an enrich watch (docs/reference/katalog.md §3.5)', () => {
+  const [pods] = enrichWatchItems({ enrich: ['pods'] });
+  const podOf = (labels: Record<string, string>): CacheChange => ({
+    type: CacheChangeType.Update,
+    key: 'shop/p-probe-x',
+    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p-probe-x', namespace: 'shop', labels } },
+  });
+  const ours = {
+    [OrkestraLabel.ManagedBy]: MANAGED_BY,
+    [OrkestraLabel.Crd]: 'website',
+    [OrkestraLabel.OwnerUid]: 'cr-a',
+  };
+
+  it('re-queues the CR its owner-uid label names, even when labelled as the entry’s own', () => {
+    expect(routeWatchChange(podOf(ours), pods as WatchItem, entry, (uid) => uid === 'cr-a')).toEqual({
+      kind: 'owners',
+      uids: ['cr-a'],
+    });
+  });
+
+  it('re-queues nothing for a pod no CR of the entry owns (never every CR)', () => {
+    expect(routeWatchChange(podOf({}), pods as WatchItem, entry, () => true)).toEqual({ kind: 'none' });
+    expect(routeWatchChange(podOf(ours), pods as WatchItem, entry, () => false)).toEqual({ kind: 'none' });
   });
 });

@@ -64,6 +64,11 @@ export function routeWatchChange(
   if (item.namespace != null && namespace != null && namespace !== '' && namespace !== item.namespace)
     return { kind: 'none' };
   const labels = object.metadata.labels ?? {};
+  // An `enrich` watch (docs/reference/katalog.md §3.5): the CR the owner-uid label names, or nothing.
+  if ('enrich' in item && item.enrich === true) {
+    const owner = labels[OrkestraLabel.OwnerUid];
+    return owner != null && isCrUid(owner) ? { kind: 'owners', uids: [owner] } : { kind: 'none' };
+  }
   if (labels[OrkestraLabel.ManagedBy] === MANAGED_BY && labels[OrkestraLabel.Crd] === entry.name)
     return { kind: 'none' };
   const keyFrom = item.keyFrom;
@@ -160,6 +165,15 @@ export class WatchTriggers extends InformerGroup {
         list.push({ entry, item });
         this.#subscribers.set(key, list);
       }
+  }
+
+  /**
+   * objects returns the cached objects of the un-narrowed item of a kind (every namespace the
+   * operator watches; empty when no entry watches it so) — what `enrich` reads (docs/reference/katalog.md §3.5).
+   */
+  objects(apiVersion: string, kind: string, namespace: string): readonly KubeObject[] {
+    const informer = this.byKey.get(itemKey({ apiVersion, kind, on: [] }));
+    return (informer?.cache.list() ?? []).filter((o) => (o.metadata.namespace ?? '') === namespace);
   }
 
   /** start discovers each kind's resource and starts its informer (a named item by field selector). */

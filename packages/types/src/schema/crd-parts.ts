@@ -515,6 +515,34 @@ export interface Queue extends z.output<typeof QueueSchema> {}
 /** Queue configures the entry's work queue (docs/reference/katalog.md §20). */
 export const Queue: z.ZodType<Queue> = QueueSchema.meta({ id: 'Queue' });
 
+/** ENRICH_WATCHES is the kind each `enrich` target reads (docs/reference/katalog.md §3.5), watched like a `watch` item. */
+const ENRICH_WATCHES: Readonly<Record<'pods' | 'endpoints', EnrichWatchItem>> = {
+  pods: { apiVersion: 'v1', kind: 'Pod', on: ['create', 'update', 'delete'], enrich: true },
+  endpoints: {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    on: ['create', 'update', 'delete'],
+    enrich: true,
+  },
+};
+
+/**
+ * EnrichWatchItem is the watch of an `enrich` target: a change re-queues the CR named by the
+ * object's owner-uid label (a Job's pods carry it from the pod template, a Service's
+ * EndpointSlices from the Service), and nothing for an object without it.
+ */
+export type EnrichWatchItem = WatchItem & { readonly enrich: true };
+
+/**
+ * enrichWatchItems is the watch an entry's `enrich` needs: one item per target, so the runtime's
+ * informers, re-queues and `ork generate rbac` treat it as any `watch` item.
+ */
+export function enrichWatchItems(entry: {
+  readonly enrich?: readonly ('pods' | 'endpoints')[];
+}): WatchItem[] {
+  return [...new Set(entry.enrich ?? [])].map((target) => ENRICH_WATCHES[target]);
+}
+
 const DependencyCondition = z.enum(['started', 'healthy']);
 
 /** DependsOn lists the entries whose workers must be started or healthy first; every written form becomes `[{name, condition}]`. */

@@ -23,6 +23,7 @@ import { upgradeRollback } from './rollback.js';
 import { upgradeRuleLists } from './rule-lists.js';
 import { checkEnrich } from './enrich.js';
 import { checkServe } from './serve.js';
+import { runtimeOwnedStatus } from './status-paths.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
 const BOX_KEYS = ['finalizers', 'onCreate', 'onReconcile', 'onDelete', 'status', 'providers'] as const;
@@ -247,6 +248,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   if (imports.length > 0) applyImports(up, entry, imports, boxPath);
   const finalBox = mapAt(entry, 'operatorBox');
   if (finalBox != null) upgradeBox(up, finalBox, boxPath);
+  if (up.upstream && finalBox != null) runtimeOwnedStatus(up, finalBox, boxPath);
   if (up.upstream) externalJsonPaths(up, entry, base);
 }
 

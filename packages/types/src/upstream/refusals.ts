@@ -39,7 +39,6 @@ export const WATCH_REFUSED: Readonly<Record<string, string>> = {
 
 /** ENTRY_REFUSED names entry-level upstream keys without a counterpart, and why (reported at the key). */
 export const ENTRY_REFUSED: Readonly<Record<string, string>> = {
-  enrich: 'pods and events are not added to the template context; read children through `status` fields',
   ignoreStatusPatch: REFUSED['ignoreStatusPatch'] ?? '',
   ignoreObservedGeneration: REFUSED['ignoreObservedGeneration'] ?? '',
   removeFinalizers: REFUSED['removeFinalizers'] ?? '',
