@@ -66,16 +66,48 @@ describe('upstream Kubernetes notes in a Katalog', () => {
     expect(error?.message).toMatch(/unknown helper "podNames".*enrich.*readyReplicas/);
   });
 
-  it('a status field named observedGeneration stays refused, naming what the runtime writes there', () => {
+  it('enrich: [pods] / [endpoints] with the notes over them loads (katalog.md §3.5, §17.6.2)', () => {
+    const jobs = [
+      field('exitCode', '{{ jobFirstExitCode .children.job }}'),
+      field('active', '{{ jobActivePodNames .children.job }}'),
+      field('succeeded', '{{ jobSucceededPodNames .children.job }}'),
+      field('failed', '{{ jobFailedPodNames .children.job }}'),
+    ].join('');
+    const services = [
+      field('has', '{{ hasEndpoints .children.service }}'),
+      field('count', '{{ serviceEndpointCount .children.service }}'),
+      field('all', '{{ serviceEndpoints .children.service }}'),
+      field('first', '{{ serviceFirstEndpoint .children.service }}'),
+    ].join('');
+    for (const [fields, extra, want] of [
+      [jobs, '      enrich:\n        - pods\n', ['pods']],
+      [services, '      enrich: [endpoints, hpa]\n', ['endpoints']],
+    ] as const) {
+      const result = load(katalog('orkestra.orkspace.io/v1', fields, extra));
+      if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
+      expect(result.katalog.spec.crds['probe']?.enrich).toEqual(want);
+    }
+  });
+
+  it('an upstream status field named observedGeneration is removed with a note (katalog.md §24); the rest loads', () => {
     const result = load(
       katalog(
         'orkestra.orkspace.io/v1',
         field('observedGeneration', '{{ observedGeneration .children.deployment }}'),
       ),
     );
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.katalog.spec.crds['probe']?.operatorBox?.status?.fields ?? []).toEqual([]);
+  });
+
+  it('in Orkestra’s own dialect it stays refused, naming what the runtime writes there', () => {
+    const result = load(
+      katalog('orkestra.konductor.io/v1alpha1', field('observedGeneration', '{{ generation }}')),
+    );
     expect(result.ok).toBe(false);
     const [error] = result.ok ? [] : result.errors;
-    expect(error).toMatchObject({ line: 20, path: 'spec.crds.probe.operatorBox.status.fields[0].path' });
+    expect(error?.path).toBe('spec.crds.probe.operatorBox.status.fields[0].path');
     expect(error?.message).toMatch(/Orkestra writes status\.observedGeneration/);
   });
 });

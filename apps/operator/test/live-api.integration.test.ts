@@ -46,6 +46,10 @@ spec:
           type: object
           x-kubernetes-preserve-unknown-fields: true
       operatorBox:
+        onCreate:
+          secrets:
+            - name: "{{ metadata.name }}-creds"
+              data: { password: hunter2-literal }
         status:
           fields:
             - path: phase
@@ -276,6 +280,54 @@ it('serves upstream’s Live API paths and shapes to a token that may read the e
   expect(after - before).toBe(0);
   // The object path of runtime.md §18.5 still answers.
   expect((await live(`/katalog/crds/loader/objects/${env.namespace}/l1`)).status).toBe(200);
+});
+
+it('serves /katalog/raw and /katalog/enriched (and per entry) behind the same gate, without Secret values, from memory', async () => {
+  const json = async (path: string): Promise<Record<string, unknown>> => {
+    const answer = await live(path);
+    expect(answer.status, path).toBe(200);
+    return (await answer.json()) as Record<string, unknown>;
+  };
+  const raw = await json('/katalog/raw');
+  expect(raw).toMatchObject({
+    apiVersion: 'orkestra.konductor.io/v1alpha1',
+    kind: 'Katalog',
+    metadata: { name: 'loader-runtime', version: '1.0.0' },
+    spec: { crds: [{ name: 'loader', crossAccess: true }] },
+  });
+  // As written: no default the loader applies.
+  expect((raw['spec'] as { crds: Record<string, unknown>[] }).crds[0]).not.toHaveProperty('workers');
+  const enriched = await json('/katalog/enriched');
+  expect((enriched['spec'] as { crds: Record<string, unknown>[] }).crds[0]).toMatchObject({
+    name: 'loader',
+    workers: expect.any(Number),
+    resync: expect.any(String),
+  });
+  const entryRaw = await json('/katalog/loader/raw');
+  expect(entryRaw).toMatchObject({
+    name: 'loader',
+    operatorBox: { onCreate: { secrets: [{ data: { password: '<redacted>' } }] } },
+  });
+  const entryEnriched = await json('/katalog/loader/enriched');
+  expect(entryEnriched).toMatchObject({ name: 'loader', workers: expect.any(Number) });
+  for (const body of [raw, enriched, entryRaw, entryEnriched])
+    expect(JSON.stringify(body)).not.toContain('hunter2-literal');
+  for (const path of [
+    '/katalog/raw',
+    '/katalog/enriched',
+    '/katalog/loader/raw',
+    '/katalog/loader/enriched',
+  ]) {
+    expect((await fetch(`http://127.0.0.1:${crossPort}${path}`)).status, path).toBe(401);
+    expect((await live(path, 'not-a-token')).status, path).toBe(401);
+  }
+  const before = await apiRequests();
+  for (let i = 0; i < 20; i++)
+    for (const path of ['/katalog/raw', '/katalog/enriched', '/katalog/loader/raw'])
+      await (await live(path)).arrayBuffer();
+  const after = await apiRequests();
+  console.log(`live-api: ${after - before} API-server requests for 60 Katalog document reads`);
+  expect(after - before).toBe(0);
 });
 
 it('reads the peer over HTTP, keeps the last answer while it is down, and clears the condition when it is back', async () => {

@@ -7,6 +7,9 @@
  * the greeting or the login ends the send (the other recipients are not tried: each would wait for
  * the same timeout). No error carries the password.
  */
+import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
+import type { PeerCertificate } from 'node:tls';
 import { createTransport } from 'nodemailer';
 
 /** SmtpTarget is where to connect: `host` is the address the caller's guard checked. */
@@ -18,6 +21,16 @@ export interface SmtpTarget {
   readonly port: number;
   /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
   readonly secure: boolean;
+  /**
+   * With `secure: false`: refuse a server that does not offer STARTTLS (or fails it) before
+   * anything else is sent, instead of going on in plain text. Default false (upstream's behaviour).
+   */
+  readonly requireTLS?: boolean | undefined;
+  /**
+   * PEM certificates of the CAs the server's certificate must chain to, instead of Node's
+   * built-in roots. The certificate is always verified, and must name `serverName`.
+   */
+  readonly ca?: string | undefined;
   readonly user?: string | undefined;
   readonly password?: string | undefined;
   /** For connecting, the greeting and each reply. */
@@ -62,7 +75,15 @@ export async function sendMail(target: SmtpTarget, message: SmtpMessage): Promis
     port: target.port,
     secure: target.secure,
     ...(target.user == null ? {} : { auth: { user: target.user, pass: target.password ?? '' } }),
-    tls: { servername: target.serverName },
+    requireTLS: target.requireTLS === true,
+    tls: {
+      // An IP address is no SNI name (RFC 6066); the certificate is still checked against it.
+      ...(isIP(target.serverName) === 0 ? { servername: target.serverName } : {}),
+      rejectUnauthorized: true,
+      checkServerIdentity: (_host: string, cert: PeerCertificate) =>
+        checkServerIdentity(target.serverName, cert),
+      ...(target.ca == null ? {} : { ca: target.ca }),
+    },
     connectionTimeout: target.timeoutMs,
     greetingTimeout: target.timeoutMs,
     socketTimeout: target.timeoutMs,
@@ -87,7 +108,7 @@ export async function sendMail(target: SmtpTarget, message: SmtpMessage): Promis
         });
       } catch (error) {
         failed.push(to);
-        problems.push(scrub(error, target.password));
+        problems.push(scrub(explain(error, target), target.password));
         // A refused recipient or message leaves the session usable; anything else (no connection,
         // no greeting, a timeout, a failed login) would fail the same way for every other
         // recipient, one timeout each, so they are not tried.
@@ -120,7 +141,25 @@ function errorCode(error: unknown): string {
   return typeof code === 'string' ? code : '';
 }
 
-function scrub(error: unknown, password: string | undefined): string {
+/** Node's codes of a failed TLS handshake or certificate check (nodemailer keeps them as `originalCode`). */
+const TLS_CODES =
+  /^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|UNABLE_TO_|CERT_|SELF_SIGNED_|DEPTH_ZERO_|HOSTNAME_MISMATCH)/;
+
+/**
+ * explain says what failed: a TLS failure starts with `TLS:` and says what the certificate had to
+ * be, or that `requireTLS` refused a server without STARTTLS.
+ */
+function explain(error: unknown, target: SmtpTarget): string {
   const text = error instanceof Error ? error.message : String(error);
+  const code = errorCode(error);
+  const original = (error as { originalCode?: unknown } | null)?.originalCode;
+  if (code === 'ETLS' && !target.secure && target.requireTLS === true && /STARTTLS/.test(text))
+    return `TLS: the server did not start TLS (${text}); requireTLS refuses to go on in plain text`;
+  if (code !== 'ETLS' && !(typeof original === 'string' && TLS_CODES.test(original))) return text;
+  const trust = target.ca == null ? "Node's built-in roots" : 'the configured CA';
+  return `TLS: ${text} (the server's certificate must chain to ${trust} and name ${target.serverName})`;
+}
+
+function scrub(text: string, password: string | undefined): string {
   return password == null || password === '' ? text : text.split(password).join('[redacted]');
 }

@@ -29,6 +29,7 @@ const apis = {
   site: { group, version: 'v1', kind: 'Site', plural: 'sites' },
   image: { group, version: 'v1', kind: 'Image', plural: 'images' },
   quota: { group, version: 'v1', kind: 'Quota', plural: 'quotas' },
+  fleet: { group, version: 'v1', kind: 'Fleet', plural: 'fleets' },
 };
 
 // A local repository may only be named literally in the Katalog (docs/reference/runtime.md §14.3).
@@ -89,6 +90,20 @@ spec:
                 host: "{{ cross.db.spec.host }}"
                 phase: "{{ cross.db.status.phase }}"
                 found: "{{ cross.db.found }}"
+    fleet:
+      apiTypes: {group: ${group}, version: v1, kind: Fleet, plural: fleets}
+      resync: "0"
+      operatorBox:
+        cross:
+          # upstream's strategy: all — every match, oldest first, as a list
+          - {crd: database, selector: {matchLabels: {pool: "{{ spec.pool }}"}}, strategy: all, as: dbs}
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-fleet"
+              data:
+                count: "{{ len .cross.dbs }}"
+                hosts: "{{ range .cross.dbs }}{{ .spec.host }},{{ end }}"
+                first: "{{ cross.dbs.0.name }}"
     site:
       apiTypes: {group: ${group}, version: v1, kind: Site, plural: sites}
       resync: "0"
@@ -350,6 +365,37 @@ describe('hooks in the reconcile pipeline', () => {
         metadata: { name: 'main', namespace: env.namespace },
       }),
     ).toEqual([`app:${env.namespace}/shop`]);
+  });
+
+  it('lists every labelled target with strategy: all, from the cache, and re-reads when one more matches', async () => {
+    const labelled = (name: string, pool: string, host: string) =>
+      env.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+        ...apis.database,
+        namespace: env.namespace,
+        body: {
+          apiVersion: `${group}/v1`,
+          kind: 'Database',
+          metadata: { name, labels: { pool } },
+          spec: { host },
+        },
+      });
+    // Created in name order, so oldest-first and the name tie-break agree.
+    await labelled('pool-a', 'blue', 'a1');
+    await labelled('pool-b', 'blue', 'b1');
+    await labelled('pool-red', 'red', 'r1');
+    await clients.fleet.create(env.namespace, 'f', { pool: 'blue' });
+    await waitFor('fleet config with two databases', async () => {
+      const data = await configMap('f-fleet');
+      return data?.['count'] === '2' && data['hosts'] === 'a1,b1,' && data['first'] === 'pool-a';
+    });
+    const before = runtime.client.requests.snapshot();
+    await labelled('pool-c', 'blue', 'c1');
+    await waitFor('fleet config with three databases', async () => {
+      const data = await configMap('f-fleet');
+      return data?.['count'] === '3' && data['hosts'] === 'a1,b1,c1,';
+    });
+    const since = runtime.client.requests.since(before);
+    expect(Object.keys(since).filter((key) => key.startsWith('get ') || key.startsWith('list '))).toEqual([]);
   });
 
   it('checks out a git repository, records the commit after success and follows new commits', async () => {

@@ -4,7 +4,8 @@
  * condition's `notify:` sends an email that arrives, read back through Mailpit's HTTP API; the SMTP
  * login comes from Secret refs and the password is in no log line. Then the notifier alone, with
  * the same real server and Secrets: the default address guard refuses the loopback server (nothing
- * arrives), and a wrong password fails the send without showing it; neither throws.
+ * arrives), a wrong password fails the send without showing it, and a server that requires STARTTLS
+ * is reached only with the CA `notification.smtp.ca` names (without it: refused); none throws.
  */
 import { Writable } from 'node:stream';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -21,6 +22,8 @@ const PASSWORD = 'smtp-pw-62077';
 const WRONG = 'not-the-smtp-pw';
 const { env, group, crs, startRuntime } = useRuntimeTest({ prefix: 'nm', kind: 'Site', plural: 'sites' });
 const mail = useMailpit({ smtpUsers: { ork: PASSWORD } });
+// STARTTLS required by the server, with a certificate of its own CA (the Secret smtp-ca holds it).
+const tlsMail = useMailpit({ tls: 'starttls', smtpUsers: { ork: PASSWORD } });
 
 const logLines: string[] = [];
 /** A pino logger at debug that keeps every line, to show no line holds the password. */
@@ -46,6 +49,10 @@ beforeAll(async () => {
       namespace: env.namespace,
       body: { metadata: { name }, stringData: { user: 'ork', password } },
     });
+  await core.createNamespacedSecret({
+    namespace: env.namespace,
+    body: { metadata: { name: 'smtp-ca' }, stringData: { 'ca.crt': tlsMail().caPem ?? '' } },
+  });
   await startRuntime({
     katalog: katalogFrom(`apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
@@ -142,7 +149,11 @@ describe('the notifier alone against the same server and Secrets', () => {
     };
     return { debug: log, info: log, warn: log, error: log, child: () => logger() };
   };
-  const notifier = (secret: string, allowAddresses?: readonly string[]): Notifier =>
+  const notifier = (
+    secret: string,
+    allowAddresses?: readonly string[],
+    smtp: Partial<NonNullable<Notification['smtp']>> = {},
+  ): Notifier =>
     new Notifier({
       katalogName: 'k',
       notification: {
@@ -157,6 +168,7 @@ describe('the notifier alone against the same server and Secrets', () => {
             user: { name: secret, key: 'user', namespace: env.namespace },
             password: { name: secret, key: 'password', namespace: env.namespace },
           },
+          ...smtp,
         },
         teams: { ops: { email: ['ops@example.com'], interval: '1m' } },
       } as Notification,
@@ -183,6 +195,7 @@ describe('the notifier alone against the same server and Secrets', () => {
 
   beforeEach(async () => {
     await mail().clear();
+    await tlsMail().clear();
     lines.length = 0;
     results.length = 0;
   });
@@ -205,5 +218,20 @@ describe('the notifier alone against the same server and Secrets', () => {
     await notifyDown(notifier('smtp', LOOPBACK_CIDRS));
     expect(results).toEqual(['email failed', 'email sent']);
     expect((await mail().messages()).map((m) => m.To[0]?.Address)).toEqual(['ops@example.com']);
+  });
+
+  it('STARTTLS with the CA from notification.smtp.ca delivers; without it the server is refused', async () => {
+    const over = { port: tlsMail().smtpPort, requireTLS: true };
+    await notifyDown(notifier('smtp', LOOPBACK_CIDRS, over));
+    // Node's built-in roots do not trust the test CA: refused, the reason logged, no password.
+    expect(results).toEqual(['email failed']);
+    expect(lines.join('\n')).toMatch(/notification failed.*TLS: .*certificate/);
+    expect(lines.join('\n')).not.toContain(PASSWORD);
+    expect(await tlsMail().messages()).toEqual([]);
+
+    const ca = { name: 'smtp-ca', key: 'ca.crt', namespace: env.namespace };
+    await notifyDown(notifier('smtp', LOOPBACK_CIDRS, { ...over, ca }));
+    expect(results).toEqual(['email failed', 'email sent']);
+    expect((await tlsMail().messages()).map((m) => m.To[0]?.Address)).toEqual(['ops@example.com']);
   });
 });

@@ -12,6 +12,7 @@ import {
   typeName,
 } from './string-form.js';
 import { upstreamHelpers } from './upstream-helpers.js';
+import { goDuration, upstreamTimeNotes } from './upstream-time-notes.js';
 
 /** RandomSource returns `size` cryptographically secure random bytes. */
 export type RandomSource = (size: number) => Uint8Array;
@@ -159,23 +160,6 @@ function toEpochMs(helper: string, value: unknown): number {
 
 function pad(value: number, width: number): string {
   return String(value).padStart(width, '0');
-}
-
-/**
- * goDuration writes a span of milliseconds as Go's time.Duration prints it (`72h0m0s`, `1m30.5s`,
- * `250ms`), or `0s` when it is not positive; every result is a duration of docs/reference/katalog.md §1.
- */
-function goDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms <= 0) return '0s';
-  const whole = Math.round(ms);
-  if (whole < 1000) return `${whole}ms`;
-  const hours = Math.floor(whole / 3_600_000);
-  const minutes = Math.floor((whole % 3_600_000) / 60_000);
-  const seconds = (whole % 60_000) / 1000;
-  const s = `${seconds}s`;
-  if (hours > 0) return `${hours}h${minutes}m${s}`;
-  if (minutes > 0) return `${minutes}m${s}`;
-  return s;
 }
 
 /** formatTime renders epoch milliseconds in UTC with a layout of `formatDate`. */
@@ -553,7 +537,12 @@ export function createHelpers(options: HelperOptions = {}): Readonly<Record<stri
   // A prototype-free record, so `constructor` or `toString` never look like helpers by accident.
   // Upstream's helpers come first: a helper of the library with the same name wins.
   return Object.freeze(
-    Object.assign(Object.create(null) as Record<string, HelperDefinition>, upstreamHelpers(), helpers),
+    Object.assign(
+      Object.create(null) as Record<string, HelperDefinition>,
+      upstreamHelpers(),
+      upstreamTimeNotes(clock),
+      helpers,
+    ),
   );
 }
 

@@ -1,5 +1,6 @@
 import type { HelperDefinition } from './helpers.js';
 import { isEmpty, isPlainMap, isTruthy, looseEqual, parseDecimal, stringForm } from './string-form.js';
+import { upstreamEnrichedNotes } from './upstream-enriched-notes.js';
 import { upstreamKubeNotes } from './upstream-kube-notes.js';
 
 /**
@@ -15,6 +16,8 @@ import { upstreamKubeNotes } from './upstream-kube-notes.js';
  * alternative.
  */
 export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
+  joinList:
+    'upstream has no `joinList` note either (its template parse fails: function "joinList" not defined); upstream’s `join` takes the same arguments: `{{ join .spec.regions "," }}`',
   replicasReady:
     'use `allReplicasReady` (true once the workload reports every wanted replica ready for its current generation) or `readyReplicas` (the count)',
   ...Object.fromEntries(
@@ -30,14 +33,6 @@ export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
       'podCrashLoopDetected',
       'podContainerReasons',
       'podByOrdinal',
-      'jobFirstExitCode',
-      'jobActivePodNames',
-      'jobSucceededPodNames',
-      'jobFailedPodNames',
-      'hasEndpoints',
-      'serviceEndpoints',
-      'serviceEndpointCount',
-      'serviceFirstEndpoint',
       'backingPodCount',
       'backingPodNames',
       'pvcProvisioner',
@@ -52,7 +47,7 @@ export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
       'firstWarning',
     ].map((name) => [
       name,
-      "upstream reads it from the objects (pods, endpoints, volumes, jobs, events) that `enrich` adds to a child, which Orkestra does not add; surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
+      "upstream reads it from objects that `enrich` adds to a child which Orkestra does not add (it adds only a Job's pods and a Service's endpoints, §3.5); surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
     ]),
   ),
 };
@@ -298,6 +293,7 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
   });
   return {
     ...upstreamKubeNotes(),
+    ...upstreamEnrichedNotes(),
     // Go built-ins.
     [GO_RANGE_HELPER]: {
       minArgs: 1,

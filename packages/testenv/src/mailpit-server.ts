@@ -1,5 +1,7 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createCertificateAuthority, issueCertificate } from './certificates.js';
 import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
@@ -14,12 +16,19 @@ export interface MailpitServerOptions extends FindBinaryOptions {
   readonly startTimeoutMs?: number;
   /**
    * SMTP users (name to password): the server then refuses mail from a client that has not logged
-   * in with AUTH PLAIN or LOGIN as one of them (allowed over plain text on loopback). Default none:
+   * in with AUTH PLAIN or LOGIN as one of them (over plain text on loopback unless `tls`). Default none:
    * any client may send.
    */
   readonly smtpUsers?: Readonly<Record<string, string>>;
   /** A regular expression (Go syntax) a recipient must match; others are refused at RCPT. Default any. */
   readonly allowedRecipients?: string;
+  /**
+   * TLS on the SMTP port with a certificate for `127.0.0.1` and `localhost` signed by a CA made for
+   * this server (its certificate is {@link MailpitServer.caPem}): `starttls` offers STARTTLS and
+   * refuses mail from a client that did not use it; `implicit` speaks TLS from the first byte (as on
+   * port 465). Default none: plain text, STARTTLS not offered.
+   */
+  readonly tls?: 'starttls' | 'implicit';
 }
 
 /** MailpitAddress is a mailbox as Mailpit's API lists it. */
@@ -43,8 +52,10 @@ export interface MailpitMessage {
 /** MailpitServer is a running Mailpit (a real SMTP server that keeps what it receives) on loopback. */
 export interface MailpitServer {
   readonly host: '127.0.0.1';
-  /** The SMTP port (plain text; STARTTLS is not offered). */
+  /** The SMTP port (plain text without `tls`; then STARTTLS is not offered). */
   readonly smtpPort: number;
+  /** With `tls`: the PEM certificate of the CA that signed the server's certificate. */
+  readonly caPem?: string;
   /** `http://127.0.0.1:<port>`, Mailpit's HTTP API. */
   readonly apiUrl: string;
   readonly pid: number;
@@ -82,6 +93,7 @@ export async function startMailpit(options: MailpitServerOptions = {}): Promise<
           `mailpit SMTP user ${JSON.stringify(name)}: use letters, digits, _ . @ - and a password without spaces or colons`,
           { code: TestenvErrorCode.StartFailed },
         );
+    const tls = options.tls == null ? [] : serverCertificate(dir, options.tls);
     const server = await startServer({
       name: 'mailpit',
       command: bin,
@@ -94,10 +106,12 @@ export async function startMailpit(options: MailpitServerOptions = {}): Promise<
         join(dir, 'mailpit.db'),
         '--disable-version-check',
         '--quiet',
-        ...(users.length > 0 ? ['--smtp-auth-allow-insecure'] : []),
+        // Without TLS, AUTH over plain text (loopback only); with TLS Mailpit refuses the flag.
+        ...(users.length > 0 && options.tls == null ? ['--smtp-auth-allow-insecure'] : []),
         ...(options.allowedRecipients == null
           ? []
           : ['--smtp-allowed-recipients', options.allowedRecipients]),
+        ...tls,
       ],
       // Mailpit reads its SMTP users from here ("name:password name2:password2").
       env: users.length > 0 ? { MP_SMTP_AUTH: users.map(([n, p]) => `${n}:${p}`).join(' ') } : {},
@@ -111,6 +125,7 @@ export async function startMailpit(options: MailpitServerOptions = {}): Promise<
       host: '127.0.0.1',
       smtpPort,
       apiUrl,
+      ...(options.tls == null ? {} : { caPem: readFileSync(join(dir, 'ca.crt'), 'utf8') }),
       pid: server.pid,
       messages: async () => await readMessages(apiUrl),
       async clear() {
@@ -128,6 +143,26 @@ export async function startMailpit(options: MailpitServerOptions = {}): Promise<
     workDir.remove();
     throw error;
   }
+}
+
+/**
+ * serverCertificate writes a CA (`ca.crt`) and a server certificate it signed (`smtp.crt`,
+ * `smtp.key`) into `dir` and returns Mailpit's TLS flags for `mode`.
+ */
+function serverCertificate(dir: string, mode: 'starttls' | 'implicit'): string[] {
+  const ca = createCertificateAuthority(dir);
+  const pair = issueCertificate(ca, { commonName: 'localhost', usage: 'server' });
+  const cert = join(dir, 'smtp.crt');
+  const key = join(dir, 'smtp.key');
+  writeFileSync(cert, pair.certPem);
+  writeFileSync(key, pair.keyPem, { mode: 0o600 });
+  return [
+    '--smtp-tls-cert',
+    cert,
+    '--smtp-tls-key',
+    key,
+    mode === 'starttls' ? '--smtp-require-starttls' : '--smtp-require-tls',
+  ];
 }
 
 interface ListedMessage {

@@ -60,11 +60,12 @@ export function useKafka(
 
 /**
  * useMailpit starts Mailpit, a real SMTP server whose received mail is read through its HTTP API,
- * for the test file (beforeAll) and stops it (afterAll). `smtpUsers` makes it require AUTH. A
+ * for the test file (beforeAll) and stops it (afterAll). `smtpUsers` makes it require AUTH; `tls`
+ * serves STARTTLS or implicit TLS with a certificate of its own CA (`caPem`). A
  * missing server (`pnpm testenv:build mailpit`) skips the file's tests locally and fails under `CI=true`.
  */
 export function useMailpit(
-  options: Pick<MailpitServerOptions, 'smtpUsers' | 'allowedRecipients'> = {},
+  options: Pick<MailpitServerOptions, 'smtpUsers' | 'allowedRecipients' | 'tls'> = {},
 ): () => MailpitServer {
   return useServer('Mailpit', async () => {
     const server = await startMailpit(options);

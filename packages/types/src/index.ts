@@ -173,7 +173,7 @@ export { CronJobEntry } from './kinds/cron-jobs.js';
 export { ServiceEntry } from './kinds/services.js';
 export { IngressEntry } from './kinds/ingresses.js';
 export { NetworkPolicyEntry } from './kinds/network-policies.js';
-export { HpaEntry } from './kinds/hpa.js';
+export { HpaEntry, hpaProfile, HPA_PROFILE_NAMES } from './kinds/hpa.js';
 export { PdbEntry } from './kinds/pdb.js';
 export { CustomEntry } from './kinds/custom.js';
 
@@ -230,6 +230,7 @@ export {
   Queue,
   DependsOn,
   WatchItem,
+  enrichWatchItems,
   PreReconcile,
   SENTINELS,
   EmitEvents,

@@ -232,6 +232,20 @@ operatorBox: { onReconcile: { configMaps: [{}] } }`);
     );
     expect(nsChild.pinnedNamespace).toBeUndefined();
   });
+  it('grants list/watch on pods and endpointslices for enrich, only what is enriched (katalog.md §3.5)', () => {
+    const readsOf = (rbac: ReturnType<typeof generateRbac>): string[] =>
+      rbac.rules
+        .filter((r) => r.verbs.join(',') === 'list,watch')
+        .flatMap((r) => r.resources.map((res) => `${r.apiGroups[0] ?? ''}/${res}`))
+        .filter((r) => !r.includes('customresourcedefinitions'));
+    expect(
+      readsOf(generateRbac(katalogFrom(`enrich: [pods, endpoints]`), { namespace: 'ops' })).sort(),
+    ).toEqual(['/pods', 'discovery.k8s.io/endpointslices']);
+    expect(readsOf(generateRbac(katalogFrom(`enrich: [endpoints]`), { namespace: 'ops' }))).toEqual([
+      'discovery.k8s.io/endpointslices',
+    ]);
+    expect(readsOf(generateRbac(katalogFrom(`enrich: []`), { namespace: 'ops' }))).toEqual([]);
+  });
   it('grants list/watch on watched kinds (by name when named) and literal copyFrom sources; a watch outside the pinned namespace needs a ClusterRole', () => {
     const watchOf = (rbac: ReturnType<typeof generateRbac>): string[] =>
       rbac.rules

@@ -1,4 +1,10 @@
-import { RESOURCE_KINDS, apiGroupOf, copySourceWatches, guessPlural } from '@orkestra/types';
+import {
+  RESOURCE_KINDS,
+  apiGroupOf,
+  copySourceWatches,
+  enrichWatchItems,
+  guessPlural,
+} from '@orkestra/types';
 import type { CrdEntry, ExternalCall, Katalog, ResourceGroup } from '@orkestra/types';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
@@ -144,7 +150,8 @@ function pinnedNamespace(katalog: Katalog): string | undefined {
     if (pinned != null && pinned !== only) return undefined;
     pinned = only;
     // A watched kind outside that namespace (or cluster-scoped) needs the ClusterRole.
-    if ((entry.watch ?? []).some((item) => item.namespace !== only)) return undefined;
+    if ([...(entry.watch ?? []), ...enrichWatchItems(entry)].some((item) => item.namespace !== only))
+      return undefined;
     for (const group of childGroups(entry)) {
       if (listOf(group, 'namespaces').length > 0) return undefined;
       if (listOf(group, 'custom').some((c) => c['namespaced'] === false)) return undefined;
@@ -259,10 +266,11 @@ const CORE_PLURALS: Readonly<Record<string, string>> = {
 /**
  * addWatchRules grants list/watch on each `watch` item's resource (limited to its name when it has
  * one: a named item is watched with the field selector `metadata.name=<name>`), and on the literal
- * source Secrets of `copyFrom` under onReconcile, which are watched the same way (runtime.md §4.1).
+ * source Secrets of `copyFrom` under onReconcile, which are watched the same way (runtime.md §4.1),
+ * and on the kinds the entry's `enrich` reads (pods, endpointslices; katalog.md §3.5) — nothing more.
  */
 function addWatchRules(rules: RuleSet, entry: CrdEntry, notes: string[], reads: SecretReads): void {
-  for (const item of entry.watch ?? []) {
+  for (const item of [...(entry.watch ?? []), ...enrichWatchItems(entry)]) {
     if (item.apiVersion === 'v1' && item.kind === 'Secret' && isLiteralNamespace(item.namespace)) {
       reads.inNamespace(item.namespace, ['list', 'watch'], item.name);
       continue;

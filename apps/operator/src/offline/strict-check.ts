@@ -306,7 +306,8 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
       read.as ?? read.crd,
       read.endpoint == null && read.url == null ? katalog.spec.crds[read.crd] : undefined,
     );
-    if ((read.protocol != null && read.protocol !== 'cr') || read.url != null)
+    // A `strategy: all` read is a list (`cross.<as>.0.status…`).
+    if ((read.protocol != null && read.protocol !== 'cr') || read.url != null || read.strategy === 'all')
       freeCross.add(read.as ?? read.crd);
   }
   const providers = new Map<string, string[]>();

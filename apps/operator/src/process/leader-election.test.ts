@@ -125,6 +125,22 @@ describe('LeaderElector', () => {
     expect(store.spec()).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
   });
 
+  it('a standby attempts at the holder’s expiry instant, not at its next retry', async () => {
+    const store = fakeLeaseApi();
+    const a = elector(store.api, 'a', { leaseDurationMs: 4_000 });
+    a.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // Retries every 1.5 s: without the expiry wake-up b would try at 1.5, 3 and 4.5 s, not at 4 s.
+    const b = elector(store.api, 'b', { retryPeriodMs: 1_500, leaseDurationMs: 4_000 });
+    b.start();
+    await vi.advanceTimersByTimeAsync(0);
+    await a.stop(); // like a crash: the Lease still names a, renewed just now
+    await vi.advanceTimersByTimeAsync(3_990);
+    expect(b.isLeader()).toBe(false);
+    await vi.advanceTimersByTimeAsync(30);
+    expect(b.isLeader()).toBe(true);
+  });
+
   it('release empties the holder so the standby takes over at its next retry', async () => {
     const store = fakeLeaseApi();
     const a = elector(store.api, 'a');

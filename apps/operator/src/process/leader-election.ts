@@ -272,7 +272,7 @@ export class LeaderElector {
     // acquire
     while (this.running && !this.leading) {
       if (await this.tryAcquireOrRenew()) break;
-      await this.sleep(this.retryPeriodMs * (1 + 0.2 * this.random()));
+      await this.sleep(this.acquireWaitMs());
     }
     if (!this.running) return;
     this.leading = true;
@@ -304,6 +304,20 @@ export class LeaderElector {
         return;
       }
     }
+  }
+
+  /**
+   * acquireWaitMs is how long a standby waits before its next attempt: the jittered retry period,
+   * or less when the holder's Lease expires sooner (on this replica's clock), so a dead leader is
+   * replaced at its expiry instant rather than up to a retry period later (runtime.md §25.4).
+   */
+  private acquireWaitMs(): number {
+    const retry = this.retryPeriodMs * (1 + 0.2 * this.random());
+    const spec = this.lease?.spec;
+    if (this.observedHolder === '' || this.observedHolder === this.identity || spec == null) return retry;
+    const validMs = (spec.leaseDurationSeconds ?? Math.ceil(this.leaseDurationMs / 1000)) * 1000;
+    const expiresInMs = this.observedAt + validMs - this.now();
+    return expiresInMs >= 0 && expiresInMs < retry ? expiresInMs + 1 : retry;
   }
 
   private async recordLeaderEvent(): Promise<void> {

@@ -16,6 +16,8 @@ import type { MetricsSink, ScrapeGauges } from './metrics.js';
 /** CreateOperatorRuntimeOptions configures createOperatorRuntime. */
 export interface CreateOperatorRuntimeOptions {
   readonly katalog: Katalog;
+  /** The Katalog file as written (parsed), for the Live API's `/katalog/raw` (runtime.md §18.6). */
+  readonly source?: unknown;
   readonly kubeConfig: KubeConfig;
   /** `User-Agent` of the runtime's requests: the operator's (ADR 0035). Default `orkestra`. */
   readonly userAgent?: string;
@@ -122,6 +124,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
     ...(options.metrics == null ? {} : { observer: options.metrics }),
     ...(options.revisions == null ? {} : { revisions: options.revisions }),
     ...(options.shard == null ? {} : { shard: options.shard }),
+    ...(options.source === undefined ? {} : { source: options.source }),
     options: {
       ...options.tuning,
       ...(options.env == null ? {} : { env: options.env }),

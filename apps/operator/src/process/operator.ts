@@ -192,7 +192,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   const member = state.member;
   const firstRollout = await rollouts.prepare(state.katalog, state.katalogText);
   const firstHolder: RolloutHolder = {};
-  state.runtime = makeRuntime(state.katalog, firstRollout, firstHolder);
+  state.runtime = makeRuntime(state.katalog, state.katalogText, firstRollout, firstHolder);
   state.rollout = rollouts.make(firstRollout, () => state.runtime);
   firstHolder.controller = state.rollout;
   metrics.addCollector((gauges) => state.runtime.collect(gauges));

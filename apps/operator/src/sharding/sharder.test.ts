@@ -47,15 +47,18 @@ function fakeServer(apps: { name: string; labels?: Record<string, string> }[], h
       return { abort: () => undefined };
     },
   };
+  /** While set, every patch waits for it (a slow API server). */
+  let hold: Promise<void> | undefined;
   const client: SharderOptions['client'] = {
-    mergePatch: (ref, patch, options) => {
+    mergePatch: async (ref, patch, options) => {
+      await hold;
       const labels = (patch as { metadata: { labels: Record<string, unknown> } }).metadata.labels;
       patches.push({
         name: ref.name,
         labels,
         ...(options?.resourceVersion == null ? {} : { resourceVersion: options.resourceVersion }),
       });
-      return Promise.resolve({ apiVersion: 'v1', kind: 'x', metadata: {} });
+      return { apiVersion: 'v1', kind: 'x', metadata: {} };
     },
     delete: () => Promise.resolve(),
   };
@@ -67,7 +70,18 @@ function fakeServer(apps: { name: string; labels?: Record<string, string> }[], h
     lease.metadata.resourceVersion = String(Number(lease.metadata.resourceVersion) + 1);
     leaseWatch.onEvent({ type: 'MODIFIED', object: JSON.parse(JSON.stringify(lease)) as unknown });
   };
-  return { listWatch, client, lists, patches, leases, renew };
+  /** hold makes patches wait until the returned function is called. */
+  const holdPatches = (): (() => void) => {
+    let release = (): void => undefined;
+    hold = new Promise((resolve) => {
+      release = () => {
+        hold = undefined;
+        resolve();
+      };
+    });
+    return release;
+  };
+  return { listWatch, client, lists, patches, leases, renew, holdPatches };
 }
 
 const sharders: Sharder[] = [];
@@ -75,8 +89,13 @@ afterEach(async () => {
   await Promise.all(sharders.splice(0).map((s) => s.stop()));
 });
 
-function sharder(server: ReturnType<typeof fakeServer>, now: () => number): Sharder {
+function sharder(
+  server: ReturnType<typeof fakeServer>,
+  now: () => number,
+  extra: Partial<SharderOptions> = {},
+): Sharder {
   const made = new Sharder({
+    ...extra,
     client: server.client,
     listWatch: server.listWatch,
     leaseListWatch: server.listWatch,
@@ -182,5 +201,34 @@ describe('Sharder', () => {
     await vi.waitFor(() => expect(server.patches).toHaveLength(onB));
     expect(made.live()).toEqual(['a']);
     await leaseWatch.stop();
+  });
+
+  it('relabels a dead shard’s CRs before it hands any CR to a new shard', async () => {
+    // CRs on a, b and c; d has just joined (its CRs must drain first) when c dies.
+    const three = new ShardAssignment(['a', 'b', 'c']);
+    const labelled = names.map((name) => ({
+      name,
+      labels: { [OrkestraLabel.Shard]: three.ownerOf(key(name)) ?? '' },
+    }));
+    const onC = labelled.filter((app) => app.labels[OrkestraLabel.Shard] === 'c').length;
+    const server = fakeServer(labelled, ['a', 'b', 'c', 'd']);
+    let now = 0;
+    const release = server.holdPatches();
+    await sharder(server, () => now, { maxConcurrentPatches: 4 }).start();
+    // The drains toward d are queued; 4 of them in flight, held by a slow API server.
+    now = 10_000;
+    await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:10.000000Z'));
+    server.renew('b', '2026-12-05T00:00:10.000000Z');
+    server.renew('d', '2026-12-05T00:00:10.000000Z');
+    now = 15_000;
+    server.renew('a', '2026-12-05T00:00:15.000000Z'); // c last renewed at 0: dead now
+    release();
+    await vi.waitFor(() => expect(server.patches.length).toBeGreaterThan(onC + 4));
+    const assigns = server.patches
+      .map((patch, i) => ({ i, assign: patch.labels[OrkestraLabel.Shard] != null }))
+      .filter((p) => p.assign);
+    expect(assigns).toHaveLength(onC);
+    // After the 4 drains already in flight, every patch is an assign until c's CRs are all moved.
+    expect(assigns.map((p) => p.i)).toEqual(Array.from({ length: onC }, (_, i) => i + 4));
   });
 });

@@ -172,8 +172,16 @@ export class Sharder {
   #timer: NodeJS.Timeout | undefined;
   #expiryTimer: NodeJS.Timeout | undefined;
   #running = false;
+  /**
+   * Patches to make, in two lanes: `#urgent` labels CRs no live shard reconciles (unassigned, or
+   * their shard died), `#pending` moves CRs between live shards (drain, undrain). A drain waits
+   * while any urgent patch is queued or in flight, so a dead shard's CRs are relabelled first and
+   * a scale-up's hand-offs do not compete with them for the API server (runtime.md §25.4).
+   */
+  readonly #urgent = new Map<string, { tracked: Tracked; object: KubeObject }>();
   readonly #pending = new Map<string, { tracked: Tracked; object: KubeObject }>();
   readonly #inFlight = new Set<string>();
+  #urgentInFlight = 0;
   #retryAll = false;
   #stats = { assigned: 0, drained: 0, undrained: 0, patches: 0, conflicts: 0, failures: 0, leaseDeletes: 0 };
 
@@ -293,26 +301,31 @@ export class Sharder {
     if (!this.#running || this.#assignment.live.size === 0 || !tracked.informer.hasSynced()) return;
     const key = this.#keyOf(tracked, object);
     const action = this.#assignment.decide(shardedObjectOf(key, object.metadata));
-    if (action.action === 'none') {
-      this.#pending.delete(key);
-      return;
-    }
-    this.#pending.set(key, { tracked, object });
+    this.#urgent.delete(key);
+    this.#pending.delete(key);
+    if (action.action === 'none') return;
+    (action.action === 'assign' ? this.#urgent : this.#pending).set(key, { tracked, object });
     this.#pump();
   }
 
   #pump(): void {
     const limit = this.#options.maxConcurrentPatches ?? 32;
-    for (const [key, item] of this.#pending) {
-      if (this.#inFlight.size >= limit) return;
-      if (this.#inFlight.has(key)) continue;
-      this.#pending.delete(key);
-      this.#inFlight.add(key);
-      void this.#patch(key, item.tracked, item.object).finally(() => {
-        this.#inFlight.delete(key);
-        this.#pump();
-      });
-    }
+    const start = (lane: Map<string, { tracked: Tracked; object: KubeObject }>, urgent: boolean): void => {
+      for (const [key, item] of lane) {
+        if (this.#inFlight.size >= limit) return;
+        if (this.#inFlight.has(key)) continue;
+        lane.delete(key);
+        this.#inFlight.add(key);
+        if (urgent) this.#urgentInFlight++;
+        void this.#patch(key, item.tracked, item.object).finally(() => {
+          this.#inFlight.delete(key);
+          if (urgent) this.#urgentInFlight--;
+          this.#pump();
+        });
+      }
+    };
+    start(this.#urgent, true);
+    if (this.#urgent.size === 0 && this.#urgentInFlight === 0) start(this.#pending, false);
   }
 
   async #patch(key: string, tracked: Tracked, object: KubeObject): Promise<void> {
@@ -347,6 +360,10 @@ export class Sharder {
       // A conflict or a deleted CR arrives as a watch event, which decides again.
       if (error instanceof ConflictError || error instanceof NotFoundError) {
         this.#stats.conflicts++;
+        this.#options.logger?.debug(
+          { component: 'sharder', namespace: ref.namespace, name: ref.name, ...action, conflict: true },
+          'shard label patch conflicted',
+        );
         return;
       }
       this.#stats.failures++;

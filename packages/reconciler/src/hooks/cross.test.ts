@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ObjectCache } from '../cache.js';
 import type { KubeObject } from '../kube-object.js';
-import { CrossReaders, readCross } from './cross.js';
+import { CrossReaders, readCross, readCrossAll } from './cross.js';
 import type { CrossTarget } from './cross.js';
 
 function db(
@@ -168,6 +168,65 @@ describe('readCross', () => {
     );
     expect(byLabels.result.name).toBe('zeta');
     expect(t.calls).toEqual(['tenant.getByName(-, acme)', 'tenant.list()']);
+  });
+});
+
+describe('readCrossAll (strategy: all)', () => {
+  const objects = [
+    db('shop', 'orders', { labels: { tenant: 'acme' }, created: '2024-02-01T00:00:00Z' }),
+    db('shop', 'billing', { labels: { tenant: 'acme' }, created: '2024-01-01T00:00:00Z' }),
+    db('shop', 'audit', { labels: { tenant: 'acme' }, created: '2024-01-01T00:00:00Z' }),
+    db('shop', 'solo', { labels: { tenant: 'other' } }),
+    db('other', 'ancient', { labels: { tenant: 'acme' }, created: '2020-01-01T00:00:00Z' }),
+  ];
+
+  it('lists every matchLabels match in the namespace, oldest first then namespace/name, from the cache', () => {
+    const t = targets({ database: { namespaced: true, objects } });
+    const { results, record } = readCrossAll(
+      { crd: 'database', selector: { matchLabels: { tenant: 'acme' } } },
+      { lookup: t.lookup, namespace: 'shop' },
+    );
+    expect(results.map((r) => r.name)).toEqual(['audit', 'billing', 'orders']);
+    expect(results.every((r) => r.found)).toBe(true);
+    expect(results[1]).toMatchObject({ namespace: 'shop', status: { phase: 'Ready' } });
+    // Every change of a matching CR re-queues the reader, as for `first`.
+    expect(record).toEqual({ crd: 'database', matchLabels: { tenant: 'acme' }, namespace: 'shop' });
+    expect(t.calls).toEqual(['database.listByNamespace(shop)']);
+  });
+
+  it('starts with what `first` (readCross) picks, for any set of matches', () => {
+    const t = targets({ database: { namespaced: true, objects } });
+    for (const namespace of ['shop', 'other']) {
+      const selector = { matchLabels: { tenant: 'acme' } };
+      const first = readCross({ crd: 'database', selector }, { lookup: t.lookup, namespace });
+      const all = readCrossAll({ crd: 'database', selector }, { lookup: t.lookup, namespace });
+      expect(all.results[0]).toEqual(first.result);
+    }
+  });
+
+  it('is an empty list when nothing matches or the entry is unknown; a name selector gives at most one', () => {
+    const t = targets({ database: { namespaced: true, objects } });
+    const none = readCrossAll(
+      { crd: 'database', selector: { matchLabels: { tenant: 'nobody' } } },
+      { lookup: t.lookup, namespace: 'shop' },
+    );
+    expect(none.results).toEqual([]);
+    expect(
+      readCrossAll(
+        { crd: 'nothing', selector: { matchLabels: { a: 'b' } } },
+        { lookup: t.lookup, namespace: 'shop' },
+      ).results,
+    ).toEqual([]);
+    const byName = readCrossAll(
+      { crd: 'database', selector: { name: 'solo' } },
+      { lookup: t.lookup, namespace: 'shop' },
+    );
+    expect(byName.results.map((r) => r.name)).toEqual(['solo']);
+    expect(byName.record).toEqual({ crd: 'database', key: 'shop/solo', foundKey: 'shop/solo' });
+    expect(
+      readCrossAll({ crd: 'database', selector: { name: 'nope' } }, { lookup: t.lookup, namespace: 'shop' })
+        .results,
+    ).toEqual([]);
   });
 });
 

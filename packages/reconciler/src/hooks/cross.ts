@@ -135,6 +135,37 @@ export function readCross(declaration: CrossDeclaration, options: ReadCrossOptio
   return { result: crossResultOf(best), record: { ...record, foundKey: objectKey(best) } };
 }
 
+/** ReadCrossAllResult is a `strategy: all` read's results (oldest first) and its record for the reverse index. */
+export interface ReadCrossAllResult {
+  readonly results: readonly CrossResult[];
+  readonly record: CrossReadRecord;
+}
+
+/**
+ * readCrossAll answers a rendered cross declaration with `strategy: all` (docs/reference/katalog.md
+ * §15.2): every match, in the order `readCross` picks the first by (oldest creation time, then
+ * namespace/name) — so `readCross`'s result is always the first item here. A `name` selector
+ * matches at most one CR. No match (or an unknown entry) is an empty list; no API call is made.
+ */
+export function readCrossAll(declaration: CrossDeclaration, options: ReadCrossOptions): ReadCrossAllResult {
+  const { crd, selector } = declaration;
+  if (selector.matchLabels == null) {
+    const one = readCross(declaration, options);
+    return { results: one.result.found ? [one.result] : [], record: one.record };
+  }
+  const target = options.lookup(crd);
+  const namespace =
+    target?.namespaced === false ? undefined : (nonEmpty(selector.namespace) ?? nonEmpty(options.namespace));
+  const matchLabels = selector.matchLabels;
+  const record = { crd, matchLabels, ...(namespace == null ? {} : { namespace }) };
+  if (target == null) return { results: [], record };
+  const candidates = namespace == null ? target.cache.list() : target.cache.listByNamespace(namespace);
+  const matches = candidates
+    .filter((candidate) => labelsMatch(candidate.metadata.labels, matchLabels))
+    .sort((a, b) => (isOlder(a, b) ? -1 : isOlder(b, a) ? 1 : 0));
+  return { results: matches.map(crossResultOf), record };
+}
+
 /**
  * CrossReaders is the reverse index of cross reads: for each reader (an opaque key such as
  * `<entry>:<namespace>/<name>`), what its last reconcile read. `readersOf` answers which readers

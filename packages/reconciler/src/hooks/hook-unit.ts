@@ -163,7 +163,7 @@ export interface HookServices {
       ) => Promise<{ readonly id: string; readonly value: string } | { readonly error: string }>)
     | undefined;
   /** A scripted answer to the cross read named `as` (the offline engine's results); when set, no read is made. */
-  readonly crossResult?: ((as: string) => CrossResult) | undefined;
+  readonly crossResult?: ((as: string) => CrossResult | readonly CrossResult[]) | undefined;
   /** Remote reconciler calls (docs/reference/katalog.md §15.3). */
   readonly remote?: Pick<RemoteReconcilerClient, 'call'> | undefined;
   /** The children the caches hold for an owner UID (a remote reconciler's `prepared.children`). */

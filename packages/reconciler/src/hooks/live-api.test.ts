@@ -90,6 +90,44 @@ const authorize: CrossAuthorize = (request, target) => {
   return Promise.resolve({ ok: true });
 };
 
+/** The Katalog as written: the map form, a Secret with literal values, an entry from nowhere else. */
+const rawDocument = {
+  apiVersion: 'orkestra.konductor.io/v1alpha1',
+  kind: 'Katalog',
+  metadata: { name: 'data', version: '1.2.0' },
+  spec: {
+    crds: {
+      db: {
+        apiTypes: { group: 'demo.example.io', version: 'v1', kind: 'Db' },
+        operatorBox: {
+          onCreate: {
+            secrets: [{ name: 'creds', data: { password: 'hunter2', user: 'admin' } }],
+            configMaps: [{ name: 'conf', data: { mode: 'fast' } }],
+          },
+        },
+      },
+      hidden: { apiTypes: { group: 'demo.example.io', version: 'v1', kind: 'Db' } },
+    },
+  },
+};
+/** The Katalog as loaded: defaults applied, an entry an include added, a custom Secret child. */
+const enrichedDocument = {
+  ...rawDocument,
+  spec: {
+    crds: {
+      db: { ...rawDocument.spec.crds.db, workers: 3, resync: '30s', crossAccess: true },
+      hidden: { ...rawDocument.spec.crds.hidden, workers: 3, crossAccess: false },
+      included: {
+        operatorBox: {
+          onReconcile: {
+            custom: [{ apiVersion: 'v1', kind: 'Secret', stringData: { token: 's3cr3t' } }],
+          },
+        },
+      },
+    },
+  },
+};
+
 let server: Server;
 let base = '';
 beforeAll(async () => {
@@ -103,12 +141,14 @@ beforeAll(async () => {
       new Map([
         ['db', entry('db', true)],
         ['hidden', entry('hidden', false)],
+        ['included', entry('included', true)],
       ]),
     isKonductor: () => true,
     ready: () => true,
     authorize,
     now: () => NOW,
     startedAt: NOW - 707_000,
+    documents: () => ({ raw: rawDocument, enriched: enrichedDocument }),
   });
   server = createServer((req, res) => {
     void live(req, res).then((handled) => {
@@ -139,14 +179,14 @@ describe('the Live API handler', () => {
       name: 'data',
       version: '1.2.0',
       lifecycle: { maturity: 'beta', compatibility: { kubernetes: '>=1.28' } },
-      total: 1,
+      total: 2,
       healthy: true,
       OrkReady: true,
       status: 200,
       isKonductor: true,
-      statusCounts: { healthy: 1, degraded: 0, pending: 0 },
+      statusCounts: { healthy: 2, degraded: 0, pending: 0 },
     });
-    expect((body['crds'] as { name: string }[]).map((c) => c.name)).toEqual(['db']);
+    expect((body['crds'] as { name: string }[]).map((c) => c.name)).toEqual(['db', 'included']);
   });
 
   it('answers /katalog/<crd> with workers, queue and the metrics map', async () => {
@@ -256,6 +296,61 @@ describe('the Live API handler', () => {
     expect((await get('/katalog/db/cr/payments')).status).toBe(404);
   });
 
+  it('answers /katalog/raw and /katalog/enriched in upstream’s shape, with only the entries the caller may list', async () => {
+    const raw = await get('/katalog/raw');
+    expect(raw.status).toBe(200);
+    expect(raw.body).toMatchObject({ apiVersion: 'orkestra.konductor.io/v1alpha1', kind: 'Katalog' });
+    const names = (body: Record<string, unknown>): unknown =>
+      ((body['spec'] as { crds: { name: string }[] }).crds ?? []).map((c) => c.name);
+    // `hidden` (crossAccess false) is never shown; `included` is not written in the file.
+    expect(names(raw.body)).toEqual(['db']);
+    const enriched = await get('/katalog/enriched');
+    expect(names(enriched.body)).toEqual(['db', 'included']);
+    expect((enriched.body['spec'] as { crds: Record<string, unknown>[] }).crds[0]).toMatchObject({
+      name: 'db',
+      workers: 3,
+      resync: '30s',
+    });
+    expect((await get('/katalog/raw', '')).status).toBe(401);
+    // A caller that may list no entry learns nothing of the Katalog.
+    expect((await get('/katalog/enriched', 'get-only')).status).toBe(403);
+  });
+
+  it('never answers a Secret value from the Katalog; other data stays', async () => {
+    for (const path of [
+      '/katalog/raw',
+      '/katalog/enriched',
+      '/katalog/db/raw',
+      '/katalog/included/enriched',
+    ]) {
+      const { status, body } = await get(path);
+      expect(status, path).toBe(200);
+      const text = JSON.stringify(body);
+      expect(text, path).not.toMatch(/hunter2|admin|s3cr3t/);
+    }
+    const { body } = await get('/katalog/db/raw');
+    expect(body).toMatchObject({
+      name: 'db',
+      operatorBox: {
+        onCreate: {
+          secrets: [{ name: 'creds', data: { password: '<redacted>', user: '<redacted>' } }],
+          configMaps: [{ name: 'conf', data: { mode: 'fast' } }],
+        },
+      },
+    });
+  });
+
+  it('answers /katalog/<crd>/raw and /enriched after the same `list` review as /katalog/<crd>', async () => {
+    expect((await get('/katalog/db/enriched')).body).toMatchObject({ name: 'db', workers: 3 });
+    expect((await get('/katalog/db/raw', 'get-only')).status).toBe(403);
+    expect((await get('/katalog/hidden/raw')).status).toBe(403);
+    expect((await get('/katalog/nope/enriched')).status).toBe(404);
+    expect((await get('/katalog/nope/enriched', '')).status).toBe(401);
+    const notWritten = await get('/katalog/included/raw');
+    expect(notWritten.status).toBe(404);
+    expect(String(notWritten.body['error'])).toContain('/katalog/included/enriched');
+  });
+
   it('leaves the object-read paths to their handler', async () => {
     expect((await fetch(`${base}/katalog/crds/db/objects/shop/payments`)).status).toBe(418);
   });
@@ -264,7 +359,12 @@ describe('the Live API handler', () => {
 describe('the JSON Schema of the answers (docs/reference/live-api.schema.json)', () => {
   const schema = JSON.parse(
     readFileSync(new URL('../../../../docs/reference/live-api.schema.json', import.meta.url), 'utf8'),
-  ) as { $defs: Record<string, { required?: string[]; properties?: Record<string, unknown> }> };
+  ) as {
+    $defs: Record<
+      string,
+      { required?: string[]; properties?: Record<string, unknown>; additionalProperties?: boolean }
+    >;
+  };
   it.each([
     ['KatalogSummary', '/katalog'],
     ['EntryInfo', '/katalog/db'],
@@ -272,10 +372,15 @@ describe('the JSON Schema of the answers (docs/reference/live-api.schema.json)',
     ['CrList', '/katalog/db/cr'],
     ['CrDetail', '/katalog/db/cr/shop/payments'],
     ['CrEvents', '/katalog/db/cr/shop/payments/events'],
+    ['KatalogDocument', '/katalog/raw'],
+    ['KatalogDocument', '/katalog/enriched'],
+    ['KatalogEntry', '/katalog/db/raw'],
+    ['KatalogEntry', '/katalog/db/enriched'],
   ])('%s: %s has every required key and no undeclared one', async (name, path) => {
     const def = schema.$defs[name];
     const { body } = await get(path);
     for (const key of def?.required ?? []) expect(body, key).toHaveProperty(key);
+    if (def?.additionalProperties === true) return;
     for (const key of Object.keys(body)) expect(Object.keys(def?.properties ?? {}), key).toContain(key);
   });
 });

@@ -15,6 +15,8 @@
  * | `/katalog/<crd>/cr[?field=a.b&namespace=ns]`      | CrList           | `list` (in `namespace`) |
  * | `/katalog/<crd>/cr/[<ns>/]<name>`                 | CrDetail         | `get` that CR           |
  * | `/katalog/<crd>/cr/[<ns>/]<name>/events`          | CrEvents         | `get` that CR           |
+ * | `/katalog/raw`, `/katalog/enriched`               | KatalogDocument  | `list`, per entry shown |
+ * | `/katalog/<crd>/raw`, `/katalog/<crd>/enriched`   | KatalogEntry     | `list`                  |
  *
  * The JSON Schema of every answer is docs/reference/live-api.schema.json.
  */
@@ -23,6 +25,8 @@ import type { KubeObject } from '../kube-object.js';
 import { OrkestraLabel } from '@orkestra/types';
 import type { Lifecycle } from '@orkestra/types';
 import type { CrossAuthorize, CrossReadTarget } from './cross-handler.js';
+import { katalogDocument, katalogEntry } from './live-api-katalog.js';
+import type { LiveKatalogDocuments } from './live-api-katalog.js';
 
 /** LiveEvent is one Event this process recorded about a CR (kept in memory, newest last). */
 export interface LiveEvent {
@@ -93,6 +97,8 @@ export interface LiveApiOptions {
    * then access-reviewed in that namespace (every CR served is there), not cluster-wide.
    */
   readonly namespace?: string | undefined;
+  /** The Katalog as written and as loaded, for `/katalog/raw` and `/katalog/enriched`. Default: both answer 404. */
+  readonly documents?: () => LiveKatalogDocuments;
   /** Epoch ms. Default Date.now. */
   readonly now?: () => number;
   /** When the process started, epoch ms (for `startedAt` and `uptime`). Default the creation time. */
@@ -147,14 +153,38 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       return true;
     };
 
+    // The entries with crossAccess the caller may list (after authenticating).
+    const listable = async (): Promise<LiveApiEntry[]> => {
+      const shown: LiveApiEntry[] = [];
+      for (const entry of [...all.values()].filter((e) => e.crossAccess)) {
+        const decision = await options.authorize(request, target(entry, 'list', options.namespace ?? '', ''));
+        if (decision.ok) shown.push(entry);
+      }
+      return shown;
+    };
+
+    const [first = ''] = segments;
+    if (segments.length === 1 && (first === 'raw' || first === 'enriched')) {
+      if (await refuse(undefined)) return true;
+      const shown = new Set((await listable()).map((e) => e.name));
+      const document = options.documents?.()[first];
+      if (shown.size === 0)
+        send(response, request, 403, { error: 'the caller may list no entry of this Katalog' });
+      else if (document == null) send(response, request, 404, { error: `no Katalog document ${path}` });
+      else
+        send(
+          response,
+          request,
+          200,
+          katalogDocument(document, (name) => shown.has(name)),
+        );
+      return true;
+    }
+
     if (segments.length === 0) {
       // Authenticate first; then only the entries the caller may list are shown.
       if (await refuse(undefined)) return true;
-      const crds: Record<string, unknown>[] = [];
-      for (const entry of [...all.values()].filter((e) => e.crossAccess)) {
-        const decision = await options.authorize(request, target(entry, 'list', options.namespace ?? '', ''));
-        if (decision.ok) crds.push(entrySummary(entry, options.isKonductor()));
-      }
+      const crds = (await listable()).map((entry) => entrySummary(entry, options.isKonductor()));
       const counts = { healthy: 0, degraded: 0, pending: 0 };
       for (const crd of crds) counts[crd['state'] as State]++;
       const healthy = counts.degraded === 0;
@@ -186,6 +216,21 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       if (sub == null) send(response, request, 200, entryInfo(entry, options.isKonductor()));
       else if (sub === 'health') send(response, request, 200, entryHealth(entry, now, startedAt, options));
       else send(response, request, 200, crList(entry, now, options.isKonductor(), url.searchParams));
+      return true;
+    }
+    if ((sub === 'raw' || sub === 'enriched') && rest.length === 0) {
+      if (await refuse(listTarget)) return true;
+      if (entry == null) return absent(response, request, crdName, all.has(crdName));
+      const document = options.documents?.()[sub];
+      const one = document == null ? undefined : katalogEntry(document, entry.name);
+      if (one != null) send(response, request, 200, one);
+      else
+        send(response, request, 404, {
+          error:
+            sub === 'raw'
+              ? `entry ${crdName} is not written in the Katalog file (an include, motif or preset made it); /katalog/${crdName}/enriched shows it`
+              : `no Katalog document ${path}`,
+        });
       return true;
     }
     if (sub !== 'cr') {

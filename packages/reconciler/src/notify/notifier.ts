@@ -36,6 +36,8 @@ interface SmtpModule {
       serverName: string;
       port: number;
       secure: boolean;
+      requireTLS?: boolean | undefined;
+      ca?: string | undefined;
       user?: string | undefined;
       password?: string | undefined;
       timeoutMs: number;
@@ -273,6 +275,7 @@ export class Notifier {
     if (smtp == null) return;
     const user = smtp.auth == null ? undefined : await this.#secret(smtp.auth.user, 'smtp user');
     const password = smtp.auth == null ? undefined : await this.#secret(smtp.auth.password, 'smtp password');
+    const ca = smtp.ca == null ? undefined : await this.#secret(smtp.ca, 'smtp ca');
     const addresses = await this.#guard.addresses(new URL(`smtp://${smtp.host}`));
     const host = addresses?.[0]?.address ?? smtp.host;
     const module = await this.#smtpModule();
@@ -282,6 +285,8 @@ export class Notifier {
         serverName: smtp.host,
         port: smtp.port,
         secure: smtp.secure,
+        requireTLS: smtp.requireTLS,
+        ca,
         user,
         password,
         timeoutMs: parseDuration(smtp.timeout),

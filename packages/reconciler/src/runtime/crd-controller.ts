@@ -2,6 +2,7 @@
  * The controller of one CRD entry: primary informer, workqueue, resizable dispatcher, resync, the
  * event-to-key wiring of docs/reference/runtime.md §4 and the pipeline.
  */
+import type { EnrichSources } from '../status/enrich-children.js';
 import { keyOf } from '../kube-object.js';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { TemplateEngine } from '@orkestra/template';
@@ -79,6 +80,8 @@ export interface CrdControllerOptions {
    */
   readonly onPrimaryChange?: ((change: CacheChange) => void) | undefined;
   readonly customScope: (apiVersion: string, kind: string) => boolean | undefined;
+  /** The caches the entry's `enrich` reads (docs/reference/katalog.md §3.5). Default: none. */
+  readonly enrichSources?: EnrichSources | undefined;
   /** Receives the entry's reconcile, queue, informer and pipeline events (docs/reference/runtime.md §18.2). Default: none. */
   readonly observer?: RuntimeObserver | undefined;
   /**
@@ -232,6 +235,7 @@ export class CrdController {
       tuning,
       ...(options.hooks == null ? {} : { hooks: options.hooks }),
       customScope: options.customScope,
+      ...(options.enrichSources == null ? {} : { enrichSources: options.enrichSources }),
     };
     this.pipeline = assembleEntry(crd, parts, { guard: this.guard, revision: options.revision?.current });
     const previous = options.revision?.previous;

@@ -136,9 +136,14 @@ export function heldNotifySource(gate: PreReconcileGate): unknown {
   };
 }
 
-/** gateContext is the template context of a gate (before its calls' results are added). */
+/**
+ * gateContext is the template context of a gate (before its calls' results are added): the object's
+ * top-level fields (a watched ConfigMap's `data` too, docs/reference/katalog.md §3.2), `spec` and
+ * `status` defaulting to `{}`, and `sentinels`.
+ */
 function gateContext(cr: KubeObject, sentinels: Sentinels): Record<string, unknown> {
   return {
+    ...cr,
     apiVersion: cr.apiVersion,
     kind: cr.kind,
     metadata: cr.metadata,

@@ -7,8 +7,17 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, diffCounts } from '@orkestra/registry';
 import type { KubeClient, RequestCounts } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
-import type { CrdEntry, LoadedModuleExport, Katalog, Logger, Provider, WatchItem } from '@orkestra/types';
-import { copySourceWatches } from '@orkestra/types';
+import type {
+  CrdEntry,
+  EvaluateConditionsOptions,
+  LoadedModuleExport,
+  Katalog,
+  Logger,
+  Provider,
+  WatchItem,
+} from '@orkestra/types';
+import { copySourceWatches, enrichWatchItems } from '@orkestra/types';
+import type { EnrichSources } from '../status/enrich-children.js';
 import { runtimeLogger, withBindings } from '../log-redact.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
@@ -43,6 +52,7 @@ import type { KubeReadCache } from './kube-reader.js';
 import { errorForLog } from './log-error.js';
 import type { PipelineHooks } from './reconcile-pipeline.js';
 import { completeObserver, resourceLabel } from './runtime-observer.js';
+import { GateName } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 import { liveAnswerOf, liveHandlerOf, recordLiveEvents } from './live-api-wiring.js';
 import type { LiveRuntimeState } from './live-api-wiring.js';
@@ -108,6 +118,8 @@ export interface CreateKatalogRuntimeOptions {
   readonly revisions?: RuntimeRevisions;
   /** Sharded operators (docs/reference/runtime.md §25, ADR 0045): this runtime is one shard. Default: it sees every CR. */
   readonly shard?: RuntimeShard;
+  /** The Katalog file as written (its parsed YAML), answered with Secret values redacted by the Live API's `/katalog/raw` (runtime.md §18.6). Default: `/katalog/raw` answers 404. */
+  readonly source?: unknown;
 }
 
 /** RuntimeEntry is one CRD entry's machinery, for metrics, the autoscaler and cross endpoints. */
@@ -240,11 +252,15 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   // Each entry's `watch` items (the previous revision's too) re-queue its CRs; so do the literal
   // sources of `copyFrom` Secrets, best effort (docs/reference/runtime.md §4.1).
   const watches = watchTriggers(
-    watchingOf(every, (entry) => entry.watch ?? []),
-    informerParts,
+    watchingOf(every, (entry) => [...(entry.watch ?? []), ...enrichWatchItems(entry)]),
+    { ...informerParts, conditions: conditionsOptions(engine, clock) },
     entries,
   );
-  const copySources = watchTriggers(watchingOf(every, copySourceWatches), informerParts, entries);
+  const copySources = watchTriggers(
+    watchingOf(every, copySourceWatches),
+    { ...informerParts, conditions: conditionsOptions(engine, clock) },
+    entries,
+  );
   const scopes = new Map<string, boolean>();
   const customScope = (apiVersion: string, kind: string): boolean | undefined =>
     scopes.get(`${apiVersion}/${kind}`);
@@ -316,10 +332,16 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: heldNotifySource(gate) });
   };
   const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
+  // `enrich` reads the Pod and EndpointSlice informers its watch items start (docs/reference/katalog.md §3.5).
+  const enrichSources: EnrichSources = {
+    pods: (namespace) => watches.objects('v1', 'Pod', namespace),
+    endpointSlices: (namespace) => watches.objects('discovery.k8s.io/v1', 'EndpointSlice', namespace),
+  };
   for (const crd of current) {
     const controller = new CrdController({
       ...shared,
       ...{ crd, logger, events, tuning, observer, customScope, shard: options.shard },
+      ...((crd.entry.enrich ?? []).length === 0 ? {} : { enrichSources }),
       hooks: hooksOf(crd),
       gateCalls: createGateCalls({ crd, engine, services: hooks.services }),
       gateNotify: gateNotifyOf(crd),
@@ -358,6 +380,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     ...{ entries, children, client, events, peers, starter, presence, tuning, liveState, compiled },
     ...{ hooks, wiring, notifier, watches, copySources, peerView },
     crossAuthorize: options.options?.crossAuthorize,
+    source: options.source,
   });
 }
 
@@ -374,6 +397,8 @@ interface RuntimeParts {
   readonly tuning: ResolvedTuning;
   readonly liveState: LiveRuntimeState;
   readonly compiled: CompiledKatalog;
+  /** The Katalog file as written, for the Live API's `/katalog/raw`. */
+  readonly source: unknown;
   readonly crossAuthorize: CrossAuthorize | undefined;
   readonly hooks: ReturnType<typeof createHookServices>;
   readonly wiring: ReturnType<typeof wireWatches>;
@@ -415,6 +440,7 @@ function runtimeHandle(parts: RuntimeParts): KatalogRuntime {
       authorize: crossAuthorize,
       namespace: tuning.namespace,
       peers: peerView,
+      documents: { raw: parts.source, enriched: plainJson(compiled.katalog) },
     }),
     hookServices: hookServicesView(hooks, wiring),
     stop: (stopOptions = {}) => stopRuntime(parts, stopOptions),
@@ -435,6 +461,11 @@ function runtimeHandle(parts: RuntimeParts): KatalogRuntime {
       if (notify != null) notifier?.rollout(notify, events, rolloutState);
     },
   };
+}
+
+/** plainJson is a value as JSON would carry it (the loaded Katalog holds only JSON values). */
+function plainJson(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value)) as unknown;
 }
 
 /** compiledWith compiles a Katalog with the runtime's template engine, or takes one already compiled. */
@@ -679,6 +710,7 @@ function watchTriggers(
     readonly tuning: ReturnType<typeof resolveTuning>;
     readonly logger: Logger;
     readonly observer: RuntimeObserver;
+    readonly conditions: EvaluateConditionsOptions;
   },
   entries: ReadonlyMap<string, RuntimeEntry>,
 ): WatchTriggers {
@@ -693,6 +725,12 @@ function watchTriggers(
     logger: { warn: (fields, message) => o.logger.warn({ ...fields }, message) },
     observer: o.observer,
     isCrUid: (entry, uid) => entries.get(entry)?.cache.keyOfUid(uid) != null,
+    conditions: o.conditions,
+    // A watch item's gate is an enqueue gate: counted as one (docs/reference/katalog.md §3.2, §20.3).
+    onGated: (name, verdict) => {
+      o.observer.reconcileGated(name, GateName.Enqueue, verdict.reason);
+      o.logger.debug({ entry: name, why: verdict.message }, 'a watch enqueueGate held the change');
+    },
     onRoute: (name, route) => {
       const controller = entries.get(name)?.controller;
       if (controller == null) return;

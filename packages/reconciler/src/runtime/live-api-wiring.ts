@@ -10,6 +10,7 @@ import type { EventRecorder } from '../events/event-recorder.js';
 import type { CrossAuthorize, CrossHandler } from '../hooks/cross-handler.js';
 import { createLiveApiHandler, liveAnswer } from '../hooks/live-api.js';
 import type { LiveApiEntry, LiveEvent } from '../hooks/live-api.js';
+import type { LiveKatalogDocuments } from '../hooks/live-api-katalog.js';
 import type { HookServices } from '../hooks/hook-unit.js';
 import type { RuntimeEntry } from './katalog-runtime.js';
 import type { CrossTargetCache } from '../hooks/cross.js';
@@ -133,6 +134,8 @@ export interface LiveHandlerOptions {
   readonly namespace: string | undefined;
   /** The cross-shard caches of a sharded runtime (ADR 0058). */
   readonly peers?: PeerView;
+  /** The Katalog as written and as loaded (`/katalog/raw`, `/katalog/enriched`). */
+  readonly documents?: LiveKatalogDocuments;
 }
 
 /** liveHandlerOf serves the Live API after the object path of runtime.md §18.5 (`objects`). */
@@ -163,6 +166,7 @@ export function liveHandlerOf(objects: CrossHandler, o: LiveHandlerOptions): Cro
     now: () => o.state.clock.now(),
     startedAt: o.state.startedAt,
     namespace: o.namespace,
+    ...(o.documents == null ? {} : { documents: () => o.documents as LiveKatalogDocuments }),
   });
   return async (request, response) => (await objects(request, response)) || live(request, response);
 }

@@ -47,6 +47,7 @@ import { requeueDelay } from './stages/requeue.js';
 import { encodeSpec } from './rollback.js';
 import { flushChildChanges, newRunState, requeueDelayMs } from './stages/run-state.js';
 import type { RunState, StageServices } from './stages/run-state.js';
+import type { EnrichSources } from '../status/enrich-children.js';
 import { StatusWriter } from './status-writer.js';
 import { scaleWorkloads } from './workload-autoscale.js';
 import type { ReadyOutcome } from './status-writer.js';
@@ -95,6 +96,8 @@ export interface PipelineOptions {
   readonly observer?: RuntimeObserver | undefined;
   /** the Katalog revision this pipeline runs, recorded as `status.katalogRevision` (docs/reference/runtime.md §24.2). */
   readonly revision?: string | undefined;
+  /** The caches an entry's `enrich` reads (docs/reference/katalog.md §3.5). Default: none (nothing is added). */
+  readonly enrichSources?: EnrichSources | undefined;
 }
 
 /** RunContext is one reconcile's id, logger and signal. */
@@ -181,6 +184,7 @@ export class CrdPipeline {
       events: options.events,
       onResult: (result) => observer.statusWrite(options.crd.name, result),
       revision: options.revision,
+      enrichSources: options.enrichSources,
     });
   }
 

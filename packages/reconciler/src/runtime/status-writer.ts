@@ -12,6 +12,8 @@ import type { EventRecorder } from '../events/event-recorder.js';
 import { buildStatus } from '../status/build-status.js';
 import { buildChildrenContext } from '../status/children-context.js';
 import type { ChildState } from '../status/children-context.js';
+import { enrichChild } from '../status/enrich-children.js';
+import type { EnrichSources } from '../status/enrich-children.js';
 import type { InventoryItem } from '../status/inventory.js';
 import type { ChildStore, PrimaryStore } from './stores.js';
 import type { CompiledCrd } from './compile-katalog.js';
@@ -65,6 +67,8 @@ export interface StatusWriterOptions {
   readonly onResult?: ((result: StatusWriteResult) => void) | undefined;
   /** written as `status.katalogRevision` (docs/reference/runtime.md §24.2). Default: not written. */
   readonly revision?: string | undefined;
+  /** The caches `enrich` reads (docs/reference/katalog.md §3.5); without them nothing is added. */
+  readonly enrichSources?: EnrichSources | undefined;
 }
 
 /**
@@ -188,10 +192,15 @@ export class StatusWriter {
 
   #childStates(desired: DesiredSet | undefined): ChildState[] {
     if (desired == null) return [];
-    return [...desired.groups.onCreate, ...desired.groups.onReconcile].map((child) => ({
-      listKey: child.entry.listKey,
-      object: this.#o.children.get(child.ref),
-    }));
+    const targets = this.#o.crd.entry.enrich ?? [];
+    const sources = targets.length === 0 ? undefined : this.#o.enrichSources;
+    return [...desired.groups.onCreate, ...desired.groups.onReconcile].map((child) => {
+      const object = this.#o.children.get(child.ref);
+      return {
+        listKey: child.entry.listKey,
+        object: object == null || sources == null ? object : enrichChild(object, targets, sources),
+      };
+    });
   }
 
   /**

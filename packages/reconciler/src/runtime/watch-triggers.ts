@@ -1,11 +1,14 @@
 /**
  * The watch triggers of a Katalog (docs/reference/runtime.md §4.1, katalog.md §3.2): one list+watch
  * per distinct `watch` item of the entries, whose changes re-queue CRs — the CR named by
- * `keyFrom`, else the owner CR by ownerReference, else every CR of the entry.
+ * `keyFrom`, else the owner CR by ownerReference, else every CR of the entry. A watch item's
+ * `enqueueGate` is decided for the watched object before anything is re-queued.
  */
 import type { KubeObject } from '@orkestra/registry';
 import { MANAGED_BY, OrkestraLabel } from '@orkestra/types';
-import type { WatchItem } from '@orkestra/types';
+import type { EvaluateConditionsOptions, WatchItem } from '@orkestra/types';
+import { computeSentinels, evaluateGate } from './gates.js';
+import type { GateVerdict } from './gates.js';
 import { CacheChangeType } from '../cache.js';
 import type { CacheChange } from '../cache.js';
 import { InformerGroup } from './informer-group.js';
@@ -61,6 +64,11 @@ export function routeWatchChange(
   if (item.namespace != null && namespace != null && namespace !== '' && namespace !== item.namespace)
     return { kind: 'none' };
   const labels = object.metadata.labels ?? {};
+  // An `enrich` watch (docs/reference/katalog.md §3.5): the CR the owner-uid label names, or nothing.
+  if ('enrich' in item && item.enrich === true) {
+    const owner = labels[OrkestraLabel.OwnerUid];
+    return owner != null && isCrUid(owner) ? { kind: 'owners', uids: [owner] } : { kind: 'none' };
+  }
   if (labels[OrkestraLabel.ManagedBy] === MANAGED_BY && labels[OrkestraLabel.Crd] === entry.name)
     return { kind: 'none' };
   const keyFrom = item.keyFrom;
@@ -82,6 +90,27 @@ export function routeWatchChange(
   return owners.length > 0 ? { kind: 'owners', uids: owners } : { kind: 'all' };
 }
 
+/**
+ * admitWatchChange decides a watch item's `enqueueGate` (docs/reference/katalog.md §3.2) for a
+ * change of a watched object, with the same evaluator as the entry's enqueue gate (§20.3): the
+ * context is the watched object (`apiVersion`, `kind`, `metadata`, `spec`, `status` and its other
+ * top-level fields, such as a ConfigMap's `data`) and the sentinels comparing it with its previous
+ * version. A delete, and an item without a gate, always pass.
+ */
+export function admitWatchChange(
+  change: CacheChange,
+  item: WatchItem,
+  conditions: EvaluateConditionsOptions,
+): GateVerdict {
+  if (item.enqueueGate == null || change.type === CacheChangeType.Delete) return { passed: true };
+  return evaluateGate(
+    item.enqueueGate,
+    change.object,
+    computeSentinels(change.old, change.object),
+    conditions,
+  );
+}
+
 /** WatchTriggersOptions configures WatchTriggers. */
 export interface WatchTriggersOptions extends InformerGroupOptions {
   readonly entries: readonly WatchingEntry[];
@@ -89,6 +118,10 @@ export interface WatchTriggersOptions extends InformerGroupOptions {
   readonly isCrUid: (entry: string, uid: string) => boolean;
   /** Receives every route that re-queues something. */
   readonly onRoute: (entry: string, route: Exclude<WatchRoute, { kind: 'none' }>) => void;
+  /** How the entries' watch gates evaluate conditions (the templates, the clock). */
+  readonly conditions: EvaluateConditionsOptions;
+  /** Told of each change a watch item's `enqueueGate` held (the metric, a debug log). */
+  readonly onGated?: ((entry: string, verdict: Extract<GateVerdict, { passed: false }>) => void) | undefined;
 }
 
 interface Subscriber {
@@ -114,6 +147,8 @@ function itemKey(item: WatchItem): string {
 export class WatchTriggers extends InformerGroup {
   readonly #isCrUid: WatchTriggersOptions['isCrUid'];
   readonly #onRoute: WatchTriggersOptions['onRoute'];
+  readonly #conditions: EvaluateConditionsOptions;
+  readonly #onGated: WatchTriggersOptions['onGated'];
   readonly #subscribers = new Map<string, Subscriber[]>();
   #started = false;
 
@@ -121,6 +156,8 @@ export class WatchTriggers extends InformerGroup {
     super(options);
     this.#isCrUid = options.isCrUid;
     this.#onRoute = options.onRoute;
+    this.#conditions = options.conditions;
+    this.#onGated = options.onGated;
     for (const entry of options.entries)
       for (const item of entry.items) {
         const key = itemKey(item);
@@ -128,6 +165,15 @@ export class WatchTriggers extends InformerGroup {
         list.push({ entry, item });
         this.#subscribers.set(key, list);
       }
+  }
+
+  /**
+   * objects returns the cached objects of the un-narrowed item of a kind (every namespace the
+   * operator watches; empty when no entry watches it so) — what `enrich` reads (docs/reference/katalog.md §3.5).
+   */
+  objects(apiVersion: string, kind: string, namespace: string): readonly KubeObject[] {
+    const informer = this.byKey.get(itemKey({ apiVersion, kind, on: [] }));
+    return (informer?.cache.list() ?? []).filter((o) => (o.metadata.namespace ?? '') === namespace);
   }
 
   /** start discovers each kind's resource and starts its informer (a named item by field selector). */
@@ -144,7 +190,10 @@ export class WatchTriggers extends InformerGroup {
       informer.subscribe((change) => {
         for (const { entry, item: watched } of subscribers) {
           const route = routeWatchChange(change, watched, entry, (uid) => this.#isCrUid(entry.name, uid));
-          if (route.kind !== 'none') this.#onRoute(entry.name, route);
+          if (route.kind === 'none') continue;
+          const verdict = admitWatchChange(change, watched, this.#conditions);
+          if (verdict.passed) this.#onRoute(entry.name, route);
+          else this.#onGated?.(entry.name, verdict);
         }
       });
       informer.start();

@@ -1,10 +1,12 @@
+import { HPA_PROFILE_NAMES, hpaProfile } from '@orkestra/types';
 import { templateError } from '../fields.js';
 import { compact, defineKind } from '../kind-module.js';
 
 /**
  * hpa creates autoscaling/v2 HorizontalPodAutoscalers (default name `<cr>-hpa`): `scaleTargetRef`
  * (default the CR's single workload), `minReplicas` (1), `maxReplicas` (required),
- * CPU target (80 unless a memory target is set), memory target, `behavior`.
+ * CPU target (80 unless a memory target is set), memory target, `behavior` (a templated
+ * `behavior.profile` rendered to a preset, docs/reference/katalog.md §18.3).
  */
 export const hpa = defineKind({
   listKey: 'hpa',
@@ -25,8 +27,19 @@ export const hpa = defineKind({
         fields.at('maxReplicas'),
         `must be ≥ minReplicas (${minReplicas}), got ${maxReplicas}`,
       );
+    // A literal behavior.profile was expanded when the Katalog loaded; a templated one renders per
+    // CR to a preset's name here, which gives the behavior and, unless one is written, the CPU target.
+    const behavior = fields.obj('behavior');
+    const profileName = behavior?.str('profile');
+    const preset = profileName == null ? undefined : hpaProfile(profileName);
+    if (profileName != null && preset == null)
+      throw templateError(
+        fields.at('behavior.profile'),
+        `rendered ${JSON.stringify(profileName)}, which is not a behavior.profile preset (${HPA_PROFILE_NAMES.join(', ')})`,
+      );
     const memory = fields.int('targetMemoryUtilizationPercentage');
-    const cpu = fields.int('targetCPUUtilizationPercentage') ?? (memory == null ? 80 : undefined);
+    const cpu =
+      fields.int('targetCPUUtilizationPercentage') ?? (memory == null ? (preset?.cpu ?? 80) : undefined);
     const metric = (resource: string, value: number): Record<string, unknown> => ({
       type: 'Resource',
       resource: { name: resource, target: { type: 'Utilization', averageUtilization: value } },
@@ -46,7 +59,7 @@ export const hpa = defineKind({
           minReplicas,
           maxReplicas,
           metrics,
-          behavior: fields.raw('behavior'),
+          behavior: preset?.behavior ?? fields.raw('behavior'),
         }),
       },
     };

@@ -22,16 +22,9 @@ const HpaEntrySchema = gated({
 })
   .superRefine((entry, ctx) => {
     const profile = behaviorProfile(entry.behavior);
-    if (profile !== undefined && profile.includes('{{'))
-      ctx.addIssue({
-        code: 'custom',
-        message: 'a templated behavior.profile is not read: name one of the presets literally',
-        path: ['behavior', 'profile'],
-        input: profile,
-      });
-    else if (profile !== undefined) {
+    if (profile !== undefined) {
       const b = entry.behavior as Record<string, unknown>;
-      if (HPA_PROFILES[profile.toLowerCase()] === undefined)
+      if (!profile.includes('{{') && HPA_PROFILES[profile.toLowerCase()] === undefined)
         ctx.addIssue({
           code: 'custom',
           message: `unknown behavior.profile ${JSON.stringify(profile)} — allowed: ${Object.keys(HPA_PROFILES).join(', ')}`,
@@ -61,6 +54,8 @@ const HpaEntrySchema = gated({
   })
   .transform((entry) => {
     const name = behaviorProfile(entry.behavior);
+    // A templated profile is chosen when the HPA is built (hpaProfile), with its CPU target.
+    if (name?.includes('{{') === true) return entry;
     const preset = name === undefined ? undefined : HPA_PROFILES[name.toLowerCase()];
     return {
       ...entry,
@@ -136,6 +131,20 @@ const HPA_PROFILES: Readonly<Record<string, HpaPreset>> = Object.assign(Object.c
     },
   },
 });
+
+/**
+ * hpaProfile is the preset a `behavior.profile` names (case-insensitive; docs/reference/katalog.md
+ * §18.3): its CPU target and behavior block, or undefined for a name that is none of them. The HPA
+ * builder reads it for a templated profile, rendered per CR.
+ */
+export function hpaProfile(
+  name: string,
+): { readonly cpu: number; readonly behavior: Record<string, unknown> } | undefined {
+  return HPA_PROFILES[name.trim().toLowerCase()];
+}
+
+/** HPA_PROFILE_NAMES lists the presets, for the error of an unknown rendered profile. */
+export const HPA_PROFILE_NAMES: readonly string[] = Object.keys(HPA_PROFILES);
 
 /** behaviorProfile is `behavior.profile` when it is a string. */
 function behaviorProfile(behavior: unknown): string | undefined {

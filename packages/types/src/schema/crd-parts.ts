@@ -515,51 +515,33 @@ export interface Queue extends z.output<typeof QueueSchema> {}
 /** Queue configures the entry's work queue (docs/reference/katalog.md §20). */
 export const Queue: z.ZodType<Queue> = QueueSchema.meta({ id: 'Queue' });
 
-/** WatchEvent is a change of a watched object: created, updated or deleted. */
-const WatchEvent = z.enum(['create', 'update', 'delete'], {
-  error: 'expected create, update or delete',
-});
-
-const WatchKeyFromSchema = z
-  .strictObject({
-    /** A label of the watched object whose value is the CR's key: `namespace/name`, or `name`. */
-    label: Literal.min(1).optional(),
-    /** A fixed CR name to re-queue, whichever watched object changed. */
-    name: Literal.min(1).optional(),
-    /** The fixed CR's namespace (with `name`). */
-    namespace: Literal.min(1).optional(),
-  })
-  .refine((k) => (k.label == null) !== (k.name == null), {
-    error: 'keyFrom takes exactly one of label or name',
-  })
-  .refine((k) => k.label == null || k.namespace == null, {
-    error: 'keyFrom.namespace qualifies name; with label the key comes from the label',
-    path: ['namespace'],
-  });
+/** ENRICH_WATCHES is the kind each `enrich` target reads (docs/reference/katalog.md §3.5), watched like a `watch` item. */
+const ENRICH_WATCHES: Readonly<Record<'pods' | 'endpoints', EnrichWatchItem>> = {
+  pods: { apiVersion: 'v1', kind: 'Pod', on: ['create', 'update', 'delete'], enrich: true },
+  endpoints: {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    on: ['create', 'update', 'delete'],
+    enrich: true,
+  },
+};
 
 /**
- * WatchItemSchema is one object kind an entry watches besides its children (docs/reference/katalog.md §3.2,
- * upstream's `operatorBox.watch`): a change to a matching object re-queues CRs of the entry.
+ * EnrichWatchItem is the watch of an `enrich` target: a change re-queues the CR named by the
+ * object's owner-uid label (a Job's pods carry it from the pod template, a Service's
+ * EndpointSlices from the Service), and nothing for an object without it.
  */
-const WatchItemSchema = z.strictObject({
-  apiVersion: Literal.regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, {
-    error: 'apiVersion must look like v1, apps/v1 or example.org/v1alpha1',
-  }),
-  kind: Literal.regex(/^[A-Z][A-Za-z0-9]*$/, { error: 'kind must be PascalCase, e.g. ConfigMap' }),
-  /** Watch this namespace only (default: every namespace the operator watches). */
-  namespace: Literal.min(1).optional(),
-  /** Watch the object of this name only. */
-  name: Literal.min(1).optional(),
-  /** The changes that re-queue (default: all three). */
-  on: z.array(WatchEvent).min(1).default(['create', 'update', 'delete']),
-  /** Which CR a change re-queues (default: the owner CR by ownerReference, else every CR of the entry). */
-  keyFrom: WatchKeyFromSchema.optional(),
-});
-/** WatchItem is a watch item after loading. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
-export interface WatchItem extends z.output<typeof WatchItemSchema> {}
-/** WatchItem is one object kind an entry watches besides its children (docs/reference/katalog.md §3.2). */
-export const WatchItem: z.ZodType<WatchItem> = WatchItemSchema.meta({ id: 'WatchItem' });
+export type EnrichWatchItem = WatchItem & { readonly enrich: true };
+
+/**
+ * enrichWatchItems is the watch an entry's `enrich` needs: one item per target, so the runtime's
+ * informers, re-queues and `ork generate rbac` treat it as any `watch` item.
+ */
+export function enrichWatchItems(entry: {
+  readonly enrich?: readonly ('pods' | 'endpoints')[];
+}): WatchItem[] {
+  return [...new Set(entry.enrich ?? [])].map((target) => ENRICH_WATCHES[target]);
+}
 
 const DependencyCondition = z.enum(['started', 'healthy']);
 
@@ -651,6 +633,61 @@ const PreReconcileGateSchema = gated({
 });
 /** PreReconcileGate is one gate after loading. */
 export type PreReconcileGate = z.output<typeof PreReconcileGateSchema>;
+
+/** WatchEvent is a change of a watched object: created, updated or deleted. */
+const WatchEvent = z.enum(['create', 'update', 'delete'], {
+  error: 'expected create, update or delete',
+});
+
+const WatchKeyFromSchema = z
+  .strictObject({
+    /** A label of the watched object whose value is the CR's key: `namespace/name`, or `name`. */
+    label: Literal.min(1).optional(),
+    /** A fixed CR name to re-queue, whichever watched object changed. */
+    name: Literal.min(1).optional(),
+    /** The fixed CR's namespace (with `name`). */
+    namespace: Literal.min(1).optional(),
+  })
+  .refine((k) => (k.label == null) !== (k.name == null), {
+    error: 'keyFrom takes exactly one of label or name',
+  })
+  .refine((k) => k.label == null || k.namespace == null, {
+    error: 'keyFrom.namespace qualifies name; with label the key comes from the label',
+    path: ['namespace'],
+  });
+
+/**
+ * WatchItemSchema is one object kind an entry watches besides its children (docs/reference/katalog.md §3.2,
+ * upstream's `operatorBox.watch`): a change to a matching object re-queues CRs of the entry.
+ */
+const WatchItemSchema = z.strictObject({
+  apiVersion: Literal.regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, {
+    error: 'apiVersion must look like v1, apps/v1 or example.org/v1alpha1',
+  }),
+  kind: Literal.regex(/^[A-Z][A-Za-z0-9]*$/, { error: 'kind must be PascalCase, e.g. ConfigMap' }),
+  /** Watch this namespace only (default: every namespace the operator watches). */
+  namespace: Literal.min(1).optional(),
+  /** Watch the object of this name only. */
+  name: Literal.min(1).optional(),
+  /** The changes that re-queue (default: all three). */
+  on: z.array(WatchEvent).min(1).default(['create', 'update', 'delete']),
+  /** Which CR a change re-queues (default: the owner CR by ownerReference, else every CR of the entry). */
+  keyFrom: WatchKeyFromSchema.optional(),
+  /**
+   * A gate on this watch's events (upstream's `watch[].enqueueGate`): decided with the watched
+   * object and its sentinels before the CRs it routes to are queued; a deleted object always passes.
+   */
+  enqueueGate: PreReconcileGateSchema.refine((gate) => gate.external.length === 0, {
+    error:
+      'a watch gate makes no external calls: it is decided in the informer for the watched object, not for a CR; put the call in preReconcile.enqueueGate or reconcileGate',
+    path: ['external'],
+  }).optional(),
+});
+/** WatchItem is a watch item after loading. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
+export interface WatchItem extends z.output<typeof WatchItemSchema> {}
+/** WatchItem is one object kind an entry watches besides its children (docs/reference/katalog.md §3.2). */
+export const WatchItem: z.ZodType<WatchItem> = WatchItemSchema.meta({ id: 'WatchItem' });
 
 const PreReconcileSchema = z
   .strictObject({

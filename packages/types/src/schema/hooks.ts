@@ -269,6 +269,11 @@ const CrossReadSchema = z
       })
       .default({}),
     as: Identifier.optional(),
+    /**
+     * Which matches `cross.<as>` holds (upstream's key): `first` (default) the oldest match, one
+     * object; `all` every match, a list, oldest first. `all` reads in process only.
+     */
+    strategy: z.enum(['first', 'all']).optional(),
     /** Base URL of the peer operator (its cross-read port); the path follows from `protocol`. */
     endpoint: Tpl.optional(),
     /** Which Live API answer to read from `endpoint`; without it, the object path of runtime.md §18.5. */
@@ -311,6 +316,7 @@ const CrossReadSchema = z
 function checkCrossRead(
   cross: {
     selector: { name?: string | undefined; matchLabels?: unknown };
+    strategy?: 'first' | 'all' | undefined;
     endpoint?: string | undefined;
     url?: string | undefined;
     protocol?: string | undefined;
@@ -342,6 +348,12 @@ function checkCrossRead(
     if ((cross.selector.name === undefined) === (cross.selector.matchLabels === undefined))
       issue(['selector'], 'a selector needs exactly one of `name` and `matchLabels`', cross.selector);
   }
+  if (cross.strategy === 'all' && remote !== undefined)
+    issue(
+      ['strategy'],
+      '`strategy: all` lists the matching CRs of an entry of this Katalog, read in process; a read over HTTP (`endpoint` or `url`) answers one object — drop `strategy` or the URL',
+      cross.strategy,
+    );
   if (remote !== undefined && cross.selector.matchLabels !== undefined)
     issue(
       ['selector', 'matchLabels'],

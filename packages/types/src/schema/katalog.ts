@@ -393,6 +393,12 @@ const crdEntryShape = {
   /** Objects besides children and cross targets whose changes re-queue CRs (docs/reference/katalog.md §3.2, ADR 0021). */
   watch: z.array(WatchItem).optional(),
   /**
+   * What the runtime adds to the entry's children in the status-field context (docs/reference/katalog.md §3.5,
+   * upstream's `enrich`): `pods` puts a Job's pods under `_pods`, `endpoints` a Service's endpoints
+   * under `_endpoints`, read from one Pod / EndpointSlice informer that only enriching Katalogs run.
+   */
+  enrich: z.array(z.enum(['pods', 'endpoints'])).default([]),
+  /**
    * What `Ready` means (ADR 0009): `children` (default) is Synced and every child ready;
    * `reconciled` is Ready = Synced, upstream's meaning, which the loader sets for upstream dialects.
    */

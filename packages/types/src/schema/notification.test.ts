@@ -45,9 +45,31 @@ describe('spec.notification', () => {
     if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
     const n = result.katalog.spec.notification;
     expect(n?.teams['ops']).toMatchObject({ email: ['ops@example.com'], interval: '5m' });
-    expect(n?.smtp).toMatchObject({ port: 587, secure: false, timeout: '10s' });
+    expect(n?.smtp).toMatchObject({ port: 587, secure: false, requireTLS: false, timeout: '10s' });
+    expect(n?.smtp?.ca).toBeUndefined();
     const when = result.katalog.spec.crds['website']?.operatorBox.status?.fields[0]?.when[0];
     expect(when).toMatchObject({ notify: { teams: ['ops'], message: '{{ .metadata.name }} is down' } });
+  });
+
+  it('loads requireTLS and a CA from a Secret; refuses a CA written inline', () => {
+    const tls = load(
+      canonical(`    smtp:
+      host: smtp.example.com
+      from: ork@example.com
+      requireTLS: true
+      ca: {name: smtp-ca, key: ca.crt, namespace: orkestra-system}
+    teams: {}`),
+    );
+    if (!tls.ok) throw new Error(tls.errors.map((e) => e.message).join('\n'));
+    expect(tls.katalog.spec.notification?.smtp).toMatchObject({
+      requireTLS: true,
+      ca: { name: 'smtp-ca', key: 'ca.crt', namespace: 'orkestra-system' },
+    });
+    const inline = load(
+      canonical(`    smtp: {host: smtp.example.com, from: ork@example.com, ca: "-----BEGIN CERTIFICATE-----"}
+    teams: {}`),
+    );
+    expect(inline.ok).toBe(false);
   });
 
   it('accepts upstream’s list spelling of notify', () => {

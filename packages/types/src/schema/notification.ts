@@ -58,6 +58,10 @@ const NotificationSchema = z.strictObject({
       from: z.string().regex(EMAIL, { error: 'expected an email address' }),
       /** `true`: TLS from the first byte (port 465); `false`: STARTTLS when offered. */
       secure: z.boolean().default(false),
+      /** With `secure: false`: a server that does not offer STARTTLS is refused, not spoken to in plain text. */
+      requireTLS: z.boolean().default(false),
+      /** PEM CA certificates the server's certificate must chain to; default Node's built-in roots. */
+      ca: NotifySecretRef.optional(),
       /** Default 10s for connecting and for each reply. */
       timeout: Duration.default('10s'),
       auth: z.strictObject({ user: NotifySecretRef, password: NotifySecretRef }).optional(),

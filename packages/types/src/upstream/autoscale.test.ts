@@ -255,6 +255,23 @@ ${behavior}`;
     ]);
   });
 
+  it('a templated profile loads as written: the HPA builder picks the preset per CR', () => {
+    const entry = entryOf(hpa("                profile: '{{ .spec.scaling }}'\n"));
+    const item = entry?.operatorBox.onCreate.hpa[0];
+    expect(item?.behavior).toEqual({ profile: '{{ .spec.scaling }}' });
+    expect(item?.targetCPUUtilizationPercentage).toBeUndefined();
+  });
+
+  it('a templated profile beside scaleDown is refused too', () => {
+    expect(
+      errorsOf(
+        hpa(
+          "                profile: '{{ .spec.scaling }}'\n                scaleDown:\n                  stabilizationWindowSeconds: 5\n",
+        ),
+      ),
+    ).toEqual([expect.stringContaining('use one or the other, not both')]);
+  });
+
   it('a profile beside scaleUp is refused', () => {
     expect(
       errorsOf(

@@ -170,3 +170,66 @@ ${selector}            source: { host: "http://loader:8080", protocol: ${protoco
     expect(migrated.text).not.toContain('source:');
   });
 });
+
+describe('upstream cross[].strategy', () => {
+  const withTarget = (read: string): string => `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata:
+  name: reader
+spec:
+  crds:
+    database:
+      apiTypes: { group: demo.example.io, version: v1, kind: Database, plural: databases }
+    reader:
+      apiTypes: { group: demo.example.io, version: v1, kind: Reader, plural: readers }
+      operatorBox:
+        cross:
+${read}`;
+  const load = (read: string) => loadKatalog({ text: withTarget(read), file: 'katalog.yaml' });
+
+  it('loads `all` (every match, a list) and `first` as written, and leaves it absent by default', () => {
+    const result = ok(
+      load(`          - crd: database
+            selector: { matchLabels: { tenant: "{{ .spec.tenant }}" } }
+            strategy: all
+            as: databases
+          - crd: database
+            selector: { matchLabels: { tenant: "{{ .spec.tenant }}" } }
+            strategy: first
+            as: oldest
+          - crd: database
+            selector: { name: main }
+            as: main
+`),
+    );
+    const cross = result.katalog.spec.crds['reader']?.operatorBox.cross ?? [];
+    expect(cross.map((c) => [c.as, c.strategy])).toEqual([
+      ['databases', 'all'],
+      ['oldest', 'first'],
+      ['main', undefined],
+    ]);
+  });
+
+  it('refuses `all` on a read over HTTP at the key, and a strategy upstream does not have', () => {
+    const overHttp = load(`          - crd: loader
+            selector: { name: one }
+            strategy: all
+            source: { host: "http://loader:8080", protocol: cr }
+`);
+    expect(overHttp.ok).toBe(false);
+    const [first] = overHttp.ok ? [] : overHttp.errors;
+    expect(first).toMatchObject({
+      line: 15,
+      column: 23,
+      path: 'spec.crds.reader.operatorBox.cross[0].strategy',
+    });
+    expect(first?.message).toMatch(/`strategy: all` lists the matching CRs .* over HTTP/);
+    const unknown = load(`          - crd: database
+            selector: { name: one }
+            strategy: some
+`);
+    expect(unknown.ok ? [] : unknown.errors.map((e) => e.path)).toEqual([
+      'spec.crds.reader.operatorBox.cross[0].strategy',
+    ]);
+  });
+});

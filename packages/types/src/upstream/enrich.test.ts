@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { head, load } from './dialect-fixtures.test-support.js';
+import { enrichWatchItems } from '../schema/crd-parts.js';
+import { head, load, ok } from './dialect-fixtures.test-support.js';
 
-/** Upstream's `enrichAll` / `enrich` (docs/reference/katalog.md §24); fixtures written here, not copied. */
+/** Upstream's `enrichAll` / `enrich` (docs/reference/katalog.md §3.5, §24); fixtures written here, not copied. */
+
+const entryOf = (text: string) => ok(load(text)).katalog.spec.crds['website'];
 
 describe('enrichAll', () => {
   it('with enrich is refused for upstream’s reason, once, at enrichAll', () => {
@@ -18,16 +21,55 @@ describe('enrichAll', () => {
     ]);
   });
 
-  it('alone is refused with the reason enrich is', () => {
+  it('alone is refused naming the targets Orkestra adds', () => {
     const result = load(`${head()}      enrichAll: true\n`);
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors[0]?.message).toMatch(
-      /^upstream key `enrichAll` has no counterpart in Orkestra: pods and events/,
-    );
+    expect(result.errors[0]?.message).toMatch(/enrichAll.*write `enrich: \[pods, endpoints\]`/);
   });
 
   it('enrichAll: false is removed', () => {
     expect(load(`${head()}      enrichAll: false\n`).ok).toBe(true);
+  });
+});
+
+describe('enrich', () => {
+  it('keeps pods and endpoints, in either list form', () => {
+    expect(entryOf(`${head()}      enrich: [pods, endpoints]\n`)?.enrich).toEqual(['pods', 'endpoints']);
+    expect(entryOf(`${head()}      enrich:\n        - endpoints\n`)?.enrich).toEqual(['endpoints']);
+    expect(entryOf(head())?.enrich).toEqual([]);
+  });
+
+  it('removes hpa with a note (the HPA notes read the HPA itself)', () => {
+    expect(entryOf(`${head()}      enrich: [hpa]\n`)?.enrich).toEqual([]);
+  });
+
+  it('refuses a target Orkestra does not add, at its position, with what to read instead', () => {
+    const result = load(`${head()}      enrich:\n        - pods\n        - events\n`);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => [e.line, e.column, e.path])).toEqual([
+      [15, 11, 'spec.crds.website.enrich[1]'],
+    ]);
+    expect(result.errors[0]?.message).toMatch(
+      /^enrich target `events` has no counterpart in Orkestra: Events/,
+    );
+  });
+
+  it('refuses a conditional target at its key', () => {
+    const result = load(
+      `${head()}      enrich:\n        - pods:\n            when:\n              - {field: spec.debug, equals: "true"}\n`,
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => [e.line, e.path])).toEqual([[14, 'spec.crds.website.enrich[0].pods']]);
+    expect(result.errors[0]?.message).toMatch(/conditional enrich target.*write `- pods`/);
+  });
+
+  it('is watched as the Pod and EndpointSlice kinds, once each', () => {
+    expect(
+      enrichWatchItems({ enrich: ['pods', 'endpoints', 'pods'] }).map((i) => `${i.apiVersion} ${i.kind}`),
+    ).toEqual(['v1 Pod', 'discovery.k8s.io/v1 EndpointSlice']);
+    expect(enrichWatchItems({})).toEqual([]);
   });
 });

@@ -1,32 +1,87 @@
 /**
- * Upstream's `enrichAll` and `enrich` (docs/reference/katalog.md §24, ADR 0063): both add pods and
- * events to the template context, which Orkestra does not do, so both are refused with that reason;
- * written together they are refused first for upstream's own reason (they are mutually exclusive).
+ * Upstream's `enrich` and `enrichAll` (docs/reference/katalog.md §3.5, §24). `enrich` lists what
+ * upstream adds to the children in the status-field context. Orkestra adds a Job's pods (`pods`)
+ * and a Service's endpoints (`endpoints`), which are kept; `hpa` is removed with a note (the HPA
+ * notes read the HPA's own spec and status, which the child already carries); every other target,
+ * and a target's `when`/`or` gate, is refused at its position with the reason. `enrichAll: true`
+ * means every target, some of which Orkestra does not add, so it is refused naming the list to
+ * write; written with `enrich` it is refused for upstream's own reason (they are mutually exclusive).
  */
-import { isScalar } from 'yaml';
-import type { YAMLMap } from 'yaml';
-import { pairOf, takeOut } from './nodes.js';
+import { isMap, isScalar, isSeq } from 'yaml';
+import type { Pair, YAMLMap, YAMLSeq } from 'yaml';
+import { keyOf, pairOf, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
-import { ENTRY_REFUSED } from './refusals.js';
 import type { Upgrader } from './upgrader.js';
 
-/** checkEnrich refuses `enrichAll` (and `enrichAll` with `enrich`); `enrich` alone is an entry refusal. */
+/** ADDED are the targets Orkestra adds; `hpa` needs nothing added. */
+const ADDED = new Set(['pods', 'endpoints']);
+
+/** NOT_ADDED names the upstream targets Orkestra does not add, with what to read instead. */
+const NOT_ADDED: Readonly<Record<string, string>> = {
+  events:
+    'Events are not added to the template context; `Ready` and the Events Orkestra records say what failed',
+  replicasets:
+    "a Deployment's ReplicaSets are not added; read the Deployment's own status (`readyReplicas`, `updatedReplicas`)",
+  pvcs: "a workload's PersistentVolumeClaims are not added; declare the claim as a child and read `children.persistentvolumeclaim`",
+  backingpods:
+    'the pods behind a Service are not added; use `enrich: [endpoints]` (one endpoint per ready pod address)',
+};
+
+/** checkEnrich maps `enrich` and `enrichAll` of an upstream entry (see the file comment). */
 export function checkEnrich(up: Upgrader, entry: YAMLMap, base: Path): void {
   const all = pairOf(entry, 'enrichAll');
-  if (all == null) return;
-  const on = !(isScalar(all.value) && String(all.value.value) === 'false');
-  if (!on) {
-    up.drop(entry, 'enrichAll', [...base, 'enrichAll'], 'false is the default');
-    return;
-  }
   const enrich = pairOf(entry, 'enrich');
-  up.problem(
-    [...base, 'enrichAll'],
-    all.key,
-    enrich != null
-      ? 'enrichAll and enrich are mutually exclusive: use enrichAll: true or enrich: [...] (upstream refuses both)'
-      : `upstream key \`enrichAll\` has no counterpart in Orkestra: ${ENTRY_REFUSED['enrich'] ?? ''}`,
-  );
-  takeOut(entry, all);
-  if (enrich != null) takeOut(entry, enrich);
+  if (all != null) {
+    const on = !(isScalar(all.value) && String(all.value.value) === 'false');
+    if (!on) up.drop(entry, 'enrichAll', [...base, 'enrichAll'], 'false is the default');
+    else {
+      up.problem(
+        [...base, 'enrichAll'],
+        all.key,
+        enrich != null
+          ? 'enrichAll and enrich are mutually exclusive: use enrichAll: true or enrich: [...] (upstream refuses both)'
+          : 'upstream key `enrichAll` has no counterpart in Orkestra: it adds every target, and Orkestra adds only pods and endpoints; write `enrich: [pods, endpoints]`',
+      );
+      takeOut(entry, all);
+      if (enrich != null) takeOut(entry, enrich);
+      return;
+    }
+  }
+  if (enrich == null || !isSeq(enrich.value)) return;
+  const list = enrich.value as YAMLSeq;
+  const path = [...base, 'enrich'];
+  for (const [i, item] of [...list.items].entries()) {
+    const at = [...path, i];
+    if (isScalar(item)) {
+      const target = String(item.value);
+      if (ADDED.has(target)) continue;
+      remove(list, item);
+      if (target === 'hpa') up.change(at, item, 'removed: the HPA notes read the HPA itself (children.hpa)');
+      else up.problem(at, item, refusal(target));
+      continue;
+    }
+    if (!isMap(item)) continue;
+    const pair = (item as YAMLMap).items[0] as Pair | undefined;
+    const target = pair == null ? undefined : keyOf(pair);
+    remove(list, item);
+    if (target == null) continue;
+    if (!ADDED.has(target) && target !== 'hpa') {
+      up.problem([...at, target], pair?.key, refusal(target));
+      continue;
+    }
+    up.problem(
+      [...at, target],
+      pair?.key,
+      `a conditional enrich target (\`${target}: {when, or}\`) has no counterpart in Orkestra: enrichment reads the informer cache and costs no request, so write \`- ${target}\``,
+    );
+  }
+}
+
+function refusal(target: string): string {
+  return `enrich target \`${target}\` has no counterpart in Orkestra: ${NOT_ADDED[target] ?? 'Orkestra adds only `pods` (a Job’s pods) and `endpoints` (a Service’s endpoints)'}`;
+}
+
+function remove(list: YAMLSeq, item: unknown): void {
+  const index = list.items.indexOf(item as never);
+  if (index >= 0) list.items.splice(index, 1);
 }

@@ -213,12 +213,12 @@ describe('upstream entry keys: labels, namespace, mode, serve, queue and presets
     );
   });
 
-  it('drops mode, serve, queue.shared and sleep with a note, and refuses enrich and presets with reasons', () => {
+  it('drops mode, serve, queue.shared and sleep with a note, and refuses an enrich target and presets with reasons', () => {
     const text = `${head()}      mode: dynamic
       serve: {enabled: true}
       queue: {shared: false, maxDepth: 10}
       labels: {app: web}
-      enrich: [pods]
+      enrich: [events]
       operatorBox:
         onCreate:
           deployments:
@@ -239,7 +239,7 @@ describe('upstream entry keys: labels, namespace, mode, serve, queue and presets
     const found = errors(load(text));
     const at = (path: string) => found.find((e) => e.path === path);
     expect(at('spec.crds.website.labels')).toBeUndefined();
-    expect(at('spec.crds.website.enrich')?.line).toBe(lineOf(text, 'enrich:'));
+    expect(at('spec.crds.website.enrich[0]')?.line).toBe(lineOf(text, 'enrich:'));
     expect(at('spec.crds.website.operatorBox.onCreate.deployments[0].resources.profile')).toMatchObject({
       line: lineOf(text, 'profile: burst'),
       message: expect.stringContaining('requests'),

@@ -23,6 +23,7 @@ import { upgradeRollback } from './rollback.js';
 import { upgradeRuleLists } from './rule-lists.js';
 import { checkEnrich } from './enrich.js';
 import { checkServe } from './serve.js';
+import { runtimeOwnedStatus } from './status-paths.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
 const BOX_KEYS = ['finalizers', 'onCreate', 'onReconcile', 'onDelete', 'status', 'providers'] as const;
@@ -143,8 +144,9 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       up.refuse(reconcile, path, REFUSED);
       up.drop(box, 'reconcile', path, 'its keys moved');
     }
-    // Go hooks written straight under the operatorBox (`hooks: {location, function}`).
-    if (mapAt(box, 'hooks') != null) up.goHooks(box, boxPath, box, ['hooks']);
+    // Go hooks and constructors written straight under the operatorBox (`hooks: {location, function}`).
+    const goKeys = ['hooks', 'constructor'].filter((key) => mapAt(box, key) != null);
+    if (goKeys.length > 0) up.goHooks(box, boxPath, box, goKeys);
     const runtime = mapAt(box, 'runtime');
     if (runtime != null) {
       up.mark('G3');
@@ -246,6 +248,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   if (imports.length > 0) applyImports(up, entry, imports, boxPath);
   const finalBox = mapAt(entry, 'operatorBox');
   if (finalBox != null) upgradeBox(up, finalBox, boxPath);
+  if (up.upstream && finalBox != null) runtimeOwnedStatus(up, finalBox, boxPath);
   if (up.upstream) externalJsonPaths(up, entry, base);
 }
 

@@ -85,17 +85,108 @@ describe('Go hooks and constructors', () => {
     expect(box?.onReconcile.deployments).toHaveLength(1);
   });
 
-  it('ork migrate turns a constructor into a module hook, args kept, default: false dropped', () => {
-    const migrated = migrateKatalog(g3Constructor);
+  it('ork migrate turns a constructor into a module reconciler with managedResources from its `resources`', () => {
+    const withResources = g3Constructor.replace(
+      '            args:\n',
+      '            resources:\n              - statefulsets\n              - kind: Job\n              - services\n            args:\n',
+    );
+    const migrated = migrateKatalog(withResources);
     expect(migrated.problems).toEqual([]);
     const box = ok(load(migrated.text)).katalog.spec.crds['website']?.operatorBox;
-    expect(box?.hooks[0]).toMatchObject({
+    expect(box?.hooks).toEqual([]);
+    expect(box?.remote).toMatchObject({
       module: '@myorg/pipeline-operator-reconciler',
       version: '2.0.0',
       function: 'NewPipelineReconciler',
-      args: { maxRetries: 3 },
+      // remote args are templates (strings), as for an HTTP remote reconciler.
+      args: { maxRetries: '3' },
+      managedResources: [
+        { group: 'apps', plural: 'statefulsets' },
+        { group: 'batch', plural: 'jobs' },
+        { group: '', plural: 'services' },
+      ],
     });
-    expect(migrated.text).toContain('The declarative reconciler stays');
+    expect(migrated.text).toContain(
+      '# ork migrate: github.com/myorg/pipeline-operator/reconciler@v2.0.0 is Go code, which Orkestra does not run. Port NewPipelineReconciler to TypeScript with defineReconciler',
+    );
+    expect(migrated.text).toContain('come from the constructor’s `resources`');
+    expect(migrated.text).not.toMatch(/default: false|TODO/);
+  });
+
+  it('ork migrate derives managedResources from the entry’s declared children when the constructor lists none', () => {
+    const withChildren = `${head()}      reconciler:
+        default: false
+        constructor:
+          location: github.com/myorg/reconcilers
+          function: NewAppReconciler
+        onCreate:
+          secrets:
+            - name: "{{ .metadata.name }}-creds"
+        onReconcile:
+          deployments:
+            - name: "{{ .metadata.name }}"
+              image: nginx
+          services:
+            - name: "{{ .metadata.name }}"
+              port: 80
+`;
+    const migrated = migrateKatalog(withChildren);
+    expect(migrated.problems).toEqual([]);
+    const remote = ok(load(migrated.text)).katalog.spec.crds['website']?.operatorBox.remote;
+    expect(remote?.managedResources).toEqual(
+      expect.arrayContaining([
+        { group: '', plural: 'secrets' },
+        { group: 'apps', plural: 'deployments' },
+        { group: '', plural: 'services' },
+      ]),
+    );
+    expect(remote?.managedResources).toHaveLength(3);
+    expect(migrated.text).toContain('come from the entry’s declared children');
+  });
+
+  it('reads a constructor written straight under the operatorBox (upstream’s documented form) the same way', () => {
+    const flat = `${head()}      operatorBox:
+        default: false
+        constructor:
+          location: github.com/myorg/reconcilers
+          function: NewAppReconciler
+          resources: [deployments]
+`;
+    const refused = load(flat);
+    expect(refused.ok ? [] : refused.errors.map((e) => e.path)).toContain(
+      'spec.crds.website.operatorBox.constructor.location',
+    );
+    const migrated = migrateKatalog(flat);
+    expect(migrated.problems).toEqual([]);
+    expect(ok(load(migrated.text)).katalog.spec.crds['website']?.operatorBox.remote).toMatchObject({
+      module: '@myorg/reconcilers',
+      function: 'NewAppReconciler',
+      managedResources: [{ group: 'apps', plural: 'deployments' }],
+    });
+  });
+
+  it('ork migrate refuses a constructor whose kinds it cannot know, at a position, saying what to fill', () => {
+    const migrated = migrateKatalog(g3Constructor);
+    expect(migrated.problems).toHaveLength(1);
+    const line =
+      g3Constructor.split('\n').findIndex((l) => l.includes('function: NewPipelineReconciler')) + 1;
+    expect(migrated.problems[0]).toMatchObject({
+      line,
+      path: 'spec.crds.website.operatorBox.reconcile.constructor.function',
+    });
+    expect(migrated.problems[0]?.message).toContain(
+      'ork migrate cannot tell which kinds NewPipelineReconciler returns',
+    );
+    expect(migrated.problems[0]?.message).toContain(
+      "list the kinds NewPipelineReconciler creates in the constructor's `resources`",
+    );
+    const custom = migrateKatalog(
+      g3Constructor.replace('            args:\n', '            resources: [Widget]\n            args:\n'),
+    );
+    expect(custom.problems[0]).toMatchObject({
+      path: 'spec.crds.website.operatorBox.reconcile.constructor.resources[0]',
+    });
+    expect(custom.problems[0]?.message).toContain('`Widget`: it is not a built-in kind');
   });
 
   it('suggests an npm name for a Go package path', () => {

@@ -27,36 +27,50 @@ export function upgradePreReconcile(up: Upgrader, entry: YAMLMap, base: Path): v
   const declared = isSeq(declaredNode)
     ? new Set((declaredNode as YAMLSeq).items.map(scalarText).filter((s): s is string => s != null))
     : undefined;
-  // Every known sentinel is expanded, so an undeclared one can be named in the error.
-  const prepared = prepareNotes(new Map(SENTINELS.map((name) => [name, `{{ .sentinels.${name} }}`])));
-  const notes = prepared.ok ? prepared.notes : new Map();
   externalProtocols(up, pre, path);
   for (const gateKey of GATES) {
     const gate = mapAt(pre, gateKey);
     if (gate == null) continue;
     const gatePath = [...path, gateKey];
     externalProtocols(up, gate, gatePath);
-    walkScalars(gate, (node: Scalar) => {
-      if (typeof node.value !== 'string' || !node.value.includes('{{')) return;
-      const expanded = expandNoteCalls(node.value, notes);
-      if (!expanded.ok || expanded.calls === 0) return;
-      const undeclared =
-        declared == null
-          ? []
-          : SENTINELS.filter((s) => !declared.has(s) && callsName(node.value as string, s));
-      if (undeclared.length > 0) {
-        up.problem(
-          gatePath,
-          node,
-          `sentinel ${undeclared.join(', ')} is used in ${gateKey} but not declared in preReconcile.sentinels`,
-        );
-        return;
-      }
-      up.change(gatePath, node, `sentinel calls written as {{ .sentinels.<name> }}`);
-      node.value = expanded.text;
-    });
+    writeSentinelCalls(up, gate, gatePath, gateKey, declared);
   }
   up.move(box, 'preReconcile', entry, 'preReconcile', path, 'preReconcile');
+}
+
+/**
+ * writeSentinelCalls writes the sentinel calls in a gate's templates as upstream writes them
+ * (`{{ labelsChanged }}`) in the canonical form `{{ .sentinels.labelsChanged }}`. With `declared`
+ * (the entry's `preReconcile.sentinels`), a call of a sentinel not in it is an error at the template;
+ * a watch item's gate (docs/reference/katalog.md §3.2) declares none: every sentinel is computed.
+ */
+export function writeSentinelCalls(
+  up: Upgrader,
+  gate: YAMLMap,
+  gatePath: Path,
+  gateKey: string,
+  declared: ReadonlySet<string> | undefined,
+): void {
+  // Every known sentinel is expanded, so an undeclared one can be named in the error.
+  const prepared = prepareNotes(new Map(SENTINELS.map((name) => [name, `{{ .sentinels.${name} }}`])));
+  const notes = prepared.ok ? prepared.notes : new Map();
+  walkScalars(gate, (node: Scalar) => {
+    if (typeof node.value !== 'string' || !node.value.includes('{{')) return;
+    const expanded = expandNoteCalls(node.value, notes);
+    if (!expanded.ok || expanded.calls === 0) return;
+    const undeclared =
+      declared == null ? [] : SENTINELS.filter((s) => !declared.has(s) && callsName(node.value as string, s));
+    if (undeclared.length > 0) {
+      up.problem(
+        gatePath,
+        node,
+        `sentinel ${undeclared.join(', ')} is used in ${gateKey} but not declared in preReconcile.sentinels`,
+      );
+      return;
+    }
+    up.change(gatePath, node, `sentinel calls written as {{ .sentinels.<name> }}`);
+    node.value = expanded.text;
+  });
 }
 
 /** callsName tells whether a template names an identifier as a word (a call of a note or sentinel). */

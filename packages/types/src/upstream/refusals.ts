@@ -32,8 +32,6 @@ export const SECURITY_DROPPED: Readonly<Record<string, string>> = {
 
 /** WATCH_REFUSED names the keys of an upstream watch item or `observe` block that have no counterpart, and why. */
 export const WATCH_REFUSED: Readonly<Record<string, string>> = {
-  enqueueGate:
-    'gates on watch events are not supported; a watched change re-queues the CR, whose reconcile is level-based and writes nothing when nothing changed',
   include: 'write the watch items inline',
   events:
     'Kubernetes Events are not watched as triggers; watch the object the Event is about (`watch: [{apiVersion, kind}]`)',
@@ -41,7 +39,6 @@ export const WATCH_REFUSED: Readonly<Record<string, string>> = {
 
 /** ENTRY_REFUSED names entry-level upstream keys without a counterpart, and why (reported at the key). */
 export const ENTRY_REFUSED: Readonly<Record<string, string>> = {
-  enrich: 'pods and events are not added to the template context; read children through `status` fields',
   ignoreStatusPatch: REFUSED['ignoreStatusPatch'] ?? '',
   ignoreObservedGeneration: REFUSED['ignoreObservedGeneration'] ?? '',
   removeFinalizers: REFUSED['removeFinalizers'] ?? '',

@@ -151,18 +151,28 @@ spec:
     expect(result.errors[0]).toMatchObject({ line, path: 'spec.crds.website.apiTypes.plural' });
   });
 
-  it('refuses a watch item with an enqueueGate with its reason', () => {
+  it("keeps a watch item's enqueueGate and writes its sentinel calls out (katalog.md §3.2)", () => {
+    const gated = text.replace(
+      '      operatorBox:\n',
+      "      operatorBox:\n        watch:\n          - apiVersion: v1\n            kind: Node\n            enqueueGate:\n              sentinels: [labelsChanged]\n              when:\n                - field: '{{ annotationsChanged }}'\n                  equals: 'true'\n",
+    );
+    const result = ok(load(gated));
+    const gate = result.katalog.spec.crds['website']?.watch?.[0]?.enqueueGate;
+    expect(gate?.sentinels).toEqual(['labelsChanged']);
+    expect(gate?.when[0]).toMatchObject({ field: '{{ .sentinels.annotationsChanged }}' });
+  });
+
+  it("refuses an external call in a watch item's enqueueGate, at the key", () => {
     const bad = text.replace(
       '      operatorBox:\n',
-      '      operatorBox:\n        watch:\n          - {apiVersion: v1, kind: Node, enqueueGate: {sentinels: [labelsChanged]}}\n',
+      '      operatorBox:\n        watch:\n          - {apiVersion: v1, kind: Node, enqueueGate: {external: [{name: flag, url: "https://flags.example.org/x"}]}}\n',
     );
     const result = load(bad);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     const messages = result.errors.map((e) => `${e.path}: ${e.message}`);
-    expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatch(
-      /^spec\.crds\.website\.watch\[0\]\.enqueueGate: upstream key `enqueueGate` has no counterpart in Orkestra: gates on watch events/,
+    expect(messages.join('\n')).toMatch(
+      /watch\[0\]\.enqueueGate\.external: a watch gate makes no external calls/,
     );
   });
 

@@ -33,6 +33,7 @@ import {
   takeOut,
 } from './nodes.js';
 import type { Path } from './nodes.js';
+import { constructorKinds } from './constructor.js';
 
 /** DialectChange is one rewrite done by upgradeDialect, positioned at the node it rewrote. */
 export interface DialectChange {
@@ -64,7 +65,7 @@ export interface UpgradeDialectOptions {
   readonly baseDir?: string | undefined;
   /** Reads a neighbouring file; default `readFileSync(path, 'utf8')`. */
   readonly readFile?: (path: string) => string;
-  /** `ork migrate`: rewrite what loading refuses where a rewrite exists (Go hooks become module hooks). */
+  /** `ork migrate`: rewrite what loading refuses where a rewrite exists (Go hooks become module hooks, constructors module reconcilers). */
   readonly migrating?: boolean | undefined;
 }
 
@@ -221,7 +222,7 @@ export class Upgrader {
         map,
         'default',
         [...path, 'default'],
-        'the Go constructor becomes a module hook; the declarative reconciler stays',
+        'the Go constructor becomes a module reconciler (operatorBox.remote)',
       );
       return;
     }
@@ -246,7 +247,8 @@ export class Upgrader {
    * goHooks handles upstream's Go code: `hooks` and `constructor` blocks naming a Go package
    * (`location`, `function`). Loading refuses them at the `location` key, naming the TypeScript
    * counterpart (a module hook, docs/reference/katalog.md §14.5, ADR 0052); `ork migrate` rewrites
-   * each into an `operatorBox.hooks` item with a comment saying what to publish. `remote`, and
+   * each hook into an `operatorBox.hooks` item, and a constructor into `operatorBox.remote`
+   * (moduleReconciler), with a comment saying what to publish. `remote`, and
    * blocks without `location`/`function`, are refused as before.
    */
   goHooks(
@@ -273,16 +275,12 @@ export class Upgrader {
       const goPath = scalarText(location?.value) ?? '';
       const name = goModuleToNpm(goPath);
       const fnName = scalarText(fn?.value) ?? 'default';
-      const what =
-        key === 'hooks'
-          ? 'a module hook'
-          : 'a module hook (the declarative reconciler stays: declare the children in onCreate/onReconcile, compute the rest in the hook)';
       if (this.#options.migrating !== true) {
-        // A constructor owns the loop: its counterpart is a module reconciler (ADR 0064), or a hook beside the declarative one.
+        // A constructor owns the loop: its counterpart is a module reconciler (ADR 0064, ADR 0073).
         const counterpart =
           key === 'constructor'
-            ? `a module reconciler: an npm package whose export ${fnName} is made with defineReconciler (@orkestra/provider-kit), named in \`operatorBox.remote: {module: ${name}, function: ${fnName}, managedResources: [...]}\` (docs/reference/katalog.md §15.3); or ${what}, named in \`operatorBox.hooks\`, which \`ork migrate\` writes`
-            : `${what}: an npm package whose export ${fnName} is made with defineHook (@orkestra/provider-kit), named in \`operatorBox.hooks: [{module: ${name}, function: ${fnName}}]\` (docs/reference/katalog.md §14.5); \`ork migrate\` writes that reference`;
+            ? `a module reconciler: an npm package whose export ${fnName} is made with defineReconciler (@orkestra/provider-kit), named in \`operatorBox.remote: {module: ${name}, function: ${fnName}, managedResources: [...]}\` (docs/reference/katalog.md §15.3), which \`ork migrate\` writes with managedResources from the constructor's \`resources\` or the entry's children`
+            : `a module hook: an npm package whose export ${fnName} is made with defineHook (@orkestra/provider-kit), named in \`operatorBox.hooks: [{module: ${name}, function: ${fnName}}]\` (docs/reference/katalog.md §14.5); \`ork migrate\` writes that reference`;
         this.problem(
           [...path, key, location == null ? 'function' : 'location'],
           (location ?? fn)?.key,
@@ -292,6 +290,10 @@ export class Upgrader {
         continue;
       }
       const version = goVersion(goPath, scalarText(pairOf(block, 'version')?.value));
+      if (key === 'constructor') {
+        this.#moduleReconciler({ map, path, box, pair, block, goPath, name, fnName, version });
+        continue;
+      }
       const item = born(new YAMLMap(), pair.key);
       item.items.push(
         new Pair(
@@ -306,7 +308,7 @@ export class Upgrader {
         ` ork migrate: ${goPath === '' ? 'this' : goPath} is Go code, which Orkestra does not run. Port ${fnName}` +
         ` to TypeScript with defineHook (@orkestra/provider-kit), publish it as ${name}` +
         `${version == null ? '' : ` ${version}`} and install it in the provider directory` +
-        ` (docs/reference/katalog.md §14.5).${key === 'constructor' ? ' The declarative reconciler stays: declare the children in onCreate/onReconcile.' : ''}`;
+        ' (docs/reference/katalog.md §14.5).';
       const target = box ?? map;
       const existing = pairOf(target, 'hooks');
       if (existing != null && isSeq(existing.value)) (existing.value as YAMLSeq).items.push(item);
@@ -322,6 +324,79 @@ export class Upgrader {
         `Go ${key} rewritten to the module hook ${name}#${fnName} (operatorBox.hooks); publish its TypeScript port`,
       );
     }
+  }
+
+  /**
+   * moduleReconciler rewrites a Go `constructor` (`ork migrate`) into `operatorBox.remote: {module,
+   * function, args?, managedResources}` (docs/reference/katalog.md §15.3, ADR 0064), the kinds read
+   * by constructorKinds; when they cannot be read, or the entry already has a `remote`, it is a
+   * positioned problem saying what to fill in, and nothing is written.
+   */
+  #moduleReconciler(o: {
+    map: YAMLMap;
+    path: Path;
+    box: YAMLMap | undefined;
+    pair: Pair;
+    block: YAMLMap;
+    goPath: string;
+    name: string;
+    fnName: string;
+    version: string | undefined;
+  }): void {
+    const { map, path, pair, block, goPath, name, fnName, version } = o;
+    const target = o.box ?? map;
+    const location = pairOf(block, 'location');
+    const fn = pairOf(block, 'function');
+    const existing = pairOf(target, 'remote');
+    if (existing != null) {
+      this.problem(
+        [...path, 'constructor'],
+        pair.key,
+        'the entry already has a `remote` reconciler, and an entry has one: keep the remote service or port the Go constructor to a module reconciler, not both (docs/reference/katalog.md §15.3)',
+      );
+      takeOut(map, pair);
+      return;
+    }
+    const read = constructorKinds(block, [...path, 'constructor'], [map, o.box], fnName);
+    if (!read.ok) {
+      this.problem(read.path, read.node ?? pair.key, read.message);
+      takeOut(map, pair);
+      return;
+    }
+    const remote = born(new YAMLMap(), pair.key);
+    remote.items.push(
+      new Pair(
+        scalar('module', pair.key),
+        scalar(version == null ? name : `${name}@${version}`, location?.value ?? pair.key),
+      ),
+    );
+    remote.items.push(new Pair(scalar('function', pair.key), scalar(fnName, fn?.value ?? pair.key)));
+    const args = pairOf(block, 'args');
+    if (args != null) remote.items.push(new Pair(scalar('args', args.key), args.value));
+    const kinds = born(new YAMLSeq(), pairOf(block, 'resources')?.key ?? pair.key);
+    for (const kind of read.kinds) {
+      const item = born(new YAMLMap(), pair.key);
+      item.flow = true;
+      item.items.push(new Pair(scalar('group', pair.key), scalar(kind.group, pair.key)));
+      item.items.push(new Pair(scalar('plural', pair.key), scalar(kind.plural, pair.key)));
+      kinds.items.push(item);
+    }
+    remote.items.push(new Pair(scalar('managedResources', pair.key), kinds));
+    const remoteKey = scalar('remote', pair.key);
+    const remotePair = new Pair(remoteKey, remote);
+    remoteKey.commentBefore =
+      ` ork migrate: ${goPath === '' ? 'this' : goPath} is Go code, which Orkestra does not run. Port ${fnName}` +
+      ` to TypeScript with defineReconciler (@orkestra/provider-kit), publish it as ${name}` +
+      `${version == null ? '' : ` ${version}`} and install it in the provider directory.` +
+      ` managedResources (the kinds its answers may hold; they drive RBAC and watches) come from ${read.from}` +
+      ' (docs/reference/katalog.md §15.3).';
+    place(target, remotePair);
+    takeOut(map, pair);
+    this.change(
+      [...path, 'constructor'],
+      pair.key,
+      `Go constructor rewritten to the module reconciler ${name}#${fnName} (operatorBox.remote, managedResources from ${read.from}); publish its TypeScript port`,
+    );
   }
 
   /** refuse reports every key left in an upstream block that has no counterpart, with the reason, and removes it. */

@@ -7,12 +7,14 @@ import type { YAMLMap, YAMLSeq } from 'yaml';
 import { mapAt, pairOf, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import { WATCH_REFUSED } from './refusals.js';
+import { writeSentinelCalls } from './pre-reconcile.js';
 import type { Upgrader } from './upgrader.js';
 
 /**
  * upgradeWatch moves upstream's `operatorBox.watch` and `operatorBox.observe.watch` lists to the
  * entry's `watch` (docs/reference/katalog.md §3.2) and maps each item: `index` (field indexers for
- * upstream's Go client) is dropped; `enqueueGate` and `include` are refused with their reason.
+ * upstream's Go client) is dropped; `include` is refused with its reason;
+ * `enqueueGate` is kept, its sentinel calls written out as `preReconcile`'s are.
  */
 export function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
   const box = mapAt(entry, 'operatorBox');
@@ -42,7 +44,9 @@ export function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
       [...path, 'index'],
       'field indexers serve the lists of upstream’s Go client code; Orkestra runs none',
     );
-    for (const key of ['enqueueGate', 'include']) {
+    const gate = mapAt(item as YAMLMap, 'enqueueGate');
+    if (gate != null) writeSentinelCalls(up, gate, [...path, 'enqueueGate'], 'enqueueGate', undefined);
+    for (const key of ['include']) {
       const pair = pairOf(item as YAMLMap, key);
       if (pair == null) continue;
       up.problem(

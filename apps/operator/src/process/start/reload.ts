@@ -127,7 +127,7 @@ async function reloadOnce(o: ReloaderOptions): Promise<ReloadResult> {
       await installCrds(o.api.client, next.katalog, crdInstallOptions(config, state.webhook));
     const prepared = await o.rollouts.prepare(next.katalog, next.text);
     const holder: RolloutHolder = {};
-    const made = o.makeRuntime(next.katalog, prepared, holder);
+    const made = o.makeRuntime(next.katalog, next.text, prepared, holder);
     candidate = made;
     candidateRollout = o.rollouts.make(prepared, () => made);
     holder.controller = candidateRollout;

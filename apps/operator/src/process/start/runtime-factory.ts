@@ -4,6 +4,7 @@
  * and at every reload that changes the revision.
  */
 import { resolve } from 'node:path';
+import { parse } from 'yaml';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { PreparedRollout, RolloutController } from '@orkestra/reconciler/rollout';
 import type { Katalog, Provider } from '@orkestra/types';
@@ -24,9 +25,10 @@ export interface RolloutHolder {
   controller?: RolloutController | undefined;
 }
 
-/** MakeRuntime makes the runtime of a Katalog (with its prepared revision, when revisions are on). */
+/** MakeRuntime makes the runtime of a Katalog, given with its file's text (and its prepared revision, when revisions are on). */
 export type MakeRuntime = (
   forKatalog: Katalog,
+  text: string,
   prepared?: PreparedRollout,
   holder?: RolloutHolder,
 ) => OperatorRuntime;
@@ -57,9 +59,10 @@ export function runtimeFactory(o: RuntimeFactoryOptions): MakeRuntime {
     ),
     token: tokenFileReader(resolve(o.cwd, config.crossTokenFile)),
   };
-  return (forKatalog, prepared, holder = {}) =>
+  return (forKatalog, text, prepared, holder = {}) =>
     createOperatorRuntime({
       katalog: forKatalog,
+      source: sourceOf(text),
       kubeConfig: o.kubeConfig,
       userAgent: o.api.userAgent,
       logger: o.logger,
@@ -96,4 +99,17 @@ export function runtimeFactory(o: RuntimeFactoryOptions): MakeRuntime {
             },
           }),
     });
+}
+
+/**
+ * sourceOf is the Katalog file as written, for the Live API's `/katalog/raw` (runtime.md §18.6):
+ * the text already passed the loader's limits (size, depth, alias expansion), so aliases are
+ * resolved here without a count limit. Undefined when it does not parse (then `/katalog/raw` is 404).
+ */
+function sourceOf(text: string): unknown {
+  try {
+    return parse(text, { merge: true, maxAliasCount: -1 }) as unknown;
+  } catch {
+    return undefined;
+  }
 }

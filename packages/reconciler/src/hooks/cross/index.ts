@@ -8,7 +8,7 @@ import type { CompiledValue } from '@orkestra/template';
 import { compileValue } from '@orkestra/template';
 import { katalogPathOf, stringForm } from '@orkestra/types';
 import type { CrossRead } from '@orkestra/types';
-import { notFoundCrossResult, readCross } from '../cross.js';
+import { notFoundCrossResult, readCross, readCrossAll } from '../cross.js';
 import type { CrossReadRecord, CrossResult } from '../cross.js';
 import { defineHook, contextValue, errorMessage, keyOf, noMemory, ownValue, readerId } from '../hook-unit.js';
 import { isMap } from '../../is-map.js';
@@ -72,16 +72,24 @@ export const crossHook = defineHook({
     crossResult: (as) => {
       const given = ownValue(script.given(), as);
       if (given == null) script.note(`cross.${as}: no result in the context; read as not found`);
+      // A `strategy: all` read's results are a list, given as one.
+      if (Array.isArray(given))
+        return given.map((item) => ({ ...notFoundCrossResult(), ...(isMap(item) ? item : {}) }));
       return { ...notFoundCrossResult(), ...(isMap(given) ? given : {}) };
     },
     crossHttp: { read: async () => ({ result: notFoundCrossResult(), url: '' }) },
     crossReaders: { record: () => undefined, forget: () => undefined },
   }),
   forget: (services, _memory, reader) => services.crossReaders.forget(reader),
-  run: async (services, _memory, compiled, input): Promise<Record<string, CrossResult>> => {
+  run: async (
+    services,
+    _memory,
+    compiled,
+    input,
+  ): Promise<Record<string, CrossResult | readonly CrossResult[]>> => {
     const { crd, cr } = input;
     const namespace = nonEmpty(cr.metadata.namespace);
-    const results: Record<string, CrossResult> = {};
+    const results: Record<string, CrossResult | readonly CrossResult[]> = {};
     const records: CrossReadRecord[] = [];
     const unavailable: string[] = [];
     let remoteReads = 0;
@@ -100,11 +108,24 @@ export const crossHook = defineHook({
           results[as] = services.crossResult(as);
           continue;
         }
-        results[as] = notFoundCrossResult('', namespace ?? '', `${item.katalogPath}: ${errorMessage(error)}`);
+        results[as] =
+          declaration.strategy === 'all'
+            ? []
+            : notFoundCrossResult('', namespace ?? '', `${item.katalogPath}: ${errorMessage(error)}`);
         continue;
       }
       if (services.crossResult != null) {
         results[as] = services.crossResult(as);
+        continue;
+      }
+      // `strategy: all` (upstream's key): every match, oldest first, from the entry's cache.
+      if (declaration.strategy === 'all') {
+        const read = readCrossAll(
+          { crd: declaration.crd, selector, as },
+          { lookup: services.lookup, namespace },
+        );
+        results[as] = read.results;
+        records.push(read.record);
         continue;
       }
       // One path (ADR 0043): a kind this operator serves is read in process — from its cache, or
