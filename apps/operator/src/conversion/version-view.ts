@@ -50,7 +50,7 @@ function entriesOf(katalog: Katalog): [string, Katalog['spec']['crds'][string]][
 }
 
 /** liveVersionsOf reads a CRD object's storage and served versions and its `status.storedVersions`. */
-export function liveVersionsOf(crd: KubeObject): LiveVersions {
+function liveVersionsOf(crd: KubeObject): LiveVersions {
   const spec = isMap(crd['spec']) ? crd['spec'] : {};
   const status = isMap(crd['status']) ? crd['status'] : {};
   const versions = (Array.isArray(spec['versions']) ? spec['versions'] : []).filter(isMap);

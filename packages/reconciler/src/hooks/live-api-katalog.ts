@@ -7,7 +7,7 @@
  */
 
 /** REDACTED replaces every Secret value in a Katalog document the Live API answers. */
-export const REDACTED = '<redacted>';
+const REDACTED = '<redacted>';
 
 /** LiveKatalogDocuments are the two documents, as plain JSON values. */
 export interface LiveKatalogDocuments {
@@ -26,7 +26,7 @@ const isMap = (value: unknown): value is Json =>
  * redactSecretValues returns a copy of `value` where every value under `data` or `stringData` of a
  * Secret (an item of a `secrets` group, or any object with `kind: Secret`) is REDACTED; the keys stay.
  */
-export function redactSecretValues(value: unknown, inSecrets = false): unknown {
+function redactSecretValues(value: unknown, inSecrets = false): unknown {
   if (Array.isArray(value)) return value.map((item) => redactSecretValues(item, inSecrets));
   if (!isMap(value)) return value;
   const secret = inSecrets || value['kind'] === 'Secret';

@@ -44,7 +44,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 const num = (value: unknown, fallback: number): number => (typeof value === 'number' ? value : fallback);
 
 /** podOf summarises a Pod for `_pods`. */
-export function podOf(pod: KubeObject): EnrichedPod {
+function podOf(pod: KubeObject): EnrichedPod {
   const status = map(pod['status']);
   const containers = list(status['containerStatuses']);
   const terminated = containers
@@ -62,7 +62,7 @@ export function podOf(pod: KubeObject): EnrichedPod {
 }
 
 /** endpointsOf lists a Service's endpoints from its EndpointSlices (label `kubernetes.io/service-name`), ordered by slice name. */
-export function endpointsOf(service: KubeObject, slices: readonly KubeObject[]): EnrichedEndpoint[] {
+function endpointsOf(service: KubeObject, slices: readonly KubeObject[]): EnrichedEndpoint[] {
   const name = service.metadata.name;
   return slices
     .filter((s) => s.metadata.labels?.['kubernetes.io/service-name'] === name)
