@@ -238,8 +238,9 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
 
   logger.info(startingFields(config, state, providers, servers, leaseName), 'operator starting');
   elector?.start();
-  member?.start();
   const synced = gate.start(state.runtime);
+  // A shard joins once its informers have synced, so the sharder assigns it only CRs it can reconcile.
+  member?.start(gate.synced);
   if (state.leading) state.rollout?.start();
 
   return {

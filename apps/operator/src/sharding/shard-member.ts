@@ -46,8 +46,12 @@ export interface ShardMember {
   readonly runtimeShard: RuntimeShard;
   /** True while this replica holds its shard Lease. */
   holds(): boolean;
-  /** Starts acquiring and renewing the shard Lease. */
-  start(): void;
+  /**
+   * Watches the shard Leases now, and joins — acquires, then renews, its shard Lease, so the sharder
+   * counts it live and assigns it CRs — only once `synced` resolves: the runtime's informers for
+   * this shard have listed (runtime.md §25.1). Joins never after `release`, nor when `synced` rejects.
+   */
+  start(synced: Promise<void>): void;
   /** Empties the shard Lease (after the workers stopped), so the sharder moves its CRs at once. */
   release(): Promise<void>;
   /** Starts the sharder for these CR kinds (on becoming leader). */
@@ -61,11 +65,12 @@ export interface ShardMember {
  *
  * @example
  * const member = createShardMember({ id: shardIdFor(), katalogName, namespace, client, kubeConfig, userAgent, ...timings, logger, onHeld, onLost });
- * member.start();
+ * member.start(runtimeSynced);
  */
 export function createShardMember(options: ShardMemberOptions): ShardMember {
   const { id, client, logger } = options;
   let held = false;
+  let released = false;
   const elector = new LeaderElector({
     api: leaseApiOf(client),
     namespace: options.namespace,
@@ -116,11 +121,21 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
     id,
     runtimeShard,
     holds: () => held,
-    start: () => {
+    start: (synced) => {
       leaseWatch.start();
-      elector.start();
+      // No Lease before the informers have synced: a replica the sharder counts live can reconcile.
+      synced.then(
+        () => {
+          if (released) return;
+          logger.info({ shard: id }, 'informers synced; joining the shards');
+          elector.start();
+        },
+        (error: unknown) =>
+          logger.warn({ shard: id, err: { message: String(error) } }, 'not joining the shards: no sync'),
+      );
     },
     release: async () => {
+      released = true;
       held = false;
       await elector.release();
       await leaseWatch.stop();

@@ -15,6 +15,12 @@ export interface StartGate {
   start(target: OperatorRuntime): Promise<void>;
   /** Cancels a pending retry (shutdown). */
   cancel(): void;
+  /**
+   * Resolves the first time the current runtime has started (its informers synced) — not when a
+   * start only ended because a reload replaced the runtime or the process is stopping. A sharded
+   * replica joins the shards then (runtime.md §25.1).
+   */
+  readonly synced: Promise<void>;
 }
 
 /** createStartGate makes the start gate; a failed start is tried again after `retryMs`. */
@@ -25,13 +31,19 @@ export function createStartGate(o: {
 }): StartGate {
   const { state, logger, retryMs } = o;
   let retryTimer: NodeJS.Timeout | undefined;
+  let markSynced = (): void => undefined;
+  const synced = new Promise<void>((resolve) => {
+    markSynced = resolve;
+  });
   const start = (target: OperatorRuntime): Promise<void> =>
     new Promise((resolveStart) => {
       const attempt = (): void => {
         target.start().then(
           () => {
-            if (target === state.runtime && !state.stopping)
+            if (target === state.runtime && !state.stopping) {
               logger.info({ leader: state.leading }, 'operator ready');
+              markSynced();
+            }
             resolveStart();
           },
           (error: unknown) => {
@@ -49,5 +61,5 @@ export function createStartGate(o: {
       };
       attempt();
     });
-  return { start, cancel: () => clearTimeout(retryTimer) };
+  return { start, cancel: () => clearTimeout(retryTimer), synced };
 }
