@@ -244,6 +244,35 @@ describe('autoscale cross sources (katalog.md §18.2)', () => {
       expect(calls.map(([, namespace]) => namespace)).toEqual(['shared-creds']);
     });
 
+    it("the entry's own cross read it falls back to reads its Secret in the operator namespace too (not a CR's)", async () => {
+      authorizations = [];
+      peerDepth = 1;
+      const calls: [unknown, string][] = [];
+      const config = configFor([], 'cross.loader.metrics.queueDepth');
+      const read = autoscaleCrossReader({
+        rules: config.rules,
+        sources: [],
+        entryCross: CrossRead.array().parse([
+          {
+            crd: 'loader',
+            endpoint: base,
+            protocol: 'metrics',
+            cacheFor: '0s',
+            auth: { secretRef: { name: 'loader-reader', key: 'token' } },
+          },
+        ]),
+        local: () => undefined,
+        http: new CrossHttpClient({ allowAddresses: ['127.0.0.0/8'] }),
+        env: {},
+        operatorNamespace: 'ork-ops',
+        credential: readerFor(calls),
+      });
+      const { values } = await read();
+      expect(values['loader']).toMatchObject({ metrics: { queueDepth: 1 } });
+      expect(calls.map(([, namespace]) => namespace)).toEqual(['ork-ops']);
+      expect(authorizations).toEqual([`Bearer ${TOKEN}`]);
+    });
+
     it('a missing Secret makes no request and is reported by name, never by value', async () => {
       requests = [];
       peerDepth = 99;
