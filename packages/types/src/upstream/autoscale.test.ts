@@ -244,6 +244,40 @@ describe('autoscale conditions[].source', () => {
 });
 
 describe('workload autoscale', () => {
+  it("G2: a scale condition's `source` moves to operatorBox.cross: read per CR, its Secret the CR's (ADR 0079)", () => {
+    const entry = entryOf(`${head()}      operatorBox:
+        onReconcile:
+          deployments:
+            - image: nginx
+              replicas: "2"
+              autoscale:
+                max: 10
+                scaleUp:
+                  conditions:
+                    when:
+                      - field: cross.billing.metrics.queueDepth
+                        greaterThan: "100"
+                        source:
+                          host: "http://billing:8080"
+                          protocol: metrics
+                          auth:
+                            secretRef: {name: billing-reader, key: token}
+                  increment: 1
+`);
+    expect(entry?.operatorBox.cross).toEqual([
+      expect.objectContaining({
+        as: 'billing',
+        crd: 'billing',
+        endpoint: 'http://billing:8080',
+        protocol: 'metrics',
+        auth: { secretRef: { name: 'billing-reader', key: 'token' } },
+      }),
+    ]);
+    expect(
+      entry?.operatorBox.onReconcile.deployments[0]?.autoscale?.scaleUp?.conditions.when[0],
+    ).not.toHaveProperty('source');
+  });
+
   it('G2: autoscale on an onCreate deployment (upstream WorkloadAutoscale) loads with its defaults', () => {
     const entry = entryOf(`${head()}      operatorBox:
         onCreate:
