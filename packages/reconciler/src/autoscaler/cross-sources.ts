@@ -47,7 +47,7 @@ export interface AutoscaleCrossOptions {
 }
 
 /** SecretAuth is an `auth` that names a Secret. */
-export interface SecretAuth {
+interface SecretAuth {
   readonly secretRef?: {
     readonly name: string;
     readonly key: string;
