@@ -11,7 +11,12 @@ import { REPO_ROOT, runOrk } from '../../test/run-ork.js';
 const FIXTURES = join(REPO_ROOT, 'apps/operator/test/fixtures');
 
 describe('upstream runtime keys load', () => {
-  for (const file of ['upstream-watch-gate.yaml', 'upstream-time-notes.yaml', 'upstream-hpa-profile.yaml'])
+  for (const file of [
+    'upstream-watch-gate.yaml',
+    'upstream-time-notes.yaml',
+    'upstream-hpa-profile.yaml',
+    'upstream-autoscale-secret.yaml',
+  ])
     it(`${file} validates unchanged`, async () => {
       const run = await runOrk(['validate', join(FIXTURES, file)]);
       expect(run.stderr).not.toMatch(/: error|unknown key|no counterpart/);

@@ -376,6 +376,39 @@ operatorBox:
     expect(rbac.notes.join('\n')).not.toContain('cluster-wide');
   });
 
+  it("grants an autoscale source's auth.secretRef by name in the operator namespace (or the one it names), never cluster-wide (ADR 0079)", () => {
+    const rbac = generateRbac(
+      katalogFrom(`autoscale:
+  sources:
+    - { as: billing, endpoint: 'https://billing.example.com', auth: { secretRef: { name: billing-reader, key: token } } }
+    - { as: ledger, url: 'https://ledger.example.com/m', auth: { secretRef: { name: ledger-reader, key: token, namespace: finance } } }
+  conditions:
+    when:
+      - { field: cross.billing.metrics.queueDepth, greaterThan: 10 }
+      - { field: cross.ledger.metrics.queueDepth, greaterThan: 10 }
+  do: { workers: 4 }
+operatorBox:
+  onReconcile: { configMaps: [{}] }`),
+      { namespace: 'ops' },
+    );
+    expect(JSON.stringify(rbac.rules)).not.toContain('secrets');
+    expect(rbac.namespaceRoles).toEqual([
+      {
+        namespace: 'finance',
+        rules: [
+          { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['ledger-reader'] },
+        ],
+      },
+      {
+        namespace: 'ops',
+        rules: [
+          { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['billing-reader'] },
+        ],
+      },
+    ]);
+    expect(rbac.notes.join('\n')).not.toContain('cluster-wide');
+  });
+
   it("grants an auth.secretRef of the CR's namespace cluster-wide, and says why", () => {
     const rbac = generateRbac(
       katalogFrom(`operatorBox:

@@ -303,6 +303,13 @@ const isLiteralNamespace = (namespace: string | undefined): namespace is string 
  */
 class SecretReads {
   readonly #byNamespace = new Map<string, RuleSet>();
+  /** The operator's namespace: where per-entry credentials without a namespace are read (ADR 0079). */
+  readonly operatorNamespace: string;
+
+  constructor(operatorNamespace: string) {
+    this.operatorNamespace = operatorNamespace;
+  }
+
   /** Why `get` on Secrets is granted cluster-wide: one phrase per reader. */
   readonly crChosen = new Set<string>();
 
@@ -344,6 +351,10 @@ function addSecretReads(entry: CrdEntry, reads: SecretReads): void {
     if (isLiteralNamespace(ref.namespace)) reads.inNamespace(ref.namespace, ['get'], ref.name);
     else reads.crChosen.add(`${kind}: ${what}'s auth.secretRef (no namespace: the CR's)`);
   }
+  // The worker autoscaler reads for the entry, not a CR: a Secret without a namespace is the
+  // operator's (docs/reference/katalog.md §18.2, ADR 0079), granted there by name.
+  for (const ref of autoscaleSecretRefs(entry))
+    reads.inNamespace(ref.namespace ?? reads.operatorNamespace, ['get'], ref.name);
   for (const from of copySources(entry)) {
     if (isLiteralNamespace(from.namespace)) reads.inNamespace(from.namespace, ['get'], from.name);
     else
@@ -351,6 +362,31 @@ function addSecretReads(entry: CrdEntry, reads: SecretReads): void {
         `${kind}: copyFrom${from.namespace == null ? " (no namespace: the CR's)" : ' (a templated namespace)'}`,
       );
   }
+}
+
+/**
+ * autoscaleSecretRefs lists the Secrets the worker autoscaler reads for an entry: its sources'
+ * `auth.secretRef`, and that of a cross read of the entry its rules name (`cross.<as|crd>.…`) when
+ * no source of that name comes first (the autoscaler's order, docs/reference/katalog.md §18.2).
+ */
+function autoscaleSecretRefs(entry: CrdEntry): { name: string; namespace?: string | undefined }[] {
+  const autoscale = entry.autoscale;
+  if (autoscale == null || !autoscale.enabled) return [];
+  const sources = autoscale.sources;
+  const named = new Set<string>();
+  for (const rule of autoscale.rules)
+    for (const condition of [...rule.when, ...rule.anyOf]) {
+      const name = 'field' in condition ? /^cross\.([^.]+)(\.|$)/.exec(condition.field)?.[1] : undefined;
+      if (name != null && !sources.some((source) => source.as === name)) named.add(name);
+    }
+  return [
+    ...sources.flatMap((source) => (source.auth?.secretRef == null ? [] : [source.auth.secretRef])),
+    ...entry.operatorBox.cross.flatMap((cross) =>
+      cross.auth?.secretRef != null && (named.has(cross.as ?? '') || named.has(cross.crd))
+        ? [cross.auth.secretRef]
+        : [],
+    ),
+  ];
 }
 
 const RBAC_API_VERSION = 'rbac.authorization.k8s.io/v1';
@@ -478,7 +514,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   const rules = new RuleSet();
   const notes: string[] = [];
   const definedRoles = new Set<string>();
-  const reads = new SecretReads();
+  const reads = new SecretReads(options.namespace);
   const entries = Object.values(katalog.spec.crds).filter((e) => e.enabled);
   for (const entry of entries) addEntry(rules, entry, notes, definedRoles, reads);
   for (const entry of entries) bindingNotes(entry, definedRoles, notes);

@@ -15,8 +15,10 @@ const quiet: AutoscaleInputs = { depth: 0, workers: 2, busyPercent: 10, p95Ms: 1
 // A real peer: a Live API `info` answer whose queue depth the test sets.
 let peerDepth = 0;
 let requests: string[] = [];
+let authorizations: (string | undefined)[] = [];
 const server = createServer((request, response) => {
   requests.push(request.url ?? '');
+  authorizations.push(request.headers.authorization);
   response.setHeader('content-type', 'application/json');
   response.end(JSON.stringify({ name: 'db', metrics: { queueDepth: peerDepth } }));
 });
@@ -67,6 +69,7 @@ describe('autoscale cross sources (katalog.md §18.2)', () => {
         local: () => undefined,
         http,
         env: {},
+        operatorNamespace: 'orkestra-system',
       }),
     });
     peerDepth = 10;
@@ -98,6 +101,7 @@ describe('autoscale cross sources (katalog.md §18.2)', () => {
       local: () => undefined,
       http: new CrossHttpClient(),
       env: {},
+      operatorNamespace: 'orkestra-system',
     });
     expect(await read()).toEqual({
       values: {},
@@ -114,6 +118,7 @@ describe('autoscale cross sources (katalog.md §18.2)', () => {
       local: (name) => (name === 'db' ? () => ({ ...quiet, depth: 70 }) : undefined),
       http: new CrossHttpClient(),
       env: {},
+      operatorNamespace: 'orkestra-system',
     });
     const { values } = await read();
     expect(values['db']).toMatchObject({ metrics: { queueDepth: 70, workersIdlePercent: 90 } });
@@ -135,6 +140,7 @@ describe('autoscale cross sources (katalog.md §18.2)', () => {
       local: () => undefined,
       http: new CrossHttpClient({ allowAddresses: ['127.0.0.0/8'] }),
       env: {},
+      operatorNamespace: 'orkestra-system',
     });
     const { values } = await read();
     expect(values['loader']).toMatchObject({ metrics: { queueDepth: 5 } });
@@ -151,9 +157,142 @@ describe('autoscale cross sources (katalog.md §18.2)', () => {
       local: () => undefined,
       http: new CrossHttpClient({ allowAddresses: ['127.0.0.0/8'] }),
       env: {},
+      operatorNamespace: 'orkestra-system',
     });
     const { values, unavailable } = await read();
     expect(values).toEqual({});
     expect(unavailable).toEqual([expect.stringContaining('http://127.0.0.1:1/down')]);
+  });
+
+  describe('auth.secretRef: read for the entry, in the operator namespace unless the ref names one (ADR 0079)', () => {
+    const TOKEN = 'autoscale-s3cr3t-token';
+    const readerFor = (calls: [unknown, string][], value: string | null = TOKEN) => {
+      return async (auth: { secretRef?: { name: string; key: string } }, namespace: string) => {
+        calls.push([auth, namespace]);
+        const ref = auth.secretRef;
+        return value == null || ref == null
+          ? { error: `secret ${namespace}/${ref?.name ?? '?'} has no key ${ref?.key ?? '?'}` }
+          : { id: `secret:${namespace}/${ref.name}/${ref.key}`, value };
+      };
+    };
+    const autoscalerWith = (sources: unknown[], credential: ReturnType<typeof readerFor>) => {
+      const config = configFor([]);
+      const sizes: number[] = [];
+      const autoscaler = new Autoscaler({
+        config,
+        target: {
+          resizeWorkers: (n) => sizes.push(n),
+          setQueueDepthLimit: () => {},
+          setResyncInterval: () => {},
+        },
+        inputs: () => quiet,
+        clock: new ManualClock(NOON),
+        readCross: autoscaleCrossReader({
+          rules: config.rules,
+          sources: Autoscale.parse({ sources }).sources,
+          entryCross: [],
+          local: () => undefined,
+          http: new CrossHttpClient({ allowAddresses: ['127.0.0.0/8'] }),
+          env: {},
+          operatorNamespace: 'ork-ops',
+          credential,
+        }),
+      });
+      return { autoscaler, sizes };
+    };
+
+    it('a ref without a namespace is read in the operator namespace and sent as a bearer token; the decision holds no secret', async () => {
+      requests = [];
+      authorizations = [];
+      peerDepth = 99;
+      const calls: [unknown, string][] = [];
+      const { autoscaler, sizes } = autoscalerWith(
+        [
+          {
+            as: 'db',
+            endpoint: base,
+            cacheFor: '0s',
+            auth: { secretRef: { name: 'db-reader', key: 'token' } },
+          },
+        ],
+        readerFor(calls),
+      );
+      await autoscaler.refreshCross();
+      autoscaler.tick();
+      expect(calls).toEqual([
+        [{ secretRef: { name: 'db-reader', key: 'token', namespace: 'ork-ops' } }, 'ork-ops'],
+      ]);
+      expect(authorizations).toEqual([`Bearer ${TOKEN}`]);
+      expect(sizes).toEqual([8]);
+      expect(JSON.stringify(autoscaler.last)).not.toContain(TOKEN);
+    });
+
+    it('a ref with a namespace is read there', async () => {
+      const calls: [unknown, string][] = [];
+      const { autoscaler } = autoscalerWith(
+        [
+          {
+            as: 'db',
+            endpoint: base,
+            cacheFor: '0s',
+            auth: { secretRef: { name: 'db-reader', key: 'token', namespace: 'shared-creds' } },
+          },
+        ],
+        readerFor(calls),
+      );
+      await autoscaler.refreshCross();
+      expect(calls.map(([, namespace]) => namespace)).toEqual(['shared-creds']);
+    });
+
+    it("the entry's own cross read it falls back to reads its Secret in the operator namespace too (not a CR's)", async () => {
+      authorizations = [];
+      peerDepth = 1;
+      const calls: [unknown, string][] = [];
+      const config = configFor([], 'cross.loader.metrics.queueDepth');
+      const read = autoscaleCrossReader({
+        rules: config.rules,
+        sources: [],
+        entryCross: CrossRead.array().parse([
+          {
+            crd: 'loader',
+            endpoint: base,
+            protocol: 'metrics',
+            cacheFor: '0s',
+            auth: { secretRef: { name: 'loader-reader', key: 'token' } },
+          },
+        ]),
+        local: () => undefined,
+        http: new CrossHttpClient({ allowAddresses: ['127.0.0.0/8'] }),
+        env: {},
+        operatorNamespace: 'ork-ops',
+        credential: readerFor(calls),
+      });
+      const { values } = await read();
+      expect(values['loader']).toMatchObject({ metrics: { queueDepth: 1 } });
+      expect(calls.map(([, namespace]) => namespace)).toEqual(['ork-ops']);
+      expect(authorizations).toEqual([`Bearer ${TOKEN}`]);
+    });
+
+    it('a missing Secret makes no request and is reported by name, never by value', async () => {
+      requests = [];
+      peerDepth = 99;
+      const calls: [unknown, string][] = [];
+      const { autoscaler, sizes } = autoscalerWith(
+        [
+          {
+            as: 'db',
+            endpoint: base,
+            cacheFor: '0s',
+            auth: { secretRef: { name: 'db-reader', key: 'token' } },
+          },
+        ],
+        readerFor(calls, null),
+      );
+      await autoscaler.refreshCross();
+      autoscaler.tick();
+      expect(requests).toEqual([]);
+      expect(sizes).toEqual([]);
+      expect(autoscaler.last?.unavailable).toEqual(['cross.db: secret ork-ops/db-reader has no key token']);
+    });
   });
 });

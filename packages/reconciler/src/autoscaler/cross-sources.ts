@@ -8,7 +8,10 @@
  *    (`protocol` info, metrics or health, or a `url`) at a literal address: over HTTP.
  *
  * HTTP reads go through the process's cross read client: the address guard, the timeout and the
- * answer cache of every cross read. A name none of these resolves, or a peer that does not answer,
+ * answer cache of every cross read. A bearer credential comes from `auth.env` (the operator's
+ * environment) or `auth.secretRef`: the autoscaler reads for the entry, not a CR, so the Secret is
+ * read in the operator's namespace unless `secretRef.namespace` names another (ADR 0079), through
+ * the runtime's Secret reader (cached; the value is never put in a message, the decision or a log). A name none of these resolves, or a peer that does not answer,
  * leaves `cross.<name>` absent, so a condition on it does not pass (upstream's conservative rule),
  * and is reported in `unavailable`.
  */
@@ -34,6 +37,22 @@ export interface AutoscaleCrossOptions {
   readonly http: Pick<CrossHttpClient, 'read'>;
   /** The operator's environment, for `auth.env`. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The operator's namespace: where an `auth.secretRef` without `namespace` is read. */
+  readonly operatorNamespace: string;
+  /** Resolves `auth.secretRef` in the namespace given (the runtime's `crossCredential`). Default: none (such a read is unavailable). */
+  readonly credential?: (
+    auth: SecretAuth,
+    namespace: string,
+  ) => Promise<{ readonly id: string; readonly value: string } | { readonly error: string }>;
+}
+
+/** SecretAuth is an `auth` that names a Secret. */
+interface SecretAuth {
+  readonly secretRef?: {
+    readonly name: string;
+    readonly key: string;
+    readonly namespace?: string | undefined;
+  };
 }
 
 /** crossNames returns the `<name>`s of every `cross.<name>.…` field the gates read. */
@@ -79,7 +98,12 @@ export function autoscaleCrossReader(options: AutoscaleCrossOptions): () => Prom
           return;
         }
         try {
-          const answer = await options.http.read(read, { namespace: undefined });
+          const declaration = await withCredential(read, options);
+          if ('error' in declaration) {
+            unavailable.push(`cross.${name}: ${declaration.error}`);
+            return;
+          }
+          const answer = await options.http.read(declaration, { namespace: undefined });
           if (answer.unavailable != null) unavailable.push(`cross.${name}: ${answer.unavailable}`);
           if (answer.result.found) values[name] = answer.result;
           else if (answer.unavailable == null)
@@ -94,22 +118,49 @@ export function autoscaleCrossReader(options: AutoscaleCrossOptions): () => Prom
   };
 }
 
-type Plan = CrossHttpDeclaration | (() => AutoscaleInputs) | undefined;
+/** HttpPlan is an HTTP read and, with `auth.secretRef`, the Secret its credential is read from at each tick. */
+interface HttpPlan {
+  readonly declaration: CrossHttpDeclaration;
+  readonly secretRef?: NonNullable<SecretAuth['secretRef']>;
+}
+
+type Plan = HttpPlan | (() => AutoscaleInputs) | undefined;
+
+/** withCredential adds the Secret's credential (read in the operator's namespace unless the ref names one), or says why it is missing. */
+async function withCredential(
+  plan: HttpPlan,
+  options: AutoscaleCrossOptions,
+): Promise<CrossHttpDeclaration | { readonly error: string }> {
+  const ref = plan.secretRef;
+  if (ref == null) return plan.declaration;
+  const namespace = ref.namespace ?? options.operatorNamespace;
+  if (options.credential == null)
+    return { error: `no Secret reader for auth secret ${namespace}/${ref.name}` };
+  const credential = await options
+    .credential({ secretRef: { ...ref, namespace } }, namespace)
+    .catch((): { error: string } => ({ error: `auth secret ${namespace}/${ref.name} could not be read` }));
+  if ('error' in credential) return credential;
+  return { ...plan.declaration, credential, sendToken: false };
+}
 
 function planOf(name: string, options: AutoscaleCrossOptions): Plan {
   const source = options.sources.find((s) => s.as === name);
   if (source != null) {
-    const token = source.auth == null ? undefined : options.env[source.auth.env.replace(/^\$\{?|\}?$/g, '')];
-    return {
+    const env = source.auth?.env;
+    const token = env == null ? undefined : options.env[env.replace(/^\$\{?|\}?$/g, '')];
+    const declaration: CrossHttpDeclaration = {
       crd: source.crd,
       selector: {},
       ...(source.url == null ? {} : { url: source.url }),
       ...(source.endpoint == null ? {} : { endpoint: source.endpoint, protocol: source.protocol ?? 'info' }),
       timeout: source.timeout,
       cacheFor: source.cacheFor,
-      ...(token == null || token === '' ? {} : { credential: { id: source.auth?.env ?? '', value: token } }),
+      ...(token == null || token === '' ? {} : { credential: { id: env ?? '', value: token } }),
       sendToken: source.auth == null && source.endpoint != null,
     };
+    return source.auth?.secretRef == null
+      ? { declaration }
+      : { declaration, secretRef: source.auth.secretRef };
   }
   const local = options.local(name);
   if (local != null) return local;
@@ -122,7 +173,7 @@ function planOf(name: string, options: AutoscaleCrossOptions): Plan {
   const literal = (value: string | undefined): boolean => value == null || !value.includes('{{');
   if (!literal(read.endpoint) || !literal(read.url)) return undefined;
   const token = read.auth?.env == null ? undefined : options.env[read.auth.env.replace(/^\$\{?|\}?$/g, '')];
-  return {
+  const declaration: CrossHttpDeclaration = {
     crd: read.crd,
     selector: {},
     ...(read.url == null ? {} : { url: read.url }),
@@ -132,6 +183,8 @@ function planOf(name: string, options: AutoscaleCrossOptions): Plan {
     ...(token == null || token === '' ? {} : { credential: { id: read.auth?.env ?? '', value: token } }),
     sendToken: read.auth == null && read.endpoint != null,
   };
+  // Read for the entry: a Secret without a namespace is the operator's (the CR's on the per-CR path).
+  return read.auth?.secretRef == null ? { declaration } : { declaration, secretRef: read.auth.secretRef };
 }
 
 /** wholeEntry tells whether a cross read answers for the entry (not one CR) over HTTP. */

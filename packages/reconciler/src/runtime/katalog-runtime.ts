@@ -45,6 +45,7 @@ import { CrdController } from './crd-controller.js';
 import type { ControllerRevisions } from './crd-controller.js';
 import { createEventWriter } from './event-writer.js';
 import { createHookServices } from './hook-services.js';
+import type { HookServices } from '../hooks/hook-unit.js';
 import { createGateCalls } from './gate-calls.js';
 import { heldNotifySource } from './gates.js';
 import { KatalogHooks } from './katalog-hooks.js';
@@ -348,7 +349,11 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       revision: revisionsOf(revisions, previous?.crds.get(crd.name), hooksOf),
       onPrimaryChange: wiring.onPrimaryChange(crd.name),
     });
-    const deps = { clock, logger, crossHttp: hooks.crossHttp, entries, env: process.env };
+    const deps = {
+      ...{ clock, logger, crossHttp: hooks.crossHttp, entries, env: process.env },
+      operatorNamespace: tuning.operatorNamespace,
+      credential: hooks.services.crossCredential,
+    };
     entries.set(crd.name, runtimeEntry(controller, deps));
   }
   const starter = createStarter({
@@ -751,6 +756,9 @@ function runtimeEntry(
     /** The Katalog's entries (filled while they are built; read at each tick). */
     readonly entries: ReadonlyMap<string, RuntimeEntry>;
     readonly env: Readonly<Record<string, string | undefined>>;
+    /** Where an autoscale source's `auth.secretRef` without a namespace is read (ADR 0079). */
+    readonly operatorNamespace: string;
+    readonly credential: HookServices['crossCredential'];
   },
 ): RuntimeEntry {
   const crd = controller.crd;
@@ -786,6 +794,8 @@ function runtimeEntry(
                   local: localInputs(o, config.intervalMs),
                   http: o.crossHttp,
                   env: o.env,
+                  operatorNamespace: o.operatorNamespace,
+                  ...(o.credential == null ? {} : { credential: o.credential }),
                 }),
               }),
         });

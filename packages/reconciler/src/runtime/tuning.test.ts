@@ -11,6 +11,7 @@ describe('resolveTuning', () => {
       syncTimeoutMs: 120_000,
       resyncMs: undefined,
       namespace: undefined,
+      operatorNamespace: 'orkestra-system',
       workDir: undefined,
       maxWorkDirBytes: 1024 ** 3,
       maxConcurrentBuilds: 1,

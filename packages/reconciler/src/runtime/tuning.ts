@@ -21,6 +21,8 @@ export interface RuntimeTuning {
   readonly resyncMs?: number | undefined;
   /** Watch only this namespace (namespaced CRs and children). Default: all namespaces (or the guard's pinned one). */
   readonly namespace?: string | undefined;
+  /** The operator's own namespace (`--namespace`): where per-entry credentials (autoscale sources' `auth.secretRef`) are read. Default `orkestra-system`. */
+  readonly operatorNamespace?: string | undefined;
   /** Where git checkouts live (`--work-dir`). Default: a new temporary directory, made when an entry has `git`. */
   readonly workDir?: string | undefined;
   /** Most bytes git checkouts may fill the work directory with (`--max-work-dir-bytes`); 0: no cap. Default 1 GiB. */
@@ -52,6 +54,7 @@ export interface ResolvedTuning {
   readonly syncTimeoutMs: number;
   readonly resyncMs: number | undefined;
   readonly namespace: string | undefined;
+  readonly operatorNamespace: string;
   readonly workDir: string | undefined;
   readonly maxWorkDirBytes: number;
   readonly maxConcurrentBuilds: number;
@@ -69,6 +72,7 @@ export const RUNTIME_TUNING_DEFAULTS: ResolvedTuning = Object.freeze({
   syncTimeoutMs: 120_000,
   resyncMs: undefined,
   namespace: undefined,
+  operatorNamespace: 'orkestra-system',
   workDir: undefined,
   maxWorkDirBytes: 1024 * 1024 * 1024,
   maxConcurrentBuilds: 1,
@@ -97,6 +101,7 @@ export function resolveTuning(tuning: RuntimeTuning = {}): ResolvedTuning {
     syncTimeoutMs: pick('syncTimeoutMs'),
     resyncMs: tuning.resyncMs,
     namespace: tuning.namespace,
+    operatorNamespace: pick('operatorNamespace'),
     workDir: tuning.workDir,
     maxWorkDirBytes: pick('maxWorkDirBytes'),
     maxConcurrentBuilds: pick('maxConcurrentBuilds'),

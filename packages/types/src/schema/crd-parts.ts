@@ -16,7 +16,16 @@ import {
   unknownAutoscaleProfileMessage,
 } from './autoscale-profiles.js';
 import { ExternalCall } from './hooks.js';
-import { DotPath, Identifier, Literal, TemplateValue, Tpl, isSafeDotPath, isTemplate } from './primitives.js';
+import {
+  DotPath,
+  Identifier,
+  Literal,
+  LiteralNamespace,
+  TemplateValue,
+  Tpl,
+  isSafeDotPath,
+  isTemplate,
+} from './primitives.js';
 
 // ---- normalize, mutation, validation (docs/reference/katalog.md §10-12) -------------------------------------------
 
@@ -313,9 +322,28 @@ const AutoscaleSourceSchema = z
     url: Literal.optional(),
     timeout: Duration.default('5s'),
     cacheFor: Duration.default('30s'),
+    /**
+     * The bearer token sent (upstream's `auth.token`/`auth.secretRef`): from the operator's
+     * environment, or a Secret of the operator's namespace unless `secretRef.namespace` names
+     * another (§18.2, ADR 0079): the autoscaler reads for the entry, so there is no CR namespace.
+     */
     auth: z
       .strictObject({
-        env: z.string().regex(/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected $NAME' }),
+        env: z
+          .string()
+          .regex(/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected $NAME' })
+          .optional(),
+        secretRef: z
+          .strictObject({ name: Literal, key: Literal, namespace: LiteralNamespace.optional() })
+          .optional(),
+      })
+      .superRefine((auth, ctx) => {
+        if ((auth.env === undefined) === (auth.secretRef === undefined))
+          ctx.addIssue({
+            code: 'custom',
+            message: 'auth needs exactly one of `env` and `secretRef`',
+            input: auth,
+          });
       })
       .optional(),
   })
@@ -335,6 +363,15 @@ const AutoscaleSourceSchema = z
     }
     if (source.protocol !== undefined && source.endpoint === undefined)
       issue('protocol', '`protocol` applies only with `endpoint`', source.protocol);
+    const ref = source.auth?.secretRef;
+    for (const field of ['name', 'key'] as const)
+      if (ref !== undefined && isTemplate(ref[field]))
+        ctx.addIssue({
+          code: 'custom',
+          message: `\`auth.secretRef.${field}\` must be literal: the autoscaler reads it for the entry, not for a CR`,
+          path: ['auth', 'secretRef', field],
+          input: ref[field],
+        });
   })
   .transform((source) => ({
     ...source,

@@ -33,18 +33,68 @@ export function upgradeAutoscaleSources(up: Upgrader, autoscale: YAMLMap, path: 
         if (!isMap(condition)) return;
         const sourcePair = pairOf(condition as YAMLMap, 'source');
         if (sourcePair == null) return;
-        moveSource(up, autoscale, condition as YAMLMap, sourcePair, [...gatePath, list, i]);
+        moveSource(up, condition as YAMLMap, sourcePair, [...gatePath, list, i], {
+          list: () => listOf(autoscale, 'sources', sourcePair.key),
+          where: 'autoscale.sources',
+        });
       });
     }
   }
 }
 
+/** The child lists whose items may carry a workload `autoscale` (docs/reference/katalog.md §18.4). */
+const WORKLOADS = ['deployments', 'statefulSets', 'replicaSets'] as const;
+
+/**
+ * upgradeWorkloadAutoscaleSources moves every condition `source` of a child's workload `autoscale`
+ * into the entry's `operatorBox.cross` (named by `as`): workload autoscale runs in a CR's reconcile,
+ * so its peer is read per CR like any cross read, and a Secret without a namespace is the CR's
+ * (ADR 0079). Call it once the phases sit under the operatorBox.
+ */
+export function upgradeWorkloadAutoscaleSources(up: Upgrader, box: YAMLMap, boxPath: Path): void {
+  for (const phasePair of box.items) {
+    const phase = keyOfPair(phasePair);
+    if (phase == null || !isMap(phasePair.value)) continue;
+    for (const list of WORKLOADS) {
+      const items = pairOf(phasePair.value as YAMLMap, list)?.value;
+      if (!isSeq(items)) continue;
+      (items as YAMLSeq).items.forEach((item, i) => {
+        const autoscale = isMap(item) ? mapAt(item as YAMLMap, 'autoscale') : undefined;
+        if (autoscale == null) return;
+        for (const direction of ['scaleUp', 'scaleDown']) {
+          const conditions = mapAt(mapAt(autoscale, direction), 'conditions');
+          if (conditions == null) continue;
+          const path = [...boxPath, phase, list, i, 'autoscale', direction, 'conditions'];
+          for (const listKey of LISTS) {
+            const conditionItems = pairOf(conditions, listKey)?.value;
+            if (!isSeq(conditionItems)) continue;
+            (conditionItems as YAMLSeq).items.forEach((condition, j) => {
+              if (!isMap(condition)) return;
+              const sourcePair = pairOf(condition as YAMLMap, 'source');
+              if (sourcePair == null) return;
+              moveSource(up, condition as YAMLMap, sourcePair, [...path, listKey, j], {
+                list: () => listOf(box, 'cross', sourcePair.key),
+                where: 'operatorBox.cross',
+              });
+            });
+          }
+        }
+      });
+    }
+  }
+}
+
+function keyOfPair(pair: unknown): string | undefined {
+  const key = (pair as Pair).key;
+  return scalarText(key);
+}
+
 function moveSource(
   up: Upgrader,
-  autoscale: YAMLMap,
   condition: YAMLMap,
   sourcePair: Pair,
   path: Path,
+  target: { readonly list: () => YAMLSeq; readonly where: string },
 ): void {
   const field = scalarText(pairOf(condition, 'field')?.value) ?? '';
   const name = /^cross\.([^.]+)\./.exec(field)?.[1];
@@ -58,11 +108,11 @@ function moveSource(
     return;
   }
   const source = sourcePair.value as YAMLMap;
-  const sources = sourcesOf(autoscale, sourcePair.key);
+  const sources = target.list();
   if (
     sources.items.some((item) => isMap(item) && scalarText(pairOf(item as YAMLMap, 'as')?.value) === name)
   ) {
-    up.change([...path, 'source'], sourcePair.key, `dropped: autoscale.sources already reads cross.${name}`);
+    up.change([...path, 'source'], sourcePair.key, `dropped: ${target.where} already reads cross.${name}`);
     return;
   }
   const read = born(new YamlMap(), sourcePair.key);
@@ -73,15 +123,15 @@ function moveSource(
   read.items.push(sourcePair);
   if (!crossSource(up, read, [...path])) return;
   sources.items.push(read);
-  up.change([...path, 'source'], sourcePair.key, `moved to autoscale.sources (as: ${name})`);
+  up.change([...path, 'source'], sourcePair.key, `moved to ${target.where} (as: ${name})`);
 }
 
-function sourcesOf(autoscale: YAMLMap, near: unknown): YAMLSeq {
-  const existing = pairOf(autoscale, 'sources')?.value;
+function listOf(map: YAMLMap, key: string, near: unknown): YAMLSeq {
+  const existing = pairOf(map, key)?.value;
   if (isSeq(existing)) return existing as YAMLSeq;
   const seq = born(new YamlSeq(), near);
   const holder = born(new YamlMap(), near);
-  holder.set(scalar('sources', near), seq);
-  place(autoscale, holder.items[0] as Pair);
+  holder.set(scalar(key, near), seq);
+  place(map, holder.items[0] as Pair);
   return seq;
 }

@@ -166,9 +166,118 @@ describe('autoscale conditions[].source', () => {
 `);
     expect(errors).toEqual([expect.stringContaining('autoscale.sources[0].url: `url` must be literal')]);
   });
+
+  it('G2: a source with auth.secretRef (upstream APISecretRef) moves to autoscale.sources with its Secret', () => {
+    const entry = entryOf(`${head()}      operatorBox:
+        autoscale:
+          conditions:
+            when:
+              - field: cross.billing.metrics.queueDepth
+                greaterThan: "100"
+                source:
+                  host: "http://billing.billing-system:8080"
+                  protocol: metrics
+                  auth:
+                    secretRef:
+                      name: billing-reader
+                      key: token
+          do:
+            workers: 6
+`);
+    expect(entry?.autoscale?.sources).toEqual([
+      expect.objectContaining({
+        as: 'billing',
+        endpoint: 'http://billing.billing-system:8080',
+        protocol: 'metrics',
+        auth: { secretRef: { name: 'billing-reader', key: 'token' } },
+      }),
+    ]);
+  });
+
+  it('a secretRef beside a token, a templated secretRef name or namespace are refused at their position', () => {
+    const both = errorsOf(`${head()}      operatorBox:
+        autoscale:
+          conditions:
+            when:
+              - field: cross.billing.metrics.queueDepth
+                greaterThan: "100"
+                source:
+                  host: "http://billing:8080"
+                  auth:
+                    token: $BILLING_TOKEN
+                    secretRef: {name: billing-reader, key: token}
+          do:
+            workers: 6
+`);
+    expect(both).toEqual([
+      expect.stringMatching(
+        /^22:21 spec\.crds\.website\.autoscale\.conditions\.when\[0\]\.source\.auth\.token: upstream `auth\.token` and `auth\.secretRef` are exclusive/,
+      ),
+    ]);
+    const templated = errorsOf(`${head()}      autoscale:
+        sources:
+          - as: billing
+            url: "http://billing:8080/m"
+            auth:
+              secretRef:
+                name: "{{ .spec.reader }}"
+                key: token
+                namespace: "{{ .metadata.namespace }}"
+        conditions:
+          when:
+            - field: cross.billing.metrics.queueDepth
+              greaterThan: 1
+        do:
+          workers: 2
+`);
+    expect(templated).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^19:23 spec\.crds\.website\.autoscale\.sources\[0\]\.auth\.secretRef\.name: `auth\.secretRef\.name` must be literal/,
+        ),
+        expect.stringMatching(
+          /^21:28 spec\.crds\.website\.autoscale\.sources\[0\]\.auth\.secretRef\.namespace: must be a literal namespace/,
+        ),
+      ]),
+    );
+  });
 });
 
 describe('workload autoscale', () => {
+  it("G2: a scale condition's `source` moves to operatorBox.cross: read per CR, its Secret the CR's (ADR 0079)", () => {
+    const entry = entryOf(`${head()}      operatorBox:
+        onReconcile:
+          deployments:
+            - image: nginx
+              replicas: "2"
+              autoscale:
+                max: 10
+                scaleUp:
+                  conditions:
+                    when:
+                      - field: cross.billing.metrics.queueDepth
+                        greaterThan: "100"
+                        source:
+                          host: "http://billing:8080"
+                          protocol: metrics
+                          auth:
+                            secretRef: {name: billing-reader, key: token}
+                  increment: 1
+`);
+    expect(entry?.operatorBox.cross).toEqual([
+      expect.objectContaining({
+        as: 'billing',
+        crd: 'billing',
+        endpoint: 'http://billing:8080',
+        protocol: 'metrics',
+        auth: { secretRef: { name: 'billing-reader', key: 'token' } },
+      }),
+    ]);
+    expect(
+      entry?.operatorBox.onReconcile.deployments[0]?.autoscale?.scaleUp?.conditions.when[0],
+    ).not.toHaveProperty('source');
+  });
+
   it('G2: autoscale on an onCreate deployment (upstream WorkloadAutoscale) loads with its defaults', () => {
     const entry = entryOf(`${head()}      operatorBox:
         onCreate:

@@ -4,7 +4,7 @@
  */
 import { isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml';
 import type { Scalar, YAMLSeq } from 'yaml';
-import { upgradeAutoscaleSources } from './autoscale-sources.js';
+import { upgradeAutoscaleSources, upgradeWorkloadAutoscaleSources } from './autoscale-sources.js';
 import { upgradeBox } from './box.js';
 import { builtinKindEntry } from './builtin-entries.js';
 import { labelsList } from './children.js';
@@ -170,6 +170,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       up.refuse(emit, path, REFUSED);
       up.drop(box, 'emit', path, 'its keys moved');
     }
+    upgradeWorkloadAutoscaleSources(up, box, boxPath);
   }
   // G3: entry-level admission.{validation, mutation}.
   const admission = mapAt(entry, 'admission');

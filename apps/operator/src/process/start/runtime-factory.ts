@@ -76,6 +76,7 @@ export function runtimeFactory(o: RuntimeFactoryOptions): MakeRuntime {
         maxWorkDirBytes: config.maxWorkDirBytes,
         maxConcurrentBuilds: config.maxConcurrentBuilds,
         ...(o.watchNamespace == null ? {} : { namespace: o.watchNamespace }),
+        operatorNamespace: config.namespace,
         allowPrivateAddresses: config.allowPrivateAddresses,
       },
       metrics: o.metrics.sink,
