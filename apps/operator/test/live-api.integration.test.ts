@@ -306,7 +306,7 @@ it('serves /katalog/raw and /katalog/enriched (and per entry) behind the same ga
   const entryRaw = await json('/katalog/loader/raw');
   expect(entryRaw).toMatchObject({
     name: 'loader',
-    operatorBox: { onCreate: { secrets: [{ data: { password: '<redacted>' } }] } },
+    operatorBox: { onCreate: { secrets: [{ data: { password: '[REDACTED]' } }] } },
   });
   const entryEnriched = await json('/katalog/loader/enriched');
   expect(entryEnriched).toMatchObject({ name: 'loader', workers: expect.any(Number) });

@@ -6,8 +6,7 @@
  * answered.
  */
 
-/** REDACTED replaces every Secret value in a Katalog document the Live API answers. */
-const REDACTED = '<redacted>';
+import { REDACTED } from '../log-redact.js';
 
 /** LiveKatalogDocuments are the two documents, as plain JSON values. */
 export interface LiveKatalogDocuments {

@@ -333,7 +333,7 @@ describe('the Live API handler', () => {
       name: 'db',
       operatorBox: {
         onCreate: {
-          secrets: [{ name: 'creds', data: { password: '<redacted>', user: '<redacted>' } }],
+          secrets: [{ name: 'creds', data: { password: '[REDACTED]', user: '[REDACTED]' } }],
           configMaps: [{ name: 'conf', data: { mode: 'fast' } }],
         },
       },
