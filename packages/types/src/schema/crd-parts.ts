@@ -15,12 +15,11 @@ import {
   autoscaleProfileTiming,
   unknownAutoscaleProfileMessage,
 } from './autoscale-profiles.js';
-import { ExternalCall } from './hooks.js';
+import { BearerAuth, ExternalCall } from './hooks.js';
 import {
   DotPath,
   Identifier,
   Literal,
-  LiteralNamespace,
   TemplateValue,
   Tpl,
   isSafeDotPath,
@@ -327,25 +326,7 @@ const AutoscaleSourceSchema = z
      * environment, or a Secret of the operator's namespace unless `secretRef.namespace` names
      * another (§18.2, ADR 0079): the autoscaler reads for the entry, so there is no CR namespace.
      */
-    auth: z
-      .strictObject({
-        env: z
-          .string()
-          .regex(/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected $NAME' })
-          .optional(),
-        secretRef: z
-          .strictObject({ name: Literal, key: Literal, namespace: LiteralNamespace.optional() })
-          .optional(),
-      })
-      .superRefine((auth, ctx) => {
-        if ((auth.env === undefined) === (auth.secretRef === undefined))
-          ctx.addIssue({
-            code: 'custom',
-            message: 'auth needs exactly one of `env` and `secretRef`',
-            input: auth,
-          });
-      })
-      .optional(),
+    auth: BearerAuth.optional(),
   })
   .superRefine((source, ctx) => {
     const issue = (path: string, message: string, input: unknown): void =>

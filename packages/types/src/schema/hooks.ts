@@ -244,6 +244,30 @@ export interface ExternalCall extends z.output<typeof ExternalCallSchema> {}
 export const ExternalCall: z.ZodType<ExternalCall> = ExternalCallSchema.meta({ id: 'ExternalCall' });
 
 /**
+ * BearerAuth is the bearer token a read sends (upstream's `auth.token`/`auth.secretRef`): from the
+ * operator's environment (`$NAME`) or a Secret, never a literal. Cross reads and autoscale sources
+ * share it; where the Secret is read differs per path (§15.2, §18.2).
+ */
+export const BearerAuth = z
+  .strictObject({
+    env: z
+      .string()
+      .regex(/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected $NAME' })
+      .optional(),
+    secretRef: z
+      .strictObject({ name: Literal, key: Literal, namespace: LiteralNamespace.optional() })
+      .optional(),
+  })
+  .superRefine((auth, ctx) => {
+    if ((auth.env === undefined) === (auth.secretRef === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'auth needs exactly one of `env` and `secretRef`',
+        input: auth,
+      });
+  });
+
+/**
  * CROSS_PROTOCOLS are the Live API answers a cross read may ask a peer for (docs/reference/katalog.md
  * §15.2, runtime.md §18.6): `cr` one CR, `events` its events, `health` the entry's health,
  * `metrics` and `info` the entry's summary (with its `metrics` map).
@@ -283,25 +307,7 @@ const CrossReadSchema = z
     timeout: Duration.optional(),
     cacheFor: Duration.optional(),
     /** The bearer token to send: from the operator's environment or a Secret (never a literal). */
-    auth: z
-      .strictObject({
-        env: z
-          .string()
-          .regex(/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/, { error: 'expected $NAME' })
-          .optional(),
-        secretRef: z
-          .strictObject({ name: Literal, key: Literal, namespace: LiteralNamespace.optional() })
-          .optional(),
-      })
-      .superRefine((auth, ctx) => {
-        if ((auth.env === undefined) === (auth.secretRef === undefined))
-          ctx.addIssue({
-            code: 'custom',
-            message: 'auth needs exactly one of `env` and `secretRef`',
-            input: auth,
-          });
-      })
-      .optional(),
+    auth: BearerAuth.optional(),
   })
   .superRefine((cross, ctx) => checkCrossRead(cross, ctx))
   .transform((cross) => ({
