@@ -16,6 +16,7 @@ import type { MailpitMessage } from '@orkestra/testenv';
 import { useControlPlane, useMailpit } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from '../src/process/operator.js';
+import { waitFor as waitUntil } from './e2e/ork-process.js';
 import { startInProcessOperator } from './in-process-operator.js';
 
 const env = useControlPlane();
@@ -69,27 +70,9 @@ interface RolloutStateView {
 }
 
 let operator: Operator;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 180_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last == null ? '' : `: ${String(last)}`}`);
-    await sleep(250);
-  }
-}
+/** waitFor polls `probe` until it gives a value, for up to 180 s (a rollout gate waits on readiness). */
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> =>
+  waitUntil(what, probe, 180_000);
 
 const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
 
