@@ -16,15 +16,7 @@ import {
   unknownAutoscaleProfileMessage,
 } from './autoscale-profiles.js';
 import { BearerAuth, ExternalCall } from './hooks.js';
-import {
-  DotPath,
-  Identifier,
-  Literal,
-  TemplateValue,
-  Tpl,
-  isSafeDotPath,
-  isTemplate,
-} from './primitives.js';
+import { DotPath, Identifier, Literal, TemplateValue, Tpl, isSafeDotPath, isTemplate } from './primitives.js';
 
 // ---- normalize, mutation, validation (docs/reference/katalog.md §10-12) -------------------------------------------
 
