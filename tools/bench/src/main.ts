@@ -9,6 +9,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { cpuShare, readCpuCounters } from './cpu-share.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -189,6 +190,7 @@ async function runRound(ctx: RoundContext): Promise<BenchResults> {
   const order = rotatedOrder(args.systems, round);
   const started = Date.now();
   const loadAtStart = load1();
+  const cpuAtStart = readCpuCounters();
   log(`size ${size}, round ${round + 1}/${args.rounds}: ${order.join(' → ')} (load ${loadAtStart})`);
   let floor: Outcome<RawFloorResult> = { ok: false, reason: 'not selected (--systems)' };
   let fullFloor: Outcome<FullFloorResult> | undefined;
@@ -304,6 +306,7 @@ async function runRound(ctx: RoundContext): Promise<BenchResults> {
       date: new Date(started).toISOString(),
       durationS: Math.round((Date.now() - started) / 1000),
       loadAverage1m: { start: loadAtStart, end: load1() },
+      cpuShare: cpuShare(cpuAtStart, readCpuCounters()),
     },
     floor,
     ...(fullFloor == null ? {} : { fullFloor }),
@@ -376,6 +379,7 @@ async function main(): Promise<void> {
   for (const size of args.sizes) {
     const rounds: BenchResults[] = [];
     const sizeStarted = Date.now();
+    const sizeCpuAtStart = readCpuCounters();
     const docOf = (): SizeDocument =>
       sizeDocument({
         size,
@@ -396,6 +400,8 @@ async function main(): Promise<void> {
           memoryGb: Math.round(totalmem() / 2 ** 30),
           // The machine is shared: the 1-minute load average says how busy it was.
           loadAverage1m: { start: loadAtStart, end: load1() },
+          // Load counts runnable processes at any priority; this says who had the CPU.
+          cpuShare: cpuShare(sizeCpuAtStart, readCpuCounters()),
           kubernetes: versions.kubernetes,
           etcd: versions.etcd,
           kro: KRO_VERSION,

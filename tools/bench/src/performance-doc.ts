@@ -143,8 +143,16 @@ function controlPlaneText(settings: Record<string, unknown>): string {
 function sizeSection(doc: SizeDocument): string {
   const env = doc.environment as Record<string, unknown> & {
     loadAverage1m?: { start?: number; end?: number };
+    cpuShare?: { busy: number; niced: number; idle: number } | null;
   };
   const t = targets(doc);
+  const pct = (n: number): string => `${Math.round(n * 100)} %`;
+  const share =
+    env.cpuShare == null
+      ? ''
+      : `CPU time over the run (/proc/stat): ${pct(env.cpuShare.busy)} at ordinary priority (the benchmark, ` +
+        `its control planes and anything not reniced), ${pct(env.cpuShare.niced)} to work reniced out of its way, ` +
+        `${pct(env.cpuShare.idle)} idle. `;
   const settings = doc.settings as Record<string, unknown>;
   const parts = [
     `### ${doc.size} CRs`,
@@ -154,6 +162,7 @@ function sizeSection(doc: SizeDocument): string {
     `${doc.rounds.length} rounds, ${String(env['durationS'] ?? '?')} s, started ${String(env['date'] ?? '?')}; ` +
       `1-minute load average ${env.loadAverage1m?.start ?? '?'} at the start and ${env.loadAverage1m?.end ?? '?'} at the end ` +
       `(2 cores shared with other work: times are noisy, which is why only medians and ranges are quoted). ` +
+      share +
       `Each cell is the median over the rounds with the range [fastest–slowest round] beside it.`,
     '',
     markdownTable(sizeTableRows(doc)),
