@@ -3,13 +3,14 @@
  * docs/chaos-results.json) and docs/soak.md (from docs/soak-results.json):
  * - `write` regenerates the results section of both documents;
  * - `check` fails when either is not what `write` would produce (run by `pnpm lint`);
- * - `compare <fresh.json> [soak]` fails when a fresh run (CI) disagrees with the documented
+ * - `compare <fresh.json>... [soak]` fails when a fresh run (CI; several files are merged) disagrees with the documented
  *   results (chaos, or soak) on test outcomes or asserted figures.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claimDifferences, renderResults, replaceSection } from './chaos-report.js';
-import { readResults } from './chaos-results.js';
+import { mergeResults, readResults } from './chaos-results.js';
+import type { ChaosResults } from './chaos-results.js';
 
 const repoRoot = join(import.meta.dirname, '../../..');
 const TARGETS = {
@@ -24,7 +25,12 @@ function generate(target: { doc: string; results: string }): { doc: string; gene
   return { doc, generated: replaceSection(doc, renderResults(results)) };
 }
 
-const [mode = 'write', fresh, which = 'chaos'] = process.argv.slice(2);
+const [mode = 'write', ...rest] = process.argv.slice(2);
+// `compare` takes one or more fresh files (CI runs the idle-bound file beside the others, each
+// writing its own), then optionally `chaos` or `soak`.
+const last = rest.at(-1);
+const which = last === 'soak' || last === 'chaos' ? last : 'chaos';
+const freshFiles = last === 'soak' || last === 'chaos' ? rest.slice(0, -1) : rest;
 if (mode === 'write') {
   for (const target of Object.values(TARGETS)) {
     writeFileSync(join(repoRoot, target.doc), generate(target).generated);
@@ -38,9 +44,13 @@ if (mode === 'write') {
       process.exit(1);
     }
   }
-} else if (mode === 'compare' && fresh != null && (which === 'chaos' || which === 'soak')) {
+} else if (mode === 'compare' && freshFiles.length > 0) {
   const documented = readResults(join(repoRoot, TARGETS[which].results));
-  const differences = claimDifferences(documented, readResults(fresh));
+  const fresh = freshFiles.reduce(
+    (merged, file) => mergeResults(merged, Object.values(readResults(file).files)),
+    { version: 1, files: {} } as ChaosResults,
+  );
+  const differences = claimDifferences(documented, fresh);
   if (differences.length > 0) {
     console.error(
       `chaos-report: the run disagrees with ${TARGETS[which].results}:\n${differences.join('\n')}`,
@@ -49,6 +59,6 @@ if (mode === 'write') {
   }
   console.log(`chaos-report: the run agrees with the documented outcomes and asserted figures of ${which}`);
 } else {
-  console.error('usage: chaos-report [write|check|compare <fresh.json> [chaos|soak]]');
+  console.error('usage: chaos-report [write|check|compare <fresh.json>... [chaos|soak]]');
   process.exit(2);
 }

@@ -43,4 +43,14 @@ describe('claimDifferences (the CI comparison of a fresh chaos run with docs/cha
       'test/new.chaos.test.ts: ran but is not in the documented results',
     ]);
   });
+
+  it('reports a documented file that did not run (a run split in two must compare both halves)', () => {
+    const two = results(
+      file('test/a.chaos.test.ts', [outcome('a', 'passed')]),
+      file('test/idle.chaos.test.ts', [outcome('i', 'passed')]),
+      file('test/opt-in.chaos.test.ts', [outcome('kills', 'skipped')]),
+    );
+    const fresh = results(file('test/a.chaos.test.ts', [outcome('a', 'passed')]));
+    expect(claimDifferences(two, fresh)).toEqual(['test/idle.chaos.test.ts: documented but did not run']);
+  });
 });

@@ -104,5 +104,11 @@ export function claimDifferences(documented: ChaosResults, fresh: ChaosResults):
       else if (was !== figure.value) out.push(`${name}: "${key}" = ${figure.value}, documented ${was}`);
     }
   }
+  // A documented file that claims something (a test not skipped) must have run.
+  for (const [name, doc] of Object.entries(documented.files)) {
+    if (fresh.files[name] == null && doc.tests.some((t) => t.state !== 'skipped')) {
+      out.push(`${name}: documented but did not run`);
+    }
+  }
   return out;
 }

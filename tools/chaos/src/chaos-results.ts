@@ -58,7 +58,7 @@ export function readResults(path: string): ChaosResults {
 }
 
 /** mergeResults replaces the entries of the files that ran and keeps the others. */
-function mergeResults(previous: ChaosResults, ran: readonly FileResults[]): ChaosResults {
+export function mergeResults(previous: ChaosResults, ran: readonly FileResults[]): ChaosResults {
   const files: Record<string, FileResults> = { ...previous.files };
   for (const file of ran) files[file.file] = file;
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => a.localeCompare(b)));
