@@ -15,8 +15,17 @@ describe('parseBenchArgs', () => {
       docs: false,
       docsFrom: [],
       cpuProfileDir: undefined,
+      operatorArgs: [],
       help: false,
     });
+  });
+
+  it('passes ork run flags through to the runtime, in order, and refuses a value that is not a flag', () => {
+    expect(
+      parseBenchArgs(['--operator-arg', '--resync-skip-recent=false', '--operator-arg=--log-level=debug'])
+        .operatorArgs,
+    ).toEqual(['--resync-skip-recent=false', '--log-level=debug']);
+    expect(() => parseBenchArgs(['--operator-arg', 'false'])).toThrow(/needs an ork run flag/);
   });
 
   it('reads both option forms, size lists and skips the pnpm separator', () => {

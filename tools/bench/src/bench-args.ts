@@ -52,6 +52,11 @@ export interface BenchArgs {
   readonly replicas: readonly number[];
   /** Write a V8 CPU profile of the Orkestra runtime child into this directory (`--cpu-prof`). */
   readonly cpuProfileDir: string | undefined;
+  /**
+   * Extra `ork run` flags for the Orkestra runtime (`--operator-arg --resync-skip-recent=false`,
+   * repeatable), e.g. to measure a knob's effect; recorded in the results. Default none.
+   */
+  readonly operatorArgs: readonly string[];
   readonly help: boolean;
 }
 
@@ -68,6 +73,7 @@ export const BENCH_USAGE = `Usage: pnpm bench [-- options]
   --docs-from F,…    regenerate docs/performance.md and its charts from earlier results files, no run
   --replicas N[,N…]  Orkestra sharded over N processes, each count once per round (Orkestra only; default 1)
   --cpu-prof DIR     write a CPU profile of the Orkestra runtime child (node --cpu-prof) into DIR
+  --operator-arg F   pass the ork run flag F to the Orkestra runtime (repeatable), e.g. --resync-skip-recent=false
   --out FILE         JSON output (default bench/results/latest.json at the repository root)`;
 
 /** parseBenchArgs parses `argv` (without node and script); throws on unknown or bad options. */
@@ -85,6 +91,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   let out: string | undefined;
   let docs = false;
   let cpuProfileDir: string | undefined;
+  const operatorArgs: string[] = [];
   let docsFrom: string[] = [];
   let help = false;
   const numeric: Record<string, keyof typeof values> = {
@@ -135,7 +142,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     } else if (flag === '--no-peer') peer = false;
     else if (flag === '--docs') docs = true;
     else if (flag === '--cpu-prof') cpuProfileDir = value();
-    else if (flag === '--docs-from')
+    else if (flag === '--operator-arg') {
+      // The value is itself a flag, so only the next argument form is read (`--operator-arg=--x` too).
+      const v = inline ?? argv[++i];
+      if (v == null || !v.startsWith('--'))
+        throw new Error('--operator-arg needs an ork run flag, e.g. --resync-skip-recent=false');
+      operatorArgs.push(v);
+    } else if (flag === '--docs-from')
       docsFrom = value()
         .split(',')
         .map((s) => s.trim());
@@ -144,5 +157,5 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else throw new Error(`unknown option ${raw}\n${BENCH_USAGE}`);
   }
   if (!peer) systems = systems.filter((s) => s !== SystemId.Kro && s !== SystemId.KroDefault);
-  return { ...values, sizes, replicas, systems, out, docs, docsFrom, cpuProfileDir, help };
+  return { ...values, sizes, replicas, systems, out, docs, docsFrom, cpuProfileDir, operatorArgs, help };
 }

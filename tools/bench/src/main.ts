@@ -181,6 +181,7 @@ function methodSettings(args: BenchArgs, size: number): Readonly<Record<string, 
     controlPlane: CONTROL_PLANE_PER_SYSTEM,
     resyncSeconds: RESYNC_SECONDS,
     kroFlags: KRO_FLAGS_NOTE,
+    ...(args.operatorArgs.length === 0 ? {} : { operatorArgs: args.operatorArgs }),
   };
 }
 
@@ -275,6 +276,7 @@ async function runRound(ctx: RoundContext): Promise<BenchResults> {
                     resync: `${RESYNC_SECONDS}s`,
                     logPath: join(ctx.logDir, `orkestra-${size}-r${round}.log`),
                     cpuProfileDir: args.cpuProfileDir == null ? undefined : resolve(args.cpuProfileDir),
+                    ...(args.operatorArgs.length === 0 ? {} : { args: args.operatorArgs }),
                   }),
                 on.measure(RESYNC_SECONDS),
               ),

@@ -23,7 +23,7 @@ export type OciBuilder = (typeof OciBuilder)[keyof typeof OciBuilder];
 /**
  * OperatorTuning is the part of the runtime's RuntimeTuning that `ork run` sets from flags
  * (`--reconcile-timeout`, `--max-concurrent-writes`, `--watch-idle-timeout`, `--work-dir`,
- * `--max-work-dir-bytes`, `--max-concurrent-builds`), always given. The knobs are declared once, in RuntimeTuning.
+ * `--max-work-dir-bytes`, `--max-concurrent-builds`, `--resync-skip-recent`), always given. The knobs are declared once, in RuntimeTuning.
  */
 export type OperatorTuning = {
   readonly [
@@ -34,6 +34,7 @@ export type OperatorTuning = {
       | 'workDir'
       | 'maxWorkDirBytes'
       | 'maxConcurrentBuilds'
+      | 'resyncSkipRecent'
   ]-?: NonNullable<RuntimeTuning[K]>;
 };
 
@@ -163,7 +164,13 @@ const STRING_FLAGS = [
   'cross-auth',
   'cross-token-file',
 ] as const;
-const BOOLEAN_FLAGS = ['leader-elect', 'install-crds', 'control-center', 'sharding'] as const;
+const BOOLEAN_FLAGS = [
+  'leader-elect',
+  'install-crds',
+  'control-center',
+  'sharding',
+  'resync-skip-recent',
+] as const;
 
 /** RUN_FLAGS_USAGE lists the flags parseRunConfig understands, for `ork run --help`. */
 export const RUN_FLAGS_USAGE = `Flags (environment, default):
@@ -182,6 +189,8 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
   --shutdown-timeout <d>              wait for in-flight reconciles on shutdown (30s)
   --max-concurrent-writes <n>         parallel child writes per CR (8)
   --watch-idle-timeout <d>            restart a silent watch after (5m)
+  --resync-skip-recent[=true|false]   skip the resync of a CR reconciled after a change within
+                                      its resync interval (true)
   --work-dir <dir>                    git checkouts and build contexts (/var/lib/orkestra)
   --max-work-dir-bytes <n>            most bytes git checkouts may fill the work directory with:
                                       a number with an optional Ki/Mi/Gi suffix; 0 no cap (1Gi)
@@ -482,6 +491,7 @@ export function parseRunConfig(
     workDir: nonEmpty(text('work-dir')) ?? '/var/lib/orkestra',
     maxWorkDirBytes: bytes('max-work-dir-bytes', RUNTIME_TUNING_DEFAULTS.maxWorkDirBytes),
     maxConcurrentBuilds: positiveInt('max-concurrent-builds', RUNTIME_TUNING_DEFAULTS.maxConcurrentBuilds),
+    resyncSkipRecent: bool('resync-skip-recent', RUNTIME_TUNING_DEFAULTS.resyncSkipRecent),
     ociBuilder: builder as OciBuilder,
     installCrds: bool('install-crds', options.defaults?.installCrds ?? false),
     controlCenter: controlCenterOn,

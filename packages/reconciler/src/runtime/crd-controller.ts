@@ -302,7 +302,7 @@ export class CrdController {
       queue: this.queue,
       clock: options.clock,
       items: () => this.informer.cache.list().map((o) => ({ key: keyOf(o), uid: o.metadata.uid ?? '' })),
-      lastSuccessAt: (key) => this.#keySuccessAt.get(key),
+      ...(tuning.resyncSkipRecent ? { lastSuccessAt: (key: string) => this.#keySuccessAt.get(key) } : {}),
     });
     this.#onPrimaryChange = options.onPrimaryChange;
     this.informer.subscribe((change) => {

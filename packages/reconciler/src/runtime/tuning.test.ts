@@ -10,6 +10,7 @@ describe('resolveTuning', () => {
       watchIdleTimeoutMs: 300_000,
       syncTimeoutMs: 120_000,
       resyncMs: undefined,
+      resyncSkipRecent: true,
       namespace: undefined,
       operatorNamespace: 'orkestra-system',
       workDir: undefined,

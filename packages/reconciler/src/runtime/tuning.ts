@@ -19,6 +19,11 @@ export interface RuntimeTuning {
   readonly syncTimeoutMs?: number | undefined;
   /** Overrides every entry's resync interval in ms (0 disables). Default: each entry's `resync`. */
   readonly resyncMs?: number | undefined;
+  /**
+   * Skip a CR's resync when a reconcile caused by a change succeeded within the interval
+   * (`--resync-skip-recent`, runtime.md §16). Default true; false resyncs every CR every interval.
+   */
+  readonly resyncSkipRecent?: boolean | undefined;
   /** Watch only this namespace (namespaced CRs and children). Default: all namespaces (or the guard's pinned one). */
   readonly namespace?: string | undefined;
   /** The operator's own namespace (`--namespace`): where per-entry credentials (autoscale sources' `auth.secretRef`) are read. Default `orkestra-system`. */
@@ -53,6 +58,7 @@ export interface ResolvedTuning {
   readonly watchIdleTimeoutMs: number;
   readonly syncTimeoutMs: number;
   readonly resyncMs: number | undefined;
+  readonly resyncSkipRecent: boolean;
   readonly namespace: string | undefined;
   readonly operatorNamespace: string;
   readonly workDir: string | undefined;
@@ -71,6 +77,7 @@ export const RUNTIME_TUNING_DEFAULTS: ResolvedTuning = Object.freeze({
   watchIdleTimeoutMs: 300_000,
   syncTimeoutMs: 120_000,
   resyncMs: undefined,
+  resyncSkipRecent: true,
   namespace: undefined,
   operatorNamespace: 'orkestra-system',
   workDir: undefined,
@@ -100,6 +107,7 @@ export function resolveTuning(tuning: RuntimeTuning = {}): ResolvedTuning {
     watchIdleTimeoutMs: pick('watchIdleTimeoutMs'),
     syncTimeoutMs: pick('syncTimeoutMs'),
     resyncMs: tuning.resyncMs,
+    resyncSkipRecent: pick('resyncSkipRecent'),
     namespace: tuning.namespace,
     operatorNamespace: pick('operatorNamespace'),
     workDir: tuning.workDir,

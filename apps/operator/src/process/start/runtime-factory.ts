@@ -75,6 +75,7 @@ export function runtimeFactory(o: RuntimeFactoryOptions): MakeRuntime {
         workDir: config.workDir,
         maxWorkDirBytes: config.maxWorkDirBytes,
         maxConcurrentBuilds: config.maxConcurrentBuilds,
+        resyncSkipRecent: config.resyncSkipRecent,
         ...(o.watchNamespace == null ? {} : { namespace: o.watchNamespace }),
         operatorNamespace: config.namespace,
         allowPrivateAddresses: config.allowPrivateAddresses,
