@@ -32,6 +32,7 @@ export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
       'cronJobLastJobSucceeded',
       'cronJobLastSuccessfulJobName',
       'deploymentReplicaSetCount',
+      'statefulSetPVCCount',
       'hasWarnings',
       'firstWarning',
     ].map((name) => [
