@@ -112,6 +112,8 @@ describe('enrich with workloads (kwok)', () => {
       const names = String(status['webNames']).split(', ');
       expect(names).toHaveLength(2);
       for (const name of names) expect(name).toMatch(/^two-web-[a-z0-9]+-[a-z0-9]+$/);
+      // Every render read the Pod informer's cache: the runtime's client sent no Pod request at all.
+      expect(Object.keys(runtime.requestCounts()).filter((key) => / Pod$/.test(key))).toEqual([]);
     },
   );
 });
