@@ -52,9 +52,9 @@ describe('upstream Kubernetes notes in a Katalog', () => {
     expect(result.ok ? [] : result.errors).toEqual([]);
   });
 
-  it('a note over enriched pods stays refused at its position, naming what to read instead', () => {
+  it('a note over an enrichment Orkestra does not add stays refused at its position, naming what to read instead', () => {
     const result = load(
-      katalog('orkestra.orkspace.io/v1', field('pods', '{{ podNames .children.deployment }}')),
+      katalog('orkestra.orkspace.io/v1', field('pods', '{{ backingPodCount .children.service }}')),
     );
     expect(result.ok).toBe(false);
     const [error] = result.ok ? [] : result.errors;
@@ -63,7 +63,7 @@ describe('upstream Kubernetes notes in a Katalog', () => {
       line: 21,
       path: 'spec.crds.probe.operatorBox.status.fields[0].value',
     });
-    expect(error?.message).toMatch(/unknown helper "podNames".*enrich.*readyReplicas/);
+    expect(error?.message).toMatch(/unknown helper "backingPodCount".*enrich.*readyReplicas/);
   });
 
   it('enrich: [pods] / [endpoints] with the notes over them loads (katalog.md §3.5, §17.6.2)', () => {
@@ -79,8 +79,17 @@ describe('upstream Kubernetes notes in a Katalog', () => {
       field('all', '{{ serviceEndpoints .children.service }}'),
       field('first', '{{ serviceFirstEndpoint .children.service }}'),
     ].join('');
+    const workloads = [
+      field('pods', '{{ podNames .children.deployment }}'),
+      field('ready', '{{ readyPodCount .children.deployment }}'),
+      field('crash', '{{ hasCrashingPod .children.statefulset }}'),
+      field('primary', '{{ (podByOrdinal .children.statefulset 0).name }}'),
+      field('state', '{{ podContainerState .children.statefulset 0 "app" }}'),
+      field('oom', '{{ podOOMKilledDetected .children.replicaset }}'),
+    ].join('');
     for (const [fields, extra, want] of [
       [jobs, '      enrich:\n        - pods\n', ['pods']],
+      [workloads, '      enrich: [pods]\n', ['pods']],
       [services, '      enrich: [endpoints, hpa]\n', ['endpoints']],
     ] as const) {
       const result = load(katalog('orkestra.orkspace.io/v1', fields, extra));

@@ -3,7 +3,7 @@
  * Deployment child's replicas follow `scaleUp`/`scaleDown`, driven by an external metric (a local
  * HTTP server the reconcile calls through the external-call path and its address guard) and a
  * time window, within `min`..`max`, held by the cooldown, with the decision and why in
- * `status.autoscale`.
+ * `status.autoscale`; a child created once is scaled in place without being re-applied.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -40,6 +40,17 @@ spec:
         external:
           - name: meter
             url: "http://127.0.0.1:${port}/{{ metadata.name }}"
+        onCreate:
+          deployments:
+            - name: "{{ metadata.name }}-once"
+              image: nginx:1.27
+              replicas: 1
+              autoscale:
+                max: 4
+                cooldown: 1h
+                scaleUp:
+                  conditions: {when: [{field: external.meter.queueDepth, greaterThan: 10}]}
+                  increment: 2
         onReconcile:
           deployments:
             - name: "{{ metadata.name }}-web"
@@ -116,6 +127,36 @@ describe('workload autoscale on a control plane', () => {
     expect(await replicasOf('busy-web')).toBe(3);
     expect((await scaleStatusOf('busy'))?.why).toMatch(
       /^scaleUp passed; held at 3 for the cooldown \(\d+s left\)$/,
+    );
+  }, 120_000);
+
+  it('scales a child created once in place: replicas and the change time only, the rest not re-applied', async () => {
+    const apps = env.kubeConfig.makeApiClient(AppsV1Api);
+    load.set('fixed', 7);
+    await crs.create(env.namespace, 'fixed', { note: 'a' });
+    await waitFor('fixed-once exists', async () => (await replicasOf('fixed-once')) === 1, 60_000);
+    // Someone changes the created-once child: Orkestra does not re-apply it.
+    await apps.patchNamespacedDeployment({
+      namespace: env.namespace,
+      name: 'fixed-once',
+      body: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'nginx:1.28' }],
+    });
+    load.set('fixed', 50);
+    await crs.patchSpec(env.namespace, 'fixed', { note: 'b' });
+    await waitFor('fixed-once at 3 replicas', async () => (await replicasOf('fixed-once')) === 3, 60_000);
+    const scaled = await apps.readNamespacedDeployment({ namespace: env.namespace, name: 'fixed-once' });
+    expect(scaled.spec?.template.spec?.containers[0]?.image).toBe('nginx:1.28');
+    expect(scaled.metadata?.annotations?.['orkestra.konductor.io/autoscaled-at']).toMatch(
+      /^\d{4}-\d\d-\d\dT/,
+    );
+    await waitFor(
+      'status names 3 replicas for fixed-once',
+      async () => {
+        const cr = await crs.get(env.namespace, 'fixed');
+        const autoscale = (cr.status as { autoscale?: Record<string, ScaleStatus> } | undefined)?.autoscale;
+        return autoscale?.['fixed-once']?.replicas === 3;
+      },
+      30_000,
     );
   }, 120_000);
 

@@ -22,17 +22,6 @@ export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
     'use `allReplicasReady` (true once the workload reports every wanted replica ready for its current generation) or `readyReplicas` (the count)',
   ...Object.fromEntries(
     [
-      'podNames',
-      'podIPs',
-      'podPhases',
-      'podNodes',
-      'podCount',
-      'readyPodCount',
-      'podMaxRestarts',
-      'hasCrashingPod',
-      'podCrashLoopDetected',
-      'podContainerReasons',
-      'podByOrdinal',
       'backingPodCount',
       'backingPodNames',
       'pvcProvisioner',
@@ -43,11 +32,12 @@ export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
       'cronJobLastJobSucceeded',
       'cronJobLastSuccessfulJobName',
       'deploymentReplicaSetCount',
+      'statefulSetPVCCount',
       'hasWarnings',
       'firstWarning',
     ].map((name) => [
       name,
-      "upstream reads it from objects that `enrich` adds to a child which Orkestra does not add (it adds only a Job's pods and a Service's endpoints, §3.5); surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
+      "upstream reads it from objects that `enrich` adds to a child which Orkestra does not add (it adds only the pods of a Job, Deployment, StatefulSet or ReplicaSet and a Service's endpoints, §3.5); surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
     ]),
   ),
 };

@@ -250,7 +250,8 @@ describe('upstream hpa and job notes', () => {
     expect(render('{{ jobActive .children.job }}', { job: { status: { succeeded: 1 } } })).toBe('false');
   });
 
-  it('a note over enriched pods is refused with the alternative', () => {
-    expect(() => render('{{ podNames .children.deployment }}')).toThrow(/enrich.*readyReplicas/);
+  it('a note over an enrichment Orkestra does not add is refused with the alternative', () => {
+    expect(() => render('{{ backingPodCount .children.service }}')).toThrow(/enrich.*readyReplicas/);
+    expect(() => render('{{ statefulSetPVCCount .children.statefulset }}')).toThrow(/enrich.*readyReplicas/);
   });
 });

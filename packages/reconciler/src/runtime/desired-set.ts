@@ -40,6 +40,12 @@ export interface DesiredChild {
     readonly grantTo?: readonly string[];
     readonly withCopy: (data: Readonly<Record<string, string>>, type: string | undefined) => KubeObject;
   };
+  /**
+   * Set by workload autoscale on an existing child created once (docs/reference/katalog.md §18.4):
+   * the replicas it decided and the change time. The child is not re-applied; only `spec.replicas`
+   * and `orkestra.konductor.io/autoscaled-at` are patched.
+   */
+  readonly scale?: { readonly replicas: number; readonly at: string };
 }
 
 /** BlockedChild is a child the namespace guard kept from being written. */

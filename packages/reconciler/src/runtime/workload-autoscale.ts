@@ -5,7 +5,8 @@
  * `cross` and `external` results, the time), from the replicas the live child has, within
  * `min`..`max`, at most once per `cooldown`. The time of the last change is kept on the child
  * (`orkestra.konductor.io/autoscaled-at`), so a restarted operator keeps the cooldown; the decision
- * and why go to the CR's `status.autoscale.<child name>`.
+ * and why go to the CR's `status.autoscale.<child name>`. An existing child created once is not
+ * re-applied: a change is carried as `DesiredChild.scale`, which the child-writes stage patches.
  */
 import type { KubeObject } from '@orkestra/registry';
 import type { TemplateContext } from '@orkestra/template';
@@ -139,15 +140,6 @@ export function scaleWorkloads(
       lastScaleAt,
       now: o.now,
     });
-    if (child.mode === 'create' && live != null) {
-      status[child.ref.name] = {
-        kind: child.ref.kind,
-        replicas: current ?? declared,
-        decision: 'none',
-        why: `${decision.why}; not written: the child is created once (\`reconcile: true\` keeps it applied)`,
-      };
-      return child;
-    }
     if (decision.decision === 'cooldown' && lastScaleAt != null)
       recheckAt.push(lastScaleAt + parseDuration(config.cooldown));
     const at = decision.changed ? new Date(o.now).toISOString() : stamp;
@@ -158,6 +150,12 @@ export function scaleWorkloads(
       why: decision.why,
       ...(at == null ? {} : { lastScaleTime: at }),
     };
+    // A child created once is not re-applied: only its replicas (and the change time) are patched,
+    // as upstream scales an onCreate workload it does not update.
+    if (child.mode === 'create' && live != null)
+      return decision.changed && at != null
+        ? { ...child, scale: { replicas: decision.replicas, at } }
+        : child;
     const metadata = child.manifest.metadata;
     const manifest: KubeObject = {
       ...child.manifest,

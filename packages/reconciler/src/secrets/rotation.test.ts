@@ -98,6 +98,27 @@ describe('secretRotationState', () => {
     expect(state.dueAt?.toISOString()).toBe('2026-01-01T01:00:00.500Z');
     expect(state.due).toBe(false);
   });
+
+  it("counts from upstream's stamp on a Secret upstream generated, Orkestra's winning when both are there", () => {
+    for (const key of ['orkestra.orkspace.io/generated-at', 'inrun.dev/generated-at']) {
+      const upstream = { metadata: { annotations: { [key]: '2025-12-31T00:00:00Z' } } };
+      const state = secretRotationState({ secret: upstream, entry: { rotateAfter: '1d' }, now: t0 });
+      expect(state).toEqual({ due: true, dueAt: t0, stampNeeded: false });
+    }
+    const both = {
+      metadata: {
+        annotations: {
+          'orkestra.orkspace.io/generated-at': '2025-01-01T00:00:00Z',
+          [OrkestraAnnotation.GeneratedAt]: '2026-01-01T00:00:00Z',
+        },
+      },
+    };
+    expect(secretRotationState({ secret: both, entry: { rotateAfter: '1d' }, now: t0 })).toEqual({
+      due: false,
+      dueAt: at(DAY),
+      stampNeeded: false,
+    });
+  });
 });
 
 describe('generationStamp', () => {

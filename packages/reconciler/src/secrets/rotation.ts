@@ -65,6 +65,13 @@ export function rotationIntervalMs(entry: RotationEntry): number | undefined {
   return interval == null || interval <= 0 ? undefined : interval;
 }
 
+/**
+ * UPSTREAM_GENERATED_AT are the annotations upstream's generations stamp a generated Secret with
+ * (the older generation's is Orkestra's own key). A Secret upstream created keeps its age when
+ * Orkestra takes it over: rotation counts from upstream's stamp until Orkestra writes its own.
+ */
+const UPSTREAM_GENERATED_AT = ['orkestra.orkspace.io/generated-at', 'inrun.dev/generated-at'] as const;
+
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
 /** parseGeneratedAt reads an RFC 3339 timestamp; undefined when absent or unparseable. */
@@ -82,8 +89,9 @@ export function formatRfc3339(time: Date): string {
 /**
  * secretRotationState decides rotation for one Secret (docs/reference/runtime.md §14.1). Only entries with
  * `rotateAfter` or `tls` rotate; rotation is due when `now ≥ generated-at + rotateAfter` (TLS
- * without `rotateAfter`: `generated-at + ⅔ validFor`). A Secret without a parseable
- * `generated-at` is not due but needs a stamp, which starts its clock.
+ * without `rotateAfter`: `generated-at + ⅔ validFor`). `generated-at` is Orkestra's annotation,
+ * else upstream's (`UPSTREAM_GENERATED_AT`). A Secret without a parseable one is not due but
+ * needs a stamp, which starts its clock.
  *
  * The interval comes from the Katalog entry, not from the Secret's `rotate-after` annotation,
  * which only records it.
@@ -96,7 +104,10 @@ export function formatRfc3339(time: Date): string {
 export function secretRotationState(input: SecretRotationInput): SecretRotationState {
   const interval = rotationIntervalMs(input.entry);
   if (interval == null || input.secret == null) return { due: false, stampNeeded: false };
-  const generatedAt = parseGeneratedAt(input.secret.metadata.annotations?.[OrkestraAnnotation.GeneratedAt]);
+  const annotations = input.secret.metadata.annotations ?? {};
+  const generatedAt = [OrkestraAnnotation.GeneratedAt, ...UPSTREAM_GENERATED_AT]
+    .map((key) => parseGeneratedAt(annotations[key]))
+    .find((at) => at != null);
   if (generatedAt == null) {
     return { due: false, dueAt: new Date(input.now.getTime() + interval), stampNeeded: true };
   }

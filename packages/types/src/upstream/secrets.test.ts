@@ -165,3 +165,65 @@ describe('upstream Secret copy, toNamespaces and auth.secretRef.namespace', () =
     });
   });
 });
+
+/**
+ * `rotateAfter` in each upstream generation (docs/reference/katalog.md §7.2, §24): on a generated
+ * Secret it loads as written (it implies `once`); upstream's other `rotateAfter`, on the
+ * gateway's token `secretRef`, leaves with the `gateway` block it belongs to.
+ */
+describe('upstream rotateAfter', () => {
+  const secretEntry = `      operatorBox:
+        onCreate:
+          secrets:
+            - name: "{{ .metadata.name }}-creds"
+              once: true
+              rotateAfter: 90d
+              data:
+                password: "{{ randomAlphanumeric 32 }}"
+            - name: "{{ .metadata.name }}-tls"
+              rotateAfter: 1y
+              tls:
+                commonName: "{{ .metadata.name }}.{{ .metadata.namespace }}.svc"
+`;
+  for (const apiVersion of [
+    'orkestra.orkspace.io/v1',
+    'orkestra.konductor.io/v1Alpha',
+    'controller.orkestra.io/v1',
+  ])
+    it(`keeps a generated Secret's rotateAfter in ${apiVersion}`, () => {
+      const result = ok(load(head(apiVersion) + secretEntry));
+      const secrets = result.katalog.spec.crds['website']?.operatorBox.onCreate?.secrets ?? [];
+      expect(secrets.map((s) => [s.rotateAfter, s.once])).toEqual([
+        ['90d', true],
+        ['1y', true],
+      ]);
+      expect(result.warnings.filter((w) => w.path.includes('secrets'))).toEqual([]);
+    });
+
+  it('refuses an invalid rotateAfter at its position', () => {
+    const text = head() + secretEntry.replace('rotateAfter: 90d', 'rotateAfter: soon');
+    const result = load(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const line = text.split('\n').findIndex((l) => l.includes('rotateAfter: soon')) + 1;
+    expect(result.errors[0]).toMatchObject({
+      line,
+      path: 'spec.crds.website.operatorBox.onCreate.secrets[0].rotateAfter',
+    });
+  });
+
+  it("removes the gateway's token secretRef.rotateAfter with the gateway block, in both gateway generations", () => {
+    for (const block of ['api', 'applyAPI']) {
+      const text = head().replace(
+        'spec:\n',
+        `gateway:\n  ${block}:\n    enabled: true\n    auth:\n      tokens:\n        - name: ci\n          secretRef:\n            name: ork-apply-token\n            key: token\n            rotateAfter: 90d\nspec:\n`,
+      );
+      ok(load(text));
+      const migrated = migrateKatalog(text);
+      expect(migrated.problems).toEqual([]);
+      expect(migrated.text).not.toMatch(/gateway:|rotateAfter|ork-apply-token/);
+      const change = migrated.changes.find((c) => JSON.stringify(c).includes('gateway'));
+      expect(JSON.stringify(change)).toMatch(/not part of Orkestra/);
+    }
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { appliedHash, compareToCache, kindFor, withAppliedHash } from '@orkestra/registry';
 import type { KindModule, KubeObject } from '@orkestra/registry';
-import { OrkestraAnnotation, RESOURCE_LIST_KEYS } from '@orkestra/types';
+import { OrkestraAnnotation, OrkestraLabel, RESOURCE_LIST_KEYS } from '@orkestra/types';
 import { formatReasonMessage } from '../../reason-message.js';
 import type { DesiredChild } from '../desired-set.js';
 import { runLimited } from '../run-limited.js';
@@ -128,6 +128,10 @@ async function writeChild(
       };
     }
   }
+  if (child.scale != null && cached != null && child.mode === 'create' && ownedBy(cached, cr)) {
+    await scaleInPlace(services, child, cached, child.scale, state);
+    return;
+  }
   // Drift made by someone else: an existing child whose applied-hash already equals the desired
   // one. Against a writer that keeps reverting it, corrections are bounded (DriftLimiter); a
   // template change (different hash) is never held back.
@@ -182,6 +186,36 @@ async function writeChild(
     services.observer.childWriteSkipped(services.crd.name, child.ref.kind);
   }
   if (once) scheduleRotation(services, child, children.get(child.ref), state);
+}
+
+/** ownedBy: the child carries the CR's owner-uid label (anything else is left to `ensure`, which reports it). */
+function ownedBy(child: KubeObject, cr: KubeObject): boolean {
+  const owner = child.metadata.labels?.[OrkestraLabel.OwnerUid];
+  return owner != null && owner === cr.metadata.uid;
+}
+
+/**
+ * scaleInPlace writes workload autoscale's decision on a child created once
+ * (docs/reference/katalog.md §18.4): one merge patch of `spec.replicas` and the change time,
+ * conditional on the cached resourceVersion — the rest of the child is not re-applied.
+ */
+async function scaleInPlace(
+  services: StageServices,
+  child: DesiredChild,
+  cached: KubeObject,
+  scale: NonNullable<DesiredChild['scale']>,
+  state: RunState,
+): Promise<void> {
+  const written = await services.client.mergePatch(child.ref, {
+    metadata: {
+      resourceVersion: cached.metadata.resourceVersion,
+      annotations: { [OrkestraAnnotation.AutoscaledAt]: scale.at },
+    },
+    spec: { replicas: scale.replicas },
+  });
+  services.children.upsertFromWrite(written);
+  childWritten(services, state, child.ref.kind, 'update');
+  state.childChanges.push({ reason: 'Updated', child: `${formatChild(child.ref)} (${child.entry.source})` });
 }
 
 /** driftFight emits `DriftFight` once per backoff episode: names the child, never field values. */
