@@ -24,6 +24,7 @@ export type {
   EntrySource,
   KindBody,
   KindDefinition,
+  KindEnrich,
   KindModule,
   RenderedEntry,
   ResolveHints,

@@ -102,6 +102,21 @@ export interface KindModule<E = RenderedEntry> {
   readonly hiddenFields?: readonly string[];
   /** Children of this kind are namespaces: the namespace guard checks their own name (docs/reference/runtime.md §13). */
   readonly isNamespace?: boolean;
+  /** What an entry's `enrich` adds to children of this kind (docs/reference/katalog.md §3.5); undefined: nothing. */
+  readonly enrich?: KindEnrich;
+}
+
+/**
+ * KindEnrich says how `enrich` finds what it adds to a child of a kind, from the informer caches
+ * (docs/reference/katalog.md §3.5): `pods` — the pods whose controller is the child (`owner`), that
+ * and selected by its `spec.selector` (`selector`), or selected and run through one of its
+ * ReplicaSets `<name>-<pod-template-hash>` (`replicaSets`, a Deployment); `podOrdinals` — each pod
+ * carries its StatefulSet ordinal; `endpoints` — the child's EndpointSlices (a Service).
+ */
+export interface KindEnrich {
+  readonly pods?: 'owner' | 'selector' | 'replicaSets';
+  readonly podOrdinals?: boolean;
+  readonly endpoints?: boolean;
 }
 
 /**
@@ -168,6 +183,7 @@ export interface KindDefinition {
   readonly neverPruned?: boolean;
   readonly hiddenFields?: readonly string[];
   readonly isNamespace?: boolean;
+  readonly enrich?: KindEnrich;
 }
 
 /** KindFacts are the static facts of a built-in kind, as a KindModule reports them. */
@@ -265,6 +281,7 @@ export function defineKind(def: KindDefinition): KindModule {
     ...(def.neverPruned == null ? {} : { neverPruned: def.neverPruned }),
     ...(def.hiddenFields == null ? {} : { hiddenFields: def.hiddenFields }),
     ...(def.isNamespace == null ? {} : { isNamespace: def.isNamespace }),
+    ...(def.enrich == null ? {} : { enrich: def.enrich }),
   };
 }
 

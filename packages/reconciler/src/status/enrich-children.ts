@@ -4,7 +4,8 @@
  * endpoints under `_endpoints` (`endpoints`), in the shapes upstream's notes read (§17.6.2). The
  * objects come from the informer caches of the entry's enrich watch — never a request per reconcile.
  */
-import type { KubeObject } from '@orkestra/registry';
+import { kindForObject } from '@orkestra/registry';
+import type { KindEnrich, KubeObject } from '@orkestra/registry';
 
 /** EnrichTarget is one `enrich` target. */
 export type EnrichTarget = 'pods' | 'endpoints';
@@ -140,14 +141,14 @@ function statefulOrdinal(pod: KubeObject, set: string): number {
 }
 
 /**
- * ownedBy reports whether the pod's controller is what the workload runs its pods through: the
- * Job, StatefulSet or ReplicaSet itself (by uid), or for a Deployment one of its ReplicaSets
- * (named `<deployment>-<pod-template-hash>`, the hash being the pod's own label) — so a Job's
- * pods never count for a Deployment whose selector they happen to match.
+ * ownedBy reports whether the pod's controller is what the workload runs its pods through (its
+ * kind's `enrich.pods`): the child itself (by uid), or one of its ReplicaSets (named
+ * `<name>-<pod-template-hash>`, the hash being the pod's own label) — so a Job's pods never count
+ * for a Deployment whose selector they happen to match.
  */
-function ownedBy(pod: KubeObject, child: KubeObject): boolean {
+function ownedBy(pod: KubeObject, child: KubeObject, how: NonNullable<KindEnrich['pods']>): boolean {
   const refs = pod.metadata.ownerReferences ?? [];
-  if (child.kind !== 'Deployment')
+  if (how !== 'replicaSets')
     return child.metadata.uid != null && refs.some((o) => o.uid === child.metadata.uid);
   const hash = pod.metadata.labels?.['pod-template-hash'];
   return (
@@ -158,9 +159,6 @@ function ownedBy(pod: KubeObject, child: KubeObject): boolean {
 
 const byName = (a: KubeObject, b: KubeObject): number =>
   (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
-
-/** POD_WORKLOADS are the kinds `pods` enriches; a Job's pods are found by owner, the others' by selector too. */
-const POD_WORKLOADS = new Set(['Job', 'Deployment', 'StatefulSet', 'ReplicaSet']);
 
 /** endpointsOf lists a Service's endpoints from its EndpointSlices (label `kubernetes.io/service-name`), ordered by slice name. */
 function endpointsOf(service: KubeObject, slices: readonly KubeObject[]): EnrichedEndpoint[] {
@@ -180,31 +178,33 @@ function endpointsOf(service: KubeObject, slices: readonly KubeObject[]): Enrich
 }
 
 /**
- * enrichChild returns the child with what the targets add: `_pods` on a Job (the pods it owns,
- * by ownerReference uid), a Deployment, StatefulSet or ReplicaSet (the pods its `spec.selector`
- * selects whose controller it runs them through, see `ownedBy`), ordered by name; and
- * `_endpoints` on a Service. Other kinds, and a child of a kind no target covers, come back
- * unchanged.
+ * enrichChild returns the child with what the targets add, as its kind declares (KindModule.enrich):
+ * `_pods` (the pods its controller runs, see `ownedBy`, and for `selector`/`replicaSets` also
+ * selected by its `spec.selector`), ordered by name, each with its StatefulSet ordinal where the
+ * kind has them; and `_endpoints` from its EndpointSlices. A child of a kind that declares nothing
+ * for the targets comes back unchanged.
  */
 export function enrichChild(
   child: KubeObject,
   targets: readonly EnrichTarget[],
   sources: EnrichSources,
 ): KubeObject {
+  const enrich = kindForObject(child)?.enrich;
   const namespace = child.metadata.namespace ?? '';
-  if (POD_WORKLOADS.has(child.kind) && targets.includes('pods')) {
+  const how = enrich?.pods;
+  if (how != null && targets.includes('pods')) {
     const selector = map(map(child['spec'])['selector']);
-    const set = child.kind === 'StatefulSet' ? (child.metadata.name ?? '') : undefined;
+    const set = enrich?.podOrdinals === true ? (child.metadata.name ?? '') : undefined;
     const pods = sources
       .pods(namespace)
       .filter(
-        (p) => ownedBy(p, child) && (child.kind === 'Job' || selects(selector, p.metadata.labels ?? {})),
+        (p) => ownedBy(p, child, how) && (how === 'owner' || selects(selector, p.metadata.labels ?? {})),
       )
       .sort(byName)
       .map((p) => podOf(p, set == null ? -1 : statefulOrdinal(p, set)));
     return { ...child, _pods: pods };
   }
-  if (child.kind === 'Service' && targets.includes('endpoints'))
+  if (enrich?.endpoints === true && targets.includes('endpoints'))
     return { ...child, _endpoints: endpointsOf(child, sources.endpointSlices(namespace)) };
   return child;
 }

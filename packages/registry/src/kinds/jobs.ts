@@ -28,6 +28,7 @@ export function jobSpec(
 /** jobs creates Jobs (default name `<cr>-job`). Jobs are create-only in every group: `ensure` never applies. */
 export const jobs = defineKind({
   listKey: 'jobs',
+  enrich: { pods: 'owner' },
   createOnly: true,
   neverPruned: true,
   finished: jobFinished,

@@ -10,6 +10,7 @@ import { workloadSelector } from '../selector.js';
  */
 export const replicaSets = defineKind({
   listKey: 'replicaSets',
+  enrich: { pods: 'selector' },
   build: ({ fields, name, owner, labels, childLabel }) => {
     const selector = workloadSelector(owner, childLabel);
     return {

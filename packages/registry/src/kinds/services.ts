@@ -10,6 +10,7 @@ import { podSelectorFor } from '../selector.js';
  */
 export const services = defineKind({
   listKey: 'services',
+  enrich: { endpoints: true },
   sibling: { role: 'service', port: firstPort },
   maxNameLength: 63,
   build: ({ fields, owner, hints }) => {
