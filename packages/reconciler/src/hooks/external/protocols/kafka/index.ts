@@ -52,6 +52,14 @@ export const kafkaProtocol = defineProtocol({
     'every broker connection, to a listed broker or to one named by the cluster’s metadata, is prechecked and its host resolved and checked by the guard, and the socket goes to the checked address',
   errors:
     'an unreachable broker, a lost connection or a timeout is retried; a refused read (an unknown topic, a failed login, a permission) is not',
+  // `@topic` answers partitionCount; `group/topic` answers lag and partitions.
+  result: {
+    result: 'text',
+    partitionCount: 'text',
+    lag: 'text',
+    partitions: 'text',
+    raw: { fields: { partitionCount: 'number', lag: 'number', partitions: 'number' } },
+  },
   open: (services) => kafkaSession(services),
 });
 
