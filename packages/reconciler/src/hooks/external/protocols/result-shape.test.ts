@@ -17,6 +17,10 @@ describe('protocol result shapes', () => {
     expect(resultPathProblem('postgres', rows, ['rows', '0', 'pending'], 'external.jobs')).toBeUndefined();
     expect(resultPathProblem('postgres', rows, ['rows', '*', 'pending'], 'external.jobs')).toBeUndefined();
     expect(resultPathProblem('postgres', rows, ['ok'], 'external.jobs')).toBeUndefined();
+    expect(resultPathProblem('postgres', rows, ['rows', 'length'], 'external.jobs')).toBeUndefined();
+    expect(resultPathProblem('postgres', rows, ['rows', 'length', 'x'], 'external.jobs')?.message).toBe(
+      '`external.jobs.rows.length` is a number; it has no field `x`',
+    );
     expect(resultPathProblem('postgres', rows, ['row', '0'], 'external.jobs')).toEqual({
       message:
         'protocol postgres has no result field `row`; its fields are called, ok, error, durationMs, rows, json, result, raw',

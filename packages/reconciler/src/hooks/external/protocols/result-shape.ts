@@ -75,9 +75,11 @@ export function resultPathProblem(
       }
       shape = next;
     } else if ('list' in shape) {
-      if (segment !== '*' && !/^(?:0|[1-9]\d*)$/.test(segment))
+      // A list's `length` is readable (Handlebars resolves it), and ends the path.
+      if (segment === 'length') shape = 'number';
+      else if (segment !== '*' && !/^(?:0|[1-9]\d*)$/.test(segment))
         return { message: `\`${at}\` is a list: read an element by its index (\`${at}.0\`)` };
-      shape = shape.list;
+      else shape = shape.list;
     } else {
       shape = shape.map;
     }
