@@ -84,7 +84,7 @@ describe('ork validate', () => {
       `${file}:37:20: spec.crds.website.operatorBox.onReconcile.configMaps[0].data.C: template path \`providers.aws.bucket\`: entry website declares nothing for provider \`aws\``,
       `${file}:38:20: spec.crds.website.operatorBox.onReconcile.configMaps[0].data.D: template path \`item\`: \`item\` is only visible in resource entries with forEach`,
       `${file}:39:20: spec.crds.website.operatorBox.onReconcile.configMaps[0].data.E: template path \`specs.image\`: unknown context key \`specs\`; did you mean \`spec\`?`,
-      `${file}:40:20: spec.crds.website.operatorBox.onReconcile.configMaps[0].data.F: template path \`external.health.versoin\`: unknown external result key \`versoin\`; a field of the JSON answer is \`external.health.json.versoin\` (the shorter form works at run time, but is not checked)`,
+      `${file}:40:20: spec.crds.website.operatorBox.onReconcile.configMaps[0].data.F: template path \`external.health.versoin\`: protocol http has no result field \`versoin\`; its fields are called, ok, error, durationMs, status, body, json, headers; a field of the JSON answer is \`external.health.json.versoin\` (the shorter form works at run time, but is not checked)`,
       `${file}:44:37: spec.crds.website.operatorBox.status.fields[1].value: template path \`children.deploymnt.status.readyReplicas\`: no declared child kind gives \`children.deploymnt\`; did you mean \`deployment\`?`,
       `${file}:45:36: spec.crds.website.operatorBox.status.fields[2].value: template path \`status.phse\`: unknown status field \`phse\`: not in the schema and not written by a status field; did you mean \`phase\`?`,
     ]);

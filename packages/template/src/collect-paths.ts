@@ -16,13 +16,42 @@ interface Frame {
 }
 
 /**
- * collectReferencedPaths lists the context paths a parsed template reads, as dot paths from the
- * top of the context. Inside `#each x` the element is `x.*`; inside `#with x` it is `x`; block
- * parameters, `../` and `@root` are followed; data variables (`@index`) and helper names are not
- * paths.
+ * HelperArgument is what one argument of a helper call is, as far as the template tells without
+ * data: a context path (`undefined` when it is not one: a data variable, a block parameter of
+ * unknown origin), a literal, or another helper's answer.
  */
-export function collectReferencedPaths(program: Program, isHelper: (name: string) => boolean): string[] {
+export type HelperArgument =
+  | { readonly kind: 'path'; readonly path: string | undefined }
+  | { readonly kind: 'string'; readonly value: string }
+  | { readonly kind: 'number'; readonly value: number }
+  | { readonly kind: 'boolean'; readonly value: boolean }
+  | { readonly kind: 'null' }
+  | { readonly kind: 'call'; readonly helper: string | undefined };
+
+/** HelperCall is one call of a helper and its positional arguments (for static checks such as `ork validate --strict`). */
+export interface HelperCall {
+  readonly helper: string;
+  readonly args: readonly HelperArgument[];
+}
+
+/** ReferencedTemplateParts are the context paths a template reads and the helper calls it makes. */
+export interface ReferencedTemplateParts {
+  readonly paths: string[];
+  readonly calls: HelperCall[];
+}
+
+/**
+ * collectReferencedPaths lists the context paths a parsed template reads, as dot paths from the
+ * top of the context, and its helper calls with their arguments. Inside `#each x` the element is
+ * `x.*`; inside `#with x` it is `x`; block parameters, `../` and `@root` are followed; data
+ * variables (`@index`) and helper names are not paths.
+ */
+export function collectReferencedPaths(
+  program: Program,
+  isHelper: (name: string) => boolean,
+): ReferencedTemplateParts {
   const found = new Set<string>();
+  const calls: HelperCall[] = [];
 
   const resolve = (path: PathExpression, frames: readonly Frame[]): Scope => {
     if (path.data) {
@@ -74,6 +103,9 @@ export function collectReferencedPaths(program: Program, isHelper: (name: string
     const scopes = node.params.map((param) => expression(param, frames));
     for (const pair of node.hash?.pairs ?? []) expression(pair.value, frames);
     const path = node.path as PathExpression;
+    const helper = path.type === 'PathExpression' && path.parts.length === 1 ? path.parts[0] : undefined;
+    if (helper != null && isHelper(helper))
+      calls.push({ helper, args: node.params.map((param, i) => argument(param, scopes[i])) });
     if (path.parts[0] === 'lookup') {
       const [target] = scopes;
       const key = node.params[1];
@@ -116,5 +148,25 @@ export function collectReferencedPaths(program: Program, isHelper: (name: string
   };
 
   statements(program.body, [{ scope: [], params: new Map() }]);
-  return [...found].sort();
+  return { paths: [...found].sort(), calls };
+}
+
+/** argument describes one helper argument (its resolved path, for a path). */
+function argument(node: Expression, scope: Scope): HelperArgument {
+  switch (node.type) {
+    case 'PathExpression':
+      return { kind: 'path', path: scope == null || scope.length === 0 ? undefined : scope.join('.') };
+    case 'StringLiteral':
+      return { kind: 'string', value: (node as hbs.AST.StringLiteral).value };
+    case 'NumberLiteral':
+      return { kind: 'number', value: (node as hbs.AST.NumberLiteral).value };
+    case 'BooleanLiteral':
+      return { kind: 'boolean', value: (node as hbs.AST.BooleanLiteral).value };
+    case 'SubExpression': {
+      const path = (node as SubExpression).path as PathExpression;
+      return { kind: 'call', helper: path.type === 'PathExpression' ? path.parts[0] : undefined };
+    }
+    default:
+      return { kind: 'null' };
+  }
 }

@@ -47,6 +47,7 @@ export { joinPath, resolveDotPath } from './katalog-path.js';
 export { compileNormalize, normalizeSpec, readYamlScalar } from './normalize-spec.js';
 export type { CompiledNormalize, Normalize, NormalizeOptions, NormalizeType } from './normalize-spec.js';
 export { referencedPaths } from './referenced-paths.js';
+export type { HelperArgument, HelperCall } from './collect-paths.js';
 export { renderTemplate } from './render-template.js';
 export { isEmpty, isTruthy, stringForm, typeName } from './string-form.js';
 export type { TypeName } from './string-form.js';

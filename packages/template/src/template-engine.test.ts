@@ -330,3 +330,42 @@ describe('referencedPaths', () => {
     expect(referencedPaths(source)).toEqual(expected);
   });
 });
+
+describe('helperCalls', () => {
+  it('lists each helper call with its arguments: resolved paths, literals and nested calls', () => {
+    const calls = compileTemplate(
+      '{{#each spec.qs as |q|}}{{ promAboveThreshold ../external.depth "10" }}{{ lower q.name }}{{/each}}{{ default (promValue .external.up) 0 }}',
+    ).helperCalls;
+    expect(calls).toEqual([
+      { helper: 'each', args: [{ kind: 'path', path: 'spec.qs' }] },
+      {
+        helper: 'promAboveThreshold',
+        args: [
+          { kind: 'path', path: 'external.depth' },
+          { kind: 'string', value: '10' },
+        ],
+      },
+      { helper: 'lower', args: [{ kind: 'path', path: 'spec.qs.*.name' }] },
+      { helper: 'promValue', args: [{ kind: 'path', path: 'external.up' }] },
+      {
+        helper: 'default',
+        args: [
+          { kind: 'call', helper: 'promValue' },
+          { kind: 'number', value: 0 },
+        ],
+      },
+    ]);
+  });
+
+  it('sees the calls of an upstream Go template', () => {
+    expect(
+      compileTemplate('{{ if promAboveThreshold .external.q 5 }}hot{{ end }}').helperCalls,
+    ).toContainEqual({
+      helper: 'promAboveThreshold',
+      args: [
+        { kind: 'path', path: 'external.q' },
+        { kind: 'number', value: 5 },
+      ],
+    });
+  });
+});

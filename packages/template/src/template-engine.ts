@@ -5,6 +5,7 @@ import { GoTemplateError, isGoTemplate, translateGoTemplate } from './go-templat
 import type { Clock, HelperDefinition, RandomSource } from './helpers.js';
 import { builtinHelperArity, createHelpers } from './helpers.js';
 import { collectReferencedPaths } from './collect-paths.js';
+import type { HelperCall } from './collect-paths.js';
 import { stringForm } from './string-form.js';
 import { TemplateError } from './template-error.js';
 import { UPSTREAM_HELPER_HINTS } from './upstream-helpers.js';
@@ -53,6 +54,8 @@ export interface CompiledTemplate {
   readonly referencedPaths: readonly string[];
   /** Helper names the template calls, sorted. */
   readonly helpers: readonly string[];
+  /** Every helper call with its arguments, inner calls before the call they are an argument of (for static checks). */
+  readonly helperCalls: readonly HelperCall[];
   /** True when the template calls `now`, `uuid` or a random helper, so two renders may differ. */
   readonly isVolatile: boolean;
   /** Renders against a context; a failing helper throws a `TemplateError` naming the path. */
@@ -88,6 +91,7 @@ interface TemplateCore {
   readonly isWholeExpression: boolean;
   readonly referencedPaths: readonly string[];
   readonly helpers: readonly string[];
+  readonly helperCalls: readonly HelperCall[];
   readonly isVolatile: boolean;
   readonly run: (context: TemplateContext) => unknown;
 }
@@ -251,6 +255,7 @@ class Engine implements TemplateEngine {
         isWholeExpression: false,
         referencedPaths: [],
         helpers: [],
+        helperCalls: [],
         isVolatile: false,
         run: () => source,
       };
@@ -289,7 +294,9 @@ class Engine implements TemplateEngine {
     this.#check(ast.body, used);
     const helpers = [...used].sort();
     const isVolatile = helpers.some((name) => this.helpers[name]?.volatile === true);
-    const referencedPaths = collectReferencedPaths(ast, (name) => this.isHelper(name));
+    const { paths: referencedPaths, calls: helperCalls } = collectReferencedPaths(ast, (name) =>
+      this.isHelper(name),
+    );
     const meaningful = ast.body.filter(
       (statement) =>
         !(
@@ -297,7 +304,7 @@ class Engine implements TemplateEngine {
         ),
     );
     const single = meaningful.length === 1 ? meaningful[0] : undefined;
-    const base = { source, isStatic: false, referencedPaths, helpers, isVolatile };
+    const base = { source, isStatic: false, referencedPaths, helpers, helperCalls, isVolatile };
 
     if (single?.type === 'MustacheStatement') {
       const mustache = single as MustacheStatement;
@@ -636,6 +643,9 @@ class Bound implements CompiledTemplate {
   }
   get helpers(): readonly string[] {
     return this.#core.helpers;
+  }
+  get helperCalls(): readonly HelperCall[] {
+    return this.#core.helperCalls;
   }
   get isVolatile(): boolean {
     return this.#core.isVolatile;

@@ -185,4 +185,30 @@ ${params}`);
       )[0],
     ).toMatch(/a password in the URL is refused/);
   });
+
+  it('refuses a kafka ?sasl= mechanism the protocol does not speak, and an unknown URL option, at the url key', () => {
+    const call = (url: string): string =>
+      katalog(`          - name: lag
+            protocol: kafka
+            url: "${url}"
+            query: workers/events
+            auth: {secretRef: {name: kafka-reader, key: sasl}}
+`);
+    for (const good of [
+      'kafka://k:9092?sasl=scram-sha-256',
+      'kafka://k:9092?tls=true&sasl=SCRAM-SHA-512',
+      'kafka://k:9092?sasl=plain',
+      'kafka://k:9092?sasl={{ .spec.mechanism }}',
+    ])
+      expect(errors(call(good)), good).toEqual([]);
+    const text = call('kafka://k:9092?tls=true&sasl=oauthbearer');
+    const line = text.split('\n').findIndex((l) => l.includes('url:')) + 1;
+    expect(errors(text)).toEqual([
+      `${line}:18 spec.crds.website.operatorBox.external[0].url: sasl="oauthbearer" is not a SASL mechanism protocol kafka speaks (plain, scram-sha-256, scram-sha-512)`,
+    ]);
+    expect(errors(call('kafka://k:9092?sasl=gssapi'))[0]).toMatch(/sasl="gssapi" is not a SASL mechanism/);
+    expect(errors(call('kafka://k:9092?mechanism=plain'))[0]).toMatch(
+      /URL option mechanism is not supported \(tls, sasl\)/,
+    );
+  });
 });

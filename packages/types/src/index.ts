@@ -186,6 +186,7 @@ export {
   RemoteReconciler,
   HOISTED_HOOKS,
   EXTERNAL_PROTOCOLS,
+  KAFKA_SASL_MECHANISMS,
   ModuleHook,
 } from './schema/hooks.js';
 export {

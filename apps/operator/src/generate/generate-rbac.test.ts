@@ -376,6 +376,43 @@ operatorBox:
     expect(rbac.notes.join('\n')).not.toContain('cluster-wide');
   });
 
+  it('grants the Secrets and the CA ConfigMap of team notifications by name in their namespaces (docs/reference/katalog.md §15.4)', () => {
+    const rbac = generateRbac(
+      katalogFrom(
+        `operatorBox:
+  onReconcile: { deployments: [{ image: nginx }] }`,
+        `  notification:
+    smtp:
+      host: smtp.example.com
+      from: ork@example.com
+      caConfigMap: { name: trust-bundle, key: ca.crt, namespace: certs }
+      auth:
+        user: { name: smtp, key: user, namespace: mail }
+        password: { name: smtp, key: password, namespace: mail }
+    teams:
+      ops: { email: [ops@example.com], webhook: { secretRef: { name: ops-hook, key: url, namespace: mail } } }
+`,
+      ),
+      { namespace: 'ops' },
+    );
+    expect(rbac.namespaceRoles).toEqual([
+      {
+        namespace: 'certs',
+        rules: [
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: ['trust-bundle'] },
+        ],
+      },
+      {
+        namespace: 'mail',
+        rules: [
+          { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['ops-hook'] },
+          { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['smtp'] },
+        ],
+      },
+    ]);
+    expect(JSON.stringify(rbac.rules)).not.toContain('secrets');
+  });
+
   it("grants an autoscale source's auth.secretRef by name in the operator namespace (or the one it names), never cluster-wide (ADR 0079)", () => {
     const rbac = generateRbac(
       katalogFrom(`autoscale:

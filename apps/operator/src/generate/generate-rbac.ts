@@ -313,13 +313,18 @@ class SecretReads {
   /** Why `get` on Secrets is granted cluster-wide: one phrase per reader. */
   readonly crChosen = new Set<string>();
 
-  inNamespace(namespace: string, verbs: readonly string[], name: string | undefined): void {
+  inNamespace(
+    namespace: string,
+    verbs: readonly string[],
+    name: string | undefined,
+    resource: 'secrets' | 'configmaps' = 'secrets',
+  ): void {
     let set = this.#byNamespace.get(namespace);
     if (set == null) {
       set = new RuleSet();
       this.#byNamespace.set(namespace, set);
     }
-    set.add('', 'secrets', verbs, name == null || name.includes('{{') ? [] : [name]);
+    set.add('', resource, verbs, name == null || name.includes('{{') ? [] : [name]);
   }
 
   /** roles are the per-namespace rules, without those `covered` says the operator holds there already. */
@@ -332,6 +337,25 @@ class SecretReads {
       }))
       .filter((role) => role.rules.length > 0);
   }
+}
+
+/**
+ * addNotificationReads records what team notifications read (docs/reference/katalog.md §15.4): the
+ * SMTP login, the webhook URLs and the SMTP CA — each a ref with a literal namespace, granted there by name.
+ */
+function addNotificationReads(notification: Katalog['spec']['notification'], reads: SecretReads): void {
+  if (notification == null) return;
+  const smtp = notification.smtp;
+  const secrets = [
+    smtp?.auth?.user,
+    smtp?.auth?.password,
+    smtp?.ca,
+    notification.slack?.webhook.secretRef,
+    ...Object.values(notification.teams).map((team) => team.webhook?.secretRef),
+  ];
+  for (const ref of secrets) if (ref != null) reads.inNamespace(ref.namespace, ['get'], ref.name);
+  if (smtp?.caConfigMap != null)
+    reads.inNamespace(smtp.caConfigMap.namespace, ['get'], smtp.caConfigMap.name, 'configmaps');
 }
 
 /**
@@ -517,6 +541,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   const reads = new SecretReads(options.namespace);
   const entries = Object.values(katalog.spec.crds).filter((e) => e.enabled);
   for (const entry of entries) addEntry(rules, entry, notes, definedRoles, reads);
+  addNotificationReads(katalog.spec.notification, reads);
   for (const entry of entries) bindingNotes(entry, definedRoles, notes);
   // The runtime writes core v1 Events only: POST, and PATCH of a repeated Event's count (ADR 0042).
   rules.add('', 'events', EVENT_VERBS);

@@ -74,3 +74,95 @@ spec:
     ]);
   });
 });
+
+/** A Katalog with one call of each kind the protocol checks look at, and `value` as a status field. */
+const protocols = (value: string): string => `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: protocols}
+spec:
+  crds:
+    queue:
+      apiTypes: {group: demo.example.com, version: v1, kind: Queue, plural: queues}
+      operatorBox:
+        external:
+          - {name: depth, protocol: prometheus, url: "http://prom:9090", query: "sum(up)"}
+          - {name: jobs, protocol: postgres, url: "postgres://reader@db:5432/jobs", query: "SELECT 1 AS n"}
+          - {name: cache, protocol: redis, url: "redis://cache:6379", query: "GET k"}
+          - {name: lagging, protocol: kafka, url: "kafka://k:9092", query: "workers/events"}
+        status:
+          fields:
+            - {path: a, value: '${value}'}
+`;
+
+/** errorsAt is each strict error as `line:col: path: message`. */
+function errorsAt(katalogText: string): string[] {
+  const loaded = loadKatalog({ text: katalogText, file: 'k.yaml' });
+  if (!loaded.ok) throw new Error(loaded.errors.map((e) => e.message).join('\n'));
+  return strictCheck('k.yaml', katalogText, loaded.katalog).errors.map(
+    (e) => `${e.line}:${e.column}: ${e.path}: ${e.message}`,
+  );
+}
+
+describe('strict check: protocol results and helpers (docs/reference/katalog.md §15.1.1)', () => {
+  it('accepts the result paths each protocol declares and its helpers with good arguments', () => {
+    for (const value of [
+      '{{ external.jobs.rows.0.n }}',
+      '{{ (index .external.jobs.rows 0).n }}',
+      '{{ external.jobs.raw.n }}{{ external.jobs.result }}',
+      '{{ external.depth.raw.data.result }}{{ external.depth.status }}',
+      '{{ external.cache.result }}{{ external.cache.raw.value }}',
+      '{{ external.lagging.lag }}/{{ external.lagging.partitions }}{{ external.lagging.raw.lag }}',
+      '{{ promValue external.depth }}',
+      '{{ promAboveThreshold .external.depth 100 }}{{ promBelowThreshold external.depth "0.5" }}',
+      '{{ promSeriesCount external.depth }}{{ promLabelValues external.depth "job" }}',
+      '{{ if promAboveThreshold .external.depth .spec.limit }}hot{{ end }}',
+    ])
+      expect(errorsAt(protocols(value)), value).toEqual([]);
+  });
+
+  it('refuses a result path the protocol does not have, at the template, naming its fields', () => {
+    expect(errorsAt(protocols('{{ external.jobs.row.0.n }}'))).toEqual([
+      '16:32: spec.crds.queue.operatorBox.status.fields[0].value: template path `external.jobs.row.0.n`: protocol postgres has no result field `row`; its fields are called, ok, error, durationMs, rows, json, result, raw; did you mean `rows`?',
+    ]);
+    expect(errorsAt(protocols('{{ external.jobs.body }}'))).toEqual([
+      expect.stringMatching(/^16:32: .*protocol postgres has no result field `body`; its fields are .*rows/),
+    ]);
+    expect(errorsAt(protocols('{{ external.jobs.rows.first }}'))).toEqual([
+      expect.stringContaining(
+        '`external.jobs.rows` is a list: read an element by its index (`external.jobs.rows.0`)',
+      ),
+    ]);
+    expect(errorsAt(protocols('{{ external.depth.raw.data.results }}'))).toEqual([
+      expect.stringContaining(
+        '`external.depth.raw.data` has no field `results`; its fields are resultType, result',
+      ),
+    ]);
+    expect(errorsAt(protocols('{{ external.lagging.offset }}'))).toEqual([
+      expect.stringContaining(
+        'protocol kafka has no result field `offset`; its fields are called, ok, error, durationMs, result, partitionCount, lag, partitions, raw',
+      ),
+    ]);
+    expect(errorsAt(protocols('{{ external.cache.value }}'))).toEqual([
+      expect.stringContaining('protocol redis has no result field `value`'),
+    ]);
+  });
+
+  it('refuses a prom helper argument that is not a prometheus result or a number, at the template', () => {
+    expect(errorsAt(protocols('{{ promValue external.jobs }}'))).toEqual([
+      '16:32: spec.crds.queue.operatorBox.status.fields[0].value: argument 1 of `promValue`: `external.jobs` is a postgres call; `promValue` reads the result of a prometheus call (prometheus calls here: depth)',
+    ]);
+    expect(errorsAt(protocols('{{ promValue external.depth.result }}'))).toEqual([
+      expect.stringContaining(
+        'argument 1 of `promValue` is `external.depth.result`; pass the whole result `external.depth`',
+      ),
+    ]);
+    expect(errorsAt(protocols('{{ promSeriesCount "depth" }}'))).toEqual([
+      expect.stringContaining(
+        'argument 1 of `promSeriesCount` is "depth"; it reads the result of a prometheus call: pass `external.<name>` (prometheus calls here: depth)',
+      ),
+    ]);
+    expect(errorsAt(protocols('{{ promAboveThreshold external.depth "ten" }}'))).toEqual([
+      expect.stringContaining('argument 2 of `promAboveThreshold` must be a number, not "ten"'),
+    ]);
+  });
+});

@@ -1,11 +1,11 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import { hookRoots, visibleRoots } from '@orkestra/reconciler/offline';
-import type { HookRoot } from '@orkestra/reconciler/offline';
+import { hookRoots, protocolResults, resultPathProblem, visibleRoots } from '@orkestra/reconciler/offline';
+import type { HelperParameter, HookRoot, ProtocolResult } from '@orkestra/reconciler/offline';
 import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath, guessPlural, parseDuration } from '@orkestra/types';
 import type { CrdEntry, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
-import type { TemplateEngine } from '@orkestra/template';
+import type { HelperCall, TemplateEngine } from '@orkestra/template';
 import { didYouMean } from '../did-you-mean.js';
 import { untypedProperties } from '../generate/generate-crds.js';
 import { schemaProperty, walkSchema } from './schema-walk.js';
@@ -64,6 +64,16 @@ const METRICS_KEYS = [
   'autoscaleActive',
 ];
 const LIST_KEYS: ReadonlySet<string> = new Set([...RESOURCE_LIST_KEYS, 'pvcs']);
+/** The external protocols by name, and the helpers that read a protocol's result (from the protocol units). */
+const PROTOCOLS: ReadonlyMap<string, ProtocolResult> = new Map(protocolResults.map((p) => [p.name, p]));
+const PROTOCOL_HELPERS: ReadonlyMap<string, { protocol: string; parameters: readonly HelperParameter[] }> =
+  new Map(
+    protocolResults.flatMap((p) =>
+      Object.entries(p.helpers).map(
+        ([helper, parameters]) => [helper, { protocol: p.name, parameters }] as const,
+      ),
+    ),
+  );
 
 /** Where a template sits decides what it can see. */
 interface Place {
@@ -98,6 +108,8 @@ interface EntryScope {
   /** Cross reads whose answer keys are not the CR's (a `protocol` other than `cr`, or a `url`). */
   readonly freeCross: ReadonlySet<string>;
   readonly external: readonly string[];
+  /** The protocol of each external call by name. */
+  readonly externalProtocols: ReadonlyMap<string, string>;
   readonly externalCounts: {
     readonly validation: number;
     readonly onReconcile: number;
@@ -236,6 +248,9 @@ export function strictCheck(
         const paths = compiled.referencedPaths;
         const volatile = compiled.isVolatile;
         const place = checkOne(current, docPath, rel, paths, 'template');
+        if (place != null)
+          for (const message of helperProblems(compiled.helperCalls, scope))
+            errors.push(issue(current, docPath, message));
         if (place?.resource != null) resourceNotes(current, docPath, place, volatile, paths);
       }
     }
@@ -349,6 +364,9 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
     freeCross,
     // validation.external runs first (step 8), then the hoisted operatorBox calls (step 11).
     external: [...(entry.validation?.external ?? []), ...box.external].map((call) => call.name),
+    externalProtocols: new Map(
+      [...(entry.validation?.external ?? []), ...box.external].map((call) => [call.name, call.protocol]),
+    ),
     externalCounts: {
       validation: entry.validation?.external.length ?? 0,
       onReconcile: countExternal('onReconcile'),
@@ -537,13 +555,22 @@ function checkHookPath(
         ? `external call \`${name}\` runs after this one`
         : `no external call is named \`${name}\`${didYouMean(name, scope.external)}`;
     }
-    const field = rest[1];
-    const bad = resultKey(1);
+    const protocol = PROTOCOLS.get(scope.externalProtocols.get(name) ?? 'http');
+    if (protocol == null) return resultKey(1);
+    const at = `${root}.${name}`;
+    // The first key alone first: an unknown one there may be upstream's short form of a JSON field.
+    const top = resultPathProblem(protocol.name, protocol.result, rest.slice(1, 2), at);
+    const problem = top ?? resultPathProblem(protocol.name, protocol.result, rest.slice(1), at);
+    if (problem == null) return undefined;
+    const field = problem.unknown?.key;
+    const message = `${problem.message}${field == null ? '' : didYouMean(field, problem.unknown?.candidates ?? [])}`;
     // A JSON object's fields are also readable directly (upstream's form); strict mode asks
     // for the canonical `json.` path, which `ork migrate` writes.
-    return bad == null || field == null
-      ? bad
-      : `${bad}; a field of the JSON answer is \`${root}.${name}.json.${field}\` (the shorter form works at run time, but is not checked)`;
+    const json = protocol.result['json'];
+    const jsonObject = json === 'any' || (typeof json === 'object' && 'fields' in json);
+    return top == null || field == null || !jsonObject
+      ? message
+      : `${message}; a field of the JSON answer is \`${at}.json.${field}\` (the shorter form works at run time, but is not checked)`;
   }
   if (!scope.cross.has(name))
     return `no cross read is named \`${name}\`${didYouMean(name, scope.cross.keys())}`;
@@ -557,6 +584,65 @@ function checkHookPath(
     if (sub != null) return failed(walkSchema(sub, rest.slice(2), `${root}.${name}.${part}`));
   }
   return undefined;
+}
+
+/**
+ * helperProblems checks the arguments of the helpers that read a protocol's result (`promValue`,
+ * …) against their protocol unit's declaration: a `result` argument is the whole
+ * `external.<name>` of a call of that protocol, a `number` one is not non-numeric text. The
+ * argument count is the template engine's (a load error).
+ */
+function helperProblems(calls: readonly HelperCall[], scope: EntryScope): string[] {
+  const problems: string[] = [];
+  for (const call of calls) {
+    const declared = PROTOCOL_HELPERS.get(call.helper);
+    if (declared == null) continue;
+    const { protocol, parameters } = declared;
+    const own = [...scope.externalProtocols].filter(([, p]) => p === protocol).map(([n]) => n);
+    const calls =
+      own.length === 0 ? `no call here is a ${protocol} call` : `${protocol} calls here: ${own.join(', ')}`;
+    call.args.forEach((arg, i) => {
+      const parameter = parameters[i];
+      const which = `argument ${i + 1} of \`${call.helper}\``;
+      if (parameter === 'result') {
+        if (arg.kind === 'call' || (arg.kind === 'path' && arg.path == null)) return;
+        const path = arg.kind === 'path' ? (arg.path ?? '') : '';
+        const [root, name, ...deeper] = path.split('.');
+        if (arg.kind !== 'path' || root !== 'external' || name == null) {
+          const written =
+            arg.kind === 'path'
+              ? `\`${path}\``
+              : arg.kind === 'string'
+                ? JSON.stringify(arg.value)
+                : `a ${arg.kind}`;
+          problems.push(
+            `${which} is ${written}; it reads the result of a ${protocol} call: pass \`external.<name>\` (${calls})`,
+          );
+          return;
+        }
+        const actual = scope.externalProtocols.get(name);
+        if (actual == null || name === '*') return; // an unknown name is reported as a path
+        if (actual !== protocol) {
+          problems.push(
+            `${which}: \`external.${name}\` is a ${actual} call; \`${call.helper}\` reads the result of a ${protocol} call (${calls})`,
+          );
+          return;
+        }
+        if (deeper.length > 0)
+          problems.push(
+            `${which} is \`${path}\`; pass the whole result \`external.${name}\` (the helper reads its fields)`,
+          );
+      } else if (parameter === 'number') {
+        const numeric = (text: string): boolean =>
+          /^\s*[+-]?(?:\d+\.?\d*(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?|inf)\s*$/i.test(text);
+        if ((arg.kind === 'string' && !numeric(arg.value)) || arg.kind === 'boolean' || arg.kind === 'null')
+          problems.push(
+            `${which} must be a number, not ${arg.kind === 'string' ? JSON.stringify(arg.value) : arg.kind === 'boolean' ? String(arg.value) : 'null'}`,
+          );
+      }
+    });
+  }
+  return problems;
 }
 
 /** checkPath returns why a context path is wrong at a place, or undefined when it is fine. */

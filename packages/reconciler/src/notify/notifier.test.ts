@@ -123,3 +123,111 @@ describe('Notifier.rollout (docs/reference/katalog.md §2.3)', () => {
     expect(counted).toEqual(['webhook failed']);
   });
 });
+
+describe('Notifier: the SMTP CA (docs/reference/katalog.md §15.4)', () => {
+  const email = (smtp: Record<string, unknown>) =>
+    ({
+      timeout: '1s',
+      smtp: {
+        host: '127.0.0.1',
+        port: 2525,
+        from: 'o@example.com',
+        secure: false,
+        requireTLS: true,
+        timeout: '1s',
+        ...smtp,
+      },
+      teams: { ops: { email: ['ops@example.com'], interval: '1m' } },
+    }) as Notification;
+
+  async function sentCa(
+    notification: Notification,
+    reads: { secret?: string; configMap?: string },
+  ): Promise<{ ca: unknown; read: string[]; counted: string[] }> {
+    const read: string[] = [];
+    const counted: string[] = [];
+    let ca: unknown = 'not sent';
+    const n = new Notifier({
+      katalogName: 'k',
+      notification,
+      clock: { now: () => 0 },
+      conditions: {},
+      render: (template, context) => String(engine.renderTemplate(template, context)),
+      readSecret: (ns, name, key) => (
+        read.push(`Secret ${ns}/${name}/${key}`),
+        Promise.resolve(reads.secret)
+      ),
+      readConfigMap: (ns, name, key) => (
+        read.push(`ConfigMap ${ns}/${name}/${key}`),
+        Promise.resolve(reads.configMap)
+      ),
+      logger: logger([]),
+      count: (channel, result) => counted.push(`${channel} ${result}`),
+      allowAddresses: ['127.0.0.0/8'],
+      importModule: () =>
+        Promise.resolve({
+          sendMail: (target: { ca?: unknown }) => {
+            ca = target.ca;
+            return Promise.resolve();
+          },
+        }),
+    });
+    n.forEntry({
+      name: 'site',
+      kind: 'Site',
+      entry: {
+        operatorBox: {
+          status: {
+            fields: [
+              {
+                path: 'alarm',
+                when: [
+                  {
+                    field: 'spec.state',
+                    operator: 'equals',
+                    value: 'down',
+                    negate: false,
+                    notify: { teams: ['ops'] },
+                  },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    })?.(down('web'));
+    await n.idle();
+    return { ca, read, counted };
+  }
+
+  it('trusts the CA of caConfigMap, read from that ConfigMap and no Secret', async () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const sent = await sentCa(
+      email({ caConfigMap: { name: 'trust', key: 'ca.crt', namespace: 'orkestra-system' } }),
+      {
+        configMap: pem,
+      },
+    );
+    expect(sent).toEqual({
+      ca: pem,
+      read: ['ConfigMap orkestra-system/trust/ca.crt'],
+      counted: ['email sent'],
+    });
+  });
+
+  it('fails the send, not the reconcile, when the ConfigMap has no such key', async () => {
+    const sent = await sentCa(
+      email({ caConfigMap: { name: 'trust', key: 'ca.crt', namespace: 'orkestra-system' } }),
+      {},
+    );
+    expect(sent.counted).toEqual(['email failed']);
+    expect(sent.ca).toBe('not sent');
+  });
+
+  it('still reads the CA of `ca` from a Secret', async () => {
+    const sent = await sentCa(email({ ca: { name: 'smtp-ca', key: 'ca.crt', namespace: 'ops' } }), {
+      secret: 'PEM',
+    });
+    expect(sent).toEqual({ ca: 'PEM', read: ['Secret ops/smtp-ca/ca.crt'], counted: ['email sent'] });
+  });
+});

@@ -62,6 +62,9 @@ export interface NotifierOptions {
   readonly render: (template: string, context: Readonly<Record<string, unknown>>) => string;
   /** One decoded Secret key (undefined when absent). */
   readonly readSecret: (namespace: string, name: string, key: string) => Promise<string | undefined>;
+  /** One ConfigMap key (undefined when absent): `smtp.caConfigMap`. Default: none can be read. */
+  readonly readConfigMap?:
+    ((namespace: string, name: string, key: string) => Promise<string | undefined>) | undefined;
   readonly logger: Logger;
   /** Counts each message per channel and result. Default none. */
   readonly count?: ((channel: NotificationChannel, result: NotificationResult) => void) | undefined;
@@ -214,6 +217,13 @@ export class Notifier {
     }
   }
 
+  async #configMap(ref: { name: string; key: string; namespace: string }, what: string): Promise<string> {
+    const value = await this.#o.readConfigMap?.(ref.namespace, ref.name, ref.key);
+    if (value == null || value === '')
+      throw new Error(`${what}: ConfigMap ${ref.namespace}/${ref.name} has no key ${ref.key}`);
+    return value;
+  }
+
   async #secret(ref: { name: string; key: string; namespace: string }, what: string): Promise<string> {
     const value = await this.#o.readSecret(ref.namespace, ref.name, ref.key);
     if (value == null || value === '')
@@ -275,7 +285,12 @@ export class Notifier {
     if (smtp == null) return;
     const user = smtp.auth == null ? undefined : await this.#secret(smtp.auth.user, 'smtp user');
     const password = smtp.auth == null ? undefined : await this.#secret(smtp.auth.password, 'smtp password');
-    const ca = smtp.ca == null ? undefined : await this.#secret(smtp.ca, 'smtp ca');
+    const ca =
+      smtp.ca != null
+        ? await this.#secret(smtp.ca, 'smtp ca')
+        : smtp.caConfigMap != null
+          ? await this.#configMap(smtp.caConfigMap, 'smtp ca')
+          : undefined;
     const addresses = await this.#guard.addresses(new URL(`smtp://${smtp.host}`));
     const host = addresses?.[0]?.address ?? smtp.host;
     const module = await this.#smtpModule();

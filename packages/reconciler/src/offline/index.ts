@@ -31,5 +31,13 @@ export type {
 export { IntervalGate } from '../notify/gate.js';
 export { planRolloutNotifications } from '../notify/plan.js';
 export type { DueNotification } from '../notify/plan.js';
-export { hookRoots, patchResults, resultsProblem, visibleRoots } from './results.js';
-export type { HookRoot } from './results.js';
+export {
+  hookRoots,
+  patchResults,
+  protocolResults,
+  resultPathProblem,
+  resultsProblem,
+  visibleRoots,
+} from './results.js';
+export type { HookRoot, ProtocolResult } from './results.js';
+export type { HelperParameter } from '../hooks/external/protocols/result-shape.js';

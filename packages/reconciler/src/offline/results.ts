@@ -7,10 +7,13 @@
 import { HOISTED_HOOKS } from '@orkestra/types';
 import type { HookResults } from '../hooks/hook-unit.js';
 import { resultUnits } from '../hooks/table.js';
+import { PROTOCOL_TABLE } from '../hooks/external/protocols/table.js';
+import type { HelperParameter, ResultFields } from '../hooks/external/protocols/result-shape.js';
 import type { OfflineResults } from './offline-engine.js';
 import { isMap } from '../is-map.js';
 
 export { visibleRoots } from '../hooks/table.js';
+export { resultPathProblem } from '../hooks/external/protocols/result-shape.js';
 
 /** HookRoot is one hook's context root: its key, how its results are named and the fields of one result. */
 export interface HookRoot {
@@ -39,6 +42,20 @@ export const hookRoots: readonly HookRoot[] = resultUnits.map((unit) => ({
   hoisted: hoisted.has(unit.key),
   label: unit.label,
   afterWrites: unit.phase === 'after-writes',
+}));
+
+/** ProtocolResult is what `--strict` knows of one external protocol, from its unit: its result and its helpers. */
+export interface ProtocolResult {
+  readonly name: string;
+  readonly result: ResultFields;
+  readonly helpers: Readonly<Record<string, readonly HelperParameter[]>>;
+}
+
+/** protocolResults are the protocols of the protocol table with their result shapes and helpers. */
+export const protocolResults: readonly ProtocolResult[] = Object.values(PROTOCOL_TABLE).map((unit) => ({
+  name: unit.name,
+  result: unit.result,
+  helpers: unit.helpers ?? {},
 }));
 
 type Json = Record<string, unknown>;

@@ -510,6 +510,7 @@ function runtimeNotifier(
     conditions: conditionsOptions(o.engine, o.clock),
     render: (template, context) => String(o.engine.renderTemplate(template, context)),
     readSecret: (namespace, name, key) => o.kubeReads.secretValue(namespace, name, key),
+    readConfigMap: (namespace, name, key) => o.kubeReads.configMapValue(namespace, name, key),
     logger: o.logger.child({ component: 'notify' }),
     count: (channel, result) => o.observer.notification(channel, result),
     allowLinkLocal: o.tuning.allowLinkLocal,

@@ -43,6 +43,8 @@ describe('KubeReadCache', () => {
     expect(new TextDecoder().decode((await kube.getSecret('shop', 'creds'))?.['token'])).toBe('s3cr3t');
     expect(await kube.getConfigMap('shop', 'words')).toEqual({ en: 'Howdy' });
     expect(await reads.secretValue('shop', 'creds', 'token')).toBe('s3cr3t');
+    expect(await reads.configMapValue('shop', 'words', 'en')).toBe('Howdy');
+    expect(await reads.configMapValue('shop', 'words', 'fr')).toBeUndefined();
     expect(fake.gets).toEqual(['Secret/shop/creds', 'ConfigMap/shop/words']);
     clock.advance(30_000);
     await kube.getConfigMap('shop', 'words');

@@ -56,6 +56,15 @@ export class KubeReadCache {
     return encoded == null ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
   }
 
+  /** configMapValue returns one key of a ConfigMap (`data`, else `binaryData` decoded; undefined when absent). */
+  async configMapValue(namespace: string, name: string, key: string): Promise<string | undefined> {
+    const map = await this.#read('ConfigMap', namespace, name);
+    const text = (map?.['data'] as Record<string, string> | undefined)?.[key];
+    if (text != null) return text;
+    const binary = (map?.['binaryData'] as Record<string, string> | undefined)?.[key];
+    return binary == null ? undefined : Buffer.from(binary, 'base64').toString('utf8');
+  }
+
   /**
    * readerFor returns a KubeReader. With a namespace, reads elsewhere throw (a namespaced CR's
    * provider sees only its own namespace); undefined allows any namespace (cluster-scoped CRs).

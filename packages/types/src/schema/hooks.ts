@@ -29,6 +29,15 @@ export const EXTERNAL_PROTOCOLS = {
   kafka: ['kafka'],
 } as const satisfies Record<string, readonly string[]>;
 
+/**
+ * KAFKA_SASL_MECHANISMS are the `?sasl=` values of a `protocol: kafka` URL (docs/reference/katalog.md
+ * §15.1.1, ADR 0074): the mechanisms @orkestra/protocol-kafka logs in with.
+ */
+export const KAFKA_SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+
+/** KAFKA_URL_OPTIONS are the query options a `protocol: kafka` URL takes. */
+const KAFKA_URL_OPTIONS = ['tls', 'sasl'];
+
 /** ExternalProtocolName is one of EXTERNAL_PROTOCOLS. */
 export type ExternalProtocolName = keyof typeof EXTERNAL_PROTOCOLS;
 
@@ -154,6 +163,7 @@ function checkProtocol(
   if (call.query === undefined || call.query === '')
     issue('query', `protocol ${call.protocol} needs a \`query\``, call.query);
   if (call.body !== undefined) issue('body', `protocol ${call.protocol} sends no body`, call.body);
+  if (call.protocol === 'kafka') checkKafkaOptions(call.url, issue);
   if (call.protocol === 'prometheus' || call.protocol === 'redis' || call.protocol === 'kafka') {
     if (call.params !== undefined)
       issue(
@@ -192,6 +202,30 @@ function checkProtocol(
       'the SQL statement must be literal: pass CR values as bind parameters (`params`, read as $1, $2, …), never inside the SQL',
       call.query,
     );
+}
+
+/**
+ * checkKafkaOptions refuses, at `url`, a `protocol: kafka` URL option the protocol does not take and a
+ * `?sasl=` mechanism it does not speak (ADR 0074, ADR 0086); a templated option is checked at the call.
+ */
+function checkKafkaOptions(
+  url: string,
+  issue: (path: string, message: string, input: unknown) => void,
+): void {
+  const q = url.indexOf('?');
+  if (q === -1) return;
+  const options = new URLSearchParams(url.slice(q + 1));
+  for (const [key, value] of options) {
+    if (key.includes('{{') || value.includes('{{')) continue;
+    if (!KAFKA_URL_OPTIONS.includes(key))
+      issue('url', `URL option ${key} is not supported (${KAFKA_URL_OPTIONS.join(', ')})`, url);
+    else if (key === 'sasl' && !(KAFKA_SASL_MECHANISMS as readonly string[]).includes(value.toLowerCase()))
+      issue(
+        'url',
+        `sasl=${JSON.stringify(value)} is not a SASL mechanism protocol kafka speaks (${KAFKA_SASL_MECHANISMS.join(', ')})`,
+        url,
+      );
+  }
 }
 
 /** URL_ORIGIN is the scheme and authority (userinfo, host, port) of a URL as written. */

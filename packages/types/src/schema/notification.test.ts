@@ -72,6 +72,43 @@ describe('spec.notification', () => {
     expect(inline.ok).toBe(false);
   });
 
+  it('loads a CA from a ConfigMap; refuses it beside `ca` and without a literal namespace, at its position', () => {
+    const fromMap = load(
+      canonical(`    smtp:
+      host: smtp.example.com
+      from: ork@example.com
+      caConfigMap: {name: trust-bundle, key: ca.crt, namespace: orkestra-system}
+    teams: {}`),
+    );
+    if (!fromMap.ok) throw new Error(fromMap.errors.map((e) => e.message).join('\n'));
+    expect(fromMap.katalog.spec.notification?.smtp?.caConfigMap).toEqual({
+      name: 'trust-bundle',
+      key: 'ca.crt',
+      namespace: 'orkestra-system',
+    });
+    const both = canonical(`    smtp:
+      host: smtp.example.com
+      from: ork@example.com
+      ca: {name: smtp-ca, key: ca.crt, namespace: orkestra-system}
+      caConfigMap: {name: trust-bundle, key: ca.crt, namespace: orkestra-system}
+    teams: {}`);
+    const line = both.split('\n').findIndex((l) => l.includes('caConfigMap:')) + 1;
+    const refused = load(both);
+    expect(
+      refused.ok ? [] : refused.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`),
+    ).toEqual([
+      `${line}:20 spec.notification.smtp.caConfigMap: \`ca\` (a Secret) and \`caConfigMap\` are exclusive: name the CA once`,
+    ]);
+    const templated = load(
+      canonical(`    smtp:
+      host: smtp.example.com
+      from: ork@example.com
+      caConfigMap: {name: trust-bundle, key: ca.crt, namespace: "{{ .metadata.namespace }}"}
+    teams: {}`),
+    );
+    expect(templated.ok).toBe(false);
+  });
+
   it('accepts upstream’s list spelling of notify', () => {
     const result = load(
       canonical(`    slack: {webhook: ${secret}}\n    teams: {ops: {slack: ['#ops']}}`, '[ops]'),

@@ -22,6 +22,13 @@ const NotifySecretRef = z.strictObject({
   namespace: LiteralNamespace,
 });
 
+/** A ConfigMap key of a literal namespace (a CA bundle, as trust distributors publish it): the shape of NotifySecretRef. */
+const NotifyConfigMapRef = z.strictObject({
+  name: DnsLabel,
+  key: Literal,
+  namespace: LiteralNamespace,
+});
+
 const MessageTemplate = Tpl.superRefine((source, ctx) => {
   if (!isTemplate(source)) return;
   const problem = checkTemplateSource(source);
@@ -60,11 +67,22 @@ const NotificationSchema = z.strictObject({
       secure: z.boolean().default(false),
       /** With `secure: false`: a server that does not offer STARTTLS is refused, not spoken to in plain text. */
       requireTLS: z.boolean().default(false),
-      /** PEM CA certificates the server's certificate must chain to; default Node's built-in roots. */
+      /** PEM CA certificates the server's certificate must chain to, from a Secret; default Node's built-in roots. */
       ca: NotifySecretRef.optional(),
+      /** The same PEM CA certificates from a ConfigMap (a CA is not secret); exclusive with `ca`. */
+      caConfigMap: NotifyConfigMapRef.optional(),
       /** Default 10s for connecting and for each reply. */
       timeout: Duration.default('10s'),
       auth: z.strictObject({ user: NotifySecretRef, password: NotifySecretRef }).optional(),
+    })
+    .superRefine((smtp, ctx) => {
+      if (smtp.ca !== undefined && smtp.caConfigMap !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: '`ca` (a Secret) and `caConfigMap` are exclusive: name the CA once',
+          path: ['caConfigMap'],
+          input: smtp.caConfigMap,
+        });
     })
     .optional(),
   /** The default webhook of every team. */

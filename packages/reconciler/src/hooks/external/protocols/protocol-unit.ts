@@ -11,6 +11,7 @@ import type { Clock } from '../../../clock.js';
 import type { AddressGuard } from '../../address-guard.js';
 import type { ExternalCallDeclaration } from '../../external.js';
 import type { HttpResponse } from '../../http-request.js';
+import type { HelperParameter, ResultFields } from './result-shape.js';
 
 /** ProtocolCall is one rendered call as a protocol sees it. */
 export interface ProtocolCall {
@@ -96,6 +97,13 @@ export interface ProtocolUnit {
   readonly addressGuard: string;
   /** What its failures mean: which ones are retried. */
   readonly errors: string;
+  /**
+   * The keys its answers add to `external.<name>` besides `called`, `ok`, `error`, `durationMs`,
+   * and their shapes; `ork validate --strict` checks template paths against them.
+   */
+  readonly result: ResultFields;
+  /** Template helpers that read its result, each with what its arguments are (checked by `--strict`). */
+  readonly helpers?: Readonly<Record<string, readonly HelperParameter[]>>;
   /** open creates the session, once per caller, on the protocol's first call. */
   open(services: ProtocolServices): ProtocolSession;
 }

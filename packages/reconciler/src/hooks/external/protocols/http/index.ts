@@ -13,6 +13,12 @@ export const httpProtocol = defineProtocol({
     'every address the host resolves to is checked when connecting, and again after each redirect; credentials and declared headers never follow a redirect to another origin',
   errors:
     'a transport failure, a timeout or a status outside `expectedStatus` fails the call; each is retried',
+  result: {
+    status: 'number',
+    body: 'text',
+    json: 'any',
+    headers: { map: 'text' },
+  },
   open: (services) => ({
     async call({ declaration, credential, signal }): Promise<ProtocolAnswer> {
       const method = (declaration.method ?? 'GET').toUpperCase();

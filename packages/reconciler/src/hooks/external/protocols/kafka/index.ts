@@ -7,11 +7,15 @@
  * Every connection, to a listed broker or to one the cluster's metadata names, goes through the
  * address guard. The `kafkajs` client is in `@orkestra/protocol-kafka`, imported on the first call.
  */
+import { KAFKA_SASL_MECHANISMS } from '@orkestra/types';
 import { clientHolder, defineProtocol, NotRetryable } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
 
-/** The SASL mechanisms of `?sasl=`: PLAIN (the default) sends the password, SCRAM proves it. */
-const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+/**
+ * The SASL mechanisms of `?sasl=` (those @orkestra/protocol-kafka speaks): PLAIN (the default) sends
+ * the password, SCRAM proves it. The schema refuses any other in a literal URL.
+ */
+const SASL_MECHANISMS = KAFKA_SASL_MECHANISMS;
 type SaslMechanism = (typeof SASL_MECHANISMS)[number];
 
 interface KafkaTarget {
@@ -52,6 +56,14 @@ export const kafkaProtocol = defineProtocol({
     'every broker connection, to a listed broker or to one named by the cluster’s metadata, is prechecked and its host resolved and checked by the guard, and the socket goes to the checked address',
   errors:
     'an unreachable broker, a lost connection or a timeout is retried; a refused read (an unknown topic, a failed login, a permission) is not',
+  // `@topic` answers partitionCount; `group/topic` answers lag and partitions.
+  result: {
+    result: 'text',
+    partitionCount: 'text',
+    lag: 'text',
+    partitions: 'text',
+    raw: { fields: { partitionCount: 'number', lag: 'number', partitions: 'number' } },
+  },
   open: (services) => kafkaSession(services),
 });
 

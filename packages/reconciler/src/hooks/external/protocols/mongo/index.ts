@@ -55,6 +55,13 @@ export const mongoProtocol = defineProtocol({
     'one host per URL (no `mongodb+srv`, no member discovery): it is resolved and every address checked before connecting, and the connection goes to the checked address (TLS still verifies the host name)',
   errors:
     'an unreachable server, a lost connection or a timeout is retried; a refused query (a bad filter, a failed login, a permission) is not',
+  result: {
+    count: 'text',
+    documents: { list: { map: 'any' } },
+    json: { list: { map: 'any' } },
+    result: 'text',
+    raw: { fields: { count: 'number' } },
+  },
   open: (services) => mongoSession(services),
 });
 

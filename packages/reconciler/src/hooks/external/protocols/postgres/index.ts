@@ -47,6 +47,12 @@ export const postgresProtocol = defineProtocol({
     'the host is resolved and every address checked before connecting, and the connection goes to the checked address (TLS still verifies the host name)',
   errors:
     'an unreachable server, a lost connection, a timeout or an overloaded server is retried; a refused statement (syntax, permission, a write in the read-only transaction) is not',
+  result: {
+    rows: { list: { map: 'any' } },
+    json: { list: { map: 'any' } },
+    result: 'text',
+    raw: { map: 'any' },
+  },
   open: (services) => postgresSession(services),
 });
 

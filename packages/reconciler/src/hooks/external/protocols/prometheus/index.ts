@@ -10,6 +10,18 @@ import { NotRetryable, authorizationHeader, defineProtocol, parseJson } from '..
 import type { ProtocolAnswer } from '../protocol-unit.js';
 import { isMap } from '../../../../is-map.js';
 
+/** PROMETHEUS_ANSWER is the shape of Prometheus' HTTP API answer (`raw`, `json`). */
+const PROMETHEUS_ANSWER = {
+  fields: {
+    status: 'text',
+    data: { fields: { resultType: 'text', result: 'any' } },
+    errorType: 'text',
+    error: 'text',
+    warnings: { list: 'text' },
+    infos: { list: 'text' },
+  },
+} as const;
+
 export const prometheusProtocol = defineProtocol({
   name: 'prometheus',
   reference: 'docs/reference/katalog.md §15.1.1',
@@ -17,6 +29,24 @@ export const prometheusProtocol = defineProtocol({
   addressGuard: 'the HTTP protocol’s: every resolved address checked when connecting, redirects re-checked',
   errors:
     'an unreachable server, a timeout or a 5xx answer is retried; a query Prometheus refuses (4xx, `status: error` of type `bad_data`) is not',
+  result: {
+    result: 'text',
+    raw: PROMETHEUS_ANSWER,
+    status: 'number',
+    body: 'text',
+    json: PROMETHEUS_ANSWER,
+    headers: { map: 'text' },
+  },
+  // Upstream's helpers (docs/reference/katalog.md §17.6); the template package holds their code.
+  helpers: {
+    promValue: ['result'],
+    promAboveThreshold: ['result', 'number'],
+    promBelowThreshold: ['result', 'number'],
+    promSeriesCount: ['result'],
+    promSum: ['result'],
+    promMax: ['result'],
+    promLabelValues: ['result', 'text'],
+  },
   open: (services) => ({
     async call({ declaration, credential, signal }): Promise<ProtocolAnswer> {
       const url = queryUrl(declaration.url, declaration.query ?? '', declaration.range, services.clock.now());

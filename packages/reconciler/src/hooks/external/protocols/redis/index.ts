@@ -39,6 +39,7 @@ export const redisProtocol = defineProtocol({
     'the host is resolved and every address checked before connecting, and the connection goes to the checked address (TLS still verifies the host name)',
   errors:
     'an unreachable server, a lost connection or a timeout is retried; a command the server refuses (wrong type, wrong arguments) or that is not a read is not',
+  result: { result: 'text', raw: { fields: { value: 'any' } }, json: 'any' },
   open: (services) => redisSession(services),
 });
 
