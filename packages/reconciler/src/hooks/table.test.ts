@@ -63,12 +63,12 @@ describe('the hook table', () => {
     const none = hookSummary(site('        finalizers: []').entry);
     // Every listed unit answers, so a hook added to the table with a summary appears in the view.
     expect(Object.keys(none)).toEqual(listed);
-    expect(none).toEqual({ cross: [], git: false, external: [], docker: false });
+    expect(none).toMatchObject({ cross: [], git: false, external: [], docker: false });
     const hooked = site(`        cross: [{crd: other, selector: {name: x}, as: peer}]
         git: {repo: 'https://example.com/r.git'}
         external: [{name: probe, url: 'https://example.com/p'}]
         docker: {image: 'registry.example.com/app:1'}`);
-    expect(hookSummary(hooked.entry)).toEqual({
+    expect(hookSummary(hooked.entry)).toMatchObject({
       cross: ['peer'],
       git: true,
       external: ['probe'],
