@@ -6,15 +6,6 @@ import { startServerProcess } from './server-process.js';
 /** A server that listens to nothing and runs until it is stopped. */
 const idle = { name: 'idle', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] };
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('startServerProcess', () => {
   it('runs the server in a directory of its own and removes it on stop, once', async () => {
     let dir = '';
@@ -27,10 +18,10 @@ describe('startServerProcess', () => {
     }));
     expect(server.dir).toBe(dir);
     expect(existsSync(dir)).toBe(true);
-    expect(alive(server.pid)).toBe(true);
+    expect(() => process.kill(server.pid, 0)).not.toThrow();
     await server.stop();
     await server.stop();
-    expect(alive(server.pid)).toBe(false);
+    expect(() => process.kill(server.pid, 0)).toThrow(); // ESRCH: the process is gone
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -47,7 +38,7 @@ describe('startServerProcess', () => {
         },
       })),
     ).rejects.toThrow('no handle');
-    expect(alive(pid)).toBe(false);
+    expect(() => process.kill(pid, 0)).toThrow();
     expect(existsSync(dir)).toBe(false);
   });
 
