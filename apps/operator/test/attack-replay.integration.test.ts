@@ -50,9 +50,8 @@ import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
+import { startInProcessOperator } from './in-process-operator.js';
 import { REPO_ROOT } from './run-ork.js';
 import { grant as grantRole, serviceAccountToken as serviceAccountTokenOf } from './service-accounts.js';
 
@@ -380,44 +379,17 @@ async function readyCondition(plural: string, name: string, reason?: string) {
   });
 }
 
-function operatorConfig(args: string[]) {
-  const parsed = parseRunConfig(
-    [
-      '--leader-elect=false',
-      '--install-crds',
-      '--health-probe-bind-address',
-      '0',
-      '--log-level',
-      'warn',
-      '--namespace',
-      env.namespace,
-      ...args,
-    ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  return parsed.config;
-}
-
 /** startMainOperator starts the operator of operator-katalog.yaml (Control Center local mode, cross port). */
 async function startMainOperator(): Promise<Operator> {
-  const started = await startOperator({
-    config: operatorConfig([
-      '--katalog',
-      join(REPO_ROOT, fixture('operator-katalog.yaml')),
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--cross-bind-address',
-      '127.0.0.1:0',
-      '--control-center',
-      '--work-dir',
-      workDir,
-    ]),
-    env: {},
+  const started = await startInProcessOperator({
+    katalogFile: join(REPO_ROOT, fixture('operator-katalog.yaml')),
     cwd: workDir,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
+    namespace: env.namespace,
+    args: [
+      ...['--metrics-bind-address', '127.0.0.1:0', '--cross-bind-address', '127.0.0.1:0'],
+      ...['--control-center', '--work-dir', workDir],
+    ],
   });
   await started.synced;
   return started;
@@ -456,25 +428,16 @@ beforeAll(async () => {
   ccToken = operator.controlCenterToken ?? '';
 
   // A second operator: the Control Center in token mode, aggregating the recorder as its upstream.
-  tokenOperator = await startOperator({
-    config: operatorConfig([
-      '--katalog',
-      join(REPO_ROOT, fixture('token-katalog.yaml')),
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--cross-bind-address',
-      '0',
-      '--control-center',
-      '--control-center-auth',
-      'token',
-      '--control-center-upstreams',
-      `http://127.0.0.1:${recorderPort}`,
-    ]),
-    env: {},
+  tokenOperator = await startInProcessOperator({
+    katalogFile: join(REPO_ROOT, fixture('token-katalog.yaml')),
     cwd: workDir,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
+    namespace: env.namespace,
+    args: [
+      ...['--metrics-bind-address', '127.0.0.1:0', '--cross-bind-address', '0'],
+      ...['--control-center', '--control-center-auth', 'token'],
+      ...['--control-center-upstreams', `http://127.0.0.1:${recorderPort}`],
+    ],
   });
   await tokenOperator.synced;
   tokenCc = `http://127.0.0.1:${tokenOperator.metricsAddress?.port ?? 0}`;

@@ -9,9 +9,8 @@ import { useControlPlane } from '@orkestra/testenv/vitest';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
+import { startInProcessOperator, startWithFlags } from './in-process-operator.js';
 
 // The Control Center (docs/reference/runtime.md §23) in headless Chromium from Debian's packages, against an in-process
 // operator (as `ork dev` runs it) with the website example on the real control plane. Timings are
@@ -85,35 +84,13 @@ beforeAll(async () => {
     },
   });
 
-  const parsed = parseRunConfig(
-    [
-      '--katalog',
-      join(repo, 'examples/website/katalog.yaml'),
-      '--leader-elect=false',
-      '--install-crds',
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address',
-      '0',
-      '--log-level',
-      'warn',
-      '--control-center',
-      '--control-center-auth',
-      'token',
-      // The operator namespace holds the revision ConfigMaps (docs/reference/runtime.md §24), shown on the Katalog page.
-      '--namespace',
-      env.namespace,
-    ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  operator = await startOperator({
-    config: parsed.config,
-    env: {},
+  operator = await startInProcessOperator({
+    katalogFile: join(repo, 'examples/website/katalog.yaml'),
     cwd: repo,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
+    // The operator namespace holds the revision ConfigMaps (docs/reference/runtime.md §24), shown on the Katalog page.
+    namespace: env.namespace,
+    args: ['--metrics-bind-address', '127.0.0.1:0', '--control-center', '--control-center-auth', 'token'],
   });
   await operator.synced;
   base = `http://127.0.0.1:${operator.metricsAddress?.port ?? 0}`;
@@ -318,8 +295,9 @@ it('adds no API request while a page is open (idle cost)', async () => {
 const aggregatorToken = 'aggregator-process-token';
 
 it('aggregates another operator behind its own gate; the viewer credentials stay with the aggregator (ADR 0031)', async () => {
-  const parsed = parseRunConfig(
-    [
+  // No --namespace: the flags as written, not startInProcessOperator's shared ones.
+  aggregator = await startWithFlags({
+    flags: [
       '--katalog',
       join(repo, 'examples/multi-region/katalog.yaml'),
       '--leader-elect=false',
@@ -334,17 +312,9 @@ it('aggregates another operator behind its own gate; the viewer credentials stay
       '--control-center-upstreams',
       base,
     ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  aggregator = await startOperator({
-    config: parsed.config,
-    env: {},
     cwd: repo,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-    controlCenterToken: aggregatorToken,
+    options: { controlCenterToken: aggregatorToken },
   });
   await aggregator.synced;
   const own = `http://127.0.0.1:${aggregator.metricsAddress?.port ?? 0}`;

@@ -6,9 +6,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import type { ControlPlaneFixture } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
+import { startInProcessOperator } from './in-process-operator.js';
 
 // A cross-cluster read (ADR 0043, docs/reference/katalog.md §15.2): the peer runs on its own
 // control plane and serves `loader` CRs on its cross port; the reader runs on another control
@@ -35,33 +34,14 @@ async function start(
   extra: string[],
   environment: Record<string, string>,
 ): Promise<Operator> {
-  const parsed = parseRunConfig(
-    [
-      '--katalog',
-      katalog,
-      '--leader-elect=false',
-      '--install-crds',
-      '--health-probe-bind-address',
-      '0',
-      '--metrics-bind-address',
-      '0',
-      '--log-level',
-      'warn',
-      '--namespace',
-      plane.namespace,
-      ...extra,
-    ],
-    { env: environment },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const operator = await startOperator({
-    config: parsed.config,
-    env: environment,
+  const operator = await startInProcessOperator({
+    katalogFile: katalog,
     cwd: dir,
     kubeConfig: plane.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-    watchNamespace: plane.namespace,
+    namespace: plane.namespace,
+    args: extra,
+    env: environment,
+    options: { watchNamespace: plane.namespace },
   });
   await operator.synced;
   return operator;

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
+import { startInProcessOperator } from './in-process-operator.js';
 import { grant, serviceAccountToken } from './service-accounts.js';
 
 // Cross reads on their own port (docs/reference/runtime.md §18.5, ADR 0030), against the real API
@@ -70,33 +69,12 @@ beforeAll(async () => {
     verbs: ['get'],
     serviceAccount: 'cross-reader',
   });
-  const parsed = parseRunConfig(
-    [
-      '--katalog',
-      katalog(),
-      '--leader-elect=false',
-      '--install-crds',
-      '--metrics-bind-address',
-      '127.0.0.1:0',
-      '--health-probe-bind-address',
-      '0',
-      '--cross-bind-address',
-      '127.0.0.1:0',
-      '--log-level',
-      'warn',
-      '--namespace',
-      env.namespace,
-    ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  operator = await startOperator({
-    config: parsed.config,
-    env: {},
+  operator = await startInProcessOperator({
+    katalogFile: katalog(),
     cwd: tmpdir(),
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
+    namespace: env.namespace,
+    args: ['--metrics-bind-address', '127.0.0.1:0', '--cross-bind-address', '127.0.0.1:0'],
   });
   await operator.synced;
   cross = `http://127.0.0.1:${operator.crossAddress?.port ?? 0}`;

@@ -21,6 +21,8 @@ export interface InProcessOperatorOptions {
   readonly args?: readonly string[];
   /** startOperator options beside the shared ones. */
   readonly options?: Partial<StartOperatorOptions>;
+  /** The environment the flags are read with and the operator gets (default none). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** InProcessFlagsOptions: `ork run`'s flags as written, and startOperator options beside the shared ones. */
@@ -29,15 +31,18 @@ export interface InProcessFlagsOptions {
   readonly cwd: string;
   readonly kubeConfig: KubeConfig;
   readonly options?: Partial<StartOperatorOptions>;
+  /** The environment the flags are read with and the operator gets (default none). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** startWithFlags parses `flags` as the CLI does and starts the operator without signal handlers or a Katalog watch. */
 export async function startWithFlags(o: InProcessFlagsOptions): Promise<Operator> {
-  const parsed = parseRunConfig([...o.flags], { env: {} });
+  const env = o.env ?? {};
+  const parsed = parseRunConfig([...o.flags], { env });
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
   return startOperator({
     config: parsed.config,
-    env: {},
+    env,
     cwd: o.cwd,
     kubeConfig: o.kubeConfig,
     handleSignals: false,
@@ -57,5 +62,6 @@ export async function startInProcessOperator(o: InProcessOperatorOptions): Promi
     cwd: o.cwd,
     kubeConfig: o.kubeConfig,
     ...(o.options === undefined ? {} : { options: o.options }),
+    ...(o.env === undefined ? {} : { env: o.env }),
   });
 }

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
+import { startInProcessOperator } from './in-process-operator.js';
 
 // Two operators on one control plane (ADR 0043, docs/reference/runtime.md §18.6): the peer serves
 // `loader` CRs on its cross port through upstream's Live API paths; the reader, whose Katalog is
@@ -102,33 +101,14 @@ async function start(
   extra: string[],
   environment: Record<string, string>,
 ): Promise<Operator> {
-  const parsed = parseRunConfig(
-    [
-      '--katalog',
-      katalog,
-      '--leader-elect=false',
-      '--install-crds',
-      '--metrics-bind-address',
-      '0',
-      '--health-probe-bind-address',
-      '0',
-      '--log-level',
-      'warn',
-      '--namespace',
-      env.namespace,
-      ...extra,
-    ],
-    { env: environment },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const operator = await startOperator({
-    config: parsed.config,
-    env: environment,
+  const operator = await startInProcessOperator({
+    katalogFile: katalog,
     cwd: dir,
     kubeConfig: env.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
-    watchNamespace: env.namespace,
+    namespace: env.namespace,
+    args: extra,
+    env: environment,
+    options: { watchNamespace: env.namespace },
   });
   await operator.synced;
   return operator;

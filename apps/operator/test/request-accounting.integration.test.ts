@@ -21,9 +21,8 @@ import { startControlPlane, sumMetric } from '@orkestra/testenv';
 import type { ControlPlane } from '@orkestra/testenv';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OPERATOR_PRODUCT } from '../src/process/api-transport.js';
-import { parseRunConfig } from '../src/process/config.js';
-import { startOperator } from '../src/process/operator.js';
 import type { Operator } from '../src/process/operator.js';
+import { startWithFlags } from './in-process-operator.js';
 
 const CRS = 20;
 const IDLE_SECONDS = Number(process.env['ORKESTRA_IDLE_SECONDS'] ?? 60);
@@ -221,8 +220,9 @@ beforeAll(async () => {
   });
 
   writeFileSync(katalogFile, katalogText('v1', false));
-  const parsed = parseRunConfig(
-    [
+  // With leader election (the shared flags of startInProcessOperator turn it off).
+  operator = await startWithFlags({
+    flags: [
       '--katalog',
       katalogFile,
       '--leader-elect',
@@ -239,16 +239,8 @@ beforeAll(async () => {
       '--control-center-auth',
       'token',
     ],
-    { env: {} },
-  );
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  operator = await startOperator({
-    config: parsed.config,
-    env: {},
     cwd: dir,
     kubeConfig: cp.kubeConfig,
-    handleSignals: false,
-    watchKatalog: false,
   });
   await operator.synced;
   metricsUrl = `http://127.0.0.1:${operator.metricsAddress?.port ?? 0}/metrics`;

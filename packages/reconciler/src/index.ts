@@ -46,7 +46,7 @@ export type { EventSubject } from './events/event-recorder.js';
 export { childReadiness } from './readiness/child-readiness.js';
 
 // ---- The hooks an entry declares, as views list them (from the hook table)
-export { hookNames } from './hooks/table.js';
+export { hookNames, hookSummary } from './hooks/table.js';
 
 // ---- Cross reads served to other operators, outbound address guard, log redaction
 export type { CrossAuthorize, CrossHandler } from './hooks/cross-handler.js';

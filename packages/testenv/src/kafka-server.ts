@@ -3,11 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
-import { startServer } from './server-process.js';
+import { startServerProcess } from './server-process.js';
 import { tcpProbe } from './tcp-probe.js';
 import { TestenvError, TestenvErrorCode } from './testenv-error.js';
 
@@ -64,10 +63,8 @@ export interface KafkaServer {
  */
 export async function startKafka(options: KafkaServerOptions = {}): Promise<KafkaServer> {
   const bin = findBinary(ServerBinary.KafkaServer, options).path;
-  const workDir = createTrackedDirectory('orkestra-kafka-');
-  const dir = workDir.path;
   const timeoutMs = options.startTimeoutMs ?? 180_000;
-  try {
+  return await startServerProcess('orkestra-kafka-', async (dir) => {
     const port = await freePort();
     const controller = await freePort();
     const plainUsers = options.saslUsers ?? {};
@@ -123,35 +120,24 @@ export async function startKafka(options: KafkaServerOptions = {}): Promise<Kafk
         code: TestenvErrorCode.StartFailed,
       });
     }
-    const server = await startServer({
-      name: 'kafka',
-      command: bin,
-      args: ['kafka.Kafka', config],
-      dir,
-      guardDir: dir,
-      timeoutMs,
-      pollMs: 500,
-      isReady: async () => await tcpProbe(port),
-    });
-    let stopped = false;
     return {
-      host: '127.0.0.1',
-      port,
-      brokers: `127.0.0.1:${port}`,
-      url: `kafka://127.0.0.1:${port}`,
-      ...(sasl == null ? {} : { saslPort: sasl.port, saslUrl: `kafka://127.0.0.1:${sasl.port}` }),
-      pid: server.pid,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await server.stop();
-        workDir.remove();
+      server: {
+        name: 'kafka',
+        command: bin,
+        args: ['kafka.Kafka', config],
+        timeoutMs,
+        pollMs: 500,
+        isReady: async () => await tcpProbe(port),
       },
+      value: () => ({
+        host: '127.0.0.1' as const,
+        port,
+        brokers: `127.0.0.1:${port}`,
+        url: `kafka://127.0.0.1:${port}`,
+        ...(sasl == null ? {} : { saslPort: sasl.port, saslUrl: `kafka://127.0.0.1:${sasl.port}` }),
+      }),
     };
-  } catch (error) {
-    workDir.remove();
-    throw error;
-  }
+  });
 }
 
 /**

@@ -2,12 +2,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createCertificateAuthority, issueCertificate } from './certificates.js';
-import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
 import { httpRequest } from './http-request.js';
-import { startServer } from './server-process.js';
+import { startServerProcess } from './server-process.js';
 import { TestenvError, TestenvErrorCode } from './testenv-error.js';
 
 /** MailpitServerOptions configures {@link startMailpit}. */
@@ -80,9 +79,7 @@ export interface MailpitServer {
  */
 export async function startMailpit(options: MailpitServerOptions = {}): Promise<MailpitServer> {
   const bin = findBinary(ServerBinary.Mailpit, options).path;
-  const workDir = createTrackedDirectory('orkestra-mailpit-');
-  const dir = workDir.path;
-  try {
+  return await startServerProcess('orkestra-mailpit-', async (dir) => {
     const smtpPort = await freePort();
     const httpPort = await freePort();
     const apiUrl = `http://127.0.0.1:${httpPort}`;
@@ -94,55 +91,44 @@ export async function startMailpit(options: MailpitServerOptions = {}): Promise<
           { code: TestenvErrorCode.StartFailed },
         );
     const tls = options.tls == null ? [] : serverCertificate(dir, options.tls);
-    const server = await startServer({
-      name: 'mailpit',
-      command: bin,
-      args: [
-        '--smtp',
-        `127.0.0.1:${smtpPort}`,
-        '--listen',
-        `127.0.0.1:${httpPort}`,
-        '--database',
-        join(dir, 'mailpit.db'),
-        '--disable-version-check',
-        '--quiet',
-        // Without TLS, AUTH over plain text (loopback only); with TLS Mailpit refuses the flag.
-        ...(users.length > 0 && options.tls == null ? ['--smtp-auth-allow-insecure'] : []),
-        ...(options.allowedRecipients == null
-          ? []
-          : ['--smtp-allowed-recipients', options.allowedRecipients]),
-        ...tls,
-      ],
-      // Mailpit reads its SMTP users from here ("name:password name2:password2").
-      env: users.length > 0 ? { MP_SMTP_AUTH: users.map(([n, p]) => `${n}:${p}`).join(' ') } : {},
-      dir,
-      guardDir: dir,
-      timeoutMs: options.startTimeoutMs ?? 30_000,
-      isReady: async () => (await httpRequest(`${apiUrl}/readyz`, { timeoutMs: 1000 })).status === 200,
-    });
-    let stopped = false;
     return {
-      host: '127.0.0.1',
-      smtpPort,
-      apiUrl,
-      ...(options.tls == null ? {} : { caPem: readFileSync(join(dir, 'ca.crt'), 'utf8') }),
-      pid: server.pid,
-      messages: async () => await readMessages(apiUrl),
-      async clear() {
-        const response = await httpRequest(`${apiUrl}/api/v1/messages`, { method: 'DELETE' });
-        if (response.status !== 200) throw apiError('DELETE /api/v1/messages', response);
+      server: {
+        name: 'mailpit',
+        command: bin,
+        args: [
+          '--smtp',
+          `127.0.0.1:${smtpPort}`,
+          '--listen',
+          `127.0.0.1:${httpPort}`,
+          '--database',
+          join(dir, 'mailpit.db'),
+          '--disable-version-check',
+          '--quiet',
+          // Without TLS, AUTH over plain text (loopback only); with TLS Mailpit refuses the flag.
+          ...(users.length > 0 && options.tls == null ? ['--smtp-auth-allow-insecure'] : []),
+          ...(options.allowedRecipients == null
+            ? []
+            : ['--smtp-allowed-recipients', options.allowedRecipients]),
+          ...tls,
+        ],
+        // Mailpit reads its SMTP users from here ("name:password name2:password2").
+        env: users.length > 0 ? { MP_SMTP_AUTH: users.map(([n, p]) => `${n}:${p}`).join(' ') } : {},
+        timeoutMs: options.startTimeoutMs ?? 30_000,
+        isReady: async () => (await httpRequest(`${apiUrl}/readyz`, { timeoutMs: 1000 })).status === 200,
       },
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await server.stop();
-        workDir.remove();
-      },
+      value: () => ({
+        host: '127.0.0.1' as const,
+        smtpPort,
+        apiUrl,
+        ...(options.tls == null ? {} : { caPem: readFileSync(join(dir, 'ca.crt'), 'utf8') }),
+        messages: async () => await readMessages(apiUrl),
+        async clear() {
+          const response = await httpRequest(`${apiUrl}/api/v1/messages`, { method: 'DELETE' });
+          if (response.status !== 200) throw apiError('DELETE /api/v1/messages', response);
+        },
+      }),
     };
-  } catch (error) {
-    workDir.remove();
-    throw error;
-  }
+  });
 }
 
 /**

@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
-import { startServer } from './server-process.js';
+import { startServerProcess } from './server-process.js';
 import { tcpProbe } from './tcp-probe.js';
 
 /** MongoServerOptions configures {@link startMongo}. */
@@ -41,53 +40,39 @@ export interface MongoServer {
  */
 export async function startMongo(options: MongoServerOptions = {}): Promise<MongoServer> {
   const bin = findBinary(ServerBinary.Ferretdb, options).path;
-  const workDir = createTrackedDirectory('orkestra-ferretdb-');
-  const dir = workDir.path;
-  const cleanup = workDir.remove;
-  try {
+  return await startServerProcess('orkestra-ferretdb-', async (dir) => {
     // The SQLite "URL" is a directory that must exist, written with a trailing slash.
     mkdirSync(join(dir, 'data'));
     const port = await freePort();
     const username = 'admin';
     const password = 'testenv-secret';
     const database = 'ferretdb';
-    const server = await startServer({
-      name: 'ferretdb',
-      command: bin,
-      args: [
-        '--handler=sqlite',
-        `--sqlite-url=file:${join(dir, 'data')}/`,
-        `--listen-addr=127.0.0.1:${port}`,
-        '--debug-addr=-',
-        `--state-dir=${dir}`,
-        '--telemetry=disable',
-        '--log-level=warn',
-        '--test-enable-new-auth=true',
-        `--setup-database=${database}`,
-        `--setup-username=${username}`,
-        `--setup-password=${password}`,
-      ],
-      dir,
-      guardDir: dir,
-      timeoutMs: options.startTimeoutMs ?? 60_000,
-      isReady: async () => await tcpProbe(port),
-    });
-    let stopped = false;
     return {
-      uri: `mongodb://${username}:${password}@127.0.0.1:${port}/${database}?directConnection=true`,
-      username,
-      password,
-      database,
-      pid: server.pid,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await server.stop();
-        cleanup();
+      server: {
+        name: 'ferretdb',
+        command: bin,
+        args: [
+          '--handler=sqlite',
+          `--sqlite-url=file:${join(dir, 'data')}/`,
+          `--listen-addr=127.0.0.1:${port}`,
+          '--debug-addr=-',
+          `--state-dir=${dir}`,
+          '--telemetry=disable',
+          '--log-level=warn',
+          '--test-enable-new-auth=true',
+          `--setup-database=${database}`,
+          `--setup-username=${username}`,
+          `--setup-password=${password}`,
+        ],
+        timeoutMs: options.startTimeoutMs ?? 60_000,
+        isReady: async () => await tcpProbe(port),
       },
+      value: () => ({
+        uri: `mongodb://${username}:${password}@127.0.0.1:${port}/${database}?directConnection=true`,
+        username,
+        password,
+        database,
+      }),
     };
-  } catch (error) {
-    cleanup();
-    throw error;
-  }
+  });
 }

@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
 import { httpRequest } from './http-request.js';
-import { startServer } from './server-process.js';
+import { startServerProcess } from './server-process.js';
 import { TestenvError, TestenvErrorCode } from './testenv-error.js';
 
 /** NpmRegistryOptions configures {@link startNpmRegistry}. */
@@ -65,49 +64,41 @@ function config(dir: string, port: number): string {
  */
 export async function startNpmRegistry(options: NpmRegistryOptions = {}): Promise<NpmRegistry> {
   const bin = findBinary(ServerBinary.Verdaccio, options).path;
-  const workDir = createTrackedDirectory('orkestra-verdaccio-');
-  const dir = workDir.path;
-  try {
+  return await startServerProcess('orkestra-verdaccio-', async (dir) => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/`;
     writeFileSync(join(dir, 'config.yaml'), config(dir, port));
-    const server = await startServer({
-      name: 'verdaccio',
-      command: bin,
-      args: ['--config', join(dir, 'config.yaml')],
-      dir,
-      guardDir: dir,
-      timeoutMs: options.startTimeoutMs ?? 60_000,
-      isReady: async () => (await httpRequest(`${url}-/ping`, { timeoutMs: 2000 })).status === 200,
-    });
-    const user = 'orkestra-test';
-    const created = await httpRequest(`${url}-/user/org.couchdb.user:${user}`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: user, password: randomBytes(18).toString('base64url') }),
-      timeoutMs: 15_000,
-    });
-    const token = (JSON.parse(created.body || '{}') as { token?: unknown }).token;
-    if (created.status !== 201 || typeof token !== 'string') {
-      await server.stop();
-      throw new TestenvError(`verdaccio did not create the test user (HTTP ${created.status})`, {
-        code: TestenvErrorCode.RequestFailed,
-      });
-    }
-    let stopped = false;
     return {
-      url,
-      pid: server.pid,
-      npmrc: (scope) => `${scope}:registry=${url}\n//127.0.0.1:${port}/:_authToken=${token}\n`,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await server.stop();
-        workDir.remove();
+      server: {
+        name: 'verdaccio',
+        command: bin,
+        args: ['--config', join(dir, 'config.yaml')],
+        timeoutMs: options.startTimeoutMs ?? 60_000,
+        isReady: async () => (await httpRequest(`${url}-/ping`, { timeoutMs: 2000 })).status === 200,
       },
+      value: async () => await withUser(url, port),
     };
-  } catch (error) {
-    workDir.remove();
-    throw error;
+  });
+}
+
+/** withUser creates the registry's one test user and gives its `.npmrc` lines. */
+async function withUser(url: string, port: number): Promise<Omit<NpmRegistry, 'pid' | 'stop'>> {
+  const user = 'orkestra-test';
+  const created = await httpRequest(`${url}-/user/org.couchdb.user:${user}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: user, password: randomBytes(18).toString('base64url') }),
+    timeoutMs: 15_000,
+  });
+  const token = (JSON.parse(created.body || '{}') as { token?: unknown }).token;
+  if (created.status !== 201 || typeof token !== 'string') {
+    // The server is stopped and its directory removed by startServerProcess.
+    throw new TestenvError(`verdaccio did not create the test user (HTTP ${created.status})`, {
+      code: TestenvErrorCode.RequestFailed,
+    });
   }
+  return {
+    url,
+    npmrc: (scope) => `${scope}:registry=${url}\n//127.0.0.1:${port}/:_authToken=${token}\n`,
+  };
 }

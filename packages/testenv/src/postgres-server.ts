@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
-import { startServer } from './server-process.js';
+import { startServerProcess } from './server-process.js';
 import { TestenvError, TestenvErrorCode } from './testenv-error.js';
 
 /** PostgresServerOptions configures {@link startPostgres}. */
@@ -45,9 +44,7 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
   // The real path: the cache links the system server, and the server user cannot enter root's home.
   const postgres = realpathSync(findBinary(ServerBinary.Postgres, options).path);
   const initdb = join(dirname(postgres), 'initdb');
-  const workDir = createTrackedDirectory('orkestra-postgres-');
-  const dir = workDir.path;
-  try {
+  return await startServerProcess('orkestra-postgres-', async (dir) => {
     const user = process.getuid?.() === 0 ? serverUser() : undefined;
     if (user != null) chownSync(dir, user.uid, user.gid);
     const data = join(dir, 'data');
@@ -79,38 +76,39 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
       });
     }
     const port = await freePort();
-    const server = await startServer({
-      name: 'postgres',
-      command: postgres,
-      args: ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', dir, '-F', '-c', 'max_connections=50'],
-      dir,
-      guardDir: dir,
-      ...(user == null ? {} : { user }),
-      timeoutMs: options.startTimeoutMs ?? 60_000,
-      isReady: async () =>
-        readFileSync(join(dir, 'postgres.log'), 'utf8').includes('ready to accept connections'),
-    });
-    let stopped = false;
     return {
-      host: '127.0.0.1',
-      port,
-      user: superuser,
-      password,
-      database: 'postgres',
-      url: `postgres://${superuser}@127.0.0.1:${port}/postgres`,
-      socketDir: dir,
-      pid: server.pid,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await server.stop();
-        workDir.remove();
+      server: {
+        name: 'postgres',
+        command: postgres,
+        args: [
+          '-D',
+          data,
+          '-h',
+          '127.0.0.1',
+          '-p',
+          String(port),
+          '-k',
+          dir,
+          '-F',
+          '-c',
+          'max_connections=50',
+        ],
+        ...(user == null ? {} : { user }),
+        timeoutMs: options.startTimeoutMs ?? 60_000,
+        isReady: async () =>
+          readFileSync(join(dir, 'postgres.log'), 'utf8').includes('ready to accept connections'),
       },
+      value: () => ({
+        host: '127.0.0.1' as const,
+        port,
+        user: superuser,
+        password,
+        database: 'postgres',
+        url: `postgres://${superuser}@127.0.0.1:${port}/postgres`,
+        socketDir: dir,
+      }),
     };
-  } catch (error) {
-    workDir.remove();
-    throw error;
-  }
+  });
 }
 
 /** serverUser is the `postgres` user of the system package, else `nobody`. */

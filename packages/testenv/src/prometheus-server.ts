@@ -1,11 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
 import { httpRequest } from './http-request.js';
-import { startServer } from './server-process.js';
+import { startServerProcess } from './server-process.js';
 
 /** PrometheusServerOptions configures {@link startPrometheus}. */
 export interface PrometheusServerOptions extends FindBinaryOptions {
@@ -34,9 +33,7 @@ export interface PrometheusServer {
  */
 export async function startPrometheus(options: PrometheusServerOptions = {}): Promise<PrometheusServer> {
   const bin = findBinary(ServerBinary.Prometheus, options).path;
-  const workDir = createTrackedDirectory('orkestra-prometheus-');
-  const dir = workDir.path;
-  try {
+  return await startServerProcess('orkestra-prometheus-', async (dir) => {
     const port = await freePort();
     const config = join(dir, 'prometheus.yml');
     writeFileSync(
@@ -44,34 +41,20 @@ export async function startPrometheus(options: PrometheusServerOptions = {}): Pr
       `global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n  - job_name: prometheus\n    static_configs: [{targets: ['127.0.0.1:${port}']}]\n`,
     );
     const url = `http://127.0.0.1:${port}`;
-    const server = await startServer({
-      name: 'prometheus',
-      command: bin,
-      args: [
-        `--config.file=${config}`,
-        `--storage.tsdb.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--log.level=warn',
-      ],
-      dir,
-      guardDir: dir,
-      timeoutMs: options.startTimeoutMs ?? 60_000,
-      isReady: async () => (await httpRequest(`${url}/-/ready`, { timeoutMs: 1000 })).status === 200,
-    });
-    let stopped = false;
     return {
-      url,
-      port,
-      pid: server.pid,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await server.stop();
-        workDir.remove();
+      server: {
+        name: 'prometheus',
+        command: bin,
+        args: [
+          `--config.file=${config}`,
+          `--storage.tsdb.path=${join(dir, 'data')}`,
+          `--web.listen-address=127.0.0.1:${port}`,
+          '--log.level=warn',
+        ],
+        timeoutMs: options.startTimeoutMs ?? 60_000,
+        isReady: async () => (await httpRequest(`${url}/-/ready`, { timeoutMs: 1000 })).status === 200,
       },
+      value: () => ({ url, port }),
     };
-  } catch (error) {
-    workDir.remove();
-    throw error;
-  }
+  });
 }

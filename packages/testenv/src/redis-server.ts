@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
-import { startServer } from './server-process.js';
+import { startServerProcess } from './server-process.js';
 import { tcpProbe } from './tcp-probe.js';
 
 /** RedisServerOptions configures {@link startRedis}. */
@@ -35,9 +34,7 @@ export interface RedisServer {
  */
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   const bin = findBinary(ServerBinary.RedisServer, options).path;
-  const workDir = createTrackedDirectory('orkestra-redis-');
-  const dir = workDir.path;
-  try {
+  return await startServerProcess('orkestra-redis-', async (dir) => {
     const port = await freePort();
     const password = 'testenv-redis-secret';
     const config = join(dir, 'redis.conf');
@@ -46,31 +43,15 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
       `bind 127.0.0.1\nport ${port}\ndir ${dir}\nsave ""\nappendonly no\nrequirepass ${password}\nprotected-mode yes\n`,
       { mode: 0o600 },
     );
-    const server = await startServer({
-      name: 'redis',
-      command: bin,
-      args: [config],
-      dir,
-      guardDir: dir,
-      timeoutMs: options.startTimeoutMs ?? 30_000,
-      isReady: async () => await tcpProbe(port),
-    });
-    let stopped = false;
     return {
-      host: '127.0.0.1',
-      port,
-      password,
-      url: `redis://127.0.0.1:${port}/0`,
-      pid: server.pid,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await server.stop();
-        workDir.remove();
+      server: {
+        name: 'redis',
+        command: bin,
+        args: [config],
+        timeoutMs: options.startTimeoutMs ?? 30_000,
+        isReady: async () => await tcpProbe(port),
       },
+      value: () => ({ host: '127.0.0.1' as const, port, password, url: `redis://127.0.0.1:${port}/0` }),
     };
-  } catch (error) {
-    workDir.remove();
-    throw error;
-  }
+  });
 }

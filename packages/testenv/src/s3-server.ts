@@ -1,9 +1,8 @@
-import { createTrackedDirectory } from './cleanup.js';
 import { findBinary, ServerBinary } from './find-binary.js';
 import type { FindBinaryOptions } from './find-binary.js';
 import { freePort } from './free-port.js';
 import { httpRequest } from './http-request.js';
-import { startServer } from './server-process.js';
+import { startServerProcess } from './server-process.js';
 import { TestenvError, TestenvErrorCode } from './testenv-error.js';
 
 /** S3ServerOptions configures {@link startS3}. */
@@ -39,47 +38,33 @@ export interface S3Server {
  */
 export async function startS3(options: S3ServerOptions = {}): Promise<S3Server> {
   const bin = findBinary(ServerBinary.MotoServer, options).path;
-  const workDir = createTrackedDirectory('orkestra-moto-');
-  const dir = workDir.path;
-  const cleanup = workDir.remove;
-  try {
+  return await startServerProcess('orkestra-moto-', async () => {
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
-    const server = await startServer({
-      name: 'moto',
-      command: bin,
-      args: ['-H', '127.0.0.1', '-p', String(port)],
-      env: { PYTHONUNBUFFERED: '1' },
-      dir,
-      guardDir: dir,
-      timeoutMs: options.startTimeoutMs ?? 60_000,
-      isReady: async () =>
-        (await httpRequest(`${endpoint}/moto-api/data.json`, { timeoutMs: 2000 })).status === 200,
-    });
-    let stopped = false;
     return {
-      endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-      forcePathStyle: true,
-      pid: server.pid,
-      async reset() {
-        const res = await httpRequest(`${endpoint}/moto-api/reset`, { method: 'POST', timeoutMs: 15_000 });
-        if (res.status !== 200) {
-          throw new TestenvError(`moto reset returned ${res.status}`, {
-            code: TestenvErrorCode.RequestFailed,
-          });
-        }
+      server: {
+        name: 'moto',
+        command: bin,
+        args: ['-H', '127.0.0.1', '-p', String(port)],
+        env: { PYTHONUNBUFFERED: '1' },
+        timeoutMs: options.startTimeoutMs ?? 60_000,
+        isReady: async () =>
+          (await httpRequest(`${endpoint}/moto-api/data.json`, { timeoutMs: 2000 })).status === 200,
       },
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await server.stop();
-        cleanup();
-      },
+      value: () => ({
+        endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+        forcePathStyle: true as const,
+        async reset() {
+          const res = await httpRequest(`${endpoint}/moto-api/reset`, { method: 'POST', timeoutMs: 15_000 });
+          if (res.status !== 200) {
+            throw new TestenvError(`moto reset returned ${res.status}`, {
+              code: TestenvErrorCode.RequestFailed,
+            });
+          }
+        },
+      }),
     };
-  } catch (error) {
-    cleanup();
-    throw error;
-  }
+  });
 }

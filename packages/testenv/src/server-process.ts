@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { trackProcess } from './cleanup.js';
+import { createTrackedDirectory, trackProcess } from './cleanup.js';
 import { TestenvError, TestenvErrorCode } from './testenv-error.js';
 
 /** StartServerOptions describes one server process for {@link startServer}. */
@@ -112,4 +112,63 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
   }
   if (child.pid == null) return await fail('has no process id');
   return { name: options.name, pid: child.pid, logPath, tail: (lines) => tailFile(logPath, lines), stop };
+}
+
+/** ServerSetup is what a {@link startServerProcess} setup returns: the process to start and what its caller gets. */
+export interface ServerSetup<T> {
+  /** The process, run in the server's directory (also the directory the guardian removes). */
+  readonly server: Omit<StartServerOptions, 'dir' | 'guardDir'>;
+  /** What the caller gets besides `pid` and `stop`, made once the server is ready (may talk to it). */
+  readonly value: (server: ServerProcess) => T | Promise<T>;
+}
+
+/** StartedServer is the part of a {@link startServerProcess} answer every server shares. */
+export interface StartedServer {
+  /** The server's process id. */
+  readonly pid: number;
+  /** stop terminates the server (SIGTERM, SIGKILL after 10 s) and removes its directory. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * startServerProcess runs one server in a tracked temporary directory of its own
+ * (`<directoryPrefix>XXXXXX`): `setup` writes its configuration there and names the process,
+ * {@link startServer} spawns it (argv array, log `<dir>/<name>.log`) and waits until it is ready,
+ * then `value` makes the caller's handle. When any step fails the server is stopped and the
+ * directory removed before the error is passed on; `stop` does both once.
+ *
+ * @example
+ * return await startServerProcess('orkestra-redis-', async (dir) => ({
+ *   server: { name: 'redis', command: bin, args: [config], isReady: async () => await tcpProbe(port) },
+ *   value: () => ({ port }),
+ * }));
+ */
+export async function startServerProcess<T extends object>(
+  directoryPrefix: string,
+  setup: (dir: string) => Promise<ServerSetup<T>> | ServerSetup<T>,
+): Promise<T & StartedServer> {
+  const workDir = createTrackedDirectory(directoryPrefix);
+  const dir = workDir.path;
+  let server: ServerProcess | undefined;
+  try {
+    const spec = await setup(dir);
+    server = await startServer({ ...spec.server, dir, guardDir: dir });
+    const started = server;
+    const value = await spec.value(started);
+    let stopped = false;
+    return {
+      ...value,
+      pid: started.pid,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await started.stop();
+        workDir.remove();
+      },
+    };
+  } catch (error) {
+    await server?.stop();
+    workDir.remove();
+    throw error;
+  }
 }

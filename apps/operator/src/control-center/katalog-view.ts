@@ -4,6 +4,7 @@
  * Katalog and the runtime's in-memory state only; templates and provider configuration are not
  * sent (they may name secrets).
  */
+import { hookSummary } from '@orkestra/reconciler';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { RESOURCE_KINDS } from '@orkestra/types';
 import type { Katalog, Lifecycle } from '@orkestra/types';
@@ -32,12 +33,11 @@ export interface EntryView {
   readonly synced: boolean;
   readonly objects: number;
   readonly graph: { readonly nodes: readonly GraphNode[] };
-  readonly hooks: {
-    readonly cross: readonly string[];
-    readonly external: readonly string[];
-    readonly git: boolean;
-    readonly docker: boolean;
-  };
+  /**
+   * The entry's hooks by hook key, from the hook table (`hookSummary`): declaration names
+   * (`cross`, `external`) or whether it is declared (`git`, `docker`); a new hook adds its key.
+   */
+  readonly hooks: Readonly<Record<string, readonly string[] | boolean>>;
   readonly providers: readonly string[];
   readonly dependsOn: readonly string[];
 }
@@ -148,12 +148,7 @@ export function katalogView(input: {
       graph: {
         nodes: [...groupNodes(box, 'onCreate'), ...groupNodes(box, 'onReconcile'), ...deleteNodes(box)],
       },
-      hooks: {
-        cross: box.cross.map((read) => read.as),
-        external: box.external.map((call) => call.name),
-        git: box.git != null,
-        docker: box.docker != null,
-      },
+      hooks: hookSummary(entry),
       providers: Object.keys(box.providers),
       dependsOn: entry.dependsOn.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))),
     });

@@ -32,12 +32,8 @@ interface Entry {
   readonly synced: boolean;
   readonly objects: number;
   readonly graph: { readonly nodes: readonly GraphNode[] };
-  readonly hooks: {
-    readonly cross: readonly string[];
-    readonly external: readonly string[];
-    readonly git: boolean;
-    readonly docker: boolean;
-  };
+  /** By hook key: declaration names, or whether the entry declares it (runtime.md §23.2). */
+  readonly hooks: Readonly<Record<string, readonly string[] | boolean>>;
   readonly providers: readonly string[];
   readonly dependsOn: readonly string[];
 }
@@ -307,10 +303,9 @@ function crHref(entry: string, namespace: string | undefined, name: string): str
 function graph(entry: Entry): SVGElement {
   const columns = new Map<string, { title: string; items: { label: string; sub: string; cls: string }[] }>();
   const hooks = [
-    ...entry.hooks.cross.map((name) => `cross ${name}`),
-    ...entry.hooks.external.map((name) => `external ${name}`),
-    ...(entry.hooks.git ? ['git'] : []),
-    ...(entry.hooks.docker ? ['docker'] : []),
+    ...Object.entries(entry.hooks).flatMap(([key, listed]) =>
+      typeof listed === 'boolean' ? (listed ? [key] : []) : listed.map((name) => `${key} ${name}`),
+    ),
     ...entry.providers.map((name) => `provider ${name}`),
   ];
   if (hooks.length > 0)

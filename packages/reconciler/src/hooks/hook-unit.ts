@@ -255,6 +255,12 @@ export interface HookUnit<Key extends string, Compiled, Memory = undefined, Resu
    * `provider <name>`); a unit without `names` is not listed.
    */
   names?(compiled: Compiled): readonly string[];
+  /**
+   * summary is how the Control Center's Katalog view lists an entry's declarations of this hook
+   * under `hooks.<key>` (docs/reference/runtime.md §23.2): the names of its declarations, or
+   * whether the entry declares it; a unit without `summary` is not listed there.
+   */
+  summary?(entry: CrdEntry): readonly string[] | boolean;
   /** The fields of one result, for `--strict` (`git.<field>`, `cross.<as>.<field>`); undefined when free-form. */
   readonly resultKeys?: readonly string[];
   /**

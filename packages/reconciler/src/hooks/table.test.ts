@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileKatalog } from '../runtime/compile-katalog.js';
 import { buildDirectory } from './docker/index.js';
 import { isPending, pending } from './hook-unit.js';
-import { enqueueTable, hookNames, hookUnits } from './table.js';
+import { enqueueTable, hookNames, hookSummary, hookUnits } from './table.js';
 
 const clock = { now: () => 0, setTimeout: () => ({}), clearTimeout: () => undefined };
 
@@ -56,6 +56,24 @@ describe('the hook table', () => {
         external: [{name: probe, url: 'https://example.com/p'}]
         docker: {image: 'registry.example.com/app:1'}`);
     expect(hookNames(hooked.hooks)).toEqual(['cross peer', 'git', 'external probe', 'docker']);
+  });
+
+  it('summarizes the hooks for the Katalog view, one key per unit with a summary', () => {
+    const listed = hookUnits.filter((unit) => unit.summary != null).map((unit) => unit.key);
+    const none = hookSummary(site('        finalizers: []').entry);
+    // Every listed unit answers, so a hook added to the table with a summary appears in the view.
+    expect(Object.keys(none)).toEqual(listed);
+    expect(none).toMatchObject({ cross: [], git: false, external: [], docker: false });
+    const hooked = site(`        cross: [{crd: other, selector: {name: x}, as: peer}]
+        git: {repo: 'https://example.com/r.git'}
+        external: [{name: probe, url: 'https://example.com/p'}]
+        docker: {image: 'registry.example.com/app:1'}`);
+    expect(hookSummary(hooked.entry)).toMatchObject({
+      cross: ['peer'],
+      git: true,
+      external: ['probe'],
+      docker: true,
+    });
   });
 });
 

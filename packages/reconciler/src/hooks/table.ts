@@ -4,6 +4,7 @@
  * `CompiledHooks`, the `PipelineHooks` slots, the initial template context and each entry's
  * enqueue table are derived from it.
  */
+import type { CrdEntry } from '@orkestra/types';
 import { crossHook } from './cross/index.js';
 import { dockerHook } from './docker/index.js';
 import { externalHook } from './external/index.js';
@@ -59,6 +60,17 @@ export function declaredHooks(hooks: CompiledHooks): readonly AnyHookUnit[] {
 /** hookNames are an entry's declared hooks as the Control Center lists them, in table order (`HookUnit.names`). */
 export function hookNames(hooks: CompiledHooks): readonly string[] {
   return hookUnits.flatMap((unit) => unit.names?.((hooks as Record<string, unknown>)[unit.key]) ?? []);
+}
+
+/**
+ * hookSummary lists an entry's hooks as the Control Center's Katalog view answers them
+ * (`hooks.<key>`: declaration names, or whether it is declared), one key per unit with a
+ * `summary`, in table order; read from the declaration, so an entry not yet compiled is listed too.
+ */
+export function hookSummary(entry: CrdEntry): Readonly<Record<string, readonly string[] | boolean>> {
+  const summary: Record<string, readonly string[] | boolean> = {};
+  for (const unit of hookUnits) if (unit.summary != null) summary[unit.key] = unit.summary(entry);
+  return summary;
 }
 
 /**

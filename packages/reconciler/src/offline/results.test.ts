@@ -10,21 +10,27 @@ describe('offline results derived from the hook table', () => {
   });
 
   it('let a hook declaration see the step 9–12 hooks before it, and its own earlier declarations when ordered (docs/reference/katalog.md §17.2)', () => {
-    expect(visibleRoots({ hook: 'cross' })).toEqual([]);
-    expect(visibleRoots({ hook: 'git' })).toEqual(['cross']);
-    expect(visibleRoots({ hook: 'external' })).toEqual(['cross', 'git', 'external']);
-    expect(visibleRoots({ hook: 'docker' })).toEqual(['cross', 'git', 'external']);
-    expect(visibleRoots({ hook: 'hooks' })).toEqual(['cross', 'git', 'external', 'docker', 'hooks']);
-    expect(visibleRoots({ hook: 'remote' })).toEqual(['cross', 'git', 'external', 'docker', 'hooks']);
-    expect(visibleRoots({ hook: 'providers' })).toEqual([
-      'cross',
-      'git',
-      'external',
-      'docker',
-      'hooks',
-      'remote',
-      'providers',
-    ]);
+    // Every hook, a new one too: the hooks with results before it in the table, itself when ordered.
+    for (const [index, unit] of hookUnits.entries()) {
+      if (unit.phase === 'validation') continue;
+      const before = hookUnits
+        .slice(0, index)
+        .filter((u) => u.phase !== 'validation' && u.results !== 'none');
+      expect(visibleRoots({ hook: unit.key })).toEqual(
+        [...before, ...(unit.ordered === true ? [unit] : [])].map((u) => u.key),
+      );
+    }
+    // The built-in hooks among themselves (a hook added between them adds its own root).
+    const builtIn = ['cross', 'git', 'external', 'docker', 'hooks', 'remote', 'providers'];
+    const seen = (key: string): string[] =>
+      visibleRoots({ hook: key }).filter((root) => builtIn.includes(root));
+    expect(seen('cross')).toEqual([]);
+    expect(seen('git')).toEqual(['cross']);
+    expect(seen('external')).toEqual(['cross', 'git', 'external']);
+    expect(seen('docker')).toEqual(['cross', 'git', 'external']);
+    expect(seen('hooks')).toEqual(['cross', 'git', 'external', 'docker', 'hooks']);
+    expect(seen('remote')).toEqual(['cross', 'git', 'external', 'docker', 'hooks']);
+    expect(seen('providers')).toEqual(['cross', 'git', 'external', 'docker', 'hooks', 'remote', 'providers']);
     expect(visibleRoots({ phase: 'validation' })).toEqual(['external']);
   });
 

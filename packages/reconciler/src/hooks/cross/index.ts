@@ -61,6 +61,7 @@ export const crossHook = defineHook({
     }),
   declared: (compiled) => compiled.length > 0,
   names: (compiled) => compiled.map((read) => `cross ${read.declaration.as}`),
+  summary: (entry) => entry.operatorBox.cross.map((read) => read.as),
   initial: () => ({}),
   settle: contextValue,
   memory: noMemory,

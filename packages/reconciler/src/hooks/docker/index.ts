@@ -69,6 +69,7 @@ export const dockerHook = defineHook({
   },
   declared: (compiled) => compiled != null,
   names: (compiled) => (compiled == null ? [] : ['docker']),
+  summary: (entry) => entry.operatorBox.docker != null,
   initial: () => ({}),
   settle: contextValue,
   results: 'one',

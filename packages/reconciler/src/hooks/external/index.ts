@@ -163,6 +163,7 @@ export const externalHook = defineHook({
     compileExternalCalls(entry.operatorBox.external, `${base}.operatorBox.external`, engine),
   declared: (compiled) => compiled.length > 0,
   names: (compiled) => compiled.map((call) => `external ${call.declaration.name}`),
+  summary: (entry) => entry.operatorBox.external.map((call) => call.name),
   initial: () => ({}),
   settle: contextValue,
   results: 'by-name',

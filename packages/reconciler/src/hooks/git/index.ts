@@ -63,6 +63,7 @@ export const gitHook = defineHook({
   },
   declared: (compiled) => compiled != null,
   names: (compiled) => (compiled == null ? [] : ['git']),
+  summary: (entry) => entry.operatorBox.git != null,
   initial: () => ({}),
   settle: contextValue,
   results: 'one',
