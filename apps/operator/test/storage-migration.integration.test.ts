@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { KubeClient } from '@orkestra/registry';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { loadKatalogOrThrow } from '@orkestra/types';
@@ -11,6 +14,7 @@ import { createApiTransport } from '../src/process/api-transport.js';
 import { patchConversionCaBundle } from '../src/webhook/ca-bundle.js';
 import { createWebhookServer } from '../src/webhook/server.js';
 import { ensureWebhookTls } from '../src/webhook/tls-secret.js';
+import { startInProcessOperator } from './in-process-operator.js';
 import { kubeRequest } from './kube-raw.js';
 
 // Storage version migration interrupted by an operator restart, on the real local control plane
@@ -20,6 +24,8 @@ import { kubeRequest } from './kube-raw.js';
 // object must still be written by the migration (after a fresh read), `status.storedVersions` must
 // stay [v1, v2] until then, and afterwards every object must read at v2 with the conversion webhook
 // down: reading at the storage version needs no conversion only when the object is stored there.
+// The second case runs the operator itself (`--install-crds`, the webhook on loopback as `ork dev`
+// runs it) through the same restart: its logged counts must name every object written.
 
 const env = useControlPlane();
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -185,4 +191,119 @@ describe('storage version migration across an operator restart', () => {
     expect((list.body['items'] as unknown[]).length).toBe(names.length);
     expect((await kubeRequest(env.kubeConfig, 'GET', path('v1', names[0]))).status).toBe(500);
   }, 240_000);
+
+  it('the operator restarted with v2 as storage version, stopped right after its start and started again: every object at v2, storedVersions [v2], none left out', async () => {
+    const group = `t${randomBytes(3).toString('hex')}.mig.example.com`;
+    const dir = mkdtempSync(join(tmpdir(), 'orkestra-migration-'));
+    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const katalogText = (storage: string): string => `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata:
+  name: migrating
+spec:
+  crds:
+    database:
+      apiTypes: { group: ${group}, version: v1, kind: Database, plural: databases }
+      versions:
+        - name: v1
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec: { type: object, properties: { replicas: { type: integer }, engine: { type: string } } }
+        - name: v2
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec: { type: object, properties: { count: { type: integer }, engine: { type: string } } }
+      conversion:
+        storageVersion: ${storage}
+        paths:
+          - from: v1
+            to: v2
+            rules:
+              - rename: { from: spec.replicas, to: spec.count }
+`;
+    const v1Text = katalogText('v1');
+    const v2Text = katalogText('v2');
+    const file = join(dir, 'katalog.yaml');
+    const logs: Record<string, unknown>[] = [];
+    const start = (text: string) => {
+      writeFileSync(file, text);
+      return startInProcessOperator({
+        katalogFile: file,
+        cwd: dir,
+        kubeConfig: env.kubeConfig,
+        namespace: env.namespace,
+        args: [
+          '--webhook-bind-address',
+          '127.0.0.1:0',
+          '--webhook-service',
+          'loopback',
+          '--log-level',
+          'info',
+        ],
+        options: {
+          watchNamespace: env.namespace,
+          logDestination: {
+            write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>),
+          },
+        },
+      });
+    };
+    const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/databases.${group}`;
+    cleanup.push(() => kubeRequest(env.kubeConfig, 'DELETE', crdPath));
+    const path = (version: string, name = ''): string =>
+      `/apis/${group}/${version}/namespaces/${env.namespace}/databases${name === '' ? '' : `/${name}`}`;
+
+    // 30 objects stored at v1, each reconciled once (a status written).
+    const first = await start(v1Text);
+    await first.synced;
+    const names = Array.from({ length: 30 }, (_, i) => `db${i}`);
+    for (const name of names) {
+      const body = {
+        apiVersion: `${group}/v1`,
+        kind: 'Database',
+        metadata: { name },
+        spec: { replicas: 1, engine: 'pg' },
+      };
+      const created = await kubeRequest(env.kubeConfig, 'POST', path('v1'), body);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    }
+    await until(
+      'every object has a status',
+      async () =>
+        (await kubeRequest(env.kubeConfig, 'GET', path('v1'))).body['items'] as { status?: unknown }[],
+      (items) => items.length === names.length && items.every((item) => item.status != null),
+    );
+    await first.shutdown('test');
+
+    // Restarted with v2 as storage version: stopped as soon as its informers synced (the migration
+    // runs from the start of its workers), then started again.
+    const second = await start(v2Text);
+    await second.synced;
+    await second.shutdown('test');
+    const third = await start(v2Text);
+    await third.synced;
+    const storedVersions = async (): Promise<unknown> =>
+      ((await kubeRequest(env.kubeConfig, 'GET', crdPath)).body['status'] as Record<string, unknown>)[
+        'storedVersions'
+      ];
+    await until('storedVersions [v2]', storedVersions, (v) => JSON.stringify(v) === '["v2"]');
+    await third.shutdown('test');
+
+    const migrated = logs.filter((line) => line['msg'] === 'storage version migrated');
+    const failed = logs.filter((line) => line['msg'] === 'storage version migration failed');
+    expect(failed.map((line) => line['err'])).toEqual([]);
+    expect(migrated.at(-1)).toMatchObject({ rewritten: names.length, deleted: 0, storedVersions: ['v2'] });
+    // The operator is down, and its webhook with it: every object reads at v2 all the same.
+    for (const name of names) {
+      const read = await kubeRequest(env.kubeConfig, 'GET', path('v2', name));
+      expect(read.status, `${name}: ${JSON.stringify(read.body)}`).toBe(200);
+    }
+    console.log(
+      `migrations logged: ${JSON.stringify(migrated.map((line) => ({ rewritten: line['rewritten'], conflicts: line['conflicts'] })))}`,
+    );
+  }, 300_000);
 });

@@ -157,7 +157,9 @@ export async function migrateKatalogStorage(
         await migrateStorageVersion(client, { crdName, pauseMs, ...(signal == null ? {} : { signal }) }),
       );
     } catch (error) {
-      if (error instanceof MigrationError && error.code === 'MigrationStopped') return;
+      // Stopped, or failed because shutdown closed what it needed (the webhook that converts its list).
+      if (signal?.aborted === true || (error instanceof MigrationError && error.code === 'MigrationStopped'))
+        return;
       report(crdName, { error: error instanceof Error ? error.message : String(error) });
     }
   }
