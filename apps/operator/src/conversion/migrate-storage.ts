@@ -149,8 +149,9 @@ export async function migrateKatalogStorage(
   pauseMs = 20,
   signal?: AbortSignal,
 ): Promise<void> {
+  const stopped = (): boolean => signal?.aborted === true;
   for (const crdName of crdNames) {
-    if (signal?.aborted === true) return;
+    if (stopped()) return;
     try {
       report(
         crdName,
@@ -158,8 +159,7 @@ export async function migrateKatalogStorage(
       );
     } catch (error) {
       // Stopped, or failed because shutdown closed what it needed (the webhook that converts its list).
-      if (signal?.aborted === true || (error instanceof MigrationError && error.code === 'MigrationStopped'))
-        return;
+      if (stopped() || (error instanceof MigrationError && error.code === 'MigrationStopped')) return;
       report(crdName, { error: error instanceof Error ? error.message : String(error) });
     }
   }
