@@ -278,7 +278,13 @@ describe('conversion webhook on the local control plane', () => {
     }
     expect(storedVersions).toEqual(['v1', 'v2']);
     const migrated = await migrateStorageVersion(api.client, { crdName, pauseMs: 10 });
-    expect(migrated).toEqual({ needed: true, rewritten: 1, skipped: 0, storedVersions: ['v2'] });
+    expect(migrated).toEqual({
+      needed: true,
+      rewritten: 1,
+      conflicts: 0,
+      deleted: 0,
+      storedVersions: ['v2'],
+    });
     expect(
       ((await kubeRequest(env.kubeConfig, 'GET', crdPath)).body['status'] as Record<string, unknown>)[
         'storedVersions'

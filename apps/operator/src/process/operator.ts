@@ -204,7 +204,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   const servers = await serve({ config, cwd, state, shardId, metrics, logger, providers, routes });
   const elector = leaderElector({ ...leadership, leaseName });
   // Without leader election this replica is the leader: it migrates stored versions now.
-  if (elector == null) migrateStorage({ webhook, api, katalog: state.katalog, logger });
+  if (elector == null)
+    migrateStorage({ webhook, api, katalog: state.katalog, logger, signal: state.stopSignal });
   const gate = createStartGate({ state, logger, retryMs: options.startRetryMs ?? 30_000 });
   const reloader = createReloader({
     config,

@@ -8,12 +8,14 @@ import { patchConversionCaBundle } from './ca-bundle.js';
 import { createWebhookServer } from './server.js';
 import type { WebhookServer } from './server.js';
 import { ensureWebhookTls } from './tls-secret.js';
-import type { WebhookTls } from './tls-secret.js';
+import type { WebhookTls, WebhookTlsOptions } from './tls-secret.js';
 
 /**
  * The operator's webhook endpoint as the process runs it (docs/reference/runtime.md §26, ADR 0057):
  * certificates from the Secret, the HTTPS server, the CRDs' caBundle, and a timer that renews the
- * certificates and, when the CA changed, patches the bundle before serving the new certificate.
+ * certificates and, when the CA changed, patches the bundle and serves a certificate of the new CA
+ * only from the next check on (ADR 0085): the API server learns a patched bundle some time after
+ * the patch, and a connection it opens meanwhile must still verify.
  */
 
 /** WebhookEndpointOptions configures startWebhookEndpoint. */
@@ -29,6 +31,8 @@ export interface WebhookEndpointOptions {
   readonly now?: () => Date;
   /** Between certificate checks. Default 1 h. */
   readonly checkEveryMs?: number;
+  /** The Secret's name and the certificates' lifetimes (ensureWebhookTls' defaults when absent). */
+  readonly tls?: Pick<WebhookTlsOptions, 'secretName' | 'caValidForMs' | 'certValidForMs'>;
   /** Told about each renewal and each failed check. */
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
 }
@@ -75,6 +79,7 @@ function hostsOf(service: string, namespace: string): string[] {
 export async function startWebhookEndpoint(options: WebhookEndpointOptions): Promise<WebhookEndpoint> {
   const now = options.now ?? (() => new Date());
   const tlsOptions = {
+    ...options.tls,
     namespace: options.namespace,
     hosts: hostsOf(options.service, options.namespace),
     now,
@@ -97,10 +102,21 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
   const crdNames = Object.values(options.katalog.spec.crds)
     .filter((entry) => entry.conversion != null)
     .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
+  const checkEveryMs = options.checkEveryMs ?? 3_600_000;
   const checkNow = async (): Promise<void> => {
     const next = await ensureWebhookTls(options.client, tlsOptions);
-    if (next.caBundle !== tls.caBundle)
+    if (next.caBundle !== tls.caBundle) {
       await patchConversionCaBundle(options.client, crdNames, next.caBundle);
+      // The served certificate stays one more check when it lives that long: until then the API
+      // server may still verify with the bundle it had (without the new CA).
+      if (tls.notAfter.getTime() > now().getTime() + 2 * checkEveryMs) {
+        tls = { ...tls, caBundle: next.caBundle };
+        options.log?.('webhook CA renewed; its certificate is served from the next check', {
+          notAfter: next.notAfter.toISOString(),
+        });
+        return;
+      }
+    }
     if (next.certPem !== tls.certPem) {
       server.setTls(next);
       options.log?.('webhook certificate renewed', { notAfter: next.notAfter.toISOString() });
@@ -113,7 +129,7 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
         err: { message: error instanceof Error ? error.message : String(error) },
       }),
     );
-  }, options.checkEveryMs ?? 3_600_000);
+  }, checkEveryMs);
   timer.unref();
   return {
     server,

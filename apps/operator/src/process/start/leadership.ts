@@ -82,7 +82,13 @@ export function leaderElector(
     logger: o.logger,
     onStartedLeading: () => {
       state.leading = true;
-      migrateStorage({ webhook: state.webhook, api: o.api, katalog: state.katalog, logger: o.logger });
+      migrateStorage({
+        webhook: state.webhook,
+        api: o.api,
+        katalog: state.katalog,
+        logger: o.logger,
+        signal: state.stopSignal,
+      });
       metrics.sink.leaderStatus(leaseName, true);
       if (!state.stopping) {
         const member = state.member;

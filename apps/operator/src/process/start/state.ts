@@ -24,15 +24,28 @@ export class OperatorState {
   moduleHooks: ReadonlyMap<string, LoadedModuleExport> = new Map();
   /** The conversion webhook endpoint, when an entry converts versions (runtime.md §26). */
   webhook: WebhookEndpoint | undefined;
-  /** True once shutdown began: nothing starts any more. */
-  stopping = false;
   #runtime: OperatorRuntime | undefined;
+  readonly #stop = new AbortController();
 
   constructor(init: { readonly katalog: Katalog; readonly katalogText: string; readonly leading: boolean }) {
     this.katalog = init.katalog;
     this.katalogText = init.katalogText;
     this.katalogName = init.katalog.metadata.name;
     this.leading = init.leading;
+  }
+
+  /** True once shutdown began: nothing starts any more. */
+  get stopping(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  set stopping(value: boolean) {
+    if (value) this.#stop.abort();
+  }
+
+  /** Aborted when shutdown begins: background work (the storage migration) stops between two writes. */
+  get stopSignal(): AbortSignal {
+    return this.#stop.signal;
   }
 
   /** The running Katalog's runtime (set once the first one is made). */

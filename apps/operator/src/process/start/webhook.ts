@@ -5,6 +5,7 @@
  */
 import type { Katalog } from '@orkestra/types';
 import { migrateKatalogStorage } from '../../conversion/migrate-storage.js';
+import type { MigrateStorageResult } from '../../conversion/migrate-storage.js';
 import { needsWebhook, startWebhookEndpoint } from '../../webhook/endpoint.js';
 import type { WebhookEndpoint } from '../../webhook/endpoint.js';
 import type { ApiTransport } from '../api-transport.js';
@@ -67,14 +68,17 @@ export function migrateStorage(o: {
   readonly api: ApiTransport;
   readonly katalog: Katalog;
   readonly logger: OperatorLogger;
+  /** Shutdown: the migration stops between two writes, storedVersions untrimmed (the next start resumes). */
+  readonly signal?: AbortSignal;
 }): void {
   if (o.webhook == null) return;
   const names = Object.values(o.katalog.spec.crds)
     .filter((entry) => entry.conversion != null)
     .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
-  void migrateKatalogStorage(o.api.client, names, (crd, outcome) => {
+  const report = (crd: string, outcome: MigrateStorageResult | { error: string }): void => {
     if ('error' in outcome)
       o.logger.error({ crd, err: { message: outcome.error } }, 'storage version migration failed');
     else if (outcome.needed) o.logger.info({ crd, ...outcome }, 'storage version migrated');
-  });
+  };
+  void migrateKatalogStorage(o.api.client, names, report, undefined, o.signal);
 }

@@ -1,0 +1,108 @@
+import { ConflictError, NotFoundError } from '@orkestra/registry';
+import type { KubeClient, KubeObject, ObjectRef } from '@orkestra/registry';
+import { describe, expect, it } from 'vitest';
+import { MigrationError, migrateStorageVersion } from './migrate-storage.js';
+
+// The conflict handling of the storage migration (docs/reference/katalog.md §3.4, ADR 0085); the
+// API server's side is test/storage-migration.integration.test.ts.
+
+type Client = Pick<KubeClient, 'get' | 'list' | 'mergePatch' | 'patchStatus'>;
+
+const CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'dbs.x.io' },
+  spec: { group: 'x.io', names: { kind: 'Db' }, versions: [{ name: 'v1' }, { name: 'v2', storage: true }] },
+  status: { storedVersions: ['v1', 'v2'] },
+};
+
+const db = (name: string, rv: string): KubeObject =>
+  ({
+    apiVersion: 'x.io/v2',
+    kind: 'Db',
+    metadata: { name, namespace: 'ns', resourceVersion: rv },
+  }) as KubeObject;
+
+function fakeClient(o: { readonly conflictsFor: Map<string, number>; readonly deletedOnRead?: string }): {
+  client: Client;
+  trimmed: unknown[];
+  writes: string[];
+} {
+  const trimmed: unknown[] = [];
+  const writes: string[] = [];
+  const rv = new Map<string, number>([
+    ['a', 1],
+    ['b', 1],
+  ]);
+  const fail = (verb: string, ref: ObjectRef, status: number, reason: 'Conflict' | 'NotFound') =>
+    new (reason === 'Conflict' ? ConflictError : NotFoundError)({
+      verb,
+      ref,
+      status,
+      reason,
+      message: reason,
+    });
+  const client: Client = {
+    get: async (ref) => {
+      if (ref.kind === 'CustomResourceDefinition') return CRD as unknown as KubeObject;
+      if (ref.name === o.deletedOnRead) throw fail('get', ref, 404, 'NotFound');
+      return db(ref.name, String(rv.get(ref.name)));
+    },
+    list: async () => ({ items: [db('a', '1'), db('b', '1')], metadata: { resourceVersion: '1' } }) as never,
+    mergePatch: async (ref, _patch, options) => {
+      const left = o.conflictsFor.get(ref.name) ?? 0;
+      if (left > 0 || options?.resourceVersion !== String(rv.get(ref.name))) {
+        o.conflictsFor.set(ref.name, left - 1);
+        rv.set(ref.name, (rv.get(ref.name) ?? 0) + 1); // someone else wrote it
+        throw fail('patch', ref, 409, 'Conflict');
+      }
+      writes.push(`${ref.name}@${options.resourceVersion}`);
+      return db(ref.name, String(rv.get(ref.name)));
+    },
+    patchStatus: async (_ref, status) => {
+      trimmed.push(status);
+      return CRD as unknown as KubeObject;
+    },
+  };
+  return { client, trimmed, writes };
+}
+
+describe('migrateStorageVersion', () => {
+  it('writes a conflicting object again with a fresh resourceVersion, and trims storedVersions after', async () => {
+    const fake = fakeClient({ conflictsFor: new Map([['a', 2]]) });
+    const result = await migrateStorageVersion(fake.client, { crdName: 'dbs.x.io' });
+    expect(result).toEqual({ needed: true, rewritten: 2, conflicts: 2, deleted: 0, storedVersions: ['v2'] });
+    expect(fake.writes).toEqual(['a@3', 'b@1']);
+    expect(fake.trimmed).toEqual([{ storedVersions: ['v2'] }]);
+  });
+
+  it('counts an object deleted before its fresh read as deleted', async () => {
+    const fake = fakeClient({ conflictsFor: new Map([['a', 1]]), deletedOnRead: 'a' });
+    const result = await migrateStorageVersion(fake.client, { crdName: 'dbs.x.io' });
+    expect(result).toMatchObject({ rewritten: 1, conflicts: 1, deleted: 1 });
+  });
+
+  it('gives up after conflictAttempts and leaves storedVersions untrimmed', async () => {
+    const fake = fakeClient({ conflictsFor: new Map([['b', 99]]) });
+    const error = await migrateStorageVersion(fake.client, {
+      crdName: 'dbs.x.io',
+      conflictAttempts: 3,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MigrationError);
+    expect((error as MigrationError).code).toBe('MigrationConflict');
+    expect(fake.trimmed).toEqual([]);
+  });
+
+  it('stops between two writes when its signal is aborted', async () => {
+    const fake = fakeClient({ conflictsFor: new Map() });
+    const stop = new AbortController();
+    stop.abort();
+    const error = await migrateStorageVersion(fake.client, {
+      crdName: 'dbs.x.io',
+      signal: stop.signal,
+    }).catch((e: unknown) => e);
+    expect((error as MigrationError).code).toBe('MigrationStopped');
+    expect(fake.writes).toEqual([]);
+    expect(fake.trimmed).toEqual([]);
+  });
+});
