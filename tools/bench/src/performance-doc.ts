@@ -316,7 +316,7 @@ kro 8 instance reconciles, and both floors write for 8 CRs at a time.
    log by its User-Agent (\`orkestra-operator\`), watches and its Lease requests left out — the Lease
    requests of leader election are reported on their own line, per hour (a renewal every 2 s); \`noopResyncWrites\` = writes ÷ the resyncs due in
    the window (none are due at kro's default resync, so it is n/a there).
-6. _Full reading_ of memory, as in 2. \`rssMbPer1kCrs\` = (full − empty) RSS ÷ N × 1 000, in MiB.
+6. _Full reading_ of memory, as in 2. \`rssMbPer1kCrs\` = (full − empty) RSS ÷ N × 1 000, in MiB. At 100 CRs the growth is smaller than an idle Node process's own RSS variation between two readings (about ±20 MiB), so that size's per-1k figure can be negative and means nothing; the row above it gives the RSS itself.
 7. _Edits_ (\`--edits\`): one CR at a time, \`spec.message\` is changed with a merge patch; the time
    until the watch sees the ConfigMap carry the new value is one latency sample (next edit 250 ms
    later). p50 and p99 are nearest-rank percentiles. Writes in the phase are sorted into child,
