@@ -7,7 +7,7 @@
  * top, every round below) and the charts, and with `--docs` regenerates docs/performance.md. A
  * system that cannot run is reported with its reason; no figure is ever made up.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { cpuShare, readCpuCounters } from './cpu-share.js';
 import { dirname, join, resolve } from 'node:path';
@@ -330,6 +330,9 @@ async function main(): Promise<void> {
     args.out == null
       ? join(repoRoot, 'bench', 'results', sharded ? 'replicas.json' : 'latest.json')
       : resolve(args.out);
+  if (args.docsFrom.length === 0 && !existsSync(join(repoRoot, 'apps/operator/dist/index.js'))) {
+    throw new Error('the runtime child loads the built operator: run `pnpm build` first');
+  }
   if (sharded) {
     await runReplicas(args, outPath);
     return;
@@ -404,6 +407,8 @@ async function main(): Promise<void> {
           loadAverage1m: { start: loadAtStart, end: load1() },
           // Load counts runnable processes at any priority; this says who had the CPU.
           cpuShare: cpuShare(sizeCpuAtStart, readCpuCounters()),
+          // orkestra-runner.ts: the runtime child loads the operator's built JavaScript.
+          operatorModules: 'built',
           kubernetes: versions.kubernetes,
           etcd: versions.etcd,
           kro: KRO_VERSION,
@@ -458,6 +463,7 @@ async function runReplicas(args: BenchArgs, outPath: string): Promise<void> {
             cpus: cpus().length,
             cpuModel: cpus()[0]?.model ?? 'unknown',
             loadAverage1m: { start: loadAtStart, end: load1() },
+            operatorModules: 'built',
             logs: logDir,
           },
           sizes,

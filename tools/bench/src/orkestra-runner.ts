@@ -1,8 +1,9 @@
 /**
  * startOrkestra runs the Orkestra operator as the Helm chart installs it (`startOperator` of
  * @orkestra/operator: revisions, leader election and the Control Center on, metrics scraped every
- * 15 s) on the bench Katalog in a child Node process (runtime-child.ts, run through tsx with the
- * `@orkestra/source` condition and `--expose-gc`), so its memory is measured alone, and returns
+ * 15 s) on the bench Katalog in a child Node process (runtime-child.ts, run through tsx with
+ * `--expose-gc`; the operator's packages load from their built JavaScript, as in the image), so
+ * its memory is measured alone, and returns
  * it as a SystemUnderTest once its informers have synced and it leads.
  */
 import { fork } from 'node:child_process';
@@ -153,8 +154,9 @@ async function startOne(
   try {
     child = fork(childPath, [], {
       cwd: packageDir,
+      // The operator's packages load from their built JavaScript (dist/), as in the image; tsx
+      // only compiles the runtime child itself. `pnpm build` first (main.ts checks it).
       execArgv: [
-        '--conditions=@orkestra/source',
         '--import',
         import.meta.resolve('tsx'),
         '--expose-gc',

@@ -201,6 +201,20 @@ function commandLine(documents: readonly SizeDocument[]): string {
 }
 
 /** performanceDoc returns the whole page. */
+/**
+ * modulesText says where the runtime child loaded the operator from: runs that record
+ * \`operatorModules: 'built'\` loaded the packages' JavaScript (as the image does); earlier runs loaded
+ * TypeScript source through tsx, whose transpiler memory is in every reading.
+ */
+function modulesText(documents: readonly SizeDocument[]): string {
+  const built = documents.every(
+    (d) => (d.environment as { operatorModules?: string }).operatorModules === 'built',
+  );
+  return built
+    ? "The child runs its own file through tsx; the operator's packages load from their built JavaScript (`dist/`), as in the image."
+    : "The benchmark and the child run through tsx with the `@orkestra/source` condition: the operator is loaded from TypeScript source, not from the built JavaScript the image runs, and the transpiler's memory is in every reading (RSS figures are higher than the image's).";
+}
+
 export function performanceDoc(input: PerformanceDocInput): string {
   const first = input.documents[0];
   const env = (first?.environment ?? {}) as Record<string, unknown>;
@@ -330,8 +344,7 @@ plane writes one, every request at Metadata level), attributed by User-Agent.
 
 **Memory.** Orkestra runs in a child Node process (\`tools/bench/src/runtime-child.ts\`) so its memory
 is its own; each reading is \`process.memoryUsage()\` after two \`global.gc()\`. kro's is \`VmRSS\` from
-\`/proc\` plus \`go_memstats_heap_alloc_bytes\`. The benchmark and the child run through tsx with the
-\`@orkestra/source\` condition; the transpiler's memory is in the empty reading.
+\`/proc\` plus \`go_memstats_heap_alloc_bytes\`. ${modulesText(input.documents)}
 
 **Limits.** The machine is shared; every round records the 1-minute load average. There is no
 kubelet and no workload controller, so Deployments never become available; neither system's figures
