@@ -9,6 +9,7 @@ import { KatalogError } from './errors.js';
 import type { KatalogIssue } from './errors.js';
 import { RESOURCE_LIST_KEYS } from './kinds/index.js';
 import { formatPath } from './paths.js';
+import { KATALOG_API_VERSION, KATALOG_KIND } from './metadata.js';
 import type { PathSegment } from './paths.js';
 import { Katalog } from './schema/katalog.js';
 import { lifecycleNotices } from './schema/lifecycle.js';
@@ -209,6 +210,16 @@ class Locator {
   }
 }
 
+/**
+ * upstreamHeader names, in the dialect warning, an upstream header other than upstream Orkestra's
+ * own (`apiVersion: inrun.dev/v1`, `kind: Catalog`), so the warning says what was mapped.
+ */
+function upstreamHeader(header: { apiVersion: string; kind: string } | undefined): string {
+  return header == null || header.kind === KATALOG_KIND
+    ? ''
+    : `${header.apiVersion} ${header.kind} → ${KATALOG_API_VERSION} ${KATALOG_KIND}, `;
+}
+
 function loadText(source: string, file: string, options: LoadKatalogOptions): LoadKatalogResult {
   // Upstream's ConfigMap manifests: the Katalog in one data key is read in place (ADR 0027).
   const wrapped = katalogInConfigMap(source);
@@ -286,7 +297,7 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
       line: firstChange?.line ?? 1,
       column: firstChange?.column ?? 1,
       path: '',
-      message: `upstream Katalog (${dialect.generation ?? 'G2'} layout): ${dialect.changes.length} ${dialect.changes.length === 1 ? 'key was' : 'keys were'} mapped onto the canonical form; \`ork migrate ${file}\` rewrites the file`,
+      message: `upstream Katalog (${upstreamHeader(dialect.header)}${dialect.generation ?? 'G2'} layout): ${dialect.changes.length} ${dialect.changes.length === 1 ? 'key was' : 'keys were'} mapped onto the canonical form; \`ork migrate ${file}\` rewrites the file`,
     });
   }
   locator.positions.set('[]', { value: first.contents?.range?.[0] ?? 0 });

@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadKatalog } from '../load-katalog.js';
+import { migrateKatalog } from './migrate.js';
+import { load, ok } from './dialect-fixtures.test-support.js';
+
+/**
+ * Inrun, upstream's newest generation (docs/reference/katalog.md §24, ADR 0081): `apiVersion:
+ * inrun.dev/v1`, `kind: Catalog`, motifs named modules. Every fixture is written here from Inrun's
+ * documentation and CHANGELOG, not copied from its files.
+ */
+
+/** A Catalog in Inrun's OPPRE layout (runtime / reconcile / emit). */
+const catalog = (body = '', kind = 'Catalog', apiVersion = 'inrun.dev/v1') => `apiVersion: ${apiVersion}
+kind: ${kind}
+metadata:
+  name: shop
+spec:
+  crds:
+    shop:
+      apiTypes:
+        group: shop.example.dev
+        version: v1alpha1
+        kind: Shop
+        plural: shops
+      operatorBox:
+        runtime:
+          allowedNamespaces: [shops]
+        reconcile:
+${body}          onCreate:
+            configMaps:
+              - name: "{{ .metadata.name }}-settings"
+                data:
+                  TIER: "{{ .spec.tier }}"
+        emit:
+          status:
+            fields:
+              - path: phase
+                value: Ready
+`;
+
+describe('an Inrun Catalog (apiVersion inrun.dev/v1, kind Catalog)', () => {
+  it('loads as an upstream generation, with a warning naming the header it mapped', () => {
+    const loaded = ok(load(catalog()));
+    expect(loaded.katalog.apiVersion).toBe('orkestra.konductor.io/v1alpha1');
+    expect(loaded.katalog.kind).toBe('Katalog');
+    const shop = loaded.katalog.spec.crds['shop'];
+    expect(shop?.allowedNamespaces).toEqual(['shops']);
+    expect(shop?.operatorBox.onCreate?.configMaps?.[0]?.name).toBe('{{ .metadata.name }}-settings');
+    expect(loaded.warnings.map((w) => [w.line, w.column, w.message])).toContainEqual([
+      1,
+      13,
+      expect.stringContaining(
+        'upstream Katalog (inrun.dev/v1 Catalog → orkestra.konductor.io/v1alpha1 Katalog, G3 layout)',
+      ),
+    ]);
+  });
+
+  it('is rewritten by ork migrate to the canonical header, each change at its position', () => {
+    const migrated = migrateKatalog(catalog());
+    expect(migrated.problems).toEqual([]);
+    expect(migrated.generation).toBe('G3');
+    expect(migrated.text.startsWith('apiVersion: orkestra.konductor.io/v1alpha1\nkind: Katalog\n')).toBe(
+      true,
+    );
+    expect(migrated.changes.slice(0, 2)).toEqual([
+      { path: 'apiVersion', line: 1, column: 13, message: 'inrun.dev/v1 → orkestra.konductor.io/v1alpha1' },
+      { path: 'kind', line: 2, column: 7, message: 'Catalog → Katalog' },
+    ]);
+    // The rewrite is a canonical Katalog: it loads with no dialect warning.
+    const again = ok(load(migrated.text));
+    expect(again.warnings.filter((w) => w.message.startsWith('upstream Katalog'))).toEqual([]);
+  });
+
+  it('keeps the other header spellings refused, each naming what it is', () => {
+    const canonicalCatalog = load(catalog('', 'Catalog', 'orkestra.konductor.io/v1alpha1'));
+    expect(
+      canonicalCatalog.ok ? [] : canonicalCatalog.errors.map((e) => [e.line, e.path, e.message]),
+    ).toEqual([[2, 'kind', expect.stringContaining('Catalog is Inrun’s spelling of a Katalog')]]);
+    for (const [kind, what] of [
+      ['Stack', 'a Stack is Inrun’s Komposer'],
+      ['Module', 'a Module is Inrun’s motif'],
+    ] as const) {
+      const refused = load(catalog('', kind));
+      expect(refused.ok ? [] : refused.errors.map((e) => [e.line, e.column, e.path, e.message])).toEqual([
+        [2, 7, 'kind', expect.stringContaining(what)],
+      ]);
+    }
+  });
+
+  it('loads from a ConfigMap that holds it (Inrun deploys a Catalog as one)', () => {
+    const indented = catalog()
+      .split('\n')
+      .map((line) => (line === '' ? '' : `    ${line}`))
+      .join('\n');
+    const text = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: inrun-catalog
+  namespace: inrun-system
+data:
+  catalog.yaml: |
+${indented}`;
+    const loaded = ok(loadKatalog({ text, file: 'cm.yaml' }));
+    expect(Object.keys(loaded.katalog.spec.crds)).toEqual(['shop']);
+    expect(loaded.warnings[0]?.message).toContain('data key catalog.yaml of ConfigMap inrun-catalog');
+    const migrated = migrateKatalog(text);
+    expect(migrated.problems).toEqual([]);
+    expect(migrated.text).toContain('kind: Katalog');
+  });
+});
+
+describe('Inrun modules (motifs) imported with `module:`', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ork-inrun-module-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, 'pool.yaml'),
+    `apiVersion: inrun.dev/v1
+kind: Module
+metadata: {name: pool}
+inputs:
+  - name: image
+    required: true
+  - name: size
+    default: "2"
+resources:
+  replicaSets:
+    - name: "{{ .metadata.name }}-pool"
+      image: '{{ index .inputs "image" }}'
+      replicas: '{{ index .inputs "size" }}'
+status:
+  fields:
+    - path: workers
+      value: '{{ index .inputs "size" }}'
+`,
+  );
+  writeFileSync(
+    join(dir, 'naming.yaml'),
+    `apiVersion: inrun.dev/v1
+kind: Module
+metadata: {name: naming}
+notes:
+  - name: poolName
+    expression: '{{ .metadata.name }}-pool'
+`,
+  );
+
+  it('an entry’s `imports: [{module}]` brings the module’s resources and status fields', () => {
+    const loaded = ok(
+      load(
+        catalog(
+          '          imports:\n            - module: ./pool.yaml\n              with: {image: busybox}\n',
+        ),
+        dir,
+      ),
+    );
+    const box = loaded.katalog.spec.crds['shop']?.operatorBox;
+    expect(box?.onReconcile?.replicaSets?.[0]).toMatchObject({ image: 'busybox', replicas: '2' });
+    expect(box?.status?.fields?.map((f) => f.path)).toEqual(['phase', 'workers']);
+  });
+
+  it('a missing required input is refused at the import, naming the module file', () => {
+    const refused = load(catalog('          imports:\n            - module: ./pool.yaml\n'), dir);
+    expect(refused.ok ? [] : refused.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('motif ./pool.yaml needs input `image`'),
+    ]);
+  });
+
+  it('spec.imports `[{module}]` lends the module’s notes to the whole Catalog', () => {
+    const text = catalog()
+      .replace('spec:\n  crds:', 'spec:\n  imports:\n    - module: ./naming.yaml\n  crds:')
+      .replace('"{{ .metadata.name }}-settings"', '"{{ poolName }}"');
+    const loaded = ok(load(text, dir));
+    expect(loaded.katalog.spec.crds['shop']?.operatorBox.onCreate?.configMaps?.[0]?.name).toBe(
+      '{{ .metadata.name }}-pool',
+    );
+  });
+});
