@@ -178,3 +178,32 @@ notes:
     );
   });
 });
+
+describe('keys Inrun renamed', () => {
+  const lifecycle = (compatibility: string) =>
+    catalog().replace('spec:\n', `lifecycle:\n  maturity: stable\n  compatibility:\n${compatibility}spec:\n`);
+
+  it('lifecycle.compatibility.inrun is the runtime range, compatibility.orkestra here', () => {
+    const loaded = ok(load(lifecycle('    kubernetes: ">=1.28"\n    inrun: ">=0.7.0"\n')));
+    expect(loaded.katalog.lifecycle?.compatibility).toEqual({ kubernetes: '>=1.28', orkestra: '>=0.7.0' });
+    const migrated = migrateKatalog(lifecycle('    inrun: ">=0.7.0"\n'));
+    expect(migrated.changes).toContainEqual({
+      path: 'lifecycle.compatibility.inrun',
+      line: 8,
+      column: 5,
+      message: 'moved to lifecycle.compatibility.orkestra',
+    });
+    expect(migrated.text).toContain('  compatibility:\n    orkestra: ">=0.7.0"\n');
+  });
+
+  it('a bad range is refused at the key the user wrote; both names at once are refused', () => {
+    const bad = load(lifecycle('    inrun: not-a-range\n'));
+    expect(bad.ok ? [] : bad.errors.map((e) => [e.line, e.column, e.message])).toEqual([
+      [8, 12, expect.stringContaining('"not-a-range" is not a valid version range')],
+    ]);
+    const both = load(lifecycle('    inrun: ">=0.7.0"\n    orkestra: ">=0.7.0"\n'));
+    expect(both.ok ? [] : both.errors.map((e) => [e.line, e.column, e.message])).toEqual([
+      [8, 5, expect.stringContaining('lifecycle.compatibility.orkestra is written twice')],
+    ]);
+  });
+});
