@@ -207,3 +207,47 @@ describe('keys Inrun renamed', () => {
     ]);
   });
 });
+
+describe('the OPPRE observe block', () => {
+  /** Two entries; `shop` reads `ledger` through `observe.cross`, as Inrun's CHANGELOG v0.7.18 lays it out. */
+  const text = (apiVersion: string, kind: string) => `apiVersion: ${apiVersion}
+kind: ${kind}
+metadata:
+  name: shop
+spec:
+  crds:
+    ledger:
+      apiTypes: {group: shop.example.dev, version: v1alpha1, kind: Ledger, plural: ledgers}
+    shop:
+      apiTypes: {group: shop.example.dev, version: v1alpha1, kind: Shop, plural: shops}
+      operatorBox:
+        observe:
+          cross:
+            - crd: ledger
+              selector:
+                name: "{{ .metadata.name }}"
+              as: ledger
+        emit:
+          status:
+            fields:
+              - path: balance
+                value: '{{ default "0" .cross.ledger.status.balance }}'
+`;
+
+  it.each([
+    ['inrun.dev/v1', 'Catalog'],
+    ['orkestra.orkspace.io/v1', 'Katalog'],
+  ])('observe.cross (%s) is the box’s cross list', (apiVersion, kind) => {
+    const loaded = ok(load(text(apiVersion, kind)));
+    expect(loaded.katalog.spec.crds['shop']?.operatorBox.cross).toEqual([
+      expect.objectContaining({ crd: 'ledger', as: 'ledger', selector: { name: '{{ .metadata.name }}' } }),
+    ]);
+    const migrated = migrateKatalog(text(apiVersion, kind));
+    expect(migrated.changes).toContainEqual({
+      path: 'spec.crds.shop.operatorBox.observe.cross',
+      line: 13,
+      column: 11,
+      message: 'moved to operatorBox.cross',
+    });
+  });
+});
