@@ -251,3 +251,49 @@ spec:
     });
   });
 });
+
+describe('the admission block (Inrun v0.7.18 moved conversion under it)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ork-inrun-conversion-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, 'paths.yaml'),
+    `paths:
+  - from: v1alpha1
+    to: v1
+    spec:
+      size: "{{ .spec.size }}"
+`,
+  );
+  const text = `apiVersion: inrun.dev/v1
+kind: Catalog
+metadata:
+  name: shop
+spec:
+  crds:
+    shop:
+      apiTypes: {group: shop.example.dev, version: v1, kind: Shop, plural: shops}
+      admission:
+        conversion:
+          storageVersion: v1
+          include: ./paths.yaml
+          paths:
+            - from: v1
+              to: v1alpha1
+              spec:
+                size: "{{ .spec.size }}"
+`;
+
+  it('admission.conversion is the entry’s conversion, its include inlined before its own paths', () => {
+    const loaded = ok(load(text, dir));
+    const conversion = loaded.katalog.spec.crds['shop']?.conversion;
+    expect(conversion?.storageVersion).toBe('v1');
+    expect(conversion?.paths.map((p) => `${p.from}→${p.to}`)).toEqual(['v1alpha1→v1', 'v1→v1alpha1']);
+    const migrated = migrateKatalog(text, { baseDir: dir });
+    expect(migrated.changes).toContainEqual(
+      expect.objectContaining({
+        path: 'spec.crds.shop.admission.conversion',
+        message: 'moved to conversion',
+      }),
+    );
+  });
+});
