@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { positionIn } from './positions.js';
 import type { IncludedFile } from './positions.js';
 import { katalogInConfigMap, upgradeDialect } from './upstream/index.js';
+import { isNotAKatalog, upstreamKindNote } from './upstream/document-kinds.js';
 import { KatalogError } from './errors.js';
 import type { KatalogIssue } from './errors.js';
 import { RESOURCE_LIST_KEYS } from './kinds/index.js';
@@ -283,6 +284,19 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
       message: warning.message.split('\n')[0] ?? warning.message,
     });
   }
+  // A Komposer or a motif (and Inrun's Stack and Module) is not a Katalog: say what it is, once.
+  const kind = isMap(first.contents) ? first.contents.get('kind', true) : undefined;
+  if (isScalar(kind) && isNotAKatalog(kind.value))
+    return fail(
+      [
+        at(
+          kind.range?.[0] ?? 0,
+          `kind must be ${KATALOG_KIND} (${upstreamKindNote(kind.value) ?? ''})`,
+          'kind',
+        ),
+      ],
+      warnings,
+    );
   // Upstream dialects are rewritten on the document's nodes, which keep their source ranges.
   const dialect = upgradeDialect(first, {
     lineCounter,

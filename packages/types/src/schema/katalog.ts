@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Rollout } from './rollout.js';
 import { Duration, isDuration, parseDuration } from '../duration.js';
+import { upstreamKindNote } from '../upstream/document-kinds.js';
 import {
   KATALOG_API_VERSION,
   KATALOG_KIND,
@@ -772,21 +773,6 @@ export interface KatalogSpec extends z.output<typeof KatalogSpecSchema> {}
 export const KatalogSpec: z.ZodType<KatalogSpec> = KatalogSpecSchema.meta({ id: 'KatalogSpec' });
 
 /**
- * What an upstream document kind other than a Katalog is, for the `kind` error (docs/reference/katalog.md
- * §24, ADR 0081). `Catalog` is accepted, and mapped, only with Inrun's `apiVersion: inrun.dev/v1`.
- */
-const UPSTREAM_KINDS: Readonly<Record<string, string>> = {
-  Catalog: 'Catalog is Inrun’s spelling of a Katalog and loads with `apiVersion: inrun.dev/v1`',
-  Komposer:
-    'a Komposer composes Katalogs and overrides them; Orkestra has no composition document: validate each Katalog it imports, with its overrides written into it',
-  Stack:
-    'a Stack is Inrun’s Komposer, which composes Catalogs; Orkestra has no composition document: validate each Catalog it imports, with its overrides written into it',
-  Motif: 'a motif is read through an entry’s `imports` (`motif: <file>`), not loaded on its own',
-  Module:
-    'a Module is Inrun’s motif, read through an entry’s `imports` (`module: <file>`), not loaded on its own',
-};
-
-/**
  * Katalog is the zod schema of a whole Katalog document (docs/reference/katalog.md §2). Parsing applies every
  * default and normalizes aliases: `or` → `anyOf`, `pvcs` → `persistentVolumeClaims`, the list form
  * of `spec.crds` → the map form, and `external`/`git`/`docker` hoisted out of groups. Cross-field
@@ -808,10 +794,7 @@ const KatalogSchema = z.strictObject({
   }),
   kind: z.literal(KATALOG_KIND, {
     error: (issue) => {
-      const upstream =
-        typeof issue.input === 'string' && Object.hasOwn(UPSTREAM_KINDS, issue.input)
-          ? UPSTREAM_KINDS[issue.input]
-          : undefined;
+      const upstream = upstreamKindNote(issue.input);
       return `kind must be ${KATALOG_KIND}${upstream == null ? '' : ` (${upstream})`}`;
     },
   }),

@@ -90,6 +90,16 @@ describe('an Inrun Catalog (apiVersion inrun.dev/v1, kind Catalog)', () => {
     }
   });
 
+  it('a Stack (Inrun’s Komposer) gets the one refusal at kind, not one per key it holds', () => {
+    const stack = load(
+      'apiVersion: inrun.dev/v1\nkind: Stack\nmetadata: {name: platform}\npolicy:\n  lifecycle: {minMaturity: beta}\n',
+    );
+    expect(stack.ok ? [] : stack.errors.map((e) => [e.line, e.column, e.path, e.message])).toEqual([
+      [2, 7, 'kind', expect.stringContaining('a Stack is Inrun’s Komposer')],
+    ]);
+    expect(stack.warnings).toEqual([]);
+  });
+
   it('loads from a ConfigMap that holds it (Inrun deploys a Catalog as one)', () => {
     const indented = catalog()
       .split('\n')
