@@ -91,3 +91,19 @@ describe('joinList', () => {
     ).toBe('a,b');
   });
 });
+
+describe('notes over enrichment Orkestra does not add', () => {
+  it.each([
+    'warningCount',
+    'warningMessages',
+    'warningReasons',
+    'podNodeName',
+    'podOOMKilledDetected',
+    'statefulSetPVCCount',
+    'replicaSetOwnerName',
+  ])('%s is refused naming the enrichment and the workload-status notes to use', (name) => {
+    expect(() => render(`{{ ${name} .children.app }}`, {})).toThrow(
+      /objects that `enrich` adds to a child which Orkestra does not add/,
+    );
+  });
+});

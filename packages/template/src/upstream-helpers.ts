@@ -45,6 +45,18 @@ export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
       'deploymentReplicaSetCount',
       'hasWarnings',
       'firstWarning',
+      // Inrun's note fixtures call these too, over the same enrichment (`events`, `node`, `pods`, `pvcs`).
+      'warningCount',
+      'warningMessages',
+      'warningReasons',
+      'podNodeName',
+      'podOOMKilledDetected',
+      'podRunContainerErrorDetected',
+      'podPreStartHookErrorDetected',
+      'podPostStartHookErrorDetected',
+      'statefulSetPVCCount',
+      'replicaSetOwnerName',
+      'replicaSetOwnerKind',
     ].map((name) => [
       name,
       "upstream reads it from objects that `enrich` adds to a child which Orkestra does not add (it adds only a Job's pods and a Service's endpoints, §3.5); surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
