@@ -490,6 +490,8 @@ describe('createHelpers', () => {
       'hasContainerPort',
       'isSynced',
       'isTerminating',
+      'domainHost',
+      'domainBare',
       'getLabel',
       'getLabelInt',
       'hasLabel',

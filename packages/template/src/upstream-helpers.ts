@@ -293,6 +293,16 @@ function formatGo(format: string, args: readonly unknown[]): string {
   );
 }
 
+/**
+ * domainHost is Inrun's note of that name: surrounding space, one `https://` then one `http://`
+ * prefix and one trailing `/` removed, in that order; absent gives "".
+ */
+function domainHost(value: unknown): string {
+  let text = value == null ? '' : stringForm(value).trim();
+  for (const prefix of ['https://', 'http://']) if (text.startsWith(prefix)) text = text.slice(prefix.length);
+  return text.endsWith('/') ? text.slice(0, -1) : text;
+}
+
 /** upstreamHelpers returns the upstream helpers, keyed by name. */
 export function upstreamHelpers(): Record<string, HelperDefinition> {
   const meta = (key: string): HelperDefinition => ({
@@ -306,6 +316,16 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
   return {
     ...upstreamKubeNotes(),
     ...upstreamEnrichedNotes(),
+    // Inrun's domain notes: a URL or host written by a user, cleaned to the host name.
+    domainHost: { minArgs: 1, maxArgs: 1, fn: ([value]) => domainHost(value) },
+    domainBare: {
+      minArgs: 1,
+      maxArgs: 1,
+      fn: ([value]) => {
+        const host = domainHost(value);
+        return host.startsWith('www.') ? host.slice('www.'.length) : host;
+      },
+    },
     // Go built-ins.
     [GO_RANGE_HELPER]: {
       minArgs: 1,

@@ -294,3 +294,20 @@ describe('Inrun’s label, annotation and status notes', () => {
     ).toBe('true false false');
   });
 });
+
+describe('Inrun’s domain notes', () => {
+  const d = (source: string, domain: unknown) =>
+    String(engine.renderTemplate(source, { metadata: { name: 'web' }, spec: { domain } } as never));
+
+  it.each([
+    ['https://acme.example.com/', 'acme.example.com', 'acme.example.com'],
+    [' http://acme.example.com ', 'acme.example.com', 'acme.example.com'],
+    ['acme.example.com', 'acme.example.com', 'acme.example.com'],
+    ['https://www.acme.com/', 'www.acme.com', 'acme.com'],
+    ['www.acme.com', 'www.acme.com', 'acme.com'],
+    [undefined, '', ''],
+  ])('%j: domainHost %j, domainBare %j', (domain, host, bare) => {
+    expect(d('{{ domainHost .spec.domain }}', domain)).toBe(host);
+    expect(d('{{ domainBare .spec.domain }}', domain)).toBe(bare);
+  });
+});

@@ -18,7 +18,7 @@ export function upgradeMetadataDeprecation(up: Upgrader, root: YAMLMap): void {
     up.problem(
       ['lifecycle', 'accept'],
       accept.key,
-      'lifecycle.accept is only valid in a Komposer (it acknowledges the lifecycle of imported patterns); remove it from the Katalog',
+      'lifecycle.accept is only valid in a Komposer (Inrun: a Stack; it acknowledges the lifecycle of imported patterns); remove it from the Katalog',
     );
     takeOut(written, accept);
   }
