@@ -35,6 +35,18 @@ export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
       'statefulSetPVCCount',
       'hasWarnings',
       'firstWarning',
+      // Inrun's note fixtures call these too, over the same enrichment (`events`, `node`, `pods`, `pvcs`).
+      'warningCount',
+      'warningMessages',
+      'warningReasons',
+      'podNodeName',
+      'podOOMKilledDetected',
+      'podRunContainerErrorDetected',
+      'podPreStartHookErrorDetected',
+      'podPostStartHookErrorDetected',
+      'statefulSetPVCCount',
+      'replicaSetOwnerName',
+      'replicaSetOwnerKind',
     ].map((name) => [
       name,
       "upstream reads it from objects that `enrich` adds to a child which Orkestra does not add (it adds only the pods of a Job, Deployment, StatefulSet or ReplicaSet and a Service's endpoints, §3.5); surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
@@ -271,6 +283,16 @@ function formatGo(format: string, args: readonly unknown[]): string {
   );
 }
 
+/**
+ * domainHost is Inrun's note of that name: surrounding space, one `https://` then one `http://`
+ * prefix and one trailing `/` removed, in that order; absent gives "".
+ */
+function domainHost(value: unknown): string {
+  let text = value == null ? '' : stringForm(value).trim();
+  for (const prefix of ['https://', 'http://']) if (text.startsWith(prefix)) text = text.slice(prefix.length);
+  return text.endsWith('/') ? text.slice(0, -1) : text;
+}
+
 /** upstreamHelpers returns the upstream helpers, keyed by name. */
 export function upstreamHelpers(): Record<string, HelperDefinition> {
   const meta = (key: string): HelperDefinition => ({
@@ -284,6 +306,16 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
   return {
     ...upstreamKubeNotes(),
     ...upstreamEnrichedNotes(),
+    // Inrun's domain notes: a URL or host written by a user, cleaned to the host name.
+    domainHost: { minArgs: 1, maxArgs: 1, fn: ([value]) => domainHost(value) },
+    domainBare: {
+      minArgs: 1,
+      maxArgs: 1,
+      fn: ([value]) => {
+        const host = domainHost(value);
+        return host.startsWith('www.') ? host.slice('www.'.length) : host;
+      },
+    },
     // Go built-ins.
     [GO_RANGE_HELPER]: {
       minArgs: 1,

@@ -255,3 +255,60 @@ describe('upstream hpa and job notes', () => {
     expect(() => render('{{ statefulSetPVCCount .children.statefulset }}')).toThrow(/enrich.*readyReplicas/);
   });
 });
+
+describe('Inrun’s label, annotation and status notes', () => {
+  const obj = {
+    metadata: {
+      labels: { team: 'shop', 'replica-count': '3', env: 'prod', empty: '' },
+      annotations: { 'autoscale/min-replicas': '2', bad: 'x2' },
+    },
+    status: { readyReplicas: 3, loadBalancer: { ingress: [{ ip: '1.2.3.4' }] }, idle: {}, phase: '' },
+  };
+  const r = (source: string) => render(source, { deployment: obj });
+
+  it('read one label or annotation by key, as text or integer, nil-safe', () => {
+    expect(r('{{ getLabel .children.deployment "team" }}|{{ getLabel .children.deployment "none" }}')).toBe(
+      'shop|',
+    );
+    expect(r('{{ getLabelInt .children.deployment "replica-count" }}')).toBe('3');
+    expect(r('{{ getAnnotation .children.deployment "autoscale/min-replicas" }}')).toBe('2');
+    expect(r('{{ getAnnotationInt .children.deployment "bad" }}')).toBe('0');
+    expect(r('{{ hasLabel .children.deployment "team" }} {{ hasLabel .children.deployment "empty" }}')).toBe(
+      'true false',
+    );
+    expect(r('{{ hasAnnotation .children.deployment "autoscale/min-replicas" }}')).toBe('true');
+    expect(r('{{ getLabel .children.missing "team" }}{{ hasLabel .children.missing "team" }}')).toBe('false');
+  });
+
+  it('labelMatches holds when every key/value pair given is a label of the object', () => {
+    expect(r('{{ labelMatches .children.deployment "team" "shop" "env" "prod" }}')).toBe('true');
+    expect(r('{{ labelMatches .children.deployment "team" "shop" "env" "dev" }}')).toBe('false');
+    expect(r('{{ labelMatches .children.deployment "team" }}')).toBe('false');
+  });
+
+  it('getStatus gives one status field as text; hasStatus tells a set, non-empty one', () => {
+    expect(r('{{ getStatus .children.deployment "readyReplicas" }}')).toBe('3');
+    expect(
+      r(
+        '{{ hasStatus .children.deployment "loadBalancer" }} {{ hasStatus .children.deployment "idle" }} {{ hasStatus .children.deployment "phase" }}',
+      ),
+    ).toBe('true false false');
+  });
+});
+
+describe('Inrun’s domain notes', () => {
+  const d = (source: string, domain: unknown) =>
+    String(engine.renderTemplate(source, { metadata: { name: 'web' }, spec: { domain } } as never));
+
+  it.each([
+    ['https://acme.example.com/', 'acme.example.com', 'acme.example.com'],
+    [' http://acme.example.com ', 'acme.example.com', 'acme.example.com'],
+    ['acme.example.com', 'acme.example.com', 'acme.example.com'],
+    ['https://www.acme.com/', 'www.acme.com', 'acme.com'],
+    ['www.acme.com', 'www.acme.com', 'acme.com'],
+    [undefined, '', ''],
+  ])('%j: domainHost %j, domainBare %j', (domain, host, bare) => {
+    expect(d('{{ domainHost .spec.domain }}', domain)).toBe(host);
+    expect(d('{{ domainBare .spec.domain }}', domain)).toBe(bare);
+  });
+});

@@ -378,7 +378,7 @@ ${WEBSITE}      validation:
         1,
         13,
         'apiVersion',
-        'apiVersion must be orkestra.konductor.io/v1alpha1 (or an upstream one: orkestra.konductor.io/v1Alpha, orkestra.orkspace.io/v1, controller.orkestra.io/v1)',
+        'apiVersion must be orkestra.konductor.io/v1alpha1 (or an upstream one: orkestra.konductor.io/v1Alpha, orkestra.orkspace.io/v1, controller.orkestra.io/v1, inrun.dev/v1 with kind Catalog)',
       ],
       [4, 14, 'spec.crds', 'spec.crds needs at least one entry'],
     ]);

@@ -5,10 +5,12 @@ import type { z } from 'zod';
 import { positionIn } from './positions.js';
 import type { IncludedFile } from './positions.js';
 import { katalogInConfigMap, upgradeDialect } from './upstream/index.js';
+import { isNotAKatalog, upstreamKindNote } from './upstream/document-kinds.js';
 import { KatalogError } from './errors.js';
 import type { KatalogIssue } from './errors.js';
 import { RESOURCE_LIST_KEYS } from './kinds/index.js';
 import { formatPath } from './paths.js';
+import { KATALOG_API_VERSION, KATALOG_KIND } from './metadata.js';
 import type { PathSegment } from './paths.js';
 import { Katalog } from './schema/katalog.js';
 import { lifecycleNotices } from './schema/lifecycle.js';
@@ -209,6 +211,16 @@ class Locator {
   }
 }
 
+/**
+ * upstreamHeader names, in the dialect warning, an upstream header other than upstream Orkestra's
+ * own (`apiVersion: inrun.dev/v1`, `kind: Catalog`), so the warning says what was mapped.
+ */
+function upstreamHeader(header: { apiVersion: string; kind: string } | undefined): string {
+  return header == null || header.kind === KATALOG_KIND
+    ? ''
+    : `${header.apiVersion} ${header.kind} → ${KATALOG_API_VERSION} ${KATALOG_KIND}, `;
+}
+
 function loadText(source: string, file: string, options: LoadKatalogOptions): LoadKatalogResult {
   // Upstream's ConfigMap manifests: the Katalog in one data key is read in place (ADR 0027).
   const wrapped = katalogInConfigMap(source);
@@ -272,6 +284,19 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
       message: warning.message.split('\n')[0] ?? warning.message,
     });
   }
+  // A Komposer or a motif (and Inrun's Stack and Module) is not a Katalog: say what it is, once.
+  const kind = isMap(first.contents) ? first.contents.get('kind', true) : undefined;
+  if (isScalar(kind) && isNotAKatalog(kind.value))
+    return fail(
+      [
+        at(
+          kind.range?.[0] ?? 0,
+          `kind must be ${KATALOG_KIND} (${upstreamKindNote(kind.value) ?? ''})`,
+          'kind',
+        ),
+      ],
+      warnings,
+    );
   // Upstream dialects are rewritten on the document's nodes, which keep their source ranges.
   const dialect = upgradeDialect(first, {
     lineCounter,
@@ -286,7 +311,7 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
       line: firstChange?.line ?? 1,
       column: firstChange?.column ?? 1,
       path: '',
-      message: `upstream Katalog (${dialect.generation ?? 'G2'} layout): ${dialect.changes.length} ${dialect.changes.length === 1 ? 'key was' : 'keys were'} mapped onto the canonical form; \`ork migrate ${file}\` rewrites the file`,
+      message: `upstream Katalog (${upstreamHeader(dialect.header)}${dialect.generation ?? 'G2'} layout): ${dialect.changes.length} ${dialect.changes.length === 1 ? 'key was' : 'keys were'} mapped onto the canonical form; \`ork migrate ${file}\` rewrites the file`,
     });
   }
   locator.positions.set('[]', { value: first.contents?.range?.[0] ?? 0 });

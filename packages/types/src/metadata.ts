@@ -9,13 +9,23 @@ export const ORKESTRA_PREFIX = 'orkestra.konductor.io/';
 /** KATALOG_API_VERSION is the only `apiVersion` a Katalog document may declare. */
 export const KATALOG_API_VERSION = `${ORKESTRA_PREFIX}v1alpha1` as const;
 
-/** UPSTREAM_API_VERSIONS are the Katalog apiVersions of upstream generations the loader accepts (and maps, docs/reference/katalog.md §24). */
-export const UPSTREAM_API_VERSIONS = [
-  'orkestra.konductor.io/v1Alpha',
-  'orkestra.orkspace.io/v1',
+/**
+ * UPSTREAM_GENERATIONS is the one table of upstream Katalog headers the loader accepts and maps
+ * (docs/reference/katalog.md §24, ADR 0081): each upstream `apiVersion` with the document `kind` it
+ * goes with. Anything not in it is refused at `apiVersion` or `kind`.
+ */
+export const UPSTREAM_GENERATIONS = [
+  { apiVersion: 'orkestra.konductor.io/v1Alpha', kind: 'Katalog' },
+  { apiVersion: 'orkestra.orkspace.io/v1', kind: 'Katalog' },
   // The oldest generation (G1 files of upstream's early releases).
-  'controller.orkestra.io/v1',
+  { apiVersion: 'controller.orkestra.io/v1', kind: 'Katalog' },
+  // The newest: upstream renamed Inrun, which spells the Katalog `Catalog` (and a motif `Module`).
+  { apiVersion: 'inrun.dev/v1', kind: 'Catalog' },
 ] as const;
+
+/** UPSTREAM_API_VERSIONS are the Katalog apiVersions of upstream generations the loader accepts (and maps, docs/reference/katalog.md §24). */
+export const UPSTREAM_API_VERSIONS: readonly (typeof UPSTREAM_GENERATIONS)[number]['apiVersion'][] =
+  UPSTREAM_GENERATIONS.map((generation) => generation.apiVersion);
 
 /** KATALOG_KIND is the only `kind` a Katalog document may declare. */
 export const KATALOG_KIND = 'Katalog';

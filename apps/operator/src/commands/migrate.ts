@@ -7,9 +7,10 @@ import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
 const usage = `Usage: ork migrate <katalog> [--write]
 
-Rewrite a Katalog written for upstream Orkestra (apiVersion orkestra.orkspace.io/v1 or
-orkestra.konductor.io/v1Alpha; the G1 \`reconciler:\`, G2 and G3 \`reconcile/runtime/emit\` layouts)
-into the canonical form. Comments and key order are kept. Prints the canonical Katalog on stdout
+Rewrite a Katalog written for upstream Orkestra (apiVersion orkestra.orkspace.io/v1,
+orkestra.konductor.io/v1Alpha or controller.orkestra.io/v1; the G1 \`reconciler:\`, G2 and G3
+\`reconcile/runtime/emit\` layouts), or a Catalog of Inrun, upstream's newest name (apiVersion
+inrun.dev/v1, kind Catalog), into the canonical form. Comments and key order are kept. Prints the canonical Katalog on stdout
 and one line per change on stderr (file:line:col: path: what changed). Exits 1 when a key cannot
 be mapped, or when the canonical form does not pass \`ork validate\` (its errors are printed
 against the migrated text; --write then leaves the file as it was).

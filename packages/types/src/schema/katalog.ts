@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { Rollout } from './rollout.js';
 import { Duration, isDuration, parseDuration } from '../duration.js';
-import { KATALOG_API_VERSION, KATALOG_KIND, UPSTREAM_API_VERSIONS } from '../metadata.js';
+import { upstreamKindNote } from '../upstream/document-kinds.js';
+import {
+  KATALOG_API_VERSION,
+  KATALOG_KIND,
+  UPSTREAM_API_VERSIONS,
+  UPSTREAM_GENERATIONS,
+} from '../metadata.js';
 import { closestMatch } from '../suggest.js';
 import { REPO_HOST_PATTERN, repoHostAllowed, repoHostOf } from '../repo-hosts.js';
 import { gated, gateShape, checkGate, normalizeGate } from './condition.js';
@@ -780,10 +786,18 @@ const KatalogSchema = z.strictObject({
         typeof issue.input === 'string'
           ? closestMatch(issue.input, [KATALOG_API_VERSION, ...UPSTREAM_API_VERSIONS])
           : undefined;
-      return `apiVersion must be ${KATALOG_API_VERSION} (or an upstream one: ${UPSTREAM_API_VERSIONS.join(', ')})${near == null ? '' : `; did you mean ${near}?`}`;
+      const upstream = UPSTREAM_GENERATIONS.map((g) =>
+        g.kind === KATALOG_KIND ? g.apiVersion : `${g.apiVersion} with kind ${g.kind}`,
+      ).join(', ');
+      return `apiVersion must be ${KATALOG_API_VERSION} (or an upstream one: ${upstream})${near == null ? '' : `; did you mean ${near}?`}`;
     },
   }),
-  kind: z.literal(KATALOG_KIND, { error: `kind must be ${KATALOG_KIND}` }),
+  kind: z.literal(KATALOG_KIND, {
+    error: (issue) => {
+      const upstream = upstreamKindNote(issue.input);
+      return `kind must be ${KATALOG_KIND}${upstream == null ? '' : ` (${upstream})`}`;
+    },
+  }),
   metadata: KatalogMetadata,
   /** Maturity, deprecation and verified versions (docs/reference/katalog.md §2.5, ADR 0063). */
   lifecycle: Lifecycle.optional(),

@@ -20,7 +20,8 @@ export type ConfigMapKatalog =
     }
   | { readonly ok: false; readonly message: string; readonly offset: number };
 
-const KIND_LINE = /^[ \t]*kind:[ \t]*["']?Katalog["']?[ \t]*(?:#.*)?$/m;
+// Upstream Orkestra's `Katalog`, or Inrun's `Catalog` (docs/reference/katalog.md §24, ADR 0081).
+const KIND_LINE = /^[ \t]*kind:[ \t]*["']?[KC]atalog["']?[ \t]*(?:#.*)?$/m;
 
 /**
  * katalogInConfigMap returns the Katalog held by a ConfigMap manifest, an error when the ConfigMap
@@ -46,7 +47,7 @@ export function katalogInConfigMap(text: string): ConfigMapKatalog | undefined {
       (pair.value.type === Scalar.BLOCK_LITERAL || pair.value.type === Scalar.BLOCK_FOLDED) &&
       typeof pair.value.value === 'string' &&
       // A folded block has joined its lines, so `kind:` is no longer at a line start.
-      (pair.value.type === Scalar.BLOCK_FOLDED ? /\bkind:\s*["']?Katalog\b/ : KIND_LINE).test(
+      (pair.value.type === Scalar.BLOCK_FOLDED ? /\bkind:\s*["']?[KC]atalog\b/ : KIND_LINE).test(
         pair.value.value,
       ),
   );

@@ -172,13 +172,15 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     }
     upgradeWorkloadAutoscaleSources(up, box, boxPath);
   }
-  // G3: entry-level admission.{validation, mutation}.
+  // G3: entry-level admission.{validation, mutation, conversion}.
   const admission = mapAt(entry, 'admission');
   if (admission != null) {
     up.mark('G3');
     const path = [...base, 'admission'];
     up.move(admission, 'validation', entry, 'validation', [...path, 'validation'], 'validation');
     up.move(admission, 'mutation', entry, 'mutation', [...path, 'mutation'], 'mutation');
+    // Served by the operator's conversion webhook, as an entry's own `conversion` (§3.4).
+    up.move(admission, 'conversion', entry, 'conversion', [...path, 'conversion'], 'conversion');
     up.drop(
       admission,
       'webhooks',

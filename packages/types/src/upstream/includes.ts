@@ -55,6 +55,8 @@ export function expandIncludes(up: Upgrader, entry: YAMLMap, base: Path): void {
   includeList(up, mapAt(entry, 'mutation'), [...base, 'mutation'], 'rules');
   includeList(up, mapAt(admission, 'validation'), [...base, 'admission', 'validation'], 'rules');
   includeList(up, mapAt(admission, 'mutation'), [...base, 'admission', 'mutation'], 'rules');
+  includeList(up, mapAt(entry, 'conversion'), [...base, 'conversion'], 'paths');
+  includeList(up, mapAt(admission, 'conversion'), [...base, 'admission', 'conversion'], 'paths');
   includeList(up, mapAt(box, 'status'), [...base, 'operatorBox', 'status'], 'fields');
   includeList(up, mapAt(mapAt(box, 'emit'), 'status'), [...base, 'operatorBox', 'emit', 'status'], 'fields');
   includeBlock(up, mapAt(entry, 'reconciler'), [...base, 'reconciler'], 'reconciler');

@@ -2,7 +2,8 @@
  * Upstream's older generation of the lifecycle block (docs/reference/katalog.md §2.5 and §24, ADR
  * 0063): `metadata.deprecation` becomes `lifecycle.deprecation`. Its `accept` (the older
  * acknowledgement a deprecated Katalog needed to start) is removed with a note: Orkestra warns about
- * a deprecated Katalog and starts it, as upstream's newer generation does.
+ * a deprecated Katalog and starts it, as upstream's newer generation does. Inrun's
+ * `compatibility.inrun` becomes `compatibility.orkestra`.
  */
 import { isMap, Pair, YAMLMap } from 'yaml';
 import { born, keyOf, mapAt, pairOf, place, scalar, takeOut } from './nodes.js';
@@ -17,10 +18,11 @@ export function upgradeMetadataDeprecation(up: Upgrader, root: YAMLMap): void {
     up.problem(
       ['lifecycle', 'accept'],
       accept.key,
-      'lifecycle.accept is only valid in a Komposer (it acknowledges the lifecycle of imported patterns); remove it from the Katalog',
+      'lifecycle.accept is only valid in a Komposer (Inrun: a Stack; it acknowledges the lifecycle of imported patterns); remove it from the Katalog',
     );
     takeOut(written, accept);
   }
+  upgradeCompatibility(up, written);
   const metadata = mapAt(root, 'metadata');
   const pair = metadata == null ? undefined : pairOf(metadata, 'deprecation');
   if (metadata == null || pair == null) return;
@@ -45,5 +47,23 @@ export function upgradeMetadataDeprecation(up: Upgrader, root: YAMLMap): void {
     'deprecation',
     ['metadata', 'deprecation'],
     'lifecycle.deprecation',
+  );
+}
+
+/**
+ * upgradeCompatibility maps Inrun's `lifecycle.compatibility.inrun` (its runtime's version range,
+ * ADR 0081) onto `compatibility.orkestra`, the key upstream Orkestra's generations write for the
+ * same range and the one this runtime checks against its own version (docs/reference/katalog.md §2.5).
+ */
+function upgradeCompatibility(up: Upgrader, lifecycle: YAMLMap | undefined): void {
+  const compatibility = mapAt(lifecycle, 'compatibility');
+  if (compatibility == null || pairOf(compatibility, 'inrun') == null) return;
+  up.move(
+    compatibility,
+    'inrun',
+    compatibility,
+    'orkestra',
+    ['lifecycle', 'compatibility', 'inrun'],
+    'lifecycle.compatibility.orkestra',
   );
 }

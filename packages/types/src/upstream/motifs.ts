@@ -51,21 +51,24 @@ export function applyImports(
   boxPath: Path,
 ): void {
   for (const { item, path } of imports) {
-    const ref = pairOf(item, 'motif') ?? pairOf(item, 'path') ?? pairOf(item, 'ref');
+    // Inrun names a motif a module: `module: <file>` (docs/reference/katalog.md §24, ADR 0081).
+    const ref =
+      pairOf(item, 'motif') ?? pairOf(item, 'module') ?? pairOf(item, 'path') ?? pairOf(item, 'ref');
+    const refKey = (ref == null ? undefined : keyOf(ref)) ?? 'motif';
     const file = ref != null && isScalar(ref.value) ? String(ref.value.value) : undefined;
     if (file == null) {
-      up.problem(path, item, 'an import needs `motif: <file>`');
+      up.problem(path, item, 'an import needs `motif: <file>` (Inrun: `module: <file>`)');
       continue;
     }
     if (/^(oci|https?):\/\//.test(file)) {
       up.problem(
-        [...path, 'motif'],
+        [...path, refKey],
         ref?.value,
         `motif ${file} is remote; only motif files next to the Katalog are read`,
       );
       continue;
     }
-    const motif = up.readYaml(file, [...path, 'motif'], ref?.value, 'motif');
+    const motif = up.readYaml(file, [...path, refKey], ref?.value, 'motif');
     if (motif == null) continue;
     const values = new Map<string, MotifInput>();
     const given = mapAt(item, 'with');
@@ -123,7 +126,7 @@ export function applyImports(
     for (const pair of resources?.items ?? []) {
       const key = keyOf(pair as Pair);
       const value = (pair as Pair).value;
-      const at = [...path, 'motif', 'resources', key ?? '?'];
+      const at = [...path, refKey, 'resources', key ?? '?'];
       if (key === 'onCreate' || key === 'onReconcile') {
         if (!isMap(value)) {
           up.problem(at, (pair as Pair).key, `a motif's \`resources.${key}\` is a map of kind lists`);
@@ -147,7 +150,7 @@ export function applyImports(
     const motifNotes = pairOf(motif, 'notes');
     if (motifNotes != null)
       up.change(
-        [...path, 'motif', 'notes'],
+        [...path, refKey, 'notes'],
         motifNotes.key,
         'not imported: an entry-level import lends no notes (as upstream); import the motif under spec.imports',
       );

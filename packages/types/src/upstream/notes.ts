@@ -28,21 +28,25 @@ export function katalogImports(up: Upgrader, root: YAMLMap): void {
   }
   const before = up.notes.size;
   (pair.value as YAMLSeq).items.forEach((item, i) => {
-    const ref = isMap(item) ? pairOf(item as YAMLMap, 'motif') : undefined;
+    // Inrun names a motif a module: `module: <file>` (docs/reference/katalog.md §24, ADR 0081).
+    const ref = isMap(item)
+      ? (pairOf(item as YAMLMap, 'motif') ?? pairOf(item as YAMLMap, 'module'))
+      : undefined;
+    const refKey = (ref == null ? undefined : keyOf(ref)) ?? 'motif';
     const file = isScalar(ref?.value) ? String((ref?.value as Scalar).value) : undefined;
     if (file == null) {
-      up.problem([...path, i], item, 'an import needs `motif: <file>`');
+      up.problem([...path, i], item, 'an import needs `motif: <file>` (Inrun: `module: <file>`)');
       return;
     }
     if (/^(oci|https?):\/\/|^git@/.test(file)) {
       up.problem(
-        [...path, i, 'motif'],
+        [...path, i, refKey],
         ref?.value,
         `motif ${file} is remote; only motif files next to the Katalog are read`,
       );
       return;
     }
-    const motif = up.readYaml(file, [...path, i, 'motif'], ref?.value, 'motif');
+    const motif = up.readYaml(file, [...path, i, refKey], ref?.value, 'motif');
     if (motif == null) return;
     readNotes(up, motif, root, [...path, i]);
     readProfiles(up, motif);

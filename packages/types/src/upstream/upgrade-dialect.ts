@@ -5,7 +5,7 @@
 import { isMap, isScalar, isSeq, Pair } from 'yaml';
 import type { Document, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { expandAliases } from '../yaml-aliases.js';
-import { KATALOG_API_VERSION, UPSTREAM_API_VERSIONS } from '../metadata.js';
+import { KATALOG_API_VERSION, KATALOG_KIND, UPSTREAM_GENERATIONS } from '../metadata.js';
 import type { IncludedFile } from '../positions.js';
 import { dropDisabledBuiltins } from './builtin-entries.js';
 import { mapDeletionProtection } from './deletion-protection.js';
@@ -25,6 +25,8 @@ export interface UpgradeDialectResult {
   readonly included: readonly IncludedFile[];
   /** The upstream generation detected (`G1`, `G2`, `G3`), or undefined for a canonical document. */
   readonly generation: 'G1' | 'G2' | 'G3' | undefined;
+  /** The upstream header the document states (a row of UPSTREAM_GENERATIONS), or undefined. */
+  readonly header: { readonly apiVersion: string; readonly kind: string } | undefined;
   readonly changes: readonly DialectChange[];
   readonly problems: readonly DialectProblem[];
 }
@@ -37,12 +39,14 @@ export interface UpgradeDialectResult {
 export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): UpgradeDialectResult {
   const up = new Upgrader(options);
   const root = doc.contents;
-  if (!isMap(root)) return { generation: undefined, changes: [], problems: [], included: [] };
+  if (!isMap(root))
+    return { generation: undefined, header: undefined, changes: [], problems: [], included: [] };
   const apiVersion = pairOf(root, 'apiVersion');
-  const upstream =
-    apiVersion != null &&
-    isScalar(apiVersion.value) &&
-    (UPSTREAM_API_VERSIONS as readonly unknown[]).includes(apiVersion.value.value);
+  const generation =
+    apiVersion != null && isScalar(apiVersion.value)
+      ? UPSTREAM_GENERATIONS.find((g) => g.apiVersion === (apiVersion.value as Scalar).value)
+      : undefined;
+  const upstream = generation != null;
   // Merge keys are applied for every Katalog; an upstream `anchors:` block (it only holds anchors)
   // is removed after its aliases are replaced by copies.
   up.upstream = upstream;
@@ -60,6 +64,7 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
       `${String((apiVersion.value as Scalar).value)} → ${KATALOG_API_VERSION}`,
     );
     apiVersion.value = scalar(KATALOG_API_VERSION, apiVersion.value);
+    upgradeKind(up, root, generation?.kind);
     upgradeSecurity(up, root);
     upgradeNotification(up, root);
     upgradeMetadataDeprecation(up, root);
@@ -109,7 +114,25 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
       (entry as YAMLMap).set('readiness', value);
     }
   }
-  return { generation: up.generation, changes: up.changes, problems: up.problems, included: up.included };
+  return {
+    generation: up.generation,
+    header: generation,
+    changes: up.changes,
+    problems: up.problems,
+    included: up.included,
+  };
+}
+
+/**
+ * upgradeKind maps the document kind of a generation that spells it otherwise (Inrun's `Catalog`)
+ * onto `Katalog`. Another kind is left to the schema, which names what that kind is upstream.
+ */
+function upgradeKind(up: Upgrader, root: YAMLMap, kind: string | undefined): void {
+  const pair = pairOf(root, 'kind');
+  if (pair == null || kind == null || kind === KATALOG_KIND) return;
+  if (!isScalar(pair.value) || pair.value.value !== kind) return;
+  up.change(['kind'], pair.value, `${kind} → ${KATALOG_KIND}`);
+  pair.value = scalar(KATALOG_KIND, pair.value);
 }
 
 /**

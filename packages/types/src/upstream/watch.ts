@@ -1,6 +1,6 @@
 /**
  * Upstream `watch` and `observe` (G3), mapped onto the entry's `watch` (docs/reference/katalog.md §3.2)
- * or refused; `preReconcile` is pre-reconcile.ts.
+ * and the box's `cross` (§15.2), or refused; `preReconcile` is pre-reconcile.ts.
  */
 import { isMap, isSeq } from 'yaml';
 import type { YAMLMap, YAMLSeq } from 'yaml';
@@ -12,7 +12,8 @@ import type { Upgrader } from './upgrader.js';
 
 /**
  * upgradeWatch moves upstream's `operatorBox.watch` and `operatorBox.observe.watch` lists to the
- * entry's `watch` (docs/reference/katalog.md §3.2) and maps each item: `index` (field indexers for
+ * entry's `watch` (docs/reference/katalog.md §3.2), `operatorBox.observe.cross` to the box's `cross`,
+ * and maps each watch item: `index` (field indexers for
  * upstream's Go client) is dropped; `include` is refused with its reason;
  * `enqueueGate` is kept, its sentinel calls written out as `preReconcile`'s are.
  */
@@ -26,8 +27,11 @@ export function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
     const path = [...boxPath, 'observe'];
     if (isSeq(pairOf(observe, 'watch')?.value))
       up.move(observe, 'watch', entry, 'watch', [...path, 'watch'], 'watch');
+    // Upstream's OPPRE layout observes cross reads here too; they are the box's `cross` (§15.2).
+    if (isSeq(pairOf(observe, 'cross')?.value))
+      up.move(observe, 'cross', box, 'cross', [...path, 'cross'], 'operatorBox.cross');
     up.refuse(observe, path, WATCH_REFUSED);
-    up.drop(box, 'observe', path, 'its watch list moved to the entry');
+    up.drop(box, 'observe', path, 'its watch and cross lists moved');
   }
   if (isSeq(pairOf(box, 'watch')?.value)) {
     up.mark('G3');
