@@ -17,8 +17,13 @@
  * | `/katalog/<crd>/cr/[<ns>/]<name>/events`          | CrEvents         | `get` that CR           |
  * | `/katalog/raw`, `/katalog/enriched`               | KatalogDocument  | `list`, per entry shown |
  * | `/katalog/<crd>/raw`, `/katalog/<crd>/enriched`   | KatalogEntry     | `list`                  |
+ * | `/api/v1/query?query=<selector>`                  | Prometheus query | `list`, per entry shown |
  *
- * The JSON Schema of every answer is docs/reference/live-api.schema.json.
+ * Every `/katalog` path is also served under `/catalog` (upstream's newest generation), with its
+ * names added beside ours: `isLeader` by `isKonductor`, `InrunReady` by `OrkReady` (ADR 0083).
+ *
+ * The JSON Schema of every answer is docs/reference/live-api.schema.json; of `/api/v1/query`,
+ * docs/reference/live-api-query.schema.json.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../kube-object.js';
@@ -27,6 +32,8 @@ import type { Lifecycle } from '@orkestra/types';
 import type { CrossAuthorize, CrossReadTarget } from './cross-handler.js';
 import { katalogDocument, katalogEntry } from './live-api-katalog.js';
 import type { LiveKatalogDocuments } from './live-api-katalog.js';
+import { answerQuery } from './live-api-query.js';
+import type { MetricSample, MetricSamples } from './live-api-query.js';
 
 /** LiveEvent is one Event this process recorded about a CR (kept in memory, newest last). */
 export interface LiveEvent {
@@ -103,7 +110,15 @@ export interface LiveApiOptions {
   readonly now?: () => number;
   /** When the process started, epoch ms (for `startedAt` and `uptime`). Default the creation time. */
   readonly startedAt?: number;
+  /** The process's metrics, for `/api/v1/query`. Default: `/api/v1/query` answers 404. */
+  readonly metrics?: MetricSamples;
 }
+
+/** QUERY_PATH is upstream's Prometheus instant-query path (ADR 0083). */
+const QUERY_PATH = '/api/v1/query';
+
+/** ENTRY_LABELS are the metric labels whose value is an entry name (runtime.md §18.2). */
+const ENTRY_LABELS = ['controller', 'name'] as const;
 
 /** LiveApiHandler answers a request under `/katalog` and resolves true; otherwise it resolves false and writes nothing. */
 export type LiveApiHandler = (request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
@@ -124,21 +139,26 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
   return async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://live.invalid');
     const path = url.pathname;
-    if (path !== '/katalog' && !path.startsWith('/katalog/')) return false;
+    const prefix = path === '/catalog' || path.startsWith('/catalog/') ? '/catalog' : '/katalog';
+    const query = path === QUERY_PATH;
+    if (!query && path !== prefix && !path.startsWith(`${prefix}/`)) return false;
     if (path.startsWith('/katalog/crds/')) return false;
+    // Under `/catalog`, upstream's newest names are added beside ours (ADR 0083).
+    const out = (status: number, body: Record<string, unknown>, headers?: Record<string, string>): void =>
+      send(response, request, status, prefix === '/catalog' ? withInrunNames(body) : body, headers);
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      send(response, request, 405, { error: 'method not allowed; use GET' }, { allow: 'GET, HEAD' });
+      out(405, { error: 'method not allowed; use GET' }, { allow: 'GET, HEAD' });
       return true;
     }
     let segments: string[];
     try {
       segments = path
-        .slice('/katalog'.length)
+        .slice(prefix.length)
         .split('/')
         .filter((s) => s !== '')
         .map((s) => decodeURIComponent(s));
     } catch {
-      send(response, request, 404, { error: 'malformed path' });
+      out(404, { error: 'malformed path' });
       return true;
     }
     const all = options.entries();
@@ -149,7 +169,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     const refuse = async (target: CrossReadTarget | undefined): Promise<boolean> => {
       const decision = await options.authorize(request, target);
       if (decision.ok) return false;
-      send(response, request, decision.status, { error: decision.message });
+      out(decision.status, { error: decision.message });
       return true;
     };
 
@@ -163,14 +183,43 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       return shown;
     };
 
+    if (query) {
+      // The process's own metrics (ADR 0083): authenticate, then only series of entries the caller may list.
+      if (await refuse(undefined)) return true;
+      if (options.metrics == null) {
+        out(404, { error: `no Live API path ${path}` });
+        return true;
+      }
+      const shown = new Set((await listable()).map((e) => e.name));
+      if (shown.size === 0) {
+        out(403, {
+          status: 'error',
+          errorType: 'forbidden',
+          error: 'the caller may list no entry of this Katalog',
+        });
+        return true;
+      }
+      const hidden = (sample: MetricSample): boolean =>
+        ENTRY_LABELS.some((label) => {
+          const value = sample.labels[label];
+          return value != null && all.has(value) && !shown.has(value);
+        });
+      const answer = await answerQuery(url.searchParams, {
+        samples: options.metrics,
+        visible: (sample) => !hidden(sample),
+        now: now(),
+      });
+      out(answer.status, answer.body);
+      return true;
+    }
+
     const [first = ''] = segments;
     if (segments.length === 1 && (first === 'raw' || first === 'enriched')) {
       if (await refuse(undefined)) return true;
       const shown = new Set((await listable()).map((e) => e.name));
       const document = options.documents?.()[first];
-      if (shown.size === 0)
-        send(response, request, 403, { error: 'the caller may list no entry of this Katalog' });
-      else if (document == null) send(response, request, 404, { error: `no Katalog document ${path}` });
+      if (shown.size === 0) out(403, { error: 'the caller may list no entry of this Katalog' });
+      else if (document == null) out(404, { error: `no Katalog document ${path}` });
       else
         send(
           response,
@@ -188,7 +237,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       const counts = { healthy: 0, degraded: 0, pending: 0 };
       for (const crd of crds) counts[crd['state'] as State]++;
       const healthy = counts.degraded === 0;
-      send(response, request, 200, {
+      out(200, {
         name: options.katalog.name,
         ...(options.katalog.version == null ? {} : { version: options.katalog.version }),
         ...(options.katalog.lifecycle == null ? {} : { lifecycle: options.katalog.lifecycle }),
@@ -212,20 +261,20 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     const listTarget = entry == null ? undefined : target(entry, 'list', scope, '');
     if (sub == null || sub === 'health' || (sub === 'cr' && rest.length === 0)) {
       if (await refuse(listTarget)) return true;
-      if (entry == null) return absent(response, request, crdName, all.has(crdName));
-      if (sub == null) send(response, request, 200, entryInfo(entry, options.isKonductor()));
-      else if (sub === 'health') send(response, request, 200, entryHealth(entry, now, startedAt, options));
-      else send(response, request, 200, crList(entry, now, options.isKonductor(), url.searchParams));
+      if (entry == null) return absent(out, crdName, all.has(crdName));
+      if (sub == null) out(200, entryInfo(entry, options.isKonductor()));
+      else if (sub === 'health') out(200, entryHealth(entry, now, startedAt, options));
+      else out(200, crList(entry, now, options.isKonductor(), url.searchParams));
       return true;
     }
     if ((sub === 'raw' || sub === 'enriched') && rest.length === 0) {
       if (await refuse(listTarget)) return true;
-      if (entry == null) return absent(response, request, crdName, all.has(crdName));
+      if (entry == null) return absent(out, crdName, all.has(crdName));
       const document = options.documents?.()[sub];
       const one = document == null ? undefined : katalogEntry(document, entry.name);
-      if (one != null) send(response, request, 200, one);
+      if (one != null) out(200, one);
       else
-        send(response, request, 404, {
+        out(404, {
           error:
             sub === 'raw'
               ? `entry ${crdName} is not written in the Katalog file (an include, motif or preset made it); /katalog/${crdName}/enriched shows it`
@@ -235,7 +284,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     }
     if (sub !== 'cr') {
       if (await refuse(undefined)) return true;
-      send(response, request, 404, { error: `no Live API path ${path}` });
+      out(404, { error: `no Live API path ${path}` });
       return true;
     }
     // /cr/[<ns>/]<name>[/events]
@@ -247,9 +296,9 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     const name = parts[parts.length - 1] ?? '';
     if (await refuse(entry == null || !shaped ? undefined : target(entry, 'get', namespace, name)))
       return true;
-    if (entry == null) return absent(response, request, crdName, all.has(crdName));
+    if (entry == null) return absent(out, crdName, all.has(crdName));
     if (!shaped) {
-      send(response, request, 404, {
+      out(404, {
         error: namespaced
           ? `expected /katalog/${crdName}/cr/<namespace>/<name>`
           : `expected /katalog/${crdName}/cr/<name> (${crdName} is cluster-scoped)`,
@@ -258,7 +307,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     }
     const object = entry.get(namespace, name);
     if (object == null) {
-      send(response, request, 404, {
+      out(404, {
         error: `CR "${namespace == null ? name : `${namespace}/${name}`}" not found`,
         found: false,
         name,
@@ -266,8 +315,8 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       });
       return true;
     }
-    if (events) send(response, request, 200, crEvents(entry, namespace, name, now));
-    else send(response, request, 200, crDetail(entry, object, options.isKonductor()));
+    if (events) out(200, crEvents(entry, namespace, name, now));
+    else out(200, crDetail(entry, object, options.isKonductor()));
     return true;
   };
 }
@@ -323,11 +372,33 @@ function target(
   };
 }
 
-function absent(response: ServerResponse, request: IncomingMessage, crd: string, exists: boolean): true {
-  if (exists)
-    send(response, request, 403, { error: `entry ${crd} does not allow cross reads (crossAccess: false)` });
-  else send(response, request, 404, { error: `no CRD ${crd}` });
+function absent(
+  out: (status: number, body: Record<string, unknown>) => void,
+  crd: string,
+  exists: boolean,
+): true {
+  if (exists) out(403, { error: `entry ${crd} does not allow cross reads (crossAccess: false)` });
+  else out(404, { error: `no CRD ${crd}` });
   return true;
+}
+
+/**
+ * withInrunNames adds upstream's newest names beside ours to an answer under `/catalog`: `isLeader`
+ * by each `isKonductor` (the answer's and its `crds[]`'), `InrunReady` by `OrkReady`, and points
+ * `eventsEndpoint` at `/catalog` (ADR 0083). A CR's own `spec` and `status` are left as they are.
+ */
+function withInrunNames(body: Record<string, unknown>): Record<string, unknown> {
+  const named = (map: Record<string, unknown>): Record<string, unknown> => ({
+    ...map,
+    ...(typeof map['isKonductor'] === 'boolean' ? { isLeader: map['isKonductor'] } : {}),
+  });
+  const out = named(body);
+  if (typeof body['OrkReady'] === 'boolean') out['InrunReady'] = body['OrkReady'];
+  if (Array.isArray(body['crds']) && typeof body['total'] === 'number')
+    out['crds'] = (body['crds'] as unknown[]).map((crd) => named(asMap(crd)));
+  if (typeof body['eventsEndpoint'] === 'string')
+    out['eventsEndpoint'] = body['eventsEndpoint'].replace(/^\/katalog\//, '/catalog/');
+  return out;
 }
 
 function gvk(entry: LiveApiEntry): string {
