@@ -10,8 +10,9 @@ import type { Operator } from '../src/process/operator.js';
 
 // The Live API paths of ADR 0083 (docs/reference/runtime.md §18.6), read as upstream-shaped
 // clients read them, on one operator's authenticated cross port: `/api/v1/query` as a Prometheus
-// client asks it (series selector, `data.result[].value`), and `/catalog…` as upstream's newest
-// generation asks it (`isLeader`, `InrunReady`). Every read is counted against the operator's own
+// client asks it (series selector, `data.result[].value`), `/api/v1/resources` as a CI job polls
+// upstream's gateway, and `/catalog…` as upstream's newest generation asks it (`isLeader`,
+// `InrunReady`). Every read is counted against the operator's own
 // `rest_client_requests_total` on `/metrics`: cache reads make 0 API-server requests. The same
 // Katalog's `fleet` reads `loader` with `strategy: all` through a selector that fails to render
 // for one CR: the answer carries `error` and the CR gets CrossSourceUnavailable until it renders.
@@ -302,6 +303,62 @@ it('serves every /katalog path under /catalog with isLeader and InrunReady, from
   for (let i = 0; i < 5; i++) for (const path of paths) await (await live(path)).arrayBuffer();
   const after = await requests();
   console.log(`live-api-query: ${after - before} API-server requests for 30 /catalog reads`);
+  expect(after - before).toBe(0);
+}, 150_000);
+
+it('answers the gateway’s resource reads (/api/v1/resources) from the caches, as a polling CI job reads them', async () => {
+  const read = async (
+    path: string,
+    bearer = reader,
+  ): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const answer = await live(path, bearer);
+    return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+  };
+  const one = await until('l1 with its phase', async () => {
+    const answer = await read(`/api/v1/resources/Loader/${env.namespace}/l1`);
+    return (answer.body['status'] as Record<string, unknown> | undefined)?.['phase'] === 'Loading-2'
+      ? answer
+      : undefined;
+  });
+  expect(one.status).toBe(200);
+  expect(one.body).toMatchObject({
+    apiVersion: `${group}/v1`,
+    kind: 'Loader',
+    metadata: { name: 'l1', namespace: env.namespace, labels: { pool: 'blue' } },
+    spec: { batch: 2 },
+  });
+  expect((one.body['metadata'] as Record<string, unknown>)['managedFields']).toBeUndefined();
+  const list = await read(`/api/v1/resources/Loader/${env.namespace}`);
+  expect((list.body['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name)).toEqual([
+    'l1',
+    'l2',
+    'l3',
+  ]);
+  expect((await read(`/api/v1/resources/Loader/${env.namespace}/l1?field=status.phase`)).body).toEqual({
+    value: 'Loading-2',
+  });
+  expect((await read(`/api/v1/resources/Loader/${env.namespace}/l1`, '')).status).toBe(401);
+  expect((await read(`/api/v1/resources/Loader/${env.namespace}`, getOnly)).status).toBe(403);
+  expect((await read(`/api/v1/resources/Loader/${env.namespace}/l1`, getOnly)).status).toBe(200);
+  expect((await read(`/api/v1/resources/Fleet/${env.namespace}`)).status).toBe(403);
+  const remove = await fetch(`http://127.0.0.1:${crossPort}/api/v1/resources/Loader/${env.namespace}/l1`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${reader}` },
+  });
+  expect(remove.status).toBe(405);
+
+  const paths = [
+    `/api/v1/resources/Loader/${env.namespace}/l1`,
+    `/api/v1/resources/Loader/${env.namespace}`,
+    `/api/v1/resources/Loader/${env.namespace}/l2?field=status.phase`,
+    `/api/v1/resources/Loader/${env.namespace}/l3`,
+  ];
+  // One SubjectAccessReview per new (caller, object) pair, cached 30 s (runtime.md §18.5); then none.
+  for (const path of paths) await (await live(path)).arrayBuffer();
+  const before = await requests();
+  for (let i = 0; i < 5; i++) for (const path of paths) await (await live(path)).arrayBuffer();
+  const after = await requests();
+  console.log(`live-api-query: ${after - before} API-server requests for 20 /api/v1/resources reads`);
   expect(after - before).toBe(0);
 }, 150_000);
 

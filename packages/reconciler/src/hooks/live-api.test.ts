@@ -456,6 +456,109 @@ describe('/api/v1/query (ADR 0083)', () => {
   });
 });
 
+describe('/api/v1/resources (the gateway’s reads, from the caches; ADR 0083)', () => {
+  let gateway: Server;
+  let at = '';
+  beforeAll(async () => {
+    const withKind = (e: LiveApiEntry, kind: string): LiveApiEntry => ({
+      ...e,
+      apiTypes: { ...e.apiTypes, kind, plural: `${kind.toLowerCase()}s` },
+    });
+    const live = createLiveApiHandler({
+      katalog: { name: 'data' },
+      entries: () =>
+        new Map([
+          ['db', entry('db', true)],
+          ['vault', withKind(entry('vault', false), 'Vault')],
+          ['twin', withKind(entry('twin', true), 'Twin')],
+          ['twin2', withKind(entry('twin2', true), 'Twin')],
+        ]),
+      isKonductor: () => true,
+      ready: () => true,
+      authorize,
+      now: () => NOW,
+    });
+    gateway = createServer((req, res) => {
+      void live(req, res).then((handled) => {
+        if (!handled) res.writeHead(418).end();
+      });
+    });
+    await new Promise<void>((done) => gateway.listen(0, '127.0.0.1', done));
+    at = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((done) => gateway.close(() => done())));
+  const read = async (
+    path: string,
+    token = 'all',
+  ): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const response = await fetch(
+      `${at}${path}`,
+      token === '' ? {} : { headers: { authorization: `Bearer ${token}` } },
+    );
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('answers one CR as stored, a namespace’s CRs as items, and ?field= as value, by Kubernetes kind', async () => {
+    asked.length = 0;
+    const one = await read('/api/v1/resources/Db/shop/payments');
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({
+      apiVersion: 'demo.example.io/v1',
+      kind: 'Db',
+      metadata: { name: 'payments', namespace: 'shop' },
+      spec: { size: 3 },
+      status: { phase: 'Running' },
+    });
+    expect(asked.at(-1)).toMatchObject({ verb: 'get', namespace: 'shop', name: 'payments', plural: 'dbs' });
+    const list = await read('/api/v1/resources/db/shop');
+    expect((list.body['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name)).toEqual([
+      'orders',
+      'payments',
+    ]);
+    expect(asked.at(-1)).toMatchObject({ verb: 'list', namespace: 'shop' });
+    expect((await read('/api/v1/resources/Db/shop/payments?field=status.phase')).body).toEqual({
+      value: 'Running',
+    });
+    expect((await read('/api/v1/resources/Db/shop/payments?field=status.nope')).body).toEqual({
+      value: null,
+    });
+  });
+
+  it('fits the GatewayResource* definitions of docs/reference/live-api.schema.json', async () => {
+    const schema = JSON.parse(
+      readFileSync(new URL('../../../../docs/reference/live-api.schema.json', import.meta.url), 'utf8'),
+    ) as { $defs: Record<string, { required?: string[]; properties?: Record<string, unknown> }> };
+    for (const [name, path] of [
+      ['GatewayResource', '/api/v1/resources/Db/shop/payments'],
+      ['GatewayResourceList', '/api/v1/resources/Db/shop'],
+      ['GatewayResourceField', '/api/v1/resources/Db/shop/payments?field=spec.size'],
+    ] as const) {
+      const def = schema.$defs[name];
+      const { body } = await read(path);
+      for (const key of def?.required ?? []) expect(body, `${name} ${key}`).toHaveProperty(key);
+      if (name !== 'GatewayResource')
+        for (const key of Object.keys(body)) expect(Object.keys(def?.properties ?? {}), key).toContain(key);
+    }
+  });
+
+  it('refuses like the Live API: 401 first, then the review, 403 without crossAccess, 404 and 400 after', async () => {
+    expect((await read('/api/v1/resources/Db/shop/payments', '')).status).toBe(401);
+    expect((await read('/api/v1/resources/Vault/shop', '')).status).toBe(401);
+    expect((await read('/api/v1/resources/Db/shop', 'get-only')).status).toBe(403);
+    expect((await read('/api/v1/resources/Db/shop/payments', 'get-only')).status).toBe(200);
+    expect((await read('/api/v1/resources/Vault/shop')).status).toBe(403);
+    expect((await read('/api/v1/resources/Nope/shop')).status).toBe(404);
+    expect((await read('/api/v1/resources/Db/shop/absent')).status).toBe(404);
+    expect((await read('/api/v1/resources/Db')).status).toBe(404);
+    expect((await read('/api/v1/resources/Twin/shop')).status).toBe(400);
+    const remove = await fetch(`${at}/api/v1/resources/Db/shop/payments`, {
+      method: 'DELETE',
+      headers: { authorization: 'Bearer all' },
+    });
+    expect(remove.status).toBe(405);
+  });
+});
+
 describe('/catalog (upstream’s newest generation, ADR 0083)', () => {
   it('serves every /katalog path with isLeader and InrunReady beside isKonductor and OrkReady', async () => {
     const summary = await get('/catalog');

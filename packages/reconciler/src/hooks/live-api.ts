@@ -18,6 +18,7 @@
  * | `/katalog/raw`, `/katalog/enriched`               | KatalogDocument  | `list`, per entry shown |
  * | `/katalog/<crd>/raw`, `/katalog/<crd>/enriched`   | KatalogEntry     | `list`                  |
  * | `/api/v1/query?query=<selector>`                  | Prometheus query | `list`, per entry shown |
+ * | `/api/v1/resources/<Kind>/<ns>[/<name>]`          | stored CR(s)     | `list` / `get`          |
  *
  * Every `/katalog` path is also served under `/catalog` (upstream's newest generation), with its
  * names added beside ours: `isLeader` by `isKonductor`, `InrunReady` by `OrkReady` (ADR 0083).
@@ -117,6 +118,9 @@ export interface LiveApiOptions {
 /** QUERY_PATH is upstream's Prometheus instant-query path (ADR 0083). */
 const QUERY_PATH = '/api/v1/query';
 
+/** RESOURCES_PATH is the read half of upstream's gateway resource API (ADR 0083). */
+const RESOURCES_PATH = '/api/v1/resources/';
+
 /** ENTRY_LABELS are the metric labels whose value is an entry name (runtime.md §18.2). */
 const ENTRY_LABELS = ['controller', 'name'] as const;
 
@@ -141,7 +145,8 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     const path = url.pathname;
     const prefix = path === '/catalog' || path.startsWith('/catalog/') ? '/catalog' : '/katalog';
     const query = path === QUERY_PATH;
-    if (!query && path !== prefix && !path.startsWith(`${prefix}/`)) return false;
+    const resources = path.startsWith(RESOURCES_PATH);
+    if (!query && !resources && path !== prefix && !path.startsWith(`${prefix}/`)) return false;
     if (path.startsWith('/katalog/crds/')) return false;
     // Under `/catalog`, upstream's newest names are added beside ours (ADR 0083).
     const out = (status: number, body: Record<string, unknown>, headers?: Record<string, string>): void =>
@@ -182,6 +187,17 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       }
       return shown;
     };
+
+    if (resources) {
+      await gatewayResources(
+        path.slice(RESOURCES_PATH.length),
+        url.searchParams,
+        [...all.values()],
+        refuse,
+        out,
+      );
+      return true;
+    }
 
     if (query) {
       // The process's own metrics (ADR 0083): authenticate, then only series of entries the caller may list.
@@ -319,6 +335,103 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     else out(200, crDetail(entry, object, options.isKonductor()));
     return true;
   };
+}
+
+/**
+ * gatewayResources answers upstream's gateway reads from the caches (ADR 0083):
+ * `GET /api/v1/resources/<Kind>/<namespace>` (`{items}`) and `…/<namespace>/<name>` (the CR as
+ * stored, or `{value}` with `?field=a.b`); a cluster-scoped kind is `…/<Kind>/<name>` and
+ * `…/<Kind>`. `<Kind>` is the Kubernetes kind of a served entry (upstream resolves it by kind,
+ * not by Serve target). Reviewed as the Live API's CR paths: `list` in the namespace, `get` on
+ * the name. `DELETE` is 405 with the other writes.
+ */
+async function gatewayResources(
+  rest: string,
+  params: URLSearchParams,
+  entries: readonly LiveApiEntry[],
+  refuse: (target: CrossReadTarget | undefined) => Promise<boolean>,
+  out: (status: number, body: Record<string, unknown>) => void,
+): Promise<void> {
+  let parts: string[];
+  try {
+    parts = rest
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
+  } catch {
+    if (!(await refuse(undefined))) out(404, { error: 'malformed path' });
+    return;
+  }
+  const [kind = '', ...names] = parts;
+  const served = entries.filter((e) => e.crossAccess);
+  const byKind = served.filter((e) => e.apiTypes.kind === kind);
+  const matched =
+    byKind.length > 0 ? byKind : served.filter((e) => e.apiTypes.kind.toLowerCase() === kind.toLowerCase());
+  const entry = matched.length === 1 ? matched[0] : undefined;
+  const shaped =
+    entry == null ? false : entry.namespaced ? names.length >= 1 && names.length <= 2 : names.length <= 1;
+  const one = entry != null && (entry.namespaced ? names.length === 2 : names.length === 1);
+  const namespace = entry?.namespaced === true ? names[0] : undefined;
+  const name = one ? (names[names.length - 1] ?? '') : '';
+  const review =
+    entry == null || !shaped ? undefined : target(entry, one ? 'get' : 'list', namespace ?? '', name);
+  if (await refuse(review)) return;
+  if (matched.length > 1) {
+    out(400, {
+      error: `kind ${kind} names ${matched.length} entries (${matched.map((e) => e.name).join(', ')}); read /katalog/<crd>/cr instead`,
+    });
+    return;
+  }
+  if (entry == null) {
+    const hidden = entries.some((e) => e.apiTypes.kind.toLowerCase() === kind.toLowerCase());
+    out(hidden ? 403 : 404, {
+      error: hidden ? `kind ${kind} does not allow cross reads (crossAccess: false)` : `no kind ${kind}`,
+    });
+    return;
+  }
+  if (!shaped) {
+    out(404, {
+      error: entry.namespaced
+        ? `expected /api/v1/resources/${kind}/<namespace>[/<name>]`
+        : `expected /api/v1/resources/${kind}[/<name>] (${kind} is cluster-scoped)`,
+    });
+    return;
+  }
+  if (!one) {
+    const items = entry
+      .list()
+      .filter((cr) => namespace == null || cr.metadata.namespace === namespace)
+      .map(storedForm)
+      .sort((a, b) =>
+        String(asMap(a['metadata'])['name']).localeCompare(String(asMap(b['metadata'])['name'])),
+      );
+    out(200, { items });
+    return;
+  }
+  const object = entry.get(namespace, name);
+  if (object == null) {
+    out(404, { error: `${kind} "${namespace == null ? name : `${namespace}/${name}`}" not found` });
+    return;
+  }
+  const field = params.get('field');
+  if (field != null && field !== '') out(200, { value: valueAt(object, field) ?? null });
+  else out(200, storedForm(object));
+}
+
+/** storedForm is a CR as the API server stores it, without `managedFields` (upstream's gateway answer). */
+function storedForm(cr: KubeObject): Record<string, unknown> {
+  const { managedFields: _managed, ...metadata } = cr.metadata as Record<string, unknown>;
+  return { ...cr, metadata };
+}
+
+/** valueAt resolves a dot path (`status.phase`) against the CR: any JSON value, undefined when absent. */
+function valueAt(cr: KubeObject, path: string): unknown {
+  let at: unknown = cr;
+  for (const part of path.split('.')) {
+    if (at == null || typeof at !== 'object' || Array.isArray(at)) return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at;
 }
 
 /** LiveAnswerContext is what an in-process Live API answer needs besides the entry. */
