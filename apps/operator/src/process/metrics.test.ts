@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { RECONCILE_TIME_BUCKETS, WORKQUEUE_DURATION_BUCKETS, createOperatorMetrics } from './metrics.js';
+import {
+  RECONCILE_TIME_BUCKETS,
+  WORKQUEUE_DURATION_BUCKETS,
+  createOperatorMetrics,
+  metricSamples,
+} from './metrics.js';
 import type { MetricsSink } from './metrics.js';
 
 /** The table of docs/reference/runtime.md §18.2: name → [type, labels]. */
@@ -273,5 +278,28 @@ describe('createOperatorMetrics', () => {
     ]);
     remove();
     expect(await metrics.registry.metrics()).not.toContain('workqueue_depth{');
+  });
+});
+
+describe('metricSamples (the Live API’s /api/v1/query, ADR 0083)', () => {
+  it('reads every series as /metrics exposes it: histograms as _bucket (le), _sum and _count', async () => {
+    const metrics = createOperatorMetrics({ katalogName: 'shop', version: '1.2.0', defaultMetrics: false });
+    metrics.sink.reconcileFinished('website', 'success', 0.02);
+    metrics.sink.reconcileFinished('website', 'success', 0.5);
+    const rows = await metricSamples(metrics.registry);
+    const one = (name: string, labels: Record<string, string>) =>
+      rows.find((r) => r.name === name && Object.entries(labels).every(([k, v]) => r.labels[k] === v))?.value;
+    expect(one('controller_runtime_reconcile_total', { controller: 'website', result: 'success' })).toBe(2);
+    expect(
+      one('controller_runtime_reconcile_time_seconds_bucket', { controller: 'website', le: '0.025' }),
+    ).toBe(1);
+    expect(
+      one('controller_runtime_reconcile_time_seconds_bucket', { controller: 'website', le: '+Inf' }),
+    ).toBe(2);
+    expect(one('controller_runtime_reconcile_time_seconds_count', { controller: 'website' })).toBe(2);
+    expect(one('controller_runtime_reconcile_time_seconds_sum', { controller: 'website' })).toBeCloseTo(0.52);
+    expect(one('orkestra_katalog_info', { katalog: 'shop', version: '1.2.0' })).toBe(1);
+    // Every label value is a string, as Prometheus answers them.
+    expect(rows.every((r) => Object.values(r.labels).every((v) => typeof v === 'string'))).toBe(true);
   });
 });

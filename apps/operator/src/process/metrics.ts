@@ -576,3 +576,30 @@ export function createOperatorMetrics(options: CreateOperatorMetricsOptions): Op
     },
   };
 }
+
+/** MetricSampleRow is one series as the Live API's `/api/v1/query` reads it (runtime.md §18.6, ADR 0083). */
+export interface MetricSampleRow {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/**
+ * metricSamples reads every series of `registry` as `/metrics` would expose it — a histogram as its
+ * `_bucket` (with `le`), `_sum` and `_count` series — running the scrape collectors first. In memory:
+ * no API request.
+ */
+export async function metricSamples(registry: Registry): Promise<readonly MetricSampleRow[]> {
+  const rows: MetricSampleRow[] = [];
+  for (const family of await registry.getMetricsAsJSON()) {
+    for (const value of family.values) {
+      const labels: Record<string, string> = {};
+      for (const [key, label] of Object.entries(value.labels)) {
+        if (label != null) labels[key] = key === 'le' && label === Infinity ? '+Inf' : String(label);
+      }
+      const name = (value as { metricName?: string }).metricName ?? family.name;
+      rows.push({ name, labels, value: value.value });
+    }
+  }
+  return rows;
+}

@@ -11,13 +11,15 @@ import type {
 import type { RuntimeRevisions } from '@orkestra/reconciler/rollout';
 import type { KubeObject } from '@orkestra/registry';
 import type { LoadedModuleExport, Katalog, Logger, Provider } from '@orkestra/types';
-import type { MetricsSink, ScrapeGauges } from './metrics.js';
+import type { MetricSampleRow, MetricsSink, ScrapeGauges } from './metrics.js';
 
 /** CreateOperatorRuntimeOptions configures createOperatorRuntime. */
 export interface CreateOperatorRuntimeOptions {
   readonly katalog: Katalog;
   /** The Katalog file as written (parsed), for the Live API's `/katalog/raw` (runtime.md §18.6). */
   readonly source?: unknown;
+  /** The process's metrics, for the Live API's `/api/v1/query` (runtime.md §18.6, ADR 0083). */
+  readonly metricSamples?: () => Promise<readonly MetricSampleRow[]>;
   readonly kubeConfig: KubeConfig;
   /** `User-Agent` of the runtime's requests: the operator's (ADR 0035). Default `orkestra`. */
   readonly userAgent?: string;
@@ -125,6 +127,7 @@ export function createOperatorRuntime(options: CreateOperatorRuntimeOptions): Op
     ...(options.revisions == null ? {} : { revisions: options.revisions }),
     ...(options.shard == null ? {} : { shard: options.shard }),
     ...(options.source === undefined ? {} : { source: options.source }),
+    ...(options.metricSamples == null ? {} : { metricSamples: options.metricSamples }),
     options: {
       ...options.tuning,
       ...(options.env == null ? {} : { env: options.env }),

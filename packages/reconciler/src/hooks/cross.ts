@@ -135,6 +135,14 @@ export function readCross(declaration: CrossDeclaration, options: ReadCrossOptio
   return { result: crossResultOf(best), record: { ...record, foundKey: objectKey(best) } };
 }
 
+/**
+ * failedCrossList is a `strategy: all` answer whose selector did not render (ADR 0083): an empty
+ * list (no match is read) that carries `error`, so `{{ cross.<as>.error }}` names the failure.
+ */
+export function failedCrossList(error: string): readonly CrossResult[] & { readonly error: string } {
+  return Object.assign([] as CrossResult[], { error });
+}
+
 /** ReadCrossAllResult is a `strategy: all` read's results (oldest first) and its record for the reverse index. */
 export interface ReadCrossAllResult {
   readonly results: readonly CrossResult[];

@@ -7,6 +7,7 @@ import type { KubeObject } from '../kube-object.js';
 import type { CrossAuthorize, CrossReadTarget } from './cross-handler.js';
 import { createLiveApiHandler, formatAge } from './live-api.js';
 import type { LiveApiEntry, LiveHealth } from './live-api.js';
+import type { MetricSample } from './live-api-query.js';
 
 const NOW = Date.parse('2026-12-05T12:00:00Z');
 
@@ -79,16 +80,33 @@ const entry = (name: string, crossAccess: boolean): LiveApiEntry => ({
 });
 
 const asked: (CrossReadTarget | undefined)[] = [];
-/** Bearer `all` may do anything; `get-only` may get but not list; anything else is 401. */
+/** Bearer `all` may do anything; `get-only` may get but not list; `db-only` may read only `db`; anything else is 401. */
 const authorize: CrossAuthorize = (request, target) => {
   asked.push(target);
   const token = request.headers.authorization?.replace(/^Bearer /, '');
-  if (token !== 'all' && token !== 'get-only')
+  if (token !== 'all' && token !== 'get-only' && token !== 'db-only')
     return Promise.resolve({ ok: false, status: 401, message: 'no token' });
   if (target != null && token === 'get-only' && target.verb === 'list')
     return Promise.resolve({ ok: false, status: 403, message: 'may not list' });
+  if (target != null && token === 'db-only' && target.entry !== 'db')
+    return Promise.resolve({ ok: false, status: 403, message: 'only db' });
   return Promise.resolve({ ok: true });
 };
+
+/** The process's metrics as `/api/v1/query` reads them: series of a listable, an unlisted and a hidden entry. */
+const samples: MetricSample[] = [
+  { name: 'workqueue_depth', labels: { controller: 'db', name: 'db' }, value: 4 },
+  { name: 'workqueue_depth', labels: { controller: 'included', name: 'included' }, value: 1 },
+  { name: 'workqueue_depth', labels: { controller: 'hidden', name: 'hidden' }, value: 7 },
+  { name: 'rest_client_requests_total', labels: { code: '200', method: 'GET', host: 'h' }, value: 12 },
+  { name: 'rest_client_requests_total', labels: { code: '201', method: 'POST', host: 'h' }, value: 3 },
+  {
+    name: 'controller_runtime_reconcile_time_seconds_bucket',
+    labels: { controller: 'db', le: '+Inf' },
+    value: 9,
+  },
+  { name: 'process_start_time_seconds', labels: {}, value: Number.NaN },
+];
 
 /** The Katalog as written: the map form, a Secret with literal values, an entry from nowhere else. */
 const rawDocument = {
@@ -149,6 +167,7 @@ beforeAll(async () => {
     now: () => NOW,
     startedAt: NOW - 707_000,
     documents: () => ({ raw: rawDocument, enriched: enrichedDocument }),
+    metrics: () => Promise.resolve(samples),
   });
   server = createServer((req, res) => {
     void live(req, res).then((handled) => {
@@ -356,6 +375,217 @@ describe('the Live API handler', () => {
   });
 });
 
+describe('/api/v1/query (ADR 0083)', () => {
+  type Vector = { metric: Record<string, string>; value: [number, string] }[];
+  const result = (body: Record<string, unknown>): Vector => (body['data'] as { result: Vector }).result;
+  const q = (query: string, token = 'all'): Promise<{ status: number; body: Record<string, unknown> }> =>
+    get(`/api/v1/query?query=${encodeURIComponent(query)}`, token);
+
+  it('answers a metric name in Prometheus’ shape, with only the series of entries the caller may list', async () => {
+    const { status, body } = await q('workqueue_depth');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: 'success', data: { resultType: 'vector' } });
+    expect(body).not.toHaveProperty('warnings');
+    expect(result(body)).toEqual([
+      { metric: { __name__: 'workqueue_depth', controller: 'db', name: 'db' }, value: [NOW / 1000, '4'] },
+      {
+        metric: { __name__: 'workqueue_depth', controller: 'included', name: 'included' },
+        value: [NOW / 1000, '1'],
+      },
+    ]);
+    expect(result((await q('workqueue_depth', 'db-only')).body).map((r) => r.metric['controller'])).toEqual([
+      'db',
+    ]);
+  });
+
+  it('matches labels with = and != (and __name__ inside the braces)', async () => {
+    expect(result((await q('{__name__="rest_client_requests_total", method="GET"}')).body)).toEqual([
+      {
+        metric: { __name__: 'rest_client_requests_total', code: '200', method: 'GET', host: 'h' },
+        value: [NOW / 1000, '12'],
+      },
+    ]);
+    expect(result((await q("workqueue_depth{controller!='db'}")).body).map((r) => r.value[1])).toEqual(['1']);
+    expect(result((await q('workqueue_depth{shard=""}')).body)).toHaveLength(2);
+    expect(result((await q('controller_runtime_reconcile_time_seconds_bucket')).body)[0]?.metric['le']).toBe(
+      '+Inf',
+    );
+    expect(result((await q('process_start_time_seconds')).body)[0]?.value[1]).toBe('NaN');
+  });
+
+  it('answers PromQL it cannot evaluate with an empty vector and a warning, and bad selectors with bad_data', async () => {
+    const fn = await q('rate(workqueue_adds_total[5m])');
+    expect(fn.status).toBe(200);
+    expect(result(fn.body)).toEqual([]);
+    expect(String((fn.body['warnings'] as string[])[0])).toContain('needs a Prometheus server');
+    const regex = await q('workqueue_depth{controller=~"d.*"}');
+    expect(regex).toMatchObject({ status: 400, body: { status: 'error', errorType: 'bad_data' } });
+    expect((await get('/api/v1/query')).body).toMatchObject({ errorType: 'bad_data' });
+    expect((await q('{controller="db"')).body).toMatchObject({ status: 'success', data: { result: [] } });
+    expect((await q('{controller=db}')).status).toBe(400);
+    const timed = await get('/api/v1/query?query=workqueue_depth&time=1700000000');
+    expect(timed.body['warnings']).toEqual(['time is not evaluated: the answer is the current value']);
+  });
+
+  it('fits docs/reference/live-api-query.schema.json: every required key and no undeclared one', async () => {
+    type Def = { required?: string[]; properties?: Record<string, Def>; items?: Def };
+    const schema = JSON.parse(
+      readFileSync(new URL('../../../../docs/reference/live-api-query.schema.json', import.meta.url), 'utf8'),
+    ) as { $defs: Record<string, Def> };
+    const fits = (value: Record<string, unknown>, def: Def | undefined): void => {
+      for (const key of def?.required ?? []) expect(value, key).toHaveProperty(key);
+      for (const key of Object.keys(value)) expect(Object.keys(def?.properties ?? {}), key).toContain(key);
+    };
+    const success = schema.$defs['QuerySuccess'];
+    for (const query of ['workqueue_depth', 'rate(x[1m])']) {
+      const { body } = await q(query);
+      fits(body, success);
+      fits(body['data'] as Record<string, unknown>, success?.properties?.['data']);
+      for (const item of result(body))
+        fits(item, success?.properties?.['data']?.properties?.['result']?.items);
+    }
+    fits((await q('x{a=~"b"}')).body, schema.$defs['QueryError']);
+    fits((await q('up', 'get-only')).body, schema.$defs['QueryError']);
+  });
+
+  it('authenticates first, and refuses a caller that may list no entry', async () => {
+    expect((await q('workqueue_depth', '')).status).toBe(401);
+    expect((await q('workqueue_depth', 'get-only')).status).toBe(403);
+    expect((await fetch(`${base}/api/v1/query?query=up`, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(`${base}/api/v1/query_range`)).status).toBe(418);
+  });
+});
+
+describe('/api/v1/resources (the gateway’s reads, from the caches; ADR 0083)', () => {
+  let gateway: Server;
+  let at = '';
+  beforeAll(async () => {
+    const withKind = (e: LiveApiEntry, kind: string): LiveApiEntry => ({
+      ...e,
+      apiTypes: { ...e.apiTypes, kind, plural: `${kind.toLowerCase()}s` },
+    });
+    const live = createLiveApiHandler({
+      katalog: { name: 'data' },
+      entries: () =>
+        new Map([
+          ['db', entry('db', true)],
+          ['vault', withKind(entry('vault', false), 'Vault')],
+          ['twin', withKind(entry('twin', true), 'Twin')],
+          ['twin2', withKind(entry('twin2', true), 'Twin')],
+        ]),
+      isKonductor: () => true,
+      ready: () => true,
+      authorize,
+      now: () => NOW,
+    });
+    gateway = createServer((req, res) => {
+      void live(req, res).then((handled) => {
+        if (!handled) res.writeHead(418).end();
+      });
+    });
+    await new Promise<void>((done) => gateway.listen(0, '127.0.0.1', done));
+    at = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((done) => gateway.close(() => done())));
+  const read = async (
+    path: string,
+    token = 'all',
+  ): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const response = await fetch(
+      `${at}${path}`,
+      token === '' ? {} : { headers: { authorization: `Bearer ${token}` } },
+    );
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('answers one CR as stored, a namespace’s CRs as items, and ?field= as value, by Kubernetes kind', async () => {
+    asked.length = 0;
+    const one = await read('/api/v1/resources/Db/shop/payments');
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({
+      apiVersion: 'demo.example.io/v1',
+      kind: 'Db',
+      metadata: { name: 'payments', namespace: 'shop' },
+      spec: { size: 3 },
+      status: { phase: 'Running' },
+    });
+    expect(asked.at(-1)).toMatchObject({ verb: 'get', namespace: 'shop', name: 'payments', plural: 'dbs' });
+    const list = await read('/api/v1/resources/db/shop');
+    expect((list.body['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name)).toEqual([
+      'orders',
+      'payments',
+    ]);
+    expect(asked.at(-1)).toMatchObject({ verb: 'list', namespace: 'shop' });
+    expect((await read('/api/v1/resources/Db/shop/payments?field=status.phase')).body).toEqual({
+      value: 'Running',
+    });
+    expect((await read('/api/v1/resources/Db/shop/payments?field=status.nope')).body).toEqual({
+      value: null,
+    });
+  });
+
+  it('fits the GatewayResource* definitions of docs/reference/live-api.schema.json', async () => {
+    const schema = JSON.parse(
+      readFileSync(new URL('../../../../docs/reference/live-api.schema.json', import.meta.url), 'utf8'),
+    ) as { $defs: Record<string, { required?: string[]; properties?: Record<string, unknown> }> };
+    for (const [name, path] of [
+      ['GatewayResource', '/api/v1/resources/Db/shop/payments'],
+      ['GatewayResourceList', '/api/v1/resources/Db/shop'],
+      ['GatewayResourceField', '/api/v1/resources/Db/shop/payments?field=spec.size'],
+    ] as const) {
+      const def = schema.$defs[name];
+      const { body } = await read(path);
+      for (const key of def?.required ?? []) expect(body, `${name} ${key}`).toHaveProperty(key);
+      if (name !== 'GatewayResource')
+        for (const key of Object.keys(body)) expect(Object.keys(def?.properties ?? {}), key).toContain(key);
+    }
+  });
+
+  it('refuses like the Live API: 401 first, then the review, 403 without crossAccess, 404 and 400 after', async () => {
+    expect((await read('/api/v1/resources/Db/shop/payments', '')).status).toBe(401);
+    expect((await read('/api/v1/resources/Vault/shop', '')).status).toBe(401);
+    expect((await read('/api/v1/resources/Db/shop', 'get-only')).status).toBe(403);
+    expect((await read('/api/v1/resources/Db/shop/payments', 'get-only')).status).toBe(200);
+    expect((await read('/api/v1/resources/Vault/shop')).status).toBe(403);
+    expect((await read('/api/v1/resources/Nope/shop')).status).toBe(404);
+    expect((await read('/api/v1/resources/Db/shop/absent')).status).toBe(404);
+    expect((await read('/api/v1/resources/Db')).status).toBe(404);
+    expect((await read('/api/v1/resources/Twin/shop')).status).toBe(400);
+    const remove = await fetch(`${at}/api/v1/resources/Db/shop/payments`, {
+      method: 'DELETE',
+      headers: { authorization: 'Bearer all' },
+    });
+    expect(remove.status).toBe(405);
+  });
+});
+
+describe('/catalog (upstream’s newest generation, ADR 0083)', () => {
+  it('serves every /katalog path with isLeader and InrunReady beside isKonductor and OrkReady', async () => {
+    const summary = await get('/catalog');
+    expect(summary.body).toMatchObject({
+      isKonductor: true,
+      isLeader: true,
+      OrkReady: true,
+      InrunReady: true,
+    });
+    expect((summary.body['crds'] as Record<string, unknown>[]).every((c) => c['isLeader'] === true)).toBe(
+      true,
+    );
+    expect((await get('/catalog/db/health')).body).toMatchObject({ isLeader: true, state: 'healthy' });
+    expect((await get('/catalog/db/cr')).body).toMatchObject({ isLeader: true, total: 3 });
+    const detail = await get('/catalog/db/cr/shop/payments');
+    expect(detail.body).toMatchObject({
+      isLeader: true,
+      eventsEndpoint: '/catalog/db/cr/shop/payments/events',
+    });
+    expect((await get('/catalog/db/cr/shop/payments/events')).body).toMatchObject({ total: 2 });
+    expect((await get('/catalog/db/raw')).body).toMatchObject({ name: 'db' });
+    expect((await get('/catalog/hidden')).status).toBe(403);
+    expect((await get('/catalog', '')).status).toBe(401);
+    expect((await fetch(`${base}/catalogue`)).status).toBe(418);
+  });
+});
+
 describe('the JSON Schema of the answers (docs/reference/live-api.schema.json)', () => {
   const schema = JSON.parse(
     readFileSync(new URL('../../../../docs/reference/live-api.schema.json', import.meta.url), 'utf8'),
@@ -376,6 +606,11 @@ describe('the JSON Schema of the answers (docs/reference/live-api.schema.json)',
     ['KatalogDocument', '/katalog/enriched'],
     ['KatalogEntry', '/katalog/db/raw'],
     ['KatalogEntry', '/katalog/db/enriched'],
+    ['KatalogSummary', '/catalog'],
+    ['EntryInfo', '/catalog/db'],
+    ['EntryHealth', '/catalog/db/health'],
+    ['CrList', '/catalog/db/cr'],
+    ['CrDetail', '/catalog/db/cr/shop/payments'],
   ])('%s: %s has every required key and no undeclared one', async (name, path) => {
     const def = schema.$defs[name];
     const { body } = await get(path);

@@ -17,8 +17,14 @@
  * | `/katalog/<crd>/cr/[<ns>/]<name>/events`          | CrEvents         | `get` that CR           |
  * | `/katalog/raw`, `/katalog/enriched`               | KatalogDocument  | `list`, per entry shown |
  * | `/katalog/<crd>/raw`, `/katalog/<crd>/enriched`   | KatalogEntry     | `list`                  |
+ * | `/api/v1/query?query=<selector>`                  | Prometheus query | `list`, per entry shown |
+ * | `/api/v1/resources/<Kind>/<ns>[/<name>]`          | stored CR(s)     | `list` / `get`          |
  *
- * The JSON Schema of every answer is docs/reference/live-api.schema.json.
+ * Every `/katalog` path is also served under `/catalog` (upstream's newest generation), with its
+ * names added beside ours: `isLeader` by `isKonductor`, `InrunReady` by `OrkReady` (ADR 0083).
+ *
+ * The JSON Schema of every answer is docs/reference/live-api.schema.json; of `/api/v1/query`,
+ * docs/reference/live-api-query.schema.json.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../kube-object.js';
@@ -27,6 +33,8 @@ import type { Lifecycle } from '@orkestra/types';
 import type { CrossAuthorize, CrossReadTarget } from './cross-handler.js';
 import { katalogDocument, katalogEntry } from './live-api-katalog.js';
 import type { LiveKatalogDocuments } from './live-api-katalog.js';
+import { answerQuery } from './live-api-query.js';
+import type { MetricSample, MetricSamples } from './live-api-query.js';
 
 /** LiveEvent is one Event this process recorded about a CR (kept in memory, newest last). */
 export interface LiveEvent {
@@ -103,7 +111,18 @@ export interface LiveApiOptions {
   readonly now?: () => number;
   /** When the process started, epoch ms (for `startedAt` and `uptime`). Default the creation time. */
   readonly startedAt?: number;
+  /** The process's metrics, for `/api/v1/query`. Default: `/api/v1/query` answers 404. */
+  readonly metrics?: MetricSamples;
 }
+
+/** QUERY_PATH is upstream's Prometheus instant-query path (ADR 0083). */
+const QUERY_PATH = '/api/v1/query';
+
+/** RESOURCES_PATH is the read half of upstream's gateway resource API (ADR 0083). */
+const RESOURCES_PATH = '/api/v1/resources/';
+
+/** ENTRY_LABELS are the metric labels whose value is an entry name (runtime.md §18.2). */
+const ENTRY_LABELS = ['controller', 'name'] as const;
 
 /** LiveApiHandler answers a request under `/katalog` and resolves true; otherwise it resolves false and writes nothing. */
 export type LiveApiHandler = (request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
@@ -124,21 +143,27 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
   return async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://live.invalid');
     const path = url.pathname;
-    if (path !== '/katalog' && !path.startsWith('/katalog/')) return false;
+    const prefix = path === '/catalog' || path.startsWith('/catalog/') ? '/catalog' : '/katalog';
+    const query = path === QUERY_PATH;
+    const resources = path.startsWith(RESOURCES_PATH);
+    if (!query && !resources && path !== prefix && !path.startsWith(`${prefix}/`)) return false;
     if (path.startsWith('/katalog/crds/')) return false;
+    // Under `/catalog`, upstream's newest names are added beside ours (ADR 0083).
+    const out = (status: number, body: Record<string, unknown>, headers?: Record<string, string>): void =>
+      send(response, request, status, prefix === '/catalog' ? withInrunNames(body) : body, headers);
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      send(response, request, 405, { error: 'method not allowed; use GET' }, { allow: 'GET, HEAD' });
+      out(405, { error: 'method not allowed; use GET' }, { allow: 'GET, HEAD' });
       return true;
     }
     let segments: string[];
     try {
       segments = path
-        .slice('/katalog'.length)
+        .slice(prefix.length)
         .split('/')
         .filter((s) => s !== '')
         .map((s) => decodeURIComponent(s));
     } catch {
-      send(response, request, 404, { error: 'malformed path' });
+      out(404, { error: 'malformed path' });
       return true;
     }
     const all = options.entries();
@@ -149,7 +174,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     const refuse = async (target: CrossReadTarget | undefined): Promise<boolean> => {
       const decision = await options.authorize(request, target);
       if (decision.ok) return false;
-      send(response, request, decision.status, { error: decision.message });
+      out(decision.status, { error: decision.message });
       return true;
     };
 
@@ -163,14 +188,54 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       return shown;
     };
 
+    if (resources) {
+      await gatewayResources(
+        path.slice(RESOURCES_PATH.length),
+        url.searchParams,
+        [...all.values()],
+        refuse,
+        out,
+      );
+      return true;
+    }
+
+    if (query) {
+      // The process's own metrics (ADR 0083): authenticate, then only series of entries the caller may list.
+      if (await refuse(undefined)) return true;
+      if (options.metrics == null) {
+        out(404, { error: `no Live API path ${path}` });
+        return true;
+      }
+      const shown = new Set((await listable()).map((e) => e.name));
+      if (shown.size === 0) {
+        out(403, {
+          status: 'error',
+          errorType: 'forbidden',
+          error: 'the caller may list no entry of this Katalog',
+        });
+        return true;
+      }
+      const hidden = (sample: MetricSample): boolean =>
+        ENTRY_LABELS.some((label) => {
+          const value = sample.labels[label];
+          return value != null && all.has(value) && !shown.has(value);
+        });
+      const answer = await answerQuery(url.searchParams, {
+        samples: options.metrics,
+        visible: (sample) => !hidden(sample),
+        now: now(),
+      });
+      out(answer.status, answer.body);
+      return true;
+    }
+
     const [first = ''] = segments;
     if (segments.length === 1 && (first === 'raw' || first === 'enriched')) {
       if (await refuse(undefined)) return true;
       const shown = new Set((await listable()).map((e) => e.name));
       const document = options.documents?.()[first];
-      if (shown.size === 0)
-        send(response, request, 403, { error: 'the caller may list no entry of this Katalog' });
-      else if (document == null) send(response, request, 404, { error: `no Katalog document ${path}` });
+      if (shown.size === 0) out(403, { error: 'the caller may list no entry of this Katalog' });
+      else if (document == null) out(404, { error: `no Katalog document ${path}` });
       else
         send(
           response,
@@ -188,7 +253,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       const counts = { healthy: 0, degraded: 0, pending: 0 };
       for (const crd of crds) counts[crd['state'] as State]++;
       const healthy = counts.degraded === 0;
-      send(response, request, 200, {
+      out(200, {
         name: options.katalog.name,
         ...(options.katalog.version == null ? {} : { version: options.katalog.version }),
         ...(options.katalog.lifecycle == null ? {} : { lifecycle: options.katalog.lifecycle }),
@@ -212,20 +277,20 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     const listTarget = entry == null ? undefined : target(entry, 'list', scope, '');
     if (sub == null || sub === 'health' || (sub === 'cr' && rest.length === 0)) {
       if (await refuse(listTarget)) return true;
-      if (entry == null) return absent(response, request, crdName, all.has(crdName));
-      if (sub == null) send(response, request, 200, entryInfo(entry, options.isKonductor()));
-      else if (sub === 'health') send(response, request, 200, entryHealth(entry, now, startedAt, options));
-      else send(response, request, 200, crList(entry, now, options.isKonductor(), url.searchParams));
+      if (entry == null) return absent(out, crdName, all.has(crdName));
+      if (sub == null) out(200, entryInfo(entry, options.isKonductor()));
+      else if (sub === 'health') out(200, entryHealth(entry, now, startedAt, options));
+      else out(200, crList(entry, now, options.isKonductor(), url.searchParams));
       return true;
     }
     if ((sub === 'raw' || sub === 'enriched') && rest.length === 0) {
       if (await refuse(listTarget)) return true;
-      if (entry == null) return absent(response, request, crdName, all.has(crdName));
+      if (entry == null) return absent(out, crdName, all.has(crdName));
       const document = options.documents?.()[sub];
       const one = document == null ? undefined : katalogEntry(document, entry.name);
-      if (one != null) send(response, request, 200, one);
+      if (one != null) out(200, one);
       else
-        send(response, request, 404, {
+        out(404, {
           error:
             sub === 'raw'
               ? `entry ${crdName} is not written in the Katalog file (an include, motif or preset made it); /katalog/${crdName}/enriched shows it`
@@ -235,7 +300,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     }
     if (sub !== 'cr') {
       if (await refuse(undefined)) return true;
-      send(response, request, 404, { error: `no Live API path ${path}` });
+      out(404, { error: `no Live API path ${path}` });
       return true;
     }
     // /cr/[<ns>/]<name>[/events]
@@ -247,9 +312,9 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     const name = parts[parts.length - 1] ?? '';
     if (await refuse(entry == null || !shaped ? undefined : target(entry, 'get', namespace, name)))
       return true;
-    if (entry == null) return absent(response, request, crdName, all.has(crdName));
+    if (entry == null) return absent(out, crdName, all.has(crdName));
     if (!shaped) {
-      send(response, request, 404, {
+      out(404, {
         error: namespaced
           ? `expected /katalog/${crdName}/cr/<namespace>/<name>`
           : `expected /katalog/${crdName}/cr/<name> (${crdName} is cluster-scoped)`,
@@ -258,7 +323,7 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
     }
     const object = entry.get(namespace, name);
     if (object == null) {
-      send(response, request, 404, {
+      out(404, {
         error: `CR "${namespace == null ? name : `${namespace}/${name}`}" not found`,
         found: false,
         name,
@@ -266,10 +331,107 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       });
       return true;
     }
-    if (events) send(response, request, 200, crEvents(entry, namespace, name, now));
-    else send(response, request, 200, crDetail(entry, object, options.isKonductor()));
+    if (events) out(200, crEvents(entry, namespace, name, now));
+    else out(200, crDetail(entry, object, options.isKonductor()));
     return true;
   };
+}
+
+/**
+ * gatewayResources answers upstream's gateway reads from the caches (ADR 0083):
+ * `GET /api/v1/resources/<Kind>/<namespace>` (`{items}`) and `…/<namespace>/<name>` (the CR as
+ * stored, or `{value}` with `?field=a.b`); a cluster-scoped kind is `…/<Kind>/<name>` and
+ * `…/<Kind>`. `<Kind>` is the Kubernetes kind of a served entry (upstream resolves it by kind,
+ * not by Serve target). Reviewed as the Live API's CR paths: `list` in the namespace, `get` on
+ * the name. `DELETE` is 405 with the other writes.
+ */
+async function gatewayResources(
+  rest: string,
+  params: URLSearchParams,
+  entries: readonly LiveApiEntry[],
+  refuse: (target: CrossReadTarget | undefined) => Promise<boolean>,
+  out: (status: number, body: Record<string, unknown>) => void,
+): Promise<void> {
+  let parts: string[];
+  try {
+    parts = rest
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
+  } catch {
+    if (!(await refuse(undefined))) out(404, { error: 'malformed path' });
+    return;
+  }
+  const [kind = '', ...names] = parts;
+  const served = entries.filter((e) => e.crossAccess);
+  const byKind = served.filter((e) => e.apiTypes.kind === kind);
+  const matched =
+    byKind.length > 0 ? byKind : served.filter((e) => e.apiTypes.kind.toLowerCase() === kind.toLowerCase());
+  const entry = matched.length === 1 ? matched[0] : undefined;
+  const shaped =
+    entry == null ? false : entry.namespaced ? names.length >= 1 && names.length <= 2 : names.length <= 1;
+  const one = entry != null && (entry.namespaced ? names.length === 2 : names.length === 1);
+  const namespace = entry?.namespaced === true ? names[0] : undefined;
+  const name = one ? (names[names.length - 1] ?? '') : '';
+  const review =
+    entry == null || !shaped ? undefined : target(entry, one ? 'get' : 'list', namespace ?? '', name);
+  if (await refuse(review)) return;
+  if (matched.length > 1) {
+    out(400, {
+      error: `kind ${kind} names ${matched.length} entries (${matched.map((e) => e.name).join(', ')}); read /katalog/<crd>/cr instead`,
+    });
+    return;
+  }
+  if (entry == null) {
+    const hidden = entries.some((e) => e.apiTypes.kind.toLowerCase() === kind.toLowerCase());
+    out(hidden ? 403 : 404, {
+      error: hidden ? `kind ${kind} does not allow cross reads (crossAccess: false)` : `no kind ${kind}`,
+    });
+    return;
+  }
+  if (!shaped) {
+    out(404, {
+      error: entry.namespaced
+        ? `expected /api/v1/resources/${kind}/<namespace>[/<name>]`
+        : `expected /api/v1/resources/${kind}[/<name>] (${kind} is cluster-scoped)`,
+    });
+    return;
+  }
+  if (!one) {
+    const items = entry
+      .list()
+      .filter((cr) => namespace == null || cr.metadata.namespace === namespace)
+      .map(storedForm)
+      .sort((a, b) =>
+        String(asMap(a['metadata'])['name']).localeCompare(String(asMap(b['metadata'])['name'])),
+      );
+    out(200, { items });
+    return;
+  }
+  const object = entry.get(namespace, name);
+  if (object == null) {
+    out(404, { error: `${kind} "${namespace == null ? name : `${namespace}/${name}`}" not found` });
+    return;
+  }
+  const field = params.get('field');
+  if (field != null && field !== '') out(200, { value: valueAt(object, field) ?? null });
+  else out(200, storedForm(object));
+}
+
+/** storedForm is a CR as the API server stores it, without `managedFields` (upstream's gateway answer). */
+function storedForm(cr: KubeObject): Record<string, unknown> {
+  const { managedFields: _managed, ...metadata } = cr.metadata as Record<string, unknown>;
+  return { ...cr, metadata };
+}
+
+/** valueAt resolves a dot path (`status.phase`) against the CR: any JSON value, undefined when absent. */
+function valueAt(cr: KubeObject, path: string): unknown {
+  let at: unknown = cr;
+  for (const part of path.split('.')) {
+    if (at == null || typeof at !== 'object' || Array.isArray(at)) return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at;
 }
 
 /** LiveAnswerContext is what an in-process Live API answer needs besides the entry. */
@@ -323,11 +485,33 @@ function target(
   };
 }
 
-function absent(response: ServerResponse, request: IncomingMessage, crd: string, exists: boolean): true {
-  if (exists)
-    send(response, request, 403, { error: `entry ${crd} does not allow cross reads (crossAccess: false)` });
-  else send(response, request, 404, { error: `no CRD ${crd}` });
+function absent(
+  out: (status: number, body: Record<string, unknown>) => void,
+  crd: string,
+  exists: boolean,
+): true {
+  if (exists) out(403, { error: `entry ${crd} does not allow cross reads (crossAccess: false)` });
+  else out(404, { error: `no CRD ${crd}` });
   return true;
+}
+
+/**
+ * withInrunNames adds upstream's newest names beside ours to an answer under `/catalog`: `isLeader`
+ * by each `isKonductor` (the answer's and its `crds[]`'), `InrunReady` by `OrkReady`, and points
+ * `eventsEndpoint` at `/catalog` (ADR 0083). A CR's own `spec` and `status` are left as they are.
+ */
+function withInrunNames(body: Record<string, unknown>): Record<string, unknown> {
+  const named = (map: Record<string, unknown>): Record<string, unknown> => ({
+    ...map,
+    ...(typeof map['isKonductor'] === 'boolean' ? { isLeader: map['isKonductor'] } : {}),
+  });
+  const out = named(body);
+  if (typeof body['OrkReady'] === 'boolean') out['InrunReady'] = body['OrkReady'];
+  if (Array.isArray(body['crds']) && typeof body['total'] === 'number')
+    out['crds'] = (body['crds'] as unknown[]).map((crd) => named(asMap(crd)));
+  if (typeof body['eventsEndpoint'] === 'string')
+    out['eventsEndpoint'] = body['eventsEndpoint'].replace(/^\/katalog\//, '/catalog/');
+  return out;
 }
 
 function gvk(entry: LiveApiEntry): string {

@@ -57,6 +57,7 @@ import { GateName } from './runtime-observer.js';
 import type { RuntimeObserver, RuntimeSnapshot } from './runtime-observer.js';
 import { liveAnswerOf, liveHandlerOf, recordLiveEvents } from './live-api-wiring.js';
 import type { LiveRuntimeState } from './live-api-wiring.js';
+import type { MetricSamples } from '../hooks/live-api-query.js';
 import { createStarter } from './start.js';
 import { CrdPresence } from './crd-presence.js';
 import { resolveTuning } from './tuning.js';
@@ -121,6 +122,8 @@ export interface CreateKatalogRuntimeOptions {
   readonly shard?: RuntimeShard;
   /** The Katalog file as written (its parsed YAML), answered with Secret values redacted by the Live API's `/katalog/raw` (runtime.md §18.6). Default: `/katalog/raw` answers 404. */
   readonly source?: unknown;
+  /** The process's metrics in memory, answered by the Live API's `/api/v1/query` (runtime.md §18.6, ADR 0083). Default: it answers 404. */
+  readonly metricSamples?: MetricSamples;
 }
 
 /** RuntimeEntry is one CRD entry's machinery, for metrics, the autoscaler and cross endpoints. */
@@ -386,6 +389,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     ...{ hooks, wiring, notifier, watches, copySources, peerView },
     crossAuthorize: options.options?.crossAuthorize,
     source: options.source,
+    metricSamples: options.metricSamples,
   });
 }
 
@@ -404,6 +408,8 @@ interface RuntimeParts {
   readonly compiled: CompiledKatalog;
   /** The Katalog file as written, for the Live API's `/katalog/raw`. */
   readonly source: unknown;
+  /** The process's metrics, for the Live API's `/api/v1/query`. */
+  readonly metricSamples: MetricSamples | undefined;
   readonly crossAuthorize: CrossAuthorize | undefined;
   readonly hooks: ReturnType<typeof createHookServices>;
   readonly wiring: ReturnType<typeof wireWatches>;
@@ -446,6 +452,7 @@ function runtimeHandle(parts: RuntimeParts): KatalogRuntime {
       namespace: tuning.namespace,
       peers: peerView,
       documents: { raw: parts.source, enriched: plainJson(compiled.katalog) },
+      metrics: parts.metricSamples,
     }),
     hookServices: hookServicesView(hooks, wiring),
     stop: (stopOptions = {}) => stopRuntime(parts, stopOptions),

@@ -11,6 +11,7 @@ import type { CrossAuthorize, CrossHandler } from '../hooks/cross-handler.js';
 import { createLiveApiHandler, liveAnswer } from '../hooks/live-api.js';
 import type { LiveApiEntry, LiveEvent } from '../hooks/live-api.js';
 import type { LiveKatalogDocuments } from '../hooks/live-api-katalog.js';
+import type { MetricSamples } from '../hooks/live-api-query.js';
 import type { HookServices } from '../hooks/hook-unit.js';
 import type { RuntimeEntry } from './katalog-runtime.js';
 import type { CrossTargetCache } from '../hooks/cross.js';
@@ -136,6 +137,8 @@ export interface LiveHandlerOptions {
   readonly peers?: PeerView;
   /** The Katalog as written and as loaded (`/katalog/raw`, `/katalog/enriched`). */
   readonly documents?: LiveKatalogDocuments;
+  /** The process's metrics, for `/api/v1/query` (ADR 0083). */
+  readonly metrics?: MetricSamples | undefined;
 }
 
 /** liveHandlerOf serves the Live API after the object path of runtime.md §18.5 (`objects`). */
@@ -167,6 +170,7 @@ export function liveHandlerOf(objects: CrossHandler, o: LiveHandlerOptions): Cro
     startedAt: o.state.startedAt,
     namespace: o.namespace,
     ...(o.documents == null ? {} : { documents: () => o.documents as LiveKatalogDocuments }),
+    ...(o.metrics == null ? {} : { metrics: o.metrics }),
   });
   return async (request, response) => (await objects(request, response)) || live(request, response);
 }

@@ -14,6 +14,7 @@ import type { RecentEvents } from '../../control-center/recent-events.js';
 import type { ApiTransport } from '../api-transport.js';
 import type { RunConfig } from '../config.js';
 import type { OperatorLogger } from '../logger.js';
+import { metricSamples } from '../metrics.js';
 import type { OperatorMetrics } from '../metrics.js';
 import { createOperatorRuntime } from '../operator-runtime.js';
 import type { OperatorRuntime } from '../operator-runtime.js';
@@ -63,6 +64,7 @@ export function runtimeFactory(o: RuntimeFactoryOptions): MakeRuntime {
     createOperatorRuntime({
       katalog: forKatalog,
       source: sourceOf(text),
+      metricSamples: () => metricSamples(o.metrics.registry),
       kubeConfig: o.kubeConfig,
       userAgent: o.api.userAgent,
       logger: o.logger,

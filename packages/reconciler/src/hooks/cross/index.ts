@@ -8,7 +8,7 @@ import type { CompiledValue } from '@orkestra/template';
 import { compileValue } from '@orkestra/template';
 import { katalogPathOf, stringForm } from '@orkestra/types';
 import type { CrossRead } from '@orkestra/types';
-import { notFoundCrossResult, readCross, readCrossAll } from '../cross.js';
+import { failedCrossList, notFoundCrossResult, readCross, readCrossAll } from '../cross.js';
 import type { CrossReadRecord, CrossResult } from '../cross.js';
 import { defineHook, contextValue, errorMessage, keyOf, noMemory, ownValue, readerId } from '../hook-unit.js';
 import { isMap } from '../../is-map.js';
@@ -93,7 +93,6 @@ export const crossHook = defineHook({
     const results: Record<string, CrossResult | readonly CrossResult[]> = {};
     const records: CrossReadRecord[] = [];
     const unavailable: string[] = [];
-    let remoteReads = 0;
     for (const item of compiled) {
       const { declaration } = item;
       const as = declaration.as ?? declaration.crd;
@@ -109,10 +108,16 @@ export const crossHook = defineHook({
           results[as] = services.crossResult(as);
           continue;
         }
+        // A selector (or address) that does not render is read as nothing, with `error` in the answer
+        // and on the reader's `CrossSourceUnavailable` condition (ADR 0083).
+        const message = errorMessage(error);
+        // A template error already names its field (`<path>.selector.name: …`).
+        const failure = message.startsWith(item.katalogPath) ? message : `${item.katalogPath}: ${message}`;
         results[as] =
           declaration.strategy === 'all'
-            ? []
-            : notFoundCrossResult('', namespace ?? '', `${item.katalogPath}: ${errorMessage(error)}`);
+            ? failedCrossList(failure)
+            : notFoundCrossResult('', namespace ?? '', failure);
+        unavailable.push(`cross.${as}: ${failure}`);
         continue;
       }
       if (services.crossResult != null) {
@@ -162,7 +167,6 @@ export const crossHook = defineHook({
         records.push(read.record);
         continue;
       }
-      remoteReads++;
       let credential: { readonly id: string; readonly value: string } | undefined;
       if (declaration.auth != null) {
         const resolved =
@@ -201,7 +205,8 @@ export const crossHook = defineHook({
       if (read.expiresAt != null) input.effects.requeueAt(read.expiresAt);
     }
     services.crossReaders.record(readerId(crd.name, keyOf(cr)), records);
-    if (remoteReads > 0 || unavailable.length > 0) input.effects.crossUnavailable(unavailable);
+    // Every run reports, so the condition turns False once a failing read (HTTP or render) succeeds.
+    if (compiled.length > 0) input.effects.crossUnavailable(unavailable);
     return results;
   },
 });

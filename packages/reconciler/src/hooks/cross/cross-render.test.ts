@@ -1,0 +1,123 @@
+import type { KubeObject } from '@orkestra/registry';
+import { createTemplateEngine, renderTemplate } from '@orkestra/template';
+import { loadKatalogOrThrow } from '@orkestra/types';
+import { describe, expect, it } from 'vitest';
+import type { HookInput } from '../hook-unit.js';
+import { compileKatalog } from '../../runtime/compile-katalog.js';
+import { KatalogHooks } from '../../runtime/katalog-hooks.js';
+import type { CrossTargetCache } from '../cross.js';
+
+const clock = { now: () => 0, setTimeout: () => ({}), clearTimeout: () => undefined };
+const engine = createTemplateEngine({ clock });
+const katalog = loadKatalogOrThrow({
+  text: `
+apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: t}
+spec:
+  crds:
+    database:
+      apiTypes: {group: a.example.com, version: v1, kind: Database, plural: databases}
+    fleet:
+      apiTypes: {group: a.example.com, version: v1, kind: Fleet, plural: fleets}
+      operatorBox:
+        cross:
+          - {crd: database, selector: {matchLabels: {pool: "{{ b64dec spec.pool }}"}}, strategy: all, as: dbs}
+          - {crd: database, selector: {name: "{{ b64dec spec.primary }}"}, as: primary}
+`,
+});
+const crds = compileKatalog(katalog, { engine }).crds;
+
+const database = (name: string, pool: string): KubeObject => ({
+  apiVersion: 'a.example.com/v1',
+  kind: 'Database',
+  metadata: {
+    name,
+    namespace: 'web',
+    labels: { pool },
+    creationTimestamp: `2026-12-0${name.length}T00:00:00Z`,
+  },
+  spec: { host: `${name}.db` },
+});
+const databases = [database('a', 'blue'), database('bb', 'blue'), database('ccc', 'green')];
+const cache = {
+  namespaced: true,
+  cache: {
+    list: () => databases,
+    listByNamespace: (ns: string) => databases.filter((d) => d.metadata.namespace === ns),
+    getByName: (ns: string | undefined, name: string) =>
+      databases.find((d) => d.metadata.namespace === ns && d.metadata.name === name),
+  },
+} as unknown as CrossTargetCache;
+
+/** run reads the fleet's cross declarations for a CR with `spec`, returning `cross` and the condition messages reported. */
+async function run(spec: Record<string, unknown>): Promise<{
+  cross: Record<string, unknown>;
+  reported: (readonly string[])[];
+}> {
+  const reported: (readonly string[])[] = [];
+  const hooks = new KatalogHooks({
+    conditions: { renderTemplate, now: () => new Date(0) },
+    external: { runAll: async () => ({ results: {} }) },
+    crossHttp: { read: async () => ({ result: {} as never, url: '' }) },
+    crossReaders: { record: () => undefined, forget: () => undefined },
+    lookup: (crd: string) => (crd === 'database' ? cache : undefined),
+  } as unknown as ConstructorParameters<typeof KatalogHooks>[0]);
+  const compiled = crds.get('fleet');
+  if (compiled == null) throw new Error('fleet');
+  const cr: KubeObject = {
+    apiVersion: 'a.example.com/v1',
+    kind: 'Fleet',
+    metadata: { name: 'f', namespace: 'web' },
+    spec,
+  };
+  const input: HookInput = {
+    crd: compiled,
+    cr,
+    context: { spec, metadata: cr.metadata },
+    signal: new AbortController().signal,
+    logger: {} as never,
+    effects: {
+      requeueAt: () => undefined,
+      annotate: () => undefined,
+      recordProviders: () => undefined,
+      crossUnavailable: (messages) => void reported.push(messages),
+      writeStatus: () => undefined,
+    },
+  };
+  const cross = (await hooks.hooksFor(compiled).cross?.(input)) as Record<string, unknown>;
+  return { cross, reported };
+}
+
+describe('cross reads whose selector does not render (ADR 0083)', () => {
+  it('lists every match under strategy: all when the selector renders, and reports no failure', async () => {
+    const { cross, reported } = await run({ pool: 'Ymx1ZQ==', primary: 'YQ==' });
+    expect((cross['dbs'] as { name: string }[]).map((d) => d.name)).toEqual(['a', 'bb']);
+    expect(cross['dbs']).not.toHaveProperty('error');
+    expect(cross['primary']).toMatchObject({ found: true, name: 'a' });
+    expect(reported).toEqual([[]]);
+  });
+
+  it('answers strategy: all with an empty list carrying `error`, and names it on the reader’s condition', async () => {
+    const { cross, reported } = await run({ pool: '!!!', primary: 'YQ==' });
+    const dbs = cross['dbs'] as unknown[] & { error?: string };
+    expect(dbs).toHaveLength(0);
+    expect(dbs.error).toBe(
+      'fleet.operatorBox.cross[0].selector.matchLabels.pool: render failed: b64dec: invalid base64 input "!!!"',
+    );
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toEqual([`cross.dbs: ${dbs.error}`]);
+    // A template reads the failure as it reads any field of the answer.
+    expect(engine.compileTemplate('{{ cross.dbs.error }}', { path: 't' }).render({ cross })).toBe(dbs.error);
+    expect(engine.compileTemplate('{{ len .cross.dbs }}', { path: 't' }).render({ cross })).toBe(0);
+  });
+
+  it('reports a first read’s selector failure on the condition too, beside its error field', async () => {
+    const { cross, reported } = await run({ pool: 'Ymx1ZQ==', primary: '!' });
+    expect(cross['primary']).toMatchObject({ found: false });
+    expect(String((cross['primary'] as { error: string }).error)).toContain('b64dec');
+    expect(reported[0]).toEqual([
+      'cross.primary: fleet.operatorBox.cross[1].selector.name: render failed: b64dec: invalid base64 input "!"',
+    ]);
+  });
+});
