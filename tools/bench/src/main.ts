@@ -7,6 +7,7 @@
  * top, every round below) and the charts, and with `--docs` regenerates docs/performance.md. A
  * system that cannot run is reported with its reason; no figure is ever made up.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { cpuShare, readCpuCounters } from './cpu-share.js';
@@ -560,6 +561,11 @@ function writeDocs(repoRoot: string, documents: readonly SizeDocument[], duratio
   writeFileSync(join(docsDir, 'performance', 'convergence.svg'), convergenceChart(documents));
   writeFileSync(join(docsDir, 'performance', 'rss.svg'), rssChart(documents));
   writeFileSync(join(docsDir, 'performance.md'), performanceDoc({ documents, durationS }));
+  // The page is formatted as `pnpm lint` checks it (aligned tables); argv, no shell.
+  execFileSync('pnpm', ['exec', 'prettier', '--write', join(docsDir, 'performance.md')], {
+    cwd: repoRoot,
+    stdio: 'ignore',
+  });
 }
 
 // `pnpm bench rollout …` (docs/reference/runtime.md §24) is its own benchmark: src/rollout.ts.
