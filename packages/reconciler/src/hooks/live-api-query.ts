@@ -47,7 +47,7 @@ const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*/;
  * parseQuery('workqueue_depth{controller="db"}')
  * // { kind: 'selector', matchers: [{label: '__name__', op: '=', value: 'workqueue_depth'}, {label: 'controller', op: '=', value: 'db'}] }
  */
-export function parseQuery(query: string): ParsedQuery {
+function parseQuery(query: string): ParsedQuery {
   const text = query.trim();
   if (text === '') return { kind: 'bad', reason: 'query parameter is required' };
   if (text.length > QUERY_LIMIT)
@@ -125,7 +125,7 @@ function readQuoted(text: string, at: number): { value: string; end: number } | 
 }
 
 /** matches tells whether a sample's labels (with `__name__`) satisfy every matcher; an absent label is ''. */
-export function matches(sample: MetricSample, matchers: readonly LabelMatcher[]): boolean {
+function matches(sample: MetricSample, matchers: readonly LabelMatcher[]): boolean {
   return matchers.every((m) => {
     const actual = m.label === '__name__' ? sample.name : (sample.labels[m.label] ?? '');
     return m.op === '=' ? actual === m.value : actual !== m.value;
@@ -133,7 +133,7 @@ export function matches(sample: MetricSample, matchers: readonly LabelMatcher[])
 }
 
 /** promValue prints a sample value as Prometheus does: `NaN`, `+Inf`, `-Inf`, else the shortest decimal. */
-export function promValue(value: number): string {
+function promValue(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (value === Infinity) return '+Inf';
   if (value === -Infinity) return '-Inf';
