@@ -11,6 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { cpuShare, readCpuCounters } from './cpu-share.js';
+import { isReplicasDocument } from './replicas-section.js';
+import type { ReplicasDocument } from './replicas-section.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -341,19 +343,20 @@ async function main(): Promise<void> {
   if (args.docsFrom.length > 0) {
     // No measurement: the page and charts from earlier runs' results, smallest size first.
     // A file from a several-size run holds every size under `sizes`.
-    const documents = args.docsFrom
-      .flatMap((file) => {
-        const read = JSON.parse(readFileSync(resolve(file), 'utf8')) as SizeDocument & {
-          sizes?: SizeDocument[];
-        };
-        return read.sizes ?? [read];
+    const read = args.docsFrom.map((file) => JSON.parse(readFileSync(resolve(file), 'utf8')) as unknown);
+    const replicas = read.filter(isReplicasDocument);
+    const documents = read
+      .filter((d) => !isReplicasDocument(d))
+      .flatMap((d) => {
+        const doc = d as SizeDocument & { sizes?: SizeDocument[] };
+        return doc.sizes ?? [doc];
       })
       .sort((a, b) => a.size - b.size);
     const durationS = documents.reduce(
       (sum, d) => sum + Number((d.environment as { durationS?: number }).durationS ?? 0),
       0,
     );
-    writeDocs(repoRoot, documents, durationS);
+    writeDocs(repoRoot, documents, durationS, replicas);
     process.stdout.write(`regenerated docs/performance.md from ${args.docsFrom.join(', ')}\n`);
     return;
   }
@@ -449,6 +452,7 @@ async function runReplicas(args: BenchArgs, outPath: string): Promise<void> {
   );
   const started = Date.now();
   const loadAtStart = load1();
+  const cpuAtStart = readCpuCounters();
   const sizes: { size: number; runs: ReplicaRun[]; summaries: ReturnType<typeof summarizeReplicas> }[] = [];
   const write = (): void => {
     mkdirSync(dirname(outPath), { recursive: true });
@@ -464,6 +468,7 @@ async function runReplicas(args: BenchArgs, outPath: string): Promise<void> {
             cpus: cpus().length,
             cpuModel: cpus()[0]?.model ?? 'unknown',
             loadAverage1m: { start: loadAtStart, end: load1() },
+            cpuShare: cpuShare(cpuAtStart, readCpuCounters()),
             operatorModules: 'built',
             logs: logDir,
           },
@@ -555,12 +560,17 @@ function writeOutputs(
 }
 
 /** writeDocs regenerates docs/performance.md and docs/performance/*.svg from size documents. */
-function writeDocs(repoRoot: string, documents: readonly SizeDocument[], durationS: number): void {
+function writeDocs(
+  repoRoot: string,
+  documents: readonly SizeDocument[],
+  durationS: number,
+  replicas: readonly ReplicasDocument[] = [],
+): void {
   const docsDir = join(repoRoot, 'docs');
   mkdirSync(join(docsDir, 'performance'), { recursive: true });
   writeFileSync(join(docsDir, 'performance', 'convergence.svg'), convergenceChart(documents));
   writeFileSync(join(docsDir, 'performance', 'rss.svg'), rssChart(documents));
-  writeFileSync(join(docsDir, 'performance.md'), performanceDoc({ documents, durationS }));
+  writeFileSync(join(docsDir, 'performance.md'), performanceDoc({ documents, durationS, replicas }));
   // The page is formatted as `pnpm lint` checks it (aligned tables); argv, no shell.
   execFileSync('pnpm', ['exec', 'prettier', '--write', join(docsDir, 'performance.md')], {
     cwd: repoRoot,

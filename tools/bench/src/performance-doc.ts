@@ -3,6 +3,8 @@
  * for every size the medians and ranges over rounds, every round, the targets met or missed, and
  * the charts. Nothing in the page's figures is typed by hand: `pnpm bench --docs` regenerates it.
  */
+import { replicasSection } from './replicas-section.js';
+import type { ReplicasDocument } from './replicas-section.js';
 import type { BenchResults } from './bench-report.js';
 import type { SystemResult } from './measure-system.js';
 import { sizeTableRows } from './size-document.js';
@@ -13,6 +15,8 @@ import type { Spread } from './stats.js';
 export interface PerformanceDocInput {
   readonly documents: readonly SizeDocument[];
   readonly durationS: number;
+  /** Results of `pnpm bench --replicas` runs, rendered as the "Sharded" section. Default none. */
+  readonly replicas?: readonly ReplicasDocument[];
 }
 
 const cellText = (cell: string): string => cell.trim().replace(/\|/g, '\\|');
@@ -255,6 +259,8 @@ ${String(settings['edits'] ?? '?')} edits, ${String(settings['warmupCrs'] ?? '?'
 ![RSS against N](performance/rss.svg)
 
 ${input.documents.map(sizeSection).join('\n\n')}
+
+${replicasSection(input.replicas ?? [])}
 
 ## Method
 
