@@ -46,6 +46,17 @@ export interface ChildStats {
   readonly resyncsAdded: number;
   /** Sharded runs: the sharder's label patches so far, on the replica that runs it (0 elsewhere). */
   readonly sharderPatches?: number;
+  /**
+   * Seconds spent in each reconcile step so far, summed over reconciles, with the count: the
+   * `orkestra_reconcile_step_duration_seconds` histogram of the operator's own /metrics.
+   */
+  readonly steps?: Readonly<Record<string, StepTotal>>;
+}
+
+/** StepTotal is one reconcile step's summed time (s) and how many reconciles recorded it. */
+export interface StepTotal {
+  readonly sum: number;
+  readonly count: number;
 }
 
 /** ChildMessage is sent by the child to the benchmark. */

@@ -4,6 +4,7 @@
  * (idle requests, no-op resync writes), a series of one-field edits (writes per edit and edit →
  * child latency), and memory before and after.
  */
+import { meanStepMs } from './step-totals.js';
 import { statSync } from 'node:fs';
 import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -154,6 +155,8 @@ export interface SystemResult {
     readonly reconcilesPerCr: number | null;
     /** Keys the operator's resync queued over the same span, per timed CR (null: not reported). */
     readonly resyncsPerCr?: number | null;
+    /** Mean ms per reconcile in each pipeline step over the same span (Orkestra's step histogram). */
+    readonly stepMs?: Readonly<Record<string, number>>;
   };
   /** Child + status + CR + other writes per edit, net of resyncs (events listed separately). */
   readonly oneFieldChangeWrites: number;
@@ -267,6 +270,7 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     const cpuBefore = await sut.cpuMs();
     const reconcilesAtStart = await sut.reconciles();
     const resyncsAtStart = (await sut.resyncsAdded?.()) ?? null;
+    const stepsAtStart = (await sut.reconcileSteps?.()) ?? null;
     const convergeMetrics = await options.metrics();
     const apiCpuBefore = apiServerCpuMs(convergeMetrics);
     const convergeBefore = readRequestCounts(convergeMetrics);
@@ -297,6 +301,16 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
     const cpuAfter = await sut.cpuMs();
     const reconcilesAtSettle = await sut.reconciles();
     const resyncsAtSettle = (await sut.resyncsAdded?.()) ?? null;
+    const stepsAtSettle = (await sut.reconcileSteps?.()) ?? null;
+    const stepMs =
+      stepsAtStart == null || stepsAtSettle == null ? null : meanStepMs(stepsAtStart, stepsAtSettle);
+    if (stepMs != null && Object.keys(stepMs).length > 0) {
+      log(
+        `${sut.name}: mean ms per reconcile step over convergence: ${Object.entries(stepMs)
+          .map(([step, ms]) => `${step} ${ms.toFixed(1)}`)
+          .join(', ')}`,
+      );
+    }
     const cpu =
       cpuBefore == null || cpuAfter == null || reconcilesAtStart == null || reconcilesAtSettle == null
         ? undefined
@@ -309,6 +323,7 @@ export async function measureSystem(sut: SystemUnderTest, options: MeasureOption
               resyncsAtStart == null || resyncsAtSettle == null
                 ? null
                 : ratio(resyncsAtSettle - resyncsAtStart, options.size),
+            ...(stepMs == null ? {} : { stepMs }),
           };
     if (cpu != null) {
       log(

@@ -215,6 +215,10 @@ async function startOne(
       const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;
       return s.resyncsAdded;
     },
+    async reconcileSteps() {
+      const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;
+      return s.steps ?? null;
+    },
     async replicaSamples() {
       const m = (await channel.request({ type: 'sample' }, 'sample', 30_000)) as ChildSample;
       const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;

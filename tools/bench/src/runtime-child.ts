@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseRunConfig, startOperator } from '@orkestra/operator';
 import type { Operator } from '@orkestra/operator';
-import type { ChildMessage, ParentMessage } from './child-protocol.js';
+import type { ChildMessage, ParentMessage, StepTotal } from './child-protocol.js';
+import { parseStepTotals } from './step-totals.js';
 
 /** SCRAPE_INTERVAL_MS is Prometheus's usual scrape interval, the chart's ServiceMonitor's. */
 const SCRAPE_INTERVAL_MS = 15_000;
@@ -110,13 +111,22 @@ async function sample(): Promise<ChildMessage> {
   };
 }
 
-function stats(): ChildMessage {
+/** steps reads the step histogram's sums and counts from the operator's own /metrics. */
+async function steps(): Promise<Record<string, StepTotal>> {
+  const port = operator?.metricsAddress?.port;
+  if (port == null) return {};
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return parseStepTotals(text);
+}
+
+async function stats(): Promise<ChildMessage> {
   const cpu = process.cpuUsage();
   return {
     type: 'stats',
     ...counts(),
     cpuMs: (cpu.user + cpu.system) / 1000,
     sharderPatches: operator?.sharderStats()?.patches ?? 0,
+    steps: await steps().catch(() => ({})),
   };
 }
 
@@ -132,7 +142,7 @@ process.on('message', (message: ParentMessage) => {
           send(await sample());
           break;
         case 'stats':
-          send(stats());
+          send(await stats());
           break;
         case 'stop':
           clearInterval(scraper);

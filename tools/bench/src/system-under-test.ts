@@ -2,6 +2,7 @@
  * The contract every benchmarked operator implements (Orkestra in a child process, kro as a Go
  * binary), so one measurement routine drives both the same way.
  */
+import type { StepTotal } from './child-protocol.js';
 import type { CrResource } from './workload.js';
 
 /** MemorySample is one reading of an operator process's memory, in bytes. */
@@ -33,6 +34,8 @@ export interface SystemUnderTest {
   cpuMs(): Promise<number | null>;
   /** resyncsAdded returns how many keys the operator's resync has queued so far, when it says. */
   resyncsAdded?(): Promise<number | null>;
+  /** reconcileSteps returns the summed time and count of each reconcile step so far, when it says (Orkestra). */
+  reconcileSteps?(): Promise<Readonly<Record<string, StepTotal>> | null>;
   /** stop terminates the operator. Idempotent. */
   stop(): Promise<void>;
 }
