@@ -477,6 +477,49 @@ spec:
     });
   });
 
+  it('follows Go-struct paths into range scopes, status, TypeMeta and acronyms', async () => {
+    const { loadKatalogOrThrow } = await import('@orkestra/types');
+    const katalog = loadKatalogOrThrow({
+      file: 'k.yaml',
+      text: `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: { name: t }
+spec:
+  crds:
+    db:
+      apiTypes: { group: ${G}, version: v1, kind: Database, plural: databases }
+      conversion:
+        storageVersion: v1
+        paths:
+          - from: v1alpha1
+            to: v1
+            spec:
+              names: "{{ range .Spec.Ports }}{{ .PortName }}/{{ .TLSMode }},{{ end }}"
+              phase: "{{ .Status.Phase }}"
+              kind: "{{ .TypeMeta.Kind }}"
+              uid: "{{ .UID }}"
+          - { from: v1, to: v1alpha1, spec: { ports: "{{ .spec.names }}" } }
+`,
+    });
+    const c = createConverter('db', katalog.spec.crds['db']!);
+    const out = c.convert(
+      {
+        apiVersion: `${G}/v1alpha1`,
+        kind: 'Database',
+        metadata: { name: 'a', uid: 'u-1' },
+        spec: {
+          ports: [
+            { portName: 'web', tlsMode: 'on' },
+            { portName: 'db', tlsMode: 'off' },
+          ],
+        },
+        status: { phase: 'Ready' },
+      },
+      `${G}/v1`,
+    );
+    expect(out['spec']).toEqual({ names: 'web/on,db/off,', phase: 'Ready', kind: 'Database', uid: 'u-1' });
+  });
+
   it('keeps what the way back would not rebuild, so a round trip through templates is the identity', async () => {
     const c = await upstreamPaths();
     const a = {

@@ -506,20 +506,25 @@ function schemaListKeys(entry: CrdEntry): ListKeys {
 /**
  * goContext is the context a conversion template renders over: a copy of the object where each
  * Go-struct path the template reads (`Spec.DatabaseEngine`, upstream's conversion page) also
- * answers under the names it writes, with the value of the key each names (§3.4, ADR 0088).
+ * answers under the names it writes, with the value of the key each names (§3.4, ADR 0088). Below
+ * the end of a path (inside `range` and `with`, whose item fields the paths do not list), each map
+ * answers under every Go-struct name the template writes that names one of its keys.
  */
-function goContext(object: Json, paths: readonly string[]): Json {
+function goContext(object: Json, paths: readonly string[], names: readonly string[]): Json {
   const context = structuredClone(object);
-  for (const path of paths) alias(context, splitPath(path), true);
+  for (const path of paths) alias(context, splitPath(path), true, names);
   return context;
 }
 
-function alias(node: unknown, segments: readonly string[], top: boolean): void {
+function alias(node: unknown, segments: readonly string[], top: boolean, names: readonly string[]): void {
   const [head, ...rest] = segments;
-  if (head == null) return;
+  if (head == null) {
+    aliasBelow(node, names);
+    return;
+  }
   if (head === '*') {
     const children: unknown[] = Array.isArray(node) ? node : isMap(node) ? Object.values(node) : [];
-    for (const item of children) alias(item, rest, false);
+    for (const item of children) alias(item, rest, false, names);
     return;
   }
   if (!isMap(node)) return;
@@ -528,7 +533,33 @@ function alias(node: unknown, segments: readonly string[], top: boolean): void {
     if (named === undefined) return;
     node[head] = named;
   }
-  alias(node[head], rest, false);
+  alias(node[head], rest, false, names);
+}
+
+/** aliasBelow gives every map under a node the Go-struct names that name its keys. */
+function aliasBelow(node: unknown, names: readonly string[]): void {
+  if (names.length === 0) return;
+  if (Array.isArray(node)) {
+    for (const item of node) aliasBelow(item, names);
+    return;
+  }
+  if (!isMap(node)) return;
+  const keys = Object.keys(node);
+  for (const name of names) {
+    if (Object.hasOwn(node, name)) continue;
+    const key = goFieldKey(name, keys);
+    if (key != null) node[name] = node[key];
+  }
+  for (const key of keys) aliasBelow(node[key], names);
+}
+
+/** goNamesOf lists the Go-struct field names (`.PortName`) a template path's strings write. */
+function goNamesOf(value: unknown, out: Set<string> = new Set()): string[] {
+  if (typeof value === 'string')
+    for (const m of value.matchAll(/\.(\p{Lu}[\p{L}\p{N}_]*)/gu)) out.add(m[1] as string);
+  else if (Array.isArray(value)) for (const v of value) goNamesOf(v, out);
+  else if (isMap(value)) for (const v of Object.values(value)) goNamesOf(v, out);
+  return [...out];
 }
 
 function fieldOf(node: Json, segment: string): unknown {
@@ -546,9 +577,17 @@ function topLevelField(object: Json, segment: string): unknown {
   return isMap(metadata) ? fieldOf(metadata, segment) : undefined;
 }
 
+/** A template path's compiled spec and the Go-struct names its strings write. */
+interface SpecTemplate {
+  readonly compiled: CompiledValue;
+  readonly names: readonly string[];
+}
+
 /** renderSpec renders a template path's spec over an object. */
-function renderSpec(compiled: CompiledValue, object: Json): Json {
-  const rendered = compiled.render(goContext(object, compiled.referencedPaths) as never);
+function renderSpec(template: SpecTemplate, object: Json): Json {
+  const rendered = template.compiled.render(
+    goContext(object, template.compiled.referencedPaths, template.names) as never,
+  );
   return isMap(rendered) ? dropEmpty(rendered) : {};
 }
 
@@ -581,7 +620,7 @@ function at(object: Json, path: string): Maybe {
  * absent, each with what the way back renders there, so the way back puts it right when the object
  * did not change there meanwhile. A way back that fails keeps every value, put back where it renders nothing.
  */
-function keepForTemplate(source: Json, converted: Json, back: CompiledValue | undefined): Stash {
+function keepForTemplate(source: Json, converted: Json, back: SpecTemplate | undefined): Stash {
   const kept: Stash = { set: {}, absent: [], expect: {}, items: [] };
   const expect = kept.expect as Record<string, unknown>;
   const before = leavesOf(source['spec'], 'spec');
@@ -627,7 +666,7 @@ function restoreTemplated(object: Json, stash: Stash): void {
  * kept. What the opposite template (`back`) would not rebuild is kept in the stash annotation, so
  * a round trip through templates is the identity too.
  */
-function templateStep(compiled: CompiledValue, back: () => CompiledValue | undefined): Step {
+function templateStep(compiled: SpecTemplate, back: () => SpecTemplate | undefined): Step {
   return {
     apply(source, from, to) {
       const object = structuredClone(source);
@@ -671,13 +710,13 @@ export function createConverter(entryName: string, entry: CrdEntry): Converter {
   const steps = new Map<string, Step>();
   const paths: readonly ConversionPath[] = entry.conversion?.paths ?? [];
   const keysOf = schemaListKeys(entry);
-  const templates = new Map<string, CompiledValue>();
+  const templates = new Map<string, SpecTemplate>();
   paths.forEach((path, i) => {
     if (path.spec != null)
-      templates.set(
-        `${path.from}>${path.to}`,
-        compileValue(path.spec, { path: `${entryName}.conversion.paths[${i}].spec` }),
-      );
+      templates.set(`${path.from}>${path.to}`, {
+        compiled: compileValue(path.spec, { path: `${entryName}.conversion.paths[${i}].spec` }),
+        names: goNamesOf(path.spec),
+      });
   });
   for (const path of paths) {
     const key = `${path.from}>${path.to}`;
