@@ -585,9 +585,12 @@ interface SpecTemplate {
 
 /** renderSpec renders a template path's spec over an object. */
 function renderSpec(template: SpecTemplate, object: Json): Json {
-  const rendered = template.compiled.render(
-    goContext(object, template.compiled.referencedPaths, template.names) as never,
-  );
+  // A template writing no Go-struct name reads the object as it is.
+  const context =
+    template.names.length === 0
+      ? object
+      : goContext(object, template.compiled.referencedPaths, template.names);
+  const rendered = template.compiled.render(context as never);
   return isMap(rendered) ? dropEmpty(rendered) : {};
 }
 
