@@ -262,6 +262,7 @@ export {
   DeleteGroup,
 } from './schema/katalog.js';
 export type { KatalogInput } from './schema/katalog.js';
+export { goFieldKey } from './schema/conversion-template-paths.js';
 export { storedVersionOf, versionNamesOf } from './schema/versions.js';
 export type { Conversion, ConversionPath, ConversionRule, CrdVersion } from './schema/versions.js';
 export { Rollout } from './schema/rollout.js';

@@ -1,6 +1,6 @@
 import { compileValue } from '@orkestra/template';
 import type { CompiledValue } from '@orkestra/template';
-import { storedVersionOf } from '@orkestra/types';
+import { goFieldKey, storedVersionOf } from '@orkestra/types';
 import type { ConversionPath, ConversionRule, CrdEntry } from '@orkestra/types';
 import { isMap } from '../is-map.js';
 
@@ -34,6 +34,11 @@ export class ConversionError extends Error {
 interface Stash {
   set: Record<string, unknown>;
   absent: string[];
+  /**
+   * A template step's: what the way back renders at each kept path when the object did not change
+   * at the other version (a path not named: nothing). A kept value is put back only then.
+   */
+  expect?: Record<string, unknown>;
   /** What was kept of list items with an identity, found again by it (not by index). */
   items: ItemStash[];
 }
@@ -149,6 +154,7 @@ function takeStash(object: Json, version: string): Stash | undefined {
     const items = Array.isArray(parsed['items']) ? parsed['items'] : [];
     return {
       ...setAndAbsent(parsed),
+      ...(isMap(parsed['expect']) ? { expect: parsed['expect'] } : {}),
       items: items.flatMap((item: unknown) =>
         isMap(item) && typeof item['list'] === 'string' && isMap(item['key'])
           ? [{ list: item['list'], key: item['key'], ...setAndAbsent(item) }]
@@ -182,6 +188,7 @@ function putStash(object: Json, version: string, stash: Stash): void {
   const metadata = object['metadata'] as Json;
   if (!isMap(metadata['annotations'])) metadata['annotations'] = {};
   const body = bodyOf(stash);
+  if (stash.expect != null && Object.keys(stash.expect).length > 0) body['expect'] = stash.expect;
   if (stash.items.length > 0)
     body['items'] = stash.items.map((item) => ({ list: item.list, key: item.key, ...bodyOf(item) }));
   (metadata['annotations'] as Json)[STASH_PREFIX + version] = canonical(body);
@@ -496,13 +503,181 @@ function schemaListKeys(entry: CrdEntry): ListKeys {
   };
 }
 
-/** templateStep renders upstream's `spec` template over the source object; metadata and status are kept. */
-function templateStep(compiled: CompiledValue): Step {
+/**
+ * goContext is the context a conversion template renders over: a copy of the object where each
+ * Go-struct path the template reads (`Spec.DatabaseEngine`, upstream's conversion page) also
+ * answers under the names it writes, with the value of the key each names (§3.4, ADR 0088). Below
+ * the end of a path (inside `range` and `with`, whose item fields the paths do not list), each map
+ * answers under every Go-struct name the template writes that names one of its keys.
+ */
+function goContext(object: Json, paths: readonly string[], names: readonly string[]): Json {
+  const context = structuredClone(object);
+  for (const path of paths) alias(context, splitPath(path), true, names);
+  return context;
+}
+
+function alias(node: unknown, segments: readonly string[], top: boolean, names: readonly string[]): void {
+  const [head, ...rest] = segments;
+  if (head == null) {
+    aliasBelow(node, names);
+    return;
+  }
+  if (head === '*') {
+    const children: unknown[] = Array.isArray(node) ? node : isMap(node) ? Object.values(node) : [];
+    for (const item of children) alias(item, rest, false, names);
+    return;
+  }
+  if (!isMap(node)) return;
+  if (!Object.hasOwn(node, head)) {
+    const named = top ? topLevelField(node, head) : fieldOf(node, head);
+    if (named === undefined) return;
+    node[head] = named;
+  }
+  alias(node[head], rest, false, names);
+}
+
+/** aliasBelow gives every map under a node the Go-struct names that name its keys. */
+function aliasBelow(node: unknown, names: readonly string[]): void {
+  if (names.length === 0) return;
+  if (Array.isArray(node)) {
+    for (const item of node) aliasBelow(item, names);
+    return;
+  }
+  if (!isMap(node)) return;
+  const keys = Object.keys(node);
+  for (const name of names) {
+    if (Object.hasOwn(node, name)) continue;
+    const key = goFieldKey(name, keys);
+    if (key != null) node[name] = node[key];
+  }
+  for (const key of keys) aliasBelow(node[key], names);
+}
+
+/** goNamesOf lists the Go-struct field names (`.PortName`) a template path's strings write. */
+function goNamesOf(value: unknown, out: Set<string> = new Set()): string[] {
+  if (typeof value === 'string')
+    for (const m of value.matchAll(/\.(\p{Lu}[\p{L}\p{N}_]*)/gu)) out.add(m[1] as string);
+  else if (Array.isArray(value)) for (const v of value) goNamesOf(v, out);
+  else if (isMap(value)) for (const v of Object.values(value)) goNamesOf(v, out);
+  return [...out];
+}
+
+function fieldOf(node: Json, segment: string): unknown {
+  const key = goFieldKey(segment, Object.keys(node));
+  return key == null ? undefined : node[key];
+}
+
+/** topLevelField reads a Go-struct name at the top of a CR: a root key, ObjectMeta, TypeMeta, or a promoted ObjectMeta field. */
+function topLevelField(object: Json, segment: string): unknown {
+  const root = fieldOf(object, segment);
+  if (root !== undefined) return root;
+  if (segment === 'ObjectMeta') return object['metadata'];
+  if (segment === 'TypeMeta') return { apiVersion: object['apiVersion'], kind: object['kind'] };
+  const metadata = object['metadata'];
+  return isMap(metadata) ? fieldOf(metadata, segment) : undefined;
+}
+
+/** A template path's compiled spec and the Go-struct names its strings write. */
+interface SpecTemplate {
+  readonly compiled: CompiledValue;
+  readonly names: readonly string[];
+}
+
+/** renderSpec renders a template path's spec over an object. */
+function renderSpec(template: SpecTemplate, object: Json): Json {
+  // A template writing no Go-struct name reads the object as it is.
+  const context =
+    template.names.length === 0
+      ? object
+      : goContext(object, template.compiled.referencedPaths, template.names);
+  const rendered = template.compiled.render(context as never);
+  return isMap(rendered) ? dropEmpty(rendered) : {};
+}
+
+/**
+ * leavesOf lists the paths of a value's leaves under `prefix`: a list, an empty map, or a map with
+ * a key a dot path cannot name (empty, or with a dot) is a leaf.
+ */
+function leavesOf(
+  value: unknown,
+  prefix: string,
+  out: Map<string, unknown> = new Map(),
+): Map<string, unknown> {
+  if (isMap(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => /^[^.]+$/.test(k)))
+    for (const [key, v] of Object.entries(value)) leavesOf(v, `${prefix}.${key}`, out);
+  else if (value !== undefined) out.set(prefix, value);
+  return out;
+}
+
+function sameMaybe(a: Maybe, b: Maybe): boolean {
+  return a == null || b == null ? a == null && b == null : sameJson(a.value, b.value);
+}
+
+function at(object: Json, path: string): Maybe {
+  return has(object, path) ? { value: get(object, path) } : undefined;
+}
+
+/**
+ * keepForTemplate records what the way back (`back`, rendered over the converted object) would not
+ * rebuild of the source's spec: a value it loses or changes is kept, a value it adds is kept as
+ * absent, each with what the way back renders there, so the way back puts it right when the object
+ * did not change there meanwhile. A way back that fails keeps every value, put back where it renders nothing.
+ */
+function keepForTemplate(source: Json, converted: Json, back: SpecTemplate | undefined): Stash {
+  const kept: Stash = { set: {}, absent: [], expect: {}, items: [] };
+  const expect = kept.expect as Record<string, unknown>;
+  const before = leavesOf(source['spec'], 'spec');
+  let again: Json | undefined;
+  try {
+    again = back == null ? undefined : { spec: renderSpec(back, converted) };
+  } catch {
+    again = undefined;
+  }
+  if (again == null) {
+    for (const [path, value] of before) kept.set[path] = value;
+    return kept;
+  }
+  for (const [path, value] of before) {
+    const rebuilt = at(again, path);
+    if (rebuilt != null && sameJson(rebuilt.value, value)) continue;
+    kept.set[path] = value;
+    if (rebuilt != null) expect[path] = rebuilt.value;
+  }
+  for (const [path, value] of leavesOf(again['spec'], 'spec'))
+    if (!before.has(path) && !has(source, path)) {
+      kept.absent.push(path);
+      expect[path] = value;
+    }
+  return kept;
+}
+
+/** restoreTemplated puts back what a template step kept, where the object renders what the step expected. */
+function restoreTemplated(object: Json, stash: Stash): void {
+  const expect = stash.expect ?? {};
+  for (const [path, value] of Object.entries(stash.set)) {
+    const expected: Maybe = Object.hasOwn(expect, path) ? { value: expect[path] } : undefined;
+    if (sameMaybe(at(object, path), expected)) set(object, path, structuredClone(value));
+  }
+  for (const path of stash.absent) {
+    const now = at(object, path);
+    if (now != null && Object.hasOwn(expect, path) && sameJson(now.value, expect[path])) remove(object, path);
+  }
+}
+
+/**
+ * templateStep renders upstream's `spec` template over the source object; metadata and status are
+ * kept. What the opposite template (`back`) would not rebuild is kept in the stash annotation, so
+ * a round trip through templates is the identity too.
+ */
+function templateStep(compiled: SpecTemplate, back: () => SpecTemplate | undefined): Step {
   return {
-    apply(source) {
+    apply(source, from, to) {
       const object = structuredClone(source);
-      const rendered = compiled.render(object as never);
-      object['spec'] = isMap(rendered) ? dropEmpty(rendered) : {};
+      const restore = takeStash(object, to);
+      object['spec'] = renderSpec(compiled, object);
+      if (restore != null) restoreTemplated(object, restore);
+      const kept = keepForTemplate(source, object, back());
+      putStash(object, from, kept);
       return object;
     },
   };
@@ -538,16 +713,24 @@ export function createConverter(entryName: string, entry: CrdEntry): Converter {
   const steps = new Map<string, Step>();
   const paths: readonly ConversionPath[] = entry.conversion?.paths ?? [];
   const keysOf = schemaListKeys(entry);
+  const templates = new Map<string, SpecTemplate>();
   paths.forEach((path, i) => {
-    if (path.rules != null) {
-      steps.set(`${path.from}>${path.to}`, rulesStep(path.rules, false, keysOf));
-    } else if (path.spec != null) {
-      const compiled = compileValue(path.spec, {
-        path: `${entryName}.conversion.paths[${i}].spec`,
+    if (path.spec != null)
+      templates.set(`${path.from}>${path.to}`, {
+        compiled: compileValue(path.spec, { path: `${entryName}.conversion.paths[${i}].spec` }),
+        names: goNamesOf(path.spec),
       });
-      steps.set(`${path.from}>${path.to}`, templateStep(compiled));
-    }
   });
+  for (const path of paths) {
+    const key = `${path.from}>${path.to}`;
+    const compiled = templates.get(key);
+    if (path.rules != null) steps.set(key, rulesStep(path.rules, false, keysOf));
+    else if (compiled != null)
+      steps.set(
+        key,
+        templateStep(compiled, () => templates.get(`${path.to}>${path.from}`)),
+      );
+  }
   for (const path of paths)
     if (path.rules != null && !steps.has(`${path.to}>${path.from}`))
       steps.set(`${path.to}>${path.from}`, rulesStep(path.rules, true, keysOf));

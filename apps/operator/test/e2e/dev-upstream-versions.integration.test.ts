@@ -9,7 +9,8 @@ import { buildOrk, spawnOrk, waitFor } from './ork-process.js';
 // An upstream Katalog with two served versions converted by upstream's template `paths` and an
 // `admission` block runs under `ork dev` unchanged (docs/reference/katalog.md §3.4, §11, §12, §24;
 // runtime.md §26). The Katalog is our own held-out fixture, written from upstream's documentation
-// of `conversion` and `admission`. kubectl (the pinned build) sees: a CR created at either version
+// of `conversion` and `admission`, its paths in upstream's Go-struct form (`{{ .Spec.DatabaseEngine }}`,
+// ADR 0088) unchanged. kubectl (the pinned build) sees: a CR created at either version
 // read at the other as the paths say; the declared storage version; a denial with its message and
 // a default on the stored object; the children of both CRs following spec changes made through
 // either version.

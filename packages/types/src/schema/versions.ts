@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkTemplatePaths } from './conversion-template-paths.js';
 import { JsonMap, Literal } from './primitives.js';
 
 /** VERSION_NAME is the shape of a Kubernetes API version (`v1`, `v1beta1`, `v2alpha3`). */
@@ -266,6 +267,7 @@ export const CrdVersion: z.ZodType<CrdVersion> = CrdVersionSchema.meta({ id: 'Cr
 /** VersionsInput is the part of a parsed entry checkVersions reads. */
 interface VersionsInput {
   readonly apiTypes: { readonly version: string };
+  readonly schema?: { readonly openAPIV3Schema?: unknown } | undefined;
   readonly versions?: readonly CrdVersion[] | undefined;
   readonly conversion?: Conversion | undefined;
   readonly validation?: { readonly rules: readonly { readonly version?: string | undefined }[] } | undefined;
@@ -297,6 +299,7 @@ function checkRuleVersions(entry: VersionsInput, ctx: z.RefinementCtx): void {
 export function checkVersions(entry: VersionsInput, ctx: z.RefinementCtx): void {
   const { versions, conversion } = entry;
   checkRuleVersions(entry, ctx);
+  checkTemplatePaths(entry, ctx);
   if (versions == null) {
     if (conversion != null && conversion.paths.length > 0) checkPaths(entry, ctx);
     return;
