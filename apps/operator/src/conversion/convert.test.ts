@@ -566,7 +566,7 @@ spec:
       ['v1', 'v1alpha1', ['spec.engine', 'spec.replicas', 'spec.cert', 'spec.owner', 'spec.seo.enabled']],
     ] as const) {
       fc.assert(
-        fc.property(objectAt(from, fields), fc.context(), (object) => {
+        fc.property(objectAt(from, fields), (object) => {
           const there = c.convert(structuredClone(object), `${G}/${to}`);
           expect(c.convert(there, `${G}/${from}`)).toEqual(object);
         }),
