@@ -21,10 +21,10 @@ export function goFieldKey(segment: string, keys: readonly string[]): string | u
 }
 
 /** The top-level keys of a custom resource. */
-export const OBJECT_ROOTS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'] as const;
+const OBJECT_ROOTS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'] as const;
 
 /** The keys of ObjectMeta a CR's metadata may hold. */
-export const OBJECT_META_KEYS = [
+const OBJECT_META_KEYS = [
   'name',
   'generateName',
   'namespace',
@@ -76,7 +76,7 @@ function isMap(value: unknown): value is Record<string, unknown> {
  * version's schema, or undefined when it can (or the schema does not say: preserved unknown
  * fields, free-form maps, lists).
  */
-export function schemaProblem(
+function schemaProblem(
   segments: readonly string[],
   schema: Schema,
   version: string,
