@@ -76,11 +76,7 @@ function isMap(value: unknown): value is Record<string, unknown> {
  * version's schema, or undefined when it can (or the schema does not say: preserved unknown
  * fields, free-form maps, lists).
  */
-function schemaProblem(
-  segments: readonly string[],
-  schema: Schema,
-  version: string,
-): string | undefined {
+function schemaProblem(segments: readonly string[], schema: Schema, version: string): string | undefined {
   const [head, ...rest] = segments;
   if (head == null) return undefined;
   const root = goFieldKey(head, OBJECT_ROOTS) ?? (head === 'ObjectMeta' ? 'metadata' : undefined);
