@@ -79,6 +79,24 @@ describe('planAdmission', () => {
     ]);
   });
 
+  it('keeps at reconcile time a rule that reads what admission does not have yet', () => {
+    const k = katalog(`      validation:
+        rules:
+          - { field: external.quota.json.allowed, equals: "true", message: quota }
+          - { field: spec.a, exists: true, message: "{{ .external.q.status }}" }
+          - { field: spec.a, exists: true, message: "{{ .status.phase }}" }
+          - { field: spec.a, exists: true, message: "{{ .metadata.resourceVersion }}" }
+          - { field: spec.a, exists: true, message: "{{ .spec.status }} {{ .metadata.name }}" }
+`);
+    expect(planAdmission(entryOf(k)).rules.map((r) => `${r.mechanism}: ${r.reason ?? ''}`)).toEqual([
+      'reconcile-only: external.quota.json.allowed is not a field under spec (admission checks what the client sends), and it reads validation.external results, which admission does not call',
+      'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads validation.external results, which admission does not call',
+      'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads status, which the runtime writes after admission',
+      'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads metadata set after admission',
+      'webhook-deny: the message is a template rendered with the reconcile’s context',
+    ]);
+  });
+
   it('sends every rule to the webhook when normalize rewrites the spec first', () => {
     const k = katalog(`${SCHEMA}      normalize: { types: { replicas: int } }
       validation:

@@ -258,15 +258,14 @@ function webhookBlocker(rule: ValidationRule): string | undefined {
     'field' in c ? [String(c.field).replace(/^\./, '')] : [],
   );
   const text = JSON.stringify([rule.message, rule.condition, rule.when, rule.anyOf]);
-  if (fields.some((f) => f === 'status' || f.startsWith('status.')) || /\.status\b/.test(text))
-    return 'it reads status, which the runtime writes after admission';
-  if (/\.external\b/.test(text)) return 'it reads validation.external results, which admission does not call';
-  const late = /^metadata\.(resourceVersion|finalizers|managedFields|deletionTimestamp)\b/;
-  if (
-    fields.some((f) => late.test(f)) ||
-    /\.metadata\.(resourceVersion|finalizers|managedFields|deletionTimestamp)\b/.test(text)
-  )
-    return 'it reads metadata set after admission';
+  // A root of the template context: `.status` read as such, not a key deeper in a path.
+  const reads = (root: string): boolean =>
+    fields.some((f) => f === root || f.startsWith(`${root}.`)) ||
+    new RegExp(`(?<![\\w.$])\\.${root.replaceAll('.', '\\.')}\\b`).test(text);
+  if (reads('external')) return 'it reads validation.external results, which admission does not call';
+  if (reads('status')) return 'it reads status, which the runtime writes after admission';
+  const late = ['resourceVersion', 'finalizers', 'managedFields', 'deletionTimestamp'];
+  if (late.some((key) => reads(`metadata.${key}`))) return 'it reads metadata set after admission';
   return undefined;
 }
 
