@@ -40,7 +40,7 @@ export async function startWebhook(o: {
   });
   logger.info(
     { port: webhook.server.port, clientConfig: webhook.clientConfig },
-    'conversion webhook serving',
+    converts ? 'conversion webhook serving' : 'admission webhook serving',
   );
   return webhook;
 }
