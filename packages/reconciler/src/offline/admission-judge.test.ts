@@ -42,6 +42,10 @@ describe('createAdmissionJudge', () => {
       denied: [],
       warnings: [],
     });
+    expect(judge.judge('shop', cr('web', 'u1', { image: '  r/app ', tier: 'x-std' }))).toEqual({
+      denied: [],
+      warnings: [],
+    });
     expect(judge.judge('shop', cr('web', 'u1', { image: 'nginx', tier: 'gold' }))).toEqual({
       denied: ['web needs r/'],
       warnings: ['gold is unusual'],
