@@ -23,15 +23,18 @@ afterAll(async () => {
 
 const suffix = randomBytes(3).toString('hex');
 const group = `w${suffix}.hook.example.com`;
-const katalog = loadKatalogOrThrow({
-  file: 'katalog.yaml',
-  text: `apiVersion: orkestra.konductor.io/v1alpha1
+/** katalogOf loads the Katalog (inside the test: it names the test's namespace). */
+const katalogOf = () =>
+  loadKatalogOrThrow({
+    file: 'katalog.yaml',
+    text: `apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
 metadata: { name: hook-${suffix} }
 spec:
   crds:
     gadget:
       apiTypes: { group: ${group}, version: v1, kind: Gadget, plural: gadgets }
+      restrictedNamespaces: ["kube-*", "*-blocked"]
       validation:
         rules:
           - { field: spec.image, prefix: "registry.internal/", message: "{{ .metadata.name }}: images must come from registry.internal/" }
@@ -41,8 +44,14 @@ spec:
       validation:
         rules:
           - { field: spec.text, exists: true, action: warn, message: "{{ .metadata.name }} says nothing" }
+    memo:
+      apiTypes: { group: ${group}, version: v1, kind: Memo, plural: memos }
+      restrictedNamespaces: ["${env.namespace}"]
+      validation:
+        rules:
+          - { field: spec.text, exists: true, action: warn, message: "{{ .metadata.name }} says nothing" }
 `,
-});
+  });
 
 const path = (plural: string): string => `/apis/${group}/v1/namespaces/${env.namespace}/${plural}`;
 const create = (plural: string, kind: string, name: string, spec: Record<string, unknown>) =>
@@ -55,6 +64,7 @@ const create = (plural: string, kind: string, name: string, spec: Record<string,
 
 describe('admission webhook on the local control plane', () => {
   it('refuses a templated deny rule with its message, warns for a warn rule, and fails as its failurePolicy says when down', async () => {
+    const katalog = katalogOf();
     const api = createApiTransport({
       kubeConfig: env.kubeConfig,
       katalogName: katalog.metadata.name,
@@ -107,6 +117,7 @@ describe('admission webhook on the local control plane', () => {
       [`deny.gadgets.${group}`, 'Fail'],
       [`warn.gadgets.${group}`, 'Ignore'],
       [`warn.notes.${group}`, 'Ignore'],
+      [`warn.memos.${group}`, 'Ignore'],
     ]);
     for (const w of webhooks)
       expect(Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString()).toBe(endpoint.caBundle());
@@ -132,6 +143,12 @@ describe('admission webhook on the local control plane', () => {
     });
     expect(clean.status).toBe(201);
     expect(clean.warnings).toEqual([]);
+    const said = await create('notes', 'Note', 'loud', {});
+    expect(said.warnings).toContain('loud says nothing');
+    // Not judged in a namespace the entry's restrictedNamespaces block (the reconcile refuses it first).
+    const memo = await create('memos', 'Memo', 'blocked', {});
+    expect(memo.status).toBe(201);
+    expect(memo.warnings).toEqual([]);
     // An update that leaves spec alone is not sent to the webhook (matchConditions).
     const labelled = await kubeRequest(env.kubeConfig, 'PATCH', `${path('gadgets')}/plain`, {
       metadata: { labels: { seen: 'yes' } },

@@ -4,10 +4,12 @@
  * `webhook-deny` and `webhook-warn`), served on the conversion endpoint (docs/reference/runtime.md §26).
  * A deny webhook fails closed (`Fail`): a client is never told a bad spec was accepted while the
  * operator is down; a warn webhook fails open (`Ignore`): a missing warning refuses nothing. Both
- * skip an UPDATE that leaves `spec` as it was, so the runtime's own writes never wait on them.
+ * skip an UPDATE that leaves `spec` as it was, so the runtime's own writes never wait on them, and
+ * a CR in a namespace the entry's `restrictedNamespaces`/`allowedNamespaces` block.
  */
 import type { CrdEntry, Katalog } from '@orkestra/types';
 import { SPEC_CHANGED, planAdmission, webhookPath } from './admission.js';
+import { celString } from './admission-cel.js';
 import type { WebhookClientConfig } from './generate-crds.js';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
@@ -37,6 +39,29 @@ function clientConfigOf(target: WebhookClientConfig, path: string, caBundle: str
   return config as Manifest;
 }
 
+/** patternCel is CEL true when `request.namespace` matches one namespace pattern (docs/reference/katalog.md §19). */
+function patternCel(pattern: string): string {
+  if (pattern === '*') return 'true';
+  if (pattern.endsWith('*')) return `request.namespace.startsWith(${celString(pattern.slice(0, -1))})`;
+  if (pattern.startsWith('*')) return `request.namespace.endsWith(${celString(pattern.slice(1))})`;
+  return `request.namespace == ${celString(pattern)}`;
+}
+
+/**
+ * namespaceCondition is CEL true in a namespace the runtime acts in: a CR in a blocked namespace
+ * gets NamespaceRestricted at reconcile time, before any rule, so the webhook does not judge it.
+ */
+function namespaceCondition(entry: CrdEntry): string | undefined {
+  const restricted = entry.restrictedNamespaces ?? [];
+  const allowed = entry.allowedNamespaces ?? [];
+  if (!entry.namespaced || restricted.length + allowed.length === 0) return undefined;
+  const parts = [
+    ...restricted.map((p) => `!(${patternCel(p)})`),
+    ...(allowed.length === 0 ? [] : [allowed.map((p) => `(${patternCel(p)})`).join(' || ')]),
+  ];
+  return parts.map((p) => `(${p})`).join(' && ');
+}
+
 function webhookOf(
   entry: CrdEntry,
   action: 'deny' | 'warn',
@@ -44,6 +69,7 @@ function webhookOf(
   caBundle: string | undefined,
 ): Record<string, unknown> {
   const { group, plural, version } = entry.apiTypes;
+  const inNamespace = namespaceCondition(entry);
   return {
     name: `${action}.${plural}.${group}`,
     admissionReviewVersions: ['v1'],
@@ -59,7 +85,10 @@ function webhookOf(
       },
     ],
     matchPolicy: 'Equivalent',
-    matchConditions: [{ name: 'spec-changed', expression: SPEC_CHANGED }],
+    matchConditions: [
+      { name: 'spec-changed', expression: SPEC_CHANGED },
+      ...(inNamespace === undefined ? [] : [{ name: 'namespace-not-restricted', expression: inNamespace }]),
+    ],
     failurePolicy: action === 'deny' ? 'Fail' : 'Ignore',
     sideEffects: 'None',
     timeoutSeconds: ADMISSION_WEBHOOK_TIMEOUT_SECONDS,
