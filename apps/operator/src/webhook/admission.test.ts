@@ -134,6 +134,34 @@ describe('admission webhook', () => {
     expect(passes).toBeGreaterThan(0);
   });
 
+  it('lists the other CRs for unique in the one namespace a pinned entry watches', async () => {
+    const pinned = loadKatalogOrThrow({
+      file: 'katalog.yaml',
+      text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: shop }
+spec:
+  crds:
+    shop:
+      apiTypes: { group: shop.example.com, version: v1, kind: Shop, plural: shops }
+      allowedNamespaces: [team-a]
+      validation:
+        rules:
+          - { field: spec.name, operator: unique, message: taken }
+`,
+    });
+    const asked: unknown[] = [];
+    const handler = createAdmissionHandler(pinned, {
+      list: (kind, options) => {
+        asked.push([kind, options]);
+        return Promise.resolve({ items: [], resourceVersion: '1' });
+      },
+    });
+    const answer = await handler(DENY, { request: { uid: 'u', object: cr('web', 'uid-me', { name: 'x' }) } });
+    expect(answer?.['response']).toEqual({ uid: 'u', allowed: true });
+    expect(asked).toEqual([[{ apiVersion: 'shop.example.com/v1', kind: 'Shop' }, { namespace: 'team-a' }]]);
+  });
+
   it('answers an unknown path with nothing, and an UPDATE of another CR’s name with the unique denial', async () => {
     const handler = createAdmissionHandler(katalog, {
       list: () => Promise.resolve({ items: others, resourceVersion: '1' }),

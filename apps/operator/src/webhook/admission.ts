@@ -1,7 +1,7 @@
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { createAdmissionJudge } from '@orkestra/reconciler/offline';
 import type { AdmissionJudge, AdmissionVerdict } from '@orkestra/reconciler/offline';
-import type { Katalog } from '@orkestra/types';
+import type { CrdEntry, Katalog } from '@orkestra/types';
 import { planAdmission, webhookPath } from '../generate/admission.js';
 import { isMap } from '../is-map.js';
 
@@ -20,12 +20,23 @@ interface AdmissionRoute {
   readonly entry: string;
   readonly action: 'deny' | 'warn';
   readonly rules: ReadonlySet<number>;
-  /** The kind, when a rule compares with the entry's other CRs (`unique`). */
-  readonly list?: { readonly apiVersion: string; readonly kind: string };
+  /** The kind, when a rule compares with the entry's other CRs (`unique`), and the one namespace the runtime watches, if pinned. */
+  readonly list?: { readonly apiVersion: string; readonly kind: string; readonly namespace?: string };
 }
 
 /** AdmissionHandler answers the review of one path, or undefined for a path it does not serve. */
 export type AdmissionHandler = (path: string, review: unknown) => Promise<Json | undefined>;
+
+/**
+ * pinnedOf is the one namespace the runtime's informers watch for an entry (`allowedNamespaces` one
+ * exact name, not restricted: docs/reference/katalog.md §19), where its RBAC may be a Role only.
+ */
+function pinnedOf(entry: CrdEntry): { namespace?: string } {
+  const allowed = entry.allowedNamespaces ?? [];
+  const only = allowed.length === 1 ? allowed[0] : undefined;
+  if (!entry.namespaced || only == null || only.includes('*')) return {};
+  return (entry.restrictedNamespaces ?? []).includes(only) ? {} : { namespace: only };
+}
 
 /** createAdmissionHandler builds the routes of a Katalog's webhook rules; `client` lists CRs for `unique`. */
 export function createAdmissionHandler(
@@ -48,7 +59,7 @@ export function createAdmissionHandler(
         entry: name,
         action,
         rules: new Set(plan[action]),
-        ...(unique ? { list: { apiVersion: `${group}/${version}`, kind } } : {}),
+        ...(unique ? { list: { apiVersion: `${group}/${version}`, kind, ...pinnedOf(entry) } } : {}),
       });
     }
   }
@@ -67,7 +78,16 @@ export function createAdmissionHandler(
     if (!isMap(object)) return answer({ allowed: true });
     let verdict: AdmissionVerdict | undefined;
     try {
-      const others: readonly KubeObject[] = route.list == null ? [] : (await client.list(route.list)).items;
+      const list = route.list;
+      const others: readonly KubeObject[] =
+        list == null
+          ? []
+          : (
+              await client.list(
+                { apiVersion: list.apiVersion, kind: list.kind },
+                list.namespace == null ? {} : { namespace: list.namespace },
+              )
+            ).items;
       verdict = judge.judge(route.entry, object as unknown as KubeObject, {
         rules: route.rules,
         others: () => others,
