@@ -11,7 +11,7 @@ import { kubeRequest } from './kube-raw.js';
 // The operator's own admission webhook on the real local control plane (docs/reference/katalog.md
 // §12, ADR 0089), wired as `ork dev` wires it: the endpoint on loopback, the CRDs and the
 // ValidatingWebhookConfiguration installed by installCrds, the caBundle written by the endpoint's
-// patch. A CR that breaks a templated deny rule is refused with the rule's message; a templated
+// patch, and rewritten after a CA renewal. A CR that breaks a templated deny rule is refused with the rule's message; a templated
 // warn rule admits with a Warning header; with the endpoint down, the deny webhook (Fail) refuses
 // and the warn-only one (Ignore) admits.
 
@@ -155,6 +155,24 @@ describe('admission webhook on the local control plane', () => {
     });
     expect(labelled.status).toBe(200);
     expect(labelled.warnings).toEqual([]);
+
+    // A new CA (here: the Secret is gone, so the next check issues one) is written into the
+    // configuration by the endpoint's check, as into the converting CRDs.
+    const firstBundle = endpoint.caBundle();
+    await kubeRequest(
+      env.kubeConfig,
+      'DELETE',
+      `/api/v1/namespaces/${env.namespace}/secrets/hook-${suffix}-tls`,
+    );
+    await endpoint.checkNow();
+    expect(endpoint.caBundle()).not.toBe(firstBundle);
+    const renewed = await kubeRequest(
+      env.kubeConfig,
+      'GET',
+      `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`,
+    );
+    for (const w of renewed.body['webhooks'] as { clientConfig: { caBundle?: string } }[])
+      expect(Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString()).toBe(endpoint.caBundle());
 
     // Down: the deny webhook fails closed, the warn-only kind is admitted without its warning.
     await endpoint.close();
