@@ -25,6 +25,7 @@ export function admissionWebhookName(katalog: Katalog): string {
 /** needsAdmissionWebhook tells whether some entry has a rule the webhook judges. */
 export function needsAdmissionWebhook(katalog: Katalog): boolean {
   return Object.values(katalog.spec.crds).some((entry) => {
+    if (!entry.enabled) return false;
     const { deny, warn } = planAdmission(entry).webhook;
     return deny.length + warn.length > 0;
   });

@@ -4,8 +4,10 @@
  * are declared in the entry's schema becomes an `x-kubernetes-validations` rule of the CRD's
  * `spec`; another `deny` rule becomes a ValidatingAdmissionPolicy validation with `Deny`, a `warn`
  * rule one with `Warn`; an ungated literal `default` on a declared field becomes the schema's
- * `default`. A rule CEL cannot decide as the reconcile does stays reconcile-time only, with the
- * reason. Reconcile-time validation and mutation are unchanged: admission is an earlier copy.
+ * `default`. A validation rule CEL cannot decide as the reconcile does goes to the operator's
+ * admission webhook (ADR 0089), or stays reconcile-time only when it reads what admission does not
+ * have; either with the reason. Reconcile-time validation and mutation are unchanged: admission is
+ * an earlier copy.
  */
 import { evaluateCondition, evaluateConditions } from '@orkestra/types';
 import type { Condition, CrdEntry, Katalog, ValidationRule } from '@orkestra/types';
