@@ -123,7 +123,7 @@ spec:
       resync: "0"
       validation:
         external:
-          # upstream's admission-only call: there is no admission webhook, so it is never made
+          # upstream's admission-only call: the admission webhook makes no external call, so it is never made
           - {name: admission, url: "{{ spec.url }}/admission", fires: {reconcile: false}}
           - {name: quota, url: "{{ spec.url }}/quota/{{ spec.team }}"}
         rules:

@@ -46,6 +46,67 @@ describe('ork generate crd: where conversions go', () => {
     expect(bad.stderr).toContain('neither a Service name nor an https:// URL');
     const other = await runOrk(['generate', 'rbac', file, '--webhook-service', 'conv']);
     expect(other.code).not.toBe(0);
-    expect(other.stderr).toContain('--webhook-service applies to crd only');
+    expect(other.stderr).toContain('--webhook-service applies to crd and policies only');
+  });
+});
+
+describe('ork generate policies: the admission webhook configuration (ADR 0089)', () => {
+  const hooked = join(mkdtempSync(join(tmpdir(), 'ork-generate-')), 'hooked.yaml');
+  writeFileSync(
+    hooked,
+    `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: shop }
+spec:
+  crds:
+    shop:
+      apiTypes: { group: shop.example.com, version: v1, kind: Shop, plural: shops }
+      namespaced: false
+      validation:
+        rules:
+          - { field: spec.image, prefix: "r/", message: "{{ .metadata.name }} needs r/" }
+          - { field: spec.tier, exists: true, action: warn, message: "{{ .metadata.name }} has no tier" }
+`,
+  );
+  const webhooks = async (args: string[]) => {
+    const run = await runOrk(['generate', 'policies', hooked, ...args]);
+    expect(run.code, run.stderr).toBe(0);
+    const config = parseAllDocuments(run.stdout)
+      .map((d) => d.toJS() as { kind: string; webhooks?: Record<string, unknown>[] })
+      .find((d) => d.kind === 'ValidatingWebhookConfiguration');
+    return config?.webhooks ?? [];
+  };
+
+  it('a deny webhook failing closed and a warn webhook failing open, on the Service or --webhook-service', async () => {
+    const [deny, warn] = await webhooks(['-n', 'team-a']);
+    expect(deny).toMatchObject({
+      name: 'deny.shops.shop.example.com',
+      clientConfig: {
+        service: {
+          namespace: 'team-a',
+          name: 'orkestra-webhook',
+          port: 443,
+          path: '/validate/shops.shop.example.com/deny',
+        },
+      },
+      rules: [
+        {
+          apiGroups: ['shop.example.com'],
+          apiVersions: ['v1'],
+          operations: ['CREATE', 'UPDATE'],
+          resources: ['shops'],
+          scope: 'Cluster',
+        },
+      ],
+      failurePolicy: 'Fail',
+      sideEffects: 'None',
+      timeoutSeconds: 5,
+      matchPolicy: 'Equivalent',
+    });
+    expect(warn).toMatchObject({ name: 'warn.shops.shop.example.com', failurePolicy: 'Ignore' });
+    const [byUrl] = await webhooks(['--webhook-service', 'https://hooks.example.com:8443/']);
+    expect(byUrl?.['clientConfig']).toEqual({
+      url: 'https://hooks.example.com:8443/validate/shops.shop.example.com/deny',
+    });
   });
 });

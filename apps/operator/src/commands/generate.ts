@@ -39,9 +39,10 @@ Options:
   -n, --namespace <ns>  Operator namespace (default: $POD_NAMESPACE, else ${DEFAULT_NAMESPACE}); crd: the
                         namespace of the conversion webhook's Service.
   --webhook-service <name|url>
-                        crd: where the API server sends conversions, as ork run's flag: a Service
-                        of the operator namespace (port 443; default orkestra-webhook, the chart's)
-                        or an https:// URL.
+                        crd: where the API server sends conversions, policies: admission reviews
+                        of the rules CEL cannot express, as ork run's flag: a Service of the
+                        operator namespace (port 443; default orkestra-webhook, the chart's) or an
+                        https:// URL.
   --image <image>       Operator image for bundle (default: ${DEFAULT_IMAGE_REPOSITORY}:<version>).
   --entry <name>        types: only this entry.
   --allow-rbac-wildcards
@@ -95,8 +96,8 @@ export const generateCommand: Command = {
     if (parsed.values.entry != null && target !== 'types')
       throw new UsageError('--entry applies to types only');
     const webhookService = parsed.values['webhook-service'];
-    if (webhookService != null && target !== 'crd')
-      throw new UsageError('--webhook-service applies to crd only');
+    if (webhookService != null && target !== 'crd' && target !== 'policies')
+      throw new UsageError('--webhook-service applies to crd and policies only');
     if (webhookService != null && !webhookService.startsWith('https://') && !isDnsLabel(webhookService))
       throw new UsageError(
         `--webhook-service: "${webhookService}" is neither a Service name nor an https:// URL`,
@@ -154,7 +155,20 @@ export const generateCommand: Command = {
         );
         break;
       case 'policies':
-        io.stdout.write(toMultiDocumentYaml(generatePolicies(katalog, namespace), header));
+        // The admission webhook's configuration points where --webhook-service says (ADR 0089).
+        io.stdout.write(
+          toMultiDocumentYaml(
+            generatePolicies(
+              katalog,
+              namespace,
+              [],
+              webhookService == null
+                ? undefined
+                : { target: webhookClientConfigOf(webhookService, namespace) },
+            ),
+            header,
+          ),
+        );
         break;
       case 'rbac': {
         const rbac = generateRbac(katalog, {

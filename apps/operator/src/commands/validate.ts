@@ -12,7 +12,8 @@ Load, compile and statically check a Katalog. Prints a one-line summary and exit
 valid; otherwise prints one line per error on stderr (file:line:col: path: message) and exits 1.
 A valid Katalog's validation and mutation rules get one line each after the summary, naming how
 the API server applies the rule at admission (a CRD rule, a ValidatingAdmissionPolicy with Deny
-or Warn, a schema default) or why it is checked at reconcile time only (docs/reference/katalog.md §12).
+or Warn, a schema default, or the operator's admission webhook for a rule CEL cannot express, with
+the reason) or why it is checked at reconcile time only (docs/reference/katalog.md §12).
 
 Options:
   --strict    Also check every template path against the CRD schemas and declarations

@@ -351,9 +351,7 @@ function raw(condition: FieldCondition, field: FieldAccess): Raw {
     case 'typeNull':
       return typeComparison(field, TYPE_OPERATORS[operator] ?? '');
     case 'unique':
-      throw new Untranslatable(
-        'unique compares with the other CRs of the entry, which admission does not see',
-      );
+      throw new Untranslatable('unique compares with the other CRs of the entry, which CEL does not see');
   }
 }
 

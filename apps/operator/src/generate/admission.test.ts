@@ -69,17 +69,35 @@ describe('planAdmission', () => {
       "mutation.rules[3]: reconcile-only (spec.other has no declared type in the entry's schema)",
       'validation.rules[0]: crd-rule',
       'validation.rules[1]: policy-warn',
-      'validation.rules[2]: reconcile-only (the message is a template rendered with the reconcile’s context)',
-      'validation.rules[3]: reconcile-only (unique compares with the other CRs of the entry, which admission does not see)',
-      'validation.rules[4]: reconcile-only (contains on a field of any type reads a map’s JSON text)',
-      'validation.rules[5]: reconcile-only (a regex on a field of any type reads numbers, maps and lists as text)',
+      'validation.rules[2]: webhook-deny (the message is a template rendered with the reconcile’s context)',
+      'validation.rules[3]: webhook-deny (unique compares with the other CRs of the entry, which CEL does not see)',
+      'validation.rules[4]: webhook-deny (contains on a field of any type reads a map’s JSON text)',
+      'validation.rules[5]: webhook-deny (a regex on a field of any type reads numbers, maps and lists as text)',
       'validation.rules[6]: policy-deny',
-      'validation.rules[7]: reconcile-only (mutation.rules[3] sets spec.other before validation, which admission does not do the same way)',
-      'validation.rules[8]: reconcile-only (status.phase is not a field under spec (admission checks what the client sends))',
+      'validation.rules[7]: webhook-deny (mutation.rules[3] sets spec.other before validation, which admission does not do the same way)',
+      'validation.rules[8]: reconcile-only (status.phase is not a field under spec (admission checks what the client sends), and it reads status, which the runtime writes after admission)',
     ]);
   });
 
-  it('keeps every rule at reconcile time when normalize rewrites the spec first', () => {
+  it('keeps at reconcile time a rule that reads what admission does not have yet', () => {
+    const k = katalog(`      validation:
+        rules:
+          - { field: external.quota.json.allowed, equals: "true", message: quota }
+          - { field: spec.a, exists: true, message: "{{ .external.q.status }}" }
+          - { field: spec.a, exists: true, message: "{{ .status.phase }}" }
+          - { field: spec.a, exists: true, message: "{{ .metadata.resourceVersion }}" }
+          - { field: spec.a, exists: true, message: "{{ .spec.status }} {{ .metadata.name }}" }
+`);
+    expect(planAdmission(entryOf(k)).rules.map((r) => `${r.mechanism}: ${r.reason ?? ''}`)).toEqual([
+      'reconcile-only: external.quota.json.allowed is not a field under spec (admission checks what the client sends), and it reads validation.external results, which admission does not call',
+      'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads validation.external results, which admission does not call',
+      'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads status, which the runtime writes after admission',
+      'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads metadata set after admission',
+      'webhook-deny: the message is a template rendered with the reconcile’s context',
+    ]);
+  });
+
+  it('sends every rule to the webhook when normalize rewrites the spec first', () => {
     const k = katalog(`${SCHEMA}      normalize: { types: { replicas: int } }
       validation:
         rules:
@@ -88,8 +106,9 @@ describe('planAdmission', () => {
     expect(planAdmission(entryOf(k)).rules).toEqual([
       {
         rule: 'validation.rules[0]',
-        mechanism: 'reconcile-only',
+        mechanism: 'webhook-deny',
         reason: 'normalize rewrites the spec before validation',
+        message: 'at most 10',
       },
     ]);
   });

@@ -4,8 +4,10 @@
  * are declared in the entry's schema becomes an `x-kubernetes-validations` rule of the CRD's
  * `spec`; another `deny` rule becomes a ValidatingAdmissionPolicy validation with `Deny`, a `warn`
  * rule one with `Warn`; an ungated literal `default` on a declared field becomes the schema's
- * `default`. A rule CEL cannot decide as the reconcile does stays reconcile-time only, with the
- * reason. Reconcile-time validation and mutation are unchanged: admission is an earlier copy.
+ * `default`. A validation rule CEL cannot decide as the reconcile does goes to the operator's
+ * admission webhook (ADR 0089), or stays reconcile-time only when it reads what admission does not
+ * have; either with the reason. Reconcile-time validation and mutation are unchanged: admission is
+ * an earlier copy.
  */
 import { evaluateCondition, evaluateConditions } from '@orkestra/types';
 import type { Condition, CrdEntry, Katalog, ValidationRule } from '@orkestra/types';
@@ -19,7 +21,14 @@ const isSchema = (value: unknown): value is Schema =>
   value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** Mechanism is how one rule is applied at admission. */
-export type Mechanism = 'crd-rule' | 'policy-deny' | 'policy-warn' | 'schema-default' | 'reconcile-only';
+export type Mechanism =
+  | 'crd-rule'
+  | 'policy-deny'
+  | 'policy-warn'
+  | 'webhook-deny'
+  | 'webhook-warn'
+  | 'schema-default'
+  | 'reconcile-only';
 
 /** RulePlan is the admission mechanism of one validation or mutation rule. */
 export interface RulePlan {
@@ -47,6 +56,8 @@ export interface AdmissionPlan {
   readonly defaults: readonly { path: readonly string[]; value: unknown }[];
   readonly deny: readonly { expression: string; message: string }[];
   readonly warn: readonly { expression: string; message: string }[];
+  /** Indexes in `validation.rules` the operator's admission webhook judges (ADR 0089), by action. */
+  readonly webhook: { readonly deny: readonly number[]; readonly warn: readonly number[] };
 }
 
 const overlaps = (a: readonly string[], b: readonly string[]): boolean =>
@@ -169,6 +180,26 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
   const rootRules: { rule: string; message: string }[] = [];
   const deny: { expression: string; message: string }[] = [];
   const warn: { expression: string; message: string }[] = [];
+  const webhook = { deny: [] as number[], warn: [] as number[] };
+  /**
+   * A rule CEL cannot express goes to the operator's admission webhook, which judges it with the
+   * reconcile's own code (ADR 0089), unless it reads what admission has not yet: the runtime's
+   * version only (the reconcile does not judge a scoped rule), and no status or hook results.
+   */
+  const fallBack = (v: ValidationRule, index: number, rule: string, reason: string): void => {
+    const blocker = read ? webhookBlocker(v) : `${reason} (the webhook judges the runtime's version only)`;
+    if (blocker !== undefined) {
+      rules.push({ rule, mechanism: 'reconcile-only', reason: read ? `${reason}, and ${blocker}` : blocker });
+      return;
+    }
+    webhook[v.action === 'deny' ? 'deny' : 'warn'].push(index);
+    rules.push({
+      rule,
+      mechanism: v.action === 'deny' ? 'webhook-deny' : 'webhook-warn',
+      reason,
+      message: v.message,
+    });
+  };
   (entry.validation?.rules ?? []).forEach((v, index) => {
     if (ruleVersion(entry, v) !== version) return;
     const rule = `validation.rules[${index}]`;
@@ -186,7 +217,7 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
     else if (blocked?.m != null)
       reason = `mutation.rules[${blocked.m.index}] sets ${blocked.field} before validation, which admission does not do the same way`;
     if (reason !== undefined) {
-      rules.push({ rule, mechanism: 'reconcile-only', reason });
+      fallBack(v, index, rule, reason);
       return;
     }
     const both = (resolve: ReturnType<typeof typedResolver>): Translation => {
@@ -205,7 +236,7 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
     }
     const dynamic = both(dynamicResolver());
     if ('reason' in dynamic) {
-      rules.push({ rule, mechanism: 'reconcile-only', reason: dynamic.reason });
+      fallBack(v, index, rule, dynamic.reason);
       return;
     }
     (v.action === 'deny' ? deny : warn).push({ expression: dynamic.cel, message: v.message });
@@ -216,7 +247,28 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
       message: v.message,
     });
   });
-  return { rules, crdRules, rootRules, defaults, deny, warn };
+  return { rules, crdRules, rootRules, defaults, deny, warn, webhook };
+}
+
+/**
+ * webhookBlocker says why the admission webhook cannot judge a rule as the reconcile does: it
+ * reads the CR's status (the runtime writes it after admission), `validation.external` results
+ * (admission calls nothing), or metadata the API server or the runtime set later.
+ */
+function webhookBlocker(rule: ValidationRule): string | undefined {
+  const fields = [rule.condition, ...rule.when, ...rule.anyOf].flatMap((c) =>
+    'field' in c ? [String(c.field).replace(/^\./, '')] : [],
+  );
+  const text = JSON.stringify([rule.message, rule.condition, rule.when, rule.anyOf]);
+  // A root of the template context: `.status` read as such, not a key deeper in a path.
+  const reads = (root: string): boolean =>
+    fields.some((f) => f === root || f.startsWith(`${root}.`)) ||
+    new RegExp(`(?<![\\w.$])\\.${root.replaceAll('.', '\\.')}\\b`).test(text);
+  if (reads('external')) return 'it reads validation.external results, which admission does not call';
+  if (reads('status')) return 'it reads status, which the runtime writes after admission';
+  const late = ['resourceVersion', 'finalizers', 'managedFields', 'deletionTimestamp'];
+  if (late.some((key) => reads(`metadata.${key}`))) return 'it reads metadata set after admission';
+  return undefined;
 }
 
 /** failsOnEmptySpec is the reconcile's verdict on a CR whose spec is {} (absent). */
@@ -265,7 +317,7 @@ function policyName(entry: CrdEntry, action: 'deny' | 'warn', version = entry.ap
  * (finalizers, labels, the finalizer's removal on delete) must pass for a CR stored before a rule
  * existed, as CRD rules on `spec` are ratcheted.
  */
-const SPEC_CHANGED =
+export const SPEC_CHANGED =
   "request.operation != 'UPDATE' || !has(oldObject.spec) || !has(object.spec) || oldObject.spec != object.spec";
 
 /** admissionPolicies returns the ValidatingAdmissionPolicies and bindings of every entry's deny and warn rules. */
@@ -323,6 +375,11 @@ function policiesOf(katalog: Katalog, entry: CrdEntry, version: string): Manifes
   return out;
 }
 
+/** webhookPath is the endpoint path that judges an entry's webhook rules of one action (ADR 0089). */
+export function webhookPath(entry: CrdEntry, action: 'deny' | 'warn'): string {
+  return `/validate/${entry.apiTypes.plural}.${entry.apiTypes.group}/${action}`;
+}
+
 /** mechanismText says in a few words how a rule is applied (for `ork validate`). */
 export function mechanismText(entry: CrdEntry, plan: RulePlan, version = entry.apiTypes.version): string {
   const at = version === entry.apiTypes.version ? '' : ` on ${version} requests only`;
@@ -335,6 +392,10 @@ export function mechanismText(entry: CrdEntry, plan: RulePlan, version = entry.a
       return `ValidatingAdmissionPolicy ${policyName(entry, 'deny', version)} (Deny${at})`;
     case 'policy-warn':
       return `ValidatingAdmissionPolicy ${policyName(entry, 'warn', version)} (Warn: kubectl prints a warning${at})`;
+    case 'webhook-deny':
+      return `operator admission webhook ${webhookPath(entry, 'deny')} (denied at admission: ${plan.reason ?? ''})`;
+    case 'webhook-warn':
+      return `operator admission webhook ${webhookPath(entry, 'warn')} (warning at admission: ${plan.reason ?? ''})`;
     case 'schema-default':
       return 'CRD schema default (set at admission)';
     case 'reconcile-only':

@@ -1,7 +1,9 @@
 import type { Katalog } from '@orkestra/types';
 import { admissionPolicies } from './admission.js';
 import { deletionProtectionPolicies } from './deletion-protection.js';
+import { admissionWebhookConfiguration, needsAdmissionWebhook } from './admission-webhook.js';
 import { generateCrds, webhookClientConfigOf } from './generate-crds.js';
+import type { WebhookClientConfig } from './generate-crds.js';
 import { generateRbac } from './generate-rbac.js';
 import type { Rbac } from './generate-rbac.js';
 import { instanceLabels, manifestMetadata } from './manifest-meta.js';
@@ -51,7 +53,10 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
   const configMapName = `${name}-katalog`;
   // An entry that converts versions: the operator serves its webhook on :9443 (`ork run`'s default)
   // behind the Service the CRDs point at (docs/reference/runtime.md §26).
-  const webhook = Object.values(katalog.spec.crds).some((entry) => entry.conversion != null);
+  // An entry with an admission webhook rule: the same endpoint judges it (ADR 0089).
+  const webhook =
+    Object.values(katalog.spec.crds).some((entry) => entry.conversion != null) ||
+    needsAdmissionWebhook(katalog);
   const namespace: Manifest = {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -93,6 +98,8 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
                 '--leader-elect=true',
                 '--metrics-bind-address=:8080',
                 '--health-probe-bind-address=:8081',
+                // Given explicitly: the admission webhook is served only when asked for (ADR 0089).
+                ...(webhook ? ['--webhook-bind-address=:9443'] : []),
               ],
               env: [
                 { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
@@ -169,13 +176,30 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
 
 /**
  * generatePolicies returns the ValidatingAdmissionPolicies (and bindings) of a Katalog: its entries'
- * deny and warn rules (docs/reference/katalog.md §12, ADR 0049) and its deletion protection (§2.4, ADR 0050).
+ * deny and warn rules (docs/reference/katalog.md §12, ADR 0049) and its deletion protection (§2.4, ADR 0050),
+ * then the ValidatingWebhookConfiguration of the rules CEL cannot express (ADR 0089; default: the
+ * webhook Service of `namespace`; `false`: none, for an operator that serves no webhook).
  * `namespace` is the operator's, whose service accounts may delete protected children.
  */
 export function generatePolicies(
   katalog: Katalog,
   namespace: string,
   users: readonly string[] = [],
+  webhook: AdmissionWebhookTarget | false = {
+    target: { service: { namespace, name: WEBHOOK_SERVICE, port: 443 } },
+  },
 ): Manifest[] {
-  return [...admissionPolicies(katalog), ...deletionProtectionPolicies(katalog, { namespace, users })];
+  const config =
+    webhook === false ? undefined : admissionWebhookConfiguration(katalog, webhook.target, webhook.caBundle);
+  return [
+    ...admissionPolicies(katalog),
+    ...deletionProtectionPolicies(katalog, { namespace, users }),
+    ...(config == null ? [] : [config]),
+  ];
+}
+
+/** AdmissionWebhookTarget is where the admission webhook's configuration points (ADR 0089), and its CA bundle when known. */
+export interface AdmissionWebhookTarget {
+  readonly target: WebhookClientConfig;
+  readonly caBundle?: string;
 }

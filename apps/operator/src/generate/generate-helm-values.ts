@@ -1,4 +1,5 @@
 import type { Katalog } from '@orkestra/types';
+import { needsAdmissionWebhook } from './admission-webhook.js';
 import { generatePolicies } from './generate-bundle.js';
 import type { Manifest } from './manifest-meta.js';
 import { generateRbac } from './generate-rbac.js';
@@ -23,9 +24,9 @@ export interface HelmValues {
     /** Rules granted by a Role in one namespace each: Secrets the Katalog reads in a literal namespace. */
     readonly namespaceRoles: readonly NamespaceRole[];
   };
-  /** ValidatingAdmissionPolicies and bindings the chart installs (ADR 0049, ADR 0050). */
+  /** ValidatingAdmissionPolicies and bindings the chart installs (ADR 0049, ADR 0050), and the admission webhook's configuration (ADR 0089). */
   readonly admissionPolicies: readonly Manifest[];
-  /** Present when an entry declares conversion: the chart serves the webhook (ADR 0057). */
+  /** Present when an entry declares conversion or has an admission webhook rule: the chart serves the webhook (ADR 0057, ADR 0089). */
   readonly webhook?: { readonly enabled: true };
 }
 
@@ -50,7 +51,8 @@ export function generateHelmValues(katalog: Katalog, options: HelmValuesOptions)
       namespaceRoles: rbac.namespaceRoles,
     },
     admissionPolicies: generatePolicies(katalog, options.namespace),
-    ...(Object.values(katalog.spec.crds).some((entry) => entry.conversion != null)
+    ...(Object.values(katalog.spec.crds).some((entry) => entry.conversion != null) ||
+    needsAdmissionWebhook(katalog)
       ? { webhook: { enabled: true } }
       : {}),
   };

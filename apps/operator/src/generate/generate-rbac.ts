@@ -5,6 +5,7 @@ import {
   enrichWatchItems,
   guessPlural,
 } from '@orkestra/types';
+import { admissionWebhookName, needsAdmissionWebhook } from './admission-webhook.js';
 import type { CrdEntry, ExternalCall, Katalog, ResourceGroup } from '@orkestra/types';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
@@ -582,6 +583,19 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   } else if (converting.length > 0)
     notes.push(
       `the conversion webhook writes its caBundle into ${converting.join(', ')}, but the generated Role is limited to namespace ${pinned}: grant \`get\` and \`patch\` on those customresourcedefinitions in a ClusterRole by hand`,
+    );
+  // The admission webhook (docs/reference/katalog.md §12, ADR 0089): the operator writes the
+  // caBundle into its ValidatingWebhookConfiguration (a replace: the bundle sits in a list).
+  if (needsAdmissionWebhook(katalog) && pinned == null)
+    rules.add(
+      'admissionregistration.k8s.io',
+      'validatingwebhookconfigurations',
+      ['get', 'update'],
+      [admissionWebhookName(katalog)],
+    );
+  else if (needsAdmissionWebhook(katalog))
+    notes.push(
+      `the admission webhook writes its caBundle into the ValidatingWebhookConfiguration ${admissionWebhookName(katalog)}, but the generated Role is limited to namespace ${pinned}: grant \`get\` and \`update\` on it in a ClusterRole by hand`,
     );
   // CRD self-healing (docs/reference/runtime.md §2.9): each entry's CRD is watched by name.
   const crdNames = entries.map((e) => `${e.apiTypes.plural}.${e.apiTypes.group}`);

@@ -84,6 +84,12 @@ export interface RunConfig extends OperatorTuning {
    */
   readonly webhookBindAddress: string;
   /**
+   * Whether `--webhook-bind-address` was given (or the command's default, as `ork dev`'s): only then
+   * does an endpoint serve the admission webhook of a Katalog that converts nothing (ADR 0089), so
+   * an `ork run` outside a cluster listens on no port it was not asked for.
+   */
+  readonly webhookAsked: boolean;
+  /**
    * Where the API server reaches the endpoint (`--webhook-service`): `<name>` (a Service of the
    * operator namespace, port 443; default `orkestra-webhook`, the chart's) or an `https://` URL
    * (`ork dev`: the loopback address). Names the serving certificate's hosts and the CRDs' clientConfig.
@@ -210,7 +216,8 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
   --cross-bind-address <addr>         cross reads for other operators, when an entry has
                                       crossAccess: true; 0 disables (:8082)
   --webhook-bind-address <addr>       HTTPS endpoint for conversion webhooks, when an entry
-                                      declares conversion; 0 disables (:9443)
+                                      declares conversion, and, when given, for the admission
+                                      webhook of rules CEL cannot express; 0 disables (:9443)
   --webhook-service <name|url>        the Service (operator namespace, port 443) or https URL the
                                       API server calls (orkestra-webhook)
   --cross-auth <mode>                 token (TokenReview, audience orkestra-cross, and a
@@ -446,6 +453,7 @@ export function parseRunConfig(
   }
   const crossBindAddress = address('cross-bind-address', ':8082');
   const webhookBindAddress = address('webhook-bind-address', options.defaults?.webhookBindAddress ?? ':9443');
+  const webhookAsked = text('webhook-bind-address') != null || options.defaults?.webhookBindAddress != null;
   const webhookService =
     nonEmpty(text('webhook-service')) ?? options.defaults?.webhookService ?? 'orkestra-webhook';
   if (
@@ -503,6 +511,7 @@ export function parseRunConfig(
     allowPrivateAddresses,
     crossBindAddress,
     webhookBindAddress,
+    webhookAsked,
     webhookService,
     crossAuth,
     crossTokenFile: nonEmpty(text('cross-token-file')) ?? CROSS_TOKEN_FILE,

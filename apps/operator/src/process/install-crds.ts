@@ -36,7 +36,7 @@ function bodyOf(error: unknown): string {
  * manager: the client's, `orkestra`; forced) through the operator's one counted client (ADR 0035)
  * and waits until each is Established, so informers started right after can list; with
  * `namespace`, then applies the Katalog's ValidatingAdmissionPolicies and bindings (ADR 0049,
- * ADR 0050) and deletes the Katalog's policies it no longer asks for. Used by
+ * ADR 0050) and, with `crds.webhook`, its admission webhook's configuration (ADR 0089), and deletes the Katalog's policies it no longer asks for. Used by
  * `ork run --install-crds`, `ork dev` and `ork demo`. Returns the CRD names.
  *
  * @example
@@ -78,7 +78,7 @@ export async function installCrds(
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
     }
   }
-  if (options.namespace != null) await installPolicies(client, katalog, options.namespace);
+  if (options.namespace != null) await installPolicies(client, katalog, options.namespace, options.crds);
   return names;
 }
 
@@ -86,6 +86,7 @@ async function installPolicies(
   client: Pick<KubeClient, 'apply' | 'create' | 'delete' | 'list'>,
   katalog: Katalog,
   namespace: string,
+  crds: CrdOptions | undefined,
 ): Promise<void> {
   let users: string[] = [];
   if (katalog.spec.deletionProtection?.children === true) {
@@ -98,7 +99,13 @@ async function installPolicies(
       ?.username;
     users = username == null || username.startsWith('system:serviceaccount:') ? [] : [username];
   }
-  const policies = generatePolicies(katalog, namespace, users);
+  // The admission webhook's configuration points at the running endpoint, with its bundle (ADR 0089);
+  // none when the operator serves no webhook.
+  const webhook =
+    crds?.webhook == null
+      ? false
+      : { target: crds.webhook, ...(crds.caBundle == null ? {} : { caBundle: crds.caBundle }) };
+  const policies = generatePolicies(katalog, namespace, users, webhook);
   for (const policy of policies) {
     try {
       await client.apply(policy as unknown as KubeObject, { force: true });
@@ -116,7 +123,11 @@ async function installPolicies(
   const selector = Object.entries(instanceLabels(katalog))
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
-  for (const kind of ['ValidatingAdmissionPolicyBinding', 'ValidatingAdmissionPolicy']) {
+  for (const kind of [
+    'ValidatingAdmissionPolicyBinding',
+    'ValidatingAdmissionPolicy',
+    'ValidatingWebhookConfiguration',
+  ]) {
     const list = await client.list(
       { apiVersion: 'admissionregistration.k8s.io/v1', kind },
       { labelSelector: selector },

@@ -1,4 +1,5 @@
-import type { KubeClient } from '@orkestra/registry';
+import { NotFoundError } from '@orkestra/registry';
+import type { KubeClient, KubeObject } from '@orkestra/registry';
 
 /**
  * patchConversionCaBundle writes the webhook's CA bundle into each CRD's conversion config
@@ -27,4 +28,53 @@ export async function patchConversionCaBundle(
     written++;
   }
   return written;
+}
+
+/**
+ * patchWebhookCaBundle writes the CA bundle into every webhook of the named
+ * ValidatingWebhookConfigurations (the admission webhook, ADR 0089): read, then replaced with the
+ * read resource version (a merge patch would replace the whole `webhooks` list). An absent
+ * configuration or one whose bundles are already that one is not written.
+ */
+export async function patchWebhookCaBundle(
+  client: Pick<KubeClient, 'get' | 'replace'>,
+  names: readonly string[],
+  caBundle: string,
+): Promise<number> {
+  const encoded = Buffer.from(caBundle, 'utf8').toString('base64');
+  let written = 0;
+  for (const name of names) {
+    const ref = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      name,
+    };
+    const config = (await client.get(ref).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    })) as (KubeObject & { webhooks?: { clientConfig?: { caBundle?: string } }[] }) | undefined;
+    const webhooks = config?.webhooks ?? [];
+    if (config == null || webhooks.every((w) => w.clientConfig?.caBundle === encoded)) continue;
+    await client.replace({
+      ...config,
+      webhooks: webhooks.map((w) => ({ ...w, clientConfig: { ...w.clientConfig, caBundle: encoded } })),
+    } as KubeObject);
+    written++;
+  }
+  return written;
+}
+
+/**
+ * patchCaBundles writes the CA bundle wherever the API server reads it: the converting CRDs'
+ * conversion config and the admission webhook's configurations.
+ */
+export async function patchCaBundles(
+  client: Pick<KubeClient, 'get' | 'mergePatch' | 'replace'>,
+  targets: { readonly crds: readonly string[]; readonly webhookConfigurations: readonly string[] },
+  caBundle: string,
+): Promise<number> {
+  return (
+    (await patchConversionCaBundle(client, targets.crds, caBundle)) +
+    (await patchWebhookCaBundle(client, targets.webhookConfigurations, caBundle))
+  );
 }

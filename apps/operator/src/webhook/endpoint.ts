@@ -4,7 +4,9 @@ import { createConverter } from '../conversion/convert.js';
 import type { Converter } from '../conversion/convert.js';
 import type { WebhookClientConfig } from '../generate/generate-crds.js';
 import { parseBindAddress } from '../process/http-server.js';
-import { patchConversionCaBundle } from './ca-bundle.js';
+import { admissionWebhookName, needsAdmissionWebhook } from '../generate/admission-webhook.js';
+import { createAdmissionHandler } from './admission.js';
+import { patchCaBundles } from './ca-bundle.js';
 import { createWebhookServer } from './server.js';
 import type { WebhookServer } from './server.js';
 import { ensureWebhookTls } from './tls-secret.js';
@@ -20,7 +22,7 @@ import type { WebhookTls, WebhookTlsOptions } from './tls-secret.js';
 
 /** WebhookEndpointOptions configures startWebhookEndpoint. */
 export interface WebhookEndpointOptions {
-  readonly client: Pick<KubeClient, 'get' | 'create' | 'replace' | 'mergePatch'>;
+  readonly client: Pick<KubeClient, 'get' | 'create' | 'replace' | 'mergePatch' | 'list'>;
   readonly katalog: Katalog;
   /** The operator namespace: the Secret's, and the Service's. */
   readonly namespace: string;
@@ -44,7 +46,7 @@ export interface WebhookEndpoint {
   readonly clientConfig: WebhookClientConfig;
   /** The CA bundle the CRDs carry. */
   caBundle(): string;
-  /** patchCaBundles writes the current bundle into the CRDs that convert (those without it). */
+  /** patchCaBundles writes the current bundle into the CRDs that convert and the admission webhook's configuration (those without it). */
   patchCaBundles(): Promise<number>;
   /** checkNow renews the certificates if due (what the timer does). */
   checkNow(): Promise<void>;
@@ -60,9 +62,12 @@ function convertersOf(katalog: Katalog): Map<string, Converter> {
   return converters;
 }
 
-/** needsWebhook tells whether any entry of the Katalog declares conversion. */
+/** needsWebhook tells whether any entry of the Katalog declares conversion or has a rule the admission webhook judges (ADR 0089). */
 export function needsWebhook(katalog: Katalog): boolean {
-  return Object.values(katalog.spec.crds).some((entry) => entry.conversion != null);
+  return (
+    Object.values(katalog.spec.crds).some((entry) => entry.conversion != null) ||
+    needsAdmissionWebhook(katalog)
+  );
 }
 
 function hostsOf(service: string, namespace: string): string[] {
@@ -90,6 +95,7 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     certPem: tls.certPem,
     keyPem: tls.keyPem,
     converters: convertersOf(options.katalog),
+    admission: createAdmissionHandler(options.katalog, options.client),
     host: bind?.host ?? '0.0.0.0',
     port: bind?.port ?? 9443,
   });
@@ -102,11 +108,17 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
   const crdNames = Object.values(options.katalog.spec.crds)
     .filter((entry) => entry.conversion != null)
     .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
+  const targets = {
+    crds: crdNames,
+    webhookConfigurations: needsAdmissionWebhook(options.katalog)
+      ? [admissionWebhookName(options.katalog)]
+      : [],
+  };
   const checkEveryMs = options.checkEveryMs ?? 3_600_000;
   const checkNow = async (): Promise<void> => {
     const next = await ensureWebhookTls(options.client, tlsOptions);
     if (next.caBundle !== tls.caBundle) {
-      await patchConversionCaBundle(options.client, crdNames, next.caBundle);
+      await patchCaBundles(options.client, targets, next.caBundle);
       // The served certificate stays one more check when it lives that long: until then the API
       // server may still verify with the bundle it had (without the new CA).
       if (tls.notAfter.getTime() > now().getTime() + 2 * checkEveryMs) {
@@ -135,7 +147,7 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     server,
     clientConfig,
     caBundle: () => tls.caBundle,
-    patchCaBundles: () => patchConversionCaBundle(options.client, crdNames, tls.caBundle),
+    patchCaBundles: () => patchCaBundles(options.client, targets, tls.caBundle),
     checkNow,
     async close() {
       clearInterval(timer);

@@ -5,11 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { ConversionError } from '../conversion/convert.js';
 import type { Converter } from '../conversion/convert.js';
 import { isMap } from '../is-map.js';
+import type { AdmissionHandler } from './admission.js';
 
 /**
  * The operator's HTTPS endpoint for the API server's webhooks (docs/reference/runtime.md §26,
  * ADR 0057): `POST /convert` answers a `ConversionReview` (apiextensions.k8s.io/v1) with the
- * converted objects. Every replica serves it (conversion needs no leader: it reads only the
+ * converted objects; `POST /validate/…` an `AdmissionReview` with the admission webhook's verdict
+ * (ADR 0089). Every replica serves it (conversion needs no leader: it reads only the
  * request). The certificate is swapped in place (`setTls`) when the Secret rotates, so
  * connections open at the time finish on the old one and new ones get the new one.
  */
@@ -20,6 +22,8 @@ export interface WebhookServerOptions {
   readonly keyPem: string;
   /** Converters by `<group>/<Kind>`. */
   readonly converters: ReadonlyMap<string, Converter>;
+  /** Answers `/validate/…` AdmissionReviews (ADR 0089); none: those paths are 404. */
+  readonly admission?: AdmissionHandler;
   /** Default 0.0.0.0. */
   readonly host?: string;
   /** Default 9443; 0 picks a free port. */
@@ -94,7 +98,7 @@ function send(res: ServerResponse, status: number, body: Json | string): void {
   res.end(text);
 }
 
-/** createWebhookServer listens and serves `/convert` (and `/healthz`). */
+/** createWebhookServer listens and serves `/convert`, `/validate/…` (and `/healthz`). */
 export async function createWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   const limit = options.maxBodyBytes ?? 32 * 1024 * 1024;
   const server: Server = createServer(
@@ -108,7 +112,8 @@ export async function createWebhookServer(options: WebhookServerOptions): Promis
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return send(res, 200, 'ok');
-    if (path !== '/convert') return send(res, 404, 'not found');
+    const admission = path?.startsWith('/validate/') === true ? options.admission : undefined;
+    if (path !== '/convert' && admission == null) return send(res, 404, 'not found');
     if (req.method !== 'POST') return send(res, 405, 'method not allowed');
     const started = performance.now();
     const text = await readBody(req, limit);
@@ -118,6 +123,10 @@ export async function createWebhookServer(options: WebhookServerOptions): Promis
       review = JSON.parse(text);
     } catch {
       return send(res, 400, 'the body is not JSON');
+    }
+    if (admission != null) {
+      const answer = await admission(path ?? '', review);
+      return answer == null ? send(res, 404, 'not found') : send(res, 200, answer);
     }
     const response = reviewResponse(review, options.converters);
     const result = (response['response'] as Json)['result'] as Json;

@@ -27,7 +27,7 @@ it('validates an example and exits 0', () => {
   expect(run.stdout).toBe(
     [
       'examples/website/katalog.yaml: Katalog website-operator (version 1.0.0) is valid (strict): 1 entry (website)',
-      '  admission: spec.crds.website.validation.rules[0]: reconcile time only: the message is a template rendered with the reconcile’s context',
+      '  admission: spec.crds.website.validation.rules[0]: operator admission webhook /validate/websites.demo.example.com/deny (denied at admission: the message is a template rendered with the reconcile’s context)',
       '  admission: spec.crds.website.validation.rules[1]: ValidatingAdmissionPolicy websites.demo.example.com.orkestra-warn (Warn: kubectl prints a warning)',
       '',
     ].join('\n'),

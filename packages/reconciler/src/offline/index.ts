@@ -5,7 +5,8 @@
  * `ork simulate` and the parity test drive it.
  *
  * Main exports: reconcileOnce (one run of one CR), OfflineEngine (a cluster kept across runs),
- * MemoryCluster (the in-memory API server behind the pipeline's store seam).
+ * MemoryCluster (the in-memory API server behind the pipeline's store seam), createAdmissionJudge
+ * (steps 6–8 as one verdict, for the operator's admission webhook).
  *
  * @example
  * import { reconcileOnce } from '@orkestra/reconciler/offline';
@@ -28,6 +29,8 @@ export type {
   ProviderResultInput,
   ScriptedProvidersOptions,
 } from './offline-engine.js';
+export { createAdmissionJudge } from './admission-judge.js';
+export type { AdmissionJudge, AdmissionVerdict, JudgeOptions } from './admission-judge.js';
 export { IntervalGate } from '../notify/gate.js';
 export { planRolloutNotifications } from '../notify/plan.js';
 export type { DueNotification } from '../notify/plan.js';

@@ -75,6 +75,8 @@ export interface CompiledMutationRule {
 /** CompiledValidationRule is a validation rule with its message compiled. */
 export interface CompiledValidationRule {
   readonly rule: ValidationRule;
+  /** The rule's index in the entry's `validation.rules`. */
+  readonly index: number;
   readonly katalogPath: string;
   readonly message: CompiledValue;
 }
@@ -194,6 +196,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
     return [
       {
         rule,
+        index: i,
         katalogPath,
         message: compileValue(rule.message, { path: `${katalogPath}.message`, engine }),
       },

@@ -14,7 +14,11 @@ import type { InstallCrdsOptions } from '../install-crds.js';
 import type { OperatorLogger } from '../logger.js';
 import { errorMessage } from './errors.js';
 
-/** startWebhook opens the endpoint when an entry declares `conversion` (every replica serves it, no leader needed). */
+/**
+ * startWebhook opens the endpoint when an entry declares `conversion`, or when
+ * `--webhook-bind-address` is given and an entry has an admission webhook rule (every replica
+ * serves it, no leader needed).
+ */
 export async function startWebhook(o: {
   readonly config: RunConfig;
   readonly api: ApiTransport;
@@ -22,7 +26,10 @@ export async function startWebhook(o: {
   readonly logger: OperatorLogger;
 }): Promise<WebhookEndpoint | undefined> {
   const { config, logger } = o;
-  if (!needsWebhook(o.katalog) || config.webhookBindAddress.trim() === '0') return undefined;
+  if (config.webhookBindAddress.trim() === '0') return undefined;
+  // Conversion needs the endpoint; the admission webhook only when asked for (ADR 0089).
+  const converts = Object.values(o.katalog.spec.crds).some((entry) => entry.conversion != null);
+  if (!converts && !(config.webhookAsked && needsWebhook(o.katalog))) return undefined;
   const webhook = await startWebhookEndpoint({
     client: o.api.client,
     katalog: o.katalog,
@@ -33,7 +40,7 @@ export async function startWebhook(o: {
   });
   logger.info(
     { port: webhook.server.port, clientConfig: webhook.clientConfig },
-    'conversion webhook serving',
+    converts ? 'conversion webhook serving' : 'admission webhook serving',
   );
   return webhook;
 }

@@ -31,7 +31,8 @@ export interface CompiledExternal {
 /**
  * compileExternalCalls compiles one list of calls (`operatorBox.external`, or `validation.external`
  * for the validation unit). A call that fires only at admission (`fires.reconcile: false`) is
- * left out: Orkestra has no admission webhook, so it is never made and its name reads as absent.
+ * left out: Orkestra's admission webhook (ADR 0089) makes no external call, so it is never made and
+ * its name reads as absent.
  */
 export function compileExternalCalls(
   calls: readonly ExternalCall[],

@@ -98,7 +98,8 @@ export interface ValidationOutcome {
 /**
  * validateCr is step 8: every rule whose gate passes is checked against the normalized CR (and, in
  * `context`, the results of `validation.external`; default the CR's own fields);
- * `unique` compares the field with the other CRs of the entry (`others`).
+ * `unique` compares the field with the other CRs of the entry (`others`). `only` keeps the rules
+ * whose `validation.rules` index it holds (the admission webhook's, ADR 0089); default all.
  */
 export function validateCr(
   crd: CompiledCrd,
@@ -106,8 +107,9 @@ export function validateCr(
   conditions: EvaluateConditionsOptions,
   others: () => readonly KubeObject[],
   context: TemplateContext = crContext(view),
+  only?: ReadonlySet<number>,
 ): ValidationOutcome {
-  const rules = crd.validation;
+  const rules = only == null ? crd.validation : crd.validation.filter((r) => only.has(r.index));
   const hasWarn = rules.some((r) => r.rule.action === 'warn');
   const denied: string[] = [];
   const warned: string[] = [];

@@ -1,0 +1,123 @@
+/**
+ * The operator's own admission webhook (docs/reference/katalog.md §12, ADR 0089): one
+ * ValidatingWebhookConfiguration per Katalog for the rules CEL cannot express (planAdmission's
+ * `webhook-deny` and `webhook-warn`), served on the conversion endpoint (docs/reference/runtime.md §26).
+ * A deny webhook fails closed (`Fail`): a client is never told a bad spec was accepted while the
+ * operator is down; a warn webhook fails open (`Ignore`): a missing warning refuses nothing. Both
+ * skip an UPDATE that leaves `spec` as it was, so the runtime's own writes never wait on them, and
+ * a CR in a namespace the entry's `restrictedNamespaces`/`allowedNamespaces` block.
+ */
+import type { CrdEntry, Katalog } from '@orkestra/types';
+import { SPEC_CHANGED, planAdmission, webhookPath } from './admission.js';
+import { celString } from './admission-cel.js';
+import type { WebhookClientConfig } from './generate-crds.js';
+import { manifestMetadata } from './manifest-meta.js';
+import type { Manifest } from './manifest-meta.js';
+
+/** How long the API server waits for one review: the bound on the latency a webhook rule adds. */
+export const ADMISSION_WEBHOOK_TIMEOUT_SECONDS = 5;
+
+/** admissionWebhookName is the name of a Katalog's ValidatingWebhookConfiguration. */
+export function admissionWebhookName(katalog: Katalog): string {
+  return `${katalog.metadata.name}.orkestra-validate`;
+}
+
+/** needsAdmissionWebhook tells whether some entry has a rule the webhook judges. */
+export function needsAdmissionWebhook(katalog: Katalog): boolean {
+  return Object.values(katalog.spec.crds).some((entry) => {
+    if (!entry.enabled) return false;
+    const { deny, warn } = planAdmission(entry).webhook;
+    return deny.length + warn.length > 0;
+  });
+}
+
+function clientConfigOf(target: WebhookClientConfig, path: string, caBundle: string | undefined): Manifest {
+  const config: Record<string, unknown> =
+    'url' in target
+      ? { url: `${target.url.replace(/\/+$/, '')}${path}` }
+      : { service: { ...target.service, path } };
+  if (caBundle != null) config['caBundle'] = Buffer.from(caBundle).toString('base64');
+  return config as Manifest;
+}
+
+/** patternCel is CEL true when `request.namespace` matches one namespace pattern (docs/reference/katalog.md §19). */
+function patternCel(pattern: string): string {
+  if (pattern === '*') return 'true';
+  if (pattern.endsWith('*')) return `request.namespace.startsWith(${celString(pattern.slice(0, -1))})`;
+  if (pattern.startsWith('*')) return `request.namespace.endsWith(${celString(pattern.slice(1))})`;
+  return `request.namespace == ${celString(pattern)}`;
+}
+
+/**
+ * namespaceCondition is CEL true in a namespace the runtime acts in: a CR in a blocked namespace
+ * gets NamespaceRestricted at reconcile time, before any rule, so the webhook does not judge it.
+ */
+function namespaceCondition(entry: CrdEntry): string | undefined {
+  const restricted = entry.restrictedNamespaces ?? [];
+  const allowed = entry.allowedNamespaces ?? [];
+  if (!entry.namespaced || restricted.length + allowed.length === 0) return undefined;
+  const parts = [
+    ...restricted.map((p) => `!(${patternCel(p)})`),
+    ...(allowed.length === 0 ? [] : [allowed.map((p) => `(${patternCel(p)})`).join(' || ')]),
+  ];
+  return parts.map((p) => `(${p})`).join(' && ');
+}
+
+function webhookOf(
+  entry: CrdEntry,
+  action: 'deny' | 'warn',
+  target: WebhookClientConfig,
+  caBundle: string | undefined,
+): Record<string, unknown> {
+  const { group, plural, version } = entry.apiTypes;
+  const inNamespace = namespaceCondition(entry);
+  return {
+    name: `${action}.${plural}.${group}`,
+    admissionReviewVersions: ['v1'],
+    clientConfig: clientConfigOf(target, webhookPath(entry, action), caBundle),
+    rules: [
+      {
+        apiGroups: [group],
+        // The review carries the object at the version the runtime reads, converted (Equivalent).
+        apiVersions: [version],
+        operations: ['CREATE', 'UPDATE'],
+        resources: [plural],
+        scope: entry.namespaced ? 'Namespaced' : 'Cluster',
+      },
+    ],
+    matchPolicy: 'Equivalent',
+    matchConditions: [
+      { name: 'spec-changed', expression: SPEC_CHANGED },
+      ...(inNamespace === undefined ? [] : [{ name: 'namespace-not-restricted', expression: inNamespace }]),
+    ],
+    failurePolicy: action === 'deny' ? 'Fail' : 'Ignore',
+    sideEffects: 'None',
+    timeoutSeconds: ADMISSION_WEBHOOK_TIMEOUT_SECONDS,
+  };
+}
+
+/**
+ * admissionWebhookConfiguration returns the Katalog's ValidatingWebhookConfiguration (two webhooks
+ * per entry at most: its deny rules, its warn rules), or undefined when no rule needs one.
+ * `caBundle` (PEM) is written when known; the running operator patches it otherwise.
+ */
+export function admissionWebhookConfiguration(
+  katalog: Katalog,
+  target: WebhookClientConfig,
+  caBundle?: string,
+): Manifest | undefined {
+  const webhooks: Record<string, unknown>[] = [];
+  for (const entry of Object.values(katalog.spec.crds)) {
+    if (!entry.enabled) continue;
+    const plan = planAdmission(entry).webhook;
+    for (const action of ['deny', 'warn'] as const)
+      if (plan[action].length > 0) webhooks.push(webhookOf(entry, action, target, caBundle));
+  }
+  if (webhooks.length === 0) return undefined;
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: manifestMetadata(katalog, admissionWebhookName(katalog)),
+    webhooks,
+  };
+}

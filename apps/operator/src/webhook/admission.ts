@@ -1,0 +1,113 @@
+import type { KubeClient, KubeObject } from '@orkestra/registry';
+import { createAdmissionJudge } from '@orkestra/reconciler/offline';
+import type { AdmissionJudge, AdmissionVerdict } from '@orkestra/reconciler/offline';
+import type { CrdEntry, Katalog } from '@orkestra/types';
+import { planAdmission, webhookPath } from '../generate/admission.js';
+import { isMap } from '../is-map.js';
+
+/**
+ * The admission webhook's verdicts (docs/reference/katalog.md §12, ADR 0089): `POST
+ * /validate/<plural>.<group>/<deny|warn>` answers an AdmissionReview (admission.k8s.io/v1) with the
+ * reconcile's own verdict on the rules planAdmission gives the webhook (createAdmissionJudge runs
+ * steps 6–8 of the pipeline on the object). A deny path refuses with the failed rules' messages; a
+ * warn path admits with them as `warnings`, which kubectl prints.
+ */
+
+type Json = Record<string, unknown>;
+
+/** AdmissionRoute is what one path judges. */
+interface AdmissionRoute {
+  readonly entry: string;
+  readonly action: 'deny' | 'warn';
+  readonly rules: ReadonlySet<number>;
+  /** The kind, when a rule compares with the entry's other CRs (`unique`), and the one namespace the runtime watches, if pinned. */
+  readonly list?: { readonly apiVersion: string; readonly kind: string; readonly namespace?: string };
+}
+
+/** AdmissionHandler answers the review of one path, or undefined for a path it does not serve. */
+export type AdmissionHandler = (path: string, review: unknown) => Promise<Json | undefined>;
+
+/**
+ * pinnedOf is the one namespace the runtime's informers watch for an entry (`allowedNamespaces` one
+ * exact name, not restricted: docs/reference/katalog.md §19), where its RBAC may be a Role only.
+ */
+function pinnedOf(entry: CrdEntry): { namespace?: string } {
+  const allowed = entry.allowedNamespaces ?? [];
+  const only = allowed.length === 1 ? allowed[0] : undefined;
+  if (!entry.namespaced || only == null || only.includes('*')) return {};
+  return (entry.restrictedNamespaces ?? []).includes(only) ? {} : { namespace: only };
+}
+
+/** createAdmissionHandler builds the routes of a Katalog's webhook rules; `client` lists CRs for `unique`. */
+export function createAdmissionHandler(
+  katalog: Katalog,
+  client: Pick<KubeClient, 'list'>,
+  options: { readonly judge?: AdmissionJudge } = {},
+): AdmissionHandler {
+  const routes = new Map<string, AdmissionRoute>();
+  for (const [name, entry] of Object.entries(katalog.spec.crds)) {
+    if (!entry.enabled) continue;
+    const plan = planAdmission(entry).webhook;
+    for (const action of ['deny', 'warn'] as const) {
+      if (plan[action].length === 0) continue;
+      const unique = plan[action].some((i) => {
+        const condition = entry.validation?.rules[i]?.condition;
+        return condition != null && 'operator' in condition && condition.operator === 'unique';
+      });
+      const { group, version, kind } = entry.apiTypes;
+      routes.set(webhookPath(entry, action), {
+        entry: name,
+        action,
+        rules: new Set(plan[action]),
+        ...(unique ? { list: { apiVersion: `${group}/${version}`, kind, ...pinnedOf(entry) } } : {}),
+      });
+    }
+  }
+  const judge = options.judge ?? (routes.size > 0 ? createAdmissionJudge(katalog) : undefined);
+  return async (path, review) => {
+    const route = routes.get(path);
+    if (route == null || judge == null) return undefined;
+    const request = isMap(review) && isMap(review['request']) ? review['request'] : {};
+    const uid = typeof request['uid'] === 'string' ? request['uid'] : '';
+    const answer = (response: Json): Json => ({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid, ...response },
+    });
+    const object = request['object'];
+    if (!isMap(object)) return answer({ allowed: true });
+    let verdict: AdmissionVerdict | undefined;
+    try {
+      const list = route.list;
+      const others: readonly KubeObject[] =
+        list == null
+          ? []
+          : (
+              await client.list(
+                { apiVersion: list.apiVersion, kind: list.kind },
+                list.namespace == null ? {} : { namespace: list.namespace },
+              )
+            ).items;
+      verdict = judge.judge(route.entry, object as unknown as KubeObject, {
+        rules: route.rules,
+        others: () => others,
+      });
+    } catch (error) {
+      // As the failurePolicy of the path: a deny rule that cannot be judged refuses, a warn rule says so.
+      const message = `cannot judge ${route.entry}'s validation rules: ${error instanceof Error ? error.message : String(error)}`;
+      return route.action === 'deny'
+        ? answer({ allowed: false, status: { code: 500, reason: 'InternalError', message } })
+        : answer({ allowed: true, warnings: [message] });
+    }
+    if (verdict == null) return answer({ allowed: true });
+    if (route.action === 'deny' && verdict.denied.length > 0)
+      return answer({
+        allowed: false,
+        status: { code: 403, reason: 'Forbidden', message: verdict.denied.join('; ') },
+      });
+    return answer({
+      allowed: true,
+      ...(verdict.warnings.length > 0 ? { warnings: [...verdict.warnings] } : {}),
+    });
+  };
+}

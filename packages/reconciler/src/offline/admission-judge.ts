@@ -1,0 +1,71 @@
+/**
+ * The reconcile's steps 6–8 (normalize, mutation, validation; docs/reference/runtime.md §7) as one
+ * pure verdict on a CR, for the operator's admission webhook (docs/reference/katalog.md §12,
+ * ADR 0089): the rules CEL cannot express are judged at admission by the very code that judges
+ * them at reconcile time, so the two verdicts agree. Nothing is written and no hook runs.
+ */
+import type { KubeObject } from '@orkestra/registry';
+import { createTemplateEngine } from '@orkestra/template';
+import type { Katalog } from '@orkestra/types';
+import type { Clock } from '../clock.js';
+import { compileKatalog } from '../runtime/compile-katalog.js';
+import { conditionsOptions } from '../runtime/conditions.js';
+import { normalizeCr, planMutation, validateCr } from '../runtime/stages/admission.js';
+import { initialContext } from '../runtime/stages/hooks.js';
+import { mergePatch } from './memory-cluster.js';
+
+/** AdmissionVerdict is what the reconcile would say of a CR: messages of failed deny and warn rules. */
+export interface AdmissionVerdict {
+  readonly denied: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/** JudgeOptions are one verdict's inputs besides the CR. */
+export interface JudgeOptions {
+  /** Indexes in the entry's `validation.rules` to judge; default all. */
+  readonly rules?: ReadonlySet<number>;
+  /** The other CRs of the entry, for `unique`; default none. */
+  readonly others?: () => readonly KubeObject[];
+}
+
+/** AdmissionJudge judges CRs of a Katalog's entries. */
+export interface AdmissionJudge {
+  /** judge returns the verdict on `cr` of entry `entry` (its name under `spec.crds`); undefined for an unknown or disabled entry. */
+  judge(entry: string, cr: KubeObject, options?: JudgeOptions): AdmissionVerdict | undefined;
+}
+
+/**
+ * createAdmissionJudge compiles the Katalog once (a TemplateError for a bad template) and judges
+ * with the clock given (default the system's).
+ *
+ * @example
+ * const judge = createAdmissionJudge(katalog);
+ * judge.judge('website', cr, { rules: new Set([2]) })?.denied;
+ */
+export function createAdmissionJudge(
+  katalog: Katalog,
+  options: { readonly clock?: Pick<Clock, 'now'> } = {},
+): AdmissionJudge {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const engine = createTemplateEngine({ clock: { now: () => clock.now() } });
+  const compiled = compileKatalog(katalog, { engine });
+  const conditions = conditionsOptions(engine, clock);
+  return {
+    judge(entry, cr, judgeOptions = {}) {
+      const crd = compiled.crds.get(entry);
+      if (crd == null) return undefined;
+      let view = normalizeCr(crd, cr);
+      const plan = planMutation(crd, view, conditions);
+      if (plan != null) view = normalizeCr(crd, mergePatch(cr, { spec: plan.changes }) as KubeObject);
+      const outcome = validateCr(
+        crd,
+        view,
+        conditions,
+        judgeOptions.others ?? (() => []),
+        initialContext(view),
+        judgeOptions.rules,
+      );
+      return { denied: outcome.denied, warnings: outcome.warnings ?? [] };
+    },
+  };
+}
