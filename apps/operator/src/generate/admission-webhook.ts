@@ -15,7 +15,7 @@ import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
 
 /** How long the API server waits for one review: the bound on the latency a webhook rule adds. */
-export const ADMISSION_WEBHOOK_TIMEOUT_SECONDS = 5;
+const ADMISSION_WEBHOOK_TIMEOUT_SECONDS = 5;
 
 /** admissionWebhookName is the name of a Katalog's ValidatingWebhookConfiguration. */
 export function admissionWebhookName(katalog: Katalog): string {

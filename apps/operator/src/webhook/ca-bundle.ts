@@ -36,7 +36,7 @@ export async function patchConversionCaBundle(
  * read resource version (a merge patch would replace the whole `webhooks` list). An absent
  * configuration or one whose bundles are already that one is not written.
  */
-export async function patchWebhookCaBundle(
+async function patchWebhookCaBundle(
   client: Pick<KubeClient, 'get' | 'replace'>,
   names: readonly string[],
   caBundle: string,
