@@ -236,8 +236,8 @@ describe('compile errors with positions', () => {
     ['{{> partial}}', 'partials are not supported', 1, 1],
     ['{{ log "x" }}', 'unknown helper "log"', 1, 4],
     [
-      '{{ replicasReady children.deployment }}',
-      'unknown helper "replicasReady": use `allReplicasReady` (true once the workload reports every wanted replica ready',
+      '{{ pvcStorageClassProvisioner children.pvc }}',
+      'unknown helper "pvcStorageClassProvisioner": upstream reads the claim\'s StorageClass',
       1,
       4,
     ],

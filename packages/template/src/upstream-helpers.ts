@@ -1,6 +1,7 @@
 import type { HelperDefinition } from './helpers.js';
 import { isEmpty, isPlainMap, isTruthy, looseEqual, parseDecimal, stringForm } from './string-form.js';
 import { upstreamEnrichedNotes } from './upstream-enriched-notes.js';
+import { upstreamInrunNotes } from './upstream-inrun-notes.js';
 import { upstreamKubeNotes } from './upstream-kube-notes.js';
 
 /**
@@ -18,26 +19,10 @@ import { upstreamKubeNotes } from './upstream-kube-notes.js';
 export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
   joinList:
     'upstream has no `joinList` note either (its template parse fails: function "joinList" not defined); upstream’s `join` takes the same arguments: `{{ join .spec.regions "," }}`',
-  replicasReady:
-    'use `allReplicasReady` (true once the workload reports every wanted replica ready for its current generation) or `readyReplicas` (the count)',
   ...Object.fromEntries(
-    [
-      'backingPodCount',
-      'backingPodNames',
-      'pvcProvisioner',
-      'pvcVolumeMode',
-      'pvcStorageClassProvisioner',
-      'pvcStorageClassReclaimPolicy',
-      'cronJobLastJobName',
-      'cronJobLastJobSucceeded',
-      'cronJobLastSuccessfulJobName',
-      'deploymentReplicaSetCount',
-      'statefulSetPVCCount',
-      'hasWarnings',
-      'firstWarning',
-    ].map((name) => [
+    ['pvcStorageClassProvisioner', 'pvcStorageClassReclaimPolicy'].map((name) => [
       name,
-      "upstream reads it from objects that `enrich` adds to a child which Orkestra does not add (it adds only the pods of a Job, Deployment, StatefulSet or ReplicaSet and a Service's endpoints, §3.5); surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
+      "upstream reads the claim's StorageClass, which `enrich: [storageclass]` adds and Orkestra does not (a StorageClass is cluster-scoped; §3.5); the claim names its class: `{{ pvcStorageClass .children.pvc }}`",
     ]),
   ),
 };
@@ -284,6 +269,7 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
   return {
     ...upstreamKubeNotes(),
     ...upstreamEnrichedNotes(),
+    ...upstreamInrunNotes(),
     // Go built-ins.
     [GO_RANGE_HELPER]: {
       minArgs: 1,

@@ -251,7 +251,11 @@ describe('upstream hpa and job notes', () => {
   });
 
   it('a note over an enrichment Orkestra does not add is refused with the alternative', () => {
-    expect(() => render('{{ backingPodCount .children.service }}')).toThrow(/enrich.*readyReplicas/);
-    expect(() => render('{{ statefulSetPVCCount .children.statefulset }}')).toThrow(/enrich.*readyReplicas/);
+    expect(() => render('{{ pvcStorageClassProvisioner .children.pvc }}')).toThrow(
+      /storageclass.*pvcStorageClass/,
+    );
+    expect(() => render('{{ pvcStorageClassReclaimPolicy .children.pvc }}')).toThrow(
+      /storageclass.*pvcStorageClass/,
+    );
   });
 });
