@@ -261,3 +261,133 @@ describe('enrichChild over Deployments, StatefulSets and ReplicaSets (pods by se
     expect(calls).toBe(1);
   });
 });
+
+describe('enrichChild: owner, backingpods, replicasets, pvcs, cronjob', () => {
+  const obj = (
+    apiVersion: string,
+    kind: string,
+    metadata: KubeObject['metadata'],
+    rest: Record<string, unknown> = {},
+  ): KubeObject => ({
+    apiVersion,
+    kind,
+    metadata: { namespace: 'ns', ...metadata },
+    ...rest,
+  });
+  const none: EnrichSources = { pods: () => [], endpointSlices: () => [] };
+
+  it('owner: the controller owner reference, for any kind; none without one', () => {
+    const rs = obj('apps/v1', 'ReplicaSet', {
+      name: 'web-5f7c',
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'ConfigMap', name: 'not-controller', uid: 'u0' },
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u1', controller: true },
+      ],
+    });
+    expect(enrichChild(rs, ['owner'], none)['_owner']).toEqual({
+      name: 'web',
+      kind: 'Deployment',
+      uid: 'u1',
+    });
+    const cm = obj('v1', 'ConfigMap', { name: 'c' });
+    expect(enrichChild(cm, ['owner'], none)).toBe(cm);
+  });
+
+  it('backingpods: the pods a Service selector selects, by name; left out for none or no selector', () => {
+    const svc = obj('v1', 'Service', { name: 'web' }, { spec: { selector: { app: 'web', tier: 'fe' } } });
+    const p = (name: string, labels: Record<string, string>): KubeObject =>
+      obj('v1', 'Pod', { name, labels }, { status: { phase: 'Running' } });
+    const pods = [
+      p('web-b', { app: 'web', tier: 'fe', x: 'y' }),
+      p('web-a', { app: 'web', tier: 'fe' }),
+      p('db', { app: 'web' }),
+    ];
+    const with_ = { ...none, pods: () => pods };
+    const added = enrichChild(svc, ['backingpods'], with_)['_backingPods'] as Record<string, unknown>[];
+    expect(added.map((x) => [x['name'], x['phase'], x['ordinal']])).toEqual([
+      ['web-a', 'Running', -1],
+      ['web-b', 'Running', -1],
+    ]);
+    expect(
+      enrichChild(obj('v1', 'Service', { name: 'h' }, { spec: {} }), ['backingpods'], with_)['_backingPods'],
+    ).toBeUndefined();
+    // `endpoints` and `backingpods` together both apply.
+    const both = enrichChild(svc, ['endpoints', 'backingpods'], with_);
+    expect(both['_endpoints']).toEqual([]);
+    expect((both['_backingPods'] as unknown[]).length).toBe(2);
+  });
+
+  it('replicasets: the ReplicaSets a Deployment owns (by uid), by name', () => {
+    const dep = obj('apps/v1', 'Deployment', { name: 'web', uid: 'd1' });
+    const rs = (name: string, uid: string): KubeObject =>
+      obj('apps/v1', 'ReplicaSet', {
+        name,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid }],
+      });
+    const all = [rs('web-b', 'd1'), rs('web-a', 'd1'), rs('other', 'd2')];
+    const added = enrichChild(dep, ['replicasets'], { ...none, replicaSets: () => all })[
+      '_replicaSets'
+    ] as KubeObject[];
+    expect(added.map((r) => r.metadata.name)).toEqual(['web-a', 'web-b']);
+    expect(enrichChild(dep, ['replicasets'], none)['_replicaSets']).toBeUndefined();
+  });
+
+  it('pvcs: <template>-<set>-<ordinal> below spec.replicas (absent counts as 1), those that exist', () => {
+    const set = (replicas: number | undefined): KubeObject =>
+      obj(
+        'apps/v1',
+        'StatefulSet',
+        { name: 'db' },
+        {
+          spec: {
+            ...(replicas == null ? {} : { replicas }),
+            volumeClaimTemplates: [{ metadata: { name: 'data' } }, { metadata: { name: 'wal' } }],
+          },
+        },
+      );
+    const claims = ['data-db-0', 'data-db-1', 'data-db-2', 'wal-db-0', 'data-other-0'].map((name) =>
+      obj('v1', 'PersistentVolumeClaim', { name }),
+    );
+    const names = (s: KubeObject): unknown =>
+      ((enrichChild(s, ['pvcs'], { ...none, claims: () => claims })['_pvcs'] ?? []) as KubeObject[]).map(
+        (c) => c.metadata.name,
+      );
+    expect(names(set(2))).toEqual(['data-db-0', 'data-db-1', 'wal-db-0']);
+    expect(names(set(undefined))).toEqual(['data-db-0', 'wal-db-0']);
+    expect(names(set(0))).toEqual(['data-db-0', 'wal-db-0']);
+  });
+
+  it('cronjob: the newest owned Job, the newest that succeeded, and status.active', () => {
+    const cron = obj(
+      'batch/v1',
+      'CronJob',
+      { name: 'nightly', uid: 'c1' },
+      { status: { active: [{ kind: 'Job', name: 'nightly-3' }] } },
+    );
+    const job = (name: string, created: string, succeeded: number, uid = 'c1'): KubeObject =>
+      obj(
+        'batch/v1',
+        'Job',
+        {
+          name,
+          creationTimestamp: created,
+          ownerReferences: [
+            { apiVersion: 'batch/v1', kind: 'CronJob', name: 'nightly', uid, controller: true },
+          ],
+        },
+        { status: { succeeded } },
+      );
+    const jobs = [
+      job('nightly-1', '2026-12-01T00:00:00Z', 1),
+      job('nightly-3', '2026-12-03T00:00:00Z', 0),
+      job('nightly-2', '2026-12-02T00:00:00Z', 1),
+      job('other', '2026-12-04T00:00:00Z', 1, 'c2'),
+    ];
+    const added = enrichChild(cron, ['cronjob'], { ...none, jobs: () => jobs });
+    expect((added['_lastJob'] as KubeObject).metadata.name).toBe('nightly-3');
+    expect((added['_lastSuccessfulJob'] as KubeObject).metadata.name).toBe('nightly-2');
+    expect(added['_activeJobs']).toEqual([{ kind: 'Job', name: 'nightly-3' }]);
+    const idle = obj('batch/v1', 'CronJob', { name: 'idle', uid: 'c9' });
+    expect(enrichChild(idle, ['cronjob'], { ...none, jobs: () => jobs })).toBe(idle);
+  });
+});

@@ -25,7 +25,9 @@ describe('enrichAll', () => {
     const result = load(`${head()}      enrichAll: true\n`);
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors[0]?.message).toMatch(/enrichAll.*write `enrich: \[pods, endpoints\]`/);
+    expect(result.errors[0]?.message).toMatch(
+      /enrichAll.*write `enrich: \[pods, endpoints, owner, backingpods, replicasets, pvcs, cronjob\]`/,
+    );
   });
 
   it('enrichAll: false is removed', () => {
@@ -38,6 +40,24 @@ describe('enrich', () => {
     expect(entryOf(`${head()}      enrich: [pods, endpoints]\n`)?.enrich).toEqual(['pods', 'endpoints']);
     expect(entryOf(`${head()}      enrich:\n        - endpoints\n`)?.enrich).toEqual(['endpoints']);
     expect(entryOf(head())?.enrich).toEqual([]);
+  });
+
+  it('keeps the targets served from informer caches (owner, backingpods, replicasets, pvcs, cronjob)', () => {
+    expect(
+      entryOf(`${head()}      enrich: [owner, backingpods, replicasets, pvcs, cronjob]\n`)?.enrich,
+    ).toEqual(['owner', 'backingpods', 'replicasets', 'pvcs', 'cronjob']);
+  });
+
+  it('refuses the cluster-scoped targets at their position, naming why', () => {
+    const result = load(`${head()}      enrich:\n        - pvc\n        - storageclass\n        - node\n`);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => [e.line, e.column, e.path])).toEqual([
+      [14, 11, 'spec.crds.website.enrich[0]'],
+      [15, 11, 'spec.crds.website.enrich[1]'],
+      [16, 11, 'spec.crds.website.enrich[2]'],
+    ]);
+    for (const error of result.errors) expect(error.message).toMatch(/cluster-scoped/);
   });
 
   it('removes hpa with a note (the HPA notes read the HPA itself)', () => {
@@ -66,10 +86,16 @@ describe('enrich', () => {
     expect(result.errors[0]?.message).toMatch(/conditional enrich target.*write `- pods`/);
   });
 
-  it('is watched as the Pod and EndpointSlice kinds, once each', () => {
+  it('is watched as the kinds its targets read, once each; owner watches nothing', () => {
     expect(
       enrichWatchItems({ enrich: ['pods', 'endpoints', 'pods'] }).map((i) => `${i.apiVersion} ${i.kind}`),
     ).toEqual(['v1 Pod', 'discovery.k8s.io/v1 EndpointSlice']);
+    expect(
+      enrichWatchItems({ enrich: ['owner', 'backingpods', 'pods', 'replicasets', 'pvcs', 'cronjob'] }).map(
+        (i) => `${i.apiVersion} ${i.kind}`,
+      ),
+    ).toEqual(['v1 Pod', 'apps/v1 ReplicaSet', 'v1 PersistentVolumeClaim', 'batch/v1 Job']);
+    expect(enrichWatchItems({ enrich: ['owner'] })).toEqual([]);
     expect(enrichWatchItems({})).toEqual([]);
   });
 });
