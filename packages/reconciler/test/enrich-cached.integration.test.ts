@@ -1,0 +1,86 @@
+/**
+ * The `enrich` targets ADR 0087 adds, on a control plane that runs workloads (docs/reference/katalog.md
+ * §3.5): the Deployment controller creates the Deployment's ReplicaSet (`replicasets`), kwok makes its
+ * pods Ready, the Service selects them (`backingpods`), and every child's controller owner reference
+ * names the CR (`owner`) — all read through upstream's notes from the informers the entry's enrich
+ * starts, with no request per render.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KatalogRuntime } from '@orkestra/reconciler';
+import { katalogFrom, useRuntimeTest, waitFor } from './runtime-helpers.js';
+
+const { env, group, crs, startRuntime } = useRuntimeTest({
+  prefix: 'ec',
+  kind: 'Probe',
+  plural: 'probes',
+  workloads: true,
+});
+
+const katalog = katalogFrom(`apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: enrich-cached}
+spec:
+  crds:
+    probe:
+      apiTypes: {group: ${group}, version: v1, kind: Probe, plural: probes}
+      resync: 10m
+      enrich: [owner, backingpods, replicasets]
+      operatorBox:
+        onReconcile:
+          deployments:
+            - {name: "{{ metadata.name }}-web", image: nginx:1.27, replicas: 2, port: 8080}
+          services:
+            - {name: "{{ metadata.name }}-svc", port: 80, targetPort: 8080, workload: "{{ metadata.name }}-web"}
+        status:
+          fields:
+            - { path: replicaSets, type: int, value: '{{ deploymentReplicaSetCount .children.deployment }}' }
+            - { path: replicaSetNames, value: '{{ join (deploymentReplicaSets .children.deployment) "," }}' }
+            - { path: backingPods, type: int, value: '{{ backingPodCount .children.service }}' }
+            - { path: backingPodNames, value: '{{ backingPodNames .children.service }}' }
+            - { path: ownerKind, value: '{{ replicaSetOwnerKind .children.deployment }}' }
+            - { path: ownerName, value: '{{ replicaSetOwnerName .children.deployment }}' }
+`);
+
+let runtime: KatalogRuntime;
+
+beforeAll(async () => {
+  runtime = await startRuntime({ katalog });
+});
+
+afterAll(async () => {
+  await runtime.stop({ timeoutMs: 5000 });
+});
+
+describe('enrich: owner, backingpods, replicasets (kwok)', () => {
+  it(
+    "writes the Deployment's ReplicaSets, the Service's backing pods and the children's owner into status",
+    { timeout: 300_000 },
+    async () => {
+      const ns = env.namespace;
+      await crs.create(ns, 'one', {});
+      let last: unknown;
+      await waitFor(
+        'status reflects the enriched children',
+        async () => {
+          const status = (await crs.get(ns, 'one')).status ?? {};
+          last = status;
+          return status['replicaSets'] === 1 && status['backingPods'] === 2;
+        },
+        240_000,
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}; last seen ${JSON.stringify(last)}`);
+      });
+      const status = (await crs.get(ns, 'one')).status ?? {};
+      expect(String(status['replicaSetNames'])).toMatch(/^one-web-[a-z0-9]+$/);
+      const pods = String(status['backingPodNames']).split(', ');
+      expect(pods).toHaveLength(2);
+      for (const name of pods) expect(name).toMatch(/^one-web-[a-z0-9]+-[a-z0-9]+$/);
+      expect(status['ownerKind']).toBe('Probe');
+      expect(status['ownerName']).toBe('one');
+      // Every render read the informer caches: the runtime's client sent no Pod or ReplicaSet request.
+      expect(Object.keys(runtime.requestCounts()).filter((key) => / (Pod|ReplicaSet)$/.test(key))).toEqual(
+        [],
+      );
+    },
+  );
+});
