@@ -115,7 +115,8 @@ export interface KindModule<E = RenderedEntry> {
  * `backingPods` — the pods its flat `spec.selector` selects (a Service, `backingpods`);
  * `ownedReplicaSets` — the ReplicaSets it owns (a Deployment, `replicasets`); `claims` — the claims
  * of its `volumeClaimTemplates` (a StatefulSet, `pvcs`); `jobs` — the Jobs it owns (a CronJob,
- * `cronjob`).
+ * `cronjob`); `node` — the Node it runs on (a Pod, `node`); `volume` and `storageClass` — the
+ * bound PersistentVolume and the StorageClass it names (a PersistentVolumeClaim, `pvc`, `storageclass`).
  */
 export interface KindEnrich {
   readonly pods?: 'owner' | 'selector' | 'replicaSets';
@@ -125,6 +126,9 @@ export interface KindEnrich {
   readonly ownedReplicaSets?: boolean;
   readonly claims?: boolean;
   readonly jobs?: boolean;
+  readonly node?: boolean;
+  readonly volume?: boolean;
+  readonly storageClass?: boolean;
 }
 
 /**

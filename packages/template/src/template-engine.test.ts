@@ -235,12 +235,7 @@ describe('compile errors with positions', () => {
     ['{{#upper spec.x}}{{/upper}}', '"upper" is not a block helper', 1, 4],
     ['{{> partial}}', 'partials are not supported', 1, 1],
     ['{{ log "x" }}', 'unknown helper "log"', 1, 4],
-    [
-      '{{ pvcStorageClassProvisioner children.pvc }}',
-      'unknown helper "pvcStorageClassProvisioner": upstream reads the claim\'s StorageClass',
-      1,
-      4,
-    ],
+    ['{{ joinList spec.x "," }}', 'unknown helper "joinList": upstream has no `joinList` note either', 1, 4],
   ])('%j → %s at %i:%i', (source, message, line, column) => {
     const error = compileError(source);
     expect(error.detail).toContain(message);

@@ -19,12 +19,6 @@ import { upstreamKubeNotes } from './upstream-kube-notes.js';
 export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
   joinList:
     'upstream has no `joinList` note either (its template parse fails: function "joinList" not defined); upstream’s `join` takes the same arguments: `{{ join .spec.regions "," }}`',
-  ...Object.fromEntries(
-    ['pvcStorageClassProvisioner', 'pvcStorageClassReclaimPolicy'].map((name) => [
-      name,
-      "upstream reads the claim's StorageClass, which `enrich: [storageclass]` adds and Orkestra does not (a StorageClass is cluster-scoped; §3.5); the claim names its class: `{{ pvcStorageClass .children.pvc }}`",
-    ]),
-  ),
 };
 
 /** GO_INDEX_HELPER is the name Go's `index` compiles to (`index` itself is a context key of forEach copies). */

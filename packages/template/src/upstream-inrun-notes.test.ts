@@ -175,6 +175,21 @@ describe('upstream notes over enrichment', () => {
       'ebs.csi.aws.com Block',
     );
     expect(render('{{ statefulSetPVCCount .children.statefulset }}', c)).toBe('3');
+    // Upstream reads the reclaim policy at `spec.reclaimPolicy`, where a StorageClass has none.
+    const sc = { _storageClass: { provisioner: 'ebs.csi.aws.com', reclaimPolicy: 'Retain' } };
+    expect(
+      render(
+        '{{ pvcStorageClassProvisioner .children.pvc }}|{{ pvcStorageClassReclaimPolicy .children.pvc }}',
+        {
+          pvc: sc,
+        },
+      ),
+    ).toBe('ebs.csi.aws.com|');
+    expect(
+      render('{{ pvcStorageClassReclaimPolicy .children.pvc }}', {
+        pvc: { _storageClass: { spec: { reclaimPolicy: 'Delete' } } },
+      }),
+    ).toBe('Delete');
     expect(
       render('{{ backingPodCount .children.service }}: {{ backingPodNames .children.service }}', c),
     ).toBe('3: app-abc, app-def');
@@ -209,7 +224,7 @@ describe('hints for upstream helpers that stay refused', () => {
           engine.renderTemplate(source, {
             metadata: { name: 'web' },
             spec: { regions: ['a', 'b'] },
-            children: { pvc: { spec: { storageClassName: 'gp3' } } },
+            children: {},
           } as never),
         ).not.toThrow();
     },

@@ -158,6 +158,10 @@ export function upstreamInrunNotes(): Record<string, HelperDefinition> {
       text(mapAt(obj, '_pv', 'metadata', 'annotations')['pv.kubernetes.io/provisioned-by']),
     ),
     pvcVolumeMode: one((obj) => text(at(obj, '_pv', 'spec', 'volumeMode'))),
+    // A claim's StorageClass, with `enrich: [storageclass]` (`_storageClass`). Upstream reads the
+    // reclaim policy at `spec.reclaimPolicy`, where a StorageClass has none: "" on real objects.
+    pvcStorageClassProvisioner: one((obj) => text(at(obj, '_storageClass', 'provisioner'))),
+    pvcStorageClassReclaimPolicy: one((obj) => text(at(obj, '_storageClass', 'spec', 'reclaimPolicy'))),
     // A StatefulSet's claims, with `enrich: [pvcs]` (`_pvcs`).
     statefulSetPVCCount: one((obj) => listAt(obj, '_pvcs').length),
     // A Service's pods by selector, with `enrich: [backingpods]` (`_backingPods`).

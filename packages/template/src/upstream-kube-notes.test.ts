@@ -250,12 +250,7 @@ describe('upstream hpa and job notes', () => {
     expect(render('{{ jobActive .children.job }}', { job: { status: { succeeded: 1 } } })).toBe('false');
   });
 
-  it('a note over an enrichment Orkestra does not add is refused with the alternative', () => {
-    expect(() => render('{{ pvcStorageClassProvisioner .children.pvc }}')).toThrow(
-      /storageclass.*pvcStorageClass/,
-    );
-    expect(() => render('{{ pvcStorageClassReclaimPolicy .children.pvc }}')).toThrow(
-      /storageclass.*pvcStorageClass/,
-    );
+  it('a call of a helper upstream does not have either is refused with the equivalent', () => {
+    expect(() => render('{{ joinList .spec.regions "," }}')).toThrow(/joinList.*join \.spec\.regions/);
   });
 });

@@ -261,6 +261,7 @@ const CORE_PLURALS: Readonly<Record<string, string>> = {
   'apps/v1/DaemonSet': 'daemonsets',
   'apps/v1/ReplicaSet': 'replicasets',
   'discovery.k8s.io/v1/EndpointSlice': 'endpointslices',
+  'storage.k8s.io/v1/StorageClass': 'storageclasses',
 };
 
 /**

@@ -340,6 +340,9 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     replicaSets: (namespace) => watches.objects('apps/v1', 'ReplicaSet', namespace),
     claims: (namespace) => watches.objects('v1', 'PersistentVolumeClaim', namespace),
     jobs: (namespace) => watches.objects('batch/v1', 'Job', namespace),
+    nodes: () => watches.objects('v1', 'Node', ''),
+    volumes: () => watches.objects('v1', 'PersistentVolume', ''),
+    storageClasses: () => watches.objects('storage.k8s.io/v1', 'StorageClass', ''),
   };
   for (const crd of current) {
     const controller = new CrdController({

@@ -391,3 +391,77 @@ describe('enrichChild: owner, backingpods, replicasets, pvcs, cronjob', () => {
     expect(enrichChild(idle, ['cronjob'], { ...none, jobs: () => jobs })).toBe(idle);
   });
 });
+
+describe('enrichChild: node, pvc, storageclass (cluster-scoped caches)', () => {
+  const none: EnrichSources = { pods: () => [], endpointSlices: () => [] };
+  const cluster = (
+    apiVersion: string,
+    kind: string,
+    name: string,
+    rest: Record<string, unknown> = {},
+  ): KubeObject => ({
+    apiVersion,
+    kind,
+    metadata: {
+      name,
+      ...(rest['labels'] == null ? {} : { labels: rest['labels'] as Record<string, string> }),
+    },
+    ...(rest['body'] as Record<string, unknown> | undefined),
+  });
+  const nodes = [
+    cluster('v1', 'Node', 'n1', {
+      labels: {
+        'topology.kubernetes.io/zone': 'us-east-2a',
+        'topology.kubernetes.io/region': 'us-east-2',
+        'node.kubernetes.io/instance-type': 't3.medium',
+      },
+    }),
+    cluster('v1', 'Node', 'bare'),
+  ];
+
+  it("node: a Pod's node summary from its spec.nodeName; none while unscheduled", () => {
+    const pod = (nodeName?: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns' },
+      spec: nodeName == null ? {} : { nodeName },
+    });
+    const src = { ...none, nodes: () => nodes };
+    expect(enrichChild(pod('n1'), ['node'], src)['_node']).toEqual({
+      name: 'n1',
+      zone: 'us-east-2a',
+      region: 'us-east-2',
+      instanceType: 't3.medium',
+    });
+    expect(enrichChild(pod('bare'), ['node'], src)['_node']).toEqual({
+      name: 'bare',
+      zone: '',
+      region: '',
+      instanceType: '',
+    });
+    expect(enrichChild(pod(), ['node'], src)['_node']).toBeUndefined();
+  });
+
+  it("pvc and storageclass: a claim's bound volume (status defaulted to {}) and its StorageClass", () => {
+    const claim: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data', namespace: 'ns' },
+      spec: { volumeName: 'pv-1', storageClassName: 'gp3' },
+    };
+    const src = {
+      ...none,
+      volumes: () => [
+        cluster('v1', 'PersistentVolume', 'pv-1', { body: { spec: { volumeMode: 'Filesystem' } } }),
+      ],
+      storageClasses: () => [
+        cluster('storage.k8s.io/v1', 'StorageClass', 'gp3', { body: { provisioner: 'ebs.csi.aws.com' } }),
+      ],
+    };
+    const added = enrichChild(claim, ['pvc', 'storageclass'], src);
+    expect(added['_pv']).toMatchObject({ spec: { volumeMode: 'Filesystem' }, status: {} });
+    expect(added['_storageClass']).toMatchObject({ provisioner: 'ebs.csi.aws.com' });
+    const unbound = { ...claim, spec: {} };
+    expect(enrichChild(unbound, ['pvc', 'storageclass'], src)).toBe(unbound);
+  });
+});

@@ -27,6 +27,12 @@ export interface EnrichSources {
   claims?(namespace: string): readonly KubeObject[];
   /** The cached Jobs of a namespace (`cronjob`). */
   jobs?(namespace: string): readonly KubeObject[];
+  /** The cached Nodes (`node`; cluster-scoped). */
+  nodes?(): readonly KubeObject[];
+  /** The cached PersistentVolumes (`pvc`; cluster-scoped). */
+  volumes?(): readonly KubeObject[];
+  /** The cached StorageClasses (`storageclass`; cluster-scoped). */
+  storageClasses?(): readonly KubeObject[];
 }
 
 /** EnrichedContainer is one container of a `_pods` item, from the pod's `containerStatuses`. */
@@ -248,12 +254,27 @@ function cronJobRunsOf(cronJob: KubeObject, jobs: readonly KubeObject[]): Record
   return out;
 }
 
+const named = (objects: readonly KubeObject[] | undefined, name: string): KubeObject | undefined =>
+  name === '' ? undefined : objects?.find((o) => o.metadata.name === name);
+
+/** nodeSummaryOf is `_node`: the Node's name and its well-known topology and instance-type labels. */
+function nodeSummaryOf(node: KubeObject): Record<string, string> {
+  const labels = node.metadata.labels ?? {};
+  return {
+    name: node.metadata.name ?? '',
+    zone: labels['topology.kubernetes.io/zone'] ?? '',
+    region: labels['topology.kubernetes.io/region'] ?? '',
+    instanceType: labels['node.kubernetes.io/instance-type'] ?? '',
+  };
+}
+
 /**
  * enrichChild returns the child with what the targets add, as its kind declares (KindModule.enrich):
  * `_pods` (the pods its controller runs, see `ownedBy`, and for `selector`/`replicaSets` also
  * selected by its `spec.selector`), ordered by name, each with its StatefulSet ordinal where the
  * kind has them; `_endpoints` from its EndpointSlices; `_backingPods`, `_replicaSets`, `_pvcs` and
- * the CronJob runs (each left out when there is none, as upstream does); and, for any kind,
+ * the CronJob runs, `_node` (a Pod's), `_pv` and `_storageClass` (a claim's) — each left out when
+ * there is none, as upstream does; and, for any kind,
  * `_owner` from its controller owner reference. A child to which no target applies comes back
  * unchanged.
  */
@@ -295,6 +316,19 @@ export function enrichChild(
   }
   if (enrich?.jobs === true && targets.includes('cronjob'))
     Object.assign(added, cronJobRunsOf(child, sources.jobs?.(namespace) ?? []));
+  if (enrich?.node === true && targets.includes('node')) {
+    const node = named(sources.nodes?.(), text(map(child['spec'])['nodeName']));
+    if (node != null) added['_node'] = nodeSummaryOf(node);
+  }
+  if (enrich?.volume === true && targets.includes('pvc')) {
+    const volume = named(sources.volumes?.(), text(map(child['spec'])['volumeName']));
+    // Upstream gives the volume an empty status when it has none.
+    if (volume != null) added['_pv'] = volume['status'] == null ? { ...volume, status: {} } : volume;
+  }
+  if (enrich?.storageClass === true && targets.includes('storageclass')) {
+    const storageClass = named(sources.storageClasses?.(), text(map(child['spec'])['storageClassName']));
+    if (storageClass != null) added['_storageClass'] = storageClass;
+  }
   if (targets.includes('owner')) {
     const owner = controllerOf(child);
     if (owner != null) added['_owner'] = owner;

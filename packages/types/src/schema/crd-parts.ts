@@ -534,6 +534,9 @@ export const ENRICH_TARGETS = [
   'replicasets',
   'pvcs',
   'cronjob',
+  'node',
+  'pvc',
+  'storageclass',
 ] as const;
 /** EnrichTargetName is one `enrich` target. */
 export type EnrichTargetName = (typeof ENRICH_TARGETS)[number];
@@ -548,7 +551,8 @@ const POD_WATCH = enrichWatch('v1', 'Pod');
 
 /**
  * ENRICH_WATCHES is the kind each `enrich` target reads (docs/reference/katalog.md §3.5), watched
- * like a `watch` item; `owner` reads the child's own owner references and watches nothing, and
+ * like a `watch` item (`node`, `pvc` and `storageclass` read cluster-scoped kinds, so their watch is
+ * cluster-wide); `owner` reads the child's own owner references and watches nothing, and
  * `backingpods` shares the Pod watch of `pods`.
  */
 const ENRICH_WATCHES: Readonly<Record<EnrichTargetName, EnrichWatchItem | undefined>> = {
@@ -559,6 +563,9 @@ const ENRICH_WATCHES: Readonly<Record<EnrichTargetName, EnrichWatchItem | undefi
   replicasets: enrichWatch('apps/v1', 'ReplicaSet'),
   pvcs: enrichWatch('v1', 'PersistentVolumeClaim'),
   cronjob: enrichWatch('batch/v1', 'Job'),
+  node: enrichWatch('v1', 'Node'),
+  pvc: enrichWatch('v1', 'PersistentVolume'),
+  storageclass: enrichWatch('storage.k8s.io/v1', 'StorageClass'),
 };
 
 /**

@@ -26,7 +26,7 @@ describe('enrichAll', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors[0]?.message).toMatch(
-      /enrichAll.*write `enrich: \[pods, endpoints, owner, backingpods, replicasets, pvcs, cronjob\]`/,
+      /enrichAll.*write `enrich: \[pods, endpoints, owner, backingpods, replicasets, pvcs, cronjob, node, pvc, storageclass\]`/,
     );
   });
 
@@ -48,16 +48,21 @@ describe('enrich', () => {
     ).toEqual(['owner', 'backingpods', 'replicasets', 'pvcs', 'cronjob']);
   });
 
-  it('refuses the cluster-scoped targets at their position, naming why', () => {
-    const result = load(`${head()}      enrich:\n        - pvc\n        - storageclass\n        - node\n`);
+  it('keeps the cluster-scoped targets (node, pvc, storageclass) and refuses ingress, naming why', () => {
+    expect(entryOf(`${head()}      enrich: [node, pvc, storageclass]\n`)?.enrich).toEqual([
+      'node',
+      'pvc',
+      'storageclass',
+    ]);
+    const result = load(`${head()}      enrich:\n        - pvc\n        - ingress\n`);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.map((e) => [e.line, e.column, e.path])).toEqual([
-      [14, 11, 'spec.crds.website.enrich[0]'],
       [15, 11, 'spec.crds.website.enrich[1]'],
-      [16, 11, 'spec.crds.website.enrich[2]'],
     ]);
-    for (const error of result.errors) expect(error.message).toMatch(/cluster-scoped/);
+    expect(result.errors[0]?.message).toMatch(
+      /^enrich target `ingress` has no counterpart in Orkestra: .*every Secret/,
+    );
   });
 
   it('removes hpa with a note (the HPA notes read the HPA itself)', () => {
@@ -95,6 +100,9 @@ describe('enrich', () => {
         (i) => `${i.apiVersion} ${i.kind}`,
       ),
     ).toEqual(['v1 Pod', 'apps/v1 ReplicaSet', 'v1 PersistentVolumeClaim', 'batch/v1 Job']);
+    expect(
+      enrichWatchItems({ enrich: ['node', 'pvc', 'storageclass'] }).map((i) => `${i.apiVersion} ${i.kind}`),
+    ).toEqual(['v1 Node', 'v1 PersistentVolume', 'storage.k8s.io/v1 StorageClass']);
     expect(enrichWatchItems({ enrich: ['owner'] })).toEqual([]);
     expect(enrichWatchItems({})).toEqual([]);
   });

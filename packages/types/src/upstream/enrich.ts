@@ -2,7 +2,7 @@
  * Upstream's `enrich` and `enrichAll` (docs/reference/katalog.md §3.5, §24). `enrich` lists what
  * upstream adds to the children in the status-field context. The targets Orkestra adds from its
  * informer caches (ENRICH_TARGETS: `pods`, `endpoints`, `owner`, `backingpods`, `replicasets`,
- * `pvcs`, `cronjob`) are kept; `hpa` is removed with a note (the HPA
+ * `pvcs`, `cronjob`, `node`, `pvc`, `storageclass`) are kept; `hpa` is removed with a note (the HPA
  * notes read the HPA's own spec and status, which the child already carries); every other target,
  * and a target's `when`/`or` gate, is refused at its position with the reason. `enrichAll: true`
  * means every target, some of which Orkestra does not add, so it is refused naming the list to
@@ -22,12 +22,8 @@ const ADDED: ReadonlySet<string> = new Set(ENRICH_TARGETS);
 const NOT_ADDED: Readonly<Record<string, string>> = {
   events:
     "Events are not added to the template context: a namespace's Events change with every pod restart, so caching them for every enriching entry costs more than it serves; `Ready` and the Events Orkestra records say what failed",
-  node: "a pod's Node is not added: Nodes are cluster-scoped, and a watch on every Node for each enriching operator is cluster-wide read access the Katalog does not otherwise need; read `podNodes` over `enrich: [pods]` (the node names)",
-  pvc: "a claim's PersistentVolume is not added: PersistentVolumes are cluster-scoped, so it needs a cluster-wide watch; read `pvcBound`, `pvcCapacity`, `pvcStorageClass` over the claim",
-  storageclass:
-    "a claim's StorageClass is not added: StorageClasses are cluster-scoped, so it needs a cluster-wide watch; read `pvcStorageClass` (the class the claim names)",
   ingress:
-    "an Ingress's TLS Secrets are not added: counting them would cache every Secret of the namespace; read `ingressTLSHosts` and `ingressIP` over the Ingress itself",
+    "an Ingress's `_tlsSecrets` are whole Secrets: serving them would cache every Secret of the namespace and put Secret data into the template context, which Orkestra never does; read `ingressTLSHosts` and `ingressIP` over the Ingress itself",
 };
 
 /** checkEnrich maps `enrich` and `enrichAll` of an upstream entry (see the file comment). */
