@@ -2,9 +2,12 @@
  * The `enrich` targets ADR 0087 adds, on a control plane that runs workloads (docs/reference/katalog.md
  * §3.5): the Deployment controller creates the Deployment's ReplicaSet (`replicasets`), kwok makes its
  * pods Ready, the Service selects them (`backingpods`), and every child's controller owner reference
- * names the CR (`owner`) — all read through upstream's notes from the informers the entry's enrich
- * starts, with no request per render.
+ * names the CR (`owner`); the scheduler places the Pod child on the kwok node (`node`, a
+ * cluster-wide Node cache) and the claim names a StorageClass the test creates (`storageclass`, a
+ * cluster-wide StorageClass cache) — all read through upstream's notes from the informers the
+ * entry's enrich starts, with no request per render.
  */
+import { StorageV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { katalogFrom, useRuntimeTest, waitFor } from './runtime-helpers.js';
@@ -16,6 +19,8 @@ const { env, group, crs, startRuntime } = useRuntimeTest({
   workloads: true,
 });
 
+const storageClass = `${group.split('.')[0] ?? 'ec'}-sc`;
+
 const katalog = katalogFrom(`apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
 metadata: {name: enrich-cached}
@@ -24,13 +29,17 @@ spec:
     probe:
       apiTypes: {group: ${group}, version: v1, kind: Probe, plural: probes}
       resync: 10m
-      enrich: [owner, backingpods, replicasets]
+      enrich: [owner, backingpods, replicasets, node, storageclass]
       operatorBox:
         onReconcile:
           deployments:
             - {name: "{{ metadata.name }}-web", image: nginx:1.27, replicas: 2, port: 8080}
           services:
             - {name: "{{ metadata.name }}-svc", port: 80, targetPort: 8080, workload: "{{ metadata.name }}-web"}
+          pods:
+            - {name: "{{ metadata.name }}-pod", image: busybox:1.36}
+          persistentVolumeClaims:
+            - {name: "{{ metadata.name }}-data", storage: 1Gi, storageClassName: ${storageClass}}
         status:
           fields:
             - { path: replicaSets, type: int, value: '{{ deploymentReplicaSetCount .children.deployment }}' }
@@ -39,11 +48,23 @@ spec:
             - { path: backingPodNames, value: '{{ backingPodNames .children.service }}' }
             - { path: ownerKind, value: '{{ replicaSetOwnerKind .children.deployment }}' }
             - { path: ownerName, value: '{{ replicaSetOwnerName .children.deployment }}' }
+            - { path: podNode, value: '{{ podNodeName .children.pod }}' }
+            - { path: podZone, value: '{{ podNodeZone .children.pod }}' }
+            - { path: scProvisioner, value: '{{ pvcStorageClassProvisioner .children.pvc }}' }
 `);
 
 let runtime: KatalogRuntime;
 
 beforeAll(async () => {
+  await env.kubeConfig.makeApiClient(StorageV1Api).createStorageClass({
+    body: {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: storageClass },
+      provisioner: 'example.com/none',
+      reclaimPolicy: 'Retain',
+    },
+  });
   runtime = await startRuntime({ katalog });
 });
 
@@ -51,9 +72,9 @@ afterAll(async () => {
   await runtime.stop({ timeoutMs: 5000 });
 });
 
-describe('enrich: owner, backingpods, replicasets (kwok)', () => {
+describe('enrich: owner, backingpods, replicasets, node, storageclass (kwok)', () => {
   it(
-    "writes the Deployment's ReplicaSets, the Service's backing pods and the children's owner into status",
+    "writes the Deployment's ReplicaSets, the Service's backing pods, the children's owner, the Pod's node and the claim's StorageClass into status",
     { timeout: 300_000 },
     async () => {
       const ns = env.namespace;
@@ -64,7 +85,12 @@ describe('enrich: owner, backingpods, replicasets (kwok)', () => {
         async () => {
           const status = (await crs.get(ns, 'one')).status ?? {};
           last = status;
-          return status['replicaSets'] === 1 && status['backingPods'] === 2;
+          return (
+            status['replicaSets'] === 1 &&
+            status['backingPods'] === 2 &&
+            status['podNode'] === 'kwok-node-0' &&
+            status['scProvisioner'] === 'example.com/none'
+          );
         },
         240_000,
       ).catch((error: unknown) => {
@@ -77,10 +103,14 @@ describe('enrich: owner, backingpods, replicasets (kwok)', () => {
       for (const name of pods) expect(name).toMatch(/^one-web-[a-z0-9]+-[a-z0-9]+$/);
       expect(status['ownerKind']).toBe('Probe');
       expect(status['ownerName']).toBe('one');
-      // Every render read the informer caches: the runtime's client sent no Pod or ReplicaSet request.
-      expect(Object.keys(runtime.requestCounts()).filter((key) => / (Pod|ReplicaSet)$/.test(key))).toEqual(
-        [],
-      );
+      expect(status['podZone']).toBe('');
+      // Every render read the informer caches: the runtime's client read none of these kinds (the
+      // Pod child's own create is the only request for its kind).
+      expect(
+        Object.keys(runtime.requestCounts()).filter((key) =>
+          /^(get|list) (Pod|ReplicaSet|Node|StorageClass)$/.test(key),
+        ),
+      ).toEqual([]);
     },
   );
 });
