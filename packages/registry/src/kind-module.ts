@@ -116,7 +116,8 @@ export interface KindModule<E = RenderedEntry> {
  * `ownedReplicaSets` — the ReplicaSets it owns (a Deployment, `replicasets`); `claims` — the claims
  * of its `volumeClaimTemplates` (a StatefulSet, `pvcs`); `jobs` — the Jobs it owns (a CronJob,
  * `cronjob`); `node` — the Node it runs on (a Pod, `node`); `volume` and `storageClass` — the
- * bound PersistentVolume and the StorageClass it names (a PersistentVolumeClaim, `pvc`, `storageclass`).
+ * bound PersistentVolume and the StorageClass it names (a PersistentVolumeClaim, `pvc`, `storageclass`);
+ * `podEvents` — `events` also gathers the Warning events of the pods its selector selects (a workload).
  */
 export interface KindEnrich {
   readonly pods?: 'owner' | 'selector' | 'replicaSets';
@@ -129,6 +130,7 @@ export interface KindEnrich {
   readonly node?: boolean;
   readonly volume?: boolean;
   readonly storageClass?: boolean;
+  readonly podEvents?: boolean;
 }
 
 /**

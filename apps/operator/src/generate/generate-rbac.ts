@@ -255,6 +255,7 @@ function addEntry(
 /** CORE_PLURALS are the resources of built-in kinds a `watch` item may name beyond the child kinds. */
 const CORE_PLURALS: Readonly<Record<string, string>> = {
   'v1/Node': 'nodes',
+  'v1/Event': 'events',
   'v1/Pod': 'pods',
   'v1/Endpoints': 'endpoints',
   'v1/PersistentVolume': 'persistentvolumes',

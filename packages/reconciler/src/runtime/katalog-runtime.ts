@@ -343,6 +343,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     nodes: () => watches.objects('v1', 'Node', ''),
     volumes: () => watches.objects('v1', 'PersistentVolume', ''),
     storageClasses: () => watches.objects('storage.k8s.io/v1', 'StorageClass', ''),
+    warningEvents: (namespace) => watches.objects('v1', 'Event', namespace, 'type=Warning'),
   };
   for (const crd of current) {
     const controller = new CrdController({

@@ -465,3 +465,63 @@ describe('enrichChild: node, pvc, storageclass (cluster-scoped caches)', () => {
     expect(enrichChild(unbound, ['pvc', 'storageclass'], src)).toBe(unbound);
   });
 });
+
+describe('enrichChild: events', () => {
+  const event = (name: string, kind: string, object: string, type = 'Warning'): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name, namespace: 'ns' },
+    involvedObject: { kind, name: object },
+    type,
+    reason: `R-${name}`,
+    message: `M-${name}`,
+    count: 2,
+    lastTimestamp: '2026-12-06T10:00:00Z',
+  });
+  const events = [
+    event('web.2', 'Deployment', 'web'),
+    event('web.1', 'Deployment', 'web'),
+    event('web.n', 'Deployment', 'web', 'Normal'),
+    event('other.1', 'Service', 'web'),
+    event('web-a.1', 'Pod', 'web-a'),
+    event('stray.1', 'Pod', 'stray'),
+  ];
+  const pod = (name: string, labels: Record<string, string>): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'ns', labels },
+  });
+  const src: EnrichSources = {
+    pods: () => [pod('web-a', { app: 'web' }), pod('stray', { app: 'db' })],
+    endpointSlices: () => [],
+    warningEvents: () => events,
+  };
+
+  it("a workload's own Warning events, then its selected pods', as {reason, message, count, lastTimestamp}", () => {
+    const dep: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'ns' },
+      spec: { selector: { matchLabels: { app: 'web' } } },
+    };
+    const warnings = enrichChild(dep, ['events'], src)['_warnings'] as Record<string, unknown>[];
+    expect(warnings.map((w) => w['reason'])).toEqual(['R-web.1', 'R-web.2', 'R-web-a.1']);
+    expect(warnings[0]).toEqual({
+      reason: 'R-web.1',
+      message: 'M-web.1',
+      count: 2,
+      lastTimestamp: '2026-12-06T10:00:00Z',
+    });
+  });
+
+  it('another kind gets only its own; none is left out', () => {
+    const svc: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'ns' } };
+    expect((enrichChild(svc, ['events'], src)['_warnings'] as unknown[]).length).toBe(1);
+    const quiet: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'ns' },
+    };
+    expect(enrichChild(quiet, ['events'], src)).toBe(quiet);
+  });
+});

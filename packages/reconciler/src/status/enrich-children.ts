@@ -33,6 +33,8 @@ export interface EnrichSources {
   volumes?(): readonly KubeObject[];
   /** The cached StorageClasses (`storageclass`; cluster-scoped). */
   storageClasses?(): readonly KubeObject[];
+  /** The cached Warning Events of a namespace (`events`). */
+  warningEvents?(namespace: string): readonly KubeObject[];
 }
 
 /** EnrichedContainer is one container of a `_pods` item, from the pod's `containerStatuses`. */
@@ -268,13 +270,53 @@ function nodeSummaryOf(node: KubeObject): Record<string, string> {
   };
 }
 
+/** warningOf is one `_warnings` item: the event's reason, message, count and last timestamp. */
+function warningOf(event: KubeObject): Record<string, unknown> {
+  return {
+    reason: text(event['reason']),
+    message: text(event['message']),
+    count: toInt64(event['count']),
+    lastTimestamp: text(event['lastTimestamp']),
+  };
+}
+
+/** warningsAbout are the Warning events whose involved object is `kind`/`name`, by event name. */
+const warningsAbout = (events: readonly KubeObject[], kind: string, name: string): KubeObject[] =>
+  events
+    .filter((e) => {
+      const involved = map(e['involvedObject']);
+      return e['type'] === 'Warning' && involved['kind'] === kind && involved['name'] === name;
+    })
+    .sort(byName);
+
+/**
+ * warningsOf is `_warnings`: the child's own Warning events and, for a workload kind
+ * (`podEvents`), those of the pods its selector selects, pod by pod in name order.
+ */
+function warningsOf(child: KubeObject, enrich: KindEnrich | undefined, sources: EnrichSources): unknown[] {
+  const namespace = child.metadata.namespace ?? '';
+  const events = sources.warningEvents?.(namespace) ?? [];
+  if (events.length === 0) return [];
+  const own = warningsAbout(events, child.kind, child.metadata.name ?? '');
+  const selector = map(map(child['spec'])['selector']);
+  const pods =
+    enrich?.podEvents === true
+      ? sources
+          .pods(namespace)
+          .filter((p) => selects(selector, p.metadata.labels ?? {}))
+          .sort(byName)
+      : [];
+  return [...own, ...pods.flatMap((p) => warningsAbout(events, 'Pod', p.metadata.name ?? ''))].map(warningOf);
+}
+
 /**
  * enrichChild returns the child with what the targets add, as its kind declares (KindModule.enrich):
  * `_pods` (the pods its controller runs, see `ownedBy`, and for `selector`/`replicaSets` also
  * selected by its `spec.selector`), ordered by name, each with its StatefulSet ordinal where the
  * kind has them; `_endpoints` from its EndpointSlices; `_backingPods`, `_replicaSets`, `_pvcs` and
  * the CronJob runs, `_node` (a Pod's), `_pv` and `_storageClass` (a claim's) — each left out when
- * there is none, as upstream does; and, for any kind,
+ * there is none, as upstream does; and, for any kind, `_warnings` (its Warning events, with its
+ * pods' for a workload kind) and
  * `_owner` from its controller owner reference. A child to which no target applies comes back
  * unchanged.
  */
@@ -328,6 +370,10 @@ export function enrichChild(
   if (enrich?.storageClass === true && targets.includes('storageclass')) {
     const storageClass = named(sources.storageClasses?.(), text(map(child['spec'])['storageClassName']));
     if (storageClass != null) added['_storageClass'] = storageClass;
+  }
+  if (targets.includes('events')) {
+    const warnings = warningsOf(child, enrich, sources);
+    if (warnings.length > 0) added['_warnings'] = warnings;
   }
   if (targets.includes('owner')) {
     const owner = controllerOf(child);

@@ -537,6 +537,7 @@ export const ENRICH_TARGETS = [
   'node',
   'pvc',
   'storageclass',
+  'events',
 ] as const;
 /** EnrichTargetName is one `enrich` target. */
 export type EnrichTargetName = (typeof ENRICH_TARGETS)[number];
@@ -566,6 +567,8 @@ const ENRICH_WATCHES: Readonly<Record<EnrichTargetName, EnrichWatchItem | undefi
   node: enrichWatch('v1', 'Node'),
   pvc: enrichWatch('v1', 'PersistentVolume'),
   storageclass: enrichWatch('storage.k8s.io/v1', 'StorageClass'),
+  // Only Warning events, and none re-queues a CR: they are read at the next reconcile.
+  events: { apiVersion: 'v1', kind: 'Event', on: [], enrich: true, fieldSelector: 'type=Warning' },
 };
 
 /**
@@ -573,7 +576,11 @@ const ENRICH_WATCHES: Readonly<Record<EnrichTargetName, EnrichWatchItem | undefi
  * object's owner-uid label (a Job's pods carry it from the pod template, a Service's
  * EndpointSlices from the Service), and nothing for an object without it.
  */
-export type EnrichWatchItem = WatchItem & { readonly enrich: true };
+export type EnrichWatchItem = WatchItem & {
+  readonly enrich: true;
+  /** A field selector the informer lists and watches with (`type=Warning` for `events`). */
+  readonly fieldSelector?: string;
+};
 
 /**
  * enrichWatchItems is the watch an entry's `enrich` needs: one item per target, so the runtime's

@@ -26,7 +26,7 @@ describe('enrichAll', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors[0]?.message).toMatch(
-      /enrichAll.*write `enrich: \[pods, endpoints, owner, backingpods, replicasets, pvcs, cronjob, node, pvc, storageclass\]`/,
+      /enrichAll.*write `enrich: \[pods, endpoints, owner, backingpods, replicasets, pvcs, cronjob, node, pvc, storageclass, events\]`/,
     );
   });
 
@@ -70,14 +70,14 @@ describe('enrich', () => {
   });
 
   it('refuses a target Orkestra does not add, at its position, with what to read instead', () => {
-    const result = load(`${head()}      enrich:\n        - pods\n        - events\n`);
+    const result = load(`${head()}      enrich:\n        - pods\n        - ingress\n`);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.map((e) => [e.line, e.column, e.path])).toEqual([
       [15, 11, 'spec.crds.website.enrich[1]'],
     ]);
     expect(result.errors[0]?.message).toMatch(
-      /^enrich target `events` has no counterpart in Orkestra: Events/,
+      /^enrich target `ingress` has no counterpart in Orkestra: an Ingress/,
     );
   });
 
@@ -103,6 +103,10 @@ describe('enrich', () => {
     expect(
       enrichWatchItems({ enrich: ['node', 'pvc', 'storageclass'] }).map((i) => `${i.apiVersion} ${i.kind}`),
     ).toEqual(['v1 Node', 'v1 PersistentVolume', 'storage.k8s.io/v1 StorageClass']);
+    // `events` lists only Warning events, and re-queues nothing.
+    expect(enrichWatchItems({ enrich: ['events'] })).toEqual([
+      { apiVersion: 'v1', kind: 'Event', on: [], enrich: true, fieldSelector: 'type=Warning' },
+    ]);
     expect(enrichWatchItems({ enrich: ['owner'] })).toEqual([]);
     expect(enrichWatchItems({})).toEqual([]);
   });

@@ -2,7 +2,7 @@
  * Upstream's `enrich` and `enrichAll` (docs/reference/katalog.md §3.5, §24). `enrich` lists what
  * upstream adds to the children in the status-field context. The targets Orkestra adds from its
  * informer caches (ENRICH_TARGETS: `pods`, `endpoints`, `owner`, `backingpods`, `replicasets`,
- * `pvcs`, `cronjob`, `node`, `pvc`, `storageclass`) are kept; `hpa` is removed with a note (the HPA
+ * `pvcs`, `cronjob`, `node`, `pvc`, `storageclass`, `events`) are kept; `hpa` is removed with a note (the HPA
  * notes read the HPA's own spec and status, which the child already carries); every other target,
  * and a target's `when`/`or` gate, is refused at its position with the reason. `enrichAll: true`
  * means every target, some of which Orkestra does not add, so it is refused naming the list to
@@ -20,8 +20,6 @@ const ADDED: ReadonlySet<string> = new Set(ENRICH_TARGETS);
 
 /** NOT_ADDED names the upstream targets Orkestra does not add, with why and what to read instead. */
 const NOT_ADDED: Readonly<Record<string, string>> = {
-  events:
-    "Events are not added to the template context: a namespace's Events change with every pod restart, so caching them for every enriching entry costs more than it serves; `Ready` and the Events Orkestra records say what failed",
   ingress:
     "an Ingress's `_tlsSecrets` are whole Secrets: serving them would cache every Secret of the namespace and put Secret data into the template context, which Orkestra never does; read `ingressTLSHosts` and `ingressIP` over the Ingress itself",
 };
