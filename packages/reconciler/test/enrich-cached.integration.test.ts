@@ -4,10 +4,11 @@
  * pods Ready, the Service selects them (`backingpods`), and every child's controller owner reference
  * names the CR (`owner`); the scheduler places the Pod child on the kwok node (`node`, a
  * cluster-wide Node cache) and the claim names a StorageClass the test creates (`storageclass`, a
- * cluster-wide StorageClass cache) — all read through upstream's notes from the informers the
+ * cluster-wide StorageClass cache), and a Warning Event the test records about the Deployment
+ * reaches `_warnings` (`events`, an Event cache listed with `type=Warning`) — all read through upstream's notes from the informers the
  * entry's enrich starts, with no request per render.
  */
-import { StorageV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { katalogFrom, useRuntimeTest, waitFor } from './runtime-helpers.js';
@@ -29,7 +30,7 @@ spec:
     probe:
       apiTypes: {group: ${group}, version: v1, kind: Probe, plural: probes}
       resync: 10m
-      enrich: [owner, backingpods, replicasets, node, storageclass]
+      enrich: [owner, backingpods, replicasets, node, storageclass, events]
       operatorBox:
         onReconcile:
           deployments:
@@ -49,6 +50,8 @@ spec:
             - { path: ownerKind, value: '{{ replicaSetOwnerKind .children.deployment }}' }
             - { path: ownerName, value: '{{ replicaSetOwnerName .children.deployment }}' }
             - { path: podNode, value: '{{ podNodeName .children.pod }}' }
+            - { path: firstWarning, value: '{{ firstWarning .children.deployment }}' }
+            - { path: warningCount, type: int, value: '{{ warningCount .children.deployment }}' }
             - { path: podZone, value: '{{ podNodeZone .children.pod }}' }
             - { path: scProvisioner, value: '{{ pvcStorageClassProvisioner .children.pvc }}' }
 `);
@@ -72,12 +75,30 @@ afterAll(async () => {
   await runtime.stop({ timeoutMs: 5000 });
 });
 
-describe('enrich: owner, backingpods, replicasets, node, storageclass (kwok)', () => {
+describe('enrich: owner, backingpods, replicasets, node, storageclass, events (kwok)', () => {
   it(
-    "writes the Deployment's ReplicaSets, the Service's backing pods, the children's owner, the Pod's node and the claim's StorageClass into status",
+    "writes the Deployment's ReplicaSets, the Service's backing pods, the children's owner, the Pod's node, the claim's StorageClass and the Deployment's Warning events into status",
     { timeout: 300_000 },
     async () => {
       const ns = env.namespace;
+      // A Warning and a Normal event about the Deployment the CR is about to get.
+      const core = env.kubeConfig.makeApiClient(CoreV1Api);
+      for (const [name, type] of [
+        ['one-web.warning', 'Warning'],
+        ['one-web.normal', 'Normal'],
+      ] as const)
+        await core.createNamespacedEvent({
+          namespace: ns,
+          body: {
+            metadata: { name, namespace: ns },
+            involvedObject: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'one-web', namespace: ns },
+            type,
+            reason: 'ProbeReason',
+            message: `${type} recorded by the test`,
+            count: 1,
+            source: { component: 'enrich-test' },
+          },
+        });
       await crs.create(ns, 'one', {});
       let last: unknown;
       await waitFor(
@@ -89,7 +110,8 @@ describe('enrich: owner, backingpods, replicasets, node, storageclass (kwok)', (
             status['replicaSets'] === 1 &&
             status['backingPods'] === 2 &&
             status['podNode'] === 'kwok-node-0' &&
-            status['scProvisioner'] === 'example.com/none'
+            status['scProvisioner'] === 'example.com/none' &&
+            status['firstWarning'] === 'Warning recorded by the test'
           );
         },
         240_000,
@@ -104,11 +126,15 @@ describe('enrich: owner, backingpods, replicasets, node, storageclass (kwok)', (
       expect(status['ownerKind']).toBe('Probe');
       expect(status['ownerName']).toBe('one');
       expect(status['podZone']).toBe('');
+      expect(status['warningCount']).toBe(1);
+      // The Normal event is never cached: the Event informer lists with type=Warning.
+      const events = runtime.snapshot().caches.filter((c) => /(^|\/)events$/.test(c.resource));
+      expect(events).toEqual([{ resource: expect.stringMatching(/events$/) as unknown, objects: 1 }]);
       // Every render read the informer caches: the runtime's client read none of these kinds (the
       // Pod child's own create is the only request for its kind).
       expect(
         Object.keys(runtime.requestCounts()).filter((key) =>
-          /^(get|list) (Pod|ReplicaSet|Node|StorageClass)$/.test(key),
+          /^(get|list) (Pod|ReplicaSet|Node|StorageClass|Event)$/.test(key),
         ),
       ).toEqual([]);
     },
