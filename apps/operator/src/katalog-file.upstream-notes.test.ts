@@ -52,18 +52,29 @@ describe('upstream Kubernetes notes in a Katalog', () => {
     expect(result.ok ? [] : result.errors).toEqual([]);
   });
 
-  it('a note over an enrichment Orkestra does not add stays refused at its position, naming what to read instead', () => {
+  it("upstream's newest notes over enrichment load with their targets (ADR 0087)", () => {
+    const fields = [
+      field('pods', '{{ backingPodCount .children.service }}'),
+      field('warnings', '{{ firstWarning .children.deployment }}'),
+      field('label', '{{ getLabel .children.deployment "app" }}'),
+    ].join('');
+    const result = load(katalog('orkestra.orkspace.io/v1', fields, '      enrich: [backingpods, events]\n'));
+    expect(result.ok ? [] : result.errors).toEqual([]);
+    if (result.ok) expect(result.katalog.spec.crds['probe']?.enrich).toEqual(['backingpods', 'events']);
+  });
+
+  it('a target Orkestra does not add stays refused at its position, naming why', () => {
     const result = load(
-      katalog('orkestra.orkspace.io/v1', field('pods', '{{ backingPodCount .children.service }}')),
+      katalog(
+        'orkestra.orkspace.io/v1',
+        field('n', '{{ name .children.deployment }}'),
+        '      enrich: [ingress]\n',
+      ),
     );
     expect(result.ok).toBe(false);
     const [error] = result.ok ? [] : result.errors;
-    expect(error).toMatchObject({
-      file: 'katalog.yaml',
-      line: 21,
-      path: 'spec.crds.probe.operatorBox.status.fields[0].value',
-    });
-    expect(error?.message).toMatch(/unknown helper "backingPodCount".*enrich.*readyReplicas/);
+    expect(error).toMatchObject({ file: 'katalog.yaml', line: 13, path: 'spec.crds.probe.enrich[0]' });
+    expect(error?.message).toMatch(/enrich target `ingress` has no counterpart in Orkestra: .*Secret/);
   });
 
   it('enrich: [pods] / [endpoints] with the notes over them loads (katalog.md §3.5, §17.6.2)', () => {

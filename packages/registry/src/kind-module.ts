@@ -111,12 +111,26 @@ export interface KindModule<E = RenderedEntry> {
  * (docs/reference/katalog.md §3.5): `pods` — the pods whose controller is the child (`owner`), that
  * and selected by its `spec.selector` (`selector`), or selected and run through one of its
  * ReplicaSets `<name>-<pod-template-hash>` (`replicaSets`, a Deployment); `podOrdinals` — each pod
- * carries its StatefulSet ordinal; `endpoints` — the child's EndpointSlices (a Service).
+ * carries its StatefulSet ordinal; `endpoints` — the child's EndpointSlices (a Service);
+ * `backingPods` — the pods its flat `spec.selector` selects (a Service, `backingpods`);
+ * `ownedReplicaSets` — the ReplicaSets it owns (a Deployment, `replicasets`); `claims` — the claims
+ * of its `volumeClaimTemplates` (a StatefulSet, `pvcs`); `jobs` — the Jobs it owns (a CronJob,
+ * `cronjob`); `node` — the Node it runs on (a Pod, `node`); `volume` and `storageClass` — the
+ * bound PersistentVolume and the StorageClass it names (a PersistentVolumeClaim, `pvc`, `storageclass`);
+ * `podEvents` — `events` also gathers the Warning events of the pods its selector selects (a workload).
  */
 export interface KindEnrich {
   readonly pods?: 'owner' | 'selector' | 'replicaSets';
   readonly podOrdinals?: boolean;
   readonly endpoints?: boolean;
+  readonly backingPods?: boolean;
+  readonly ownedReplicaSets?: boolean;
+  readonly claims?: boolean;
+  readonly jobs?: boolean;
+  readonly node?: boolean;
+  readonly volume?: boolean;
+  readonly storageClass?: boolean;
+  readonly podEvents?: boolean;
 }
 
 /**

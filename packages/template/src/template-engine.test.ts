@@ -235,12 +235,7 @@ describe('compile errors with positions', () => {
     ['{{#upper spec.x}}{{/upper}}', '"upper" is not a block helper', 1, 4],
     ['{{> partial}}', 'partials are not supported', 1, 1],
     ['{{ log "x" }}', 'unknown helper "log"', 1, 4],
-    [
-      '{{ replicasReady children.deployment }}',
-      'unknown helper "replicasReady": use `allReplicasReady` (true once the workload reports every wanted replica ready',
-      1,
-      4,
-    ],
+    ['{{ joinList spec.x "," }}', 'unknown helper "joinList": upstream has no `joinList` note either', 1, 4],
   ])('%j → %s at %i:%i', (source, message, line, column) => {
     const error = compileError(source);
     expect(error.detail).toContain(message);

@@ -201,18 +201,3 @@ describe('pod notes over Deployments, StatefulSets, ReplicaSets and Jobs (enrich
     }
   });
 });
-
-describe('notes over enrichment Orkestra does not add', () => {
-  it.each([
-    'warningCount',
-    'warningMessages',
-    'warningReasons',
-    'podNodeName',
-    'statefulSetPVCCount',
-    'replicaSetOwnerName',
-  ])('%s is refused naming the enrichment and the workload-status notes to use', (name) => {
-    expect(() => render(`{{ ${name} .children.app }}`, {})).toThrow(
-      /objects that `enrich` adds to a child which Orkestra does not add/,
-    );
-  });
-});

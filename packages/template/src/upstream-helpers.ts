@@ -1,6 +1,7 @@
 import type { HelperDefinition } from './helpers.js';
 import { isEmpty, isPlainMap, isTruthy, looseEqual, parseDecimal, stringForm } from './string-form.js';
 import { upstreamEnrichedNotes } from './upstream-enriched-notes.js';
+import { upstreamInrunNotes } from './upstream-inrun-notes.js';
 import { upstreamKubeNotes } from './upstream-kube-notes.js';
 
 /**
@@ -18,40 +19,6 @@ import { upstreamKubeNotes } from './upstream-kube-notes.js';
 export const UPSTREAM_HELPER_HINTS: Readonly<Record<string, string>> = {
   joinList:
     'upstream has no `joinList` note either (its template parse fails: function "joinList" not defined); upstream’s `join` takes the same arguments: `{{ join .spec.regions "," }}`',
-  replicasReady:
-    'use `allReplicasReady` (true once the workload reports every wanted replica ready for its current generation) or `readyReplicas` (the count)',
-  ...Object.fromEntries(
-    [
-      'backingPodCount',
-      'backingPodNames',
-      'pvcProvisioner',
-      'pvcVolumeMode',
-      'pvcStorageClassProvisioner',
-      'pvcStorageClassReclaimPolicy',
-      'cronJobLastJobName',
-      'cronJobLastJobSucceeded',
-      'cronJobLastSuccessfulJobName',
-      'deploymentReplicaSetCount',
-      'statefulSetPVCCount',
-      'hasWarnings',
-      'firstWarning',
-      // Inrun's note fixtures call these too, over the same enrichment (`events`, `node`, `pods`, `pvcs`).
-      'warningCount',
-      'warningMessages',
-      'warningReasons',
-      'podNodeName',
-      'podOOMKilledDetected',
-      'podRunContainerErrorDetected',
-      'podPreStartHookErrorDetected',
-      'podPostStartHookErrorDetected',
-      'statefulSetPVCCount',
-      'replicaSetOwnerName',
-      'replicaSetOwnerKind',
-    ].map((name) => [
-      name,
-      "upstream reads it from objects that `enrich` adds to a child which Orkestra does not add (it adds only the pods of a Job, Deployment, StatefulSet or ReplicaSet and a Service's endpoints, §3.5); surface what you need through the workload's own status (`readyReplicas`, `availableReplicas`, `jobSucceeded`, `endpointsReady`, `pvcBound`, `cronJobLastSuccessTime`, §17.6.1)",
-    ]),
-  ),
 };
 
 /** GO_INDEX_HELPER is the name Go's `index` compiles to (`index` itself is a context key of forEach copies). */
@@ -283,16 +250,6 @@ function formatGo(format: string, args: readonly unknown[]): string {
   );
 }
 
-/**
- * domainHost is Inrun's note of that name: surrounding space, one `https://` then one `http://`
- * prefix and one trailing `/` removed, in that order; absent gives "".
- */
-function domainHost(value: unknown): string {
-  let text = value == null ? '' : stringForm(value).trim();
-  for (const prefix of ['https://', 'http://']) if (text.startsWith(prefix)) text = text.slice(prefix.length);
-  return text.endsWith('/') ? text.slice(0, -1) : text;
-}
-
 /** upstreamHelpers returns the upstream helpers, keyed by name. */
 export function upstreamHelpers(): Record<string, HelperDefinition> {
   const meta = (key: string): HelperDefinition => ({
@@ -306,16 +263,7 @@ export function upstreamHelpers(): Record<string, HelperDefinition> {
   return {
     ...upstreamKubeNotes(),
     ...upstreamEnrichedNotes(),
-    // Inrun's domain notes: a URL or host written by a user, cleaned to the host name.
-    domainHost: { minArgs: 1, maxArgs: 1, fn: ([value]) => domainHost(value) },
-    domainBare: {
-      minArgs: 1,
-      maxArgs: 1,
-      fn: ([value]) => {
-        const host = domainHost(value);
-        return host.startsWith('www.') ? host.slice('www.'.length) : host;
-      },
-    },
+    ...upstreamInrunNotes(),
     // Go built-ins.
     [GO_RANGE_HELPER]: {
       minArgs: 1,

@@ -250,9 +250,8 @@ describe('upstream hpa and job notes', () => {
     expect(render('{{ jobActive .children.job }}', { job: { status: { succeeded: 1 } } })).toBe('false');
   });
 
-  it('a note over an enrichment Orkestra does not add is refused with the alternative', () => {
-    expect(() => render('{{ backingPodCount .children.service }}')).toThrow(/enrich.*readyReplicas/);
-    expect(() => render('{{ statefulSetPVCCount .children.statefulset }}')).toThrow(/enrich.*readyReplicas/);
+  it('a call of a helper upstream does not have either is refused with the equivalent', () => {
+    expect(() => render('{{ joinList .spec.regions "," }}')).toThrow(/joinList.*join \.spec\.regions/);
   });
 });
 

@@ -56,21 +56,6 @@ const one = (fn: (obj: unknown) => unknown): HelperDefinition => ({
   fn: ([obj]) => fn(obj),
 });
 
-/** keyed is a note over an object and one key (a label, annotation or status field name). */
-const keyed = (fn: (obj: unknown, key: string) => unknown): HelperDefinition => ({
-  minArgs: 2,
-  maxArgs: 2,
-  fn: ([obj, key]) => fn(obj, stringForm(key)),
-});
-
-/** filled is upstream's "exists and is non-empty": not absent, not "", not an empty list or map. */
-function filled(value: unknown): boolean {
-  if (value == null || value === '') return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (isPlainMap(value)) return Object.keys(value).length > 0;
-  return true;
-}
-
 /** condition is the first entry of `status.conditions` whose `type` is the one asked for. */
 function condition(obj: unknown, type: unknown): Record<string, unknown> {
   const list = at(obj, 'status', 'conditions');
@@ -141,25 +126,6 @@ export function upstreamKubeNotes(): Record<string, HelperDefinition> {
     [word('phase')]: one((obj) => textAt(obj, 'status', 'phase')),
     [word('name')]: one((obj) => textAt(obj, 'metadata', 'name')),
     [word('namespace')]: one((obj) => textAt(obj, 'metadata', 'namespace')),
-    // One label, annotation or status field by key (Inrun's notes; nil-safe like the rest).
-    getLabel: keyed((obj, key) => textAt(obj, 'metadata', 'labels', key)),
-    getLabelInt: keyed((obj, key) => intAt(obj, 'metadata', 'labels', key)),
-    hasLabel: keyed((obj, key) => textAt(obj, 'metadata', 'labels', key) !== ''),
-    getAnnotation: keyed((obj, key) => textAt(obj, 'metadata', 'annotations', key)),
-    getAnnotationInt: keyed((obj, key) => intAt(obj, 'metadata', 'annotations', key)),
-    hasAnnotation: keyed((obj, key) => textAt(obj, 'metadata', 'annotations', key) !== ''),
-    labelMatches: {
-      minArgs: 1,
-      maxArgs: Infinity,
-      fn: ([obj, ...pairs]) =>
-        pairs.length % 2 === 0 &&
-        pairs.every(
-          (value, i) =>
-            i % 2 === 1 || textAt(obj, 'metadata', 'labels', stringForm(value)) === stringForm(pairs[i + 1]),
-        ),
-    },
-    getStatus: keyed((obj, key) => textAt(obj, 'status', key)),
-    hasStatus: keyed((obj, key) => filled(at(obj, 'status', key))),
     ownerKind: one((obj) => textAt(firstOwner(obj), 'kind')),
     ownerName: one((obj) => textAt(firstOwner(obj), 'name')),
     // Conditions (hasCondition is the library's, §17.6).

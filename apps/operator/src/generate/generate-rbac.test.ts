@@ -245,6 +245,36 @@ operatorBox: { onReconcile: { configMaps: [{}] } }`);
       'discovery.k8s.io/endpointslices',
     ]);
     expect(readsOf(generateRbac(katalogFrom(`enrich: []`), { namespace: 'ops' }))).toEqual([]);
+    // ADR 0087: each cached target grants its kind; owner reads the child itself; the cluster-scoped
+    // kinds (nodes, persistentvolumes, storageclasses) are granted in the ClusterRole.
+    expect(
+      readsOf(
+        generateRbac(
+          katalogFrom(
+            `enrich: [owner, backingpods, replicasets, pvcs, cronjob, node, pvc, storageclass, events]`,
+          ),
+          {
+            namespace: 'ops',
+          },
+        ),
+      ).sort(),
+    ).toEqual([
+      '/nodes',
+      '/persistentvolumeclaims',
+      '/persistentvolumes',
+      '/pods',
+      'apps/replicasets',
+      'batch/jobs',
+      'storage.k8s.io/storageclasses',
+    ]);
+    expect(readsOf(generateRbac(katalogFrom(`enrich: [owner]`), { namespace: 'ops' }))).toEqual([]);
+    // events adds list/watch to the rule that already lets the runtime write its Events.
+    const eventVerbs = (enrich: string): string[] =>
+      generateRbac(katalogFrom(`enrich: [${enrich}]`), { namespace: 'ops' }).rules.find(
+        (r) => r.apiGroups[0] === '' && r.resources.includes('events'),
+      )?.verbs ?? [];
+    expect(eventVerbs('events')).toEqual(expect.arrayContaining(['list', 'watch']));
+    expect(eventVerbs('owner')).not.toContain('watch');
   });
   it('grants list/watch on watched kinds (by name when named) and literal copyFrom sources; a watch outside the pinned namespace needs a ClusterRole', () => {
     const watchOf = (rbac: ReturnType<typeof generateRbac>): string[] =>

@@ -256,12 +256,14 @@ function addEntry(
 /** CORE_PLURALS are the resources of built-in kinds a `watch` item may name beyond the child kinds. */
 const CORE_PLURALS: Readonly<Record<string, string>> = {
   'v1/Node': 'nodes',
+  'v1/Event': 'events',
   'v1/Pod': 'pods',
   'v1/Endpoints': 'endpoints',
   'v1/PersistentVolume': 'persistentvolumes',
   'apps/v1/DaemonSet': 'daemonsets',
   'apps/v1/ReplicaSet': 'replicasets',
   'discovery.k8s.io/v1/EndpointSlice': 'endpointslices',
+  'storage.k8s.io/v1/StorageClass': 'storageclasses',
 };
 
 /**

@@ -336,10 +336,17 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
       : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: heldNotifySource(gate) });
   };
   const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
-  // `enrich` reads the Pod and EndpointSlice informers its watch items start (docs/reference/katalog.md §3.5).
+  // `enrich` reads the informers its watch items start (docs/reference/katalog.md §3.5).
   const enrichSources: EnrichSources = {
     pods: (namespace) => watches.objects('v1', 'Pod', namespace),
     endpointSlices: (namespace) => watches.objects('discovery.k8s.io/v1', 'EndpointSlice', namespace),
+    replicaSets: (namespace) => watches.objects('apps/v1', 'ReplicaSet', namespace),
+    claims: (namespace) => watches.objects('v1', 'PersistentVolumeClaim', namespace),
+    jobs: (namespace) => watches.objects('batch/v1', 'Job', namespace),
+    nodes: () => watches.objects('v1', 'Node', ''),
+    volumes: () => watches.objects('v1', 'PersistentVolume', ''),
+    storageClasses: () => watches.objects('storage.k8s.io/v1', 'StorageClass', ''),
+    warningEvents: (namespace) => watches.objects('v1', 'Event', namespace, 'type=Warning'),
   };
   for (const crd of current) {
     const controller = new CrdController({

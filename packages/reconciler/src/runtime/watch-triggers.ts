@@ -131,8 +131,18 @@ interface Subscriber {
 
 /** itemKey identifies the list+watch a watch item needs: kind, namespace and name. */
 function itemKey(item: WatchItem): string {
-  return [item.apiVersion, item.kind, item.namespace ?? '', item.name ?? ''].join('\u0000');
+  return [
+    item.apiVersion,
+    item.kind,
+    item.namespace ?? '',
+    item.name ?? '',
+    fieldSelectorOf(item) ?? '',
+  ].join('\u0000');
 }
+
+/** fieldSelectorOf is an enrich watch's own field selector (`events`: `type=Warning`), else none. */
+const fieldSelectorOf = (item: WatchItem): string | undefined =>
+  'fieldSelector' in item && typeof item.fieldSelector === 'string' ? item.fieldSelector : undefined;
 
 /**
  * WatchTriggers runs one Informer per distinct `(apiVersion, kind, namespace, name)` of the
@@ -171,8 +181,14 @@ export class WatchTriggers extends InformerGroup {
    * objects returns the cached objects of the un-narrowed item of a kind (every namespace the
    * operator watches; empty when no entry watches it so) — what `enrich` reads (docs/reference/katalog.md §3.5).
    */
-  objects(apiVersion: string, kind: string, namespace: string): readonly KubeObject[] {
-    const informer = this.byKey.get(itemKey({ apiVersion, kind, on: [] }));
+  objects(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    fieldSelector?: string,
+  ): readonly KubeObject[] {
+    const item = { apiVersion, kind, on: [], ...(fieldSelector == null ? {} : { fieldSelector }) };
+    const informer = this.byKey.get(itemKey(item));
     return (informer?.cache.list() ?? []).filter((o) => (o.metadata.namespace ?? '') === namespace);
   }
 
@@ -185,7 +201,7 @@ export class WatchTriggers extends InformerGroup {
       if (item == null) continue;
       const informer = await this.open(key, item, () => ({
         namespace: item.namespace,
-        fieldSelector: item.name == null ? undefined : `metadata.name=${item.name}`,
+        fieldSelector: item.name == null ? fieldSelectorOf(item) : `metadata.name=${item.name}`,
       }));
       informer.subscribe((change) => {
         for (const { entry, item: watched } of subscribers) {

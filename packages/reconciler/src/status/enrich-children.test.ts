@@ -261,3 +261,267 @@ describe('enrichChild over Deployments, StatefulSets and ReplicaSets (pods by se
     expect(calls).toBe(1);
   });
 });
+
+describe('enrichChild: owner, backingpods, replicasets, pvcs, cronjob', () => {
+  const obj = (
+    apiVersion: string,
+    kind: string,
+    metadata: KubeObject['metadata'],
+    rest: Record<string, unknown> = {},
+  ): KubeObject => ({
+    apiVersion,
+    kind,
+    metadata: { namespace: 'ns', ...metadata },
+    ...rest,
+  });
+  const none: EnrichSources = { pods: () => [], endpointSlices: () => [] };
+
+  it('owner: the controller owner reference, for any kind; none without one', () => {
+    const rs = obj('apps/v1', 'ReplicaSet', {
+      name: 'web-5f7c',
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'ConfigMap', name: 'not-controller', uid: 'u0' },
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u1', controller: true },
+      ],
+    });
+    expect(enrichChild(rs, ['owner'], none)['_owner']).toEqual({
+      name: 'web',
+      kind: 'Deployment',
+      uid: 'u1',
+    });
+    const cm = obj('v1', 'ConfigMap', { name: 'c' });
+    expect(enrichChild(cm, ['owner'], none)).toBe(cm);
+  });
+
+  it('backingpods: the pods a Service selector selects, by name; left out for none or no selector', () => {
+    const svc = obj('v1', 'Service', { name: 'web' }, { spec: { selector: { app: 'web', tier: 'fe' } } });
+    const p = (name: string, labels: Record<string, string>): KubeObject =>
+      obj('v1', 'Pod', { name, labels }, { status: { phase: 'Running' } });
+    const pods = [
+      p('web-b', { app: 'web', tier: 'fe', x: 'y' }),
+      p('web-a', { app: 'web', tier: 'fe' }),
+      p('db', { app: 'web' }),
+    ];
+    const with_ = { ...none, pods: () => pods };
+    const added = enrichChild(svc, ['backingpods'], with_)['_backingPods'] as Record<string, unknown>[];
+    expect(added.map((x) => [x['name'], x['phase'], x['ordinal']])).toEqual([
+      ['web-a', 'Running', -1],
+      ['web-b', 'Running', -1],
+    ]);
+    expect(
+      enrichChild(obj('v1', 'Service', { name: 'h' }, { spec: {} }), ['backingpods'], with_)['_backingPods'],
+    ).toBeUndefined();
+    // `endpoints` and `backingpods` together both apply.
+    const both = enrichChild(svc, ['endpoints', 'backingpods'], with_);
+    expect(both['_endpoints']).toEqual([]);
+    expect((both['_backingPods'] as unknown[]).length).toBe(2);
+  });
+
+  it('replicasets: the ReplicaSets a Deployment owns (by uid), by name', () => {
+    const dep = obj('apps/v1', 'Deployment', { name: 'web', uid: 'd1' });
+    const rs = (name: string, uid: string): KubeObject =>
+      obj('apps/v1', 'ReplicaSet', {
+        name,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid }],
+      });
+    const all = [rs('web-b', 'd1'), rs('web-a', 'd1'), rs('other', 'd2')];
+    const added = enrichChild(dep, ['replicasets'], { ...none, replicaSets: () => all })[
+      '_replicaSets'
+    ] as KubeObject[];
+    expect(added.map((r) => r.metadata.name)).toEqual(['web-a', 'web-b']);
+    expect(enrichChild(dep, ['replicasets'], none)['_replicaSets']).toBeUndefined();
+  });
+
+  it('pvcs: <template>-<set>-<ordinal> below spec.replicas (absent counts as 1), those that exist', () => {
+    const set = (replicas: number | undefined): KubeObject =>
+      obj(
+        'apps/v1',
+        'StatefulSet',
+        { name: 'db' },
+        {
+          spec: {
+            ...(replicas == null ? {} : { replicas }),
+            volumeClaimTemplates: [{ metadata: { name: 'data' } }, { metadata: { name: 'wal' } }],
+          },
+        },
+      );
+    const claims = ['data-db-0', 'data-db-1', 'data-db-2', 'wal-db-0', 'data-other-0'].map((name) =>
+      obj('v1', 'PersistentVolumeClaim', { name }),
+    );
+    const names = (s: KubeObject): unknown =>
+      ((enrichChild(s, ['pvcs'], { ...none, claims: () => claims })['_pvcs'] ?? []) as KubeObject[]).map(
+        (c) => c.metadata.name,
+      );
+    expect(names(set(2))).toEqual(['data-db-0', 'data-db-1', 'wal-db-0']);
+    expect(names(set(undefined))).toEqual(['data-db-0', 'wal-db-0']);
+    expect(names(set(0))).toEqual(['data-db-0', 'wal-db-0']);
+  });
+
+  it('cronjob: the newest owned Job, the newest that succeeded, and status.active', () => {
+    const cron = obj(
+      'batch/v1',
+      'CronJob',
+      { name: 'nightly', uid: 'c1' },
+      { status: { active: [{ kind: 'Job', name: 'nightly-3' }] } },
+    );
+    const job = (name: string, created: string, succeeded: number, uid = 'c1'): KubeObject =>
+      obj(
+        'batch/v1',
+        'Job',
+        {
+          name,
+          creationTimestamp: created,
+          ownerReferences: [
+            { apiVersion: 'batch/v1', kind: 'CronJob', name: 'nightly', uid, controller: true },
+          ],
+        },
+        { status: { succeeded } },
+      );
+    const jobs = [
+      job('nightly-1', '2026-12-01T00:00:00Z', 1),
+      job('nightly-3', '2026-12-03T00:00:00Z', 0),
+      job('nightly-2', '2026-12-02T00:00:00Z', 1),
+      job('other', '2026-12-04T00:00:00Z', 1, 'c2'),
+    ];
+    const added = enrichChild(cron, ['cronjob'], { ...none, jobs: () => jobs });
+    expect((added['_lastJob'] as KubeObject).metadata.name).toBe('nightly-3');
+    expect((added['_lastSuccessfulJob'] as KubeObject).metadata.name).toBe('nightly-2');
+    expect(added['_activeJobs']).toEqual([{ kind: 'Job', name: 'nightly-3' }]);
+    const idle = obj('batch/v1', 'CronJob', { name: 'idle', uid: 'c9' });
+    expect(enrichChild(idle, ['cronjob'], { ...none, jobs: () => jobs })).toBe(idle);
+  });
+});
+
+describe('enrichChild: node, pvc, storageclass (cluster-scoped caches)', () => {
+  const none: EnrichSources = { pods: () => [], endpointSlices: () => [] };
+  const cluster = (
+    apiVersion: string,
+    kind: string,
+    name: string,
+    rest: Record<string, unknown> = {},
+  ): KubeObject => ({
+    apiVersion,
+    kind,
+    metadata: {
+      name,
+      ...(rest['labels'] == null ? {} : { labels: rest['labels'] as Record<string, string> }),
+    },
+    ...(rest['body'] as Record<string, unknown> | undefined),
+  });
+  const nodes = [
+    cluster('v1', 'Node', 'n1', {
+      labels: {
+        'topology.kubernetes.io/zone': 'us-east-2a',
+        'topology.kubernetes.io/region': 'us-east-2',
+        'node.kubernetes.io/instance-type': 't3.medium',
+      },
+    }),
+    cluster('v1', 'Node', 'bare'),
+  ];
+
+  it("node: a Pod's node summary from its spec.nodeName; none while unscheduled", () => {
+    const pod = (nodeName?: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns' },
+      spec: nodeName == null ? {} : { nodeName },
+    });
+    const src = { ...none, nodes: () => nodes };
+    expect(enrichChild(pod('n1'), ['node'], src)['_node']).toEqual({
+      name: 'n1',
+      zone: 'us-east-2a',
+      region: 'us-east-2',
+      instanceType: 't3.medium',
+    });
+    expect(enrichChild(pod('bare'), ['node'], src)['_node']).toEqual({
+      name: 'bare',
+      zone: '',
+      region: '',
+      instanceType: '',
+    });
+    expect(enrichChild(pod(), ['node'], src)['_node']).toBeUndefined();
+  });
+
+  it("pvc and storageclass: a claim's bound volume (status defaulted to {}) and its StorageClass", () => {
+    const claim: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data', namespace: 'ns' },
+      spec: { volumeName: 'pv-1', storageClassName: 'gp3' },
+    };
+    const src = {
+      ...none,
+      volumes: () => [
+        cluster('v1', 'PersistentVolume', 'pv-1', { body: { spec: { volumeMode: 'Filesystem' } } }),
+      ],
+      storageClasses: () => [
+        cluster('storage.k8s.io/v1', 'StorageClass', 'gp3', { body: { provisioner: 'ebs.csi.aws.com' } }),
+      ],
+    };
+    const added = enrichChild(claim, ['pvc', 'storageclass'], src);
+    expect(added['_pv']).toMatchObject({ spec: { volumeMode: 'Filesystem' }, status: {} });
+    expect(added['_storageClass']).toMatchObject({ provisioner: 'ebs.csi.aws.com' });
+    const unbound = { ...claim, spec: {} };
+    expect(enrichChild(unbound, ['pvc', 'storageclass'], src)).toBe(unbound);
+  });
+});
+
+describe('enrichChild: events', () => {
+  const event = (name: string, kind: string, object: string, type = 'Warning'): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name, namespace: 'ns' },
+    involvedObject: { kind, name: object },
+    type,
+    reason: `R-${name}`,
+    message: `M-${name}`,
+    count: 2,
+    lastTimestamp: '2026-12-06T10:00:00Z',
+  });
+  const events = [
+    event('web.2', 'Deployment', 'web'),
+    event('web.1', 'Deployment', 'web'),
+    event('web.n', 'Deployment', 'web', 'Normal'),
+    event('other.1', 'Service', 'web'),
+    event('web-a.1', 'Pod', 'web-a'),
+    event('stray.1', 'Pod', 'stray'),
+  ];
+  const pod = (name: string, labels: Record<string, string>): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'ns', labels },
+  });
+  const src: EnrichSources = {
+    pods: () => [pod('web-a', { app: 'web' }), pod('stray', { app: 'db' })],
+    endpointSlices: () => [],
+    warningEvents: () => events,
+  };
+
+  it("a workload's own Warning events, then its selected pods', as {reason, message, count, lastTimestamp}", () => {
+    const dep: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'ns' },
+      spec: { selector: { matchLabels: { app: 'web' } } },
+    };
+    const warnings = enrichChild(dep, ['events'], src)['_warnings'] as Record<string, unknown>[];
+    expect(warnings.map((w) => w['reason'])).toEqual(['R-web.1', 'R-web.2', 'R-web-a.1']);
+    expect(warnings[0]).toEqual({
+      reason: 'R-web.1',
+      message: 'M-web.1',
+      count: 2,
+      lastTimestamp: '2026-12-06T10:00:00Z',
+    });
+  });
+
+  it('another kind gets only its own; none is left out', () => {
+    const svc: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'ns' } };
+    expect((enrichChild(svc, ['events'], src)['_warnings'] as unknown[]).length).toBe(1);
+    const quiet: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'ns' },
+    };
+    expect(enrichChild(quiet, ['events'], src)).toBe(quiet);
+  });
+});

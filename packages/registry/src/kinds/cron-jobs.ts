@@ -11,6 +11,7 @@ const POLICIES = ['Allow', 'Forbid', 'Replace'] as const;
  */
 export const cronJobs = defineKind({
   listKey: 'cronJobs',
+  enrich: { jobs: true },
   maxNameLength: 52,
   build: ({ fields, name, labels }) => {
     const policyText = fields.str('concurrencyPolicy') ?? 'Allow';

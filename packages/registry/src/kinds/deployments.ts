@@ -10,7 +10,7 @@ import { workloadSelector } from '../selector.js';
  */
 export const deployments = defineKind({
   listKey: 'deployments',
-  enrich: { pods: 'replicaSets' },
+  enrich: { pods: 'replicaSets', ownedReplicaSets: true, podEvents: true },
   sibling: { role: 'workload' },
   build: ({ fields, name, owner, hints, labels, childLabel }) => {
     const selector = workloadSelector(owner, childLabel);

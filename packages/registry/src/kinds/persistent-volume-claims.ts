@@ -4,6 +4,7 @@ import { compact, defineKind } from '../kind-module.js';
 /** persistentVolumeClaims creates PVCs (`name` required): `storage` (required), `accessModes` (default `[ReadWriteOnce]`). */
 export const persistentVolumeClaims = defineKind({
   listKey: 'persistentVolumeClaims',
+  enrich: { volume: true, storageClass: true },
   build: ({ fields }) => {
     const storage = fields.quantity('storage');
     if (storage == null) throw templateError(fields.at('storage'), 'is required');

@@ -14,6 +14,7 @@ const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
  */
 export const pods = defineKind({
   listKey: 'pods',
+  enrich: { node: true },
   createOnly: true,
   build: ({ fields, name, owner, childLabel }) => {
     const restartPolicy = fields.str('restartPolicy') ?? 'Always';

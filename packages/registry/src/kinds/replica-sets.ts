@@ -10,7 +10,7 @@ import { workloadSelector } from '../selector.js';
  */
 export const replicaSets = defineKind({
   listKey: 'replicaSets',
-  enrich: { pods: 'selector' },
+  enrich: { pods: 'selector', podEvents: true },
   build: ({ fields, name, owner, labels, childLabel }) => {
     const selector = workloadSelector(owner, childLabel);
     return {

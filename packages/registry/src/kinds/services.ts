@@ -10,7 +10,7 @@ import { podSelectorFor } from '../selector.js';
  */
 export const services = defineKind({
   listKey: 'services',
-  enrich: { endpoints: true },
+  enrich: { endpoints: true, backingPods: true },
   sibling: { role: 'service', port: firstPort },
   maxNameLength: 63,
   build: ({ fields, owner, hints }) => {

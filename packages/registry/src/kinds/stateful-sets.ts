@@ -11,7 +11,7 @@ import { workloadSelector } from '../selector.js';
  */
 export const statefulSets = defineKind({
   listKey: 'statefulSets',
-  enrich: { pods: 'selector', podOrdinals: true },
+  enrich: { pods: 'selector', podOrdinals: true, claims: true, podEvents: true },
   sibling: { role: 'workload' },
   build: ({ fields, name, owner, hints, labels, childLabel }) => {
     const selector = workloadSelector(owner, childLabel);

@@ -525,15 +525,50 @@ export interface Queue extends z.output<typeof QueueSchema> {}
 /** Queue configures the entry's work queue (docs/reference/katalog.md §20). */
 export const Queue: z.ZodType<Queue> = QueueSchema.meta({ id: 'Queue' });
 
-/** ENRICH_WATCHES is the kind each `enrich` target reads (docs/reference/katalog.md §3.5), watched like a `watch` item. */
-const ENRICH_WATCHES: Readonly<Record<'pods' | 'endpoints', EnrichWatchItem>> = {
-  pods: { apiVersion: 'v1', kind: 'Pod', on: ['create', 'update', 'delete'], enrich: true },
-  endpoints: {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    on: ['create', 'update', 'delete'],
-    enrich: true,
-  },
+/** ENRICH_TARGETS are the `enrich` targets Orkestra adds (docs/reference/katalog.md §3.5). */
+export const ENRICH_TARGETS = [
+  'pods',
+  'endpoints',
+  'owner',
+  'backingpods',
+  'replicasets',
+  'pvcs',
+  'cronjob',
+  'node',
+  'pvc',
+  'storageclass',
+  'events',
+] as const;
+/** EnrichTargetName is one `enrich` target. */
+export type EnrichTargetName = (typeof ENRICH_TARGETS)[number];
+
+const enrichWatch = (apiVersion: string, kind: string): EnrichWatchItem => ({
+  apiVersion,
+  kind,
+  on: ['create', 'update', 'delete'],
+  enrich: true,
+});
+const POD_WATCH = enrichWatch('v1', 'Pod');
+
+/**
+ * ENRICH_WATCHES is the kind each `enrich` target reads (docs/reference/katalog.md §3.5), watched
+ * like a `watch` item (`node`, `pvc` and `storageclass` read cluster-scoped kinds, so their watch is
+ * cluster-wide); `owner` reads the child's own owner references and watches nothing, and
+ * `backingpods` shares the Pod watch of `pods`.
+ */
+const ENRICH_WATCHES: Readonly<Record<EnrichTargetName, EnrichWatchItem | undefined>> = {
+  pods: POD_WATCH,
+  endpoints: enrichWatch('discovery.k8s.io/v1', 'EndpointSlice'),
+  owner: undefined,
+  backingpods: POD_WATCH,
+  replicasets: enrichWatch('apps/v1', 'ReplicaSet'),
+  pvcs: enrichWatch('v1', 'PersistentVolumeClaim'),
+  cronjob: enrichWatch('batch/v1', 'Job'),
+  node: enrichWatch('v1', 'Node'),
+  pvc: enrichWatch('v1', 'PersistentVolume'),
+  storageclass: enrichWatch('storage.k8s.io/v1', 'StorageClass'),
+  // Only Warning events, and none re-queues a CR: they are read at the next reconcile.
+  events: { apiVersion: 'v1', kind: 'Event', on: [], enrich: true, fieldSelector: 'type=Warning' },
 };
 
 /**
@@ -541,16 +576,19 @@ const ENRICH_WATCHES: Readonly<Record<'pods' | 'endpoints', EnrichWatchItem>> = 
  * object's owner-uid label (a Job's pods carry it from the pod template, a Service's
  * EndpointSlices from the Service), and nothing for an object without it.
  */
-export type EnrichWatchItem = WatchItem & { readonly enrich: true };
+export type EnrichWatchItem = WatchItem & {
+  readonly enrich: true;
+  /** A field selector the informer lists and watches with (`type=Warning` for `events`). */
+  readonly fieldSelector?: string;
+};
 
 /**
  * enrichWatchItems is the watch an entry's `enrich` needs: one item per target, so the runtime's
  * informers, re-queues and `ork generate rbac` treat it as any `watch` item.
  */
-export function enrichWatchItems(entry: {
-  readonly enrich?: readonly ('pods' | 'endpoints')[];
-}): WatchItem[] {
-  return [...new Set(entry.enrich ?? [])].map((target) => ENRICH_WATCHES[target]);
+export function enrichWatchItems(entry: { readonly enrich?: readonly EnrichTargetName[] }): WatchItem[] {
+  const items = new Set((entry.enrich ?? []).map((target) => ENRICH_WATCHES[target]));
+  return [...items].filter((item): item is EnrichWatchItem => item != null);
 }
 
 const DependencyCondition = z.enum(['started', 'healthy']);

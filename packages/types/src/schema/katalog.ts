@@ -17,6 +17,7 @@ import {
   Cleanup,
   DependsOn,
   EmitEvents,
+  ENRICH_TARGETS,
   WatchItem,
   Mutation,
   Normalize,
@@ -400,10 +401,11 @@ const crdEntryShape = {
   watch: z.array(WatchItem).optional(),
   /**
    * What the runtime adds to the entry's children in the status-field context (docs/reference/katalog.md §3.5,
-   * upstream's `enrich`): `pods` puts a Job's pods under `_pods`, `endpoints` a Service's endpoints
-   * under `_endpoints`, read from one Pod / EndpointSlice informer that only enriching Katalogs run.
+   * upstream's `enrich`): `pods` (`_pods`), `endpoints` (`_endpoints`), `owner` (`_owner`),
+   * `backingpods` (`_backingPods`), `replicasets` (`_replicaSets`), `pvcs` (`_pvcs`) and `cronjob`
+   * (`_lastJob`, `_lastSuccessfulJob`, `_activeJobs`), read from informers that only enriching Katalogs run.
    */
-  enrich: z.array(z.enum(['pods', 'endpoints'])).default([]),
+  enrich: z.array(z.enum(ENRICH_TARGETS)).default([]),
   /**
    * What `Ready` means (ADR 0009): `children` (default) is Synced and every child ready;
    * `reconciled` is Ready = Synced, upstream's meaning, which the loader sets for upstream dialects.

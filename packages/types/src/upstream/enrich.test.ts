@@ -25,7 +25,9 @@ describe('enrichAll', () => {
     const result = load(`${head()}      enrichAll: true\n`);
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors[0]?.message).toMatch(/enrichAll.*write `enrich: \[pods, endpoints\]`/);
+    expect(result.errors[0]?.message).toMatch(
+      /enrichAll.*write `enrich: \[pods, endpoints, owner, backingpods, replicasets, pvcs, cronjob, node, pvc, storageclass, events\]`/,
+    );
   });
 
   it('enrichAll: false is removed', () => {
@@ -40,19 +42,42 @@ describe('enrich', () => {
     expect(entryOf(head())?.enrich).toEqual([]);
   });
 
-  it('removes hpa with a note (the HPA notes read the HPA itself)', () => {
-    expect(entryOf(`${head()}      enrich: [hpa]\n`)?.enrich).toEqual([]);
+  it('keeps the targets served from informer caches (owner, backingpods, replicasets, pvcs, cronjob)', () => {
+    expect(
+      entryOf(`${head()}      enrich: [owner, backingpods, replicasets, pvcs, cronjob]\n`)?.enrich,
+    ).toEqual(['owner', 'backingpods', 'replicasets', 'pvcs', 'cronjob']);
   });
 
-  it('refuses a target Orkestra does not add, at its position, with what to read instead', () => {
-    const result = load(`${head()}      enrich:\n        - pods\n        - events\n`);
+  it('keeps the cluster-scoped targets (node, pvc, storageclass) and refuses ingress, naming why', () => {
+    expect(entryOf(`${head()}      enrich: [node, pvc, storageclass]\n`)?.enrich).toEqual([
+      'node',
+      'pvc',
+      'storageclass',
+    ]);
+    const result = load(`${head()}      enrich:\n        - pvc\n        - ingress\n`);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.map((e) => [e.line, e.column, e.path])).toEqual([
       [15, 11, 'spec.crds.website.enrich[1]'],
     ]);
     expect(result.errors[0]?.message).toMatch(
-      /^enrich target `events` has no counterpart in Orkestra: Events/,
+      /^enrich target `ingress` has no counterpart in Orkestra: .*every Secret/,
+    );
+  });
+
+  it('removes hpa with a note (the HPA notes read the HPA itself)', () => {
+    expect(entryOf(`${head()}      enrich: [hpa]\n`)?.enrich).toEqual([]);
+  });
+
+  it('refuses a target Orkestra does not add, at its position, with what to read instead', () => {
+    const result = load(`${head()}      enrich:\n        - pods\n        - ingress\n`);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => [e.line, e.column, e.path])).toEqual([
+      [15, 11, 'spec.crds.website.enrich[1]'],
+    ]);
+    expect(result.errors[0]?.message).toMatch(
+      /^enrich target `ingress` has no counterpart in Orkestra: an Ingress/,
     );
   });
 
@@ -66,10 +91,23 @@ describe('enrich', () => {
     expect(result.errors[0]?.message).toMatch(/conditional enrich target.*write `- pods`/);
   });
 
-  it('is watched as the Pod and EndpointSlice kinds, once each', () => {
+  it('is watched as the kinds its targets read, once each; owner watches nothing', () => {
     expect(
       enrichWatchItems({ enrich: ['pods', 'endpoints', 'pods'] }).map((i) => `${i.apiVersion} ${i.kind}`),
     ).toEqual(['v1 Pod', 'discovery.k8s.io/v1 EndpointSlice']);
+    expect(
+      enrichWatchItems({ enrich: ['owner', 'backingpods', 'pods', 'replicasets', 'pvcs', 'cronjob'] }).map(
+        (i) => `${i.apiVersion} ${i.kind}`,
+      ),
+    ).toEqual(['v1 Pod', 'apps/v1 ReplicaSet', 'v1 PersistentVolumeClaim', 'batch/v1 Job']);
+    expect(
+      enrichWatchItems({ enrich: ['node', 'pvc', 'storageclass'] }).map((i) => `${i.apiVersion} ${i.kind}`),
+    ).toEqual(['v1 Node', 'v1 PersistentVolume', 'storage.k8s.io/v1 StorageClass']);
+    // `events` lists only Warning events, and re-queues nothing.
+    expect(enrichWatchItems({ enrich: ['events'] })).toEqual([
+      { apiVersion: 'v1', kind: 'Event', on: [], enrich: true, fieldSelector: 'type=Warning' },
+    ]);
+    expect(enrichWatchItems({ enrich: ['owner'] })).toEqual([]);
     expect(enrichWatchItems({})).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Upstream's `enrich` and `enrichAll` (docs/reference/katalog.md §3.5, §24). `enrich` lists what
- * upstream adds to the children in the status-field context. Orkestra adds a Job's pods (`pods`)
- * and a Service's endpoints (`endpoints`), which are kept; `hpa` is removed with a note (the HPA
+ * upstream adds to the children in the status-field context. The targets Orkestra adds from its
+ * informer caches (ENRICH_TARGETS: `pods`, `endpoints`, `owner`, `backingpods`, `replicasets`,
+ * `pvcs`, `cronjob`, `node`, `pvc`, `storageclass`, `events`) are kept; `hpa` is removed with a note (the HPA
  * notes read the HPA's own spec and status, which the child already carries); every other target,
  * and a target's `when`/`or` gate, is refused at its position with the reason. `enrichAll: true`
  * means every target, some of which Orkestra does not add, so it is refused naming the list to
@@ -9,22 +10,18 @@
  */
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Pair, YAMLMap, YAMLSeq } from 'yaml';
+import { ENRICH_TARGETS } from '../schema/crd-parts.js';
 import { keyOf, pairOf, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import type { Upgrader } from './upgrader.js';
 
 /** ADDED are the targets Orkestra adds; `hpa` needs nothing added. */
-const ADDED = new Set(['pods', 'endpoints']);
+const ADDED: ReadonlySet<string> = new Set(ENRICH_TARGETS);
 
-/** NOT_ADDED names the upstream targets Orkestra does not add, with what to read instead. */
+/** NOT_ADDED names the upstream targets Orkestra does not add, with why and what to read instead. */
 const NOT_ADDED: Readonly<Record<string, string>> = {
-  events:
-    'Events are not added to the template context; `Ready` and the Events Orkestra records say what failed',
-  replicasets:
-    "a Deployment's ReplicaSets are not added; read the Deployment's own status (`readyReplicas`, `updatedReplicas`)",
-  pvcs: "a workload's PersistentVolumeClaims are not added; declare the claim as a child and read `children.persistentvolumeclaim`",
-  backingpods:
-    'the pods behind a Service are not added; use `enrich: [endpoints]` (one endpoint per ready pod address)',
+  ingress:
+    "an Ingress's `_tlsSecrets` are whole Secrets: serving them would cache every Secret of the namespace and put Secret data into the template context, which Orkestra never does; read `ingressTLSHosts` and `ingressIP` over the Ingress itself",
 };
 
 /** checkEnrich maps `enrich` and `enrichAll` of an upstream entry (see the file comment). */
@@ -40,7 +37,7 @@ export function checkEnrich(up: Upgrader, entry: YAMLMap, base: Path): void {
         all.key,
         enrich != null
           ? 'enrichAll and enrich are mutually exclusive: use enrichAll: true or enrich: [...] (upstream refuses both)'
-          : 'upstream key `enrichAll` has no counterpart in Orkestra: it adds every target, and Orkestra adds only pods and endpoints; write `enrich: [pods, endpoints]`',
+          : `upstream key \`enrichAll\` has no counterpart in Orkestra: it adds every target, and Orkestra adds only some (§3.5); write \`enrich: [${ENRICH_TARGETS.join(', ')}]\``,
       );
       takeOut(entry, all);
       if (enrich != null) takeOut(entry, enrich);
@@ -78,7 +75,7 @@ export function checkEnrich(up: Upgrader, entry: YAMLMap, base: Path): void {
 }
 
 function refusal(target: string): string {
-  return `enrich target \`${target}\` has no counterpart in Orkestra: ${NOT_ADDED[target] ?? 'Orkestra adds only `pods` (a Job’s pods) and `endpoints` (a Service’s endpoints)'}`;
+  return `enrich target \`${target}\` has no counterpart in Orkestra: ${NOT_ADDED[target] ?? `Orkestra adds ${ENRICH_TARGETS.map((t) => `\`${t}\``).join(', ')}`}`;
 }
 
 function remove(list: YAMLSeq, item: unknown): void {
