@@ -269,7 +269,7 @@ operatorBox: { onReconcile: { configMaps: [{}] } }`);
     ]);
     expect(readsOf(generateRbac(katalogFrom(`enrich: [owner]`), { namespace: 'ops' }))).toEqual([]);
     // events adds list/watch to the rule that already lets the runtime write its Events.
-    const eventVerbs = (enrich: string): string[] =>
+    const eventVerbs = (enrich: string): readonly string[] =>
       generateRbac(katalogFrom(`enrich: [${enrich}]`), { namespace: 'ops' }).rules.find(
         (r) => r.apiGroups[0] === '' && r.resources.includes('events'),
       )?.verbs ?? [];
