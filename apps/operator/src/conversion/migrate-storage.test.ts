@@ -43,12 +43,18 @@ function fakeClient(o: { readonly conflictsFor: Map<string, number>; readonly de
       message: reason,
     });
   const client: Client = {
+    // Objects are read by list only (the operator's role lists and patches its CRs; it has no get).
     get: async (ref) => {
       if (ref.kind === 'CustomResourceDefinition') return CRD as unknown as KubeObject;
-      if (ref.name === o.deletedOnRead) throw fail('get', ref, 404, 'NotFound');
-      return db(ref.name, String(rv.get(ref.name)));
+      throw new Error(`get ${ref.name}: forbidden (the role has no get on the CRs)`);
     },
-    list: async () => ({ items: [db('a', '1'), db('b', '1')], metadata: { resourceVersion: '1' } }) as never,
+    list: async (_kind, options) => {
+      const one = /^metadata\.name=(.+)$/.exec(options?.fieldSelector ?? '')?.[1];
+      if (one == null)
+        return { items: [db('a', '1'), db('b', '1')], metadata: { resourceVersion: '1' } } as never;
+      const items = one === o.deletedOnRead ? [] : [db(one, String(rv.get(one)))];
+      return { items, metadata: { resourceVersion: '1' } } as never;
+    },
     mergePatch: async (ref, _patch, options) => {
       const left = o.conflictsFor.get(ref.name) ?? 0;
       if (left > 0 || options?.resourceVersion !== String(rv.get(ref.name))) {

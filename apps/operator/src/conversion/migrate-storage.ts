@@ -127,13 +127,21 @@ async function rewriteOne(
         );
     }
     if (o.pauseMs > 0) await o.sleep(o.pauseMs * attempt);
-    try {
-      resourceVersion = (await client.get(ref)).metadata.resourceVersion ?? '';
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
+    // The fresh read is a list narrowed to the object's name: the operator's role may list and
+    // patch its CRs, not get them (generate-rbac.ts), and a list of one object costs the same.
+    const fresh = await client.list(
+      { apiVersion: item.apiVersion, kind: item.kind },
+      {
+        ...(ref.namespace == null ? {} : { namespace: ref.namespace }),
+        fieldSelector: `metadata.name=${ref.name}`,
+      },
+    );
+    const current = fresh.items[0];
+    if (current == null) {
       o.counts.deleted++;
       return;
     }
+    resourceVersion = current.metadata.resourceVersion ?? '';
   }
 }
 
