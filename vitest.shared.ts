@@ -4,10 +4,13 @@
  * that shares one local control plane per run through @orkestra/testenv's global setup.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { TestProjectInlineConfiguration } from 'vitest/config';
 
 const sourceCondition = ['@orkestra/source'];
+/** Unit files at a time: at least 2, else the machine's CPUs − 1 (vitest's own default). */
+const UNIT_WORKERS = Math.max(2, availableParallelism() - 1);
 
 /** hasTypeTests is true when the package has type-level tests (`src/**\/*.test-d.ts`, vitest typecheck). */
 function hasTypeTests(dir: string): boolean {
@@ -27,6 +30,11 @@ export function packageProjects(dir: string, name: string): TestProjectInlineCon
         root: dir,
         include: ['src/**/*.test.ts'],
         restoreMocks: true,
+        // Unit files run first, two at a time (vitest's default on 2 cores is one: CPUs − 1); the
+        // integration files run after them, one at a time, because they share one control plane
+        // and some count its requests. Projects of one group must agree on maxWorkers.
+        sequence: { groupOrder: 0 },
+        maxWorkers: UNIT_WORKERS,
         // A hang guard, not a speed check: in `pnpm test` the unit files share 2 cores with the
         // integration files and the control planes, and a 5 s default failed a property test there.
         testTimeout: 30_000,
@@ -47,6 +55,8 @@ export function packageProjects(dir: string, name: string): TestProjectInlineCon
         restoreMocks: true,
         testTimeout: 60_000,
         hookTimeout: 180_000,
+        sequence: { groupOrder: 1 },
+        maxWorkers: 1,
         globalSetup: [join(import.meta.dirname, 'packages/testenv/src/global-setup.ts')],
       },
     });
