@@ -218,7 +218,7 @@ describe('upstream entry keys: labels, namespace, mode, serve, queue and presets
       serve: {enabled: true}
       queue: {shared: false, maxDepth: 10}
       labels: {app: web}
-      enrich: [events]
+      enrich: [ingress]
       operatorBox:
         onCreate:
           deployments:
