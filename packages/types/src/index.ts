@@ -63,6 +63,7 @@ export type { ResourceKindInfo, ResourceListKey } from './kinds/index.js';
 export { hasBuiltinKinds } from './builtin-kinds.js';
 export { getPath, stringForm, numberForm, formatPath } from './paths.js';
 export type { PathSegment } from './paths.js';
+export type { EnrichRule } from './schema/crd-parts.js';
 export { closestMatch, levenshtein } from './suggest.js';
 export { parseDuration, isDuration, Duration, DURATION_PATTERN } from './duration.js';
 export { parseCron, validateCron, cronMatches } from './cron.js';
@@ -232,6 +233,7 @@ export {
   DependsOn,
   WatchItem,
   enrichWatchItems,
+  enrichRules,
   PreReconcile,
   SENTINELS,
   EmitEvents,

@@ -456,7 +456,7 @@ describe('loadKatalog: kinds registered in the kind table', () => {
       errors(`${WEBSITE}      operatorBox:
         onReconcile:
           resourceQuotas: [{hard: {pods: lots}}]
-          limitRanges: [{limits: []}]
+          limitRanges: [{name: lr}]
           replicaSets: [{image: nginx, replica: 2}]
 `),
     ).toEqual([

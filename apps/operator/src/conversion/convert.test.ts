@@ -575,3 +575,36 @@ spec:
     }
   }, 300_000);
 });
+
+describe('a direction declared refuse: true', () => {
+  it('fails the request to convert that way, directly and through the storage version', async () => {
+    const { loadKatalogOrThrow } = await import('@orkestra/types');
+    const katalog = loadKatalogOrThrow({
+      file: 'k.yaml',
+      text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: t }
+spec:
+  crds:
+    db:
+      apiTypes: { group: ${G}, version: v1, kind: Database, plural: databases }
+      conversion:
+        storageVersion: v1
+        paths:
+          - { from: v1alpha1, to: v1, rules: [] }
+          - { from: v1beta1, to: v1, rules: [] }
+          - { from: v1, to: v1beta1, refuse: true }
+`,
+    });
+    const c = createConverter('db', katalog.spec.crds['db']!);
+    const stored = { apiVersion: `${G}/v1`, kind: 'Database', spec: { a: 1 } };
+    expect(() => c.convert(stored, `${G}/v1beta1`)).toThrow(
+      'no conversion path v1 → v1beta1: db.conversion.paths[2] declares it refused',
+    );
+    const alpha = { apiVersion: `${G}/v1alpha1`, kind: 'Database', spec: { a: 1 } };
+    expect(() => c.convert(alpha, `${G}/v1beta1`)).toThrow(/v1 → v1beta1/);
+    // The other directions convert; the refused one does not take the rules path's opposite.
+    expect(c.convert({ ...stored, apiVersion: `${G}/v1beta1` }, `${G}/v1`)['spec']).toEqual({ a: 1 });
+    expect(c.convert(stored, `${G}/v1alpha1`)['apiVersion']).toBe(`${G}/v1alpha1`);
+  });
+});

@@ -706,6 +706,18 @@ function versionOf(apiVersion: unknown): string {
   return apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
 }
 
+/**
+ * refuseStep is a direction declared `refuse: true`: converting that way fails, as upstream's
+ * webhook fails a direction it has no path for (docs/reference/katalog.md §3.4).
+ */
+function refuseStep(at: string): Step {
+  return {
+    apply(_object, from, to) {
+      throw new ConversionError(`no conversion path ${from} → ${to}: ${at} declares it refused`);
+    },
+  };
+}
+
 /** createConverter builds the converter of an entry with `conversion` (its templates compiled once). */
 export function createConverter(entryName: string, entry: CrdEntry): Converter {
   const group = entry.apiTypes.group;
@@ -721,10 +733,11 @@ export function createConverter(entryName: string, entry: CrdEntry): Converter {
         names: goNamesOf(path.spec),
       });
   });
-  for (const path of paths) {
+  for (const [i, path] of paths.entries()) {
     const key = `${path.from}>${path.to}`;
     const compiled = templates.get(key);
-    if (path.rules != null) steps.set(key, rulesStep(path.rules, false, keysOf));
+    if (path.refuse === true) steps.set(key, refuseStep(`${entryName}.conversion.paths[${i}]`));
+    else if (path.rules != null) steps.set(key, rulesStep(path.rules, false, keysOf));
     else if (compiled != null)
       steps.set(
         key,

@@ -5,15 +5,15 @@
 import { KubeApiError, KubeErrorCode, refOf } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { TemplateContext, TemplateEngine } from '@orkestra/template';
-import { ConditionReason, ConditionType, OrkestraError } from '@orkestra/types';
+import { ConditionReason, ConditionType, OrkestraError, enrichRules } from '@orkestra/types';
 import type { EvaluateConditionsOptions, Logger } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import { buildStatus } from '../status/build-status.js';
 import { buildChildrenContext } from '../status/children-context.js';
 import type { ChildState } from '../status/children-context.js';
-import { enrichChild } from '../status/enrich-children.js';
-import type { EnrichSources } from '../status/enrich-children.js';
+import { activeEnrichTargets, enrichChild } from '../status/enrich-children.js';
+import type { EnrichSources, EnrichTarget } from '../status/enrich-children.js';
 import type { InventoryItem } from '../status/inventory.js';
 import type { ChildStore, PrimaryStore } from './stores.js';
 import type { CompiledCrd } from './compile-katalog.js';
@@ -92,7 +92,9 @@ export class StatusWriter {
   async write(cr: KubeObject, input: StatusWriteInput): Promise<boolean> {
     const cachedStatus = cr['status'] as Record<string, unknown> | undefined;
     const context = input.context == null ? crContext(cr) : input.context;
-    const children = buildChildrenContext(this.#childStates(input.desired));
+    const children = buildChildrenContext(
+      this.#childStates(input.desired, this.#enrichTargets(context, input.desired)),
+    );
     // Synced is the reconcile's outcome (docs/adr/0009-synced-ready.md); Ready adds the children's readiness (readiness/).
     const now = new Date(this.#o.clock.now());
     const readiness = assessReadiness({
@@ -190,9 +192,21 @@ export class StatusWriter {
     }
   }
 
-  #childStates(desired: DesiredSet | undefined): ChildState[] {
+  /**
+   * #enrichTargets is what `enrich` adds this time (docs/reference/katalog.md §3.5): every plain
+   * target, and each conditional one whose conditions hold over the CR and its children as the
+   * cache has them (not enriched: no target reads another's additions).
+   */
+  #enrichTargets(context: TemplateContext, desired: DesiredSet | undefined): EnrichTarget[] {
+    return activeEnrichTargets(
+      enrichRules(this.#o.crd.entry.enrich),
+      () => ({ ...context, children: buildChildrenContext(this.#childStates(desired, [])) }),
+      this.#o.conditions,
+    );
+  }
+
+  #childStates(desired: DesiredSet | undefined, targets: readonly EnrichTarget[]): ChildState[] {
     if (desired == null) return [];
-    const targets = this.#o.crd.entry.enrich ?? [];
     const sources = targets.length === 0 ? undefined : this.#o.enrichSources;
     return [...desired.groups.onCreate, ...desired.groups.onReconcile].map((child) => {
       const object = this.#o.children.get(child.ref);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@orkestra/registry';
-import { enrichChild } from './enrich-children.js';
+import { renderTemplate } from '@orkestra/template';
+import type { EnrichRule } from '@orkestra/types';
+import { activeEnrichTargets, enrichChild } from './enrich-children.js';
 import type { EnrichSources } from './enrich-children.js';
 
 /** What `enrich` adds to children (docs/reference/katalog.md §3.5), from objects in the API's shapes. */
@@ -523,5 +525,50 @@ describe('enrichChild: events', () => {
       metadata: { name: 'c', namespace: 'ns' },
     };
     expect(enrichChild(quiet, ['events'], src)).toBe(quiet);
+  });
+});
+
+describe('activeEnrichTargets', () => {
+  const conditions = { renderTemplate, now: () => new Date(0) };
+  const equals = (field: string, value: string) => ({
+    field,
+    operator: 'equals' as const,
+    value,
+    negate: false,
+  });
+  const rules: EnrichRule[] = [
+    { target: 'pods' },
+    { target: 'events', gate: { when: [equals('spec.debug', 'true')], anyOf: [] } },
+    {
+      target: 'replicasets',
+      gate: {
+        when: [],
+        anyOf: [equals('{{ .children.deployment.status.readyReplicas }}', '2'), equals('spec.x', 'y')],
+      },
+    },
+  ];
+  const scope = (debug: string, ready: number) => () => ({
+    spec: { debug },
+    children: { deployment: { status: { readyReplicas: ready } } },
+  });
+
+  it('adds a conditional target only while its conditions hold over the CR and its children', () => {
+    expect(activeEnrichTargets(rules, scope('true', 2), conditions)).toEqual([
+      'pods',
+      'events',
+      'replicasets',
+    ]);
+    expect(activeEnrichTargets(rules, scope('false', 2), conditions)).toEqual(['pods', 'replicasets']);
+    expect(activeEnrichTargets(rules, scope('true', 1), conditions)).toEqual(['pods', 'events']);
+  });
+
+  it('builds no context when no target is conditional', () => {
+    const never = () => {
+      throw new Error('scope built');
+    };
+    expect(activeEnrichTargets([{ target: 'pods' }, { target: 'owner' }], never, conditions)).toEqual([
+      'pods',
+      'owner',
+    ]);
   });
 });

@@ -10,10 +10,29 @@
  */
 import { kindForObject } from '@orkestra/registry';
 import type { KindEnrich, KubeObject } from '@orkestra/registry';
-import type { CrdEntry } from '@orkestra/types';
+import { evaluateConditions } from '@orkestra/types';
+import type { EnrichRule, EvaluateConditionsOptions } from '@orkestra/types';
 
 /** EnrichTarget is one `enrich` target. */
-export type EnrichTarget = CrdEntry['enrich'][number];
+export type EnrichTarget = EnrichRule['target'];
+
+/**
+ * activeEnrichTargets is what `enrich` adds at one status write (docs/reference/katalog.md §3.5):
+ * every plain target, and each conditional one (`{<target>: {when, or}}`) whose conditions hold
+ * over `scope` — the CR's context with its children as the cache has them, built only when some
+ * target is conditional.
+ */
+export function activeEnrichTargets(
+  rules: readonly EnrichRule[],
+  scope: () => Readonly<Record<string, unknown>>,
+  options: EvaluateConditionsOptions,
+): EnrichTarget[] {
+  if (rules.every((rule) => rule.gate == null)) return rules.map((rule) => rule.target);
+  const context = scope();
+  return rules
+    .filter((rule) => rule.gate == null || evaluateConditions(rule.gate, context, options).passed)
+    .map((rule) => rule.target);
+}
 
 /** EnrichSources are the cached objects enrichment reads, in one namespace. */
 export interface EnrichSources {

@@ -16,10 +16,14 @@ const LimitRangeItemSchema = z.strictObject({
   maxLimitRequestRatio: QuantityMap.optional(),
 });
 
-/** LimitRangeEntry is an item of `limitRanges`: at least one `limits` item. */
+/**
+ * LimitRangeEntry is an item of `limitRanges`. `limits` is required; an explicit empty list makes a
+ * LimitRange that constrains nothing (the API server accepts it; upstream writes one for an item
+ * without limits).
+ */
 const LimitRangeEntrySchema = gated({
   ...commonShape,
-  limits: z.array(LimitRangeItemSchema).min(1, { error: 'a limit range needs at least one `limits` item' }),
+  limits: z.array(LimitRangeItemSchema),
 });
 /** LimitRangeEntry is a limit range entry. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small

@@ -9,7 +9,7 @@ import {
   normalizeGate,
   gateShape,
 } from './condition.js';
-import type { GateInput } from './condition.js';
+import type { Condition, GateInput } from './condition.js';
 import {
   autoscaleProfileName,
   autoscaleProfileTiming,
@@ -542,6 +542,39 @@ export const ENRICH_TARGETS = [
 /** EnrichTargetName is one `enrich` target. */
 export type EnrichTargetName = (typeof ENRICH_TARGETS)[number];
 
+/** EnrichGate is the gate of a conditional target: `when` and `anyOf` (or its alias `or`), normalized. */
+type EnrichGate = z.output<typeof gatedEnrich>;
+const gatedEnrich = gated({});
+
+/**
+ * EnrichItem is one `enrich` item: a target name, or upstream's conditional form `{<target>: {when,
+ * or}}` (one key), which adds the target only while its conditions hold (docs/reference/katalog.md §3.5).
+ */
+export type EnrichItem = EnrichTargetName | Readonly<Partial<Record<EnrichTargetName, EnrichGate>>>;
+export const EnrichItem: z.ZodType<EnrichItem> = z
+  .union([
+    z.enum(ENRICH_TARGETS),
+    z.partialRecord(z.enum(ENRICH_TARGETS), gatedEnrich).refine((item) => Object.keys(item).length === 1, {
+      error: 'a conditional enrich item names one target: `- <target>: {when, or}`',
+    }),
+  ])
+  .meta({ id: 'EnrichItem' });
+
+/** EnrichRule is an `enrich` item read: its target and, for the conditional form, its gate. */
+export interface EnrichRule {
+  readonly target: EnrichTargetName;
+  readonly gate?: { readonly when: readonly Condition[]; readonly anyOf: readonly Condition[] };
+}
+
+/** enrichRules reads an entry's `enrich` items in order (docs/reference/katalog.md §3.5). */
+export function enrichRules(enrich: readonly EnrichItem[] | undefined): EnrichRule[] {
+  return (enrich ?? []).map((item) => {
+    if (typeof item === 'string') return { target: item };
+    const [target, gate] = Object.entries(item)[0] as [EnrichTargetName, EnrichGate];
+    return { target, gate };
+  });
+}
+
 const enrichWatch = (apiVersion: string, kind: string): EnrichWatchItem => ({
   apiVersion,
   kind,
@@ -586,8 +619,9 @@ export type EnrichWatchItem = WatchItem & {
  * enrichWatchItems is the watch an entry's `enrich` needs: one item per target, so the runtime's
  * informers, re-queues and `ork generate rbac` treat it as any `watch` item.
  */
-export function enrichWatchItems(entry: { readonly enrich?: readonly EnrichTargetName[] }): WatchItem[] {
-  const items = new Set((entry.enrich ?? []).map((target) => ENRICH_WATCHES[target]));
+export function enrichWatchItems(entry: { readonly enrich?: readonly EnrichItem[] }): WatchItem[] {
+  // A conditional target is watched too: its conditions may hold at any reconcile.
+  const items = new Set(enrichRules(entry.enrich).map((rule) => ENRICH_WATCHES[rule.target]));
   return [...items].filter((item): item is EnrichWatchItem => item != null);
 }
 

@@ -17,7 +17,7 @@ import {
   Cleanup,
   DependsOn,
   EmitEvents,
-  ENRICH_TARGETS,
+  EnrichItem,
   WatchItem,
   Mutation,
   Normalize,
@@ -404,8 +404,10 @@ const crdEntryShape = {
    * upstream's `enrich`): `pods` (`_pods`), `endpoints` (`_endpoints`), `owner` (`_owner`),
    * `backingpods` (`_backingPods`), `replicasets` (`_replicaSets`), `pvcs` (`_pvcs`) and `cronjob`
    * (`_lastJob`, `_lastSuccessfulJob`, `_activeJobs`), read from informers that only enriching Katalogs run.
+   * An item `{<target>: {when, or}}` adds its target only while the conditions hold over the CR and
+   * its children.
    */
-  enrich: z.array(z.enum(ENRICH_TARGETS)).default([]),
+  enrich: z.array(EnrichItem).default([]),
   /**
    * What `Ready` means (ADR 0009): `children` (default) is Synced and every child ready;
    * `reconciled` is Ready = Synced, upstream's meaning, which the loader sets for upstream dialects.

@@ -77,6 +77,38 @@ describe('versions and conversion (docs/reference/katalog.md §3.4)', () => {
     ]);
   });
 
+  it('takes a direction declared refuse: true as declared, except between the read and the stored version', () => {
+    const entry = (paths: string) =>
+      katalog(`      versions: [ { name: v1alpha1 }, { name: v1 }, { name: v2, storage: true } ]
+      conversion:
+        paths:
+          - { from: v1, to: v2, rules: [] }
+${paths}`);
+    expect(
+      errors(
+        entry(
+          '          - { from: v1alpha1, to: v2, rules: [] }\n          - { from: v2, to: v1alpha1, refuse: true }\n',
+        ),
+      ),
+    ).toEqual([]);
+    expect(
+      errors(
+        entry(
+          '          - { from: v1alpha1, to: v2, rules: [] }\n          - { from: v2, to: v1, refuse: true }\n',
+        ),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^13:41 .*paths\[2\]\.refuse: the path v2 → v1 may not refuse: the runtime reads and writes its CRs at apiTypes\.version v1, stored at v2/,
+      ),
+    ]);
+    expect(errors(entry('          - { from: v1alpha1, to: v2, rules: [], refuse: true }\n'))).toEqual([
+      expect.stringMatching(
+        /paths\[1\]: a conversion path has exactly one of spec \(a template\), rules and refuse: true/,
+      ),
+    ]);
+  });
+
   it('loads wrap, unwrap, enum and forEach rules', () => {
     expect(
       errors(

@@ -205,7 +205,9 @@ export const ConversionRule: z.ZodType<ConversionRule> = ConversionRuleSchema.me
 /**
  * ConversionPath converts objects from one version to another (upstream's `paths[]`): either
  * `spec`, a template of the target's spec rendered over the source object, or `rules`, declarative
- * rules that also give the opposite direction when it is not declared.
+ * rules that also give the opposite direction when it is not declared; or `refuse: true`, a
+ * direction declared as not converting: a request to convert that way fails, as upstream's webhook
+ * fails one it has no path for.
  */
 const ConversionPathSchema = z
   .strictObject({
@@ -213,13 +215,14 @@ const ConversionPathSchema = z
     to: VersionName,
     spec: JsonMap.optional(),
     rules: z.array(ConversionRule).optional(),
+    refuse: z.literal(true).optional(),
   })
   .superRefine((path, ctx) => {
     if (path.rules != null) checkFields(path.rules as unknown as FieldRule[], ctx, ['rules']);
-    if ((path.spec == null) === (path.rules == null))
+    if ([path.spec, path.rules, path.refuse].filter((v) => v != null).length !== 1)
       ctx.addIssue({
         code: 'custom',
-        message: 'a conversion path has exactly one of spec (a template) and rules',
+        message: 'a conversion path has exactly one of spec (a template), rules and refuse: true',
         input: path,
       });
     if (path.from === path.to)
@@ -399,6 +402,18 @@ function checkPaths(entry: VersionsInput, ctx: z.RefinementCtx): void {
   const reachable = new Set(direct);
   for (const p of conversion.paths) if (p.rules != null) reachable.add(`${p.to}>${p.from}`);
   const storage = storedVersionOf(entry);
+  // The runtime reads and writes its CRs at apiTypes.version: it converts to and from storage.
+  const read = entry.apiTypes.version;
+  conversion.paths.forEach((p, i) => {
+    const pair = new Set([p.from, p.to]);
+    if (p.refuse === true && read !== storage && pair.has(read) && pair.has(storage))
+      ctx.addIssue({
+        code: 'custom',
+        message: `the path ${p.from} → ${p.to} may not refuse: the runtime reads and writes its CRs at apiTypes.version ${read}, stored at ${storage}`,
+        path: ['conversion', 'paths', i, 'refuse'],
+        input: p.refuse,
+      });
+  });
   const served =
     entry.versions == null ? [...names] : entry.versions.filter((v) => v.served).map((v) => v.name);
   for (const v of served) {
@@ -410,7 +425,7 @@ function checkPaths(entry: VersionsInput, ctx: z.RefinementCtx): void {
       if (!reachable.has(`${from}>${to}`))
         ctx.addIssue({
           code: 'custom',
-          message: `no conversion path ${from} → ${to}: every served version converts to and from the storage version ${storage} (a rules path also gives its opposite)`,
+          message: `no conversion path ${from} → ${to}: every served version converts to and from the storage version ${storage} (a rules path also gives its opposite; \`refuse: true\` declares a direction that does not convert)`,
           path: ['conversion', 'paths'],
           input: conversion.paths,
         });

@@ -12,7 +12,7 @@ import { crossSource } from './cross-source.js';
 import { externalProtocols } from './external.js';
 import { keyOf, mapAt, pairOf, scalar, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
-import { presetProfile } from './presets.js';
+import { emptyLimitRange, presetProfile } from './presets.js';
 import { expandToNamespaces, secretCopy } from './secrets.js';
 import type { Upgrader } from './upgrader.js';
 
@@ -136,6 +136,7 @@ export function upgradeGroup(up: Upgrader, groupMap: YAMLMap, groupPath: Path): 
       const path = [...groupPath, listKey, i];
       upgradeChild(up, item as YAMLMap, path, listKey === 'custom');
       if (listKey === 'secrets') secretCopy(up, item as YAMLMap, path);
+      if (up.upstream && listKey === 'limitRanges') emptyLimitRange(up, item as YAMLMap, path);
       if (up.upstream && (listKey === 'resourceQuotas' || listKey === 'limitRanges'))
         presetProfile(up, item as YAMLMap, path, listKey);
     });

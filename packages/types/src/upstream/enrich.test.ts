@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { enrichWatchItems } from '../schema/crd-parts.js';
+import { enrichRules, enrichWatchItems } from '../schema/crd-parts.js';
 import { head, load, ok } from './dialect-fixtures.test-support.js';
 
 /** Upstream's `enrichAll` / `enrich` (docs/reference/katalog.md §3.5, §24); fixtures written here, not copied. */
@@ -81,14 +81,27 @@ describe('enrich', () => {
     );
   });
 
-  it('refuses a conditional target at its key', () => {
-    const result = load(
-      `${head()}      enrich:\n        - pods:\n            when:\n              - {field: spec.debug, equals: "true"}\n`,
+  it('keeps a conditional target with its gate, watched as the target is; refuses two targets in one item', () => {
+    const entry = entryOf(
+      `${head()}      enrich:\n        - pods\n        - events:\n            when:\n              - {field: spec.debug, equals: "true"}\n            or:\n              - {field: spec.tier, equals: gold}\n`,
     );
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.errors.map((e) => [e.line, e.path])).toEqual([[14, 'spec.crds.website.enrich[0].pods']]);
-    expect(result.errors[0]?.message).toMatch(/conditional enrich target.*write `- pods`/);
+    expect(enrichRules(entry?.enrich)).toEqual([
+      { target: 'pods' },
+      {
+        target: 'events',
+        gate: {
+          when: [expect.objectContaining({ field: 'spec.debug', operator: 'equals', value: 'true' })],
+          anyOf: [expect.objectContaining({ field: 'spec.tier', operator: 'equals', value: 'gold' })],
+        },
+      },
+    ]);
+    expect(enrichWatchItems(entry ?? {}).map((i) => i.kind)).toEqual(['Pod', 'Event']);
+    const two = load(
+      `${head()}      enrich:\n        - pods: {when: [{field: spec.a, equals: "1"}]}\n          events: {}\n`,
+    );
+    expect(two.ok).toBe(false);
+    if (!two.ok)
+      expect(two.errors.map((e) => [e.line, e.path])).toEqual([[14, 'spec.crds.website.enrich[0]']]);
   });
 
   it('is watched as the kinds its targets read, once each; owner watches nothing', () => {

@@ -3,8 +3,9 @@
  * upstream adds to the children in the status-field context. The targets Orkestra adds from its
  * informer caches (ENRICH_TARGETS: `pods`, `endpoints`, `owner`, `backingpods`, `replicasets`,
  * `pvcs`, `cronjob`, `node`, `pvc`, `storageclass`, `events`) are kept; `hpa` is removed with a note (the HPA
- * notes read the HPA's own spec and status, which the child already carries); every other target,
- * and a target's `when`/`or` gate, is refused at its position with the reason. `enrichAll: true`
+ * notes read the HPA's own spec and status, which the child already carries); every other target
+ * is refused at its position with the reason. A kept target's conditional form (`- events: {when,
+ * or}`) is canonical and stays as written. `enrichAll: true`
  * means every target, some of which Orkestra does not add, so it is refused naming the list to
  * write; written with `enrich` it is refused for upstream's own reason (they are mutually exclusive).
  */
@@ -60,16 +61,18 @@ export function checkEnrich(up: Upgrader, entry: YAMLMap, base: Path): void {
     if (!isMap(item)) continue;
     const pair = (item as YAMLMap).items[0] as Pair | undefined;
     const target = pair == null ? undefined : keyOf(pair);
+    // The conditional form of a target Orkestra adds is canonical (§3.5): the schema reads it.
+    if (target != null && ADDED.has(target)) continue;
     remove(list, item);
     if (target == null) continue;
-    if (!ADDED.has(target) && target !== 'hpa') {
+    if (target !== 'hpa') {
       up.problem([...at, target], pair?.key, refusal(target));
       continue;
     }
-    up.problem(
+    up.change(
       [...at, target],
       pair?.key,
-      `a conditional enrich target (\`${target}: {when, or}\`) has no counterpart in Orkestra: enrichment reads the informer cache and costs no request, so write \`- ${target}\``,
+      'removed: the HPA notes read the HPA itself (children.hpa), whatever its conditions',
     );
   }
 }

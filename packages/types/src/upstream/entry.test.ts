@@ -218,7 +218,7 @@ describe('upstream entry keys: labels, namespace, mode, serve, queue and presets
       serve: {enabled: true}
       queue: {shared: false, maxDepth: 10}
       labels: {app: web}
-      enrich: [events]
+      enrich: [ingress]
       operatorBox:
         onCreate:
           deployments:
@@ -286,6 +286,44 @@ describe('entry-level keys upstream writes onto the CR or serves as a webhook', 
       ['spec.crds.website.conversion.paths', lineOf(text, '- from: v1alpha1')],
     ]);
     expect(found[0]?.message).toContain('no conversion path v1 → v1alpha1');
+  });
+});
+
+describe('upstream’s one-way conversion paths', () => {
+  const lineOf = (text: string, needle: string): number =>
+    text.split('\n').findIndex((line) => line.includes(needle)) + 1;
+  const text = `${head()}      conversion:
+        storageVersion: v1
+        paths:
+          - {from: v1alpha1, to: v1, spec: {image: "{{ .spec.image }}"}}
+          - {from: v1, to: v1alpha1, spec: {image: "{{ .spec.image }}"}}
+          - {from: v1beta1, to: v1, spec: {image: "{{ .spec.image }}"}}
+`;
+
+  it('declares the direction upstream leaves out refuse: true, with a note, as its webhook fails it', () => {
+    const entry = ok(load(text)).katalog.spec.crds['website'];
+    expect(entry?.conversion?.paths.map((p) => [p.from, p.to, p.refuse])).toEqual([
+      ['v1alpha1', 'v1', undefined],
+      ['v1', 'v1alpha1', undefined],
+      ['v1beta1', 'v1', undefined],
+      ['v1', 'v1beta1', true],
+    ]);
+    const migrated = migrateKatalog(text);
+    expect(migrated.text).toContain('- { from: v1, to: v1beta1, refuse: true }');
+    expect(
+      migrated.changes.filter((c) => c.path.includes('conversion.paths')).map((c) => [c.path, c.line]),
+    ).toEqual([['spec.crds.website.conversion.paths[3]', lineOf(text, 'paths:')]]);
+  });
+
+  it('leaves a native Katalog’s missing direction refused', () => {
+    const native = text.replace(
+      'apiVersion: orkestra.orkspace.io/v1',
+      'apiVersion: orkestra.konductor.io/v1alpha1',
+    );
+    const result = load(native);
+    expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('no conversion path v1 → v1beta1'),
+    ]);
   });
 });
 

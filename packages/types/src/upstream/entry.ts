@@ -22,6 +22,7 @@ import { upgradeRemote } from './remote.js';
 import { upgradeRollback } from './rollback.js';
 import { upgradeRuleLists } from './rule-lists.js';
 import { checkEnrich } from './enrich.js';
+import { oneWayPaths } from './one-way-paths.js';
 import { checkServe } from './serve.js';
 import { runtimeOwnedStatus } from './status-paths.js';
 
@@ -253,6 +254,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
   if (finalBox != null) upgradeBox(up, finalBox, boxPath);
   if (up.upstream && finalBox != null) runtimeOwnedStatus(up, finalBox, boxPath);
   if (up.upstream) externalJsonPaths(up, entry, base);
+  if (up.upstream) oneWayPaths(up, entry, base);
 }
 
 /**

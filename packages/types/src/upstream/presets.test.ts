@@ -166,3 +166,45 @@ spec:
     );
   });
 });
+
+describe('a limitRanges item without limits', () => {
+  const onReconcile = (body: string): string => `${head()}      operatorBox:\n        onReconcile:\n${body}`;
+
+  it('becomes a LimitRange with an empty limits list, as upstream makes it', () => {
+    const text = onReconcile(`          limitRanges:
+            - name: "{{ .metadata.name }}-limits"
+              namespace: team
+`);
+    const group = ok(load(text)).katalog.spec.crds['website']?.operatorBox.onReconcile;
+    expect(group?.limitRanges.map((l) => [l.name, l.limits])).toEqual([['{{ .metadata.name }}-limits', []]]);
+    const migrated = migrateKatalog(text);
+    expect(migrated.text).toContain('limits: []');
+    expect(migrated.changes.filter((c) => c.path.endsWith('.limits')).map((c) => c.line)).toEqual([16]);
+  });
+
+  it('keeps the required key in a native Katalog and leaves a refused profile refused', () => {
+    const native = `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata:
+  name: k
+spec:
+  crds:
+    website:
+      apiTypes: {group: example.com, version: v1, kind: Website}
+      operatorBox:
+        onReconcile:
+          limitRanges:
+            - name: lr
+`;
+    const result = load(native);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors.map((e) => e.message).join('\n')).toContain('limits');
+    const profiled = load(
+      onReconcile(`          limitRanges:
+            - name: lr
+              profile: standard
+`),
+    );
+    expect(profiled.ok).toBe(false);
+  });
+});

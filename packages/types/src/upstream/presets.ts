@@ -4,7 +4,7 @@
  */
 import { isMap, isSeq, Pair, YAMLMap } from 'yaml';
 import type { Node as YamlNode, YAMLSeq } from 'yaml';
-import { born, keyOf, mapAt, pairOf, scalar, scalarText, takeOut } from './nodes.js';
+import { born, flowList, keyOf, mapAt, pairOf, scalar, scalarText, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import type { Upgrader } from './upgrader.js';
 
@@ -95,6 +95,23 @@ export function readProfiles(up: Upgrader, root: YAMLMap): void {
   }
   takeOut(root, pairOf(root, 'profiles') as Pair);
   up.change(['profiles'], profiles, 'removed: its presets are expanded where a `profile:` names them');
+}
+
+/**
+ * emptyLimitRange gives an upstream `limitRanges` item written with neither `limits` nor `profile`
+ * (nor `fromLimitRange`, which is refused as an unknown key) an empty `limits` list: upstream makes
+ * that LimitRange with `spec.limits: []`, which the API server accepts and which constrains nothing
+ * (docs/reference/katalog.md §24).
+ */
+export function emptyLimitRange(up: Upgrader, item: YAMLMap, path: Path): void {
+  for (const key of ['limits', 'profile', 'fromLimitRange']) if (pairOf(item, key) != null) return;
+  const near = pairOf(item, 'name')?.key ?? item;
+  item.items.push(new Pair(scalar('limits', near), flowList([], near)));
+  up.change(
+    [...path, 'limits'],
+    near,
+    'added `limits: []`: upstream makes a LimitRange without limits, which constrains nothing',
+  );
 }
 
 /**
