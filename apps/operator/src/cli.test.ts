@@ -62,7 +62,7 @@ describe('ork validate', () => {
       '  admission: spec.crds.shop.validation.rules[1]: CRD x-kubernetes-validations of v1alpha1 (denied at admission on v1alpha1 requests only)\n',
     );
     expect(run.stderr.trim().split('\n')).toEqual([
-      `${file}:30:13: spec.crds.shop.validation.rules[2].version: judged nowhere: a rule scoped to v1alpha1 is judged at admission only, and the message is a template rendered with the reconcile’s context`,
+      `${file}:30:13: spec.crds.shop.validation.rules[2].version: judged nowhere: a rule scoped to v1alpha1 is judged at admission only, and the message is a template rendered with the reconcile’s context (the webhook judges the runtime's version only)`,
     ]);
   });
 
