@@ -23,6 +23,7 @@ export type ParentMessage =
     }
   | { readonly type: 'sample' }
   | { readonly type: 'stats' }
+  | { readonly type: 'steps' }
   | { readonly type: 'stop' };
 
 /** ChildSample is the child's answer to `sample`. */
@@ -46,11 +47,16 @@ export interface ChildStats {
   readonly resyncsAdded: number;
   /** Sharded runs: the sharder's label patches so far, on the replica that runs it (0 elsewhere). */
   readonly sharderPatches?: number;
-  /**
-   * Seconds spent in each reconcile step so far, summed over reconciles, with the count: the
-   * `orkestra_reconcile_step_duration_seconds` histogram of the operator's own /metrics.
-   */
-  readonly steps?: Readonly<Record<string, StepTotal>>;
+}
+
+/**
+ * ChildSteps answers `steps`: seconds spent in each reconcile step so far, summed over reconciles,
+ * with the count — the `orkestra_reconcile_step_duration_seconds` histogram of the operator's own
+ * /metrics (a scrape of its own, so `stats`, which brackets the CPU readings, stays cheap).
+ */
+export interface ChildSteps {
+  readonly type: 'steps';
+  readonly steps: Readonly<Record<string, StepTotal>>;
 }
 
 /** StepTotal is one reconcile step's summed time (s) and how many reconciles recorded it. */
@@ -64,5 +70,6 @@ export type ChildMessage =
   | { readonly type: 'started' }
   | ChildSample
   | ChildStats
+  | ChildSteps
   | { readonly type: 'stopped' }
   | { readonly type: 'error'; readonly message: string };

@@ -13,7 +13,7 @@ import { openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { ChildMessage, ChildSample, ChildStats, ParentMessage } from './child-protocol.js';
+import type { ChildMessage, ChildSample, ChildStats, ChildSteps, ParentMessage } from './child-protocol.js';
 import { installCrds } from './install-crds.js';
 import type { SystemUnderTest } from './system-under-test.js';
 import { ORKESTRA_RESOURCE, orkestraCrd, orkestraKatalogText } from './workload.js';
@@ -216,8 +216,8 @@ async function startOne(
       return s.resyncsAdded;
     },
     async reconcileSteps() {
-      const s = (await channel.request({ type: 'stats' }, 'stats', 30_000)) as ChildStats;
-      return s.steps ?? null;
+      const s = (await channel.request({ type: 'steps' }, 'steps', 30_000)) as ChildSteps;
+      return s.steps;
     },
     async replicaSamples() {
       const m = (await channel.request({ type: 'sample' }, 'sample', 30_000)) as ChildSample;

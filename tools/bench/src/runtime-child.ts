@@ -119,14 +119,13 @@ async function steps(): Promise<Record<string, StepTotal>> {
   return parseStepTotals(text);
 }
 
-async function stats(): Promise<ChildMessage> {
+function stats(): ChildMessage {
   const cpu = process.cpuUsage();
   return {
     type: 'stats',
     ...counts(),
     cpuMs: (cpu.user + cpu.system) / 1000,
     sharderPatches: operator?.sharderStats()?.patches ?? 0,
-    steps: await steps().catch(() => ({})),
   };
 }
 
@@ -142,7 +141,10 @@ process.on('message', (message: ParentMessage) => {
           send(await sample());
           break;
         case 'stats':
-          send(await stats());
+          send(stats());
+          break;
+        case 'steps':
+          send({ type: 'steps', steps: await steps().catch(() => ({})) });
           break;
         case 'stop':
           clearInterval(scraper);
