@@ -185,13 +185,13 @@ function statefulOrdinal(pod: KubeObject, set: string): number {
  * for a Deployment whose selector they happen to match.
  */
 function ownedBy(pod: KubeObject, child: KubeObject, how: NonNullable<KindEnrich['pods']>): boolean {
-  const refs = pod.metadata.ownerReferences ?? [];
-  if (how !== 'replicaSets')
-    return child.metadata.uid != null && refs.some((o) => o.uid === child.metadata.uid);
+  if (how !== 'replicaSets') return ownsByUid(pod, child.metadata.uid);
   const hash = pod.metadata.labels?.['pod-template-hash'];
   return (
     hash != null &&
-    refs.some((o) => o.kind === 'ReplicaSet' && o.name === `${child.metadata.name ?? ''}-${hash}`)
+    (pod.metadata.ownerReferences ?? []).some(
+      (o) => o.kind === 'ReplicaSet' && o.name === `${child.metadata.name ?? ''}-${hash}`,
+    )
   );
 }
 
