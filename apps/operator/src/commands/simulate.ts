@@ -68,7 +68,11 @@ export const simulateCommand: Command = {
     let scenario: Scenario;
     try {
       const text = readFileSync(scenarioPath, 'utf8');
-      scenario = parseScenario(text, { file: scenarioFile, baseDir: dirname(scenarioPath) });
+      scenario = parseScenario(text, {
+        file: scenarioFile,
+        baseDir: dirname(scenarioPath),
+        katalog: loaded.katalog,
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       io.stderr.write(
