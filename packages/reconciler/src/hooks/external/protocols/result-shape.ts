@@ -101,7 +101,7 @@ const SINGULAR = { text: 'a string', number: 'a number', boolean: 'a boolean', a
 const PLURAL = { text: 'strings', number: 'numbers', boolean: 'booleans', any: 'values' } as const;
 
 /** describeShape names a shape as a JSON reader would ("an array of objects"). */
-export function describeShape(shape: ResultShape): string {
+function describeShape(shape: ResultShape): string {
   if (typeof shape === 'string') return SINGULAR[shape];
   if ('list' in shape) return `an array of ${plural(shape.list)}`;
   if ('map' in shape) return shape.map === 'any' ? 'an object' : `an object of ${plural(shape.map)}`;
