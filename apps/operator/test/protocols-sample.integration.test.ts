@@ -4,7 +4,8 @@
  * (`pnpm testenv:build protocols`), the local control plane. One CR: its `spec.owner` is a bind
  * parameter of a SQL count, its `spec.queue` the key of a Redis `LLEN`, and Prometheus' own `up`
  * is read through `promValue` and `promAboveThreshold`; a ConfigMap child and the CR's status are
- * rendered from each answer, and the Control Center lists each call's last outcome for the CR (ADR 0095). The same Katalog passes `ork validate --strict` (ADR 0086).
+ * rendered from each answer, and the Control Center lists each call's last outcome for the CR
+ * (ADR 0095). The same Katalog passes `ork validate --strict` (ADR 0086).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
