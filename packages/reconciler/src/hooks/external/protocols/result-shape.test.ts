@@ -142,3 +142,26 @@ describe('scripted answers against result shapes (answerProblem)', () => {
     ).toBeUndefined();
   });
 });
+
+describe('a Redis call’s value by its command', () => {
+  const { redis } = PROTOCOL_TABLE;
+  const of = (query: string) => redis.resultOf?.({ name: 'r', url: 'redis://c', query });
+
+  it('is a number for an integer reply, a list for MGET, open where the reply may be nil', () => {
+    expect(of('LLEN "{{ spec.queue }}"')).toMatchObject({
+      json: 'number',
+      raw: { fields: { value: 'number' } },
+    });
+    expect(of('hmget h a b')).toMatchObject({ json: { list: 'any' } });
+    expect(of('GET k')).toBeUndefined();
+    expect(of('{{ spec.command }} k')).toBeUndefined();
+    const llen = of('LLEN q') ?? {};
+    expect(resultPathProblem('redis', llen, ['json', 'items'], 'external.r')?.message).toBe(
+      '`external.r.json` is a number; it has no field `items`',
+    );
+    expect(answerProblem('redis', llen, { raw: { value: '5' } })?.message).toBe(
+      'must be a number; got a string',
+    );
+    expect(answerProblem('redis', llen, { result: '5', raw: { value: 5 }, json: 5 })).toBeUndefined();
+  });
+});
