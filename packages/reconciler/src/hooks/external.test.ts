@@ -509,7 +509,11 @@ describe('ExternalCaller.runAll', () => {
     expect(run.results['first']?.ok).toBe(true);
     expect(run.results['skipped']).toEqual(notCalledExternalResult());
     expect(run.results['second']).toMatchObject({ called: true, ok: false, status: 503 });
-    expect(run.failed).toEqual({ name: 'third', error: 'unexpected status 404 (expected 2xx)' });
+    expect(run.failed).toEqual({
+      name: 'third',
+      error: 'unexpected status 404 (expected 2xx)',
+      address: main.base,
+    });
     expect(run.results['never']).toBeUndefined();
   });
 });

@@ -154,8 +154,27 @@ export interface CallRetryBackoff {
 /** ExternalRunResult is the outcome of `runAll`: every result so far, and the call that stopped the run. */
 export interface ExternalRunResult {
   readonly results: Readonly<Record<string, ExternalCallResult>>;
-  /** Set when a call without `continueOnError` failed; later calls were not made. */
-  readonly failed?: { readonly name: string; readonly error: string };
+  /**
+   * Set when a call without `continueOnError` failed; later calls were not made. `address` is the
+   * server the call went to (`callAddress`), so a failure names the source that did not answer.
+   */
+  readonly failed?: { readonly name: string; readonly error: string; readonly address?: string };
+}
+
+// The scheme and authority of a URL (a kafka broker list too); the user-info is skipped.
+const URL_ORIGIN = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#@]*@)?([^/?#]*)/i;
+
+/**
+ * callAddress is the server a rendered call goes to, as a condition may show it: the URL's scheme
+ * and host (with port), without user-info, path or query (which may carry credentials or CR
+ * values); `""` when the URL does not start with a scheme.
+ *
+ * @example
+ * callAddress('postgres://reader@db.shop:5432/orders'); // 'postgres://db.shop:5432'
+ */
+export function callAddress(url: string | undefined): string {
+  const match = URL_ORIGIN.exec(url ?? '');
+  return match == null ? '' : `${match[1]}${match[2]}`;
 }
 
 /** ExternalCallStats counts what an ExternalCaller did, cumulative. */
@@ -362,7 +381,10 @@ export class ExternalCaller {
       }
       results[declaration.name] = result;
       if (result.called && !result.ok && declaration.continueOnError !== true) {
-        return { results, failed: { name: declaration.name, error: result.error } };
+        return {
+          results,
+          failed: { name: declaration.name, error: result.error, address: callAddress(rendered?.url) },
+        };
       }
     }
     return { results };
