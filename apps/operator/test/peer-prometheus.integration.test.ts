@@ -134,6 +134,30 @@ async function metricOfB(): Promise<string | undefined> {
   return body.data.result[0]?.value[1];
 }
 
+/** summed adds up a metric's series as a Prometheus text exposition lists them. */
+function summed(text: string, name: string): number {
+  let total = 0;
+  for (const line of text.split('\n'))
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) total += Number(line.split(' ').at(-1));
+  return total;
+}
+
+/** requestsOfB is B's count of API-server requests, read through its own Live API. */
+async function requestsOfB(): Promise<number> {
+  const query = encodeURIComponent('rest_client_requests_total');
+  const answer = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${query}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = (await answer.json()) as { data: { result: { value: [number, string] }[] } };
+  return body.data.result.reduce((sum, r) => sum + Number(r.value[1]), 0);
+}
+
+/** ofA is A's count of `name` on its metrics port. */
+async function ofA(name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${a?.metricsAddress?.port ?? 0}/metrics`)).text();
+  return summed(text, name);
+}
+
 interface Condition {
   type: string;
   status: string;
@@ -188,7 +212,10 @@ beforeAll(async () => {
     kubeConfig: env.kubeConfig,
     namespace: env.namespace,
     // B listens on loopback, which the address guard lets through only when named.
-    args: ['--allow-private-addresses', '127.0.0.1/32', '--cross-bind-address', '0'],
+    args: [
+      ...['--allow-private-addresses', '127.0.0.1/32', '--cross-bind-address', '0'],
+      ...['--metrics-bind-address', '127.0.0.1:0'],
+    ],
   });
   await a.synced;
 }, 180_000);
@@ -221,6 +248,27 @@ it('renders a peer operator’s metric read over its Live API, reports the peer 
   expect(first.status?.peerWorkers).toBe(await metricOfB());
   const child = await core().readNamespacedConfigMap({ name: 'g1-peer', namespace: env.namespace });
   expect(child.data).toEqual({ WORKERS: '7' });
+
+  // Steady state: A polls B every 2 s. B answers from memory; its token and access reviews, and
+  // A's read of the token Secret, are cached 30 s — so neither side makes a request per read.
+  const [callsBefore, requestsOfABefore, requestsOfBBefore] = [
+    await ofA('orkestra_external_calls_total'),
+    await ofA('rest_client_requests_total'),
+    await requestsOfB(),
+  ];
+  const calls = await waitFor(
+    'A to poll B ten times',
+    async () => {
+      const now = await ofA('orkestra_external_calls_total');
+      return now - callsBefore >= 10 ? now - callsBefore : undefined;
+    },
+    120_000,
+  );
+  const [requestsOfAAfter, requestsOfBAfter] = [await ofA('rest_client_requests_total'), await requestsOfB()];
+  console.log(
+    `peer-prometheus: ${calls} reads of B's /api/v1/query; API-server requests: B ${requestsOfBAfter - requestsOfBBefore}, A ${requestsOfAAfter - requestsOfABefore} (A's include its status writes)`,
+  );
+  expect(requestsOfBAfter - requestsOfBBefore).toBeLessThan(calls);
 
   // B stops: A's next poll fails, and the CR says which call and which address.
   await b?.shutdown('peer stopped');

@@ -117,6 +117,8 @@ export type ReadSecret = (namespace: string, name: string, key: string) => Promi
 
 /** ExternalCallerOptions configures an ExternalCaller; every field has a default. */
 export interface ExternalCallerOptions {
+  /** Told of every call that ended, made or answered from the cache (the `orkestra_external_calls_total` metric). Default none. */
+  readonly onCall?: (entry: string, call: string, result: ExternalCallMetricResult, seconds: number) => void;
   /** Reads `auth.secretRef` credentials (an API `GET`); results are kept `secretCacheMs`. Default: none (secretRef calls fail). */
   readonly readSecret?: ReadSecret;
   /** The operator's environment for `auth.env`. Default `process.env`. */
@@ -176,6 +178,9 @@ export function callAddress(url: string | undefined): string {
   const match = URL_ORIGIN.exec(url ?? '');
   return match == null ? '' : `${match[1]}${match[2]}`;
 }
+
+/** ExternalCallMetricResult is how a call ended, the `result` label of `orkestra_external_calls_total`. */
+export type ExternalCallMetricResult = 'success' | 'error' | 'timeout' | 'cached';
 
 /** ExternalCallStats counts what an ExternalCaller did, cumulative. */
 export interface ExternalCallStats {
@@ -242,6 +247,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  */
 export class ExternalCaller {
   readonly #readSecret: ReadSecret | undefined;
+  readonly #onCall: ExternalCallerOptions['onCall'];
   readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #clock: Clock;
   readonly #guard: AddressGuard;
@@ -262,6 +268,7 @@ export class ExternalCaller {
 
   constructor(options: ExternalCallerOptions = {}) {
     this.#readSecret = options.readSecret;
+    this.#onCall = options.onCall;
     this.#env = options.env ?? process.env;
     this.#clock = options.clock ?? systemClock;
     this.#guard = new AddressGuard({
@@ -417,6 +424,18 @@ export class ExternalCaller {
     const made: { cached?: boolean; failed?: CallFailure } = {};
     const result = await this.#call(declaration, context, made);
     if (made.cached !== true) this.#record(declaration, context, result, made.failed);
+    this.#onCall?.(
+      context.entry,
+      declaration.name,
+      made.cached === true
+        ? 'cached'
+        : result.ok
+          ? 'success'
+          : made.failed?.outcome === 'timeout'
+            ? 'timeout'
+            : 'error',
+      made.cached === true ? 0 : result.durationMs / 1000,
+    );
     return result;
   }
 
