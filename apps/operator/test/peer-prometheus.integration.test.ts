@@ -6,7 +6,9 @@
  * prometheus` to B's `/api/v1/query`, the credential a ServiceAccount token in a Secret
  * (`auth.secretRef`), and B's loopback host let through explicitly (`--allow-private-addresses
  * 127.0.0.1/32`, the guard's rule for a named range). A renders a ConfigMap child and its status
- * from `promValue`. B is then stopped: A's CR gets `Ready=False` with `ExternalCallFailed` naming
+ * from `promValue`; at steady state (A polling every 2 s) neither side makes an API-server request
+ * per read (B's count through its own `/api/v1/query`, A's on its `/metrics`, where
+ * `orkestra_external_calls_total` counts the reads). B is then stopped: A's CR gets `Ready=False` with `ExternalCallFailed` naming
  * the call and B's address, and keeps reconciling; B restarts on the same port with other
  * workers, and A's CR renders B's new value. The allowance names B's address only: a call to
  * another loopback address is refused by the guard.
