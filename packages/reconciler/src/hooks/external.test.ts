@@ -340,6 +340,27 @@ describe('ExternalCaller against a local server', () => {
     await call(caller, { url: `${main.base}/status/503`, cacheFor: '30s' });
     expect(main.seen.length - before).toBe(7);
   });
+
+  it('tells onCall how each call ended (the orkestra_external_calls_total metric)', async () => {
+    const told: string[] = [];
+    const caller = new ExternalCaller({
+      allowAddresses: LOOPBACK_CIDRS,
+      onCall: (entry, name, result, seconds) => {
+        expect(seconds).toBeGreaterThanOrEqual(0);
+        told.push(`${entry} ${name} ${result}`);
+      },
+    });
+    await call(caller, { url: `${main.base}/ok`, cacheFor: '30s' });
+    await call(caller, { url: `${main.base}/ok`, cacheFor: '30s' });
+    await call(caller, { url: `${main.base}/status/503` });
+    await call(caller, { url: `${main.base}/slow`, timeout: '50ms' });
+    expect(told).toEqual([
+      'website api success',
+      'website api cached',
+      'website api error',
+      'website api timeout',
+    ]);
+  });
 });
 
 describe('ExternalCaller address guard', () => {
@@ -509,7 +530,11 @@ describe('ExternalCaller.runAll', () => {
     expect(run.results['first']?.ok).toBe(true);
     expect(run.results['skipped']).toEqual(notCalledExternalResult());
     expect(run.results['second']).toMatchObject({ called: true, ok: false, status: 503 });
-    expect(run.failed).toEqual({ name: 'third', error: 'unexpected status 404 (expected 2xx)' });
+    expect(run.failed).toEqual({
+      name: 'third',
+      error: 'unexpected status 404 (expected 2xx)',
+      address: main.base,
+    });
     expect(run.results['never']).toBeUndefined();
   });
 });

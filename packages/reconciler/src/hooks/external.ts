@@ -119,6 +119,8 @@ export type ReadSecret = (namespace: string, name: string, key: string) => Promi
 
 /** ExternalCallerOptions configures an ExternalCaller; every field has a default. */
 export interface ExternalCallerOptions {
+  /** Told of every call that ended, made or answered from the cache (the `orkestra_external_calls_total` metric). Default none. */
+  readonly onCall?: (entry: string, call: string, result: ExternalCallMetricResult, seconds: number) => void;
   /** Reads `auth.secretRef` credentials (an API `GET`); results are kept `secretCacheMs`. Default: none (secretRef calls fail). */
   readonly readSecret?: ReadSecret;
   /** The operator's environment for `auth.env`. Default `process.env`. */
@@ -156,9 +158,31 @@ export interface CallRetryBackoff {
 /** ExternalRunResult is the outcome of `runAll`: every result so far, and the call that stopped the run. */
 export interface ExternalRunResult {
   readonly results: Readonly<Record<string, ExternalCallResult>>;
-  /** Set when a call without `continueOnError` failed; later calls were not made. */
-  readonly failed?: { readonly name: string; readonly error: string };
+  /**
+   * Set when a call without `continueOnError` failed; later calls were not made. `address` is the
+   * server the call went to (`callAddress`), so a failure names the source that did not answer.
+   */
+  readonly failed?: { readonly name: string; readonly error: string; readonly address?: string };
 }
+
+// The scheme and authority of a URL (a kafka broker list too); the user-info is skipped.
+const URL_ORIGIN = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#@]*@)?([^/?#]*)/i;
+
+/**
+ * callAddress is the server a rendered call goes to, as a condition may show it: the URL's scheme
+ * and host (with port), without user-info, path or query (which may carry credentials or CR
+ * values); `""` when the URL does not start with a scheme.
+ *
+ * @example
+ * callAddress('postgres://reader@db.shop:5432/orders'); // 'postgres://db.shop:5432'
+ */
+export function callAddress(url: string | undefined): string {
+  const match = URL_ORIGIN.exec(url ?? '');
+  return match == null ? '' : `${match[1]}${match[2]}`;
+}
+
+/** ExternalCallMetricResult is how a call ended, the `result` label of `orkestra_external_calls_total`. */
+export type ExternalCallMetricResult = 'success' | 'error' | 'timeout' | 'cached';
 
 /** ExternalCallStats counts what an ExternalCaller did, cumulative. */
 export interface ExternalCallStats {
@@ -257,6 +281,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  */
 export class ExternalCaller {
   readonly #readSecret: ReadSecret | undefined;
+  readonly #onCall: ExternalCallerOptions['onCall'];
   readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #clock: Clock;
   readonly #guard: AddressGuard;
@@ -279,6 +304,7 @@ export class ExternalCaller {
 
   constructor(options: ExternalCallerOptions = {}) {
     this.#readSecret = options.readSecret;
+    this.#onCall = options.onCall;
     this.#env = options.env ?? process.env;
     this.#clock = options.clock ?? systemClock;
     this.#guard = new AddressGuard({
@@ -419,7 +445,10 @@ export class ExternalCaller {
       }
       results[declaration.name] = result;
       if (result.called && !result.ok && declaration.continueOnError !== true) {
-        return { results, failed: { name: declaration.name, error: result.error } };
+        return {
+          results,
+          failed: { name: declaration.name, error: result.error, address: callAddress(rendered?.url) },
+        };
       }
     }
     return { results };
@@ -452,6 +481,18 @@ export class ExternalCaller {
     const made: { cached?: boolean; failed?: CallFailure } = {};
     const result = await this.#call(declaration, context, made);
     if (made.cached !== true) this.#record(declaration, context, result, made.failed);
+    this.#onCall?.(
+      context.entry,
+      declaration.name,
+      made.cached === true
+        ? 'cached'
+        : result.ok
+          ? 'success'
+          : made.failed?.outcome === 'timeout'
+            ? 'timeout'
+            : 'error',
+      made.cached === true ? 0 : result.durationMs / 1000,
+    );
     return result;
   }
 

@@ -21,6 +21,7 @@ import type { HookServices } from '../hooks/hook-unit.js';
 import { KubeReadCache } from './kube-reader.js';
 import { ProviderDispatch } from './provider-dispatch.js';
 import type { ResolvedTuning } from './tuning.js';
+import type { RuntimeObserver } from './runtime-observer.js';
 
 /** HookServicesOptions are what the runtime lends its hook services. */
 export interface HookServicesOptions {
@@ -52,6 +53,8 @@ export interface HookServicesOptions {
   readonly ownedChildren?: HookServices['ownedChildren'];
   /** Module hooks loaded at start, by `<package>#<export>` (ADR 0052). Default none. */
   readonly moduleHooks?: ReadonlyMap<string, LoadedModuleExport> | undefined;
+  /** Told of every external call that ended (`orkestra_external_calls_total`). Default none. */
+  readonly observer?: Pick<RuntimeObserver, 'externalCall'> | undefined;
 }
 
 /** CreatedHookServices are the services as the slots see them, and the concrete ones for metrics, the watches and `stop`. */
@@ -87,6 +90,7 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
     allowLinkLocal: tuning.allowLinkLocal,
     allowAddresses: tuning.allowPrivateAddresses,
     ...(o.importProtocol == null ? {} : { importModule: o.importProtocol }),
+    ...(o.observer == null ? {} : { onCall: o.observer.externalCall }),
   });
   // The address guard covers cross HTTP reads like external calls (docs/reference/runtime.md §14.2).
   const crossHttp = new CrossHttpClient({

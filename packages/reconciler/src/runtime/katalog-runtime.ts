@@ -291,6 +291,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     tuning,
     providers: options.providers ?? new Map(),
     moduleHooks: options.moduleHooks,
+    observer,
     lookup: (name) => crossTarget(entries.get(name), peerView(name)),
     liveAnswer: liveAnswerOf(entries, () => liveState, peerView),
     ownedChildren: (uid) => children.listAllOwned(uid),

@@ -5,6 +5,7 @@
  * to read than to track come from `KatalogRuntime.snapshot()` at scrape time instead.
  */
 import type { RelistReason } from '../informer.js';
+import type { ExternalCallMetricResult } from '../hooks/external.js';
 
 /** ObservedReconcileResult is the `result` label of `controller_runtime_reconcile_total` the runtime reports. */
 export const ObservedReconcileResult = {
@@ -116,6 +117,11 @@ export interface RuntimeObserver {
    * (docs/reference/katalog.md §15.4); `channel` is `email` or `webhook`.
    */
   notification(channel: 'email' | 'webhook', result: 'sent' | 'failed' | 'dropped'): void;
+  /**
+   * An external call of an entry ended (docs/reference/runtime.md §18.2): `call` is its Katalog
+   * name, `result` `success`, `error`, `timeout`, or `cached` (answered from `cacheFor`, 0 s).
+   */
+  externalCall(controller: string, call: string, result: ExternalCallMetricResult, seconds: number): void;
 }
 
 const noop = (): void => undefined;
@@ -143,6 +149,7 @@ export const noopObserver: RuntimeObserver = Object.freeze({
   event: noop,
   eventDropped: noop,
   validation: noop,
+  externalCall: noop,
   secretGenerated: noop,
   notification: noop,
 });

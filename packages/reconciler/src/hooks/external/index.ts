@@ -15,7 +15,7 @@ import {
   stringForm,
 } from '@orkestra/types';
 import type { ExternalCall } from '@orkestra/types';
-import { notCalledExternalResult } from '../external.js';
+import { callAddress, notCalledExternalResult } from '../external.js';
 import type { ExternalCallDeclaration, ExternalCallResult } from '../external.js';
 import { contextValue, defineHook, failing, noMemory, ownValue } from '../hook-unit.js';
 import type { HookInput, HookServices, OfflineScript } from '../hook-unit.js';
@@ -105,10 +105,13 @@ export async function runExternalCalls(
     const failed = compiled.find((e) => e.declaration.name === run.failed?.name);
     const katalogPath = failed?.katalogPath ?? `${crd.katalogPath}.operatorBox.external`;
     throw failing(
-      new OrkestraError(`${katalogPath}: external call ${run.failed.name} failed: ${run.failed.error}`, {
-        code: ConditionReason.ExternalCallFailed,
-        katalogPath,
-      }),
+      new OrkestraError(
+        `${katalogPath}: external call ${run.failed.name} failed: ${run.failed.error}${run.failed.address == null || run.failed.address === '' ? '' : ` (${run.failed.address})`}`,
+        {
+          code: ConditionReason.ExternalCallFailed,
+          katalogPath,
+        },
+      ),
       visible,
     );
   }
@@ -148,7 +151,11 @@ function scriptedCalls(script: OfflineScript): HookServices['external'] {
         if (result.called && !result.ok && declaration.continueOnError !== true) {
           return {
             results,
-            failed: { name: declaration.name, error: result.error || `status ${result.status}` },
+            failed: {
+              name: declaration.name,
+              error: result.error || `status ${result.status}`,
+              address: callAddress(rendered?.url),
+            },
           };
         }
       }

@@ -109,7 +109,7 @@ describe('protocol: prometheus', () => {
       () => ({ name: 'q', protocol: 'prometheus', url: base, query: 'bad(' }),
       ctx,
     );
-    expect(bad.failed).toEqual({ name: 'q', error: 'prometheus: bad_data: parse error' });
+    expect(bad.failed).toEqual({ name: 'q', error: 'prometheus: bad_data: parse error', address: base });
     expect(count('bad(')).toBe(1);
     const busy = await caller.runAll(
       [{ name: 'q', retryBackoff: retry }],
