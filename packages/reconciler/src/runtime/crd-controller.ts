@@ -197,7 +197,7 @@ export class CrdController {
       onDrop: () => observer.queueDropped(crd.name),
       onTake: (key, queuedMs, priority) => {
         observer.queueWait(crd.name, queuedMs / 1000);
-        // §16: a reconcile taken from the low lane (a resync, the start-up list) does not postpone a resync.
+        // runtime.md §16: a reconcile taken from the low lane (a resync, the start-up list) does not postpone a resync.
         if (priority === Priority.Low) this.#lowLaneRuns.add(key);
         else this.#lowLaneRuns.delete(key);
       },
@@ -317,7 +317,7 @@ export class CrdController {
       }
       this.#notify(change);
       if (!this.#workersStarted) return;
-      // §20.3: the enqueue gate decides before the key is queued (deletes always pass).
+      // katalog.md §20.3: the enqueue gate decides before the key is queued (deletes always pass).
       if (this.#gates != null && !this.#gates.admit(change)) return;
       // docs/reference/runtime.md §4: an event for a CR being reconciled may be the echo of that reconcile's own
       // write arriving before the write's answer; decided when the reconcile ends.
@@ -420,7 +420,7 @@ export class CrdController {
     }
   }
 
-  /** #inputChanged restarts the retries of a CR whose retries were exhausted (a watched input changed, §20.1). */
+  /** #inputChanged restarts the retries of a CR whose retries were exhausted (a watched input changed, katalog.md §20.1). */
   #inputChanged(key: string): void {
     this.#exhausted.inputChanged(key);
   }
@@ -430,7 +430,7 @@ export class CrdController {
    * `isOwnWrite`, when given, tells whether the event is the echo of the runtime's own write; an
    * event for a CR being reconciled is then held until the reconcile ends and dropped if it was.
    * `priority` is the lane: `high` for a child whose readiness state changed (ADR 0014), so the
-   * owner's Ready follows it ahead of a backlog of progress events (§5.3). Default `normal`.
+   * owner's Ready follows it ahead of a backlog of progress events (runtime.md §5.3). Default `normal`.
    */
   enqueueOwner(uid: string, isOwnWrite?: () => boolean, priority: Priority = Priority.Normal): void {
     if (!this.#workersStarted) return;
@@ -476,18 +476,18 @@ export class CrdController {
       logger.info({}, 'handed over to another shard');
       return {};
     }
-    // §20.3: the reconcile gate; a gated-out reconcile writes nothing but its Gated condition.
+    // katalog.md §20.3: the reconcile gate; a gated-out reconcile writes nothing but its Gated condition.
     if (this.#gates != null && !(await this.#gates.check(key, cached, logger))) return {};
-    // §20.6: a CR in its terminal state for `deleteAfter` is deleted instead of reconciled.
+    // katalog.md §20.6: a CR in its terminal state for `deleteAfter` is deleted instead of reconciled.
     // Nothing is written here, so the run below reads the same version of the CR.
     if (
       this.#cleanups != null &&
       (await this.#cleanups.check(cached, logger, { record: false })).deleted === true
     )
       return {};
-    // §20.4: a rolled-back CR is not reconciled normally until its spec changes.
+    // katalog.md §20.4: a rolled-back CR is not reconciled normally until its spec changes.
     const rolledBack = await this.#rollbacks?.before(key, cached, logger);
-    // §20.1: retries exhausted; only a new generation (or a watched input, #inputChanged) retries.
+    // katalog.md §20.1: retries exhausted; only a new generation (or a watched input, #inputChanged) retries.
     if (
       this.#exhausted.holds(key, cached.metadata['generation'], cached.metadata['deletionTimestamp'] != null)
     ) {
@@ -537,7 +537,7 @@ export class CrdController {
   ): Promise<ReconcileResult> {
     try {
       if (rolledBack?.previous !== undefined) {
-        // §20.4: upstream's declarative rollback, the `onRollback` children over `.previous`.
+        // katalog.md §20.4: upstream's declarative rollback, the `onRollback` children over `.previous`.
         const result = await this.pipeline.runRollback(cached, {
           reconcileId: ctx.reconcileId,
           logger,
@@ -566,7 +566,7 @@ export class CrdController {
         lastAttempt: this.queue.isLastAttempt(key) ? { attempts: this.queue.maxAttempts } : undefined,
       });
       let requeueAfterMs = result.requeueAfterMs;
-      // §20.6: the reconcile may have written the terminal state; delete now or at the time it falls due.
+      // katalog.md §20.6: the reconcile may have written the terminal state; delete now or at the time it falls due.
       const latest = this.#cleanups == null ? undefined : this.informer.cache.get(key);
       if (latest != null) {
         const cleanup = await this.#cleanups?.check(latest, logger);
