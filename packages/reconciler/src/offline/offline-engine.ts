@@ -41,7 +41,7 @@ import { planNotifications } from '../notify/plan.js';
 import type { DueNotification } from '../notify/plan.js';
 
 export { createScriptedProviders } from '../hooks/providers/scripted.js';
-export type { ProviderResultInput, ScriptedProvidersOptions } from '../hooks/providers/scripted.js';
+export type { ProviderResultInput } from '../hooks/providers/scripted.js';
 import type { ClusterWrite } from './memory-cluster.js';
 
 /**
@@ -115,7 +115,7 @@ export interface ProviderCall {
 }
 
 /** OfflineEngineError is a CR the engine cannot run (no enabled CRD entry serves its kind). */
-export class OfflineEngineError extends OrkestraError {
+class OfflineEngineError extends OrkestraError {
   override readonly name = 'OfflineEngineError';
 }
 
