@@ -15,15 +15,20 @@ function warningText(header: string): string {
   return match?.[1]?.replace(/\\(.)/g, '$1') ?? header;
 }
 
+/** How long {@link kubeRequest} waits for an answer before it rejects (a stuck request fails, never hangs). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 /**
  * kubeRequest sends one JSON request to the API server with the kubeconfig's credentials and
  * returns the status, the parsed body and the Warning headers (which the typed clients drop).
+ * It rejects when no answer has come within `timeoutMs` (default 30 s).
  */
 export async function kubeRequest(
   kubeConfig: KubeConfig,
   method: string,
   path: string,
   body?: unknown,
+  timeoutMs = REQUEST_TIMEOUT_MS,
 ): Promise<RawResponse> {
   const server = new URL(kubeConfig.getCurrentCluster()?.server ?? '');
   const options: RequestOptions = {
@@ -55,6 +60,9 @@ export async function kubeRequest(
         });
       });
       res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => {
+      req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`));
     });
     req.on('error', reject);
     if (body !== undefined) req.write(JSON.stringify(body));

@@ -4,7 +4,8 @@
  * (`pnpm testenv:build protocols`), the local control plane. One CR: its `spec.owner` is a bind
  * parameter of a SQL count, its `spec.queue` the key of a Redis `LLEN`, and Prometheus' own `up`
  * is read through `promValue` and `promAboveThreshold`; a ConfigMap child and the CR's status are
- * rendered from each answer. The same Katalog passes `ork validate --strict` (ADR 0086).
+ * rendered from each answer, and the Control Center lists each call's last outcome for the CR
+ * (ADR 0095). The same Katalog passes `ork validate --strict` (ADR 0086).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -104,6 +105,7 @@ spec:
 }
 
 let operator: Operator;
+const ccToken = randomBytes(16).toString('hex');
 const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
 const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
 
@@ -132,7 +134,11 @@ beforeAll(async () => {
     kubeConfig: env.kubeConfig,
     namespace: env.namespace,
     // The servers listen on loopback, which the address guard allows only explicitly.
-    args: ['--allow-private-addresses', '127.0.0.0/8'],
+    args: [
+      ...['--allow-private-addresses', '127.0.0.0/8'],
+      ...['--metrics-bind-address', '127.0.0.1:0', '--control-center'],
+    ],
+    options: { controlCenterToken: ccToken },
   });
   await operator.synced;
 }, 120_000);
@@ -183,6 +189,21 @@ describe('a protocols sample under the operator, against the real servers', () =
       expect(status).toMatchObject({ pending: '2', backlog: '5', up: '1', scraping: 'true' });
       const answers = await core().readNamespacedConfigMap({ name: 'web-answers', namespace: env.namespace });
       expect(answers.data).toEqual({ PENDING: '2', BACKLOG: '5', UP: '1' });
+
+      // The Control Center's CR page data: each call's last outcome for this CR (runtime.md §23.2).
+      const base = `http://127.0.0.1:${operator.metricsAddress?.port ?? 0}`;
+      const answer = await fetch(`${base}/api/v1/entries/queue/crs/${env.namespace}/web`, {
+        headers: { authorization: `Bearer ${ccToken}` },
+      });
+      expect(answer.status).toBe(200);
+      const text = await answer.text();
+      for (const secret of [postgres().password, redis().password]) expect(text).not.toContain(secret);
+      const { calls } = JSON.parse(text) as { calls: Record<string, unknown>[] };
+      expect(calls.map((c) => [c['call'], c['protocol'], c['target'], c['outcome']])).toEqual([
+        ['backlog', 'redis', `redis://127.0.0.1:${redis().port}`, 'ok'],
+        ['jobs', 'postgres', `postgres://127.0.0.1:${postgres().port}`, 'ok'],
+        ['up', 'prometheus', prometheus().url.replace(/\/+$/, ''), 'ok'],
+      ]);
     },
   );
 });

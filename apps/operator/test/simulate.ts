@@ -14,7 +14,7 @@ export const SIMULATED_NOW = new Date('2026-01-01T00:00:00Z');
 
 /** simulate runs every step of `scenario` (YAML text) against `katalog` and returns their reports. */
 export async function simulate(katalog: Katalog, scenario: string): Promise<StepReport[]> {
-  const parsed = parseScenario(scenario, { file: 'scenario.yaml', baseDir: '/nonexistent' });
+  const parsed = parseScenario(scenario, { file: 'scenario.yaml', baseDir: '/nonexistent', katalog });
   const simulator = new Simulator({ katalog, now: SIMULATED_NOW });
   const reports: StepReport[] = [];
   for (const step of parsed.steps) reports.push(await simulator.run(step));
@@ -39,6 +39,7 @@ export async function simulateRollout(o: SimulateRolloutOptions): Promise<StepRe
     file: 'scenario.yaml',
     baseDir: '/nonexistent',
     loadKatalog: (source) => o.load(source),
+    katalog: o.from,
   });
   const simulator = new Simulator({
     katalog: o.from,

@@ -127,3 +127,24 @@ describe('ork render: CR files within the YAML input limits', () => {
     }
   });
 });
+
+describe('ork render: a scripted protocol answer must fit its result shape (docs/reference/katalog.md §15.1.1)', () => {
+  const katalog = join(REPO_ROOT, 'examples/health-gate/katalog.yaml');
+  const cr = join(REPO_ROOT, 'examples/health-gate/crs/checkout-canary.yaml');
+
+  it('refuses a mismatched answer at the context file’s line and column, naming the call and the field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ork-render-'));
+    const context = join(dir, 'context.yaml');
+    writeFileSync(context, 'external:\n  upstream:\n    ok: true\n    status: "200"\n');
+    const run = await runOrk(['render', katalog, '--cr', cr, '--context', context, '--now', NOW]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.replaceAll(context, 'context.yaml')).toBe(
+      'error: context.yaml:4:13: external.upstream: http call upstream: status must be a number; got a string\n',
+    );
+    writeFileSync(
+      context,
+      '{"external": {"upstream": {"ok": true, "status": 200, "json": {"status": "up"}}}}',
+    );
+    expect((await runOrk(['render', katalog, '--cr', cr, '--context', context, '--now', NOW])).code).toBe(0);
+  });
+});

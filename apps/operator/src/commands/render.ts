@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parse } from 'yaml';
+import { LineCounter, isNode, parse, parseDocument } from 'yaml';
 import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
 import { OfflineEngine, hookRoots, uidOf } from '@orkestra/reconciler/offline';
@@ -14,6 +14,7 @@ import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 import { reportCaughtError } from '../caught-error.js';
 import { isMap } from '../is-map.js';
+import { declaredCalls, scriptedAnswerProblem } from '../offline/simulate/scripted-answers.js';
 
 /** The context file's keys: each hook root of the hook table, and the observed objects. */
 const CONTEXT_KEYS = [...hookRoots.map((root) => root.key), 'observed'];
@@ -48,8 +49,9 @@ class RenderInputError extends Error {
   override readonly name = 'RenderInputError';
 }
 
-function readContext(file: string, cwd: string): RenderContext {
-  const value: unknown = parse(readCrFile(resolve(cwd, file), file));
+function readContext(file: string, cwd: string, katalog: Katalog): RenderContext {
+  const text = readCrFile(resolve(cwd, file), file);
+  const value: unknown = parse(text);
   if (value == null) return {};
   if (!isMap(value)) throw new RenderInputError(`${file}: the context must be a map`);
   for (const key of Object.keys(value)) {
@@ -75,7 +77,34 @@ function readContext(file: string, cwd: string): RenderContext {
     }
     if (!isMap(value[key])) throw new RenderInputError(`${file}: ${key} must be a map`);
   }
+  // A scripted protocol answer must fit its call's result shape (docs/reference/katalog.md §15.1.1).
+  const external = value['external'];
+  if (isMap(external)) {
+    const calls = declaredCalls(katalog);
+    for (const [name, answer] of Object.entries(external)) {
+      if (answer == null) continue;
+      const problem = scriptedAnswerProblem(calls, name, answer);
+      if (problem != null)
+        throw new RenderInputError(
+          `${positionIn(text, file, ['external', name, ...problem.path])}: external.${name}: ${problem.message}`,
+        );
+    }
+  }
   return value as RenderContext;
+}
+
+/** positionIn is `file:line:col` of the node at `path` of a YAML or JSON text (its nearest existing ancestor). */
+function positionIn(text: string, file: string, path: readonly (string | number)[]): string {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  for (let length = path.length; length >= 0; length--) {
+    const node: unknown = length === 0 ? doc.contents : doc.getIn(path.slice(0, length), true);
+    if (isNode(node) && node.range != null) {
+      const { line, col } = lineCounter.linePos(node.range[0]);
+      return `${file}:${line}:${col}`;
+    }
+  }
+  return file;
 }
 
 /** SERVER_FIELDS are the metadata fields the (in-memory) API server sets; the render does not print them. */
@@ -245,7 +274,7 @@ export const renderCommand: Command = {
     }
     let context: RenderContext = {};
     try {
-      if (parsed.values.context != null) context = readContext(parsed.values.context, io.cwd);
+      if (parsed.values.context != null) context = readContext(parsed.values.context, io.cwd, loaded.katalog);
     } catch (error) {
       reportCaughtError(error, 'render');
       io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

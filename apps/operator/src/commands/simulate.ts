@@ -29,7 +29,9 @@ applied), \`context:\` (new cross, git, external, docker, providers results; the
 changed, null removes one), \`advance: <duration>\` (move the clock first) and \`expect:\`
 (applies, creates, prunes, children, status, ready, reason, deletionOrder, notifications; rollout,
 revisions, crs.<name> for rollouts). External calls of every protocol are answered from
-\`context.external\`; the team notifications a step would send are printed (nothing is sent).
+\`context.external\`, each answer checked against its call's protocol result shape (a mismatch
+is a scenario error at its line and column); the team notifications a step would send are
+printed (nothing is sent).
 
 Options:
   --scenario <file>  The scenario file.
@@ -68,7 +70,11 @@ export const simulateCommand: Command = {
     let scenario: Scenario;
     try {
       const text = readFileSync(scenarioPath, 'utf8');
-      scenario = parseScenario(text, { file: scenarioFile, baseDir: dirname(scenarioPath) });
+      scenario = parseScenario(text, {
+        file: scenarioFile,
+        baseDir: dirname(scenarioPath),
+        katalog: loaded.katalog,
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       io.stderr.write(

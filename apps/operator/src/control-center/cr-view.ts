@@ -64,6 +64,41 @@ export interface CrDetail extends CrSummary {
   readonly fields: Readonly<Record<string, unknown>>;
   readonly hooks: readonly string[];
   readonly events: readonly RecentEvent[];
+  /** Each external call's last outcome for this CR (runtime.md §23.2); never a credential, error text or body. */
+  readonly calls: readonly CrCallView[];
+}
+
+/** CrCallView is one external call's last outcome for one CR. */
+export interface CrCallView {
+  readonly call: string;
+  readonly protocol: string;
+  /** `scheme://host:port`: no user, password, path or query. */
+  readonly target: string;
+  readonly outcome: 'ok' | 'error' | 'timeout';
+  readonly errorClass?: string;
+  readonly status?: number;
+  readonly at: string;
+  readonly durationMs: number;
+}
+
+/** crCalls is the last outcome of each external call made for the CR, from the runtime's caller. */
+function crCalls(
+  engine: KatalogRuntime,
+  entry: string,
+  namespace: string | undefined,
+  name: string,
+): CrCallView[] {
+  const caller = (engine.hookServices as KatalogRuntime['hookServices'] | undefined)?.external;
+  return (caller?.crOutcomes(entry, namespace ?? '', name) ?? []).map((o) => ({
+    call: o.call,
+    protocol: o.protocol,
+    target: o.target,
+    outcome: o.outcome,
+    ...(o.errorClass == null ? {} : { errorClass: o.errorClass }),
+    ...(o.status == null ? {} : { status: o.status }),
+    at: new Date(o.atMs).toISOString(),
+    durationMs: o.durationMs,
+  }));
 }
 
 const SECRET_KEY = /secret|password|passwd|token|credential|private|apikey|api_key|cert|tls|key$/i;
@@ -296,5 +331,6 @@ export function crDetail(input: {
     fields: record(redact(fields)),
     hooks: input.hooks,
     events: input.events(object.kind, object.metadata.namespace, object.metadata.name ?? ''),
+    calls: crCalls(input.engine, input.entry, object.metadata.namespace, object.metadata.name ?? ''),
   };
 }

@@ -22,9 +22,31 @@ const caller = new ExternalCaller({
   env: { TOKEN: SECRET },
 });
 
+/** The CR `shop/checkout` of the entry `website`, as its cache holds it. */
+const checkout = {
+  apiVersion: 'web.example.com/v1',
+  kind: 'Website',
+  metadata: { name: 'checkout', namespace: 'shop', uid: 'u-1' },
+  spec: {},
+};
+const websiteEntry = {
+  controller: {
+    crd: {
+      apiTypes: { group: 'web.example.com', plural: 'websites' },
+      // No hook declared: every unit's compiled declarations are an empty list.
+      hooks: new Proxy({}, { get: () => [] }),
+    },
+  },
+  cache: {
+    getByName: (ns: string | undefined, name: string) =>
+      ns === 'shop' && name === 'checkout' ? checkout : undefined,
+    list: () => [checkout],
+  },
+};
+
 beforeAll(async () => {
   target = createServer((request, response) => {
-    if (request.url === '/ok')
+    if (request.url === '/ok' || request.url?.startsWith('/ok?') === true)
       response.writeHead(200, { 'content-type': 'application/json' }).end(`{"v":"${BODY}"}`);
     else if (request.url?.startsWith('/fail') === true) response.writeHead(500).end(BODY);
     // anything else never answers
@@ -33,7 +55,12 @@ beforeAll(async () => {
   const source = {
     operator: 'op',
     katalog: () => ({ spec: { crds: {} } }),
-    engine: () => ({ entries: new Map(), isReady: () => true, hookServices: { external: caller } }),
+    engine: () => ({
+      entries: new Map([['website', websiteEntry]]),
+      children: { listAllOwned: () => [] },
+      isReady: () => true,
+      hookServices: { external: caller },
+    }),
     leader: () => true,
     rollout: () => undefined,
     events: { subscribe: () => () => undefined, list: () => [] },
@@ -101,5 +128,41 @@ describe('GET /api/v1/calls', () => {
         ]),
       );
     }
+  });
+});
+
+describe('GET /api/v1/entries/<entry>/crs/<namespace>/<name>: the CR’s calls', () => {
+  it('shows each call’s last outcome for this CR: protocol, target, outcome, when, how long; never the DSN’s password', async () => {
+    const dsnPassword = 'dsn-pass-8142';
+    const ctx = { entry: 'website', namespace: 'shop', cr: 'checkout' };
+    await caller.call({ name: 'api', url: `${targetBase}/ok?token=${SECRET}` }, ctx);
+    // Refused before connecting (a password in the URL): an outcome all the same.
+    await caller.call(
+      {
+        name: 'jobs',
+        protocol: 'postgres',
+        url: `postgres://reader:${dsnPassword}@127.0.0.1:1/jobs`,
+        query: 'SELECT 1 AS n',
+      },
+      ctx,
+    );
+    await caller.call({ name: 'api', url: `${targetBase}/fail` }, { ...ctx, cr: 'cart' });
+    const answer = await get('/api/v1/entries/website/crs/shop/checkout');
+    expect(answer.status).toBe(200);
+    const text = await answer.text();
+    for (const secret of [dsnPassword, SECRET, BODY, 'reader']) expect(text).not.toContain(secret);
+    const { calls } = JSON.parse(text) as { calls: Record<string, unknown>[] };
+    expect(calls.map((c) => [c['call'], c['protocol'], c['target'], c['outcome'], c['errorClass']])).toEqual([
+      ['api', 'http', targetBase, 'ok', undefined],
+      ['jobs', 'postgres', 'postgres://127.0.0.1:1', 'error', 'refused'],
+    ]);
+    for (const call of calls) {
+      expect(Date.parse(String(call['at']))).not.toBeNaN();
+      expect(typeof call['durationMs']).toBe('number');
+    }
+    // The per-call list shows the last target too, without the password.
+    const all = await (await get('/api/v1/calls')).text();
+    expect(all).not.toContain(dsnPassword);
+    expect(all).toContain('"target":"postgres://127.0.0.1:1"');
   });
 });

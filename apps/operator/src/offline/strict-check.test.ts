@@ -147,6 +147,27 @@ describe('strict check: protocol results and helpers (docs/reference/katalog.md 
     ]);
   });
 
+  it('checks into a row by the columns a SQL select list names, and stops where the shape is open', () => {
+    expect(errorsAt(protocols('{{ external.jobs.rows.0.count }}'))).toEqual([
+      '16:32: spec.crds.queue.operatorBox.status.fields[0].value: template path `external.jobs.rows.0.count`: `external.jobs.rows.0` has no field `count`; its fields are n',
+    ]);
+    expect(errorsAt(protocols('{{ external.jobs.raw.N }}'))).toEqual([
+      expect.stringContaining('`external.jobs.raw` has no field `N`; its fields are n; did you mean `n`?'),
+    ]);
+    expect(errorsAt(protocols('{{ external.depth.raw.data.result.first }}'))).toEqual([
+      expect.stringContaining('`external.depth.raw.data.result` is a list: read an element by its index'),
+    ]);
+    // `SELECT *` names no columns: a row's fields stay the server's, as an HTTP JSON body's do.
+    const open = protocols('{{ external.jobs.rows.0.anything }}{{ external.api.json.items.0.deep.er }}')
+      .replace('SELECT 1 AS n', 'SELECT * FROM jobs')
+      .replace('external:\n', 'external:\n          - {name: api, url: "http://api:8080"}\n');
+    expect(errorsAt(open)).toEqual([]);
+    // The prefix before an open part is still checked.
+    expect(errorsAt(open.replace('json.items', 'jsn.items'))).toEqual([
+      expect.stringContaining('protocol http has no result field `jsn`'),
+    ]);
+  });
+
   it('refuses a prom helper argument that is not a prometheus result or a number, at the template', () => {
     expect(errorsAt(protocols('{{ promValue external.jobs }}'))).toEqual([
       '16:32: spec.crds.queue.operatorBox.status.fields[0].value: argument 1 of `promValue`: `external.jobs` is a postgres call; `promValue` reads the result of a prometheus call (prometheus calls here: depth)',

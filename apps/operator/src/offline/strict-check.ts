@@ -3,7 +3,7 @@ import type { Node as YamlNode } from 'yaml';
 import { hookRoots, protocolResults, resultPathProblem, visibleRoots } from '@orkestra/reconciler/offline';
 import type { HelperParameter, HookRoot, ProtocolResult } from '@orkestra/reconciler/offline';
 import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath, guessPlural, parseDuration } from '@orkestra/types';
-import type { CrdEntry, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
+import type { CrdEntry, ExternalCall, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
 import { createTemplateEngine } from '@orkestra/template';
 import type { HelperCall, TemplateEngine } from '@orkestra/template';
 import { didYouMean } from '../did-you-mean.js';
@@ -110,6 +110,8 @@ interface EntryScope {
   readonly external: readonly string[];
   /** The protocol of each external call by name. */
   readonly externalProtocols: ReadonlyMap<string, string>;
+  /** Each external call by name (a call's declaration may close its result: a SQL select list). */
+  readonly externalCalls: ReadonlyMap<string, ExternalCall>;
   readonly externalCounts: {
     readonly validation: number;
     readonly onReconcile: number;
@@ -367,6 +369,9 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
     externalProtocols: new Map(
       [...(entry.validation?.external ?? []), ...box.external].map((call) => [call.name, call.protocol]),
     ),
+    externalCalls: new Map(
+      [...(entry.validation?.external ?? []), ...box.external].map((call) => [call.name, call]),
+    ),
     externalCounts: {
       validation: entry.validation?.external.length ?? 0,
       onReconcile: countExternal('onReconcile'),
@@ -558,9 +563,11 @@ function checkHookPath(
     const protocol = PROTOCOLS.get(scope.externalProtocols.get(name) ?? 'http');
     if (protocol == null) return resultKey(1);
     const at = `${root}.${name}`;
+    const call = scope.externalCalls.get(name);
+    const result = call == null ? protocol.result : protocol.resultOf(call);
     // The first key alone first: an unknown one there may be upstream's short form of a JSON field.
-    const top = resultPathProblem(protocol.name, protocol.result, rest.slice(1, 2), at);
-    const problem = top ?? resultPathProblem(protocol.name, protocol.result, rest.slice(1), at);
+    const top = resultPathProblem(protocol.name, result, rest.slice(1, 2), at);
+    const problem = top ?? resultPathProblem(protocol.name, result, rest.slice(1), at);
     if (problem == null) return undefined;
     const field = problem.unknown?.key;
     const message = `${problem.message}${field == null ? '' : didYouMean(field, problem.unknown?.candidates ?? [])}`;

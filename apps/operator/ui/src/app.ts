@@ -96,6 +96,8 @@ interface CallOutcome {
   readonly entry: string;
   readonly call: string;
   readonly protocol: string;
+  /** `scheme://host:port` of the last call (older operators send none). */
+  readonly target?: string;
   readonly outcome: 'ok' | 'error' | 'timeout';
   readonly errorClass?: string;
   readonly status?: number;
@@ -105,24 +107,62 @@ interface CallOutcome {
   readonly failures: number;
 }
 
+/** outcomeBadge is a call's last outcome: ok, timeout, or the error's class and HTTP status. */
+function outcomeBadge(o: Pick<CallOutcome, 'outcome' | 'errorClass' | 'status'>): HTMLElement {
+  const label =
+    o.outcome === 'ok'
+      ? 'ok'
+      : o.outcome === 'timeout'
+        ? 'timeout'
+        : `error: ${o.errorClass ?? 'unknown'}${o.status == null ? '' : ` (${o.status})`}`;
+  return h('span', { class: `badge ${o.outcome === 'ok' ? 'ok' : 'bad'}` }, label);
+}
+
+/** crCallsSection lists the last outcome of each external call made for one CR, or nothing before one. */
+function crCallsSection(calls: readonly CrCall[] | undefined): HTMLElement | null {
+  if (calls == null || calls.length === 0) return null;
+  const head = ['Call', 'Protocol', 'Target', 'Last outcome', 'When', 'Duration'];
+  return h(
+    'section',
+    { 'aria-labelledby': 'cr-calls' },
+    h('h2', { id: 'cr-calls' }, 'External calls'),
+    h(
+      'table',
+      { 'aria-label': 'External calls of this CR' },
+      h('thead', {}, h('tr', {}, ...head.map((t) => h('th', { scope: 'col' }, t)))),
+      h(
+        'tbody',
+        {},
+        ...calls.map((o) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, o.call),
+            h('td', {}, o.protocol),
+            h('td', {}, h('code', {}, o.target)),
+            h('td', {}, outcomeBadge(o)),
+            h('td', { title: o.at }, `${age(o.at)} ago`),
+            h('td', {}, `${o.durationMs} ms`),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 /** externalSection lists each external call's last outcome, or nothing before the first call. */
 function externalSection(outcomes: readonly CallOutcome[]): HTMLElement | null {
   if (outcomes.length === 0) return null;
-  const head = ['Entry', 'Call', 'Protocol', 'Last outcome', 'When', 'Duration', 'Calls (failed)'];
+  const head = ['Entry', 'Call', 'Protocol', 'Target', 'Last outcome', 'When', 'Duration', 'Calls (failed)'];
   const rows = outcomes.map((o) => {
-    const label =
-      o.outcome === 'ok'
-        ? 'ok'
-        : o.outcome === 'timeout'
-          ? 'timeout'
-          : `error: ${o.errorClass ?? 'unknown'}${o.status == null ? '' : ` (${o.status})`}`;
     return h(
       'tr',
       {},
       h('td', {}, o.entry),
       h('td', {}, o.call),
       h('td', {}, o.protocol),
-      h('td', {}, h('span', { class: `badge ${o.outcome === 'ok' ? 'ok' : 'bad'}` }, label)),
+      h('td', {}, h('code', {}, o.target ?? '')),
+      h('td', {}, outcomeBadge(o)),
       h('td', { title: o.at }, `${age(o.at)} ago`),
       h('td', {}, `${o.durationMs} ms`),
       h('td', {}, `${o.calls} (${o.failures})`),
@@ -214,6 +254,19 @@ interface CrDetail extends CrSummary {
   readonly fields: Readonly<Record<string, unknown>>;
   readonly hooks: readonly string[];
   readonly events: readonly RecentEvent[];
+  /** Each external call's last outcome for this CR (runtime.md §23.2); older operators send none. */
+  readonly calls?: readonly CrCall[];
+}
+/** CrCall is one external call's last outcome for one CR. */
+interface CrCall {
+  readonly call: string;
+  readonly protocol: string;
+  readonly target: string;
+  readonly outcome: 'ok' | 'error' | 'timeout';
+  readonly errorClass?: string;
+  readonly status?: number;
+  readonly at: string;
+  readonly durationMs: number;
 }
 interface ApiIndex {
   readonly operator: string;
@@ -686,6 +739,8 @@ async function crPage(entry: string, namespace: string, name: string): Promise<H
   const fields = keyValues('Status fields', cr.fields);
   if (providers != null) page.append(providers);
   if (fields != null) page.append(fields);
+  const calls = crCallsSection(cr.calls);
+  if (calls != null) page.append(calls);
   const events = h(
     'table',
     { 'aria-label': 'Recent Events' },

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOOPBACK_CIDRS } from './address-guard.js';
-import { ExternalCaller } from './external.js';
+import { ExternalCaller, callTarget } from './external.js';
 
 let server: Server;
 let base: string;
@@ -68,6 +68,55 @@ describe('ExternalCaller outcomes (docs/reference/runtime.md §23.2)', () => {
       calls: 2,
       failures: 1,
     });
+    await caller.close();
+  });
+});
+
+describe('callTarget', () => {
+  it('keeps the scheme and the hosts, and drops every user, password, path and query', () => {
+    expect(callTarget('postgres://reader:s3cret@db.data:5432/jobs?sslmode=require')).toBe(
+      'postgres://db.data:5432',
+    );
+    expect(callTarget('https://api.example.com/v1/tok-in-path?key=abc#x')).toBe('https://api.example.com');
+    expect(callTarget('kafka://k-0:9092,k-1:9092?sasl=plain')).toBe('kafka://k-0:9092,k-1:9092');
+    expect(callTarget('k-0:9092,k-1:9092')).toBe('k-0:9092,k-1:9092');
+    expect(callTarget('redis://:pw@[::1]:6379/0')).toBe('redis://[::1]:6379');
+    // A raw `/`, `?` or `#` in a password, or an address in a query: no part of the secret shows.
+    expect(callTarget('postgres://u:pa/ss@db:5432/x')).toBe('postgres://db:5432');
+    expect(callTarget('postgres://u:pa?ss@db:5432/x')).toBe('postgres://…');
+    expect(callTarget('postgres://u:pa#ss@db:5432/x')).toBe('postgres://…');
+    expect(callTarget('http://h/x?token=abc@def')).toBe('http://…');
+  });
+});
+
+describe('ExternalCaller per-CR outcomes (docs/reference/runtime.md §23.2)', () => {
+  it('keeps each CR’s last outcome per call with its target, never the DSN’s password', async () => {
+    const caller = new ExternalCaller({ allowAddresses: LOOPBACK_CIDRS });
+    const shop = { entry: 'website', namespace: 'shop', cr: 'checkout' };
+    await caller.call({ name: 'api', url: `${base}/ok` }, shop);
+    await caller.call({ name: 'api', url: `${base}/fail` }, { ...shop, cr: 'cart' });
+    // The postgres unit refuses a password in the URL before connecting: an outcome all the same.
+    await caller.call(
+      {
+        name: 'jobs',
+        protocol: 'postgres',
+        url: 'postgres://reader:dsn-pass-3310@127.0.0.1:1/jobs',
+        query: 'SELECT 1',
+      },
+      shop,
+    );
+    const mine = caller.crOutcomes('website', 'shop', 'checkout');
+    expect(mine.map((o) => [o.call, o.protocol, o.target, o.outcome, o.cr])).toEqual([
+      ['api', 'http', base, 'ok', 'checkout'],
+      ['jobs', 'postgres', 'postgres://127.0.0.1:1', 'error', 'checkout'],
+    ]);
+    expect(caller.crOutcomes('website', 'shop', 'cart')).toMatchObject([
+      { call: 'api', outcome: 'error', status: 503 },
+    ]);
+    expect(JSON.stringify([mine, caller.outcomes()])).not.toContain('dsn-pass-3310');
+    // A call made without a CR (no name in its context) keeps only the per-call outcome.
+    await caller.call({ name: 'api', url: `${base}/ok` }, { entry: 'website', namespace: 'shop' });
+    expect(caller.crOutcomes('website', 'shop', '')).toEqual([]);
     await caller.close();
   });
 });

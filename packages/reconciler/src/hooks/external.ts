@@ -108,6 +108,8 @@ export interface ExternalCallContext {
   readonly entry: string;
   /** The CR's namespace, where `auth.secretRef` is read. */
   readonly namespace: string;
+  /** The CR's name: a made call's last outcome is kept for this CR too (`crOutcomes`). */
+  readonly cr?: string;
   /** The reconcile's abort signal. */
   readonly signal?: AbortSignal;
 }
@@ -185,6 +187,8 @@ export interface ExternalCallOutcome {
   readonly entry: string;
   readonly call: string;
   readonly protocol: ExternalProtocolName;
+  /** Where the call went, without a credential: `scheme://host:port` (`callTarget`). */
+  readonly target: string;
   readonly outcome: 'ok' | 'error' | 'timeout';
   /** Why it failed (outcome `error`). */
   readonly errorClass?: CallErrorClass;
@@ -197,6 +201,36 @@ export interface ExternalCallOutcome {
   readonly calls: number;
   readonly failures: number;
 }
+
+/**
+ * CrCallOutcome is the last outcome of one external call for one CR (docs/reference/runtime.md
+ * §23.2): what the Control Center's CR page shows. Like ExternalCallOutcome it holds no credential,
+ * error text or body.
+ */
+export type CrCallOutcome = Omit<ExternalCallOutcome, 'calls' | 'failures'> & {
+  readonly namespace: string;
+  readonly cr: string;
+};
+
+/**
+ * callTarget is where a call goes without anything secret: the URL's scheme and host list
+ * (`postgres://db.data:5432`, `kafka://k-0:9092,k-1:9092`). The user, password, path, query and
+ * fragment are dropped (a path or query may hold a token, a DSN its password). The host is what
+ * follows the last `@`, so a password written with a raw `/` is dropped too; when a `?` or `#`
+ * comes before that `@` (a raw one in a password, or an address in a query) the host cannot be
+ * told from a secret and reads `…`, as does a host that is not plainly a host list.
+ */
+export function callTarget(url: string): string {
+  const text = url.trim();
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? '';
+  const rest = text.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  const host = /[?#]/.test(rest.slice(0, Math.max(at, 0))) ? '' : rest.slice(at + 1).replace(/[/?#].*$/s, '');
+  return `${scheme.toLowerCase()}${host !== '' && /^[A-Za-z0-9._~%,:[\]-]+$/.test(host) ? host : '…'}`;
+}
+
+/** MAX_CR_OUTCOMES bounds the per-CR outcomes kept (one per entry, CR and call); the oldest go first. */
+const MAX_CR_OUTCOMES = 5000;
 
 /** CallFailure is how a made call failed: a timeout, or an error of a class. */
 type CallFailure =
@@ -237,6 +271,8 @@ export class ExternalCaller {
   readonly #final = new WeakSet<ExternalCallResult>();
   /** The last outcome per entry, call and protocol, least recently called first. */
   readonly #outcomes = new Map<string, ExternalCallOutcome>();
+  /** The last outcome per entry, CR and call, least recently called first. */
+  readonly #crOutcomes = new Map<string, CrCallOutcome>();
   #requests = 0;
   #cacheHits = 0;
   #secretReads = 0;
@@ -291,6 +327,13 @@ export class ExternalCaller {
     );
   }
 
+  /** crOutcomes lists the last outcome of each call made for the CR `namespace/name` of `entry`, by call name. */
+  crOutcomes(entry: string, namespace: string, name: string): CrCallOutcome[] {
+    return [...this.#crOutcomes.values()]
+      .filter((o) => o.entry === entry && o.namespace === namespace && o.cr === name)
+      .sort((a, b) => a.call.localeCompare(b.call) || a.protocol.localeCompare(b.protocol));
+  }
+
   #record(
     declaration: ExternalCallDeclaration,
     context: ExternalCallContext,
@@ -302,20 +345,34 @@ export class ExternalCaller {
     const before = this.#outcomes.get(key);
     this.#outcomes.delete(key);
     const http = protocol === 'http' || protocol === 'prometheus';
-    this.#outcomes.set(key, {
+    const last = {
       entry: context.entry,
       call: declaration.name,
       protocol,
-      ...(result.ok ? { outcome: 'ok' } : (failed ?? { outcome: 'error', errorClass: 'answer' })),
+      target: callTarget(declaration.url),
+      ...(result.ok
+        ? { outcome: 'ok' as const }
+        : (failed ?? { outcome: 'error' as const, errorClass: 'answer' as const })),
       ...(http && result.status > 0 ? { status: result.status } : {}),
       atMs: this.#clock.now(),
       durationMs: result.durationMs,
+    };
+    this.#outcomes.set(key, {
+      ...last,
       calls: (before?.calls ?? 0) + 1,
       failures: (before?.failures ?? 0) + (result.ok ? 0 : 1),
     });
     if (this.#outcomes.size > MAX_OUTCOMES) {
       const oldest = this.#outcomes.keys().next().value;
       if (oldest != null) this.#outcomes.delete(oldest);
+    }
+    if (context.cr == null) return;
+    const crKey = JSON.stringify([context.entry, context.namespace, context.cr, declaration.name, protocol]);
+    this.#crOutcomes.delete(crKey);
+    this.#crOutcomes.set(crKey, { ...last, namespace: context.namespace, cr: context.cr });
+    if (this.#crOutcomes.size > MAX_CR_OUTCOMES) {
+      const oldest = this.#crOutcomes.keys().next().value;
+      if (oldest != null) this.#crOutcomes.delete(oldest);
     }
   }
 

@@ -26,10 +26,11 @@ export type { DueNotification } from '../notify/plan.js';
 export {
   hookRoots,
   patchResults,
+  answerProblem,
   protocolResults,
   resultPathProblem,
   resultsProblem,
   visibleRoots,
 } from './results.js';
 export type { HookRoot, ProtocolResult } from './results.js';
-export type { HelperParameter } from '../hooks/external/protocols/result-shape.js';
+export type { AnswerProblem, HelperParameter } from '../hooks/external/protocols/result-shape.js';

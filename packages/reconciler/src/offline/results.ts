@@ -5,6 +5,8 @@
  * read. Every list is derived from the hook table; a new hook needs no line here.
  */
 import { HOISTED_HOOKS } from '@orkestra/types';
+import type { ExternalCall } from '@orkestra/types';
+import type { ExternalCallDeclaration } from '../hooks/external.js';
 import type { HookResults } from '../hooks/hook-unit.js';
 import { resultUnits } from '../hooks/table.js';
 import { PROTOCOL_TABLE } from '../hooks/external/protocols/table.js';
@@ -13,7 +15,7 @@ import type { OfflineResults } from './offline-engine.js';
 import { isMap } from '../is-map.js';
 
 export { visibleRoots } from '../hooks/table.js';
-export { resultPathProblem } from '../hooks/external/protocols/result-shape.js';
+export { answerProblem, resultPathProblem } from '../hooks/external/protocols/result-shape.js';
 
 /** HookRoot is one hook's context root: its key, how its results are named and the fields of one result. */
 export interface HookRoot {
@@ -48,6 +50,8 @@ export const hookRoots: readonly HookRoot[] = resultUnits.map((unit) => ({
 export interface ProtocolResult {
   readonly name: string;
   readonly result: ResultFields;
+  /** The result of one declared call (a SQL select list closes a row's columns); `result` when it says no more. */
+  resultOf(call: ExternalCall): ResultFields;
   readonly helpers: Readonly<Record<string, readonly HelperParameter[]>>;
 }
 
@@ -55,6 +59,7 @@ export interface ProtocolResult {
 export const protocolResults: readonly ProtocolResult[] = Object.values(PROTOCOL_TABLE).map((unit) => ({
   name: unit.name,
   result: unit.result,
+  resultOf: (call) => unit.resultOf?.(call as ExternalCallDeclaration) ?? unit.result,
   helpers: unit.helpers ?? {},
 }));
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Katalog } from '@orkestra/types';
+import { katalogFrom } from '../../../test/katalog-text.js';
 import { ScenarioError, parseScenario } from './scenario.js';
 
 const options = {
@@ -200,5 +202,30 @@ describe('parseScenario: the CR of an apply step', () => {
     expect(errorOf('steps:\n  - update: {metadata: null}\n')).toBe(
       'scenario.yaml:2:14: steps[0].update.metadata must be a map',
     );
+  });
+});
+
+describe('parseScenario: scripted answers name a declared call (docs/reference/katalog.md §15.1.1)', () => {
+  const katalogWith = (calls: string): Katalog =>
+    katalogFrom(`operatorBox:
+  external:
+${calls}`);
+  const v1 = katalogWith('    - {name: api, url: "http://api.data"}');
+  const v2 = katalogWith(
+    '    - {name: api, url: "http://api.data"}\n    - {name: jobs, protocol: postgres, url: "postgres://r@db/x", query: "SELECT 1 AS n"}',
+  );
+  const parse = (text: string): unknown =>
+    parseScenario(text, { file: 's.yaml', baseDir: '/s', katalog: v1, loadKatalog: () => v2 });
+
+  it('takes an answer for a call of a later revision only from its katalog step on', () => {
+    expect(() =>
+      parse('steps:\n  - context: {external: {jobs: {rows: [{n: "1"}]}}}\n  - katalog: v2.yaml\n'),
+    ).toThrow(/s.yaml:2:26: .*no external call is named `jobs` in the Katalog; its calls are api/);
+    expect(() =>
+      parse('steps:\n  - katalog: v2.yaml\n  - context: {external: {jobs: {rows: [{n: "1"}]}}}\n'),
+    ).not.toThrow();
+    expect(() =>
+      parse('steps:\n  - katalog: v2.yaml\n  - context: {external: {jobs: {rows: [{m: "1"}]}}}\n'),
+    ).toThrow(/rows\[0\] has no field `m`; its fields are n/);
   });
 });

@@ -14,6 +14,8 @@ import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import { checkCustomResource, readCustomResources } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
 import { isMap } from '../../is-map.js';
+import { declaredCalls, scriptedAnswerProblem } from './scripted-answers.js';
+import type { DeclaredCalls } from './scripted-answers.js';
 
 type Json = Record<string, unknown>;
 
@@ -156,6 +158,12 @@ export interface ParseScenarioOptions {
   readonly readFile?: (path: string) => string;
   /** Loads a `katalog:` step's file (relative to `baseDir`); throws with a message when it is invalid. Default: the Katalog loader over the file system. */
   readonly loadKatalog?: (source: string, baseDir: string) => Katalog;
+  /**
+   * The Katalog the scenario runs against: each scripted `context.external.<name>` answer is
+   * checked against the result shape of that call's protocol (with the calls of the `katalog:`
+   * steps before it too). Without it answers are not checked.
+   */
+  readonly katalog?: Katalog;
 }
 
 function loadKatalogFromDisk(source: string, baseDir: string): Katalog {
@@ -221,6 +229,10 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
       .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
       .join('')
       .replace(/^\./, '');
+
+  // The calls a scripted answer may answer: the Katalog's, then each `katalog:` step's as it comes.
+  const calls: DeclaredCalls | undefined =
+    options.katalog == null ? undefined : declaredCalls(options.katalog);
 
   const root: unknown = doc.toJS();
   if (!isMap(root)) return fail([], 'a scenario must be a map with a `steps` list');
@@ -298,7 +310,10 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
       if (raw['delete'] !== true) fail([...path, 'delete'], `${where([...path, 'delete'])} must be true`);
       step.delete = true;
     }
-    if (raw['katalog'] != null) step.katalog = parseKatalog(raw['katalog'], [...path, 'katalog']);
+    if (raw['katalog'] != null) {
+      step.katalog = parseKatalog(raw['katalog'], [...path, 'katalog']);
+      if (calls != null) declaredCalls(step.katalog.katalog, calls);
+    }
     if (raw['rollout'] != null) {
       const command = raw['rollout'];
       if (typeof command !== 'string' || !ROLLOUT_COMMANDS.includes(command))
@@ -382,6 +397,18 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
     if (problem != null) {
       const p = [...path, ...problem.path];
       fail(p, problem.at === 'key' ? `${where(path)}: ${problem.message}` : `${where(p)} ${problem.message}`);
+    }
+    const external = value['external'];
+    if (calls != null && isMap(external)) {
+      for (const [name, answer] of Object.entries(external)) {
+        if (answer == null) continue;
+        const bad = scriptedAnswerProblem(calls, name, answer);
+        if (bad != null)
+          fail(
+            [...path, 'external', name, ...bad.path],
+            `${where([...path, 'external', name])}: ${bad.message}`,
+          );
+      }
     }
     return value as ContextPatch;
   }

@@ -5,6 +5,7 @@ import { simulate, simulateRollout } from '../../../test/simulate.js';
 import { checkExpectations } from './expectations.js';
 import { formatStepReport } from './format-report.js';
 import type { StepReport } from './simulator.js';
+import { ScenarioError, parseScenario } from './scenario.js';
 
 const cr = (spec: string): string =>
   `{cr: {apiVersion: t.example.com/v1, kind: App, metadata: {name: shop, namespace: web}, spec: ${spec}}}`;
@@ -95,6 +96,73 @@ describe('ork simulate scripts protocol answers (docs/reference/katalog.md §15.
     );
     expect(failed?.ready).toMatchObject({ status: 'False', reason: 'ExternalCallFailed' });
     expect(failed?.ready?.message).toContain('relation "jobs" does not exist');
+  });
+});
+
+describe('ork simulate refuses a scripted answer no server would give (docs/reference/katalog.md §15.1.1)', () => {
+  const katalog = katalogFrom(`operatorBox:
+  external:
+    - name: depth
+      protocol: prometheus
+      url: http://prometheus.monitoring:9090
+      query: up
+    - name: jobs
+      protocol: postgres
+      url: postgres://reader@db.data:5432/jobs
+      query: SELECT count(*) AS pending FROM jobs WHERE owner = $1
+      params: ['{{ metadata.name }}']
+    - name: api
+      url: http://api.data
+  status:
+    fields:
+      - { path: pending, value: '{{ external.jobs.rows.0.pending }}' }`);
+
+  const errorOf = (context: string): string => {
+    try {
+      parseScenario(`steps:\n  - apply: ${cr('{queue: q1}')}\n    context:\n      external:\n${context}`, {
+        file: 'answers.yaml',
+        baseDir: '/nonexistent',
+        katalog,
+      });
+    } catch (error) {
+      if (error instanceof ScenarioError) return error.message;
+      throw error;
+    }
+    return 'no error';
+  };
+
+  it('names the file, line and column, the call and the field, per shape family', () => {
+    // A list given as text.
+    expect(errorOf('        jobs: {rows: pending}\n')).toBe(
+      'answers.yaml:5:16: steps[0].context.external.jobs: postgres call jobs: rows must be an array of objects; got a string',
+    );
+    // A scalar of the wrong type: a number where the real answer is text.
+    expect(errorOf('        jobs:\n          result: 3\n')).toBe(
+      'answers.yaml:6:11: steps[0].context.external.jobs: postgres call jobs: result must be a string; got a number (quote it: "3")',
+    );
+    // A row with a column the SELECT does not name.
+    expect(errorOf('        jobs: {rows: [{pendng: "3"}]}\n')).toBe(
+      'answers.yaml:5:24: steps[0].context.external.jobs: postgres call jobs: rows[0] has no field `pendng`; its fields are pending; did you mean `pending`?',
+    );
+    // An unknown result key, and a field inside named fields.
+    expect(errorOf('        api: {jsn: {}}\n')).toMatch(
+      /^answers.yaml:5:15: .*http call api: protocol http has no result field `jsn`; its fields are .*; did you mean `json`\?$/,
+    );
+    expect(errorOf('        depth: {raw: {data: {result: {}}}}\n')).toBe(
+      'answers.yaml:5:30: steps[0].context.external.depth: prometheus call depth: raw.data.result must be an array of values; got an object',
+    );
+    // An answer for a call the Katalog does not declare.
+    expect(errorOf('        job: {result: "1"}\n')).toBe(
+      'answers.yaml:5:9: steps[0].context.external.job: no external call is named `job` in the Katalog; its calls are depth, jobs, api; did you mean `jobs`?',
+    );
+  });
+
+  it('takes answers that fit, and anything inside an open part', () => {
+    expect(
+      errorOf(
+        '        jobs: {result: "3", rows: [{pending: 3}]}\n        api: {status: 503, json: {any: [thing]}}\n        depth: null\n',
+      ),
+    ).toBe('no error');
   });
 });
 

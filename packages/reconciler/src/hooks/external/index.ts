@@ -93,7 +93,12 @@ export async function runExternalCalls(
       if (!evaluateConditions(item.declaration, context, services.conditions).passed) return undefined;
       return callDeclaration(item, item.value.render(context));
     },
-    { entry: crd.name, namespace: cr.metadata.namespace ?? '', signal: input.signal },
+    {
+      entry: crd.name,
+      namespace: cr.metadata.namespace ?? '',
+      ...(cr.metadata.name == null ? {} : { cr: cr.metadata.name }),
+      signal: input.signal,
+    },
   );
   const visible = { ...earlier, ...withJsonFields(run.results) };
   if (run.failed != null) {

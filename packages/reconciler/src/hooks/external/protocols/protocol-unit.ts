@@ -102,6 +102,11 @@ export interface ProtocolUnit {
    * and their shapes; `ork validate --strict` checks template paths against them.
    */
   readonly result: ResultFields;
+  /**
+   * The result of one call when its declaration says more than `result` does (a SQL select list
+   * names a row's columns); undefined keeps `result`. Its keys are `result`'s keys.
+   */
+  readonly resultOf?: (declaration: ExternalCallDeclaration) => ResultFields | undefined;
   /** Template helpers that read its result, each with what its arguments are (checked by `--strict`). */
   readonly helpers?: Readonly<Record<string, readonly HelperParameter[]>>;
   /** open creates the session, once per caller, on the protocol's first call. */

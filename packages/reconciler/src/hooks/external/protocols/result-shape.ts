@@ -87,3 +87,101 @@ export function resultPathProblem(
   }
   return undefined;
 }
+
+/** AnswerProblem says where a scripted answer does not fit its protocol's result, and why. */
+export interface AnswerProblem {
+  /** The path inside the answer (`['rows', 0, 'n']`); empty for the answer itself. */
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+  /** The unknown key and the keys that exist there (for a "did you mean"). */
+  readonly unknown?: { readonly key: string; readonly candidates: readonly string[] };
+}
+
+const SINGULAR = { text: 'a string', number: 'a number', boolean: 'a boolean', any: 'any value' } as const;
+const PLURAL = { text: 'strings', number: 'numbers', boolean: 'booleans', any: 'values' } as const;
+
+/** describeShape names a shape as a JSON reader would ("an array of objects"). */
+function describeShape(shape: ResultShape): string {
+  if (typeof shape === 'string') return SINGULAR[shape];
+  if ('list' in shape) return `an array of ${plural(shape.list)}`;
+  if ('map' in shape) return shape.map === 'any' ? 'an object' : `an object of ${plural(shape.map)}`;
+  return `an object (fields ${Object.keys(shape.fields).join(', ')})`;
+}
+
+function plural(shape: ResultShape): string {
+  if (typeof shape === 'string') return PLURAL[shape];
+  return 'list' in shape ? 'arrays' : 'objects';
+}
+
+/** describeValue names what a value is ("a string", "an array", "null"). */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * answerProblem checks a scripted answer (`ork simulate`'s `context.external.<name>`) against a
+ * protocol's result (`fields` plus the caller's `called`, `ok`, `error`, `durationMs`); undefined
+ * when it fits. A key the protocol does not have is refused, a key left out is fine (the caller
+ * fills it as for a real answer); an `any` part takes any value. Text is text: a real answer's
+ * `result`, `count`, `lag` are strings, so a YAML number there is refused (quote it).
+ */
+export function answerProblem(
+  protocol: string,
+  fields: ResultFields,
+  answer: unknown,
+): AnswerProblem | undefined {
+  return walkAnswer(protocol, { fields: { ...SHARED_RESULT, ...fields } }, answer, []);
+}
+
+function walkAnswer(
+  protocol: string,
+  shape: ResultShape,
+  value: unknown,
+  path: readonly (string | number)[],
+): AnswerProblem | undefined {
+  if (shape === 'any') return undefined;
+  const mismatch = (): AnswerProblem => {
+    const quote =
+      shape === 'text' && (typeof value === 'number' || typeof value === 'boolean')
+        ? ` (quote it: "${String(value)}")`
+        : '';
+    return { path, message: `must be ${describeShape(shape)}; got ${describeValue(value)}${quote}` };
+  };
+  if (shape === 'text') return typeof value === 'string' ? undefined : mismatch();
+  if (shape === 'number') return typeof value === 'number' && Number.isFinite(value) ? undefined : mismatch();
+  if (shape === 'boolean') return typeof value === 'boolean' ? undefined : mismatch();
+  if ('list' in shape) {
+    if (!Array.isArray(value)) return mismatch();
+    for (const [index, item] of value.entries()) {
+      const problem = walkAnswer(protocol, shape.list, item, [...path, index]);
+      if (problem != null) return problem;
+    }
+    return undefined;
+  }
+  if (!isObject(value)) return mismatch();
+  for (const [key, item] of Object.entries(value)) {
+    let next: ResultShape;
+    if ('map' in shape) next = shape.map;
+    else if (Object.hasOwn(shape.fields, key)) next = shape.fields[key] as ResultShape;
+    else {
+      const candidates = Object.keys(shape.fields);
+      return {
+        path: [...path, key],
+        message:
+          path.length === 0
+            ? `protocol ${protocol} has no result field \`${key}\`; its fields are ${candidates.join(', ')}`
+            : `has no field \`${key}\`; its fields are ${candidates.join(', ')}`,
+        unknown: { key, candidates },
+      };
+    }
+    const problem = walkAnswer(protocol, next, item, [...path, key]);
+    if (problem != null) return problem;
+  }
+  return undefined;
+}

@@ -9,6 +9,7 @@
 import { stringForm } from '@orkestra/types';
 import { clientHolder, defineProtocol, NotRetryable, protocolUrl } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
+import { selectColumns } from './select-columns.js';
 
 /** The part of `@orkestra/protocol-postgres` used here (structural, so the driver stays out of this package). */
 interface PostgresModule {
@@ -52,6 +53,13 @@ export const postgresProtocol = defineProtocol({
     json: { list: { map: 'any' } },
     result: 'text',
     raw: { map: 'any' },
+  },
+  // A select list that names its columns plainly closes a row's shape (select-columns.ts).
+  resultOf: (declaration) => {
+    const columns = declaration.query == null ? undefined : selectColumns(declaration.query);
+    if (columns == null) return undefined;
+    const row = { fields: Object.fromEntries(columns.map((c) => [c, 'any' as const])) };
+    return { rows: { list: row }, json: { list: row }, result: 'text', raw: row };
   },
   open: (services) => postgresSession(services),
 });

@@ -14,7 +14,8 @@ import { isMap } from '../../../../is-map.js';
 const PROMETHEUS_ANSWER = {
   fields: {
     status: 'text',
-    data: { fields: { resultType: 'text', result: 'any' } },
+    // Every result type's `result` is a JSON array (a vector's samples, a scalar's [time, value]).
+    data: { fields: { resultType: 'text', result: { list: 'any' } } },
     errorType: 'text',
     error: 'text',
     warnings: { list: 'text' },

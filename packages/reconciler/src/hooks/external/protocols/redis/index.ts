@@ -8,6 +8,7 @@
 import { stringForm } from '@orkestra/types';
 import { clientHolder, defineProtocol, NotRetryable, protocolUrl } from '../protocol-unit.js';
 import type { ProtocolAnswer, ProtocolServices, ProtocolSession } from '../protocol-unit.js';
+import type { ResultShape } from '../result-shape.js';
 
 /** The part of `@orkestra/protocol-redis` used here (structural, so the driver stays out of this package). */
 interface RedisModule {
@@ -30,6 +31,33 @@ interface RedisModule {
 
 const REDIS_MODULE = '@orkestra/protocol-redis';
 
+/** REPLY_SHAPES are the reply shapes of the read commands whose reply is never nil. */
+const REPLY_SHAPES: Readonly<Record<string, ResultShape>> = {
+  ...Object.fromEntries(
+    [
+      'DBSIZE',
+      'EXISTS',
+      'TTL',
+      'PTTL',
+      'STRLEN',
+      'HLEN',
+      'HEXISTS',
+      'HSTRLEN',
+      'LLEN',
+      'SCARD',
+      'SISMEMBER',
+      'ZCARD',
+      'ZCOUNT',
+      'XLEN',
+    ].map((c) => [c, 'number' as const]),
+  ),
+  PING: 'text',
+  TYPE: 'text',
+  GETRANGE: 'text',
+  MGET: { list: 'any' },
+  HMGET: { list: 'any' },
+};
+
 export const redisProtocol = defineProtocol({
   name: 'redis',
   reference: 'docs/reference/katalog.md §15.1.1',
@@ -40,6 +68,13 @@ export const redisProtocol = defineProtocol({
   errors:
     'an unreachable server, a lost connection or a timeout is retried; a command the server refuses (wrong type, wrong arguments) or that is not a read is not',
   result: { result: 'text', raw: { fields: { value: 'any' } }, json: 'any' },
+  // The command names the value's shape (an integer reply, a status, a list); GET and the other
+  // replies that may be nil stay open.
+  resultOf: (declaration) => {
+    const command = /^\s*([A-Za-z]+)(?:\s|$)/.exec(declaration.query ?? '')?.[1]?.toUpperCase();
+    const value = command == null ? undefined : REPLY_SHAPES[command];
+    return value == null ? undefined : { result: 'text', raw: { fields: { value } }, json: value };
+  },
   open: (services) => redisSession(services),
 });
 
