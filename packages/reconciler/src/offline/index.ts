@@ -33,4 +33,4 @@ export {
   visibleRoots,
 } from './results.js';
 export type { HookRoot, ProtocolResult } from './results.js';
-export type { AnswerProblem, HelperParameter } from '../hooks/external/protocols/result-shape.js';
+export type { HelperParameter } from '../hooks/external/protocols/result-shape.js';
