@@ -1,6 +1,7 @@
 // ESLint flat config. Beyond the recommended rules it enforces the package boundaries of
-// docs/style.md: no deep imports into another package (`@orkestra/x/src/...`, `.../dist/...`,
-// or a relative path that climbs into a sibling package), and `import type` for type-only imports.
+// docs/architecture.md ("Packages and their direction"): no deep imports into another package
+// (`@orkestra/x/src/...`, `.../dist/...`, or a relative path that climbs into a sibling package),
+// and `import type` for type-only imports.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { packageBoundaries } from './tools/eslint/package-boundaries.js';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Checks that workspace dependencies point one way (docs/style.md §2):
+// Checks that workspace dependencies point one way (docs/architecture.md, "Packages and their direction"):
 //   types ← template ← registry ← reconciler ← operator; provider-kit depends on types only and
 //   providers on types and provider-kit (ADR 0003); testenv depends on nothing in the workspace (it is a dev dependency elsewhere).
 // Prints the project graph as an edge list and exits non-zero on a forbidden edge.

@@ -30,7 +30,7 @@ import { REPO_ROOT } from './run-ork.js';
 // gated, rollback and retries cover the entry's gates, rollback and RetriesExhausted (katalog.md
 // §20.1, §20.3, §20.4): their failures are terminal or the last attempt, never retried on their own,
 // so each `context: {}` step's re-queue is the next attempt on both sides. Timed re-queues and retry
-// delays (§20.1, §20.2) run on the wall clock live and are notes offline (simulator tests and the
+// delays (katalog.md §20.1, §20.2) run on the wall clock live and are notes offline (simulator tests and the
 // scenarios' notes), so they are not compared here.
 // Not covered here: health-gate (its external call would need an HTTP server that the address
 // guard allows) and cronjob (its cleanup Job must finish, and no Job controller runs here).

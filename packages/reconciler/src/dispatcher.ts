@@ -152,7 +152,7 @@ interface FinishedDuration {
  * Dispatcher runs reconciles for one queue with a resizable capacity W (docs/reference/runtime.md §6). It takes a
  * key only when fewer than W reconciles are in flight, so it never holds a dequeued key while
  * waiting for capacity, and it has no worker loops: each reconcile is a promise, and when it
- * settles its outcome is handled (§5.4), `done` is called and the dispatcher looks for more work.
+ * settles its outcome is handled (runtime.md §5.4), `done` is called and the dispatcher looks for more work.
  *
  * A timed-out reconcile has its signal aborted; the key stays held until the reconcile settles, so
  * a key is never reconciled twice at once, and the outcome is `timeout` (retried) however it settles.
@@ -382,7 +382,7 @@ export class Dispatcher {
     try {
       report = this.#handleOutcome(run, durationMs, settled);
     } finally {
-      // done always follows, whatever happened (§5.4).
+      // done always follows, whatever happened (runtime.md §5.4).
       this.#queue.done(run.key);
       this.#inFlight.delete(run);
       this.#recordBusy();
@@ -403,7 +403,7 @@ export class Dispatcher {
   #handleOutcome(run: Running, durationMs: number, settled: Settled): ReconcileReport {
     const { key } = run;
     const base = { key, reconcileId: run.reconcileId, durationMs };
-    // The entry's `requeue` follows a success only; a failure is retried on the backoff (§20).
+    // The entry's `requeue` follows a success only; a failure is retried on the backoff (katalog.md §20).
     this.#queue.requeueAfter(key, 'error' in settled || run.timedOut ? undefined : settled.result?.requeueMs);
     if (run.timedOut) {
       return {

@@ -38,19 +38,14 @@ const valueContainers: ReadonlySet<string> = new Set(VALUE_CONTAINERS);
 const MAX_DEPTH = 64;
 
 /**
- * LOG_REDACT_KEYS are the keys the logger redacts at any depth (docs/reference/runtime.md §18.3):
- * credential keys (`password`, `token`, `authorization`, `secretAccessKey`, …, any case), Secret
- * `data`/`stringData`, and every value of a provider's `config` (its keys stay visible). Strings
- * anywhere, the message included, have credentials in URLs redacted (`https://[REDACTED]@host`).
- */
-export const LOG_REDACT_KEYS: readonly string[] = [...SECRET_KEYS, ...SECRET_CONTAINERS, ...VALUE_CONTAINERS];
-
-/**
- * redactForLog returns a copy of `value` with secrets redacted at any depth (LOG_REDACT_KEYS);
- * Errors become plain objects (`type`, `message`, `stack`, own fields) so their fields are walked
+ * redactForLog returns a copy of `value` with secrets redacted at any depth
+ * (docs/reference/runtime.md §18.3): credential keys (`password`, `token`, `authorization`,
+ * `secretAccessKey`, …, any case), Secret `data`/`stringData`, and every value of a provider's
+ * `config` (its keys stay visible). Strings anywhere, the message included, have credentials in
+ * URLs redacted (`https://[REDACTED]@host`). Errors become plain objects (`type`, `message`, `stack`, own fields) so their fields are walked
  * too, and cycles are cut (`[Circular]`).
  */
-export function redactForLog(value: unknown): unknown {
+function redactForLog(value: unknown): unknown {
   return walk(value, 0, new WeakSet(), '');
 }
 
@@ -105,7 +100,7 @@ export interface RedactingLoggerOptions {
  * createRedactingLogger builds the pino logger of the operator and of the library's default
  * (docs/reference/runtime.md §18.3): JSON lines with `time`, `level` as a label and `msg`, errors
  * under `err` (`type`, `message`, `code`; `stack` only at debug), and every field, binding and
- * message passed through redactForLog (LOG_REDACT_KEYS at any depth, credentials in URLs).
+ * message passed through redactForLog (credential keys at any depth, credentials in URLs).
  *
  * @example
  * const logger = createRedactingLogger({ base: { katalog: 'shop' } });

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { BatchV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKatalogRuntime } from '@orkestra/reconciler';
-import type { CreateKatalogRuntimeOptions, KatalogRuntime } from '@orkestra/reconciler';
+import type { KatalogRuntime } from '@orkestra/reconciler';
+import type { CreateKatalogRuntimeOptions } from '../src/runtime/katalog-runtime.js';
 import { crClient as testenvCrClient, installCrd } from '@orkestra/testenv';
 import type {
   CrClient as TestenvCrClient,

@@ -192,7 +192,7 @@ spec:
       second: 'test',
     });
     expect((await jobs.get(ns, 'go')).status?.['steps']).toBe(2);
-    // An action that starts with a parenthesised pipeline, with fields after it (§17.1.1).
+    // An action that starts with a parenthesised pipeline, with fields after it (katalog.md §17.1.1).
     await waitFor(
       'go status.planned',
       async () => (await jobs.get(ns, 'go')).status?.['planned'] === 'make,test',

@@ -8,7 +8,7 @@ import { createTemplateEngine } from './template-engine.js';
  * Every operand form of Go's text/template (docs/reference/katalog.md §17.1.1) over one context.
  * The fixtures are written from Go's documentation; each expected value is what Go's own
  * text/template printed for the template on the same context (integers as int64, as in Kubernetes
- * objects), trimmed as the engine trims a rendered string (§17.3).
+ * objects), trimmed as the engine trims a rendered string (katalog.md §17.3).
  */
 interface Fixtures {
   readonly context: Record<string, unknown>;

@@ -539,7 +539,7 @@ describe('createHelpers', () => {
       'hpaScaling',
       'hpaScalingActive',
       'hpaScalingLimited',
-      // Over enriched children (§17.6.2).
+      // Over enriched children (katalog.md §17.6.2).
       'hasEndpoints',
       'serviceEndpoints',
       'serviceEndpointCount',
@@ -588,7 +588,7 @@ describe('createHelpers', () => {
       'durationSeconds',
       'durationAdd',
       'durationValid',
-      // Upstream's newest notes (upstream-inrun-notes.ts, §17.6.1, §17.6.2).
+      // Upstream's newest notes (upstream-inrun-notes.ts, katalog.md §17.6.1, §17.6.2).
       'replicasReady',
       'hasWarnings',
       'warningCount',

@@ -252,7 +252,7 @@ describe('compile errors with positions', () => {
 });
 
 describe('Go-template constructs (17.1)', () => {
-  // Upstream's Go text/template syntax compiles to the engine (§17.1.1): each source renders the
+  // Upstream's Go text/template syntax compiles to the engine (katalog.md §17.1.1): each source renders the
   // value Go's text/template gives on the same context (see go-template.test.ts for the rest).
   it.each([
     ['{{ if .spec.enabled }}on{{ end }}', 'on'],

@@ -128,7 +128,7 @@ export function upstreamKubeNotes(): Record<string, HelperDefinition> {
     [word('namespace')]: one((obj) => textAt(obj, 'metadata', 'namespace')),
     ownerKind: one((obj) => textAt(firstOwner(obj), 'kind')),
     ownerName: one((obj) => textAt(firstOwner(obj), 'name')),
-    // Conditions (hasCondition is the library's, §17.6).
+    // Conditions (hasCondition is the library's, katalog.md §17.6).
     conditionReason: { minArgs: 2, maxArgs: 2, fn: ([obj, type]) => textAt(condition(obj, type), 'reason') },
     conditionMessage: {
       minArgs: 2,
@@ -144,7 +144,7 @@ export function upstreamKubeNotes(): Record<string, HelperDefinition> {
     ),
     resourceCPU: one((obj) => textAt(obj, 'spec', 'resources', 'requests', 'cpu')),
     resourceMemory: one((obj) => textAt(obj, 'spec', 'resources', 'requests', 'memory')),
-    // Replicas (readyReplicas and allReplicasReady are the library's, §17.6).
+    // Replicas (readyReplicas and allReplicasReady are the library's, katalog.md §17.6).
     desiredReplicas: one(desiredReplicas),
     availableReplicas: one((obj) => intAt(obj, 'status', 'availableReplicas')),
     updatedReplicas: one((obj) => intAt(obj, 'status', 'updatedReplicas')),
@@ -214,7 +214,7 @@ export function upstreamKubeNotes(): Record<string, HelperDefinition> {
     cronJobLastScheduleTime: one((obj) => textAt(obj, 'status', 'lastScheduleTime')),
     cronJobLastSuccessTime: one((obj) => textAt(obj, 'status', 'lastSuccessfulTime')),
     cronJobNextScheduleTime: one((obj) => textAt(obj, 'status', 'nextScheduleTime')),
-    // Jobs (jobSucceeded and jobFailed are the library's, §17.6).
+    // Jobs (jobSucceeded and jobFailed are the library's, katalog.md §17.6).
     jobActive: one((obj) => intAt(obj, 'status', 'active') > 0),
     // HorizontalPodAutoscalers.
     hpaCurrentReplicas: one((obj) => intAt(obj, 'status', 'currentReplicas')),

@@ -22,7 +22,7 @@ const table = (
 /**
  * BUILTIN_KINDS are the built-in kinds an upstream entry is recognised by when it gives no group
  * (docs/reference/katalog.md §24), at the version the API server serves today. Their groups are the
- * groups of the fixed resource lists (§5.4), which is what hasBuiltinKinds answers.
+ * groups of the fixed resource lists (katalog.md §5.4), which is what hasBuiltinKinds answers.
  */
 export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   ...table('', 'v1', [

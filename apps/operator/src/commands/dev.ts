@@ -94,7 +94,7 @@ export const devCommand: Command = {
         leaderElect: replicas > 1,
         installCrds: true,
         allowPrivateAddresses: LOOPBACK_CIDRS,
-        // The API server calls the conversion webhook on the loopback address, any free port (§26).
+        // The API server calls the conversion webhook on the loopback address, any free port (runtime.md §26).
         webhookBindAddress: '127.0.0.1:0',
         webhookService: 'loopback',
       },

@@ -380,7 +380,7 @@ export function controlCenterRoutes(options: ControlCenterRoutesOptions): ExtraR
       );
     }
     if (parts[0] === 'calls' && parts.length === 1) {
-      // §23.2: each external call's last outcome, from the caller's memory; never a body or credential.
+      // runtime.md §23.2: each external call's last outcome, from the caller's memory; never a body or credential.
       return sendJson(response, 200, { items: externalView(engine) });
     }
     if (parts[0] === 'stream' && parts.length === 1) return stream(request, response, viewer);

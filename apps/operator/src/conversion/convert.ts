@@ -506,7 +506,7 @@ function schemaListKeys(entry: CrdEntry): ListKeys {
 /**
  * goContext is the context a conversion template renders over: a copy of the object where each
  * Go-struct path the template reads (`Spec.DatabaseEngine`, upstream's conversion page) also
- * answers under the names it writes, with the value of the key each names (§3.4, ADR 0088). Below
+ * answers under the names it writes, with the value of the key each names (katalog.md §3.4, ADR 0088). Below
  * the end of a path (inside `range` and `with`, whose item fields the paths do not list), each map
  * answers under every Go-struct name the template writes that names one of its keys.
  */

@@ -128,7 +128,7 @@ const roots = (...names: Root[]): ReadonlySet<Root> => new Set(names);
  * literal condition `field` path of each CRD entry and checks the paths they read against what is
  * declared: `spec.*`/`status.*` against the entry's openAPIV3Schema, `cross.<as>` against the target
  * entry's schema, `external`/`providers`/`children`/forEach names against their declarations, and
- * each context key against where it is visible (§17.2). It also warns about volatile helpers in
+ * each context key against where it is visible (katalog.md §17.2). It also warns about volatile helpers in
  * apply-mode fields and notes resource templates that read `providers`.
  */
 export function strictCheck(

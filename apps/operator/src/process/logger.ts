@@ -26,7 +26,7 @@ export interface OperatorLogger extends Logger {
 /**
  * createLogger builds the operator's pino logger (docs/reference/runtime.md §18.3): JSON lines with `time`, `level`
  * as a label, `msg` and `katalog` on every line, errors under `err` (`type`, `message`, `code`; `stack` only at debug), and secrets
- * redacted at any depth (LOG_REDACT_KEYS, credentials in URLs).
+ * redacted at any depth (credential keys, credentials in URLs).
  *
  * @example
  * const logger = createLogger({ katalogName: 'shop', level: 'debug' });

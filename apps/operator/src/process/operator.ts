@@ -114,7 +114,7 @@ export interface Operator {
  * start leader election, then the runtime's informers (every replica, warm standby) and — on the
  * leader — its workers. The Katalog file is watched and hot-reloaded (a file that does not
  * validate is logged and the running Katalog stays). SIGTERM/SIGINT run the graceful shutdown of
- * §17. Throws OperatorStartError when anything before the HTTP servers fails.
+ * runtime.md §17. Throws OperatorStartError when anything before the HTTP servers fails.
  *
  * @example
  * const operator = await startOperator({ config, env: process.env, cwd: process.cwd() });

@@ -53,7 +53,7 @@ export interface MemoryClusterOptions {
 type Json = Record<string, unknown>;
 
 /** idOfRef is an object's identity `apiVersion/kind/namespace/name`. */
-export function idOfRef(ref: ObjectRef): string {
+function idOfRef(ref: ObjectRef): string {
   return `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
 }
 

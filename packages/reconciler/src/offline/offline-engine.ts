@@ -41,7 +41,7 @@ import { planNotifications } from '../notify/plan.js';
 import type { DueNotification } from '../notify/plan.js';
 
 export { createScriptedProviders } from '../hooks/providers/scripted.js';
-export type { ProviderResultInput, ScriptedProvidersOptions } from '../hooks/providers/scripted.js';
+export type { ProviderResultInput } from '../hooks/providers/scripted.js';
 import type { ClusterWrite } from './memory-cluster.js';
 
 /**
@@ -115,7 +115,7 @@ export interface ProviderCall {
 }
 
 /** OfflineEngineError is a CR the engine cannot run (no enabled CRD entry serves its kind). */
-export class OfflineEngineError extends OrkestraError {
+class OfflineEngineError extends OrkestraError {
   override readonly name = 'OfflineEngineError';
 }
 
@@ -149,9 +149,9 @@ export class OfflineEngine {
   readonly #pipelines = new Map<string, CrdPipeline>();
   /** Each entry's `cleanup` (docs/reference/katalog.md §20.6), decided around a run as the controller does. */
   readonly #cleanups = new Map<string, Cleanups | undefined>();
-  /** Each entry's `preReconcile` gates and `rollback` (§20.3, §20.4), decided as the controller does. */
+  /** Each entry's `preReconcile` gates and `rollback` (katalog.md §20.3, §20.4), decided as the controller does. */
   readonly #gates = new Map<string, PreReconcileGates | undefined>();
-  /** Keys an enqueue gate passed once its calls were answered (§20.3), until `requeued` takes them. */
+  /** Keys an enqueue gate passed once its calls were answered (katalog.md §20.3), until `requeued` takes them. */
   readonly #requeued = new Set<string>();
   readonly #rollbacks = new Map<string, Rollbacks | undefined>();
   readonly #events: CoreEvent[] = [];
@@ -281,13 +281,13 @@ export class OfflineEngine {
       cr: this.cluster.get(ref),
       ...extra,
     });
-    // §20.3: the reconcile gate, with the sentinels of the events `admit` kept since the last run.
+    // katalog.md §20.3: the reconcile gate, with the sentinels of the events `admit` kept since the last run.
     const gates = this.#gatesOf(entry);
     if (gates != null && !(await gates.check(key, cached, silentLogger))) {
       await this.#recorder.flush(1000);
       return done({ result: { wroteCr: this.cluster.writes.length > writesBefore, writes: 0 }, gated: true });
     }
-    // §20.6: a CR already due for cleanup is deleted instead of reconciled.
+    // katalog.md §20.6: a CR already due for cleanup is deleted instead of reconciled.
     const cleanups = this.#cleanupsOf(entry);
     if (
       cleanups != null &&
@@ -296,7 +296,7 @@ export class OfflineEngine {
       await this.#recorder.flush(1000);
       return done({ result: { wroteCr: true, writes: 1 } });
     }
-    // §20.4: a rolled-back CR runs its onRollback children, the previous spec, or nothing.
+    // katalog.md §20.4: a rolled-back CR runs its onRollback children, the previous spec, or nothing.
     const rollbacks = this.#rollbacksOf(entry);
     const rolledBack = await rollbacks?.before(key, cached, silentLogger);
     const run = { reconcileId: 'offline', logger: silentLogger, signal: new AbortController().signal };
@@ -323,7 +323,7 @@ export class OfflineEngine {
     else rollbacks?.failed(key);
     const latest = cleanups == null || error != null ? undefined : this.cluster.get(ref);
     if (latest != null && result != null) {
-      // §20.6: the terminal state is recorded and the CR re-queued for when it falls due.
+      // katalog.md §20.6: the terminal state is recorded and the CR re-queued for when it falls due.
       const cleanup = await cleanups?.check(latest, silentLogger);
       if (cleanup?.dueInMs != null)
         result = {
@@ -368,7 +368,7 @@ export class OfflineEngine {
             apiVersion: crd.apiVersion,
             clock: this.#clock,
             logger: silentLogger,
-            // The gates' calls are answered from the scripted `external.<name>` results (§20.3).
+            // The gates' calls are answered from the scripted `external.<name>` results (katalog.md §20.3).
             calls: createGateCalls({ crd, engine: this.#engine, services: this.#services(crd, conditions) }),
             requeue: (key) => this.#requeued.add(key),
             gated: (_gate, _verdict, context) => notify?.(context),

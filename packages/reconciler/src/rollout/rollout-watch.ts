@@ -14,7 +14,7 @@ import type { ListWatchClient } from '../list-watch-client.js';
 import { RevisionLabel, rolloutObjectName } from './revision.js';
 
 /** RolloutWatchError is a first list of the ConfigMaps that failed (no access: revisions are off). */
-export class RolloutWatchError extends Error {
+class RolloutWatchError extends Error {
   override readonly name = 'RolloutWatchError';
   readonly code = 'RolloutWatchFailed';
 }

@@ -40,7 +40,7 @@ export interface ChildRoute {
 /**
  * routeChildChange maps a child change to its owner: crd label → entry, owner-UID label → CR,
  * and the lane — `high` for a readiness transition (`readiness/transition.ts`), so the owner's
- * Ready follows ahead of other CRs' progress events (§5.3). Undefined for an unlabeled child.
+ * Ready follows ahead of other CRs' progress events (runtime.md §5.3). Undefined for an unlabeled child.
  */
 export function routeChildChange(
   change: CacheChange,

@@ -177,50 +177,18 @@ export class CrdController {
     const namespace = tuning.namespace ?? (crd.entry.namespaced ? this.guard.pinnedNamespace : undefined);
     this.#shard = options.shard;
     const labelSelector = shardSelector(options.shard);
-    this.queue = new WorkQueue({
+    this.queue = entryQueue({
+      crd,
       clock: options.clock,
-      maxDepth: crd.entry.queue.maxDepth,
-      initialBackoffMs: parseDuration(crd.entry.queue.retryBackoff.initial),
-      maxBackoffMs: parseDuration(crd.entry.queue.retryBackoff.max),
-      backoffMultiplier: crd.entry.queue.retryBackoff.multiplier,
-      maxAttempts: crd.entry.queue.retryBackoff.maxAttempts,
-      ...(crd.entry.queue.behaviour == null
-        ? {}
-        : {
-            dropPolicy: queueDropPolicy(
-              crd.entry.queue.behaviour,
-              conditionsOptions(options.engine, options.clock),
-            ),
-          }),
-      onAdd: () => observer.queueAdd(crd.name),
-      onRetry: () => observer.queueRetry(crd.name),
-      onDrop: () => observer.queueDropped(crd.name),
-      onTake: (key, queuedMs, priority) => {
-        observer.queueWait(crd.name, queuedMs / 1000);
-        // §16: a reconcile taken from the low lane (a resync, the start-up list) does not postpone a resync.
-        if (priority === Priority.Low) this.#lowLaneRuns.add(key);
-        else this.#lowLaneRuns.delete(key);
-      },
+      engine: options.engine,
+      observer,
+      lowLaneRuns: this.#lowLaneRuns,
     });
     this.#exhausted = new ExhaustedRetries(this.queue);
-    this.informer = new Informer({
-      client: options.listWatch,
-      resource: {
-        group: crd.apiTypes.group,
-        version: crd.apiTypes.version,
-        plural: crd.apiTypes.plural,
-        kind: crd.apiTypes.kind,
-        namespaced: crd.entry.namespaced,
-      },
-      clock: options.clock,
-      ...(crd.entry.namespaced && namespace != null ? { namespace } : {}),
-      ...(labelSelector == null ? {} : { labelSelector }),
-      ...(options.random == null ? {} : { random: options.random }),
-      watchIdleTimeoutMs: tuning.watchIdleTimeoutMs,
-      logger: { warn: (fields, message) => this.#logger.warn({ ...fields }, message) },
-      onRelist: (reason) => observer.informerRelist(resourceLabel(crd.apiTypes), reason),
-      onWatchRestart: () => observer.informerWatchRestart(resourceLabel(crd.apiTypes)),
-      onEvent: (atMs) => observer.informerEvent(resourceLabel(crd.apiTypes), atMs / 1000),
+    this.informer = primaryInformer({
+      ...{ crd, listWatch: options.listWatch, clock: options.clock, random: options.random },
+      ...{ namespace, labelSelector, watchIdleTimeoutMs: tuning.watchIdleTimeoutMs, observer },
+      logger: this.#logger,
     });
     const parts: EntryParts = {
       observer,
@@ -248,47 +216,23 @@ export class CrdController {
             { guard: this.guard, revision: previous.revision },
           );
     this.#assign = options.revision?.assign;
-    this.#rollbacks =
-      crd.entry.rollback == null
-        ? undefined
-        : new Rollbacks({
-            rollback: crd.entry.rollback,
-            clock: options.clock,
-            client: options.client,
-            primary: this.informer.cache,
-            events: options.events,
-          });
-    this.#cleanups =
-      crd.entry.cleanup == null
-        ? undefined
-        : new Cleanups({
-            cleanup: crd.entry.cleanup,
-            clock: options.clock,
-            client: options.client,
-            primary: this.informer.cache,
-            events: options.events,
-            conditions: conditionsOptions(options.engine, options.clock),
-          });
-    const preReconcile = crd.entry.preReconcile;
-    this.#gates =
-      preReconcile == null
-        ? undefined
-        : new PreReconcileGates({
-            controller: crd.name,
-            preReconcile,
-            conditions: conditionsOptions(options.engine, options.clock),
-            observer,
-            client: options.client,
-            primary: this.informer.cache,
-            apiVersion: crd.apiVersion,
-            clock: options.clock,
-            logger: this.#logger,
-            calls: options.gateCalls,
-            requeue: (key) => {
-              if (this.#workersStarted) this.queue.add(key, Priority.Normal);
-            },
-            gated: (_gate, _verdict, context) => options.gateNotify?.(context),
-          });
+    const behaviours = entryBehaviours({
+      ...{
+        crd,
+        clock: options.clock,
+        client: options.client,
+        events: options.events,
+        engine: options.engine,
+      },
+      ...{ primary: this.informer.cache, observer, logger: this.#logger },
+      ...{ gateCalls: options.gateCalls, gateNotify: options.gateNotify },
+      requeue: (key) => {
+        if (this.#workersStarted) this.queue.add(key, Priority.Normal);
+      },
+    });
+    this.#rollbacks = behaviours.rollbacks;
+    this.#cleanups = behaviours.cleanups;
+    this.#gates = behaviours.gates;
     this.dispatcher = new Dispatcher({
       queue: this.queue,
       workers: crd.entry.workers,
@@ -305,30 +249,33 @@ export class CrdController {
       ...(tuning.resyncSkipRecent ? { lastSuccessAt: (key: string) => this.#keySuccessAt.get(key) } : {}),
     });
     this.#onPrimaryChange = options.onPrimaryChange;
-    this.informer.subscribe((change) => {
-      if (change.type === CacheChangeType.Delete) {
-        this.#keySuccessAt.delete(change.key);
-        this.#lowLaneRuns.delete(change.key);
-        this.#exhausted.forget(change.key);
-        this.#gates?.forget(change.key);
-        this.#rollbacks?.forget(change.key);
-        this.pipeline.forget(change.object.metadata.uid ?? '');
-        this.#previous?.forget(change.object.metadata.uid ?? '');
-      }
-      this.#notify(change);
-      if (!this.#workersStarted) return;
-      // §20.3: the enqueue gate decides before the key is queued (deletes always pass).
-      if (this.#gates != null && !this.#gates.admit(change)) return;
-      // docs/reference/runtime.md §4: an event for a CR being reconciled may be the echo of that reconcile's own
-      // write arriving before the write's answer; decided when the reconcile ends.
-      const version = change.object.metadata.resourceVersion;
-      if (
-        change.type !== CacheChangeType.Delete &&
-        this.#deferIfInFlight(change.key, () => this.informer.cache.isOwnVersion(version))
-      )
-        return;
-      this.queue.add(change.key, Priority.Normal);
-    });
+    this.informer.subscribe((change) => this.#onPrimary(change));
+  }
+
+  /** #onPrimary handles a change of one of the entry's CRs: forget a deleted one, then queue it unless gated or an echo. */
+  #onPrimary(change: CacheChange): void {
+    if (change.type === CacheChangeType.Delete) {
+      this.#keySuccessAt.delete(change.key);
+      this.#lowLaneRuns.delete(change.key);
+      this.#exhausted.forget(change.key);
+      this.#gates?.forget(change.key);
+      this.#rollbacks?.forget(change.key);
+      this.pipeline.forget(change.object.metadata.uid ?? '');
+      this.#previous?.forget(change.object.metadata.uid ?? '');
+    }
+    this.#notify(change);
+    if (!this.#workersStarted) return;
+    // katalog.md §20.3: the enqueue gate decides before the key is queued (deletes always pass).
+    if (this.#gates != null && !this.#gates.admit(change)) return;
+    // docs/reference/runtime.md §4: an event for a CR being reconciled may be the echo of that reconcile's own
+    // write arriving before the write's answer; decided when the reconcile ends.
+    const version = change.object.metadata.resourceVersion;
+    if (
+      change.type !== CacheChangeType.Delete &&
+      this.#deferIfInFlight(change.key, () => this.informer.cache.isOwnVersion(version))
+    )
+      return;
+    this.queue.add(change.key, Priority.Normal);
   }
 
   /** cache is the primary cache (the entry's CRs). */
@@ -420,7 +367,7 @@ export class CrdController {
     }
   }
 
-  /** #inputChanged restarts the retries of a CR whose retries were exhausted (a watched input changed, §20.1). */
+  /** #inputChanged restarts the retries of a CR whose retries were exhausted (a watched input changed, katalog.md §20.1). */
   #inputChanged(key: string): void {
     this.#exhausted.inputChanged(key);
   }
@@ -430,7 +377,7 @@ export class CrdController {
    * `isOwnWrite`, when given, tells whether the event is the echo of the runtime's own write; an
    * event for a CR being reconciled is then held until the reconcile ends and dropped if it was.
    * `priority` is the lane: `high` for a child whose readiness state changed (ADR 0014), so the
-   * owner's Ready follows it ahead of a backlog of progress events (§5.3). Default `normal`.
+   * owner's Ready follows it ahead of a backlog of progress events (runtime.md §5.3). Default `normal`.
    */
   enqueueOwner(uid: string, isOwnWrite?: () => boolean, priority: Priority = Priority.Normal): void {
     if (!this.#workersStarted) return;
@@ -476,18 +423,18 @@ export class CrdController {
       logger.info({}, 'handed over to another shard');
       return {};
     }
-    // §20.3: the reconcile gate; a gated-out reconcile writes nothing but its Gated condition.
+    // katalog.md §20.3: the reconcile gate; a gated-out reconcile writes nothing but its Gated condition.
     if (this.#gates != null && !(await this.#gates.check(key, cached, logger))) return {};
-    // §20.6: a CR in its terminal state for `deleteAfter` is deleted instead of reconciled.
+    // katalog.md §20.6: a CR in its terminal state for `deleteAfter` is deleted instead of reconciled.
     // Nothing is written here, so the run below reads the same version of the CR.
     if (
       this.#cleanups != null &&
       (await this.#cleanups.check(cached, logger, { record: false })).deleted === true
     )
       return {};
-    // §20.4: a rolled-back CR is not reconciled normally until its spec changes.
+    // katalog.md §20.4: a rolled-back CR is not reconciled normally until its spec changes.
     const rolledBack = await this.#rollbacks?.before(key, cached, logger);
-    // §20.1: retries exhausted; only a new generation (or a watched input, #inputChanged) retries.
+    // katalog.md §20.1: retries exhausted; only a new generation (or a watched input, #inputChanged) retries.
     if (
       this.#exhausted.holds(key, cached.metadata['generation'], cached.metadata['deletionTimestamp'] != null)
     ) {
@@ -537,7 +484,7 @@ export class CrdController {
   ): Promise<ReconcileResult> {
     try {
       if (rolledBack?.previous !== undefined) {
-        // §20.4: upstream's declarative rollback, the `onRollback` children over `.previous`.
+        // katalog.md §20.4: upstream's declarative rollback, the `onRollback` children over `.previous`.
         const result = await this.pipeline.runRollback(cached, {
           reconcileId: ctx.reconcileId,
           logger,
@@ -566,7 +513,7 @@ export class CrdController {
         lastAttempt: this.queue.isLastAttempt(key) ? { attempts: this.queue.maxAttempts } : undefined,
       });
       let requeueAfterMs = result.requeueAfterMs;
-      // §20.6: the reconcile may have written the terminal state; delete now or at the time it falls due.
+      // katalog.md §20.6: the reconcile may have written the terminal state; delete now or at the time it falls due.
       const latest = this.#cleanups == null ? undefined : this.informer.cache.get(key);
       if (latest != null) {
         const cleanup = await this.#cleanups?.check(latest, logger);
@@ -648,4 +595,131 @@ export class CrdController {
 interface HeldEvent {
   readonly isOwnWrite: () => boolean;
   readonly priority: Priority;
+}
+
+/**
+ * entryQueue is the entry's work queue (docs/reference/runtime.md §5): its `queue` settings, the
+ * optional conditional drop policy (`queue.behaviour`, docs/reference/katalog.md §20.7), and the
+ * queue metrics; a key taken from the low lane is remembered in `lowLaneRuns`.
+ */
+function entryQueue(o: {
+  readonly crd: CompiledCrd;
+  readonly clock: Clock;
+  readonly engine: TemplateEngine;
+  readonly observer: RuntimeObserver;
+  /** Keys whose current or last reconcile was taken from the low lane (the controller's set). */
+  readonly lowLaneRuns: Set<string>;
+}): WorkQueue {
+  const { crd, observer, lowLaneRuns } = o;
+  return new WorkQueue({
+    clock: o.clock,
+    maxDepth: crd.entry.queue.maxDepth,
+    initialBackoffMs: parseDuration(crd.entry.queue.retryBackoff.initial),
+    maxBackoffMs: parseDuration(crd.entry.queue.retryBackoff.max),
+    backoffMultiplier: crd.entry.queue.retryBackoff.multiplier,
+    maxAttempts: crd.entry.queue.retryBackoff.maxAttempts,
+    ...(crd.entry.queue.behaviour == null
+      ? {}
+      : { dropPolicy: queueDropPolicy(crd.entry.queue.behaviour, conditionsOptions(o.engine, o.clock)) }),
+    onAdd: () => observer.queueAdd(crd.name),
+    onRetry: () => observer.queueRetry(crd.name),
+    onDrop: () => observer.queueDropped(crd.name),
+    onTake: (key, queuedMs, priority) => {
+      observer.queueWait(crd.name, queuedMs / 1000);
+      // runtime.md §16: a reconcile taken from the low lane (a resync, the start-up list) does not postpone a resync.
+      if (priority === Priority.Low) lowLaneRuns.add(key);
+      else lowLaneRuns.delete(key);
+    },
+  });
+}
+
+/** primaryInformer lists and watches the entry's CRs (docs/reference/runtime.md §3), with the informer metrics. */
+function primaryInformer(o: {
+  readonly crd: CompiledCrd;
+  readonly listWatch: ListWatchClient;
+  readonly clock: Clock;
+  readonly random: (() => number) | undefined;
+  /** The one namespace watched, if any (used only for a namespaced entry). */
+  readonly namespace: string | undefined;
+  /** A shard's label selector, if sharded. */
+  readonly labelSelector: string | undefined;
+  readonly watchIdleTimeoutMs: number;
+  readonly observer: RuntimeObserver;
+  readonly logger: Logger;
+}): Informer {
+  const { crd, namespace, labelSelector, observer } = o;
+  return new Informer({
+    client: o.listWatch,
+    resource: {
+      group: crd.apiTypes.group,
+      version: crd.apiTypes.version,
+      plural: crd.apiTypes.plural,
+      kind: crd.apiTypes.kind,
+      namespaced: crd.entry.namespaced,
+    },
+    clock: o.clock,
+    ...(crd.entry.namespaced && namespace != null ? { namespace } : {}),
+    ...(labelSelector == null ? {} : { labelSelector }),
+    ...(o.random == null ? {} : { random: o.random }),
+    watchIdleTimeoutMs: o.watchIdleTimeoutMs,
+    logger: { warn: (fields, message) => o.logger.warn({ ...fields }, message) },
+    onRelist: (reason) => observer.informerRelist(resourceLabel(crd.apiTypes), reason),
+    onWatchRestart: () => observer.informerWatchRestart(resourceLabel(crd.apiTypes)),
+    onEvent: (atMs) => observer.informerEvent(resourceLabel(crd.apiTypes), atMs / 1000),
+  });
+}
+
+/**
+ * entryBehaviours are the entry's optional reconcile controls, each present only when declared:
+ * `rollback` (docs/reference/katalog.md §20.4), `cleanup` (§20.6) and the `preReconcile` gates
+ * (§20.3), which re-queue through `requeue` and notify a held reconcile through `gateNotify`.
+ */
+function entryBehaviours(o: {
+  readonly crd: CompiledCrd;
+  readonly clock: Clock;
+  readonly client: KubeClient;
+  readonly primary: ObjectCache;
+  readonly events: EventRecorder;
+  readonly engine: TemplateEngine;
+  readonly observer: RuntimeObserver;
+  readonly logger: Logger;
+  readonly gateCalls: GateCalls | undefined;
+  readonly gateNotify: ((context: Readonly<Record<string, unknown>>) => void) | undefined;
+  readonly requeue: (key: string) => void;
+}): {
+  rollbacks: Rollbacks | undefined;
+  cleanups: Cleanups | undefined;
+  gates: PreReconcileGates | undefined;
+} {
+  const { crd, clock, client, primary, events } = o;
+  const rollbacks =
+    crd.entry.rollback == null
+      ? undefined
+      : new Rollbacks({ rollback: crd.entry.rollback, clock, client, primary, events });
+  const cleanups =
+    crd.entry.cleanup == null
+      ? undefined
+      : new Cleanups({
+          ...{ cleanup: crd.entry.cleanup, clock, client, primary, events },
+          conditions: conditionsOptions(o.engine, clock),
+        });
+  const preReconcile = crd.entry.preReconcile;
+  const gates =
+    preReconcile == null
+      ? undefined
+      : new PreReconcileGates({
+          controller: crd.name,
+          preReconcile,
+          conditions: conditionsOptions(o.engine, clock),
+          observer: o.observer,
+          client,
+          primary,
+          apiVersion: crd.apiVersion,
+          clock,
+          logger: o.logger,
+          calls: o.gateCalls,
+          requeue: o.requeue,
+          gated: (_gate, _verdict, context) => o.gateNotify?.(context),
+        });
+  return { rollbacks, cleanups, gates };
 }

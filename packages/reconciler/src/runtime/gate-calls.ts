@@ -2,7 +2,7 @@
  * The external calls of pre-reconcile gates (docs/reference/katalog.md §20.3, ADR 0070): the shared
  * `preReconcile.external` calls, then the gate's own `external` calls, made through the runtime's
  * external caller — the same address guard, timeouts, `cacheFor` cache, retries and Secret-ref
- * credentials as `operatorBox.external` (§15.1). Their results are what the gate's conditions read
+ * credentials as `operatorBox.external` (katalog.md §15.1). Their results are what the gate's conditions read
  * as `external.<name>`. A failed shared call is ignored (the gate goes on without it, as upstream
  * does); a failed gate call is reported, and the gate's `failPolicy` decides what it means.
  */

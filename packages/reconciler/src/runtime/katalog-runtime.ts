@@ -246,25 +246,10 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
   const runtimeStartedAt = clock.now();
   const entries = new Map<string, RuntimeEntry>();
   const informerParts = { listWatch, client, clock, random, tuning, logger, observer };
-  const kindUsers = childKindUsers(every);
-  const children = new ChildCaches({
-    ...informerParts,
-    ...{ kinds: [...kindUsers.values()], shardSelector: shardSelector(options.shard) },
-    ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
-    ...{ watchIdleTimeoutMs: tuning.watchIdleTimeoutMs, logger: warnOnly(logger) },
+  const { kindUsers, children, watches, copySources } = childInformers({
+    ...{ every, informerParts, entries, shard: options.shard },
+    conditions: conditionsOptions(engine, clock),
   });
-  // Each entry's `watch` items (the previous revision's too) re-queue its CRs; so do the literal
-  // sources of `copyFrom` Secrets, best effort (docs/reference/runtime.md §4.1).
-  const watches = watchTriggers(
-    watchingOf(every, (entry) => [...(entry.watch ?? []), ...enrichWatchItems(entry)]),
-    { ...informerParts, conditions: conditionsOptions(engine, clock) },
-    entries,
-  );
-  const copySources = watchTriggers(
-    watchingOf(every, copySourceWatches),
-    { ...informerParts, conditions: conditionsOptions(engine, clock) },
-    entries,
-  );
   const scopes = new Map<string, boolean>();
   const customScope = (apiVersion: string, kind: string): boolean | undefined =>
     scopes.get(`${apiVersion}/${kind}`);
@@ -322,33 +307,9 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     gitPollTickMs: tuning.gitPollTickMs,
     hasPeerView: (name) => peerView(name) != null,
   });
-  const slots = options.options?.hooks;
-  const hooksOf = (crd: CompiledCrd): PipelineHooks => {
-    const notify = notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: crd.entry });
-    return { ...katalogHooks.hooksFor(crd), ...(notify == null ? {} : { notify }), ...slots?.[crd.name] };
-  };
-  // ADR 0070: a held reconcile notifies through the same planner, queue and interval gate.
-  const gateNotifyOf = (
-    crd: CompiledCrd,
-  ): ((context: Readonly<Record<string, unknown>>) => void) | undefined => {
-    const gate = crd.entry.preReconcile?.reconcileGate;
-    return gate == null
-      ? undefined
-      : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: heldNotifySource(gate) });
-  };
+  const { hooksOf, gateNotifyOf } = entryHooks({ katalogHooks, notifier, slots: options.options?.hooks });
   const shared = { katalogName, listWatch, client, children, engine, clock, random, randomBytes: bytes };
-  // `enrich` reads the informers its watch items start (docs/reference/katalog.md §3.5).
-  const enrichSources: EnrichSources = {
-    pods: (namespace) => watches.objects('v1', 'Pod', namespace),
-    endpointSlices: (namespace) => watches.objects('discovery.k8s.io/v1', 'EndpointSlice', namespace),
-    replicaSets: (namespace) => watches.objects('apps/v1', 'ReplicaSet', namespace),
-    claims: (namespace) => watches.objects('v1', 'PersistentVolumeClaim', namespace),
-    jobs: (namespace) => watches.objects('batch/v1', 'Job', namespace),
-    nodes: () => watches.objects('v1', 'Node', ''),
-    volumes: () => watches.objects('v1', 'PersistentVolume', ''),
-    storageClasses: () => watches.objects('storage.k8s.io/v1', 'StorageClass', ''),
-    warningEvents: (namespace) => watches.objects('v1', 'Event', namespace, 'type=Warning'),
-  };
+  const enrichSources = enrichSourcesOf(watches);
   for (const crd of current) {
     const controller = new CrdController({
       ...shared,
@@ -703,6 +664,92 @@ function childKindUsers(crds: readonly CompiledCrd[]): Map<string, ChildKindSpec
     }
   }
   return kindUsers;
+}
+
+/**
+ * childInformers are the runtime's caches beside the primary ones: the child caches (one informer
+ * per child kind the entries use, the previous revision's too) and the watch triggers — each
+ * entry's `watch` and `enrich` items re-queue its CRs; so do the literal sources of `copyFrom`
+ * Secrets, best effort (docs/reference/runtime.md §4.1).
+ */
+function childInformers(o: {
+  /** The entries of the running Katalog and of its previous revision. */
+  readonly every: readonly CompiledCrd[];
+  readonly informerParts: Omit<Parameters<typeof watchTriggers>[1], 'conditions'>;
+  readonly conditions: EvaluateConditionsOptions;
+  /** The Katalog's entries (filled after this; read when a watched object changes). */
+  readonly entries: ReadonlyMap<string, RuntimeEntry>;
+  readonly shard: RuntimeShard | undefined;
+}): {
+  kindUsers: Map<string, ChildKindSpec & { crds: string[] }>;
+  children: ChildCaches;
+  watches: WatchTriggers;
+  copySources: WatchTriggers;
+} {
+  const { every, informerParts, conditions, entries } = o;
+  const { tuning, logger } = informerParts;
+  const kindUsers = childKindUsers(every);
+  const children = new ChildCaches({
+    ...informerParts,
+    ...{ kinds: [...kindUsers.values()], shardSelector: shardSelector(o.shard) },
+    ...(tuning.namespace == null ? {} : { namespace: tuning.namespace }),
+    ...{ watchIdleTimeoutMs: tuning.watchIdleTimeoutMs, logger: warnOnly(logger) },
+  });
+  const watches = watchTriggers(
+    watchingOf(every, (entry) => [...(entry.watch ?? []), ...enrichWatchItems(entry)]),
+    { ...informerParts, conditions },
+    entries,
+  );
+  const copySources = watchTriggers(
+    watchingOf(every, copySourceWatches),
+    { ...informerParts, conditions },
+    entries,
+  );
+  return { kindUsers, children, watches, copySources };
+}
+
+/** enrichSourcesOf is what `enrich` reads: the informers its watch items start (docs/reference/katalog.md §3.5). */
+function enrichSourcesOf(watches: WatchTriggers): EnrichSources {
+  return {
+    pods: (namespace) => watches.objects('v1', 'Pod', namespace),
+    endpointSlices: (namespace) => watches.objects('discovery.k8s.io/v1', 'EndpointSlice', namespace),
+    replicaSets: (namespace) => watches.objects('apps/v1', 'ReplicaSet', namespace),
+    claims: (namespace) => watches.objects('v1', 'PersistentVolumeClaim', namespace),
+    jobs: (namespace) => watches.objects('batch/v1', 'Job', namespace),
+    nodes: () => watches.objects('v1', 'Node', ''),
+    volumes: () => watches.objects('v1', 'PersistentVolume', ''),
+    storageClasses: () => watches.objects('storage.k8s.io/v1', 'StorageClass', ''),
+    warningEvents: (namespace) => watches.objects('v1', 'Event', namespace, 'type=Warning'),
+  };
+}
+
+/**
+ * entryHooks gives each entry its pipeline hooks (the hook table's, its team notifications, a
+ * test's slots over them) and, for an entry with a reconcile gate, how a held reconcile notifies
+ * (ADR 0070: through the same planner, queue and interval gate).
+ */
+function entryHooks(o: {
+  readonly katalogHooks: KatalogHooks;
+  readonly notifier: Notifier | undefined;
+  readonly slots: KatalogRuntimeOptions['hooks'];
+}): {
+  hooksOf: (crd: CompiledCrd) => PipelineHooks;
+  gateNotifyOf: (crd: CompiledCrd) => ((context: Readonly<Record<string, unknown>>) => void) | undefined;
+} {
+  const { katalogHooks, notifier, slots } = o;
+  const hooksOf = (crd: CompiledCrd): PipelineHooks => {
+    const notify = notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: crd.entry });
+    return { ...katalogHooks.hooksFor(crd), ...(notify == null ? {} : { notify }), ...slots?.[crd.name] };
+  };
+  const gateNotifyOf = (
+    crd: CompiledCrd,
+  ): ((context: Readonly<Record<string, unknown>>) => void) | undefined => {
+    const gate = crd.entry.preReconcile?.reconcileGate;
+    return gate == null
+      ? undefined
+      : notifier?.forEntry({ name: crd.name, kind: crd.apiTypes.kind, entry: heldNotifySource(gate) });
+  };
+  return { hooksOf, gateNotifyOf };
 }
 
 /** watchingOf lists the entries with watched objects (`itemsOf`), each item once. */

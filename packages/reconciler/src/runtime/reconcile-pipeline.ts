@@ -219,7 +219,7 @@ export class CrdPipeline {
           ? formatReasonMessage(error.katalogPath, error.message)
           : error.message;
       state.inventory ??= this.#inventory(current.cr, state, inventoryOf(current.cr), new Set());
-      // §20.1: the last allowed attempt failed; no retry follows until the spec or an input changes.
+      // katalog.md §20.1: the last allowed attempt failed; no retry follows until the spec or an input changes.
       const outcome =
         ctx.lastAttempt != null && error.retryable
           ? {
@@ -237,7 +237,7 @@ export class CrdPipeline {
       throw error;
     }
     const result = isPending(end) ? await this.#pending(current.cr, end, state, ctx) : end;
-    // §20.5: a pending wait is not a failure (upstream: a requeue without an error is a success).
+    // katalog.md §20.5: a pending wait is not a failure (upstream: a requeue without an error is a success).
     if (ctx.rolledBack == null) this.#emit(current.cr, 'success', state, ctx);
     return result;
   }
@@ -329,7 +329,7 @@ export class CrdPipeline {
         : { ready: false, reason: ConditionReason.RolledBack, message: ctx.rolledBack.message };
     await this.#writeStatus(current.cr, outcome, state, ctx);
     mark('status');
-    // §20.4: the last spec that reconciled, kept on the CR for a rollback (written when it changed).
+    // katalog.md §20.4: the last spec that reconciled, kept on the CR for a rollback (written when it changed).
     if (s.crd.entry.rollback != null && ctx.rolledBack == null)
       state.annotations.set(OrkestraAnnotation.PreviousSpec, encodeSpec(current.cr['spec']));
     await writeCrMetadata(s, current.cr, state, ctx);
@@ -407,7 +407,7 @@ export class CrdPipeline {
     });
   }
 
-  /** writeRolledBack shows a rolled-back CR that is not reconciled (§20.4): Ready=False `RolledBack`, nothing else. */
+  /** writeRolledBack shows a rolled-back CR that is not reconciled (katalog.md §20.4): Ready=False `RolledBack`, nothing else. */
   async writeRolledBack(
     cr: KubeObject,
     ctx: RunContext & { readonly rolledBack: { readonly message: string } },
@@ -422,7 +422,7 @@ export class CrdPipeline {
   }
 
   /**
-   * runRollback is the run of a CR rolled back with `onRollback` children (§20.4, upstream's
+   * runRollback is the run of a CR rolled back with `onRollback` children (katalog.md §20.4, upstream's
    * declarative rollback): they are rendered over the CR's context plus `previous` (`metadata`,
    * and `spec` the last spec that reconciled), applied, and kept in the inventory; nothing else
    * runs (no hooks, no prune, no providers), and the CR shows Ready=False `RolledBack`. A failed

@@ -1,6 +1,6 @@
 /**
  * Step 17 of the pipeline (docs/reference/runtime.md §11): build the CR's status with `buildStatus`, write it
- * through the status subresource only when it changed, and emit the Ready events of §12.
+ * through the status subresource only when it changed, and emit the Ready events of runtime.md §12.
  */
 import { KubeApiError, KubeErrorCode, refOf } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';

@@ -5,7 +5,7 @@
  * (`backingpods`), the controller owner under `_owner` (`owner`), a Deployment's ReplicaSets under
  * `_replicaSets` (`replicasets`), a StatefulSet's claims under `_pvcs` (`pvcs`), and a CronJob's
  * Jobs under `_lastJob`, `_lastSuccessfulJob` and `_activeJobs` (`cronjob`), in the shapes
- * upstream's notes read (§17.6.2). The objects come from the informer caches of the entry's enrich
+ * upstream's notes read (katalog.md §17.6.2). The objects come from the informer caches of the entry's enrich
  * watch (or, for `owner`, the child itself) — never a request per reconcile.
  */
 import { kindForObject } from '@orkestra/registry';

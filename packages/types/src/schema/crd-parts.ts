@@ -316,7 +316,7 @@ const AutoscaleSourceSchema = z
     /**
      * The bearer token sent (upstream's `auth.token`/`auth.secretRef`): from the operator's
      * environment, or a Secret of the operator's namespace unless `secretRef.namespace` names
-     * another (§18.2, ADR 0079): the autoscaler reads for the entry, so there is no CR namespace.
+     * another (katalog.md §18.2, ADR 0079): the autoscaler reads for the entry, so there is no CR namespace.
      */
     auth: BearerAuth.optional(),
   })
@@ -366,7 +366,7 @@ export const AutoscaleSource: z.ZodType<AutoscaleSource> = AutoscaleSourceSchema
 const AutoscaleSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
-    /** A preset (§18.1): the whole autoscale input, expanded from the entry's workers and queue depth. */
+    /** A preset (katalog.md §18.1): the whole autoscale input, expanded from the entry's workers and queue depth. */
     profile: Literal.optional(),
     /** Default `15s` (a profile's own with `profile`). */
     interval: Duration.optional(),
@@ -384,7 +384,7 @@ const AutoscaleSchema = z
       })
       .prefault({}),
     rules: z.array(AutoscaleRule).default([]),
-    /** Peers read by conditions on `cross.<as>.…` (§18.2; upstream's condition `source`). */
+    /** Peers read by conditions on `cross.<as>.…` (katalog.md §18.2; upstream's condition `source`). */
     sources: z.array(AutoscaleSource).default([]),
     conditions: gated({}).optional(),
     do: AutoscaleDo.optional(),
@@ -703,7 +703,7 @@ const SentinelName = z.enum(SENTINELS, {
  * else when its `when`/`anyOf` conditions pass (a gate with neither always passes). `failPolicy`
  * decides a gate whose conditions cannot be evaluated (a template that fails to render): `open`
  * (default) passes it, `closed` holds it. `eventAware` evaluates each event of a CR on its own
- * instead of the events merged since the last reconcile. `external` calls (§15.1, the same fields)
+ * instead of the events merged since the last reconcile. `external` calls (katalog.md §15.1, the same fields)
  * are made before the conditions, which read them as `external.<name>`; a failed call holds the
  * gate under `failPolicy: closed` and passes it under `open`.
  */

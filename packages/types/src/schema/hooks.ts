@@ -280,7 +280,7 @@ export const ExternalCall: z.ZodType<ExternalCall> = ExternalCallSchema.meta({ i
 /**
  * BearerAuth is the bearer token a read sends (upstream's `auth.token`/`auth.secretRef`): from the
  * operator's environment (`$NAME`) or a Secret, never a literal. Cross reads and autoscale sources
- * share it; where the Secret is read differs per path (§15.2, §18.2).
+ * share it; where the Secret is read differs per path (katalog.md §15.2, §18.2).
  */
 export const BearerAuth = z
   .strictObject({

@@ -450,7 +450,7 @@ function refineCrdEntry(
     Parameters<typeof checkVersions>[0],
   ctx: z.RefinementCtx,
 ): void {
-  // A templated `copyFrom` source loads: the runtime copies it only when granted (§7.2, ADR 0048).
+  // A templated `copyFrom` source loads: the runtime copies it only when granted (katalog.md §7.2, ADR 0048).
   checkChildNamespaces(entry as unknown as ChildNamespaceInput, ctx);
   checkDockerTargets(entry as unknown as DockerTargetInput, ctx);
   checkValidationCalls(entry, ctx);
@@ -546,7 +546,7 @@ function namespaceOf(item: unknown, listKey: string): { value: unknown; at: (str
  * checkChildNamespaces keeps a namespaced entry's writes and reads in namespaces the Katalog's
  * author chose (docs/reference/katalog.md §6, §7.2, §15.2, ADR 0033): a child's namespace is absent
  * (the CR's), the CR's namespace, or a literal; a template is allowed only when the entry declares
- * `allowedNamespaces`, so the runtime's namespace guard (§19) refuses anything outside them. A
+ * `allowedNamespaces`, so the runtime's namespace guard (katalog.md §19) refuses anything outside them. A
  * `copyFrom` with a templated source name is refused when its destination may be another
  * namespace, and a cross read's templated `selector.namespace` needs `allowedNamespaces` too.
  */

@@ -52,7 +52,7 @@ function builtinApiTypes(
 /**
  * dropDisabledBuiltins removes, in an upstream Katalog, the entries with `enabled: false` whose
  * apiTypes name a built-in kind: upstream skips a disabled entry entirely, and Orkestra has no
- * entry for built-in kinds, so there is nothing to keep (an enabled one is refused, §24).
+ * entry for built-in kinds, so there is nothing to keep (an enabled one is refused, katalog.md §24).
  */
 export function dropDisabledBuiltins(up: Upgrader, crds: YAMLMap): void {
   for (const pair of [...crds.items]) {

@@ -19,7 +19,7 @@ const DELETE_BLOCK_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * upgradeDeleteGroups maps upstream's ordered deletion onto §5.6. Upstream's stage is a whole
+ * upgradeDeleteGroups maps upstream's ordered deletion onto katalog.md §5.6. Upstream's stage is a whole
  * resource block of which only each item's `name` and `namespace` are read; a stage has no name
  * (upstream counts them), so each gets `stage-<n>`; a kind written with no items (`- deployments:`)
  * deletes nothing, as upstream, and is removed; the cluster-scoped lists become `custom`

@@ -61,7 +61,7 @@ export function checkEnrich(up: Upgrader, entry: YAMLMap, base: Path): void {
     if (!isMap(item)) continue;
     const pair = (item as YAMLMap).items[0] as Pair | undefined;
     const target = pair == null ? undefined : keyOf(pair);
-    // The conditional form of a target Orkestra adds is canonical (§3.5): the schema reads it.
+    // The conditional form of a target Orkestra adds is canonical (katalog.md §3.5): the schema reads it.
     if (target != null && ADDED.has(target)) continue;
     remove(list, item);
     if (target == null) continue;

@@ -180,7 +180,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     const path = [...base, 'admission'];
     up.move(admission, 'validation', entry, 'validation', [...path, 'validation'], 'validation');
     up.move(admission, 'mutation', entry, 'mutation', [...path, 'mutation'], 'mutation');
-    // Served by the operator's conversion webhook, as an entry's own `conversion` (§3.4).
+    // Served by the operator's conversion webhook, as an entry's own `conversion` (katalog.md §3.4).
     up.move(admission, 'conversion', entry, 'conversion', [...path, 'conversion'], 'conversion');
     up.drop(
       admission,
@@ -259,7 +259,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
 
 /**
  * upgradeEntryNamespace maps upstream's entry `namespace: X` (its informer watches X only) onto
- * `allowedNamespaces: [X]`, whose one exact name scopes the informers and RBAC the same way (§19);
+ * `allowedNamespaces: [X]`, whose one exact name scopes the informers and RBAC the same way (katalog.md §19);
  * children bound for other namespaces are held to it too. A templated or non-text value, or an
  * `allowedNamespaces` that already excludes X, is refused at the key.
  */
@@ -387,7 +387,7 @@ function upgradeValidation(up: Upgrader, entry: YAMLMap, base: Path): void {
   if (!isSeq(rules)) return;
   (rules as YAMLSeq).items.forEach((rule, i) => {
     // Upstream's validation never reads `valueType` (it types mutation values): numeric operators
-    // compare numbers and the others strings, whatever it says — as here (§12).
+    // compare numbers and the others strings, whatever it says — as here (katalog.md §12).
     if (isMap(rule) && up.upstream)
       up.drop(
         rule as YAMLMap,

@@ -11,7 +11,7 @@ import type { Upgrader } from './upgrader.js';
  *   `{after, when, or}`, moved with the other tuning keys by entry.ts) or, in the release that
  *   introduced it, under `operatorBox` (a list of rules); the second is moved here.
  * - `retryBackoff: 5s` (on the queue or on an external call) is upstream's shorthand for
- *   `{initial: 5s}`; the canonical form is the map (§20.1, §15.1).
+ *   `{initial: 5s}`; the canonical form is the map (katalog.md §20.1, §15.1).
  */
 export function upgradeTiming(up: Upgrader, entry: YAMLMap, base: Path): void {
   const box = mapAt(entry, 'operatorBox');

@@ -27,7 +27,7 @@ export function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
     const path = [...boxPath, 'observe'];
     if (isSeq(pairOf(observe, 'watch')?.value))
       up.move(observe, 'watch', entry, 'watch', [...path, 'watch'], 'watch');
-    // Upstream's OPPRE layout observes cross reads here too; they are the box's `cross` (§15.2).
+    // Upstream's OPPRE layout observes cross reads here too; they are the box's `cross` (katalog.md §15.2).
     if (isSeq(pairOf(observe, 'cross')?.value))
       up.move(observe, 'cross', box, 'cross', [...path, 'cross'], 'operatorBox.cross');
     up.refuse(observe, path, WATCH_REFUSED);

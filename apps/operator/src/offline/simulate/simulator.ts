@@ -379,7 +379,7 @@ export class Simulator {
     this.#admit(state, before, notes);
   }
 
-  /** #admit is the informer event of a CR change: the entry's enqueueGate may hold it (§20.3). */
+  /** #admit is the informer event of a CR change: the entry's enqueueGate may hold it (katalog.md §20.3). */
   #admit(state: CrState, old: KubeObject | undefined, notes: string[]): void {
     const engine = this.#engineOf(state);
     // An enqueueGate's external calls are answered from the scenario's results at this step.
@@ -483,18 +483,18 @@ export class Simulator {
     let timing: string[] = [];
     if (state.held === true) {
       state.held = false;
-      // §20.3: an event held until the enqueueGate's calls answered is queued once they pass it.
+      // katalog.md §20.3: an event held until the enqueueGate's calls answered is queued once they pass it.
       if (!(await engine.requeued(state.ref))) return writes;
       notes.push('enqueueGate passed the held event once its external calls answered: the CR is queued');
     }
     for (let i = 0; i < MAX_RUNS; i++) {
-      // §20.6: a cleanup deleted the CR, and its deletion path removed it.
+      // katalog.md §20.6: a cleanup deleted the CR, and its deletion path removed it.
       if (this.#cluster.get(state.ref) == null) break;
       const generation = this.#cluster.get(state.ref)?.metadata['generation'];
       const retry =
         this.#katalog.spec.crds[engine.entryFor(state.ref.apiVersion, state.ref.kind) ?? '']?.queue
           .retryBackoff;
-      // §20.1: a new generation restarts the retry budget; an exhausted CR waits for one.
+      // katalog.md §20.1: a new generation restarts the retry budget; an exhausted CR waits for one.
       const failures =
         state.failures != null && state.failures.generation === generation ? state.failures.count : 0;
       if (retry != null && retry.maxAttempts > 0 && failures >= retry.maxAttempts) {
