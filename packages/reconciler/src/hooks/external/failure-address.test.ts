@@ -73,7 +73,12 @@ describe('a failed external call', () => {
     const run = runExternalCalls(
       services,
       compiled,
-      { crd: { name: 'gauge', katalogPath: 'spec.crds.gauge' } as never, cr, context: { spec: cr.spec } },
+      {
+        crd: { name: 'gauge', katalogPath: 'spec.crds.gauge' } as never,
+        cr,
+        context: { spec: cr['spec'] },
+        signal: new AbortController().signal,
+      },
       {},
     );
     const error = await run.then(
