@@ -279,7 +279,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         path: await objectPath(ref),
         query: { fieldManager, force: String(applyOptions.force ?? true) },
         // JSON is YAML, so the manifest is sent as JSON under the apply-patch content type.
-        body: obj,
+        body: applyOptions.createOnly === true ? createOnly(obj) : obj,
         contentType: PatchStrategy.ServerSideApply,
         ref,
       });
@@ -392,4 +392,17 @@ function errorFromResponse(spec: CallSpec, res: RawResponse): Error {
     causes: status.details?.causes ?? [],
     ...(retryAfter == null || Number.isNaN(retryAfter) ? {} : { retryAfterSeconds: retryAfter }),
   });
+}
+
+/**
+ * CREATE_ONLY_RESOURCE_VERSION is the largest uint64. The API server parses resourceVersion as a
+ * uint64 and stores revisions as int64, so no stored object has it: an apply carrying it as a
+ * precondition creates an absent object (a create ignores the precondition) and gets 409 Conflict
+ * for a present one, which it leaves untouched (ADR 0097).
+ */
+const CREATE_ONLY_RESOURCE_VERSION = '18446744073709551615';
+
+/** createOnly is the manifest with the create-only precondition (ApplyOptions.createOnly). */
+function createOnly(obj: KubeObject): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: CREATE_ONLY_RESOURCE_VERSION } };
 }
