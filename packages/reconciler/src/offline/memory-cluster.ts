@@ -83,7 +83,6 @@ export class MemoryCluster {
     this.childStore = {
       watches: () => true,
       get: (ref) => this.get(ref),
-      covers: () => true,
       listOwned: (ownerUid, kind) =>
         this.list().filter(
           (o) =>
