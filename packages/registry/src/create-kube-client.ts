@@ -1,7 +1,8 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { PatchStrategy } from '@kubernetes/client-node';
+// Not the package index, which loads every generated API class (docs/performance.md, "Memory").
+import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import { BUILTIN_RESOURCES } from './builtin-resources.js';
 import type { StatusCause } from './errors.js';
 import { KubeErrorCode, NotFoundError, createKubeApiError, kubeErrorCodeOf } from './errors.js';
