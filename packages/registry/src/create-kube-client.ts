@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-// Not the package index, which loads every generated API class (docs/performance.md, "Memory").
+// Not the package index, which loads every generated API class (docs/reference/runtime.md §20).
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import { BUILTIN_RESOURCES } from './builtin-resources.js';
 import type { StatusCause } from './errors.js';

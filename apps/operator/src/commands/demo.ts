@@ -32,7 +32,7 @@ export const demoCommand: Command = {
     if (parsed.positionals.length > 0)
       throw new UsageError(`unexpected argument ${parsed.positionals[0] ?? ''}`);
     // Loaded here, not at start-up: the demo drives the cluster through client-node's generated API
-    // classes, which the operator process itself does not load (docs/performance.md, "Memory").
+    // classes, which the operator process itself does not load (docs/reference/runtime.md §20).
     const { DemoError, runDemo } = await import('../process/demo.js');
     try {
       const controlCenter =

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 // The KubeConfig module alone (patched to import only the two generated modules it uses, see
-// patches/): the package index loads every generated API class (docs/performance.md, "Memory").
+// patches/): the package index loads every generated API class (docs/reference/runtime.md §20).
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 /** KubeConfigSource says where loadKubeConfig found the connection. */

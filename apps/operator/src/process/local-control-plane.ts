@@ -15,7 +15,7 @@ export class LocalControlPlaneError extends Error {
 /**
  * loadTestenv loads @orkestra/testenv when a local control plane is started: only `ork dev` and
  * `ork demo` need it, and it loads client-node's generated API classes, which the operator's own
- * process does not (docs/performance.md, "Memory").
+ * process does not (docs/reference/runtime.md §20).
  */
 export function loadTestenv(): Promise<typeof Testenv> {
   return import('@orkestra/testenv');
