@@ -1,10 +1,11 @@
 /**
  * What a new CR costs in API requests (docs/reference/runtime.md §20, ADR 0097): with the child
- * informer synced, a child the cache does not hold is created by one create-only server-side apply,
- * without the GET before it (ADR 0032's read is left for the objects that turn out to exist). Counts
- * come from the runtime's own client, which counts every request it sends (the counter behind
- * `rest_client_requests_total`). The safety half — an unmanaged object of a child's name is never
- * written — is no-adoption.integration.test.ts.
+ * informer synced, a child the cache does not hold is created by one create-only server-side
+ * apply, without the GET before it (ADR 0032's read is left for the objects that turn out to
+ * exist). Counts come from the runtime's own client, which counts every request it sends by verb
+ * and kind (`runtime.requestCounts()`, as in runtime-requests.integration.test.ts). The safety
+ * half — an unmanaged object of a child's name is never written — is
+ * no-adoption.integration.test.ts.
  */
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { diffCounts } from '@orkestra/registry';
