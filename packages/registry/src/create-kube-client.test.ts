@@ -202,6 +202,35 @@ describe('createKubeClient', () => {
     ]);
   });
 
+  it('sends a create-only apply with a resourceVersion precondition no stored object has (ADR 0097)', async () => {
+    const seen: string[] = [];
+    await withServer(
+      (req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        req.on('end', () => {
+          const rv = (JSON.parse(body) as { metadata: { resourceVersion?: string } }).metadata
+            .resourceVersion;
+          seen.push(`${req.method ?? ''} ${req.headers['content-type'] ?? ''} ${rv ?? '-'}`);
+          answer(res);
+        });
+      },
+      {},
+      async (kubeConfig) => {
+        const client = createKubeClient({ kubeConfig });
+        const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: 'n' } };
+        await client.apply(object, { createOnly: true });
+        await client.apply(object);
+        // The caller's manifest is not changed.
+        expect(object.metadata).toEqual({ name: 'one', namespace: 'n' });
+      },
+    );
+    expect(seen).toEqual([
+      'PATCH application/apply-patch+yaml 18446744073709551615',
+      'PATCH application/apply-patch+yaml -',
+    ]);
+  });
+
   it('gives up on a server that does not answer within timeoutMs, as a Timeout error', async () => {
     await withServer(
       () => undefined, // never answers

@@ -1,7 +1,8 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { PatchStrategy } from '@kubernetes/client-node';
+// Not the package index, which loads every generated API class (docs/reference/runtime.md §20).
+import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import { BUILTIN_RESOURCES } from './builtin-resources.js';
 import type { StatusCause } from './errors.js';
 import { KubeErrorCode, NotFoundError, createKubeApiError, kubeErrorCodeOf } from './errors.js';
@@ -279,7 +280,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         path: await objectPath(ref),
         query: { fieldManager, force: String(applyOptions.force ?? true) },
         // JSON is YAML, so the manifest is sent as JSON under the apply-patch content type.
-        body: obj,
+        body: applyOptions.createOnly === true ? createOnly(obj) : obj,
         contentType: PatchStrategy.ServerSideApply,
         ref,
       });
@@ -392,4 +393,17 @@ function errorFromResponse(spec: CallSpec, res: RawResponse): Error {
     causes: status.details?.causes ?? [],
     ...(retryAfter == null || Number.isNaN(retryAfter) ? {} : { retryAfterSeconds: retryAfter }),
   });
+}
+
+/**
+ * CREATE_ONLY_RESOURCE_VERSION is the largest uint64. The API server parses resourceVersion as a
+ * uint64 and stores revisions as int64, so no stored object has it: an apply carrying it as a
+ * precondition creates an absent object (a create ignores the precondition) and gets 409 Conflict
+ * for a present one, which it leaves untouched (ADR 0097).
+ */
+const CREATE_ONLY_RESOURCE_VERSION = '18446744073709551615';
+
+/** createOnly is the manifest with the create-only precondition (ApplyOptions.createOnly). */
+function createOnly(obj: KubeObject): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: CREATE_ONLY_RESOURCE_VERSION } };
 }

@@ -1,7 +1,13 @@
 import { OrkestraLabel } from '@orkestra/types';
 import type { NormalizeRules } from './compare.js';
 import { DEFAULT_RULES, compareToCache, withAppliedHash } from './compare.js';
-import { AlreadyExistsError, NotFoundError, RegistryError, RegistryErrorCode } from './errors.js';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  NotFoundError,
+  RegistryError,
+  RegistryErrorCode,
+} from './errors.js';
 import type { KubeClient, ObjectReader } from './kube-client.js';
 import type { KubeObject } from './kube-object.js';
 import { formatRef, refOf } from './kube-object.js';
@@ -27,8 +33,9 @@ export interface EnsureOptions {
  * ensureObject writes one desired manifest according to its mode and reports what it did.
  * Create mode is cache-first (nothing is sent when the cache has the object); AlreadyExists costs
  * one GET to check ownership. Apply mode stamps the applied-hash and sends nothing when the cached
- * object already matches (compareToCache); on a cache miss it GETs the object first and never
- * adopts one without an Orkestra owner label (RegistryError `ChildConflict`, ADR 0032). A child
+ * object already matches (compareToCache); on a cache miss it never adopts an object without an
+ * Orkestra owner label (RegistryError `ChildConflict`, ADR 0032): a cache that `covers` the kind
+ * gets a create-only apply, read only when refused (ADR 0097), any other miss is read first. A child
  * carrying another CR's owner-uid label is never written: RegistryError `ChildOwnedByOther`.
  */
 export async function ensureObject(
@@ -62,11 +69,24 @@ export async function ensureObject(
   }
 
   const desired = withAppliedHash(manifest);
+  const force = options.force ?? true;
+  // A miss in a cache that has listed the kind: most likely nothing of that name exists, so the
+  // child is created by a create-only apply (ADR 0097), which the API server refuses (409, nothing
+  // written) when an object of that name exists; that object is then read and judged below.
+  if (cached == null && options.cache.covers?.(ref) === true) {
+    try {
+      const { object } = await options.client.apply(desired, { force, createOnly: true });
+      options.onWritten?.(object);
+      return 'created';
+    } catch (err) {
+      if (!(err instanceof ConflictError || err instanceof AlreadyExistsError)) throw err;
+    }
+  }
   // Never adopt (ADR 0032): the child cache holds only labelled objects, so on a miss the live
-  // object is read first. An object without an owner label is someone else's: a ChildConflict,
-  // left untouched; one of another CR is ChildOwnedByOther. Server-side apply creates the child
-  // only when nothing of that name exists. (A POST would own the fields under an Update entry, which
-  // later applies of the same manager conflict with.)
+  // object is read before any write that could land on it. An object without an owner label is
+  // someone else's: a ChildConflict, left untouched; one of another CR is ChildOwnedByOther.
+  // Server-side apply creates the child only when nothing of that name exists. (A POST would own
+  // the fields under an Update entry, which later applies of the same manager conflict with.)
   const live = cached ?? (await liveObject(options.client, ref));
   if (cached == null && live != null) {
     if (live.metadata.labels?.[OrkestraLabel.OwnerUid] == null) {
@@ -81,7 +101,12 @@ export async function ensureObject(
     if (cached == null && live != null) options.onWritten?.(live);
     return 'unchanged';
   }
-  const { object, created } = await options.client.apply(desired, { force: options.force ?? true });
+  // Nothing of that name was found: the apply may only create, so an object made since the read is
+  // refused (409, retried by the reconcile, which then reads and judges it), never applied over.
+  const { object, created } = await options.client.apply(desired, {
+    force,
+    ...(live == null ? { createOnly: true } : {}),
+  });
   options.onWritten?.(object);
   return created ? 'created' : 'updated';
 }

@@ -10,6 +10,12 @@ export interface ObjectReader {
   get(ref: ObjectRef): KubeObject | undefined;
   /** listOwned returns the cached objects of one kind whose `owner-uid` label is `ownerUid`. */
   listOwned(ownerUid: string, kind: GroupVersionKind): readonly KubeObject[];
+  /**
+   * covers tells whether the cache has listed this ref's kind (its informer synced), so that a miss
+   * means no labelled object of that name is known: `ensure` then creates with a create-only apply
+   * instead of reading first (ADR 0097). Absent or false: a miss is read first (ADR 0032).
+   */
+  covers?(ref: ObjectRef): boolean;
 }
 
 /** PropagationPolicy is the garbage-collection mode of a delete. */
@@ -32,6 +38,12 @@ export interface DeleteOptions {
 export interface ApplyOptions {
   /** Take over fields owned by other field managers. Default true. */
   readonly force?: boolean;
+  /**
+   * Only create: when an object of that name already exists the apply fails with a ConflictError
+   * (409) and writes nothing (ADR 0097). Sent as a resourceVersion precondition no stored object
+   * can have, so the API server creates an absent object and refuses to touch a present one.
+   */
+  readonly createOnly?: boolean;
 }
 
 /** ApplyResult is the object returned by a server-side apply and whether the apply created it (HTTP 201). */

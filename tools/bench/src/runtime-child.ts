@@ -9,7 +9,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// The KubeConfig module alone, as the operator loads it (docs/reference/runtime.md §20): the package
+// index would load every generated API class into the measured process.
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { parseRunConfig, startOperator } from '@orkestra/operator';
 import type { Operator } from '@orkestra/operator';
 import type { ChildMessage, ParentMessage, StepTotal } from './child-protocol.js';

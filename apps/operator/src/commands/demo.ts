@@ -1,4 +1,3 @@
-import { DemoError, runDemo } from '../process/demo.js';
 import { LocalControlPlaneError } from '../process/local-control-plane.js';
 import { OperatorStartError } from '../process/operator.js';
 import type { CliIo, Command } from './command.js';
@@ -32,6 +31,9 @@ export const demoCommand: Command = {
     }
     if (parsed.positionals.length > 0)
       throw new UsageError(`unexpected argument ${parsed.positionals[0] ?? ''}`);
+    // Loaded here, not at start-up: the demo drives the cluster through client-node's generated API
+    // classes, which the operator process itself does not load (docs/reference/runtime.md §20).
+    const { DemoError, runDemo } = await import('../process/demo.js');
     try {
       const controlCenter =
         parsed.values['control-center'] === true

@@ -1,9 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { createNamespace } from '@orkestra/testenv';
 import { RUN_FLAGS_USAGE, parseRunConfig } from '../process/config.js';
 import { LOOPBACK_CIDRS } from '@orkestra/reconciler';
-import { LocalControlPlaneError, startLocalControlPlane } from '../process/local-control-plane.js';
+import {
+  LocalControlPlaneError,
+  loadTestenv,
+  startLocalControlPlane,
+} from '../process/local-control-plane.js';
 import { OperatorStartError, startOperator } from '../process/operator.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError } from './command.js';
@@ -114,7 +117,7 @@ export const devCommand: Command = {
     try {
       // The operator namespace holds the Katalog revisions (runtime.md §24) and the Lease; a fresh
       // control plane has none, and without it revisions would be off.
-      await createNamespace(cp.kubeConfig, config.namespace);
+      await (await loadTestenv()).createNamespace(cp.kubeConfig, config.namespace);
       mkdirSync(dirname(kubeconfigOut), { recursive: true });
       writeFileSync(kubeconfigOut, cp.kubeConfig.exportConfig(), { mode: 0o600 });
       const shown = relative(io.cwd, kubeconfigOut) || kubeconfigOut;

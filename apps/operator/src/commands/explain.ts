@@ -1,6 +1,5 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { formatExplain } from '../offline/explain-tree.js';
 import type { ExplainedCr } from '../offline/explain-tree.js';
@@ -121,6 +120,8 @@ export const explainCommand: Command = {
       });
       const kind = await findKind(kubeConfig, target.slice(0, slash));
       const namespace = parsed.values.namespace ?? 'default';
+      // Loaded on use: client-node's generated API classes stay out of the operator process.
+      const { KubernetesObjectApi } = await import('@kubernetes/client-node');
       const cr = (await KubernetesObjectApi.makeApiClient(kubeConfig).read({
         apiVersion: kind.apiVersion,
         kind: kind.kind,

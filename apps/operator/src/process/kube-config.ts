@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// The KubeConfig module alone (patched to import only the two generated modules it uses, see
+// patches/): the package index loads every generated API class (docs/reference/runtime.md §20).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 /** KubeConfigSource says where loadKubeConfig found the connection. */
 export const KubeConfigSource = {

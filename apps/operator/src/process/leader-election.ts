@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { V1MicroTime } from '@kubernetes/client-node';
+import { V1MicroTime } from '@kubernetes/client-node/dist/types.js';
 import type { CoordinationV1Api, CoreV1Api, V1Lease } from '@kubernetes/client-node';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import type { Logger } from '@orkestra/types';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ServerBinary, findBinary, isTestenvError, startControlPlane } from '@orkestra/testenv';
+import type * as Testenv from '@orkestra/testenv';
 import type { ControlPlane } from '@orkestra/testenv';
 import type { CliOutput } from '../commands/command.js';
 
@@ -12,15 +12,26 @@ export class LocalControlPlaneError extends Error {
   readonly code = 'LocalControlPlaneFailed';
 }
 
+/**
+ * loadTestenv loads @orkestra/testenv when a local control plane is started: only `ork dev` and
+ * `ork demo` need it, and it loads client-node's generated API classes, which the operator's own
+ * process does not (docs/reference/runtime.md §20).
+ */
+export function loadTestenv(): Promise<typeof Testenv> {
+  return import('@orkestra/testenv');
+}
+
 /** The binaries `ork dev` and `ork demo` need, with the build.sh target that builds each. */
-const NEEDED = [
-  { binary: ServerBinary.Etcd, target: 'etcd' },
-  { binary: ServerBinary.KubeApiserver, target: 'kube' },
-  { binary: ServerBinary.KubeControllerManager, target: 'kube' },
-  // Workloads run (kube-scheduler + kwok, docs/testenv.md §5), so Deployments become ready.
-  { binary: ServerBinary.KubeScheduler, target: 'kube-scheduler' },
-  { binary: ServerBinary.Kwok, target: 'kwok' },
-] as const;
+function needed({ ServerBinary }: typeof Testenv) {
+  return [
+    { binary: ServerBinary.Etcd, target: 'etcd' },
+    { binary: ServerBinary.KubeApiserver, target: 'kube' },
+    { binary: ServerBinary.KubeControllerManager, target: 'kube' },
+    // Workloads run (kube-scheduler + kwok, docs/testenv.md §5), so Deployments become ready.
+    { binary: ServerBinary.KubeScheduler, target: 'kube-scheduler' },
+    { binary: ServerBinary.Kwok, target: 'kwok' },
+  ] as const;
+}
 
 /** StartLocalControlPlaneOptions configures startLocalControlPlane. */
 export interface StartLocalControlPlaneOptions {
@@ -46,9 +57,13 @@ function findBuildScript(from: string = dirname(fileURLToPath(import.meta.url)))
   }
 }
 
-function missingTargets(env: Readonly<Record<string, string | undefined>>): string[] {
+function missingTargets(
+  testenv: typeof Testenv,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const { findBinary, isTestenvError } = testenv;
   const targets = new Set<string>();
-  for (const { binary, target } of NEEDED) {
+  for (const { binary, target } of needed(testenv)) {
     try {
       findBinary(binary, { env: env as NodeJS.ProcessEnv });
     } catch (error) {
@@ -92,7 +107,8 @@ function runBuild(script: string, targets: readonly string[], progress: CliOutpu
  */
 export async function startLocalControlPlane(options: StartLocalControlPlaneOptions): Promise<ControlPlane> {
   const { progress } = options;
-  const missing = missingTargets(options.env);
+  const testenv = await loadTestenv();
+  const missing = missingTargets(testenv, options.env);
   if (missing.length > 0) {
     const script = findBuildScript();
     if (!(options.build ?? false) || script == null) {
@@ -113,7 +129,7 @@ export async function startLocalControlPlane(options: StartLocalControlPlaneOpti
   );
   const started = Date.now();
   try {
-    const cp = await startControlPlane({ env: options.env as NodeJS.ProcessEnv, workloads: true });
+    const cp = await testenv.startControlPlane({ env: options.env as NodeJS.ProcessEnv, workloads: true });
     progress.write(
       `Control plane ready at ${cp.server} in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`,
     );

@@ -211,10 +211,19 @@ export class MemoryCluster {
         this.#writes.push({ verb: 'create', ref: refOf(stored), body: obj });
         return stored;
       },
-      apply: async (obj: KubeObject, _options?: ApplyOptions): Promise<ApplyResult> => {
+      apply: async (obj: KubeObject, options?: ApplyOptions): Promise<ApplyResult> => {
         requests.record('apply', obj.kind);
         const ref = refOf(obj);
         const existing = this.get(ref);
+        if (existing != null && options?.createOnly === true) {
+          throw new ConflictError({
+            status: 409,
+            reason: 'Conflict',
+            verb: 'apply',
+            ref,
+            message: 'the object has been modified',
+          });
+        }
         this.#writes.push({ verb: 'apply', ref, body: obj });
         if (existing == null) return { object: this.#store(this.#fresh(obj)), created: true };
         const next: KubeObject = {

@@ -114,6 +114,11 @@ export class ChildCaches extends InformerGroup implements ObjectReader {
     return this.byKey.get(gvkKey(ref))?.cache.getByName(ref.namespace, ref.name);
   }
 
+  /** covers: the kind's informer has listed once, so a miss is most likely an absent child (ADR 0097). */
+  covers(ref: ObjectRef): boolean {
+    return this.byKey.get(gvkKey(ref))?.hasSynced() ?? false;
+  }
+
   listOwned(ownerUid: string, kind: GroupVersionKind): readonly KubeObject[] {
     return this.byKey.get(gvkKey(kind))?.cache.listByOwnerUid(ownerUid) ?? [];
   }
