@@ -86,18 +86,23 @@ describe('upstream gateway.clusters', () => {
     expect(error?.[2]).toBe('gateway.clusters.east.insecure');
   });
 
-  it('a serve cluster not declared in gateway.clusters is refused at its item', () => {
-    expect(
-      errorsOf(katalog(`${SERVE}        clusters: [north]\n`, `  clusters:\n${cluster('east', kubeconfig)}`)),
-    ).toEqual([
-      [
-        16,
-        20,
-        'spec.crds.website.serve.clusters[0]',
-        'cluster "north" is not defined in gateway.clusters (declared: east; upstream refuses it)',
-      ],
-    ]);
-  });
+  it.each([INRUN, 'orkestra.orkspace.io/v1'])(
+    'a serve cluster not declared in gateway.clusters is refused at its item (%s)',
+    (v) => {
+      expect(
+        errorsOf(
+          katalog(`${SERVE}        clusters: [north]\n`, `  clusters:\n${cluster('east', kubeconfig)}`, v),
+        ),
+      ).toEqual([
+        [
+          16,
+          20,
+          'spec.crds.website.serve.clusters[0]',
+          'cluster "north" is not defined in gateway.clusters (declared: east; upstream refuses it)',
+        ],
+      ]);
+    },
+  );
 
   it('a target cluster outside serve.clusters is refused', () => {
     const [error] = errorsOf(
