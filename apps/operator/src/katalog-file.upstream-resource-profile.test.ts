@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTemplateEngine } from '@orkestra/template';
+import { runOrk } from '../test/run-ork.js';
 import { loadKatalogText } from './katalog-file.js';
 
 /**
@@ -68,7 +72,33 @@ describe('upstream templated resources.profile', () => {
     expect(render({})).toEqual(PRESETS['burst']);
   });
 
-  it('an unknown name renders a quantity the API server refuses, naming it', () => {
+  it('an unknown name renders a value that is not a quantity, naming it', () => {
     expect(render({ size: 'mega' })[0]).toBe('unknown resources.profile "mega"');
+  });
+});
+
+describe('ork render with a templated resources.profile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ork-profile-'));
+  writeFileSync(join(dir, 'catalog.yaml'), KATALOG);
+  const renderCr = async (size: string) => {
+    writeFileSync(
+      join(dir, 'cr.yaml'),
+      `apiVersion: demo.example.io/v1\nkind: App\nmetadata: {name: shop, namespace: default}\nspec: {size: ${size}}\n`,
+    );
+    return runOrk(['render', join(dir, 'catalog.yaml'), '--cr', join(dir, 'cr.yaml')]);
+  };
+
+  it('writes the Deployment with the preset the CR names', async () => {
+    const run = await renderCr('Steady');
+    expect(run.stdout).toContain(
+      'resources:\n            requests:\n              cpu: 300m\n              memory: 256Mi\n            limits:\n              cpu: 600m\n              memory: 512Mi\n',
+    );
+  });
+
+  it('stops the reconcile of a CR naming an unknown preset with TemplateError naming it', async () => {
+    const run = await renderCr('mega');
+    expect(run.stderr).toContain(
+      'Ready=False TemplateError: onCreate.deployments[0].resources.requests.cpu: expected a quantity, got "unknown resources.profile \\"mega\\""',
+    );
   });
 });

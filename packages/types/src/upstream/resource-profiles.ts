@@ -5,8 +5,8 @@
  * templates choosing by that name, so the preset is picked at render time as upstream picks it at
  * reconcile time. Names match case-insensitively, as upstream's. An unknown literal name, or a
  * profile beside `requests`/`limits`, is refused as upstream refuses it; an unknown name rendered
- * from a CR renders a quantity the API server refuses naming it, so that CR's child write fails at
- * reconcile time, as upstream's does.
+ * from a CR renders a value the renderer's quantity check refuses (Ready=False, TemplateError naming
+ * it), so that CR's reconcile fails, as upstream's does.
  */
 import { isScalar, Pair, YAMLMap } from 'yaml';
 import { born, pairOf, scalar, scalarText, takeOut } from './nodes.js';
