@@ -49,8 +49,12 @@ const GO_TYPE_KEYS = ['object', 'objectList', 'list', 'location', 'alias'] as co
 export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
   if (up.upstream) {
     checkEnrich(up, entry, base);
-    checkServe(up, entry, base);
-    checkServeClusters(up, entry, base);
+    // Upstream's validator checks `serve` of enabled entries only.
+    const enabled = pairOf(entry, 'enabled')?.value;
+    if (!(isScalar(enabled) && enabled.value === false)) {
+      checkServe(up, entry, base);
+      checkServeClusters(up, entry, base);
+    }
   }
   const builtin = builtinKindEntry(up, entry, base);
   const apiTypes = mapAt(entry, 'apiTypes');

@@ -115,6 +115,15 @@ describe('upstream gateway.clusters', () => {
     expect(error?.[3]).toMatch(/not declared in serve.clusters/);
   });
 
+  it('the serve block of a disabled entry is not checked, as upstream', () => {
+    const text = katalog(
+      `      enabled: false\n${SERVE}        clusters: [north]\n        fields:\n          a-b: {value: x}\n`,
+      `  clusters:\n${cluster('east', kubeconfig)}`,
+    );
+    ok(load(text));
+    expect(load(text.replace('enabled: false\n', ''))).toMatchObject({ ok: false });
+  });
+
   it('a disabled gateway is not checked, as upstream', () => {
     ok(
       load(
