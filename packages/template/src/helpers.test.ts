@@ -590,6 +590,13 @@ describe('createHelpers', () => {
       'durationValid',
       // Upstream's newest notes (upstream-inrun-notes.ts, katalog.md §17.6.1, §17.6.2).
       'replicasReady',
+      'getServeTarget',
+      'getServeAlias',
+      'getServeSource',
+      'hasServeTarget',
+      'hasServeAlias',
+      'hasServeSource',
+      'isDirectApply',
       'hasWarnings',
       'warningCount',
       'firstWarning',

@@ -114,6 +114,32 @@ describe('upstream single-key notes', () => {
   });
 });
 
+describe('upstream serve provenance notes', () => {
+  const cr = (annotations: Record<string, unknown>) => ({ metadata: { name: 'web', annotations } });
+  const all =
+    '{{ getServeTarget .children.x }}|{{ getServeAlias .children.x }}|{{ getServeSource .children.x }}|' +
+    '{{ hasServeTarget .children.x }} {{ hasServeAlias .children.x }} {{ hasServeSource .children.x }} {{ isDirectApply .children.x }}';
+
+  it('read the annotations Inrun’s gateway stamps', () => {
+    const x = cr({
+      'inrun.dev/serve-target': 'smartapp',
+      'inrun.dev/serve-alias': 'public',
+      'inrun.dev/serve-source': 'github',
+    });
+    expect(render(all, { x })).toBe('smartapp|public|github|true true true false');
+  });
+
+  it('read the older generation’s keys too; a primary-target CR has no alias', () => {
+    const x = cr({ 'orkestra.orkspace.io/serve-target': 'smartapp' });
+    expect(render(all, { x })).toBe('smartapp|||true false false false');
+  });
+
+  it('a CR applied any other way is a direct apply; a non-string or an absent object gives ""', () => {
+    expect(render(all, { x: cr({ 'inrun.dev/serve-alias': 7 }) })).toBe('|||false false false true');
+    expect(render(all, {})).toBe('|||false false false true');
+  });
+});
+
 describe('upstream notes over enrichment', () => {
   it('events: _warnings', () => {
     const c = { deployment };

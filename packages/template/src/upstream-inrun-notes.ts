@@ -3,7 +3,8 @@ import { isPlainMap, stringForm } from './string-form.js';
 
 /**
  * The notes upstream's newest generation added (docs/reference/katalog.md §17.6.1, §17.6.2):
- * single-key label, annotation and status access, domain clean-up, `replicasReady`, and the notes
+ * single-key label, annotation and status access, the gateway's serve provenance (`getServeAlias`
+ * and six more), domain clean-up, `replicasReady`, and the notes
  * over what `enrich` adds to a child — `_warnings` (events), `_owner`, `_replicaSets`, `_node`,
  * `_pv`, `_pvcs`, `_backingPods`, `_lastJob`/`_lastSuccessfulJob` (cronjob), `_loadBalancerIPs` and
  * `_tlsSecrets` (ingress). Each is a pure function of its arguments with upstream's argument order
@@ -82,6 +83,23 @@ function domainHost(value: unknown): string {
   return s;
 }
 
+/**
+ * The gateway's provenance annotations, per upstream generation: Inrun stamps `inrun.dev/serve-*`,
+ * the generation before it `orkestra.orkspace.io/serve-*`. Orkestra has no gateway and stamps none,
+ * so the notes read what an upstream gateway wrote on a CR (the first key set wins), and a CR
+ * applied any other way is a direct apply — as upstream's notes say of it.
+ */
+const SERVE_ANNOTATION_PREFIXES = ['inrun.dev/serve-', 'orkestra.orkspace.io/serve-'] as const;
+
+const serveAnnotation = (obj: unknown, what: 'target' | 'alias' | 'source'): string => {
+  const annotations = mapAt(obj, 'metadata', 'annotations');
+  for (const prefix of SERVE_ANNOTATION_PREFIXES) {
+    const value = text(annotations[`${prefix}${what}`]);
+    if (value !== '') return value;
+  }
+  return '';
+};
+
 /** upstreamInrunNotes returns the notes, keyed by upstream's names. */
 export function upstreamInrunNotes(): Record<string, HelperDefinition> {
   return {
@@ -105,6 +123,19 @@ export function upstreamInrunNotes(): Record<string, HelperDefinition> {
         return true;
       },
     },
+    // Serve provenance: the annotations upstream's gateway stamps on a CR it applies.
+    getServeTarget: one((obj) => serveAnnotation(obj, 'target')),
+    getServeAlias: one((obj) => serveAnnotation(obj, 'alias')),
+    getServeSource: one((obj) => serveAnnotation(obj, 'source')),
+    hasServeTarget: one((obj) => serveAnnotation(obj, 'target') !== ''),
+    hasServeAlias: one((obj) => serveAnnotation(obj, 'alias') !== ''),
+    hasServeSource: one((obj) => serveAnnotation(obj, 'source') !== ''),
+    isDirectApply: one(
+      (obj) =>
+        serveAnnotation(obj, 'target') === '' &&
+        serveAnnotation(obj, 'alias') === '' &&
+        serveAnnotation(obj, 'source') === '',
+    ),
     // Status access.
     getStatus: two((obj, key) => {
       const value = mapAt(obj, 'status')[key];

@@ -301,6 +301,7 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
   const dialect = upgradeDialect(first, {
     lineCounter,
     ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
+    checkTemplate: options.checkTemplate,
   });
   locator.included = dialect.included;
   for (const problem of dialect.problems) errors.push({ ...problem, file: problem.file ?? file });

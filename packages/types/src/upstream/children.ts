@@ -7,6 +7,7 @@ import type { YAMLSeq } from 'yaml';
 import { envFromList, envMap } from './env.js';
 import { born, mapAt, pairOf, scalar, takeOut, walk } from './nodes.js';
 import type { Path } from './nodes.js';
+import { upgradeResourceProfile } from './resource-profiles.js';
 import type { Upgrader } from './upgrader.js';
 
 /** upgradeChild rewrites upstream shapes inside one child entry (and its nested containers). */
@@ -33,10 +34,14 @@ export function upgradeChild(up: Upgrader, child: YAMLMap, path: Path, custom: b
     const holder = mapAt(child, block);
     const profile = holder == null ? undefined : pairOf(holder, 'profile');
     if (holder == null || profile == null) continue;
+    if (block === 'resources') {
+      upgradeResourceProfile(up, holder, profile, path);
+      continue;
+    }
     up.problem(
       [...path, block, 'profile'],
       profile.key,
-      `upstream key \`${block}.profile\` has no counterpart in Orkestra: named presets are not built in; write the values (${block === 'resources' ? '`requests`/`limits`' : block === 'rollingUpdate' ? '`maxSurge`/`maxUnavailable`' : 'the pod security fields'})`,
+      `upstream key \`${block}.profile\` has no counterpart in Orkestra: named presets are not built in; write the values (${block === 'rollingUpdate' ? '`maxSurge`/`maxUnavailable`' : 'the pod security fields'})`,
     );
     takeOut(holder, profile);
   }

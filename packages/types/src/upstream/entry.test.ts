@@ -224,7 +224,7 @@ describe('upstream entry keys: labels, namespace, mode, serve, queue and presets
           deployments:
             - image: nginx
               sleep: 2s
-              resources: {profile: burst}
+              resources: {profile: mega}
 `;
     const migrated = migrateKatalog(text);
     const dropped = migrated.changes.map((c) => c.path);
@@ -241,7 +241,7 @@ describe('upstream entry keys: labels, namespace, mode, serve, queue and presets
     expect(at('spec.crds.website.labels')).toBeUndefined();
     expect(at('spec.crds.website.enrich[0]')?.line).toBe(lineOf(text, 'enrich:'));
     expect(at('spec.crds.website.operatorBox.onCreate.deployments[0].resources.profile')).toMatchObject({
-      line: lineOf(text, 'profile: burst'),
+      line: lineOf(text, 'profile: mega'),
       message: expect.stringContaining('requests'),
     });
     expect(found.some((e) => e.message.startsWith('unknown key'))).toBe(false);

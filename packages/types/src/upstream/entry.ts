@@ -24,6 +24,7 @@ import { upgradeRuleLists } from './rule-lists.js';
 import { checkEnrich } from './enrich.js';
 import { oneWayPaths } from './one-way-paths.js';
 import { checkServe } from './serve.js';
+import { checkServeClusters } from './gateway.js';
 import { runtimeOwnedStatus } from './status-paths.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
@@ -48,7 +49,12 @@ const GO_TYPE_KEYS = ['object', 'objectList', 'list', 'location', 'alias'] as co
 export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
   if (up.upstream) {
     checkEnrich(up, entry, base);
-    checkServe(up, entry, base);
+    // Upstream's validator checks `serve` of enabled entries only.
+    const enabled = pairOf(entry, 'enabled')?.value;
+    if (!(isScalar(enabled) && enabled.value === false)) {
+      checkServe(up, entry, base);
+      checkServeClusters(up, entry, base);
+    }
   }
   const builtin = builtinKindEntry(up, entry, base);
   const apiTypes = mapAt(entry, 'apiTypes');

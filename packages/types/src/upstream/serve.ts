@@ -2,8 +2,9 @@
  * Upstream's `serve` block (docs/reference/katalog.md §24, ADR 0063): the gateway's self-service
  * form is not part of Orkestra, so the block is removed — but a block upstream refuses is refused
  * here too, at its position and for upstream's reason, so a Katalog upstream rejects never loads:
- * both modes off, a `target` while `modes.target` is false, and a field with both `path` and
- * `values` (or both `value` and `values`).
+ * both modes off, a `target` while `modes.target` is false, a field with both `path` and
+ * `values` (or both `value` and `values`), and a field name with a hyphen. Cluster references are
+ * gateway.ts.
  */
 import { isMap, isScalar } from 'yaml';
 import type { Pair, YAMLMap } from 'yaml';
@@ -42,6 +43,13 @@ export function checkServe(up: Upgrader, entry: YAMLMap, base: Path): void {
   for (const item of mapAt(serve, 'fields')?.items ?? []) {
     const name = keyOf(item as Pair);
     const field = (item as Pair).value;
+    // Upstream's field names are Go template identifiers (`{{ .request.<name> }}`): no hyphen.
+    if (name?.includes('-') === true)
+      up.problem(
+        [...path, 'fields', name],
+        (item as Pair).key,
+        `serve.fields.${name}: a field name must not contain a hyphen; it is a Go template identifier ({{ .request.${name} }} does not parse); write ${name.replaceAll('-', '_')} (upstream refuses it)`,
+      );
     if (name == null || !isMap(field)) continue;
     const values = pairOf(field as YAMLMap, 'values');
     if (values == null) continue;

@@ -10,6 +10,7 @@ import type { IncludedFile } from '../positions.js';
 import { dropDisabledBuiltins } from './builtin-entries.js';
 import { mapDeletionProtection } from './deletion-protection.js';
 import { upgradeEntry } from './entry.js';
+import { readGateway } from './gateway.js';
 import { upgradeMetadataDeprecation } from './lifecycle.js';
 import { at, keyOf, mapAt, pairOf, scalar, takeOut } from './nodes.js';
 import { expandNotes, katalogImports, readNotes } from './notes.js';
@@ -71,6 +72,7 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
     katalogImports(up, root);
     readProfiles(up, root);
     readNotes(up, root, root, []);
+    readGateway(up, root);
     up.drop(
       root,
       'gateway',

@@ -67,6 +67,11 @@ export interface UpgradeDialectOptions {
   readonly readFile?: (path: string) => string;
   /** `ork migrate`: rewrite what loading refuses where a rewrite exists (Go hooks become module hooks, constructors module reconcilers). */
   readonly migrating?: boolean | undefined;
+  /**
+   * Compiles a template the dialect checks before it drops the block holding it (upstream's
+   * `serve.clusters`); returns the compiler's message, or undefined. Default: not checked.
+   */
+  readonly checkTemplate?: ((source: string) => string | undefined) | undefined;
 }
 
 export class Upgrader {
@@ -80,6 +85,11 @@ export class Upgrader {
   readonly profiles = new Map<'resourceQuotas' | 'limitRanges', Map<string, YAMLMap>>();
   /** Upstream's user-defined template functions (`notes`), by name: the expression and where it was declared. */
   readonly notes = new Map<string, { expression: string; node: unknown; path: Path }>();
+  /**
+   * Upstream's enabled `gateway.clusters` (read before the gateway is dropped): the declared names,
+   * or `names: undefined` when an `include` holds more of them. Undefined when there are none.
+   */
+  gateway: { readonly names: ReadonlySet<string> | undefined } | undefined;
   readonly #options: UpgradeDialectOptions;
 
   constructor(options: UpgradeDialectOptions) {
@@ -147,6 +157,11 @@ export class Upgrader {
       return undefined;
     }
     return doc.contents as YAMLMap;
+  }
+
+  /** templateProblem compiles `source` with the loader's checkTemplate; undefined when it compiles or nothing checks. */
+  templateProblem(source: string): string | undefined {
+    return this.#options.checkTemplate?.(source);
   }
 
   change(path: Path, node: unknown, message: string): void {

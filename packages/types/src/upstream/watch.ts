@@ -4,7 +4,7 @@
  */
 import { isMap, isSeq } from 'yaml';
 import type { YAMLMap, YAMLSeq } from 'yaml';
-import { mapAt, pairOf, takeOut } from './nodes.js';
+import { mapAt, pairOf, scalarText, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import { WATCH_REFUSED } from './refusals.js';
 import { writeSentinelCalls } from './pre-reconcile.js';
@@ -39,9 +39,24 @@ export function upgradeWatch(up: Upgrader, entry: YAMLMap, base: Path): void {
   }
   const list = pairOf(entry, 'watch')?.value;
   if (!isSeq(list)) return;
+  const seen = new Set<string>();
   (list as YAMLSeq).items.forEach((item, index) => {
     if (!isMap(item)) return;
     const path = [...base, 'watch', index];
+    // Upstream refuses a second watch of one object set (apiVersion, kind, namespace, name).
+    if (up.upstream) {
+      const parts = ['apiVersion', 'kind', 'namespace', 'name'].map(
+        (key) => scalarText(pairOf(item as YAMLMap, key)?.value) ?? '',
+      );
+      const key = JSON.stringify(parts);
+      if (seen.has(key))
+        up.problem(
+          path,
+          item,
+          `duplicate watch entry ${parts[0]}/${parts[1]}${parts[2] === '' ? '' : ` in namespace ${parts[2]}`}${parts[3] === '' ? '' : ` named ${parts[3]}`}: watch entries must be unique (upstream refuses it); remove one`,
+        );
+      seen.add(key);
+    }
     up.drop(
       item as YAMLMap,
       'index',
