@@ -327,7 +327,6 @@ async function main(): Promise<void> {
     process.stdout.write(`${BENCH_USAGE}\n`);
     return;
   }
-  const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
   const sharded = args.replicas.length > 1 || args.replicas.some((n) => n > 1);
   const outPath =
     args.out == null
@@ -413,6 +412,7 @@ async function main(): Promise<void> {
           cpuShare: cpuShare(sizeCpuAtStart, readCpuCounters()),
           // orkestra-runner.ts: the runtime child loads the operator's built JavaScript.
           operatorModules: 'built',
+          commit: sourceCommit(repoRoot),
           kubernetes: versions.kubernetes,
           etcd: versions.etcd,
           kro: KRO_VERSION,
@@ -430,6 +430,27 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${formatSizeTable(doc)}\n`);
   }
   process.stdout.write(`\nwrote ${outPath}\n`);
+}
+
+/** The repository root (the bench lives in tools/bench/src). */
+const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
+
+/**
+ * sourceCommit names the code measured: the checkout's HEAD commit, with `+changes` when the work
+ * tree differs from it (the runtime child loads that tree's built packages).
+ */
+function sourceCommit(root: string): string {
+  try {
+    const head = execFileSync('git', ['-C', root, 'rev-parse', '--short=12', 'HEAD'], {
+      encoding: 'utf8',
+    }).trim();
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], {
+      encoding: 'utf8',
+    }).trim();
+    return dirty === '' ? head : `${head}+changes`;
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** The child kinds of the bench Katalog (audit-log resources), for double reconciles. */
@@ -470,6 +491,7 @@ async function runReplicas(args: BenchArgs, outPath: string): Promise<void> {
             loadAverage1m: { start: loadAtStart, end: load1() },
             cpuShare: cpuShare(cpuAtStart, readCpuCounters()),
             operatorModules: 'built',
+            commit: sourceCommit(repoRoot),
             logs: logDir,
           },
           sizes,

@@ -163,7 +163,8 @@ function sizeSection(doc: SizeDocument): string {
     '',
     `\`${String(settings['command'] ?? 'pnpm bench')}\`; ${controlPlaneText(settings)}`,
     '',
-    `${doc.rounds.length} rounds, ${String(env['durationS'] ?? '?')} s, started ${String(env['date'] ?? '?')}; ` +
+    `${doc.rounds.length} rounds, ${String(env['durationS'] ?? '?')} s, started ${String(env['date'] ?? '?')}` +
+      `${env['commit'] == null ? '' : ` at commit ${String(env['commit'])}`}; ` +
       `1-minute load average ${env.loadAverage1m?.start ?? '?'} at the start and ${env.loadAverage1m?.end ?? '?'} at the end ` +
       `(2 cores shared with other work: times are noisy, which is why only medians and ranges are quoted). ` +
       share +

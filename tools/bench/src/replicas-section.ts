@@ -13,6 +13,8 @@ export interface ReplicasDocument {
   readonly environment: {
     readonly date?: string;
     readonly durationS?: number;
+    /** The commit measured (`+changes` when the work tree differed); absent in older results. */
+    readonly commit?: string;
     readonly cpus?: number;
     readonly loadAverage1m?: { readonly start?: number; readonly end?: number };
     readonly cpuShare?: { readonly busy: number; readonly niced: number; readonly idle: number } | null;
@@ -60,7 +62,8 @@ export function replicasSection(documents: readonly ReplicasDocument[]): string 
         ? ''
         : ` CPU time over the run: ${pct(env.cpuShare.busy)} at ordinary priority, ${pct(env.cpuShare.niced)} to work reniced out of its way, ${pct(env.cpuShare.idle)} idle.`;
     const head =
-      `\`${d.settings.command ?? 'pnpm bench --replicas'}\`: started ${env.date ?? '?'}, ${String(env.durationS ?? '?')} s; ` +
+      `\`${d.settings.command ?? 'pnpm bench --replicas'}\`: started ${env.date ?? '?'}` +
+      `${env.commit == null ? '' : ` at commit ${env.commit}`}, ${String(env.durationS ?? '?')} s; ` +
       `1-minute load average ${String(env.loadAverage1m?.start ?? '?')} at the start and ${String(env.loadAverage1m?.end ?? '?')} at the end.${share}`;
     const tables = d.sizes.map(
       (s) => `${formatReplicaTable(s.size, s.summaries)}\n\n${boundText(s.size, s.summaries, env.cpus ?? 2)}`,
