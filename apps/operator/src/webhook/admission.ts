@@ -4,13 +4,17 @@ import type { AdmissionJudge, AdmissionVerdict } from '@orkestra/reconciler/offl
 import type { CrdEntry, Katalog } from '@orkestra/types';
 import { planAdmission, webhookPath } from '../generate/admission.js';
 import { isMap } from '../is-map.js';
+import { jsonPatchOf } from './json-patch.js';
 
 /**
  * The admission webhook's verdicts (docs/reference/katalog.md §12, ADR 0089): `POST
  * /validate/<plural>.<group>/<deny|warn>` answers an AdmissionReview (admission.k8s.io/v1) with the
  * reconcile's own verdict on the rules planAdmission gives the webhook (createAdmissionJudge runs
  * steps 6–8 of the pipeline on the object). A deny path refuses with the failed rules' messages; a
- * warn path admits with them as `warnings`, which kubectl prints.
+ * warn path admits with them as `warnings`, which kubectl prints. `POST /mutate/<plural>.<group>`
+ * answers with a JSONPatch of the reconcile's own step 7 (`planMutation` through the judge) on the
+ * rules planAdmission gives the mutating webhook (ADR 0092), so the stored object carries the
+ * overrides and templated defaults before any validation judges it.
  */
 
 type Json = Record<string, unknown>;
@@ -22,6 +26,12 @@ interface AdmissionRoute {
   readonly rules: ReadonlySet<number>;
   /** The kind, when a rule compares with the entry's other CRs (`unique`), and the one namespace the runtime watches, if pinned. */
   readonly list?: { readonly apiVersion: string; readonly kind: string; readonly namespace?: string };
+}
+
+/** MutationRoute is what one `/mutate/…` path applies: an entry's mutation rules by index. */
+interface MutationRoute {
+  readonly entry: string;
+  readonly rules: ReadonlySet<number>;
 }
 
 /** AdmissionHandler answers the review of one path, or undefined for a path it does not serve. */
@@ -45,9 +55,12 @@ export function createAdmissionHandler(
   options: { readonly judge?: AdmissionJudge } = {},
 ): AdmissionHandler {
   const routes = new Map<string, AdmissionRoute>();
+  const mutations = new Map<string, MutationRoute>();
   for (const [name, entry] of Object.entries(katalog.spec.crds)) {
     if (!entry.enabled) continue;
     const plan = planAdmission(entry).webhook;
+    if (plan.mutate.length > 0)
+      mutations.set(webhookPath(entry, 'mutate'), { entry: name, rules: new Set(plan.mutate) });
     for (const action of ['deny', 'warn'] as const) {
       if (plan[action].length === 0) continue;
       const unique = plan[action].some((i) => {
@@ -63,10 +76,12 @@ export function createAdmissionHandler(
       });
     }
   }
-  const judge = options.judge ?? (routes.size > 0 ? createAdmissionJudge(katalog) : undefined);
+  const judge =
+    options.judge ?? (routes.size + mutations.size > 0 ? createAdmissionJudge(katalog) : undefined);
   return async (path, review) => {
+    const mutation = mutations.get(path);
     const route = routes.get(path);
-    if (route == null || judge == null) return undefined;
+    if ((route == null && mutation == null) || judge == null) return undefined;
     const request = isMap(review) && isMap(review['request']) ? review['request'] : {};
     const uid = typeof request['uid'] === 'string' ? request['uid'] : '';
     const answer = (response: Json): Json => ({
@@ -76,6 +91,8 @@ export function createAdmissionHandler(
     });
     const object = request['object'];
     if (!isMap(object)) return answer({ allowed: true });
+    if (mutation != null) return answer(mutate(judge, mutation, object));
+    if (route == null) return undefined;
     let verdict: AdmissionVerdict | undefined;
     try {
       const list = route.list;
@@ -109,5 +126,37 @@ export function createAdmissionHandler(
       allowed: true,
       ...(verdict.warnings.length > 0 ? { warnings: [...verdict.warnings] } : {}),
     });
+  };
+}
+
+/**
+ * mutate is the response of a `/mutate/…` review: the reconcile's mutation of the object as a
+ * JSONPatch. A CREATE by `generateName` has no name yet (the API server sets it after mutating
+ * admission): its mutations are left to the reconcile, which sees the name, and a warning says so.
+ * A value that cannot be converted to its `valueType` refuses the object with the reconcile's
+ * message (the reconcile would turn the CR `Ready=False` for it).
+ */
+function mutate(judge: AdmissionJudge, route: MutationRoute, object: Json): Json {
+  const metadata = isMap(object['metadata']) ? object['metadata'] : {};
+  if (typeof metadata['name'] !== 'string' || metadata['name'] === '')
+    return {
+      allowed: true,
+      warnings: [
+        `${route.entry}: mutation rules are applied by the operator once the API server has named the object`,
+      ],
+    };
+  let changes: Readonly<Record<string, unknown>> | undefined;
+  try {
+    changes = judge.mutate(route.entry, object as unknown as KubeObject, { rules: route.rules });
+  } catch (error) {
+    const message = `cannot apply ${route.entry}'s mutation rules: ${error instanceof Error ? error.message : String(error)}`;
+    return { allowed: false, status: { code: 422, reason: 'Invalid', message } };
+  }
+  const ops = changes == null ? [] : jsonPatchOf(object, { spec: changes });
+  if (ops.length === 0) return { allowed: true };
+  return {
+    allowed: true,
+    patchType: 'JSONPatch',
+    patch: Buffer.from(JSON.stringify(ops), 'utf8').toString('base64'),
   };
 }

@@ -4,7 +4,11 @@ import { createConverter } from '../conversion/convert.js';
 import type { Converter } from '../conversion/convert.js';
 import type { WebhookClientConfig } from '../generate/generate-crds.js';
 import { parseBindAddress } from '../process/http-server.js';
-import { admissionWebhookName, needsAdmissionWebhook } from '../generate/admission-webhook.js';
+import {
+  needsAdmissionWebhook,
+  needsMutatingWebhook,
+  webhookConfigurationNames,
+} from '../generate/admission-webhook.js';
 import { createAdmissionHandler } from './admission.js';
 import { patchCaBundles } from './ca-bundle.js';
 import { createWebhookServer } from './server.js';
@@ -62,11 +66,12 @@ function convertersOf(katalog: Katalog): Map<string, Converter> {
   return converters;
 }
 
-/** needsWebhook tells whether any entry of the Katalog declares conversion or has a rule the admission webhook judges (ADR 0089). */
+/** needsWebhook tells whether any entry of the Katalog declares conversion or has a rule the admission webhooks judge or apply (ADR 0089, ADR 0092). */
 export function needsWebhook(katalog: Katalog): boolean {
   return (
     Object.values(katalog.spec.crds).some((entry) => entry.conversion != null) ||
-    needsAdmissionWebhook(katalog)
+    needsAdmissionWebhook(katalog) ||
+    needsMutatingWebhook(katalog)
   );
 }
 
@@ -110,9 +115,7 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
   const targets = {
     crds: crdNames,
-    webhookConfigurations: needsAdmissionWebhook(options.katalog)
-      ? [admissionWebhookName(options.katalog)]
-      : [],
+    webhookConfigurations: webhookConfigurationNames(options.katalog),
   };
   const checkEveryMs = options.checkEveryMs ?? 3_600_000;
   const checkNow = async (): Promise<void> => {

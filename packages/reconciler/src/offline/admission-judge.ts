@@ -1,8 +1,9 @@
 /**
  * The reconcile's steps 6–8 (normalize, mutation, validation; docs/reference/runtime.md §7) as one
- * pure verdict on a CR, for the operator's admission webhook (docs/reference/katalog.md §12,
- * ADR 0089): the rules CEL cannot express are judged at admission by the very code that judges
- * them at reconcile time, so the two verdicts agree. Nothing is written and no hook runs.
+ * pure verdict on a CR, for the operator's admission webhooks (docs/reference/katalog.md §12,
+ * ADR 0089, ADR 0092): the rules CEL cannot express are judged, and the mutations schema defaults
+ * cannot express planned, at admission by the very code that runs them at reconcile time, so the
+ * two agree. Nothing is written and no hook runs.
  */
 import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
@@ -32,6 +33,17 @@ export interface JudgeOptions {
 export interface AdmissionJudge {
   /** judge returns the verdict on `cr` of entry `entry` (its name under `spec.crds`); undefined for an unknown or disabled entry. */
   judge(entry: string, cr: KubeObject, options?: JudgeOptions): AdmissionVerdict | undefined;
+  /**
+   * mutate returns what step 7 would write into `cr`'s spec (a merge patch of `spec`, as the
+   * reconcile's mutation patch), with the rules of `rules` (indexes in `mutation.rules`; default
+   * all); undefined when nothing changes or the entry is unknown. A value that cannot be converted
+   * to its `valueType` throws the reconcile's TemplateError.
+   */
+  mutate(
+    entry: string,
+    cr: KubeObject,
+    options?: { readonly rules?: ReadonlySet<number> },
+  ): Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
@@ -66,6 +78,11 @@ export function createAdmissionJudge(
         judgeOptions.rules,
       );
       return { denied: outcome.denied, warnings: outcome.warnings ?? [] };
+    },
+    mutate(entry, cr, mutateOptions = {}) {
+      const crd = compiled.crds.get(entry);
+      if (crd == null) return undefined;
+      return planMutation(crd, normalizeCr(crd, cr), conditions, mutateOptions.rules)?.changes;
     },
   };
 }
