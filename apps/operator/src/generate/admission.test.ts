@@ -105,7 +105,7 @@ describe('planAdmission', () => {
     expect(planAdmission(entryOf(constant)).webhook.mutate).toEqual([]);
   });
 
-  it('keeps at reconcile time a rule that reads what admission does not have yet', () => {
+  it('keeps at reconcile time a rule that reads what admission does not have yet, and judges one reading validation.external after the calls', () => {
     const k = katalog(`      validation:
         rules:
           - { field: external.quota.json.allowed, equals: "true", message: quota }
@@ -115,8 +115,8 @@ describe('planAdmission', () => {
           - { field: spec.a, exists: true, message: "{{ .spec.status }} {{ .metadata.name }}" }
 `);
     expect(planAdmission(entryOf(k)).rules.map((r) => `${r.mechanism}: ${r.reason ?? ''}`)).toEqual([
-      'reconcile-only: external.quota.json.allowed is not a field under spec (admission checks what the client sends), and it reads validation.external results, which admission does not call',
-      'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads validation.external results, which admission does not call',
+      'webhook-deny: external.quota.json.allowed is not a field under spec (admission checks what the client sends); the webhook makes the validation.external calls first (3 s bound)',
+      'webhook-deny: the message is a template rendered with the reconcile’s context; the webhook makes the validation.external calls first (3 s bound)',
       'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads status, which the runtime writes after admission',
       'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads metadata set after admission',
       'webhook-deny: the message is a template rendered with the reconcile’s context',

@@ -226,7 +226,9 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
     rules.push({
       rule,
       mechanism: v.action === 'deny' ? 'webhook-deny' : 'webhook-warn',
-      reason,
+      reason: readsExternal(v)
+        ? `${reason}; the webhook makes the validation.external calls first (3 s bound)`
+        : reason,
       message: v.message,
     });
   };
@@ -280,21 +282,35 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
   return { rules, crdRules, rootRules, defaults, deny, warn, webhook };
 }
 
-/**
- * webhookBlocker says why the admission webhook cannot judge a rule as the reconcile does: it
- * reads the CR's status (the runtime writes it after admission), `validation.external` results
- * (admission calls nothing), or metadata the API server or the runtime set later.
- */
-function webhookBlocker(rule: ValidationRule): string | undefined {
+/** ruleReads tells whether a validation rule reads a root of the template context (`status`, `external`, `metadata.uid`). */
+function ruleReads(rule: ValidationRule, root: string): boolean {
   const fields = [rule.condition, ...rule.when, ...rule.anyOf].flatMap((c) =>
     'field' in c ? [String(c.field).replace(/^\./, '')] : [],
   );
   const text = JSON.stringify([rule.message, rule.condition, rule.when, rule.anyOf]);
   // A root of the template context: `.status` read as such, not a key deeper in a path.
-  const reads = (root: string): boolean =>
+  return (
     fields.some((f) => f === root || f.startsWith(`${root}.`)) ||
-    new RegExp(`(?<![\\w.$])\\.${root.replaceAll('.', '\\.')}\\b`).test(text);
-  if (reads('external')) return 'it reads validation.external results, which admission does not call';
+    new RegExp(`(?<![\\w.$])\\.${root.replaceAll('.', '\\.')}\\b`).test(text)
+  );
+}
+
+/**
+ * readsExternal tells whether a validation rule reads `validation.external` results: the
+ * admission webhook then makes the entry's calls before judging it (ADR 0093).
+ */
+export function readsExternal(rule: ValidationRule): boolean {
+  return ruleReads(rule, 'external');
+}
+
+/**
+ * webhookBlocker says why the admission webhook cannot judge a rule as the reconcile does: it
+ * reads the CR's status (the runtime writes it after admission), or metadata the API server or the
+ * runtime set later. A rule reading `validation.external` results is judged after the webhook made
+ * the calls (ADR 0093).
+ */
+function webhookBlocker(rule: ValidationRule): string | undefined {
+  const reads = (root: string): boolean => ruleReads(rule, root);
   if (reads('status')) return 'it reads status, which the runtime writes after admission';
   const late = ['resourceVersion', 'finalizers', 'managedFields', 'deletionTimestamp'];
   if (late.some((key) => reads(`metadata.${key}`))) return 'it reads metadata set after admission';

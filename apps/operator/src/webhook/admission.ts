@@ -1,8 +1,9 @@
+import { ExternalCaller } from '@orkestra/reconciler';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { createAdmissionJudge } from '@orkestra/reconciler/offline';
 import type { AdmissionJudge, AdmissionVerdict } from '@orkestra/reconciler/offline';
 import type { CrdEntry, Katalog } from '@orkestra/types';
-import { planAdmission, webhookPath } from '../generate/admission.js';
+import { planAdmission, readsExternal, webhookPath } from '../generate/admission.js';
 import { isMap } from '../is-map.js';
 import { jsonPatchOf } from './json-patch.js';
 
@@ -26,6 +27,21 @@ interface AdmissionRoute {
   readonly rules: ReadonlySet<number>;
   /** The kind, when a rule compares with the entry's other CRs (`unique`), and the one namespace the runtime watches, if pinned. */
   readonly list?: { readonly apiVersion: string; readonly kind: string; readonly namespace?: string };
+  /** Some rule reads `validation.external` results: the entry's calls are made first (ADR 0093). */
+  readonly calls: boolean;
+}
+
+/**
+ * EXTERNAL_CALLS_TIMEOUT_MS bounds the `validation.external` calls of one review (ADR 0093): well
+ * under the webhook's 5 s, so the API server gets the verdict (or the failure) before it gives up.
+ */
+export const EXTERNAL_CALLS_TIMEOUT_MS = 3000;
+
+/** AdmissionCalls is how the webhook makes `validation.external` calls: the caller (its address guard) and the bound. */
+export interface AdmissionCalls {
+  readonly caller: Pick<ExternalCaller, 'runAll'>;
+  /** Default EXTERNAL_CALLS_TIMEOUT_MS. */
+  readonly timeoutMs?: number;
 }
 
 /** MutationRoute is what one `/mutate/…` path applies: an entry's mutation rules by index. */
@@ -52,7 +68,7 @@ function pinnedOf(entry: CrdEntry): { namespace?: string } {
 export function createAdmissionHandler(
   katalog: Katalog,
   client: Pick<KubeClient, 'list'>,
-  options: { readonly judge?: AdmissionJudge } = {},
+  options: { readonly judge?: AdmissionJudge; readonly calls?: AdmissionCalls } = {},
 ): AdmissionHandler {
   const routes = new Map<string, AdmissionRoute>();
   const mutations = new Map<string, MutationRoute>();
@@ -68,16 +84,24 @@ export function createAdmissionHandler(
         return condition != null && 'operator' in condition && condition.operator === 'unique';
       });
       const { group, version, kind } = entry.apiTypes;
+      const rules = entry.validation?.rules ?? [];
       routes.set(webhookPath(entry, action), {
         entry: name,
         action,
         rules: new Set(plan[action]),
+        calls: plan[action].some((i) => {
+          const rule = rules[i];
+          return rule != null && readsExternal(rule);
+        }),
         ...(unique ? { list: { apiVersion: `${group}/${version}`, kind, ...pinnedOf(entry) } } : {}),
       });
     }
   }
   const judge =
     options.judge ?? (routes.size + mutations.size > 0 ? createAdmissionJudge(katalog) : undefined);
+  // The default caller has the address guard's defaults and reads no Secret; the endpoint passes the operator's.
+  let caller = options.calls?.caller;
+  const callsTimeoutMs = options.calls?.timeoutMs ?? EXTERNAL_CALLS_TIMEOUT_MS;
   return async (path, review) => {
     const mutation = mutations.get(path);
     const route = routes.get(path);
@@ -105,10 +129,15 @@ export function createAdmissionHandler(
                 list.namespace == null ? {} : { namespace: list.namespace },
               )
             ).items;
-      verdict = judge.judge(route.entry, object as unknown as KubeObject, {
-        rules: route.rules,
-        others: () => others,
-      });
+      const judgeOptions = { rules: route.rules, others: () => others };
+      verdict = route.calls
+        ? await judge.judgeWithCalls(
+            route.entry,
+            object as unknown as KubeObject,
+            { caller: (caller ??= new ExternalCaller()), signal: AbortSignal.timeout(callsTimeoutMs) },
+            judgeOptions,
+          )
+        : judge.judge(route.entry, object as unknown as KubeObject, judgeOptions);
     } catch (error) {
       // As the failurePolicy of the path: a deny rule that cannot be judged refuses, a warn rule says so.
       const message = `cannot judge ${route.entry}'s validation rules: ${error instanceof Error ? error.message : String(error)}`;

@@ -1,3 +1,5 @@
+import { ExternalCaller } from '@orkestra/reconciler';
+import { NotFoundError } from '@orkestra/registry';
 import type { KubeClient } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';
 import { createConverter } from '../conversion/convert.js';
@@ -41,6 +43,25 @@ export interface WebhookEndpointOptions {
   readonly tls?: Pick<WebhookTlsOptions, 'secretName' | 'caValidForMs' | 'certValidForMs'>;
   /** Told about each renewal and each failed check. */
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** CIDRs `validation.external` calls at admission may reach although the address guard refuses them (`--allow-private-addresses`, ADR 0093). */
+  readonly allowPrivateAddresses?: readonly string[];
+  /** The bound on one review's `validation.external` calls (default 3 s, under the webhook's 5 s). */
+  readonly externalCallsTimeoutMs?: number;
+}
+
+/** secretReader reads one key of a Secret for an external call's `auth.secretRef`, as the runtime's caller does. */
+function secretReader(client: Pick<KubeClient, 'get'>) {
+  return async (namespace: string, name: string, key: string): Promise<string | undefined> => {
+    const secret = await client
+      .get({ apiVersion: 'v1', kind: 'Secret', name, namespace })
+      .catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      });
+    const data = (secret?.['data'] ?? {}) as Record<string, string | undefined>;
+    const value = data[key];
+    return value == null ? undefined : Buffer.from(value, 'base64').toString('utf8');
+  };
 }
 
 /** WebhookEndpoint is a running endpoint. */
@@ -100,7 +121,15 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     certPem: tls.certPem,
     keyPem: tls.keyPem,
     converters: convertersOf(options.katalog),
-    admission: createAdmissionHandler(options.katalog, options.client),
+    admission: createAdmissionHandler(options.katalog, options.client, {
+      calls: {
+        caller: new ExternalCaller({
+          readSecret: secretReader(options.client),
+          allowAddresses: options.allowPrivateAddresses ?? [],
+        }),
+        ...(options.externalCallsTimeoutMs == null ? {} : { timeoutMs: options.externalCallsTimeoutMs }),
+      },
+    }),
     host: bind?.host ?? '0.0.0.0',
     port: bind?.port ?? 9443,
   });

@@ -9,7 +9,12 @@ import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
 import type { Katalog } from '@orkestra/types';
 import type { Clock } from '../clock.js';
+import type { ExternalCaller } from '../hooks/external.js';
+import { compileExternalCalls, runExternalCalls } from '../hooks/external/index.js';
+import type { CompiledExternal } from '../hooks/external/index.js';
+import type { HookServices } from '../hooks/hook-unit.js';
 import { compileKatalog } from '../runtime/compile-katalog.js';
+import type { CompiledCrd } from '../runtime/compile-katalog.js';
 import { conditionsOptions } from '../runtime/conditions.js';
 import { normalizeCr, planMutation, validateCr } from '../runtime/stages/admission.js';
 import { initialContext } from '../runtime/stages/hooks.js';
@@ -29,10 +34,31 @@ export interface JudgeOptions {
   readonly others?: () => readonly KubeObject[];
 }
 
+/**
+ * JudgeCalls makes the entry's `validation.external` calls at admission (ADR 0093): the caller
+ * whose address guard, Secrets and protocols the reconcile's calls use, and the signal that bounds
+ * them (well under the webhook's timeout).
+ */
+export interface JudgeCalls {
+  readonly caller: Pick<ExternalCaller, 'runAll'>;
+  readonly signal: AbortSignal;
+}
+
 /** AdmissionJudge judges CRs of a Katalog's entries. */
 export interface AdmissionJudge {
   /** judge returns the verdict on `cr` of entry `entry` (its name under `spec.crds`); undefined for an unknown or disabled entry. */
   judge(entry: string, cr: KubeObject, options?: JudgeOptions): AdmissionVerdict | undefined;
+  /**
+   * judgeWithCalls is judge after the entry's `validation.external` calls, made with `calls` as
+   * step 8 makes them (`runExternalCalls`), their results the rules' `external`. A failed call
+   * without `continueOnError` throws the reconcile's ExternalCallFailed.
+   */
+  judgeWithCalls(
+    entry: string,
+    cr: KubeObject,
+    calls: JudgeCalls,
+    options?: JudgeOptions,
+  ): Promise<AdmissionVerdict | undefined>;
   /**
    * mutate returns what step 7 would write into `cr`'s spec (a merge patch of `spec`, as the
    * reconcile's mutation patch), with the rules of `rules` (indexes in `mutation.rules`; default
@@ -62,22 +88,57 @@ export function createAdmissionJudge(
   const engine = createTemplateEngine({ clock: { now: () => clock.now() } });
   const compiled = compileKatalog(katalog, { engine });
   const conditions = conditionsOptions(engine, clock);
+  const externals = new Map<string, readonly CompiledExternal[]>();
+  for (const [name, crd] of compiled.crds) {
+    const calls = katalog.spec.crds[name]?.validation?.external ?? [];
+    externals.set(name, compileExternalCalls(calls, `${crd.katalogPath}.validation.external`, engine));
+  }
+  /** Steps 6 and 7: the CR as step 8 sees it. */
+  const viewOf = (crd: CompiledCrd, cr: KubeObject): KubeObject => {
+    const view = normalizeCr(crd, cr);
+    const plan = planMutation(crd, view, conditions);
+    return plan == null ? view : normalizeCr(crd, mergePatch(cr, { spec: plan.changes }) as KubeObject);
+  };
+  const verdict = (
+    crd: CompiledCrd,
+    view: KubeObject,
+    context: Record<string, unknown>,
+    judgeOptions: JudgeOptions,
+  ): AdmissionVerdict => {
+    const outcome = validateCr(
+      crd,
+      view,
+      conditions,
+      judgeOptions.others ?? (() => []),
+      context,
+      judgeOptions.rules,
+    );
+    return { denied: outcome.denied, warnings: outcome.warnings ?? [] };
+  };
   return {
     judge(entry, cr, judgeOptions = {}) {
       const crd = compiled.crds.get(entry);
       if (crd == null) return undefined;
-      let view = normalizeCr(crd, cr);
-      const plan = planMutation(crd, view, conditions);
-      if (plan != null) view = normalizeCr(crd, mergePatch(cr, { spec: plan.changes }) as KubeObject);
-      const outcome = validateCr(
-        crd,
-        view,
-        conditions,
-        judgeOptions.others ?? (() => []),
-        initialContext(view),
-        judgeOptions.rules,
-      );
-      return { denied: outcome.denied, warnings: outcome.warnings ?? [] };
+      const view = viewOf(crd, cr);
+      return verdict(crd, view, initialContext(view), judgeOptions);
+    },
+    async judgeWithCalls(entry, cr, calls, judgeOptions = {}) {
+      const crd = compiled.crds.get(entry);
+      if (crd == null) return undefined;
+      const view = viewOf(crd, cr);
+      const context = initialContext(view);
+      const declared = externals.get(entry) ?? [];
+      if (declared.length > 0) {
+        // Only what runExternalCalls reads of the hook services: the caller and the gate options.
+        const services = { external: calls.caller, conditions } as unknown as HookServices;
+        context['external'] = await runExternalCalls(
+          services,
+          declared,
+          { crd, cr: view, context, signal: calls.signal },
+          {},
+        );
+      }
+      return verdict(crd, view, context, judgeOptions);
     },
     mutate(entry, cr, mutateOptions = {}) {
       const crd = compiled.crds.get(entry);

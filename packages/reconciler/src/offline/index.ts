@@ -30,7 +30,7 @@ export type {
   ScriptedProvidersOptions,
 } from './offline-engine.js';
 export { createAdmissionJudge } from './admission-judge.js';
-export type { AdmissionJudge, AdmissionVerdict, JudgeOptions } from './admission-judge.js';
+export type { AdmissionJudge, AdmissionVerdict, JudgeCalls, JudgeOptions } from './admission-judge.js';
 export { IntervalGate } from '../notify/gate.js';
 export { planRolloutNotifications } from '../notify/plan.js';
 export type { DueNotification } from '../notify/plan.js';
