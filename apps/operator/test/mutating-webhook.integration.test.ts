@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { loadKatalogOrThrow } from '@orkestra/types';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,13 +16,25 @@ import { kubeRequest } from './kube-raw.js';
 // by the endpoint's patch. A CR created over the API comes back stored with its templated default
 // and override applied (a key with `/` among them), a default leaves a value the client sent, an
 // update gets the override again, the deny rule judges the mutated object, and with the endpoint
-// down the write is refused (failurePolicy Fail).
+// down the write is refused (failurePolicy Fail). A deny rule on a `validation.external` answer
+// (ADR 0093) refuses a CR over its quota, the webhook calling a real HTTP server through the
+// address guard (loopback allowed as `--allow-private-addresses` allows it).
 
 const env = useControlPlane();
 const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step().catch(() => undefined);
 });
+
+/** The quota service: a CR named `greedy` is over its quota. */
+const quota = createServer((req, res) => {
+  const name = new URL(req.url ?? '/', 'http://x').searchParams.get('name');
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ allowed: String(name !== 'greedy') }));
+});
+await new Promise<void>((resolve) => quota.listen(0, '127.0.0.1', resolve));
+cleanup.push(() => new Promise((resolve) => quota.close(resolve)));
+const quotaPort = (quota.address() as AddressInfo).port;
 
 const suffix = randomBytes(3).toString('hex');
 const group = `m${suffix}.hook.example.com`;
@@ -49,8 +63,11 @@ spec:
           - { field: spec.labels.app/name, override: "{{ .metadata.name }}" }
           - { field: spec.image, override: "registry.internal/{{ .spec.app }}", when: [{ field: spec.app, exists: true }] }
       validation:
+        external:
+          - { name: quota, url: "http://127.0.0.1:${quotaPort}/quota?name={{ .metadata.name }}" }
         rules:
           - { field: spec.image, prefix: "registry.internal/", message: "{{ .metadata.name }}: images must come from registry.internal/" }
+          - { field: external.quota.json.allowed, equals: "true", message: "{{ .metadata.name }} is over its quota" }
 `,
 });
 
@@ -79,6 +96,7 @@ describe('mutating admission webhook on the local control plane', () => {
       bindAddress: '127.0.0.1:0',
       service: 'loopback',
       tls: { secretName: `mutate-${suffix}-tls` },
+      allowPrivateAddresses: ['127.0.0.1/32'],
     });
     let closed = false;
     cleanup.push(() => (closed ? Promise.resolve() : endpoint.close()));
@@ -171,6 +189,11 @@ describe('mutating admission webhook on the local control plane', () => {
     expect(String(refused.body['message'])).toContain(
       `denied the request: bad: images must come from registry.internal/`,
     );
+
+    // The deny rule on the quota service's answer, called by the webhook at admission.
+    const greedy = await create('greedy', { image: 'registry.internal/app' });
+    expect(greedy.status, JSON.stringify(greedy.body)).toBe(403);
+    expect(String(greedy.body['message'])).toContain('denied the request: greedy is over its quota');
 
     // Down: the mutating webhook fails closed.
     await endpoint.close();
