@@ -324,13 +324,7 @@ function webhookBlocker(rule: ValidationRule): string | undefined {
  * generation yet) or the runtime sets later.
  */
 function mutationBlocker(rule: MutationRule): string | undefined {
-  const fields = [...rule.when, ...rule.anyOf].flatMap((c) =>
-    'field' in c ? [String(c.field).replace(/^\./, '')] : [],
-  );
-  const text = JSON.stringify([rule.default, rule.override, rule.when, rule.anyOf]);
-  const reads = (root: string): boolean =>
-    fields.some((f) => f === root || f.startsWith(`${root}.`)) ||
-    new RegExp(`(?<![\\w.$])\\.${root.replaceAll('.', '\\.')}\\b`).test(text);
+  const reads = (root: string): boolean => mutationReads(rule, root);
   if (reads('status')) return 'it reads status, which the runtime writes after admission';
   const late = [
     'uid',
@@ -344,6 +338,22 @@ function mutationBlocker(rule: MutationRule): string | undefined {
   if (late.some((key) => reads(`metadata.${key}`)))
     return 'it reads metadata the API server sets after mutating admission';
   return undefined;
+}
+
+/**
+ * mutationReads tells whether a mutation rule's value or gate reads a root of the template context
+ * (`status`, `metadata.uid`), written `.root` or `root` (both template dialects): a word that only
+ * looks like one counts too, which errs toward the reconcile.
+ */
+export function mutationReads(rule: MutationRule, root: string): boolean {
+  const fields = [...rule.when, ...rule.anyOf].flatMap((c) =>
+    'field' in c ? [String(c.field).replace(/^\./, '')] : [],
+  );
+  const text = JSON.stringify([rule.default, rule.override, rule.when, rule.anyOf]);
+  return (
+    fields.some((f) => f === root || f.startsWith(`${root}.`)) ||
+    new RegExp(`(?<![\\w.$])\\.?${root.replaceAll('.', '\\.')}\\b`).test(text)
+  );
 }
 
 /** failsOnEmptySpec is the reconcile's verdict on a CR whose spec is {} (absent). */

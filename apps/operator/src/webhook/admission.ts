@@ -3,7 +3,7 @@ import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { createAdmissionJudge } from '@orkestra/reconciler/offline';
 import type { AdmissionJudge, AdmissionVerdict } from '@orkestra/reconciler/offline';
 import type { CrdEntry, Katalog } from '@orkestra/types';
-import { planAdmission, readsExternal, webhookPath } from '../generate/admission.js';
+import { mutationReads, planAdmission, readsExternal, webhookPath } from '../generate/admission.js';
 import { isMap } from '../is-map.js';
 import { jsonPatchOf } from './json-patch.js';
 
@@ -48,6 +48,8 @@ export interface AdmissionCalls {
 interface MutationRoute {
   readonly entry: string;
   readonly rules: ReadonlySet<number>;
+  /** Some rule reads `metadata`, which a CREATE by `generateName` does not have complete yet. */
+  readonly readsMetadata: boolean;
 }
 
 /** AdmissionHandler answers the review of one path, or undefined for a path it does not serve. */
@@ -75,8 +77,17 @@ export function createAdmissionHandler(
   for (const [name, entry] of Object.entries(katalog.spec.crds)) {
     if (!entry.enabled) continue;
     const plan = planAdmission(entry).webhook;
-    if (plan.mutate.length > 0)
-      mutations.set(webhookPath(entry, 'mutate'), { entry: name, rules: new Set(plan.mutate) });
+    if (plan.mutate.length > 0) {
+      const rules = entry.mutation?.rules ?? [];
+      mutations.set(webhookPath(entry, 'mutate'), {
+        entry: name,
+        rules: new Set(plan.mutate),
+        readsMetadata: plan.mutate.some((i) => {
+          const rule = rules[i];
+          return rule != null && mutationReads(rule, 'metadata');
+        }),
+      });
+    }
     for (const action of ['deny', 'warn'] as const) {
       if (plan[action].length === 0) continue;
       const unique = plan[action].some((i) => {
@@ -161,13 +172,14 @@ export function createAdmissionHandler(
 /**
  * mutate is the response of a `/mutate/…` review: the reconcile's mutation of the object as a
  * JSONPatch. A CREATE by `generateName` has no name yet (the API server sets it after mutating
- * admission): its mutations are left to the reconcile, which sees the name, and a warning says so.
+ * admission): when a rule reads `metadata`, its mutations are left to the reconcile, which sees
+ * the name, and a warning says so.
  * A value that cannot be converted to its `valueType` refuses the object with the reconcile's
  * message (the reconcile would turn the CR `Ready=False` for it).
  */
 function mutate(judge: AdmissionJudge, route: MutationRoute, object: Json): Json {
   const metadata = isMap(object['metadata']) ? object['metadata'] : {};
-  if (typeof metadata['name'] !== 'string' || metadata['name'] === '')
+  if (route.readsMetadata && (typeof metadata['name'] !== 'string' || metadata['name'] === ''))
     return {
       allowed: true,
       warnings: [

@@ -141,7 +141,7 @@ describe('mutating admission webhook', () => {
     expect(patched).toBeGreaterThan(0);
   });
 
-  it('leaves a CR without a name yet to the reconcile, and refuses a value its valueType cannot hold', async () => {
+  it('leaves a CR without a name yet to the reconcile when a rule reads metadata, and refuses a value its valueType cannot hold', async () => {
     const handler = createAdmissionHandler(katalog, { list: () => Promise.reject(new Error('no list')) });
     const named = (
       await handler(MUTATE, {
@@ -151,6 +151,38 @@ describe('mutating admission webhook', () => {
     expect(named.allowed).toBe(true);
     expect(named.patch).toBeUndefined();
     expect(named.warnings?.[0]).toMatch(/once the API server has named the object/);
+    // Rules that read no metadata are applied to it all the same.
+    const plain = loadKatalogOrThrow({
+      file: 'katalog.yaml',
+      text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: shop }
+spec:
+  crds:
+    shop:
+      apiTypes: { group: shop.example.com, version: v1, kind: Shop, plural: shops }
+      mutation:
+        rules:
+          - { field: spec.tier, override: gold }
+          - { field: spec.id, default: "{{ metadata.uid }}" }
+`,
+    });
+    // The handlebars dialect's metadata.uid (no leading dot) is seen too: that rule stays at reconcile time.
+    expect(planAdmission(plain.spec.crds['shop'] as never).rules.map((r) => r.mechanism)).toEqual([
+      'webhook-mutate',
+      'reconcile-only',
+    ]);
+    const generated = (
+      await createAdmissionHandler(plain, {
+        list: () => Promise.reject(new Error('no list')),
+      })(MUTATE, {
+        request: { uid: 'u', object: { metadata: { generateName: 'web-' }, spec: {} } },
+      })
+    )?.['response'] as { allowed: boolean; patch?: string; warnings?: string[] };
+    expect(generated.warnings).toBeUndefined();
+    expect(JSON.parse(Buffer.from(generated.patch ?? '', 'base64').toString('utf8'))).toEqual([
+      { op: 'add', path: '/spec/tier', value: 'gold' },
+    ]);
     const bad = (
       await handler(MUTATE, {
         request: { uid: 'u', object: { metadata: { name: 'web' }, spec: { replicas: 'many' } } },
