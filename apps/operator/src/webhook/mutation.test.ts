@@ -1,6 +1,7 @@
 import type { KubeObject } from '@orkestra/registry';
 import { createAdmissionJudge, reconcileOnce } from '@orkestra/reconciler/offline';
 import { loadKatalogOrThrow } from '@orkestra/types';
+import type { Katalog } from '@orkestra/types';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planAdmission } from '../generate/admission.js';
@@ -11,15 +12,14 @@ import { applyJsonPatch } from './json-patch.test-support.js';
 // The mutating webhook (docs/reference/katalog.md §12, ADR 0092) stores what the reconcile's
 // mutation step would write: generated CRs get the CRD's schema defaults (as the API server
 // applies them before mutating admission), then the webhook's JSONPatch; the result equals the
-// spec the real offline pipeline leaves after its step 7 on that object stored without the
-// webhook, and the reconcile then finds nothing to mutate.
+// spec the real offline pipeline settles on when it reconciles that object stored without the
+// webhook (again after each of its mutation patches, as the runtime's watch does), and the
+// reconcile then finds nothing to mutate.
 
 const NOW = Date.parse('2026-12-06T10:00:00Z');
 const clock = { now: () => NOW, setTimeout: () => ({}), clearTimeout: () => undefined };
 
-const katalog = loadKatalogOrThrow({
-  file: 'katalog.yaml',
-  text: `apiVersion: orkestra.konductor.io/v1alpha1
+const katalogText = (normalize: string): string => `apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
 metadata: { name: shop }
 spec:
@@ -35,7 +35,7 @@ spec:
               x-kubernetes-preserve-unknown-fields: true
               properties:
                 replicas: { type: integer }
-      mutation:
+${normalize}      mutation:
         rules:
           - { field: spec.replicas, default: "2", valueType: int }
           - { field: spec.tier, default: "{{ .metadata.name }}-std" }
@@ -44,7 +44,16 @@ spec:
           - { field: spec.db.engine, default: "pg-{{ .spec.tier }}" }
           - { field: spec.size, override: "{{ .spec.replicas }}", valueType: int }
           - { field: spec.ports, default: [80, 443] }
-`,
+`;
+const katalog = loadKatalogOrThrow({ file: 'katalog.yaml', text: katalogText('') });
+// The same rules after a normalize: the plan comes from the normalized view, the patch goes on the object sent.
+const normalized = loadKatalogOrThrow({
+  file: 'katalog.yaml',
+  text: katalogText(`      normalize:
+        spec:
+          tier: "{{ .spec.tier }}-n"
+          team: "{{ .spec.team }}x"
+`),
 });
 const entry = katalog.spec.crds['shop'];
 if (entry == null) throw new Error('no entry');
@@ -69,10 +78,10 @@ const spec = fc.record(
 );
 
 /** withSchemaDefaults applies the CRD's schema defaults (the plan's) as the API server does before admission. */
-function withSchemaDefaults(object: KubeObject): KubeObject {
+function withSchemaDefaults(k: Katalog, object: KubeObject): KubeObject {
   const out = structuredClone(object);
   const target = (out['spec'] ??= {}) as Record<string, unknown>;
-  for (const { path, value } of planAdmission(entry as never).defaults) {
+  for (const { path, value } of planAdmission(k.spec.crds['shop'] as never).defaults) {
     let node = target;
     path.slice(0, -1).forEach((segment) => {
       node = (node[segment] ??= {}) as Record<string, unknown>;
@@ -98,11 +107,14 @@ describe('mutating admission webhook', () => {
     expect(plan.defaults).toEqual([{ path: ['replicas'], value: 2 }]);
   });
 
-  it('stores what the reconcile’s mutation writes, on generated CRs', async () => {
+  it.each([
+    ['', katalog],
+    [', after normalize', normalized],
+  ])('stores what the reconcile’s mutation writes, on generated CRs%s', async (_, k) => {
     const handler = createAdmissionHandler(
-      katalog,
+      k,
       { list: () => Promise.reject(new Error('no list')) },
-      { judge: createAdmissionJudge(katalog, { clock }) },
+      { judge: createAdmissionJudge(k, { clock }) },
     );
     let patched = 0;
     await fc.assert(
@@ -113,7 +125,7 @@ describe('mutating admission webhook', () => {
           metadata: { name, namespace: 'default', uid: 'uid-me' },
           ...(noSpec ? {} : { spec: s }),
         };
-        const object = withSchemaDefaults(sent);
+        const object = withSchemaDefaults(k, sent);
         const answer = (
           await handler(MUTATE, {
             request: { uid: 'r1', operation: 'CREATE', object },
@@ -128,12 +140,20 @@ describe('mutating admission webhook', () => {
           expect(answer.patchType).toBe('JSONPatch');
         }
         const stored = applyJsonPatch(object, ops) as KubeObject;
-        // The reconcile reads the object the API server stored: schema defaults applied, no webhook.
-        const { run } = await reconcileOnce(katalog, structuredClone(object), [], {}, { clock });
-        expect(run.error).toBeUndefined();
-        expect(stored['spec']).toEqual(run.cr?.['spec']);
+        // The runtime reads the object the API server stored (schema defaults applied, no webhook)
+        // and reconciles it again after each of its mutation patches, until the spec holds still.
+        let reconciled = structuredClone(object);
+        for (let i = 0; i < 5; i++) {
+          const { run } = await reconcileOnce(k, structuredClone(reconciled), [], {}, { clock });
+          expect(run.error).toBeUndefined();
+          const next = run.cr as KubeObject;
+          const settled = JSON.stringify(next['spec']) === JSON.stringify(reconciled['spec']);
+          reconciled = next;
+          if (settled) break;
+        }
+        expect(stored['spec']).toEqual(reconciled['spec']);
         // The reconcile of the stored object changes nothing in its spec: admission left it nothing to do.
-        const again = await reconcileOnce(katalog, structuredClone(stored), [], {}, { clock });
+        const again = await reconcileOnce(k, structuredClone(stored), [], {}, { clock });
         expect(again.run.cr?.['spec']).toEqual(stored['spec']);
       }),
       { numRuns: 300, seed: 92 },

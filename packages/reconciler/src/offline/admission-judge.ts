@@ -60,16 +60,44 @@ export interface AdmissionJudge {
     options?: JudgeOptions,
   ): Promise<AdmissionVerdict | undefined>;
   /**
-   * mutate returns what step 7 would write into `cr`'s spec (a merge patch of `spec`, as the
-   * reconcile's mutation patch), with the rules of `rules` (indexes in `mutation.rules`; default
-   * all); undefined when nothing changes or the entry is unknown. A value that cannot be converted
-   * to its `valueType` throws the reconcile's TemplateError.
+   * mutate returns what step 7 writes into `cr`'s spec (a merge patch of `spec`), with the rules of
+   * `rules` (indexes in `mutation.rules`; default all), repeated on its own result as the
+   * runtime's next reconciles repeat it (a value renders from the spec before the step, so a rule
+   * reading a field an earlier rule sets takes a second pass), until nothing changes, at most
+   * MUTATION_PASSES times; undefined when nothing changes or the entry is unknown. A value that
+   * cannot be converted to its `valueType` throws the reconcile's TemplateError.
    */
   mutate(
     entry: string,
     cr: KubeObject,
     options?: { readonly rules?: ReadonlySet<number> },
   ): Readonly<Record<string, unknown>> | undefined;
+}
+
+/** MUTATION_PASSES bounds the passes of step 7 at admission: rules that keep changing what they set (a clock, each other) stop there. */
+export const MUTATION_PASSES = 4;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value != null && typeof value === 'object' && !Array.isArray(value);
+
+/** mergeDiff is the merge patch (RFC 7386) that turns `before` into `after`: null for a removed member, lists whole. */
+function mergeDiff(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const set = (key: string, value: unknown): void => {
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  };
+  for (const [key, value] of Object.entries(after)) {
+    const old = Object.hasOwn(before, key) ? before[key] : undefined;
+    if (isRecord(value) && isRecord(old)) {
+      const inner = mergeDiff(old, value);
+      if (Object.keys(inner).length > 0) set(key, inner);
+    } else if (!Object.hasOwn(before, key) || JSON.stringify(old) !== JSON.stringify(value)) set(key, value);
+  }
+  for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) set(key, null);
+  return out;
 }
 
 /**
@@ -143,7 +171,18 @@ export function createAdmissionJudge(
     mutate(entry, cr, mutateOptions = {}) {
       const crd = compiled.crds.get(entry);
       if (crd == null) return undefined;
-      return planMutation(crd, normalizeCr(crd, cr), conditions, mutateOptions.rules)?.changes;
+      let current = cr;
+      for (let pass = 0; pass < MUTATION_PASSES; pass++) {
+        const plan = planMutation(crd, normalizeCr(crd, current), conditions, mutateOptions.rules);
+        if (plan == null) break;
+        current = mergePatch(current, { spec: plan.changes }) as KubeObject;
+      }
+      if (current === cr) return undefined;
+      const changes = mergeDiff(
+        isRecord(cr['spec']) ? cr['spec'] : {},
+        isRecord(current['spec']) ? current['spec'] : {},
+      );
+      return Object.keys(changes).length === 0 ? undefined : changes;
     },
   };
 }
