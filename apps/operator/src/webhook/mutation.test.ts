@@ -79,7 +79,7 @@ const spec = fc.record(
 
 /** withSchemaDefaults applies the CRD's schema defaults (the plan's) as the API server does before admission. */
 function withSchemaDefaults(k: Katalog, object: KubeObject): KubeObject {
-  const out = structuredClone(object);
+  const out = structuredClone(object) as Record<string, unknown>;
   const target = (out['spec'] ??= {}) as Record<string, unknown>;
   for (const { path, value } of planAdmission(k.spec.crds['shop'] as never).defaults) {
     let node = target;
@@ -89,7 +89,7 @@ function withSchemaDefaults(k: Katalog, object: KubeObject): KubeObject {
     const last = path[path.length - 1];
     if (last != null && !Object.hasOwn(node, last)) node[last] = value;
   }
-  return out;
+  return out as KubeObject;
 }
 
 describe('mutating admission webhook', () => {
