@@ -22,7 +22,9 @@ Write Kubernetes manifests for a Katalog as multi-document YAML on stdout (types
   policies
           ValidatingAdmissionPolicies and bindings: the validation rules the API server judges
           itself (Deny, or Warn for warn rules; docs/reference/katalog.md §12) and the Katalog's
-          deletion protection (§2.4). Apply them after the CRDs.
+          deletion protection (§2.4), then the operator's Validating- and
+          MutatingWebhookConfigurations for the rules CEL and schema defaults cannot express
+          (§11, §12). Apply them after the CRDs.
   rbac    ServiceAccount, least-privilege ClusterRole (or Role when every entry is pinned to one
           namespace) and binding, and the leader-election Role (docs/reference/runtime.md §19).
   bundle  Namespace, CRDs, admission policies, RBAC, a ConfigMap holding the Katalog, the operator Deployment and
@@ -40,7 +42,7 @@ Options:
                         namespace of the conversion webhook's Service.
   --webhook-service <name|url>
                         crd: where the API server sends conversions, policies: admission reviews
-                        of the rules CEL cannot express, as ork run's flag: a Service of the
+                        of the rules CEL and schema defaults cannot express, as ork run's flag: a Service of the
                         operator namespace (port 443; default orkestra-webhook, the chart's) or an
                         https:// URL.
   --image <image>       Operator image for bundle (default: ${DEFAULT_IMAGE_REPOSITORY}:<version>).

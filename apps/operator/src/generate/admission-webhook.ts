@@ -6,6 +6,10 @@
  * operator is down; a warn webhook fails open (`Ignore`): a missing warning refuses nothing. Both
  * skip an UPDATE that leaves `spec` as it was, so the runtime's own writes never wait on them, and
  * a CR in a namespace the entry's `restrictedNamespaces`/`allowedNamespaces` block.
+ *
+ * Beside it, one MutatingWebhookConfiguration per Katalog whose mutation rules schema defaults
+ * cannot express (`webhook-mutate`: an override, a templated or gated default; ADR 0092). It fails
+ * closed (`Fail`): an object is never stored without the overrides the Katalog asks for.
  */
 import type { CrdEntry, Katalog } from '@orkestra/types';
 import { SPEC_CHANGED, planAdmission, webhookPath } from './admission.js';
@@ -20,6 +24,33 @@ const ADMISSION_WEBHOOK_TIMEOUT_SECONDS = 5;
 /** admissionWebhookName is the name of a Katalog's ValidatingWebhookConfiguration. */
 export function admissionWebhookName(katalog: Katalog): string {
   return `${katalog.metadata.name}.orkestra-validate`;
+}
+
+/** mutatingWebhookName is the name of a Katalog's MutatingWebhookConfiguration (ADR 0092). */
+export function mutatingWebhookName(katalog: Katalog): string {
+  return `${katalog.metadata.name}.orkestra-mutate`;
+}
+
+/** needsMutatingWebhook tells whether some entry has a mutation rule the mutating webhook applies. */
+export function needsMutatingWebhook(katalog: Katalog): boolean {
+  return Object.values(katalog.spec.crds).some(
+    (entry) => entry.enabled && planAdmission(entry).webhook.mutate.length > 0,
+  );
+}
+
+/** webhookConfigurationNames are the webhook configurations of a Katalog the operator writes its caBundle into. */
+export function webhookConfigurationNames(katalog: Katalog): {
+  readonly kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration';
+  readonly name: string;
+}[] {
+  return [
+    ...(needsAdmissionWebhook(katalog)
+      ? [{ kind: 'ValidatingWebhookConfiguration' as const, name: admissionWebhookName(katalog) }]
+      : []),
+    ...(needsMutatingWebhook(katalog)
+      ? [{ kind: 'MutatingWebhookConfiguration' as const, name: mutatingWebhookName(katalog) }]
+      : []),
+  ];
 }
 
 /** needsAdmissionWebhook tells whether some entry has a rule the webhook judges. */
@@ -65,7 +96,7 @@ function namespaceCondition(entry: CrdEntry): string | undefined {
 
 function webhookOf(
   entry: CrdEntry,
-  action: 'deny' | 'warn',
+  action: 'deny' | 'warn' | 'mutate',
   target: WebhookClientConfig,
   caBundle: string | undefined,
 ): Record<string, unknown> {
@@ -90,7 +121,9 @@ function webhookOf(
       { name: 'spec-changed', expression: SPEC_CHANGED },
       ...(inNamespace === undefined ? [] : [{ name: 'namespace-not-restricted', expression: inNamespace }]),
     ],
-    failurePolicy: action === 'deny' ? 'Fail' : 'Ignore',
+    failurePolicy: action === 'warn' ? 'Ignore' : 'Fail',
+    // The mutation is step 7, which is idempotent: applied again after another webhook changed the spec.
+    ...(action === 'mutate' ? { reinvocationPolicy: 'IfNeeded' } : {}),
     sideEffects: 'None',
     timeoutSeconds: ADMISSION_WEBHOOK_TIMEOUT_SECONDS,
   };
@@ -118,6 +151,28 @@ export function admissionWebhookConfiguration(
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
     metadata: manifestMetadata(katalog, admissionWebhookName(katalog)),
+    webhooks,
+  };
+}
+
+/**
+ * mutatingWebhookConfiguration returns the Katalog's MutatingWebhookConfiguration (one webhook per
+ * entry whose mutation rules need it, ADR 0092), or undefined when none does. `caBundle` (PEM) is
+ * written when known; the running operator patches it otherwise.
+ */
+export function mutatingWebhookConfiguration(
+  katalog: Katalog,
+  target: WebhookClientConfig,
+  caBundle?: string,
+): Manifest | undefined {
+  const webhooks = Object.values(katalog.spec.crds)
+    .filter((entry) => entry.enabled && planAdmission(entry).webhook.mutate.length > 0)
+    .map((entry) => webhookOf(entry, 'mutate', target, caBundle));
+  if (webhooks.length === 0) return undefined;
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: manifestMetadata(katalog, mutatingWebhookName(katalog)),
     webhooks,
   };
 }

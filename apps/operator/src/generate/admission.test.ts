@@ -65,8 +65,8 @@ describe('planAdmission', () => {
     expect(lines).toEqual([
       'mutation.rules[0]: schema-default',
       'mutation.rules[1]: schema-default',
-      'mutation.rules[2]: reconcile-only (override is applied by the runtime (a MutatingAdmissionPolicy would do it; the API server does not serve one by default))',
-      "mutation.rules[3]: reconcile-only (spec.other has no declared type in the entry's schema)",
+      'mutation.rules[2]: webhook-mutate (override replaces what the client sent, which a schema default does not (a MutatingAdmissionPolicy could; the API server does not serve one by default))',
+      "mutation.rules[3]: webhook-mutate (spec.other has no declared type in the entry's schema)",
       'validation.rules[0]: crd-rule',
       'validation.rules[1]: policy-warn',
       'validation.rules[2]: webhook-deny (the message is a template rendered with the reconcile’s context)',
@@ -79,7 +79,33 @@ describe('planAdmission', () => {
     ]);
   });
 
-  it('keeps at reconcile time a rule that reads what admission does not have yet', () => {
+  it('gives the mutating webhook every mutation rule but those reading what mutating admission does not have, and the rules after them', () => {
+    const k = katalog(`${SCHEMA}      mutation:
+        rules:
+          - { field: spec.replicas, default: "2", valueType: int }
+          - { field: spec.image, default: "{{ .metadata.name }}" }
+          - { field: spec.other, override: "{{ .metadata.uid }}" }
+          - { field: spec.more, default: "{{ .spec.image }}" }
+          - { field: spec.phase, default: x, when: [{ field: status.phase, exists: true }] }
+`);
+    const plan = planAdmission(entryOf(k));
+    expect(plan.rules.map((r) => `${r.mechanism}: ${r.reason ?? ''}`)).toEqual([
+      'schema-default: ',
+      'webhook-mutate: a template is rendered with the reconcile’s context',
+      'reconcile-only: override replaces what the client sent, which a schema default does not (a MutatingAdmissionPolicy could; the API server does not serve one by default), and it reads metadata the API server sets after mutating admission',
+      'reconcile-only: a template is rendered with the reconcile’s context, and mutation.rules[2], before it, is applied at reconcile time only',
+      'reconcile-only: a gated default is decided by the runtime, and it reads status, which the runtime writes after admission',
+    ]);
+    expect(plan.webhook.mutate).toEqual([0, 1]);
+    // Only schema defaults: no mutating webhook.
+    const constant = katalog(`${SCHEMA}      mutation:
+        rules:
+          - { field: spec.replicas, default: "2", valueType: int }
+`);
+    expect(planAdmission(entryOf(constant)).webhook.mutate).toEqual([]);
+  });
+
+  it('keeps at reconcile time a rule that reads what admission does not have yet, and judges one reading validation.external after the calls', () => {
     const k = katalog(`      validation:
         rules:
           - { field: external.quota.json.allowed, equals: "true", message: quota }
@@ -89,8 +115,8 @@ describe('planAdmission', () => {
           - { field: spec.a, exists: true, message: "{{ .spec.status }} {{ .metadata.name }}" }
 `);
     expect(planAdmission(entryOf(k)).rules.map((r) => `${r.mechanism}: ${r.reason ?? ''}`)).toEqual([
-      'reconcile-only: external.quota.json.allowed is not a field under spec (admission checks what the client sends), and it reads validation.external results, which admission does not call',
-      'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads validation.external results, which admission does not call',
+      'webhook-deny: external.quota.json.allowed is not a field under spec (admission checks what the client sends); the webhook makes the validation.external calls first (3 s bound)',
+      'webhook-deny: the message is a template rendered with the reconcile’s context; the webhook makes the validation.external calls first (3 s bound)',
       'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads status, which the runtime writes after admission',
       'reconcile-only: the message is a template rendered with the reconcile’s context, and it reads metadata set after admission',
       'webhook-deny: the message is a template rendered with the reconcile’s context',

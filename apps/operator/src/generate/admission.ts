@@ -10,7 +10,7 @@
  * an earlier copy.
  */
 import { evaluateCondition, evaluateConditions } from '@orkestra/types';
-import type { Condition, CrdEntry, Katalog, ValidationRule } from '@orkestra/types';
+import type { Condition, CrdEntry, Katalog, MutationRule, ValidationRule } from '@orkestra/types';
 import { dynamicResolver, translateCondition, translateGate, typedResolver } from './admission-cel.js';
 import type { Translation } from './admission-cel.js';
 import { manifestMetadata } from './manifest-meta.js';
@@ -27,6 +27,7 @@ export type Mechanism =
   | 'policy-warn'
   | 'webhook-deny'
   | 'webhook-warn'
+  | 'webhook-mutate'
   | 'schema-default'
   | 'reconcile-only';
 
@@ -56,8 +57,17 @@ export interface AdmissionPlan {
   readonly defaults: readonly { path: readonly string[]; value: unknown }[];
   readonly deny: readonly { expression: string; message: string }[];
   readonly warn: readonly { expression: string; message: string }[];
-  /** Indexes in `validation.rules` the operator's admission webhook judges (ADR 0089), by action. */
-  readonly webhook: { readonly deny: readonly number[]; readonly warn: readonly number[] };
+  /**
+   * Indexes in `validation.rules` the operator's admission webhook judges (ADR 0089), by action,
+   * and in `mutation.rules` its mutating webhook applies (ADR 0092): empty when no rule needs it,
+   * else every rule but the reconcile-only ones (a schema default is then already set, or an
+   * empty string filled as the reconcile does).
+   */
+  readonly webhook: {
+    readonly deny: readonly number[];
+    readonly warn: readonly number[];
+    readonly mutate: readonly number[];
+  };
 }
 
 const overlaps = (a: readonly string[], b: readonly string[]): boolean =>
@@ -149,6 +159,10 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
   const mutations = read ? (entry.mutation?.rules ?? []) : [];
   /** Paths mutation sets before validation, and whether admission sets them the same way (a schema default on a non-string field). */
   const mutated: { path: string[]; index: number; same: boolean }[] = [];
+  const applied: number[] = [];
+  let needsMutate = false;
+  /** The first mutation rule applied at reconcile time only: the rules after it may read what it sets. */
+  let firstReconcileOnly: number | undefined;
   mutations.forEach((m, index) => {
     const rule = `mutation.rules[${index}]`;
     const path = specPath(m.field) ?? [];
@@ -159,7 +173,7 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
     let value: unknown;
     if (m.override !== undefined)
       reason =
-        'override is applied by the runtime (a MutatingAdmissionPolicy would do it; the API server does not serve one by default)';
+        'override replaces what the client sent, which a schema default does not (a MutatingAdmissionPolicy could; the API server does not serve one by default)';
     else if (m.when.length + m.anyOf.length > 0) reason = 'a gated default is decided by the runtime';
     else if (hasTemplate(literal)) reason = 'a template is rendered with the reconcile’s context';
     else if (normalized) reason = 'normalize rewrites the spec before mutation';
@@ -169,10 +183,26 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
       value = defaultValue(literal, m.valueType, String(leaf['type']));
       if (value === undefined) reason = `the default does not fit the declared type ${String(leaf['type'])}`;
     }
+    const blocker =
+      reason === undefined
+        ? undefined
+        : (mutationBlocker(m) ??
+          (firstReconcileOnly === undefined
+            ? undefined
+            : `mutation.rules[${firstReconcileOnly}], before it, is applied at reconcile time only`));
     if (reason === undefined) {
       defaults.push({ path, value });
       rules.push({ rule, mechanism: 'schema-default' });
-    } else rules.push({ rule, mechanism: 'reconcile-only', reason });
+      applied.push(index);
+    } else if (blocker === undefined) {
+      // The operator's mutating webhook applies it with the reconcile's own step 7 (ADR 0092).
+      rules.push({ rule, mechanism: 'webhook-mutate', reason });
+      applied.push(index);
+      needsMutate = true;
+    } else {
+      rules.push({ rule, mechanism: 'reconcile-only', reason: `${reason}, and ${blocker}` });
+      firstReconcileOnly ??= index;
+    }
     mutated.push({ path, index, same: reason === undefined && leaf?.['type'] !== 'string' });
   });
 
@@ -180,7 +210,7 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
   const rootRules: { rule: string; message: string }[] = [];
   const deny: { expression: string; message: string }[] = [];
   const warn: { expression: string; message: string }[] = [];
-  const webhook = { deny: [] as number[], warn: [] as number[] };
+  const webhook = { deny: [] as number[], warn: [] as number[], mutate: needsMutate ? applied : [] };
   /**
    * A rule CEL cannot express goes to the operator's admission webhook, which judges it with the
    * reconcile's own code (ADR 0089), unless it reads what admission has not yet: the runtime's
@@ -196,7 +226,9 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
     rules.push({
       rule,
       mechanism: v.action === 'deny' ? 'webhook-deny' : 'webhook-warn',
-      reason,
+      reason: readsExternal(v)
+        ? `${reason}; the webhook makes the validation.external calls first (3 s bound)`
+        : reason,
       message: v.message,
     });
   };
@@ -250,25 +282,78 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
   return { rules, crdRules, rootRules, defaults, deny, warn, webhook };
 }
 
-/**
- * webhookBlocker says why the admission webhook cannot judge a rule as the reconcile does: it
- * reads the CR's status (the runtime writes it after admission), `validation.external` results
- * (admission calls nothing), or metadata the API server or the runtime set later.
- */
-function webhookBlocker(rule: ValidationRule): string | undefined {
+/** ruleReads tells whether a validation rule reads a root of the template context (`status`, `external`, `metadata.uid`). */
+function ruleReads(rule: ValidationRule, root: string): boolean {
   const fields = [rule.condition, ...rule.when, ...rule.anyOf].flatMap((c) =>
     'field' in c ? [String(c.field).replace(/^\./, '')] : [],
   );
   const text = JSON.stringify([rule.message, rule.condition, rule.when, rule.anyOf]);
   // A root of the template context: `.status` read as such, not a key deeper in a path.
-  const reads = (root: string): boolean =>
+  return (
     fields.some((f) => f === root || f.startsWith(`${root}.`)) ||
-    new RegExp(`(?<![\\w.$])\\.${root.replaceAll('.', '\\.')}\\b`).test(text);
-  if (reads('external')) return 'it reads validation.external results, which admission does not call';
+    new RegExp(`(?<![\\w.$])\\.${root.replaceAll('.', '\\.')}\\b`).test(text)
+  );
+}
+
+/**
+ * readsExternal tells whether a validation rule reads `validation.external` results: the
+ * admission webhook then makes the entry's calls before judging it (ADR 0093).
+ */
+export function readsExternal(rule: ValidationRule): boolean {
+  return ruleReads(rule, 'external');
+}
+
+/**
+ * webhookBlocker says why the admission webhook cannot judge a rule as the reconcile does: it
+ * reads the CR's status (the runtime writes it after admission), or metadata the API server or the
+ * runtime set later. A rule reading `validation.external` results is judged after the webhook made
+ * the calls (ADR 0093).
+ */
+function webhookBlocker(rule: ValidationRule): string | undefined {
+  const reads = (root: string): boolean => ruleReads(rule, root);
   if (reads('status')) return 'it reads status, which the runtime writes after admission';
   const late = ['resourceVersion', 'finalizers', 'managedFields', 'deletionTimestamp'];
   if (late.some((key) => reads(`metadata.${key}`))) return 'it reads metadata set after admission';
   return undefined;
+}
+
+/**
+ * mutationBlocker says why the mutating webhook cannot apply a mutation rule as the reconcile
+ * does: its gate or value reads the CR's status (written by the runtime after admission) or
+ * metadata the API server sets after mutating admission (a CREATE has no uid, creation time or
+ * generation yet) or the runtime sets later.
+ */
+function mutationBlocker(rule: MutationRule): string | undefined {
+  const reads = (root: string): boolean => mutationReads(rule, root);
+  if (reads('status')) return 'it reads status, which the runtime writes after admission';
+  const late = [
+    'uid',
+    'creationTimestamp',
+    'generation',
+    'resourceVersion',
+    'finalizers',
+    'managedFields',
+    'deletionTimestamp',
+  ];
+  if (late.some((key) => reads(`metadata.${key}`)))
+    return 'it reads metadata the API server sets after mutating admission';
+  return undefined;
+}
+
+/**
+ * mutationReads tells whether a mutation rule's value or gate reads a root of the template context
+ * (`status`, `metadata.uid`), written `.root` or `root` (both template dialects): a word that only
+ * looks like one counts too, which errs toward the reconcile.
+ */
+export function mutationReads(rule: MutationRule, root: string): boolean {
+  const fields = [...rule.when, ...rule.anyOf].flatMap((c) =>
+    'field' in c ? [String(c.field).replace(/^\./, '')] : [],
+  );
+  const text = JSON.stringify([rule.default, rule.override, rule.when, rule.anyOf]);
+  return (
+    fields.some((f) => f === root || f.startsWith(`${root}.`)) ||
+    new RegExp(`(?<![\\w.$])\\.?${root.replaceAll('.', '\\.')}\\b`).test(text)
+  );
 }
 
 /** failsOnEmptySpec is the reconcile's verdict on a CR whose spec is {} (absent). */
@@ -375,9 +460,10 @@ function policiesOf(katalog: Katalog, entry: CrdEntry, version: string): Manifes
   return out;
 }
 
-/** webhookPath is the endpoint path that judges an entry's webhook rules of one action (ADR 0089). */
-export function webhookPath(entry: CrdEntry, action: 'deny' | 'warn'): string {
-  return `/validate/${entry.apiTypes.plural}.${entry.apiTypes.group}/${action}`;
+/** webhookPath is the endpoint path that judges an entry's webhook rules of one action (ADR 0089), or applies its mutations (ADR 0092). */
+export function webhookPath(entry: CrdEntry, action: 'deny' | 'warn' | 'mutate'): string {
+  const resource = `${entry.apiTypes.plural}.${entry.apiTypes.group}`;
+  return action === 'mutate' ? `/mutate/${resource}` : `/validate/${resource}/${action}`;
 }
 
 /** mechanismText says in a few words how a rule is applied (for `ork validate`). */
@@ -396,6 +482,8 @@ export function mechanismText(entry: CrdEntry, plan: RulePlan, version = entry.a
       return `operator admission webhook ${webhookPath(entry, 'deny')} (denied at admission: ${plan.reason ?? ''})`;
     case 'webhook-warn':
       return `operator admission webhook ${webhookPath(entry, 'warn')} (warning at admission: ${plan.reason ?? ''})`;
+    case 'webhook-mutate':
+      return `operator mutating webhook ${webhookPath(entry, 'mutate')} (set at admission: ${plan.reason ?? ''})`;
     case 'schema-default':
       return 'CRD schema default (set at admission)';
     case 'reconcile-only':

@@ -1,7 +1,12 @@
 import type { Katalog } from '@orkestra/types';
 import { admissionPolicies } from './admission.js';
 import { deletionProtectionPolicies } from './deletion-protection.js';
-import { admissionWebhookConfiguration, needsAdmissionWebhook } from './admission-webhook.js';
+import {
+  admissionWebhookConfiguration,
+  mutatingWebhookConfiguration,
+  needsAdmissionWebhook,
+  needsMutatingWebhook,
+} from './admission-webhook.js';
 import { generateCrds, webhookClientConfigOf } from './generate-crds.js';
 import type { WebhookClientConfig } from './generate-crds.js';
 import { generateRbac } from './generate-rbac.js';
@@ -53,10 +58,12 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
   const configMapName = `${name}-katalog`;
   // An entry that converts versions: the operator serves its webhook on :9443 (`ork run`'s default)
   // behind the Service the CRDs point at (docs/reference/runtime.md §26).
-  // An entry with an admission webhook rule: the same endpoint judges it (ADR 0089).
+  // An entry with an admission webhook rule: the same endpoint judges it (ADR 0089), or applies
+  // its mutations (ADR 0092).
   const webhook =
     Object.values(katalog.spec.crds).some((entry) => entry.conversion != null) ||
-    needsAdmissionWebhook(katalog);
+    needsAdmissionWebhook(katalog) ||
+    needsMutatingWebhook(katalog);
   const namespace: Manifest = {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -177,7 +184,8 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
 /**
  * generatePolicies returns the ValidatingAdmissionPolicies (and bindings) of a Katalog: its entries'
  * deny and warn rules (docs/reference/katalog.md §12, ADR 0049) and its deletion protection (§2.4, ADR 0050),
- * then the ValidatingWebhookConfiguration of the rules CEL cannot express (ADR 0089; default: the
+ * then the Validating- and MutatingWebhookConfigurations of the rules CEL and schema defaults cannot
+ * express (ADR 0089, ADR 0092; default: the
  * webhook Service of `namespace`; `false`: none, for an operator that serves no webhook).
  * `namespace` is the operator's, whose service accounts may delete protected children.
  */
@@ -189,12 +197,17 @@ export function generatePolicies(
     target: { service: { namespace, name: WEBHOOK_SERVICE, port: 443 } },
   },
 ): Manifest[] {
-  const config =
-    webhook === false ? undefined : admissionWebhookConfiguration(katalog, webhook.target, webhook.caBundle);
+  const configs =
+    webhook === false
+      ? []
+      : [
+          mutatingWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
+          admissionWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
+        ].filter((config) => config != null);
   return [
     ...admissionPolicies(katalog),
     ...deletionProtectionPolicies(katalog, { namespace, users }),
-    ...(config == null ? [] : [config]),
+    ...configs,
   ];
 }
 

@@ -1,5 +1,5 @@
 import type { Katalog } from '@orkestra/types';
-import { needsAdmissionWebhook } from './admission-webhook.js';
+import { needsAdmissionWebhook, needsMutatingWebhook } from './admission-webhook.js';
 import { generatePolicies } from './generate-bundle.js';
 import type { Manifest } from './manifest-meta.js';
 import { generateRbac } from './generate-rbac.js';
@@ -52,7 +52,8 @@ export function generateHelmValues(katalog: Katalog, options: HelmValuesOptions)
     },
     admissionPolicies: generatePolicies(katalog, options.namespace),
     ...(Object.values(katalog.spec.crds).some((entry) => entry.conversion != null) ||
-    needsAdmissionWebhook(katalog)
+    needsAdmissionWebhook(katalog) ||
+    needsMutatingWebhook(katalog)
       ? { webhook: { enabled: true } }
       : {}),
   };

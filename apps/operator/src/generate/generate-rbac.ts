@@ -5,7 +5,12 @@ import {
   enrichWatchItems,
   guessPlural,
 } from '@orkestra/types';
-import { admissionWebhookName, needsAdmissionWebhook } from './admission-webhook.js';
+import {
+  admissionWebhookName,
+  mutatingWebhookName,
+  needsAdmissionWebhook,
+  needsMutatingWebhook,
+} from './admission-webhook.js';
 import type { CrdEntry, ExternalCall, Katalog, ResourceGroup } from '@orkestra/types';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
@@ -598,6 +603,18 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   else if (needsAdmissionWebhook(katalog))
     notes.push(
       `the admission webhook writes its caBundle into the ValidatingWebhookConfiguration ${admissionWebhookName(katalog)}, but the generated Role is limited to namespace ${pinned}: grant \`get\` and \`update\` on it in a ClusterRole by hand`,
+    );
+  // The mutating webhook (docs/reference/katalog.md §12, ADR 0092): the same, for its MutatingWebhookConfiguration.
+  if (needsMutatingWebhook(katalog) && pinned == null)
+    rules.add(
+      'admissionregistration.k8s.io',
+      'mutatingwebhookconfigurations',
+      ['get', 'update'],
+      [mutatingWebhookName(katalog)],
+    );
+  else if (needsMutatingWebhook(katalog))
+    notes.push(
+      `the mutating webhook writes its caBundle into the MutatingWebhookConfiguration ${mutatingWebhookName(katalog)}, but the generated Role is limited to namespace ${pinned}: grant \`get\` and \`update\` on it in a ClusterRole by hand`,
     );
   // CRD self-healing (docs/reference/runtime.md §2.9): each entry's CRD is watched by name.
   const crdNames = entries.map((e) => `${e.apiTypes.plural}.${e.apiTypes.group}`);

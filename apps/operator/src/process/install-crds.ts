@@ -127,6 +127,7 @@ async function installPolicies(
     'ValidatingAdmissionPolicyBinding',
     'ValidatingAdmissionPolicy',
     'ValidatingWebhookConfiguration',
+    'MutatingWebhookConfiguration',
   ]) {
     const list = await client.list(
       { apiVersion: 'admissionregistration.k8s.io/v1', kind },

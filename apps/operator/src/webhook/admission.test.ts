@@ -76,7 +76,7 @@ const others = [cr('other', 'uid-other', { name: 'beta' })];
 describe('admission webhook', () => {
   it('judges exactly the rules CEL cannot express', () => {
     const plan = planAdmission(entry);
-    expect(plan.webhook).toEqual({ deny: [0, 1, 2, 3], warn: [4, 5] });
+    expect(plan.webhook).toEqual({ deny: [0, 1, 2, 3], warn: [4, 5], mutate: [0] });
   });
 
   it('gives each rule the reconcile pipeline’s verdict on generated CRs', async () => {

@@ -1,16 +1,21 @@
+import { ExternalCaller } from '@orkestra/reconciler';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { createAdmissionJudge } from '@orkestra/reconciler/offline';
 import type { AdmissionJudge, AdmissionVerdict } from '@orkestra/reconciler/offline';
 import type { CrdEntry, Katalog } from '@orkestra/types';
-import { planAdmission, webhookPath } from '../generate/admission.js';
+import { mutationReads, planAdmission, readsExternal, webhookPath } from '../generate/admission.js';
 import { isMap } from '../is-map.js';
+import { jsonPatchOf } from './json-patch.js';
 
 /**
  * The admission webhook's verdicts (docs/reference/katalog.md §12, ADR 0089): `POST
  * /validate/<plural>.<group>/<deny|warn>` answers an AdmissionReview (admission.k8s.io/v1) with the
  * reconcile's own verdict on the rules planAdmission gives the webhook (createAdmissionJudge runs
  * steps 6–8 of the pipeline on the object). A deny path refuses with the failed rules' messages; a
- * warn path admits with them as `warnings`, which kubectl prints.
+ * warn path admits with them as `warnings`, which kubectl prints. `POST /mutate/<plural>.<group>`
+ * answers with a JSONPatch of the reconcile's own step 7 (`planMutation` through the judge) on the
+ * rules planAdmission gives the mutating webhook (ADR 0092), so the stored object carries the
+ * overrides and templated defaults before any validation judges it.
  */
 
 type Json = Record<string, unknown>;
@@ -22,6 +27,29 @@ interface AdmissionRoute {
   readonly rules: ReadonlySet<number>;
   /** The kind, when a rule compares with the entry's other CRs (`unique`), and the one namespace the runtime watches, if pinned. */
   readonly list?: { readonly apiVersion: string; readonly kind: string; readonly namespace?: string };
+  /** Some rule reads `validation.external` results: the entry's calls are made first (ADR 0093). */
+  readonly calls: boolean;
+}
+
+/**
+ * EXTERNAL_CALLS_TIMEOUT_MS bounds the `validation.external` calls of one review (ADR 0093): well
+ * under the webhook's 5 s, so the API server gets the verdict (or the failure) before it gives up.
+ */
+export const EXTERNAL_CALLS_TIMEOUT_MS = 3000;
+
+/** AdmissionCalls is how the webhook makes `validation.external` calls: the caller (its address guard) and the bound. */
+export interface AdmissionCalls {
+  readonly caller: Pick<ExternalCaller, 'runAll'>;
+  /** Default EXTERNAL_CALLS_TIMEOUT_MS. */
+  readonly timeoutMs?: number;
+}
+
+/** MutationRoute is what one `/mutate/…` path applies: an entry's mutation rules by index. */
+interface MutationRoute {
+  readonly entry: string;
+  readonly rules: ReadonlySet<number>;
+  /** Some rule reads `metadata`, which a CREATE by `generateName` does not have complete yet. */
+  readonly readsMetadata: boolean;
 }
 
 /** AdmissionHandler answers the review of one path, or undefined for a path it does not serve. */
@@ -42,12 +70,24 @@ function pinnedOf(entry: CrdEntry): { namespace?: string } {
 export function createAdmissionHandler(
   katalog: Katalog,
   client: Pick<KubeClient, 'list'>,
-  options: { readonly judge?: AdmissionJudge } = {},
+  options: { readonly judge?: AdmissionJudge; readonly calls?: AdmissionCalls } = {},
 ): AdmissionHandler {
   const routes = new Map<string, AdmissionRoute>();
+  const mutations = new Map<string, MutationRoute>();
   for (const [name, entry] of Object.entries(katalog.spec.crds)) {
     if (!entry.enabled) continue;
     const plan = planAdmission(entry).webhook;
+    if (plan.mutate.length > 0) {
+      const rules = entry.mutation?.rules ?? [];
+      mutations.set(webhookPath(entry, 'mutate'), {
+        entry: name,
+        rules: new Set(plan.mutate),
+        readsMetadata: plan.mutate.some((i) => {
+          const rule = rules[i];
+          return rule != null && mutationReads(rule, 'metadata');
+        }),
+      });
+    }
     for (const action of ['deny', 'warn'] as const) {
       if (plan[action].length === 0) continue;
       const unique = plan[action].some((i) => {
@@ -55,18 +95,28 @@ export function createAdmissionHandler(
         return condition != null && 'operator' in condition && condition.operator === 'unique';
       });
       const { group, version, kind } = entry.apiTypes;
+      const rules = entry.validation?.rules ?? [];
       routes.set(webhookPath(entry, action), {
         entry: name,
         action,
         rules: new Set(plan[action]),
+        calls: plan[action].some((i) => {
+          const rule = rules[i];
+          return rule != null && readsExternal(rule);
+        }),
         ...(unique ? { list: { apiVersion: `${group}/${version}`, kind, ...pinnedOf(entry) } } : {}),
       });
     }
   }
-  const judge = options.judge ?? (routes.size > 0 ? createAdmissionJudge(katalog) : undefined);
+  const judge =
+    options.judge ?? (routes.size + mutations.size > 0 ? createAdmissionJudge(katalog) : undefined);
+  // The default caller has the address guard's defaults and reads no Secret; the endpoint passes the operator's.
+  let caller = options.calls?.caller;
+  const callsTimeoutMs = options.calls?.timeoutMs ?? EXTERNAL_CALLS_TIMEOUT_MS;
   return async (path, review) => {
+    const mutation = mutations.get(path);
     const route = routes.get(path);
-    if (route == null || judge == null) return undefined;
+    if ((route == null && mutation == null) || judge == null) return undefined;
     const request = isMap(review) && isMap(review['request']) ? review['request'] : {};
     const uid = typeof request['uid'] === 'string' ? request['uid'] : '';
     const answer = (response: Json): Json => ({
@@ -76,6 +126,8 @@ export function createAdmissionHandler(
     });
     const object = request['object'];
     if (!isMap(object)) return answer({ allowed: true });
+    if (mutation != null) return answer(mutate(judge, mutation, object));
+    if (route == null) return undefined;
     let verdict: AdmissionVerdict | undefined;
     try {
       const list = route.list;
@@ -88,10 +140,15 @@ export function createAdmissionHandler(
                 list.namespace == null ? {} : { namespace: list.namespace },
               )
             ).items;
-      verdict = judge.judge(route.entry, object as unknown as KubeObject, {
-        rules: route.rules,
-        others: () => others,
-      });
+      const judgeOptions = { rules: route.rules, others: () => others };
+      verdict = route.calls
+        ? await judge.judgeWithCalls(
+            route.entry,
+            object as unknown as KubeObject,
+            { caller: (caller ??= new ExternalCaller()), signal: AbortSignal.timeout(callsTimeoutMs) },
+            judgeOptions,
+          )
+        : judge.judge(route.entry, object as unknown as KubeObject, judgeOptions);
     } catch (error) {
       // As the failurePolicy of the path: a deny rule that cannot be judged refuses, a warn rule says so.
       const message = `cannot judge ${route.entry}'s validation rules: ${error instanceof Error ? error.message : String(error)}`;
@@ -109,5 +166,38 @@ export function createAdmissionHandler(
       allowed: true,
       ...(verdict.warnings.length > 0 ? { warnings: [...verdict.warnings] } : {}),
     });
+  };
+}
+
+/**
+ * mutate is the response of a `/mutate/…` review: the reconcile's mutation of the object as a
+ * JSONPatch. A CREATE by `generateName` has no name yet (the API server sets it after mutating
+ * admission): when a rule reads `metadata`, its mutations are left to the reconcile, which sees
+ * the name, and a warning says so.
+ * A value that cannot be converted to its `valueType` refuses the object with the reconcile's
+ * message (the reconcile would turn the CR `Ready=False` for it).
+ */
+function mutate(judge: AdmissionJudge, route: MutationRoute, object: Json): Json {
+  const metadata = isMap(object['metadata']) ? object['metadata'] : {};
+  if (route.readsMetadata && (typeof metadata['name'] !== 'string' || metadata['name'] === ''))
+    return {
+      allowed: true,
+      warnings: [
+        `${route.entry}: mutation rules are applied by the operator once the API server has named the object`,
+      ],
+    };
+  let changes: Readonly<Record<string, unknown>> | undefined;
+  try {
+    changes = judge.mutate(route.entry, object as unknown as KubeObject, { rules: route.rules });
+  } catch (error) {
+    const message = `cannot apply ${route.entry}'s mutation rules: ${error instanceof Error ? error.message : String(error)}`;
+    return { allowed: false, status: { code: 422, reason: 'Invalid', message } };
+  }
+  const ops = changes == null ? [] : jsonPatchOf(object, { spec: changes });
+  if (ops.length === 0) return { allowed: true };
+  return {
+    allowed: true,
+    patchType: 'JSONPatch',
+    patch: Buffer.from(JSON.stringify(ops), 'utf8').toString('base64'),
   };
 }

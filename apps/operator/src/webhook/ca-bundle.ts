@@ -31,24 +31,20 @@ export async function patchConversionCaBundle(
 }
 
 /**
- * patchWebhookCaBundle writes the CA bundle into every webhook of the named
- * ValidatingWebhookConfigurations (the admission webhook, ADR 0089): read, then replaced with the
+ * patchWebhookCaBundle writes the CA bundle into every webhook of the named Validating- and
+ * MutatingWebhookConfigurations (the admission webhooks, ADR 0089, ADR 0092): read, then replaced with the
  * read resource version (a merge patch would replace the whole `webhooks` list). An absent
  * configuration or one whose bundles are already that one is not written.
  */
 async function patchWebhookCaBundle(
   client: Pick<KubeClient, 'get' | 'replace'>,
-  names: readonly string[],
+  configurations: readonly WebhookConfigurationRef[],
   caBundle: string,
 ): Promise<number> {
   const encoded = Buffer.from(caBundle, 'utf8').toString('base64');
   let written = 0;
-  for (const name of names) {
-    const ref = {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      name,
-    };
+  for (const { kind, name } of configurations) {
+    const ref = { apiVersion: 'admissionregistration.k8s.io/v1', kind, name };
     const config = (await client.get(ref).catch((error: unknown) => {
       if (error instanceof NotFoundError) return undefined;
       throw error;
@@ -64,13 +60,22 @@ async function patchWebhookCaBundle(
   return written;
 }
 
+/** WebhookConfigurationRef names one admission webhook configuration. */
+export interface WebhookConfigurationRef {
+  readonly kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration';
+  readonly name: string;
+}
+
 /**
  * patchCaBundles writes the CA bundle wherever the API server reads it: the converting CRDs'
  * conversion config and the admission webhook's configurations.
  */
 export async function patchCaBundles(
   client: Pick<KubeClient, 'get' | 'mergePatch' | 'replace'>,
-  targets: { readonly crds: readonly string[]; readonly webhookConfigurations: readonly string[] },
+  targets: {
+    readonly crds: readonly string[];
+    readonly webhookConfigurations: readonly WebhookConfigurationRef[];
+  },
   caBundle: string,
 ): Promise<number> {
   return (

@@ -1,10 +1,16 @@
+import { ExternalCaller } from '@orkestra/reconciler';
+import { NotFoundError } from '@orkestra/registry';
 import type { KubeClient } from '@orkestra/registry';
 import type { Katalog } from '@orkestra/types';
 import { createConverter } from '../conversion/convert.js';
 import type { Converter } from '../conversion/convert.js';
 import type { WebhookClientConfig } from '../generate/generate-crds.js';
 import { parseBindAddress } from '../process/http-server.js';
-import { admissionWebhookName, needsAdmissionWebhook } from '../generate/admission-webhook.js';
+import {
+  needsAdmissionWebhook,
+  needsMutatingWebhook,
+  webhookConfigurationNames,
+} from '../generate/admission-webhook.js';
 import { createAdmissionHandler } from './admission.js';
 import { patchCaBundles } from './ca-bundle.js';
 import { createWebhookServer } from './server.js';
@@ -37,6 +43,25 @@ export interface WebhookEndpointOptions {
   readonly tls?: Pick<WebhookTlsOptions, 'secretName' | 'caValidForMs' | 'certValidForMs'>;
   /** Told about each renewal and each failed check. */
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** CIDRs `validation.external` calls at admission may reach although the address guard refuses them (`--allow-private-addresses`, ADR 0093). */
+  readonly allowPrivateAddresses?: readonly string[];
+  /** The bound on one review's `validation.external` calls (default 3 s, under the webhook's 5 s). */
+  readonly externalCallsTimeoutMs?: number;
+}
+
+/** secretReader reads one key of a Secret for an external call's `auth.secretRef`, as the runtime's caller does. */
+function secretReader(client: Pick<KubeClient, 'get'>) {
+  return async (namespace: string, name: string, key: string): Promise<string | undefined> => {
+    const secret = await client
+      .get({ apiVersion: 'v1', kind: 'Secret', name, namespace })
+      .catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      });
+    const data = (secret?.['data'] ?? {}) as Record<string, string | undefined>;
+    const value = data[key];
+    return value == null ? undefined : Buffer.from(value, 'base64').toString('utf8');
+  };
 }
 
 /** WebhookEndpoint is a running endpoint. */
@@ -62,11 +87,12 @@ function convertersOf(katalog: Katalog): Map<string, Converter> {
   return converters;
 }
 
-/** needsWebhook tells whether any entry of the Katalog declares conversion or has a rule the admission webhook judges (ADR 0089). */
+/** needsWebhook tells whether any entry of the Katalog declares conversion or has a rule the admission webhooks judge or apply (ADR 0089, ADR 0092). */
 export function needsWebhook(katalog: Katalog): boolean {
   return (
     Object.values(katalog.spec.crds).some((entry) => entry.conversion != null) ||
-    needsAdmissionWebhook(katalog)
+    needsAdmissionWebhook(katalog) ||
+    needsMutatingWebhook(katalog)
   );
 }
 
@@ -95,7 +121,15 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     certPem: tls.certPem,
     keyPem: tls.keyPem,
     converters: convertersOf(options.katalog),
-    admission: createAdmissionHandler(options.katalog, options.client),
+    admission: createAdmissionHandler(options.katalog, options.client, {
+      calls: {
+        caller: new ExternalCaller({
+          readSecret: secretReader(options.client),
+          allowAddresses: options.allowPrivateAddresses ?? [],
+        }),
+        ...(options.externalCallsTimeoutMs == null ? {} : { timeoutMs: options.externalCallsTimeoutMs }),
+      },
+    }),
     host: bind?.host ?? '0.0.0.0',
     port: bind?.port ?? 9443,
   });
@@ -110,9 +144,7 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
   const targets = {
     crds: crdNames,
-    webhookConfigurations: needsAdmissionWebhook(options.katalog)
-      ? [admissionWebhookName(options.katalog)]
-      : [],
+    webhookConfigurations: webhookConfigurationNames(options.katalog),
   };
   const checkEveryMs = options.checkEveryMs ?? 3_600_000;
   const checkNow = async (): Promise<void> => {

@@ -36,6 +36,7 @@ export async function startWebhook(o: {
     namespace: config.namespace,
     bindAddress: config.webhookBindAddress,
     service: config.webhookService,
+    allowPrivateAddresses: config.allowPrivateAddresses,
     log: (message, fields) => logger.info(fields ?? {}, message),
   });
   logger.info(

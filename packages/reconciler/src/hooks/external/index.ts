@@ -31,8 +31,8 @@ export interface CompiledExternal {
 /**
  * compileExternalCalls compiles one list of calls (`operatorBox.external`, or `validation.external`
  * for the validation unit). A call that fires only at admission (`fires.reconcile: false`) is
- * left out: Orkestra's admission webhook (ADR 0089) makes no external call, so it is never made and
- * its name reads as absent.
+ * left out: Orkestra's admission webhook makes the reconcile's own calls (ADR 0093), so it is never
+ * made and its name reads as absent.
  */
 export function compileExternalCalls(
   calls: readonly ExternalCall[],

@@ -62,13 +62,16 @@ export interface MutationPlan {
  * planMutation is step 7 without the write: rules run in order; each gate sees the spec as the
  * rules before it left it; a `default` rule fills only an absent or empty field; values are
  * rendered from the normalized CR and converted to `valueType`. Undefined when nothing changes.
+ * `only` keeps the rules whose `mutation.rules` index it holds (the mutating admission webhook's,
+ * ADR 0092); default all.
  */
 export function planMutation(
   crd: CompiledCrd,
   view: KubeObject,
   conditions: EvaluateConditionsOptions,
+  only?: ReadonlySet<number>,
 ): MutationPlan | undefined {
-  const rules = crd.mutation;
+  const rules = only == null ? crd.mutation : crd.mutation.filter((_, i) => only.has(i));
   if (rules.length === 0) return undefined;
   const context = crContext(view);
   const changes: Record<string, unknown> = {};
