@@ -90,7 +90,7 @@ const helm = (...args: string[]) =>
   });
 
 /**
- * valuesFor writes `ork generate helm-values` for the Katalog, less its ValidatingWebhookConfiguration:
+ * valuesFor writes `ork generate helm-values` for the Katalog, less its admission webhook configurations:
  * the operator here runs as a process on this machine, not as a pod behind the chart's Service, and
  * the local control plane has no pod network, so the API server could not call the webhook (with
  * `failurePolicy: Fail` every CR write would be refused). The generated values must hold the
@@ -104,7 +104,7 @@ function valuesFor(katalogText: string, file: string): Promise<string> {
     const values = parse(run.stdout) as { admissionPolicies?: { kind?: string }[] };
     const policies = values.admissionPolicies ?? [];
     expect(policies.map((p) => p.kind)).toContain('ValidatingWebhookConfiguration');
-    values.admissionPolicies = policies.filter((p) => p.kind !== 'ValidatingWebhookConfiguration');
+    values.admissionPolicies = policies.filter((p) => p.kind?.endsWith('WebhookConfiguration') !== true);
     const valuesFile = join(dir, `${file}.values.yaml`);
     writeFileSync(valuesFile, stringify(values));
     return valuesFile;
