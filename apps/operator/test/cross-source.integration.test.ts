@@ -1,0 +1,302 @@
+/**
+ * Upstream's `cross[].source` against a peer operator (docs/reference/runtime.md §14.2 and §18.6,
+ * katalog.md §15.2): two operators on one local control plane. Operator B serves `loader` on its
+ * authenticated cross port. Operator A runs an upstream Katalog (`orkestra.orkspace.io/v1`, Go
+ * template paths) whose `cross` reads name B by `source: {host, protocol, cacheFor, auth.token:
+ * $VAR}` — one read per upstream protocol (cr, health, metrics, info, events) — and renders a
+ * ConfigMap child from each answer. A reads B through a counting HTTP relay in the test, so the
+ * requests B serves are counted: four CRs reading the same sources within `cacheFor` cost one
+ * request per source. A second entry names a loopback address A's allowance does not cover: the
+ * address guard refuses it and the reading CR gets `CrossSourceUnavailable` naming the address.
+ */
+import { createServer, request } from 'node:http';
+import type { Server } from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { deleteCrd } from '@orkestra/testenv';
+import { useControlPlane } from '@orkestra/testenv/vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Operator } from '../src/process/operator.js';
+import { waitFor } from './e2e/ork-process.js';
+import { startInProcessOperator } from './in-process-operator.js';
+import { grant, serviceAccountToken } from './service-accounts.js';
+
+const env = useControlPlane();
+const groupA = 'srca.test.orkestra.io';
+const groupB = 'srcb.test.orkestra.io';
+const dir = mkdtempSync(join(tmpdir(), 'orkestra-cross-source-'));
+const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
+const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
+const READERS = ['p1', 'p2', 'p3', 'p4'];
+
+let a: Operator | undefined;
+let b: Operator | undefined;
+let relay: Server | undefined;
+let token = '';
+/** Requests the relay passed on to B, by path. */
+const served = new Map<string, number>();
+
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** katalogA is an upstream Katalog: every `cross` read names B by `source`. */
+function katalogA(relayPort: number): string {
+  const host = `http://127.0.0.1:${relayPort}`;
+  const source = (protocol: string) =>
+    `{ host: "${host}", protocol: ${protocol}, cacheFor: 300s, auth: { token: $PEER_TOKEN } }`;
+  const one = `{ name: "{{ .spec.loader }}", namespace: ${env.namespace} }`;
+  return write(
+    'a.yaml',
+    `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata:
+  name: processor-runtime
+spec:
+  crds:
+    processor:
+      apiTypes: { group: ${groupA}, version: v1, kind: Processor, plural: processors }
+      operatorBox:
+        cross:
+          - { crd: loader, selector: ${one}, source: ${source('cr')}, as: loaderCR }
+          - { crd: loader, source: ${source('health')}, as: loaderHealth }
+          - { crd: loader, source: ${source('metrics')}, as: loaderMetrics }
+          - { crd: loader, source: ${source('info')}, as: loaderInfo }
+          - { crd: loader, selector: ${one}, source: ${source('events')}, as: loaderEvents }
+        onReconcile:
+          configMaps:
+            - name: "{{ .metadata.name }}-cr"
+              data: { PHASE: "{{ .cross.loaderCR.status.phase }}", BATCH: "{{ .cross.loaderCR.spec.batch }}" }
+            - name: "{{ .metadata.name }}-health"
+              data: { STATE: "{{ .cross.loaderHealth.state }}" }
+            - name: "{{ .metadata.name }}-metrics"
+              data: { WORKERS: "{{ .cross.loaderMetrics.metrics.workers }}" }
+            - name: "{{ .metadata.name }}-info"
+              data: { NAME: "{{ .cross.loaderInfo.name }}" }
+            - name: "{{ .metadata.name }}-events"
+              data: { FOUND: "{{ .cross.loaderEvents.found }}", NAME: "{{ .cross.loaderEvents.name }}" }
+    stray:
+      apiTypes: { group: ${groupA}, version: v1, kind: Stray, plural: strays }
+      operatorBox:
+        cross:
+          - crd: loader
+            source: { host: "http://127.0.0.2:${relayPort}", protocol: health, cacheFor: 5s }
+            as: stray
+`,
+  );
+}
+
+/** relayTo passes every request on to B's cross port and counts it by path. */
+async function relayTo(port: number): Promise<Server> {
+  const server = createServer((incoming, outgoing) => {
+    const path = incoming.url ?? '';
+    served.set(path, (served.get(path) ?? 0) + 1);
+    const forward = request(
+      { host: '127.0.0.1', port, path, method: incoming.method, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forward.on('error', () => outgoing.writeHead(502).end());
+    incoming.pipe(forward);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return server;
+}
+
+/** ofB asks B's Live API directly with A's credential. */
+async function ofB(path: string): Promise<Record<string, unknown>> {
+  const answer = await fetch(`http://127.0.0.1:${b?.crossAddress?.port ?? 0}${path}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(answer.status).toBe(200);
+  return (await answer.json()) as Record<string, unknown>;
+}
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+beforeAll(async () => {
+  try {
+    void env.namespace;
+  } catch {
+    return; // no control plane: useControlPlane skips every test
+  }
+  // A's credential: a token for B's cross audience, allowed to get and list B's loaders.
+  token = await serviceAccountToken({
+    kubeConfig: env.kubeConfig,
+    namespace: env.namespace,
+    name: 'source-a',
+    audiences: ['orkestra-cross'],
+  });
+  await grant({
+    kubeConfig: env.kubeConfig,
+    namespace: env.namespace,
+    name: 'source-a-reads-loaders',
+    group: groupB,
+    plural: 'loaders',
+    verbs: ['get', 'list'],
+    serviceAccount: 'source-a',
+  });
+  b = await startInProcessOperator({
+    katalogFile: write(
+      'b.yaml',
+      `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: loader-runtime }
+spec:
+  crds:
+    loader:
+      apiTypes: { group: ${groupB}, version: v1, kind: Loader, plural: loaders }
+      crossAccess: true
+      workers: 3
+      schema:
+        openAPIV3Schema: { type: object, x-kubernetes-preserve-unknown-fields: true }
+      operatorBox:
+        status:
+          fields:
+            - { path: phase, value: "Loading-{{ spec.batch }}" }
+`,
+    ),
+    cwd: dir,
+    kubeConfig: env.kubeConfig,
+    namespace: env.namespace,
+    args: ['--cross-bind-address', '127.0.0.1:0'],
+    options: { watchNamespace: env.namespace },
+  });
+  await b.synced;
+  await custom().createNamespacedCustomObject({
+    group: groupB,
+    version: 'v1',
+    namespace: env.namespace,
+    plural: 'loaders',
+    body: { apiVersion: `${groupB}/v1`, kind: 'Loader', metadata: { name: 'l1' }, spec: { batch: 9 } },
+  });
+  // B has reconciled l1 before A reads it: A's answers are cached for the whole test.
+  await waitFor(
+    'B to reconcile l1',
+    async () => {
+      const cr = await ofB(`/katalog/loader/cr/${env.namespace}/l1`);
+      const health = await ofB('/katalog/loader/health');
+      return (cr['status'] as { phase?: string } | undefined)?.phase === 'Loading-9' &&
+        health['state'] === 'healthy'
+        ? true
+        : undefined;
+    },
+    120_000,
+  );
+  relay = await relayTo(b.crossAddress?.port ?? 0);
+  a = await startInProcessOperator({
+    katalogFile: katalogA((relay.address() as AddressInfo).port),
+    cwd: dir,
+    kubeConfig: env.kubeConfig,
+    namespace: env.namespace,
+    // The relay listens on loopback, which the address guard lets through only when named.
+    args: ['--allow-private-addresses', '127.0.0.1/32', '--cross-bind-address', '0'],
+    env: { PEER_TOKEN: token },
+    options: { watchNamespace: env.namespace },
+  });
+  await a.synced;
+}, 240_000);
+
+afterAll(async () => {
+  await a?.shutdown('test done');
+  await b?.shutdown('test done');
+  await new Promise((done) => relay?.close(done) ?? done(undefined));
+  await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Processor', plural: 'processors' });
+  await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Stray', plural: 'strays' });
+  await deleteCrd(env.kubeConfig, { group: groupB, version: 'v1', kind: 'Loader', plural: 'loaders' });
+});
+
+it('renders a child from each upstream protocol read from a peer, one request per source within cacheFor', async () => {
+  await Promise.all(
+    READERS.map((name) =>
+      custom().createNamespacedCustomObject({
+        group: groupA,
+        version: 'v1',
+        namespace: env.namespace,
+        plural: 'processors',
+        body: { apiVersion: `${groupA}/v1`, kind: 'Processor', metadata: { name }, spec: { loader: 'l1' } },
+      }),
+    ),
+  );
+  const data = async (name: string) =>
+    (await core().readNamespacedConfigMap({ name, namespace: env.namespace })).data ?? {};
+  for (const reader of READERS) {
+    await waitFor(
+      `${reader}'s children`,
+      async () => {
+        const events = await data(`${reader}-events`);
+        return events['FOUND'] === 'true' ? true : undefined;
+      },
+      120_000,
+    );
+    expect(await data(`${reader}-cr`)).toEqual({ PHASE: 'Loading-9', BATCH: '9' });
+    // Each child holds what B's Live API answers at that path.
+    const health = await ofB('/katalog/loader/health');
+    expect(await data(`${reader}-health`)).toEqual({ STATE: String(health['state']) });
+    const info = await ofB('/katalog/loader');
+    expect(await data(`${reader}-metrics`)).toEqual({
+      WORKERS: String((info['metrics'] as { workers: number }).workers),
+    });
+    expect((await data(`${reader}-metrics`))['WORKERS']).toBe('3');
+    expect(await data(`${reader}-info`)).toEqual({ NAME: 'loader' });
+    expect(await data(`${reader}-events`)).toEqual({ FOUND: 'true', NAME: 'l1' });
+  }
+  // Four CRs, each reconciled at least once, read five sources: B served one request per source.
+  const paths = {
+    cr: `/katalog/loader/cr/${env.namespace}/l1`,
+    health: '/katalog/loader/health',
+    metrics: '/katalog/loader',
+    info: '/katalog/loader',
+    events: `/katalog/loader/cr/${env.namespace}/l1/events`,
+  } satisfies Record<'cr' | 'health' | 'metrics' | 'info' | 'events', string>;
+  console.log(
+    `cross-source: B served ${JSON.stringify(Object.fromEntries(served))} for ${READERS.length} readers`,
+  );
+  expect(Object.fromEntries(served)).toEqual({
+    [paths.cr]: 1,
+    [paths.health]: 1,
+    // `metrics` and `info` are one path, and one request.
+    [paths.metrics]: 1,
+    [paths.events]: 1,
+  });
+}, 300_000);
+
+it('refuses a loopback address the allowance does not name, as an unavailable source', async () => {
+  await custom().createNamespacedCustomObject({
+    group: groupA,
+    version: 'v1',
+    namespace: env.namespace,
+    plural: 'strays',
+    body: { apiVersion: `${groupA}/v1`, kind: 'Stray', metadata: { name: 's1' } },
+  });
+  const condition = await waitFor(
+    'the stray read refused',
+    async () => {
+      const cr = (await custom().getNamespacedCustomObject({
+        group: groupA,
+        version: 'v1',
+        namespace: env.namespace,
+        plural: 'strays',
+        name: 's1',
+      })) as { status?: { conditions?: Condition[] } };
+      const found = cr.status?.conditions?.find((c) => c.type === 'CrossSourceUnavailable');
+      return found?.status === 'True' ? found : undefined;
+    },
+    120_000,
+  );
+  expect(condition.message).toContain('cross.stray');
+  expect(condition.message).toContain('127.0.0.2');
+  expect(condition.message).toMatch(/refused 127\.0\.0\.2/);
+}, 200_000);
