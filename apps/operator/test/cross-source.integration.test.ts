@@ -6,7 +6,7 @@
  * $VAR}` — one read per upstream protocol (cr, health, metrics, info, events) — and renders a
  * ConfigMap child from each answer. A reads B through a counting HTTP relay in the test, so the
  * requests B serves are counted: four CRs reading the same sources within `cacheFor` cost one
- * request per source. A second entry names a loopback address A's allowance does not cover: the
+ * request per source. A second entry names a loopback address A's allowance does not cover (a relay to B listens there): the
  * address guard refuses it and the reading CR gets `CrossSourceUnavailable` naming the address.
  */
 import { createServer, request } from 'node:http';
@@ -35,9 +35,12 @@ const READERS = ['p1', 'p2', 'p3', 'p4'];
 let a: Operator | undefined;
 let b: Operator | undefined;
 let relay: Server | undefined;
+let stranger: Server | undefined;
 let token = '';
 /** Requests the relay passed on to B, by path. */
 const served = new Map<string, number>();
+/** Requests that reached the relay on the address A's allowance does not name. */
+const strayed = new Map<string, number>();
 
 function write(name: string, text: string): string {
   const file = join(dir, name);
@@ -46,7 +49,7 @@ function write(name: string, text: string): string {
 }
 
 /** katalogA is an upstream Katalog: every `cross` read names B by `source`. */
-function katalogA(relayPort: number): string {
+function katalogA(relayPort: number, strangerPort: number): string {
   const host = `http://127.0.0.1:${relayPort}`;
   const source = (protocol: string) =>
     `{ host: "${host}", protocol: ${protocol}, cacheFor: 300s, auth: { token: $PEER_TOKEN } }`;
@@ -85,17 +88,17 @@ spec:
       operatorBox:
         cross:
           - crd: loader
-            source: { host: "http://127.0.0.2:${relayPort}", protocol: health, cacheFor: 5s }
+            source: { host: "http://127.0.0.2:${strangerPort}", protocol: health, cacheFor: 5s }
             as: stray
 `,
   );
 }
 
-/** relayTo passes every request on to B's cross port and counts it by path. */
-async function relayTo(port: number): Promise<Server> {
+/** relayTo listens on `address`, passes every request on to B's cross port and counts it by path in `counts`. */
+async function relayTo(port: number, address: string, counts: Map<string, number>): Promise<Server> {
   const server = createServer((incoming, outgoing) => {
     const path = incoming.url ?? '';
-    served.set(path, (served.get(path) ?? 0) + 1);
+    counts.set(path, (counts.get(path) ?? 0) + 1);
     const forward = request(
       { host: '127.0.0.1', port, path, method: incoming.method, headers: incoming.headers },
       (answer) => {
@@ -106,7 +109,7 @@ async function relayTo(port: number): Promise<Server> {
     forward.on('error', () => outgoing.writeHead(502).end());
     incoming.pipe(forward);
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  await new Promise<void>((done) => server.listen(0, address, done));
   return server;
 }
 
@@ -195,9 +198,11 @@ spec:
     },
     120_000,
   );
-  relay = await relayTo(b.crossAddress?.port ?? 0);
+  relay = await relayTo(b.crossAddress?.port ?? 0, '127.0.0.1', served);
+  // The same relay on another loopback address: reachable, but not named by A's allowance.
+  stranger = await relayTo(b.crossAddress?.port ?? 0, '127.0.0.2', strayed);
   a = await startInProcessOperator({
-    katalogFile: katalogA((relay.address() as AddressInfo).port),
+    katalogFile: katalogA((relay.address() as AddressInfo).port, (stranger.address() as AddressInfo).port),
     cwd: dir,
     kubeConfig: env.kubeConfig,
     namespace: env.namespace,
@@ -213,6 +218,7 @@ afterAll(async () => {
   await a?.shutdown('test done');
   await b?.shutdown('test done');
   await new Promise((done) => relay?.close(done) ?? done(undefined));
+  await new Promise((done) => stranger?.close(done) ?? done(undefined));
   await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Processor', plural: 'processors' });
   await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Stray', plural: 'strays' });
   await deleteCrd(env.kubeConfig, { group: groupB, version: 'v1', kind: 'Loader', plural: 'loaders' });
@@ -299,4 +305,6 @@ it('refuses a loopback address the allowance does not name, as an unavailable so
   expect(condition.message).toContain('cross.stray');
   expect(condition.message).toContain('127.0.0.2');
   expect(condition.message).toMatch(/refused 127\.0\.0\.2/);
+  // The guard refused before connecting: the relay there, which would have answered, saw nothing.
+  expect(strayed.size).toBe(0);
 }, 200_000);
