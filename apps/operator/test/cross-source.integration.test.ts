@@ -3,7 +3,8 @@
  * katalog.md §15.2): two operators on one local control plane. Operator B serves `loader` on its
  * authenticated cross port. Operator A runs an upstream Katalog (`orkestra.orkspace.io/v1`, Go
  * template paths) whose `cross` reads name B by `source: {host, protocol, cacheFor, auth.token:
- * $VAR}` — one read per upstream protocol (cr, health, metrics, info, events) — and renders a
+ * $VAR}` — one read per upstream protocol (cr, health, metrics, info, events), and one by a whole
+ * `source.endpoint` — and renders a
  * ConfigMap child from each answer. A reads B through a counting HTTP relay in the test, so the
  * requests B serves are counted: four CRs reading the same sources within `cacheFor` cost one
  * request per source. A second entry names a loopback address A's allowance does not cover (a relay to B listens there): the
@@ -71,6 +72,12 @@ spec:
           - { crd: loader, source: ${source('metrics')}, as: loaderMetrics }
           - { crd: loader, source: ${source('info')}, as: loaderInfo }
           - { crd: loader, selector: ${one}, source: ${source('events')}, as: loaderEvents }
+          - crd: loader
+            source:
+              endpoint: "${host}/katalog/loader/cr/${env.namespace}/{{ .spec.loader }}"
+              cacheFor: 300s
+              auth: { token: $PEER_TOKEN }
+            as: loaderRaw
         onReconcile:
           configMaps:
             - name: "{{ .metadata.name }}-cr"
@@ -83,6 +90,8 @@ spec:
               data: { NAME: "{{ .cross.loaderInfo.name }}" }
             - name: "{{ .metadata.name }}-events"
               data: { FOUND: "{{ .cross.loaderEvents.found }}", NAME: "{{ .cross.loaderEvents.name }}" }
+            - name: "{{ .metadata.name }}-raw"
+              data: { PHASE: "{{ .cross.loaderRaw.status.phase }}" }
     stray:
       apiTypes: { group: ${groupA}, version: v1, kind: Stray, plural: strays }
       operatorBox:
@@ -258,8 +267,9 @@ it('renders a child from each upstream protocol read from a peer, one request pe
     expect((await data(`${reader}-metrics`))['WORKERS']).toBe('3');
     expect(await data(`${reader}-info`)).toEqual({ NAME: 'loader' });
     expect(await data(`${reader}-events`)).toEqual({ FOUND: 'true', NAME: 'l1' });
+    expect(await data(`${reader}-raw`)).toEqual({ PHASE: 'Loading-9' });
   }
-  // Four CRs, each reconciled at least once, read five sources: B served one request per source.
+  // Four CRs, each reconciled at least once, read six sources: B served one request per URL.
   const paths = {
     cr: `/katalog/loader/cr/${env.namespace}/l1`,
     health: '/katalog/loader/health',
@@ -271,6 +281,7 @@ it('renders a child from each upstream protocol read from a peer, one request pe
     `cross-source: B served ${JSON.stringify(Object.fromEntries(served))} for ${READERS.length} readers`,
   );
   expect(Object.fromEntries(served)).toEqual({
+    // `cr` and the whole `endpoint` naming the same CR are one URL, and one request.
     [paths.cr]: 1,
     [paths.health]: 1,
     // `metrics` and `info` are one path, and one request.
