@@ -1,14 +1,16 @@
 /**
  * Upstream's `cross[].source` against a peer operator (docs/reference/runtime.md §14.2 and §18.6,
  * katalog.md §15.2): two operators on one local control plane. Operator B serves `loader` on its
- * authenticated cross port. Operator A runs an upstream Katalog (`orkestra.orkspace.io/v1`, Go
- * template paths) whose `cross` reads name B by `source: {host, protocol, cacheFor, auth.token:
- * $VAR}` — one read per upstream protocol (cr, health, metrics, info, events), and one by a whole
- * `source.endpoint` — and renders a
- * ConfigMap child from each answer. A reads B through a counting HTTP relay in the test, so the
- * requests B serves are counted: four CRs reading the same sources within `cacheFor` cost one
- * request per source. A second entry names a loopback address A's allowance does not cover (a relay to B listens there): the
- * address guard refuses it and the reading CR gets `CrossSourceUnavailable` naming the address.
+ * authenticated cross port and watches every namespace; A's Role is namespaced, so A's `health`,
+ * `metrics` and `info` reads name the namespace (upstream's `source.namespace`) for B's `list`
+ * review. Operator A runs an upstream Katalog (`orkestra.orkspace.io/v1`, Go template paths) whose
+ * `cross` reads name B by `source: {host, protocol, cacheFor, auth.token: $VAR}` — one read per
+ * upstream protocol (cr, health, metrics, info, events), and one by a whole `source.endpoint` —
+ * and renders a ConfigMap child from each answer. A reads B through a counting HTTP relay in the
+ * test, so the requests B serves are counted: four CRs reading the same sources within `cacheFor`
+ * cost one request per URL. A second entry names a loopback address A's allowance does not cover
+ * (a relay to B listens there): the address guard refuses it before connecting, and the reading
+ * CR gets `CrossSourceUnavailable` naming the address.
  */
 import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
@@ -52,8 +54,10 @@ function write(name: string, text: string): string {
 /** katalogA is an upstream Katalog: every `cross` read names B by `source`. */
 function katalogA(relayPort: number, strangerPort: number): string {
   const host = `http://127.0.0.1:${relayPort}`;
-  const source = (protocol: string) =>
-    `{ host: "${host}", protocol: ${protocol}, cacheFor: 300s, auth: { token: $PEER_TOKEN } }`;
+  const source = (protocol: string, namespace = '') =>
+    `{ host: "${host}", protocol: ${protocol}, ${namespace}cacheFor: 300s, auth: { token: $PEER_TOKEN } }`;
+  // Upstream's `source.namespace`: the namespace B reviews A's `list` in (A's Role is namespaced).
+  const inNamespace = `namespace: ${env.namespace}, `;
   const one = `{ name: "{{ .spec.loader }}", namespace: ${env.namespace} }`;
   return write(
     'a.yaml',
@@ -68,9 +72,9 @@ spec:
       operatorBox:
         cross:
           - { crd: loader, selector: ${one}, source: ${source('cr')}, as: loaderCR }
-          - { crd: loader, source: ${source('health')}, as: loaderHealth }
-          - { crd: loader, source: ${source('metrics')}, as: loaderMetrics }
-          - { crd: loader, source: ${source('info')}, as: loaderInfo }
+          - { crd: loader, source: ${source('health', inNamespace)}, as: loaderHealth }
+          - { crd: loader, source: ${source('metrics', inNamespace)}, as: loaderMetrics }
+          - { crd: loader, source: ${source('info', inNamespace)}, as: loaderInfo }
           - { crd: loader, selector: ${one}, source: ${source('events')}, as: loaderEvents }
           - crd: loader
             source:
@@ -183,8 +187,8 @@ spec:
     cwd: dir,
     kubeConfig: env.kubeConfig,
     namespace: env.namespace,
+    // B watches every namespace (the chart's default): a `list` review without a namespace is cluster-wide.
     args: ['--cross-bind-address', '127.0.0.1:0'],
-    options: { watchNamespace: env.namespace },
   });
   await b.synced;
   await custom().createNamespacedCustomObject({
@@ -199,7 +203,7 @@ spec:
     'B to reconcile l1',
     async () => {
       const cr = await ofB(`/katalog/loader/cr/${env.namespace}/l1`);
-      const health = await ofB('/katalog/loader/health');
+      const health = await ofB(`/katalog/loader/health?namespace=${env.namespace}`);
       return (cr['status'] as { phase?: string } | undefined)?.phase === 'Loading-9' &&
         health['state'] === 'healthy'
         ? true
@@ -258,9 +262,9 @@ it('renders a child from each upstream protocol read from a peer, one request pe
     );
     expect(await data(`${reader}-cr`)).toEqual({ PHASE: 'Loading-9', BATCH: '9' });
     // Each child holds what B's Live API answers at that path.
-    const health = await ofB('/katalog/loader/health');
+    const health = await ofB(`/katalog/loader/health?namespace=${env.namespace}`);
     expect(await data(`${reader}-health`)).toEqual({ STATE: String(health['state']) });
-    const info = await ofB('/katalog/loader');
+    const info = await ofB(`/katalog/loader?namespace=${env.namespace}`);
     expect(await data(`${reader}-metrics`)).toEqual({
       WORKERS: String((info['metrics'] as { workers: number }).workers),
     });
@@ -272,9 +276,9 @@ it('renders a child from each upstream protocol read from a peer, one request pe
   // Four CRs, each reconciled at least once, read six sources: B served one request per URL.
   const paths = {
     cr: `/katalog/loader/cr/${env.namespace}/l1`,
-    health: '/katalog/loader/health',
-    metrics: '/katalog/loader',
-    info: '/katalog/loader',
+    health: `/katalog/loader/health?namespace=${env.namespace}`,
+    metrics: `/katalog/loader?namespace=${env.namespace}`,
+    info: `/katalog/loader?namespace=${env.namespace}`,
     events: `/katalog/loader/cr/${env.namespace}/l1/events`,
   } satisfies Record<'cr' | 'health' | 'metrics' | 'info' | 'events', string>;
   console.log(
