@@ -96,6 +96,18 @@ spec:
               data: { FOUND: "{{ .cross.loaderEvents.found }}", NAME: "{{ .cross.loaderEvents.name }}" }
             - name: "{{ .metadata.name }}-raw"
               data: { PHASE: "{{ .cross.loaderRaw.status.phase }}" }
+    poller:
+      apiTypes: { group: ${groupA}, version: v1, kind: Poller, plural: pollers }
+      operatorBox:
+        cross:
+          - crd: loader
+            selector: { name: l2, namespace: ${env.namespace} }
+            source: { host: "${host}", protocol: cr, cacheFor: 2s, auth: { token: $PEER_TOKEN } }
+            as: loader
+        status:
+          fields:
+            - path: loaderPhase
+              value: "{{ .cross.loader.status.phase }}"
     stray:
       apiTypes: { group: ${groupA}, version: v1, kind: Stray, plural: strays }
       operatorBox:
@@ -133,6 +145,16 @@ async function ofB(path: string): Promise<Record<string, unknown>> {
   });
   expect(answer.status).toBe(200);
   return (await answer.json()) as Record<string, unknown>;
+}
+
+/** apiRequests is an operator's count of API-server requests, on its metrics port. */
+async function apiRequests(operator: Operator | undefined): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${operator?.metricsAddress?.port ?? 0}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n'))
+    if (line.startsWith('rest_client_requests_total{') || line.startsWith('rest_client_requests_total '))
+      total += Number(line.split(' ').at(-1));
+  return total;
 }
 
 interface Condition {
@@ -188,7 +210,7 @@ spec:
     kubeConfig: env.kubeConfig,
     namespace: env.namespace,
     // B watches every namespace (the chart's default): a `list` review without a namespace is cluster-wide.
-    args: ['--cross-bind-address', '127.0.0.1:0'],
+    args: ['--cross-bind-address', '127.0.0.1:0', '--metrics-bind-address', '127.0.0.1:0'],
   });
   await b.synced;
   await custom().createNamespacedCustomObject({
@@ -197,6 +219,13 @@ spec:
     namespace: env.namespace,
     plural: 'loaders',
     body: { apiVersion: `${groupB}/v1`, kind: 'Loader', metadata: { name: 'l1' }, spec: { batch: 9 } },
+  });
+  await custom().createNamespacedCustomObject({
+    group: groupB,
+    version: 'v1',
+    namespace: env.namespace,
+    plural: 'loaders',
+    body: { apiVersion: `${groupB}/v1`, kind: 'Loader', metadata: { name: 'l2' }, spec: { batch: 2 } },
   });
   // B has reconciled l1 before A reads it: A's answers are cached for the whole test.
   await waitFor(
@@ -220,7 +249,10 @@ spec:
     kubeConfig: env.kubeConfig,
     namespace: env.namespace,
     // The relay listens on loopback, which the address guard lets through only when named.
-    args: ['--allow-private-addresses', '127.0.0.1/32', '--cross-bind-address', '0'],
+    args: [
+      ...['--allow-private-addresses', '127.0.0.1/32', '--cross-bind-address', '0'],
+      ...['--metrics-bind-address', '127.0.0.1:0'],
+    ],
     env: { PEER_TOKEN: token },
     options: { watchNamespace: env.namespace },
   });
@@ -234,6 +266,7 @@ afterAll(async () => {
   await new Promise((done) => stranger?.close(done) ?? done(undefined));
   await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Processor', plural: 'processors' });
   await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Stray', plural: 'strays' });
+  await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Poller', plural: 'pollers' });
   await deleteCrd(env.kubeConfig, { group: groupB, version: 'v1', kind: 'Loader', plural: 'loaders' });
 });
 
@@ -323,3 +356,50 @@ it('refuses a loopback address the allowance does not name, as an unavailable so
   // The guard refused before connecting: the relay there, which would have answered, saw nothing.
   expect(strayed.size).toBe(0);
 }, 200_000);
+
+it('costs neither operator an API-server request per read at steady state', async () => {
+  await custom().createNamespacedCustomObject({
+    group: groupA,
+    version: 'v1',
+    namespace: env.namespace,
+    plural: 'pollers',
+    body: { apiVersion: `${groupA}/v1`, kind: 'Poller', metadata: { name: 'q1' } },
+  });
+  const path = `/katalog/loader/cr/${env.namespace}/l2`;
+  await waitFor(
+    'the poller to render l2',
+    async () => {
+      const cr = (await custom().getNamespacedCustomObject({
+        group: groupA,
+        version: 'v1',
+        namespace: env.namespace,
+        plural: 'pollers',
+        name: 'q1',
+      })) as { status?: { loaderPhase?: string } };
+      return cr.status?.loaderPhase === 'Loading-2' ? true : undefined;
+    },
+    120_000,
+  );
+  // The answer expires every 2 s and re-queues the poller, which reads B again: count ten reads.
+  const [readsBefore, ofABefore, ofBBefore] = [
+    served.get(path) ?? 0,
+    await apiRequests(a),
+    await apiRequests(b),
+  ];
+  const reads = await waitFor(
+    'ten reads of B',
+    () => {
+      const now = (served.get(path) ?? 0) - readsBefore;
+      return now >= 10 ? now : undefined;
+    },
+    120_000,
+  );
+  // Both count their requests (start-up made some), so a zero below is a measurement.
+  expect(ofABefore).toBeGreaterThan(0);
+  expect(ofBBefore).toBeGreaterThan(0);
+  const [ofA, ofB] = [(await apiRequests(a)) - ofABefore, (await apiRequests(b)) - ofBBefore];
+  console.log(`cross-source: ${reads} reads of B's ${path}; API-server requests: A ${ofA}, B ${ofB}`);
+  // B answers from its cache and caches its token and access reviews 30 s; A's reads touch no API.
+  expect(ofB).toBeLessThan(reads);
+  expect(ofA).toBeLessThan(reads);
+}, 300_000);
