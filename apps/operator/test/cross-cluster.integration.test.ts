@@ -16,7 +16,9 @@ import { startInProcessOperator } from './in-process-operator.js';
 // of the peer's cluster, which the peer checks with its own TokenReview and SubjectAccessReview.
 // Neither operator can see the other's API server. The peer is then stopped: the reading CR gets
 // `CrossSourceUnavailable` naming the read and the peer's address, keeps the last answer, and
-// recovers when the peer restarts on the same address.
+// recovers when the peer restarts on the same address. A second read names the peer in upstream's
+// documented cross-cluster form, a whole `source.endpoint` whose address is `$PEER_ADDRESS` from the
+// reader's environment.
 
 const home = useControlPlane();
 const away = useControlPlane({ workloads: true });
@@ -130,14 +132,24 @@ spec:
               cacheFor: 10s
               auth: { token: $PEER_TOKEN }
             as: loader
+          # Upstream's documented cross-cluster form: a whole endpoint, the peer's address from the
+          # operator's environment (ADR 0098).
+          - crd: loader
+            source:
+              endpoint: "http://$PEER_ADDRESS/katalog/loader/cr/${away.namespace}/{{ .spec.loader }}"
+              cacheFor: 10s
+              auth: { token: $PEER_TOKEN }
+            as: loaderByEndpoint
         status:
           fields:
             - path: loaderPhase
               value: "{{ .cross.loader.status.phase }}"
+            - path: loaderPhaseByEndpoint
+              value: "{{ .cross.loaderByEndpoint.status.phase }}"
 `,
     ),
     ['--cross-bind-address', '0', '--allow-private-addresses', '127.0.0.0/8'],
-    { PEER_TOKEN: minted.status?.token ?? '' },
+    { PEER_TOKEN: minted.status?.token ?? '', PEER_ADDRESS: `127.0.0.1:${peerPort}` },
   );
   await custom(home.kubeConfig).createNamespacedCustomObject({
     group,
@@ -189,9 +201,12 @@ it('reads a CR served by an operator of another cluster through its Live API', a
       plural: 'processors',
       name: 'p1',
     })) as { status?: Record<string, unknown> };
-    return cr.status?.['loaderPhase'] === 'Loading-9' ? cr.status : undefined;
+    return cr.status?.['loaderPhase'] === 'Loading-9' && cr.status['loaderPhaseByEndpoint'] === 'Loading-9'
+      ? cr.status
+      : undefined;
   });
   expect(status['loaderPhase']).toBe('Loading-9');
+  expect(status['loaderPhaseByEndpoint']).toBe('Loading-9');
   // The kind exists only on the peer's cluster: the reader did not read it from its own API server.
   await expect(
     custom(home.kubeConfig).getNamespacedCustomObject({
@@ -239,14 +254,16 @@ interface Condition {
   message: string;
 }
 
-async function processor(): Promise<{ status?: { loaderPhase?: string; conditions?: Condition[] } }> {
+async function processor(): Promise<{
+  status?: { loaderPhase?: string; loaderPhaseByEndpoint?: string; conditions?: Condition[] };
+}> {
   return (await custom(home.kubeConfig).getNamespacedCustomObject({
     group,
     version: 'v1',
     namespace: home.namespace,
     plural: 'processors',
     name: 'p1',
-  })) as { status?: { loaderPhase?: string; conditions?: Condition[] } };
+  })) as { status?: { loaderPhase?: string; loaderPhaseByEndpoint?: string; conditions?: Condition[] } };
 }
 
 const unavailable = (cr: { status?: { conditions?: Condition[] } }): Condition | undefined =>
@@ -286,7 +303,11 @@ it('reports a stopped peer as an unavailable source, keeps the last answer, and 
     'the reader to recover',
     async () => {
       const cr = await processor();
-      return cr.status?.loaderPhase === 'Loading-11' && unavailable(cr)?.status === 'False' ? cr : undefined;
+      return cr.status?.loaderPhase === 'Loading-11' &&
+        cr.status.loaderPhaseByEndpoint === 'Loading-11' &&
+        unavailable(cr)?.status === 'False'
+        ? cr
+        : undefined;
     },
     120_000,
   );
