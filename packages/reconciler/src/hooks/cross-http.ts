@@ -93,7 +93,9 @@ const FAILURE_REUSE_MS = 5000;
 /**
  * liveApiUrl builds upstream's Live API path for a protocol (runtime.md §18.6): `cr` →
  * `/katalog/<crd>/cr/[<ns>/]<name>`, `events` → the same plus `/events`, `health` →
- * `/katalog/<crd>/health`, `metrics` and `info` → `/katalog/<crd>`.
+ * `/katalog/<crd>/health`, `metrics` and `info` → `/katalog/<crd>`. Those last three are reviewed
+ * as a `list` by the peer; `listNamespace` (a `selector.namespace` the Katalog gives) is sent as
+ * `?namespace=`, so the review is in that namespace rather than cluster-wide (runtime.md §14.2).
  */
 export function liveApiUrl(
   endpoint: string,
@@ -101,8 +103,11 @@ export function liveApiUrl(
   protocol: CrossProtocol,
   namespace: string | undefined,
   name: string,
+  listNamespace?: string,
 ): string {
   const base = `${endpoint.replace(/\/+$/, '')}/katalog/${encodeURIComponent(crd)}`;
+  const scope =
+    listNamespace == null || listNamespace === '' ? '' : `?namespace=${encodeURIComponent(listNamespace)}`;
   const one = `${base}/cr/${namespace == null || namespace === '' ? '' : `${encodeURIComponent(namespace)}/`}${encodeURIComponent(name)}`;
   switch (protocol) {
     case 'cr':
@@ -110,9 +115,9 @@ export function liveApiUrl(
     case 'events':
       return `${one}/events`;
     case 'health':
-      return `${base}/health`;
+      return `${base}/health${scope}`;
     default:
-      return base;
+      return `${base}${scope}`;
   }
 }
 
@@ -196,7 +201,14 @@ export class CrossHttpClient {
         url =
           declaration.protocol == null
             ? crossObjectUrl(endpoint, declaration.crd, namespace, name)
-            : liveApiUrl(endpoint, declaration.crd, declaration.protocol, namespace, name);
+            : liveApiUrl(
+                endpoint,
+                declaration.crd,
+                declaration.protocol,
+                namespace,
+                name,
+                nonEmpty(declaration.selector.namespace),
+              );
       }
       new URL(url);
       timeoutMs = parseDuration(declaration.timeout ?? '5s');

@@ -63,6 +63,21 @@ describe('liveApiUrl', () => {
     expect(liveApiUrl('http://h:8080', 'loader', 'metrics', 'shop', '')).toBe('http://h:8080/katalog/loader');
     expect(liveApiUrl('http://h:8080', 'loader', 'info', undefined, '')).toBe('http://h:8080/katalog/loader');
   });
+
+  it('names a given namespace for the reads the peer reviews as a list, and only for those', () => {
+    expect(liveApiUrl('http://h:8080', 'loader', 'health', 'shop', '', 'loader-system')).toBe(
+      'http://h:8080/katalog/loader/health?namespace=loader-system',
+    );
+    expect(liveApiUrl('http://h:8080', 'loader', 'metrics', 'shop', '', 'a b')).toBe(
+      'http://h:8080/katalog/loader?namespace=a%20b',
+    );
+    expect(liveApiUrl('http://h:8080', 'loader', 'info', undefined, '', '')).toBe(
+      'http://h:8080/katalog/loader',
+    );
+    expect(liveApiUrl('http://h:8080', 'loader', 'cr', 'shop', 'a', 'shop')).toBe(
+      'http://h:8080/katalog/loader/cr/shop/a',
+    );
+  });
 });
 
 describe('HTTP cross reads of upstream-shaped peers', () => {

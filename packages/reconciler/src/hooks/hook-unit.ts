@@ -162,6 +162,8 @@ export interface HookServices {
         namespace: string | undefined,
       ) => Promise<{ readonly id: string; readonly value: string } | { readonly error: string }>)
     | undefined;
+  /** The operator's environment, for `$NAME` in the address of a cross read's `endpoint` or `url` (ADR 0098). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** A scripted answer to the cross read named `as` (the offline engine's results); when set, no read is made. */
   readonly crossResult?: ((as: string) => CrossResult | readonly CrossResult[]) | undefined;
   /** Remote reconciler calls (docs/reference/katalog.md §15.3). */

@@ -142,6 +142,7 @@ export function createHookServices(o: HookServicesOptions): CreatedHookServices 
       lookup: o.lookup,
       liveAnswer: o.liveAnswer,
       crossCredential: crossCredentialOf(env, kubeReads),
+      env,
       remote,
       ownedChildren: o.ownedChildren,
       git,

@@ -121,3 +121,97 @@ describe('cross reads whose selector does not render (ADR 0083)', () => {
     ]);
   });
 });
+
+describe('the operator’s environment in a cross read’s address (ADR 0098)', () => {
+  const peerKatalog = loadKatalogOrThrow({
+    text: `
+apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: t}
+spec:
+  crds:
+    app:
+      apiTypes: {group: a.example.com, version: v1, kind: App, plural: apps}
+      operatorBox:
+        cross:
+          - {crd: database, url: "http://$PEER_URL/katalog/database/cr/{{ metadata.namespace }}/{{ spec.db }}", as: byUrl}
+          - {crd: database, endpoint: "https://\${PEER_URL}", protocol: health, as: byEndpoint}
+`,
+  });
+  const app = compileKatalog(peerKatalog, { engine }).crds.get('app');
+
+  /** read runs the app's reads for a CR with `spec` in `env`; returns the URLs asked for and the condition messages. */
+  async function read(
+    spec: Record<string, unknown>,
+    env: Record<string, string> | undefined,
+  ): Promise<{ asked: { url?: string; endpoint?: string; sendToken?: boolean }[]; reported: string[] }> {
+    const asked: { url?: string; endpoint?: string; sendToken?: boolean }[] = [];
+    const reported: string[] = [];
+    const hooks = new KatalogHooks({
+      conditions: { renderTemplate, now: () => new Date(0) },
+      external: { runAll: async () => ({ results: {} }) },
+      crossHttp: {
+        read: async (declaration: { url?: string; endpoint?: string; sendToken?: boolean }) => {
+          asked.push({
+            url: declaration.url,
+            endpoint: declaration.endpoint,
+            sendToken: declaration.sendToken,
+          });
+          return { result: { found: true } as never, url: '' };
+        },
+      },
+      crossReaders: { record: () => undefined, forget: () => undefined },
+      lookup: () => undefined,
+      env,
+    } as unknown as ConstructorParameters<typeof KatalogHooks>[0]);
+    if (app == null) throw new Error('app');
+    const cr: KubeObject = {
+      apiVersion: 'a.example.com/v1',
+      kind: 'App',
+      metadata: { name: 'x', namespace: 'web' },
+      spec,
+    };
+    await hooks.hooksFor(app).cross?.({
+      crd: app,
+      cr,
+      context: { spec, metadata: cr.metadata },
+      signal: new AbortController().signal,
+      logger: {} as never,
+      effects: {
+        requeueAt: () => undefined,
+        annotate: () => undefined,
+        recordProviders: () => undefined,
+        crossUnavailable: (messages) => void reported.push(...messages),
+        writeStatus: () => undefined,
+      },
+    } as HookInput);
+    return { asked, reported };
+  }
+
+  it('expands $NAME and ${NAME} in the address the Katalog writes, and the operator’s token may go there', async () => {
+    const { asked, reported } = await read({ db: 'orders' }, { PEER_URL: 'db.cluster-a:30080' });
+    expect(asked).toEqual([
+      {
+        url: 'http://db.cluster-a:30080/katalog/database/cr/web/orders',
+        endpoint: undefined,
+        sendToken: true,
+      },
+      { url: undefined, endpoint: 'https://db.cluster-a:30080', sendToken: true },
+    ]);
+    expect(reported).toEqual([]);
+  });
+
+  it('never expands a variable that CR data renders into the address', async () => {
+    const { asked } = await read({ db: '$PEER_URL' }, { PEER_URL: 'db.cluster-a:30080' });
+    expect(asked[0]?.url).toBe('http://db.cluster-a:30080/katalog/database/cr/web/$PEER_URL');
+  });
+
+  it('reads nothing and names the variable on the condition when it is not set', async () => {
+    const { asked, reported } = await read({ db: 'orders' }, {});
+    expect(asked).toEqual([]);
+    expect(reported).toEqual([
+      'cross.byUrl: app.operatorBox.cross[0].url: environment variable PEER_URL is not set (the address names $PEER_URL)',
+      'cross.byEndpoint: app.operatorBox.cross[1].endpoint: environment variable PEER_URL is not set (the address names $PEER_URL)',
+    ]);
+  });
+});

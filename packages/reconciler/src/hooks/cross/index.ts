@@ -4,7 +4,7 @@
  * adds `cross.<as>` to the template context. In-process reads are recorded in the reverse index,
  * so a change of a read CR re-queues its readers.
  */
-import type { CompiledValue } from '@orkestra/template';
+import type { CompiledValue, TemplateContext, TemplateEngine } from '@orkestra/template';
 import { compileValue } from '@orkestra/template';
 import { katalogPathOf, stringForm } from '@orkestra/types';
 import type { CrossRead } from '@orkestra/types';
@@ -20,15 +20,49 @@ export interface CompiledCross {
   /** Renders `{name?, namespace?, matchLabels?}`. */
   readonly selector: CompiledValue;
   /** Renders the endpoint URL; undefined for in-process reads. */
-  readonly endpoint: CompiledValue | undefined;
+  readonly endpoint: CompiledAddress | undefined;
   /** Renders the whole `url`; undefined without one. */
-  readonly url: CompiledValue | undefined;
+  readonly url: CompiledAddress | undefined;
   /** True when the operator's own token may go with the read: a literal `endpoint`, or a `url` whose origin is literal (docs/adr/0030). */
   readonly literalTarget: boolean;
 }
 
 /** URL_ORIGIN is the scheme and authority of a URL as written. */
 const URL_ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i;
+
+/** ENV_REFERENCE is `$NAME` or `${NAME}`: a variable of the operator's environment. */
+const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/** CompiledAddress renders an `endpoint` or `url` for a CR, with the operator's environment. */
+export interface CompiledAddress {
+  render(context: TemplateContext, env: Readonly<Record<string, string | undefined>> | undefined): string;
+}
+
+/**
+ * compileAddress compiles an `endpoint` or `url`. `$NAME` or `${NAME}` in its address as the
+ * Katalog writes it (scheme and host, before any path; upstream's cross-cluster form
+ * `http://$PEER_URL/katalog/…`) is the operator's environment variable (ADR 0098); the rest is a
+ * template. Only the Katalog's own text is expanded, never what a template renders from CR data,
+ * so a CR cannot name a variable of the operator. An unset variable fails the render.
+ */
+function compileAddress(text: string, path: string, engine: TemplateEngine): CompiledAddress {
+  const origin = URL_ORIGIN.exec(text)?.[0];
+  if (origin == null || origin.includes('{{') || !new RegExp(ENV_REFERENCE.source).test(origin)) {
+    const whole = compileValue(text, { path, engine });
+    return { render: (context) => stringForm(whole.render(context)) };
+  }
+  const rest = compileValue(text.slice(origin.length), { path, engine });
+  return {
+    render: (context, env) =>
+      origin.replace(ENV_REFERENCE, (_, braced: string | undefined, bare: string | undefined) => {
+        const name = braced ?? bare ?? '';
+        const value = env?.[name];
+        if (value == null || value === '')
+          throw new Error(`${path}: environment variable ${name} is not set (the address names $${name})`);
+        return value;
+      }) + stringForm(rest.render(context)),
+  };
+}
 
 /** crossHook is the `cross` unit. */
 export const crossHook = defineHook({
@@ -48,11 +82,9 @@ export const crossHook = defineHook({
         endpoint:
           declaration.endpoint == null
             ? undefined
-            : compileValue(declaration.endpoint, { path: `${katalogPath}.endpoint`, engine }),
+            : compileAddress(declaration.endpoint, `${katalogPath}.endpoint`, engine),
         url:
-          declaration.url == null
-            ? undefined
-            : compileValue(declaration.url, { path: `${katalogPath}.url`, engine }),
+          declaration.url == null ? undefined : compileAddress(declaration.url, `${katalogPath}.url`, engine),
         literalTarget:
           declaration.url == null
             ? declaration.endpoint != null && !declaration.endpoint.includes('{{')
@@ -101,8 +133,8 @@ export const crossHook = defineHook({
       let url: string | undefined;
       try {
         selector = stringSelector(item.selector.render(input.context));
-        endpoint = item.endpoint == null ? undefined : stringForm(item.endpoint.render(input.context));
-        url = item.url == null ? undefined : stringForm(item.url.render(input.context));
+        endpoint = item.endpoint?.render(input.context, services.env);
+        url = item.url?.render(input.context, services.env);
       } catch (error) {
         if (services.crossResult != null) {
           results[as] = services.crossResult(as);
