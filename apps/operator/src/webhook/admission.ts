@@ -35,7 +35,7 @@ interface AdmissionRoute {
  * EXTERNAL_CALLS_TIMEOUT_MS bounds the `validation.external` calls of one review (ADR 0093): well
  * under the webhook's 5 s, so the API server gets the verdict (or the failure) before it gives up.
  */
-export const EXTERNAL_CALLS_TIMEOUT_MS = 3000;
+const EXTERNAL_CALLS_TIMEOUT_MS = 3000;
 
 /** AdmissionCalls is how the webhook makes `validation.external` calls: the caller (its address guard) and the bound. */
 export interface AdmissionCalls {

@@ -75,7 +75,7 @@ export interface AdmissionJudge {
 }
 
 /** MUTATION_PASSES bounds the passes of step 7 at admission: rules that keep changing what they set (a clock, each other) stop there. */
-export const MUTATION_PASSES = 4;
+const MUTATION_PASSES = 4;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value != null && typeof value === 'object' && !Array.isArray(value);
