@@ -122,7 +122,11 @@ describe('a new CR with one child, the child informer synced', () => {
   });
 
   it('writes the final status once per new CR: one status patch and one finalizer patch', () => {
-    expect(Object.fromEntries(seen.status)).toEqual({ written: COUNT });
+    // A later reconcile (a watch event that overtook the write's answer) finds the same status: skipped.
+    expect(seen.status.get('written')).toBe(COUNT);
+    expect([...seen.status.keys()].filter((result) => result !== 'written' && result !== 'skipped')).toEqual(
+      [],
+    );
     // patch Note = the finalizer (metadata) + the status subresource, one each per CR.
     expect(delta['patch Note']).toBe(2 * COUNT);
   });
