@@ -94,14 +94,15 @@ describe('Event aggregation (ADR 0042)', () => {
   });
 
   it("caps one object's writes at its token bucket (25): the rest wait for a token", async () => {
-    // 25 tokens: the CR's Created and ReconcileSucceeded Events, then 20 + 1 writes above; 2 left.
+    // 25 tokens: the CR's one Event (ReconcileSucceeded naming the ConfigMap it created, ADR 0100),
+    // then 20 + 1 writes above; 3 left.
     const before = new Map(requests);
     for (let i = 0; i < 10; i++) {
       runtime.events.warning(box, 'ApplyFailed', 'the API server refused the ConfigMap');
       await runtime.events.flush(10_000);
     }
     const patches = requestsSince(before)['PATCH'] ?? 0;
-    expect(patches).toBe(2);
+    expect(patches).toBe(3);
     const events = await eventsFor('ApplyFailed');
     expect(events).toHaveLength(1);
     expect(events[0]?.count).toBe(20 + patches);

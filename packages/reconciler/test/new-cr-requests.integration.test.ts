@@ -6,8 +6,15 @@
  * and kind (`runtime.requestCounts()`, as in runtime-requests.integration.test.ts). The safety
  * half — an unmanaged object of a child's name is never written — is
  * no-adoption.integration.test.ts.
+ *
+ * The whole budget per new CR whose child is ready on creation (a ConfigMap): one child apply,
+ * one finalizer patch (runtime.md §10.1), one status patch carrying the final status
+ * (observedGeneration, Ready and Synced True: the first reconcile already knows the child is
+ * ready), and one Event — the Ready transition naming the child it created (ADR 0100). A count
+ * above that fails here.
  */
-import type { KatalogRuntime } from '@orkestra/reconciler';
+import type { KatalogRuntime, RuntimeObserver } from '@orkestra/reconciler';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { diffCounts } from '@orkestra/registry';
 import type { RequestCounts } from '@orkestra/registry';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +45,15 @@ spec:
 
 let runtime: KatalogRuntime;
 let delta: RequestCounts = {};
+/** What the runtime's observer saw over the same window: status writes by result, Events by reason. */
+const seen = { status: new Map<string, number>(), events: new Map<string, number>(), counting: false };
+const bump = (map: Map<string, number>, key: string): void => {
+  if (seen.counting) map.set(key, (map.get(key) ?? 0) + 1);
+};
+const observer: Partial<RuntimeObserver> = {
+  statusWrite: (_controller, result) => bump(seen.status, result),
+  event: (_controller, type, reason) => bump(seen.events, `${type} ${reason}`),
+};
 const names = Array.from({ length: COUNT }, (_, i) => `note-${i}`);
 
 /** quiesce waits until the runtime's request counts stop moving for `quietMs` and its queue is empty. */
@@ -62,10 +78,11 @@ async function quiesce(quietMs = 1500): Promise<void> {
 }
 
 beforeAll(async () => {
-  runtime = await startRuntime({ katalog });
+  runtime = await startRuntime({ katalog, observer });
   await waitFor('the runtime to sync', () => runtime.isReady(), 60_000, 100);
   await quiesce();
   const before = runtime.requestCounts();
+  seen.counting = true;
   await Promise.all(names.map((name) => crs.create(env.namespace, name, { text: name })));
   await waitFor(
     `${COUNT} CRs Synced`,
@@ -79,6 +96,9 @@ beforeAll(async () => {
     250,
   );
   await quiesce();
+  expect(await runtime.events.flush(10_000)).toBe(true);
+  await quiesce();
+  seen.counting = false;
   delta = diffCounts(before, runtime.requestCounts());
   console.log(
     `[figures] ${COUNT} new CRs with one ConfigMap child each: runtime requests ${JSON.stringify(delta)}`,
@@ -94,10 +114,35 @@ describe('a new CR with one child, the child informer synced', () => {
     expect(delta['get ConfigMap'] ?? 0).toBe(0);
   });
 
-  it('costs no request beyond the child apply, the status patch and Events', () => {
+  it('costs no request beyond the child apply, the finalizer and status patches and one Event', () => {
     const other = Object.keys(delta).filter(
       (key) => !['apply ConfigMap', 'patch Note', 'create Event', 'patch Event'].includes(key),
     );
     expect(other).toEqual([]);
+  });
+
+  it('writes the final status once per new CR: one status patch and one finalizer patch', () => {
+    // A later reconcile (a watch event that overtook the write's answer) finds the same status: skipped.
+    expect(seen.status.get('written')).toBe(COUNT);
+    expect([...seen.status.keys()].filter((result) => result !== 'written' && result !== 'skipped')).toEqual(
+      [],
+    );
+    // patch Note = the finalizer (metadata) + the status subresource, one each per CR.
+    expect(delta['patch Note']).toBe(2 * COUNT);
+  });
+
+  it('records one Event per new CR: its Ready transition, naming the child it created', async () => {
+    expect(delta['create Event']).toBe(COUNT);
+    expect(delta['patch Event'] ?? 0).toBe(0);
+    expect(Object.fromEntries(seen.events)).toEqual({ 'Normal ReconcileSucceeded': COUNT });
+    const events = await env.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .listNamespacedEvent({ namespace: env.namespace });
+    const about = (name: string) => events.items.filter((e) => e.involvedObject.name === name);
+    for (const name of names) {
+      expect(about(name).map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`)).toEqual([
+        `ReconcileSucceeded: Ready; ConfigMap ${env.namespace}/${name}-config (onReconcile.configMaps[0]) was created`,
+      ]);
+    }
   });
 });

@@ -136,7 +136,6 @@ describe('the runtime observer and once Secrets', () => {
         'childWrite app Secret create',
         'secretGenerated app created',
         'statusWrite app written',
-        'event app Normal Created',
         'event app Normal ReconcileSucceeded',
         'reconcileStep app onReconcile',
         'reconcileStep app status',
@@ -146,8 +145,10 @@ describe('the runtime observer and once Secrets', () => {
       ]),
     );
     expect(calls.some((c) => /^reconcileFinished app (success|requeue_after)$/.test(c))).toBe(true);
-    // The ConfigMap and the Secret the first reconcile created are one Event, not one each.
-    expect(calls.filter((c) => c === 'event app Normal Created')).toHaveLength(1);
+    // The children the first reconcile created are one Event, not one each; they are ready on
+    // creation, so that Event is the Ready transition naming them (ADR 0100), with no Created beside it.
+    expect(calls.filter((c) => c === 'event app Normal ReconcileSucceeded')).toHaveLength(1);
+    expect(calls.filter((c) => c === 'event app Normal Created')).toHaveLength(0);
     // The converged reconcile wrote nothing: every child was skipped.
     expect(calls).toContain('childWriteSkipped app ConfigMap');
     const snapshot = runtime.snapshot();

@@ -45,8 +45,8 @@ import { buildInventory, inventoryOf } from './stages/inventory.js';
 import { prune } from './stages/prune.js';
 import { requeueDelay } from './stages/requeue.js';
 import { encodeSpec } from './rollback.js';
-import { flushChildChanges, newRunState, requeueDelayMs } from './stages/run-state.js';
-import type { RunState, StageServices } from './stages/run-state.js';
+import { newRunState, recordChildEvents, requeueDelayMs, takeChildEvents } from './stages/run-state.js';
+import type { ChildEvent, RunState, StageServices } from './stages/run-state.js';
 import type { EnrichSources } from '../status/enrich-children.js';
 import { StatusWriter } from './status-writer.js';
 import { scaleWorkloads } from './workload-autoscale.js';
@@ -303,14 +303,11 @@ export class CrdPipeline {
         finalizer.catch(() => undefined); // awaited by the first wave below; never left unhandled
       } else current.cr = await ensureFinalizers(s, current.cr, state);
     }
-    try {
-      await applyGroup(s, current.cr, now.onCreate, previous, state, finalizer);
-      mark('onCreate');
-      await applyGroup(s, current.cr, now.onReconcile, previous, state, finalizer);
-      if (finalizer != null) current.cr = await finalizer;
-    } finally {
-      flushChildChanges(s, current.cr, state); // what was written, also when a later write failed
-    }
+    // What was written is recorded as Events by the status step, also when a later write fails (ADR 0100).
+    await applyGroup(s, current.cr, now.onCreate, previous, state, finalizer);
+    mark('onCreate');
+    await applyGroup(s, current.cr, now.onReconcile, previous, state, finalizer);
+    if (finalizer != null) current.cr = await finalizer;
     mark('onReconcile');
     const blocked = blockedError(desired);
     if (blocked != null) throw blocked;
@@ -454,11 +451,7 @@ export class CrdPipeline {
       );
       if (isPending(desired)) return await this.#pending(current.cr, desired, state, ctx);
       state.desired = desired;
-      try {
-        await applyGroup(s, current.cr, desired.groups.onReconcile, previous, state);
-      } finally {
-        flushChildChanges(s, current.cr, state);
-      }
+      await applyGroup(s, current.cr, desired.groups.onReconcile, previous, state);
       const blocked = blockedError(desired);
       if (blocked != null) throw blocked;
       state.inventory = this.#inventory(current.cr, state, previous, new Set());
@@ -486,8 +479,29 @@ export class CrdPipeline {
     return this.#result(state);
   }
 
+  /**
+   * #writeStatus is step 17. It also records the run's child-write Events (docs/reference/runtime.md
+   * §12): the status writer folds them into a Ready=True transition's Event (ADR 0100); any it did
+   * not record (it failed before its Events) are recorded here on their own.
+   */
   async #writeStatus(cr: KubeObject, outcome: ReadyOutcome, state: RunState, ctx: RunContext): Promise<void> {
+    const childEvents = takeChildEvents(state);
+    try {
+      await this.#sendStatus(cr, outcome, state, ctx, childEvents);
+    } finally {
+      recordChildEvents(this.#s, cr, childEvents);
+    }
+  }
+
+  async #sendStatus(
+    cr: KubeObject,
+    outcome: ReadyOutcome,
+    state: RunState,
+    ctx: RunContext,
+    childEvents: ChildEvent[],
+  ): Promise<void> {
     const written = await this.#status.write(cr, {
+      childEvents,
       outcome,
       providers: state.providers,
       warnings: state.warnings,

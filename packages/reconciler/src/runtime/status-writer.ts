@@ -18,6 +18,7 @@ import type { InventoryItem } from '../status/inventory.js';
 import type { ChildStore, PrimaryStore } from './stores.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import type { DesiredSet } from './desired-set.js';
+import type { ChildEvent } from './stages/run-state.js';
 import type { StatusWriteResult } from './runtime-observer.js';
 import { errorForLog } from './log-error.js';
 import { parseInventory } from '../status/inventory.js';
@@ -50,6 +51,12 @@ export interface StatusWriteInput {
   readonly serviceStatus?: Readonly<Record<string, unknown>> | undefined;
   /** Children held back by `waitFor` (child id → the ids they wait for). Default none. */
   readonly waiting?: ReadonlyMap<string, readonly string[]> | undefined;
+  /**
+   * The reconcile's child-write Events, not yet recorded. The writer takes them out of the array
+   * as it records them — folded into the Ready=True transition's Event when this write makes one
+   * (ADR 0100), else each on its own — so what is left was not recorded. Default none.
+   */
+  readonly childEvents?: ChildEvent[] | undefined;
 }
 
 /** StatusWriterOptions configures a StatusWriter. */
@@ -128,12 +135,16 @@ export class StatusWriter {
       onFieldError: (path, message) => this.#o.events.warning(cr, 'StatusFieldError', `${path}: ${message}`),
       engine: this.#o.engine,
     });
-    this.#events(cr, cachedStatus, input, ready);
     if (!result.changed) {
+      this.#events(cr, cachedStatus, input, ready);
       this.#o.onResult?.('skipped');
       return false;
     }
-    return this.#send(cr, result.patch, input.logger);
+    // After the write: a status the API server refused (409) made no transition, so no Event;
+    // the child Events are then recorded on their own by the pipeline.
+    const sent = await this.#send(cr, result.patch, input.logger);
+    this.#events(cr, cachedStatus, input, ready);
+    return sent;
   }
 
   /** writeDeleting changes only the Ready condition (deletion path); returns whether a request was sent. */
@@ -222,7 +233,10 @@ export class StatusWriter {
    * or its reason changes. A failing reconcile also warns when its message changes; a child's
    * readiness progress (`1/2` → `2/2 replicas available`) does not: events only on readiness
    * transitions (docs/reference/runtime.md §7). A new CR's first Ready=False while its children are on their way is
-   * not an Event (ADR 0020). ValidationWarning is emitted when the warnings change.
+   * not an Event (ADR 0020). The reconcile's `Created`/`Updated` child Events are recorded first,
+   * or, when Ready becomes True, named in its one `ReconcileSucceeded` Event (ADR 0100: a new CR
+   * whose children are ready on creation costs one Event). ValidationWarning is emitted when the
+   * warnings change.
    */
   #events(
     cr: KubeObject,
@@ -239,14 +253,21 @@ export class StatusWriter {
         }[])
       : [];
     const previous = conditions.find((c) => c.type === ConditionType.Ready);
-    const status = ready.ready ? 'True' : 'False';
+    const becameReady = ready.ready && previous?.status !== 'True';
+    const children = input.childEvents?.splice(0) ?? [];
+    if (becameReady) {
+      const written = children.map((event) => event.message);
+      this.#o.events.normal(cr, ConditionReason.ReconcileSucceeded, ['Ready', ...written].join('; '));
+    } else {
+      for (const event of children) this.#o.events.normal(cr, event.reason, event.message);
+    }
     if (ready.ready) {
-      if (previous?.status !== 'True') this.#o.events.normal(cr, ConditionReason.ReconcileSucceeded, 'Ready');
+      // Recorded above when it became Ready; a CR that stays Ready records no Ready Event.
     } else if (previous == null && isProgress(ready.reason)) {
       // ADR 0020: a CR with no Ready condition yet that waits for its children is what every new
       // CR does; its status says so and its Created Event names the children. Not an Event.
     } else if (
-      previous?.status !== status ||
+      previous?.status !== 'False' ||
       previous.reason !== ready.reason ||
       (!READINESS_REASONS.has(ready.reason) && previous.message !== ready.message)
     ) {

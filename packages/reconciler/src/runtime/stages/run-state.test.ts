@@ -1,6 +1,6 @@
 import type { KubeObject } from '@orkestra/registry';
 import { describe, expect, it } from 'vitest';
-import { flushChildChanges, newRunState, requeueDelayMs } from './run-state.js';
+import { newRunState, recordChildEvents, requeueDelayMs, takeChildEvents } from './run-state.js';
 
 const cr = { apiVersion: 'x/v1', kind: 'App', metadata: { name: 'a', namespace: 'ns' } } as KubeObject;
 
@@ -13,16 +13,16 @@ function recorded(fill: (state: ReturnType<typeof newRunState>) => void): string
         return true;
       },
     },
-  } as unknown as Parameters<typeof flushChildChanges>[0];
+  } as unknown as Parameters<typeof recordChildEvents>[0];
   const state = newRunState();
   fill(state);
-  flushChildChanges(services, cr, state);
-  flushChildChanges(services, cr, state); // flushed once: a second flush records nothing
+  recordChildEvents(services, cr, takeChildEvents(state));
+  recordChildEvents(services, cr, takeChildEvents(state)); // taken once: a second take has nothing
   return events;
 }
 
-describe('flushChildChanges', () => {
-  it('records one Event per reason for all the children a reconcile wrote', () => {
+describe('takeChildEvents', () => {
+  it('makes one Event per reason for all the children a reconcile wrote', () => {
     const events = recorded((state) => {
       state.childChanges.push(
         { reason: 'Created', child: 'Secret ns/a (onReconcile[0])' },
@@ -36,7 +36,7 @@ describe('flushChildChanges', () => {
     ]);
   });
 
-  it('records nothing when no child was written', () => {
+  it('makes nothing when no child was written', () => {
     expect(recorded(() => undefined)).toEqual([]);
   });
 });

@@ -59,7 +59,7 @@ export interface RunState {
   providers: Readonly<Record<string, unknown>> | undefined;
   /** Children held back by `waitFor` (child id → ids not ready yet). */
   waiting: ReadonlyMap<string, readonly string[]> | undefined;
-  /** Children this reconcile created or updated, reported as one Event per verb (flushChildChanges). */
+  /** Children this reconcile created or updated, reported as one Event per verb (takeChildEvents). */
   childChanges: ChildChange[];
 }
 
@@ -100,18 +100,23 @@ export function newRunState(): RunState {
   };
 }
 
+/** ChildEvent is one Event a reconcile records about its child writes: `Created` or `Updated` and its message. */
+export interface ChildEvent {
+  readonly reason: 'Created' | 'Updated';
+  readonly message: string;
+}
+
 /**
- * flushChildChanges records the reconcile's child writes as one Event per reason
+ * takeChildEvents turns the reconcile's child writes into one Event per reason and clears them
  * (docs/reference/runtime.md §12): `Created` "Secret ns/a (onReconcile[0]) was created" for one,
  * "3 children were created: Secret ns/a (…), …" for more. One Event per reconcile rather than per
  * child keeps a new CR's Events (and the API writes they cost) independent of its child count.
+ * The status step records them, folded into a Ready=True transition's Event when there is one
+ * (ADR 0100).
  */
-export function flushChildChanges(
-  services: Pick<StageServices, 'events'>,
-  cr: KubeObject,
-  state: RunState,
-): void {
+export function takeChildEvents(state: RunState): ChildEvent[] {
   const changes = state.childChanges.splice(0);
+  const events: ChildEvent[] = [];
   for (const reason of ['Created', 'Updated'] as const) {
     const children = changes.filter((c) => c.reason === reason).map((c) => c.child);
     if (children.length === 0) continue;
@@ -120,8 +125,18 @@ export function flushChildChanges(
       children.length === 1
         ? `${children[0] ?? ''} was ${verb}`
         : `${children.length} children were ${verb}: ${children.join(', ')}`;
-    services.events.normal(cr, reason, message);
+    events.push({ reason, message });
   }
+  return events;
+}
+
+/** recordChildEvents records child Events the status step did not fold into its own (ADR 0100). */
+export function recordChildEvents(
+  services: Pick<StageServices, 'events'>,
+  cr: KubeObject,
+  events: readonly ChildEvent[],
+): void {
+  for (const event of events) services.events.normal(cr, event.reason, event.message);
 }
 
 /** crWritten counts a write of the CR itself (metadata or status: the own-write re-queue of docs/reference/runtime.md §4). */
