@@ -144,8 +144,15 @@ spec:
   async function read(
     spec: Record<string, unknown>,
     env: Record<string, string> | undefined,
-  ): Promise<{ asked: { url?: string; endpoint?: string; sendToken?: boolean }[]; reported: string[] }> {
-    const asked: { url?: string; endpoint?: string; sendToken?: boolean }[] = [];
+  ): Promise<{
+    asked: { url?: string | undefined; endpoint?: string | undefined; sendToken?: boolean | undefined }[];
+    reported: string[];
+  }> {
+    const asked: {
+      url?: string | undefined;
+      endpoint?: string | undefined;
+      sendToken?: boolean | undefined;
+    }[] = [];
     const reported: string[] = [];
     const hooks = new KatalogHooks({
       conditions: { renderTemplate, now: () => new Date(0) },
