@@ -40,7 +40,7 @@ import type { RawFloorResult } from './raw-floor.js';
 import { formatReplicaTable, summarizeReplicas } from './replicas-summary.js';
 import type { ReplicaRun } from './replicas-summary.js';
 import { rotatedOrder } from './round-summary.js';
-import { formatSizeTable, sizeDocument } from './size-document.js';
+import { formatSizeTable, mergeSameMethod, sizeDocument } from './size-document.js';
 import type { SizeDocument } from './size-document.js';
 import type { SystemUnderTest } from './system-under-test.js';
 import { KRO_DEFAULT_RESYNC_RESOURCE, KRO_RESOURCE, orkestraCrd } from './workload.js';
@@ -344,13 +344,13 @@ async function main(): Promise<void> {
     // A file from a several-size run holds every size under `sizes`.
     const read = args.docsFrom.map((file) => JSON.parse(readFileSync(resolve(file), 'utf8')) as unknown);
     const replicas = read.filter(isReplicasDocument);
-    const documents = read
+    const sizeDocuments = read
       .filter((d) => !isReplicasDocument(d))
       .flatMap((d) => {
         const doc = d as SizeDocument & { sizes?: SizeDocument[] };
         return doc.sizes ?? [doc];
-      })
-      .sort((a, b) => a.size - b.size);
+      });
+    const documents = mergeSameMethod(sizeDocuments).sort((a, b) => a.size - b.size);
     const durationS = documents.reduce(
       (sum, d) => sum + Number((d.environment as { durationS?: number }).durationS ?? 0),
       0,

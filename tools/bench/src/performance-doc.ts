@@ -144,6 +144,11 @@ function controlPlaneText(settings: Record<string, unknown>): string {
   return 'an earlier method: one control plane per round, shared by its systems in turn (see "Method" for its bias), after a warm-up of N CRs\' floor writes.';
 }
 
+/** commandText quotes a run's command; a merged section's text (mergeSameMethod) quotes its own. */
+function commandText(command: string): string {
+  return command.includes('`') ? command : `\`${command}\``;
+}
+
 function sizeSection(doc: SizeDocument): string {
   const env = doc.environment as Record<string, unknown> & {
     loadAverage1m?: { start?: number; end?: number };
@@ -159,9 +164,13 @@ function sizeSection(doc: SizeDocument): string {
         `${pct(env.cpuShare.idle)} idle. `;
   const settings = doc.settings as Record<string, unknown>;
   const parts = [
-    `### ${doc.size} CRs`,
+    `### ${doc.size} CRs${
+      Array.isArray(settings['operatorArgs']) && settings['operatorArgs'].length > 0
+        ? ` with \`${(settings['operatorArgs'] as unknown[]).map(String).join(' ')}\``
+        : ''
+    }`,
     '',
-    `\`${String(settings['command'] ?? 'pnpm bench')}\`; ${controlPlaneText(settings)}`,
+    `${commandText(String(settings['command'] ?? 'pnpm bench'))}; ${controlPlaneText(settings)}`,
     '',
     `${doc.rounds.length} rounds, ${String(env['durationS'] ?? '?')} s, started ${String(env['date'] ?? '?')}` +
       `${env['commit'] == null ? '' : ` at commit ${String(env['commit'])}`}; ` +

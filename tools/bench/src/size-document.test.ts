@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fakeRound } from './fixtures.js';
-import { formatSizeTable, formatSpread, sizeDocument } from './size-document.js';
+import { formatSizeTable, formatSpread, mergeSameMethod, sizeDocument } from './size-document.js';
 
 const doc = () =>
   sizeDocument({
@@ -74,5 +74,35 @@ describe('formatSizeTable', () => {
     expect(table).toContain(
       'not run (round 3): peer kro v0.9.4 (default resync) (peerDefaultRatio): Go is not installed',
     );
+  });
+});
+
+describe('mergeSameMethod (runs of one size and method, interleaved with others, as one section)', () => {
+  const doc = (size: number, command: string, extra: Record<string, unknown> = {}) =>
+    sizeDocument({
+      size,
+      rounds: [fakeRound(1100, 1000, 1000)],
+      settings: { command, rounds: 1, concurrency: 8, ...extra },
+      environment: {
+        date: command,
+        durationS: 100,
+        loadAverage1m: { start: 1, end: 2 },
+        cpuShare: { busy: 0.5, niced: 0.5, idle: 0 },
+      },
+    });
+
+  it('joins same-method documents of a size into one with all their rounds and commands', () => {
+    const merged = mergeSameMethod([doc(5000, 'a'), doc(5000, 'b')]);
+    expect(merged).toHaveLength(1);
+    expect(merged[0]?.rounds).toHaveLength(2);
+    expect(merged[0]?.settings['rounds']).toBe(2);
+    expect(String(merged[0]?.settings['command'])).toBe('`a`, then `b` (2 runs, one section)');
+    expect(merged[0]?.environment['durationS']).toBe(200);
+  });
+
+  it('keeps documents of another size or another method apart', () => {
+    expect(
+      mergeSameMethod([doc(5000, 'a'), doc(1000, 'b'), doc(5000, 'c', { concurrency: 4 })]),
+    ).toHaveLength(3);
   });
 });

@@ -183,3 +183,77 @@ export function formatSizeTable(doc: SizeDocument): string {
   for (const n of doc.notRun) out.push(`not run (round ${n.round + 1}): ${n.measurement}: ${n.reason}`);
   return out.join('\n');
 }
+
+/** Settings that name a run, not its method: two runs that differ only here can share a section. */
+const RUN_ONLY_SETTINGS = new Set(['command', 'rounds']);
+
+function methodKey(doc: SizeDocument): string {
+  const entries = Object.entries(doc.settings).filter(([key]) => !RUN_ONLY_SETTINGS.has(key));
+  return `${doc.size} ${JSON.stringify(entries.sort(([a], [b]) => a.localeCompare(b)))}`;
+}
+
+/**
+ * mergeSameMethod joins the documents of one size measured with the same method (the same settings
+ * but the command and round count: runs of `--rounds 1` interleaved with other runs) into one
+ * document whose rounds are theirs, in order. The merged document names every command, starts at
+ * the first run's date, spans their summed duration, and its load runs from the first's start to
+ * the last's end; its CPU shares are the duration-weighted mean. Documents with other settings stay
+ * apart.
+ */
+export function mergeSameMethod(documents: readonly SizeDocument[]): SizeDocument[] {
+  const groups = new Map<string, SizeDocument[]>();
+  for (const doc of documents) {
+    const key = methodKey(doc);
+    groups.set(key, [...(groups.get(key) ?? []), doc]);
+  }
+  return [...groups.values()].map((group) => {
+    const [first] = group;
+    if (first == null || group.length === 1) return first as SizeDocument;
+    const last = group[group.length - 1] ?? first;
+    type Env = {
+      date?: string;
+      durationS?: number;
+      loadAverage1m?: { start?: number; end?: number };
+      cpuShare?: { busy: number; niced: number; idle: number } | null;
+      commit?: string;
+    };
+    const envs = group.map((d) => d.environment as Env);
+    const durations = envs.map((e) => e.durationS ?? 0);
+    const total = durations.reduce((a, b) => a + b, 0);
+    const shares = envs.map((e) => e.cpuShare);
+    const cpuShare = shares.every((s) => s != null)
+      ? (['busy', 'niced', 'idle'] as const).reduce(
+          (out, key) => ({
+            ...out,
+            [key]: round(
+              shares.reduce((sum, s, i) => sum + (s?.[key] ?? 0) * (durations[i] ?? 0), 0) / (total || 1),
+              3,
+            ),
+          }),
+          { busy: 0, niced: 0, idle: 0 },
+        )
+      : null;
+    const commits = [...new Set(envs.map((e) => e.commit).filter((c) => c != null))];
+    const commands = group.map((d) => String(d.settings['command'] ?? 'pnpm bench'));
+    const rounds = group.flatMap((d) => d.rounds);
+    return sizeDocument({
+      size: first.size,
+      rounds,
+      settings: {
+        ...first.settings,
+        rounds: rounds.length,
+        command: `${commands.map((c) => `\`${c}\``).join(', then ')} (${group.length} runs, one section)`,
+      },
+      environment: {
+        ...first.environment,
+        durationS: total,
+        loadAverage1m: {
+          start: envs[0]?.loadAverage1m?.start,
+          end: (last.environment as Env).loadAverage1m?.end,
+        },
+        cpuShare,
+        ...(commits.length === 0 ? {} : { commit: commits.join(', ') }),
+      },
+    });
+  });
+}
