@@ -126,9 +126,10 @@ describe('hookFiles', () => {
     try {
       writeFileSync(join(dir, 'index.mjs'), js);
       const hookModule = (await import(/* @vite-ignore */ join(dir, 'index.mjs'))) as {
-        greet: { orkestra: string; run: (request: unknown) => unknown };
+        greet: { orkestra: string; run: (request: unknown) => unknown; onDelete?: unknown };
       };
       expect(hookModule.greet.orkestra).toBe('hook/v1');
+      expect(typeof hookModule.greet.onDelete).toBe('function');
       const result = await hookModule.greet.run({
         cr: { metadata: { name: 'shop' }, spec: {} },
         args: {},

@@ -244,11 +244,20 @@ export interface GreetSpec {
   readonly name?: string;
 }
 
-/** greet outputs \`hooks.greet.text\`, e.g. for a status field. */
+/**
+ * greet outputs \`hooks.greet.text\`, e.g. for a status field. Its onDelete step runs while the CR is
+ * being deleted, before its finalizer goes: release here what the hook set up outside the cluster
+ * (idempotent — it may be called again after a restart).
+ */
 export const greet = defineHook<GreetSpec, Record<string, unknown>, { text: string }, { greeting?: string }>(
   ({ cr, args }) => ({
     outputs: { text: \`\${args.greeting ?? 'Hello'}, \${cr.spec.name ?? cr.metadata.name}\` },
   }),
+  {
+    onDelete: ({ cr, logger }) => {
+      logger.info({ name: cr.metadata.name }, 'greeting withdrawn');
+    },
+  },
 );
 
 /** GreetStatus is what the reconciler writes under the CR's status. */

@@ -123,4 +123,38 @@ describe('checkModuleConformance on deliberately bad modules', () => {
     for (const bad of [noName, badRequeue, listOutputs])
       expect(await checksFailed(bad)).toEqual([ModuleConformanceCheckName.Shape]);
   });
+
+  it('checks a hook’s onDelete step: nothing returned, in time, twice (idempotent), its input unchanged', async () => {
+    const run = (): undefined => undefined;
+    const released = new Set<string>();
+    const good = defineHook(run, { onDelete: () => undefined });
+    expect(await checksFailed(good)).toEqual([]);
+    const bad = [
+      defineHook(run, { onDelete: () => ({ done: true }) as never }),
+      defineHook(run, { onDelete: () => new Promise<void>(() => undefined) }),
+      defineHook(run, {
+        onDelete: ({ cr }) => {
+          if (released.has(cr.metadata.uid)) throw new Error('already released');
+          released.add(cr.metadata.uid);
+        },
+      }),
+      defineHook(run, {
+        onDelete: ({ args }) => {
+          (args as Record<string, unknown>)['seen'] = true;
+        },
+      }),
+    ];
+    const messages: string[] = [];
+    for (const hook of bad) {
+      const failures = await checkModuleConformance({ export: hook, cases: [cases[0]!], timeoutMs: 50 });
+      expect(failures.map((f) => f.check)).toEqual([ModuleConformanceCheckName.DeleteStep]);
+      messages.push(failures[0]?.message ?? '');
+    }
+    expect(messages).toEqual([
+      'onDelete: the first call returned a value; it returns nothing',
+      'onDelete: the first call no answer within 50 ms',
+      'onDelete: a second call threw: already released',
+      'onDelete: the first call changed request.args.seen',
+    ]);
+  });
 });

@@ -64,6 +64,7 @@ export const ModuleConformanceCheckName = {
   Serializable: 'returns JSON (no functions, classes, cycles, NaN or Infinity)',
   NoMutation: 'does not change its input',
   Deterministic: 'gives the same result for the same input',
+  DeleteStep: 'a hook’s onDelete returns nothing within the time bound, twice, without changing its input',
 } as const;
 export type ModuleConformanceCheckName =
   (typeof ModuleConformanceCheckName)[keyof typeof ModuleConformanceCheckName];
@@ -279,7 +280,8 @@ export async function checkModuleConformance(
     }
     const shape = shapeProblem(kind, one.value);
     if (shape != null) fail(ModuleConformanceCheckName.Shape, shape);
-    const json = jsonProblem(one.value, 'result', new Set());
+    // Nothing is a result the contract allows (`void`), not a value JSON must carry.
+    const json = one.value === undefined ? undefined : jsonProblem(one.value, 'result', new Set());
     if (json != null) fail(ModuleConformanceCheckName.Serializable, json);
     const two = await runOnce(run, dataOf(kind, kase), options, kube);
     if (!two.ok) fail(ModuleConformanceCheckName.Deterministic, `the second run ${two.message}`);
@@ -288,8 +290,36 @@ export async function checkModuleConformance(
       if (differs != null)
         fail(ModuleConformanceCheckName.Deterministic, `${differs} differs between two runs`);
     }
+    const onDelete = (exported as { onDelete?: unknown }).onDelete;
+    if (kind === 'hook' && typeof onDelete === 'function') {
+      const problem = await deleteStepProblem(onDelete as (request: never) => unknown, kase, options, kube);
+      if (problem != null) fail(ModuleConformanceCheckName.DeleteStep, problem);
+    }
   }
   return failures;
+}
+
+/**
+ * deleteStepProblem runs a hook's `onDelete` (ADR 0099) twice on the case, as the operator may (a
+ * restart before the finalizer goes calls it again): each call returns nothing, in time, and leaves
+ * the request as it was.
+ */
+async function deleteStepProblem(
+  onDelete: (request: never) => unknown,
+  kase: ModuleConformanceCase,
+  options: ModuleConformanceOptions,
+  kube: KubeReader,
+): Promise<string | undefined> {
+  for (const call of ['the first call', 'a second call']) {
+    const { context: _context, ...pristine } = dataOf('hook', kase);
+    const data = structuredClone(pristine);
+    const outcome = await runOnce(onDelete, data, options, kube);
+    if (!outcome.ok) return `onDelete: ${call} ${outcome.message}`;
+    if (outcome.value !== undefined) return `onDelete: ${call} returned a value; it returns nothing`;
+    const changed = firstDifference(pristine, data, 'request');
+    if (changed != null) return `onDelete: ${call} changed ${changed}`;
+  }
+  return undefined;
 }
 
 /**

@@ -55,7 +55,24 @@ export type HookFunction<Spec = JsonObject, Status = JsonObject, Outputs = JsonO
   request: HookRequest<Spec, Status, Args>,
 ) => Promise<HookResult<Outputs> | void> | HookResult<Outputs> | void;
 
-/** DefinedHook is a module hook as exported by its package: the mark and the run step. */
+/**
+ * HookDeleteRequest is what a module hook's `onDelete` receives while its CR is being deleted
+ * (docs/reference/katalog.md §14.5, ADR 0099): the run request without the template context.
+ */
+export type HookDeleteRequest<Spec = JsonObject, Status = JsonObject, Args = JsonObject> = Omit<
+  HookRequest<Spec, Status, Args>,
+  'context'
+>;
+
+/**
+ * HookDeleteFunction is the deletion step of a module hook: called on the deletion path before the
+ * finalizer is released, until it returns without throwing (then once per CR); it must be idempotent.
+ */
+export type HookDeleteFunction<Spec = JsonObject, Status = JsonObject, Args = JsonObject> = (
+  request: HookDeleteRequest<Spec, Status, Args>,
+) => Promise<void> | void;
+
+/** DefinedHook is a module hook as exported by its package: the mark, the run step and, optionally, the deletion step. */
 export interface DefinedHook<
   Spec = JsonObject,
   Status = JsonObject,
@@ -64,6 +81,7 @@ export interface DefinedHook<
 > {
   readonly orkestra: typeof HOOK_MODULE_MARK;
   readonly run: HookFunction<Spec, Status, Outputs, Args>;
+  readonly onDelete?: HookDeleteFunction<Spec, Status, Args> | undefined;
 }
 
 /** isDefinedHook tells a value made by `defineHook` (any copy of the kit) from anything else. */

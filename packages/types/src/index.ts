@@ -201,6 +201,8 @@ export type {
   DefinedHook,
   DefinedReconciler,
   HookCr,
+  HookDeleteFunction,
+  HookDeleteRequest,
   HookFunction,
   HookRequest,
   HookResult,

@@ -7,7 +7,8 @@ import type { OrkProcess } from './ork-process.js';
 // A module hook (docs/reference/katalog.md §14.5, ADR 0052) written outside the workspace — its own
 // package.json, the kit a peer — packed and installed with plain npm into a provider directory,
 // run by `ork run` (the built binary) on the local control plane: its outputs reach the CR's
-// status through a status field, and a hook that throws is a HookFailed condition on its CR.
+// status through a status field, and a hook that throws is a HookFailed condition on its CR. Its
+// onDelete step (ADR 0099) runs when the CR is deleted, before the finalizer goes.
 
 const env = useControlPlane();
 const suffix = uniqueSuffix();
@@ -22,10 +23,23 @@ beforeAll(async () => {
     work,
     'dns-hooks',
     `import { defineHook } from '@orkestra/provider-kit';
-export const ensureDns = defineHook(async ({ cr, args }) => {
-  if (cr.spec.host === 'locked') throw new Error('zone ' + args.zone + ' is locked');
-  return { outputs: { record: cr.spec.host + '.' + args.zone } };
-});
+const busy = new Set();
+export const ensureDns = defineHook(
+  async ({ cr, args }) => {
+    if (cr.spec.host === 'locked') throw new Error('zone ' + args.zone + ' is locked');
+    return { outputs: { record: cr.spec.host + '.' + args.zone } };
+  },
+  {
+    // The deletion step (ADR 0099): busy the first time for one CR, to show the finalizer is kept.
+    onDelete: async ({ cr, args, logger }) => {
+      if (cr.spec.host === 'sticky' && !busy.has(cr.metadata.uid)) {
+        busy.add(cr.metadata.uid);
+        throw new Error('record ' + cr.spec.host + ' is busy');
+      }
+      logger.info({ record: cr.spec.host + '.' + args.zone }, 'dns record released');
+    },
+  },
+);
 `,
   );
 
@@ -70,4 +84,28 @@ it('runs a hook installed from outside the workspace; its outputs and its failur
   expect(failed.message).toContain(
     'hook ensureDns (@acme/dns-hooks#ensureDns) failed: zone example.com is locked',
   );
+});
+
+it('calls the hook’s onDelete step before the finalizer is released, retrying while the step fails', async () => {
+  const { create, read, remove } = siteClient<{ readonly dnsRecord?: string }>(
+    env.kubeConfig,
+    env.namespace,
+    group,
+  );
+  await create('sticky', 'sticky');
+  await waitFor('status.dnsRecord', async () => (await read('sticky')).status?.dnsRecord);
+  await remove('sticky');
+  // The CR stays (its finalizer kept) through the failed step and goes once the step returns.
+  await waitFor('the CR gone', async () =>
+    read('sticky').then(
+      () => undefined,
+      (error: unknown) => ((error as { code?: number }).code === 404 ? true : undefined),
+    ),
+  );
+  const lines = ork?.logs ?? [];
+  const failed = lines.findIndex((l) => l.msg === 'module hook @acme/dns-hooks#ensureDns onDelete failed');
+  const released = lines.filter((l) => l.msg === 'dns record released');
+  expect(failed).toBeGreaterThanOrEqual(0);
+  expect(released).toEqual([expect.objectContaining({ record: 'sticky.example.com', step: 'onDelete' })]);
+  expect(lines.indexOf(released[0] as never)).toBeGreaterThan(failed);
 });

@@ -132,5 +132,6 @@ export function siteClient<Status>(kubeConfig: KubeConfig, namespace: string, gr
         body: { apiVersion: `${group}/v1`, kind: 'Site', metadata: { name }, spec: { host } },
       }),
     read: (name: string) => custom.getNamespacedCustomObject({ ...cr, name }) as Promise<SiteView<Status>>,
+    remove: (name: string) => custom.deleteNamespacedCustomObject({ ...cr, name }),
   };
 }

@@ -1,6 +1,6 @@
 import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine, renderTemplate } from '@orkestra/template';
-import { loadKatalogOrThrow } from '@orkestra/types';
+import { HOOK_MODULE_MARK, loadKatalogOrThrow } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
 import { isPending } from '../hooks/hook-unit.js';
 import type { HookInput } from '../hooks/hook-unit.js';
@@ -22,6 +22,10 @@ spec:
         docker: {image: 'registry.example.com/app:1', workingDirectory: /src}
     plain:
       apiTypes: {group: a.example.com, version: v1, kind: Plain, plural: plains}
+    hooked:
+      apiTypes: {group: a.example.com, version: v1, kind: Hooked, plural: hookeds}
+      operatorBox:
+        hooks: [{module: '@acme/dns', function: record}]
 `,
 });
 const crds = compileKatalog(katalog, { engine: createTemplateEngine({ clock }) }).crds;
@@ -104,5 +108,30 @@ describe('KatalogHooks', () => {
     const outcome = await slots.docker?.(input('site', site));
     expect(isPending(outcome)).toBe(true);
     expect(outcome).toMatchObject({ reason: 'DockerBuildPending', requeueAfterMs: 60_000 });
+  });
+
+  it('gives an entry with module hooks the deletion path’s onDelete slot, which calls the loaded hook (ADR 0099)', async () => {
+    const deleted: string[] = [];
+    const dns = {
+      orkestra: HOOK_MODULE_MARK,
+      run: () => undefined,
+      onDelete: ({ cr }: { cr: KubeObject }) => void deleted.push(cr.metadata.name ?? ''),
+    };
+    const hooks = new KatalogHooks({
+      ...services([]),
+      moduleHook: (module: string, name: string) =>
+        `${module}#${name}` === '@acme/dns#record' ? dns : undefined,
+    } as ConstructorParameters<typeof KatalogHooks>[0]);
+    const hooked = crds.get('hooked');
+    if (hooked == null) throw new Error('entry');
+    const slots = hooks.hooksFor(hooked);
+    expect(Object.keys(slots).sort()).toEqual(['deleteModuleHooks', 'hooks']);
+    expect(hooks.hooksFor(crds.get('site') ?? (undefined as never)).deleteModuleHooks).toBeUndefined();
+    const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+    await slots.deleteModuleHooks?.({
+      ...input('hooked', { ...site, kind: 'Hooked' }),
+      logger: silent as never,
+    });
+    expect(deleted).toEqual(['s']);
   });
 });

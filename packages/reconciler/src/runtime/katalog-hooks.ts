@@ -6,6 +6,8 @@
  */
 import type { GitRefresh } from '../hooks/git.js';
 import { gitHook } from '../hooks/git/index.js';
+import { runModuleHookDeletions } from '../hooks/modules/index.js';
+import type { CompiledModuleHook } from '../hooks/modules/index.js';
 import type { GitReader } from '../hooks/git/index.js';
 import { readerId } from '../hooks/hook-unit.js';
 import type {
@@ -56,8 +58,15 @@ export class KatalogHooks {
       const memory = this.#memory.get(unit.key);
       slots[unit.key] = (input) => unit.run(this.#o, memory, compiled, input);
     }
+    const modules = (crd.hooks as { hooks?: readonly CompiledModuleHook[] }).hooks ?? [];
+    const deletions: PipelineHooks =
+      modules.length === 0 || this.#o.scriptedHookOutputs != null
+        ? slots
+        : { ...slots, deleteModuleHooks: (input) => runModuleHookDeletions(this.#o, modules, input) };
     const providers = this.#o.providers;
-    return providers == null ? slots : { ...slots, deleteProviders: (input) => providers.delete(input) };
+    return providers == null
+      ? deletions
+      : { ...deletions, deleteProviders: (input) => providers.delete(input) };
   }
 
   /** forget drops what a deleted CR read (cross reverse index, git readers). */

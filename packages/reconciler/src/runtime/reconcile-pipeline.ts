@@ -65,6 +65,8 @@ export type { HookInput, ProviderDeletion } from '../hooks/hook-unit.js';
 export interface PipelineHooks extends HookSlots {
   /** Step 5 of the deletion path (docs/reference/runtime.md §10.2); throws `ProviderDeleteFailed`. */
   readonly deleteProviders?: (input: HookInput) => Promise<ProviderDeletion>;
+  /** The module hooks' `onDelete` steps on the deletion path, before provider deletions (ADR 0099); throws `HookFailed`. */
+  readonly deleteModuleHooks?: (input: HookInput) => Promise<void>;
   /**
    * After every reconcile (success or failure): evaluates the entry's conditions with `notify:` and
    * queues the admitted messages (docs/reference/katalog.md §15.4). Never throws, never waits.
@@ -140,7 +142,11 @@ export class CrdPipeline {
   readonly #s: StageServices;
   readonly #status: StatusWriter;
   /** What the deletion stage remembers until the primary cache reports a CR gone (`forget`). */
-  readonly #deletions: DeletionMemory = { providersDeleted: new Set(), finalized: new Set() };
+  readonly #deletions: DeletionMemory = {
+    providersDeleted: new Set(),
+    hooksDeleted: new Set(),
+    finalized: new Set(),
+  };
   /** The entry's declared Events (docs/reference/katalog.md §20.5), when it has any. */
   readonly #declared: DeclaredEvents | undefined;
 
@@ -191,6 +197,7 @@ export class CrdPipeline {
   /** forget drops what the pipeline remembers about a CR once the primary cache reports it gone. */
   forget(uid: string): void {
     this.#deletions.providersDeleted.delete(uid);
+    this.#deletions.hooksDeleted.delete(uid);
     this.#deletions.finalized.delete(uid);
     this.#declared?.forget(uid);
   }
@@ -203,7 +210,12 @@ export class CrdPipeline {
     if (current.cr.metadata['deletionTimestamp'] != null) {
       return runDeletion(
         this.#s,
-        { status: this.#status, deleteProviders: this.#o.hooks?.deleteProviders, memory: this.#deletions },
+        {
+          status: this.#status,
+          deleteProviders: this.#o.hooks?.deleteProviders,
+          deleteModuleHooks: this.#o.hooks?.deleteModuleHooks,
+          memory: this.#deletions,
+        },
         current.cr,
         ctx,
         state,

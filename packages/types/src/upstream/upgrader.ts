@@ -33,7 +33,7 @@ import {
   takeOut,
 } from './nodes.js';
 import type { Path } from './nodes.js';
-import { constructorKinds } from './constructor.js';
+import { constructorKinds, flowKinds, KIND_LIST_KEYS, yamlText } from './constructor.js';
 
 /** DialectChange is one rewrite done by upgradeDialect, positioned at the node it rewrote. */
 export interface DialectChange {
@@ -227,18 +227,19 @@ export class Upgrader {
     if (pair == null) return;
     const value = isScalar(pair.value) ? pair.value.value : undefined;
     const constructorBlock = mapAt(map, 'constructor');
-    if (
-      (value === false || value === 'false') &&
-      this.#options.migrating === true &&
+    const goConstructor =
       constructorBlock != null &&
-      pairOf(constructorBlock, 'location') != null
-    ) {
-      this.drop(
-        map,
-        'default',
-        [...path, 'default'],
-        'the Go constructor becomes a module reconciler (operatorBox.remote)',
-      );
+      (pairOf(constructorBlock, 'location') != null || pairOf(constructorBlock, 'function') != null);
+    if ((value === false || value === 'false') && goConstructor) {
+      // The constructor's own refusal (or rewrite) covers it: one refusal per entry, not two.
+      if (this.#options.migrating === true)
+        this.drop(
+          map,
+          'default',
+          [...path, 'default'],
+          'the Go constructor becomes a module reconciler (operatorBox.remote)',
+        );
+      else takeOut(map, pair);
       return;
     }
     if (value === false || value === 'false') {
@@ -290,23 +291,20 @@ export class Upgrader {
       const goPath = scalarText(location?.value) ?? '';
       const name = goModuleToNpm(goPath);
       const fnName = scalarText(fn?.value) ?? 'default';
+      // A block that lists the kinds it writes becomes a module reconciler: a module hook cannot write.
+      const writes = key === 'constructor' || KIND_LIST_KEYS.some((k) => pairOf(block, k) != null);
       if (this.#options.migrating !== true) {
-        // A constructor owns the loop: its counterpart is a module reconciler (ADR 0064, ADR 0073).
-        const counterpart =
-          key === 'constructor'
-            ? `a module reconciler: an npm package whose export ${fnName} is made with defineReconciler (@orkestra/provider-kit), named in \`operatorBox.remote: {module: ${name}, function: ${fnName}, managedResources: [...]}\` (docs/reference/katalog.md §15.3), which \`ork migrate\` writes with managedResources from the constructor's \`resources\` or the entry's children`
-            : `a module hook: an npm package whose export ${fnName} is made with defineHook (@orkestra/provider-kit), named in \`operatorBox.hooks: [{module: ${name}, function: ${fnName}}]\` (docs/reference/katalog.md §14.5); \`ork migrate\` writes that reference`;
         this.problem(
           [...path, key, location == null ? 'function' : 'location'],
           (location ?? fn)?.key,
-          `\`${key}.${location == null ? 'function' : 'location'}\` names Go code${goPath === '' ? '' : ` (${goPath})`}, which Orkestra does not run; the TypeScript counterpart is ${counterpart}`,
+          `\`${key}.${location == null ? 'function' : 'location'}\` names Go code${goPath === '' ? '' : ` (${goPath})`}, which Orkestra does not run; the TypeScript counterpart is ${this.#counterpart({ key, block, path, map, box, name, fnName, writes })}`,
         );
         takeOut(map, pair);
         continue;
       }
       const version = goVersion(goPath, scalarText(pairOf(block, 'version')?.value));
-      if (key === 'constructor') {
-        this.#moduleReconciler({ map, path, box, pair, block, goPath, name, fnName, version });
+      if (writes) {
+        this.#moduleReconciler({ map, path, box, pair, key, block, goPath, name, fnName, version });
         continue;
       }
       const item = born(new YAMLMap(), pair.key);
@@ -338,6 +336,53 @@ export class Upgrader {
         pair.key,
         `Go ${key} rewritten to the module hook ${name}#${fnName} (operatorBox.hooks); publish its TypeScript port`,
       );
+      this.#goLeftovers(block, [...path, key], ['location', 'function', 'version', 'args']);
+    }
+  }
+
+  /**
+   * counterpart names the TypeScript counterpart of a Go block in a refusal, with a reference that
+   * parses, loads and validates when pasted: the npm name quoted, `managedResources` the kinds the
+   * block (or, for a constructor, the entry) declares, else an example of real kinds.
+   */
+  #counterpart(o: {
+    key: string;
+    block: YAMLMap;
+    path: Path;
+    map: YAMLMap;
+    box: YAMLMap | undefined;
+    name: string;
+    fnName: string;
+    writes: boolean;
+  }): string {
+    const { key, block, name, fnName } = o;
+    const fnText = yamlText(fnName);
+    if (!o.writes)
+      return `a module hook: an npm package whose export ${fnName} is made with defineHook (@orkestra/provider-kit), named in \`operatorBox.hooks: [{module: ${yamlText(name)}, function: ${fnText}}]\` (docs/reference/katalog.md §14.5); \`ork migrate\` writes that reference`;
+    const read = constructorKinds(
+      block,
+      [...o.path, key],
+      key === 'constructor' ? [o.map, o.box] : [],
+      fnName,
+      key,
+    );
+    const kinds = read.ok ? flowKinds(read.kinds) : flowKinds([{ group: 'apps', plural: 'deployments' }]);
+    const why =
+      key === 'constructor'
+        ? 'a constructor owns the loop'
+        : `a hook that writes ${read.ok ? 'those kinds' : 'children'} is a reconciler: a module hook cannot write to the cluster`;
+    return `a module reconciler (${why}): an npm package whose export ${fnName} is made with defineReconciler (@orkestra/provider-kit), named in \`operatorBox.remote: {module: ${yamlText(name)}, function: ${fnText}, managedResources: ${kinds}}\` (docs/reference/katalog.md §15.3; ${read.ok ? `managedResources from ${read.from}` : 'managedResources lists the kinds it returns; this one is an example'}), which \`ork migrate\` writes${key === 'constructor' ? ', dropping `default: false` with it' : ''}`;
+  }
+
+  /** goLeftovers reports, as change lines, the keys of a Go block that the rewrite did not carry over, and why. */
+  #goLeftovers(block: YAMLMap, path: Path, kept: readonly string[]): void {
+    for (const item of block.items) {
+      const key = keyOf(item as Pair);
+      if (key == null || kept.includes(key)) continue;
+      const why = Object.hasOwn(GO_BLOCK_DROPS, key)
+        ? GO_BLOCK_DROPS[key]
+        : 'upstream key with no counterpart in a module reference';
+      this.change([...path, key], (item as Pair).key, `removed: ${why}`);
     }
   }
 
@@ -352,27 +397,34 @@ export class Upgrader {
     path: Path;
     box: YAMLMap | undefined;
     pair: Pair;
+    key: string;
     block: YAMLMap;
     goPath: string;
     name: string;
     fnName: string;
     version: string | undefined;
   }): void {
-    const { map, path, pair, block, goPath, name, fnName, version } = o;
+    const { map, path, pair, key, block, goPath, name, fnName, version } = o;
     const target = o.box ?? map;
     const location = pairOf(block, 'location');
     const fn = pairOf(block, 'function');
     const existing = pairOf(target, 'remote');
     if (existing != null) {
       this.problem(
-        [...path, 'constructor'],
+        [...path, key],
         pair.key,
-        'the entry already has a `remote` reconciler, and an entry has one: keep the remote service or port the Go constructor to a module reconciler, not both (docs/reference/katalog.md §15.3)',
+        `the entry already has a \`remote\` reconciler, and an entry has one: keep it or port the Go ${key} to a module reconciler, not both (docs/reference/katalog.md §15.3)`,
       );
       takeOut(map, pair);
       return;
     }
-    const read = constructorKinds(block, [...path, 'constructor'], [map, o.box], fnName);
+    const read = constructorKinds(
+      block,
+      [...path, key],
+      key === 'constructor' ? [map, o.box] : [],
+      fnName,
+      key,
+    );
     if (!read.ok) {
       this.problem(read.path, read.node ?? pair.key, read.message);
       takeOut(map, pair);
@@ -388,19 +440,22 @@ export class Upgrader {
     remote.items.push(new Pair(scalar('function', pair.key), scalar(fnName, fn?.value ?? pair.key)));
     const args = pairOf(block, 'args');
     if (args != null) remote.items.push(new Pair(scalar('args', args.key), args.value));
-    const kinds = born(new YAMLSeq(), pairOf(block, 'resources')?.key ?? pair.key);
+    const listed = KIND_LIST_KEYS.map((k) => pairOf(block, k)).find((p) => p != null);
+    const kinds = born(new YAMLSeq(), listed?.key ?? pair.key);
     for (const kind of read.kinds) {
       const item = born(new YAMLMap(), pair.key);
       item.flow = true;
-      item.items.push(new Pair(scalar('group', pair.key), scalar(kind.group, pair.key)));
-      item.items.push(new Pair(scalar('plural', pair.key), scalar(kind.plural, pair.key)));
+      for (const field of ['group', 'version', 'kind', 'plural'] as const) {
+        const value = kind[field];
+        if (value != null) item.items.push(new Pair(scalar(field, pair.key), scalar(value, pair.key)));
+      }
       kinds.items.push(item);
     }
     remote.items.push(new Pair(scalar('managedResources', pair.key), kinds));
     const remoteKey = scalar('remote', pair.key);
     const remotePair = new Pair(remoteKey, remote);
     remoteKey.commentBefore =
-      ` ork migrate: ${goPath === '' ? 'this' : goPath} is Go code, which Orkestra does not run. Port ${fnName}` +
+      ` ork migrate: ${goPath === '' ? 'this' : goPath} is Go code (a ${key} block), which Orkestra does not run. Port ${fnName}` +
       ` to TypeScript with defineReconciler (@orkestra/provider-kit), publish it as ${name}` +
       `${version == null ? '' : ` ${version}`} and install it in the provider directory.` +
       ` managedResources (the kinds its answers may hold; they drive RBAC and watches) come from ${read.from}` +
@@ -408,10 +463,11 @@ export class Upgrader {
     place(target, remotePair);
     takeOut(map, pair);
     this.change(
-      [...path, 'constructor'],
+      [...path, key],
       pair.key,
-      `Go constructor rewritten to the module reconciler ${name}#${fnName} (operatorBox.remote, managedResources from ${read.from}); publish its TypeScript port`,
+      `Go ${key} rewritten to the module reconciler ${name}#${fnName} (operatorBox.remote, managedResources from ${read.from}${key === 'constructor' ? '' : ': a module hook cannot write to the cluster'}); publish its TypeScript port`,
     );
+    this.#goLeftovers(block, [...path, key], ['location', 'function', 'version', 'args', ...KIND_LIST_KEYS]);
   }
 
   /** refuse reports every key left in an upstream block that has no counterpart, with the reason, and removes it. */
@@ -429,6 +485,14 @@ export class Upgrader {
     }
   }
 }
+
+/** Why `ork migrate` drops each key of a Go `hooks`/`constructor` block that has no place in a module reference. */
+const GO_BLOCK_DROPS: Readonly<Record<string, string>> = {
+  alias: 'the Go import alias of the package; a module is imported by its npm name',
+  fetch: 'Go fetches the package at build time; the npm package is installed in the provider directory',
+  runHooksFirst:
+    'module hooks and a module reconciler already run at step 12, before the declared children are applied',
+};
 
 /**
  * goModuleToNpm suggests the npm package for a Go package path: `github.com/acme/db-operator/hooks`

@@ -170,6 +170,61 @@ async function runModuleHooks(
   return { outputs, requeueAfterMs };
 }
 
+/**
+ * runModuleHookDeletions calls the `onDelete` step of each of an entry's module hooks that has one
+ * (ADR 0099), in reverse declaration order, while the CR is being deleted: the CR, `args`, the
+ * reader and a signal aborted at the declaration's `timeout`. A hook whose `when` does not pass on
+ * the CR is skipped; one that is not loaded or throws fails the deletion pass with HookFailed
+ * (the finalizer stays, retried with backoff), unless `continueOnError`.
+ */
+export async function runModuleHookDeletions(
+  services: HookServices,
+  compiled: readonly CompiledModuleHook[],
+  input: HookInput,
+): Promise<void> {
+  for (const item of [...compiled].reverse()) {
+    const { declaration } = item;
+    if (!evaluateConditions(declaration, input.context, services.conditions).passed) continue;
+    const label = `${declaration.module}#${declaration.function}`;
+    try {
+      const hook = services.moduleHook?.(declaration.module, declaration.function);
+      if (hook == null) throw new Error(`${label} is not loaded (the operator loads module hooks at start)`);
+      if (!isDefinedHook(hook)) throw new Error(`${label} is not a hook (made with defineHook)`);
+      const onDelete = hook.onDelete;
+      if (onDelete == null) continue;
+      const timeout = AbortSignal.timeout(item.timeoutMs);
+      const signal = AbortSignal.any([input.signal, timeout]);
+      const namespace = input.cr.metadata.namespace;
+      const request = {
+        entry: input.crd.name,
+        cr: hookCr(input.cr),
+        args: item.declaration.args,
+        kube: services.hookKube?.(namespace) ?? {
+          getSecret: () => Promise.reject(new Error('no cluster reads in this engine')),
+          getConfigMap: () => Promise.reject(new Error('no cluster reads in this engine')),
+        },
+        logger: input.logger.child({ hook: declaration.name, module: declaration.module, step: 'onDelete' }),
+        signal,
+      };
+      const aborted = new Promise<never>((_, reject) => {
+        const fail = (): void =>
+          reject(new Error(timeout.aborted ? `timed out after ${declaration.timeout}` : 'aborted'));
+        if (signal.aborted) fail();
+        else signal.addEventListener('abort', fail, { once: true });
+      });
+      await Promise.race([Promise.resolve().then(() => onDelete(request as never)), aborted]);
+    } catch (error) {
+      if (input.signal.aborted) throw error;
+      input.logger.warn({ hook: declaration.name, err: error }, `module hook ${label} onDelete failed`);
+      if (declaration.continueOnError) continue;
+      throw new OrkestraError(
+        `${item.katalogPath}: hook ${declaration.name} (${label}) onDelete failed: ${errorMessage(error)}`,
+        { code: ConditionReason.HookFailed, katalogPath: item.katalogPath, cause: error },
+      );
+    }
+  }
+}
+
 /** scriptedHooks answers each hook offline from the given `hooks.<name>` outputs; a missing one reads `{}`. */
 function scriptedHooks(script: OfflineScript): Partial<HookServices> {
   return {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compileKatalog } from '../../runtime/compile-katalog.js';
 import { conditionsOptions } from '../../runtime/conditions.js';
 import type { HookInput, HookServices } from '../hook-unit.js';
-import { moduleHookKey, moduleHooksUnit } from './index.js';
+import { moduleHookKey, moduleHooksUnit, runModuleHookDeletions } from './index.js';
 import type { ModuleHooksResult } from './index.js';
 
 const katalog = loadKatalogOrThrow({
@@ -110,5 +110,66 @@ describe('module hooks (step 12)', () => {
       'site.operatorBox.hooks[1]: hook later (@acme/hooks#sees) failed: timed out after 50ms',
     );
     expect(messages[3]).toContain('outputs must be a JSON object');
+  });
+
+  it('runs each onDelete step in reverse declaration order, skipping hooks without one (ADR 0099)', async () => {
+    const calls: string[] = [];
+    const withDelete = (name: string): DefinedHook<unknown, unknown, unknown, unknown> =>
+      ({
+        orkestra: HOOK_MODULE_MARK,
+        run: () => undefined,
+        onDelete: ({ cr, args }: { cr: { metadata: { name: string } }; args: unknown }) => {
+          calls.push(`${name}:${cr.metadata.name}:${JSON.stringify(args)}`);
+        },
+      }) as unknown as DefinedHook<unknown, unknown, unknown, unknown>;
+    await runModuleHookDeletions(
+      services({ '@acme/hooks#ensureDns': withDelete('ensureDns'), '@acme/hooks#sees': withDelete('sees') }),
+      compiled,
+      input(),
+    );
+    expect(calls).toEqual(['sees:shop:{}', 'ensureDns:shop:{"zone":"example.com"}']);
+    calls.length = 0;
+    await runModuleHookDeletions(
+      services({
+        '@acme/hooks#ensureDns': withDelete('ensureDns'),
+        '@acme/hooks#sees': hook(() => undefined),
+      }),
+      compiled,
+      input(),
+    );
+    expect(calls).toEqual(['ensureDns:shop:{"zone":"example.com"}']);
+  });
+
+  it('fails the deletion pass with HookFailed when an onDelete step throws or outlives its timeout', async () => {
+    const throwing = {
+      orkestra: HOOK_MODULE_MARK,
+      run: () => undefined,
+      onDelete: () => {
+        throw new Error('record locked');
+      },
+    } as unknown as DefinedHook<unknown, unknown, unknown, unknown>;
+    const hanging = {
+      orkestra: HOOK_MODULE_MARK,
+      run: () => undefined,
+      onDelete: () => new Promise(() => undefined),
+    } as unknown as DefinedHook<unknown, unknown, unknown, unknown>;
+    const thrown = await runModuleHookDeletions(
+      services({ '@acme/hooks#ensureDns': throwing, '@acme/hooks#sees': hook(() => undefined) }),
+      compiled,
+      input(),
+    ).catch((e: unknown) => e);
+    expect(thrown).toMatchObject({
+      code: ConditionReason.HookFailed,
+      message:
+        'site.operatorBox.hooks[0]: hook ensureDns (@acme/hooks#ensureDns) onDelete failed: record locked',
+    });
+    const timedOut = await runModuleHookDeletions(
+      services({ '@acme/hooks#ensureDns': hook(() => undefined), '@acme/hooks#sees': hanging }),
+      compiled,
+      input(),
+    ).catch((e: unknown) => e);
+    expect((timedOut as Error).message).toContain(
+      'hook later (@acme/hooks#sees) onDelete failed: timed out after 50ms',
+    );
   });
 });

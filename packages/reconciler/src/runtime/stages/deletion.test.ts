@@ -1,6 +1,6 @@
 import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine, renderTemplate } from '@orkestra/template';
-import { loadKatalogOrThrow } from '@orkestra/types';
+import { ConditionReason, OrkestraError, loadKatalogOrThrow } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
 import { EventRecorder } from '../../events/event-recorder.js';
 import { createNamespaceGuard } from '../../namespace-guard.js';
@@ -120,7 +120,11 @@ spec:
       maxWrites: 4,
       drift: new DriftLimiter({ clock }),
     };
-    return { cluster, services, memory: { providersDeleted: new Set(), finalized: new Set() } };
+    return {
+      cluster,
+      services,
+      memory: { providersDeleted: new Set(), hooksDeleted: new Set(), finalized: new Set() },
+    };
   }
   const status = { writeDeleting: async () => false };
   const ctx = {
@@ -183,6 +187,39 @@ spec:
       wroteCr: false,
       writes: 0,
     });
+  });
+
+  it('runs the module hooks’ onDelete steps before the finalizer is released, keeps it while they fail, and runs them once (ADR 0099)', async () => {
+    const { cluster, services, memory } = setup();
+    cluster.put({
+      apiVersion: 'a.example.com/v1',
+      kind: 'Site',
+      metadata: { name: 's', namespace: 'web', finalizers: ['orkestra.konductor.io/finalizer'] },
+    });
+    cluster.requestDelete({ apiVersion: 'a.example.com/v1', kind: 'Site', name: 's', namespace: 'web' });
+    const ref = { apiVersion: 'a.example.com/v1', kind: 'Site', name: 's', namespace: 'web' };
+    const deleting = (): KubeObject => structuredClone(cluster.get(ref)) as KubeObject;
+    const finalizersOf = (): unknown => cluster.get(ref)?.metadata['finalizers'];
+    let calls = 0;
+    let fail = true;
+    const deleteModuleHooks = async (): Promise<void> => {
+      calls += 1;
+      // The finalizer is still there while the step runs.
+      expect(finalizersOf()).toEqual(['orkestra.konductor.io/finalizer']);
+      if (fail)
+        throw new OrkestraError('hook dns onDelete failed: record locked', {
+          code: ConditionReason.HookFailed,
+        });
+    };
+    const deps = { status, deleteProviders: undefined, deleteModuleHooks, memory };
+    const failed = await runDeletion(services, deps, deleting(), ctx, newRunState()).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: ConditionReason.HookFailed });
+    expect(finalizersOf()).toEqual(['orkestra.konductor.io/finalizer']);
+    fail = false;
+    const done = await runDeletion(services, deps, deleting(), ctx, newRunState());
+    expect(done).toEqual({ wroteCr: false, writes: 1 });
+    expect(calls).toBe(2);
+    expect(memory.hooksDeleted.size).toBe(1);
   });
 
   it('deletes an unwatched inventory ref only when it carries the owner label, never by name alone', async () => {

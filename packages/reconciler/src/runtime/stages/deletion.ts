@@ -1,7 +1,7 @@
 /**
  * The deletion stage (docs/reference/runtime.md §10.2): for a CR with a deletion timestamp and our
- * finalizer — onDelete cleanup jobs, then ordered onDelete groups, then provider deletions (once
- * per CR), then every child explicitly in reverse wave order (ADR 0010), then the finalizers
+ * finalizer — onDelete cleanup jobs, then ordered onDelete groups, then the module hooks' onDelete
+ * steps (once per CR, ADR 0099), then provider deletions (once per CR), then every child explicitly in reverse wave order (ADR 0010), then the finalizers
  * released. Each wait is a Deleting status and a timed re-queue; past `onDelete.timeout` it is
  * DeletionTimedOut.
  */
@@ -40,6 +40,8 @@ const CLEANUP_JOBS_FINISHED = 'orkestra.konductor.io/cleanup-jobs-finished';
 export interface DeletionMemory {
   /** UIDs of CRs being deleted whose provider deletions have completed in this process. */
   readonly providersDeleted: Set<string>;
+  /** UIDs of CRs being deleted whose module hooks' `onDelete` steps have completed in this process (ADR 0099). */
+  readonly hooksDeleted: Set<string>;
   /** UIDs of CRs whose finalizer this process removed; the cache may still hold them until DELETED arrives. */
   readonly finalized: Set<string>;
 }
@@ -49,6 +51,8 @@ export interface DeletionDeps {
   readonly status: Pick<StatusWriter, 'writeDeleting'>;
   /** The `deleteProviders` slot (docs/reference/runtime.md §10.2 step 5); throws `ProviderDeleteFailed`. */
   readonly deleteProviders: ((input: HookInput) => Promise<ProviderDeletion>) | undefined;
+  /** The module hooks' `onDelete` steps (ADR 0099), before provider deletions; throws `HookFailed`. */
+  readonly deleteModuleHooks?: ((input: HookInput) => Promise<void>) | undefined;
   readonly memory: DeletionMemory;
 }
 
@@ -112,6 +116,24 @@ export async function runDeletion(
       };
     }
     const uid = cr.metadata.uid ?? '';
+    // The module hooks' onDelete steps run once per CR, before provider deletions and the finalizer (ADR 0099).
+    if (deps.deleteModuleHooks != null && !deps.memory.hooksDeleted.has(uid)) {
+      try {
+        await deps.deleteModuleHooks({
+          crd,
+          cr,
+          context,
+          signal: ctx.signal,
+          logger: ctx.logger,
+          effects: hookEffects(state),
+        });
+      } catch (error) {
+        const failure = toOrkestraError(error, { katalogPath: crd.katalogPath });
+        await deleting(failure.code as ConditionReason, failure.message);
+        throw failure;
+      }
+      deps.memory.hooksDeleted.add(uid);
+    }
     // Provider deletions run once per CR: later passes (waiting for explicit child deletes) skip
     // them instead of calling every provider's delete again (found by the parity test).
     if (deps.deleteProviders != null && !deps.memory.providersDeleted.has(uid)) {
