@@ -90,6 +90,47 @@ function requeueMs(value: unknown): number | undefined {
   throw new TypeError(`requeueAfter must be a duration or milliseconds, got ${JSON.stringify(value)}`);
 }
 
+/**
+ * callWithDeadline calls one function of a module hook with the request every step gets (entry,
+ * CR, args, cluster reads, a logger, the signal) plus `extra`, bounded by the item's timeout; a
+ * result after the deadline is not used.
+ */
+async function callWithDeadline(
+  call: (request: never) => unknown,
+  item: CompiledModuleHook,
+  input: HookInput,
+  services: HookServices,
+  extra: { readonly context?: unknown; readonly step?: string },
+): Promise<unknown> {
+  const { declaration } = item;
+  const timeout = AbortSignal.timeout(item.timeoutMs);
+  const signal = AbortSignal.any([input.signal, timeout]);
+  const namespace = input.cr.metadata.namespace;
+  const request = {
+    entry: input.crd.name,
+    cr: hookCr(input.cr),
+    args: declaration.args,
+    ...(extra.context === undefined ? {} : { context: extra.context }),
+    kube: services.hookKube?.(namespace) ?? {
+      getSecret: () => Promise.reject(new Error('no cluster reads in this engine')),
+      getConfigMap: () => Promise.reject(new Error('no cluster reads in this engine')),
+    },
+    logger: input.logger.child({
+      hook: declaration.name,
+      module: declaration.module,
+      ...(extra.step === undefined ? {} : { step: extra.step }),
+    }),
+    signal,
+  };
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = (): void =>
+      reject(new Error(timeout.aborted ? `timed out after ${declaration.timeout}` : 'aborted'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+  return Promise.race([Promise.resolve().then(() => call(request as never)), aborted]);
+}
+
 /** runOne calls one hook with a deadline; a result after the deadline is not used. */
 async function runOne(
   hook: DefinedHook<unknown, unknown, unknown, unknown>,
@@ -98,28 +139,9 @@ async function runOne(
   services: HookServices,
   outputs: Readonly<Record<string, unknown>>,
 ): Promise<{ outputs: JsonObject; requeueAfterMs?: number | undefined }> {
-  const timeout = AbortSignal.timeout(item.timeoutMs);
-  const signal = AbortSignal.any([input.signal, timeout]);
-  const namespace = input.cr.metadata.namespace;
-  const request = {
-    entry: input.crd.name,
-    cr: hookCr(input.cr),
-    args: item.declaration.args,
+  const result = await callWithDeadline((request) => hook.run(request), item, input, services, {
     context: deepFreeze(structuredClone({ ...input.context, hooks: { ...outputs } })),
-    kube: services.hookKube?.(namespace) ?? {
-      getSecret: () => Promise.reject(new Error('no cluster reads in this engine')),
-      getConfigMap: () => Promise.reject(new Error('no cluster reads in this engine')),
-    },
-    logger: input.logger.child({ hook: item.declaration.name, module: item.declaration.module }),
-    signal,
-  };
-  const aborted = new Promise<never>((_, reject) => {
-    const fail = (): void =>
-      reject(new Error(timeout.aborted ? `timed out after ${item.declaration.timeout}` : 'aborted'));
-    if (signal.aborted) fail();
-    else signal.addEventListener('abort', fail, { once: true });
   });
-  const result = await Promise.race([Promise.resolve().then(() => hook.run(request as never)), aborted]);
   if (result != null && !isMap(result))
     throw new TypeError('a hook returns `{ outputs, requeueAfter }` or nothing');
   const record = (result ?? {}) as { outputs?: unknown; requeueAfter?: unknown };
@@ -192,27 +214,7 @@ export async function runModuleHookDeletions(
       if (!isDefinedHook(hook)) throw new Error(`${label} is not a hook (made with defineHook)`);
       const onDelete = hook.onDelete;
       if (onDelete == null) continue;
-      const timeout = AbortSignal.timeout(item.timeoutMs);
-      const signal = AbortSignal.any([input.signal, timeout]);
-      const namespace = input.cr.metadata.namespace;
-      const request = {
-        entry: input.crd.name,
-        cr: hookCr(input.cr),
-        args: item.declaration.args,
-        kube: services.hookKube?.(namespace) ?? {
-          getSecret: () => Promise.reject(new Error('no cluster reads in this engine')),
-          getConfigMap: () => Promise.reject(new Error('no cluster reads in this engine')),
-        },
-        logger: input.logger.child({ hook: declaration.name, module: declaration.module, step: 'onDelete' }),
-        signal,
-      };
-      const aborted = new Promise<never>((_, reject) => {
-        const fail = (): void =>
-          reject(new Error(timeout.aborted ? `timed out after ${declaration.timeout}` : 'aborted'));
-        if (signal.aborted) fail();
-        else signal.addEventListener('abort', fail, { once: true });
-      });
-      await Promise.race([Promise.resolve().then(() => onDelete(request as never)), aborted]);
+      await callWithDeadline((request) => onDelete(request), item, input, services, { step: 'onDelete' });
     } catch (error) {
       if (input.signal.aborted) throw error;
       input.logger.warn({ hook: declaration.name, err: error }, `module hook ${label} onDelete failed`);
