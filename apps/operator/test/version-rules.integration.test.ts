@@ -8,7 +8,7 @@ import { installCrds } from '../src/process/install-crds.js';
 import { startWebhookEndpoint } from '../src/webhook/endpoint.js';
 import { kubeRequest } from './kube-raw.js';
 
-// Deny rules of one version judge requests made at another (docs/reference/katalog.md §12.3,
+// Deny rules of one version judge requests made at another (docs/reference/katalog.md §12,
 // ADR 0102) on the real local control plane, wired as `ork dev` wires it. The API server judges a
 // version's `x-kubernetes-validations` only on requests made at that version: a rule written for
 // v2 on a field v1alpha1 calls by another name is copied into v1alpha1's schema under that name; a

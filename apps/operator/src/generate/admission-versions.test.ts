@@ -113,4 +113,35 @@ describe('planAdmission at several versions', () => {
       'request.requestKind.version in ["v1alpha1"]',
     );
   });
+
+  it('keeps the paths an empty rule list keeps, and sends a rule on a schema-defaulted field to the webhook', () => {
+    const k = loadKatalogOrThrow({
+      file: 'k.yaml',
+      text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: shop }
+spec:
+  crds:
+    shop:
+      apiTypes: { group: shop.example.com, version: v2, kind: Shop, plural: shops }
+      versions:
+        - { name: v1, schema: { openAPIV3Schema: { type: object, properties: { spec: { type: object, properties: { replicas: { type: integer }, size: { type: integer } } } } } } }
+        - { name: v2, storage: true, schema: { openAPIV3Schema: { type: object, properties: { spec: { type: object, properties: { replicas: { type: integer }, size: { type: integer } } } } } } }
+      conversion:
+        paths: [{ from: v1, to: v2, rules: [] }]
+      mutation:
+        rules:
+          - { field: spec.size, default: 3 }
+      validation:
+        rules:
+          - { field: spec.replicas, lte: 5, message: at most 5 }
+          - { field: spec.size, lte: 5, message: size at most 5 }
+`,
+    });
+    const plan = planAdmission(k.spec.crds['shop']!);
+    expect(plan.rules.filter((r) => r.rule.startsWith('validation')).map((r) => r.atVersions)).toEqual([
+      [{ version: 'v1', mechanism: 'crd-rule', cel: expect.stringContaining('self.replicas') }],
+      [{ version: 'v1', mechanism: 'webhook-deny', reason: "spec.size is defaulted in v2's schema only" }],
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * Where a field of one served version lives at another (docs/reference/katalog.md §12.3, ADR 0102):
+ * Where a field of one served version lives at another (docs/reference/katalog.md §12, ADR 0102):
  * the API server judges a CRD's `x-kubernetes-validations` of one version only on requests made at
  * that version, so a deny rule written for `apiTypes.version` is copied into each other served
  * version's schema with its fields translated through the conversion, when the conversion carries

@@ -310,17 +310,25 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
       const emptyFails = failsOnEmptySpec(v);
       crdRules.push({ rule: typed.cel, message: v.message });
       if (emptyFails) rootRules.push({ rule: 'has(self.spec)', message: v.message });
+      // A schema default sits in this version's schema only: a request at another version reaches
+      // the rule without it, so the webhook (which applies the mutation first) judges it there.
+      const defaulted = fields.find((field) => {
+        const path = specPath(field);
+        return path !== undefined && mutated.some((m) => overlaps(m.path, path));
+      });
       const judges = others.map((other): VersionJudge => {
         const there = specSchemaOf(entry, other);
         const map = fieldMap(entry, version, other);
         const resolve = typedResolver(there ?? {});
         const at =
-          there === undefined
-            ? { reason: `${other} declares no spec schema` }
-            : both((segments) => {
-                const mapped = map(segments);
-                return 'reason' in mapped ? mapped : resolve(mapped);
-              });
+          defaulted !== undefined
+            ? { reason: `${defaulted} is defaulted in ${version}'s schema only` }
+            : there === undefined
+              ? { reason: `${other} declares no spec schema` }
+              : both((segments) => {
+                  const mapped = map(segments);
+                  return 'reason' in mapped ? mapped : resolve(mapped);
+                });
         if ('cel' in at) {
           const into = atVersions.get(other) ?? { crdRules: [], rootRules: [] };
           into.crdRules.push({ rule: at.cel, message: v.message });
