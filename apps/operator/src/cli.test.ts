@@ -56,7 +56,9 @@ describe('ork validate', () => {
     const run = await runOrk(['validate', file]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
-      '  admission: spec.crds.shop.validation.rules[0]: CRD x-kubernetes-validations (denied at admission)\n',
+      '  admission: spec.crds.shop.validation.rules[0]: CRD x-kubernetes-validations of v1 (denied at admission)\n' +
+        // Where requests at the other served version meet it (ADR 0102).
+        '    at v1alpha1 requests: CRD x-kubernetes-validations of v1alpha1, fields translated through the conversion\n',
     );
     expect(run.stdout).toContain(
       '  admission: spec.crds.shop.validation.rules[1]: CRD x-kubernetes-validations of v1alpha1 (denied at admission on v1alpha1 requests only)\n',

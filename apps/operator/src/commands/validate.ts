@@ -2,7 +2,7 @@ import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { roleWildcardIssues } from '../generate/role-wildcards.js';
 import { strictCheck } from '../offline/strict-check.js';
 import { katalogSourceOf } from '@orkestra/types';
-import { mechanismText, planAdmission, scopedVersions } from '../generate/admission.js';
+import { mechanismText, planAdmission, scopedVersions, versionsText } from '../generate/admission.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
@@ -84,6 +84,9 @@ export const validateCommand: Command = {
           const text = mechanismText(entry, rule, version);
           if (version === entry.apiTypes.version || rule.mechanism !== 'reconcile-only') {
             io.stdout.write(`  admission: spec.crds.${name}.${rule.rule}: ${text}\n`);
+            // Where requests at the other served versions meet it (ADR 0102).
+            for (const judge of rule.atVersions ?? [])
+              io.stdout.write(`    at ${versionsText(entry, judge)}\n`);
             continue;
           }
           // A rule scoped to another version that admission cannot judge is judged nowhere.

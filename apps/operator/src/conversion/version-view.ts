@@ -2,7 +2,7 @@ import { ForbiddenError, NotFoundError } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { storedVersionOf } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
-import { crdVersionsOf } from '../generate/generate-crds.js';
+import { crdVersionsOf } from '../generate/admission-versions.js';
 import { isMap } from '../is-map.js';
 
 /**

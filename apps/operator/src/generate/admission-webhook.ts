@@ -13,6 +13,7 @@
  */
 import type { CrdEntry, Katalog } from '@orkestra/types';
 import { SPEC_CHANGED, planAdmission, webhookPath } from './admission.js';
+import type { WebhookAction } from './admission.js';
 import { celString } from './admission-cel.js';
 import type { WebhookClientConfig } from './generate-crds.js';
 import { manifestMetadata } from './manifest-meta.js';
@@ -57,8 +58,8 @@ export function webhookConfigurationNames(katalog: Katalog): {
 export function needsAdmissionWebhook(katalog: Katalog): boolean {
   return Object.values(katalog.spec.crds).some((entry) => {
     if (!entry.enabled) return false;
-    const { deny, warn } = planAdmission(entry).webhook;
-    return deny.length + warn.length > 0;
+    const { deny, warn, denyAt } = planAdmission(entry).webhook;
+    return deny.length + warn.length + denyAt.length > 0;
   });
 }
 
@@ -96,9 +97,10 @@ function namespaceCondition(entry: CrdEntry): string | undefined {
 
 function webhookOf(
   entry: CrdEntry,
-  action: 'deny' | 'warn' | 'mutate',
+  action: WebhookAction,
   target: WebhookClientConfig,
   caBundle: string | undefined,
+  versions: readonly string[] = [],
 ): Record<string, unknown> {
   const { group, plural, version } = entry.apiTypes;
   const inNamespace = namespaceCondition(entry);
@@ -120,6 +122,16 @@ function webhookOf(
     matchConditions: [
       { name: 'spec-changed', expression: SPEC_CHANGED },
       ...(inNamespace === undefined ? [] : [{ name: 'namespace-not-restricted', expression: inNamespace }]),
+      // CRD rules the other versions' schemas cannot carry: judged on requests made at those
+      // versions only (a request at the rule's own version meets the CRD rule; ADR 0102).
+      ...(action === 'deny-versions'
+        ? [
+            {
+              name: 'request-version',
+              expression: `request.requestKind.version in [${versions.map(celString).join(', ')}]`,
+            },
+          ]
+        : []),
     ],
     failurePolicy: action === 'warn' ? 'Ignore' : 'Fail',
     // The mutation is step 7, which is idempotent: applied again after another webhook changed the spec.
@@ -131,7 +143,8 @@ function webhookOf(
 
 /**
  * admissionWebhookConfiguration returns the Katalog's ValidatingWebhookConfiguration (two webhooks
- * per entry at most: its deny rules, its warn rules), or undefined when no rule needs one.
+ * per entry at most: its deny rules, its warn rules, and its CRD rules at the versions their schema
+ * cannot carry, ADR 0102), or undefined when no rule needs one.
  * `caBundle` (PEM) is written when known; the running operator patches it otherwise.
  */
 export function admissionWebhookConfiguration(
@@ -145,6 +158,8 @@ export function admissionWebhookConfiguration(
     const plan = planAdmission(entry).webhook;
     for (const action of ['deny', 'warn'] as const)
       if (plan[action].length > 0) webhooks.push(webhookOf(entry, action, target, caBundle));
+    if (plan.denyAt.length > 0)
+      webhooks.push(webhookOf(entry, 'deny-versions', target, caBundle, plan.denyAtVersions));
   }
   if (webhooks.length === 0) return undefined;
   return {

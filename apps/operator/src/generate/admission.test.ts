@@ -233,7 +233,9 @@ describe('per-version admission (docs/reference/katalog.md §12, ADR 0069)', () 
     expect(rulesOf('v1')).toEqual([
       { rule: '((has(self.replicas) ? double(self.replicas) : 0.0) <= 10.0)', message: 'at most 10' },
     ]);
+    // v1alpha1: v1's rule with its field renamed (ADR 0102), then the rule scoped to v1alpha1.
     expect(rulesOf('v1alpha1')).toEqual([
+      { rule: '((has(self.size) ? double(self.size) : 0.0) <= 10.0)', message: 'at most 10' },
       { rule: '((has(self.size) ? double(self.size) : 0.0) <= 5.0)', message: 'v1alpha1 allows at most 5' },
     ]);
     const policies = admissionPolicies(k);

@@ -13,6 +13,7 @@ import { evaluateCondition, evaluateConditions } from '@orkestra/types';
 import type { Condition, CrdEntry, Katalog, MutationRule, ValidationRule } from '@orkestra/types';
 import { dynamicResolver, translateCondition, translateGate, typedResolver } from './admission-cel.js';
 import type { Translation } from './admission-cel.js';
+import { crdVersionsOf, fieldMap } from './admission-versions.js';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
 
@@ -41,6 +42,26 @@ export interface RulePlan {
   /** CEL that is true when the object is admitted (validation rules). */
   readonly cel?: string;
   readonly message?: string;
+  /**
+   * For a CRD rule: how requests made at each other served version are judged (ADR 0102), the
+   * rule copied into that version's schema with its fields translated, or the admission webhook
+   * on the object converted back (the reason says why no copy).
+   */
+  readonly atVersions?: readonly VersionJudge[];
+}
+
+/** VersionJudge is how a CRD rule judges requests made at another served version (ADR 0102). */
+export interface VersionJudge {
+  readonly version: string;
+  readonly mechanism: 'crd-rule' | 'webhook-deny';
+  readonly cel?: string;
+  readonly reason?: string;
+}
+
+/** CRD rules of one version's schema (`spec` and root), as `withAdmission` and `crdSchema` add them. */
+export interface VersionRules {
+  readonly crdRules: readonly { rule: string; message: string }[];
+  readonly rootRules: readonly { rule: string; message: string }[];
 }
 
 /** AdmissionPlan is what the API server applies for one entry. */
@@ -67,7 +88,15 @@ export interface AdmissionPlan {
     readonly deny: readonly number[];
     readonly warn: readonly number[];
     readonly mutate: readonly number[];
+    /**
+     * CRD rules no other version's schema can carry (ADR 0102): the webhook judges them on
+     * requests made at `denyAtVersions` only, converted to the rule's version.
+     */
+    readonly denyAt: readonly number[];
+    readonly denyAtVersions: readonly string[];
   };
+  /** CRD rules translated into each other served version's schema (ADR 0102). */
+  readonly atVersions: ReadonlyMap<string, VersionRules>;
 }
 
 const overlaps = (a: readonly string[], b: readonly string[]): boolean =>
@@ -210,7 +239,24 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
   const rootRules: { rule: string; message: string }[] = [];
   const deny: { expression: string; message: string }[] = [];
   const warn: { expression: string; message: string }[] = [];
-  const webhook = { deny: [] as number[], warn: [] as number[], mutate: needsMutate ? applied : [] };
+  const webhook = {
+    deny: [] as number[],
+    warn: [] as number[],
+    mutate: needsMutate ? applied : [],
+    denyAt: [] as number[],
+    denyAtVersions: [] as string[],
+  };
+  const atVersions = new Map<
+    string,
+    { crdRules: VersionRules['crdRules'][number][]; rootRules: VersionRules['rootRules'][number][] }
+  >();
+  // The API server judges a version's CRD rules only on requests made at that version: a rule of
+  // the runtime's version reaches the others translated, or through the webhook (ADR 0102).
+  const others = read
+    ? crdVersionsOf(entry)
+        .filter((v) => v.served && v.name !== version)
+        .map((v) => v.name)
+    : [];
   /**
    * A rule CEL cannot express goes to the operator's admission webhook, which judges it with the
    * reconcile's own code (ADR 0089), unless it reads what admission has not yet: the runtime's
@@ -261,9 +307,46 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
     };
     const typed = v.action === 'deny' && spec !== undefined ? both(typedResolver(spec)) : undefined;
     if (typed !== undefined && 'cel' in typed) {
+      const emptyFails = failsOnEmptySpec(v);
       crdRules.push({ rule: typed.cel, message: v.message });
-      if (failsOnEmptySpec(v)) rootRules.push({ rule: 'has(self.spec)', message: v.message });
-      rules.push({ rule, mechanism: 'crd-rule', cel: typed.cel, message: v.message });
+      if (emptyFails) rootRules.push({ rule: 'has(self.spec)', message: v.message });
+      // A schema default sits in this version's schema only: a request at another version reaches
+      // the rule without it, so the webhook (which applies the mutation first) judges it there.
+      const defaulted = fields.find((field) => {
+        const path = specPath(field);
+        return path !== undefined && mutated.some((m) => overlaps(m.path, path));
+      });
+      const judges = others.map((other): VersionJudge => {
+        const there = specSchemaOf(entry, other);
+        const map = fieldMap(entry, version, other);
+        const resolve = typedResolver(there ?? {});
+        const at =
+          defaulted !== undefined
+            ? { reason: `${defaulted} is defaulted in ${version}'s schema only` }
+            : there === undefined
+              ? { reason: `${other} declares no spec schema` }
+              : both((segments) => {
+                  const mapped = map(segments);
+                  return 'reason' in mapped ? mapped : resolve(mapped);
+                });
+        if ('cel' in at) {
+          const into = atVersions.get(other) ?? { crdRules: [], rootRules: [] };
+          into.crdRules.push({ rule: at.cel, message: v.message });
+          if (emptyFails) into.rootRules.push({ rule: 'has(self.spec)', message: v.message });
+          atVersions.set(other, into);
+          return { version: other, mechanism: 'crd-rule', cel: at.cel };
+        }
+        if (!webhook.denyAt.includes(index)) webhook.denyAt.push(index);
+        if (!webhook.denyAtVersions.includes(other)) webhook.denyAtVersions.push(other);
+        return { version: other, mechanism: 'webhook-deny', reason: at.reason };
+      });
+      rules.push({
+        rule,
+        mechanism: 'crd-rule',
+        cel: typed.cel,
+        message: v.message,
+        ...(judges.length === 0 ? {} : { atVersions: judges }),
+      });
       return;
     }
     const dynamic = both(dynamicResolver());
@@ -279,7 +362,7 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
       message: v.message,
     });
   });
-  return { rules, crdRules, rootRules, defaults, deny, warn, webhook };
+  return { rules, crdRules, rootRules, defaults, deny, warn, webhook, atVersions };
 }
 
 /** ruleReads tells whether a validation rule reads a root of the template context (`status`, `external`, `metadata.uid`). */
@@ -366,7 +449,10 @@ function failsOnEmptySpec(rule: ValidationRule): boolean {
 }
 
 /** withAdmission adds the plan's rules and defaults to a CRD's `spec` schema node (a copy). */
-export function withAdmission(specSchema: Schema, plan: AdmissionPlan): Schema {
+export function withAdmission(
+  specSchema: Schema,
+  plan: Pick<AdmissionPlan, 'crdRules' | 'defaults'>,
+): Schema {
   if (plan.crdRules.length === 0 && plan.defaults.length === 0) return specSchema;
   const out = structuredClone(specSchema);
   // The rules sit on `spec`, so an update that leaves spec alone (status, finalizers, labels) is
@@ -460,10 +546,24 @@ function policiesOf(katalog: Katalog, entry: CrdEntry, version: string): Manifes
   return out;
 }
 
-/** webhookPath is the endpoint path that judges an entry's webhook rules of one action (ADR 0089), or applies its mutations (ADR 0092). */
-export function webhookPath(entry: CrdEntry, action: 'deny' | 'warn' | 'mutate'): string {
+/**
+ * webhookPath is the endpoint path that judges an entry's webhook rules of one action (ADR 0089),
+ * its CRD rules on requests at the versions no translation reaches (`deny-versions`, ADR 0102), or
+ * applies its mutations (ADR 0092).
+ */
+export function webhookPath(entry: CrdEntry, action: WebhookAction): string {
   const resource = `${entry.apiTypes.plural}.${entry.apiTypes.group}`;
   return action === 'mutate' ? `/mutate/${resource}` : `/validate/${resource}/${action}`;
+}
+
+/** WebhookAction names one webhook of an entry. */
+export type WebhookAction = 'deny' | 'warn' | 'mutate' | 'deny-versions';
+
+/** versionsText says where a CRD rule is judged on requests at the other served versions (ADR 0102). */
+export function versionsText(entry: CrdEntry, judge: VersionJudge): string {
+  return judge.mechanism === 'crd-rule'
+    ? `${judge.version} requests: CRD x-kubernetes-validations of ${judge.version}, fields translated through the conversion`
+    : `${judge.version} requests: operator admission webhook ${webhookPath(entry, 'deny-versions')} on the object converted to ${entry.apiTypes.version} (${judge.reason ?? ''})`;
 }
 
 /** mechanismText says in a few words how a rule is applied (for `ork validate`). */
@@ -472,7 +572,7 @@ export function mechanismText(entry: CrdEntry, plan: RulePlan, version = entry.a
   switch (plan.mechanism) {
     case 'crd-rule':
       return at === ''
-        ? 'CRD x-kubernetes-validations (denied at admission)'
+        ? `CRD x-kubernetes-validations${plan.atVersions === undefined ? '' : ` of ${version}`} (denied at admission)`
         : `CRD x-kubernetes-validations of ${version} (denied at admission${at})`;
     case 'policy-deny':
       return `ValidatingAdmissionPolicy ${policyName(entry, 'deny', version)} (Deny${at})`;

@@ -1,6 +1,7 @@
 import { storedVersionOf } from '@orkestra/types';
 import type { CrdEntry, CrdVersion, Katalog } from '@orkestra/types';
 import { planAdmission, withAdmission } from './admission.js';
+import { crdVersionsOf } from './admission-versions.js';
 import { manifestMetadata } from './manifest-meta.js';
 import type { Manifest } from './manifest-meta.js';
 
@@ -101,16 +102,20 @@ export function crdSchema(entry: CrdEntry, version?: CrdVersion): Schema {
   // Deny rules the CRD can judge and literal defaults (docs/reference/katalog.md §12, ADR 0049).
   // The rules are written against the schema of the version the runtime reads (ADR 0056).
   // A rule scoped to another served version goes on that version's schema (ADR 0069).
+  // The rules of the runtime's version reach another version's schema translated (ADR 0102).
   const name = version?.name ?? entry.apiTypes.version;
   const judged =
     name === entry.apiTypes.version || (entry.validation?.rules ?? []).some((r) => r.version === name);
-  if (judged && isSchema(properties['spec'])) {
-    const plan = planAdmission(entry, name);
-    properties['spec'] = withAdmission(properties['spec'], plan);
-    if (plan.rootRules.length > 0)
+  const carried = name === entry.apiTypes.version ? undefined : planAdmission(entry).atVersions.get(name);
+  if ((judged || carried !== undefined) && isSchema(properties['spec'])) {
+    const own = judged ? planAdmission(entry, name) : undefined;
+    const crdRules = [...(carried?.crdRules ?? []), ...(own?.crdRules ?? [])];
+    const rootRules = [...(carried?.rootRules ?? []), ...(own?.rootRules ?? [])];
+    properties['spec'] = withAdmission(properties['spec'], { crdRules, defaults: own?.defaults ?? [] });
+    if (rootRules.length > 0)
       root['x-kubernetes-validations'] = [
         ...((root['x-kubernetes-validations'] as unknown[] | undefined) ?? []),
-        ...plan.rootRules,
+        ...rootRules,
       ];
   }
   const status = properties['status'];
@@ -163,15 +168,6 @@ function conversionOf(entry: CrdEntry, options: CrdOptions = {}): Schema | undef
       : { service: { ...target.service, path: '/convert' } };
   if (options.caBundle != null) clientConfig['caBundle'] = Buffer.from(options.caBundle).toString('base64');
   return { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } };
-}
-
-/** crdVersionsOf lists the versions an entry's CRD serves: declared, or the ones its conversion paths name, all served. */
-export function crdVersionsOf(entry: CrdEntry): CrdVersion[] {
-  if (entry.versions != null) return entry.versions;
-  const storage = storedVersionOf(entry);
-  const names = new Set([entry.apiTypes.version, storage]);
-  for (const p of entry.conversion?.paths ?? []) names.add(p.from).add(p.to);
-  return [...names].map((name) => ({ name, served: true, storage: name === storage }));
 }
 
 /**

@@ -72,7 +72,13 @@ describe('validation.external at admission', () => {
   it('sends the rules that read the calls’ results to the webhook', () => {
     const entry = katalogOf('/quota').spec.crds['shop'];
     if (entry == null) throw new Error('no entry');
-    expect(planAdmission(entry).webhook).toEqual({ deny: [0], warn: [1], mutate: [] });
+    expect(planAdmission(entry).webhook).toEqual({
+      deny: [0],
+      warn: [1],
+      mutate: [],
+      denyAt: [],
+      denyAtVersions: [],
+    });
   });
 
   it('judges with the answers as the reconcile does with the same answers', async () => {

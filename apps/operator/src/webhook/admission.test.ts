@@ -76,7 +76,13 @@ const others = [cr('other', 'uid-other', { name: 'beta' })];
 describe('admission webhook', () => {
   it('judges exactly the rules CEL cannot express', () => {
     const plan = planAdmission(entry);
-    expect(plan.webhook).toEqual({ deny: [0, 1, 2, 3], warn: [4, 5], mutate: [0] });
+    expect(plan.webhook).toEqual({
+      deny: [0, 1, 2, 3],
+      warn: [4, 5],
+      mutate: [0],
+      denyAt: [],
+      denyAtVersions: [],
+    });
   });
 
   it('gives each rule the reconcile pipeline’s verdict on generated CRs', async () => {

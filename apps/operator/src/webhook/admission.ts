@@ -88,19 +88,22 @@ export function createAdmissionHandler(
         }),
       });
     }
-    for (const action of ['deny', 'warn'] as const) {
-      if (plan[action].length === 0) continue;
-      const unique = plan[action].some((i) => {
+    for (const path of ['deny', 'warn', 'deny-versions'] as const) {
+      // `deny-versions` judges CRD rules on requests at the versions their schema cannot carry (ADR 0102).
+      const indexes = path === 'deny-versions' ? plan.denyAt : plan[path];
+      const action = path === 'warn' ? 'warn' : 'deny';
+      if (indexes.length === 0) continue;
+      const unique = indexes.some((i) => {
         const condition = entry.validation?.rules[i]?.condition;
         return condition != null && 'operator' in condition && condition.operator === 'unique';
       });
       const { group, version, kind } = entry.apiTypes;
       const rules = entry.validation?.rules ?? [];
-      routes.set(webhookPath(entry, action), {
+      routes.set(webhookPath(entry, path), {
         entry: name,
         action,
-        rules: new Set(plan[action]),
-        calls: plan[action].some((i) => {
+        rules: new Set(indexes),
+        calls: indexes.some((i) => {
           const rule = rules[i];
           return rule != null && readsExternal(rule);
         }),

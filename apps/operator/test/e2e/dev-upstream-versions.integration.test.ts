@@ -105,6 +105,12 @@ it('converts by upstream template paths, admits as the admission block says, and
     const denied = await apply(db('v1', 'c', { replicas: 9 }));
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toContain('at most 5 replicas');
+    // The rule of v1 judges a write at v1alpha1 too: the template paths map no field one-to-one,
+    // so the operator's webhook judges it on the object converted to v1 (ADR 0102).
+    const deniedThere = await apply(db('v1alpha1', 'd', { databaseEngine: 'mysql', size: 9 }));
+    expect(deniedThere.code).not.toBe(0);
+    expect(deniedThere.stderr).toContain('deny-versions.databases.db.example.org');
+    expect(deniedThere.stderr).toContain('at most 5 replicas');
 
     // Children of both, following spec changes made through either version.
     const child = (name: string) =>
