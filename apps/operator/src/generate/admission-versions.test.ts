@@ -72,7 +72,7 @@ describe('planAdmission at several versions', () => {
   });
 
   it('writes the translated rules into each version of the CRD', () => {
-    const crd = crdFor(katalog, entry) as {
+    const crd = crdFor(katalog, entry) as unknown as {
       spec: { versions: { name: string; schema: { openAPIV3Schema: Record<string, unknown> } }[] };
     };
     const rulesOf = (name: string): { rule: string; message: string }[] => {
@@ -99,7 +99,7 @@ describe('planAdmission at several versions', () => {
   });
 
   it('sends requests at the versions no translation reaches to the deny-versions webhook', () => {
-    const config = admissionWebhookConfiguration(katalog, { url: 'https://127.0.0.1:9443' }) as {
+    const config = admissionWebhookConfiguration(katalog, { url: 'https://127.0.0.1:9443' }) as unknown as {
       webhooks: {
         name: string;
         clientConfig: { url: string };
