@@ -156,8 +156,11 @@ export const crossHook = defineHook({
         results[as] = services.crossResult(as);
         continue;
       }
-      // `strategy: all` (upstream's key): every match, oldest first, from the entry's cache.
-      if (declaration.strategy === 'all') {
+      const protocol = declaration.protocol;
+      const local = services.lookup(declaration.crd);
+      // `strategy: all` (upstream's key): every match, oldest first, from the entry's cache — or,
+      // for a kind another operator serves, from its Live API (below).
+      if (declaration.strategy === 'all' && (local != null || (endpoint == null && url == null))) {
         const read = readCrossAll(
           { crd: declaration.crd, selector, as },
           { lookup: services.lookup, namespace },
@@ -168,8 +171,6 @@ export const crossHook = defineHook({
       }
       // One path (ADR 0043): a kind this operator serves is read in process — from its cache, or
       // its Live API answer built in process — whatever `endpoint`/`url` says; HTTP otherwise.
-      const protocol = declaration.protocol;
-      const local = services.lookup(declaration.crd);
       if (local != null && (protocol == null || protocol === 'cr' || url != null)) {
         const read = readCross(
           { crd: declaration.crd, selector, as },
@@ -206,11 +207,12 @@ export const crossHook = defineHook({
             ? { error: 'credentials are not available to cross reads here' }
             : await services.crossCredential(declaration.auth, namespace);
         if ('error' in resolved) {
-          results[as] = notFoundCrossResult(
-            selector.name ?? '',
-            namespace ?? '',
-            `${item.katalogPath}.auth: ${resolved.error}`,
-          );
+          const failure = `${item.katalogPath}.auth: ${resolved.error}`;
+          results[as] =
+            declaration.strategy === 'all'
+              ? failedCrossList(failure)
+              : notFoundCrossResult(selector.name ?? '', namespace ?? '', failure);
+          unavailable.push(`cross.${as}: ${failure}`);
           continue;
         }
         credential = resolved;
@@ -223,7 +225,9 @@ export const crossHook = defineHook({
           selector: {
             ...(selector.name == null ? {} : { name: selector.name }),
             ...(selector.namespace == null ? {} : { namespace: selector.namespace }),
+            ...(selector.matchLabels == null ? {} : { matchLabels: selector.matchLabels }),
           },
+          ...(declaration.strategy == null ? {} : { strategy: declaration.strategy }),
           ...(declaration.timeout == null ? {} : { timeout: declaration.timeout }),
           ...(declaration.cacheFor == null ? {} : { cacheFor: declaration.cacheFor }),
           ...(credential == null ? {} : { credential }),
@@ -232,7 +236,23 @@ export const crossHook = defineHook({
         },
         { namespace, signal: input.signal },
       );
-      results[as] = read.result;
+      if (read.unusable != null) {
+        // A declaration that cannot be read as rendered names its field, as a render failure does.
+        const failure = `${item.katalogPath}.${read.unusable.field}: ${read.unusable.message}`;
+        results[as] =
+          declaration.strategy === 'all'
+            ? failedCrossList(failure)
+            : notFoundCrossResult(selector.name ?? '', namespace ?? '', failure);
+        unavailable.push(`cross.${as}: ${failure}`);
+        continue;
+      }
+      const error = read.result.error;
+      results[as] =
+        declaration.strategy !== 'all'
+          ? read.result
+          : (read.results?.length ?? 0) === 0 && error != null
+            ? failedCrossList(error)
+            : (read.results ?? []);
       if (read.unavailable != null) unavailable.push(`cross.${as}: ${read.unavailable}`);
       if (read.expiresAt != null) input.effects.requeueAt(read.expiresAt);
     }
