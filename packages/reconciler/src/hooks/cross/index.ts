@@ -12,6 +12,7 @@ import { failedCrossList, notFoundCrossResult, readCross, readCrossAll } from '.
 import type { CrossReadRecord, CrossResult } from '../cross.js';
 import { defineHook, contextValue, errorMessage, keyOf, noMemory, ownValue, readerId } from '../hook-unit.js';
 import { isMap } from '../../is-map.js';
+import { expandOrigin, splitEnvOrigin } from '../env-address.js';
 
 /** CompiledCross is one `cross` item: its selector (and `endpoint`) compiled. */
 export interface CompiledCross {
@@ -30,9 +31,6 @@ export interface CompiledCross {
 /** URL_ORIGIN is the scheme and authority of a URL as written. */
 const URL_ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i;
 
-/** ENV_REFERENCE is `$NAME` or `${NAME}`: a variable of the operator's environment. */
-const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
-
 /** CompiledAddress renders an `endpoint` or `url` for a CR, with the operator's environment. */
 export interface CompiledAddress {
   render(context: TemplateContext, env: Readonly<Record<string, string | undefined>> | undefined): string;
@@ -46,21 +44,14 @@ export interface CompiledAddress {
  * so a CR cannot name a variable of the operator. An unset variable fails the render.
  */
 function compileAddress(text: string, path: string, engine: TemplateEngine): CompiledAddress {
-  const origin = URL_ORIGIN.exec(text)?.[0];
-  if (origin == null || origin.includes('{{') || !new RegExp(ENV_REFERENCE.source).test(origin)) {
+  const split = splitEnvOrigin(text);
+  if (split == null) {
     const whole = compileValue(text, { path, engine });
     return { render: (context) => stringForm(whole.render(context)) };
   }
-  const rest = compileValue(text.slice(origin.length), { path, engine });
+  const rest = compileValue(split.rest, { path, engine });
   return {
-    render: (context, env) =>
-      origin.replace(ENV_REFERENCE, (_, braced: string | undefined, bare: string | undefined) => {
-        const name = braced ?? bare ?? '';
-        const value = env?.[name];
-        if (value == null || value === '')
-          throw new Error(`${path}: environment variable ${name} is not set (the address names $${name})`);
-        return value;
-      }) + stringForm(rest.render(context)),
+    render: (context, env) => expandOrigin(split.origin, env, path) + stringForm(rest.render(context)),
   };
 }
 
