@@ -556,6 +556,31 @@ describe('label-selector reads of a peer’s Live API (ADR 0101)', () => {
     expect(none.unavailable).toBeUndefined();
   });
 
+  it('keeps only items carrying the labels when a peer ignores labelSelector or detail', async () => {
+    const old = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          items: [
+            { name: 'summary-only', namespace: 'shop', ready: true },
+            { name: 'other', namespace: 'shop', labels: { tier: 'silver' } },
+            { name: 'match', namespace: 'shop', labels: { tier: 'gold' }, status: { phase: 'Up' } },
+          ],
+        }),
+      );
+    });
+    try {
+      const read = await new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS }).read(
+        { crd: 'loader', endpoint: old.base, protocol: 'cr', selector: { matchLabels: { tier: 'gold' } } },
+        { namespace: 'shop' },
+      );
+      expect(read.results?.map((r) => r.name)).toEqual(['match']);
+      expect(read.result).toMatchObject({ found: true, name: 'match', status: { phase: 'Up' } });
+    } finally {
+      await close(old.server);
+    }
+  });
+
   it('names the field of every selector it cannot read, and sends nothing', async () => {
     const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
     const before = paths.length;

@@ -334,6 +334,7 @@ export class CrossHttpClient {
         timeoutMs,
         cacheForMs,
         timeoutText: declaration.timeout ?? '5s',
+        ...(lists ? { matchLabels } : {}),
       });
       this.#inFlight.set(key, shared);
       const pending = shared;
@@ -382,7 +383,7 @@ export class CrossHttpClient {
         );
       if (response.status === 200) {
         if (shape === 'list') {
-          const results = parseListAnswer(response.body);
+          const results = parseListAnswer(response.body, request.matchLabels ?? {});
           if (results != null)
             return this.#remember(
               key,
@@ -463,6 +464,8 @@ interface FetchRequest {
   readonly timeoutMs: number;
   readonly cacheForMs: number;
   readonly timeoutText: string;
+  /** A label-selector read's labels: every listed item must carry them. */
+  readonly matchLabels?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -485,7 +488,10 @@ function parseLiveAnswer(body: string, name: string, namespace: string): CrossRe
  * ordered as an in-process read orders matches — created first, then namespace/name — so `strategy:
  * first` is the first item. An item that is not an object is left out; no `items` list is undefined.
  */
-function parseListAnswer(body: string): CrossResult[] | undefined {
+function parseListAnswer(
+  body: string,
+  matchLabels: Readonly<Record<string, string>>,
+): CrossResult[] | undefined {
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -497,7 +503,9 @@ function parseListAnswer(body: string): CrossResult[] | undefined {
   const read: { result: CrossResult; created: number }[] = [];
   for (const item of items) {
     const result = liveResultOf(item, '', '');
-    if (result == null) continue;
+    // Checked here too: a peer that ignores `labelSelector` (or `detail`, leaving no labels) lists
+    // more than was asked for, and what it lists without the labels is not a match.
+    if (result == null || !Object.entries(matchLabels).every(([k, v]) => result.labels[k] === v)) continue;
     const stamp = objectMap(item)['creationTimestamp'];
     const created = typeof stamp === 'string' ? Date.parse(stamp) : NaN;
     read.push({ result, created: Number.isNaN(created) ? Number.MAX_SAFE_INTEGER : created });
