@@ -149,6 +149,14 @@ export const crossHook = defineHook({
       }
       const protocol = declaration.protocol;
       const local = services.lookup(declaration.crd);
+      // `protocol: cr` of a kind this operator serves: the cached CR plus what the Live API answer
+      // adds (`children` with each kind's readiness, `ready`, `phase`; ADR 0101), so a template reads
+      // the same keys in process as from a peer.
+      const withLive = (result: CrossResult): CrossResult => {
+        if (protocol !== 'cr' || !result.found || services.liveAnswer == null) return result;
+        const answer = services.liveAnswer(declaration.crd, 'cr', nonEmpty(result.namespace), result.name);
+        return answer == null ? result : { ...answer, ...result };
+      };
       // `strategy: all` (upstream's key): every match, oldest first, from the entry's cache — or,
       // for a kind another operator serves, from its Live API (below).
       if (declaration.strategy === 'all' && (local != null || (endpoint == null && url == null))) {
@@ -156,7 +164,7 @@ export const crossHook = defineHook({
           { crd: declaration.crd, selector, as },
           { lookup: services.lookup, namespace },
         );
-        results[as] = read.results;
+        results[as] = read.results.map(withLive);
         records.push(read.record);
         continue;
       }
@@ -167,7 +175,7 @@ export const crossHook = defineHook({
           { crd: declaration.crd, selector, as },
           { lookup: services.lookup, namespace },
         );
-        results[as] = read.result;
+        results[as] = withLive(read.result);
         records.push(read.record);
         continue;
       }
