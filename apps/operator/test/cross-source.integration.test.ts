@@ -179,6 +179,18 @@ async function apiRequests(operator: Operator | undefined): Promise<number> {
   return total;
 }
 
+/** apiRequestsByMethod is an operator's count of API-server requests per HTTP method (GET reads, POST reviews). */
+async function apiRequestsByMethod(operator: Operator | undefined): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${operator?.metricsAddress?.port ?? 0}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('rest_client_requests_total{')) continue;
+    const method = /method="([A-Z]+)"/.exec(line)?.[1] ?? '?';
+    out[method] = (out[method] ?? 0) + Number(line.split(' ').at(-1));
+  }
+  return out;
+}
+
 interface Condition {
   type: string;
   status: string;
@@ -492,7 +504,11 @@ it('lists a peer’s CRs by label over HTTP, first and all as in process, and na
   expect(condition.message).toContain('selector.matchLabels.fleet');
   expect([...served.keys()].some((path) => path.includes('a%2Cb') || path.includes('a,b'))).toBe(false);
   // Steady state: B answers the label list from its cache, A from its answer cache.
-  const [readsBefore, ofBBefore] = [served.get(list) ?? 0, await apiRequests(b)];
+  const [readsBefore, ofBBefore, byMethodBefore] = [
+    served.get(list) ?? 0,
+    await apiRequests(b),
+    await apiRequestsByMethod(b),
+  ];
   const reads = await waitFor(
     'five list reads of B',
     () => {
@@ -502,6 +518,16 @@ it('lists a peer’s CRs by label over HTTP, first and all as in process, and na
     120_000,
   );
   const ofB = (await apiRequests(b)) - ofBBefore;
-  console.log(`cross-source: ${reads} label-list reads of B; API-server requests of B: ${ofB}`);
+  const byMethod = Object.fromEntries(
+    Object.entries(await apiRequestsByMethod(b)).map(([method, n]) => [
+      method,
+      n - (byMethodBefore[method] ?? 0),
+    ]),
+  );
+  console.log(
+    `cross-source: ${reads} label-list reads of B; API-server requests of B: ${ofB} ${JSON.stringify(byMethod)}`,
+  );
   expect(ofB).toBeLessThan(reads);
+  // B lists from its cache: no GET (a read or list of the API) for the label lists.
+  expect(byMethod['GET'] ?? 0).toBe(0);
 }, 300_000);
