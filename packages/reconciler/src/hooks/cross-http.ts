@@ -109,7 +109,7 @@ const FAILURE_REUSE_MS = 5000;
  * `/katalog/<crd>/cr?labelSelector=<k=v,…>&detail=true[&namespace=<ns>]`, keys sorted so one
  * selector is one URL (and one cached answer) however its map was written.
  */
-export function liveApiListUrl(
+function liveApiListUrl(
   endpoint: string,
   crd: string,
   matchLabels: Readonly<Record<string, string>>,

@@ -14,7 +14,7 @@ const URL_ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i;
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /** OperatorEnv is the operator's environment (`process.env` in the runtime). */
-export type OperatorEnv = Readonly<Record<string, string | undefined>>;
+type OperatorEnv = Readonly<Record<string, string | undefined>>;
 
 /**
  * splitEnvOrigin splits an address as the Katalog writes it into its origin (scheme and host) and
