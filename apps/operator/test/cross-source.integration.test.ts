@@ -85,7 +85,10 @@ spec:
         onReconcile:
           configMaps:
             - name: "{{ .metadata.name }}-cr"
-              data: { PHASE: "{{ .cross.loaderCR.status.phase }}", BATCH: "{{ .cross.loaderCR.spec.batch }}" }
+              data:
+                PHASE: "{{ .cross.loaderCR.status.phase }}"
+                BATCH: "{{ .cross.loaderCR.spec.batch }}"
+                CONF_READY: "{{ .cross.loaderCR.children.configmap.ready }}"
             - name: "{{ .metadata.name }}-health"
               data: { STATE: "{{ .cross.loaderHealth.state }}" }
             - name: "{{ .metadata.name }}-metrics"
@@ -108,6 +111,25 @@ spec:
           fields:
             - path: loaderPhase
               value: "{{ .cross.loader.status.phase }}"
+    picker:
+      apiTypes: { group: ${groupA}, version: v1, kind: Picker, plural: pickers }
+      operatorBox:
+        cross:
+          # Upstream's label form over HTTP (ADR 0101): B's Live API lists the CRs with the label.
+          - crd: loader
+            selector: { matchLabels: { fleet: "{{ .spec.fleet }}" }, namespace: ${env.namespace} }
+            source: { host: "${host}", protocol: cr, cacheFor: 2s, auth: { token: $PEER_TOKEN } }
+            as: oldest
+          - crd: loader
+            strategy: all
+            selector: { matchLabels: { fleet: "{{ .spec.fleet }}" }, namespace: ${env.namespace} }
+            source: { host: "${host}", protocol: cr, cacheFor: 2s, auth: { token: $PEER_TOKEN } }
+            as: fleet
+        status:
+          fields:
+            - { path: oldest, value: "{{ .cross.oldest.name }}" }
+            - { path: count, value: "{{ len .cross.fleet }}" }
+            - { path: batches, value: "{{ range .cross.fleet }}{{ .spec.batch }},{{ end }}" }
     stray:
       apiTypes: { group: ${groupA}, version: v1, kind: Stray, plural: strays }
       operatorBox:
@@ -157,6 +179,18 @@ async function apiRequests(operator: Operator | undefined): Promise<number> {
   return total;
 }
 
+/** apiRequestsByMethod is an operator's count of API-server requests per HTTP method (GET reads, POST reviews). */
+async function apiRequestsByMethod(operator: Operator | undefined): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${operator?.metricsAddress?.port ?? 0}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('rest_client_requests_total{')) continue;
+    const method = /method="([A-Z]+)"/.exec(line)?.[1] ?? '?';
+    out[method] = (out[method] ?? 0) + Number(line.split(' ').at(-1));
+  }
+  return out;
+}
+
 interface Condition {
   type: string;
   status: string;
@@ -201,6 +235,10 @@ spec:
       schema:
         openAPIV3Schema: { type: object, x-kubernetes-preserve-unknown-fields: true }
       operatorBox:
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-conf"
+              data: { BATCH: "{{ spec.batch }}" }
         status:
           fields:
             - { path: phase, value: "Loading-{{ spec.batch }}" }
@@ -218,14 +256,24 @@ spec:
     version: 'v1',
     namespace: env.namespace,
     plural: 'loaders',
-    body: { apiVersion: `${groupB}/v1`, kind: 'Loader', metadata: { name: 'l1' }, spec: { batch: 9 } },
+    body: {
+      apiVersion: `${groupB}/v1`,
+      kind: 'Loader',
+      metadata: { name: 'l1', labels: { fleet: 'a' } },
+      spec: { batch: 9 },
+    },
   });
   await custom().createNamespacedCustomObject({
     group: groupB,
     version: 'v1',
     namespace: env.namespace,
     plural: 'loaders',
-    body: { apiVersion: `${groupB}/v1`, kind: 'Loader', metadata: { name: 'l2' }, spec: { batch: 2 } },
+    body: {
+      apiVersion: `${groupB}/v1`,
+      kind: 'Loader',
+      metadata: { name: 'l2', labels: { fleet: 'a' } },
+      spec: { batch: 2 },
+    },
   });
   // B has reconciled l1 before A reads it: A's answers are cached for the whole test.
   await waitFor(
@@ -233,7 +281,9 @@ spec:
     async () => {
       const cr = await ofB(`/katalog/loader/cr/${env.namespace}/l1`);
       const health = await ofB(`/katalog/loader/health?namespace=${env.namespace}`);
+      const children = cr['children'] as Record<string, { ready?: boolean }> | undefined;
       return (cr['status'] as { phase?: string } | undefined)?.phase === 'Loading-9' &&
+        children?.['configmap']?.ready === true &&
         health['state'] === 'healthy'
         ? true
         : undefined;
@@ -267,6 +317,7 @@ afterAll(async () => {
   await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Processor', plural: 'processors' });
   await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Stray', plural: 'strays' });
   await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Poller', plural: 'pollers' });
+  await deleteCrd(env.kubeConfig, { group: groupA, version: 'v1', kind: 'Picker', plural: 'pickers' });
   await deleteCrd(env.kubeConfig, { group: groupB, version: 'v1', kind: 'Loader', plural: 'loaders' });
 });
 
@@ -293,7 +344,8 @@ it('renders a child from each upstream protocol read from a peer, one request pe
       },
       120_000,
     );
-    expect(await data(`${reader}-cr`)).toEqual({ PHASE: 'Loading-9', BATCH: '9' });
+    // Upstream's per-kind readiness of the peer's children (ADR 0101): B's ConfigMap child exists.
+    expect(await data(`${reader}-cr`)).toEqual({ PHASE: 'Loading-9', BATCH: '9', CONF_READY: 'true' });
     // Each child holds what B's Live API answers at that path.
     const health = await ofB(`/katalog/loader/health?namespace=${env.namespace}`);
     expect(await data(`${reader}-health`)).toEqual({ STATE: String(health['state']) });
@@ -402,4 +454,80 @@ it('costs neither operator an API-server request per read at steady state', asyn
   // B answers from its cache and caches its token and access reviews 30 s; A's reads touch no API.
   expect(ofB).toBeLessThan(reads);
   expect(ofA).toBeLessThan(reads);
+}, 300_000);
+
+it('lists a peer’s CRs by label over HTTP, first and all as in process, and names a label it cannot send', async () => {
+  const picker = async (name: string) =>
+    (await custom().getNamespacedCustomObject({
+      group: groupA,
+      version: 'v1',
+      namespace: env.namespace,
+      plural: 'pickers',
+      name,
+    })) as { status?: { oldest?: string; count?: unknown; batches?: string; conditions?: Condition[] } };
+  const create = (name: string, fleet: string) =>
+    custom().createNamespacedCustomObject({
+      group: groupA,
+      version: 'v1',
+      namespace: env.namespace,
+      plural: 'pickers',
+      body: { apiVersion: `${groupA}/v1`, kind: 'Picker', metadata: { name }, spec: { fleet } },
+    });
+  await create('k1', 'a');
+  const status = await waitFor(
+    'k1 to list the fleet',
+    async () => {
+      const found = (await picker('k1')).status;
+      return found?.oldest === 'l1' && String(found.count) === '2' ? found : undefined;
+    },
+    120_000,
+  );
+  // l1 was created before l2: `first` is l1, `all` lists both oldest first.
+  expect(status.batches).toBe('9,2,');
+  expect(status.conditions?.find((c) => c.type === 'CrossSourceUnavailable')?.status ?? 'False').toBe(
+    'False',
+  );
+  const list = `/katalog/loader/cr?labelSelector=fleet%3Da&detail=true&namespace=${env.namespace}`;
+  // `first` and `all` of one selector are one URL, one request per cacheFor.
+  expect(served.get(list) ?? 0).toBeGreaterThan(0);
+  // A label value a selector cannot carry is named on the condition; nothing is asked of B.
+  await create('k2', 'a,b');
+  const condition = await waitFor(
+    'k2 refused',
+    async () => {
+      const found = (await picker('k2')).status?.conditions?.find((c) => c.type === 'CrossSourceUnavailable');
+      return found?.status === 'True' ? found : undefined;
+    },
+    120_000,
+  );
+  expect(condition.message).toContain('cross.oldest');
+  expect(condition.message).toContain('selector.matchLabels.fleet');
+  expect([...served.keys()].some((path) => path.includes('a%2Cb') || path.includes('a,b'))).toBe(false);
+  // Steady state: B answers the label list from its cache, A from its answer cache.
+  const [readsBefore, ofBBefore, byMethodBefore] = [
+    served.get(list) ?? 0,
+    await apiRequests(b),
+    await apiRequestsByMethod(b),
+  ];
+  const reads = await waitFor(
+    'five list reads of B',
+    () => {
+      const now = (served.get(list) ?? 0) - readsBefore;
+      return now >= 5 ? now : undefined;
+    },
+    120_000,
+  );
+  const ofB = (await apiRequests(b)) - ofBBefore;
+  const byMethod = Object.fromEntries(
+    Object.entries(await apiRequestsByMethod(b)).map(([method, n]) => [
+      method,
+      n - (byMethodBefore[method] ?? 0),
+    ]),
+  );
+  console.log(
+    `cross-source: ${reads} label-list reads of B; API-server requests of B: ${ofB} ${JSON.stringify(byMethod)}`,
+  );
+  expect(ofB).toBeLessThan(reads);
+  // B lists from its cache: no GET (a read or list of the API) for the label lists.
+  expect(byMethod['GET'] ?? 0).toBe(0);
 }, 300_000);

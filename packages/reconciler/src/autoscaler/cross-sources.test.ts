@@ -147,6 +147,41 @@ describe('autoscale cross sources (katalog.md §18.2)', () => {
     expect(requests).toEqual(['/katalog/loader']);
   });
 
+  it('expands $NAME in a source’s and an entry cross read’s address from the operator environment, as cross reads do (ADR 0098)', async () => {
+    requests = [];
+    peerDepth = 70;
+    const host = base.replace(/^http:\/\//, '');
+    const config = configFor([], 'cross.db.metrics.queueDepth');
+    const rules = [
+      ...config.rules,
+      ...configFor([], 'cross.loader.metrics.queueDepth').rules,
+      ...configFor([], 'cross.gone.metrics.queueDepth').rules,
+    ];
+    const read = autoscaleCrossReader({
+      rules,
+      sources: Autoscale.parse({
+        sources: [
+          { as: 'db', endpoint: 'http://$PEER_HOST', protocol: 'info', cacheFor: '1s' },
+          { as: 'gone', url: 'http://${UNSET_PEER}/katalog/gone', cacheFor: '1s' },
+        ],
+      }).sources,
+      entryCross: CrossRead.array().parse([
+        { crd: 'loader', endpoint: 'http://${PEER_HOST}', protocol: 'metrics', cacheFor: '1s' },
+      ]),
+      local: () => undefined,
+      http: new CrossHttpClient({ allowAddresses: ['127.0.0.0/8'] }),
+      env: { PEER_HOST: host },
+      operatorNamespace: 'orkestra-system',
+    });
+    const { values, unavailable } = await read();
+    expect(values['db']).toMatchObject({ metrics: { queueDepth: 70 } });
+    expect(values['loader']).toMatchObject({ metrics: { queueDepth: 70 } });
+    expect(requests.sort()).toEqual(['/katalog/db', '/katalog/loader']);
+    expect(unavailable).toEqual([
+      'cross.gone: autoscale.sources[1].url: environment variable UNSET_PEER is not set (the address names $UNSET_PEER)',
+    ]);
+  });
+
   it('a peer that does not answer leaves the value absent and names the address', async () => {
     const config = configFor([]);
     const read = autoscaleCrossReader({

@@ -15,8 +15,10 @@
  * leaves `cross.<name>` absent, so a condition on it does not pass (upstream's conservative rule),
  * and is reported in `unavailable`.
  */
+import { katalogPathOf } from '@orkestra/types';
 import type { AutoscaleSource, Condition, CrossRead } from '@orkestra/types';
 import type { CrossHttpClient, CrossHttpDeclaration } from '../hooks/cross-http.js';
+import { expandAddressEnv } from '../hooks/env-address.js';
 import type { AutoscaleInputs } from './decide.js';
 
 /** AutoscaleCrossRead is one interval's `cross` values and the names that could not be read, with why. */
@@ -35,7 +37,7 @@ export interface AutoscaleCrossOptions {
   /** Measurements of another entry of this Katalog, undefined when there is none by that name. */
   readonly local: (name: string) => (() => AutoscaleInputs) | undefined;
   readonly http: Pick<CrossHttpClient, 'read'>;
-  /** The operator's environment, for `auth.env`. */
+  /** The operator's environment, for `auth.env` and `$NAME` in an address (ADR 0098). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The operator's namespace: where an `auth.secretRef` without `namespace` is read. */
   readonly operatorNamespace: string;
@@ -92,6 +94,10 @@ export function autoscaleCrossReader(options: AutoscaleCrossOptions): () => Prom
           unavailable.push(`cross.${name}: no autoscale source, entry or cross read of that name`);
           return;
         }
+        if ('error' in read) {
+          unavailable.push(`cross.${name}: ${read.error}`);
+          return;
+        }
         if (typeof read === 'function') {
           const inputs = read();
           values[name] = { metrics: localMetrics(inputs), queueDepth: inputs.depth, workers: inputs.workers };
@@ -124,7 +130,12 @@ interface HttpPlan {
   readonly secretRef?: NonNullable<SecretAuth['secretRef']>;
 }
 
-type Plan = HttpPlan | (() => AutoscaleInputs) | undefined;
+/** PlanError is a read that cannot be made (an address naming an unset variable): why. */
+interface PlanError {
+  readonly error: string;
+}
+
+type Plan = HttpPlan | PlanError | (() => AutoscaleInputs) | undefined;
 
 /** withCredential adds the Secret's credential (read in the operator's namespace unless the ref names one), or says why it is missing. */
 async function withCredential(
@@ -143,16 +154,43 @@ async function withCredential(
   return { ...plan.declaration, credential, sendToken: false };
 }
 
+/**
+ * addressesOf expands `$NAME` in an address's origin from the operator's environment — the same
+ * function as a cross read's (ADR 0098); only the Katalog's text is read here, nothing is rendered.
+ */
+function addressesOf(
+  read: { readonly endpoint?: string | undefined; readonly url?: string | undefined },
+  path: string,
+  env: AutoscaleCrossOptions['env'],
+): { readonly endpoint?: string; readonly url?: string } {
+  return {
+    ...(read.endpoint == null ? {} : { endpoint: expandAddressEnv(read.endpoint, env, `${path}.endpoint`) }),
+    ...(read.url == null ? {} : { url: expandAddressEnv(read.url, env, `${path}.url`) }),
+  };
+}
+
 function planOf(name: string, options: AutoscaleCrossOptions): Plan {
-  const source = options.sources.find((s) => s.as === name);
+  try {
+    return planOfAddresses(name, options);
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function planOfAddresses(name: string, options: AutoscaleCrossOptions): Plan {
+  const index = options.sources.findIndex((s) => s.as === name);
+  const source = options.sources[index];
   if (source != null) {
+    const address = addressesOf(source, katalogPathOf(source) ?? `autoscale.sources[${index}]`, options.env);
     const env = source.auth?.env;
     const token = env == null ? undefined : options.env[env.replace(/^\$\{?|\}?$/g, '')];
     const declaration: CrossHttpDeclaration = {
       crd: source.crd,
       selector: {},
-      ...(source.url == null ? {} : { url: source.url }),
-      ...(source.endpoint == null ? {} : { endpoint: source.endpoint, protocol: source.protocol ?? 'info' }),
+      ...(address.url == null ? {} : { url: address.url }),
+      ...(address.endpoint == null
+        ? {}
+        : { endpoint: address.endpoint, protocol: source.protocol ?? 'info' }),
       timeout: source.timeout,
       cacheFor: source.cacheFor,
       ...(token == null || token === '' ? {} : { credential: { id: env ?? '', value: token } }),
@@ -173,11 +211,12 @@ function planOf(name: string, options: AutoscaleCrossOptions): Plan {
   const literal = (value: string | undefined): boolean => value == null || !value.includes('{{');
   if (!literal(read.endpoint) || !literal(read.url)) return undefined;
   const token = read.auth?.env == null ? undefined : options.env[read.auth.env.replace(/^\$\{?|\}?$/g, '')];
+  const address = addressesOf(read, katalogPathOf(read) ?? `cross ${read.as}`, options.env);
   const declaration: CrossHttpDeclaration = {
     crd: read.crd,
     selector: {},
-    ...(read.url == null ? {} : { url: read.url }),
-    ...(read.endpoint == null ? {} : { endpoint: read.endpoint, protocol: read.protocol }),
+    ...(address.url == null ? {} : { url: address.url }),
+    ...(address.endpoint == null ? {} : { endpoint: address.endpoint, protocol: read.protocol }),
     ...(read.timeout == null ? {} : { timeout: read.timeout }),
     ...(read.cacheFor == null ? {} : { cacheFor: read.cacheFor }),
     ...(token == null || token === '' ? {} : { credential: { id: read.auth?.env ?? '', value: token } }),

@@ -9,6 +9,8 @@ import type { KubeObject } from '../kube-object.js';
 import { createCrossHandler } from './cross-handler.js';
 import type { CrossAuthorize, CrossHandlerEntry, CrossReadTarget } from './cross-handler.js';
 import { CrossHttpClient, crossObjectUrl } from './cross-http.js';
+import { createLiveApiHandler } from './live-api.js';
+import type { LiveApiEntry } from './live-api.js';
 
 function cr(namespace: string | undefined, name: string, spec: Record<string, unknown>): KubeObject {
   return {
@@ -265,7 +267,7 @@ describe('cross reads over HTTP between two operators', () => {
         { namespace: 'shop' },
       );
       expect(result.found).toBe(false);
-      expect(result.error).toBe('endpoint must not hold a query (?) or a fragment (#)');
+      expect(result.error).toBe('endpoint: must not hold a query (?) or a fragment (#)');
       expect(url).not.toContain('s3cr3t');
     }
   });
@@ -439,5 +441,179 @@ describe('cross-read authorization (docs/adr/0030)', () => {
     } finally {
       await close(server.server);
     }
+  });
+});
+
+describe('label-selector reads of a peer’s Live API (ADR 0101)', () => {
+  const loader = (name: string, labels: Record<string, string>, created: string): KubeObject => ({
+    apiVersion: 'example.com/v1',
+    kind: 'Loader',
+    metadata: { name, namespace: 'shop', labels, creationTimestamp: created },
+    spec: { batch: name.length },
+    status: { phase: `Loading-${name}` },
+  });
+  // Created out of name order: `first` is the oldest, as in process.
+  const loaders = [
+    loader('zeta', { tier: 'gold', zone: 'a' }, '2026-12-01T10:00:00Z'),
+    loader('alpha', { tier: 'gold', zone: 'b' }, '2026-12-01T11:00:00Z'),
+    loader('beta', { tier: 'silver', zone: 'a' }, '2026-12-01T09:00:00Z'),
+  ];
+  const liveEntry: LiveApiEntry = {
+    name: 'loader',
+    crossAccess: true,
+    namespaced: true,
+    apiTypes: { group: 'example.com', version: 'v1', kind: 'Loader', plural: 'loaders' },
+    resync: '30s',
+    workersSource: 'configured',
+    health: () => ({
+      synced: true,
+      workersStarted: true,
+      reconciles: 0,
+      successes: 0,
+      consecutiveFailures: 0,
+      lastSuccessAt: undefined,
+      lastError: '',
+      queueDepth: 0,
+      workers: 1,
+      activeWorkers: 0,
+      unhealthyDependencies: false,
+    }),
+    list: () => loaders,
+    get: (namespace, name) =>
+      loaders.find((o) => o.metadata.namespace === namespace && o.metadata.name === name),
+    events: () => [],
+  };
+  let peer: { server: Server; base: string };
+  const paths: string[] = [];
+  beforeAll(async () => {
+    const live = createLiveApiHandler({
+      katalog: { name: 'loader-runtime' },
+      entries: () => new Map([['loader', liveEntry]]),
+      isKonductor: () => true,
+      ready: () => true,
+      authorize: allowAll,
+    });
+    peer = await listen((req, res) => {
+      paths.push(req.url ?? '');
+      void live(req, res).then((answered) => {
+        if (!answered) res.writeHead(404).end();
+      });
+    });
+  });
+  afterAll(() => close(peer.server));
+
+  it('lists the matches on the peer, oldest first, in one request per selector however its labels are ordered', async () => {
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
+    const before = paths.length;
+    const all = await client.read(
+      {
+        crd: 'loader',
+        endpoint: peer.base,
+        protocol: 'cr',
+        selector: { matchLabels: { zone: 'a', tier: 'gold' } },
+        strategy: 'all',
+      },
+      { namespace: 'shop' },
+    );
+    expect(all.url).toBe(
+      `${peer.base}/katalog/loader/cr?labelSelector=tier%3Dgold%2Czone%3Da&detail=true&namespace=shop`,
+    );
+    expect(all.unavailable).toBeUndefined();
+    expect(all.results?.map((r) => [r.name, r.status['phase'], r.spec['batch']])).toEqual([
+      ['zeta', 'Loading-zeta', 4],
+    ]);
+    const gold = await client.read(
+      { crd: 'loader', endpoint: peer.base, protocol: 'cr', selector: { matchLabels: { tier: 'gold' } } },
+      { namespace: 'shop' },
+    );
+    // `first` is the oldest match (zeta, created before alpha), as an in-process read picks it.
+    expect(gold.results?.map((r) => r.name)).toEqual(['zeta', 'alpha']);
+    expect(gold.result).toMatchObject({
+      found: true,
+      name: 'zeta',
+      namespace: 'shop',
+      labels: { tier: 'gold' },
+    });
+    // The same selector written in another order is the same URL: answered from the cache.
+    const again = await client.read(
+      {
+        crd: 'loader',
+        endpoint: peer.base,
+        protocol: 'cr',
+        selector: { matchLabels: { tier: 'gold', zone: 'a' } },
+        strategy: 'all',
+      },
+      { namespace: 'shop' },
+    );
+    expect(again.results?.map((r) => r.name)).toEqual(['zeta']);
+    expect(paths.length - before).toBe(2);
+    const none = await client.read(
+      { crd: 'loader', endpoint: peer.base, selector: { matchLabels: { tier: 'bronze' } } },
+      { namespace: 'shop' },
+    );
+    expect(none.result.found).toBe(false);
+    expect(none.results).toEqual([]);
+    expect(none.unavailable).toBeUndefined();
+  });
+
+  it('keeps only items carrying the labels when a peer ignores labelSelector or detail', async () => {
+    const old = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          items: [
+            { name: 'summary-only', namespace: 'shop', ready: true },
+            { name: 'other', namespace: 'shop', labels: { tier: 'silver' } },
+            { name: 'match', namespace: 'shop', labels: { tier: 'gold' }, status: { phase: 'Up' } },
+          ],
+        }),
+      );
+    });
+    try {
+      const read = await new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS }).read(
+        { crd: 'loader', endpoint: old.base, protocol: 'cr', selector: { matchLabels: { tier: 'gold' } } },
+        { namespace: 'shop' },
+      );
+      expect(read.results?.map((r) => r.name)).toEqual(['match']);
+      expect(read.result).toMatchObject({ found: true, name: 'match', status: { phase: 'Up' } });
+    } finally {
+      await close(old.server);
+    }
+  });
+
+  it('names the field of every selector it cannot read, and sends nothing', async () => {
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
+    const before = paths.length;
+    const cases: [Parameters<CrossHttpClient['read']>[0], string][] = [
+      [{ crd: 'loader', endpoint: peer.base, protocol: 'cr', selector: { name: '' } }, 'selector.name'],
+      [
+        { crd: 'loader', url: `${peer.base}/katalog/loader/cr`, selector: { matchLabels: { tier: 'gold' } } },
+        'selector.matchLabels',
+      ],
+      [
+        { crd: 'loader', endpoint: peer.base, protocol: 'events', selector: { matchLabels: { a: 'b' } } },
+        'selector.matchLabels',
+      ],
+      [
+        {
+          crd: 'loader',
+          endpoint: peer.base,
+          protocol: 'cr',
+          selector: { matchLabels: { tier: 'gold,zone=a' } },
+        },
+        'selector.matchLabels.tier',
+      ],
+      [
+        { crd: 'loader', endpoint: peer.base, protocol: 'cr', selector: { name: 'zeta' }, strategy: 'all' },
+        'strategy',
+      ],
+    ];
+    for (const [declaration, field] of cases) {
+      const read = await client.read(declaration, { namespace: 'shop' });
+      expect(read.unusable?.field, JSON.stringify(declaration)).toBe(field);
+      expect(read.unavailable).toContain(field);
+      expect(read.result).toMatchObject({ found: false });
+    }
+    expect(paths.length).toBe(before);
   });
 });

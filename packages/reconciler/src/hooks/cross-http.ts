@@ -37,7 +37,14 @@ export interface CrossHttpDeclaration {
   readonly url?: string | undefined;
   /** A bearer credential from `auth` (resolved by the caller); `id` names it in the answer cache. Replaces `sendToken`. */
   readonly credential?: { readonly id: string; readonly value: string } | undefined;
-  readonly selector: { readonly name?: string; readonly namespace?: string };
+  readonly selector: {
+    readonly name?: string;
+    readonly namespace?: string;
+    /** Lists the peer's CRs with these labels (`protocol: cr` or none; ADR 0101). */
+    readonly matchLabels?: Readonly<Record<string, string>>;
+  };
+  /** With `matchLabels`: `first` (default) the oldest match, `all` every match, oldest first (`results`). */
+  readonly strategy?: 'first' | 'all' | undefined;
   /** Per request (a duration). Default `5s`. */
   readonly timeout?: string;
   /** How long an answer is reused (a duration). Default `30s`. */
@@ -58,6 +65,13 @@ export interface CrossHttpResult {
   readonly url: string;
   /** Set when the peer did not answer (a network error, a timeout, a status other than 200/404, an answer that is not JSON): why, naming the URL. */
   readonly unavailable?: string;
+  /** A label-selector read: every match, oldest first (`result` is the first, or not found). */
+  readonly results?: readonly CrossResult[];
+  /**
+   * Set when the declaration cannot be read as rendered (nothing is requested): the field at fault,
+   * relative to the `cross` item (`selector.name`), and why. Also in `unavailable`.
+   */
+  readonly unusable?: { readonly field: string; readonly message: string };
 }
 
 /** CrossHttpClientOptions configures a CrossHttpClient; every field has a default. */
@@ -89,6 +103,41 @@ export interface CrossHttpClientStats {
 
 /** FAILURE_REUSE_MS bounds how long a failed read is reused before the peer is asked again. */
 const FAILURE_REUSE_MS = 5000;
+
+/**
+ * liveApiListUrl builds the Live API's CR list filtered by labels (runtime.md §18.6, ADR 0101):
+ * `/katalog/<crd>/cr?labelSelector=<k=v,…>&detail=true[&namespace=<ns>]`, keys sorted so one
+ * selector is one URL (and one cached answer) however its map was written.
+ */
+function liveApiListUrl(
+  endpoint: string,
+  crd: string,
+  matchLabels: Readonly<Record<string, string>>,
+  namespace: string | undefined,
+): string {
+  const selector = Object.keys(matchLabels)
+    .sort()
+    .map((key) => `${key}=${matchLabels[key] ?? ''}`)
+    .join(',');
+  const query = new URLSearchParams({ labelSelector: selector, detail: 'true' });
+  if (namespace != null && namespace !== '') query.set('namespace', namespace);
+  return `${endpoint.replace(/\/+$/, '')}/katalog/${encodeURIComponent(crd)}/cr?${query.toString()}`;
+}
+
+/** LABEL_KEY and LABEL_VALUE are what Kubernetes accepts in a label (so a selector term is unambiguous). */
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+
+/** checkMatchLabels names the first label a selector cannot carry, or undefined when all can. */
+function checkMatchLabels(matchLabels: Readonly<Record<string, string>>): string | undefined {
+  for (const [key, value] of Object.entries(matchLabels)) {
+    if (!LABEL_KEY.test(key)) return `selector.matchLabels: "${key}" is not a label key`;
+    if (!LABEL_VALUE.test(value))
+      return `selector.matchLabels.${key}: "${value}" is not a label value (63 characters: letters, digits, '-', '_', '.')`;
+  }
+  return undefined;
+}
 
 /**
  * liveApiUrl builds upstream's Live API path for a protocol (runtime.md §18.6): `cr` →
@@ -146,7 +195,10 @@ export class CrossHttpClient {
   readonly #maxBodyBytes: number;
   readonly #cache: LruCache<CrossHttpResult>;
   /** The last good answer per read, and since when its peer fails (for `CrossSourceUnavailable`). */
-  readonly #lastGood = new Map<string, { result: CrossResult; failingSince: number | undefined }>();
+  readonly #lastGood = new Map<
+    string,
+    { result: CrossResult; results: readonly CrossResult[] | undefined; failingSince: number | undefined }
+  >();
   readonly #maxLastGood: number;
   readonly #inFlight = new Map<string, Promise<CrossHttpResult>>();
   readonly #guard: AddressGuard;
@@ -183,45 +235,83 @@ export class CrossHttpClient {
   ): Promise<CrossHttpResult> {
     const name = declaration.selector.name ?? '';
     const namespace = nonEmpty(declaration.selector.namespace) ?? nonEmpty(context.namespace);
-    const shape: AnswerShape = declaration.url == null && declaration.protocol == null ? 'object' : 'live';
+    const matchLabels = declaration.selector.matchLabels;
+    // A label selector lists the peer's CRs on its Live API (`protocol: cr`, or none: the same port).
+    const lists =
+      matchLabels != null &&
+      declaration.url == null &&
+      (declaration.protocol == null || declaration.protocol === 'cr');
+    const shape: AnswerShape = lists
+      ? 'list'
+      : declaration.url == null && declaration.protocol == null
+        ? 'object'
+        : 'live';
     const perCr =
       declaration.url == null &&
       (declaration.protocol == null || declaration.protocol === 'cr' || declaration.protocol === 'events');
+    const unusable = (field: string, message: string, shown: string): CrossHttpResult => ({
+      url: shown,
+      result: notFoundCrossResult(name, namespace ?? '', `${field}: ${message}`),
+      ...(declaration.strategy === 'all' ? { results: [] } : {}),
+      unavailable: `${field}: ${message}`,
+      unusable: { field, message },
+    });
     let url: string;
     let timeoutMs: number;
     let cacheForMs: number;
     try {
       if (declaration.url != null) {
-        if (declaration.url.includes('#')) throw new Error('url must not hold a fragment (#)');
+        if (declaration.url.includes('#')) throw new Error('must not hold a fragment (#)');
         url = declaration.url;
       } else {
         const endpoint = declaration.endpoint ?? '';
         // A query or fragment in the endpoint would choose the path that is read (`…?x=/katalog/…`).
-        if (/[?#]/.test(endpoint)) throw new Error('endpoint must not hold a query (?) or a fragment (#)');
+        if (/[?#]/.test(endpoint)) throw new Error('must not hold a query (?) or a fragment (#)');
         url =
-          declaration.protocol == null
-            ? crossObjectUrl(endpoint, declaration.crd, namespace, name)
-            : liveApiUrl(
-                endpoint,
-                declaration.crd,
-                declaration.protocol,
-                namespace,
-                name,
-                nonEmpty(declaration.selector.namespace),
-              );
+          lists && matchLabels != null
+            ? liveApiListUrl(endpoint, declaration.crd, matchLabels, namespace)
+            : declaration.protocol == null
+              ? crossObjectUrl(endpoint, declaration.crd, namespace, name)
+              : liveApiUrl(
+                  endpoint,
+                  declaration.crd,
+                  declaration.protocol,
+                  namespace,
+                  name,
+                  nonEmpty(declaration.selector.namespace),
+                );
       }
       new URL(url);
       timeoutMs = parseDuration(declaration.timeout ?? '5s');
       cacheForMs = parseDuration(declaration.cacheFor ?? '30s');
     } catch (error) {
-      return {
-        url: redactUrlCredentials(declaration.url ?? declaration.endpoint ?? ''),
-        result: notFoundCrossResult(name, namespace ?? '', describeError(error)),
-      };
+      return unusable(
+        declaration.url == null ? 'endpoint' : 'url',
+        describeError(error),
+        redactUrlCredentials(declaration.url ?? declaration.endpoint ?? ''),
+      );
     }
     const shown = redactUrlCredentials(url);
-    if (perCr && name === '')
-      return { url: shown, result: notFoundCrossResult(name, namespace ?? '', 'selector.name is empty') };
+    // Every selector that cannot be read as rendered is named, never read as an empty answer.
+    if (matchLabels != null && !lists)
+      return unusable(
+        'selector.matchLabels',
+        `${declaration.url == null ? `protocol ${declaration.protocol ?? ''}` : 'a whole url'} answers one object; a label selector lists CRs with protocol: cr`,
+        shown,
+      );
+    if (declaration.strategy === 'all' && !lists)
+      return unusable('strategy', 'all lists the CRs of selector.matchLabels (with protocol: cr)', shown);
+    const badLabel = matchLabels == null ? undefined : checkMatchLabels(matchLabels);
+    if (badLabel != null) {
+      const split = badLabel.indexOf(': ');
+      return unusable(badLabel.slice(0, split), badLabel.slice(split + 2), shown);
+    }
+    if (perCr && !lists && name === '')
+      return unusable(
+        'selector.name',
+        'is empty (one CR is read by name; selector.matchLabels lists CRs by label)',
+        shown,
+      );
     const credential = declaration.credential;
     const sendToken = credential == null && declaration.sendToken === true && this.#token != null;
     // An answer read with one credential is never shared with a read that sends another, or none.
@@ -244,6 +334,7 @@ export class CrossHttpClient {
         timeoutMs,
         cacheForMs,
         timeoutText: declaration.timeout ?? '5s',
+        ...(lists ? { matchLabels } : {}),
       });
       this.#inFlight.set(key, shared);
       const pending = shared;
@@ -281,12 +372,31 @@ export class CrossHttpClient {
         maxBodyBytes: this.#maxBodyBytes,
       });
       if (response.status === 404)
-        return this.#remember(key, { url: shown, result: notFoundCrossResult(name, namespace) }, cacheForMs);
+        return this.#remember(
+          key,
+          {
+            url: shown,
+            result: notFoundCrossResult(name, namespace),
+            ...(shape === 'list' ? { results: [] } : {}),
+          },
+          cacheForMs,
+        );
       if (response.status === 200) {
-        const parsed =
-          shape === 'object' ? parseAnswer(response.body) : parseLiveAnswer(response.body, name, namespace);
-        if (parsed != null) return this.#remember(key, { url: shown, result: parsed }, cacheForMs);
-        failure = `answer from ${shown} is not a ${shape === 'object' ? 'cross-read ' : ''}JSON object`;
+        if (shape === 'list') {
+          const results = parseListAnswer(response.body, request.matchLabels ?? {});
+          if (results != null)
+            return this.#remember(
+              key,
+              { url: shown, result: results[0] ?? notFoundCrossResult('', namespace), results },
+              cacheForMs,
+            );
+          failure = `answer from ${shown} is not a Live API CR list (a JSON object with items[])`;
+        } else {
+          const parsed =
+            shape === 'object' ? parseAnswer(response.body) : parseLiveAnswer(response.body, name, namespace);
+          if (parsed != null) return this.#remember(key, { url: shown, result: parsed }, cacheForMs);
+          failure = `answer from ${shown} is not a ${shape === 'object' ? 'cross-read ' : ''}JSON object`;
+        }
       } else failure = `unexpected status ${response.status} from ${shown}`;
     } catch (error) {
       const reason = deadline.signal.aborted ? deadline.signal.reason : error;
@@ -295,12 +405,12 @@ export class CrossHttpClient {
     } finally {
       deadline.clear();
     }
-    return this.#failed(key, shown, name, namespace, failure, cacheForMs);
+    return this.#failed(key, shown, { name, namespace, shape }, failure, cacheForMs);
   }
 
   /** #remember caches a good answer for `cacheFor` and keeps it as the last good one. */
   #remember(key: string, answer: CrossHttpResult, cacheForMs: number): CrossHttpResult {
-    this.#lastGood.set(key, { result: answer.result, failingSince: undefined });
+    this.#lastGood.set(key, { result: answer.result, results: answer.results, failingSince: undefined });
     if (this.#lastGood.size > this.#maxLastGood)
       this.#lastGood.delete(this.#lastGood.keys().next().value ?? '');
     if (cacheForMs <= 0) return answer;
@@ -317,11 +427,11 @@ export class CrossHttpClient {
   #failed(
     key: string,
     shown: string,
-    name: string,
-    namespace: string,
+    read: { readonly name: string; readonly namespace: string; readonly shape: AnswerShape },
     failure: string,
     cacheForMs: number,
   ): CrossHttpResult {
+    const { name, namespace, shape } = read;
     const now = this.#clock.now();
     const last = this.#lastGood.get(key);
     if (last != null && last.failingSince == null) last.failingSince = now;
@@ -329,6 +439,8 @@ export class CrossHttpClient {
     const answer: CrossHttpResult = {
       url: shown,
       result: kept ? last.result : notFoundCrossResult(name, namespace, failure),
+      ...(kept && last.results != null ? { results: last.results } : {}),
+      ...(!kept && shape === 'list' ? { results: [] } : {}),
       unavailable: kept ? `${failure}; the last answer is used until the peer answers again` : failure,
     };
     const reuseMs = Math.min(FAILURE_REUSE_MS, Math.max(cacheForMs, 1));
@@ -338,8 +450,8 @@ export class CrossHttpClient {
   }
 }
 
-/** AnswerShape is how an answer is read: Orkestra's object answer, or any JSON object (Live API, `url`). */
-type AnswerShape = 'object' | 'live';
+/** AnswerShape is how an answer is read: Orkestra's object answer, any JSON object (Live API, `url`), or a Live API CR list. */
+type AnswerShape = 'object' | 'live' | 'list';
 
 interface FetchRequest {
   readonly url: string;
@@ -352,6 +464,8 @@ interface FetchRequest {
   readonly timeoutMs: number;
   readonly cacheForMs: number;
   readonly timeoutText: string;
+  /** A label-selector read's labels: every listed item must carry them. */
+  readonly matchLabels?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -366,6 +480,45 @@ function parseLiveAnswer(body: string, name: string, namespace: string): CrossRe
   } catch {
     return undefined;
   }
+  return liveResultOf(value, name, namespace);
+}
+
+/**
+ * parseListAnswer reads a Live API CR list with `detail=true` (ADR 0101): each item as a `cr` answer,
+ * ordered as an in-process read orders matches — created first, then namespace/name — so `strategy:
+ * first` is the first item. An item that is not an object is left out; no `items` list is undefined.
+ */
+function parseListAnswer(
+  body: string,
+  matchLabels: Readonly<Record<string, string>>,
+): CrossResult[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const items = objectMap(value)['items'];
+  if (!Array.isArray(items)) return undefined;
+  const read: { result: CrossResult; created: number }[] = [];
+  for (const item of items) {
+    const result = liveResultOf(item, '', '');
+    // Checked here too: a peer that ignores `labelSelector` (or `detail`, leaving no labels) lists
+    // more than was asked for, and what it lists without the labels is not a match.
+    if (result == null || !Object.entries(matchLabels).every(([k, v]) => result.labels[k] === v)) continue;
+    const stamp = objectMap(item)['creationTimestamp'];
+    const created = typeof stamp === 'string' ? Date.parse(stamp) : NaN;
+    read.push({ result, created: Number.isNaN(created) ? Number.MAX_SAFE_INTEGER : created });
+  }
+  const keyOf = (r: CrossResult): string => (r.namespace === '' ? r.name : `${r.namespace}/${r.name}`);
+  return read
+    .sort((a, b) =>
+      a.created !== b.created ? a.created - b.created : keyOf(a.result) < keyOf(b.result) ? -1 : 1,
+    )
+    .map((r) => r.result);
+}
+
+function liveResultOf(value: unknown, name: string, namespace: string): CrossResult | undefined {
   if (value == null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const answer = value as Record<string, unknown>;
   const found = answer['found'];

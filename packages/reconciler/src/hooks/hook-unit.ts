@@ -150,7 +150,7 @@ export interface HookServices {
   readonly liveAnswer?:
     | ((
         crd: string,
-        protocol: 'health' | 'metrics' | 'info' | 'events',
+        protocol: 'cr' | 'health' | 'metrics' | 'info' | 'events',
         namespace: string | undefined,
         name: string,
       ) => Record<string, unknown> | undefined)

@@ -26,7 +26,17 @@ const cr = (namespace: string, name: string, extra: Record<string, unknown> = {}
   status: {
     phase: 'Running',
     conditions: [{ type: 'Ready', status: 'True', reason: 'ReconcileSucceeded', message: '' }],
-    inventory: [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: `${name}-deployment` }],
+    inventory: [
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: `${name}-deployment` },
+      { apiVersion: 'v1', kind: 'Service', namespace, name: `${name}-service` },
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        namespace,
+        name: `${name}-migrate`,
+        readiness: { state: 'Current', since: '2026-12-05T11:56:00Z' },
+      },
+    ],
   },
   ...extra,
 });
@@ -56,6 +66,15 @@ const entry = (name: string, crossAccess: boolean): LiveApiEntry => ({
   health: () => health,
   list: () => objects,
   get: (namespace, n) => objects.find((o) => o.metadata.namespace === namespace && o.metadata.name === n),
+  // The child caches hold Deployments (payments' is ready, the others not) and Services (none cached); no Jobs.
+  childReadiness: (child) =>
+    child.kind === 'Deployment'
+      ? child.name === 'payments-deployment'
+        ? { ready: true, state: 'Current', reason: '' }
+        : { ready: false, state: 'InProgress', reason: '0/1 replicas available' }
+      : child.kind === 'Service'
+        ? { ready: false, state: 'NotFound', reason: 'not found' }
+        : undefined,
   events: (namespace, n) =>
     namespace === 'shop' && n === 'payments'
       ? [
@@ -265,6 +284,27 @@ describe('the Live API handler', () => {
     expect(asked.at(-1)).toMatchObject({ verb: 'list', namespace: 'shop', plural: 'dbs' });
   });
 
+  it('lists the CRs a ?labelSelector= selects, from the cache, and refuses a set-based term', async () => {
+    const names = async (query: string): Promise<string[]> => {
+      const { status, body } = await get(`/katalog/db/cr?${query}`);
+      expect(status, query).toBe(200);
+      return (body['items'] as { name: string }[]).map((item) => item.name);
+    };
+    expect(await names('labelSelector=tier%3Ddata')).toEqual(['ledger', 'orders', 'payments']);
+    expect(await names('labelSelector=tier%3D%3Ddata&namespace=shop')).toEqual(['orders', 'payments']);
+    expect(await names('labelSelector=tier%3Dweb')).toEqual([]);
+    expect(await names('labelSelector=tier!%3Ddata')).toEqual([]);
+    expect(await names('labelSelector=zone!%3Da')).toEqual(['ledger', 'orders', 'payments']);
+    const refused = await get('/katalog/db/cr?labelSelector=tier%20in%20(data)');
+    expect(refused.status).toBe(400);
+    expect(refused.body['error']).toMatch(/^labelSelector: "tier in \(data\)" is not an equality term/);
+    // `detail=true`: each item is the CR's whole answer, as /cr/<ns>/<name> gives it.
+    const { body } = await get('/katalog/db/cr?labelSelector=tier%3Ddata&namespace=shop&detail=true');
+    const one = (body['items'] as Record<string, unknown>[]).find((item) => item['name'] === 'payments');
+    expect(one).toEqual((await get('/katalog/db/cr/shop/payments')).body);
+    expect(asked.at(-2)).toMatchObject({ verb: 'list', namespace: 'shop' });
+  });
+
   it('answers one CR with status, spec, children by kind and the events path', async () => {
     const { status, body } = await get('/katalog/db/cr/shop/payments');
     expect(status).toBe(200);
@@ -277,11 +317,63 @@ describe('the Live API handler', () => {
       phase: 'Running',
       spec: { size: 3 },
       status: { phase: 'Running' },
-      children: { Deployment: [{ name: 'payments-deployment', namespace: 'shop', kind: 'Deployment' }] },
+      children: {
+        Deployment: [{ name: 'payments-deployment', namespace: 'shop', kind: 'Deployment', ready: true }],
+      },
       eventsEndpoint: '/katalog/db/cr/shop/payments/events',
       annotations: { note: 'x' },
     });
     expect(asked.at(-1)).toMatchObject({ verb: 'get', namespace: 'shop', name: 'payments' });
+  });
+
+  it('gives upstream’s children.<kind>.ready per child kind, from the child caches or the inventory', async () => {
+    const { body } = await get('/katalog/db/cr/shop/payments');
+    const children = body['children'] as Record<string, unknown>;
+    // Cached and ready by its kind's rule.
+    expect(children['deployment']).toEqual({
+      kind: 'Deployment',
+      ready: true,
+      total: 1,
+      readyCount: 1,
+      known: 1,
+    });
+    // Cached as absent: not ready, with the kind module's reason on the child.
+    expect(children['service']).toMatchObject({ ready: false, total: 1, readyCount: 0 });
+    expect(children['Service']).toEqual([
+      {
+        name: 'payments-service',
+        namespace: 'shop',
+        kind: 'Service',
+        ready: false,
+        state: 'NotFound',
+        reason: 'not found',
+      },
+    ]);
+    // No cache for Jobs: the readiness the inventory recorded.
+    expect(children['job']).toMatchObject({ ready: true, total: 1, readyCount: 1 });
+    // Both forms fit CrDetail.children in docs/reference/live-api.schema.json.
+    const schema = JSON.parse(
+      readFileSync(new URL('../../../../docs/reference/live-api.schema.json', import.meta.url), 'utf8'),
+    ) as {
+      $defs: Record<string, { properties: Record<string, { additionalProperties: { oneOf: Shape[] } }> }>;
+    };
+    type Shape = { required?: string[]; properties?: Record<string, unknown>; items?: Shape };
+    const [listShape, sumShape] = schema.$defs['CrDetail']?.properties['children']?.additionalProperties
+      .oneOf ?? [undefined, undefined];
+    for (const value of Object.values(children)) {
+      const [shape, items] = Array.isArray(value)
+        ? [listShape?.items, value as Record<string, unknown>[]]
+        : [sumShape, [value as Record<string, unknown>]];
+      for (const item of items) {
+        for (const key of shape?.required ?? []) expect(item, key).toHaveProperty(key);
+        for (const key of Object.keys(item)) expect(Object.keys(shape?.properties ?? {}), key).toContain(key);
+      }
+    }
+    const orders = (await get('/katalog/db/cr/shop/orders')).body['children'] as Record<string, unknown>;
+    expect(orders['deployment']).toMatchObject({ ready: false, readyCount: 0 });
+    expect(orders['Deployment']).toEqual([
+      expect.objectContaining({ state: 'InProgress', reason: '0/1 replicas available' }),
+    ]);
   });
 
   it('answers a CR’s events newest first', async () => {

@@ -12,7 +12,7 @@
  * is pinned to one, else cluster-wide.
  * | `/katalog/<crd>`                                  | EntryInfo        | `list`                  |
  * | `/katalog/<crd>/health`                           | EntryHealth      | `list`                  |
- * | `/katalog/<crd>/cr[?field=a.b&namespace=ns]`      | CrList           | `list` (in `namespace`) |
+ * | `/katalog/<crd>/cr[?field=a.b&namespace=ns&labelSelector=a=b&detail=true]` | CrList | `list` (in `namespace`) |
  * | `/katalog/<crd>/cr/[<ns>/]<name>`                 | CrDetail         | `get` that CR           |
  * | `/katalog/<crd>/cr/[<ns>/]<name>/events`          | CrEvents         | `get` that CR           |
  * | `/katalog/raw`, `/katalog/enriched`               | KatalogDocument  | `list`, per entry shown |
@@ -63,6 +63,23 @@ export interface LiveHealth {
   readonly unhealthyDependencies: boolean;
 }
 
+/** LiveChildRef names one child of a CR, as `status.inventory` records it. */
+export interface LiveChildRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string | undefined;
+  readonly name: string;
+}
+
+/** LiveChildReadiness is a child's readiness as its kind's module judges it from the child cache. */
+export interface LiveChildReadiness {
+  readonly ready: boolean;
+  /** The kstatus state (`Current`, `InProgress`, `Failed`, `NotFound`, `Terminating`). */
+  readonly state: string;
+  /** Why, e.g. `1/2 replicas available`; '' when there is nothing to say. */
+  readonly reason: string;
+}
+
 /** LiveApiEntry is one CRD entry as the Live API sees it. */
 export interface LiveApiEntry {
   readonly name: string;
@@ -84,6 +101,11 @@ export interface LiveApiEntry {
   list(): readonly KubeObject[];
   get(namespace: string | undefined, name: string): KubeObject | undefined;
   events(namespace: string | undefined, name: string): readonly LiveEvent[];
+  /**
+   * A child's readiness from the child caches, judged by its kind's module; undefined when no cache
+   * holds that kind (its readiness is not known in memory). Default: readiness is not known.
+   */
+  childReadiness?(child: LiveChildRef): LiveChildReadiness | undefined;
 }
 
 /** LiveApiOptions configures createLiveApiHandler. */
@@ -280,7 +302,11 @@ export function createLiveApiHandler(options: LiveApiOptions): LiveApiHandler {
       if (entry == null) return absent(out, crdName, all.has(crdName));
       if (sub == null) out(200, entryInfo(entry, options.isKonductor()));
       else if (sub === 'health') out(200, entryHealth(entry, now, startedAt, options));
-      else out(200, crList(entry, now, options.isKonductor(), url.searchParams));
+      else {
+        const selector = parseLabelSelector(url.searchParams.get('labelSelector') ?? '');
+        if (typeof selector === 'string') out(400, { error: `labelSelector: ${selector}` });
+        else out(200, crList(entry, now, options.isKonductor(), url.searchParams, selector));
+      }
       return true;
     }
     if ((sub === 'raw' || sub === 'enriched') && rest.length === 0) {
@@ -605,13 +631,19 @@ function crList(
   now: () => number,
   isKonductor: boolean,
   query: URLSearchParams,
+  selector: readonly LabelRequirement[],
 ): Record<string, unknown> {
   const field = query.get('field') ?? '';
   const namespace = query.get('namespace') ?? '';
+  // `?detail=true`: each item is the CR's whole answer (as `/cr/<ns>/<name>` gives it), for a cross
+  // read that lists a peer's CRs by label (ADR 0101).
+  const detail = query.get('detail') === 'true';
   const items = entry
     .list()
     .filter((cr) => namespace === '' || !entry.namespaced || cr.metadata.namespace === namespace)
-    .map((cr) => {
+    .filter((cr) => labelsSelected(cr.metadata.labels, selector))
+    .map((cr): Record<string, unknown> & { name: string; namespace?: string } => {
+      if (detail) return { ...crDetail(entry, cr, isKonductor), name: cr.metadata.name ?? '' };
       const ready = readyOf(cr);
       const value = field === '' ? undefined : scalarAt(cr, field);
       return {
@@ -628,6 +660,41 @@ function crList(
     })
     .sort((a, b) => `${a.namespace ?? ''}/${a.name}`.localeCompare(`${b.namespace ?? ''}/${b.name}`));
   return { crd: entry.name, gvk: gvk(entry), total: items.length, items, isKonductor };
+}
+
+/** LabelRequirement is one term of a label selector: `key=value` (`==` too) or `key!=value`. */
+interface LabelRequirement {
+  readonly key: string;
+  readonly value: string;
+  readonly equal: boolean;
+}
+
+/** LABEL_TERM is `key=value`, `key==value` or `key!=value` (Kubernetes' equality-based selector). */
+const LABEL_TERM = /^([A-Za-z0-9][-A-Za-z0-9_./]*)\s*(==|=|!=)\s*([-A-Za-z0-9_.]*)$/;
+
+/**
+ * parseLabelSelector reads `?labelSelector=` in Kubernetes' equality-based form (`a=b,c!=d`), as a
+ * cross read sends its `selector.matchLabels`; a set-based term (`in`, `notin`, `!key`, `key`) is
+ * refused with the reason (a string), not ignored: a list that ignored a term would read too much.
+ */
+function parseLabelSelector(text: string): readonly LabelRequirement[] | string {
+  const out: LabelRequirement[] = [];
+  for (const raw of text.split(',')) {
+    const term = raw.trim();
+    if (term === '') continue;
+    const match = LABEL_TERM.exec(term);
+    if (match == null)
+      return `"${term}" is not an equality term (key=value or key!=value; set-based terms are not served)`;
+    out.push({ key: match[1] ?? '', value: match[3] ?? '', equal: match[2] !== '!=' });
+  }
+  return out;
+}
+
+function labelsSelected(
+  labels: Readonly<Record<string, string>> | undefined,
+  selector: readonly LabelRequirement[],
+): boolean {
+  return selector.every((term) => (labels?.[term.key] === term.value) === term.equal);
 }
 
 /** crDetail is upstream's CR detail answer plus `found` and `spec`, so cross readers of either kind get `.spec`. */
@@ -655,7 +722,7 @@ function crDetail(entry: LiveApiEntry, cr: KubeObject, isKonductor: boolean): Re
     ...(phaseOf(cr) === '' ? {} : { phase: phaseOf(cr) }),
     spec: asMap(cr['spec']),
     status,
-    children: childrenOf(status),
+    children: childrenOf(status, entry),
     eventsEndpoint: `/katalog/${encodeURIComponent(entry.name)}/cr/${namespace == null ? '' : `${encodeURIComponent(namespace)}/`}${encodeURIComponent(name)}/events`,
     isKonductor,
     ...shardOf(cr),
@@ -691,21 +758,66 @@ function crEvents(
   return { name, ...(namespace == null ? {} : { namespace }), total: events.length, events };
 }
 
-/** childrenOf groups the CR's `status.inventory` by kind (the runtime's record of its children). */
-function childrenOf(status: Record<string, unknown>): Record<string, unknown[]> {
-  const out: Record<string, unknown[]> = {};
+/**
+ * childrenOf groups the CR's `status.inventory` by kind (the runtime's record of its children):
+ * `children.<Kind>` lists them, each with its readiness — from the child cache, judged by its
+ * kind's module, or else as the inventory recorded it at the last status write — and
+ * `children.<kind>` (the kind in lower case, upstream's key: `children.deployment.ready`) sums
+ * them up: `ready` is true when every child of that kind is known ready (ADR 0101).
+ */
+function childrenOf(status: Record<string, unknown>, entry: LiveApiEntry): Record<string, unknown> {
+  const byKind = new Map<string, Record<string, unknown>[]>();
   const inventory = Array.isArray(status['inventory']) ? (status['inventory'] as unknown[]) : [];
   for (const item of inventory) {
     const child = asMap(item);
     const kind = typeof child['kind'] === 'string' ? child['kind'] : '';
     if (kind === '') continue;
-    (out[kind] ??= []).push({
-      name: typeof child['name'] === 'string' ? child['name'] : '',
-      ...(typeof child['namespace'] === 'string' ? { namespace: child['namespace'] } : {}),
+    const name = typeof child['name'] === 'string' ? child['name'] : '';
+    const namespace = typeof child['namespace'] === 'string' ? child['namespace'] : undefined;
+    const apiVersion = typeof child['apiVersion'] === 'string' ? child['apiVersion'] : '';
+    const readiness =
+      (apiVersion === '' ? undefined : entry.childReadiness?.({ apiVersion, kind, namespace, name })) ??
+      recordedReadiness(child['readiness']);
+    let list = byKind.get(kind);
+    if (list == null) byKind.set(kind, (list = []));
+    list.push({
+      name,
+      ...(namespace == null ? {} : { namespace }),
       kind,
+      ...(readiness == null
+        ? {}
+        : {
+            ready: readiness.ready,
+            state: readiness.state,
+            ...(readiness.reason === '' ? {} : { reason: readiness.reason }),
+          }),
     });
   }
+  const out: Record<string, unknown> = {};
+  for (const [kind, list] of byKind) out[kind] = list;
+  for (const [kind, list] of byKind) {
+    const key = kind.toLowerCase();
+    // A kind already written in lower case keeps its list; its summary is not given.
+    if (key === kind || byKind.has(key)) continue;
+    const readyCount = list.filter((child) => child['ready'] === true).length;
+    out[key] = {
+      kind,
+      ready: readyCount === list.length,
+      total: list.length,
+      readyCount,
+      known: list.filter((child) => typeof child['ready'] === 'boolean').length,
+    };
+  }
   return out;
+}
+
+/** recordedReadiness is the readiness the inventory recorded at the last status write, for a kind no cache holds. */
+function recordedReadiness(value: unknown): LiveChildReadiness | undefined {
+  const recorded = asMap(value);
+  const state = recorded['state'];
+  if (typeof state !== 'string' || state === '') return undefined;
+  const reason = recorded['message'];
+  return { ready: state === 'Current', state, reason: typeof reason === 'string' ? reason : '' };
 }
 
 function readyOf(cr: KubeObject): { ready: boolean; reason: string; message: string } {

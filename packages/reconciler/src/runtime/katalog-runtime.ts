@@ -352,6 +352,7 @@ export function createKatalogRuntime(options: CreateKatalogRuntimeOptions): Kata
     events: liveEvents,
     clock,
     startedAt: runtimeStartedAt,
+    children,
   };
   return runtimeHandle({
     ...{ entries, children, client, events, peers, starter, presence, tuning, liveState, compiled },

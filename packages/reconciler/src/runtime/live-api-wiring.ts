@@ -15,6 +15,9 @@ import type { MetricSamples } from '../hooks/live-api-query.js';
 import type { HookServices } from '../hooks/hook-unit.js';
 import type { RuntimeEntry } from './katalog-runtime.js';
 import type { CrossTargetCache } from '../hooks/cross.js';
+import { childReadiness } from '../readiness/child-readiness.js';
+import { isReady } from '../readiness/readiness.js';
+import type { ChildCaches } from './child-caches.js';
 
 /** PeerView is an entry's cross-shard cache in a sharded runtime (shard-peers.ts); undefined otherwise. */
 export type PeerView = (entry: string) => CrossTargetCache | undefined;
@@ -73,6 +76,8 @@ export interface LiveRuntimeState {
   readonly clock: Clock;
   /** When the runtime was created, epoch ms. */
   readonly startedAt: number;
+  /** The child caches, for each child's readiness in a CR's `children` (ADR 0101). Default: none. */
+  readonly children?: Pick<ChildCaches, 'get' | 'watches'>;
 }
 
 /** liveApiEntry is one runtime entry as the Live API sees it. */
@@ -118,6 +123,19 @@ function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState, peers?: Peer
     list: () => cache().list(),
     get: (namespace, name) => cache().getByName(namespace, name),
     events: (namespace, name) => state.events(crd.apiVersion, crd.apiTypes.kind, namespace, name),
+    childReadiness: (child) => {
+      const caches = state.children;
+      if (caches == null || !caches.watches(child)) return undefined;
+      const readiness = childReadiness(
+        caches.get({
+          apiVersion: child.apiVersion,
+          kind: child.kind,
+          name: child.name,
+          ...(child.namespace == null ? {} : { namespace: child.namespace }),
+        }),
+      );
+      return { ready: isReady(readiness), state: readiness.state, reason: readiness.message };
+    },
   };
 }
 

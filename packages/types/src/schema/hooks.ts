@@ -329,7 +329,8 @@ const CrossReadSchema = z
     as: Identifier.optional(),
     /**
      * Which matches `cross.<as>` holds (upstream's key): `first` (default) the oldest match, one
-     * object; `all` every match, a list, oldest first. `all` reads in process only.
+     * object; `all` every match, a list, oldest first. Over HTTP, only with `endpoint` and
+     * `protocol: cr` (or none): the peer's Live API lists them (ADR 0101).
      */
     strategy: z.enum(['first', 'all']).optional(),
     /** Base URL of the peer operator (its cross-read port); the path follows from `protocol`. */
@@ -388,16 +389,30 @@ function checkCrossRead(
     if ((cross.selector.name === undefined) === (cross.selector.matchLabels === undefined))
       issue(['selector'], 'a selector needs exactly one of `name` and `matchLabels`', cross.selector);
   }
-  if (cross.strategy === 'all' && remote !== undefined)
+  // Over HTTP, a label selector and `strategy: all` list the peer's CRs on its Live API
+  // (`/katalog/<crd>/cr?labelSelector=`, runtime.md §18.6, ADR 0101): only `endpoint` with `protocol: cr`
+  // (or none) lists; a whole `url` and the other protocols answer one object.
+  const lists = cross.url === undefined && (cross.protocol === undefined || cross.protocol === 'cr');
+  const oneAnswer =
+    cross.url === undefined
+      ? `\`protocol: ${cross.protocol ?? ''}\` answers one object`
+      : 'a whole `url` answers one object';
+  if (cross.strategy === 'all' && remote !== undefined && !lists)
     issue(
       ['strategy'],
-      '`strategy: all` lists the matching CRs of an entry of this Katalog, read in process; a read over HTTP (`endpoint` or `url`) answers one object — drop `strategy` or the URL',
+      `\`strategy: all\` lists the matching CRs in process, or over HTTP from a peer with \`endpoint\` and \`protocol: cr\`; ${oneAnswer}`,
       cross.strategy,
     );
-  if (remote !== undefined && cross.selector.matchLabels !== undefined)
+  else if (cross.strategy === 'all' && remote !== undefined && cross.selector.matchLabels === undefined)
+    issue(
+      ['strategy'],
+      '`strategy: all` lists the matching CRs of `selector.matchLabels` over HTTP; a `selector.name` read of a peer answers one CR — use `matchLabels`, or drop `strategy`',
+      cross.strategy,
+    );
+  if (remote !== undefined && cross.selector.matchLabels !== undefined && !lists)
     issue(
       ['selector', 'matchLabels'],
-      'only `selector.name` is supported when the CRD is read over HTTP (`endpoint` or `url`)',
+      `\`selector.matchLabels\` over HTTP lists the peer's CRs with \`endpoint\` and \`protocol: cr\`; ${oneAnswer} — use \`selector.name\``,
       cross.selector,
     );
   if (cross.auth !== undefined && remote !== undefined) {

@@ -24,6 +24,8 @@ spec:
         cross:
           - {crd: database, selector: {matchLabels: {pool: "{{ b64dec spec.pool }}"}}, strategy: all, as: dbs}
           - {crd: database, selector: {name: "{{ b64dec spec.primary }}"}, as: primary}
+          - {crd: database, selector: {name: bb}, endpoint: "http://peer:8082", protocol: cr, as: live}
+          - {crd: database, selector: {matchLabels: {pool: blue}}, strategy: all, endpoint: "http://peer:8082", protocol: cr, as: liveAll}
 `,
 });
 const crds = compileKatalog(katalog, { engine }).crds;
@@ -62,6 +64,17 @@ async function run(spec: Record<string, unknown>): Promise<{
     crossHttp: { read: async () => ({ result: {} as never, url: '' }) },
     crossReaders: { record: () => undefined, forget: () => undefined },
     lookup: (crd: string) => (crd === 'database' ? cache : undefined),
+    // The Live API's CR answer, built in process: children by kind with readiness (ADR 0101).
+    liveAnswer: (crd: string, protocol: string, namespace: string | undefined, name: string) =>
+      crd === 'database' && protocol === 'cr'
+        ? {
+            found: true,
+            name,
+            namespace,
+            spec: { overwritten: true },
+            children: { deployment: { kind: 'Deployment', ready: name === 'bb' } },
+          }
+        : undefined,
   } as unknown as ConstructorParameters<typeof KatalogHooks>[0]);
   const compiled = crds.get('fleet');
   if (compiled == null) throw new Error('fleet');
@@ -119,6 +132,30 @@ describe('cross reads whose selector does not render (ADR 0083)', () => {
     expect(reported[0]).toEqual([
       'cross.primary: fleet.operatorBox.cross[1].selector.name: render failed: b64dec: invalid base64 input "!"',
     ]);
+  });
+});
+
+describe('protocol: cr of a kind this operator serves (ADR 0101)', () => {
+  it('reads the cached CR plus the Live API answer’s children, as a peer would answer it', async () => {
+    const { cross } = await run({ pool: 'Ymx1ZQ==', primary: 'YQ==' });
+    // The cache's CR wins over the answer's keys; `children` comes from the answer.
+    expect(cross['live']).toMatchObject({
+      found: true,
+      name: 'bb',
+      spec: { host: 'bb.db' },
+      children: { deployment: { ready: true } },
+    });
+    expect(
+      (cross['liveAll'] as { name: string; children: { deployment: { ready: boolean } } }[]).map((d) => [
+        d.name,
+        d.children.deployment.ready,
+      ]),
+    ).toEqual([
+      ['a', false],
+      ['bb', true],
+    ]);
+    // A read without `protocol` stays the cached CR alone.
+    expect(cross['primary']).not.toHaveProperty('children');
   });
 });
 

@@ -12,6 +12,7 @@ import { failedCrossList, notFoundCrossResult, readCross, readCrossAll } from '.
 import type { CrossReadRecord, CrossResult } from '../cross.js';
 import { defineHook, contextValue, errorMessage, keyOf, noMemory, ownValue, readerId } from '../hook-unit.js';
 import { isMap } from '../../is-map.js';
+import { expandOrigin, splitEnvOrigin } from '../env-address.js';
 
 /** CompiledCross is one `cross` item: its selector (and `endpoint`) compiled. */
 export interface CompiledCross {
@@ -30,9 +31,6 @@ export interface CompiledCross {
 /** URL_ORIGIN is the scheme and authority of a URL as written. */
 const URL_ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i;
 
-/** ENV_REFERENCE is `$NAME` or `${NAME}`: a variable of the operator's environment. */
-const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
-
 /** CompiledAddress renders an `endpoint` or `url` for a CR, with the operator's environment. */
 export interface CompiledAddress {
   render(context: TemplateContext, env: Readonly<Record<string, string | undefined>> | undefined): string;
@@ -46,21 +44,14 @@ export interface CompiledAddress {
  * so a CR cannot name a variable of the operator. An unset variable fails the render.
  */
 function compileAddress(text: string, path: string, engine: TemplateEngine): CompiledAddress {
-  const origin = URL_ORIGIN.exec(text)?.[0];
-  if (origin == null || origin.includes('{{') || !new RegExp(ENV_REFERENCE.source).test(origin)) {
+  const split = splitEnvOrigin(text);
+  if (split == null) {
     const whole = compileValue(text, { path, engine });
     return { render: (context) => stringForm(whole.render(context)) };
   }
-  const rest = compileValue(text.slice(origin.length), { path, engine });
+  const rest = compileValue(split.rest, { path, engine });
   return {
-    render: (context, env) =>
-      origin.replace(ENV_REFERENCE, (_, braced: string | undefined, bare: string | undefined) => {
-        const name = braced ?? bare ?? '';
-        const value = env?.[name];
-        if (value == null || value === '')
-          throw new Error(`${path}: environment variable ${name} is not set (the address names $${name})`);
-        return value;
-      }) + stringForm(rest.render(context)),
+    render: (context, env) => expandOrigin(split.origin, env, path) + stringForm(rest.render(context)),
   };
 }
 
@@ -156,26 +147,35 @@ export const crossHook = defineHook({
         results[as] = services.crossResult(as);
         continue;
       }
-      // `strategy: all` (upstream's key): every match, oldest first, from the entry's cache.
-      if (declaration.strategy === 'all') {
+      const protocol = declaration.protocol;
+      const local = services.lookup(declaration.crd);
+      // `protocol: cr` of a kind this operator serves: the cached CR plus what the Live API answer
+      // adds (`children` with each kind's readiness, `ready`, `phase`; ADR 0101), so a template reads
+      // the same keys in process as from a peer.
+      const withLive = (result: CrossResult): CrossResult => {
+        if (protocol !== 'cr' || !result.found || services.liveAnswer == null) return result;
+        const answer = services.liveAnswer(declaration.crd, 'cr', nonEmpty(result.namespace), result.name);
+        return answer == null ? result : { ...answer, ...result };
+      };
+      // `strategy: all` (upstream's key): every match, oldest first, from the entry's cache — or,
+      // for a kind another operator serves, from its Live API (below).
+      if (declaration.strategy === 'all' && (local != null || (endpoint == null && url == null))) {
         const read = readCrossAll(
           { crd: declaration.crd, selector, as },
           { lookup: services.lookup, namespace },
         );
-        results[as] = read.results;
+        results[as] = read.results.map(withLive);
         records.push(read.record);
         continue;
       }
       // One path (ADR 0043): a kind this operator serves is read in process — from its cache, or
       // its Live API answer built in process — whatever `endpoint`/`url` says; HTTP otherwise.
-      const protocol = declaration.protocol;
-      const local = services.lookup(declaration.crd);
       if (local != null && (protocol == null || protocol === 'cr' || url != null)) {
         const read = readCross(
           { crd: declaration.crd, selector, as },
           { lookup: services.lookup, namespace },
         );
-        results[as] = read.result;
+        results[as] = withLive(read.result);
         records.push(read.record);
         continue;
       }
@@ -206,11 +206,12 @@ export const crossHook = defineHook({
             ? { error: 'credentials are not available to cross reads here' }
             : await services.crossCredential(declaration.auth, namespace);
         if ('error' in resolved) {
-          results[as] = notFoundCrossResult(
-            selector.name ?? '',
-            namespace ?? '',
-            `${item.katalogPath}.auth: ${resolved.error}`,
-          );
+          const failure = `${item.katalogPath}.auth: ${resolved.error}`;
+          results[as] =
+            declaration.strategy === 'all'
+              ? failedCrossList(failure)
+              : notFoundCrossResult(selector.name ?? '', namespace ?? '', failure);
+          unavailable.push(`cross.${as}: ${failure}`);
           continue;
         }
         credential = resolved;
@@ -223,7 +224,9 @@ export const crossHook = defineHook({
           selector: {
             ...(selector.name == null ? {} : { name: selector.name }),
             ...(selector.namespace == null ? {} : { namespace: selector.namespace }),
+            ...(selector.matchLabels == null ? {} : { matchLabels: selector.matchLabels }),
           },
+          ...(declaration.strategy == null ? {} : { strategy: declaration.strategy }),
           ...(declaration.timeout == null ? {} : { timeout: declaration.timeout }),
           ...(declaration.cacheFor == null ? {} : { cacheFor: declaration.cacheFor }),
           ...(credential == null ? {} : { credential }),
@@ -232,7 +235,23 @@ export const crossHook = defineHook({
         },
         { namespace, signal: input.signal },
       );
-      results[as] = read.result;
+      if (read.unusable != null) {
+        // A declaration that cannot be read as rendered names its field, as a render failure does.
+        const failure = `${item.katalogPath}.${read.unusable.field}: ${read.unusable.message}`;
+        results[as] =
+          declaration.strategy === 'all'
+            ? failedCrossList(failure)
+            : notFoundCrossResult(selector.name ?? '', namespace ?? '', failure);
+        unavailable.push(`cross.${as}: ${failure}`);
+        continue;
+      }
+      const error = read.result.error;
+      results[as] =
+        declaration.strategy !== 'all'
+          ? read.result
+          : (read.results?.length ?? 0) === 0 && error != null
+            ? failedCrossList(error)
+            : (read.results ?? []);
       if (read.unavailable != null) unavailable.push(`cross.${as}: ${read.unavailable}`);
       if (read.expiresAt != null) input.effects.requeueAt(read.expiresAt);
     }
