@@ -15,6 +15,19 @@ function warningText(header: string): string {
   return match?.[1]?.replace(/\\(.)/g, '$1') ?? header;
 }
 
+/**
+ * parseBody reads a JSON answer; a text one (the API server's `404 page not found` for a path it
+ * does not route at that moment) is `{ text }`, so a caller sees it instead of an uncaught throw.
+ */
+function parseBody(text: string): Record<string, unknown> {
+  if (text === '') return {};
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return { text };
+  }
+}
+
 /** How long {@link kubeRequest} waits for an answer before it rejects (a stuck request fails, never hangs). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -55,7 +68,7 @@ export async function kubeRequest(
         const text = Buffer.concat(chunks).toString('utf8');
         resolve({
           status: res.statusCode ?? 0,
-          body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+          body: parseBody(text),
           warnings,
         });
       });
