@@ -26,6 +26,7 @@ import { oneWayPaths } from './one-way-paths.js';
 import { checkServe } from './serve.js';
 import { checkServeClusters } from './gateway.js';
 import { runtimeOwnedStatus } from './status-paths.js';
+import { goHooks } from './go-hooks.js';
 
 /** Keys of a G1 `reconciler:` / G3 `reconcile:` block that belong to the operatorBox. */
 const BOX_KEYS = ['finalizers', 'onCreate', 'onReconcile', 'onDelete', 'status', 'providers'] as const;
@@ -112,7 +113,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     const path = [...base, 'reconciler'];
     upgradeRemote(up, g1, box, path);
     up.reconcilerDefault(g1, path);
-    up.goHooks(g1, path, box);
+    goHooks(up, g1, path, box);
     for (const key of BOX_KEYS) up.move(g1, key, box, key, [...path, key], 'operatorBox.' + key);
     for (const key of ENTRY_KEYS) up.move(g1, key, entry, key, [...path, key], key);
     up.refuse(g1, path, REFUSED);
@@ -130,7 +131,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       const path = [...boxPath, 'reconciler'];
       upgradeRemote(up, g2, box, path);
       up.reconcilerDefault(g2, path);
-      up.goHooks(g2, path, box);
+      goHooks(up, g2, path, box);
       for (const key of ENTRY_KEYS) up.move(g2, key, entry, key, [...path, key], key);
       up.refuse(g2, path, REFUSED);
       up.drop(box, 'reconciler', path, 'its keys moved to the entry');
@@ -145,7 +146,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
       const path = [...boxPath, 'reconcile'];
       upgradeRemote(up, reconcile, box, path);
       up.reconcilerDefault(reconcile, path);
-      up.goHooks(reconcile, path, box);
+      goHooks(up, reconcile, path, box);
       for (const key of BOX_KEYS) up.move(reconcile, key, box, key, [...path, key], 'operatorBox.' + key);
       for (const key of ENTRY_KEYS) up.move(reconcile, key, entry, key, [...path, key], key);
       up.refuse(reconcile, path, REFUSED);
@@ -153,7 +154,7 @@ export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: 
     }
     // Go hooks and constructors written straight under the operatorBox (`hooks: {location, function}`).
     const goKeys = ['hooks', 'constructor'].filter((key) => mapAt(box, key) != null);
-    if (goKeys.length > 0) up.goHooks(box, boxPath, box, goKeys);
+    if (goKeys.length > 0) goHooks(up, box, boxPath, box, goKeys);
     const runtime = mapAt(box, 'runtime');
     if (runtime != null) {
       up.mark('G3');

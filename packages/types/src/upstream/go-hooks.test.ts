@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadKatalog } from '../load-katalog.js';
 import { migrateKatalog } from './migrate.js';
-import { goModuleToNpm } from './upgrader.js';
+import { goModuleToNpm } from './go-hooks.js';
 import { head, load, ok } from './dialect-fixtures.test-support.js';
 
 /**
