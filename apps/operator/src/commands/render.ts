@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { LineCounter, isNode, parse, parseDocument } from 'yaml';
 import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
-import { OfflineEngine, hookRoots, uidOf } from '@orkestra/reconciler/offline';
+import { OfflineEngine, PROTOCOL_ROOT, hookRoots, uidOf } from '@orkestra/reconciler/offline';
 import type { OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
 import type { Katalog } from '@orkestra/types';
 import { readCrFile, readCustomResources } from '../offline/cr-input.js';
@@ -78,7 +78,7 @@ function readContext(file: string, cwd: string, katalog: Katalog): RenderContext
     if (!isMap(value[key])) throw new RenderInputError(`${file}: ${key} must be a map`);
   }
   // A scripted protocol answer must fit its call's result shape (docs/reference/katalog.md §15.1.1).
-  const external = value['external'];
+  const external = value[PROTOCOL_ROOT];
   if (isMap(external)) {
     const calls = declaredCalls(katalog);
     for (const [name, answer] of Object.entries(external)) {
@@ -86,7 +86,7 @@ function readContext(file: string, cwd: string, katalog: Katalog): RenderContext
       const problem = scriptedAnswerProblem(calls, name, answer);
       if (problem != null)
         throw new RenderInputError(
-          `${positionIn(text, file, ['external', name, ...problem.path])}: external.${name}: ${problem.message}`,
+          `${positionIn(text, file, [PROTOCOL_ROOT, name, ...problem.path])}: ${PROTOCOL_ROOT}.${name}: ${problem.message}`,
         );
     }
   }

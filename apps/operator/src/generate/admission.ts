@@ -9,6 +9,7 @@
  * have; either with the reason. Reconcile-time validation and mutation are unchanged: admission is
  * an earlier copy.
  */
+import { PROTOCOL_ROOT } from '@orkestra/reconciler/offline';
 import { evaluateCondition, evaluateConditions } from '@orkestra/types';
 import type { Condition, CrdEntry, Katalog, MutationRule, ValidationRule } from '@orkestra/types';
 import { dynamicResolver, translateCondition, translateGate, typedResolver } from './admission-cel.js';
@@ -383,7 +384,7 @@ function ruleReads(rule: ValidationRule, root: string): boolean {
  * admission webhook then makes the entry's calls before judging it (ADR 0093).
  */
 export function readsExternal(rule: ValidationRule): boolean {
-  return ruleReads(rule, 'external');
+  return ruleReads(rule, PROTOCOL_ROOT);
 }
 
 /**

@@ -1,6 +1,12 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import { hookRoots, protocolResults, resultPathProblem, visibleRoots } from '@orkestra/reconciler/offline';
+import {
+  PROTOCOL_ROOT,
+  hookRoots,
+  protocolResults,
+  resultPathProblem,
+  visibleRoots,
+} from '@orkestra/reconciler/offline';
 import type { HelperParameter, HookRoot, ProtocolResult } from '@orkestra/reconciler/offline';
 import { RESOURCE_KINDS, RESOURCE_LIST_KEYS, formatPath, guessPlural, parseDuration } from '@orkestra/types';
 import type { CrdEntry, ExternalCall, Katalog, KatalogIssue, PathSegment } from '@orkestra/types';
@@ -615,7 +621,7 @@ function helperProblems(calls: readonly HelperCall[], scope: EntryScope): string
         if (arg.kind === 'call' || (arg.kind === 'path' && arg.path == null)) return;
         const path = arg.kind === 'path' ? (arg.path ?? '') : '';
         const [root, name, ...deeper] = path.split('.');
-        if (arg.kind !== 'path' || root !== 'external' || name == null) {
+        if (arg.kind !== 'path' || root !== PROTOCOL_ROOT || name == null) {
           const written =
             arg.kind === 'path'
               ? `\`${path}\``

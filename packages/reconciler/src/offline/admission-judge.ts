@@ -10,7 +10,7 @@ import { createTemplateEngine } from '@orkestra/template';
 import type { Katalog } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import type { ExternalCaller } from '../hooks/external.js';
-import { compileExternalCalls, runExternalCalls } from '../hooks/external/index.js';
+import { compileExternalCalls, externalHook, runExternalCalls } from '../hooks/external/index.js';
 import type { CompiledExternal } from '../hooks/external/index.js';
 import type { HookServices } from '../hooks/hook-unit.js';
 import { compileKatalog } from '../runtime/compile-katalog.js';
@@ -159,7 +159,7 @@ export function createAdmissionJudge(
       if (declared.length > 0) {
         // Only what runExternalCalls reads of the hook services: the caller and the gate options.
         const services = { external: calls.caller, conditions } as unknown as HookServices;
-        context['external'] = await runExternalCalls(
+        context[externalHook.key] = await runExternalCalls(
           services,
           declared,
           { crd, cr: view, context, signal: calls.signal },

@@ -28,6 +28,7 @@ export {
   patchResults,
   answerProblem,
   protocolResults,
+  PROTOCOL_ROOT,
   resultPathProblem,
   resultsProblem,
   visibleRoots,

@@ -10,6 +10,7 @@ import type { ExternalCallDeclaration } from '../hooks/external.js';
 import type { HookResults } from '../hooks/hook-unit.js';
 import { resultUnits } from '../hooks/table.js';
 import { PROTOCOL_TABLE } from '../hooks/external/protocols/table.js';
+import { externalHook } from '../hooks/external/index.js';
 import type { HelperParameter, ResultFields } from '../hooks/external/protocols/result-shape.js';
 import type { OfflineResults } from './offline-engine.js';
 import { isMap } from '../is-map.js';
@@ -54,6 +55,12 @@ export interface ProtocolResult {
   resultOf(call: ExternalCall): ResultFields;
   readonly helpers: Readonly<Record<string, readonly HelperParameter[]>>;
 }
+
+/**
+ * PROTOCOL_ROOT is the context root whose results the protocol table shapes (`<root>.<name>`): the
+ * key of the hook that makes protocol calls, named by its unit.
+ */
+export const PROTOCOL_ROOT: string = externalHook.key;
 
 /** protocolResults are the protocols of the protocol table with their result shapes and helpers. */
 export const protocolResults: readonly ProtocolResult[] = Object.values(PROTOCOL_TABLE).map((unit) => ({

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, isMap as isYamlMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
-import { resultsProblem } from '@orkestra/reconciler/offline';
+import { PROTOCOL_ROOT, resultsProblem } from '@orkestra/reconciler/offline';
 import { parseDuration } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
@@ -398,15 +398,15 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
       const p = [...path, ...problem.path];
       fail(p, problem.at === 'key' ? `${where(path)}: ${problem.message}` : `${where(p)} ${problem.message}`);
     }
-    const external = value['external'];
+    const external = value[PROTOCOL_ROOT];
     if (calls != null && isMap(external)) {
       for (const [name, answer] of Object.entries(external)) {
         if (answer == null) continue;
         const bad = scriptedAnswerProblem(calls, name, answer);
         if (bad != null)
           fail(
-            [...path, 'external', name, ...bad.path],
-            `${where([...path, 'external', name])}: ${bad.message}`,
+            [...path, PROTOCOL_ROOT, name, ...bad.path],
+            `${where([...path, PROTOCOL_ROOT, name])}: ${bad.message}`,
           );
       }
     }

@@ -3,7 +3,7 @@
  * is checked against the result shape of the call's protocol, as its unit declares it
  * (`protocolResults` of the protocol table), so a script cannot answer with what no server would.
  */
-import { answerProblem, protocolResults } from '@orkestra/reconciler/offline';
+import { PROTOCOL_ROOT, answerProblem, protocolResults } from '@orkestra/reconciler/offline';
 import type { ProtocolResult } from '@orkestra/reconciler/offline';
 import type { ExternalCall, Katalog } from '@orkestra/types';
 import { didYouMean } from '../../did-you-mean.js';
@@ -27,7 +27,7 @@ export function declaredCalls(katalog: Katalog, into: DeclaredCalls = new Map())
     }
     if (!isMap(value)) return;
     for (const [key, item] of Object.entries(value)) {
-      if (key === 'external' && Array.isArray(item)) {
+      if (key === PROTOCOL_ROOT && Array.isArray(item)) {
         for (const call of item) {
           if (!isMap(call) || typeof call['name'] !== 'string' || typeof call['url'] !== 'string') continue;
           const known = into.get(call['name']) ?? [];
