@@ -21,6 +21,7 @@ import type { CrossResult } from './cross.js';
 import { createDeadline } from './deadline.js';
 import { MIB, TimeoutError, describeError, sendHttpRequest } from './http-request.js';
 import { LruCache } from './lru-cache.js';
+import { labelsMatch } from '../labels.js';
 
 /** CrossProtocol is a Live API answer (`CrossRead.protocol`). */
 export type CrossProtocol = 'cr' | 'health' | 'metrics' | 'info' | 'events';
@@ -505,7 +506,7 @@ function parseListAnswer(
     const result = liveResultOf(item, '', '');
     // Checked here too: a peer that ignores `labelSelector` (or `detail`, leaving no labels) lists
     // more than was asked for, and what it lists without the labels is not a match.
-    if (result == null || !Object.entries(matchLabels).every(([k, v]) => result.labels[k] === v)) continue;
+    if (result == null || !labelsMatch(result.labels, matchLabels)) continue;
     const stamp = objectMap(item)['creationTimestamp'];
     const created = typeof stamp === 'string' ? Date.parse(stamp) : NaN;
     read.push({ result, created: Number.isNaN(created) ? Number.MAX_SAFE_INTEGER : created });

@@ -4,6 +4,7 @@
  * change of the target re-queues its readers (the reverse index of docs/reference/runtime.md §4).
  */
 import type { KubeObject } from '../kube-object.js';
+import { labelsMatch } from '../labels.js';
 
 /** CrossResult is `cross.<as>` in the template context. */
 export interface CrossResult {
@@ -270,14 +271,6 @@ export class CrossReaders {
     }
     return [...out];
   }
-}
-
-function labelsMatch(
-  labels: Readonly<Record<string, string>> | undefined,
-  selector: Readonly<Record<string, string>>,
-): boolean {
-  for (const [key, value] of Object.entries(selector)) if (labels?.[key] !== value) return false;
-  return true;
 }
 
 function isOlder(a: KubeObject, b: KubeObject): boolean {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { ConditionType, OrkestraAnnotation, parseDuration } from '@orkestra/types';
 import type { Rollout } from '@orkestra/types';
 import type { KubeObject } from '@orkestra/registry';
+import { labelsMatch } from '../labels.js';
 
 /** RolloutPhase is where a rollout stands. */
 export type RolloutPhase = 'Progressing' | 'Failed' | 'Complete' | 'Undone';
@@ -50,9 +51,7 @@ function uidOf(cr: KubeObject): string {
 }
 
 function matches(cr: KubeObject, selector: Readonly<Record<string, string>> | undefined): boolean {
-  if (selector == null) return false;
-  const labels = cr.metadata.labels ?? {};
-  return Object.entries(selector).every(([key, value]) => labels[key] === value);
+  return selector != null && labelsMatch(cr.metadata.labels, selector);
 }
 
 /** inRollout tells whether a CR is in the steps run so far (canary and waves), pins and rollbacks aside. */
