@@ -166,8 +166,6 @@ export interface ExternalRunResult {
 }
 
 // The scheme and authority of a URL (a kafka broker list too); the user-info is skipped.
-const URL_ORIGIN = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#@]*@)?([^/?#]*)/i;
-
 /**
  * callAddress is the server a rendered call goes to, as a condition may show it: the URL's scheme
  * and host (with port), without user-info, path or query (which may carry credentials or CR
@@ -177,8 +175,9 @@ const URL_ORIGIN = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#@]*@)?([^/?#]*)/i;
  * callAddress('postgres://reader@db.shop:5432/orders'); // 'postgres://db.shop:5432'
  */
 export function callAddress(url: string | undefined): string {
-  const match = URL_ORIGIN.exec(url ?? '');
-  return match == null ? '' : `${match[1]}${match[2]}`;
+  // The same credential-free reading as the Control Center's target (callTarget): a password
+  // written with a raw `/` must not leak into a condition either.
+  return url != null && /^[a-z][a-z0-9+.-]*:\/\//i.test(url.trim()) ? callTarget(url) : '';
 }
 
 /** ExternalCallMetricResult is how a call ended, the `result` label of `orkestra_external_calls_total`. */

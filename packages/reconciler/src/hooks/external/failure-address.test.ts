@@ -47,6 +47,8 @@ describe('callAddress', () => {
     ['postgres://reader@db.shop:5432/orders', 'postgres://db.shop:5432'],
     ['kafka://b1:9092,b2:9092', 'kafka://b1:9092,b2:9092'],
     ['http://[::1]:8082', 'http://[::1]:8082'],
+    // A password written with a raw `/`: nothing of it may show.
+    ['postgres://reader:pa/ss@db.shop:5432/orders', 'postgres://db.shop:5432'],
     ['not a url', ''],
   ])('%s → %s', (url, address) => {
     expect(callAddress(url)).toBe(address);
