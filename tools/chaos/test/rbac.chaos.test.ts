@@ -3,7 +3,9 @@
  * example Katalog), and an end-to-end run of `ork run` as the generated ServiceAccount (a real
  * token) passes with all rules and fails with any single rule removed. The e2e (operator in one
  * namespace, CRs in another): become leader (Lease, LeaderElection Event), renew the Lease (a PUT),
- * create a CR (finalizer, children with owner references, `once` Secret, Ready, an Event), store the
+ * create a CR (finalizer, children with owner references, `once` Secret, Ready, an Event), create
+ * two CRs whose child names an unmanaged ConfigMap and Secret already hold (ADR 0097: the
+ * create-only apply is refused, then the object is read with `get` and judged: ChildConflict), store the
  * Katalog as a revision and roll a changed Katalog out (docs/reference/runtime.md §24: the revision ConfigMaps and the
  * rollout state in the operator namespace, recorded on the CR), correct a
  * child changed by hand (seen through the child watch: after a failed watch the informer retries the
@@ -35,6 +37,7 @@ import {
   installCrd,
   isNotFound,
   isReadyAtGeneration,
+  readyOf,
   uniqueSuffix,
 } from '../src/custom-resources.js';
 import { reportClaim, reportFigure } from '../src/figures.js';
@@ -221,6 +224,8 @@ async function e2eSteps(
     let retampered = 0;
     let crdDeleted = false;
     let crdRecreated = false;
+    let conflictsMade = false;
+    let conflictCrsDeleted = false;
     let firstRevision = '';
     const revisionStored = async (revision: string): Promise<boolean> =>
       core.readNamespacedConfigMap({ namespace: opNs, name: `orkestra-${name}-rev-${revision}` }).then(
@@ -275,6 +280,52 @@ async function e2eSteps(
             (await configMap('shop-extra')) != null &&
             secret != null
           );
+        },
+      ],
+      [
+        // ADR 0097: a child is written by a create-only apply; when the API server refuses it (the
+        // name is taken by an object the cache does not hold) the operator reads the object (`get`)
+        // and judges it (ADR 0032). One CR per kind, since a CR reports only its first failed write.
+        'a child name taken by an unmanaged ConfigMap and Secret: ChildConflict naming each',
+        async () => {
+          const taken = [
+            { cr: 'taken-a', child: 'taken-a-config' },
+            { cr: 'taken-b', child: 'taken-b-plain' },
+          ];
+          if (!conflictsMade) {
+            const exists = (error: unknown): boolean => (error as { code?: number }).code === 409;
+            await core
+              .createNamespacedConfigMap({
+                namespace: ns,
+                body: { metadata: { name: 'taken-a-config' }, data: { mine: 'yes' } },
+              })
+              .catch((error: unknown) => {
+                if (!exists(error)) throw error;
+              });
+            await core
+              .createNamespacedSecret({
+                namespace: ns,
+                body: { metadata: { name: 'taken-b-plain' }, stringData: { mine: 'yes' } },
+              })
+              .catch((error: unknown) => {
+                if (!exists(error)) throw error;
+              });
+            const present = new Set((await crs.list(ns)).map((cr) => cr.metadata.name));
+            for (const { cr } of taken)
+              if (!present.has(cr)) await crs.create(ns, cr, { greeting: 'hi', extra: 'false' });
+            conflictsMade = true;
+            return false;
+          }
+          if (!conflictCrsDeleted) {
+            for (const { cr, child } of taken) {
+              const ready = readyOf(await crs.get(ns, cr));
+              if (ready?.reason !== 'ChildConflict' || !(ready.message ?? '').includes(child)) return false;
+            }
+            for (const { cr } of taken) await crs.remove(ns, cr);
+            conflictCrsDeleted = true;
+          }
+          const left = new Set((await crs.list(ns)).map((cr) => cr.metadata.name));
+          return taken.every(({ cr }) => !left.has(cr));
         },
       ],
       [
