@@ -73,6 +73,7 @@ describe.skipIf(SIZES.length === 0)('a new leader sharder, cold', () => {
           client: {
             mergePatch: () => Promise.reject(new Error('no patch expected')),
             delete: () => Promise.resolve(),
+            get: () => Promise.reject(new Error('no read expected')),
           },
           listWatch,
           leaseListWatch: new KubeListWatchClient({

@@ -110,7 +110,7 @@ export interface OperatorMetrics {
   katalogLoaded(version: string): void;
   /** the rollout's phase, step and CRs per assigned revision (docs/reference/runtime.md §18.2, §24). */
   rollout(readings: RolloutReadings): void;
-  /** Sharded operators (docs/reference/runtime.md §25): this replica's shard and, on the leader, the sharder's counts. */
+  /** Sharded operators (docs/reference/runtime.md §25): this replica's shard and its sharder's counts (a claimer's on every joined replica, the whole sharder's on the leader; ADR 0103). */
   sharding(readings: ShardingReadings): void;
 }
 

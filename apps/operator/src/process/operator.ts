@@ -241,7 +241,9 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   elector?.start();
   const synced = gate.start(state.runtime);
   // A shard joins once its informers have synced, so the sharder assigns it only CRs it can reconcile.
-  member?.start(gate.synced);
+  member?.start(gate.synced, () =>
+    state.runtime.summary().map((entry) => ({ ...entry.apiTypes, namespaced: entry.namespaced })),
+  );
   if (state.leading) state.rollout?.start();
 
   return {

@@ -89,6 +89,7 @@ describe('createShardMember', () => {
       new Promise<void>((resolve) => {
         synced = resolve;
       }),
+      () => [],
     );
     // A slow sync: many retry periods and lease durations pass.
     await vi.advanceTimersByTimeAsync(30_000);
@@ -119,12 +120,13 @@ describe('createShardMember', () => {
       new Promise<void>((resolve) => {
         synced = resolve;
       }),
+      () => [],
     );
     await vi.advanceTimersByTimeAsync(5000);
     await released.release();
     synced();
     const failed = memberOn(api, () => undefined);
-    failed.start(Promise.reject(new Error('sync timed out')));
+    failed.start(Promise.reject(new Error('sync timed out')), () => []);
     await vi.advanceTimersByTimeAsync(30_000);
     expect(api.writes).toEqual([]);
     expect(released.holds()).toBe(false);

@@ -1,7 +1,9 @@
 /**
  * One replica of a sharded operator (docs/reference/runtime.md §25, ADR 0045): its shard Lease (a
  * LeaderElector on a Lease only it uses, so renewals and fencing follow the leader-election
- * timings), the drain acknowledgement its runtime calls, and — while it leads — the sharder.
+ * timings), the drain acknowledgement its runtime calls, and the sharder: a claimer of the CRs
+ * the ring gives this replica when no live shard holds them, and the whole sharder while it leads
+ * (ADR 0103).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeListWatchClient } from '@orkestra/reconciler';
@@ -49,12 +51,13 @@ export interface ShardMember {
   /**
    * Watches the shard Leases now, and joins — acquires, then renews, its shard Lease, so the sharder
    * counts it live and assigns it CRs — only once `synced` resolves: the runtime's informers for
-   * this shard have listed (runtime.md §25.1). Joins never after `release`, nor when `synced` rejects.
+   * this shard have listed (runtime.md §25.1). Joining also starts the claimer over the CR kinds
+   * `resources` names then. Joins never after `release`, nor when `synced` rejects.
    */
-  start(synced: Promise<void>): void;
+  start(synced: Promise<void>, resources: () => readonly ShardedResource[]): void;
   /** Empties the shard Lease (after the workers stopped), so the sharder moves its CRs at once. */
   release(): Promise<void>;
-  /** Starts the sharder for these CR kinds (on becoming leader). */
+  /** Makes this replica's sharder lead, started for these CR kinds if it was not yet (on becoming leader). */
   startSharder(resources: readonly ShardedResource[]): void;
   stopSharder(): Promise<void>;
   sharderStats(): SharderStats | undefined;
@@ -109,6 +112,32 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
   };
   let sharder: Sharder | undefined;
   let sharderStart: Promise<void> | undefined;
+  const runSharder = (resources: readonly ShardedResource[], claimFor: string | undefined): void => {
+    const made = new Sharder({
+      client,
+      listWatch: new KubeListWatchClient({
+        kubeConfig: options.kubeConfig,
+        userAgent: options.userAgent,
+        metadataOnly: true,
+        ...(options.onRequest == null ? {} : { onRequest: options.onRequest }),
+      }),
+      leaseListWatch: options.listWatch,
+      katalogName: options.katalogName,
+      leaseNamespace: options.namespace,
+      resources,
+      namespace: options.watchNamespace,
+      tickMs: options.retryPeriodMs,
+      logger,
+      leaseWatch,
+      claimFor,
+    });
+    sharder = made;
+    sharderStart = made.start().then(
+      () => logger.info({ shards: made.live(), leading: made.leading() }, 'sharder started'),
+      (error: unknown) =>
+        logger.error({ err: { message: String(error) } }, 'sharder start failed; its watches keep retrying'),
+    );
+  };
   // Every replica watches the shard Leases from its start, so on becoming leader it already knows
   // which shards stopped renewing (runtime.md §25.4).
   const leaseWatch = new ShardLeaseWatch({
@@ -121,7 +150,7 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
     id,
     runtimeShard,
     holds: () => held,
-    start: (synced) => {
+    start: (synced, resources) => {
       leaseWatch.start();
       // No Lease before the informers have synced: a replica the sharder counts live can reconcile.
       synced.then(
@@ -129,6 +158,7 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
           if (released) return;
           logger.info({ shard: id }, 'informers synced; joining the shards');
           elector.start();
+          if (sharder == null) runSharder(resources(), id);
         },
         (error: unknown) =>
           logger.warn({ shard: id, err: { message: String(error) } }, 'not joining the shards: no sync'),
@@ -141,33 +171,8 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
       await leaseWatch.stop();
     },
     startSharder: (resources) => {
-      if (sharder != null) return;
-      const made = new Sharder({
-        client,
-        listWatch: new KubeListWatchClient({
-          kubeConfig: options.kubeConfig,
-          userAgent: options.userAgent,
-          metadataOnly: true,
-          ...(options.onRequest == null ? {} : { onRequest: options.onRequest }),
-        }),
-        leaseListWatch: options.listWatch,
-        katalogName: options.katalogName,
-        leaseNamespace: options.namespace,
-        resources,
-        namespace: options.watchNamespace,
-        tickMs: options.retryPeriodMs,
-        logger,
-        leaseWatch,
-      });
-      sharder = made;
-      sharderStart = made.start().then(
-        () => logger.info({ shards: made.live() }, 'sharder started'),
-        (error: unknown) =>
-          logger.error(
-            { err: { message: String(error) } },
-            'sharder start failed; its watches keep retrying',
-          ),
-      );
+      if (sharder == null) runSharder(resources, undefined);
+      else sharder.lead();
     },
     stopSharder: async () => {
       const stopping = sharder;

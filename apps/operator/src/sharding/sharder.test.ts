@@ -61,7 +61,22 @@ function fakeServer(apps: { name: string; labels?: Record<string, string> }[], h
       return { apiVersion: 'v1', kind: 'x', metadata: {} };
     },
     delete: () => Promise.resolve(),
+    get: (ref) => {
+      gets.push(ref.name);
+      const lease = leases.find((l) => l.metadata.name === ref.name);
+      if (lease == null) return Promise.reject(new Error('no such lease'));
+      return Promise.resolve(JSON.parse(JSON.stringify(serverLease(lease))) as never);
+    },
   };
+  /** What the API server answers for a Lease: the watched one, unless a renewal was hidden from the watch. */
+  const hidden = new Map<string, string>();
+  const serverLease = (lease: (typeof leases)[number]) => {
+    const renewTime = hidden.get(lease.spec.holderIdentity);
+    return renewTime == null ? lease : { ...lease, spec: { ...lease.spec, renewTime } };
+  };
+  /** renewUnseen renews a Lease on the API server only: the watch misses it (a lagging watch). */
+  const renewUnseen = (holder: string, at: string) => hidden.set(holder, at);
+  const gets: string[] = [];
   /** renew writes a new renewTime on a shard's Lease, as its replica does every retry period. */
   const renew = (holder: string, at: string) => {
     const lease = leases.find((l) => l.spec.holderIdentity === holder);
@@ -81,7 +96,7 @@ function fakeServer(apps: { name: string; labels?: Record<string, string> }[], h
     });
     return release;
   };
-  return { listWatch, client, lists, patches, leases, renew, holdPatches };
+  return { listWatch, client, lists, patches, leases, renew, renewUnseen, gets, holdPatches };
 }
 
 const sharders: Sharder[] = [];
@@ -230,5 +245,56 @@ describe('Sharder', () => {
     expect(assigns).toHaveLength(onC);
     // After the 4 drains already in flight, every patch is an assign until c's CRs are all moved.
     expect(assigns.map((p) => p.i)).toEqual(Array.from({ length: onC }, (_, i) => i + 4));
+  });
+
+  it('a claimer labels only the dead shard’s CRs the ring gives its own replica, and no drain', async () => {
+    const labelled = names.map((name) => ({
+      name,
+      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
+    }));
+    // c joined (its share must drain from a and b: only a leader asks) and b dies.
+    const server = fakeServer(labelled, ['a', 'b', 'c']);
+    const afterB = new ShardAssignment(['a', 'c']);
+    const claimedByA = labelled.filter(
+      (app) => app.labels[OrkestraLabel.Shard] === 'b' && afterB.ownerOf(key(app.name)) === 'a',
+    ).length;
+    let now = 0;
+    const claimer = sharder(server, () => now, { claimFor: 'a' });
+    await claimer.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.patches).toEqual([]); // the drains toward c are the leader's
+    now = 10_000;
+    await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:10.000000Z'));
+    server.renew('c', '2026-12-05T00:00:10.000000Z');
+    now = 15_000; // b last renewed at 0: dead
+    await vi.waitFor(() => expect(server.patches).toHaveLength(claimedByA));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.patches).toHaveLength(claimedByA);
+    expect(claimedByA).toBeGreaterThan(0);
+    for (const patch of server.patches) expect(patch.labels).toEqual({ [OrkestraLabel.Shard]: 'a' });
+    expect(claimer.leading()).toBe(false);
+    // Made leader: it drains toward c and labels what is left of b's (none: c claims its own).
+    claimer.lead();
+    await vi.waitFor(() =>
+      expect(server.patches.some((p) => p.labels[OrkestraLabel.Drain] === 'true')).toBe(true),
+    );
+  });
+
+  it('moves nothing while the API server shows a Lease the watch counts dead as renewed', async () => {
+    const labelled = names.map((name) => ({
+      name,
+      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
+    }));
+    const server = fakeServer(labelled, ['a', 'b']);
+    let now = 0;
+    const made = sharder(server, () => now);
+    await made.start();
+    now = 10_000;
+    await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:10.000000Z'));
+    server.renewUnseen('b', '2026-12-05T00:00:12.000000Z'); // b renews; the watch does not show it
+    now = 15_000;
+    await vi.waitFor(() => expect(server.gets.length).toBeGreaterThanOrEqual(2)); // read again each tick
+    expect(server.patches).toEqual([]);
+    expect(made.live()).toEqual(['a', 'b']);
   });
 });

@@ -1,16 +1,20 @@
 /**
- * The sharder (docs/reference/runtime.md §25, ADR 0045): run by the replica that holds the ordinary
- * leader Lease, it watches the shard Leases and the metadata of every CR, and keeps each CR's
- * `orkestra.konductor.io/shard` label on the live shard the ring chooses, through the drain
- * hand-off of `ShardAssignment.decide`. Its watches carry metadata only, so its cost per CR is a
- * few hundred bytes of cache and one hash; it writes only when an assignment changes.
+ * The sharder (docs/reference/runtime.md §25, ADR 0045, ADR 0103): run by the replica that holds the
+ * ordinary leader Lease, it watches the shard Leases and the metadata of every CR, and keeps each
+ * CR's `orkestra.konductor.io/shard` label on the live shard the ring chooses, through the drain
+ * hand-off of `ShardAssignment.decide`. Every other replica runs one too, as a claimer: it labels
+ * only the CRs no live shard holds that the ring gives to itself, so a dead shard's CRs move the
+ * moment its Lease expires, whether or not the leader died with it, and a new leader starts with
+ * its caches filled. Its watches carry metadata only, so its cost per CR is a few hundred bytes of
+ * cache and one hash; it writes only when an assignment changes. Before it acts on a shard's
+ * death it reads that shard's Lease once, so a lagging watch never moves a live shard's CRs.
  */
 import { ConflictError, NotFoundError } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { Informer } from '@orkestra/reconciler';
 import type { Logger } from '@orkestra/types';
 import { LeaseTracker, ShardAssignment, shardedObjectOf } from './assign.js';
-import type { ShardLeaseView } from './assign.js';
+import type { ShardAction, ShardLeaseView } from './assign.js';
 import { objectKey } from './ring.js';
 import { SHARD_LEASE_LABEL } from './shard-lease.js';
 
@@ -29,7 +33,7 @@ export interface ShardedResource {
 /** SharderOptions configures a Sharder. */
 export interface SharderOptions {
   /** Patches of CR labels, reads and deletes of shard Leases (the operator's counted client). */
-  readonly client: Pick<KubeClient, 'mergePatch' | 'delete'>;
+  readonly client: Pick<KubeClient, 'mergePatch' | 'delete' | 'get'>;
   /** A list/watch client made with `metadataOnly: true` (`KubeListWatchClient`), for the CRs. */
   readonly listWatch: ListWatchClient;
   /** A list/watch client of whole objects, for the shard Leases (their spec is what counts). */
@@ -49,6 +53,12 @@ export interface SharderOptions {
   readonly logger?: Logger;
   /** Epoch milliseconds. Default Date.now. */
   readonly now?: () => number;
+  /**
+   * This replica's shard ID: the sharder starts as a claimer (until `lead()`), which writes only the
+   * label of a CR no live shard holds (unassigned, or its shard dead) when the ring chooses this
+   * replica; no drain, no Lease clean-up. Default: it leads from the start.
+   */
+  readonly claimFor?: string | undefined;
   /** Called after each change of the live shards (tests, logs). */
   readonly onLiveShards?: (live: readonly string[]) => void;
   /**
@@ -57,6 +67,29 @@ export interface SharderOptions {
    * with the sharder (every Lease then counts as alive for one lease duration).
    */
   readonly leaseWatch?: ShardLeaseWatch;
+}
+
+/** leaseViewOf reads a shard Lease the way the tracker compares it. */
+function leaseViewOf(lease: KubeObject): ShardLeaseView {
+  const spec = (lease as { spec?: Record<string, unknown> }).spec ?? {};
+  const renew = spec['renewTime'];
+  return {
+    name: lease.metadata.name ?? '',
+    holder: typeof spec['holderIdentity'] === 'string' ? spec['holderIdentity'] : '',
+    renewTime: renew == null ? '' : String(renew instanceof Date ? renew.toISOString() : renew),
+    durationMs: (typeof spec['leaseDurationSeconds'] === 'number' ? spec['leaseDurationSeconds'] : 15) * 1000,
+  };
+}
+
+/** deathKey names one Lease at one renewal: a death is confirmed once per renewal it stopped at. */
+function deathKey(view: ShardLeaseView): string {
+  return `${view.name}\u0000${view.holder}\u0000${view.renewTime}`;
+}
+
+/** sameInstant compares two renewTimes as instants (microseconds and milliseconds written alike). */
+function sameInstant(a: string, b: string): boolean {
+  const [x, y] = [Date.parse(a), Date.parse(b)];
+  return Number.isNaN(x) || Number.isNaN(y) ? a === b : x === y;
 }
 
 /** ShardLeaseWatchOptions configures a ShardLeaseWatch. */
@@ -115,17 +148,7 @@ export class ShardLeaseWatch {
 
   /** views are the Leases in the cache as the tracker reads them. */
   views(): ShardLeaseView[] {
-    return this.informer.cache.list().map((lease) => {
-      const spec = (lease as { spec?: Record<string, unknown> }).spec ?? {};
-      const renew = spec['renewTime'];
-      return {
-        name: lease.metadata.name ?? '',
-        holder: typeof spec['holderIdentity'] === 'string' ? spec['holderIdentity'] : '',
-        renewTime: renew == null ? '' : String(renew instanceof Date ? renew.toISOString() : renew),
-        durationMs:
-          (typeof spec['leaseDurationSeconds'] === 'number' ? spec['leaseDurationSeconds'] : 15) * 1000,
-      };
-    });
+    return this.informer.cache.list().map(leaseViewOf);
   }
 
   /** observe records the Leases now and returns the live shard IDs. */
@@ -183,11 +206,18 @@ export class Sharder {
   readonly #inFlight = new Set<string>();
   #urgentInFlight = 0;
   #retryAll = false;
+  /** Set while claiming (not leading): this replica's shard ID. */
+  #claimFor: string | undefined;
+  /** Deaths being confirmed by reading their Leases (one round at a time). */
+  #confirming = false;
+  /** The deaths (`deathKey`) the API server confirmed. */
+  readonly #confirmedDead = new Set<string>();
   #stats = { assigned: 0, drained: 0, undrained: 0, patches: 0, conflicts: 0, failures: 0, leaseDeletes: 0 };
 
   constructor(options: SharderOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#claimFor = options.claimFor;
     const warn = (fields: Record<string, unknown>, message: string): void =>
       options.logger?.warn({ ...fields, component: 'sharder' }, message);
     this.#ownLeaseWatch = options.leaseWatch == null;
@@ -243,6 +273,19 @@ export class Sharder {
     ]);
   }
 
+  /** lead makes a claimer the sharder (this replica became leader): every decision is made from now on. */
+  lead(): void {
+    if (this.#claimFor == null) return;
+    this.#claimFor = undefined;
+    this.#options.logger?.info({ component: 'sharder' }, 'sharder leading');
+    this.#refreshLive(true);
+  }
+
+  /** leading is false while the sharder only claims CRs for this replica. */
+  leading(): boolean {
+    return this.#claimFor == null;
+  }
+
   /** live is the shard IDs the sharder counts as alive now. */
   live(): readonly string[] {
     return [...this.#assignment.live];
@@ -258,8 +301,18 @@ export class Sharder {
 
   /** #refreshLive recomputes the live shards; a change (or `all`) re-decides every CR. */
   #refreshLive(all = false): void {
-    if (!this.#running || !this.#leaseWatch.informer.hasSynced()) return;
+    if (!this.#running || !this.#leaseWatch.informer.hasSynced() || this.#confirming) return;
     const live = this.#leaseWatch.observe();
+    const views = this.#leaseWatch.views();
+    const keys = new Set(views.map(deathKey));
+    for (const key of this.#confirmedDead) if (!keys.has(key)) this.#confirmedDead.delete(key);
+    const unconfirmed = views.filter(
+      (view) => view.holder !== '' && !live.includes(view.holder) && !this.#confirmedDead.has(deathKey(view)),
+    );
+    if (unconfirmed.length > 0) {
+      this.#confirmDeaths(unconfirmed, all);
+      return;
+    }
     const changed = live.join(',') !== [...this.#assignment.live].join(',');
     if (changed) {
       this.#assignment = new ShardAssignment(live, this.#hashes);
@@ -267,6 +320,52 @@ export class Sharder {
       this.#options.onLiveShards?.(live);
     }
     if (changed || all) this.#considerAll();
+    this.#armExpiry();
+  }
+
+  /**
+   * #confirmDeaths reads the Lease of each shard the watch counts dead (its renewTime unchanged for
+   * the lease duration): the same holder and renewTime on the API server confirm it stopped
+   * renewing; anything else means the watch lags, and nothing moves until it catches up (the next
+   * tick looks again). A Lease gone is dead. Until then the live shards stay as they were.
+   */
+  #confirmDeaths(views: readonly ShardLeaseView[], all: boolean): void {
+    this.#confirming = true;
+    void Promise.all(
+      views.map(async (view) => {
+        try {
+          const lease = leaseViewOf(
+            await this.#options.client.get({
+              apiVersion: 'coordination.k8s.io/v1',
+              kind: 'Lease',
+              namespace: this.#options.leaseNamespace,
+              name: view.name,
+            }),
+          );
+          return lease.holder === view.holder && sameInstant(lease.renewTime, view.renewTime);
+        } catch (error) {
+          return error instanceof NotFoundError;
+        }
+      }),
+    ).then((confirmed) => {
+      this.#confirming = false;
+      if (!this.#running) return;
+      views.forEach((view, i) => {
+        if (confirmed[i] === true) this.#confirmedDead.add(deathKey(view));
+      });
+      if (confirmed.every(Boolean)) {
+        this.#refreshLive(all);
+        return;
+      }
+      this.#retryAll ||= all;
+      this.#options.logger?.warn(
+        { component: 'sharder', shards: views.filter((_, i) => confirmed[i] !== true).map((v) => v.holder) },
+        'a shard the Lease watch counts dead renewed its Lease after all (the watch lags); looking again at the next tick',
+      );
+    });
+  }
+
+  #armExpiry(): void {
     // A Lease expiring makes no event: look again the moment the first live one would expire.
     const next = this.#leaseWatch.tracker.nextExpiryMs(this.#leaseWatch.views(), this.#now());
     clearTimeout(this.#expiryTimer);
@@ -279,7 +378,12 @@ export class Sharder {
   #tick(): void {
     this.#refreshLive(this.#retryAll);
     this.#retryAll = false;
-    void this.#deleteDeadLeases();
+    if (this.#claimFor == null) void this.#deleteDeadLeases();
+  }
+
+  /** #mine is whether this sharder makes the action: all of them when leading, a claim of this replica's otherwise. */
+  #mine(action: ShardAction): boolean {
+    return this.#claimFor == null || (action.action === 'assign' && action.shard === this.#claimFor);
   }
 
   #considerAll(): void {
@@ -303,7 +407,7 @@ export class Sharder {
     const action = this.#assignment.decide(shardedObjectOf(key, object.metadata));
     this.#urgent.delete(key);
     this.#pending.delete(key);
-    if (action.action === 'none') return;
+    if (action.action === 'none' || !this.#mine(action)) return;
     (action.action === 'assign' ? this.#urgent : this.#pending).set(key, { tracked, object });
     this.#pump();
   }
@@ -333,7 +437,7 @@ export class Sharder {
     const latest = tracked.informer.cache.getByName(object.metadata.namespace, object.metadata.name ?? '');
     if (latest == null || !this.#running) return;
     const action = this.#assignment.decide(shardedObjectOf(key, latest.metadata));
-    if (action.action === 'none') return;
+    if (action.action === 'none' || !this.#mine(action)) return;
     const { resource } = tracked;
     const ref = {
       apiVersion: resource.group === '' ? resource.version : `${resource.group}/${resource.version}`,
