@@ -297,4 +297,22 @@ describe('Sharder', () => {
     expect(server.patches).toEqual([]);
     expect(made.live()).toEqual(['a', 'b']);
   });
+
+  it('a leader with a shard of its own leaves another shard’s new CRs to that shard’s claimer for one tick, then labels them itself', async () => {
+    const server = fakeServer(
+      names.map((name) => ({ name })),
+      ['a', 'b'],
+    );
+    const onA = names.filter((name) => ring.ownerOf(key(name)) === 'a').length;
+    let now = 0;
+    const leader = sharder(server, () => now, { claimFor: 'a' });
+    leader.lead();
+    await leader.start();
+    await vi.waitFor(() => expect(server.patches).toHaveLength(onA));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // ticks pass, the clock does not
+    expect(server.patches).toHaveLength(onA); // b's claimer would have labelled its share meanwhile
+    for (const patch of server.patches) expect(patch.labels).toEqual({ [OrkestraLabel.Shard]: 'a' });
+    now = 20; // a whole tick (10 ms) later b's share is still unassigned here: the leader labels it
+    await vi.waitFor(() => expect(server.patches).toHaveLength(names.length));
+  });
 });

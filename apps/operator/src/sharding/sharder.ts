@@ -208,6 +208,17 @@ export class Sharder {
   #retryAll = false;
   /** Set while claiming (not leading): this replica's shard ID. */
   #claimFor: string | undefined;
+  /** This replica's shard ID (`claimFor`), kept after `lead()`. */
+  readonly #self: string | undefined;
+  /**
+   * Leading with a shard of its own, the sharder leaves a CR it would label with another shard to
+   * that shard's claimer for one tick (`since`), then labels it itself if it is still unassigned:
+   * one patch per CR, not a claimer's and the leader's racing (one of them a 409).
+   */
+  readonly #deferred = new Map<
+    string,
+    { tracked: Tracked; namespace: string | undefined; name: string; since: number }
+  >();
   /** Deaths being confirmed by reading their Leases (one round at a time). */
   #confirming = false;
   /** The deaths (`deathKey`) the API server confirmed. */
@@ -218,6 +229,7 @@ export class Sharder {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#claimFor = options.claimFor;
+    this.#self = options.claimFor;
     const warn = (fields: Record<string, unknown>, message: string): void =>
       options.logger?.warn({ ...fields, component: 'sharder' }, message);
     this.#ownLeaseWatch = options.leaseWatch == null;
@@ -378,12 +390,28 @@ export class Sharder {
   #tick(): void {
     this.#refreshLive(this.#retryAll);
     this.#retryAll = false;
+    this.#sweepDeferred();
     if (this.#claimFor == null) void this.#deleteDeadLeases();
   }
 
   /** #mine is whether this sharder makes the action: all of them when leading, a claim of this replica's otherwise. */
   #mine(action: ShardAction): boolean {
     return this.#claimFor == null || (action.action === 'assign' && action.shard === this.#claimFor);
+  }
+
+  /** #sweepDeferred labels what the claimers left unassigned for a whole tick. */
+  #sweepDeferred(): void {
+    if (this.#claimFor != null) {
+      this.#deferred.clear();
+      return;
+    }
+    const due = this.#now() - this.#options.tickMs;
+    for (const [key, { tracked, namespace, name, since }] of this.#deferred) {
+      if (since > due) continue;
+      this.#deferred.delete(key);
+      const latest = tracked.informer.cache.getByName(namespace, name);
+      if (latest != null) this.#consider(tracked, latest, true);
+    }
   }
 
   #considerAll(): void {
@@ -400,14 +428,34 @@ export class Sharder {
     });
   }
 
-  /** #consider decides one CR and queues its patch (the latest metadata wins while one is in flight). */
-  #consider(tracked: Tracked, object: KubeObject): void {
+  /**
+   * #consider decides one CR and queues its patch (the latest metadata wins while one is in flight).
+   * `swept`: the CR waited its tick for another shard's claimer (`#deferred`).
+   */
+  #consider(tracked: Tracked, object: KubeObject, swept = false): void {
     if (!this.#running || this.#assignment.live.size === 0 || !tracked.informer.hasSynced()) return;
     const key = this.#keyOf(tracked, object);
     const action = this.#assignment.decide(shardedObjectOf(key, object.metadata));
     this.#urgent.delete(key);
     this.#pending.delete(key);
+    if (action.action !== 'assign') this.#deferred.delete(key);
     if (action.action === 'none' || !this.#mine(action)) return;
+    if (
+      action.action === 'assign' &&
+      !swept &&
+      this.#self != null &&
+      action.shard !== this.#self &&
+      this.#claimFor == null
+    ) {
+      if (!this.#deferred.has(key))
+        this.#deferred.set(key, {
+          tracked,
+          namespace: object.metadata.namespace,
+          name: object.metadata.name ?? '',
+          since: this.#now(),
+        });
+      return;
+    }
     (action.action === 'assign' ? this.#urgent : this.#pending).set(key, { tracked, object });
     this.#pump();
   }
