@@ -365,7 +365,11 @@ spec:
           'shards changed',
           (l) => Array.isArray(l['live']) && !(l['live'] as unknown[]).includes(shard),
         )[0];
-        const sharderUp = logTimes('sharder started')[0];
+        // ADR 0103: a standby's claimer leads from its takeover ('sharder leading'); a sharder made on takeover logs 'sharder started' leading.
+        const sharderUp = [
+          ...logTimes('sharder leading'),
+          ...logTimes('sharder started', (l) => l['leading'] === true),
+        ].sort((a, b) => a - b)[0];
         const rel = (t: number | undefined): string =>
           t == null || Number.isNaN(t) ? '-' : `${t - killedAt}`;
         console.log(
