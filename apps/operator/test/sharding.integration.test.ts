@@ -208,6 +208,10 @@ describe('active-active sharding', () => {
         (leader.operator.sharderStats()?.live.length ?? 0) === 2 ? true : undefined,
       );
 
+      // ADR 0103: the non-leader's claimer labels its own share of new CRs; the leader its own.
+      await waitFor('both claimers started', async () =>
+        replicas.every((r) => r.operator.sharderStats() != null) ? true : undefined,
+      );
       // ---- 20 CRs: each assigned within about a second, to one live shard
       const assignMs: number[] = [];
       for (let i = 0; i < N; i++) {
@@ -235,6 +239,10 @@ describe('active-active sharding', () => {
       const first = await waitFor('20 CRs converged on 2 shards', () =>
         converged([a.shard, b.shard], () => 'hi'),
       );
+      // One label patch per new CR, by the replica the ring chose (no leader racing a claimer).
+      const labelPatches = replicas.map((r) => r.operator.sharderStats());
+      console.log(`sharding: label patches for ${N} new CRs, per replica ${JSON.stringify(labelPatches)}`);
+      expect(labelPatches.reduce((n, s) => n + (s?.patches ?? 0), 0)).toBe(N);
       const onA = [...first].filter(([, s]) => s === a.shard).map(([n]) => n);
       const onB = [...first].filter(([, s]) => s === b.shard).map(([n]) => n);
       expect(onA.length + onB.length).toBe(N);

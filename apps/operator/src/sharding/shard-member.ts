@@ -112,7 +112,7 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
   };
   let sharder: Sharder | undefined;
   let sharderStart: Promise<void> | undefined;
-  const runSharder = (resources: readonly ShardedResource[], claimFor: string | undefined): void => {
+  const runSharder = (resources: readonly ShardedResource[], claim: boolean): void => {
     const made = new Sharder({
       client,
       listWatch: new KubeListWatchClient({
@@ -129,7 +129,8 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
       tickMs: options.retryPeriodMs,
       logger,
       leaseWatch,
-      claimFor,
+      self: id,
+      ...(claim ? { claimFor: id } : {}),
     });
     sharder = made;
     sharderStart = made.start().then(
@@ -158,7 +159,7 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
           if (released) return;
           logger.info({ shard: id }, 'informers synced; joining the shards');
           elector.start();
-          if (sharder == null) runSharder(resources(), id);
+          if (sharder == null) runSharder(resources(), true);
         },
         (error: unknown) =>
           logger.warn({ shard: id, err: { message: String(error) } }, 'not joining the shards: no sync'),
@@ -171,7 +172,7 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
       await leaseWatch.stop();
     },
     startSharder: (resources) => {
-      if (sharder == null) runSharder(resources, undefined);
+      if (sharder == null) runSharder(resources, false);
       else sharder.lead();
     },
     stopSharder: async () => {

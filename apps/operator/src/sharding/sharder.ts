@@ -59,6 +59,11 @@ export interface SharderOptions {
    * replica; no drain, no Lease clean-up. Default: it leads from the start.
    */
   readonly claimFor?: string | undefined;
+  /**
+   * This replica's shard ID when it leads from the start (default `claimFor`): a leader with a
+   * shard of its own leaves another shard's unassigned CRs to that shard's claimer for one tick.
+   */
+  readonly self?: string | undefined;
   /** Called after each change of the live shards (tests, logs). */
   readonly onLiveShards?: (live: readonly string[]) => void;
   /**
@@ -229,7 +234,7 @@ export class Sharder {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#claimFor = options.claimFor;
-    this.#self = options.claimFor;
+    this.#self = options.self ?? options.claimFor;
     const warn = (fields: Record<string, unknown>, message: string): void =>
       options.logger?.warn({ ...fields, component: 'sharder' }, message);
     this.#ownLeaseWatch = options.leaseWatch == null;
