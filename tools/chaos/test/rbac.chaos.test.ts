@@ -293,23 +293,14 @@ async function e2eSteps(
             { cr: 'taken-b', child: 'taken-b-plain' },
           ];
           if (!conflictsMade) {
-            const exists = (error: unknown): boolean => (error as { code?: number }).code === 409;
-            await core
-              .createNamespacedConfigMap({
-                namespace: ns,
-                body: { metadata: { name: 'taken-a-config' }, data: { mine: 'yes' } },
-              })
-              .catch((error: unknown) => {
-                if (!exists(error)) throw error;
-              });
-            await core
-              .createNamespacedSecret({
-                namespace: ns,
-                body: { metadata: { name: 'taken-b-plain' }, stringData: { mine: 'yes' } },
-              })
-              .catch((error: unknown) => {
-                if (!exists(error)) throw error;
-              });
+            // Made once; a 409 (made by an earlier poll) is fine.
+            const unlessExists = (error: unknown): void => {
+              if ((error as { code?: number }).code !== 409) throw error;
+            };
+            const body = { metadata: { name: 'taken-a-config' }, data: { mine: 'eWVz' } }; // base64, for the Secret
+            await core.createNamespacedConfigMap({ namespace: ns, body }).catch(unlessExists);
+            body.metadata.name = 'taken-b-plain';
+            await core.createNamespacedSecret({ namespace: ns, body }).catch(unlessExists);
             const present = new Set((await crs.list(ns)).map((cr) => cr.metadata.name));
             for (const { cr } of taken)
               if (!present.has(cr)) await crs.create(ns, cr, { greeting: 'hi', extra: 'false' });
