@@ -32,7 +32,7 @@ interface RedisModule {
 const REDIS_MODULE = '@orkestra/protocol-redis';
 
 /** REPLY_SHAPES are the reply shapes of the read commands whose reply is never nil. */
-const REPLY_SHAPES: Readonly<Record<string, ResultShape>> = {
+export const REPLY_SHAPES: Readonly<Record<string, ResultShape>> = {
   ...Object.fromEntries(
     [
       'DBSIZE',
