@@ -194,6 +194,8 @@ describe.each(PARITY_EXAMPLES)('offline and runtime parity: examples/%s', (examp
     const scenario = parseScenario(readFileSync(scenarioFile, 'utf8'), {
       file: scenarioFile,
       baseDir: dirname(scenarioFile),
+      // Scripted answers are checked against each call's protocol result shape, as `ork simulate` does.
+      katalog,
     });
     const steps = scenario.steps.map((s) => localized(s, group, unique, namespace));
 
