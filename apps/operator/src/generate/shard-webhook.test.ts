@@ -100,6 +100,13 @@ describe('shard-assignment webhook configuration', () => {
     expect(configsOf(values.admissionPolicies).map((m) => (m['metadata'] as { name: string }).name)).toEqual([
       'website-operator.orkestra-shard',
     ]);
+    // The chart's ClusterRole takes these rules: the operator may write the configuration's caBundle.
+    expect(values.rbac.rules).toContainEqual({
+      apiGroups: ['admissionregistration.k8s.io'],
+      resources: ['mutatingwebhookconfigurations'],
+      verbs: ['get', 'update'],
+      resourceNames: ['website-operator.orkestra-shard'],
+    });
     expect(generateHelmValues(katalog, { katalogText: text, namespace: 'ops' }).sharding).toBeUndefined();
   });
 });
