@@ -202,8 +202,12 @@ export function generatePolicies(
     webhook === false
       ? []
       : [
-          mutatingWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
-          admissionWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
+          ...(webhook.katalogRules === false
+            ? []
+            : [
+                mutatingWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
+                admissionWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
+              ]),
           webhook.sharding === true
             ? shardWebhookConfiguration(katalog, webhook.target, webhook.caBundle)
             : undefined,
@@ -221,4 +225,6 @@ export interface AdmissionWebhookTarget {
   readonly caBundle?: string;
   /** The operator runs sharded: also the shard-assignment webhook's configuration (docs/reference/runtime.md §25.2, ADR 0110). */
   readonly sharding?: boolean;
+  /** False: the endpoint serves only the shard-assignment webhook, so the Katalog rules' configurations are left out. Default true. */
+  readonly katalogRules?: boolean;
 }

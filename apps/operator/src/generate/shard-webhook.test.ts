@@ -53,6 +53,16 @@ describe('shard-assignment webhook configuration', () => {
         (m) => (m['metadata'] as { name: string }).name,
       ),
     ).toEqual(['website-operator.orkestra-shard']);
+    // An endpoint started for the shards alone serves no Katalog rule: their configurations stay out.
+    const webhookKinds = (manifests: readonly Record<string, unknown>[]) =>
+      manifests.filter((m) => String(m['kind']).endsWith('WebhookConfiguration')).map((m) => m['kind']);
+    expect(webhookKinds(generatePolicies(katalog, 'ops', [], { target, sharding: true }))).toEqual([
+      'ValidatingWebhookConfiguration',
+      'MutatingWebhookConfiguration',
+    ]);
+    expect(
+      webhookKinds(generatePolicies(katalog, 'ops', [], { target, sharding: true, katalogRules: false })),
+    ).toEqual(['MutatingWebhookConfiguration']);
     const mutating = (sharding: boolean) =>
       webhookConfigurationNames(katalog, { sharding }).filter(
         (c) => c.kind === 'MutatingWebhookConfiguration',

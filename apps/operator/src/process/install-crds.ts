@@ -27,6 +27,8 @@ export interface InstallCrdsOptions {
   readonly crds?: CrdOptions;
   /** The operator runs sharded: with `crds.webhook`, the shard-assignment webhook's configuration too (ADR 0110). */
   readonly sharding?: boolean;
+  /** False: the endpoint serves only the shard-assignment webhook; the Katalog rules' webhook configurations are not applied. */
+  readonly katalogRules?: boolean;
 }
 
 function bodyOf(error: unknown): string {
@@ -82,7 +84,10 @@ export async function installCrds(
     }
   }
   if (options.namespace != null)
-    await installPolicies(client, katalog, options.namespace, options.crds, options.sharding === true);
+    await installPolicies(client, katalog, options.namespace, options.crds, {
+      sharding: options.sharding === true,
+      katalogRules: options.katalogRules !== false,
+    });
   return names;
 }
 
@@ -91,7 +96,7 @@ async function installPolicies(
   katalog: Katalog,
   namespace: string,
   crds: CrdOptions | undefined,
-  sharding: boolean,
+  served: { readonly sharding: boolean; readonly katalogRules: boolean },
 ): Promise<void> {
   let users: string[] = [];
   if (katalog.spec.deletionProtection?.children === true) {
@@ -112,7 +117,8 @@ async function installPolicies(
       : {
           target: crds.webhook,
           ...(crds.caBundle == null ? {} : { caBundle: crds.caBundle }),
-          ...(sharding ? { sharding } : {}),
+          ...(served.sharding ? { sharding: true } : {}),
+          ...(served.katalogRules ? {} : { katalogRules: false }),
         };
   const policies = generatePolicies(katalog, namespace, users, webhook);
   for (const policy of policies) {

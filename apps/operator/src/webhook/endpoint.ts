@@ -9,6 +9,7 @@ import { parseBindAddress } from '../process/http-server.js';
 import {
   needsAdmissionWebhook,
   needsMutatingWebhook,
+  shardWebhookName,
   webhookConfigurationNames,
 } from '../generate/admission-webhook.js';
 import { createAdmissionHandler } from './admission.js';
@@ -55,6 +56,12 @@ export interface WebhookEndpointOptions {
    * the one namespace the shards watch, if any (docs/reference/runtime.md §25.2, ADR 0110).
    */
   readonly shards?: { readonly live: ShardLiveSource; readonly namespace?: string | undefined };
+  /**
+   * False: serve only the shard-assignment webhook, not the Katalog rules' admission webhooks (the
+   * endpoint runs for `--sharding` alone, and `--webhook-bind-address` was not given: ADR 0089's
+   * "when asked"). Default true.
+   */
+  readonly katalogRules?: boolean;
 }
 
 /** eitherHandler answers with the first handler that serves the path. */
@@ -86,6 +93,8 @@ export interface WebhookEndpoint {
   caBundle(): string;
   /** It serves the shard-assignment webhook (`shards` was given, ADR 0110). */
   readonly shardAssignment: boolean;
+  /** It serves the Katalog rules' admission webhooks (ADR 0089, ADR 0092): not when it runs for the shard-assignment webhook alone. */
+  readonly katalogRules: boolean;
   /** patchCaBundles writes the current bundle into the CRDs that convert and the admission webhook's configuration (those without it). */
   patchCaBundles(): Promise<number>;
   /** checkNow renews the certificates if due (what the timer does). */
@@ -132,15 +141,18 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
   };
   let tls: WebhookTls = await ensureWebhookTls(options.client, tlsOptions);
   const bind = parseBindAddress(options.bindAddress);
-  const katalogAdmission = createAdmissionHandler(options.katalog, options.client, {
-    calls: {
-      caller: new ExternalCaller({
-        readSecret: secretReader(options.client),
-        allowAddresses: options.allowPrivateAddresses ?? [],
-      }),
-      ...(options.externalCallsTimeoutMs == null ? {} : { timeoutMs: options.externalCallsTimeoutMs }),
-    },
-  });
+  const katalogRules = options.katalogRules !== false || options.shards == null;
+  const katalogAdmission = !katalogRules
+    ? undefined
+    : createAdmissionHandler(options.katalog, options.client, {
+        calls: {
+          caller: new ExternalCaller({
+            readSecret: secretReader(options.client),
+            allowAddresses: options.allowPrivateAddresses ?? [],
+          }),
+          ...(options.externalCallsTimeoutMs == null ? {} : { timeoutMs: options.externalCallsTimeoutMs }),
+        },
+      });
   const shards =
     options.shards == null
       ? undefined
@@ -148,11 +160,15 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
           live: options.shards.live,
           namespace: options.shards.namespace,
         });
+  const admission =
+    katalogAdmission == null || shards == null
+      ? (katalogAdmission ?? shards)
+      : eitherHandler(shards, katalogAdmission);
   const server = await createWebhookServer({
     certPem: tls.certPem,
     keyPem: tls.keyPem,
     converters: convertersOf(options.katalog),
-    admission: shards == null ? katalogAdmission : eitherHandler(shards, katalogAdmission),
+    ...(admission == null ? {} : { admission }),
     host: bind?.host ?? '0.0.0.0',
     port: bind?.port ?? 9443,
   });
@@ -167,7 +183,9 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
   const targets = {
     crds: crdNames,
-    webhookConfigurations: webhookConfigurationNames(options.katalog, { sharding: options.shards != null }),
+    webhookConfigurations: webhookConfigurationNames(options.katalog, {
+      sharding: options.shards != null,
+    }).filter((config) => katalogRules || config.name === shardWebhookName(options.katalog)),
   };
   const checkEveryMs = options.checkEveryMs ?? 3_600_000;
   const checkNow = async (): Promise<void> => {
@@ -203,6 +221,7 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     clientConfig,
     caBundle: () => tls.caBundle,
     shardAssignment: shards != null,
+    katalogRules,
     patchCaBundles: () => patchCaBundles(options.client, targets, tls.caBundle),
     checkNow,
     async close() {

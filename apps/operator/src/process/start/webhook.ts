@@ -48,6 +48,8 @@ export async function startWebhook(o: {
       allowPrivateAddresses: config.allowPrivateAddresses,
       log: (message, fields) => logger.info(fields ?? {}, message),
       ...(shards == null ? {} : { shards }),
+      // Started for the shards alone: the Katalog rules' webhooks stay unasked (ADR 0089).
+      ...(converts || admits ? {} : { katalogRules: false }),
     });
   } catch (error) {
     // Only the shard-assignment webhook asked for the endpoint: it fails open, so the replica runs
@@ -75,6 +77,7 @@ export function crdInstallOptions(
     namespace: config.namespace,
     ...(webhook == null ? {} : { crds: { webhook: webhook.clientConfig, caBundle: webhook.caBundle() } }),
     ...(webhook?.shardAssignment === true ? { sharding: true } : {}),
+    ...(webhook == null || webhook.katalogRules ? {} : { katalogRules: false }),
   };
 }
 
