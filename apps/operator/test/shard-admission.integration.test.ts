@@ -9,9 +9,12 @@
  * - a CR created by `generateName` is admitted unlabelled (the ring key needs the name) and the
  *   sharder labels it;
  * - with the webhook down (its configuration pointing at a closed port), a CREATE still succeeds
- *   (failurePolicy Ignore) and the sharder labels the CR.
+ *   (failurePolicy Ignore) and the sharder labels the CR;
+ * - a replica whose endpoint cannot listen starts all the same (the webhook fails open).
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -199,6 +202,33 @@ describe('shard-assignment webhook', () => {
       expect(replicas.map((r) => r.shard)).toContain(shard);
       expect(await waitForValue('its shard to reconcile it', () => childShard('while-down'))).toBe(shard);
       expect(sharderPatches()).toBeGreaterThan(before);
+    },
+  );
+
+  it(
+    'starts a replica whose endpoint cannot listen (its port taken): a warning, not a failed start',
+    { timeout: 120_000 },
+    async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const port = (taken.address() as AddressInfo).port;
+      const lines: string[] = [];
+      try {
+        const replica = await startShardedReplica({
+          katalogFile: file,
+          cwd: dir,
+          kubeConfig: cp.kubeConfig,
+          namespace: NAMESPACE,
+          name: 'c',
+          args: ['--webhook-bind-address', `127.0.0.1:${port}`, '--webhook-service', 'loopback'],
+          options: { logDestination: { write: (line: string) => lines.push(line) } },
+        });
+        expect(replica.shard).toBeDefined();
+        expect(lines.join('')).toContain('cannot serve the shard-assignment webhook');
+        await replica.shutdown('test done');
+      } finally {
+        taken.close();
+      }
     },
   );
 });
