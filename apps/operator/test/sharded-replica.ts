@@ -16,7 +16,7 @@ export interface ShardedReplicaOptions {
   readonly namespace: string;
   /** The shard id's prefix (a random suffix follows). */
   readonly name: string;
-  /** Flags after the shared ones (later flags win). Default: metrics and health off, `--log-level warn`. */
+  /** Flags after the shared ones (later flags win). Default: metrics, health and the webhook endpoint off, `--log-level warn`. */
   readonly args?: readonly string[];
   /** startOperator options beside the ones every replica gets. */
   readonly options?: Partial<StartOperatorOptions>;
@@ -29,6 +29,9 @@ export async function startShardedReplica(o: ShardedReplicaOptions): Promise<Ope
       ...['--katalog', o.katalogFile, '--sharding', '--install-crds', '--namespace', o.namespace],
       ...['--lease-duration', '6s', '--renew-deadline', '4s', '--retry-period', '1s'],
       ...['--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-level', 'warn'],
+      // No webhook endpoint unless a test asks (the shard-assignment webhook, ADR 0110): the
+      // sharder labels every new CR, and two replicas in one process need not share a port.
+      ...['--webhook-bind-address', '0'],
       ...(o.args ?? []),
     ],
     cwd: o.cwd,

@@ -48,7 +48,18 @@ async function start(message: Extract<ParentMessage, { type: 'start' }>): Promis
       '--control-center',
       '--log-level',
       'info',
-      ...(message.shard == null ? [] : ['--sharding']),
+      // Sharded: each replica serves the shard-assignment webhook on loopback and installs its
+      // configuration (ADR 0110), as the chart's replicas do behind their Service.
+      ...(message.shard == null
+        ? []
+        : [
+            '--sharding',
+            '--install-crds',
+            '--webhook-bind-address',
+            '127.0.0.1:0',
+            '--webhook-service',
+            'loopback',
+          ]),
       ...(message.args ?? []),
     ],
     { env: {} },

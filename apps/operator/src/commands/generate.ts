@@ -53,8 +53,11 @@ Options:
                         Without it (or the entry's allowEscalation: true) such a Katalog is refused.
   --control-center      rbac: also grant tokenreviews and subjectaccessreviews create, for the
                         Control Center's token gate (ork run --control-center-auth=token).
-  --sharding            rbac: also grant the shard Leases of ork run --sharding (every Lease
-                        in the operator namespace: get, list, watch, patch, update, delete).
+  --sharding            For ork run --sharding (docs/reference/runtime.md §25). rbac: also grant
+                        the shard Leases (every Lease in the operator namespace: get, list, watch,
+                        update, delete) and the shard-assignment webhook's caBundle and certificate
+                        Secret; policies: also the shard-assignment MutatingWebhookConfiguration
+                        (ADR 0110); helm-values: both, and sharding.enabled.
   -h, --help            Show this help.`;
 
 function isDnsLabel(text: string): boolean {
@@ -104,6 +107,9 @@ export const generateCommand: Command = {
       throw new UsageError(
         `--webhook-service: "${webhookService}" is neither a Service name nor an https:// URL`,
       );
+    const sharding = parsed.values['sharding'] === true;
+    if (sharding && target !== 'rbac' && target !== 'policies' && target !== 'helm-values')
+      throw new UsageError('--sharding applies to rbac, policies and helm-values only');
     const namespace = parsed.values.namespace ?? io.env['POD_NAMESPACE'] ?? DEFAULT_NAMESPACE;
     if (!isDnsLabel(namespace)) {
       throw new UsageError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
@@ -160,14 +166,10 @@ export const generateCommand: Command = {
         // The admission webhook's configuration points where --webhook-service says (ADR 0089).
         io.stdout.write(
           toMultiDocumentYaml(
-            generatePolicies(
-              katalog,
-              namespace,
-              [],
-              webhookService == null
-                ? undefined
-                : { target: webhookClientConfigOf(webhookService, namespace) },
-            ),
+            generatePolicies(katalog, namespace, [], {
+              target: webhookClientConfigOf(webhookService ?? 'orkestra-webhook', namespace),
+              ...(sharding ? { sharding } : {}),
+            }),
             header,
           ),
         );
@@ -176,7 +178,7 @@ export const generateCommand: Command = {
         const rbac = generateRbac(katalog, {
           namespace,
           ...(parsed.values['control-center'] === true ? { controlCenter: true } : {}),
-          ...(parsed.values['sharding'] === true ? { sharding: true } : {}),
+          ...(sharding ? { sharding } : {}),
         });
         io.stdout.write(toMultiDocumentYaml(rbac.manifests, [...header, ...notesHeader(rbac.notes)]));
         for (const note of rbac.notes) io.stderr.write(`note: ${note}\n`);
@@ -192,8 +194,12 @@ export const generateCommand: Command = {
         break;
       }
       case 'helm-values': {
-        const values = generateHelmValues(katalog, { katalogText: loaded.text, namespace });
-        const notes = generateRbac(katalog, { namespace }).notes;
+        const values = generateHelmValues(katalog, {
+          katalogText: loaded.text,
+          namespace,
+          ...(sharding ? { sharding } : {}),
+        });
+        const notes = generateRbac(katalog, { namespace, ...(sharding ? { sharding } : {}) }).notes;
         const comments = [...header, ...notesHeader(notes)].map((l) => (l === '' ? '#' : `# ${l}`));
         io.stdout.write(`${comments.join('\n')}\n${stringify(values, { lineWidth: 0 })}`);
         for (const note of notes) io.stderr.write(`note: ${note}\n`);

@@ -10,7 +10,12 @@
  * Beside it, one MutatingWebhookConfiguration per Katalog whose mutation rules schema defaults
  * cannot express (`webhook-mutate`: an override, a templated or gated default; ADR 0092). It fails
  * closed (`Fail`): an object is never stored without the overrides the Katalog asks for.
+ *
+ * With sharding (`ork run --sharding`, docs/reference/runtime.md §25.2, ADR 0110), one more
+ * MutatingWebhookConfiguration per Katalog: the shard-assignment webhook, which labels a new CR with
+ * its shard in the CREATE itself. It fails open (`Ignore`): the sharder labels whatever it did not.
  */
+import { OrkestraLabel } from '@orkestra/types';
 import type { CrdEntry, Katalog } from '@orkestra/types';
 import { SPEC_CHANGED, planAdmission, webhookPath } from './admission.js';
 import type { WebhookAction } from './admission.js';
@@ -39,12 +44,28 @@ export function needsMutatingWebhook(katalog: Katalog): boolean {
   );
 }
 
-/** webhookConfigurationNames are the webhook configurations of a Katalog the operator writes its caBundle into. */
-export function webhookConfigurationNames(katalog: Katalog): {
+/** shardWebhookName is the name of a Katalog's shard-assignment MutatingWebhookConfiguration (ADR 0110). */
+export function shardWebhookName(katalog: Katalog): string {
+  return `${katalog.metadata.name}.orkestra-shard`;
+}
+
+/** shardWebhookPath is where the shard-assignment webhook of one entry is served: `/shard/<plural>.<group>`. */
+export function shardWebhookPath(entry: CrdEntry): string {
+  return `/shard/${entry.apiTypes.plural}.${entry.apiTypes.group}`;
+}
+
+/** webhookConfigurationNames are the webhook configurations of a Katalog the operator writes its caBundle into (`sharding`: its shard-assignment webhook's too). */
+export function webhookConfigurationNames(
+  katalog: Katalog,
+  options: { readonly sharding?: boolean } = {},
+): {
   readonly kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration';
   readonly name: string;
 }[] {
   return [
+    ...(options.sharding === true && needsShardWebhook(katalog)
+      ? [{ kind: 'MutatingWebhookConfiguration' as const, name: shardWebhookName(katalog) }]
+      : []),
     ...(needsAdmissionWebhook(katalog)
       ? [{ kind: 'ValidatingWebhookConfiguration' as const, name: admissionWebhookName(katalog) }]
       : []),
@@ -52,6 +73,11 @@ export function webhookConfigurationNames(katalog: Katalog): {
       ? [{ kind: 'MutatingWebhookConfiguration' as const, name: mutatingWebhookName(katalog) }]
       : []),
   ];
+}
+
+/** needsShardWebhook tells whether a sharded operator of the Katalog serves the shard-assignment webhook: some entry is enabled. */
+export function needsShardWebhook(katalog: Katalog): boolean {
+  return Object.values(katalog.spec.crds).some((entry) => entry.enabled);
 }
 
 /** needsAdmissionWebhook tells whether some entry has a rule the webhook judges. */
@@ -188,6 +214,67 @@ export function mutatingWebhookConfiguration(
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingWebhookConfiguration',
     metadata: manifestMetadata(katalog, mutatingWebhookName(katalog)),
+    webhooks,
+  };
+}
+
+/** How long the API server waits for a shard assignment: it fails open, so a slow replica delays a CREATE by this much at most. */
+const SHARD_WEBHOOK_TIMEOUT_SECONDS = 2;
+
+/**
+ * SHARD_LABEL_UNSET is CEL true for an object without a shard label (or an empty one, which the
+ * sharder counts unassigned too): only those are sent to the shard-assignment webhook.
+ */
+const SHARD_LABEL_UNSET = `!has(object.metadata.labels) || !(${celString(OrkestraLabel.Shard)} in object.metadata.labels) || object.metadata.labels[${celString(OrkestraLabel.Shard)}] == ''`;
+
+/** NAMED is CEL true for an object with a name: a CREATE by `generateName` is named after admission, and the ring key needs the name. */
+const NAMED = "has(object.metadata.name) && object.metadata.name != ''";
+
+/**
+ * shardWebhookConfiguration returns the Katalog's shard-assignment MutatingWebhookConfiguration
+ * (docs/reference/runtime.md §25.2, ADR 0110): one webhook per enabled entry, on CREATE of an object
+ * with a name and without the shard label; `Ignore` on failure (the sharder assigns what it could
+ * not), a 2 s timeout, no side effects, never reinvoked (a label set once stays). Undefined when no
+ * entry is enabled. `caBundle` (PEM) is written when known; the running operator patches it otherwise.
+ */
+export function shardWebhookConfiguration(
+  katalog: Katalog,
+  target: WebhookClientConfig,
+  caBundle?: string,
+): Manifest | undefined {
+  const webhooks = Object.values(katalog.spec.crds)
+    .filter((entry) => entry.enabled)
+    .map((entry) => {
+      const { group, plural, version } = entry.apiTypes;
+      return {
+        name: `shard.${plural}.${group}`,
+        admissionReviewVersions: ['v1'],
+        clientConfig: clientConfigOf(target, shardWebhookPath(entry), caBundle),
+        rules: [
+          {
+            apiGroups: [group],
+            apiVersions: [version],
+            operations: ['CREATE'],
+            resources: [plural],
+            scope: entry.namespaced ? 'Namespaced' : 'Cluster',
+          },
+        ],
+        matchPolicy: 'Equivalent',
+        matchConditions: [
+          { name: 'shard-label-unset', expression: SHARD_LABEL_UNSET },
+          { name: 'named', expression: NAMED },
+        ],
+        failurePolicy: 'Ignore',
+        reinvocationPolicy: 'Never',
+        sideEffects: 'None',
+        timeoutSeconds: SHARD_WEBHOOK_TIMEOUT_SECONDS,
+      };
+    });
+  if (webhooks.length === 0) return undefined;
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: manifestMetadata(katalog, shardWebhookName(katalog)),
     webhooks,
   };
 }

@@ -6,6 +6,7 @@ import {
   mutatingWebhookConfiguration,
   needsAdmissionWebhook,
   needsMutatingWebhook,
+  shardWebhookConfiguration,
 } from './admission-webhook.js';
 import { generateCrds, webhookClientConfigOf } from './generate-crds.js';
 import type { WebhookClientConfig } from './generate-crds.js';
@@ -18,7 +19,7 @@ import type { Manifest } from './manifest-meta.js';
 export const DEFAULT_IMAGE_REPOSITORY = 'ghcr.io/orkestra/operator';
 
 /** WEBHOOK_SERVICE is `ork run`'s default `--webhook-service`, the Service the bundle's CRDs point at. */
-const WEBHOOK_SERVICE = 'orkestra-webhook';
+export const WEBHOOK_SERVICE = 'orkestra-webhook';
 
 /** KATALOG_MOUNT_PATH is where the bundle mounts the Katalog ConfigMap in the operator container. */
 const KATALOG_MOUNT_PATH = '/etc/orkestra';
@@ -185,7 +186,7 @@ export function generateBundle(katalog: Katalog, options: BundleOptions): Bundle
  * generatePolicies returns the ValidatingAdmissionPolicies (and bindings) of a Katalog: its entries'
  * deny and warn rules (docs/reference/katalog.md §12, ADR 0049) and its deletion protection (§2.4, ADR 0050),
  * then the Validating- and MutatingWebhookConfigurations of the rules CEL and schema defaults cannot
- * express (ADR 0089, ADR 0092; default: the
+ * express (ADR 0089, ADR 0092) and, for a sharded operator, the shard-assignment webhook's (ADR 0110; default: the
  * webhook Service of `namespace`; `false`: none, for an operator that serves no webhook).
  * `namespace` is the operator's, whose service accounts may delete protected children.
  */
@@ -201,8 +202,15 @@ export function generatePolicies(
     webhook === false
       ? []
       : [
-          mutatingWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
-          admissionWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
+          ...(webhook.katalogRules === false
+            ? []
+            : [
+                mutatingWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
+                admissionWebhookConfiguration(katalog, webhook.target, webhook.caBundle),
+              ]),
+          webhook.sharding === true
+            ? shardWebhookConfiguration(katalog, webhook.target, webhook.caBundle)
+            : undefined,
         ].filter((config) => config != null);
   return [
     ...admissionPolicies(katalog),
@@ -215,4 +223,8 @@ export function generatePolicies(
 export interface AdmissionWebhookTarget {
   readonly target: WebhookClientConfig;
   readonly caBundle?: string;
+  /** The operator runs sharded: also the shard-assignment webhook's configuration (docs/reference/runtime.md §25.2, ADR 0110). */
+  readonly sharding?: boolean;
+  /** False: the endpoint serves only the shard-assignment webhook, so the Katalog rules' configurations are left out. Default true. */
+  readonly katalogRules?: boolean;
 }

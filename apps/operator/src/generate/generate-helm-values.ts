@@ -1,6 +1,6 @@
 import type { Katalog } from '@orkestra/types';
 import { needsAdmissionWebhook, needsMutatingWebhook } from './admission-webhook.js';
-import { generatePolicies } from './generate-bundle.js';
+import { WEBHOOK_SERVICE, generatePolicies } from './generate-bundle.js';
 import type { Manifest } from './manifest-meta.js';
 import { generateRbac } from './generate-rbac.js';
 import type { NamespaceRole, PolicyRule } from './generate-rbac.js';
@@ -11,6 +11,8 @@ export interface HelmValuesOptions {
   readonly katalogText: string;
   /** Namespace the chart is installed in (`helm install -n`): RBAC notes, and the service accounts that may delete protected children. */
   readonly namespace: string;
+  /** The chart runs sharded (`sharding.enabled`): the shard-assignment webhook's configuration and RBAC (ADR 0110). */
+  readonly sharding?: boolean;
 }
 
 /** HelmValues is the part of the chart's values that follows from a Katalog. */
@@ -28,6 +30,8 @@ export interface HelmValues {
   readonly admissionPolicies: readonly Manifest[];
   /** Present when an entry declares conversion or has an admission webhook rule: the chart serves the webhook (ADR 0057, ADR 0089). */
   readonly webhook?: { readonly enabled: true };
+  /** Present with `sharding`: the chart runs its replicas as shards, each serving the shard-assignment webhook (ADR 0110). */
+  readonly sharding?: { readonly enabled: true };
 }
 
 /**
@@ -40,7 +44,8 @@ export interface HelmValues {
  * const values = generateHelmValues(katalog, { katalogText, namespace: 'orkestra-system' });
  */
 export function generateHelmValues(katalog: Katalog, options: HelmValuesOptions): HelmValues {
-  const rbac = generateRbac(katalog, { namespace: options.namespace });
+  const sharding = options.sharding === true;
+  const rbac = generateRbac(katalog, { namespace: options.namespace, ...(sharding ? { sharding } : {}) });
   return {
     katalogName: katalog.metadata.name,
     katalog: { inline: options.katalogText },
@@ -50,11 +55,15 @@ export function generateHelmValues(katalog: Katalog, options: HelmValuesOptions)
       rules: rbac.rules,
       namespaceRoles: rbac.namespaceRoles,
     },
-    admissionPolicies: generatePolicies(katalog, options.namespace),
+    admissionPolicies: generatePolicies(katalog, options.namespace, [], {
+      target: { service: { namespace: options.namespace, name: WEBHOOK_SERVICE, port: 443 } },
+      ...(sharding ? { sharding } : {}),
+    }),
     ...(Object.values(katalog.spec.crds).some((entry) => entry.conversion != null) ||
     needsAdmissionWebhook(katalog) ||
     needsMutatingWebhook(katalog)
       ? { webhook: { enabled: true } }
       : {}),
+    ...(sharding ? { sharding: { enabled: true } } : {}),
   };
 }

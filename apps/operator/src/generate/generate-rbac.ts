@@ -10,6 +10,8 @@ import {
   mutatingWebhookName,
   needsAdmissionWebhook,
   needsMutatingWebhook,
+  needsShardWebhook,
+  shardWebhookName,
 } from './admission-webhook.js';
 import type { CrdEntry, ExternalCall, Katalog, ResourceGroup } from '@orkestra/types';
 import { manifestMetadata } from './manifest-meta.js';
@@ -41,7 +43,8 @@ export interface RbacOptions {
   /**
    * Grant what `ork run --sharding` needs in the operator namespace (docs/reference/runtime.md §25):
    * every replica's own shard Lease (a name with its host and a random suffix) and the sharder's
-   * list, watch and deletion of dead ones. Default false.
+   * list, watch and deletion of dead ones; and the shard-assignment webhook's (ADR 0110): its
+   * MutatingWebhookConfiguration's caBundle and the webhook's certificate Secret. Default false.
    */
   readonly sharding?: boolean;
 }
@@ -616,6 +619,19 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     notes.push(
       `the mutating webhook writes its caBundle into the MutatingWebhookConfiguration ${mutatingWebhookName(katalog)}, but the generated Role is limited to namespace ${pinned}: grant \`get\` and \`update\` on it in a ClusterRole by hand`,
     );
+  // The shard-assignment webhook (docs/reference/runtime.md §25.2, ADR 0110): the same, for its own configuration.
+  const shardWebhook = options.sharding === true && needsShardWebhook(katalog);
+  if (shardWebhook && pinned == null)
+    rules.add(
+      'admissionregistration.k8s.io',
+      'mutatingwebhookconfigurations',
+      ['get', 'update'],
+      [shardWebhookName(katalog)],
+    );
+  else if (shardWebhook)
+    notes.push(
+      `the shard-assignment webhook writes its caBundle into the MutatingWebhookConfiguration ${shardWebhookName(katalog)}, but the generated Role is limited to namespace ${pinned}: grant \`get\` and \`update\` on it in a ClusterRole by hand`,
+    );
   // CRD self-healing (docs/reference/runtime.md §2.9): each entry's CRD is watched by name.
   const crdNames = entries.map((e) => `${e.apiTypes.plural}.${e.apiTypes.group}`);
   if (pinned == null && crdNames.length > 0)
@@ -663,7 +679,7 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     // already grant in the operator namespace (a Katalog with configMaps children has create, patch).
     ...rolloutRules(operatorRules, pinned == null || pinned === options.namespace, `${leaseName}-rollout`),
     // The webhook's CA and serving certificate live in a Secret of the operator namespace.
-    ...(converting.length === 0
+    ...(converting.length === 0 && !shardWebhook
       ? []
       : [
           { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },

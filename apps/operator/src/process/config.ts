@@ -80,7 +80,8 @@ export interface RunConfig extends OperatorTuning {
   readonly crossBindAddress: string;
   /**
    * Bind address of the webhook endpoint (`--webhook-bind-address`, docs/reference/runtime.md §26):
-   * HTTPS, started only when an entry declares `conversion`; `0` disables it. Default `:9443`.
+   * HTTPS, started when an entry declares `conversion`, or with `--sharding` (the shard-assignment
+   * webhook, ADR 0110); `0` disables it. Default `:9443`.
    */
   readonly webhookBindAddress: string;
   /**
@@ -217,7 +218,8 @@ export const RUN_FLAGS_USAGE = `Flags (environment, default):
                                       crossAccess: true; 0 disables (:8082)
   --webhook-bind-address <addr>       HTTPS endpoint for conversion webhooks, when an entry
                                       declares conversion, and, when given, for the admission
-                                      webhook of rules CEL cannot express; 0 disables (:9443)
+                                      webhook of rules CEL cannot express; with --sharding for the
+                                      shard-assignment webhook; 0 disables (:9443)
   --webhook-service <name|url>        the Service (operator namespace, port 443) or https URL the
                                       API server calls (orkestra-webhook)
   --cross-auth <mode>                 token (TokenReview, audience orkestra-cross, and a

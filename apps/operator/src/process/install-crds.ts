@@ -25,6 +25,10 @@ export interface InstallCrdsOptions {
   readonly namespace?: string;
   /** Where the CRDs of entries with `conversion` send ConversionReviews, and the CA bundle (ADR 0057). */
   readonly crds?: CrdOptions;
+  /** The operator runs sharded: with `crds.webhook`, the shard-assignment webhook's configuration too (ADR 0110). */
+  readonly sharding?: boolean;
+  /** False: the endpoint serves only the shard-assignment webhook; the Katalog rules' webhook configurations are not applied. */
+  readonly katalogRules?: boolean;
 }
 
 function bodyOf(error: unknown): string {
@@ -36,7 +40,8 @@ function bodyOf(error: unknown): string {
  * manager: the client's, `orkestra`; forced) through the operator's one counted client (ADR 0035)
  * and waits until each is Established, so informers started right after can list; with
  * `namespace`, then applies the Katalog's ValidatingAdmissionPolicies and bindings (ADR 0049,
- * ADR 0050) and, with `crds.webhook`, its admission webhook's configuration (ADR 0089), and deletes the Katalog's policies it no longer asks for. Used by
+ * ADR 0050) and, with `crds.webhook`, its admission webhook's configuration (ADR 0089) and with
+ * `sharding` the shard-assignment webhook's (ADR 0110), and deletes the Katalog's policies it no longer asks for. Used by
  * `ork run --install-crds`, `ork dev` and `ork demo`. Returns the CRD names.
  *
  * @example
@@ -78,7 +83,11 @@ export async function installCrds(
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
     }
   }
-  if (options.namespace != null) await installPolicies(client, katalog, options.namespace, options.crds);
+  if (options.namespace != null)
+    await installPolicies(client, katalog, options.namespace, options.crds, {
+      sharding: options.sharding === true,
+      katalogRules: options.katalogRules !== false,
+    });
   return names;
 }
 
@@ -87,6 +96,7 @@ async function installPolicies(
   katalog: Katalog,
   namespace: string,
   crds: CrdOptions | undefined,
+  served: { readonly sharding: boolean; readonly katalogRules: boolean },
 ): Promise<void> {
   let users: string[] = [];
   if (katalog.spec.deletionProtection?.children === true) {
@@ -104,7 +114,12 @@ async function installPolicies(
   const webhook =
     crds?.webhook == null
       ? false
-      : { target: crds.webhook, ...(crds.caBundle == null ? {} : { caBundle: crds.caBundle }) };
+      : {
+          target: crds.webhook,
+          ...(crds.caBundle == null ? {} : { caBundle: crds.caBundle }),
+          ...(served.sharding ? { sharding: true } : {}),
+          ...(served.katalogRules ? {} : { katalogRules: false }),
+        };
   const policies = generatePolicies(katalog, namespace, users, webhook);
   for (const policy of policies) {
     try {

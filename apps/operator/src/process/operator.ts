@@ -136,6 +136,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   const moduleHooks = await loadStartModuleHooks(loadHooks, loaded.katalog, { logger, providers });
   const metrics = createOperatorMetrics({ katalogName, version: katalogVersion(loaded.katalog) });
   const shardId = config.sharding ? (options.shardId ?? shardIdFor()) : undefined;
+  // The shard-assignment webhook starts before the shard membership: it reads the live shards late.
+  const shards: { member?: ShardMember | undefined } = {};
   const { kubeConfig, api, webhook } = await connect({
     config,
     env,
@@ -146,6 +148,9 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     metrics,
     logger,
     providers,
+    ...(shardId == null
+      ? {}
+      : { shards: { live: () => shards.member?.liveShards(), namespace: options.watchNamespace } }),
   });
 
   const recentEvents = new RecentEvents();
@@ -190,6 +195,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
     });
   }
   const member = state.member;
+  shards.member = member;
   const firstRollout = await rollouts.prepare(state.katalog, state.katalogText);
   const firstHolder: RolloutHolder = {};
   state.runtime = makeRuntime(state.katalog, state.katalogText, firstRollout, firstHolder);

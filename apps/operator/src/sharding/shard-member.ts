@@ -49,6 +49,11 @@ export interface ShardMember {
   /** True while this replica holds its shard Lease. */
   holds(): boolean;
   /**
+   * The live shard IDs as this replica's Lease watch sees them now (the shard-assignment webhook's
+   * view, ADR 0110); undefined until the watch has listed.
+   */
+  liveShards(): readonly string[] | undefined;
+  /**
    * Watches the shard Leases now, and joins — acquires, then renews, its shard Lease, so the sharder
    * counts it live and assigns it CRs — only once `synced` resolves: the runtime's informers for
    * this shard have listed (runtime.md §25.1). Joining also starts the claimer over the CR kinds
@@ -151,6 +156,7 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
     id,
     runtimeShard,
     holds: () => held,
+    liveShards: () => (leaseWatch.informer.hasSynced() ? leaseWatch.observe() : undefined),
     start: (synced, resources) => {
       leaseWatch.start();
       // No Lease before the informers have synced: a replica the sharder counts live can reconcile.

@@ -9,9 +9,13 @@ import { parseBindAddress } from '../process/http-server.js';
 import {
   needsAdmissionWebhook,
   needsMutatingWebhook,
+  shardWebhookName,
   webhookConfigurationNames,
 } from '../generate/admission-webhook.js';
 import { createAdmissionHandler } from './admission.js';
+import type { AdmissionHandler } from './admission.js';
+import { createShardAdmissionHandler } from './shard-admission.js';
+import type { ShardLiveSource } from './shard-admission.js';
 import { patchCaBundles } from './ca-bundle.js';
 import { createWebhookServer } from './server.js';
 import type { WebhookServer } from './server.js';
@@ -47,6 +51,22 @@ export interface WebhookEndpointOptions {
   readonly allowPrivateAddresses?: readonly string[];
   /** The bound on one review's `validation.external` calls (default 3 s, under the webhook's 5 s). */
   readonly externalCallsTimeoutMs?: number;
+  /**
+   * With `--sharding`: the shard-assignment webhook's live shards (the replica's ShardLeaseWatch) and
+   * the one namespace the shards watch, if any (docs/reference/runtime.md §25.2, ADR 0110).
+   */
+  readonly shards?: { readonly live: ShardLiveSource; readonly namespace?: string | undefined };
+  /**
+   * False: serve only the shard-assignment webhook, not the Katalog rules' admission webhooks (the
+   * endpoint runs for `--sharding` alone, and `--webhook-bind-address` was not given: ADR 0089's
+   * "when asked"). Default true.
+   */
+  readonly katalogRules?: boolean;
+}
+
+/** eitherHandler answers with the first handler that serves the path. */
+function eitherHandler(first: AdmissionHandler, second: AdmissionHandler): AdmissionHandler {
+  return async (path, review) => (await first(path, review)) ?? second(path, review);
 }
 
 /** secretReader reads one key of a Secret for an external call's `auth.secretRef`, as the runtime's caller does. */
@@ -71,6 +91,10 @@ export interface WebhookEndpoint {
   readonly clientConfig: WebhookClientConfig;
   /** The CA bundle the CRDs carry. */
   caBundle(): string;
+  /** It serves the shard-assignment webhook (`shards` was given, ADR 0110). */
+  readonly shardAssignment: boolean;
+  /** It serves the Katalog rules' admission webhooks (ADR 0089, ADR 0092): not when it runs for the shard-assignment webhook alone. */
+  readonly katalogRules: boolean;
   /** patchCaBundles writes the current bundle into the CRDs that convert and the admission webhook's configuration (those without it). */
   patchCaBundles(): Promise<number>;
   /** checkNow renews the certificates if due (what the timer does). */
@@ -117,19 +141,34 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
   };
   let tls: WebhookTls = await ensureWebhookTls(options.client, tlsOptions);
   const bind = parseBindAddress(options.bindAddress);
+  const katalogRules = options.katalogRules !== false || options.shards == null;
+  const katalogAdmission = !katalogRules
+    ? undefined
+    : createAdmissionHandler(options.katalog, options.client, {
+        calls: {
+          caller: new ExternalCaller({
+            readSecret: secretReader(options.client),
+            allowAddresses: options.allowPrivateAddresses ?? [],
+          }),
+          ...(options.externalCallsTimeoutMs == null ? {} : { timeoutMs: options.externalCallsTimeoutMs }),
+        },
+      });
+  const shards =
+    options.shards == null
+      ? undefined
+      : createShardAdmissionHandler(options.katalog, {
+          live: options.shards.live,
+          namespace: options.shards.namespace,
+        });
+  const admission =
+    katalogAdmission == null || shards == null
+      ? (katalogAdmission ?? shards)
+      : eitherHandler(shards, katalogAdmission);
   const server = await createWebhookServer({
     certPem: tls.certPem,
     keyPem: tls.keyPem,
     converters: convertersOf(options.katalog),
-    admission: createAdmissionHandler(options.katalog, options.client, {
-      calls: {
-        caller: new ExternalCaller({
-          readSecret: secretReader(options.client),
-          allowAddresses: options.allowPrivateAddresses ?? [],
-        }),
-        ...(options.externalCallsTimeoutMs == null ? {} : { timeoutMs: options.externalCallsTimeoutMs }),
-      },
-    }),
+    ...(admission == null ? {} : { admission }),
     host: bind?.host ?? '0.0.0.0',
     port: bind?.port ?? 9443,
   });
@@ -144,7 +183,9 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     .map((entry) => `${entry.apiTypes.plural}.${entry.apiTypes.group}`);
   const targets = {
     crds: crdNames,
-    webhookConfigurations: webhookConfigurationNames(options.katalog),
+    webhookConfigurations: webhookConfigurationNames(options.katalog, {
+      sharding: options.shards != null,
+    }).filter((config) => katalogRules || config.name === shardWebhookName(options.katalog)),
   };
   const checkEveryMs = options.checkEveryMs ?? 3_600_000;
   const checkNow = async (): Promise<void> => {
@@ -179,6 +220,8 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
     server,
     clientConfig,
     caBundle: () => tls.caBundle,
+    shardAssignment: shards != null,
+    katalogRules,
     patchCaBundles: () => patchCaBundles(options.client, targets, tls.caBundle),
     checkNow,
     async close() {

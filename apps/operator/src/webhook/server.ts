@@ -11,7 +11,8 @@ import type { AdmissionHandler } from './admission.js';
  * The operator's HTTPS endpoint for the API server's webhooks (docs/reference/runtime.md §26,
  * ADR 0057): `POST /convert` answers a `ConversionReview` (apiextensions.k8s.io/v1) with the
  * converted objects; `POST /validate/…` an `AdmissionReview` with the admission webhook's verdict
- * (ADR 0089), `POST /mutate/…` one with the mutating webhook's JSONPatch (ADR 0092). Every replica serves it (conversion needs no leader: it reads only the
+ * (ADR 0089), `POST /mutate/…` one with the mutating webhook's JSONPatch (ADR 0092), `POST /shard/…`
+ * one with the shard-assignment webhook's label (ADR 0110). Every replica serves it (conversion needs no leader: it reads only the
  * request). The certificate is swapped in place (`setTls`) when the Secret rotates, so
  * connections open at the time finish on the old one and new ones get the new one.
  */
@@ -22,7 +23,7 @@ export interface WebhookServerOptions {
   readonly keyPem: string;
   /** Converters by `<group>/<Kind>`. */
   readonly converters: ReadonlyMap<string, Converter>;
-  /** Answers `/validate/…` and `/mutate/…` AdmissionReviews (ADR 0089, ADR 0092); none: those paths are 404. */
+  /** Answers `/validate/…`, `/mutate/…` and `/shard/…` AdmissionReviews (ADR 0089, ADR 0092, ADR 0110); none: those paths are 404. */
   readonly admission?: AdmissionHandler;
   /** Default 0.0.0.0. */
   readonly host?: string;
@@ -112,10 +113,11 @@ export async function createWebhookServer(options: WebhookServerOptions): Promis
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return send(res, 200, 'ok');
-    const admission =
-      path?.startsWith('/validate/') === true || path?.startsWith('/mutate/') === true
-        ? options.admission
-        : undefined;
+    const admission = ['/validate/', '/mutate/', '/shard/'].some(
+      (prefix) => path?.startsWith(prefix) === true,
+    )
+      ? options.admission
+      : undefined;
     if (path !== '/convert' && admission == null) return send(res, 404, 'not found');
     if (req.method !== 'POST') return send(res, 405, 'method not allowed');
     const started = performance.now();

@@ -9,7 +9,7 @@ import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
 import { createApiTransport } from '../api-transport.js';
 import type { ApiTransport } from '../api-transport.js';
 import type { RunConfig } from '../config.js';
-import type { WebhookEndpoint } from '../../webhook/endpoint.js';
+import type { WebhookEndpoint, WebhookEndpointOptions } from '../../webhook/endpoint.js';
 import { HookModulesLoadError, loadModuleHooks } from '../hook-module-loader.js';
 import { installCrds } from '../install-crds.js';
 import { loadKubeConfig } from '../kube-config.js';
@@ -108,6 +108,8 @@ export interface ConnectOptions {
   readonly logger: OperatorLogger;
   /** Closed when connecting fails. */
   readonly providers: ReadonlyMap<string, Provider>;
+  /** With `--sharding`: what the shard-assignment webhook reads (ADR 0110). */
+  readonly shards?: WebhookEndpointOptions['shards'];
 }
 
 /**
@@ -141,7 +143,13 @@ export async function connect(o: ConnectOptions): Promise<{
       serverVersion: () => apiServerVersion(api),
       logger: o.logger,
     });
-    webhook = await startWebhook({ config, api, katalog: o.katalog, logger: o.logger });
+    webhook = await startWebhook({
+      config,
+      api,
+      katalog: o.katalog,
+      logger: o.logger,
+      ...(o.shards == null ? {} : { shards: o.shards }),
+    });
     if (config.installCrds) {
       const names = await installCrds(api.client, o.katalog, crdInstallOptions(config, webhook));
       o.logger.info({ crds: names }, 'CustomResourceDefinitions installed');

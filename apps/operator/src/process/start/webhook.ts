@@ -7,7 +7,8 @@ import type { Katalog } from '@orkestra/types';
 import { migrateKatalogStorage } from '../../conversion/migrate-storage.js';
 import type { MigrateStorageResult } from '../../conversion/migrate-storage.js';
 import { needsWebhook, startWebhookEndpoint } from '../../webhook/endpoint.js';
-import type { WebhookEndpoint } from '../../webhook/endpoint.js';
+import type { WebhookEndpoint, WebhookEndpointOptions } from '../../webhook/endpoint.js';
+import { needsShardWebhook } from '../../generate/admission-webhook.js';
 import type { ApiTransport } from '../api-transport.js';
 import type { RunConfig } from '../config.js';
 import type { InstallCrdsOptions } from '../install-crds.js';
@@ -15,32 +16,53 @@ import type { OperatorLogger } from '../logger.js';
 import { errorMessage } from './errors.js';
 
 /**
- * startWebhook opens the endpoint when an entry declares `conversion`, or when
- * `--webhook-bind-address` is given and an entry has an admission webhook rule (every replica
- * serves it, no leader needed).
+ * startWebhook opens the endpoint when an entry declares `conversion`, when
+ * `--webhook-bind-address` is given and an entry has an admission webhook rule, or with
+ * `--sharding` (the shard-assignment webhook, ADR 0110; every replica serves it, no leader needed).
+ * `--webhook-bind-address=0` turns it off.
  */
 export async function startWebhook(o: {
   readonly config: RunConfig;
   readonly api: ApiTransport;
   readonly katalog: Katalog;
   readonly logger: OperatorLogger;
+  /** With `--sharding`: the shard-assignment webhook's live shards and watched namespace (ADR 0110). */
+  readonly shards?: WebhookEndpointOptions['shards'];
 }): Promise<WebhookEndpoint | undefined> {
   const { config, logger } = o;
   if (config.webhookBindAddress.trim() === '0') return undefined;
-  // Conversion needs the endpoint; the admission webhook only when asked for (ADR 0089).
+  // Conversion needs the endpoint; the admission webhook only when asked for (ADR 0089); the
+  // shard-assignment webhook whenever the replicas are shards (ADR 0110).
   const converts = Object.values(o.katalog.spec.crds).some((entry) => entry.conversion != null);
-  if (!converts && !(config.webhookAsked && needsWebhook(o.katalog))) return undefined;
-  const webhook = await startWebhookEndpoint({
-    client: o.api.client,
-    katalog: o.katalog,
-    namespace: config.namespace,
-    bindAddress: config.webhookBindAddress,
-    service: config.webhookService,
-    allowPrivateAddresses: config.allowPrivateAddresses,
-    log: (message, fields) => logger.info(fields ?? {}, message),
-  });
+  const admits = config.webhookAsked && needsWebhook(o.katalog);
+  const shards = config.sharding && needsShardWebhook(o.katalog) ? o.shards : undefined;
+  if (!converts && !admits && shards == null) return undefined;
+  let webhook: WebhookEndpoint;
+  try {
+    webhook = await startWebhookEndpoint({
+      client: o.api.client,
+      katalog: o.katalog,
+      namespace: config.namespace,
+      bindAddress: config.webhookBindAddress,
+      service: config.webhookService,
+      allowPrivateAddresses: config.allowPrivateAddresses,
+      log: (message, fields) => logger.info(fields ?? {}, message),
+      ...(shards == null ? {} : { shards }),
+      // Started for the shards alone: the Katalog rules' webhooks stay unasked (ADR 0089).
+      ...(converts || admits ? {} : { katalogRules: false }),
+    });
+  } catch (error) {
+    // Only the shard-assignment webhook asked for the endpoint: it fails open, so the replica runs
+    // without it and the sharder labels every new CR (runtime.md §25.2).
+    if (converts || admits) throw error;
+    logger.warn(
+      { err: { message: errorMessage(error) } },
+      'cannot serve the shard-assignment webhook; the sharder labels new CRs instead',
+    );
+    return undefined;
+  }
   logger.info(
-    { port: webhook.server.port, clientConfig: webhook.clientConfig },
+    { port: webhook.server.port, clientConfig: webhook.clientConfig, shardAssignment: shards != null },
     converts ? 'conversion webhook serving' : 'admission webhook serving',
   );
   return webhook;
@@ -54,6 +76,8 @@ export function crdInstallOptions(
   return {
     namespace: config.namespace,
     ...(webhook == null ? {} : { crds: { webhook: webhook.clientConfig, caBundle: webhook.caBundle() } }),
+    ...(webhook?.shardAssignment === true ? { sharding: true } : {}),
+    ...(webhook == null || webhook.katalogRules ? {} : { katalogRules: false }),
   };
 }
 

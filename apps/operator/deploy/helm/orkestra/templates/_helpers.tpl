@@ -37,3 +37,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 katalog.yaml
 {{- end -}}
 {{- end -}}
+
+{{/* The webhook endpoint runs: asked for (conversion, admission rules) or sharded (every replica serves the shard-assignment webhook, ADR 0110). */}}
+{{- define "orkestra.webhookServed" -}}
+{{- if or .Values.webhook.enabled .Values.sharding.enabled -}}true{{- end -}}
+{{- end -}}
