@@ -110,56 +110,62 @@ describe('mutating admission webhook', () => {
   it.each([
     ['', katalog],
     [', after normalize', normalized],
-  ])('stores what the reconcile’s mutation writes, on generated CRs%s', async (_, k) => {
-    const handler = createAdmissionHandler(
-      k,
-      { list: () => Promise.reject(new Error('no list')) },
-      { judge: createAdmissionJudge(k, { clock }) },
-    );
-    let patched = 0;
-    await fc.assert(
-      fc.asyncProperty(spec, fc.constantFrom('web', 'shop-1'), fc.boolean(), async (s, name, noSpec) => {
-        const sent: KubeObject = {
-          apiVersion: 'shop.example.com/v1',
-          kind: 'Shop',
-          metadata: { name, namespace: 'default', uid: 'uid-me' },
-          ...(noSpec ? {} : { spec: s }),
-        };
-        const object = withSchemaDefaults(k, sent);
-        const answer = (
-          await handler(MUTATE, {
-            request: { uid: 'r1', operation: 'CREATE', object },
-          })
-        )?.['response'] as { allowed: boolean; patchType?: string; patch?: string };
-        expect(answer.allowed).toBe(true);
-        const ops = (
-          answer.patch == null ? [] : JSON.parse(Buffer.from(answer.patch, 'base64').toString('utf8'))
-        ) as JsonPatchOp[];
-        if (ops.length > 0) {
-          patched++;
-          expect(answer.patchType).toBe('JSONPatch');
-        }
-        const stored = applyJsonPatch(object, ops) as KubeObject;
-        // The runtime reads the object the API server stored (schema defaults applied, no webhook)
-        // and reconciles it again after each of its mutation patches, until the spec holds still.
-        let reconciled = structuredClone(object);
-        for (let i = 0; i < 5; i++) {
-          const { run } = await reconcileOnce(k, structuredClone(reconciled), [], {}, { clock });
-          expect(run.error).toBeUndefined();
-          const next = run.cr as KubeObject;
-          const settled = JSON.stringify(next['spec']) === JSON.stringify(reconciled['spec']);
-          reconciled = next;
-          if (settled) break;
-        }
-        expect(stored['spec']).toEqual(reconciled['spec']);
-        // The reconcile of the stored object changes nothing in its spec: admission left it nothing to do.
-        const again = await reconcileOnce(k, structuredClone(stored), [], {}, { clock });
-        expect(again.run.cr?.['spec']).toEqual(stored['spec']);
-      }),
-      { numRuns: 300, seed: 92 },
-    );
-    expect(patched).toBeGreaterThan(0);
-  });
+  ])(
+    'stores what the reconcile’s mutation writes, on generated CRs%s',
+    async (_, k) => {
+      const handler = createAdmissionHandler(
+        k,
+        { list: () => Promise.reject(new Error('no list')) },
+        { judge: createAdmissionJudge(k, { clock }) },
+      );
+      let patched = 0;
+      await fc.assert(
+        fc.asyncProperty(spec, fc.constantFrom('web', 'shop-1'), fc.boolean(), async (s, name, noSpec) => {
+          const sent: KubeObject = {
+            apiVersion: 'shop.example.com/v1',
+            kind: 'Shop',
+            metadata: { name, namespace: 'default', uid: 'uid-me' },
+            ...(noSpec ? {} : { spec: s }),
+          };
+          const object = withSchemaDefaults(k, sent);
+          const answer = (
+            await handler(MUTATE, {
+              request: { uid: 'r1', operation: 'CREATE', object },
+            })
+          )?.['response'] as { allowed: boolean; patchType?: string; patch?: string };
+          expect(answer.allowed).toBe(true);
+          const ops = (
+            answer.patch == null ? [] : JSON.parse(Buffer.from(answer.patch, 'base64').toString('utf8'))
+          ) as JsonPatchOp[];
+          if (ops.length > 0) {
+            patched++;
+            expect(answer.patchType).toBe('JSONPatch');
+          }
+          const stored = applyJsonPatch(object, ops) as KubeObject;
+          // The runtime reads the object the API server stored (schema defaults applied, no webhook)
+          // and reconciles it again after each of its mutation patches, until the spec holds still.
+          let reconciled = structuredClone(object);
+          for (let i = 0; i < 5; i++) {
+            const { run } = await reconcileOnce(k, structuredClone(reconciled), [], {}, { clock });
+            expect(run.error).toBeUndefined();
+            const next = run.cr as KubeObject;
+            const settled = JSON.stringify(next['spec']) === JSON.stringify(reconciled['spec']);
+            reconciled = next;
+            if (settled) break;
+          }
+          expect(stored['spec']).toEqual(reconciled['spec']);
+          // The reconcile of the stored object changes nothing in its spec: admission left it nothing to do.
+          const again = await reconcileOnce(k, structuredClone(stored), [], {}, { clock });
+          expect(again.run.cr?.['spec']).toEqual(stored['spec']);
+        }),
+        { numRuns: 300, seed: 92 },
+      );
+      expect(patched).toBeGreaterThan(0);
+      // 300 generated CRs, each reconciled offline up to six times: 12-18 s alone on 2 cores, over
+      // 40 s under a loaded test run (a bound on the wait, not a figure).
+    },
+    120_000,
+  );
 
   it('leaves a CR without a name yet to the reconcile when a rule reads metadata, and refuses a value its valueType cannot hold', async () => {
     const handler = createAdmissionHandler(katalog, { list: () => Promise.reject(new Error('no list')) });

@@ -16,10 +16,11 @@ import type { OperatorLogger } from '../logger.js';
 import { errorMessage } from './errors.js';
 
 /**
- * startWebhook opens the endpoint when an entry declares `conversion`, when
- * `--webhook-bind-address` is given and an entry has an admission webhook rule, or with
- * `--sharding` (the shard-assignment webhook, ADR 0110; every replica serves it, no leader needed).
- * `--webhook-bind-address=0` turns it off.
+ * startWebhook opens the endpoint when an entry declares `conversion`, or when
+ * `--webhook-bind-address` is given and an entry has an admission webhook rule or the replicas are
+ * shards (the shard-assignment webhook, ADR 0110; every replica serves it, no leader needed): like
+ * the admission webhook, `ork run` listens on no port it was not asked for (ADR 0089); the chart and
+ * `ork dev --replicas N` ask. `--webhook-bind-address=0` turns it off.
  */
 export async function startWebhook(o: {
   readonly config: RunConfig;
@@ -31,11 +32,14 @@ export async function startWebhook(o: {
 }): Promise<WebhookEndpoint | undefined> {
   const { config, logger } = o;
   if (config.webhookBindAddress.trim() === '0') return undefined;
-  // Conversion needs the endpoint; the admission webhook only when asked for (ADR 0089); the
-  // shard-assignment webhook whenever the replicas are shards (ADR 0110).
+  // Conversion needs the endpoint; the admission and shard-assignment webhooks only when asked for
+  // (ADR 0089, ADR 0110), or served on the endpoint conversion opened anyway.
   const converts = Object.values(o.katalog.spec.crds).some((entry) => entry.conversion != null);
   const admits = config.webhookAsked && needsWebhook(o.katalog);
-  const shards = config.sharding && needsShardWebhook(o.katalog) ? o.shards : undefined;
+  const shards =
+    config.sharding && (config.webhookAsked || converts) && needsShardWebhook(o.katalog)
+      ? o.shards
+      : undefined;
   if (!converts && !admits && shards == null) return undefined;
   let webhook: WebhookEndpoint;
   try {
