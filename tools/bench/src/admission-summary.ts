@@ -95,6 +95,8 @@ export interface AdmissionDocument {
     readonly crs: number;
     readonly rounds: number;
     readonly workers: number;
+    /** LISTs of every converting CR at each version, in turn, per round. */
+    readonly listPairs: number;
     readonly migrationPauseMs: number;
   };
   readonly environment: {
@@ -263,7 +265,7 @@ export function admissionSection(documents: readonly AdmissionDocument[]): strin
     '',
     '## Admission and conversion',
     '',
-    "What the admission rules, the conversion webhook and storage migration cost a client, measured by `tools/bench/src/admission.ts` on one local control plane (no controller manager) with the operator as `ork dev` runs it (`--install-crds`, its HTTPS endpoint on loopback, 4 workers). In each round a fresh operator watches a namespace of its own, and the benchmark creates N CRs of each of three kinds, one of each in turn (the order rotates by one place each round): a kind with no rule, a kind whose `deny` rule is a ValidatingAdmissionPolicy (CEL, no server), and a kind whose `deny` rule has a templated message, which CEL cannot express, judged by the operator's admission webhook (docs/adr/0089-admission-webhook-for-rules-cel-cannot-express.md); every CR passes its rule. Then it GETs each of N CRs of a two-version kind at the storage version and at the other one (the API server calls the operator's conversion webhook), interleaved, and LISTs them all at each version five times in turn. Then the operator restarts with the other version as storage, and the wall time runs from its start until the CRD's `status.storedVersions` names that version alone (every object rewritten, 20 ms apart). The next round starts from that storage version. Latencies are client round trips over one keep-alive connection, nearest-rank percentiles.",
+    "What the admission rules, the conversion webhook and storage migration cost a client, measured by `tools/bench/src/admission.ts` on one local control plane (no controller manager) with the operator as `ork dev` runs it (`--install-crds`, its HTTPS endpoint on loopback, 4 workers). In each round a fresh operator watches a namespace of its own, and the benchmark creates N CRs of each of three kinds, one of each in turn (the order rotates by one place each round): a kind with no rule, a kind whose `deny` rule is a ValidatingAdmissionPolicy (CEL, no server), and a kind whose `deny` rule has a templated message, which CEL cannot express, judged by the operator's admission webhook (docs/adr/0089-admission-webhook-for-rules-cel-cannot-express.md); every CR passes its rule. Then it GETs each of N CRs of a two-version kind at the storage version and at the other one (the API server calls the operator's conversion webhook), interleaved, and LISTs them all at each version in turn, ten times (the added time of the median converted LIST over the median stored one, divided by N, is the conversion cost per object). Then the operator restarts with the other version as storage (watching the namespace of those N CRs, so it also reconciles them after its start, as an operator that owns them does), and the wall time runs from its start until the CRD's `status.storedVersions` names that version alone (every object rewritten, 20 ms apart). The next round starts from that storage version. Latencies are client round trips over one keep-alive connection, nearest-rank percentiles.",
     '',
     sorted.map(admissionRunText).join('\n\n'),
     '',

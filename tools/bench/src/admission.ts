@@ -10,7 +10,7 @@
  *   of earlier rounds are not reconciled again;
  * - GET latency of each CR of a converting kind at its other version (the API server calls the
  *   conversion webhook) against at its storage version (no call), interleaved; and a LIST of them
- *   all at each version, five times in turn (the conversion cost per object);
+ *   all at each version, LIST_PAIRS times in turn (the conversion cost per object);
  * - storage migration: the operator restarted with the other version as storage, the wall time
  *   from its start until `status.storedVersions` names that version alone (every object rewritten,
  *   at the operator's pace). The next round starts from that storage version.
@@ -57,6 +57,8 @@ const outPath = values.out == null ? undefined : resolve(values.out);
 const GROUP = 'adm.bench.orkestra.io';
 const ITEMS_NAMESPACE = 'admission-bench-items';
 const WORKERS = 4;
+/** LISTs of every converting CR at each version, in turn, per round. */
+const LIST_PAIRS = 10;
 /** migrateKatalogStorage's pause between two writes (apps/operator/src/conversion/migrate-storage.ts). */
 const MIGRATION_PAUSE_MS = 20;
 const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
@@ -139,7 +141,14 @@ function write(complete: boolean, error?: string): AdmissionDocument {
   const doc: AdmissionDocument = {
     benchmark: 'admission',
     complete,
-    settings: { command, crs: count, rounds, workers: WORKERS, migrationPauseMs: MIGRATION_PAUSE_MS },
+    settings: {
+      command,
+      crs: count,
+      rounds,
+      workers: WORKERS,
+      listPairs: LIST_PAIRS,
+      migrationPauseMs: MIGRATION_PAUSE_MS,
+    },
     environment: {
       date: new Date(started).toISOString(),
       durationS: Math.round((Date.now() - started) / 1000),
@@ -289,7 +298,7 @@ try {
     }
     const listStorageMs: number[] = [];
     const listConvertedMs: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < LIST_PAIRS; i++) {
       listStorageMs.push(round(await timed(() => list(storage)), 1) ?? NaN);
       listConvertedMs.push(round(await timed(() => list(converted)), 1) ?? NaN);
     }
