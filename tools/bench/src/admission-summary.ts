@@ -286,3 +286,12 @@ export function replaceAdmissionSection(page: string, section: string): string {
   if (method < 0) return `${page.trimEnd()}\n\n${section}\n`;
   return `${page.slice(0, method)}\n${section}\n${page.slice(method)}`;
 }
+
+/** isAdmissionDocument tells an admission results file from other results. */
+export function isAdmissionDocument(value: unknown): value is AdmissionDocument {
+  const v = value as { benchmark?: unknown; rounds?: unknown };
+  return v.benchmark === 'admission' && Array.isArray(v.rounds);
+}
+
+/** ADMISSION_RESULTS names the committed results files, beside the page's charts. */
+export const ADMISSION_RESULTS = /^admission-\d+\.json$/;
