@@ -123,13 +123,22 @@ spec:
       resync: "0"
       validation:
         external:
-          # upstream's admission-only call: the admission webhook makes no external call, so it is never made
+          # upstream's admission-only call (ADR 0104): the admission webhook makes it, the reconcile never
           - {name: admission, url: "{{ spec.url }}/admission", fires: {reconcile: false}}
           - {name: quota, url: "{{ spec.url }}/quota/{{ spec.team }}"}
         rules:
           - field: external.quota.json.allowed
             equals: "true"
             message: "team {{ spec.team }} is over its quota ({{ external.quota.json.used }} used)"
+          # Judged at admission only: one reads the admission-only call's answer (absent here), one
+          # says so itself; were either judged at reconcile time, every CR would be denied.
+          - field: external.admission.status
+            equals: "200"
+            message: "admission said no"
+          - field: spec.team
+            equals: nobody
+            message: "only at admission"
+            fires: {reconcile: false}
       operatorBox:
         external:
           - {name: echo, url: "{{ spec.url }}/echo/{{ metadata.name }}"}
@@ -309,7 +318,9 @@ describe('hooks in the reconcile pipeline', () => {
       'quota.validation: team red is over its quota (12 used)',
     );
     expect(await configMap('red-quota')).toBeUndefined();
-    // Denied before step 11: the operatorBox call is made for blue only; the admission-only call never.
+    // Denied before step 11: the operatorBox call is made for blue only; the admission-only call
+    // never, and the rules judged at admission only are skipped (blue is Ready, red's message is
+    // the quota rule's alone).
     expect(hits.get('/admission')).toBeUndefined();
     expect(hits.get('/echo/blue')).toBeGreaterThan(0);
     expect(hits.get('/echo/red')).toBeUndefined();

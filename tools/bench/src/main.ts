@@ -8,9 +8,18 @@
  * system that cannot run is reported with its reason; no figure is ever made up.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { cpuShare, readCpuCounters } from './cpu-share.js';
+import { ADMISSION_RESULTS, isAdmissionDocument } from './admission-summary.js';
 import { isReplicasDocument } from './replicas-section.js';
 import type { ReplicasDocument } from './replicas-section.js';
 import { dirname, join, resolve } from 'node:path';
@@ -592,7 +601,15 @@ function writeDocs(
   mkdirSync(join(docsDir, 'performance'), { recursive: true });
   writeFileSync(join(docsDir, 'performance', 'convergence.svg'), convergenceChart(documents));
   writeFileSync(join(docsDir, 'performance', 'rss.svg'), rssChart(documents));
-  writeFileSync(join(docsDir, 'performance.md'), performanceDoc({ documents, durationS, replicas }));
+  // The committed admission results keep their section (admission-doc writes it alone).
+  const admission = readdirSync(join(docsDir, 'performance'))
+    .filter((name) => ADMISSION_RESULTS.test(name))
+    .map((name) => JSON.parse(readFileSync(join(docsDir, 'performance', name), 'utf8')) as unknown)
+    .filter(isAdmissionDocument);
+  writeFileSync(
+    join(docsDir, 'performance.md'),
+    performanceDoc({ documents, durationS, replicas, admission }),
+  );
   // The page is formatted as `pnpm lint` checks it (aligned tables); argv, no shell.
   execFileSync('pnpm', ['exec', 'prettier', '--write', join(docsDir, 'performance.md')], {
     cwd: repoRoot,

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { markdownTable, performanceDoc } from './performance-doc.js';
 import { fakeRound } from './fixtures.js';
+import { ADMISSION_MARKER, summarizeRounds } from './admission-summary.js';
+import type { AdmissionDocument } from './admission-summary.js';
+
+const emptySummary = summarizeRounds([], 10);
 import { sizeDocument } from './size-document.js';
 
 describe('markdownTable', () => {
@@ -53,5 +57,49 @@ describe('performanceDoc', () => {
     expect(page).toContain(
       '`pnpm bench --size 5000`; every system on its own fresh control plane in every round, after an untimed warm-up of 200 CRs',
     );
+  });
+
+  it('keeps the admission section when given its results, before the method', () => {
+    const doc = sizeDocument({
+      size: 100,
+      rounds: [fakeRound(1100, 1000, 1000)],
+      settings: { command: 'pnpm bench' },
+      environment: { durationS: 1 },
+    });
+    const admission = {
+      benchmark: 'admission',
+      complete: true,
+      settings: {
+        command: 'pnpm --filter @orkestra/bench admission --crs 10',
+        crs: 10,
+        rounds: 0,
+        workers: 4,
+        listPairs: 10,
+        migrationPauseMs: 20,
+      },
+      environment: {
+        date: 'd',
+        durationS: 1,
+        commit: 'c0ffee',
+        node: 'v20',
+        cpus: 2,
+        cpuModel: 'x',
+        loadAverage1m: { start: 1, end: 1 },
+        cpuShare: null,
+        logs: '/tmp',
+      },
+      rounds: [],
+      summary: emptySummary,
+    } satisfies AdmissionDocument;
+    const without = performanceDoc({ documents: [doc], durationS: 1 });
+    expect(without).not.toContain(ADMISSION_MARKER);
+    const page = performanceDoc({
+      documents: [doc],
+      durationS: 1,
+      admission: [admission],
+    });
+    expect(page.indexOf(`<!-- ${ADMISSION_MARKER}:begin`)).toBeGreaterThan(0);
+    expect(page.indexOf('## Admission and conversion')).toBeLessThan(page.indexOf('## Method'));
+    expect(page).toContain('at commit c0ffee');
   });
 });

@@ -3,6 +3,8 @@
  * for every size the medians and ranges over rounds, every round, the targets met or missed, and
  * the charts. Nothing in the page's figures is typed by hand: `pnpm bench --docs` regenerates it.
  */
+import { admissionSection } from './admission-summary.js';
+import type { AdmissionDocument } from './admission-summary.js';
 import { replicasSection } from './replicas-section.js';
 import type { ReplicasDocument } from './replicas-section.js';
 import type { BenchResults } from './bench-report.js';
@@ -17,6 +19,11 @@ export interface PerformanceDocInput {
   readonly durationS: number;
   /** Results of `pnpm bench --replicas` runs, rendered as the "Sharded" section. Default none. */
   readonly replicas?: readonly ReplicasDocument[];
+  /**
+   * Results of `admission` runs (docs/performance/admission-<N>.json), rendered as the "Admission
+   * and conversion" section, which `admission-doc` also rewrites alone. Default none.
+   */
+  readonly admission?: readonly AdmissionDocument[];
 }
 
 const cellText = (cell: string): string => cell.trim().replace(/\|/g, '\\|');
@@ -271,6 +278,8 @@ ${String(settings['edits'] ?? '?')} edits, ${String(settings['warmupCrs'] ?? '?'
 ${input.documents.map(sizeSection).join('\n\n')}
 
 ${replicasSection(input.replicas ?? [])}
+
+${input.admission == null || input.admission.length === 0 ? '' : admissionSection(input.admission)}
 
 ## Method
 

@@ -10,7 +10,7 @@
  * an earlier copy.
  */
 import { PROTOCOL_ROOT } from '@orkestra/reconciler/offline';
-import { evaluateCondition, evaluateConditions } from '@orkestra/types';
+import { admissionOnlyReason, evaluateCondition, evaluateConditions } from '@orkestra/types';
 import type { Condition, CrdEntry, Katalog, MutationRule, ValidationRule } from '@orkestra/types';
 import { dynamicResolver, translateCondition, translateGate, typedResolver } from './admission-cel.js';
 import type { Translation } from './admission-cel.js';
@@ -49,6 +49,8 @@ export interface RulePlan {
    * on the object converted back (the reason says why no copy).
    */
   readonly atVersions?: readonly VersionJudge[];
+  /** Why the reconcile skips a validation rule judged at admission only (ADR 0104). */
+  readonly admissionOnly?: string;
 }
 
 /** VersionJudge is how a CRD rule judges requests made at another served version (ADR 0102). */
@@ -363,7 +365,15 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
       message: v.message,
     });
   });
-  return { rules, crdRules, rootRules, defaults, deny, warn, webhook, atVersions };
+  // Upstream's admission-only rules (ADR 0104): the reconcile skips them, so admission is where
+  // they are judged, or nowhere.
+  const judged = rules.map((plan): RulePlan => {
+    const index = /^validation\.rules\[(\d+)\]$/.exec(plan.rule)?.[1];
+    const v = index === undefined ? undefined : entry.validation?.rules[Number(index)];
+    const only = v === undefined ? undefined : admissionOnlyReason(v, entry.validation);
+    return only === undefined ? plan : { ...plan, admissionOnly: only };
+  });
+  return { rules: judged, crdRules, rootRules, defaults, deny, warn, webhook, atVersions };
 }
 
 /** ruleReads tells whether a validation rule reads a root of the template context (`status`, `external`, `metadata.uid`). */
@@ -569,6 +579,14 @@ export function versionsText(entry: CrdEntry, judge: VersionJudge): string {
 
 /** mechanismText says in a few words how a rule is applied (for `ork validate`). */
 export function mechanismText(entry: CrdEntry, plan: RulePlan, version = entry.apiTypes.version): string {
+  const text = admissionText(entry, plan, version);
+  if (plan.admissionOnly === undefined) return text;
+  return plan.mechanism === 'reconcile-only'
+    ? `judged nowhere: judged at admission only (${plan.admissionOnly}), and ${text}`
+    : `${text}; at admission only, the reconcile skips it (${plan.admissionOnly})`;
+}
+
+function admissionText(entry: CrdEntry, plan: RulePlan, version: string): string {
   const at = version === entry.apiTypes.version ? '' : ` on ${version} requests only`;
   switch (plan.mechanism) {
     case 'crd-rule':

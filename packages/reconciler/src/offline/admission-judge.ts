@@ -119,7 +119,11 @@ export function createAdmissionJudge(
   const externals = new Map<string, readonly CompiledExternal[]>();
   for (const [name, crd] of compiled.crds) {
     const calls = katalog.spec.crds[name]?.validation?.external ?? [];
-    externals.set(name, compileExternalCalls(calls, `${crd.katalogPath}.validation.external`, engine));
+    // At admission every call is made, those marked `fires.reconcile: false` too (ADR 0104).
+    externals.set(
+      name,
+      compileExternalCalls(calls, `${crd.katalogPath}.validation.external`, engine, 'admission'),
+    );
   }
   /** Steps 6 and 7: the CR as step 8 sees it. */
   const viewOf = (crd: CompiledCrd, cr: KubeObject): KubeObject => {
@@ -140,6 +144,7 @@ export function createAdmissionJudge(
       judgeOptions.others ?? (() => []),
       context,
       judgeOptions.rules,
+      'admission',
     );
     return { denied: outcome.denied, warnings: outcome.warnings ?? [] };
   };

@@ -5,7 +5,7 @@
 import { kindFor } from '@orkestra/registry';
 import { compileEntry, compileNormalize, compileValue, getDefaultEngine } from '@orkestra/template';
 import type { CompiledEntry, CompiledNormalize, CompiledValue, TemplateEngine } from '@orkestra/template';
-import { RESOURCE_KINDS, katalogPathOf } from '@orkestra/types';
+import { RESOURCE_KINDS, admissionOnlyReason, katalogPathOf } from '@orkestra/types';
 import { compileStatusFields } from '../status/status-fields.js';
 import { compileHooks } from './compile-hooks.js';
 import { managedKindRefs } from '../hooks/remote/answer.js';
@@ -79,6 +79,11 @@ export interface CompiledValidationRule {
   readonly index: number;
   readonly katalogPath: string;
   readonly message: CompiledValue;
+  /**
+   * False for a rule judged at admission only (upstream's `fires.reconcile: false`, or it reads an
+   * admission-only call's result; ADR 0104): the reconcile skips it.
+   */
+  readonly atReconcile: boolean;
 }
 
 /** CompiledDeleteGroup is one ordered onDelete group with its name templates compiled. */
@@ -199,6 +204,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
         index: i,
         katalogPath,
         message: compileValue(rule.message, { path: `${katalogPath}.message`, engine }),
+        atReconcile: admissionOnlyReason(rule, entry.validation) === undefined,
       },
     ];
   });

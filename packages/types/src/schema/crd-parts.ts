@@ -95,10 +95,24 @@ const ValidationRuleSchema = z
     version: Literal.regex(/^v\d+((alpha|beta)\d+)?$/, {
       error: 'version must look like v1, v1beta1 or v1alpha1',
     }).optional(),
+    /**
+     * Upstream's `fires.reconcile: false`: the rule is judged at admission only, the reconcile
+     * skips it (docs/reference/katalog.md §12, ADR 0104).
+     */
+    fires: z.strictObject({ reconcile: z.boolean().default(true) }).optional(),
     ...gateShape,
   })
   .superRefine((rule, ctx) => {
-    const { message: _m, action: _a, version: _v, when: _w, anyOf: _y, or: _o, ...condition } = rule;
+    const {
+      message: _m,
+      action: _a,
+      version: _v,
+      fires: _f,
+      when: _w,
+      anyOf: _y,
+      or: _o,
+      ...condition
+    } = rule;
     refineCondition(condition, ctx, { allowUnique: true, requireField: true });
     if (rule.time !== undefined || rule.dayOfWeek !== undefined || rule.cron !== undefined) {
       ctx.addIssue({
@@ -110,13 +124,14 @@ const ValidationRuleSchema = z
     checkGate(rule as GateInput, ctx);
   })
   .transform((rule) => {
-    const { message, action, version, when, anyOf, or, ...condition } = rule;
+    const { message, action, version, fires, when, anyOf, or, ...condition } = rule;
     const gate = normalizeGate({ when, anyOf, or });
     return {
       condition: normalizeCondition(condition),
       message,
       action,
       ...(version === undefined ? {} : { version }),
+      ...(fires === undefined ? {} : { fires }),
       when: gate.when,
       anyOf: gate.anyOf,
     };

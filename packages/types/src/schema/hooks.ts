@@ -114,9 +114,9 @@ const ExternalCallSchema = gated({
     })
     .optional(),
   cacheFor: Duration.default('0'),
-  // Upstream's `fires.reconcile: false` marks a call made only by its admission webhook; Orkestra
-  // validates at reconcile time, so such a call is never made and its name reads as absent
-  // (docs/reference/katalog.md §15.1). Kept so templates that guard on it stay checked.
+  // Upstream's `fires.reconcile: false` marks a call made only at admission: in `validation.external`
+  // the admission webhook makes it and the reconcile does not; elsewhere it is never made
+  // (docs/reference/katalog.md §15.1, ADR 0104). Its name stays declared, absent at reconcile time.
   fires: z.strictObject({ reconcile: z.boolean().default(true) }).optional(),
 })
   .superRefine((call, ctx) => checkProtocol(call, ctx))

@@ -30,17 +30,19 @@ export interface CompiledExternal {
 
 /**
  * compileExternalCalls compiles one list of calls (`operatorBox.external`, or `validation.external`
- * for the validation unit). A call that fires only at admission (`fires.reconcile: false`) is
- * left out: Orkestra's admission webhook makes the reconcile's own calls (ADR 0093), so it is never
- * made and its name reads as absent.
+ * for the validation unit and the admission webhook). A call that fires only at admission
+ * (`fires.reconcile: false`) is left out `at` reconcile (the default), so there its name reads as
+ * absent; the admission webhook compiles its `validation.external` calls `at` admission and makes
+ * it (ADR 0104).
  */
 export function compileExternalCalls(
   calls: readonly ExternalCall[],
   listPath: string,
   engine: TemplateEngine,
+  at: 'reconcile' | 'admission' = 'reconcile',
 ): readonly CompiledExternal[] {
   return calls.flatMap((declaration, i): CompiledExternal[] => {
-    if (declaration.fires?.reconcile === false) return [];
+    if (at === 'reconcile' && declaration.fires?.reconcile === false) return [];
     const katalogPath = katalogPathOf(declaration) ?? `${listPath}[${i}]`;
     const secretRef = declaration.auth?.secretRef;
     return [

@@ -102,7 +102,8 @@ export interface ValidationOutcome {
  * validateCr is step 8: every rule whose gate passes is checked against the normalized CR (and, in
  * `context`, the results of `validation.external`; default the CR's own fields);
  * `unique` compares the field with the other CRs of the entry (`others`). `only` keeps the rules
- * whose `validation.rules` index it holds (the admission webhook's, ADR 0089); default all.
+ * whose `validation.rules` index it holds (the admission webhook's, ADR 0089); default all. At
+ * `reconcile` (the default) the rules judged at admission only are skipped (ADR 0104).
  */
 export function validateCr(
   crd: CompiledCrd,
@@ -111,8 +112,11 @@ export function validateCr(
   others: () => readonly KubeObject[],
   context: TemplateContext = crContext(view),
   only?: ReadonlySet<number>,
+  at: 'reconcile' | 'admission' = 'reconcile',
 ): ValidationOutcome {
-  const rules = only == null ? crd.validation : crd.validation.filter((r) => only.has(r.index));
+  const rules = crd.validation.filter(
+    (r) => (only == null || only.has(r.index)) && (at === 'admission' || r.atReconcile),
+  );
   const hasWarn = rules.some((r) => r.rule.action === 'warn');
   const denied: string[] = [];
   const warned: string[] = [];
