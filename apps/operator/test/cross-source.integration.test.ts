@@ -125,11 +125,19 @@ spec:
             selector: { matchLabels: { fleet: "{{ .spec.fleet }}" }, namespace: ${env.namespace} }
             source: { host: "${host}", protocol: cr, cacheFor: 2s, auth: { token: $PEER_TOKEN } }
             as: fleet
+          # \`all\` with a name (ADR 0108): that one CR, as a list of one (or none).
+          - crd: loader
+            strategy: all
+            selector: { name: "{{ .spec.named }}", namespace: ${env.namespace} }
+            source: { host: "${host}", protocol: cr, cacheFor: 2s, auth: { token: $PEER_TOKEN } }
+            as: named
         status:
           fields:
             - { path: oldest, value: "{{ .cross.oldest.name }}" }
             - { path: count, value: "{{ len .cross.fleet }}" }
             - { path: batches, value: "{{ range .cross.fleet }}{{ .spec.batch }},{{ end }}" }
+            - { path: namedCount, value: "{{ len .cross.named }}" }
+            - { path: namedPhases, value: "{{ range .cross.named }}{{ .status.phase }},{{ end }}" }
     stray:
       apiTypes: { group: ${groupA}, version: v1, kind: Stray, plural: strays }
       operatorBox:
@@ -464,14 +472,23 @@ it('lists a peer’s CRs by label over HTTP, first and all as in process, and na
       namespace: env.namespace,
       plural: 'pickers',
       name,
-    })) as { status?: { oldest?: string; count?: unknown; batches?: string; conditions?: Condition[] } };
-  const create = (name: string, fleet: string) =>
+    })) as {
+      status?: {
+        oldest?: string;
+        count?: unknown;
+        batches?: string;
+        namedCount?: unknown;
+        namedPhases?: string;
+        conditions?: Condition[];
+      };
+    };
+  const create = (name: string, fleet: string, named = 'l2') =>
     custom().createNamespacedCustomObject({
       group: groupA,
       version: 'v1',
       namespace: env.namespace,
       plural: 'pickers',
-      body: { apiVersion: `${groupA}/v1`, kind: 'Picker', metadata: { name }, spec: { fleet } },
+      body: { apiVersion: `${groupA}/v1`, kind: 'Picker', metadata: { name }, spec: { fleet, named } },
     });
   await create('k1', 'a');
   const status = await waitFor(
@@ -484,9 +501,24 @@ it('lists a peer’s CRs by label over HTTP, first and all as in process, and na
   );
   // l1 was created before l2: `first` is l1, `all` lists both oldest first.
   expect(status.batches).toBe('9,2,');
+  // `all` by name (ADR 0108): B's one CR at its own path, as a list of one.
+  expect([String(status.namedCount), status.namedPhases]).toEqual(['1', 'Loading-2,']);
+  expect(served.get(`/katalog/loader/cr/${env.namespace}/l2`) ?? 0).toBeGreaterThan(0);
   expect(status.conditions?.find((c) => c.type === 'CrossSourceUnavailable')?.status ?? 'False').toBe(
     'False',
   );
+  // A name B has no CR for is an empty list, not a failure.
+  await create('k3', 'a', 'l9');
+  const none = await waitFor(
+    'k3 to read no such loader',
+    async () => {
+      const found = (await picker('k3')).status;
+      return found?.namedCount != null && String(found.count) === '2' ? found : undefined;
+    },
+    120_000,
+  );
+  expect([String(none.namedCount), none.namedPhases ?? '']).toEqual(['0', '']);
+  expect(none.conditions?.find((c) => c.type === 'CrossSourceUnavailable')?.status ?? 'False').toBe('False');
   const list = `/katalog/loader/cr?labelSelector=fleet%3Da&detail=true&namespace=${env.namespace}`;
   // `first` and `all` of one selector are one URL, one request per cacheFor.
   expect(served.get(list) ?? 0).toBeGreaterThan(0);

@@ -23,4 +23,19 @@ describe('defineReconciler', () => {
   it('refuses something that is not a function', () => {
     expect(() => defineReconciler(42 as never)).toThrow(TypeError);
   });
+
+  it('keeps an optional onDelete step (ADR 0109) and refuses one that is not a function', async () => {
+    const released: string[] = [];
+    const reconciler = defineReconciler<{ title: string }>(() => undefined, {
+      onDelete: ({ cr, key }) => {
+        released.push(`${key} ${cr.spec.title}`);
+      },
+    });
+    await reconciler.onDelete?.({ key: 'shop/a', cr: { spec: { title: 'Bye' } } } as never);
+    expect(released).toEqual(['shop/a Bye']);
+    expect('onDelete' in defineReconciler(() => undefined)).toBe(false);
+    expect(() => defineReconciler(() => undefined, { onDelete: 'x' as never })).toThrow(
+      'defineReconciler expects `onDelete` to be a function',
+    );
+  });
 });

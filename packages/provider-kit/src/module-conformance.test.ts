@@ -157,4 +157,27 @@ describe('checkModuleConformance on deliberately bad modules', () => {
       'onDelete: the first call changed request.args.seen',
     ]);
   });
+
+  it('checks a reconciler’s onDelete step the same way, without `prepared` in its request (ADR 0109)', async () => {
+    const run = (): undefined => undefined;
+    const seen: string[] = [];
+    const good = defineReconciler(run, {
+      onDelete: (request) => {
+        seen.push(Object.keys(request).sort().join(','));
+      },
+    });
+    expect(await checksFailed(good)).toEqual([]);
+    expect(seen[0]).toBe('args,cr,entry,key,kube,logger,signal');
+    const released = new Set<string>();
+    const twice = defineReconciler(run, {
+      onDelete: ({ key }) => {
+        if (released.has(key)) throw new Error('already released');
+        released.add(key);
+      },
+    });
+    const failures = await checkModuleConformance({ export: twice, cases: [cases[0]!], timeoutMs: 50 });
+    expect(failures.map((f) => [f.check, f.message])).toEqual([
+      [ModuleConformanceCheckName.DeleteStep, 'onDelete: a second call threw: already released'],
+    ]);
+  });
 });

@@ -64,7 +64,7 @@ export const ModuleConformanceCheckName = {
   Serializable: 'returns JSON (no functions, classes, cycles, NaN or Infinity)',
   NoMutation: 'does not change its input',
   Deterministic: 'gives the same result for the same input',
-  DeleteStep: 'a hook’s onDelete returns nothing within the time bound, twice, without changing its input',
+  DeleteStep: 'onDelete returns nothing within the time bound, twice, without changing its input',
 } as const;
 export type ModuleConformanceCheckName =
   (typeof ModuleConformanceCheckName)[keyof typeof ModuleConformanceCheckName];
@@ -291,8 +291,14 @@ export async function checkModuleConformance(
         fail(ModuleConformanceCheckName.Deterministic, `${differs} differs between two runs`);
     }
     const onDelete = (exported as { onDelete?: unknown }).onDelete;
-    if (kind === 'hook' && typeof onDelete === 'function') {
-      const problem = await deleteStepProblem(onDelete as (request: never) => unknown, kase, options, kube);
+    if (typeof onDelete === 'function') {
+      const problem = await deleteStepProblem(
+        kind,
+        onDelete as (request: never) => unknown,
+        kase,
+        options,
+        kube,
+      );
       if (problem != null) fail(ModuleConformanceCheckName.DeleteStep, problem);
     }
   }
@@ -300,18 +306,20 @@ export async function checkModuleConformance(
 }
 
 /**
- * deleteStepProblem runs a hook's `onDelete` (ADR 0099) twice on the case, as the operator may (a
- * restart before the finalizer goes calls it again): each call returns nothing, in time, and leaves
- * the request as it was.
+ * deleteStepProblem runs a hook's or a reconciler's `onDelete` (ADR 0099, ADR 0109) twice on the
+ * case, as the operator may (a restart before the finalizer goes calls it again): each call returns
+ * nothing, in time, and leaves the request as it was. Its request is the run's without `context`
+ * (a hook) or `prepared` (a reconciler).
  */
 async function deleteStepProblem(
+  kind: Kind,
   onDelete: (request: never) => unknown,
   kase: ModuleConformanceCase,
   options: ModuleConformanceOptions,
   kube: KubeReader,
 ): Promise<string | undefined> {
   for (const call of ['the first call', 'a second call']) {
-    const { context: _context, ...pristine } = dataOf('hook', kase);
+    const { context: _context, prepared: _prepared, ...pristine } = dataOf(kind, kase);
     const data = structuredClone(pristine);
     const outcome = await runOnce(onDelete, data, options, kube);
     if (!outcome.ok) return `onDelete: ${call} ${outcome.message}`;

@@ -162,10 +162,31 @@ export type ReconcilerFunction<Spec = JsonObject, Status = JsonObject, Args = Js
   request: ReconcilerRequest<Spec, Status, Args>,
 ) => Promise<ReconcilerResult<Status> | void> | ReconcilerResult<Status> | void;
 
-/** DefinedReconciler is a module reconciler as exported by its package: the mark and the run step. */
+/**
+ * ReconcilerDeleteRequest is what a module reconciler's `onDelete` receives while its CR is being
+ * deleted (docs/reference/katalog.md §15.3, ADR 0109): the run request without `prepared` (nothing
+ * is prepared on the deletion path), `args` rendered on the CR.
+ */
+export type ReconcilerDeleteRequest<Spec = JsonObject, Status = JsonObject, Args = JsonObject> = Omit<
+  ReconcilerRequest<Spec, Status, Args>,
+  'prepared'
+>;
+
+/**
+ * ReconcilerDeleteFunction is the deletion step of a module reconciler: called on the deletion path
+ * before the entry's module hooks' steps and the finalizer release, until it returns without
+ * throwing (then once per CR); it must be idempotent. The children it returned are deleted by the
+ * runtime after it; it releases what lives outside the cluster.
+ */
+export type ReconcilerDeleteFunction<Spec = JsonObject, Status = JsonObject, Args = JsonObject> = (
+  request: ReconcilerDeleteRequest<Spec, Status, Args>,
+) => Promise<void> | void;
+
+/** DefinedReconciler is a module reconciler as exported by its package: the mark, the run step and, optionally, the deletion step. */
 export interface DefinedReconciler<Spec = JsonObject, Status = JsonObject, Args = JsonObject> {
   readonly orkestra: typeof RECONCILER_MODULE_MARK;
   readonly run: ReconcilerFunction<Spec, Status, Args>;
+  readonly onDelete?: ReconcilerDeleteFunction<Spec, Status, Args> | undefined;
 }
 
 /** isDefinedReconciler tells a value made by `defineReconciler` (any copy of the kit) from anything else. */

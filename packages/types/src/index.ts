@@ -207,6 +207,8 @@ export type {
   HookRequest,
   HookResult,
   LoadedModuleExport,
+  ReconcilerDeleteFunction,
+  ReconcilerDeleteRequest,
   ReconcilerFunction,
   ReconcilerPrepared,
   ReconcilerRequest,

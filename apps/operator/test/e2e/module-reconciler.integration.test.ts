@@ -9,7 +9,8 @@ import type { OrkProcess } from './ork-process.js';
 // its own package.json, the kit a peer — packed and installed with plain npm into a provider
 // directory, run by `ork run` (the built binary) on the local control plane: the ConfigMap it
 // returns is created as the CR's child, the status it returns is written, and a reconciler that
-// throws is a RemoteReconcileFailed condition on its CR, not a crash.
+// throws is a RemoteReconcileFailed condition on its CR, not a crash. Its onDelete step (ADR 0109)
+// runs when the CR is deleted, before the finalizer goes and while its child still exists.
 
 const env = useControlPlane();
 const suffix = uniqueSuffix();
@@ -24,15 +25,28 @@ beforeAll(async () => {
     work,
     'site-reconciler',
     `import { defineReconciler } from '@orkestra/provider-kit';
-export const reconcile = defineReconciler(async ({ cr, args, prepared }) => {
-  if (cr.spec.host === 'locked') throw new Error('zone ' + args.zone + ' is locked');
-  const name = cr.metadata.name + '-page';
-  const seen = prepared.children.configmap?.[name] != null;
-  return {
-    resources: [{ type: 'configmap', fields: { name, data: { host: cr.spec.host + '.' + args.zone } } }],
-    status: { phase: seen ? 'Ready' : 'Creating', page: name },
-  };
-});
+const busy = new Set();
+export const reconcile = defineReconciler(
+  async ({ cr, args, prepared }) => {
+    if (cr.spec.host === 'locked') throw new Error('zone ' + args.zone + ' is locked');
+    const name = cr.metadata.name + '-page';
+    const seen = prepared.children.configmap?.[name] != null;
+    return {
+      resources: [{ type: 'configmap', fields: { name, data: { host: cr.spec.host + '.' + args.zone } } }],
+      status: { phase: seen ? 'Ready' : 'Creating', page: name },
+    };
+  },
+  {
+    // The deletion step (ADR 0109): busy the first time for one CR, to show the finalizer is kept.
+    onDelete: async ({ cr, key, args, kube, logger }) => {
+      if (cr.spec.host === 'sticky' && !busy.has(cr.metadata.uid)) {
+        busy.add(cr.metadata.uid);
+        throw new Error('purge of ' + cr.spec.host + ' is busy');
+      }
+      logger.info({ key, purged: cr.spec.host + '.' + args.zone }, 'site purged');
+    },
+  },
+);
 `,
   );
 
@@ -92,4 +106,37 @@ it('runs a reconciler installed from outside the workspace: its child is created
     'module @acme/site-reconciler#reconcile failed: zone example.com is locked',
   );
   expect(ork?.child.exitCode).toBeNull();
+});
+
+it('calls the reconciler’s onDelete before the finalizer is released, keeping it while the step fails', async () => {
+  const { create, read, remove } = siteClient<{ readonly phase?: string }>(
+    env.kubeConfig,
+    env.namespace,
+    group,
+  );
+  await create('sticky', 'sticky');
+  await waitFor('status.phase Ready', async () =>
+    (await read('sticky')).status?.phase === 'Ready' ? true : undefined,
+  );
+  await remove('sticky');
+  await waitFor('the CR gone', async () =>
+    read('sticky').then(
+      () => undefined,
+      (error: unknown) => ((error as { code?: number }).code === 404 ? true : undefined),
+    ),
+  );
+  const lines = ork?.logs ?? [];
+  const failed = lines.findIndex(
+    (l) => l.msg === 'remote reconciler module @acme/site-reconciler#reconcile onDelete failed',
+  );
+  const purged = lines.filter((l) => l.msg === 'site purged');
+  expect(failed).toBeGreaterThanOrEqual(0);
+  expect(purged).toEqual([
+    expect.objectContaining({
+      key: `${env.namespace}/sticky`,
+      purged: 'sticky.example.com',
+      step: 'onDelete',
+    }),
+  ]);
+  expect(lines.indexOf(purged[0] as never)).toBeGreaterThan(failed);
 });

@@ -581,6 +581,58 @@ describe('label-selector reads of a peer’s Live API (ADR 0101)', () => {
     }
   });
 
+  it('answers strategy all with a name as a list of that one CR, sharing the request of a first read (ADR 0108)', async () => {
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
+    const before = paths.length;
+    const byName = (name: string, strategy?: 'all'): Parameters<CrossHttpClient['read']>[0] => ({
+      crd: 'loader',
+      endpoint: peer.base,
+      protocol: 'cr',
+      selector: { name },
+      ...(strategy == null ? {} : { strategy }),
+    });
+    const all = await client.read(byName('zeta', 'all'), { namespace: 'shop' });
+    expect(all.url).toBe(`${peer.base}/katalog/loader/cr/shop/zeta`);
+    expect(all.unavailable).toBeUndefined();
+    expect(all.results?.map((r) => [r.found, r.name, r.status['phase']])).toEqual([
+      [true, 'zeta', 'Loading-zeta'],
+    ]);
+    // A `first` read of the same name is the same URL: answered from the cache, as one object.
+    const first = await client.read(byName('zeta'), { namespace: 'shop' });
+    expect(first.results).toBeUndefined();
+    expect(first.result).toMatchObject({ found: true, name: 'zeta' });
+    const again = await client.read(byName('zeta', 'all'), { namespace: 'shop' });
+    expect(again.results?.map((r) => r.name)).toEqual(['zeta']);
+    expect(paths.length - before).toBe(1);
+    // No such CR (the peer answers 404): an empty list, not a failure.
+    const missing = await client.read(byName('omega', 'all'), { namespace: 'shop' });
+    expect(missing.results).toEqual([]);
+    expect(missing.result.found).toBe(false);
+    expect(missing.unavailable).toBeUndefined();
+    // Without a protocol, the peer's object path is read the same way.
+    const object = await client.read(
+      { crd: 'loader', endpoint: peer.base, selector: { name: 'zeta' }, strategy: 'all' },
+      { namespace: 'shop' },
+    );
+    expect(object.url).toBe(`${peer.base}/katalog/crds/loader/objects/shop/zeta`);
+  });
+
+  it('answers strategy all by name from a peer that is down as an empty list with the failure', async () => {
+    const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
+    const down = await listen((_req, res) => void res.writeHead(503).end());
+    try {
+      const read = await client.read(
+        { crd: 'loader', endpoint: down.base, protocol: 'cr', selector: { name: 'zeta' }, strategy: 'all' },
+        { namespace: 'shop' },
+      );
+      expect(read.results).toEqual([]);
+      expect(read.result.error).toContain('unexpected status 503');
+      expect(read.unavailable).toContain('unexpected status 503');
+    } finally {
+      await close(down.server);
+    }
+  });
+
   it('names the field of every selector it cannot read, and sends nothing', async () => {
     const client = new CrossHttpClient({ allowAddresses: LOOPBACK_CIDRS });
     const before = paths.length;
@@ -604,8 +656,18 @@ describe('label-selector reads of a peer’s Live API (ADR 0101)', () => {
         'selector.matchLabels.tier',
       ],
       [
-        { crd: 'loader', endpoint: peer.base, protocol: 'cr', selector: { name: 'zeta' }, strategy: 'all' },
+        {
+          crd: 'loader',
+          endpoint: peer.base,
+          protocol: 'events',
+          selector: { name: 'zeta' },
+          strategy: 'all',
+        },
         'strategy',
+      ],
+      [
+        { crd: 'loader', endpoint: peer.base, protocol: 'cr', selector: { name: '' }, strategy: 'all' },
+        'selector.name',
       ],
     ];
     for (const [declaration, field] of cases) {

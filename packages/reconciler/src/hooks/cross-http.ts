@@ -44,7 +44,10 @@ export interface CrossHttpDeclaration {
     /** Lists the peer's CRs with these labels (`protocol: cr` or none; ADR 0101). */
     readonly matchLabels?: Readonly<Record<string, string>>;
   };
-  /** With `matchLabels`: `first` (default) the oldest match, `all` every match, oldest first (`results`). */
+  /**
+   * `first` (default) the oldest match, `all` every match, oldest first (`results`): with
+   * `matchLabels` from the peer's list, with a `name` as a list of that CR or none (ADR 0108).
+   */
   readonly strategy?: 'first' | 'all' | undefined;
   /** Per request (a duration). Default `5s`. */
   readonly timeout?: string;
@@ -66,7 +69,7 @@ export interface CrossHttpResult {
   readonly url: string;
   /** Set when the peer did not answer (a network error, a timeout, a status other than 200/404, an answer that is not JSON): why, naming the URL. */
   readonly unavailable?: string;
-  /** A label-selector read: every match, oldest first (`result` is the first, or not found). */
+  /** A `strategy: all` read: every match, oldest first (`result` is the first, or not found); by name, that CR or none. */
   readonly results?: readonly CrossResult[];
   /**
    * Set when the declaration cannot be read as rendered (nothing is requested): the field at fault,
@@ -250,6 +253,13 @@ export class CrossHttpClient {
     const perCr =
       declaration.url == null &&
       (declaration.protocol == null || declaration.protocol === 'cr' || declaration.protocol === 'events');
+    // `strategy: all` with a `name` (ADR 0108): the one CR is read at its own URL — the answer a
+    // `first` read of that name shares — and answered as a list of it, or an empty list.
+    const oneAsList =
+      declaration.strategy === 'all' &&
+      matchLabels == null &&
+      declaration.url == null &&
+      (declaration.protocol == null || declaration.protocol === 'cr');
     const unusable = (field: string, message: string, shown: string): CrossHttpResult => ({
       url: shown,
       result: notFoundCrossResult(name, namespace ?? '', `${field}: ${message}`),
@@ -300,8 +310,12 @@ export class CrossHttpClient {
         `${declaration.url == null ? `protocol ${declaration.protocol ?? ''}` : 'a whole url'} answers one object; a label selector lists CRs with protocol: cr`,
         shown,
       );
-    if (declaration.strategy === 'all' && !lists)
-      return unusable('strategy', 'all lists the CRs of selector.matchLabels (with protocol: cr)', shown);
+    if (declaration.strategy === 'all' && !lists && !oneAsList)
+      return unusable(
+        'strategy',
+        `all lists CRs with protocol: cr; ${declaration.url == null ? `protocol ${declaration.protocol ?? ''}` : 'a whole url'} answers one object`,
+        shown,
+      );
     const badLabel = matchLabels == null ? undefined : checkMatchLabels(matchLabels);
     if (badLabel != null) {
       const split = badLabel.indexOf(': ');
@@ -320,7 +334,7 @@ export class CrossHttpClient {
     const cached = this.#cache.entry(key, this.#clock.now());
     if (cached != null) {
       this.#cacheHits++;
-      return { ...cached.value, expiresAt: cached.expiresAt };
+      return asList({ ...cached.value, expiresAt: cached.expiresAt }, oneAsList);
     }
     let shared = this.#inFlight.get(key);
     if (shared == null) {
@@ -343,7 +357,10 @@ export class CrossHttpClient {
         if (this.#inFlight.get(key) === pending) this.#inFlight.delete(key);
       });
     }
-    return context.signal == null ? shared : raceAbort(shared, context.signal, shown, name, namespace ?? '');
+    const answer = await (context.signal == null
+      ? shared
+      : raceAbort(shared, context.signal, shown, name, namespace ?? ''));
+    return asList(answer, oneAsList);
   }
 
   async #fetch(request: FetchRequest): Promise<CrossHttpResult> {
@@ -449,6 +466,15 @@ export class CrossHttpClient {
     this.#cache.set(key, answer, expiresAt);
     return { ...answer, expiresAt };
   }
+}
+
+/**
+ * asList answers a `strategy: all` read by name (ADR 0108) from its one-object answer: a list of the
+ * CR when found, else an empty list (a failure's `error` stays on `result`). Others pass unchanged.
+ */
+function asList(answer: CrossHttpResult, oneAsList: boolean): CrossHttpResult {
+  if (!oneAsList) return answer;
+  return { ...answer, results: answer.result.found ? [answer.result] : [] };
 }
 
 /** AnswerShape is how an answer is read: Orkestra's object answer, any JSON object (Live API, `url`), or a Live API CR list. */

@@ -273,6 +273,36 @@ describe('CrossReaders', () => {
     ]);
   });
 
+  it('maps a child change of a CR to the readers that read its children readiness, and no others', () => {
+    const readers = new CrossReaders();
+    readers.record('watcher:shop/live', [
+      { crd: 'batch', key: 'shop/nightly', foundKey: 'shop/nightly', children: true },
+    ]);
+    readers.record('watcher:shop/plain', [{ crd: 'batch', key: 'shop/nightly', foundKey: 'shop/nightly' }]);
+    readers.record('watcher:shop/fleet', [
+      { crd: 'batch', matchLabels: { team: 'a' }, namespace: 'shop', children: true },
+    ]);
+    readers.record('watcher:shop/mixed', [
+      { crd: 'batch', key: 'shop/nightly', foundKey: 'shop/nightly' },
+      { crd: 'batch', key: 'shop/weekly', foundKey: 'shop/weekly', children: true },
+    ]);
+    const nightly = db('shop', 'nightly', { labels: { team: 'a' } });
+    expect(readers.childReadersOf('batch', nightly).sort()).toEqual([
+      'watcher:shop/fleet',
+      'watcher:shop/live',
+    ]);
+    // A change of the CR itself still re-queues every reader of it.
+    expect(readers.readersOf('batch', nightly).sort()).toEqual([
+      'watcher:shop/fleet',
+      'watcher:shop/live',
+      'watcher:shop/mixed',
+      'watcher:shop/plain',
+    ]);
+    expect(readers.childReadersOf('batch', db('shop', 'weekly'))).toEqual(['watcher:shop/mixed']);
+    expect(readers.childReadersOf('batch', db('other', 'nightly', { labels: { team: 'a' } }))).toEqual([]);
+    expect(readers.childReadersOf('database', nightly)).toEqual([]);
+  });
+
   it('feeds readCross records straight into the index', () => {
     const t = targets({ database: { namespaced: true, objects: [db('shop', 'orders')] } });
     const readers = new CrossReaders();

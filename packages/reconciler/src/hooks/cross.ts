@@ -66,6 +66,11 @@ export interface CrossReadRecord {
   /** For `matchLabels`: the namespace scanned (undefined = all namespaces / cluster-scoped). */
   readonly namespace?: string;
   readonly matchLabels?: Readonly<Record<string, string>>;
+  /**
+   * True when the answer carried the target's children readiness (`protocol: cr` of a kind this
+   * operator serves, ADR 0101): a change of a child's readiness re-queues the reader too (ADR 0108).
+   */
+  readonly children?: boolean;
 }
 
 /** ReadCrossResult is a cross read's result and its record for the reverse index. */
@@ -251,14 +256,37 @@ export class CrossReaders {
    * `matchLabels` read matches its labels (or its previous labels, when `previous` is given).
    */
   readersOf(crd: string, changed: KubeObject, previous?: KubeObject): string[] {
+    return this.#readersOf(crd, changed, previous, () => true);
+  }
+
+  /**
+   * childReadersOf returns the readers to re-queue when a child of `owner` (a CR of entry `crd`)
+   * changed its readiness, was added or was deleted: those whose read of `owner` carried its
+   * children readiness (`children.<kind>.ready`, ADR 0101) — by name, or by a selector that matches
+   * it (ADR 0108). Readers that read only the CR itself are not re-queued.
+   */
+  childReadersOf(crd: string, owner: KubeObject): string[] {
+    return this.#readersOf(crd, owner, undefined, (r) => r.children === true);
+  }
+
+  #readersOf(
+    crd: string,
+    changed: KubeObject,
+    previous: KubeObject | undefined,
+    counts: (record: CrossReadRecord) => boolean,
+  ): string[] {
     const out = new Set<string>();
     const key = objectKey(changed);
-    for (const reader of this.#byKey.get(crd)?.get(key) ?? []) out.add(reader);
+    for (const reader of this.#byKey.get(crd)?.get(key) ?? []) {
+      const records = this.#byReader.get(reader) ?? [];
+      if (records.some((r) => r.crd === crd && (r.key === key || r.foundKey === key) && counts(r)))
+        out.add(reader);
+    }
     const namespace = nonEmpty(changed.metadata.namespace);
     for (const reader of this.#selectors.get(crd) ?? []) {
       if (out.has(reader)) continue;
       for (const r of this.#byReader.get(reader) ?? []) {
-        if (r.crd !== crd || r.matchLabels == null) continue;
+        if (r.crd !== crd || r.matchLabels == null || !counts(r)) continue;
         if (r.namespace != null && r.namespace !== namespace) continue;
         if (
           labelsMatch(changed.metadata.labels, r.matchLabels) ||

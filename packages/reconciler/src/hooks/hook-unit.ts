@@ -180,6 +180,12 @@ export interface HookServices {
   readonly hookKube?: ((namespace: string | undefined) => KubeReader) | undefined;
   /** The offline engine's given outputs of the module hook `name`; when set, no hook runs. */
   readonly scriptedHookOutputs?: ((name: string) => Record<string, unknown>) | undefined;
+  /**
+   * The offline engine's record of a module `onDelete` step on the deletion path (ADR 0109): the
+   * `hooks` declaration `name`, or the `remote` reconciler `<module>#<export>`. When set, no module
+   * is called: the step is recorded in its place and done at once, as scripted provider deletions are.
+   */
+  readonly scriptedOnDelete?: ((unit: 'hooks' | 'remote', name: string) => void) | undefined;
   /** The provider calls of step 16 and of the deletion path (runtime/provider-dispatch.ts); without it an entry's providers keep their recorded outputs. */
   readonly providers?: ProviderService | undefined;
 }
@@ -204,8 +210,11 @@ export interface OfflineScript {
   given(): unknown;
   /** Notes a result the run needed and was not given (each text once per engine). */
   note(text: string): void;
-  /** Records a provider call of the run (`retain` is a declaration the deletion path kept). */
-  call(verb: 'reconcile' | 'delete' | 'retain', provider: string, declaration: string): void;
+  /**
+   * Records a call of the run: a provider's (`retain` is a declaration the deletion path kept), or
+   * a module's `onDelete` step (`provider` is the unit, `hooks` or `remote`; ADR 0109).
+   */
+  call(verb: 'reconcile' | 'delete' | 'retain' | 'onDelete', provider: string, declaration: string): void;
 }
 
 /**

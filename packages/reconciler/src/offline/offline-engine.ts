@@ -105,9 +105,13 @@ export interface OfflineRun {
   readonly notifications: readonly DueNotification[];
 }
 
-/** ProviderCall is one provider call of an offline run; `retain` is a declaration the deletion path kept. */
+/**
+ * ProviderCall is one provider call of an offline run; `retain` is a declaration the deletion path
+ * kept. `onDelete` is a module's deletion step the deletion path reached (ADR 0109): `provider` is
+ * `hooks` (`declaration` the hook's name) or `remote` (`declaration` `<module>#<export>`).
+ */
 export interface ProviderCall {
-  readonly verb: 'reconcile' | 'delete' | 'retain';
+  readonly verb: 'reconcile' | 'delete' | 'retain' | 'onDelete';
   readonly provider: string;
   readonly declaration: string;
   /** How many of the run's cluster writes came before this call (to merge calls and writes in order). */

@@ -1,6 +1,6 @@
 import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine, renderTemplate } from '@orkestra/template';
-import { HOOK_MODULE_MARK, loadKatalogOrThrow } from '@orkestra/types';
+import { HOOK_MODULE_MARK, RECONCILER_MODULE_MARK, loadKatalogOrThrow } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
 import { isPending } from '../hooks/hook-unit.js';
 import type { HookInput } from '../hooks/hook-unit.js';
@@ -26,6 +26,15 @@ spec:
       apiTypes: {group: a.example.com, version: v1, kind: Hooked, plural: hookeds}
       operatorBox:
         hooks: [{module: '@acme/dns', function: record}]
+    reconciled:
+      apiTypes: {group: a.example.com, version: v1, kind: Reconciled, plural: reconcileds}
+      operatorBox:
+        hooks: [{module: '@acme/dns', function: record}, {module: '@acme/dns', function: cert}]
+        remote: {module: '@acme/site', function: reconcile, managedResources: [{group: "", plural: configmaps}]}
+    remoteOnly:
+      apiTypes: {group: a.example.com, version: v1, kind: RemoteOnly, plural: remoteonlies}
+      operatorBox:
+        remote: {endpoint: 'http://reconciler.example/reconcile', managedResources: [{group: "", plural: configmaps}]}
 `,
 });
 const crds = compileKatalog(katalog, { engine: createTemplateEngine({ clock }) }).crds;
@@ -133,5 +142,33 @@ describe('KatalogHooks', () => {
       logger: silent as never,
     });
     expect(deleted).toEqual(['s']);
+  });
+
+  it('runs a module reconciler’s onDelete before the module hooks’, last declared hook first (ADR 0109)', async () => {
+    const order: string[] = [];
+    const step = (name: string) => () => void order.push(name);
+    const exports: Record<string, unknown> = {
+      '@acme/dns#record': { orkestra: HOOK_MODULE_MARK, run: () => undefined, onDelete: step('hook record') },
+      '@acme/dns#cert': { orkestra: HOOK_MODULE_MARK, run: () => undefined, onDelete: step('hook cert') },
+      '@acme/site#reconcile': {
+        orkestra: RECONCILER_MODULE_MARK,
+        run: () => undefined,
+        onDelete: step('reconciler'),
+      },
+    };
+    const hooks = new KatalogHooks({
+      ...services([]),
+      moduleHook: (module: string, name: string) => exports[`${module}#${name}`],
+    } as ConstructorParameters<typeof KatalogHooks>[0]);
+    const entry = crds.get('reconciled');
+    if (entry == null) throw new Error('entry');
+    const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+    await hooks.hooksFor(entry).deleteModuleHooks?.({
+      ...input('reconciled', { ...site, kind: 'Reconciled' }),
+      logger: silent as never,
+    });
+    expect(order).toEqual(['reconciler', 'hook cert', 'hook record']);
+    // An HTTP reconciler has no deletion step.
+    expect(hooks.hooksFor(crds.get('remoteOnly') ?? (undefined as never)).deleteModuleHooks).toBeUndefined();
   });
 });

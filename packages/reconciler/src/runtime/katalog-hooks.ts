@@ -8,6 +8,8 @@ import type { GitRefresh } from '../hooks/git.js';
 import { gitHook } from '../hooks/git/index.js';
 import { runModuleHookDeletions } from '../hooks/modules/index.js';
 import type { CompiledModuleHook } from '../hooks/modules/index.js';
+import { runModuleReconcilerDeletion } from '../hooks/remote/index.js';
+import type { CompiledRemote } from '../hooks/remote/index.js';
 import type { GitReader } from '../hooks/git/index.js';
 import { readerId } from '../hooks/hook-unit.js';
 import type {
@@ -59,10 +61,20 @@ export class KatalogHooks {
       slots[unit.key] = (input) => unit.run(this.#o, memory, compiled, input);
     }
     const modules = (crd.hooks as { hooks?: readonly CompiledModuleHook[] }).hooks ?? [];
+    const remote = (crd.hooks as { remote?: CompiledRemote }).remote;
+    const reconciler = remote?.declaration.module == null ? undefined : remote;
+    // The module `onDelete` steps (ADR 0099, ADR 0109) in reverse of their run order: the module
+    // reconciler (step 12b) first, then the module hooks (step 12), last declared first.
     const deletions: PipelineHooks =
-      modules.length === 0 || this.#o.scriptedHookOutputs != null
+      modules.length === 0 && reconciler == null
         ? slots
-        : { ...slots, deleteModuleHooks: (input) => runModuleHookDeletions(this.#o, modules, input) };
+        : {
+            ...slots,
+            deleteModuleHooks: async (input) => {
+              if (reconciler != null) await runModuleReconcilerDeletion(this.#o, reconciler, input);
+              if (modules.length > 0) await runModuleHookDeletions(this.#o, modules, input);
+            },
+          };
     const providers = this.#o.providers;
     return providers == null
       ? deletions

@@ -17,6 +17,7 @@ import { enqueueTable } from '../hooks/table.js';
 import type { Logger } from '@orkestra/types';
 import type { ChildCaches } from './child-caches.js';
 import { routeChildChange } from './child-caches.js';
+import { Priority } from '../work-queue.js';
 import type { CompiledCrd } from './compile-katalog.js';
 import type { CrdController } from './crd-controller.js';
 import type { KatalogHooks } from './katalog-hooks.js';
@@ -35,7 +36,7 @@ export interface WatchesOptions {
   readonly entries: ReadonlyMap<string, WatchedEntry>;
   readonly children: ChildCaches;
   readonly katalogHooks: Pick<KatalogHooks, 'forget' | 'gitReadersOf'>;
-  readonly crossReaders: Pick<CrossReaders, 'size' | 'readersOf'>;
+  readonly crossReaders: Pick<CrossReaders, 'size' | 'readersOf' | 'childReadersOf'>;
   readonly gitCheckouts: () => Pick<GitCheckouts, 'refresh' | 'lastCommit'> | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -85,7 +86,17 @@ export function wireWatches(o: WatchesOptions): Watches {
         o.children.subscribe((change) => {
           const route = routeChildChange(change, (object) => o.children.isOwnVersion(object));
           if (route == null) return;
-          entries.get(route.crd)?.controller.enqueueOwner(route.ownerUid, route.isOwnWrite, route.priority);
+          const owner = entries.get(route.crd);
+          owner?.controller.enqueueOwner(route.ownerUid, route.isOwnWrite, route.priority);
+          // The owner's cross readers that read its children readiness (ADR 0101) follow a child
+          // that came, went or changed its readiness state, whether or not the owner's status
+          // changes with it (ADR 0108).
+          if (!crossReaders || o.crossReaders.size === 0 || owner == null) return;
+          if (change.type !== CacheChangeType.Add && route.priority !== Priority.High) return;
+          const key = owner.cache.keyOfUid(route.ownerUid);
+          const object = key == null ? undefined : owner.cache.get(key);
+          if (object == null) return;
+          for (const reader of o.crossReaders.childReadersOf(route.crd, object)) enqueueReader(reader);
         });
         break;
       case 'cross-readers':

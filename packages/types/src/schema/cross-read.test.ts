@@ -36,7 +36,23 @@ describe('cross reads by label over HTTP (docs/reference/katalog.md §15.2, ADR 
     expect(errors(result)).toEqual([]);
   });
 
-  it('refuses at the key what answers one object: matchLabels or all with a url or another protocol, all by name', () => {
+  it('loads strategy all with a name selector over HTTP: one CR, answered as a list (ADR 0108)', () => {
+    const result = load(`          - crd: loader
+            selector: { name: "{{ metadata.name }}-loader" }
+            endpoint: http://loader:8082
+            protocol: cr
+            strategy: all
+            as: loaders
+          - crd: loader
+            selector: { name: one }
+            endpoint: http://loader:8082
+            strategy: all
+            as: objects
+`);
+    expect(errors(result)).toEqual([]);
+  });
+
+  it('refuses at the key what answers one object: matchLabels or all with a url or another protocol', () => {
     const result = load(`          - crd: loader
             selector: { matchLabels: { tier: gold } }
             url: http://loader:8082/katalog/loader/cr
@@ -49,17 +65,20 @@ describe('cross reads by label over HTTP (docs/reference/katalog.md §15.2, ADR 
           - crd: loader
             selector: { name: one }
             endpoint: http://loader:8082
-            protocol: cr
+            protocol: events
             strategy: all
             as: c
+          - crd: loader
+            selector: { name: one }
+            url: http://loader:8082/katalog/loader/cr/shop/one
+            strategy: all
+            as: d
 `);
     expect(errors(result)).toEqual([
       ['cross[0].selector.matchLabels', expect.stringMatching(/a whole `url` answers one object/)],
       ['cross[1].selector.matchLabels', expect.stringMatching(/`protocol: events` answers one object/)],
-      [
-        'cross[2].strategy',
-        expect.stringMatching(/`strategy: all` lists the matching CRs of `selector.matchLabels` over HTTP/),
-      ],
+      ['cross[2].strategy', expect.stringMatching(/`protocol: events` answers one object/)],
+      ['cross[3].strategy', expect.stringMatching(/a whole `url` answers one object/)],
     ]);
   });
 });

@@ -330,7 +330,8 @@ const CrossReadSchema = z
     /**
      * Which matches `cross.<as>` holds (upstream's key): `first` (default) the oldest match, one
      * object; `all` every match, a list, oldest first. Over HTTP, only with `endpoint` and
-     * `protocol: cr` (or none): the peer's Live API lists them (ADR 0101).
+     * `protocol: cr` (or none): the peer's Live API lists them (ADR 0101), or, for a `name`, its
+     * one CR is read and answered as a list of one (ADR 0108).
      */
     strategy: z.enum(['first', 'all']).optional(),
     /** Base URL of the peer operator (its cross-read port); the path follows from `protocol`. */
@@ -391,7 +392,8 @@ function checkCrossRead(
   }
   // Over HTTP, a label selector and `strategy: all` list the peer's CRs on its Live API
   // (`/katalog/<crd>/cr?labelSelector=`, runtime.md §18.6, ADR 0101): only `endpoint` with `protocol: cr`
-  // (or none) lists; a whole `url` and the other protocols answer one object.
+  // (or none) lists; a whole `url` and the other protocols answer one object. `all` with a `name`
+  // reads that one CR and answers a list of it, or an empty list (ADR 0108).
   const lists = cross.url === undefined && (cross.protocol === undefined || cross.protocol === 'cr');
   const oneAnswer =
     cross.url === undefined
@@ -401,12 +403,6 @@ function checkCrossRead(
     issue(
       ['strategy'],
       `\`strategy: all\` lists the matching CRs in process, or over HTTP from a peer with \`endpoint\` and \`protocol: cr\`; ${oneAnswer}`,
-      cross.strategy,
-    );
-  else if (cross.strategy === 'all' && remote !== undefined && cross.selector.matchLabels === undefined)
-    issue(
-      ['strategy'],
-      '`strategy: all` lists the matching CRs of `selector.matchLabels` over HTTP; a `selector.name` read of a peer answers one CR — use `matchLabels`, or drop `strategy`',
       cross.strategy,
     );
   if (remote !== undefined && cross.selector.matchLabels !== undefined && !lists)

@@ -210,11 +210,28 @@ ${read}`;
     ]);
   });
 
-  it('refuses `all` on a read over HTTP at the key, and a strategy upstream does not have', () => {
-    const overHttp = load(`          - crd: loader
+  it('loads `all` with a name from a peer (one CR, as a list; ADR 0108), as upstream accepts it', () => {
+    const [read] =
+      ok(
+        load(`          - crd: loader
             selector: { name: one }
             strategy: all
             source: { host: "http://loader:8080", protocol: cr }
+`),
+      ).katalog.spec.crds['reader']?.operatorBox.cross ?? [];
+    expect(read).toMatchObject({
+      endpoint: 'http://loader:8080',
+      protocol: 'cr',
+      strategy: 'all',
+      selector: { name: 'one' },
+    });
+  });
+
+  it('refuses `all` at the key on a read that answers one object, and a strategy upstream does not have', () => {
+    const overHttp = load(`          - crd: loader
+            selector: { name: one }
+            strategy: all
+            source: { host: "http://loader:8080", protocol: events }
 `);
     expect(overHttp.ok).toBe(false);
     const [first] = overHttp.ok ? [] : overHttp.errors;
@@ -223,7 +240,9 @@ ${read}`;
       column: 23,
       path: 'spec.crds.reader.operatorBox.cross[0].strategy',
     });
-    expect(first?.message).toMatch(/`strategy: all` lists the matching CRs .* over HTTP/);
+    expect(first?.message).toMatch(
+      /`strategy: all` lists the matching CRs .* over HTTP .*; `protocol: events` answers one object/,
+    );
     const unknown = load(`          - crd: database
             selector: { name: one }
             strategy: some

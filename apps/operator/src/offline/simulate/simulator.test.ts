@@ -320,6 +320,35 @@ describe('Simulator deletion', () => {
     expect(reports[1]?.status).toBeUndefined();
   });
 
+  it('shows the module onDelete steps where the deletion path runs them: reconciler, then hooks last first (ADR 0109)', async () => {
+    const katalog = katalogFrom(`operatorBox:
+  hooks:
+    - {module: "@acme/dns", function: record}
+    - {module: "@acme/dns", function: cert, when: [{field: spec.tls, equals: "true"}]}
+    - {module: "@acme/dns", function: audit}
+  remote:
+    module: "@acme/site"
+    function: reconcile
+    managedResources: [{group: "", plural: configmaps}]
+  onReconcile:
+    configMaps: [{name: local}]`);
+    const [, deleted] = await simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{tls: false}')}, context: {remote: {result: ok}}}
+  - {delete: true}`,
+    );
+    // The cert hook's gate does not pass on the CR: its step is not reached, as the runtime skips it.
+    expect(deleted?.deletionOrder).toEqual([
+      'reconciler-onDelete @acme/site#reconcile',
+      'hook-onDelete audit',
+      'hook-onDelete record',
+      'delete ConfigMap/local',
+      'status Ready=False Deleting',
+      'finalizer-removed',
+    ]);
+  });
+
   it('skips cleanup jobs and groups when the onDelete gate fails', async () => {
     const katalog = katalogFrom(`operatorBox:
   onReconcile:

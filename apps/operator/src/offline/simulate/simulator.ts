@@ -590,7 +590,10 @@ export class Simulator {
               ? `provider-delete ${call.provider}/${call.declaration}`
               : call?.verb === 'retain'
                 ? `provider-retain ${call.provider}/${call.declaration}`
-                : undefined;
+                : call?.verb === 'onDelete'
+                  ? // A module's deletion step (ADR 0109): not loaded offline, shown where it runs.
+                    `${call.provider === 'remote' ? 'reconciler' : 'hook'}-onDelete ${call.declaration}`
+                  : undefined;
           if (line != null && !order.includes(line)) order.push(line);
         }
       };

@@ -157,6 +157,11 @@ export const crossHook = defineHook({
         const answer = services.liveAnswer(declaration.crd, 'cr', nonEmpty(result.namespace), result.name);
         return answer == null ? result : { ...answer, ...result };
       };
+      // Such a read carries the target's children readiness: a child's change re-queues it too (ADR 0108).
+      const withChildren = (record: CrossReadRecord): CrossReadRecord =>
+        protocol === 'cr' && local != null && services.liveAnswer != null
+          ? { ...record, children: true }
+          : record;
       // `strategy: all` (upstream's key): every match, oldest first, from the entry's cache — or,
       // for a kind another operator serves, from its Live API (below).
       if (declaration.strategy === 'all' && (local != null || (endpoint == null && url == null))) {
@@ -165,7 +170,7 @@ export const crossHook = defineHook({
           { lookup: services.lookup, namespace },
         );
         results[as] = read.results.map(withLive);
-        records.push(read.record);
+        records.push(withChildren(read.record));
         continue;
       }
       // One path (ADR 0043): a kind this operator serves is read in process — from its cache, or
@@ -176,7 +181,7 @@ export const crossHook = defineHook({
           { lookup: services.lookup, namespace },
         );
         results[as] = withLive(read.result);
-        records.push(read.record);
+        records.push(withChildren(read.record));
         continue;
       }
       if (local != null && protocol != null && protocol !== 'cr' && services.liveAnswer != null) {

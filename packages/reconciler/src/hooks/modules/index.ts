@@ -208,6 +208,11 @@ export async function runModuleHookDeletions(
     const { declaration } = item;
     if (!evaluateConditions(declaration, input.context, services.conditions).passed) continue;
     const label = `${declaration.module}#${declaration.function}`;
+    // Offline no module is loaded: the step is recorded where it would run (ADR 0109).
+    if (services.scriptedOnDelete != null) {
+      services.scriptedOnDelete('hooks', declaration.name);
+      continue;
+    }
     try {
       const hook = services.moduleHook?.(declaration.module, declaration.function);
       if (hook == null) throw new Error(`${label} is not loaded (the operator loads module hooks at start)`);
@@ -227,9 +232,13 @@ export async function runModuleHookDeletions(
   }
 }
 
-/** scriptedHooks answers each hook offline from the given `hooks.<name>` outputs; a missing one reads `{}`. */
+/**
+ * scriptedHooks answers each hook offline from the given `hooks.<name>` outputs (a missing one reads
+ * `{}`) and records each module `onDelete` step of the deletion path in its place (ADR 0109).
+ */
 function scriptedHooks(script: OfflineScript): Partial<HookServices> {
   return {
+    scriptedOnDelete: (unit, name) => script.call('onDelete', unit, name),
     scriptedHookOutputs: (name) => {
       const given = isMap(script.given()) ? (script.given() as Record<string, unknown>)[name] : undefined;
       if (given === undefined) script.note(`hooks.${name}: no result in the context; read as {}`);

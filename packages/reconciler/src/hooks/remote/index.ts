@@ -274,6 +274,79 @@ async function runModuleReconciler(
   return { ...rest, called: true };
 }
 
+/**
+ * runModuleReconcilerDeletion calls a module reconciler's `onDelete` (ADR 0109) while its CR is being
+ * deleted: the CR (frozen), `args` rendered on the CR, `key`, the reader and a signal aborted at
+ * `timeout`. An HTTP reconciler and an export without `onDelete` have nothing to call. A throw, a
+ * timeout, an export that is not loaded or not a reconciler, or `args` that do not render fail the
+ * deletion pass with RemoteReconcileFailed (the finalizer stays, retried with backoff). Offline the
+ * step is recorded in its place (`scriptedOnDelete`).
+ */
+export async function runModuleReconcilerDeletion(
+  services: HookServices,
+  compiled: CompiledRemote,
+  input: HookInput,
+): Promise<void> {
+  const { module, function: exportName = 'default', timeout } = compiled.declaration;
+  if (module == null) return;
+  const label = `module ${module}#${exportName}`;
+  const fail = (message: string, cause?: unknown): OrkestraError =>
+    new OrkestraError(`${compiled.katalogPath}: remote reconciler ${label} onDelete ${message}`, {
+      code: ConditionReason.RemoteReconcileFailed,
+      katalogPath: compiled.katalogPath,
+      ...(cause === undefined ? {} : { cause }),
+    });
+  if (services.scriptedOnDelete != null) {
+    services.scriptedOnDelete('remote', `${module}#${exportName}`);
+    return;
+  }
+  const exported = services.moduleHook?.(module, exportName);
+  if (exported == null)
+    throw fail('cannot run: the export is not loaded (the operator loads module reconcilers at start)');
+  if (!isDefinedReconciler(exported))
+    throw fail('cannot run: the export is not a reconciler (make it with defineReconciler)');
+  const onDelete = exported.onDelete;
+  if (onDelete == null) return;
+  let args: Record<string, string>;
+  try {
+    const rendered = compiled.value.render(input.context) as { args?: Record<string, unknown> };
+    args = Object.fromEntries(Object.entries(rendered.args ?? {}).map(([k, v]) => [k, stringForm(v)]));
+  } catch (error) {
+    throw fail(`cannot run: args: ${error instanceof Error ? error.message : String(error)}`, error);
+  }
+  const namespace = input.cr.metadata.namespace;
+  const deadline = AbortSignal.timeout(compiled.timeoutMs);
+  const signal = AbortSignal.any([input.signal, deadline]);
+  const request = {
+    entry: input.crd.name,
+    key:
+      namespace == null || namespace === ''
+        ? input.cr.metadata.name
+        : `${namespace}/${input.cr.metadata.name}`,
+    cr: hookCr(input.cr),
+    args: deepFreeze(structuredClone(args)),
+    kube: services.hookKube?.(namespace) ?? {
+      getSecret: () => Promise.reject(new Error('no cluster reads in this engine')),
+      getConfigMap: () => Promise.reject(new Error('no cluster reads in this engine')),
+    },
+    logger: input.logger.child({ reconciler: `${module}#${exportName}`, step: 'onDelete' }),
+    signal,
+  };
+  const aborted = new Promise<never>((_, reject) => {
+    const stop = (): void =>
+      reject(new Error(deadline.aborted ? `timed out after ${String(timeout)}` : 'aborted'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    await Promise.race([Promise.resolve().then(() => onDelete(request as never)), aborted]);
+  } catch (error) {
+    if (input.signal.aborted) throw error;
+    input.logger.warn({ err: error }, `remote reconciler ${label} onDelete failed`);
+    throw fail(`failed: ${error instanceof Error ? error.message : String(error)}`, error);
+  }
+}
+
 /** moduleAnswer turns a module reconciler's result into the remote answer's shape, or says what is wrong with it. */
 function moduleAnswer(value: unknown): Record<string, unknown> | string {
   if (value == null) return { result: 'ok' };
@@ -331,7 +404,10 @@ export const remoteHook = defineHook({
   }),
   results: 'one',
   resultKeys: REMOTE_RESULT_KEYS,
-  offline: (script) => ({ remote: scriptedRemote(script) }),
+  offline: (script) => ({
+    remote: scriptedRemote(script),
+    scriptedOnDelete: (unit, name) => script.call('onDelete', unit, name),
+  }),
   memory: noMemory,
   run: (services, _memory, compiled, input): Promise<RemoteResult> =>
     runRemote(services, compiled as CompiledRemote, input),

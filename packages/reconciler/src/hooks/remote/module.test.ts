@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { compileKatalog } from '../../runtime/compile-katalog.js';
 import type { HookInput, HookServices } from '../hook-unit.js';
 import { moduleHookKey } from '../modules/index.js';
-import { remoteHook } from './index.js';
+import { remoteHook, runModuleReconcilerDeletion } from './index.js';
 import type { RemoteResult } from './index.js';
 
 /** A module reconciler (ADR 0064): `operatorBox.remote` with `module` + `function`, run in process. */
@@ -44,9 +44,17 @@ const child: KubeObject = {
   data: { title: 'old' },
 };
 
-function services(run: (request: never) => unknown, mark: string = RECONCILER_MODULE_MARK): HookServices {
+function services(
+  run: (request: never) => unknown,
+  mark: string = RECONCILER_MODULE_MARK,
+  onDelete?: (request: never) => unknown,
+): HookServices {
   const exports: Record<string, unknown> = {
-    [moduleHookKey('@acme/site-reconciler', 'reconcile')]: { orkestra: mark, run },
+    [moduleHookKey('@acme/site-reconciler', 'reconcile')]: {
+      orkestra: mark,
+      run,
+      ...(onDelete == null ? {} : { onDelete }),
+    },
   };
   return {
     moduleHook: (module: string, name: string) => exports[moduleHookKey(module, name)],
@@ -149,5 +157,79 @@ describe('a module reconciler (operatorBox.remote module + function)', () => {
   it('refuses a hook named as a reconciler', async () => {
     const error = await run(services(() => ({}), HOOK_MODULE_MARK)).catch((e: unknown) => e);
     expect(error).toMatchObject({ message: /not a reconciler: make it with defineReconciler/ });
+  });
+
+  describe('its onDelete step (ADR 0109)', () => {
+    const remove = (s: HookServices): Promise<void> =>
+      runModuleReconcilerDeletion(s, compiled as NonNullable<typeof compiled>, input([]));
+    const never = (): never => {
+      throw new Error('the run step is not called on the deletion path');
+    };
+
+    it('gets the frozen CR, its key and args rendered on the CR, without prepared', async () => {
+      const seen: Record<string, unknown>[] = [];
+      await remove(
+        services(never, RECONCILER_MODULE_MARK, (request: Record<string, unknown>) => {
+          seen.push({
+            keys: Object.keys(request).sort(),
+            key: request['key'],
+            args: request['args'],
+            frozen: Object.isFrozen((request['cr'] as { spec: unknown }).spec),
+          });
+        }),
+      );
+      expect(seen).toEqual([
+        {
+          keys: ['args', 'cr', 'entry', 'key', 'kube', 'logger', 'signal'],
+          key: 'ns/shop',
+          args: { greeting: 'hello Shop' },
+          frozen: true,
+        },
+      ]);
+    });
+
+    it('has nothing to call for an export without onDelete', async () => {
+      await expect(remove(services(never))).resolves.toBeUndefined();
+    });
+
+    const deleteFailures: [string, HookServices, RegExp][] = [
+      [
+        'a thrown error',
+        services(never, RECONCILER_MODULE_MARK, () => {
+          throw new Error('cdn busy');
+        }),
+        /spec\.crds\.site\.operatorBox\.remote: remote reconciler module @acme\/site-reconciler#reconcile onDelete failed: cdn busy/,
+      ],
+      [
+        'a timeout',
+        services(never, RECONCILER_MODULE_MARK, () => new Promise(() => undefined)),
+        /onDelete failed: timed out after 100ms/,
+      ],
+      [
+        'an export that is not loaded',
+        { moduleHook: () => undefined } as unknown as HookServices,
+        /not loaded/,
+      ],
+      [
+        'a hook named as a reconciler',
+        services(never, HOOK_MODULE_MARK, () => undefined),
+        /not a reconciler/,
+      ],
+    ];
+    for (const [what, s, message] of deleteFailures)
+      it(`turns ${what} into RemoteReconcileFailed`, async () => {
+        const error = await remove(s).catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: ConditionReason.RemoteReconcileFailed, message });
+      });
+
+    it('is recorded, not called, offline', async () => {
+      const recorded: string[] = [];
+      const offline = {
+        ...services(never, RECONCILER_MODULE_MARK, never),
+        scriptedOnDelete: (unit: string, name: string) => void recorded.push(`${unit} ${name}`),
+      } as HookServices;
+      await remove(offline);
+      expect(recorded).toEqual(['remote @acme/site-reconciler#reconcile']);
+    });
   });
 });

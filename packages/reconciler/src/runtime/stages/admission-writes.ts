@@ -18,7 +18,12 @@ import type { RunState, StageServices } from './run-state.js';
 export function cleanupOf(crd: CompiledCrd): FinalizerCleanup {
   return {
     extraFinalizers: crd.extraFinalizers,
-    hasOnDelete: crd.entry.operatorBox.onDelete != null,
+    // Module hooks and a module reconciler may have an `onDelete` step (ADR 0099, ADR 0109): the
+    // export is only known once loaded, so their finalizer lands before any child, as `onDelete`'s.
+    hasOnDelete:
+      crd.entry.operatorBox.onDelete != null ||
+      crd.entry.operatorBox.hooks.length > 0 ||
+      crd.entry.operatorBox.remote?.module != null,
     hasProviders: crd.hooks.providers.length > 0,
   };
 }
