@@ -519,7 +519,8 @@ const QueueSchema = z
      */
     degradeThreshold: z
       .int({
-        error: 'queue.degradeThreshold counts failed reconciles in a row: a whole number, 0 or more (upstream refuses a fraction too: its field is an integer)',
+        error:
+          'queue.degradeThreshold counts failed reconciles in a row: a whole number, 0 or more (upstream refuses a fraction too: its field is an integer)',
       })
       .min(0, { error: 'queue.degradeThreshold counts failed reconciles in a row: 0 or more' })
       .default(0),

@@ -13,7 +13,8 @@ describe('upstream per-version entries of one kind', () => {
   const lineOf = (text: string, needle: string, nth = 0): number => {
     const lines = text.split('\n');
     let seen = -1;
-    for (let i = 0; i < lines.length; i++) if ((lines[i] ?? '').includes(needle) && ++seen === nth) return i + 1;
+    for (let i = 0; i < lines.length; i++)
+      if ((lines[i] ?? '').includes(needle) && ++seen === nth) return i + 1;
     return 0;
   };
   const entry = (version: string, extra = ''): string => `    - name: gadget-${version}
@@ -92,7 +93,9 @@ ${first}${second}`;
     expect(errors(load(stray))).toEqual([
       expect.objectContaining({
         path: 'spec.crds[0].apiTypes.version',
-        message: expect.stringContaining('version v3, which the conversion of entry gadget-v2 does not serve'),
+        message: expect.stringContaining(
+          'version v3, which the conversion of entry gadget-v2 does not serve',
+        ),
       }),
     ]);
   });

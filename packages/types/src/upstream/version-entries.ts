@@ -11,8 +11,8 @@
  * loses nothing. When it declares something else (other children, other settings), reconciling
  * once would drop it, so it is refused at its `apiTypes.version`, naming what differs.
  */
-import { isMap, isScalar, isSeq, YAMLMap, YAMLSeq } from 'yaml';
-import type { Pair } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
+import type { Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { keyOf, mapAt, pairOf, scalarText } from './nodes.js';
 import type { Path } from './nodes.js';
 import type { Upgrader } from './upgrader.js';
@@ -38,7 +38,10 @@ function entriesOf(crds: YAMLMap | YAMLSeq): Entry[] {
     const map = value as YAMLMap;
     const apiTypes = mapAt(map, 'apiTypes');
     if (apiTypes == null) return;
-    const [group, kind] = [scalarText(pairOf(apiTypes, 'group')?.value), scalarText(pairOf(apiTypes, 'kind')?.value)];
+    const [group, kind] = [
+      scalarText(pairOf(apiTypes, 'group')?.value),
+      scalarText(pairOf(apiTypes, 'kind')?.value),
+    ];
     const versionPair = pairOf(apiTypes, 'version');
     const version = scalarText(versionPair?.value);
     if (group == null || kind == null || version == null || versionPair == null) return;
@@ -75,7 +78,8 @@ function conversionVersions(entry: Entry): Set<string> | undefined {
   return versions;
 }
 
-const json = (node: unknown): string => JSON.stringify((node as { toJSON?: () => unknown })?.toJSON?.() ?? node);
+const json = (node: unknown): string =>
+  JSON.stringify((node as { toJSON?: () => unknown })?.toJSON?.() ?? node);
 
 /** The first key of `other` (its name and version aside) that `keeper` does not declare the same way. */
 function firstDifference(other: YAMLMap, keeper: YAMLMap): string | undefined {
@@ -113,7 +117,10 @@ export function mergeVersionEntries(up: Upgrader, crds: YAMLMap | YAMLSeq, base:
     if (keepers.length !== 1) continue;
     const keeper = keepers[0] as Entry;
     const served = conversionVersions(keeper) ?? new Set<string>();
-    const keeperName = typeof keeper.key === 'number' ? scalarText(pairOf(keeper.map, 'name')?.value) ?? `#${keeper.key}` : keeper.key;
+    const keeperName =
+      typeof keeper.key === 'number'
+        ? (scalarText(pairOf(keeper.map, 'name')?.value) ?? `#${keeper.key}`)
+        : keeper.key;
     for (const other of group) {
       if (other === keeper) continue;
       const path = [...base, other.key, 'apiTypes', 'version'];
