@@ -337,10 +337,19 @@ function loadText(source: string, file: string, options: LoadKatalogOptions): Lo
   const result = withTemplatedRegex(allowTemplatedRegex, () =>
     withTemplateCheck(options.checkTemplate, () => Katalog.safeParse(raw, { error: errorMap })),
   );
+  // An entry whose `apiTypes` the dialect refused (one of Kubernetes' own kinds, docs/reference/
+  // katalog.md §24) has that refusal as the reason: the schema's complaints about the same apiTypes
+  // (`group`, `version`, `plural` missing from a `kind: ConfigMap`) are its consequences.
+  const refusedApiTypes = dialect.problems
+    .map((p) => /^spec\.crds(?:\.[^.[]+|\[\d+\])\.apiTypes/.exec(p.path)?.[0])
+    .filter((p): p is string => p !== undefined);
   if (!result.success) {
     for (const problem of flatten(result.error.issues, [])) {
       if (problem.path.at(-1) === '__proto__') continue;
-      errors.push(locator.issue(problem.path, problem.message, problem.at));
+      const issue = locator.issue(problem.path, problem.message, problem.at);
+      if (refusedApiTypes.some((prefix) => issue.path === prefix || issue.path.startsWith(`${prefix}.`)))
+        continue;
+      errors.push(issue);
     }
   }
   if (!result.success || errors.length > 0) return fail(errors, warnings);

@@ -722,3 +722,49 @@ describe('formatAge', () => {
     ]).toEqual(['0s', '4m32s', '3h2m', '2d5h']);
   });
 });
+
+describe('queue.degradeThreshold', () => {
+  // Upstream's key: failed reconciles in a row before the entry's health state is `degraded`.
+  const answer = async (consecutiveFailures: number, degradeThreshold?: number) => {
+    const failing: LiveApiEntry = {
+      ...entry('db', true),
+      ...(degradeThreshold === undefined ? {} : { degradeThreshold }),
+      health: () => ({ ...health, consecutiveFailures }),
+    };
+    const live = createLiveApiHandler({
+      katalog: { name: 'data', version: '1.2.0' },
+      entries: () => new Map([['db', failing]]),
+      isKonductor: () => true,
+      ready: () => true,
+      authorize,
+      now: () => NOW,
+      startedAt: NOW - 1000,
+    });
+    const own = createServer((req, res) => {
+      void live(req, res).then((handled) => {
+        if (!handled) res.writeHead(418).end();
+      });
+    });
+    await new Promise<void>((done) => own.listen(0, '127.0.0.1', done));
+    try {
+      const port = (own.address() as AddressInfo).port;
+      const response = await fetch(`http://127.0.0.1:${port}/katalog/db/health`, {
+        headers: { authorization: 'Bearer all' },
+      });
+      return (await response.json()) as Record<string, unknown>;
+    } finally {
+      await new Promise<void>((done) => own.close(() => done()));
+    }
+  };
+
+  it('keeps an entry healthy until that many reconciles failed in a row, then degrades it', async () => {
+    expect(await answer(2, 3)).toMatchObject({ state: 'healthy', status: 200, consecutiveFails: 2 });
+    expect(await answer(3, 3)).toMatchObject({ state: 'degraded', status: 503, consecutiveFails: 3 });
+  });
+
+  it('degrades at the first failure without it (and with 0, upstream’s "default")', async () => {
+    expect(await answer(1)).toMatchObject({ state: 'degraded' });
+    expect(await answer(1, 0)).toMatchObject({ state: 'degraded' });
+    expect(await answer(0, 0)).toMatchObject({ state: 'healthy' });
+  });
+});

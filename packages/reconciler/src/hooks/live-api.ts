@@ -93,6 +93,11 @@ export interface LiveApiEntry {
   };
   /** The resync interval as written (`30s`). */
   readonly resync: string;
+  /**
+   * Failed reconciles in a row before the entry's state is `degraded` (`queue.degradeThreshold`,
+   * docs/reference/katalog.md §20); default (and 0) 1.
+   */
+  readonly degradeThreshold?: number;
   /** `configured` when the Katalog sets `workers`, `autoscaler` while an autoscaler overrides it. */
   readonly workersSource: 'default' | 'configured' | 'autoscaler';
   health(): LiveHealth;
@@ -544,9 +549,9 @@ function gvk(entry: LiveApiEntry): string {
   return `${entry.apiTypes.group}/${entry.apiTypes.version}, Kind=${entry.apiTypes.kind}`;
 }
 
-function stateOf(health: LiveHealth): State {
+function stateOf(health: LiveHealth, degradeThreshold: number | undefined): State {
   if (!health.synced || !health.workersStarted) return 'pending';
-  return health.consecutiveFailures > 0 ? 'degraded' : 'healthy';
+  return health.consecutiveFailures >= Math.max(1, degradeThreshold ?? 1) ? 'degraded' : 'healthy';
 }
 
 function metrics(health: LiveHealth): Record<string, number> {
@@ -570,8 +575,8 @@ function entrySummary(entry: LiveApiEntry, isKonductor: boolean): Record<string,
     name: entry.name,
     gvk: gvk(entry),
     gvr: `${entry.apiTypes.group}/${entry.apiTypes.version}/${entry.apiTypes.plural}`,
-    state: stateOf(health),
-    healthy: stateOf(health) === 'healthy',
+    state: stateOf(health, entry.degradeThreshold),
+    healthy: stateOf(health, entry.degradeThreshold) === 'healthy',
     isKonductor,
     crCount: entry.list().length,
     workers: health.workers,
@@ -603,7 +608,7 @@ function entryHealth(
   options: Pick<LiveApiOptions, 'isKonductor'>,
 ): Record<string, unknown> {
   const health = entry.health();
-  const state = stateOf(health);
+  const state = stateOf(health, entry.degradeThreshold);
   return {
     name: entry.name,
     state,

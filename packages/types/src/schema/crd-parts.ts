@@ -527,6 +527,18 @@ export type QueueBehaviour = z.output<typeof QueueBehaviourSchema>;
 const QueueSchema = z
   .strictObject({
     maxDepth: z.int().min(0).default(0),
+    /**
+     * Failed reconciles of the entry in a row before its health state is `degraded` (the Live API's
+     * `/health`, docs/reference/runtime.md); upstream's key. 0 (the default) means 1: the first
+     * failure degrades it.
+     */
+    degradeThreshold: z
+      .int({
+        error:
+          'queue.degradeThreshold counts failed reconciles in a row: a whole number, 0 or more (upstream refuses a fraction too: its field is an integer)',
+      })
+      .min(0, { error: 'queue.degradeThreshold counts failed reconciles in a row: 0 or more' })
+      .default(0),
     retryBackoff: RetryBackoffSchema.prefault({}),
     behaviour: QueueBehaviourSchema.optional(),
   })

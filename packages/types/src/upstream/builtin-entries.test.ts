@@ -35,6 +35,26 @@ describe('upstream entries of built-in kinds and selectors', () => {
     expect(errors(load(apps))[0]?.message).toContain('group apps');
   });
 
+  it('gives an entry that names only a built-in kind (`apiTypes: {kind: ConfigMap}`) that one reason, not the CRD keys it lacks', () => {
+    const text = head().replace(
+      '      apiTypes:\n        group: demo.example.io\n        version: v1alpha1\n        kind: Website\n        plural: websites\n',
+      '      apiTypes:\n        kind: ConfigMap\n',
+    );
+    const found = errors(load(text));
+    expect(found).toEqual([
+      expect.objectContaining({
+        path: 'spec.crds.website.apiTypes.kind',
+        line: lineOf(text, 'kind: ConfigMap'),
+        message: expect.stringContaining("one of Kubernetes' own kinds"),
+      }),
+    ]);
+    // Without the refusal (an own kind), the missing keys are still reported.
+    const own = text.replace('kind: ConfigMap', 'kind: Gadget');
+    expect(errors(load(own)).map((e) => e.path)).toEqual(
+      expect.arrayContaining(['spec.crds.website.apiTypes.group', 'spec.crds.website.apiTypes.plural']),
+    );
+  });
+
   it('drops a disabled entry of a built-in kind with a note, and still refuses an enabled one', () => {
     const disabled = `${head()}    pods:
       enabled: false

@@ -103,6 +103,25 @@ describe('G2: the flat operatorBox', () => {
     expect(entry?.autoscale).toBeDefined();
   });
 
+  it('reads queue.degradeThreshold (failed reconciles in a row before the entry is degraded) and refuses a negative one at its key', () => {
+    const text = g2.replace('            failureThreshold: 3\n', '            degradeThreshold: 4\n');
+    expect(ok(load(text)).katalog.spec.crds['website']?.queue.degradeThreshold).toBe(4);
+    // Unset, it is 0: the first failure degrades the entry, as before.
+    expect(ok(load(g2)).katalog.spec.crds['website']?.queue.degradeThreshold).toBe(0);
+    const negative = load(text.replace('degradeThreshold: 4', 'degradeThreshold: -1'));
+    expect(negative.ok).toBe(false);
+    if (negative.ok) return;
+    expect(negative.errors[0]).toMatchObject({
+      path: expect.stringContaining('queue.degradeThreshold'),
+      line: text.split('\n').findIndex((l) => l.includes('degradeThreshold')) + 1,
+    });
+    // A fraction (upstream's field is an integer, so upstream refuses it as well).
+    const fraction = load(text.replace('degradeThreshold: 4', 'degradeThreshold: 0.5'));
+    expect(fraction.ok ? [] : fraction.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('upstream refuses a fraction too'),
+    ]);
+  });
+
   it('accepts a resync of 1 s but not below', () => {
     ok(load(g2.replace('15s', '1s')));
     const result = load(g2.replace('15s', '500ms'));

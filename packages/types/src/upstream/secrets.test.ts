@@ -134,6 +134,32 @@ describe('upstream Secret copy, toNamespaces and auth.secretRef.namespace', () =
     );
   });
 
+  it('refuses upstream ConfigMap copy at fromConfigMap, naming what to write instead, with its companion keys in the same refusal', () => {
+    // Upstream copies a named ConfigMap of one namespace into the namespaces a CR lists; a
+    // ConfigMap copy is a runtime feature Orkestra does not have (only Secrets are copied).
+    const cm = box(`        onCreate:
+          configMaps:
+            - name: shared-settings
+              fromConfigMap: "{{ .spec.source }}"
+              fromNamespace: platform
+              toNamespaces:
+                - "{{ .spec.targets }}"
+`);
+    const found = errors(load(cm));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({
+      path: expect.stringMatching(/configMaps\[0\]\.fromConfigMap$/),
+      line: lineOf(cm, 'fromConfigMap'),
+      column: columnOf(cm, 'fromConfigMap'),
+      message: expect.stringContaining('a ConfigMap copy is not implemented'),
+    });
+    // Without the copy the same entry loads, so nothing else in it was refused.
+    const plain = cm.replace(/ {14}from[\s\S]*$/, '              data: {a: b}\n');
+    expect(ok(load(plain)).katalog.spec.crds['website']?.operatorBox.onCreate.configMaps[0]?.data).toEqual({
+      a: 'b',
+    });
+  });
+
   it('refuses copyFrom with tls or once, and toNamespaces beside namespace', () => {
     const withOnce = copy.replace('data: {note: copied}', 'once: true');
     expect(

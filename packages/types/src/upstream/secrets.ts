@@ -129,3 +129,30 @@ function wholePath(node: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   return /^\{\{-?\s*\.((?:spec|metadata|status)(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*-?\}\}$/.exec(value)?.[1];
 }
+
+/** The keys of upstream's ConfigMap copy, refused together (configMapCopy). */
+const CONFIGMAP_COPY_KEYS = ['fromConfigMap', 'fromNamespace', 'toNamespaces'] as const;
+
+/**
+ * configMapCopy refuses upstream's ConfigMap copy on a configMaps entry (`fromConfigMap`, with
+ * `fromNamespace` and `toNamespaces`: upstream reads a ConfigMap of another namespace and writes
+ * its data into each target namespace). Orkestra copies Secrets only (`copyFrom`, §7.2); reading
+ * a ConfigMap the CR names in another namespace needs the same grant, watch and RBAC machinery,
+ * which ConfigMaps do not have here. So the copy is refused at `fromConfigMap` with what to write
+ * instead, and its companion keys are taken out with it (they are part of the same refusal, not
+ * unknown keys of their own). `fromNamespace`/`toNamespaces` without `fromConfigMap` are left to
+ * the schema.
+ */
+export function configMapCopy(up: Upgrader, entry: YAMLMap, path: Path): void {
+  const from = pairOf(entry, 'fromConfigMap');
+  if (from == null) return;
+  up.problem(
+    [...path, 'fromConfigMap'],
+    from.key,
+    'upstream copies a ConfigMap from another namespace here (`fromConfigMap`/`fromNamespace`/`toNamespaces`); Orkestra copies only Secrets (`copyFrom`, docs/reference/katalog.md §7.2), and a ConfigMap copy is not implemented: write the keys under `data` (templates over the CR), or keep the shared values in a Secret and copy it with `fromSecret`',
+  );
+  for (const key of CONFIGMAP_COPY_KEYS) {
+    const pair = pairOf(entry, key);
+    if (pair != null) takeOut(entry, pair);
+  }
+}

@@ -19,6 +19,7 @@ import { readProfiles } from './presets.js';
 import { SECURITY_DROPPED, SECURITY_REFUSED } from './refusals.js';
 import { Upgrader } from './upgrader.js';
 import type { DialectChange, DialectProblem, UpgradeDialectOptions } from './upgrader.js';
+import { mergeVersionEntries } from './version-entries.js';
 
 /** UpgradeDialectResult lists what upgradeDialect rewrote and what it could not. */
 export interface UpgradeDialectResult {
@@ -95,6 +96,8 @@ export function upgradeDialect(doc: Document, options: UpgradeDialectOptions): U
       if (isMap(entry)) upgradeEntry(up, entry as YAMLMap, ['spec', 'crds', i], options);
     });
   }
+  if (up.upstream && (isMap(crds) || isSeq(crds)))
+    mergeVersionEntries(up, crds as YAMLMap | YAMLSeq, ['spec', 'crds']);
   if (up.notes.size > 0 && spec != null) expandNotes(up, spec);
   if (up.changes.length > 0 && up.generation == null) up.mark('G2');
   // Upstream's Ready means "reconciled"; an upstream Katalog keeps that meaning unless it opts in
