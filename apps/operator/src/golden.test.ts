@@ -79,7 +79,14 @@ describe.each(examples)('example %s', (example) => {
   // Sharded (docs/reference/runtime.md §25.2, ADR 0110): the shard-assignment webhook and its RBAC.
   if (example === 'website') {
     it('generates sharded RBAC and policies', async () => {
-      await check(example, 'rbac-sharding.yaml', ['generate', 'rbac', katalog, '-n', 'orkestra-system', '--sharding']);
+      await check(example, 'rbac-sharding.yaml', [
+        'generate',
+        'rbac',
+        katalog,
+        '-n',
+        'orkestra-system',
+        '--sharding',
+      ]);
       await check(example, 'policies-sharding.yaml', [
         'generate',
         'policies',
