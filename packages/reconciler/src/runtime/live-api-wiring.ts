@@ -91,7 +91,9 @@ function liveApiEntry(entry: RuntimeEntry, state: LiveRuntimeState, peers?: Peer
     namespaced: crd.entry.namespaced,
     apiTypes: crd.apiTypes,
     resync: crd.entry.resync,
-    degradeThreshold: crd.entry.queue.degradeThreshold,
+    ...(crd.entry.queue.degradeThreshold == null
+      ? {}
+      : { degradeThreshold: crd.entry.queue.degradeThreshold }),
     workersSource:
       entry.autoscaler != null && entry.dispatcher.stats().capacity !== crd.entry.workers
         ? 'autoscaler'

@@ -529,8 +529,9 @@ const QueueSchema = z
     maxDepth: z.int().min(0).default(0),
     /**
      * Failed reconciles of the entry in a row before its health state is `degraded` (the Live API's
-     * `/health`, docs/reference/runtime.md); upstream's key. 0 (the default) means 1: the first
-     * failure degrades it.
+     * `/health`, docs/reference/runtime.md); upstream's key. Absent or 0 means 1: the first failure
+     * degrades it. No default is written in: a loaded Katalog without it is the same as before the
+     * key existed, so its revision (docs/reference/runtime.md §24.1) does not change on upgrade.
      */
     degradeThreshold: z
       .int({
@@ -538,7 +539,7 @@ const QueueSchema = z
           'queue.degradeThreshold counts failed reconciles in a row: a whole number, 0 or more (upstream refuses a fraction too: its field is an integer)',
       })
       .min(0, { error: 'queue.degradeThreshold counts failed reconciles in a row: 0 or more' })
-      .default(0),
+      .optional(),
     retryBackoff: RetryBackoffSchema.prefault({}),
     behaviour: QueueBehaviourSchema.optional(),
   })

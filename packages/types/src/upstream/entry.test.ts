@@ -107,7 +107,7 @@ describe('G2: the flat operatorBox', () => {
     const text = g2.replace('            failureThreshold: 3\n', '            degradeThreshold: 4\n');
     expect(ok(load(text)).katalog.spec.crds['website']?.queue.degradeThreshold).toBe(4);
     // Unset, it is 0: the first failure degrades the entry, as before.
-    expect(ok(load(g2)).katalog.spec.crds['website']?.queue.degradeThreshold).toBe(0);
+    expect(ok(load(g2)).katalog.spec.crds['website']?.queue.degradeThreshold).toBeUndefined(); // no default written in: revisions stay as before the key (runtime.md §24.1)
     const negative = load(text.replace('degradeThreshold: 4', 'degradeThreshold: -1'));
     expect(negative.ok).toBe(false);
     if (negative.ok) return;
