@@ -47,7 +47,7 @@ const entry = {
   name: 'app',
   controller: {
     crd: {
-      entry: { crossAccess: true, namespaced: true, resync: '30s', workers: 1 },
+      entry: { crossAccess: true, namespaced: true, resync: '30s', workers: 1, queue: {} },
       apiTypes: { group: 'demo.example.io', version: 'v1', kind: 'App', plural: 'apps' },
       apiVersion: 'demo.example.io/v1',
     },
