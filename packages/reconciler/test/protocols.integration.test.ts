@@ -9,32 +9,18 @@ import { pauseProcess } from '@orkestra/testenv';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KatalogRuntime } from '@orkestra/reconciler';
 import { LOOPBACK_CIDRS } from '@orkestra/reconciler';
-import { connect } from 'node:net';
 import { usePostgres, usePrometheus, useRedis } from '@orkestra/testenv/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { katalogFrom, readyOf, useRuntimeTest, waitFor } from './runtime-helpers.js';
 import type { CrObject } from './runtime-helpers.js';
+import { redisAdmin } from './redis-admin.js';
 
 const postgres = usePostgres();
 const prometheus = usePrometheus();
 const redis = useRedis();
 
-/** redisWrite sends inline commands to the test's Redis as its admin (the protocol only reads). */
-function redisWrite(...commands: string[]): Promise<string> {
-  const { port, password } = redis();
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    let answer = '';
-    socket.on('data', (chunk) => {
-      answer += chunk.toString();
-      if (answer.split('\r\n').length > commands.length + 1) socket.end();
-    });
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.write([`AUTH ${password}`, ...commands].map((c) => `${c}\r\n`).join(''));
-  });
-}
+const redisWrite = (...commands: string[]): Promise<string> => redisAdmin(redis(), ...commands);
 const { env, group, crs, startRuntime } = useRuntimeTest({
   prefix: 'proto',
   kind: 'Gauge',

@@ -6,12 +6,12 @@
  * be the table's. A command the table calls a number that the server answers with text (or a list
  * with a number) fails here, before a user's template reads it wrongly.
  */
-import { connect } from 'node:net';
 import { RedisClients } from '@orkestra/protocol-redis';
 import { useRedis } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPLY_SHAPES, redisProtocol } from '../src/hooks/external/protocols/redis/index.js';
 import type { ResultShape } from '../src/hooks/external/protocols/result-shape.js';
+import { redisAdmin } from './redis-admin.js';
 
 const redis = useRedis();
 
@@ -53,21 +53,7 @@ function matches(value: unknown, shape: ResultShape): boolean {
   return true;
 }
 
-/** adminWrite sends inline commands as the server's admin (the protocol itself only reads). */
-function adminWrite(...commands: string[]): Promise<string> {
-  const { port, password } = redis();
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    let answer = '';
-    socket.on('data', (chunk) => {
-      answer += chunk.toString();
-      if (answer.split('\r\n').length > commands.length + 1) socket.end();
-    });
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.write([`AUTH ${password}`, ...commands].map((c) => `${c}\r\n`).join(''));
-  });
-}
+const adminWrite = (...commands: string[]): Promise<string> => redisAdmin(redis(), ...commands);
 
 const clients = new RedisClients();
 
