@@ -5,7 +5,7 @@ import type { AdmissionJudge, AdmissionVerdict } from '@orkestra/reconciler/offl
 import type { CrdEntry, Katalog } from '@orkestra/types';
 import { mutationReads, planAdmission, readsExternal, webhookPath } from '../generate/admission.js';
 import { isMap } from '../is-map.js';
-import { jsonPatchOf } from './json-patch.js';
+import { jsonPatchOf, patchedResponse, reviewOf } from './json-patch.js';
 
 /**
  * The admission webhook's verdicts (docs/reference/katalog.md §12, ADR 0089): `POST
@@ -120,13 +120,7 @@ export function createAdmissionHandler(
     const mutation = mutations.get(path);
     const route = routes.get(path);
     if ((route == null && mutation == null) || judge == null) return undefined;
-    const request = isMap(review) && isMap(review['request']) ? review['request'] : {};
-    const uid = typeof request['uid'] === 'string' ? request['uid'] : '';
-    const answer = (response: Json): Json => ({
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      response: { uid, ...response },
-    });
+    const { request, answer } = reviewOf(review);
     const object = request['object'];
     if (!isMap(object)) return answer({ allowed: true });
     if (mutation != null) return answer(mutate(judge, mutation, object));
@@ -197,10 +191,5 @@ function mutate(judge: AdmissionJudge, route: MutationRoute, object: Json): Json
     return { allowed: false, status: { code: 422, reason: 'Invalid', message } };
   }
   const ops = changes == null ? [] : jsonPatchOf(object, { spec: changes });
-  if (ops.length === 0) return { allowed: true };
-  return {
-    allowed: true,
-    patchType: 'JSONPatch',
-    patch: Buffer.from(JSON.stringify(ops), 'utf8').toString('base64'),
-  };
+  return ops.length === 0 ? { allowed: true } : patchedResponse(ops);
 }

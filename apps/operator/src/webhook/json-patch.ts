@@ -68,3 +68,32 @@ export function jsonPatchOf(
   }
   return ops;
 }
+
+/** patchedResponse is an AdmissionReview response that admits the object with these JSONPatch operations. */
+export function patchedResponse(ops: readonly JsonPatchOp[]): Record<string, unknown> {
+  return {
+    allowed: true,
+    patchType: 'JSONPatch',
+    patch: Buffer.from(JSON.stringify(ops), 'utf8').toString('base64'),
+  };
+}
+
+/**
+ * reviewOf reads an AdmissionReview's request (empty when absent) and answers it: `answer` wraps a
+ * response in the AdmissionReview envelope with the request's uid.
+ */
+export function reviewOf(review: unknown): {
+  readonly request: Record<string, unknown>;
+  readonly answer: (response: Record<string, unknown>) => Record<string, unknown>;
+} {
+  const request = isMap(review) && isMap(review['request']) ? review['request'] : {};
+  const uid = typeof request['uid'] === 'string' ? request['uid'] : '';
+  return {
+    request,
+    answer: (response) => ({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid, ...response },
+    }),
+  };
+}

@@ -5,7 +5,7 @@ import { isMap } from '../is-map.js';
 import { ShardAssignment, shardedObjectOf } from '../sharding/assign.js';
 import { objectKey } from '../sharding/ring.js';
 import type { AdmissionHandler } from './admission.js';
-import { jsonPatchOf } from './json-patch.js';
+import { jsonPatchOf, patchedResponse, reviewOf } from './json-patch.js';
 
 /**
  * The shard-assignment webhook (docs/reference/runtime.md §25.2, ADR 0110): with `--sharding` every
@@ -75,17 +75,11 @@ export function createShardAdmissionHandler(
   return (path, review) => {
     const route = routes.get(path);
     if (route == null) return Promise.resolve(undefined);
-    const request = isMap(review) && isMap(review['request']) ? review['request'] : {};
-    const uid = typeof request['uid'] === 'string' ? request['uid'] : '';
+    const { request, answer } = reviewOf(review);
     const shard = decideShard(route, request, options, assignmentFor);
     hashes.clear();
     options.onReview?.({ path, shard: shard?.shard });
-    const response: Json = { uid, allowed: true };
-    if (shard != null) {
-      response['patchType'] = 'JSONPatch';
-      response['patch'] = Buffer.from(JSON.stringify(shard.ops), 'utf8').toString('base64');
-    }
-    return Promise.resolve({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response });
+    return Promise.resolve(answer(shard == null ? { allowed: true } : patchedResponse(shard.ops)));
   };
 }
 
