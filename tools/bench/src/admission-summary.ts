@@ -3,7 +3,8 @@
  * latencies of its phases, over the rounds their medians and ranges, and the "Admission and
  * conversion" section of docs/performance.md rendered from a results file.
  */
-import { percentile, round, spread } from './stats.js';
+import { markdownTable } from './markdown-table.js';
+import { median, percentile, round, spread } from './stats.js';
 import type { Spread } from './stats.js';
 
 /** Latency is a sample set's nearest-rank p50 and p99 (ms) and its size. */
@@ -119,11 +120,6 @@ export interface AdmissionDocument {
 const minus = (a: number | null | undefined, b: number | null | undefined): number | null =>
   a == null || b == null ? null : round(a - b, 2);
 
-/** medianOf is the middle of a short list of timings (null when empty). */
-function medianOf(values: readonly number[]): number | null {
-  return spread(values).median;
-}
-
 /**
  * summarizeRounds gives each figure's median and range over the rounds: the latency a rule adds
  * is taken per round (rule p50 − no-rule p50 of the same round, likewise p99) before the median.
@@ -148,7 +144,7 @@ export function summarizeRounds(rounds: readonly AdmissionRound[], crs: number):
       getAddedP99Ms: over((r) => minus(r.conversion?.convertedMs.p99, r.conversion?.storageVersionMs.p99)),
       listPerObjectMs: over((r) => {
         if (r.conversion == null) return null;
-        const added = minus(medianOf(r.conversion.listConvertedMs), medianOf(r.conversion.listStorageMs));
+        const added = minus(median(r.conversion.listConvertedMs), median(r.conversion.listStorageMs));
         return added == null ? null : added / crs;
       }, 4),
     },
@@ -168,13 +164,6 @@ const cell = (s: Spread, digits = 2): string =>
 const p = (l: Latency | undefined): string =>
   l?.p50 == null || l.p99 == null ? 'n/a' : `${l.p50.toFixed(1)} / ${l.p99.toFixed(1)}`;
 
-const table = (rows: readonly (readonly string[])[]): string => {
-  const [header, ...body] = rows;
-  if (header == null) return '';
-  const line = (r: readonly string[]): string => `| ${r.join(' | ')} |`;
-  return [line(header), `| ${header.map(() => '---').join(' | ')} |`, ...body.map(line)].join('\n');
-};
-
 const loadText = (l: Load | undefined): string => (l == null ? '?' : `${l.before} → ${l.after}`);
 
 /** admissionRunText renders one results file: its command, machine, figures and every round. */
@@ -193,7 +182,7 @@ function admissionRunText(doc: AdmissionDocument): string {
     `${env.kubernetes == null ? '' : `, Kubernetes ${env.kubernetes}`}; ` +
     `1-minute load average ${env.loadAverage1m.start} at the start and ${env.loadAverage1m.end} at the end.${share} ` +
     'Each cell is the median over the rounds with the range [lowest – highest round]; an added latency is taken within a round (with the rule − without) before the median.';
-  const figures = table([
+  const figures = markdownTable([
     ['figure', 'median [range] over the rounds'],
     ['CREATE, no rule: p50 ms', cell(s.admission.noRuleP50Ms)],
     ['CREATE, no rule: p99 ms', cell(s.admission.noRuleP99Ms)],
@@ -215,7 +204,7 @@ function admissionRunText(doc: AdmissionDocument): string {
     ],
     [`storage migration of ${doc.settings.crs} CRs: wall ms`, cell(s.migration.wallMs, 0)],
   ]);
-  const rounds = table([
+  const rounds = markdownTable([
     [
       'round',
       'create order',
@@ -243,8 +232,8 @@ function admissionRunText(doc: AdmissionDocument): string {
       r.conversion == null ? 'n/a' : `${r.conversion.storageVersion} → ${r.conversion.convertedVersion}`,
       p(r.conversion?.storageVersionMs),
       p(r.conversion?.convertedMs),
-      r.conversion == null ? 'n/a' : (medianOf(r.conversion.listStorageMs)?.toFixed(0) ?? 'n/a'),
-      r.conversion == null ? 'n/a' : (medianOf(r.conversion.listConvertedMs)?.toFixed(0) ?? 'n/a'),
+      r.conversion == null ? 'n/a' : (median(r.conversion.listStorageMs)?.toFixed(0) ?? 'n/a'),
+      r.conversion == null ? 'n/a' : (median(r.conversion.listConvertedMs)?.toFixed(0) ?? 'n/a'),
       loadText(r.conversion?.loadAvg1m),
       r.migration == null ? 'n/a' : `${r.migration.from} → ${r.migration.to}, ${r.migration.wallMs} ms`,
       r.migration?.objectsPerSecond == null ? 'n/a' : r.migration.objectsPerSecond.toFixed(1),

@@ -37,6 +37,7 @@ import { keepAliveKubeConfig } from './keep-alive.js';
 import { startOrkestra } from './orkestra-runner.js';
 import type { OrkestraSystem } from './orkestra-runner.js';
 import { sleep } from './sleep.js';
+import { rotatedOrder } from './round-summary.js';
 import { round } from './stats.js';
 
 const { values } = parseArgs({
@@ -249,7 +250,7 @@ try {
 
     // ---- Admission: one CR of each kind in turn, the order rotated by the round.
     progress(`round ${r}: admission`);
-    const order = kinds.map((_, k) => kinds[(k + r - 1) % kinds.length]!);
+    const order = rotatedOrder(kinds, r - 1);
     const samples: Record<string, number[]> = { plain: [], guarded: [], hooked: [] };
     const admissionBefore = load();
     for (let i = 0; i < count; i++) {

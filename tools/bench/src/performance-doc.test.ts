@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { markdownTable, performanceDoc } from './performance-doc.js';
+import { markdownTable } from './markdown-table.js';
+import { performanceDoc } from './performance-doc.js';
 import { fakeRound } from './fixtures.js';
 import { ADMISSION_MARKER, summarizeRounds } from './admission-summary.js';
 import type { AdmissionDocument } from './admission-summary.js';

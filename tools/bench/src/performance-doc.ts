@@ -4,13 +4,14 @@
  * the charts. Nothing in the page's figures is typed by hand: `pnpm bench --docs` regenerates it.
  */
 import { admissionSection } from './admission-summary.js';
+import { markdownTable } from './markdown-table.js';
 import type { AdmissionDocument } from './admission-summary.js';
 import { replicasSection } from './replicas-section.js';
 import type { ReplicasDocument } from './replicas-section.js';
 import type { BenchResults } from './bench-report.js';
 import type { SystemResult } from './measure-system.js';
 import { sizeTableRows } from './size-document.js';
-import type { SizeDocument, TableRow } from './size-document.js';
+import type { SizeDocument } from './size-document.js';
 import type { Spread } from './stats.js';
 
 /** PerformanceDocInput is the run the page is generated from. */
@@ -24,16 +25,6 @@ export interface PerformanceDocInput {
    * and conversion" section, which `admission-doc` also rewrites alone. Default none.
    */
   readonly admission?: readonly AdmissionDocument[];
-}
-
-const cellText = (cell: string): string => cell.trim().replace(/\|/g, '\\|');
-
-/** markdownTable renders rows (the first is the header) as a Markdown table. */
-export function markdownTable(rows: readonly TableRow[] | readonly (readonly string[])[]): string {
-  const [header, ...body] = rows;
-  if (header == null) return '';
-  const line = (r: readonly string[]): string => `| ${r.map(cellText).join(' | ')} |`;
-  return [line(header), `| ${header.map(() => '---').join(' | ')} |`, ...body.map(line)].join('\n');
 }
 
 const ms = (v: number | null | undefined): string => (v == null ? 'n/a' : v.toFixed(0));
