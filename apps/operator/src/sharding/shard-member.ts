@@ -14,6 +14,8 @@ import type { Logger } from '@orkestra/types';
 import { LeaderElector, leaseApiOf } from '../process/leader-election.js';
 import { Sharder, ShardLeaseWatch } from './sharder.js';
 import type { ShardedResource, SharderStats } from './sharder.js';
+import { settled } from './settled.js';
+import type { SettledOptions } from './settled.js';
 import { SHARD_LEASE_LABEL, shardLeaseName } from './shard-lease.js';
 
 /** ShardMemberOptions configures createShardMember. */
@@ -66,6 +68,11 @@ export interface ShardMember {
   startSharder(resources: readonly ShardedResource[]): void;
   stopSharder(): Promise<void>;
   sharderStats(): SharderStats | undefined;
+  /**
+   * Resolves once the sharder has relabelled what dead shards held and stayed so for `quietMs`
+   * (a death seen a moment later starts the wait again), or after `maxMs`, or on `signal`.
+   */
+  settled(o: SettledOptions): Promise<void>;
 }
 
 /**
@@ -188,5 +195,6 @@ export function createShardMember(options: ShardMemberOptions): ShardMember {
       await sharderStart;
     },
     sharderStats: () => sharder?.stats(),
+    settled: (o) => settled(() => sharder?.busy() ?? false, o),
   };
 }

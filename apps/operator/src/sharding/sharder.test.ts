@@ -280,6 +280,30 @@ describe('Sharder', () => {
     );
   });
 
+  it('is busy from a Lease’s expiry until the dead shard’s CRs are all patched, and only then', async () => {
+    const labelled = names.map((name) => ({
+      name,
+      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
+    }));
+    const onB = labelled.filter((app) => app.labels[OrkestraLabel.Shard] === 'b').length;
+    const server = fakeServer(labelled, ['a', 'b']);
+    let now = 0;
+    const made = sharder(server, () => now, { maxConcurrentPatches: 1_000 });
+    await made.start();
+    expect(made.busy()).toBe(false); // every CR on its shard
+    const release = server.holdPatches();
+    now = 10_000;
+    await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:10.000000Z'));
+    now = 15_000; // b last renewed at 0: dead, before the sharder has looked again
+    expect(made.busy()).toBe(true);
+    await vi.waitFor(() => expect(made.live()).toEqual(['a']));
+    expect(server.patches).toEqual([]); // b's CRs all in flight, held by a slow API server
+    expect(made.busy()).toBe(true);
+    release();
+    await vi.waitFor(() => expect(server.patches).toHaveLength(onB));
+    await vi.waitFor(() => expect(made.busy()).toBe(false));
+  });
+
   it('moves nothing while the API server shows a Lease the watch counts dead as renewed', async () => {
     const labelled = names.map((name) => ({
       name,

@@ -224,6 +224,8 @@ export class Sharder {
     string,
     { tracked: Tracked; namespace: string | undefined; name: string; since: number }
   >();
+  /** Since a death was acted on, until its CRs are patched: what the `relabelled` log line reports. */
+  #relabel: { dead: string[]; since: number; patches: number } | undefined;
   /** Deaths being confirmed by reading their Leases (one round at a time). */
   #confirming = false;
   /** The deaths (`deathKey`) the API server confirmed. */
@@ -303,6 +305,18 @@ export class Sharder {
     return this.#claimFor == null;
   }
 
+  /**
+   * busy: CRs are being relabelled — a death awaits its confirmation, a shard the Leases show dead
+   * is still counted live, or CRs no live shard holds are queued or being patched. The new leader
+   * holds its own start-up reads back while it is (ADR 0105).
+   */
+  busy(): boolean {
+    if (this.#confirming || this.#urgent.size > 0 || this.#urgentInFlight > 0) return true;
+    if (!this.#leaseWatch.informer.hasSynced()) return false;
+    const observed = new Set(this.#leaseWatch.observe());
+    return [...this.#assignment.live].some((shard) => !observed.has(shard));
+  }
+
   /** live is the shard IDs the sharder counts as alive now. */
   live(): readonly string[] {
     return [...this.#assignment.live];
@@ -332,11 +346,14 @@ export class Sharder {
     }
     const changed = live.join(',') !== [...this.#assignment.live].join(',');
     if (changed) {
+      const dead = [...this.#assignment.live].filter((shard) => !live.includes(shard));
+      if (dead.length > 0) this.#relabel = { dead, since: this.#now(), patches: this.#stats.patches };
       this.#assignment = new ShardAssignment(live, this.#hashes);
       this.#options.logger?.info({ component: 'sharder', live }, 'shards changed');
       this.#options.onLiveShards?.(live);
     }
     if (changed || all) this.#considerAll();
+    this.#relabelled();
     this.#armExpiry();
   }
 
@@ -380,6 +397,22 @@ export class Sharder {
         'a shard the Lease watch counts dead renewed its Lease after all (the watch lags); looking again at the next tick',
       );
     });
+  }
+
+  /** #relabelled logs, once a death's CRs are all patched, how long that took and how many patches it made. */
+  #relabelled(): void {
+    const relabel = this.#relabel;
+    if (relabel == null || this.#urgent.size > 0 || this.#urgentInFlight > 0) return;
+    this.#relabel = undefined;
+    this.#options.logger?.info(
+      {
+        component: 'sharder',
+        dead: relabel.dead,
+        ms: this.#now() - relabel.since,
+        patches: this.#stats.patches - relabel.patches,
+      },
+      "dead shards' CRs relabelled",
+    );
   }
 
   #armExpiry(): void {
@@ -478,6 +511,7 @@ export class Sharder {
           this.#inFlight.delete(key);
           if (urgent) this.#urgentInFlight--;
           this.#pump();
+          this.#relabelled();
         });
       }
     };

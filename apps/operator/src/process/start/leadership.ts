@@ -90,18 +90,26 @@ export function leaderElector(
         signal: state.stopSignal,
       });
       metrics.sink.leaderStatus(leaseName, true);
-      if (!state.stopping) {
-        const member = state.member;
-        if (member == null) state.runtime.startWorkers();
-        else {
-          member.startSharder(
-            state.runtime.summary().map((entry) => ({ ...entry.apiTypes, namespaced: entry.namespaced })),
-          );
-          // The rollout gate counts every shard's CRs (ADR 0058).
-          state.runtime.watchAllShards();
-        }
+      if (state.stopping) return;
+      const member = state.member;
+      if (member == null) {
+        state.runtime.startWorkers();
         state.rollout?.start();
+        return;
       }
+      member.startSharder(
+        state.runtime.summary().map((entry) => ({ ...entry.apiTypes, namespaced: entry.namespaced })),
+      );
+      // The rollout gate counts every shard's CRs (ADR 0058) from a watch of every CR, whose first
+      // list would compete with relabelling a dead leader's CRs at this very moment: it waits until
+      // they are relabelled (ADR 0105).
+      void member
+        .settled({ quietMs: config.retryPeriodMs, maxMs: config.leaseDurationMs, signal: state.stopSignal })
+        .then(() => {
+          if (state.stopping || !state.leading) return;
+          state.runtime.watchAllShards();
+          state.rollout?.start();
+        });
     },
     onStoppedLeading: () => {
       state.leading = false;
