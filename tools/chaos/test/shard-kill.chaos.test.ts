@@ -378,6 +378,20 @@ spec:
           ...logTimes('sharder leading'),
           ...logTimes('sharder started', (l) => l['leading'] === true),
         ].sort((a, b) => a - b)[0];
+        // ADR 0105: each replica's own relabel of this death — its patches and how long they took.
+        const relabels = replicas
+          .flatMap((r) =>
+            r
+              .logs()
+              .filter(
+                (l) =>
+                  l.msg === "dead shards' CRs relabelled" &&
+                  Array.isArray(l['dead']) &&
+                  (l['dead'] as unknown[]).includes(shard) &&
+                  Date.parse(String(l['time'])) >= killedAt,
+              ),
+          )
+          .map((l) => `${String(l['patches'])} in ${String(l['ms'])} ms`);
         const rel = (t: number | undefined): string =>
           t == null || Number.isNaN(t) ? '-' : `${t - killedAt}`;
         console.log(
@@ -385,7 +399,8 @@ spec:
             `last renew ${rel(lastRenew)}, expiry ${rel(lastRenew + LEASE_MS)}` +
             (wasLeader ? `, new leader ${rel(tookOver)}, sharder started ${rel(sharderUp)}` : '') +
             `, dead shard seen ${rel(detected)}, all relabelled ${rel(relabelledAt)} (test poll), ` +
-            `all reconciled ${rel(reconciledAt)}, load ${loadavg()[0]?.toFixed(1)}`,
+            `all reconciled ${rel(reconciledAt)}, load ${loadavg()[0]?.toFixed(1)}; ` +
+            `replicas' relabels: ${relabels.length === 0 ? '-' : relabels.join(', ')}`,
         );
         reportFigure(
           SCENARIO,
