@@ -252,28 +252,59 @@ export async function startOperator(options: StartOperatorOptions): Promise<Oper
   );
   if (state.leading) state.rollout?.start();
 
+  return operatorOf({
+    state,
+    logger,
+    identity: elector?.identity ?? '',
+    shardId,
+    member,
+    servers,
+    controlCenterToken:
+      config.controlCenter && config.controlCenterAuth === 'local' ? controlCenterToken : undefined,
+    done,
+    synced,
+    reload: () => reloader.reload(),
+    shutdown: async (reason) => {
+      await shutdown.trigger({ reason });
+      return done;
+    },
+  });
+}
+
+/** operatorOf is the handle startOperator returns, over the running parts. */
+function operatorOf(o: {
+  readonly state: OperatorState;
+  readonly logger: OperatorLogger;
+  readonly identity: string;
+  readonly shardId: string | undefined;
+  readonly member: ShardMember | undefined;
+  readonly servers: Awaited<ReturnType<typeof serve>>;
+  readonly controlCenterToken: string | undefined;
+  readonly done: Promise<number>;
+  readonly synced: Promise<void>;
+  readonly reload: () => Promise<ReloadResult>;
+  readonly shutdown: (reason: string) => Promise<number>;
+}): Operator {
+  const { state, servers } = o;
   return {
     get katalog() {
       return state.katalog;
     },
-    logger,
-    identity: elector?.identity ?? '',
-    ...(shardId == null ? {} : { shard: shardId }),
-    sharderStats: () => member?.sharderStats(),
+    logger: o.logger,
+    identity: o.identity,
+    ...(o.shardId == null ? {} : { shard: o.shardId }),
+    sharderStats: () => o.member?.sharderStats(),
     ...(servers.metrics == null ? {} : { metricsAddress: servers.metrics }),
     ...(servers.health == null ? {} : { healthAddress: servers.health }),
     ...(servers.cross == null ? {} : { crossAddress: servers.cross }),
-    ...(config.controlCenter && config.controlCenterAuth === 'local' ? { controlCenterToken } : {}),
-    done,
-    synced,
+    ...(o.controlCenterToken == null ? {} : { controlCenterToken: o.controlCenterToken }),
+    done: o.done,
+    synced: o.synced,
     isLeader: () => state.leading,
     isReady: () => state.runtime.isReady(),
     engine: () => state.runtime.engine,
-    reload: () => reloader.reload(),
-    shutdown: async (reason = 'requested') => {
-      await shutdown.trigger({ reason });
-      return done;
-    },
+    reload: o.reload,
+    shutdown: (reason = 'requested') => o.shutdown(reason),
   };
 }
 
