@@ -127,6 +127,12 @@ function sharder(
 
 const names = Array.from({ length: 1_000 }, (_, i) => `app-${i}`);
 const ring = new ShardAssignment(['a', 'b']);
+/** onRing is every CR labelled with the shard the two-shard ring gives it. */
+const onRing = () =>
+  names.map((name) => ({ name, labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' } }));
+/** on counts the CRs labelled with `shard`. */
+const on = (apps: { labels: Record<string, string> }[], shard: string) =>
+  apps.filter((app) => app.labels[OrkestraLabel.Shard] === shard).length;
 
 describe('Sharder', () => {
   it('assigns 1,000 unlabelled CRs with one patch each, from two lists and no reads per CR', async () => {
@@ -145,10 +151,7 @@ describe('Sharder', () => {
   });
 
   it('writes nothing when every CR is already on the ring’s choice, however many ticks pass', async () => {
-    const labelled = names.map((name) => ({
-      name,
-      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
-    }));
+    const labelled = onRing();
     const server = fakeServer(labelled, ['a', 'b']);
     const made = sharder(server, () => 0);
     await made.start();
@@ -158,11 +161,8 @@ describe('Sharder', () => {
   });
 
   it('moves a shard’s CRs only after its Lease has not changed for the lease duration', async () => {
-    const labelled = names.map((name) => ({
-      name,
-      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
-    }));
-    const onB = labelled.filter((app) => app.labels[OrkestraLabel.Shard] === 'b').length;
+    const labelled = onRing();
+    const onB = on(labelled, 'b');
     const server = fakeServer(labelled, ['a', 'b']);
     let now = 0;
     await sharder(server, () => now).start();
@@ -178,11 +178,8 @@ describe('Sharder', () => {
   });
 
   it('a new leader whose replica watched the Leases before it led moves a dead shard’s CRs without waiting another lease duration', async () => {
-    const labelled = names.map((name) => ({
-      name,
-      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
-    }));
-    const onB = labelled.filter((app) => app.labels[OrkestraLabel.Shard] === 'b').length;
+    const labelled = onRing();
+    const onB = on(labelled, 'b');
     const server = fakeServer(labelled, ['a', 'b']);
     let now = 0;
     // The standby replica's watch, from its start: b's last renewal is seen at 0.
@@ -248,10 +245,7 @@ describe('Sharder', () => {
   });
 
   it('a claimer labels only the dead shard’s CRs the ring gives its own replica, and no drain', async () => {
-    const labelled = names.map((name) => ({
-      name,
-      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
-    }));
+    const labelled = onRing();
     // c joined (its share must drain from a and b: only a leader asks) and b dies.
     const server = fakeServer(labelled, ['a', 'b', 'c']);
     const afterB = new ShardAssignment(['a', 'c']);
@@ -281,11 +275,8 @@ describe('Sharder', () => {
   });
 
   it('is busy from a Lease’s expiry until the dead shard’s CRs are all patched, and only then', async () => {
-    const labelled = names.map((name) => ({
-      name,
-      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
-    }));
-    const onB = labelled.filter((app) => app.labels[OrkestraLabel.Shard] === 'b').length;
+    const labelled = onRing();
+    const onB = on(labelled, 'b');
     const server = fakeServer(labelled, ['a', 'b']);
     let now = 0;
     const made = sharder(server, () => now, { maxConcurrentPatches: 1_000 });
@@ -305,10 +296,7 @@ describe('Sharder', () => {
   });
 
   it('moves nothing while the API server shows a Lease the watch counts dead as renewed', async () => {
-    const labelled = names.map((name) => ({
-      name,
-      labels: { [OrkestraLabel.Shard]: ring.ownerOf(key(name)) ?? '' },
-    }));
+    const labelled = onRing();
     const server = fakeServer(labelled, ['a', 'b']);
     let now = 0;
     const made = sharder(server, () => now);
