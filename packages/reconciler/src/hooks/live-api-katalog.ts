@@ -7,6 +7,7 @@
  */
 
 import { REDACTED } from '../log-redact.js';
+import { isMap } from '../is-map.js';
 
 /** LiveKatalogDocuments are the two documents, as plain JSON values. */
 export interface LiveKatalogDocuments {
@@ -17,9 +18,6 @@ export interface LiveKatalogDocuments {
 }
 
 type Json = Record<string, unknown>;
-
-const isMap = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * redactSecretValues returns a copy of `value` where every value under `data` or `stringData` of a
