@@ -430,6 +430,20 @@ spec:
       const undeleted = [...deleted].filter((name) => names.has(name));
       await replaceFenced();
 
+      // Scale-up hand-offs (each replacement takes its share by drain, ADR 0045): from the old
+      // owner's `handed over to another shard` to the first side effect of that CR on another shard.
+      const handOffs: number[] = [];
+      let handOffsUnseen = 0;
+      for (const replica of replicas) {
+        const from = shardOf(replica);
+        for (const line of replica.logs().filter((l) => l.msg === 'handed over to another shard')) {
+          const at = Date.parse(String(line['time']));
+          const next = effects.find((e) => e.cr === line['name'] && e.shard !== from && e.start >= at);
+          if (next == null) handOffsUnseen++;
+          else handOffs.push(next.start - at);
+        }
+      }
+      const h = quantilesOf(handOffs.length === 0 ? [Number.NaN] : handOffs);
       const q = quantilesOf(reassignments);
       reportFigure(SCENARIO, 'replicas', REPLICAS);
       reportFigure(SCENARIO, 'CRs at the start', CRS);
@@ -454,6 +468,26 @@ spec:
         'ms',
       );
       reportFigure(SCENARIO, 'end of the workload to every CR converged', Math.round(settleMs), 'ms');
+      reportFigure(SCENARIO, 'scale-up hand-offs (drained CRs)', handOffs.length);
+      reportFigure(SCENARIO, 'scale-up hand-offs with no side effect on the new shard seen', handOffsUnseen);
+      reportFigure(
+        SCENARIO,
+        'scale-up hand-off to the new shard’s first side effect, median',
+        Math.round(h.p50),
+        'ms',
+      );
+      reportFigure(
+        SCENARIO,
+        'scale-up hand-off to the new shard’s first side effect, p99',
+        Math.round(h.p99),
+        'ms',
+      );
+      reportFigure(
+        SCENARIO,
+        'scale-up hand-off to the new shard’s first side effect, max',
+        Math.round(h.max),
+        'ms',
+      );
       reportFigure(
         SCENARIO,
         'replicas that fenced themselves (renew deadline missed) and were replaced',
