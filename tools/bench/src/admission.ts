@@ -39,6 +39,7 @@ import type { OrkestraSystem } from './orkestra-runner.js';
 import { sleep } from './sleep.js';
 import { rotatedOrder } from './round-summary.js';
 import { round } from './stats.js';
+import { callerPath } from './caller-path.js';
 
 const { values } = parseArgs({
   options: {
@@ -53,7 +54,7 @@ if (!Number.isInteger(count) || count < 1)
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1)
   throw new Error(`--rounds ${values.rounds ?? ''}: expected a positive integer`);
-const outPath = values.out == null ? undefined : resolve(values.out);
+const outPath = values.out == null ? undefined : callerPath(values.out);
 
 const GROUP = 'adm.bench.orkestra.io';
 const ITEMS_NAMESPACE = 'admission-bench-items';

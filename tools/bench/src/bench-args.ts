@@ -74,7 +74,8 @@ export const BENCH_USAGE = `Usage: pnpm bench [-- options]
   --replicas N[,N…]  Orkestra sharded over N processes, each count once per round (Orkestra only; default 1)
   --cpu-prof DIR     write a CPU profile of the Orkestra runtime child (node --cpu-prof) into DIR
   --operator-arg F   pass the ork run flag F to the Orkestra runtime (repeatable), e.g. --resync-skip-recent=false
-  --out FILE         JSON output (default bench/results/latest.json at the repository root)`;
+  --out FILE         JSON output (default bench/results/latest.json at the repository root); relative paths
+                     (here and in --docs-from, --cpu-prof) are from the directory pnpm was run in`;
 
 /** parseBenchArgs parses `argv` (without node and script); throws on unknown or bad options. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {

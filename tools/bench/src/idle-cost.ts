@@ -12,7 +12,7 @@
  */
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startControlPlane } from '@orkestra/testenv';
@@ -33,6 +33,7 @@ import {
   KRO_DEFAULT_RESYNC_RESOURCE,
   KRO_RESOURCE,
 } from './workload.js';
+import { callerPath } from './caller-path.js';
 
 const log = (message: string): void => {
   process.stderr.write(`[idle-cost ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -195,7 +196,7 @@ async function main(): Promise<void> {
       }),
       logs: logDir,
     };
-    const out = resolve(args.out ?? join(logDir, 'idle-cost.json'));
+    const out = args.out == null ? join(logDir, 'idle-cost.json') : callerPath(args.out);
     writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
     for (const c of result.clients) {
       process.stdout.write(

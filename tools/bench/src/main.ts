@@ -53,6 +53,7 @@ import { formatSizeTable, mergeSameMethod, sizeDocument } from './size-document.
 import type { SizeDocument } from './size-document.js';
 import type { SystemUnderTest } from './system-under-test.js';
 import { KRO_DEFAULT_RESYNC_RESOURCE, KRO_RESOURCE, orkestraCrd } from './workload.js';
+import { callerPath } from './caller-path.js';
 
 const RESYNC_SECONDS = 30;
 /** kro's default `--dynamic-controller-default-resync-period` (v0.9.4): 36 000 s, 10 hours. */
@@ -287,7 +288,7 @@ async function runRound(ctx: RoundContext): Promise<BenchResults> {
                     workers: args.concurrency,
                     resync: `${RESYNC_SECONDS}s`,
                     logPath: join(ctx.logDir, `orkestra-${size}-r${round}.log`),
-                    cpuProfileDir: args.cpuProfileDir == null ? undefined : resolve(args.cpuProfileDir),
+                    cpuProfileDir: args.cpuProfileDir == null ? undefined : callerPath(args.cpuProfileDir),
                     ...(args.operatorArgs.length === 0 ? {} : { args: args.operatorArgs }),
                   }),
                 on.measure(RESYNC_SECONDS),
@@ -340,7 +341,7 @@ async function main(): Promise<void> {
   const outPath =
     args.out == null
       ? join(repoRoot, 'bench', 'results', sharded ? 'replicas.json' : 'latest.json')
-      : resolve(args.out);
+      : callerPath(args.out);
   if (args.docsFrom.length === 0 && !existsSync(join(repoRoot, 'apps/operator/dist/index.js'))) {
     throw new Error('the runtime child loads the built operator: run `pnpm build` first');
   }
@@ -351,7 +352,7 @@ async function main(): Promise<void> {
   if (args.docsFrom.length > 0) {
     // No measurement: the page and charts from earlier runs' results, smallest size first.
     // A file from a several-size run holds every size under `sizes`.
-    const read = args.docsFrom.map((file) => JSON.parse(readFileSync(resolve(file), 'utf8')) as unknown);
+    const read = args.docsFrom.map((file) => JSON.parse(readFileSync(callerPath(file), 'utf8')) as unknown);
     const replicas = read.filter(isReplicasDocument);
     const sizeDocuments = read
       .filter((d) => !isReplicasDocument(d))

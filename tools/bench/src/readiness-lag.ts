@@ -24,6 +24,7 @@ import type { Logger } from '@orkestra/types';
 import { decompose, quantiles, summarizeParts } from './readiness-lag-stats.js';
 import type { CrTimes, LagParts } from './readiness-lag-stats.js';
 import { spread } from './stats.js';
+import { callerPath } from './caller-path.js';
 
 const { values } = parseArgs({
   options: {
@@ -269,7 +270,7 @@ try {
     perRound: results,
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  if (values.out != null) writeFileSync(values.out, `${JSON.stringify(summary, null, 2)}\n`);
+  if (values.out != null) writeFileSync(callerPath(values.out), `${JSON.stringify(summary, null, 2)}\n`);
 } finally {
   await cp.stop();
 }

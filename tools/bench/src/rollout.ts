@@ -21,6 +21,7 @@ import { createNamespace, installCrd, startControlPlane } from '@orkestra/testen
 import { loadKatalog } from '@orkestra/types';
 import type { Katalog, Logger } from '@orkestra/types';
 import { percentile } from './stats.js';
+import { callerPath } from './caller-path.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'rollout' && a !== '--'),
@@ -225,4 +226,4 @@ const report = {
   results,
 };
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-if (values.out != null) writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`);
+if (values.out != null) writeFileSync(callerPath(values.out), `${JSON.stringify(report, null, 2)}\n`);
