@@ -253,7 +253,9 @@ Each run writes \`bench/results/latest.json\` (git-ignored): its top-level keys 
 \`peerDefaultRatio\`) are Orkestra's medians over the rounds; \`floor\`, \`fullFloor\`, \`orkestra\`,
 \`peerResult\` and \`peerDefaultResult\` hold every system's median and range per figure; \`rounds\`
 holds one document per round with the same keys; with several sizes, \`sizes\` holds each size's
-document. The charts go beside it (\`convergence.svg\`, \`rss.svg\`).
+document. The charts go beside it (\`convergence.svg\`, \`rss.svg\`). The runs this page reports
+keep their results in \`docs/performance/\` (each section's command names its \`--out\`), so the
+page is regenerated from them without a run: \`pnpm bench --docs-from <those files>\`.
 
 ## This run
 
