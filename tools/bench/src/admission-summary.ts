@@ -98,7 +98,10 @@ export interface AdmissionDocument {
     readonly workers: number;
     /** LISTs of every converting CR at each version, in turn, per round. */
     readonly listPairs: number;
-    readonly migrationPauseMs: number;
+    /** The storage migration's pause after each write, ms (results measured before ADR 0113). */
+    readonly migrationPauseMs?: number;
+    /** The storage migration's pacing: writes started per second, writes in flight (ADR 0113). */
+    readonly migrationPacing?: { readonly ratePerSecond: number; readonly concurrency: number };
   };
   readonly environment: {
     readonly date: string;
