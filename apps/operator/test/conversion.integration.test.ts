@@ -284,6 +284,7 @@ describe('conversion webhook on the local control plane', () => {
       conflicts: 0,
       deleted: 0,
       storedVersions: ['v2'],
+      timings: expect.objectContaining({ lists: 1 }),
     });
     expect(
       ((await kubeRequest(env.kubeConfig, 'GET', crdPath)).body['status'] as Record<string, unknown>)[
