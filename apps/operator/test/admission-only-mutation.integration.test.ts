@@ -109,15 +109,20 @@ spec:
     cleanup.push(() => (plainDown ? Promise.resolve() : plain.shutdown('test')));
     await plain.synced;
     expect((await create('plain')).status).toBe(201);
-    const cm = await until('the reconcile wrote plain-release', () => configMap('plain'), (r) => r.status === 200);
+    const cm = await until(
+      'the reconcile wrote plain-release',
+      () => configMap('plain'),
+      (r) => r.status === 200,
+    );
     expect(cm.body['data']).toEqual({ owner: 'me', track: 'r/app:1.0' });
     const stored = await until(
       'plain is Ready',
       () => kubeRequest(env.kubeConfig, 'GET', `${releases}/plain`),
       (r) =>
-        ((r.body['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some(
-          (c) => c.type === 'Ready' && c.status === 'True',
-        ),
+        (
+          (r.body['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ??
+          []
+        ).some((c) => c.type === 'Ready' && c.status === 'True'),
     );
     // The reconcile set track; owner is what the client sent and digest is absent; nobody asked the registry.
     expect(stored.body['spec']).toEqual({ image: 'r/app:1.0', owner: 'me', track: 'r/app:1.0' });
@@ -155,7 +160,11 @@ spec:
       track: 'r/app:1.0',
     });
     expect(asked).toContain('r/app:1.0');
-    const admitted = await until('the reconcile wrote admitted-release', () => configMap('admitted'), (r) => r.status === 200);
+    const admitted = await until(
+      'the reconcile wrote admitted-release',
+      () => configMap('admitted'),
+      (r) => r.status === 200,
+    );
     expect(admitted.body['data']).toEqual({ owner: `${env.namespace}-team`, track: 'r/app:1.0' });
   }, 180_000);
 });

@@ -136,9 +136,11 @@ describe('storage version migration across an operator restart', () => {
       },
       patchStatus: (ref, status, options) => api.client.patchStatus(ref, status, options),
     };
-    const first = await migrateStorageVersion(stopping, { crdName, ratePerSecond: 200, signal: stop.signal }).catch(
-      (error: unknown) => error,
-    );
+    const first = await migrateStorageVersion(stopping, {
+      crdName,
+      ratePerSecond: 200,
+      signal: stop.signal,
+    }).catch((error: unknown) => error);
     expect(first).toBeInstanceOf(MigrationError);
     expect((first as MigrationError).code).toBe('MigrationStopped');
     expect(await storedVersions()).toEqual(['v1', 'v2']);

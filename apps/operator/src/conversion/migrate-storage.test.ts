@@ -79,7 +79,13 @@ describe('migrateStorageVersion', () => {
   it('writes a conflicting object again with a fresh resourceVersion, and trims storedVersions after', async () => {
     const fake = fakeClient({ conflictsFor: new Map([['a', 2]]) });
     const result = await migrateStorageVersion(fake.client, { crdName: 'dbs.x.io' });
-    expect(result).toMatchObject({ needed: true, rewritten: 2, conflicts: 2, deleted: 0, storedVersions: ['v2'] });
+    expect(result).toMatchObject({
+      needed: true,
+      rewritten: 2,
+      conflicts: 2,
+      deleted: 0,
+      storedVersions: ['v2'],
+    });
     expect(fake.writes).toEqual(['b@1', 'a@3']);
     expect(fake.trimmed).toEqual([{ storedVersions: ['v2'] }]);
   });

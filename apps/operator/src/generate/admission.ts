@@ -382,7 +382,11 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
 }
 
 /** ruleAt applies `f` to the rule at `index` of `rules`, if there is one. */
-function ruleAt<R, T>(rules: readonly R[] | undefined, index: string | undefined, f: (rule: R) => T): T | undefined {
+function ruleAt<R, T>(
+  rules: readonly R[] | undefined,
+  index: string | undefined,
+  f: (rule: R) => T,
+): T | undefined {
   const rule = index === undefined ? undefined : rules?.[Number(index)];
   return rule === undefined ? undefined : f(rule);
 }

@@ -189,7 +189,10 @@ describe('strict check: protocol results and helpers (docs/reference/katalog.md 
 });
 
 /** mutation.external (ADR 0112): the mutation rules read its calls, and only its calls. */
-const mutationText = (value: string, secondUrl = 'http://r/{{ external.registry.json.id }}') => `apiVersion: orkestra.konductor.io/v1alpha1
+const mutationText = (
+  value: string,
+  secondUrl = 'http://r/{{ external.registry.json.id }}',
+) => `apiVersion: orkestra.konductor.io/v1alpha1
 kind: Katalog
 metadata: {name: ship}
 spec:
@@ -215,9 +218,15 @@ describe('strict check: mutation.external', () => {
   });
 
   it('names a validation call read by a mutation rule, and a mutation call read before it is made', () => {
-    expect(messages(mutationText('{{ external.quota.json.digest }}', 'http://r/{{ external.mirror.status }}'))).toEqual([
-      expect.stringMatching(/^spec\.crds\.release\.mutation\.external\[1\]\.url: .*external call `mirror` runs after this one/),
-      expect.stringMatching(/^spec\.crds\.release\.mutation\.rules\[0\]\.override: .*no external call is named `quota`/),
+    expect(
+      messages(mutationText('{{ external.quota.json.digest }}', 'http://r/{{ external.mirror.status }}')),
+    ).toEqual([
+      expect.stringMatching(
+        /^spec\.crds\.release\.mutation\.external\[1\]\.url: .*external call `mirror` runs after this one/,
+      ),
+      expect.stringMatching(
+        /^spec\.crds\.release\.mutation\.rules\[0\]\.override: .*no external call is named `quota`/,
+      ),
     ]);
   });
 });

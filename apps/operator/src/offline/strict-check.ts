@@ -577,7 +577,10 @@ function checkHookPath(
     return names.includes(name) ? undefined : `no module hook is named \`${name}\`${didYouMean(name, names)}`;
   }
   if (hook.ordered) {
-    const all = place.externalNames == null ? scope.external : (scope.entry.mutation?.external ?? []).map((c) => c.name);
+    const all =
+      place.externalNames == null
+        ? scope.external
+        : (scope.entry.mutation?.external ?? []).map((c) => c.name);
     const visible =
       place.externalNames ??
       (place.externalBefore == null ? scope.external : scope.external.slice(0, place.externalBefore));

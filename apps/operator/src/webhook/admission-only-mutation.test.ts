@@ -161,9 +161,17 @@ describe('admission-only mutation (fires.reconcile: false, mutation.external)', 
     const entry = loadKatalogOrThrow({ file: 'k.yaml', text }).spec.crds['release'];
     if (entry == null) throw new Error('no entry');
     expect(unmadeAdmissionCalls(entry).map((c) => [c.path, c.message])).toEqual([
-      ['mutation.external[0]', expect.stringMatching(/^registry .* no mutation rule the mutating webhook applies reads/)],
+      [
+        'mutation.external[0]',
+        expect.stringMatching(/^registry .* no mutation rule the mutating webhook applies reads/),
+      ],
       ['validation.external[0]', expect.stringMatching(/^unread is made at admission only .* never made/)],
-      ['operatorBox.external[0]', expect.stringMatching(/^boxed .* admission makes only validation\.external and mutation\.external calls/)],
+      [
+        'operatorBox.external[0]',
+        expect.stringMatching(
+          /^boxed .* admission makes only validation\.external and mutation\.external calls/,
+        ),
+      ],
     ]);
   });
 });

@@ -42,7 +42,13 @@ describe('upstream admission-only mutation (fires on rules, mutation.external)',
     expect(m?.external.map((c) => [c.name, c.fires?.reconcile, c.continueOnError])).toEqual([
       ['registry', false, true],
     ]);
-    expect(m?.rules.map((r) => r.fires?.reconcile)).toEqual([undefined, false, undefined, undefined, undefined]);
+    expect(m?.rules.map((r) => r.fires?.reconcile)).toEqual([
+      undefined,
+      false,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('applies at admission only a rule so marked and a rule reading a mutation.external answer, in any form', () => {
