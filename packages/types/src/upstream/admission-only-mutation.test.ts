@@ -65,7 +65,7 @@ describe('upstream admission-only mutation (fires on rules, mutation.external)',
   });
 
   it('refuses a mutation.external call made at reconcile time too, at its place, saying what to write', () => {
-    const result = load(text.replace(/              fires:\n                reconcile: false\n/, ''));
+    const result = load(text.replace(/ {14}fires:\n {16}reconcile: false\n/, ''));
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.map((e) => `${e.line} ${e.path}: ${e.message}`)).toEqual([
