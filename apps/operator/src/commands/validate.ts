@@ -123,7 +123,7 @@ export const validateCommand: Command = {
               file: source?.file ?? result.file,
               line: source?.line ?? 1,
               column: source?.column ?? 1,
-              path: `spec.crds.${name}.${call.path}.fires`,
+              path: `spec.crds.${name}.${call.path}`,
               message: call.message,
             },
             'warning: ',
