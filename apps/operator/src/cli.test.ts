@@ -75,13 +75,13 @@ describe('ork validate', () => {
     const lines = run.stdout.split('\n').filter((l) => l.startsWith('  admission:'));
     expect(lines).toEqual([
       expect.stringMatching(
-        /^  admission: spec\.crds\.release\.mutation\.rules\[0\]: operator mutating webhook \/mutate\/releases\.ship\.example\.com \(.*\); at admission only, the reconcile skips it \(it reads external\.registry, a call made at admission only \(fires\.reconcile: false\)\)$/,
+        /^ {2}admission: spec\.crds\.release\.mutation\.rules\[0\]: operator mutating webhook \/mutate\/releases\.ship\.example\.com \(.*\); at admission only, the reconcile skips it \(it reads external\.registry, a call made at admission only \(fires\.reconcile: false\)\)$/,
       ),
       expect.stringMatching(
-        /^  admission: spec\.crds\.release\.mutation\.rules\[1\]: operator mutating webhook .*; at admission only, the reconcile skips it \(fires\.reconcile: false\)$/,
+        /^ {2}admission: spec\.crds\.release\.mutation\.rules\[1\]: operator mutating webhook .*; at admission only, the reconcile skips it \(fires\.reconcile: false\)$/,
       ),
       expect.stringMatching(
-        /^  admission: spec\.crds\.release\.mutation\.rules\[2\]: applied nowhere: applied at admission only \(fires\.reconcile: false\), and reconcile time only: .*metadata the API server sets after mutating admission$/,
+        /^ {2}admission: spec\.crds\.release\.mutation\.rules\[2\]: applied nowhere: applied at admission only \(fires\.reconcile: false\), and reconcile time only: .*metadata the API server sets after mutating admission$/,
       ),
     ]);
     expect(run.stderr.trim().split('\n')).toEqual([
