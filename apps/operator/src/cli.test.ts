@@ -68,6 +68,27 @@ describe('ork validate', () => {
     ]);
   });
 
+  it('says where each admission-only mutation rule is applied, and warns of a call nothing makes (ADR 0112)', async () => {
+    const file = 'apps/operator/test/fixtures/admission-only-mutation.yaml';
+    const run = await runOrk(['validate', file]);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n').filter((l) => l.startsWith('  admission:'));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^ {2}admission: spec\.crds\.release\.mutation\.rules\[0\]: operator mutating webhook \/mutate\/releases\.ship\.example\.com \(.*\); at admission only, the reconcile skips it \(it reads external\.registry, a call made at admission only \(fires\.reconcile: false\)\)$/,
+      ),
+      expect.stringMatching(
+        /^ {2}admission: spec\.crds\.release\.mutation\.rules\[1\]: operator mutating webhook .*; at admission only, the reconcile skips it \(fires\.reconcile: false\)$/,
+      ),
+      expect.stringMatching(
+        /^ {2}admission: spec\.crds\.release\.mutation\.rules\[2\]: applied nowhere: applied at admission only \(fires\.reconcile: false\), and reconcile time only: .*metadata the API server sets after mutating admission$/,
+      ),
+    ]);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `${file}:20:13: spec.crds.release.operatorBox.external[0]: warning: boxed is made at admission only (fires.reconcile: false), and admission makes only validation.external and mutation.external calls, so it is never made: move it to one of those, or drop \`fires\``,
+    ]);
+  });
+
   it('accepts a Katalog with bad template paths without --strict and rejects it with --strict', async () => {
     const file = 'apps/operator/test/fixtures/strict-typos.yaml';
     const plain = await runOrk(['validate', file]);

@@ -26,4 +26,5 @@ export type { OperatorLogger } from './process/logger.js';
 export { CAUGHT_ERROR_CHANNEL } from './caught-error.js';
 export type { CaughtError } from './caught-error.js';
 export { startOperator } from './process/operator.js';
+export { MIGRATION_PACING } from './conversion/migrate-storage.js';
 export type { Operator } from './process/operator.js';

@@ -277,13 +277,14 @@ describe('conversion webhook on the local control plane', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(storedVersions).toEqual(['v1', 'v2']);
-    const migrated = await migrateStorageVersion(api.client, { crdName, pauseMs: 10 });
+    const migrated = await migrateStorageVersion(api.client, { crdName, ratePerSecond: 100 });
     expect(migrated).toEqual({
       needed: true,
       rewritten: 1,
       conflicts: 0,
       deleted: 0,
       storedVersions: ['v2'],
+      timings: expect.objectContaining({ lists: 1 }),
     });
     expect(
       ((await kubeRequest(env.kubeConfig, 'GET', crdPath)).body['status'] as Record<string, unknown>)[

@@ -1,25 +1,26 @@
 /**
  * Upstream's admission-only calls and rules (`fires: {reconcile: false}`; docs/reference/katalog.md
- * §12 and §15.1, ADR 0104): a `validation.external` call so marked is made by the admission webhook
- * and not by the reconcile, and a validation rule so marked — or one that reads such a call's
- * result, which the reconcile never has — is judged at admission and skipped by the reconcile.
+ * §11, §12 and §15.1, ADR 0104, ADR 0112): a `validation.external` or `mutation.external` call so
+ * marked is made by the admission webhook and not by the reconcile, and a validation or mutation
+ * rule so marked — or one that reads such a call's result, which the reconcile never has — is
+ * judged (applied) at admission and skipped by the reconcile.
  */
-import type { Validation, ValidationRule } from './schema/crd-parts.js';
+import type { Mutation, MutationRule, Validation, ValidationRule } from './schema/crd-parts.js';
+import type { ExternalCall } from './schema/hooks.js';
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** admissionOnlyCalls names the entry's `validation.external` calls made at admission only. */
-function admissionOnlyCalls(validation: Pick<Validation, 'external'> | undefined): readonly string[] {
-  return (validation?.external ?? []).filter((call) => call.fires?.reconcile === false).map((c) => c.name);
+/** admissionOnlyCalls names the calls of one list made at admission only. */
+function admissionOnlyCalls(calls: readonly ExternalCall[] | undefined): readonly string[] {
+  return (calls ?? []).filter((call) => call.fires?.reconcile === false).map((c) => c.name);
 }
 
 /**
- * readsCall tells whether a rule reads `external.<name>`: as a field path
+ * readsCall tells whether a rule's text reads `external.<name>`: as a field path
  * (`external.signature.status`), in a template (`{{ .external.signature.status }}`) or through
- * `index .external "signature"`, in its comparison, gate or message.
+ * `index .external "signature"`.
  */
-function readsCall(rule: ValidationRule, name: string): boolean {
-  const text = JSON.stringify([rule.condition, rule.when, rule.anyOf, rule.message]);
+function readsCall(text: string, name: string): boolean {
   const n = escape(name);
   return (
     new RegExp(`(?:^|[^\\w$.-])\\.?external\\.${n}(?![\\w-])`).test(text) ||
@@ -27,20 +28,43 @@ function readsCall(rule: ValidationRule, name: string): boolean {
   );
 }
 
+/** ruleText is what of a rule may read a call: its comparison, gate and message, or its value and gate. */
+function ruleText(rule: ValidationRule | MutationRule): string {
+  return 'condition' in rule
+    ? JSON.stringify([rule.condition, rule.when, rule.anyOf, rule.message])
+    : JSON.stringify([rule.default, rule.override, rule.when, rule.anyOf]);
+}
+
 /**
- * admissionOnlyReason says why the reconcile does not judge a validation rule (undefined when it
- * does): the rule says `fires.reconcile: false`, or it reads the result of a call made at
- * admission only.
+ * readsCalls names the calls of `calls` a validation or mutation rule reads (`external.<name>`
+ * in its comparison, gate, message or value).
+ *
+ * @example
+ * readsCalls(rule, entry.mutation.external); // ['registry']
+ */
+export function readsCalls(
+  rule: ValidationRule | MutationRule,
+  calls: readonly Pick<ExternalCall, 'name'>[] | undefined,
+): string[] {
+  const text = ruleText(rule);
+  return (calls ?? []).map((c) => c.name).filter((name) => readsCall(text, name));
+}
+
+/**
+ * admissionOnlyReason says why the reconcile does not judge a validation rule, or apply a mutation
+ * rule (undefined when it does): the rule says `fires.reconcile: false`, or it reads the result of
+ * a call of its block's `external` made at admission only.
  *
  * @example
  * admissionOnlyReason(rule, entry.validation); // 'it reads external.signature, a call made at admission only (fires.reconcile: false)'
  */
 export function admissionOnlyReason(
-  rule: ValidationRule,
-  validation: Pick<Validation, 'external'> | undefined,
+  rule: ValidationRule | MutationRule,
+  block: Pick<Validation, 'external'> | Pick<Mutation, 'external'> | undefined,
 ): string | undefined {
   if (rule.fires?.reconcile === false) return 'fires.reconcile: false';
-  const call = admissionOnlyCalls(validation).find((name) => readsCall(rule, name));
+  const text = ruleText(rule);
+  const call = admissionOnlyCalls(block?.external).find((name) => readsCall(text, name));
   return call === undefined
     ? undefined
     : `it reads external.${call}, a call made at admission only (fires.reconcile: false)`;

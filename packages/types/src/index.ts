@@ -216,7 +216,7 @@ export type {
   ReconcilerResult,
 } from './hook-module.js';
 export type { ExternalProtocolName } from './schema/hooks.js';
-export { admissionOnlyReason } from './admission-only.js';
+export { admissionOnlyReason, readsCalls } from './admission-only.js';
 export { parseMongoQuery } from './schema/mongo-query.js';
 export type { ParsedMongoQuery, MongoQueryParse } from './schema/mongo-query.js';
 export {

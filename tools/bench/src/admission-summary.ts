@@ -98,7 +98,10 @@ export interface AdmissionDocument {
     readonly workers: number;
     /** LISTs of every converting CR at each version, in turn, per round. */
     readonly listPairs: number;
-    readonly migrationPauseMs: number;
+    /** The storage migration's pause after each write, ms (results measured before ADR 0113). */
+    readonly migrationPauseMs?: number;
+    /** The storage migration's pacing: writes started per second, writes in flight (ADR 0113). */
+    readonly migrationPacing?: { readonly ratePerSecond: number; readonly concurrency: number };
   };
   readonly environment: {
     readonly date: string;
@@ -167,6 +170,14 @@ const p = (l: Latency | undefined): string =>
 const loadText = (l: Load | undefined): string => (l == null ? '?' : `${l.before} → ${l.after}`);
 
 /** admissionRunText renders one results file: its command, machine, figures and every round. */
+/** pacingText says how the measured operator paced its storage migration (ADR 0113; before it, a pause after each write). */
+function pacingText(settings: AdmissionDocument['settings']): string {
+  const p = settings.migrationPacing;
+  return p == null
+    ? `one write at a time, ${settings.migrationPauseMs ?? 20} ms apart`
+    : `${p.concurrency} writes in flight, at most ${p.ratePerSecond} started per second`;
+}
+
 function admissionRunText(doc: AdmissionDocument): string {
   const env = doc.environment;
   const s = doc.summary;
@@ -181,6 +192,7 @@ function admissionRunText(doc: AdmissionDocument): string {
     `started ${env.date} at commit ${env.commit}, ${env.durationS} s; ${env.cpus} vCPUs (${env.cpuModel}, shared), Node ${env.node}` +
     `${env.kubernetes == null ? '' : `, Kubernetes ${env.kubernetes}`}; ` +
     `1-minute load average ${env.loadAverage1m.start} at the start and ${env.loadAverage1m.end} at the end.${share} ` +
+    `Storage migration ${pacingText(doc.settings)}. ` +
     'Each cell is the median over the rounds with the range [lowest – highest round]; an added latency is taken within a round (with the rule − without) before the median.';
   const figures = markdownTable([
     ['figure', 'median [range] over the rounds'],
@@ -254,7 +266,7 @@ export function admissionSection(documents: readonly AdmissionDocument[]): strin
     '',
     '## Admission and conversion',
     '',
-    "What the admission rules, the conversion webhook and storage migration cost a client, measured by `tools/bench/src/admission.ts` on one local control plane (no controller manager) with the operator as `ork dev` runs it (`--install-crds`, its HTTPS endpoint on loopback, 4 workers). In each round a fresh operator watches a namespace of its own, and the benchmark creates N CRs of each of three kinds, one of each in turn (the order rotates by one place each round): a kind with no rule, a kind whose `deny` rule is a ValidatingAdmissionPolicy (CEL, no server), and a kind whose `deny` rule has a templated message, which CEL cannot express, judged by the operator's admission webhook (docs/adr/0089-admission-webhook-for-rules-cel-cannot-express.md); every CR passes its rule. Then it GETs each of N CRs of a two-version kind at the storage version and at the other one (the API server calls the operator's conversion webhook), interleaved, and LISTs them all at each version in turn, ten times (the added time of the median converted LIST over the median stored one, divided by N, is the conversion cost per object). Then the operator restarts with the other version as storage (watching the namespace of those N CRs, so it also reconciles them after its start, as an operator that owns them does), and the wall time runs from its start until the CRD's `status.storedVersions` names that version alone (every object rewritten, 20 ms apart). The next round starts from that storage version. Latencies are client round trips over one keep-alive connection, nearest-rank percentiles.",
+    "What the admission rules, the conversion webhook and storage migration cost a client, measured by `tools/bench/src/admission.ts` on one local control plane (no controller manager) with the operator as `ork dev` runs it (`--install-crds`, its HTTPS endpoint on loopback, 4 workers). In each round a fresh operator watches a namespace of its own, and the benchmark creates N CRs of each of three kinds, one of each in turn (the order rotates by one place each round): a kind with no rule, a kind whose `deny` rule is a ValidatingAdmissionPolicy (CEL, no server), and a kind whose `deny` rule has a templated message, which CEL cannot express, judged by the operator's admission webhook (docs/adr/0089-admission-webhook-for-rules-cel-cannot-express.md); every CR passes its rule. Then it GETs each of N CRs of a two-version kind at the storage version and at the other one (the API server calls the operator's conversion webhook), interleaved, and LISTs them all at each version in turn, ten times (the added time of the median converted LIST over the median stored one, divided by N, is the conversion cost per object). Then the operator restarts with the other version as storage (watching the namespace of those N CRs, so it also reconciles them after its start, as an operator that owns them does), and the wall time runs from its start until the CRD's `status.storedVersions` names that version alone (every object rewritten, at the pacing each run names). The next round starts from that storage version. Latencies are client round trips over one keep-alive connection, nearest-rank percentiles.",
     '',
     sorted.map(admissionRunText).join('\n\n'),
     '',

@@ -29,6 +29,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { MIGRATION_PACING } from '@orkestra/operator';
 import { createNamespace, readVersions, startControlPlane } from '@orkestra/testenv';
 import { latencyOf, summarizeRounds } from './admission-summary.js';
 import type { AdmissionDocument, AdmissionRound } from './admission-summary.js';
@@ -61,8 +62,6 @@ const ITEMS_NAMESPACE = 'admission-bench-items';
 const WORKERS = 4;
 /** LISTs of every converting CR at each version, in turn, per round. */
 const LIST_PAIRS = 10;
-/** migrateKatalogStorage's pause between two writes (apps/operator/src/conversion/migrate-storage.ts). */
-const MIGRATION_PAUSE_MS = 20;
 const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 
 type Version = 'v1' | 'v2';
@@ -149,7 +148,7 @@ function write(complete: boolean, error?: string): AdmissionDocument {
       rounds,
       workers: WORKERS,
       listPairs: LIST_PAIRS,
-      migrationPauseMs: MIGRATION_PAUSE_MS,
+      migrationPacing: { ...MIGRATION_PACING },
     },
     environment: {
       date: new Date(started).toISOString(),

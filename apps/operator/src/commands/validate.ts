@@ -2,7 +2,13 @@ import { formatIssue, loadKatalogFile } from '../katalog-file.js';
 import { roleWildcardIssues } from '../generate/role-wildcards.js';
 import { strictCheck } from '../offline/strict-check.js';
 import { katalogSourceOf } from '@orkestra/types';
-import { mechanismText, planAdmission, scopedVersions, versionsText } from '../generate/admission.js';
+import {
+  mechanismText,
+  planAdmission,
+  scopedVersions,
+  unmadeAdmissionCalls,
+  versionsText,
+} from '../generate/admission.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
 
@@ -13,7 +19,9 @@ valid; otherwise prints one line per error on stderr (file:line:col: path: messa
 A valid Katalog's validation and mutation rules get one line each after the summary, naming how
 the API server applies the rule at admission (a CRD rule, a ValidatingAdmissionPolicy with Deny
 or Warn, a schema default, or the operator's admission webhook for a rule CEL cannot express, with
-the reason) or why it is checked at reconcile time only (docs/reference/katalog.md §12).
+the reason) or why it is checked at reconcile time only (docs/reference/katalog.md §12), and
+whether the reconcile skips it (an admission-only rule, fires.reconcile: false). A call marked
+fires.reconcile: false that no admission path makes is a warning: it is never made.
 
 Options:
   --strict    Also check every template path against the CRD schemas and declarations
@@ -105,6 +113,23 @@ export const validateCommand: Command = {
           );
         }
     }
+    // An admission-only call no admission path makes is never made (ADR 0112): a warning.
+    for (const [name, entry] of Object.entries(spec.crds))
+      for (const call of entry.enabled ? unmadeAdmissionCalls(entry) : []) {
+        const source = katalogSourceOf(call.node);
+        io.stderr.write(
+          `${formatIssue(
+            {
+              file: source?.file ?? result.file,
+              line: source?.line ?? 1,
+              column: source?.column ?? 1,
+              path: `spec.crds.${name}.${call.path}`,
+              message: call.message,
+            },
+            'warning: ',
+          )}\n`,
+        );
+      }
     if (nowhere > 0) return ExitCode.Failed;
     const protection = spec.deletionProtection;
     if (protection != null) {

@@ -30,6 +30,7 @@ function fakeClient(o: { readonly conflictsFor: Map<string, number>; readonly de
 } {
   const trimmed: unknown[] = [];
   const writes: string[] = [];
+  let lists = 0;
   const rv = new Map<string, number>([
     ['a', 1],
     ['b', 1],
@@ -48,11 +49,12 @@ function fakeClient(o: { readonly conflictsFor: Map<string, number>; readonly de
       if (ref.kind === 'CustomResourceDefinition') return CRD as unknown as KubeObject;
       throw new Error(`get ${ref.name}: forbidden (the role has no get on the CRs)`);
     },
-    list: async (_kind, options) => {
-      const one = /^metadata\.name=(.+)$/.exec(options?.fieldSelector ?? '')?.[1];
-      if (one == null)
-        return { items: [db('a', '1'), db('b', '1')], metadata: { resourceVersion: '1' } } as never;
-      const items = one === o.deletedOnRead ? [] : [db(one, String(rv.get(one)))];
+    // The first list is the kind as listed; a later one (after a conflict) sees what was written since.
+    list: async () => {
+      const items = [...rv.keys()]
+        .filter((name) => lists === 0 || name !== o.deletedOnRead)
+        .map((name) => db(name, String(rv.get(name))));
+      lists++;
       return { items, metadata: { resourceVersion: '1' } } as never;
     },
     mergePatch: async (ref, _patch, options) => {
@@ -77,8 +79,14 @@ describe('migrateStorageVersion', () => {
   it('writes a conflicting object again with a fresh resourceVersion, and trims storedVersions after', async () => {
     const fake = fakeClient({ conflictsFor: new Map([['a', 2]]) });
     const result = await migrateStorageVersion(fake.client, { crdName: 'dbs.x.io' });
-    expect(result).toEqual({ needed: true, rewritten: 2, conflicts: 2, deleted: 0, storedVersions: ['v2'] });
-    expect(fake.writes).toEqual(['a@3', 'b@1']);
+    expect(result).toMatchObject({
+      needed: true,
+      rewritten: 2,
+      conflicts: 2,
+      deleted: 0,
+      storedVersions: ['v2'],
+    });
+    expect(fake.writes).toEqual(['b@1', 'a@3']);
     expect(fake.trimmed).toEqual([{ storedVersions: ['v2'] }]);
   });
 
@@ -110,5 +118,62 @@ describe('migrateStorageVersion', () => {
     expect((error as MigrationError).code).toBe('MigrationStopped');
     expect(fake.writes).toEqual([]);
     expect(fake.trimmed).toEqual([]);
+  });
+
+  it('keeps at most `concurrency` writes in flight, starts them at `ratePerSecond`, and trims after the last', async () => {
+    const names = Array.from({ length: 24 }, (_, i) => `o${i}`);
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const starts: number[] = [];
+    let done = 0;
+    let trimmedAfter: number | undefined;
+    const client: Client = {
+      get: async () => CRD as unknown as KubeObject,
+      list: async () => ({ items: names.map((n) => db(n, '1')), resourceVersion: '1' }),
+      mergePatch: async (ref) => {
+        starts.push(performance.now());
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await new Promise((r) => setTimeout(r, 15));
+        inFlight--;
+        done++;
+        return db(ref.name, '2');
+      },
+      patchStatus: async () => {
+        trimmedAfter = done + inFlight * 1000;
+        return CRD as unknown as KubeObject;
+      },
+    };
+    const result = await migrateStorageVersion(client, {
+      crdName: 'dbs.x.io',
+      concurrency: 3,
+      ratePerSecond: 400,
+    });
+    expect(result.rewritten).toBe(names.length);
+    expect(maxInFlight).toBe(3);
+    // Every write done, none in flight, when storedVersions is trimmed.
+    expect(trimmedAfter).toBe(names.length);
+    // 400/s: starts at least 2.5 ms apart on average (timer granularity allows some slack each).
+    const span = (starts.at(-1) ?? 0) - (starts[0] ?? 0);
+    expect(span).toBeGreaterThanOrEqual((names.length - 1) * 2.5 - 5);
+    expect(result.timings?.lists).toBe(1);
+  });
+
+  it('paces the starts of writes as a rate across the writes in flight', async () => {
+    const names = Array.from({ length: 11 }, (_, i) => `o${i}`);
+    const starts: number[] = [];
+    const client: Client = {
+      get: async () => CRD as unknown as KubeObject,
+      list: async () => ({ items: names.map((n) => db(n, '1')), resourceVersion: '1' }),
+      mergePatch: async (ref) => {
+        starts.push(performance.now());
+        return db(ref.name, '2');
+      },
+      patchStatus: async () => CRD as unknown as KubeObject,
+    };
+    const t = performance.now();
+    await migrateStorageVersion(client, { crdName: 'dbs.x.io', concurrency: 4, ratePerSecond: 50 });
+    // 11 writes at 50/s: the last starts 200 ms after the first, not 4 at once.
+    expect((starts.at(-1) ?? 0) - t).toBeGreaterThanOrEqual(190);
+    expect((starts[3] ?? 0) - (starts[0] ?? 0)).toBeGreaterThanOrEqual(55);
   });
 });

@@ -10,7 +10,7 @@
  * an earlier copy.
  */
 import { PROTOCOL_ROOT } from '@orkestra/reconciler/offline';
-import { admissionOnlyReason, evaluateCondition, evaluateConditions } from '@orkestra/types';
+import { admissionOnlyReason, evaluateCondition, evaluateConditions, readsCalls } from '@orkestra/types';
 import type { Condition, CrdEntry, Katalog, MutationRule, ValidationRule } from '@orkestra/types';
 import { dynamicResolver, translateCondition, translateGate, typedResolver } from './admission-cel.js';
 import type { Translation } from './admission-cel.js';
@@ -49,7 +49,7 @@ export interface RulePlan {
    * on the object converted back (the reason says why no copy).
    */
   readonly atVersions?: readonly VersionJudge[];
-  /** Why the reconcile skips a validation rule judged at admission only (ADR 0104). */
+  /** Why the reconcile skips a validation rule judged, or a mutation rule applied, at admission only (ADR 0104, ADR 0112). */
   readonly admissionOnly?: string;
 }
 
@@ -367,13 +367,28 @@ export function planAdmission(entry: CrdEntry, version = entry.apiTypes.version)
   });
   // Upstream's admission-only rules (ADR 0104): the reconcile skips them, so admission is where
   // they are judged, or nowhere.
+  // Mutation rules alike (ADR 0112): the mutating webhook applies them, or nothing does.
   const judged = rules.map((plan): RulePlan => {
-    const index = /^validation\.rules\[(\d+)\]$/.exec(plan.rule)?.[1];
-    const v = index === undefined ? undefined : entry.validation?.rules[Number(index)];
-    const only = v === undefined ? undefined : admissionOnlyReason(v, entry.validation);
+    const [, list, index] = /^(validation|mutation)\.rules\[(\d+)\]$/.exec(plan.rule) ?? [];
+    const only =
+      list === 'validation'
+        ? ruleAt(entry.validation?.rules, index, (v) => admissionOnlyReason(v, entry.validation))
+        : list === 'mutation'
+          ? ruleAt(entry.mutation?.rules, index, (m) => admissionOnlyReason(m, entry.mutation))
+          : undefined;
     return only === undefined ? plan : { ...plan, admissionOnly: only };
   });
   return { rules: judged, crdRules, rootRules, defaults, deny, warn, webhook, atVersions };
+}
+
+/** ruleAt applies `f` to the rule at `index` of `rules`, if there is one. */
+function ruleAt<R, T>(
+  rules: readonly R[] | undefined,
+  index: string | undefined,
+  f: (rule: R) => T,
+): T | undefined {
+  const rule = index === undefined ? undefined : rules?.[Number(index)];
+  return rule === undefined ? undefined : f(rule);
 }
 
 /** ruleReads tells whether a validation rule reads a root of the template context (`status`, `external`, `metadata.uid`). */
@@ -581,8 +596,11 @@ export function versionsText(entry: CrdEntry, judge: VersionJudge): string {
 export function mechanismText(entry: CrdEntry, plan: RulePlan, version = entry.apiTypes.version): string {
   const text = admissionText(entry, plan, version);
   if (plan.admissionOnly === undefined) return text;
+  const [nowhere, only] = plan.rule.startsWith('mutation.')
+    ? ['applied nowhere', 'applied at admission only']
+    : ['judged nowhere', 'judged at admission only'];
   return plan.mechanism === 'reconcile-only'
-    ? `judged nowhere: judged at admission only (${plan.admissionOnly}), and ${text}`
+    ? `${nowhere}: ${only} (${plan.admissionOnly}), and ${text}`
     : `${text}; at admission only, the reconcile skips it (${plan.admissionOnly})`;
 }
 
@@ -610,4 +628,64 @@ function admissionText(entry: CrdEntry, plan: RulePlan, version: string): string
         ? `reconcile time only: ${plan.reason ?? ''}`
         : `judged nowhere: a rule scoped to ${version} is judged at admission only, and ${plan.reason ?? ''}`;
   }
+}
+
+/** UnmadeCall is an admission-only call (`fires.reconcile: false`) that no admission path makes. */
+export interface UnmadeCall {
+  /** The call's place in the entry: `validation.external[0]`, `operatorBox.external[1]`. */
+  readonly path: string;
+  /** The call's node, for its source position. */
+  readonly node: object;
+  readonly message: string;
+}
+
+/**
+ * unmadeAdmissionCalls lists an entry's calls marked `fires: {reconcile: false}` that are made
+ * nowhere (ADR 0112): the reconcile leaves them out, and admission makes a `validation.external`
+ * call only when a rule the validating webhook judges reads `external`, a `mutation.external` call
+ * only when a rule the mutating webhook applies reads one of them, and a call of any other list
+ * never. `ork validate` warns of each.
+ */
+export function unmadeAdmissionCalls(entry: CrdEntry): UnmadeCall[] {
+  const out: UnmadeCall[] = [];
+  const plan = planAdmission(entry);
+  const validationRules = entry.validation?.rules ?? [];
+  const validating = [...plan.webhook.deny, ...plan.webhook.warn, ...plan.webhook.denyAt].some((i) => {
+    const rule = validationRules[i];
+    return rule !== undefined && readsExternal(rule);
+  });
+  const mutationRules = entry.mutation?.rules ?? [];
+  const mutating = plan.webhook.mutate.some((i) => {
+    const rule = mutationRules[i];
+    return rule !== undefined && readsCalls(rule, entry.mutation?.external).length > 0;
+  });
+  const visit = (node: unknown, path: string): void => {
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => visit(item, `${path}[${i}]`));
+      return;
+    }
+    if (!isSchema(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      const at = path === '' ? key : `${path}.${key}`;
+      if (key === 'external' && Array.isArray(value))
+        value.forEach((call: unknown, i) => {
+          if (!isSchema(call) || !isSchema(call['fires']) || call['fires']['reconcile'] !== false) return;
+          const name = String(call['name']);
+          const message =
+            at === 'validation.external'
+              ? validating
+                ? undefined
+                : `${name} is made at admission only (fires.reconcile: false), and no rule the admission webhook judges reads \`external\`, so it is never made: read external.${name} in a validation rule, or drop the call`
+              : at === 'mutation.external'
+                ? mutating
+                  ? undefined
+                  : `${name} is made at admission only (fires.reconcile: false), and no mutation rule the mutating webhook applies reads a mutation.external answer, so it is never made: read external.${name} in a mutation rule's value or gate, or drop the call`
+                : `${name} is made at admission only (fires.reconcile: false), and admission makes only validation.external and mutation.external calls, so it is never made: move it to one of those, or drop \`fires\``;
+          if (message !== undefined) out.push({ path: `${at}[${i}]`, node: call, message });
+        });
+      else visit(value, at);
+    }
+  };
+  visit(entry, '');
+  return out;
 }

@@ -187,3 +187,46 @@ describe('strict check: protocol results and helpers (docs/reference/katalog.md 
     ]);
   });
 });
+
+/** mutation.external (ADR 0112): the mutation rules read its calls, and only its calls. */
+const mutationText = (
+  value: string,
+  secondUrl = 'http://r/{{ external.registry.json.id }}',
+) => `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: ship}
+spec:
+  crds:
+    release:
+      apiTypes: {group: demo.example.com, version: v1, kind: Release, plural: releases}
+      mutation:
+        external:
+          - {name: registry, url: "http://r/{{ spec.image }}", fires: {reconcile: false}}
+          - {name: mirror, url: "${secondUrl}", fires: {reconcile: false}}
+        rules:
+          - {field: spec.digest, override: "${value}"}
+      validation:
+        external:
+          - {name: quota, url: "http://q"}
+        rules:
+          - {field: external.quota.json.ok, equals: "true", message: over quota}
+`;
+
+describe('strict check: mutation.external', () => {
+  it('lets the mutation rules read every mutation call, and a call read the ones before it', () => {
+    expect(messages(mutationText('{{ external.mirror.json.digest }}'))).toEqual([]);
+  });
+
+  it('names a validation call read by a mutation rule, and a mutation call read before it is made', () => {
+    expect(
+      messages(mutationText('{{ external.quota.json.digest }}', 'http://r/{{ external.mirror.status }}')),
+    ).toEqual([
+      expect.stringMatching(
+        /^spec\.crds\.release\.mutation\.external\[1\]\.url: .*external call `mirror` runs after this one/,
+      ),
+      expect.stringMatching(
+        /^spec\.crds\.release\.mutation\.rules\[0\]\.override: .*no external call is named `quota`/,
+      ),
+    ]);
+  });
+});

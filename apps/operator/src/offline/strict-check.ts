@@ -87,6 +87,8 @@ interface Place {
   readonly roots: ReadonlySet<Root>;
   /** For external calls: how many hoisted calls run before this one (its visible `external` names). */
   readonly externalBefore?: number;
+  /** The `external` names visible here instead of the entry's step 8 and 11 calls: `mutation.external`'s (ADR 0112). */
+  readonly externalNames?: readonly string[];
   /** For resource entries with forEach. */
   readonly forEach?: ForEachScope;
   /** For resource entries: the entry (volatile-helper and providers notes). */
@@ -373,10 +375,14 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
     // validation.external runs first (step 8), then the hoisted operatorBox calls (step 11).
     external: [...(entry.validation?.external ?? []), ...box.external].map((call) => call.name),
     externalProtocols: new Map(
-      [...(entry.validation?.external ?? []), ...box.external].map((call) => [call.name, call.protocol]),
+      [...(entry.mutation?.external ?? []), ...(entry.validation?.external ?? []), ...box.external].map(
+        (call) => [call.name, call.protocol],
+      ),
     ),
     externalCalls: new Map(
-      [...(entry.validation?.external ?? []), ...box.external].map((call) => [call.name, call]),
+      [...(entry.mutation?.external ?? []), ...(entry.validation?.external ?? []), ...box.external].map(
+        (call) => [call.name, call],
+      ),
     ),
     externalCounts: {
       validation: entry.validation?.external.length ?? 0,
@@ -391,7 +397,19 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
 /** placeOf classifies a location inside a CRD entry by what its templates may see (docs/reference/katalog.md §17.2). */
 function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalog): Place | undefined {
   const [first, second, third, fourth] = rel;
-  if (first === 'normalize' || first === 'mutation') return { name: first, roots: roots() };
+  if (first === 'mutation') {
+    // The mutating webhook makes `mutation.external` first; the rules read their answers (ADR 0112).
+    const calls = (scope.entry.mutation?.external ?? []).map((c) => c.name);
+    if (calls.length === 0) return { name: first, roots: roots() };
+    const isCall = second === 'external';
+    const index = isCall && typeof third === 'number' ? third : calls.length;
+    return {
+      name: isCall ? 'mutation calls' : first,
+      roots: roots('external'),
+      externalNames: calls.slice(0, index),
+    };
+  }
+  if (first === 'normalize') return { name: first, roots: roots() };
   if (first === 'validation') {
     // A validation call sees the calls before it; the rules see every validation call.
     const calls = scope.externalCounts.validation;
@@ -559,12 +577,17 @@ function checkHookPath(
     return names.includes(name) ? undefined : `no module hook is named \`${name}\`${didYouMean(name, names)}`;
   }
   if (hook.ordered) {
+    const all =
+      place.externalNames == null
+        ? scope.external
+        : (scope.entry.mutation?.external ?? []).map((c) => c.name);
     const visible =
-      place.externalBefore == null ? scope.external : scope.external.slice(0, place.externalBefore);
+      place.externalNames ??
+      (place.externalBefore == null ? scope.external : scope.external.slice(0, place.externalBefore));
     if (!visible.includes(name)) {
-      return scope.external.includes(name)
+      return all.includes(name)
         ? `external call \`${name}\` runs after this one`
-        : `no external call is named \`${name}\`${didYouMean(name, scope.external)}`;
+        : `no external call is named \`${name}\`${didYouMean(name, all)}`;
     }
     const protocol = PROTOCOLS.get(scope.externalProtocols.get(name) ?? 'http');
     if (protocol == null) return resultKey(1);

@@ -1,7 +1,8 @@
 import { ExternalCaller } from '@orkestra/reconciler';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { createAdmissionJudge } from '@orkestra/reconciler/offline';
-import type { AdmissionJudge, AdmissionVerdict } from '@orkestra/reconciler/offline';
+import type { AdmissionJudge, AdmissionVerdict, JudgeCalls } from '@orkestra/reconciler/offline';
+import { readsCalls } from '@orkestra/types';
 import type { CrdEntry, Katalog } from '@orkestra/types';
 import { mutationReads, planAdmission, readsExternal, webhookPath } from '../generate/admission.js';
 import { isMap } from '../is-map.js';
@@ -50,6 +51,8 @@ interface MutationRoute {
   readonly rules: ReadonlySet<number>;
   /** Some rule reads `metadata`, which a CREATE by `generateName` does not have complete yet. */
   readonly readsMetadata: boolean;
+  /** Some rule reads a `mutation.external` answer: the entry's calls are made first (ADR 0112). */
+  readonly calls: boolean;
 }
 
 /** AdmissionHandler answers the review of one path, or undefined for a path it does not serve. */
@@ -85,6 +88,10 @@ export function createAdmissionHandler(
         readsMetadata: plan.mutate.some((i) => {
           const rule = rules[i];
           return rule != null && mutationReads(rule, 'metadata');
+        }),
+        calls: plan.mutate.some((i) => {
+          const rule = rules[i];
+          return rule != null && readsCalls(rule, entry.mutation?.external).length > 0;
         }),
       });
     }
@@ -123,7 +130,12 @@ export function createAdmissionHandler(
     const { request, answer } = reviewOf(review);
     const object = request['object'];
     if (!isMap(object)) return answer({ allowed: true });
-    if (mutation != null) return answer(mutate(judge, mutation, object));
+    if (mutation != null) {
+      const calls = mutation.calls
+        ? { caller: (caller ??= new ExternalCaller()), signal: AbortSignal.timeout(callsTimeoutMs) }
+        : undefined;
+      return answer(await mutate(judge, mutation, object, calls));
+    }
     if (route == null) return undefined;
     let verdict: AdmissionVerdict | undefined;
     try {
@@ -174,7 +186,12 @@ export function createAdmissionHandler(
  * A value that cannot be converted to its `valueType` refuses the object with the reconcile's
  * message (the reconcile would turn the CR `Ready=False` for it).
  */
-function mutate(judge: AdmissionJudge, route: MutationRoute, object: Json): Json {
+async function mutate(
+  judge: AdmissionJudge,
+  route: MutationRoute,
+  object: Json,
+  calls: JudgeCalls | undefined,
+): Promise<Json> {
   const metadata = isMap(object['metadata']) ? object['metadata'] : {};
   if (route.readsMetadata && (typeof metadata['name'] !== 'string' || metadata['name'] === ''))
     return {
@@ -184,11 +201,23 @@ function mutate(judge: AdmissionJudge, route: MutationRoute, object: Json): Json
       ],
     };
   let changes: Readonly<Record<string, unknown>> | undefined;
+  let calling = false;
   try {
-    changes = judge.mutate(route.entry, object as unknown as KubeObject, { rules: route.rules });
+    const cr = object as unknown as KubeObject;
+    const options = { rules: route.rules };
+    if (calls == null) changes = judge.mutate(route.entry, cr, options);
+    else {
+      calling = true;
+      changes = await judge.mutateWithCalls(route.entry, cr, calls, options);
+    }
   } catch (error) {
     const message = `cannot apply ${route.entry}'s mutation rules: ${error instanceof Error ? error.message : String(error)}`;
-    return { allowed: false, status: { code: 422, reason: 'Invalid', message } };
+    // A value its valueType cannot hold is the object's fault (422); a failed mutation.external
+    // call is the webhook's (500): with failurePolicy Fail, nothing is stored unmutated (ADR 0112).
+    const failedCall = calling && (error as { code?: unknown }).code === 'ExternalCallFailed';
+    return failedCall
+      ? { allowed: false, status: { code: 500, reason: 'InternalError', message } }
+      : { allowed: false, status: { code: 422, reason: 'Invalid', message } };
   }
   const ops = changes == null ? [] : jsonPatchOf(object, { spec: changes });
   return ops.length === 0 ? { allowed: true } : patchedResponse(ops);

@@ -72,6 +72,17 @@ export interface AdmissionJudge {
     cr: KubeObject,
     options?: { readonly rules?: ReadonlySet<number> },
   ): Readonly<Record<string, unknown>> | undefined;
+  /**
+   * mutateWithCalls is mutate after the entry's `mutation.external` calls (ADR 0112), made once
+   * with `calls` on the normalized CR as step 8 makes its own (`runExternalCalls`), their results
+   * the rules' `external`. A failed call without `continueOnError` throws ExternalCallFailed.
+   */
+  mutateWithCalls(
+    entry: string,
+    cr: KubeObject,
+    calls: JudgeCalls,
+    options?: { readonly rules?: ReadonlySet<number> },
+  ): Promise<Readonly<Record<string, unknown>> | undefined>;
 }
 
 /** MUTATION_PASSES bounds the passes of step 7 at admission: rules that keep changing what they set (a clock, each other) stop there. */
@@ -117,6 +128,7 @@ export function createAdmissionJudge(
   const compiled = compileKatalog(katalog, { engine });
   const conditions = conditionsOptions(engine, clock);
   const externals = new Map<string, readonly CompiledExternal[]>();
+  const mutationExternals = new Map<string, readonly CompiledExternal[]>();
   for (const [name, crd] of compiled.crds) {
     const calls = katalog.spec.crds[name]?.validation?.external ?? [];
     // At admission every call is made, those marked `fires.reconcile: false` too (ADR 0104).
@@ -124,7 +136,51 @@ export function createAdmissionJudge(
       name,
       compileExternalCalls(calls, `${crd.katalogPath}.validation.external`, engine, 'admission'),
     );
+    const mutationCalls = katalog.spec.crds[name]?.mutation?.external ?? [];
+    mutationExternals.set(
+      name,
+      compileExternalCalls(mutationCalls, `${crd.katalogPath}.mutation.external`, engine, 'admission'),
+    );
   }
+  /** Makes `declared` on `view` with `calls` (only what runExternalCalls reads of the hook services: the caller and the gate options). */
+  const callAll = async (
+    crd: CompiledCrd,
+    view: KubeObject,
+    declared: readonly CompiledExternal[],
+    calls: JudgeCalls,
+  ): Promise<Record<string, unknown>> => {
+    const services = { external: calls.caller, conditions } as unknown as HookServices;
+    const context = initialContext(view);
+    return (await runExternalCalls(
+      services,
+      declared,
+      { crd, cr: view, context, signal: calls.signal },
+      {},
+    )) as Record<string, unknown>;
+  };
+  /** Step 7 at admission, repeated on its own result; the merge patch of `spec` it makes. */
+  const mutated = (
+    crd: CompiledCrd,
+    cr: KubeObject,
+    rules: ReadonlySet<number> | undefined,
+    external: Readonly<Record<string, unknown>> | undefined,
+  ): Readonly<Record<string, unknown>> | undefined => {
+    let current = cr;
+    for (let pass = 0; pass < MUTATION_PASSES; pass++) {
+      const plan = planMutation(crd, normalizeCr(crd, current), conditions, rules, {
+        at: 'admission',
+        ...(external == null ? {} : { external }),
+      });
+      if (plan == null) break;
+      current = mergePatch(current, { spec: plan.changes }) as KubeObject;
+    }
+    if (current === cr) return undefined;
+    const changes = mergeDiff(
+      isRecord(cr['spec']) ? cr['spec'] : {},
+      isRecord(current['spec']) ? current['spec'] : {},
+    );
+    return Object.keys(changes).length === 0 ? undefined : changes;
+  };
   /** Steps 6 and 7: the CR as step 8 sees it. */
   const viewOf = (crd: CompiledCrd, cr: KubeObject): KubeObject => {
     const view = normalizeCr(crd, cr);
@@ -161,33 +217,21 @@ export function createAdmissionJudge(
       const view = viewOf(crd, cr);
       const context = initialContext(view);
       const declared = externals.get(entry) ?? [];
-      if (declared.length > 0) {
-        // Only what runExternalCalls reads of the hook services: the caller and the gate options.
-        const services = { external: calls.caller, conditions } as unknown as HookServices;
-        context[externalHook.key] = await runExternalCalls(
-          services,
-          declared,
-          { crd, cr: view, context, signal: calls.signal },
-          {},
-        );
-      }
+      if (declared.length > 0) context[externalHook.key] = await callAll(crd, view, declared, calls);
       return verdict(crd, view, context, judgeOptions);
     },
     mutate(entry, cr, mutateOptions = {}) {
       const crd = compiled.crds.get(entry);
       if (crd == null) return undefined;
-      let current = cr;
-      for (let pass = 0; pass < MUTATION_PASSES; pass++) {
-        const plan = planMutation(crd, normalizeCr(crd, current), conditions, mutateOptions.rules);
-        if (plan == null) break;
-        current = mergePatch(current, { spec: plan.changes }) as KubeObject;
-      }
-      if (current === cr) return undefined;
-      const changes = mergeDiff(
-        isRecord(cr['spec']) ? cr['spec'] : {},
-        isRecord(current['spec']) ? current['spec'] : {},
-      );
-      return Object.keys(changes).length === 0 ? undefined : changes;
+      return mutated(crd, cr, mutateOptions.rules, undefined);
+    },
+    async mutateWithCalls(entry, cr, calls, mutateOptions = {}) {
+      const crd = compiled.crds.get(entry);
+      if (crd == null) return undefined;
+      const declared = mutationExternals.get(entry) ?? [];
+      const external =
+        declared.length === 0 ? undefined : await callAll(crd, normalizeCr(crd, cr), declared, calls);
+      return mutated(crd, cr, mutateOptions.rules, external);
     },
   };
 }

@@ -19,7 +19,7 @@ export type { ClusterWrite } from './memory-cluster.js';
 export { OfflineEngine, createScriptedProviders, reconcileOnce } from './offline-engine.js';
 export type { OfflineResults, OfflineRun, ProviderResultInput } from './offline-engine.js';
 export { createAdmissionJudge } from './admission-judge.js';
-export type { AdmissionJudge, AdmissionVerdict } from './admission-judge.js';
+export type { AdmissionJudge, AdmissionVerdict, JudgeCalls } from './admission-judge.js';
 export { IntervalGate } from '../notify/gate.js';
 export { planRolloutNotifications } from '../notify/plan.js';
 export type { DueNotification } from '../notify/plan.js';

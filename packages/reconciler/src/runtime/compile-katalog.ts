@@ -70,6 +70,11 @@ export interface CompiledMutationRule {
   readonly katalogPath: string;
   readonly value: CompiledValue;
   readonly mode: 'default' | 'override';
+  /**
+   * False for a rule applied at admission only (upstream's `fires.reconcile: false`, or it reads a
+   * `mutation.external` call's result; ADR 0112): the reconcile skips it.
+   */
+  readonly atReconcile: boolean;
 }
 
 /** CompiledValidationRule is a validation rule with its message compiled. */
@@ -187,6 +192,7 @@ function compileCrd(name: string, entry: CrdEntry, katalog: Katalog, engine: Tem
       rule,
       katalogPath,
       mode,
+      atReconcile: admissionOnlyReason(rule, entry.mutation) === undefined,
       value: compileValue(mode === 'override' ? rule.override : rule.default, {
         path: `${katalogPath}.${mode}`,
         engine,

@@ -58,6 +58,11 @@ const MutationRuleSchema = gated({
     .enum(['string', 'int', 'integer', 'float', 'number', 'bool', 'boolean'])
     .transform((t) => VALUE_TYPE_ALIASES[t])
     .optional(),
+  /**
+   * Upstream's `fires.reconcile: false`: the rule is applied by the mutating admission webhook
+   * only, the reconcile skips it (docs/reference/katalog.md §11, ADR 0112).
+   */
+  fires: z.strictObject({ reconcile: z.boolean().default(true) }).optional(),
 }).superRefine((rule, ctx) => {
   if ((rule.default === undefined) === (rule.override === undefined)) {
     ctx.addIssue({
@@ -74,8 +79,31 @@ export interface MutationRule extends z.output<typeof MutationRuleSchema> {}
 /** MutationRule writes a default or override into the stored CR (docs/reference/katalog.md §11); `valueType` aliases are normalized. */
 export const MutationRule: z.ZodType<MutationRule> = MutationRuleSchema.meta({ id: 'MutationRule' });
 
-/** Mutation is the mutation block. */
-const MutationSchema = z.strictObject({ rules: z.array(MutationRule).default([]) });
+/**
+ * Mutation is the mutation block. `external` (upstream's `mutation.external`, ADR 0112): calls the
+ * mutating admission webhook makes before the rules, whose answers the rules read as
+ * `external.<name>`; each is made at admission only (`fires: {reconcile: false}`), which the
+ * loader asks to be written.
+ */
+const MutationSchema = z.strictObject({
+  rules: z.array(MutationRule).default([]),
+  external: z
+    .array(
+      ExternalCall.superRefine((call, ctx) => {
+        if (call.fires?.reconcile !== false)
+          ctx.addIssue({
+            code: 'custom',
+            message:
+              'a mutation.external call is made by the mutating admission webhook only: write `fires: {reconcile: false}` ' +
+              '(upstream also makes it at every reconcile, which Orkestra does not; a value the reconcile must recompute ' +
+              'from a service has no counterpart here — set it from the CR, or with an admission-only rule)',
+            path: ['fires'],
+            input: call,
+          });
+      }),
+    )
+    .default([]),
+});
 /** Mutation is a mutation block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface Mutation extends z.output<typeof MutationSchema> {}

@@ -58,26 +58,39 @@ export interface MutationPlan {
   readonly changes: Readonly<Record<string, unknown>>;
 }
 
+/** MutationAt is where step 7 runs: the reconcile (the default), or admission with the `mutation.external` answers. */
+export type MutationAt =
+  | { readonly at: 'reconcile' }
+  | { readonly at: 'admission'; readonly external?: Readonly<Record<string, unknown>> };
+
 /**
  * planMutation is step 7 without the write: rules run in order; each gate sees the spec as the
  * rules before it left it; a `default` rule fills only an absent or empty field; values are
  * rendered from the normalized CR and converted to `valueType`. Undefined when nothing changes.
  * `only` keeps the rules whose `mutation.rules` index it holds (the mutating admission webhook's,
- * ADR 0092); default all.
+ * ADR 0092); default all. At `reconcile` (the default) the rules applied at admission only are
+ * skipped; at admission the rules read the `mutation.external` answers as `external` (ADR 0112).
  */
 export function planMutation(
   crd: CompiledCrd,
   view: KubeObject,
   conditions: EvaluateConditionsOptions,
   only?: ReadonlySet<number>,
+  where: MutationAt = { at: 'reconcile' },
 ): MutationPlan | undefined {
-  const rules = only == null ? crd.mutation : crd.mutation.filter((_, i) => only.has(i));
+  const rules = crd.mutation.filter(
+    (r, i) => (only == null || only.has(i)) && (where.at === 'admission' || r.atReconcile),
+  );
   if (rules.length === 0) return undefined;
-  const context = crContext(view);
+  const withCalls = (cr: KubeObject): TemplateContext =>
+    where.at === 'admission' && where.external != null
+      ? { ...crContext(cr), external: where.external }
+      : crContext(cr);
+  const context = withCalls(view);
   const changes: Record<string, unknown> = {};
   const spec = structuredClone((view['spec'] ?? {}) as Record<string, unknown>);
   for (const rule of rules) {
-    if (!evaluateConditions(rule.rule, crContext({ ...view, spec }), conditions).passed) continue;
+    if (!evaluateConditions(rule.rule, withCalls({ ...view, spec }), conditions).passed) continue;
     const path = rule.rule.field.replace(/^\./, '').slice('spec.'.length);
     const current = getPath(spec, path);
     if (rule.mode === 'default' && current != null && current !== '') continue;
