@@ -23,7 +23,7 @@ import { upgradeRollback } from './rollback.js';
 import { upgradeRuleLists } from './rule-lists.js';
 import { checkEnrich } from './enrich.js';
 import { oneWayPaths } from './one-way-paths.js';
-import { checkServe } from './serve.js';
+import { checkServe, servedAs } from './serve.js';
 import { checkServeClusters } from './gateway.js';
 import { runtimeOwnedStatus } from './status-paths.js';
 import { goHooks } from './go-hooks.js';
@@ -50,11 +50,12 @@ const GO_TYPE_KEYS = ['object', 'objectList', 'list', 'location', 'alias'] as co
 export function upgradeEntry(up: Upgrader, entry: YAMLMap, base: Path, options: UpgradeDialectOptions): void {
   if (up.upstream) {
     checkEnrich(up, entry, base);
+    const written = servedAs(up, entry, base);
     // Upstream's validator checks `serve` of enabled entries only.
     const enabled = pairOf(entry, 'enabled')?.value;
     if (!(isScalar(enabled) && enabled.value === false)) {
-      checkServe(up, entry, base);
-      checkServeClusters(up, entry, base);
+      checkServe(up, entry, base, written);
+      checkServeClusters(up, entry, base, written);
     }
   }
   const builtin = builtinKindEntry(up, entry, base);

@@ -122,11 +122,16 @@ function checkRef(up: Upgrader, ref: Pair, path: Path, shown: string): void {
  * literal name in `serve.clusters` too; a template must compile (upstream's notes written out
  * first). Nothing is checked when the Katalog has no enabled gateway clusters, as upstream.
  */
-export function checkServeClusters(up: Upgrader, entry: YAMLMap, base: Path): void {
+export function checkServeClusters(
+  up: Upgrader,
+  entry: YAMLMap,
+  base: Path,
+  written: 'serve' | 'idp' = 'serve',
+): void {
   const gateway = up.gateway;
   const serve = mapAt(entry, 'serve');
   if (gateway == null || serve == null) return;
-  const path = [...base, 'serve'];
+  const path = [...base, written];
   const served = listOf(serve, 'clusters');
   const servedNames = new Set(served.map((node) => scalarText(node) ?? ''));
   served.forEach((node, i) => checkRefTo(up, gateway.names, node, [...path, 'clusters', i]));

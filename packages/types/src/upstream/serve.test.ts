@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { migrateKatalog } from './migrate.js';
 import { head, load, ok } from './dialect-fixtures.test-support.js';
 
 /**
@@ -59,6 +60,50 @@ describe('serve', () => {
         13,
         'spec.crds.website.serve.fields.when.values',
         'serve.fields.when: path and values are mutually exclusive (upstream refuses both)',
+      ],
+    ]);
+  });
+
+  /**
+   * The older generation's `idp` block (upstream's IDPConfig: `enabled`, `include`, `fields` of
+   * `{label, order, …}`, beside `gateway.applyAPI`) is the block upstream later named `serve`.
+   */
+  const idp = (body: string) => `${head()}      idp:
+        enabled: true
+${body}`;
+
+  it('the older `idp` block loads as `serve` and is removed with a note', () => {
+    const text = idp('        fields:\n          size:\n            label: Size\n            order: 1\n');
+    const result = ok(load(text));
+    expect(result.katalog.spec.crds['website']).not.toHaveProperty('idp');
+    expect(result.katalog.spec.crds['website']).not.toHaveProperty('serve');
+    expect(migrateKatalog(text).changes).toContainEqual(
+      expect.objectContaining({
+        path: 'spec.crds.website.idp',
+        line: 13,
+        message: 'renamed to serve (upstream’s later name of the block)',
+      }),
+    );
+  });
+
+  it('an `idp` block upstream refuses is refused at `idp`, by line and column', () => {
+    expect(errorsOf(idp('        fields:\n          my-size:\n            label: Size\n'))).toEqual([
+      [
+        16,
+        11,
+        'spec.crds.website.idp.fields.my-size',
+        'serve.fields.my-size: a field name must not contain a hyphen; it is a Go template identifier ({{ .request.my-size }} does not parse); write my_size (upstream refuses it)',
+      ],
+    ]);
+  });
+
+  it('`idp` beside `serve` is refused at `idp`, saying which to keep', () => {
+    expect(errorsOf(idp('      serve:\n        enabled: true\n'))).toEqual([
+      [
+        13,
+        7,
+        'spec.crds.website.idp',
+        '`idp` is the older name of `serve` and this entry declares both; keep the `serve` block and delete `idp`',
       ],
     ]);
   });

@@ -4,11 +4,12 @@
  * here too, at its position and for upstream's reason, so a Katalog upstream rejects never loads:
  * both modes off, a `target` while `modes.target` is false, a field with both `path` and
  * `values` (or both `value` and `values`), and a field name with a hyphen. Cluster references are
- * gateway.ts.
+ * gateway.ts. The older generation's name of the block, `idp` (with `gateway.applyAPI`), is read
+ * as `serve` (servedAs).
  */
 import { isMap, isScalar } from 'yaml';
 import type { Pair, YAMLMap } from 'yaml';
-import { keyOf, mapAt, pairOf } from './nodes.js';
+import { keyOf, mapAt, pairOf, scalar, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import type { Upgrader } from './upgrader.js';
 
@@ -17,11 +18,40 @@ const off = (map: YAMLMap | undefined, key: string): boolean => {
   return isScalar(value) && String(value.value) === 'false';
 };
 
+/**
+ * servedAs reads the older generation's `idp` block (upstream's IDPConfig, beside
+ * `gateway.applyAPI`) as `serve`, the name upstream gave it later with the same keys (`enabled`,
+ * `include`, `fields`, `target`, …), renaming the key in place. Returns the key the entry wrote
+ * (`serve` or `idp`), for paths; an entry with both is refused at `idp` (keep `serve`), and the
+ * duplicate is removed so the rest reads `serve`.
+ */
+export function servedAs(up: Upgrader, entry: YAMLMap, base: Path): 'serve' | 'idp' {
+  const idp = pairOf(entry, 'idp');
+  if (idp == null) return 'serve';
+  if (pairOf(entry, 'serve') != null) {
+    up.problem(
+      [...base, 'idp'],
+      idp.key,
+      '`idp` is the older name of `serve` and this entry declares both; keep the `serve` block and delete `idp`',
+    );
+    takeOut(entry, idp);
+    return 'serve';
+  }
+  idp.key = scalar('serve', idp.key);
+  up.change([...base, 'idp'], idp.key, 'renamed to serve (upstream’s later name of the block)');
+  return 'idp';
+}
+
 /** checkServe reports what upstream's validator refuses in an entry's `serve` block. */
-export function checkServe(up: Upgrader, entry: YAMLMap, base: Path): void {
+export function checkServe(
+  up: Upgrader,
+  entry: YAMLMap,
+  base: Path,
+  written: 'serve' | 'idp' = 'serve',
+): void {
   const serve = mapAt(entry, 'serve');
   if (serve == null || off(serve, 'enabled')) return;
-  const path = [...base, 'serve'];
+  const path = [...base, written];
   const modes = mapAt(serve, 'modes');
   if (off(modes, 'target') && off(modes, 'cr'))
     up.problem(
