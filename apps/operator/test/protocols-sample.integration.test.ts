@@ -9,7 +9,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
@@ -21,6 +20,7 @@ import { strictCheck } from '../src/offline/strict-check.js';
 import type { Operator } from '../src/process/operator.js';
 import { waitFor } from './e2e/ork-process.js';
 import { startInProcessOperator } from './in-process-operator.js';
+import { SAMPLE_ANSWERS, sampleKatalog, seedSample } from './protocols-sample.js';
 
 const env = useControlPlane();
 const postgres = usePostgres();
@@ -29,80 +29,8 @@ const redis = useRedis();
 const group = `ps${randomBytes(3).toString('hex')}.test.orkestra.io`;
 const dir = mkdtempSync(join(tmpdir(), 'orkestra-protocols-sample-'));
 const file = join(dir, 'katalog.yaml');
-
-/** redisWrite sends inline commands to the test's Redis as its admin (the protocol only reads). */
-function redisWrite(...commands: string[]): Promise<string> {
-  const { port, password } = redis();
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    let answer = '';
-    socket.on('data', (chunk) => {
-      answer += chunk.toString();
-      if (answer.split('\r\n').length > commands.length + 1) socket.end();
-    });
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.write([`AUTH ${password}`, ...commands].map((c) => `${c}\r\n`).join(''));
-  });
-}
-
-/** katalogText is the sample: three protocols, a ConfigMap child and status fields from their answers. */
-function katalogText(): string {
-  const db = postgres();
-  return `apiVersion: orkestra.konductor.io/v1alpha1
-kind: Katalog
-metadata: {name: protocols-sample}
-spec:
-  crds:
-    queue:
-      apiTypes: {group: ${group}, version: v1, kind: Queue, plural: queues}
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                owner: {type: string}
-                queue: {type: string}
-            status:
-              type: object
-              x-kubernetes-preserve-unknown-fields: true
-      operatorBox:
-        external:
-          - name: jobs
-            protocol: postgres
-            url: postgres://${db.user}@127.0.0.1:${db.port}/${db.database}
-            query: SELECT count(*) AS pending FROM (VALUES ('web', 'pending'), ('web', 'pending'), ('web', 'done'), ('api', 'pending')) AS jobs(owner, state) WHERE owner = $1 AND state = $2
-            params: ["{{ spec.owner }}", pending]
-            auth: {secretRef: {name: pg-reader, key: password}}
-            timeout: 5s
-          - name: backlog
-            protocol: redis
-            url: redis://127.0.0.1:${redis().port}/0
-            query: 'LLEN "{{ spec.queue }}"'
-            auth: {secretRef: {name: redis-reader, key: password}}
-            timeout: 5s
-          - name: up
-            protocol: prometheus
-            url: ${prometheus().url}
-            query: 'up{job="prometheus"}'
-            timeout: 5s
-        onReconcile:
-          configMaps:
-            - name: "{{ metadata.name }}-answers"
-              data:
-                PENDING: "{{ external.jobs.rows.0.pending }}"
-                BACKLOG: "{{ external.backlog.result }}"
-                UP: "{{ promValue external.up }}"
-        status:
-          fields:
-            - {path: pending, value: "{{ external.jobs.result }}"}
-            - {path: backlog, value: "{{ external.backlog.result }}"}
-            - {path: up, value: "{{ promValue external.up }}"}
-            - {path: scraping, value: "{{ promAboveThreshold external.up 0 }}"}
-`;
-}
+const servers = { postgres, prometheus, redis };
+const katalogText = (): string => sampleKatalog(servers, group);
 
 let operator: Operator;
 const ccToken = randomBytes(16).toString('hex');
@@ -118,15 +46,7 @@ beforeAll(async () => {
     namespace: env.namespace,
     body: { metadata: { name: 'redis-reader' }, stringData: { password: redis().password } },
   });
-  await redisWrite('RPUSH orders a b c d e');
-  // `up` exists after Prometheus' first scrape of itself.
-  await waitFor('Prometheus to have scraped itself', async () => {
-    const answer = await fetch(
-      `${prometheus().url}/api/v1/query?query=${encodeURIComponent('up{job="prometheus"}')}`,
-    );
-    const body = (await answer.json()) as { data: { result: unknown[] } };
-    return body.data.result.length > 0 ? true : undefined;
-  });
+  await seedSample(servers, waitFor);
   writeFileSync(file, katalogText());
   operator = await startInProcessOperator({
     katalogFile: file,
@@ -186,9 +106,9 @@ describe('a protocols sample under the operator, against the real servers', () =
         },
         120_000,
       );
-      expect(status).toMatchObject({ pending: '2', backlog: '5', up: '1', scraping: 'true' });
+      expect(status).toMatchObject(SAMPLE_ANSWERS.status);
       const answers = await core().readNamespacedConfigMap({ name: 'web-answers', namespace: env.namespace });
-      expect(answers.data).toEqual({ PENDING: '2', BACKLOG: '5', UP: '1' });
+      expect(answers.data).toEqual(SAMPLE_ANSWERS.configMap);
 
       // The Control Center's CR page data: each call's last outcome for this CR (runtime.md §23.2).
       const base = `http://127.0.0.1:${operator.metricsAddress?.port ?? 0}`;
