@@ -592,16 +592,37 @@ export function versionsText(entry: CrdEntry, judge: VersionJudge): string {
     : `${judge.version} requests: operator admission webhook ${webhookPath(entry, 'deny-versions')} on the object converted to ${entry.apiTypes.version} (${judge.reason ?? ''})`;
 }
 
-/** mechanismText says in a few words how a rule is applied (for `ork validate`). */
+/**
+ * mechanismText says in a few words how a rule is applied (for `ork validate`); of a mutation rule
+ * also that the reconcile applies it again, after the `mutation.external` calls it reads that are
+ * made there too (ADR 0114).
+ */
 export function mechanismText(entry: CrdEntry, plan: RulePlan, version = entry.apiTypes.version): string {
   const text = admissionText(entry, plan, version);
-  if (plan.admissionOnly === undefined) return text;
+  if (plan.admissionOnly === undefined)
+    return plan.rule.startsWith('mutation.') ? `${text}${reconcileText(entry, plan)}` : text;
   const [nowhere, only] = plan.rule.startsWith('mutation.')
     ? ['applied nowhere', 'applied at admission only']
     : ['judged nowhere', 'judged at admission only'];
   return plan.mechanism === 'reconcile-only'
     ? `${nowhere}: ${only} (${plan.admissionOnly}), and ${text}`
     : `${text}; at admission only, the reconcile skips it (${plan.admissionOnly})`;
+}
+
+/** reconcileText says where the reconcile applies a mutation rule it does not skip: at every reconcile, after the calls it reads. */
+function reconcileText(entry: CrdEntry, plan: RulePlan): string {
+  const calls = (entry.mutation?.external ?? []).filter((call) => call.fires?.reconcile !== false);
+  const reads =
+    ruleAt(entry.mutation?.rules, /\[(\d+)\]$/.exec(plan.rule)?.[1], (m) => readsCalls(m, calls)) ?? [];
+  const after =
+    reads.length === 0
+      ? ''
+      : ` after the mutation.external ${reads.length === 1 ? 'call' : 'calls'} ${reads.join(', ')}, made there too`;
+  return plan.mechanism === 'reconcile-only'
+    ? after === ''
+      ? ''
+      : ` (at every reconcile,${after})`
+    : `; and again at every reconcile${after}`;
 }
 
 function admissionText(entry: CrdEntry, plan: RulePlan, version: string): string {

@@ -229,4 +229,31 @@ describe('strict check: mutation.external', () => {
       ),
     ]);
   });
+
+  it('lets the validation rules and children read a mutation call made at reconcile, not an admission-only one (ADR 0114)', () => {
+    const text = mutationText('{{ external.mirror.json.digest }}')
+      .replace(
+        '{name: mirror, url: "http://r/{{ external.registry.json.id }}", fires: {reconcile: false}}',
+        '{name: mirror, url: "http://r/{{ external.registry.json.id }}"}',
+      )
+      .replace(
+        '{field: external.quota.json.ok, equals: "true", message: over quota}',
+        '{field: external.mirror.json.ok, equals: "true", message: "{{ external.quota.status }}"}',
+      );
+    const withChild = `${text}      operatorBox:
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}"
+              data: {digest: "{{ external.mirror.json.digest }}"}
+`;
+    expect(messages(withChild)).toEqual([]);
+    expect(messages(withChild.replaceAll('external.mirror.json', 'external.registry.json'))).toEqual([
+      expect.stringMatching(
+        /^spec\.crds\.release\.validation\.rules\[0\]\.field: .*no external call is named `registry`/,
+      ),
+      expect.stringMatching(
+        /^spec\.crds\.release\.operatorBox\.onReconcile\.configMaps\[0\]\.data\.digest: .*no external call is named `registry`/,
+      ),
+    ]);
+  });
 });

@@ -121,6 +121,8 @@ interface EntryScope {
   /** Each external call by name (a call's declaration may close its result: a SQL select list). */
   readonly externalCalls: ReadonlyMap<string, ExternalCall>;
   readonly externalCounts: {
+    /** The `mutation.external` calls made at reconcile (ADR 0114): the validation rules and later see them. */
+    readonly mutation: number;
     readonly validation: number;
     readonly onReconcile: number;
     readonly onCreate: number;
@@ -323,6 +325,7 @@ export function strictCheck(
 function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlNode): EntryScope {
   const root = entry.schema?.openAPIV3Schema as JsonSchema | undefined;
   const box = entry.operatorBox;
+  const reconcileMutationCalls = (entry.mutation?.external ?? []).filter((c) => c.fires?.reconcile !== false);
   const cross = new Map<string, CrdEntry | undefined>();
   // Reads of a Live API answer or a whole URL have keys of their own (`metrics`, `state`, …; ADR 0043).
   const freeCross = new Set<string>();
@@ -372,8 +375,11 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
     declaredStatus: new Set(box.status.fields.map((f) => f.path.replace(/^\./, '').split('.')[0] ?? '')),
     cross,
     freeCross,
-    // validation.external runs first (step 8), then the hoisted operatorBox calls (step 11).
-    external: [...(entry.validation?.external ?? []), ...box.external].map((call) => call.name),
+    // The reconcile-time mutation.external calls run first (before step 7, ADR 0114), then
+    // validation.external (step 8), then the hoisted operatorBox calls (step 11).
+    external: [...reconcileMutationCalls, ...(entry.validation?.external ?? []), ...box.external].map(
+      (call) => call.name,
+    ),
     externalProtocols: new Map(
       [...(entry.mutation?.external ?? []), ...(entry.validation?.external ?? []), ...box.external].map(
         (call) => [call.name, call.protocol],
@@ -385,6 +391,7 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
       ),
     ),
     externalCounts: {
+      mutation: reconcileMutationCalls.length,
       validation: entry.validation?.external.length ?? 0,
       onReconcile: countExternal('onReconcile'),
       onCreate: countExternal('onCreate'),
@@ -398,24 +405,25 @@ function entryScope(name: string, entry: CrdEntry, katalog: Katalog, node: YamlN
 function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalog): Place | undefined {
   const [first, second, third, fourth] = rel;
   if (first === 'mutation') {
-    // The mutating webhook makes `mutation.external` first; the rules read their answers (ADR 0112).
+    // `mutation.external` is made first (by the mutating webhook, and at reconcile those not marked
+    // `fires.reconcile: false`, ADR 0112, ADR 0114); the rules read their answers.
     const calls = (scope.entry.mutation?.external ?? []).map((c) => c.name);
     if (calls.length === 0) return { name: first, roots: roots() };
     const isCall = second === 'external';
     const index = isCall && typeof third === 'number' ? third : calls.length;
     return {
       name: isCall ? 'mutation calls' : first,
-      roots: roots('external'),
+      roots: roots(...visibleRoots({ phase: 'mutation' })),
       externalNames: calls.slice(0, index),
     };
   }
   if (first === 'normalize') return { name: first, roots: roots() };
   if (first === 'validation') {
     // A validation call sees the calls before it; the rules see every validation call.
-    const calls = scope.externalCounts.validation;
+    const calls = scope.externalCounts.mutation + scope.externalCounts.validation;
     const validationRoots = visibleRoots({ phase: 'validation' });
     const isCall = typeof second === 'string' && validationRoots.includes(second);
-    const index = isCall && typeof third === 'number' ? third : calls;
+    const index = isCall && typeof third === 'number' ? scope.externalCounts.mutation + third : calls;
     return {
       name: isCall ? 'validation calls' : 'validation',
       roots: roots(...validationRoots),
@@ -436,6 +444,7 @@ function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalo
     if (typeof index !== 'number' || unit !== ORDERED_CALLS) return undefined;
     const counts = scope.externalCounts;
     const offset =
+      counts.mutation +
       counts.validation +
       (group === 'onReconcile'
         ? 0

@@ -175,3 +175,53 @@ describe('admission-only mutation (fires.reconcile: false, mutation.external)', 
     ]);
   });
 });
+
+// ADR 0114: a `mutation.external` call without `fires.reconcile: false` is made at admission and
+// again at every reconcile, before step 7; the rules reading it apply at both.
+describe('mutation.external made at reconcile too (ADR 0114)', () => {
+  const both = (): Katalog =>
+    loadKatalogOrThrow({
+      file: 'katalog.yaml',
+      text: katalogText().replace('            fires: { reconcile: false }\n', ''),
+    });
+
+  it('ork validate says the rule reading it applies at admission and at every reconcile after the call', () => {
+    const entry = both().spec.crds['release'];
+    if (entry == null) throw new Error('no entry');
+    const plan = planAdmission(entry);
+    expect(plan.rules.map((r) => [r.rule, r.mechanism, r.admissionOnly])).toEqual([
+      ['mutation.rules[0]', 'webhook-mutate', undefined],
+      ['mutation.rules[1]', 'webhook-mutate', 'fires.reconcile: false'],
+      ['mutation.rules[2]', 'webhook-mutate', undefined],
+    ]);
+    expect(mechanismText(entry, plan.rules[0]!)).toMatch(
+      /^operator mutating webhook \/mutate\/releases\.ship\.example\.com \(set at admission: .*\); and again at every reconcile after the mutation\.external call registry, made there too$/,
+    );
+    expect(mechanismText(entry, plan.rules[2]!)).toMatch(/; and again at every reconcile$/);
+    expect(unmadeAdmissionCalls(entry)).toEqual([]);
+  });
+
+  it('the mutating webhook still makes the call at admission and sets the answer', async () => {
+    const handler = createAdmissionHandler(both(), noList, {
+      calls: { caller: new ExternalCaller({ allowAddresses: ['127.0.0.1/32'] }) },
+    });
+    asked.length = 0;
+    const answer = (await handler(MUTATE, review(cr('r/app:2.0'))))?.['response'] as Answer;
+    expect(answer.allowed).toBe(true);
+    expect(opsOf(answer)).toEqual(
+      expect.arrayContaining([{ op: 'add', path: '/spec/digest', value: 'sha256:0009' }]),
+    );
+    expect(asked).toEqual(['r/app:2.0']);
+  });
+
+  it('the reconcile applies the rule with the scripted answer (offline), not the admission-only one', async () => {
+    const answers = { external: { registry: { json: { digest: 'sha256:beef' } } } };
+    const { run, cluster } = await reconcileOnce(both(), cr('r/app:2.0'), [], answers, { clock });
+    expect(run.error).toBeUndefined();
+    expect(cluster.get(refOf(cr('r/app:2.0')))?.['spec']).toEqual({
+      image: 'r/app:2.0',
+      digest: 'sha256:beef',
+      track: 'r/app:2.0',
+    });
+  });
+});

@@ -120,12 +120,13 @@ export function isPending(value: unknown): value is HookPending {
 export type HookSlot<R = unknown> = (input: HookInput) => Promise<R | HookPending> | R | HookPending;
 
 /**
- * HookPhase is where a hook runs: `validation` hooks (step 8, `validation.external`) before the
+ * HookPhase is where a hook runs: `mutation` hooks (`mutation.external`, ADR 0114) before step 7,
+ * so the mutation rules see their values; `validation` hooks (step 8, `validation.external`) before the
  * validation rules, so the rules see their values; `context` hooks (steps 9–12) before the desired
  * set, so the resource templates see their values; `after-writes` hooks (step 16, providers) after
  * the child writes and pruning, so a provider sees the children it may depend on.
  */
-export type HookPhase = 'validation' | 'context' | 'after-writes';
+export type HookPhase = 'mutation' | 'validation' | 'context' | 'after-writes';
 
 /**
  * EnqueueSource is an event that re-queues a CR: its own changes (`primary`), its children's

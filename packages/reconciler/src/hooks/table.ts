@@ -1,6 +1,6 @@
 /**
  * The hook table (docs/adr/0012-stages-and-hook-units.md): every hook kind, one line each, in the
- * order the pipeline runs them within a phase (docs/reference/runtime.md §7 steps 9–12, 16).
+ * order the pipeline runs them within a phase (docs/reference/runtime.md §7 steps 7, 8, 9–12, 16).
  * `CompiledHooks`, the `PipelineHooks` slots, the initial template context and each entry's
  * enqueue table are derived from it.
  */
@@ -11,11 +11,13 @@ import { externalHook } from './external/index.js';
 import { gitHook } from './git/index.js';
 import type { AnyHookUnit, EnqueueSource, HookPhase, HookSlot } from './hook-unit.js';
 import { moduleHooksUnit } from './modules/index.js';
+import { mutationExternalHook } from './mutation-external/index.js';
 import { providersHook } from './providers/index.js';
 import { remoteHook } from './remote/index.js';
 import { validationExternalHook } from './validation-external/index.js';
 
 const HOOK_TABLE = [
+  mutationExternalHook,
   validationExternalHook,
   crossHook,
   gitHook,
@@ -80,9 +82,13 @@ export function hookSummary(entry: CrdEntry): Readonly<Record<string, readonly s
  */
 export const resultUnits: readonly AnyHookUnit[] = hookUnits.filter((unit) => unit.results !== 'none');
 
+/** The phases before the desired set, in run order: a template of one sees what the hooks of it and the earlier ones fill. */
+const EARLY_PHASES: readonly HookPhase[] = ['mutation', 'validation'];
+
 /**
  * visibleRoots are the hook context roots a template may read (docs/reference/katalog.md §17.2):
- * at `phase` (`validation` rules: what the validation hooks fill; later phases: every root), or
+ * at `phase` (`mutation` rules: what the mutation hooks fill; `validation` rules: that and what the
+ * validation hooks fill; later phases: every root), or
  * inside the declaration of hook `key`: the roots of the step 9–12 hooks before it, and its own
  * when its declarations run in order and see the earlier ones (`ordered`).
  */
@@ -90,13 +96,18 @@ export function visibleRoots(
   at: { readonly phase: HookPhase } | { readonly hook: string },
 ): readonly string[] {
   if ('phase' in at) {
-    if (at.phase === 'validation')
-      return hookUnits.filter((u) => u.phase === 'validation').map((u) => u.fills ?? u.key);
+    const early = EARLY_PHASES.indexOf(at.phase);
+    if (early >= 0) {
+      const phases = EARLY_PHASES.slice(0, early + 1);
+      return [...new Set(hookUnits.filter((u) => phases.includes(u.phase)).map((u) => u.fills ?? u.key))];
+    }
     return resultUnits.map((u) => u.key);
   }
   const index = hookUnits.findIndex((u) => u.key === at.hook);
   const unit = hookUnits[index];
   if (unit == null) return [];
-  const before = hookUnits.slice(0, index).filter((u) => u.phase !== 'validation' && u.results !== 'none');
+  const before = hookUnits
+    .slice(0, index)
+    .filter((u) => !EARLY_PHASES.includes(u.phase) && u.results !== 'none');
   return [...before, ...(unit.ordered === true ? [unit] : [])].map((u) => u.key);
 }

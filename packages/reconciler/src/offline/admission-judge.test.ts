@@ -65,3 +65,50 @@ describe('createAdmissionJudge', () => {
     expect(judge.judge('nope', cr('web', 'u1', {}))).toBeUndefined();
   });
 });
+
+describe('createAdmissionJudge with mutation.external made at reconcile (ADR 0114)', () => {
+  const withCall = loadKatalogOrThrow({
+    file: 'katalog.yaml',
+    text: `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: { name: ship }
+spec:
+  crds:
+    ship:
+      apiTypes: { group: ship.example.com, version: v1, kind: Ship, plural: ships }
+      mutation:
+        external:
+          - { name: registry, url: "https://registry.example.io/{{ .spec.image }}" }
+        rules:
+          - { field: spec.digest, override: "r@{{ .external.registry.json.digest }}" }
+          - { field: spec.tier, default: std }
+      validation:
+        rules:
+          - { field: spec.digest, prefix: "r@sha256:", message: "digest {{ .spec.digest }}" }
+          - { field: spec.tier, equals: std, message: "tier {{ .spec.tier }}" }
+`,
+  });
+  const judge = createAdmissionJudge(withCall, { clock: { now: () => 0 } });
+  const ship = (spec: Record<string, unknown>): KubeObject => ({
+    apiVersion: 'ship.example.com/v1',
+    kind: 'Ship',
+    metadata: { name: 's', namespace: 'default', uid: 'u' },
+    spec,
+  });
+
+  it('judges the digest the mutating webhook set, not one re-rendered without the answer', () => {
+    expect(judge.judge('ship', ship({ image: 'r/a', digest: 'r@sha256:1' }))).toEqual({
+      denied: [],
+      warnings: [],
+    });
+    // The rule reading no call is still applied first.
+    expect(judge.judge('ship', ship({ image: 'r/a', digest: 'r@sha256:1', tier: '' }))).toEqual({
+      denied: [],
+      warnings: [],
+    });
+    expect(judge.judge('ship', ship({ image: 'r/a', digest: 'r@md5:1' }))).toEqual({
+      denied: ['digest r@md5:1'],
+      warnings: [],
+    });
+  });
+});

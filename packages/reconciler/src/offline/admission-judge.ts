@@ -7,6 +7,7 @@
  */
 import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine } from '@orkestra/template';
+import { readsCalls } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import type { Clock } from '../clock.js';
 import type { ExternalCaller } from '../hooks/external.js';
@@ -129,7 +130,19 @@ export function createAdmissionJudge(
   const conditions = conditionsOptions(engine, clock);
   const externals = new Map<string, readonly CompiledExternal[]>();
   const mutationExternals = new Map<string, readonly CompiledExternal[]>();
+  /** The mutation rules the validating judge's step 7 applies: those reading no `mutation.external` answer, which it has not (ADR 0114). */
+  const withoutCalls = new Map<string, ReadonlySet<number>>();
   for (const [name, crd] of compiled.crds) {
+    const mutation = katalog.spec.crds[name]?.mutation;
+    if ((mutation?.external.length ?? 0) > 0)
+      withoutCalls.set(
+        name,
+        new Set(
+          (mutation?.rules ?? []).flatMap((rule, i) =>
+            readsCalls(rule, mutation?.external).length > 0 ? [] : [i],
+          ),
+        ),
+      );
     const calls = katalog.spec.crds[name]?.validation?.external ?? [];
     // At admission every call is made, those marked `fires.reconcile: false` too (ADR 0104).
     externals.set(
@@ -181,10 +194,13 @@ export function createAdmissionJudge(
     );
     return Object.keys(changes).length === 0 ? undefined : changes;
   };
-  /** Steps 6 and 7: the CR as step 8 sees it. */
+  /**
+   * Steps 6 and 7: the CR as step 8 sees it. The rules reading a `mutation.external` answer are left
+   * out: the object judged already carries what the mutating webhook set with the answers.
+   */
   const viewOf = (crd: CompiledCrd, cr: KubeObject): KubeObject => {
     const view = normalizeCr(crd, cr);
-    const plan = planMutation(crd, view, conditions);
+    const plan = planMutation(crd, view, conditions, withoutCalls.get(crd.name));
     return plan == null ? view : normalizeCr(crd, mergePatch(cr, { spec: plan.changes }) as KubeObject);
   };
   const verdict = (

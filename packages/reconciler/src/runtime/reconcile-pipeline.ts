@@ -40,7 +40,7 @@ import { runDeletion } from './stages/deletion.js';
 import type { DeletionMemory } from './stages/deletion.js';
 import { blockedError, copySecrets, desiredSet, heldBack } from './stages/desired.js';
 import { renderCrMetadata, writeCrMetadata } from './stages/cr-metadata.js';
-import { initialContext, runHooks } from './stages/hooks.js';
+import { initialContext, phaseFills, runHooks } from './stages/hooks.js';
 import { buildInventory, inventoryOf } from './stages/inventory.js';
 import { prune } from './stages/prune.js';
 import { requeueDelay } from './stages/requeue.js';
@@ -270,12 +270,28 @@ export class CrdPipeline {
     const mayWait = finalizerMayWait(s.crd);
     if (!mayWait) current.cr = await ensureFinalizers(s, current.cr, state);
     mark('finalizers');
-    const mutated = await mutate(s, current.cr, normalizeCr(s.crd, current.cr), state);
+    // Step 7: the `mutation` phase of the hook loop (mutation.external, ADR 0114), then the rules,
+    // which read its answers as `external`.
+    const normalized = normalizeCr(s.crd, current.cr);
+    const calls = initialContext(normalized);
+    state.context = calls;
+    const waitingMutationCall = await runHooks(s, this.#o.hooks, 'mutation', normalized, calls, ctx, state);
+    if (waitingMutationCall != null) return waitingMutationCall;
+    const answers = calls['external'];
+    const mutated = await mutate(
+      s,
+      current.cr,
+      normalized,
+      state,
+      answers != null && typeof answers === 'object' ? (answers as Record<string, unknown>) : undefined,
+    );
     current.cr = mutated.cr;
     const view = mutated.view;
     mark('mutation');
-    // Step 8: the `validation` phase of the hook loop (validation.external), then the rules.
+    // Step 8: the `validation` phase of the hook loop (validation.external), then the rules; the
+    // context over the mutated CR keeps the mutation phase's answers.
     const context = initialContext(view);
+    phaseFills('mutation', calls, context);
     state.context = context;
     const waitingCall = await runHooks(s, this.#o.hooks, 'validation', view, context, ctx, state);
     if (waitingCall != null) return waitingCall;

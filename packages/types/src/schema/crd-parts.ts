@@ -80,29 +80,14 @@ export interface MutationRule extends z.output<typeof MutationRuleSchema> {}
 export const MutationRule: z.ZodType<MutationRule> = MutationRuleSchema.meta({ id: 'MutationRule' });
 
 /**
- * Mutation is the mutation block. `external` (upstream's `mutation.external`, ADR 0112): calls the
- * mutating admission webhook makes before the rules, whose answers the rules read as
- * `external.<name>`; each is made at admission only (`fires: {reconcile: false}`), which the
- * loader asks to be written.
+ * Mutation is the mutation block. `external` (upstream's `mutation.external`, ADR 0112, ADR 0114):
+ * calls made before the rules, whose answers the rules read as `external.<name>`: by the mutating
+ * admission webhook, and — unless a call says `fires: {reconcile: false}` — again at every
+ * reconcile before step 7.
  */
 const MutationSchema = z.strictObject({
   rules: z.array(MutationRule).default([]),
-  external: z
-    .array(
-      ExternalCall.superRefine((call, ctx) => {
-        if (call.fires?.reconcile !== false)
-          ctx.addIssue({
-            code: 'custom',
-            message:
-              'a mutation.external call is made by the mutating admission webhook only: write `fires: {reconcile: false}` ' +
-              '(upstream also makes it at every reconcile, which Orkestra does not; a value the reconcile must recompute ' +
-              'from a service has no counterpart here — set it from the CR, or with an admission-only rule)',
-            path: ['fires'],
-            input: call,
-          });
-      }),
-    )
-    .default([]),
+  external: z.array(ExternalCall).default([]),
 });
 /** Mutation is a mutation block. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small

@@ -64,15 +64,19 @@ describe('upstream admission-only mutation (fires on rules, mutation.external)',
     expect(m?.rules.map((r) => readsCalls(r, m.external))).toEqual([['registry'], [], ['registry'], [], []]);
   });
 
-  it('refuses a mutation.external call made at reconcile time too, at its place, saying what to write', () => {
+  it('loads a mutation.external call made at reconcile time too, and the rules reading it apply at both (ADR 0114)', () => {
     const result = load(text.replace(/ {14}fires:\n {16}reconcile: false\n/, ''));
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.errors.map((e) => `${e.line} ${e.path}: ${e.message}`)).toEqual([
-      expect.stringMatching(
-        /^16 spec\.crds\.website\.(admission\.)?mutation\.external\[0\]\.fires: .*write `fires: \{reconcile: false\}`/,
-      ),
+    const m = ok(result).katalog.spec.crds['website']?.mutation;
+    expect(m?.external.map((c) => [c.name, c.fires])).toEqual([['registry', undefined]]);
+    // Only `fires.reconcile: false` on the rule itself keeps a rule at admission now.
+    expect(m?.rules.map((r) => admissionOnlyReason(r, m))).toEqual([
+      undefined,
+      'fires.reconcile: false',
+      undefined,
+      undefined,
+      undefined,
     ]);
+    expect(m?.rules.map((r) => readsCalls(r, m.external))).toEqual([['registry'], [], ['registry'], [], []]);
   });
 
   it('refuses a fires key it does not know on a mutation rule, at its place', () => {

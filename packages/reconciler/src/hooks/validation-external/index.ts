@@ -5,9 +5,16 @@
  * `external.<name>` for the rules and for everything after them (the `external` unit of step 11
  * adds its own calls to them). It fills `external`; its own context key stays empty.
  */
+import { isMap } from '../../is-map.js';
 import { defineHook, noMemory } from '../hook-unit.js';
 import { compileExternalCalls, runExternalCalls } from '../external/index.js';
 import type { CompiledExternal } from '../external/index.js';
+
+/** earlierCalls are the `external` answers already in the context (the mutation calls'); none when it holds no map. */
+function earlierCalls(context: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const external = context['external'];
+  return isMap(external) ? external : {};
+}
 
 /** validationExternalHook is the `validation.external` unit. */
 export const validationExternalHook = defineHook({
@@ -26,6 +33,7 @@ export const validationExternalHook = defineHook({
   settle: (result: unknown) => ({ value: result }),
   results: 'none',
   memory: noMemory,
+  // The answers of `mutation.external` (made before step 7, ADR 0114) stay beside its own.
   run: (services, _memory, compiled, input): Promise<unknown> =>
-    runExternalCalls(services, compiled, input, {}),
+    runExternalCalls(services, compiled, input, earlierCalls(input.context)),
 });

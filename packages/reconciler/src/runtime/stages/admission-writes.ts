@@ -66,14 +66,21 @@ export async function ensureFinalizers(
   }
 }
 
-/** mutate is step 7: the planned spec changes, written as one merge patch with the cached resource version. */
+/**
+ * mutate is step 7: the planned spec changes, written as one merge patch with the cached resource
+ * version; the rules read `external`, the answers of the `mutation` hook phase (ADR 0114).
+ */
 export async function mutate(
   services: StageServices,
   cr: KubeObject,
   view: KubeObject,
   state: RunState,
+  external?: Readonly<Record<string, unknown>>,
 ): Promise<{ cr: KubeObject; view: KubeObject }> {
-  const plan = planMutation(services.crd, view, services.conditions);
+  const plan = planMutation(services.crd, view, services.conditions, undefined, {
+    at: 'reconcile',
+    external,
+  });
   if (plan == null) return { cr, view };
   try {
     const patched = await services.client.mergePatch(refOf(cr), {

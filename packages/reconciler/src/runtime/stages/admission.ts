@@ -58,10 +58,14 @@ export interface MutationPlan {
   readonly changes: Readonly<Record<string, unknown>>;
 }
 
-/** MutationAt is where step 7 runs: the reconcile (the default), or admission with the `mutation.external` answers. */
-export type MutationAt =
-  | { readonly at: 'reconcile' }
-  | { readonly at: 'admission'; readonly external?: Readonly<Record<string, unknown>> };
+/**
+ * MutationAt is where step 7 runs: the reconcile (the default), or admission; `external` is the
+ * `mutation.external` answers the rules read (at reconcile those of the calls made there, ADR 0114).
+ */
+export type MutationAt = {
+  readonly at: 'reconcile' | 'admission';
+  readonly external?: Readonly<Record<string, unknown>> | undefined;
+};
 
 /**
  * planMutation is step 7 without the write: rules run in order; each gate sees the spec as the
@@ -69,7 +73,8 @@ export type MutationAt =
  * rendered from the normalized CR and converted to `valueType`. Undefined when nothing changes.
  * `only` keeps the rules whose `mutation.rules` index it holds (the mutating admission webhook's,
  * ADR 0092); default all. At `reconcile` (the default) the rules applied at admission only are
- * skipped; at admission the rules read the `mutation.external` answers as `external` (ADR 0112).
+ * skipped; the rules read the `mutation.external` answers of `where` as `external` (at admission
+ * every call's, ADR 0112; at reconcile those not marked `fires.reconcile: false`, ADR 0114).
  */
 export function planMutation(
   crd: CompiledCrd,
@@ -83,9 +88,7 @@ export function planMutation(
   );
   if (rules.length === 0) return undefined;
   const withCalls = (cr: KubeObject): TemplateContext =>
-    where.at === 'admission' && where.external != null
-      ? { ...crContext(cr), external: where.external }
-      : crContext(cr);
+    where.external != null ? { ...crContext(cr), external: where.external } : crContext(cr);
   const context = withCalls(view);
   const changes: Record<string, unknown> = {};
   const spec = structuredClone((view['spec'] ?? {}) as Record<string, unknown>);

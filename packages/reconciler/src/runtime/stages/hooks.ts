@@ -1,7 +1,7 @@
 /**
- * The hooks stage (docs/reference/runtime.md §7 steps 9–12 and 16, §7.1): one loop over the hook
- * table (hooks/table.ts) for a phase — `context` before the desired set, `after-writes` (providers)
- * after the child writes and pruning. Each declared hook's slot fills its context key; a pending
+ * The hooks stage (docs/reference/runtime.md §7 steps 7–12 and 16, §7.1): one loop over the hook
+ * table (hooks/table.ts) for a phase — `mutation` before step 7, `validation` before the rules of
+ * step 8, `context` before the desired set, `after-writes` (providers) after the child writes and pruning. Each declared hook's slot fills its context key; a pending
  * outcome ends the loop and is returned to the orchestrator, which writes Ready=False and
  * re-queues. Step 18 (cr-metadata.ts) writes the annotations the hooks asked for.
  */
@@ -26,6 +26,21 @@ export function initialContext(view: KubeObject): Record<string, unknown> {
   };
   for (const unit of hookUnits) context[unit.key] = unit.initial(view);
   return context;
+}
+
+/**
+ * phaseFills copies into `to` what the hooks of `phase` filled in `from`: the context made after
+ * step 7 (on the mutated CR) keeps the `mutation` phase's answers (ADR 0114).
+ */
+export function phaseFills(
+  phase: HookPhase,
+  from: Readonly<Record<string, unknown>>,
+  to: Record<string, unknown>,
+): void {
+  for (const unit of hookUnits) {
+    const key = unit.fills ?? unit.key;
+    if (unit.phase === phase && from[key] !== undefined) to[key] = from[key];
+  }
 }
 
 /** hookEffects is what the hooks of one run may ask of it, recorded in its state. */
