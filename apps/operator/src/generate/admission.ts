@@ -688,7 +688,8 @@ export function unmadeAdmissionCalls(entry: CrdEntry): UnmadeCall[] {
     if (!isSchema(node)) return;
     for (const [key, value] of Object.entries(node)) {
       const at = path === '' ? key : `${path}.${key}`;
-      if (key === 'external' && Array.isArray(value))
+      // A list of calls, wherever the entry declares one (its key is the protocol hook's).
+      if (key === PROTOCOL_ROOT && Array.isArray(value))
         value.forEach((call: unknown, i) => {
           if (!isSchema(call) || !isSchema(call['fires']) || call['fires']['reconcile'] !== false) return;
           const name = String(call['name']);

@@ -409,11 +409,12 @@ function placeOf(rel: readonly PathSegment[], scope: EntryScope, katalog: Katalo
     // `fires.reconcile: false`, ADR 0112, ADR 0114); the rules read their answers.
     const calls = (scope.entry.mutation?.external ?? []).map((c) => c.name);
     if (calls.length === 0) return { name: first, roots: roots() };
-    const isCall = second === 'external';
+    const mutationRoots = visibleRoots({ phase: 'mutation' });
+    const isCall = typeof second === 'string' && mutationRoots.includes(second);
     const index = isCall && typeof third === 'number' ? third : calls.length;
     return {
       name: isCall ? 'mutation calls' : first,
-      roots: roots(...visibleRoots({ phase: 'mutation' })),
+      roots: roots(...mutationRoots),
       externalNames: calls.slice(0, index),
     };
   }
