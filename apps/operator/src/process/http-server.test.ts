@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BindAddressError, parseBindAddress, startHttpServers } from './http-server.js';
 import type { EventLoopWatch, HttpServers, Readiness, StartHttpServersOptions } from './http-server.js';
 
@@ -114,9 +114,15 @@ describe('startHttpServers', () => {
         // block the event loop for 150 ms
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    const response = await get(servers.health?.port, '/healthz?verbose');
-    expect(response.status).toBe(503);
+    // Read until the histogram's next tick has recorded the block (a loaded machine delays it).
+    const response = await vi.waitFor(
+      async () => {
+        const answer = await get(servers.health?.port, '/healthz?verbose');
+        expect(answer.status).toBe(503);
+        return answer;
+      },
+      { timeout: 2_000, interval: 50 },
+    );
     expect(response.body).toMatch(/\[-\]event-loop failed: blocked for \d+ ms/);
   });
 
