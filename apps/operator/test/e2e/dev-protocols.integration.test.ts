@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { usePostgres, usePrometheus, useRedis } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SAMPLE_ANSWERS, sampleKatalog, seedSample } from '../protocols-sample.js';
-import { runTool } from '../tools.js';
-import { buildOrk, spawnOrk, waitFor } from './ork-process.js';
+import { buildOrk, spawnDev, waitFor } from './ork-process.js';
 
 // Issue 43's acceptance, as a user runs it: the protocols sample (PostgreSQL, Redis, Prometheus)
 // under the `ork dev` binary, which starts its own control plane and allows loopback addresses;
@@ -27,25 +26,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const kubectl = async (...args: string[]) => {
-  const run = await runTool('kubectl', ['--kubeconfig', kubeconfig, ...args]);
-  if (run.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout;
-};
-
 it('runs the protocols sample under ork dev against real PostgreSQL, Redis and Prometheus', async () => {
-  const dev = spawnOrk([
-    'dev',
-    katalog,
-    '--kubeconfig-out',
-    kubeconfig,
-    '--metrics-bind-address',
-    '0',
-    '--health-probe-bind-address',
-    '0',
-    '--work-dir',
-    join(dir, 'work'),
-  ]);
+  const { dev, kubectlOk: kubectl } = spawnDev(katalog, kubeconfig, join(dir, 'work'));
   try {
     await waitFor('the dev kubeconfig', () => (existsSync(kubeconfig) ? true : undefined), 180_000);
     await waitFor(

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from '../run-ork.js';
-import { runTool } from '../tools.js';
-import { buildOrk, spawnOrk, waitFor } from './ork-process.js';
+import { buildOrk, spawnDev, waitFor } from './ork-process.js';
 
 // An upstream Katalog with two served versions converted by upstream's template `paths` and an
 // `admission` block runs under `ork dev` unchanged (docs/reference/katalog.md §3.4, §11, §12, §24;
@@ -27,12 +26,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const run = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig, ...args]);
-const kubectl = async (...args: string[]) => {
-  const result = await run(...args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout;
-};
+let run: ReturnType<typeof spawnDev>['kubectl'];
+let kubectl: ReturnType<typeof spawnDev>['kubectlOk'];
 const apply = (manifest: Record<string, unknown>) => {
   const file = join(dir, `${String((manifest['metadata'] as { name: string }).name)}-${Date.now()}.json`);
   writeFileSync(file, JSON.stringify(manifest));
@@ -40,18 +35,10 @@ const apply = (manifest: Record<string, unknown>) => {
 };
 
 it('converts by upstream template paths, admits as the admission block says, and children follow either version', async () => {
-  const dev = spawnOrk([
-    'dev',
-    join(FIXTURES, 'h11-conversion-admission.yaml'),
-    '--kubeconfig-out',
-    kubeconfig,
-    '--metrics-bind-address',
-    '0',
-    '--health-probe-bind-address',
-    '0',
-    '--work-dir',
-    join(dir, 'work'),
-  ]);
+  const started = spawnDev(join(FIXTURES, 'h11-conversion-admission.yaml'), kubeconfig, join(dir, 'work'));
+  const { dev } = started;
+  run = started.kubectl;
+  kubectl = started.kubectlOk;
   try {
     await waitFor('the dev kubeconfig', () => (existsSync(kubeconfig) ? true : undefined), 180_000);
     await waitFor(

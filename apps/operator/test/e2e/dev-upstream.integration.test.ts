@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from '../run-ork.js';
-import { runTool } from '../tools.js';
-import { buildOrk, spawnOrk, waitFor } from './ork-process.js';
+import { buildOrk, spawnDev, waitFor } from './ork-process.js';
 
 // ADR 0004: an upstream Katalog runs under `ork dev` to Ready, unchanged. The Katalog is our own
 // held-out G1 fixture (written from upstream's documentation, apiVersion orkestra.orkspace.io/v1);
@@ -22,25 +21,12 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const kubectl = async (...args: string[]) => {
-  const run = await runTool('kubectl', ['--kubeconfig', kubeconfig, ...args]);
-  if (run.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout;
-};
-
 it('runs the G1 webapp Katalog under ork dev: CR Ready, children created, clean exit', async () => {
-  const dev = spawnOrk([
-    'dev',
+  const { dev, kubectlOk: kubectl } = spawnDev(
     join(FIXTURES, 'h01-g1-webapp.yaml'),
-    '--kubeconfig-out',
     kubeconfig,
-    '--metrics-bind-address',
-    '0',
-    '--health-probe-bind-address',
-    '0',
-    '--work-dir',
     join(dir, 'work'),
-  ]);
+  );
   try {
     await waitFor('the dev kubeconfig', () => (existsSync(kubeconfig) ? true : undefined), 180_000);
     await waitFor(

@@ -13,6 +13,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { applyAll, documentsOf } from '../apply.js';
 import { REPO_ROOT, runOrk } from '../run-ork.js';
+import { runTool } from '../tools.js';
 
 /** ORK_BIN is the built CLI entry point the tests spawn. */
 const ORK_BIN = join(REPO_ROOT, 'apps/operator/bin/ork.mjs');
@@ -265,4 +266,39 @@ export async function tokenKubeConfig(
     { mode: 0o600 },
   );
   return file;
+}
+
+/**
+ * spawnDev starts `ork dev <katalog>` as a user does, writing its kubeconfig to `kubeconfig`, with
+ * no metrics or health port and its control plane under `workDir`; `kubectl` runs the pinned
+ * kubectl against that kubeconfig (the raw result) and `kubectlOk` throws on a non-zero exit.
+ */
+export function spawnDev(
+  katalog: string,
+  kubeconfig: string,
+  workDir: string,
+): {
+  dev: OrkProcess;
+  kubectl: (...args: string[]) => ReturnType<typeof runTool>;
+  kubectlOk: (...args: string[]) => Promise<string>;
+} {
+  const dev = spawnOrk([
+    'dev',
+    katalog,
+    '--kubeconfig-out',
+    kubeconfig,
+    '--metrics-bind-address',
+    '0',
+    '--health-probe-bind-address',
+    '0',
+    '--work-dir',
+    workDir,
+  ]);
+  const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig, ...args]);
+  const kubectlOk = async (...args: string[]) => {
+    const run = await kubectl(...args);
+    if (run.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${run.stderr}`);
+    return run.stdout;
+  };
+  return { dev, kubectl, kubectlOk };
 }
