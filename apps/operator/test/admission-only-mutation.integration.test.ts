@@ -8,6 +8,7 @@ import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startInProcessOperator } from './in-process-operator.js';
 import { kubeRequest } from './kube-raw.js';
+import { until } from './until.js';
 
 // Upstream's admission-only mutation on the real local control plane (docs/reference/katalog.md
 // §11, ADR 0112). The operator runs as `ork run` without a webhook endpoint, so nothing admits: a
@@ -22,17 +23,6 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step().catch(() => undefined);
 });
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 150 && !done(value); attempt++) {
-    await sleep(200);
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-  return value;
-}
 
 /** The registry: resolves an image to a digest. */
 const asked: string[] = [];

@@ -8,6 +8,7 @@ import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startInProcessOperator } from './in-process-operator.js';
 import { kubeRequest } from './kube-raw.js';
+import { until } from './until.js';
 
 // Upstream's `mutation.external` made at every reconcile (docs/reference/katalog.md §11, ADR 0114)
 // on the real local control plane. The operator runs as `ork run` without a webhook endpoint, so
@@ -21,17 +22,6 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step().catch(() => undefined);
 });
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 150 && !done(value); attempt++) {
-    await sleep(200);
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-  return value;
-}
 
 /** The registry: resolves an image to the digest of its current `release`; 0 answers 503. */
 let release = 1;

@@ -16,6 +16,7 @@ import { createWebhookServer } from '../src/webhook/server.js';
 import { ensureWebhookTls } from '../src/webhook/tls-secret.js';
 import { startInProcessOperator } from './in-process-operator.js';
 import { kubeRequest } from './kube-raw.js';
+import { until } from './until.js';
 
 // Storage version migration interrupted by an operator restart, on the real local control plane
 // (docs/reference/katalog.md §3.4, ADR 0085). The operator before the restart stops midway; the
@@ -32,18 +33,6 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step().catch(() => undefined);
 });
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 150 && !done(value); attempt++) {
-    await sleep(200);
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-  return value;
-}
 
 describe('storage version migration across an operator restart', () => {
   it('writes every object at the new storage version despite the first status wave, then trims storedVersions', async () => {
