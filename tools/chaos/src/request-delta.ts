@@ -29,3 +29,32 @@ export function countWrites(delta: Readonly<Record<string, number>>, kind?: stri
   }
   return sum;
 }
+
+/**
+ * writesSettled resolves once the write count of `read()` (a `runtime.requestCounts`) has not
+ * changed for `stableMs`: the reconcile that made the last correction has also written what
+ * follows it (its Event, its status). A runtime that keeps writing more often than that never
+ * settles and the wait times out.
+ *
+ * @example
+ * await writesSettled(() => runtime.requestCounts(), 1000);
+ */
+export async function writesSettled(
+  read: () => Readonly<Record<string, number>>,
+  stableMs: number,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const started = performance.now();
+  let last = countWrites(read());
+  let since = performance.now();
+  while (performance.now() - since < stableMs) {
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`the runtime kept writing for ${timeoutMs} ms (no ${stableMs} ms without a write)`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = countWrites(read());
+    if (now !== last) {
+      last = now;
+      since = performance.now();
+    }
+  }
+}

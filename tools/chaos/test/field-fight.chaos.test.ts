@@ -17,12 +17,14 @@ import { captureLogger } from '../src/capture-logger.js';
 import { chaosKatalogText, configMapName, loadKatalogText, shopApi } from '../src/chaos-katalog.js';
 import { crClient, installCrd, isReadyAtGeneration, readyOf, uniqueSuffix } from '../src/custom-resources.js';
 import { reportClaim, reportFigure } from '../src/figures.js';
-import { countWrites, requestDelta } from '../src/request-delta.js';
+import { countWrites, requestDelta, writesSettled } from '../src/request-delta.js';
 import { sleep, waitFor } from '../src/wait-for.js';
 
 const SCENARIO = 'field-fight';
 const FIGHT_MS = 10_000;
 const QUIET_MS = 5000;
+/** No write for this long ends the fight's last reconcile; the limiter's backoff starts at 1 s. */
+const SETTLE_MS = 1000;
 const INTRUDER_POLL_MS = 20;
 /**
  * The absolute bound of the fight: once the drift limiter engages (after its burst of
@@ -109,6 +111,8 @@ describe('a second writer fighting over a field the Katalog owns', () => {
     const intruderWrites = await fight(cm, 'from the intruder');
     const during = requestDelta(before, runtime.requestCounts());
     await waitFor('the Katalog value back', async () => (await greetingOf(cm)) === 'from the katalog');
+    // The take-back's reconcile still writes what follows the apply (its Event, its status).
+    await writesSettled(() => runtime.requestCounts(), SETTLE_MS);
     const afterFight = runtime.requestCounts();
     await sleep(QUIET_MS);
     const quiet = requestDelta(afterFight, runtime.requestCounts());
