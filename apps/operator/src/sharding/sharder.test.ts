@@ -317,14 +317,45 @@ describe('Sharder', () => {
     );
     const onA = names.filter((name) => ring.ownerOf(key(name)) === 'a').length;
     let now = 0;
-    const leader = sharder(server, () => now, { claimFor: 'a' });
+    // This replica has watched b hold its Lease for a lease duration (15 s): b's claimer sees what it sees.
+    const leaseWatch = new ShardLeaseWatch({
+      listWatch: server.listWatch,
+      katalogName: 'shop',
+      namespace: 'ops',
+      now: () => now,
+    });
+    leaseWatch.start();
+    await leaseWatch.informer.waitForSync();
+    now = 10_000;
+    await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:10.000000Z'));
+    server.renew('b', '2026-12-05T00:00:10.000000Z');
+    now = 15_000;
+    const leader = sharder(server, () => now, { claimFor: 'a', leaseWatch });
     leader.lead();
     await leader.start();
     await vi.waitFor(() => expect(server.patches).toHaveLength(onA));
     await new Promise((resolve) => setTimeout(resolve, 50)); // ticks pass, the clock does not
     expect(server.patches).toHaveLength(onA); // b's claimer would have labelled its share meanwhile
     for (const patch of server.patches) expect(patch.labels).toEqual({ [OrkestraLabel.Shard]: 'a' });
-    now = 20; // a whole tick (10 ms) later b's share is still unassigned here: the leader labels it
+    now = 15_020; // a whole tick (10 ms) later b's share is still unassigned here: the leader labels it
     await vi.waitFor(() => expect(server.patches).toHaveLength(names.length));
+    await leaseWatch.stop();
+  });
+
+  it('a leader labels at once the share of a shard it has seen hold its Lease for less than a lease duration', async () => {
+    // b has just joined (a replacement): its own Lease watch still counts a dead shard alive, so
+    // its claimer would not claim; waiting a tick for it would only delay the CRs.
+    const server = fakeServer(
+      names.map((name) => ({ name })),
+      ['a', 'b'],
+    );
+    const now = 0;
+    const leader = sharder(server, () => now, { claimFor: 'a' });
+    leader.lead();
+    await leader.start();
+    // The clock stands still, so no tick's deferral could ever expire: every CR is labelled now.
+    await vi.waitFor(() => expect(server.patches).toHaveLength(names.length));
+    const onB = names.filter((name) => ring.ownerOf(key(name)) === 'b').length;
+    expect(server.patches.filter((p) => p.labels[OrkestraLabel.Shard] === 'b')).toHaveLength(onB);
   });
 });

@@ -61,7 +61,8 @@ export interface SharderOptions {
   readonly claimFor?: string | undefined;
   /**
    * This replica's shard ID when it leads from the start (default `claimFor`): a leader with a
-   * shard of its own leaves another shard's unassigned CRs to that shard's claimer for one tick.
+   * shard of its own leaves another shard's unassigned CRs to that shard's claimer for one tick
+   * (a shard it has seen hold its Lease for a lease duration; a younger one's it labels at once).
    */
   readonly self?: string | undefined;
   /** Called after each change of the live shards (tests, logs). */
@@ -218,7 +219,10 @@ export class Sharder {
   /**
    * Leading with a shard of its own, the sharder leaves a CR it would label with another shard to
    * that shard's claimer for one tick (`since`), then labels it itself if it is still unassigned:
-   * one patch per CR, not a claimer's and the leader's racing (one of them a 409).
+   * one patch per CR, not a claimer's and the leader's racing (one of them a 409). Only a shard
+   * this replica has seen hold its Lease for a lease duration gets that tick: a younger one (a
+   * replacement that has just joined) still counts a dead shard alive, so the leader labels its
+   * share at once instead of waiting a tick for a claim that would not come.
    */
   readonly #deferred = new Map<
     string,
@@ -483,7 +487,8 @@ export class Sharder {
       !swept &&
       this.#self != null &&
       action.shard !== this.#self &&
-      this.#claimFor == null
+      this.#claimFor == null &&
+      this.#leaseWatch.tracker.heldForATerm(action.shard, this.#now())
     ) {
       if (!this.#deferred.has(key))
         this.#deferred.set(key, {
