@@ -19,7 +19,9 @@ const { env, group, crs, startRuntime, onCleanup } = useRuntimeTest({
 const platform = `cmc-src-${randomBytes(3).toString('hex')}`;
 let core: CoreV1Api;
 
-const readCopy = async (name: string): Promise<{ data?: Record<string, string>; binaryData?: Record<string, string> } | undefined> => {
+const readCopy = async (
+  name: string,
+): Promise<{ data?: Record<string, string>; binaryData?: Record<string, string> } | undefined> => {
   try {
     return await core.readNamespacedConfigMap({ namespace: env.namespace, name });
   } catch {
@@ -76,7 +78,11 @@ describe('a ConfigMap copied from a literal source', () => {
     base.data = { ...base.data, region: 'us' };
     await core.replaceNamespacedConfigMap({ namespace: platform, name: 'base', body: base });
     // resync is 1h: only the watch on the source (by name) can bring the change this fast.
-    await waitFor('the followed change', async () => (await readCopy('lit-literal'))?.data?.['region'] === 'us', 20_000);
+    await waitFor(
+      'the followed change',
+      async () => (await readCopy('lit-literal'))?.data?.['region'] === 'us',
+      20_000,
+    );
   });
 });
 
@@ -90,7 +96,10 @@ describe('a ConfigMap copied from a namespace the CR names', () => {
     );
     expect(await readCopy('chooser-chosen')).toBeUndefined();
     const shared = await core.readNamespacedConfigMap({ namespace: platform, name: 'shared' });
-    shared.metadata = { ...shared.metadata, annotations: { [OrkestraAnnotation.CopyTo]: `other,${env.namespace}` } };
+    shared.metadata = {
+      ...shared.metadata,
+      annotations: { [OrkestraAnnotation.CopyTo]: `other,${env.namespace}` },
+    };
     await core.replaceNamespacedConfigMap({ namespace: platform, name: 'shared', body: shared });
     await waitFor('chooser-chosen', async () => (await readCopy('chooser-chosen')) != null, 20_000);
     expect((await readCopy('chooser-chosen'))?.data).toEqual({ flag: 'from-the-source' });
@@ -101,7 +110,10 @@ describe('a ConfigMap whose source does not exist', () => {
   it('waits with SourceConfigMapMissing, writing no copy, and copies once the source exists', async () => {
     // The CR's own namespace: no grant is needed, so the missing source is named as missing.
     await crs.create(env.namespace, 'early', { mode: 'chosen', source: 'later', from: env.namespace });
-    await waitFor('SourceConfigMapMissing', async () => (await reasonOf('early')) === 'SourceConfigMapMissing');
+    await waitFor(
+      'SourceConfigMapMissing',
+      async () => (await reasonOf('early')) === 'SourceConfigMapMissing',
+    );
     const cr = await crs.get(env.namespace, 'early');
     expect(readyOf(cr ?? ({} as never))?.message).toBe(
       `ConfigMap ${env.namespace}/early-chosen copies ConfigMap ${env.namespace}/later, which does not exist yet`,

@@ -20,7 +20,7 @@ export interface CopyKind {
 }
 
 /** COPY_KINDS are the kinds with `copyFrom`: Secrets (ADR 0017) and ConfigMaps (ADR 0115), both core v1. */
-export const COPY_KINDS: readonly CopyKind[] = [
+const COPY_KINDS: readonly CopyKind[] = [
   { listKey: 'secrets', kind: 'Secret', resource: 'secrets', missing: ConditionReason.SourceSecretMissing },
   {
     listKey: 'configMaps',

@@ -377,7 +377,7 @@ operatorBox:
     expect(own.notes.join('\n')).toContain("copyFrom (no namespace: the CR's)");
   });
 
-  it('grants ConfigMap copy sources as configmaps, the Secret copy\'s way (ADR 0115)', () => {
+  it("grants ConfigMap copy sources as configmaps, the Secret copy's way (ADR 0115)", () => {
     const pinned = generateRbac(
       katalogFrom(`allowedNamespaces: [team-a]
 operatorBox:
@@ -389,7 +389,14 @@ operatorBox:
     expect(pinned.namespaceRoles).toEqual([
       {
         namespace: 'platform',
-        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'], resourceNames: ['base'] }],
+        rules: [
+          {
+            apiGroups: [''],
+            resources: ['configmaps'],
+            verbs: ['get', 'list', 'watch'],
+            resourceNames: ['base'],
+          },
+        ],
       },
     ]);
     const chosen = generateRbac(
@@ -412,7 +419,11 @@ operatorBox:
     );
     const clusterRole = wide.manifests.find((m) => m.kind === 'ClusterRole');
     expect(JSON.stringify(clusterRole)).not.toContain('secrets');
-    expect(wide.rules.some((r) => r.resources.includes('configmaps') && r.verbs.includes('get') && r.resourceNames == null)).toBe(true);
+    expect(
+      wide.rules.some(
+        (r) => r.resources.includes('configmaps') && r.verbs.includes('get') && r.resourceNames == null,
+      ),
+    ).toBe(true);
   });
 
   it('grants an auth.secretRef in a literal namespace as a Role and RoleBinding there, never cluster-wide', () => {

@@ -395,7 +395,8 @@ function addSecretReads(entry: CrdEntry, reads: SecretReads): void {
   for (const ref of autoscaleSecretRefs(entry))
     reads.inNamespace(ref.namespace ?? reads.operatorNamespace, ['get'], ref.name);
   for (const { copy, from } of copySources(entry)) {
-    if (isLiteralNamespace(from.namespace)) reads.inNamespace(from.namespace, ['get'], from.name, copy.resource);
+    if (isLiteralNamespace(from.namespace))
+      reads.inNamespace(from.namespace, ['get'], from.name, copy.resource);
     // A ConfigMap copy is a configMaps child: the operator's child rules already get ConfigMaps
     // wherever its CRs live (a pinned Role: see templatedCopies).
     else if (copy.resource === 'secrets')

@@ -171,8 +171,11 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
           : {
               ...source,
               withCopy: (from: KubeObject): KubeObject =>
-                module.resolve({ entry: { ...forResolve, ...copied(from) }, path: entry.source }, input.owner, kindHints)
-                  .manifest,
+                module.resolve(
+                  { entry: { ...forResolve, ...copied(from) }, path: entry.source },
+                  input.owner,
+                  kindHints,
+                ).manifest,
             };
       const child: DesiredChild = {
         entry,

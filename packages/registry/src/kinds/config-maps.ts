@@ -12,7 +12,9 @@ export const configMaps = defineKind({
     const declared = fields.strMap('data', { json: true }) ?? {};
     const data = { ...fields.strMap('copiedData'), ...declared };
     const binaryData = Object.fromEntries(
-      Object.entries(fields.strMap('copiedBinaryData') ?? {}).filter(([key]) => !Object.hasOwn(declared, key)),
+      Object.entries(fields.strMap('copiedBinaryData') ?? {}).filter(
+        ([key]) => !Object.hasOwn(declared, key),
+      ),
     );
     return {
       body: compact({

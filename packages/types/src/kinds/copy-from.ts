@@ -7,18 +7,16 @@ import { isNamespaceName, isTemplate, Tpl } from '../schema/primitives.js';
  * namespace name. Whether a template may pick the namespace, or the source of another namespace,
  * depends on the entry's scope and is checked there (checkChildNamespaces).
  */
-const CopyFromSchema = z
-  .strictObject({ name: Tpl, namespace: Tpl.optional() })
-  .superRefine((from, ctx) => {
-    const namespace = from.namespace;
-    if (namespace !== undefined && !isTemplate(namespace) && !isNamespaceName(namespace))
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be a namespace name (DNS-1123 label)',
-        path: ['namespace'],
-        input: namespace,
-      });
-  });
+const CopyFromSchema = z.strictObject({ name: Tpl, namespace: Tpl.optional() }).superRefine((from, ctx) => {
+  const namespace = from.namespace;
+  if (namespace !== undefined && !isTemplate(namespace) && !isNamespaceName(namespace))
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a namespace name (DNS-1123 label)',
+      path: ['namespace'],
+      input: namespace,
+    });
+});
 /** CopyFrom is a copy source. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
 export interface CopyFrom extends z.output<typeof CopyFromSchema> {}

@@ -219,9 +219,9 @@ describe('upstream Secret and ConfigMap copy, toNamespaces and auth.secretRef.na
         '                - "{{ .metadata.namespace }}"\n                - ci\n',
         '                - "{{ .spec.targets }}"\n',
       );
-      expect(errors(load(targets)).find((e) => e.path.endsWith('configMaps[0].namespace'))?.message).toContain(
-        'needs `allowedNamespaces`',
-      );
+      expect(
+        errors(load(targets)).find((e) => e.path.endsWith('configMaps[0].namespace'))?.message,
+      ).toContain('needs `allowedNamespaces`');
       const name = cm
         .replace('fromConfigMap: base-settings', 'fromConfigMap: "{{ .spec.source }}"')
         .replace('              fromNamespace: platform\n', '');

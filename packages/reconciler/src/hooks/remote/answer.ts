@@ -143,7 +143,9 @@ function remoteChild(item: unknown, i: number, managed: ManagedKinds): RemoteChi
     if (listKey === 'custom') return fullObject(customIntent(fields, at), at, managed, refuse);
     // A copy reads a Secret or ConfigMap the operator can see: only the Katalog's author may declare one.
     if (Object.hasOwn(fields, 'copyFrom'))
-      throw new RemoteAnswerError(`${at}.fields.copyFrom: a remote reconciler cannot copy Secrets or ConfigMaps`);
+      throw new RemoteAnswerError(
+        `${at}.fields.copyFrom: a remote reconciler cannot copy Secrets or ConfigMaps`,
+      );
     const info = resourceKindInfo(listKey);
     if (!managed.allows(info.group ?? '', info.kind ?? '', info.plural))
       refuse(info.group ?? '', info.kind ?? '');
