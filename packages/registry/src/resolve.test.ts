@@ -527,6 +527,25 @@ describe('other kinds', () => {
     expect(kinds.secrets.resolve({ entry: {}, path: 'p' }, owner).createOnly).toBe(false);
   });
 
+  it('a copy takes the source data under the declared keys: Secrets keep the source type, ConfigMaps its binaryData (katalog.md §7.2)', () => {
+    const secret = resolve('secrets', {
+      data: { user: 'me' },
+      copiedData: { user: 'b2xk', password: 'cHc=' },
+      copiedType: 'kubernetes.io/basic-auth',
+    });
+    expect(secret['data']).toEqual({ user: 'bWU=', password: 'cHc=' });
+    expect(secret['type']).toBe('kubernetes.io/basic-auth');
+    const map = resolve('configMaps', {
+      data: { level: 'debug', logo: 'text now' },
+      copiedData: { level: 'info', region: 'eu' },
+      copiedBinaryData: { logo: 'iVBO', blob: 'AAEC' },
+    });
+    expect(map['data']).toEqual({ level: 'debug', region: 'eu', logo: 'text now' });
+    // A declared key wins over a binary one too: a key is never in both maps.
+    expect(map['binaryData']).toEqual({ blob: 'AAEC' });
+    expect(resolve('configMaps', { copiedData: {} })['binaryData']).toBeUndefined();
+  });
+
   it('roleBindings default roleRef kind, subject kind and namespace', () => {
     const m = resolve('roleBindings', {
       roleRef: { name: 'r' },

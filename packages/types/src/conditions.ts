@@ -112,11 +112,13 @@ export const ConditionReason = {
   ProviderPending: 'ProviderPending',
   /** Ready=False, pending: a Secret with `copyFrom` waits for its source Secret to exist. */
   SourceSecretMissing: 'SourceSecretMissing',
+  /** Ready=False, pending: a ConfigMap with `copyFrom` waits for its source ConfigMap to exist (ADR 0115). */
+  SourceConfigMapMissing: 'SourceConfigMapMissing',
   /**
-   * Ready=False, pending: a Secret copies a source the CR chose (a templated `copyFrom`) from another
-   * namespace, and the source does not grant it (docs/reference/katalog.md §7.2); the message names
-   * the grant to add. Also written when the source does not exist, so the condition tells nothing
-   * about Secrets the CR may not read.
+   * Ready=False, pending: a Secret or ConfigMap copies a source the CR chose (a templated `copyFrom`)
+   * from another namespace, and the source does not grant it (docs/reference/katalog.md §7.2); the
+   * message names the grant to add. Also written when the source does not exist, so the condition
+   * tells nothing about objects the CR may not read.
    */
   CopyNotGranted: 'CopyNotGranted',
   /**
@@ -203,6 +205,7 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   ProviderFailed: 'retry',
   ProviderPending: 'pending',
   SourceSecretMissing: 'pending',
+  SourceConfigMapMissing: 'pending',
   CopyNotGranted: 'pending',
   ReconcileGated: 'none',
   RolledBack: 'terminal',

@@ -102,7 +102,8 @@ export {
   lastCronFire,
 } from './evaluate-conditions.js';
 export type { CronMinute } from './evaluate-conditions.js';
-export { copySourceWatches } from './copy-source-watches.js';
+export { copySourceWatches, copiesOf, copyKindOf } from './copies.js';
+export type { CopyKind } from './copies.js';
 export { repoHostAllowed } from './repo-hosts.js';
 export type {
   EvaluateConditionsOptions,

@@ -75,8 +75,9 @@ export const OrkestraAnnotation = {
   /** CR, set by people: pins the CR to a Katalog revision, overriding the rollout (docs/reference/runtime.md §24.2, ADR 0015). */
   Revision: `${ORKESTRA_PREFIX}revision`,
   /**
-   * Source Secret, set by its owners: the namespaces (comma-separated) whose CRs may copy it with a
-   * `copyFrom` they chose (docs/reference/katalog.md §7.2, ADR 0048), as a ReferenceGrant does.
+   * Source Secret or ConfigMap, set by its owners: the namespaces (comma-separated) whose CRs may
+   * copy it with a `copyFrom` they chose (docs/reference/katalog.md §7.2, ADR 0048 and 0115), as a
+   * ReferenceGrant does.
    */
   CopyTo: `${ORKESTRA_PREFIX}copy-to-namespaces`,
   /** CR of an entry with `rollback`: its last successfully reconciled spec, gzip + base64 JSON (katalog.md §20.4). */

@@ -377,6 +377,55 @@ operatorBox:
     expect(own.notes.join('\n')).toContain("copyFrom (no namespace: the CR's)");
   });
 
+  it("grants ConfigMap copy sources as configmaps, the Secret copy's way (ADR 0115)", () => {
+    const pinned = generateRbac(
+      katalogFrom(`allowedNamespaces: [team-a]
+operatorBox:
+  onReconcile:
+    configMaps: [{ name: settings, copyFrom: { name: base, namespace: platform } }]`),
+      { namespace: 'ops' },
+    );
+    // A literal source outside the pinned namespace: a Role there, by name, get and list/watch (watched).
+    expect(pinned.namespaceRoles).toEqual([
+      {
+        namespace: 'platform',
+        rules: [
+          {
+            apiGroups: [''],
+            resources: ['configmaps'],
+            verbs: ['get', 'list', 'watch'],
+            resourceNames: ['base'],
+          },
+        ],
+      },
+    ]);
+    const chosen = generateRbac(
+      katalogFrom(`allowedNamespaces: [team-a]
+operatorBox:
+  onReconcile:
+    configMaps: [{ name: settings, copyFrom: { name: base, namespace: "{{ .spec.from }}" } }]`),
+      { namespace: 'ops' },
+    );
+    expect(chosen.namespaceRoles).toEqual([]);
+    expect(chosen.notes.join('\n')).toContain(
+      'copies configmaps from a namespace its CRs choose (copyFrom.namespace is a template), but the generated Role is limited to namespace team-a: grant `get` on configmaps',
+    );
+    // Not pinned: the ConfigMap children's own rules already get ConfigMaps everywhere; Secrets are not touched.
+    const wide = generateRbac(
+      katalogFrom(`operatorBox:
+  onReconcile:
+    configMaps: [{ name: settings, copyFrom: { name: "{{ .spec.base }}", namespace: "{{ .spec.from }}" } }]`),
+      { namespace: 'ops' },
+    );
+    const clusterRole = wide.manifests.find((m) => m.kind === 'ClusterRole');
+    expect(JSON.stringify(clusterRole)).not.toContain('secrets');
+    expect(
+      wide.rules.some(
+        (r) => r.resources.includes('configmaps') && r.verbs.includes('get') && r.resourceNames == null,
+      ),
+    ).toBe(true);
+  });
+
   it('grants an auth.secretRef in a literal namespace as a Role and RoleBinding there, never cluster-wide', () => {
     const rbac = generateRbac(
       katalogFrom(`operatorBox:

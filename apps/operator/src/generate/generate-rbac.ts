@@ -1,6 +1,8 @@
 import {
   RESOURCE_KINDS,
   apiGroupOf,
+  copiesOf,
+  copyKindOf,
   copySourceWatches,
   enrichWatchItems,
   guessPlural,
@@ -297,8 +299,10 @@ function addWatchRules(rules: RuleSet, entry: CrdEntry, notes: string[], reads: 
     rules.add(apiGroupOf(item.apiVersion), plural, ['list', 'watch'], item.name == null ? [] : [item.name]);
   }
   for (const item of copySourceWatches(entry)) {
-    if (isLiteralNamespace(item.namespace)) reads.inNamespace(item.namespace, ['list', 'watch'], item.name);
-    else rules.add('', 'secrets', ['list', 'watch'], item.name == null ? [] : [item.name]);
+    const resource = copyKindOf(item.kind)?.resource ?? 'secrets';
+    if (isLiteralNamespace(item.namespace))
+      reads.inNamespace(item.namespace, ['list', 'watch'], item.name, resource);
+    else rules.add('', resource, ['list', 'watch'], item.name == null ? [] : [item.name]);
   }
 }
 
@@ -390,9 +394,12 @@ function addSecretReads(entry: CrdEntry, reads: SecretReads): void {
   // operator's (docs/reference/katalog.md §18.2, ADR 0079), granted there by name.
   for (const ref of autoscaleSecretRefs(entry))
     reads.inNamespace(ref.namespace ?? reads.operatorNamespace, ['get'], ref.name);
-  for (const from of copySources(entry)) {
-    if (isLiteralNamespace(from.namespace)) reads.inNamespace(from.namespace, ['get'], from.name);
-    else
+  for (const { copy, from } of copySources(entry)) {
+    if (isLiteralNamespace(from.namespace))
+      reads.inNamespace(from.namespace, ['get'], from.name, copy.resource);
+    // A ConfigMap copy is a configMaps child: the operator's child rules already get ConfigMaps
+    // wherever its CRs live (a pinned Role: see templatedCopies).
+    else if (copy.resource === 'secrets')
       reads.crChosen.add(
         `${kind}: copyFrom${from.namespace == null ? " (no namespace: the CR's)" : ' (a templated namespace)'}`,
       );
@@ -495,15 +502,9 @@ function externalCalls(entry: CrdEntry): readonly ExternalCall[] {
   return [...(entry.validation?.external ?? []), ...entry.operatorBox.external];
 }
 
-/** copySources lists the sources of an entry's `copyFrom` Secrets (no namespace: the CR's own). */
-function copySources(entry: CrdEntry): { name: string; namespace?: string }[] {
-  const out: { name: string; namespace?: string }[] = [];
-  for (const group of childGroups(entry))
-    for (const secret of listOf(group, 'secrets')) {
-      const from = secret['copyFrom'] as { name: string; namespace?: string } | undefined;
-      if (from != null) out.push(from);
-    }
-  return out;
+/** copySources lists the sources of an entry's `copyFrom` Secrets and ConfigMaps (no namespace: the CR's own). */
+function copySources(entry: CrdEntry): ReturnType<typeof copiesOf> {
+  return childGroups(entry).flatMap((group) => copiesOf(group));
 }
 
 /**
@@ -566,9 +567,15 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
   }
   // A Secret in a namespace that follows from the CR: any namespace a CR may live in.
   if (reads.crChosen.size > 0) rules.add('', 'secrets', ['get']);
-  const templatedCopies = entries.some((e) =>
-    copySources(e).some((from) => from.namespace?.includes('{{') === true),
-  );
+  const templatedCopies = [
+    ...new Set(
+      entries.flatMap((e) =>
+        copySources(e)
+          .filter(({ from }) => from.namespace?.includes('{{') === true)
+          .map(({ copy }) => copy.resource),
+      ),
+    ),
+  ];
 
   const name = katalog.metadata.name;
   const roleName = `orkestra:${name}`;
@@ -577,9 +584,9 @@ export function generateRbac(katalog: Katalog, options: RbacOptions): Rbac {
     notes.push(
       `\`get\` on Secrets is granted cluster-wide because a Secret's namespace follows from the CR: ${[...reads.crChosen].join('; ')}. A namespace the Katalog writes literally is granted as a Role in that namespace instead`,
     );
-  if (templatedCopies && pinned != null)
+  if (templatedCopies.length > 0 && pinned != null)
     notes.push(
-      `an entry copies Secrets from a namespace its CRs choose (copyFrom.namespace is a template), but the generated Role is limited to namespace ${pinned}: grant \`get\` on secrets in those namespaces by hand`,
+      `an entry copies ${templatedCopies.join(' and ')} from a namespace its CRs choose (copyFrom.namespace is a template), but the generated Role is limited to namespace ${pinned}: grant \`get\` on ${templatedCopies.join(' and ')} in those namespaces by hand`,
     );
   // The conversion webhook (docs/reference/runtime.md §26, ADR 0057): the operator writes the
   // caBundle into the CRDs of the entries that convert (cluster-scoped: only a ClusterRole can grant it).

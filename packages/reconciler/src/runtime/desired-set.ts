@@ -26,8 +26,10 @@ export interface DesiredChild {
    */
   readonly withData?: () => KubeObject;
   /**
-   * For Secrets with `copyFrom` (docs/reference/katalog.md §7.2): the source Secret, and how to build the manifest
-   * from the source's data (base64, as read) and type. `manifest` is the Secret without the copied data.
+   * For Secrets and ConfigMaps with `copyFrom` (docs/reference/katalog.md §7.2, ADR 0115): the source
+   * (of the child's own kind), and how to build the manifest from the source as read (the registry
+   * kind takes what it copies: a Secret's data and type, a ConfigMap's data and binaryData).
+   * `manifest` is the child without the copied data.
    */
   readonly copyFrom?: {
     readonly namespace: string;
@@ -38,7 +40,7 @@ export interface DesiredChild {
      * when it differs) — docs/reference/katalog.md §7.2.
      */
     readonly grantTo?: readonly string[];
-    readonly withCopy: (data: Readonly<Record<string, string>>, type: string | undefined) => KubeObject;
+    readonly withCopy: (source: KubeObject) => KubeObject;
   };
   /**
    * Set by workload autoscale on an existing child created once (docs/reference/katalog.md §18.4):
@@ -168,12 +170,9 @@ export function buildDesiredSet(input: BuildDesiredSetInput): DesiredSet {
           ? undefined
           : {
               ...source,
-              withCopy: (data: Readonly<Record<string, string>>, type: string | undefined): KubeObject =>
+              withCopy: (from: KubeObject): KubeObject =>
                 module.resolve(
-                  {
-                    entry: { ...forResolve, copiedData: data, ...(type == null ? {} : { copiedType: type }) },
-                    path: entry.source,
-                  },
+                  { entry: { ...forResolve, ...copied(from) }, path: entry.source },
                   input.owner,
                   kindHints,
                 ).manifest,
@@ -209,7 +208,21 @@ function nameOf(entry: CompiledResourceEntry, rendered: Record<string, unknown>)
   return namespace == null || namespace === '' ? String(name) : `${String(namespace)}/${String(name)}`;
 }
 
-/** copySource is the source Secret of a rendered secrets entry with `copyFrom` (default namespace: the CR's). */
+/**
+ * copied is what a copy takes from its source, as the registry kinds read it: `copiedData` (a
+ * Secret's base64 values or a ConfigMap's strings, as read), `copiedBinaryData` (a ConfigMap's) and
+ * `copiedType` (a Secret's). A kind takes the fields it has.
+ */
+function copied(source: KubeObject): Record<string, unknown> {
+  const type = source['type'];
+  return {
+    copiedData: source['data'] ?? {},
+    ...(source['binaryData'] == null ? {} : { copiedBinaryData: source['binaryData'] }),
+    ...(typeof type === 'string' ? { copiedType: type } : {}),
+  };
+}
+
+/** copySource is the source of a rendered entry with `copyFrom` (default namespace: the CR's). */
 function copySource(
   rendered: Readonly<Record<string, unknown>>,
   owner: Owner,

@@ -38,7 +38,7 @@ import {
 import { applyGroup } from './stages/child-writes.js';
 import { runDeletion } from './stages/deletion.js';
 import type { DeletionMemory } from './stages/deletion.js';
-import { blockedError, copySecrets, desiredSet, heldBack } from './stages/desired.js';
+import { blockedError, fillCopies, desiredSet, heldBack } from './stages/desired.js';
 import { renderCrMetadata, writeCrMetadata } from './stages/cr-metadata.js';
 import { initialContext, phaseFills, runHooks } from './stages/hooks.js';
 import { buildInventory, inventoryOf } from './stages/inventory.js';
@@ -302,8 +302,8 @@ export class CrdPipeline {
     if (waitingHook != null) return waitingHook;
     mark('hooks');
     // Desired set, step 13.
-    // ADR 0017: Secrets with `copyFrom` take their source's data; a missing source waits.
-    const copied = await copySecrets(s, desiredSet(s, view, context));
+    // ADR 0017, 0115: Secrets and ConfigMaps with `copyFrom` take their source's data; a missing source waits.
+    const copied = await fillCopies(s, desiredSet(s, view, context));
     if (isPending(copied)) return copied;
     // Workload autoscale (katalog.md §18.4): replicas decided from the live children and the context.
     const scaled = scaleWorkloads(copied, {
@@ -473,7 +473,7 @@ export class CrdPipeline {
     state.context = context;
     const previous = inventoryOf(current.cr);
     try {
-      const desired = await copySecrets(
+      const desired = await fillCopies(
         s,
         desiredSet({ ...s, crd: { ...s.crd, groups: [none, group] } }, current.cr, context),
       );

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { Duration } from '../duration.js';
 import { gated } from '../schema/condition.js';
-import { isNamespaceName, isTemplate, Tpl, TplList, TplMap } from '../schema/primitives.js';
+import { Tpl, TplList, TplMap } from '../schema/primitives.js';
 import { commonShape } from '../schema/resources.js';
+import { CopyFrom } from './copy-from.js';
 import { defineResourceKind } from './resource-kind.js';
 
 /** SecretTls generates a CA and a server certificate (docs/reference/katalog.md §7.2). */
@@ -18,29 +19,6 @@ export interface SecretTls extends z.output<typeof SecretTlsSchema> {}
 /** SecretTls generates a CA and a server certificate (docs/reference/katalog.md §7.2). */
 export const SecretTls: z.ZodType<SecretTls> = SecretTlsSchema.meta({ id: 'SecretTls' });
 
-/**
- * SecretCopyFrom names the Secret whose data a secrets entry copies (docs/reference/katalog.md §7.2).
- * A literal namespace must be a namespace name. Whether a template may pick the namespace, or the
- * Secret of another namespace, depends on the entry's scope and is checked there (checkCopySources).
- */
-const SecretCopyFromSchema = z
-  .strictObject({ name: Tpl, namespace: Tpl.optional() })
-  .superRefine((from, ctx) => {
-    const namespace = from.namespace;
-    if (namespace !== undefined && !isTemplate(namespace) && !isNamespaceName(namespace))
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be a namespace name (DNS-1123 label)',
-        path: ['namespace'],
-        input: namespace,
-      });
-  });
-/** SecretCopyFrom is a copy source. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named type keeps declaration files small
-export interface SecretCopyFrom extends z.output<typeof SecretCopyFromSchema> {}
-/** SecretCopyFrom names the Secret a secrets entry copies its data from. */
-const SecretCopyFrom: z.ZodType<SecretCopyFrom> = SecretCopyFromSchema.meta({ id: 'SecretCopyFrom' });
-
 /** SecretEntry is an item of `secrets`; `rotateAfter` and `tls` imply `once`, `tls` implies type `kubernetes.io/tls`. */
 const SecretEntrySchema = gated({
   ...commonShape,
@@ -49,7 +27,7 @@ const SecretEntrySchema = gated({
   once: z.boolean().default(false),
   rotateAfter: Duration.optional(),
   tls: SecretTls.optional(),
-  copyFrom: SecretCopyFrom.optional(),
+  copyFrom: CopyFrom.optional(),
 })
   .superRefine((entry, ctx) => {
     if (entry.copyFrom !== undefined && entry.tls !== undefined)

@@ -584,7 +584,7 @@ function checkChildNamespaces(entry: ChildNamespaceInput, ctx: z.RefinementCtx):
           refuse(
             [...path.slice(0, -at.length), 'copyFrom', 'name'],
             from.name,
-            "must be a literal Secret name when the copy's namespace may differ from the CR's: a CR must not copy a Secret of its namespace into another one",
+            "must be a literal source name when the copy's namespace may differ from the CR's: a CR must not copy a Secret or ConfigMap of its namespace into another one",
           );
       });
     }
@@ -688,8 +688,8 @@ const KatalogSpecSchema = z
      */
     allowTemplatedRegex: z.boolean().optional(),
     /**
-     * Namespaces whose Secrets a `copyFrom` chosen by a CR (a template) may read without a grant on
-     * the source Secret (docs/reference/katalog.md §7.2, ADR 0048). Default none.
+     * Namespaces whose Secrets and ConfigMaps a `copyFrom` chosen by a CR (a template) may read
+     * without a grant on the source (docs/reference/katalog.md §7.2, ADR 0048 and 0115). Default none.
      */
     allowedSourceNamespaces: z.array(DnsLabel).optional(),
     /** Refuse deletes of the Katalog's CRDs (and children) at admission; absent = off (docs/reference/katalog.md §2.4, ADR 0050). */

@@ -13,7 +13,7 @@ import { externalProtocols } from './external.js';
 import { keyOf, mapAt, pairOf, scalar, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import { emptyLimitRange, presetProfile } from './presets.js';
-import { configMapCopy, expandToNamespaces, secretCopy } from './secrets.js';
+import { expandToNamespaces, isCopyList, upstreamCopy } from './secrets.js';
 import type { Upgrader } from './upgrader.js';
 
 const RESOURCE_GROUPS = ['onCreate', 'onReconcile'] as const;
@@ -135,12 +135,11 @@ export function upgradeGroup(up: Upgrader, groupMap: YAMLMap, groupPath: Path): 
       if (!isMap(item)) return;
       const path = [...groupPath, listKey, i];
       upgradeChild(up, item as YAMLMap, path, listKey === 'custom');
-      if (listKey === 'secrets') secretCopy(up, item as YAMLMap, path);
-      if (up.upstream && listKey === 'configMaps') configMapCopy(up, item as YAMLMap, path);
+      if (isCopyList(listKey)) upstreamCopy(up, item as YAMLMap, path, listKey);
       if (up.upstream && listKey === 'limitRanges') emptyLimitRange(up, item as YAMLMap, path);
       if (up.upstream && (listKey === 'resourceQuotas' || listKey === 'limitRanges'))
         presetProfile(up, item as YAMLMap, path, listKey);
     });
-    if (listKey === 'secrets') expandToNamespaces(up, list as YAMLSeq, [...groupPath, listKey]);
+    if (isCopyList(listKey)) expandToNamespaces(up, list as YAMLSeq, [...groupPath, listKey]);
   }
 }

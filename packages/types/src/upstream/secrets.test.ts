@@ -9,7 +9,7 @@ import { head, ok, load } from './dialect-fixtures.test-support.js';
  * copied from upstream files.
  */
 
-describe('upstream Secret copy, toNamespaces and auth.secretRef.namespace', () => {
+describe('upstream Secret and ConfigMap copy, toNamespaces and auth.secretRef.namespace', () => {
   const lineOf = (text: string, needle: string): number =>
     text.split('\n').findIndex((l) => l.includes(needle)) + 1;
   const columnOf = (text: string, needle: string): number =>
@@ -134,29 +134,103 @@ describe('upstream Secret copy, toNamespaces and auth.secretRef.namespace', () =
     );
   });
 
-  it('refuses upstream ConfigMap copy at fromConfigMap, naming what to write instead, with its companion keys in the same refusal', () => {
-    // Upstream copies a named ConfigMap of one namespace into the namespaces a CR lists; a
-    // ConfigMap copy is a runtime feature Orkestra does not have (only Secrets are copied).
-    const cm = box(`        onCreate:
+  describe('ConfigMap copy (fromConfigMap, ADR 0115)', () => {
+    const cm = box(`        onReconcile:
           configMaps:
             - name: shared-settings
-              fromConfigMap: "{{ .spec.source }}"
+              fromConfigMap: base-settings
               fromNamespace: platform
+              data: {LOG_LEVEL: debug}
               toNamespaces:
-                - "{{ .spec.targets }}"
+                - "{{ .metadata.namespace }}"
+                - ci
 `);
-    const found = errors(load(cm));
-    expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({
-      path: expect.stringMatching(/configMaps\[0\]\.fromConfigMap$/),
-      line: lineOf(cm, 'fromConfigMap'),
-      column: columnOf(cm, 'fromConfigMap'),
-      message: expect.stringContaining('a ConfigMap copy is not implemented'),
+    const maps = (text: string) =>
+      ok(load(text)).katalog.spec.crds['website']?.operatorBox.onReconcile.configMaps ?? [];
+
+    it('maps fromConfigMap/fromNamespace onto copyFrom and toNamespaces onto one entry per namespace, as for Secrets', () => {
+      const loaded = maps(cm);
+      expect(loaded.map((m) => m.namespace)).toEqual(['{{ .metadata.namespace }}', 'ci']);
+      for (const map of loaded) {
+        expect(map.copyFrom).toEqual({ name: 'base-settings', namespace: 'platform' });
+        expect(map.data).toEqual({ LOG_LEVEL: 'debug' });
+      }
+      expect(loaded[0]?.when).toEqual([
+        expect.objectContaining({ field: '{{ .metadata.namespace }}', operator: 'exists' }),
+      ]);
+      // Without fromNamespace the source is in the CR's namespace.
+      const own = maps(cm.replace('              fromNamespace: platform\n', ''));
+      expect(own[0]?.copyFrom).toEqual({ name: 'base-settings' });
     });
-    // Without the copy the same entry loads, so nothing else in it was refused.
-    const plain = cm.replace(/ {14}from[\s\S]*$/, '              data: {a: b}\n');
-    expect(ok(load(plain)).katalog.spec.crds['website']?.operatorBox.onCreate.configMaps[0]?.data).toEqual({
-      a: 'b',
+
+    it('prints the copy in canonical form with ork migrate and positions each change', () => {
+      const result = migrateKatalog(cm);
+      expect(result.problems).toEqual([]);
+      expect(result.text).toContain('copyFrom:');
+      expect(result.text).not.toMatch(/fromConfigMap|fromNamespace|toNamespaces/);
+      expect(result.changes.find((c) => c.path.endsWith('configMaps[0].fromConfigMap'))).toMatchObject({
+        line: lineOf(cm, 'fromConfigMap'),
+        column: columnOf(cm, 'fromConfigMap'),
+        message: expect.stringContaining('copyFrom.name'),
+      });
+      expect(ok(load(result.text)).katalog).toEqual(ok(load(cm)).katalog);
+    });
+
+    it('refuses bad shapes at file:line:col with the field path', () => {
+      const lone = cm.replace('              fromConfigMap: base-settings\n', '');
+      expect(errors(load(lone))).toContainEqual(
+        expect.objectContaining({
+          path: expect.stringMatching(/configMaps\[0\]\.fromNamespace$/),
+          line: lineOf(lone, 'fromNamespace'),
+          column: columnOf(lone, 'fromNamespace'),
+          message: expect.stringContaining('`fromNamespace` needs `fromConfigMap`'),
+        }),
+      );
+      const twice = cm.replace('data: {LOG_LEVEL: debug}', 'copyFrom: {name: other}');
+      expect(errors(load(twice))).toContainEqual(
+        expect.objectContaining({
+          path: expect.stringMatching(/configMaps\[0\]\.fromConfigMap$/),
+          line: lineOf(twice, 'fromConfigMap'),
+          message: expect.stringContaining('keep one'),
+        }),
+      );
+      const badNamespace = cm.replace('fromNamespace: platform', 'fromNamespace: Not_A_Namespace');
+      expect(errors(load(badNamespace))).toContainEqual(
+        expect.objectContaining({
+          path: expect.stringMatching(/configMaps\[0\]\.copyFrom\.namespace$/),
+          line: lineOf(badNamespace, 'Not_A_Namespace'),
+          message: expect.stringContaining('DNS-1123'),
+        }),
+      );
+      const notList = cm.replace(/toNamespaces:[\s\S]*$/, 'toNamespaces: ci\n');
+      expect(errors(load(notList))).toContainEqual(
+        expect.objectContaining({
+          path: expect.stringMatching(/configMaps\[0\]\.toNamespaces$/),
+          line: lineOf(notList, 'toNamespaces'),
+          message: expect.stringContaining('non-empty list'),
+        }),
+      );
+    });
+
+    it('loads a source the CR chooses (granted at run time); a CR-chosen target list needs allowedNamespaces; a templated name copied out of the CR namespace is refused', () => {
+      const chosen = cm.replace('fromNamespace: platform', 'fromNamespace: "{{ .spec.from }}"');
+      expect(maps(chosen)[0]?.copyFrom).toEqual({ name: 'base-settings', namespace: '{{ .spec.from }}' });
+      const targets = cm.replace(
+        '                - "{{ .metadata.namespace }}"\n                - ci\n',
+        '                - "{{ .spec.targets }}"\n',
+      );
+      expect(
+        errors(load(targets)).find((e) => e.path.endsWith('configMaps[0].namespace'))?.message,
+      ).toContain('needs `allowedNamespaces`');
+      const name = cm
+        .replace('fromConfigMap: base-settings', 'fromConfigMap: "{{ .spec.source }}"')
+        .replace('              fromNamespace: platform\n', '');
+      expect(errors(load(name))).toContainEqual(
+        expect.objectContaining({
+          path: expect.stringMatching(/configMaps\[1\]\.copyFrom\.name$/),
+          message: expect.stringContaining("the copy's namespace may differ from the CR's"),
+        }),
+      );
     });
   });
 

@@ -1,30 +1,44 @@
 /**
- * Upstream's Secret copy (`fromSecret`/`fromNamespace` → `copyFrom`) and `toNamespaces` (one entry
- * per namespace, or forEach over a CR field; docs/reference/katalog.md §7.2).
+ * Upstream's Secret and ConfigMap copy (`fromSecret`/`fromConfigMap` and `fromNamespace` →
+ * `copyFrom`) and `toNamespaces` (one entry per namespace, or forEach over a CR field;
+ * docs/reference/katalog.md §7.2, ADR 0115).
  */
 import { isMap, isScalar, isSeq, Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { born, pairOf, scalar, takeOut } from './nodes.js';
 import type { Path } from './nodes.js';
 import type { Upgrader } from './upgrader.js';
 
+/** The upstream key naming the source of a copy, by list (fromNamespace is shared). */
+const COPY_SOURCE_KEYS = {
+  secrets: { key: 'fromSecret', kind: 'Secret' },
+  configMaps: { key: 'fromConfigMap', kind: 'ConfigMap' },
+} as const;
+
 /**
- * secretCopy maps upstream's `fromSecret` / `fromNamespace` onto the canonical `copyFrom: {name,
- * namespace}` of a secrets entry (docs/reference/katalog.md §7.2).
+ * upstreamCopy maps upstream's `fromSecret` (secrets) or `fromConfigMap` (configMaps), with
+ * `fromNamespace`, onto the canonical `copyFrom: {name, namespace}` of the entry
+ * (docs/reference/katalog.md §7.2, ADR 0115).
  */
-export function secretCopy(up: Upgrader, entry: YAMLMap, path: Path): void {
-  const from = pairOf(entry, 'fromSecret');
+export function upstreamCopy(
+  up: Upgrader,
+  entry: YAMLMap,
+  path: Path,
+  listKey: keyof typeof COPY_SOURCE_KEYS,
+): void {
+  const { key, kind } = COPY_SOURCE_KEYS[listKey];
+  const from = pairOf(entry, key);
   const fromNamespace = pairOf(entry, 'fromNamespace');
   if (from == null) {
     if (fromNamespace != null)
       up.problem(
         [...path, 'fromNamespace'],
         fromNamespace.key,
-        '`fromNamespace` needs `fromSecret` (the Secret to copy)',
+        `\`fromNamespace\` needs \`${key}\` (the ${kind} to copy)`,
       );
     return;
   }
   if (pairOf(entry, 'copyFrom') != null) {
-    up.problem([...path, 'fromSecret'], from.key, '`fromSecret` and `copyFrom` are the same thing; keep one');
+    up.problem([...path, key], from.key, `\`${key}\` and \`copyFrom\` are the same thing; keep one`);
     return;
   }
   const at = entry.items.indexOf(from);
@@ -37,14 +51,19 @@ export function secretCopy(up: Upgrader, entry: YAMLMap, path: Path): void {
   }
   entry.items.splice(at, 0, new Pair(scalar('copyFrom', from.key), copyFrom));
   up.change(
-    [...path, 'fromSecret'],
+    [...path, key],
     from.key,
     `moved to copyFrom.name${fromNamespace == null ? '' : ' (fromNamespace to copyFrom.namespace)'}`,
   );
 }
 
+/** isCopyList tells whether a list key has upstream's copy keys (secrets, configMaps). */
+export function isCopyList(listKey: string): listKey is keyof typeof COPY_SOURCE_KEYS {
+  return Object.hasOwn(COPY_SOURCE_KEYS, listKey);
+}
+
 /**
- * expandToNamespaces turns a secrets entry with upstream's `toNamespaces: [a, b]` into one entry
+ * expandToNamespaces turns a secrets or configMaps entry with upstream's `toNamespaces: [a, b]` into one entry
  * per namespace (`namespace: a`, `namespace: b`), the clones keeping the original's source ranges.
  * A templated namespace gets the gate `{field: <template>, exists: true}`, so an item that renders
  * empty is skipped, as upstream skips it. A single item that is a whole field of the CR
@@ -128,31 +147,4 @@ function wholePath(node: unknown): string | undefined {
   const value = isScalar(node) ? node.value : undefined;
   if (typeof value !== 'string') return undefined;
   return /^\{\{-?\s*\.((?:spec|metadata|status)(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*-?\}\}$/.exec(value)?.[1];
-}
-
-/** The keys of upstream's ConfigMap copy, refused together (configMapCopy). */
-const CONFIGMAP_COPY_KEYS = ['fromConfigMap', 'fromNamespace', 'toNamespaces'] as const;
-
-/**
- * configMapCopy refuses upstream's ConfigMap copy on a configMaps entry (`fromConfigMap`, with
- * `fromNamespace` and `toNamespaces`: upstream reads a ConfigMap of another namespace and writes
- * its data into each target namespace). Orkestra copies Secrets only (`copyFrom`, §7.2); reading
- * a ConfigMap the CR names in another namespace needs the same grant, watch and RBAC machinery,
- * which ConfigMaps do not have here. So the copy is refused at `fromConfigMap` with what to write
- * instead, and its companion keys are taken out with it (they are part of the same refusal, not
- * unknown keys of their own). `fromNamespace`/`toNamespaces` without `fromConfigMap` are left to
- * the schema.
- */
-export function configMapCopy(up: Upgrader, entry: YAMLMap, path: Path): void {
-  const from = pairOf(entry, 'fromConfigMap');
-  if (from == null) return;
-  up.problem(
-    [...path, 'fromConfigMap'],
-    from.key,
-    'upstream copies a ConfigMap from another namespace here (`fromConfigMap`/`fromNamespace`/`toNamespaces`); Orkestra copies only Secrets (`copyFrom`, docs/reference/katalog.md §7.2), and a ConfigMap copy is not implemented: write the keys under `data` (templates over the CR), or keep the shared values in a Secret and copy it with `fromSecret`',
-  );
-  for (const key of CONFIGMAP_COPY_KEYS) {
-    const pair = pairOf(entry, key);
-    if (pair != null) takeOut(entry, pair);
-  }
 }

@@ -64,6 +64,10 @@ describe('parseRemoteAnswer', () => {
       'cannot copy Secrets',
     ],
     [
+      { resources: [{ type: 'configmap', fields: { name: 'c', copyFrom: { name: 'root' } } }] },
+      'fields.copyFrom: a remote reconciler cannot copy Secrets or ConfigMaps',
+    ],
+    [
       { resources: [{ type: 'deployment', fields: { name: 'web', replicas: 'many' } }] },
       'resources[0].fields',
     ],

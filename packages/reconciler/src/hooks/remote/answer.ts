@@ -141,9 +141,11 @@ function remoteChild(item: unknown, i: number, managed: ManagedKinds): RemoteChi
     const fields = item['fields'] ?? {};
     if (!isMap(fields)) throw new RemoteAnswerError(`${at}.fields is not a map`);
     if (listKey === 'custom') return fullObject(customIntent(fields, at), at, managed, refuse);
-    // A copy reads a Secret the operator can see: only the Katalog's author may declare one.
+    // A copy reads a Secret or ConfigMap the operator can see: only the Katalog's author may declare one.
     if (Object.hasOwn(fields, 'copyFrom'))
-      throw new RemoteAnswerError(`${at}.fields.copyFrom: a remote reconciler cannot copy Secrets`);
+      throw new RemoteAnswerError(
+        `${at}.fields.copyFrom: a remote reconciler cannot copy Secrets or ConfigMaps`,
+      );
     const info = resourceKindInfo(listKey);
     if (!managed.allows(info.group ?? '', info.kind ?? '', info.plural))
       refuse(info.group ?? '', info.kind ?? '');

@@ -7,7 +7,7 @@
 import { NotFoundError } from '@orkestra/registry';
 import type { KubeObject } from '@orkestra/registry';
 import type { TemplateContext } from '@orkestra/template';
-import { ConditionReason, OrkestraAnnotation, TerminalError } from '@orkestra/types';
+import { ConditionReason, OrkestraAnnotation, TerminalError, copyKindOf } from '@orkestra/types';
 import { pending } from '../../hooks/hook-unit.js';
 import type { HookPending } from '../../hooks/hook-unit.js';
 import { holdBack } from '../../readiness/wait-for.js';
@@ -32,19 +32,20 @@ export function desiredSet(services: StageServices, view: KubeObject, context: T
   });
 }
 
-/** How long a CR waits before the source Secret of a `copyFrom` is read again. */
-const SOURCE_SECRET_WAIT_MS = 5000;
+/** How long a CR waits before the source of a `copyFrom` is read again. */
+const COPY_SOURCE_WAIT_MS = 5000;
 
 /**
- * copySecrets fills the data of Secrets with `copyFrom` from their source Secrets, read with one `GET` per
- * source per reconcile (docs/reference/katalog.md §7.2, runtime.md §14.1). A missing source is a pending outcome
- * (`SourceSecretMissing`), so existing copies are neither pruned nor emptied. Values never reach logs or status.
- * A source the CR chose in another namespace (`grantTo`) is copied only when granted (ADR 0048): its
- * namespace is in the Katalog's `allowedSourceNamespaces`, or the Secret's copy-to-namespaces
+ * fillCopies fills the Secrets and ConfigMaps with `copyFrom` from their sources (an object of the
+ * child's own kind), read with one `GET` per source per reconcile (docs/reference/katalog.md §7.2,
+ * runtime.md §14.1, ADR 0017 and 0115). A missing source is a pending outcome (`SourceSecretMissing`,
+ * `SourceConfigMapMissing`), so existing copies are neither pruned nor emptied. Values never reach
+ * logs or status. A source the CR chose in another namespace (`grantTo`) is copied only when granted
+ * (ADR 0048): its namespace is in the Katalog's `allowedSourceNamespaces`, or its copy-to-namespaces
  * annotation lists every namespace of `grantTo`; else the CR waits with `CopyNotGranted`, which
  * names the grant to add and is the same whether or not the source exists.
  */
-export async function copySecrets(
+export async function fillCopies(
   services: Pick<StageServices, 'client'> & {
     readonly crd: Pick<StageServices['crd'], 'allowedSourceNamespaces'>;
   },
@@ -53,16 +54,14 @@ export async function copySecrets(
   const all = [...desired.groups.onCreate, ...desired.groups.onReconcile];
   if (!all.some((c) => c.copyFrom != null)) return desired;
   const sources = new Map<string, Promise<KubeObject | undefined>>();
-  const read = (namespace: string, name: string): Promise<KubeObject | undefined> => {
-    const key = `${namespace}/${name}`;
+  const read = (kind: string, namespace: string, name: string): Promise<KubeObject | undefined> => {
+    const key = `${kind}/${namespace}/${name}`;
     let source = sources.get(key);
     if (source == null) {
-      source = services.client
-        .get({ apiVersion: 'v1', kind: 'Secret', namespace, name })
-        .catch((error: unknown) => {
-          if (error instanceof NotFoundError) return undefined;
-          throw error;
-        });
+      source = services.client.get({ apiVersion: 'v1', kind, namespace, name }).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      });
       sources.set(key, source);
     }
     return source;
@@ -70,9 +69,11 @@ export async function copySecrets(
   let waiting: HookPending | undefined;
   const fill = async (child: DesiredChild): Promise<DesiredChild> => {
     const from = child.copyFrom;
-    if (from == null) return child;
-    const where = `${child.ref.kind} ${child.ref.namespace ?? ''}/${child.ref.name}`;
-    const source = from.name === '' ? undefined : await read(from.namespace, from.name);
+    const copy = copyKindOf(child.ref.kind);
+    if (from == null || copy == null) return child;
+    const kind = copy.kind;
+    const where = `${kind} ${child.ref.namespace ?? ''}/${child.ref.name}`;
+    const source = from.name === '' ? undefined : await read(kind, from.namespace, from.name);
     const grantTo = from.grantTo;
     if (
       grantTo != null &&
@@ -82,31 +83,29 @@ export async function copySecrets(
     ) {
       waiting ??= pending(
         ConditionReason.CopyNotGranted,
-        `${where} copies Secret ${from.namespace}/${from.name}, which the CR chose and which does not grant it: annotate that Secret ${OrkestraAnnotation.CopyTo}: "${grantTo.join(',')}", or list ${from.namespace} in the Katalog's spec.allowedSourceNamespaces (${child.entry.katalogPath})`,
-        SOURCE_SECRET_WAIT_MS,
+        `${where} copies ${kind} ${from.namespace}/${from.name}, which the CR chose and which does not grant it: annotate that ${kind} ${OrkestraAnnotation.CopyTo}: "${grantTo.join(',')}", or list ${from.namespace} in the Katalog's spec.allowedSourceNamespaces (${child.entry.katalogPath})`,
+        COPY_SOURCE_WAIT_MS,
       );
       return child;
     }
     if (source == null) {
       waiting ??= pending(
-        ConditionReason.SourceSecretMissing,
+        copy.missing,
         from.name === ''
           ? `${where}: copyFrom.name renders empty (${child.entry.katalogPath})`
-          : `${where} copies Secret ${from.namespace}/${from.name}, which does not exist yet`,
-        SOURCE_SECRET_WAIT_MS,
+          : `${where} copies ${kind} ${from.namespace}/${from.name}, which does not exist yet`,
+        COPY_SOURCE_WAIT_MS,
       );
       return child;
     }
-    const data = (source['data'] as Record<string, string> | undefined) ?? {};
-    const type = typeof source['type'] === 'string' ? source['type'] : undefined;
-    return { ...child, manifest: from.withCopy(data, type) };
+    return { ...child, manifest: from.withCopy(source) };
   };
   const onCreate = await Promise.all(desired.groups.onCreate.map(fill));
   const onReconcile = await Promise.all(desired.groups.onReconcile.map(fill));
   return waiting ?? { ...desired, groups: { onCreate, onReconcile } };
 }
 
-/** grants tells whether a source Secret's copy-to-namespaces annotation lists every namespace of `to`. */
+/** grants tells whether a copy source's copy-to-namespaces annotation lists every namespace of `to`. */
 function grants(source: KubeObject | undefined, to: readonly string[]): boolean {
   const value = source?.metadata.annotations?.[OrkestraAnnotation.CopyTo];
   if (typeof value !== 'string') return false;
