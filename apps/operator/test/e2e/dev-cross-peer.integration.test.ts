@@ -74,11 +74,18 @@ spec:
               protocol: cr
               cacheFor: 2s
             as: loader
+          # Upstream's raw form: a whole endpoint, read as it answers.
+          - crd: loader
+            source:
+              endpoint: "http://127.0.0.1:${port}/katalog/loader/cr/default/{{ .spec.loader }}"
+              cacheFor: 2s
+            as: loaderRaw
         onReconcile:
           configMaps:
             - name: "{{ .metadata.name }}-from-loader"
               data:
                 batch: "{{ .cross.loader.spec.batch }}"
+                rawBatch: "{{ .cross.loaderRaw.spec.batch }}"
                 loaderReady: "{{ .cross.loader.ready }}"
         status:
           fields:
@@ -211,6 +218,7 @@ it('reads a peer’s CR through upstream’s cross[].source under ork dev, waits
     expect((await readyOf()).cross?.['reason']).toBe('CrossSourcesAvailable');
     expect(await get(`processors.${readerGroup}`, 'proc', '.status.loaderBatch')).toBe('50');
     expect(await get('configmap', 'proc-from-loader', '.data.loaderReady')).toBe('true');
+    expect(await get('configmap', 'proc-from-loader', '.data.rawBatch')).toBe('50');
 
     // 3. A change on the peer's side reaches the reader at its next read (cacheFor: 2s).
     await kubectl(
@@ -248,6 +256,7 @@ it('reads a peer’s CR through upstream’s cross[].source under ork dev, waits
       60_000,
     );
     expect(down['reason']).toBe('CrossSourceUnavailable');
+    expect(down['message']).toContain('cross.loaderRaw');
     expect(down['message']).toMatch(
       new RegExp(`cross\\.loader: .*GET http://${address}/katalog/loader/cr/default/ingest`),
     );
@@ -256,6 +265,7 @@ it('reads a peer’s CR through upstream’s cross[].source under ork dev, waits
     expect(cross?.['message']).toContain(address);
     expect(await childBatch()).toBe('75');
     expect(await get(`processors.${readerGroup}`, 'proc', '.status.loaderBatch')).toBe('75');
+    expect(await get('configmap', 'proc-from-loader', '.data.rawBatch')).toBe('75');
 
     // 5. A change made while the peer was down; the peer comes back on the same address.
     await kubectl(
@@ -284,6 +294,12 @@ it('reads a peer’s CR through upstream’s cross[].source under ork dev, waits
           : undefined;
       },
       60_000,
+    );
+    await waitFor(
+      'the raw endpoint read back too',
+      async () =>
+        (await get('configmap', 'proc-from-loader', '.data.rawBatch')) === '90' ? true : undefined,
+      30_000,
     );
     // The reader's operator shows no failed reconcile for the wait (a pending outcome, not an error).
     expect(dev.logs.filter((l) => l.level === 'error')).toEqual([]);
