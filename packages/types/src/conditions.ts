@@ -156,7 +156,10 @@ export const ConditionReason = {
   WaitingForChildren: 'WaitingForChildren',
   /** Never written on a CR: the Katalog itself failed to load (code of `KatalogError`). */
   KatalogInvalid: 'KatalogInvalid',
-  /** CrossSourceUnavailable=True: an HTTP cross read's peer did not answer (ADR 0043). */
+  /**
+   * CrossSourceUnavailable=True: an HTTP cross read's peer did not answer (ADR 0043); also Ready=False,
+   * pending, while such a read has no last good answer to use.
+   */
   CrossSourceUnavailable: 'CrossSourceUnavailable',
   /** CrossSourceUnavailable=False: every HTTP cross read's peer answers again. */
   CrossSourcesAvailable: 'CrossSourcesAvailable',
@@ -221,6 +224,6 @@ export const reasonRetryClass: Readonly<Record<ConditionReason, RetryClass>> = O
   ChildFailed: 'none',
   WaitingForChildren: 'none',
   KatalogInvalid: 'terminal',
-  CrossSourceUnavailable: 'none',
+  CrossSourceUnavailable: 'pending',
   CrossSourcesAvailable: 'none',
 });

@@ -6,8 +6,21 @@ import { formatStepReport } from '../offline/simulate/format-report.js';
 import { ScenarioError, formatPosition, parseScenario } from '../offline/simulate/scenario.js';
 import type { Scenario } from '../offline/simulate/scenario.js';
 import { Simulator } from '../offline/simulate/simulator.js';
+import { hookRoots } from '@orkestra/reconciler/offline';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError, parseCommandArgs } from './command.js';
+
+/** How a scripted deletion-step failure is named, per hook with a deletion step (the hook table's, ADR 0116). */
+const DELETION_FAILURE_FORMS = hookRoots
+  .filter((root) => root.deletionStep != null)
+  .map((root) =>
+    root.results === 'one'
+      ? root.key
+      : root.results === 'by-provider'
+        ? `${root.key}.<provider>.<declaration>`
+        : `${root.key}.<name>`,
+  )
+  .join(', ');
 
 const usage = `Usage: ork simulate <katalog> --scenario <file> [--now <time>]
 
@@ -26,9 +39,13 @@ A scenario is YAML: \`steps:\` (required) and \`now:\` (optional start time). Ea
   rollout: pause|resume|undo            as ork rollout (docs/reference/runtime.md §24.4)
 plus optional \`cr: <name>\` (the CR of update, delete and the CR expectations; default the last
 applied), \`context:\` (new cross, git, external, docker, providers results; they stay until
-changed, null removes one), \`advance: <duration>\` (move the clock first) and \`expect:\`
-(applies, creates, prunes, children, status, ready, reason, deletionOrder, notifications; rollout,
-revisions, crs.<name> for rollouts). External calls of every protocol are answered from
+changed, null removes one), \`deletionFailures:\` (deletion steps that fail from then on,
+each with its message:
+  ${DELETION_FAILURE_FORMS};
+null clears one; the CR then stays with its finalizer and a later step retries its deletion
+path), \`advance: <duration>\` (move the clock first) and \`expect:\` (applies, creates,
+prunes, children, status, ready, reason, deletionOrder, notifications; rollout, revisions,
+crs.<name> for rollouts). External calls of every protocol are answered from
 \`context.external\`, each answer checked against its call's protocol result shape (a mismatch
 is a scenario error at its line and column); the team notifications a step would send are
 printed (nothing is sent).

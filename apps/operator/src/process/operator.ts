@@ -324,6 +324,14 @@ function startingFields(
     leaderElection: config.leaderElect ? { lease: leaseName, namespace: config.namespace } : false,
     metrics: servers.metrics == null ? 'disabled' : `${servers.metrics.address}:${servers.metrics.port}`,
     health: servers.health == null ? 'disabled' : `${servers.health.address}:${servers.health.port}`,
+    // The cross-read port opens only for an entry with crossAccess: true (runtime.md §18.5); say so,
+    // since upstream serves every entry by default and a peer would otherwise just be refused.
+    cross:
+      servers.cross != null
+        ? `${servers.cross.address}:${servers.cross.port}`
+        : config.crossBindAddress.trim() === '0'
+          ? 'disabled'
+          : 'not opened: no entry has crossAccess: true',
   };
 }
 

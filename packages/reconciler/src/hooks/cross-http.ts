@@ -69,6 +69,11 @@ export interface CrossHttpResult {
   readonly url: string;
   /** Set when the peer did not answer (a network error, a timeout, a status other than 200/404, an answer that is not JSON): why, naming the URL. */
   readonly unavailable?: string;
+  /**
+   * Set with `unavailable` when the read has no answer to give — the peer failed and no last good
+   * answer is left — so the reader waits instead of rendering from nothing (ADR 0043, amended).
+   */
+  readonly noAnswer?: true;
   /** A `strategy: all` read: every match, oldest first (`result` is the first, or not found); by name, that CR or none. */
   readonly results?: readonly CrossResult[];
   /**
@@ -106,7 +111,7 @@ export interface CrossHttpClientStats {
 }
 
 /** FAILURE_REUSE_MS bounds how long a failed read is reused before the peer is asked again. */
-const FAILURE_REUSE_MS = 5000;
+export const FAILURE_REUSE_MS = 5000;
 
 /**
  * liveApiListUrl builds the Live API's CR list filtered by labels (runtime.md §18.6, ADR 0101):
@@ -460,6 +465,7 @@ export class CrossHttpClient {
       ...(kept && last.results != null ? { results: last.results } : {}),
       ...(!kept && shape === 'list' ? { results: [] } : {}),
       unavailable: kept ? `${failure}; the last answer is used until the peer answers again` : failure,
+      ...(kept ? {} : { noAnswer: true as const }),
     };
     const reuseMs = Math.min(FAILURE_REUSE_MS, Math.max(cacheForMs, 1));
     const expiresAt = now + reuseMs;

@@ -160,16 +160,21 @@ describe('HTTP cross reads of upstream-shaped peers', () => {
       new RegExp(`ECONNREFUSED.*GET ${first.base}/katalog/loader/cr/shop/my-loader`),
     );
     expect(down.expiresAt).toBe(1_000_000 + 11_000 + 5_000);
+    // An answer is kept, so the reader renders from it.
+    expect(down.noAnswer).toBeUndefined();
     clock.advance(6_000);
     expect((await client.read(decl, { namespace: 'shop' })).result.found).toBe(true);
     clock.advance(6_000);
     const gone = await client.read(decl, { namespace: 'shop' });
     expect(gone.result.found).toBe(false);
     expect(gone.unavailable).toMatch(/ECONNREFUSED/);
+    // None is left: the reader waits instead of rendering from nothing.
+    expect(gone.noAnswer).toBe(true);
     const again = await peer(first.port);
     clock.advance(6_000);
     const back = await client.read(decl, { namespace: 'shop' });
     expect(back.unavailable).toBeUndefined();
+    expect(back.noAnswer).toBeUndefined();
     expect(back.result).toMatchObject({ found: true, status: { phase: 'Ready' } });
     expect(again.seen).toHaveLength(1);
   });

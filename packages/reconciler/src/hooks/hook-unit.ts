@@ -182,11 +182,13 @@ export interface HookServices {
   /** The offline engine's given outputs of the module hook `name`; when set, no hook runs. */
   readonly scriptedHookOutputs?: ((name: string) => Record<string, unknown>) | undefined;
   /**
-   * The offline engine's record of a module `onDelete` step on the deletion path (ADR 0109): the
-   * `hooks` declaration `name`, or the `remote` reconciler `<module>#<export>`. When set, no module
-   * is called: the step is recorded in its place and done at once, as scripted provider deletions are.
+   * The offline engine's module hook `onDelete` step on the deletion path (ADR 0109): the `hooks`
+   * declaration `name` is recorded in its place and done at once, or throws the scripted failure of
+   * that step (ADR 0116), which the deletion path reports as a module's own throw. When set, no module is called.
    */
-  readonly scriptedOnDelete?: ((unit: 'hooks' | 'remote', name: string) => void) | undefined;
+  readonly scriptedHookOnDelete?: ((name: string) => void) | undefined;
+  /** The same for a module reconciler's `onDelete` (`remote`, named `<module>#<export>`). */
+  readonly scriptedReconcilerOnDelete?: ((name: string) => void) | undefined;
   /** The provider calls of step 16 and of the deletion path (runtime/provider-dispatch.ts); without it an entry's providers keep their recorded outputs. */
   readonly providers?: ProviderService | undefined;
 }
@@ -207,8 +209,16 @@ export type HookResults = 'one' | 'by-name' | 'by-provider' | 'none';
 
 /** OfflineScript is what a unit's offline services answer from: its part of the offline results, and where a missing answer is noted. */
 export interface OfflineScript {
+  /** The unit's key (its context key). */
+  readonly key: string;
   /** The results under the unit's key (read at every call; undefined when none were given). */
   given(): unknown;
+  /**
+   * The message a scripted failure of the unit's deletion step gives (ADR 0116): for `name` (a
+   * `by-name` unit's declaration, a `by-provider` unit's provider, with its `declaration`), read
+   * under the unit's key as its results are named; undefined when the step succeeds.
+   */
+  deletionFailure(name: string, declaration?: string): string | undefined;
   /** Notes a result the run needed and was not given (each text once per engine). */
   note(text: string): void;
   /**
@@ -275,6 +285,11 @@ export interface HookUnit<Key extends string, Compiled, Memory = undefined, Resu
   summary?(entry: CrdEntry): readonly string[] | boolean;
   /** The fields of one result, for `--strict` (`git.<field>`, `cross.<as>.<field>`); undefined when free-form. */
   readonly resultKeys?: readonly string[];
+  /**
+   * Its step on the deletion path, as the Katalog reference names it (`onDelete`, `delete`), when it
+   * has one: offline, that step's failure may be scripted under the unit's key (ADR 0116).
+   */
+  readonly deletionStep?: string;
   /**
    * offline is the services its run step uses in the offline engine, answering from the given
    * results instead of the network, git or a builder; `crds` are the entries of the Katalog.

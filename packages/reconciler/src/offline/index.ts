@@ -17,7 +17,7 @@
 export { MemoryCluster, mergePatch, uidOf } from './memory-cluster.js';
 export type { ClusterWrite } from './memory-cluster.js';
 export { OfflineEngine, createScriptedProviders, reconcileOnce } from './offline-engine.js';
-export type { OfflineResults, OfflineRun, ProviderResultInput } from './offline-engine.js';
+export type { OfflineFailures, OfflineResults, OfflineRun, ProviderResultInput } from './offline-engine.js';
 export { createAdmissionJudge } from './admission-judge.js';
 export type { AdmissionJudge, AdmissionVerdict, JudgeCalls } from './admission-judge.js';
 export { IntervalGate } from '../notify/gate.js';
@@ -27,6 +27,7 @@ export {
   hookRoots,
   patchResults,
   answerProblem,
+  deletionFailuresProblem,
   protocolResults,
   PROTOCOL_ROOT,
   resultPathProblem,

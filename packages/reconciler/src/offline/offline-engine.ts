@@ -35,6 +35,7 @@ import { conditionsOptions } from '../runtime/conditions.js';
 import { assembleEntry } from '../runtime/entry.js';
 import type { PipelineHooks, RunResult } from '../runtime/reconcile-pipeline.js';
 import { MemoryCluster } from './memory-cluster.js';
+import { scriptedFailure } from './results.js';
 import { IntervalGate } from '../notify/gate.js';
 import { notifyingConditions } from '../notify/notifier.js';
 import { planNotifications } from '../notify/plan.js';
@@ -52,6 +53,14 @@ import type { ClusterWrite } from './memory-cluster.js';
  * still building, provider pending).
  */
 export type OfflineResults = Readonly<Record<string, unknown>>;
+
+/**
+ * OfflineFailures are scripted failures of deletion steps (ADR 0116): under the key of a hook with
+ * a deletion step (`deletionStep` in the hook table), the message the step fails with, named as
+ * that hook's results are (`hooks.<name>`, `remote`, `providers.<provider>.<declaration>`). A step
+ * given none succeeds at once.
+ */
+export type OfflineFailures = Readonly<Record<string, unknown>>;
 
 /** OfflineEngineOptions configures an OfflineEngine. */
 export interface OfflineEngineOptions {
@@ -173,6 +182,7 @@ export class OfflineEngine {
   readonly #notification: Notification | undefined;
   #writesBefore = 0;
   #results: OfflineResults = {};
+  #deletionFailures: OfflineFailures = {};
 
   constructor(options: OfflineEngineOptions) {
     this.#clock = options.clock;
@@ -204,6 +214,15 @@ export class OfflineEngine {
 
   set results(value: OfflineResults) {
     this.#results = value;
+  }
+
+  /** deletionFailures are the deletion steps the next runs fail (ADR 0116); set them before a run. */
+  get deletionFailures(): OfflineFailures {
+    return this.#deletionFailures;
+  }
+
+  set deletionFailures(value: OfflineFailures) {
+    this.#deletionFailures = value;
   }
 
   /** entryFor returns the name of the enabled CRD entry serving an apiVersion and kind. */
@@ -477,7 +496,10 @@ export class OfflineEngine {
     return scriptedServices(
       { conditions, lookup: (name) => (fromCluster ? this.#crossTarget(name) : undefined) },
       (unit) => ({
+        key: unit.key,
         given: () => ownValue(this.#results, unit.key),
+        deletionFailure: (name, declaration) =>
+          scriptedFailure(unit.results, ownValue(this.#deletionFailures, unit.key), name, declaration),
         note: (text) => this.#note(text),
         call: (verb, provider, declaration) => this.#call(verb, provider, declaration),
       }),

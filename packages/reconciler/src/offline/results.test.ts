@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { hookUnits } from '../hooks/table.js';
-import { hookRoots, patchResults, resultsProblem, visibleRoots } from './results.js';
+import {
+  deletionFailuresProblem,
+  hookRoots,
+  patchResults,
+  resultsProblem,
+  scriptedFailure,
+  visibleRoots,
+} from './results.js';
 
 describe('offline results derived from the hook table', () => {
   it('name one root per hook with results of its own, in table order', () => {
@@ -57,5 +64,30 @@ describe('offline results derived from the hook table', () => {
     expect(resultsProblem({ gti: {} })?.message).toMatch(/^unknown key gti; expected cross, git/);
     expect(resultsProblem({ providers: { aws: 1 } })?.path).toEqual(['providers', 'aws']);
     expect(resultsProblem({ git: { commit: 'a' }, cross: { db: null } })).toBeUndefined();
+  });
+});
+
+describe('scripted deletion-step failures (ADR 0116)', () => {
+  it('are keyed by the hooks the table gives a deletion step, and by nothing else', () => {
+    const withStep = hookUnits.filter((unit) => unit.deletionStep != null);
+    expect(withStep.map((unit) => unit.key)).toEqual(['hooks', 'remote', 'providers']);
+    expect(hookRoots.filter((root) => root.deletionStep != null).map((root) => root.key)).toEqual(
+      withStep.map((unit) => unit.key),
+    );
+    for (const unit of hookUnits) {
+      const problem = deletionFailuresProblem({ [unit.key]: null });
+      if (unit.deletionStep == null) expect(problem?.at).toBe('key');
+      else expect(problem).toBeUndefined();
+    }
+  });
+
+  it('are read as each hook names its results: one, by name, by provider and declaration', () => {
+    expect(scriptedFailure('one', 'purge refused', 'ignored')).toBe('purge refused');
+    expect(scriptedFailure('by-name', { audit: 'locked' }, 'audit')).toBe('locked');
+    expect(scriptedFailure('by-name', { audit: 'locked' }, 'record')).toBeUndefined();
+    expect(scriptedFailure('by-provider', { aws: { bucket: 'denied' } }, 'aws', 'bucket')).toBe('denied');
+    expect(scriptedFailure('by-provider', { aws: { bucket: 'denied' } }, 'aws', 'queue')).toBeUndefined();
+    // Only own keys: a name never reads the prototype.
+    expect(scriptedFailure('by-name', {}, 'toString')).toBeUndefined();
   });
 });

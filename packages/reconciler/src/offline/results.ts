@@ -14,6 +14,7 @@ import { externalHook } from '../hooks/external/index.js';
 import type { HelperParameter, ResultFields } from '../hooks/external/protocols/result-shape.js';
 import type { OfflineResults } from './offline-engine.js';
 import { isMap } from '../is-map.js';
+import { ownValue } from '../hooks/hook-unit.js';
 
 export { visibleRoots } from '../hooks/table.js';
 export { answerProblem, resultPathProblem } from '../hooks/external/protocols/result-shape.js';
@@ -32,6 +33,8 @@ export interface HookRoot {
   readonly label: { readonly place: string; readonly reader: string };
   /** Its phase: `after-writes` hooks run after the resource entries. */
   readonly afterWrites: boolean;
+  /** Its step on the deletion path (`onDelete`, `delete`), whose failure may be scripted (ADR 0116); undefined without one. */
+  readonly deletionStep: string | undefined;
 }
 
 const hoisted = new Set<string>([...HOISTED_HOOKS.lists, ...HOISTED_HOOKS.blocks]);
@@ -45,6 +48,7 @@ export const hookRoots: readonly HookRoot[] = resultUnits.map((unit) => ({
   hoisted: hoisted.has(unit.key),
   label: unit.label,
   afterWrites: unit.phase === 'after-writes',
+  deletionStep: unit.deletionStep,
 }));
 
 /** ProtocolResult is what `--strict` knows of one external protocol, from its unit: its result and its helpers. */
@@ -144,4 +148,81 @@ export function patchResults(current: OfflineResults, patch: Readonly<Json>): Of
 function named(target: Json, name: string, value: unknown): void {
   if (value == null) delete target[name];
   else target[name] = structuredClone(value);
+}
+
+/**
+ * scriptedFailure is the message of a scripted deletion-step failure (ADR 0116) in `given` (the
+ * failures under one hook's key), named as that hook's results are: the whole value for `one`,
+ * `<name>` for `by-name`, `<name>.<declaration>` for `by-provider`. Undefined: the step succeeds.
+ */
+export function scriptedFailure(
+  results: HookResults,
+  given: unknown,
+  name: string,
+  declaration?: string,
+): string | undefined {
+  const value =
+    results === 'one'
+      ? given
+      : results === 'by-provider'
+        ? ownValue(ownValue(given, name), declaration ?? '')
+        : ownValue(given, name);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * deletionFailuresProblem checks a scenario step's scripted deletion failures (ADR 0116): every key
+ * is a hook with a deletion step (from the hook table), each failure a message (or `null`, which
+ * clears it) named as the hook's results are. Returns the path and message of the first problem.
+ */
+export function deletionFailuresProblem(
+  value: Json,
+): { readonly path: readonly string[]; readonly message: string; readonly at: 'key' | 'value' } | undefined {
+  const roots = hookRoots.filter((r) => r.deletionStep != null);
+  const message = (r: HookRoot): string =>
+    r.results === 'one'
+      ? `the message its ${r.deletionStep ?? ''} step fails with (a string), or null`
+      : r.results === 'by-provider'
+        ? `must map provider names to {<declaration>: the message its ${r.deletionStep ?? ''} fails with}`
+        : `must map declaration names to the message their ${r.deletionStep ?? ''} step fails with`;
+  const leaf = (v: unknown): boolean => v === null || (typeof v === 'string' && v !== '');
+  for (const [key, item] of Object.entries(value)) {
+    const root = roots.find((r) => r.key === key);
+    if (root == null)
+      return {
+        path: [key],
+        at: 'key',
+        message: `unknown key ${key}; the hooks with a deletion step are ${roots.map((r) => `${r.key} (${r.deletionStep ?? ''})`).join(', ')}`,
+      };
+    if (root.results === 'one') {
+      if (!leaf(item)) return { path: [key], at: 'value', message: `must be ${message(root)}` };
+      continue;
+    }
+    if (item === null) continue;
+    if (!isMap(item)) return { path: [key], at: 'value', message: message(root) };
+    for (const [name, v] of Object.entries(item)) {
+      if (root.results === 'by-provider') {
+        if (v === null) continue;
+        if (!isMap(v))
+          return {
+            path: [key, name],
+            at: 'value',
+            message: `must map declaration names to the message their ${root.deletionStep ?? ''} fails with`,
+          };
+        for (const [decl, m] of Object.entries(v))
+          if (!leaf(m))
+            return {
+              path: [key, name, decl],
+              at: 'value',
+              message: 'must be the message the delete fails with (a string), or null',
+            };
+      } else if (!leaf(v))
+        return {
+          path: [key, name],
+          at: 'value',
+          message: `must be the message the ${root.deletionStep ?? ''} step fails with (a string), or null`,
+        };
+    }
+  }
+  return undefined;
 }

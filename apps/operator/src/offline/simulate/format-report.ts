@@ -29,7 +29,18 @@ export function formatStepReport(report: StepReport): string {
       add(`  ${i + 1}. ${entry}`);
     });
     if (report.deletionOrder.length === 0) add('  (nothing: the CR is removed at once)');
-    add('the CR is gone');
+    if (report.finalizers == null) add('the CR is gone');
+    else {
+      // A deletion step failed (ADR 0116): the CR stays until the runtime's retry gets through.
+      add(
+        `the CR stays: finalizer${report.finalizers.length === 1 ? '' : 's'} ${report.finalizers.join(', ')} kept`,
+      );
+      if (report.ready != null) {
+        const { status, reason, message } = report.ready;
+        add(`ready: ${status} ${reason}${message === '' ? '' : `: ${message}`}`);
+      }
+      add(`children: ${report.children.length === 0 ? '(none)' : report.children.join(', ')}`);
+    }
   } else if (report.reconciled) {
     const writes: [string, readonly string[]][] = [
       ['create', report.creates],

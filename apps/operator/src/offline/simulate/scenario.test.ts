@@ -66,7 +66,7 @@ steps:
 
   it('names the position of schema errors', () => {
     expect(errorOf('steps:\n  - name: a\n    aply: {}\n')).toBe(
-      'scenario.yaml:3:5: steps[0].aply: unknown step key; expected name, cr, apply, update, observe, delete, katalog, rollout, context, advance, expect',
+      'scenario.yaml:3:5: steps[0].aply: unknown step key; expected name, cr, apply, update, observe, delete, katalog, rollout, context, deletionFailures, advance, expect',
     );
     expect(errorOf('steps:\n  - {update: {spec: {}}, delete: true}\n')).toBe(
       'scenario.yaml:2:26: steps[0]: a step has at most one of apply, update, observe, delete, katalog, rollout',
@@ -82,6 +82,16 @@ steps:
     );
     expect(errorOf('steps:\n  - context: {metrics: {}}\n')).toMatch(
       /^scenario\.yaml:2:15: steps\[0\]\.context: unknown key metrics/,
+    );
+    // ADR 0116: the keys are the hooks with a deletion step, as the hook table names them.
+    expect(errorOf('steps:\n  - deletionFailures: {cross: {db: down}}\n')).toBe(
+      'scenario.yaml:2:24: steps[0].deletionFailures: unknown key cross; the hooks with a deletion step are hooks (onDelete), remote (onDelete), providers (delete)',
+    );
+    expect(errorOf('steps:\n  - deletionFailures: {hooks: {audit: 3}}\n')).toBe(
+      'scenario.yaml:2:32: steps[0].deletionFailures.hooks.audit must be the message the onDelete step fails with (a string), or null',
+    );
+    expect(errorOf('steps:\n  - deletionFailures: {providers: {aws: denied}}\n')).toMatch(
+      /^scenario\.yaml:2:\d+: steps\[0\]\.deletionFailures\.providers\.aws must map declaration names to the message their delete fails with$/,
     );
     expect(errorOf('steps:\n  - advance: soon\n')).toMatch(/^scenario\.yaml:2:5: steps\[0\]\.advance: /);
     expect(errorOf('steps: []\n')).toBe('scenario.yaml:1:1: steps must be a non-empty list');

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, isMap as isYamlMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
-import { PROTOCOL_ROOT, resultsProblem } from '@orkestra/reconciler/offline';
+import { PROTOCOL_ROOT, deletionFailuresProblem, resultsProblem } from '@orkestra/reconciler/offline';
 import { parseDuration } from '@orkestra/types';
 import type { Katalog } from '@orkestra/types';
 import { formatIssue, loadKatalogFile } from '../../katalog-file.js';
@@ -135,6 +135,12 @@ export interface ScenarioStep {
   /** The CR (metadata.name) that update, observe, delete and the CR expectations refer to; default: the last applied. */
   readonly cr?: string;
   readonly context?: ContextPatch;
+  /**
+   * Deletion steps that fail from this step on (ADR 0116): under the key of a hook with a deletion
+   * step, the message it fails with, named as that hook's results are; merged like `context`
+   * (`null` clears one).
+   */
+  readonly deletionFailures?: ContextPatch;
   /** Milliseconds the clock moves forward before the step. */
   readonly advanceMs?: number;
   readonly expect: readonly Expectation[];
@@ -184,6 +190,7 @@ const STEP_KEYS = [
   'katalog',
   'rollout',
   'context',
+  'deletionFailures',
   'advance',
   'expect',
 ];
@@ -329,6 +336,8 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
       step.cr = raw['cr'] as string;
     }
     if (raw['context'] != null) step.context = parseContext(raw['context'], [...path, 'context']);
+    if (raw['deletionFailures'] != null)
+      step.deletionFailures = parseDeletionFailures(raw['deletionFailures'], [...path, 'deletionFailures']);
     if (raw['advance'] != null) {
       try {
         step.advanceMs = parseDuration(raw['advance'] as string);
@@ -409,6 +418,16 @@ export function parseScenario(text: string, options: ParseScenarioOptions): Scen
             `${where([...path, PROTOCOL_ROOT, name])}: ${bad.message}`,
           );
       }
+    }
+    return value as ContextPatch;
+  }
+
+  function parseDeletionFailures(value: unknown, path: Path): ContextPatch {
+    if (!isMap(value)) return fail(path, `${where(path)} must be a map`);
+    const problem = deletionFailuresProblem(value);
+    if (problem != null) {
+      const p = [...path, ...problem.path];
+      fail(p, problem.at === 'key' ? `${where(path)}: ${problem.message}` : `${where(p)} ${problem.message}`);
     }
     return value as ContextPatch;
   }

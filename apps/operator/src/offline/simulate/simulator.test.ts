@@ -349,6 +349,93 @@ describe('Simulator deletion', () => {
     ]);
   });
 
+  it('keeps the CR with its finalizer when a scripted deletion step fails, as the runtime does, and finishes once it passes (ADR 0116)', async () => {
+    const katalog = katalogFrom(
+      `operatorBox:
+  hooks:
+    - {module: "@acme/dns", function: record}
+    - {module: "@acme/dns", function: audit}
+  onReconcile:
+    configMaps: [{name: local}]
+  providers:
+    p1:
+      - {name: bucket, thing: {}}`,
+      `  providers:
+    - {name: p1, package: "@example/p1"}
+`,
+    );
+    const reports = await simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{}')}, context: {providers: {p1: {bucket: {ready: true}}}}}
+  - delete: true
+    deletionFailures: {hooks: {record: "the DNS zone is locked"}}
+  - deletionFailures: {hooks: {record: null}, providers: {p1: {bucket: "access denied"}}}
+  - deletionFailures: {providers: {p1: {bucket: null}}}`,
+    );
+    const [, hookFails, providerFails, done] = reports;
+    // The audit hook's step ran (last declared first); record's failed: the pass stops there.
+    expect(hookFails?.deletionOrder).toEqual([
+      'hook-onDelete audit',
+      'hook-onDelete record',
+      'status Ready=False HookFailed',
+    ]);
+    expect(hookFails?.ready).toEqual({
+      status: 'False',
+      reason: 'HookFailed',
+      message:
+        'app.operatorBox.hooks[0]: hook record (@acme/dns#record) onDelete failed: the DNS zone is locked',
+    });
+    expect(hookFails?.synced?.reason).toBe('HookFailed');
+    expect(hookFails?.children).toEqual(['ConfigMap/local']);
+    expect(hookFails?.finalizers).toEqual(['orkestra.konductor.io/finalizer']);
+    expect(hookFails?.notes).toEqual([
+      'event Normal Deleting: app: deletion started',
+      'the deletion path failed (HookFailed): the runtime retries it, and so does a later step here',
+      'attempt 1 failed: retried in 5ms',
+    ]);
+    // The next step retries the path: the hooks pass, the provider's delete fails.
+    expect(providerFails?.deletionOrder).toEqual([
+      'hook-onDelete audit',
+      'hook-onDelete record',
+      'provider-delete p1/bucket',
+      'status Ready=False ProviderDeleteFailed',
+    ]);
+    expect(providerFails?.ready?.message).toBe('app.operatorBox.providers.p1[0]: provider p1: access denied');
+    expect(providerFails?.finalizers).toEqual(['orkestra.konductor.io/finalizer']);
+    expect(providerFails?.notes).toContain('attempt 2 failed: retried in 10ms');
+    // The hooks' steps are not called again once they passed (runtime.md §10.2); the provider now deletes.
+    expect(done?.deletionOrder).toEqual([
+      'provider-delete p1/bucket',
+      'delete ConfigMap/local',
+      'status Ready=False Deleting',
+      'finalizer-removed',
+    ]);
+    expect(done?.status).toBeUndefined();
+    expect(done?.finalizers).toBeUndefined();
+  });
+
+  it('fails a module reconciler’s scripted onDelete with RemoteReconcileFailed (ADR 0116)', async () => {
+    const katalog = katalogFrom(`operatorBox:
+  remote:
+    module: "@acme/site"
+    function: reconcile
+    managedResources: [{group: "", plural: configmaps}]`);
+    const [, deleted] = await simulate(
+      katalog,
+      `steps:
+  - {apply: ${cr('{}')}, context: {remote: {result: ok}}}
+  - {delete: true, deletionFailures: {remote: "the CDN refused the purge"}}`,
+    );
+    expect(deleted?.deletionOrder).toEqual([
+      'reconciler-onDelete @acme/site#reconcile',
+      'status Ready=False RemoteReconcileFailed',
+    ]);
+    expect(deleted?.ready?.message).toBe(
+      'app.operatorBox.remote: remote reconciler module @acme/site#reconcile onDelete failed: the CDN refused the purge',
+    );
+  });
+
   it('skips cleanup jobs and groups when the onDelete gate fails', async () => {
     const katalog = katalogFrom(`operatorBox:
   onReconcile:

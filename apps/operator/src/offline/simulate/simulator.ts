@@ -25,7 +25,13 @@ import {
 } from '@orkestra/reconciler/rollout';
 import type { RolloutState } from '@orkestra/reconciler/rollout';
 import { IntervalGate, planRolloutNotifications } from '@orkestra/reconciler/offline';
-import type { ClusterWrite, DueNotification, OfflineResults, OfflineRun } from '@orkestra/reconciler/offline';
+import type {
+  ClusterWrite,
+  DueNotification,
+  OfflineFailures,
+  OfflineResults,
+  OfflineRun,
+} from '@orkestra/reconciler/offline';
 import { checkCustomResource } from '../cr-input.js';
 import type { CustomResource } from '../cr-input.js';
 import { createSeededRandom } from '../../process/seeded-random.js';
@@ -103,6 +109,8 @@ export interface StepReport {
   readonly statusChanges: readonly StatusChange[];
   /** Delete steps: the deletion path, in order. */
   readonly deletionOrder: readonly string[] | undefined;
+  /** Delete steps whose deletion path failed (ADR 0116): the finalizers the CR keeps; undefined otherwise. */
+  readonly finalizers?: readonly string[];
   /** docs/reference/runtime.md §24: the rollout, once a `katalog:` step started one. */
   readonly rollout: RolloutReport | undefined;
   /** docs/reference/runtime.md §24: every CR of the scenario, in the order applied (with rollouts or more than one CR). */
@@ -185,6 +193,8 @@ export class Simulator {
   #notified: SimulatedNotification[] = [];
   /** The hook and provider results the steps gave so far (`patchResults`). */
   #context: OfflineResults = patchResults({}, {});
+  /** The deletion steps the steps scripted to fail so far (`deletionFailures`, ADR 0116), merged as results are. */
+  #deletionFailures: OfflineFailures = {};
 
   constructor(options: SimulatorOptions) {
     this.#nowMs = options.now.getTime();
@@ -210,6 +220,8 @@ export class Simulator {
     if (step.advanceMs != null) this.#nowMs += step.advanceMs;
     this.#notified = [];
     if (step.context != null) this.#patchContext(step.context);
+    if (step.deletionFailures != null)
+      this.#deletionFailures = patchResults(this.#deletionFailures, step.deletionFailures);
     if (step.cr != null) {
       if (!this.#crs.has(step.cr))
         throw new ScenarioError(
@@ -243,6 +255,10 @@ export class Simulator {
       return this.#delete(step);
     }
     const state = this.#state;
+    // A CR whose deletion is under way (a deletion step failed, ADR 0116): the runtime retries its
+    // deletion path, so a step without an action continues it.
+    if (state != null && this.#cluster.get(state.ref)?.metadata['deletionTimestamp'] != null)
+      return this.#delete(step);
     if (state == null) {
       notes.push('no CR yet: nothing to reconcile');
       return this.#report(step, action, { notes });
@@ -478,6 +494,7 @@ export class Simulator {
   async #settle(state: CrState, notes: string[]): Promise<ClusterWrite[]> {
     const engine = this.#engineOf(state);
     engine.results = this.#results();
+    engine.deletionFailures = structuredClone(this.#deletionFailures);
     const writes: ClusterWrite[] = [];
     // Only the last run's timing counts: the runtime re-runs after an own write and replaces the timer.
     let timing: string[] = [];
@@ -546,7 +563,9 @@ export class Simulator {
 
   /**
    * #delete deletes the CR as a user would and runs the deletion path until the CR is gone. Cleanup
-   * jobs are assumed to finish: a Job the path created is marked Complete before the next run.
+   * jobs are assumed to finish: a Job the path created is marked Complete before the next run. A
+   * run that fails (a deletion step scripted to fail, ADR 0116) ends the step: the CR stays with its
+   * finalizer, as the runtime leaves it until its retry, and a later step continues the path.
    */
   async #delete(step: ScenarioStep): Promise<StepReport> {
     const state = this.#requireCr(step, 'delete');
@@ -558,8 +577,10 @@ export class Simulator {
     const hadFinalizer =
       ((cluster.get(state.ref)?.metadata['finalizers'] as unknown[] | undefined) ?? []).length > 0;
     engine.results = this.#results();
+    engine.deletionFailures = structuredClone(this.#deletionFailures);
     const start = cluster.writes.length;
-    cluster.requestDelete(state.ref);
+    const continued = cluster.get(state.ref)?.metadata['deletionTimestamp'] != null;
+    if (!continued) cluster.requestDelete(state.ref);
     let ready: ReadyState | undefined;
     let deletingShown = false;
     const recordWrite = (write: ClusterWrite, run: OfflineRun | undefined): void => {
@@ -603,6 +624,8 @@ export class Simulator {
       });
       flush(Number.MAX_SAFE_INTEGER);
     };
+    let failed: OfflineRun | undefined;
+    const events: string[] = [];
     if (!hadFinalizer) {
       notes.push(
         'the CR never got the orkestra.konductor.io/finalizer finalizer (its namespace is blocked): Kubernetes removes it at once',
@@ -613,15 +636,23 @@ export class Simulator {
         const run = await engine.reconcile(state.ref);
         this.#notifiedBy(state, run);
         record(run);
-        if (run.writes.length === 0 && run.providerCalls.length === 0 && run.error != null) break;
+        for (const event of run.events) events.push(`${event.type} ${event.reason}: ${event.message}`);
+        // A failed pass is retried by the runtime with backoff, not at once: the CR stays as it is.
+        if (run.error != null) {
+          failed = run;
+          break;
+        }
         for (const write of run.writes) {
           if (write.verb === 'create' && write.ref.kind === 'Job' && cluster.get(write.ref) != null)
             cluster.observe(write.ref, { status: { conditions: [{ type: 'Complete', status: 'True' }] } });
         }
       }
-      if (cluster.get(state.ref) != null)
+      if (cluster.get(state.ref) != null && failed == null)
         notes.push(`the CR is still there after ${MAX_RUNS} runs of the deletion path`);
     }
+    const left = cluster.get(state.ref);
+    if (failed?.error != null && left != null)
+      return this.#stuck(step, state, failed, { order, notes, events, generation });
     this.#crs.delete(state.ref.name);
     this.#current = [...this.#crs.keys()].at(-1);
     return {
@@ -635,6 +666,38 @@ export class Simulator {
       synced: undefined,
       warning: undefined,
       status: undefined,
+    };
+  }
+
+  /**
+   * #stuck reports a deletion pass that failed (ADR 0116): the CR keeps its finalizer, its Ready and
+   * Synced conditions say why (as the runtime writes them), and the runtime's retry is named.
+   */
+  #stuck(
+    step: ScenarioStep,
+    state: CrState,
+    run: OfflineRun,
+    parts: { order: string[]; notes: string[]; events: string[]; generation: number },
+  ): StepReport {
+    const cr = this.#cluster.get(state.ref);
+    const finalizers = (cr?.metadata['finalizers'] as string[] | undefined) ?? [];
+    const ready = readyOf(cr);
+    const generation = Number(cr?.metadata['generation'] ?? 1);
+    const retry = this.#katalog.spec.crds[run.entry]?.queue.retryBackoff;
+    const failures =
+      state.failures != null && state.failures.generation === generation ? state.failures.count : 0;
+    const notes = [
+      ...parts.notes,
+      ...parts.events.map((event) => `event ${event}`),
+      `the deletion path failed (${run.error?.code ?? ''}): the runtime retries it, and so does a later step here`,
+      ...timingNotes(run, failures, retry, (count) => (state.failures = { count, generation })),
+    ];
+    return {
+      ...this.#report(step, 'delete', { notes }),
+      generation: parts.generation,
+      ready,
+      deletionOrder: parts.order,
+      finalizers,
     };
   }
 

@@ -2,6 +2,7 @@ import type { KubeObject } from '@orkestra/registry';
 import { createTemplateEngine, renderTemplate } from '@orkestra/template';
 import { loadKatalogOrThrow } from '@orkestra/types';
 import { describe, expect, it } from 'vitest';
+import { isPending } from '../hook-unit.js';
 import type { HookInput } from '../hook-unit.js';
 import { compileKatalog } from '../../runtime/compile-katalog.js';
 import { KatalogHooks } from '../../runtime/katalog-hooks.js';
@@ -257,5 +258,89 @@ spec:
       'cross.byUrl: app.operatorBox.cross[0].url: environment variable PEER_URL is not set (the address names $PEER_URL)',
       'cross.byEndpoint: app.operatorBox.cross[1].endpoint: environment variable PEER_URL is not set (the address names $PEER_URL)',
     ]);
+  });
+});
+
+describe('a peer that does not answer (ADR 0043, amended by issue 40)', () => {
+  const peerKatalog = loadKatalogOrThrow({
+    text: `
+apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: t}
+spec:
+  crds:
+    app:
+      apiTypes: {group: a.example.com, version: v1, kind: App, plural: apps}
+      operatorBox:
+        cross:
+          - {crd: loader, selector: {name: ingest}, endpoint: "http://127.0.0.1:1", protocol: cr, as: loader}
+`,
+  });
+  const app = compileKatalog(peerKatalog, { engine }).crds.get('app');
+
+  /** read runs the app's read against a peer client answering `answer`; returns the slot's outcome and the condition messages. */
+  async function read(answer: Record<string, unknown>): Promise<{ outcome: unknown; reported: string[] }> {
+    const reported: string[] = [];
+    const hooks = new KatalogHooks({
+      conditions: { renderTemplate, now: () => new Date(0) },
+      external: { runAll: async () => ({ results: {} }) },
+      crossHttp: { read: async () => answer },
+      crossReaders: { record: () => undefined, forget: () => undefined },
+      lookup: () => undefined,
+    } as unknown as ConstructorParameters<typeof KatalogHooks>[0]);
+    if (app == null) throw new Error('app');
+    const cr: KubeObject = {
+      apiVersion: 'a.example.com/v1',
+      kind: 'App',
+      metadata: { name: 'x', namespace: 'web' },
+    };
+    const outcome = await hooks.hooksFor(app).cross?.({
+      crd: app,
+      cr,
+      context: { metadata: cr.metadata },
+      signal: new AbortController().signal,
+      logger: {} as never,
+      effects: {
+        requeueAt: () => undefined,
+        annotate: () => undefined,
+        recordProviders: () => undefined,
+        crossUnavailable: (messages) => void reported.push(...messages),
+        writeStatus: () => undefined,
+      },
+    } as HookInput);
+    return { outcome, reported };
+  }
+
+  const refused = 'connect ECONNREFUSED 127.0.0.1:1 (GET http://127.0.0.1:1/katalog/loader/cr/web/ingest)';
+
+  it('waits (Ready=False, CrossSourceUnavailable, asked again in 5 s) when no answer is left, instead of rendering from nothing', async () => {
+    const { outcome, reported } = await read({
+      result: { found: false, name: 'ingest', namespace: 'web', error: refused },
+      url: 'http://127.0.0.1:1/katalog/loader/cr/web/ingest',
+      unavailable: refused,
+      noAnswer: true,
+    });
+    expect(isPending(outcome)).toBe(true);
+    expect(outcome).toMatchObject({
+      reason: 'CrossSourceUnavailable',
+      message: `waiting for cross.loader: ${refused}`,
+      requeueAfterMs: 5000,
+      shown: { result: { loader: { found: false, error: refused } } },
+    });
+    expect(reported).toEqual([`cross.loader: ${refused}`]);
+  });
+
+  it('renders from the last good answer while it is kept, reporting the peer on the condition only', async () => {
+    const kept = `${refused}; the last answer is used until the peer answers again`;
+    const { outcome, reported } = await read({
+      result: { found: true, name: 'ingest', namespace: 'web', spec: { batch: '50' } },
+      url: 'http://127.0.0.1:1/katalog/loader/cr/web/ingest',
+      unavailable: kept,
+    });
+    expect(isPending(outcome)).toBe(false);
+    expect(outcome).toEqual({
+      loader: { found: true, name: 'ingest', namespace: 'web', spec: { batch: '50' } },
+    });
+    expect(reported).toEqual([`cross.loader: ${kept}`]);
   });
 });

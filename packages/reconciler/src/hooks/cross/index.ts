@@ -6,11 +6,22 @@
  */
 import type { CompiledValue, TemplateContext, TemplateEngine } from '@orkestra/template';
 import { compileValue } from '@orkestra/template';
-import { katalogPathOf, stringForm } from '@orkestra/types';
+import { ConditionReason, katalogPathOf, stringForm } from '@orkestra/types';
 import type { CrossRead } from '@orkestra/types';
 import { failedCrossList, notFoundCrossResult, readCross, readCrossAll } from '../cross.js';
 import type { CrossReadRecord, CrossResult } from '../cross.js';
-import { defineHook, contextValue, errorMessage, keyOf, noMemory, ownValue, readerId } from '../hook-unit.js';
+import {
+  defineHook,
+  contextValue,
+  errorMessage,
+  keyOf,
+  noMemory,
+  ownValue,
+  pending,
+  readerId,
+} from '../hook-unit.js';
+import type { HookPending } from '../hook-unit.js';
+import { FAILURE_REUSE_MS } from '../cross-http.js';
 import { isMap } from '../../is-map.js';
 import { expandOrigin, splitEnvOrigin } from '../env-address.js';
 
@@ -110,12 +121,14 @@ export const crossHook = defineHook({
     _memory,
     compiled,
     input,
-  ): Promise<Record<string, CrossResult | readonly CrossResult[]>> => {
+  ): Promise<Record<string, CrossResult | readonly CrossResult[]> | HookPending> => {
     const { crd, cr } = input;
     const namespace = nonEmpty(cr.metadata.namespace);
     const results: Record<string, CrossResult | readonly CrossResult[]> = {};
     const records: CrossReadRecord[] = [];
     const unavailable: string[] = [];
+    /** Reads whose peer failed with no last good answer left: the run waits for them. */
+    const unanswered: string[] = [];
     for (const item of compiled) {
       const { declaration } = item;
       const as = declaration.as ?? declaration.crd;
@@ -258,11 +271,23 @@ export const crossHook = defineHook({
             ? failedCrossList(error)
             : (read.results ?? []);
       if (read.unavailable != null) unavailable.push(`cross.${as}: ${read.unavailable}`);
+      if (read.noAnswer === true && read.unavailable != null)
+        unanswered.push(`cross.${as}: ${read.unavailable}`);
       if (read.expiresAt != null) input.effects.requeueAt(read.expiresAt);
     }
     services.crossReaders.record(readerId(crd.name, keyOf(cr)), records);
     // Every run reports, so the condition turns False once a failing read (HTTP or render) succeeds.
     if (compiled.length > 0) input.effects.crossUnavailable(unavailable);
+    // A peer that is down with no answer left to use: children and status are not rendered from
+    // nothing — the run waits (Ready=False, CrossSourceUnavailable) and asks again when the failure
+    // expires, as a missing copy source does (ADR 0043, amended).
+    if (unanswered.length > 0)
+      return pending(
+        ConditionReason.CrossSourceUnavailable,
+        `waiting for ${unanswered.join('; ')}`,
+        FAILURE_REUSE_MS,
+        results,
+      );
     return results;
   },
 });

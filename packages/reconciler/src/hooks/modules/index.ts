@@ -208,12 +208,13 @@ export async function runModuleHookDeletions(
     const { declaration } = item;
     if (!evaluateConditions(declaration, input.context, services.conditions).passed) continue;
     const label = `${declaration.module}#${declaration.function}`;
-    // Offline no module is loaded: the step is recorded where it would run (ADR 0109).
-    if (services.scriptedOnDelete != null) {
-      services.scriptedOnDelete('hooks', declaration.name);
-      continue;
-    }
     try {
+      // Offline no module is loaded: the step is recorded where it would run (ADR 0109), and a
+      // scripted failure is thrown here, so it fails the pass as the module's own throw does (ADR 0116).
+      if (services.scriptedHookOnDelete != null) {
+        services.scriptedHookOnDelete(declaration.name);
+        continue;
+      }
       const hook = services.moduleHook?.(declaration.module, declaration.function);
       if (hook == null) throw new Error(`${label} is not loaded (the operator loads module hooks at start)`);
       if (!isDefinedHook(hook)) throw new Error(`${label} is not a hook (made with defineHook)`);
@@ -234,11 +235,16 @@ export async function runModuleHookDeletions(
 
 /**
  * scriptedHooks answers each hook offline from the given `hooks.<name>` outputs (a missing one reads
- * `{}`) and records each module `onDelete` step of the deletion path in its place (ADR 0109).
+ * `{}`) and records each module `onDelete` step of the deletion path in its place (ADR 0109),
+ * failing with its scripted message when one is given (ADR 0116).
  */
 function scriptedHooks(script: OfflineScript): Partial<HookServices> {
   return {
-    scriptedOnDelete: (unit, name) => script.call('onDelete', unit, name),
+    scriptedHookOnDelete: (name) => {
+      script.call('onDelete', script.key, name);
+      const failure = script.deletionFailure(name);
+      if (failure != null) throw new Error(failure);
+    },
     scriptedHookOutputs: (name) => {
       const given = isMap(script.given()) ? (script.given() as Record<string, unknown>)[name] : undefined;
       if (given === undefined) script.note(`hooks.${name}: no result in the context; read as {}`);
@@ -269,6 +275,7 @@ export const moduleHooksUnit = defineHook({
   }),
   results: 'by-name',
   ordered: true,
+  deletionStep: 'onDelete',
   offline: scriptedHooks,
   memory: noMemory,
   run: async (services, _memory, compiled, input): Promise<ModuleHooksResult> => {

@@ -65,12 +65,14 @@ export const providersHook = defineHook({
   memory: noMemory,
   results: 'by-provider',
   ordered: true,
+  deletionStep: 'delete',
   offline: (script, inputs) => ({
     providers: inputs.dispatch(
       createScriptedProviders({
         names: inputs.providerNames,
         results: () => ({ providers: script.given() }),
         onCall: (verb, provider, declaration) => script.call(verb, provider, declaration),
+        deleteFailure: (provider, declaration) => script.deletionFailure(provider, declaration),
         onMissing: (provider, declaration) =>
           script.note(
             `providers.${provider}.${declaration}: no result in the context; the provider is pending`,

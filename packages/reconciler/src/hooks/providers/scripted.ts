@@ -24,12 +24,14 @@ export interface ScriptedProvidersOptions {
   readonly onCall?: (verb: 'reconcile' | 'delete', provider: string, declaration: string) => void;
   /** Called when a reconcile finds no result (the provider answers pending). Default: none. */
   readonly onMissing?: (provider: string, declaration: string) => void;
+  /** The scripted failure of a declaration's delete (ADR 0116): its message, thrown as a provider's would be. Default: none fails. */
+  readonly deleteFailure?: (provider: string, declaration: string) => string | undefined;
 }
 
 /**
  * createScriptedProviders returns providers whose answers come from `results().providers`: a given
  * result is `ready` (or `pending` with `ready: false`), a missing one is pending, every delete is
- * done at once. Every kind accepts any spec (the provider packages are not loaded). The offline
+ * done at once unless its failure is scripted (`deleteFailure`). Every kind accepts any spec (the provider packages are not loaded). The offline
  * engine uses them; the parity test hands the same ones to the real runtime.
  */
 export function createScriptedProviders(options: ScriptedProvidersOptions): ReadonlyMap<string, Provider> {
@@ -37,9 +39,14 @@ export function createScriptedProviders(options: ScriptedProvidersOptions): Read
     schema: { safeParse: (value: unknown) => ({ success: true, data: value }) },
   } as unknown as ProviderKind;
   const kinds = new Proxy({} as Record<string, ProviderKind>, { get: () => passThrough });
-  const providers = new ScriptedProviders([], kinds, (provider, declaration) =>
-    options.onCall?.('delete', provider, declaration),
-  );
+  /** deleted records a delete call and throws its scripted failure, if any. */
+  const deleted = (provider: string, declaration: string): { state: 'deleted' } => {
+    options.onCall?.('delete', provider, declaration);
+    const failure = options.deleteFailure?.(provider, declaration);
+    if (failure != null) throw new Error(failure);
+    return { state: 'deleted' };
+  };
+  const providers = new ScriptedProviders([], kinds, deleted);
   for (const name of new Set(options.names)) {
     providers.set(name, {
       name,
@@ -58,10 +65,7 @@ export function createScriptedProviders(options: ScriptedProvidersOptions): Read
           ? { state: 'pending', outputs, message: given.message ?? 'pending' }
           : { state: 'ready', outputs, ...(given.message == null ? {} : { message: given.message }) };
       },
-      delete: async (request) => {
-        options.onCall?.('delete', name, request.declaration.name);
-        return { state: 'deleted' };
-      },
+      delete: async (request) => deleted(name, request.declaration.name),
     });
   }
   return providers;
@@ -73,12 +77,12 @@ export function createScriptedProviders(options: ScriptedProvidersOptions): Read
  */
 class ScriptedProviders extends Map<string, Provider> {
   readonly #kinds: Readonly<Record<string, ProviderKind>>;
-  readonly #onDelete: (provider: string, declaration: string) => void;
+  readonly #onDelete: (provider: string, declaration: string) => { state: 'deleted' };
 
   constructor(
     entries: readonly (readonly [string, Provider])[],
     kinds: Readonly<Record<string, ProviderKind>>,
-    onDelete: (provider: string, declaration: string) => void,
+    onDelete: (provider: string, declaration: string) => { state: 'deleted' },
   ) {
     super(entries);
     this.#kinds = kinds;
@@ -91,10 +95,7 @@ class ScriptedProviders extends Map<string, Provider> {
         name,
         kinds: this.#kinds,
         reconcile: async () => ({ state: 'ready' }),
-        delete: async (request) => {
-          this.#onDelete(name, request.declaration.name);
-          return { state: 'deleted' };
-        },
+        delete: async (request) => this.#onDelete(name, request.declaration.name),
       }
     );
   }

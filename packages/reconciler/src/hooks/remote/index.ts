@@ -280,7 +280,7 @@ async function runModuleReconciler(
  * `timeout`. An HTTP reconciler and an export without `onDelete` have nothing to call. A throw, a
  * timeout, an export that is not loaded or not a reconciler, or `args` that do not render fail the
  * deletion pass with RemoteReconcileFailed (the finalizer stays, retried with backoff). Offline the
- * step is recorded in its place (`scriptedOnDelete`).
+ * step is recorded in its place, or fails as scripted (`scriptedReconcilerOnDelete`, ADR 0116).
  */
 export async function runModuleReconcilerDeletion(
   services: HookServices,
@@ -296,8 +296,17 @@ export async function runModuleReconcilerDeletion(
       katalogPath: compiled.katalogPath,
       ...(cause === undefined ? {} : { cause }),
     });
-  if (services.scriptedOnDelete != null) {
-    services.scriptedOnDelete('remote', `${module}#${exportName}`);
+  const failed = (error: unknown): OrkestraError => {
+    input.logger.warn({ err: error }, `remote reconciler ${label} onDelete failed`);
+    return fail(`failed: ${error instanceof Error ? error.message : String(error)}`, error);
+  };
+  // Offline: recorded in its place, or its scripted failure thrown as the module's own (ADR 0116).
+  if (services.scriptedReconcilerOnDelete != null) {
+    try {
+      services.scriptedReconcilerOnDelete(`${module}#${exportName}`);
+    } catch (error) {
+      throw failed(error);
+    }
     return;
   }
   const exported = services.moduleHook?.(module, exportName);
@@ -342,8 +351,7 @@ export async function runModuleReconcilerDeletion(
     await Promise.race([Promise.resolve().then(() => onDelete(request as never)), aborted]);
   } catch (error) {
     if (input.signal.aborted) throw error;
-    input.logger.warn({ err: error }, `remote reconciler ${label} onDelete failed`);
-    throw fail(`failed: ${error instanceof Error ? error.message : String(error)}`, error);
+    throw failed(error);
   }
 }
 
@@ -404,9 +412,14 @@ export const remoteHook = defineHook({
   }),
   results: 'one',
   resultKeys: REMOTE_RESULT_KEYS,
+  deletionStep: 'onDelete',
   offline: (script) => ({
     remote: scriptedRemote(script),
-    scriptedOnDelete: (unit, name) => script.call('onDelete', unit, name),
+    scriptedReconcilerOnDelete: (name) => {
+      script.call('onDelete', script.key, name);
+      const failure = script.deletionFailure(name);
+      if (failure != null) throw new Error(failure);
+    },
   }),
   memory: noMemory,
   run: (services, _memory, compiled, input): Promise<RemoteResult> =>

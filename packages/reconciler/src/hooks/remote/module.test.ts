@@ -226,10 +226,26 @@ describe('a module reconciler (operatorBox.remote module + function)', () => {
       const recorded: string[] = [];
       const offline = {
         ...services(never, RECONCILER_MODULE_MARK, never),
-        scriptedOnDelete: (unit: string, name: string) => void recorded.push(`${unit} ${name}`),
+        scriptedReconcilerOnDelete: (name: string) => void recorded.push(name),
       } as HookServices;
       await remove(offline);
-      expect(recorded).toEqual(['remote @acme/site-reconciler#reconcile']);
+      expect(recorded).toEqual(['@acme/site-reconciler#reconcile']);
+    });
+
+    it('fails offline as scripted, with the message and reason a module’s own throw gives (ADR 0116)', async () => {
+      const offline = {
+        ...services(never, RECONCILER_MODULE_MARK, never),
+        scriptedReconcilerOnDelete: () => {
+          throw new Error('the DNS zone is locked');
+        },
+      } as HookServices;
+      const error = await remove(offline).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: ConditionReason.RemoteReconcileFailed,
+        message: expect.stringMatching(
+          /remote reconciler module @acme\/site-reconciler#reconcile onDelete failed: the DNS zone is locked$/,
+        ) as unknown,
+      });
     });
   });
 });
