@@ -48,7 +48,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { OrkestraLabel } from '@orkestra/types';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -236,8 +236,38 @@ spec:
         intervalMs: 250,
       });
 
+      // ---- the shard label as a watch of the CRs sees it change: a drained CR released by its old
+      // owner (both labels removed) until the sharder labels it for its new shard is the hand-off
+      // itself; a new CR created without a label until it gets one is its assignment.
+      const labelSince = new Map<string, { at: number; drained: boolean }>();
+      const releasedToLabelled: number[] = [];
+      const createdToLabelled: number[] = [];
+      let labelWatch: { abort: () => void } | undefined;
+      const watchLabels = async (): Promise<void> => {
+        labelWatch = await new Watch(env.kubeConfig).watch(
+          `/apis/${api.group}/${api.version}/namespaces/${ns}/${api.plural}`,
+          {},
+          (phase: string, object: CrObject) => {
+            const name = object.metadata.name ?? '';
+            const shard = object.metadata.labels?.[OrkestraLabel.Shard] ?? '';
+            const since = labelSince.get(name);
+            if (phase === 'DELETED') labelSince.delete(name);
+            else if (shard === '') {
+              if (since == null) labelSince.set(name, { at: Date.now(), drained: phase !== 'ADDED' });
+            } else if (since != null) {
+              labelSince.delete(name);
+              (since.drained ? releasedToLabelled : createdToLabelled).push(Date.now() - since.at);
+            }
+          },
+          () => {
+            if (working) void watchLabels(); // the API server ends a watch after its timeout
+          },
+        );
+      };
+
       // ---- the workload: creates, edits and deletes while replicas die
       let working = true;
+      await watchLabels();
       let operations = 0;
       const workload = (async () => {
         while (working) {
@@ -417,6 +447,7 @@ spec:
         await sleep(1000 + Math.floor(random() * 2000));
       }
       working = false;
+      labelWatch?.abort();
       await workload;
       await replaceFenced();
 
@@ -449,6 +480,8 @@ spec:
         }
       }
       const h = quantilesOf(handOffs.length === 0 ? [Number.NaN] : handOffs);
+      const released = quantilesOf(releasedToLabelled.length === 0 ? [Number.NaN] : releasedToLabelled);
+      const created = quantilesOf(createdToLabelled.length === 0 ? [Number.NaN] : createdToLabelled);
       const q = quantilesOf(reassignments);
       reportFigure(SCENARIO, 'replicas', REPLICAS);
       reportFigure(SCENARIO, 'CRs at the start', CRS);
@@ -493,6 +526,28 @@ spec:
         Math.round(h.max),
         'ms',
       );
+      reportFigure(
+        SCENARIO,
+        'drained CRs released by their old shard (label watch)',
+        releasedToLabelled.length,
+      );
+      for (const [what, value] of [
+        ['median', released.p50],
+        ['p99', released.p99],
+        ['max', released.max],
+      ] as const)
+        reportFigure(
+          SCENARIO,
+          `scale-up hand-off, old shard's release to the new shard's label, ${what}`,
+          Math.round(value),
+          'ms',
+        );
+      reportFigure(SCENARIO, 'CRs created unlabelled (label watch)', createdToLabelled.length);
+      for (const [what, value] of [
+        ['median', created.p50],
+        ['max', created.max],
+      ] as const)
+        reportFigure(SCENARIO, `new CR created to its shard label, ${what}`, Math.round(value), 'ms');
       reportFigure(
         SCENARIO,
         'replicas that fenced themselves (renew deadline missed) and were replaced',
