@@ -125,6 +125,22 @@ function sharder(
   return made;
 }
 
+/** watchingLeases is a replica's Lease watch started (and synced) at `now()`, as every replica runs one from its start. */
+async function watchingLeases(
+  server: ReturnType<typeof fakeServer>,
+  now: () => number,
+): Promise<ShardLeaseWatch> {
+  const leaseWatch = new ShardLeaseWatch({
+    listWatch: server.listWatch,
+    katalogName: 'shop',
+    namespace: 'ops',
+    now,
+  });
+  leaseWatch.start();
+  await leaseWatch.informer.waitForSync();
+  return leaseWatch;
+}
+
 const names = Array.from({ length: 1_000 }, (_, i) => `app-${i}`);
 const ring = new ShardAssignment(['a', 'b']);
 /** onRing is every CR labelled with the shard the two-shard ring gives it. */
@@ -183,14 +199,7 @@ describe('Sharder', () => {
     const server = fakeServer(labelled, ['a', 'b']);
     let now = 0;
     // The standby replica's watch, from its start: b's last renewal is seen at 0.
-    const leaseWatch = new ShardLeaseWatch({
-      listWatch: server.listWatch,
-      katalogName: 'shop',
-      namespace: 'ops',
-      now: () => now,
-    });
-    leaseWatch.start();
-    await leaseWatch.informer.waitForSync();
+    const leaseWatch = await watchingLeases(server, () => now);
     now = 10_000;
     await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:10.000000Z')); // once the watch is open
     now = 15_000; // b stopped renewing 15 s ago: dead; this replica becomes leader now
@@ -318,14 +327,7 @@ describe('Sharder', () => {
     const onA = names.filter((name) => ring.ownerOf(key(name)) === 'a').length;
     let now = 0;
     // This replica has watched b hold its Lease for a lease duration (15 s): b's claimer sees what it sees.
-    const leaseWatch = new ShardLeaseWatch({
-      listWatch: server.listWatch,
-      katalogName: 'shop',
-      namespace: 'ops',
-      now: () => now,
-    });
-    leaseWatch.start();
-    await leaseWatch.informer.waitForSync();
+    const leaseWatch = await watchingLeases(server, () => now);
     now = 10_000;
     await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:10.000000Z'));
     server.renew('b', '2026-12-05T00:00:10.000000Z');

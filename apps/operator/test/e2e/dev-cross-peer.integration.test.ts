@@ -220,18 +220,22 @@ it('reads a peer’s CR through upstream’s cross[].source under ork dev, waits
     expect(await get('configmap', 'proc-from-loader', '.data.loaderReady')).toBe('true');
     expect(await get('configmap', 'proc-from-loader', '.data.rawBatch')).toBe('50');
 
+    /** setBatch changes the peer CR's `spec.batch`, as a user does with kubectl. */
+    const setBatch = (batch: string) =>
+      kubectl(
+        'patch',
+        `loaders.${providerGroup}`,
+        'ingest',
+        '-n',
+        'default',
+        '--type',
+        'merge',
+        '-p',
+        JSON.stringify({ spec: { batch } }),
+      );
+
     // 3. A change on the peer's side reaches the reader at its next read (cacheFor: 2s).
-    await kubectl(
-      'patch',
-      `loaders.${providerGroup}`,
-      'ingest',
-      '-n',
-      'default',
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"batch":"75"}}',
-    );
+    await setBatch('75');
     await waitFor(
       'the peer’s change at the reader',
       async () => ((await childBatch()) === '75' ? true : undefined),
@@ -268,17 +272,7 @@ it('reads a peer’s CR through upstream’s cross[].source under ork dev, waits
     expect(await get('configmap', 'proc-from-loader', '.data.rawBatch')).toBe('75');
 
     // 5. A change made while the peer was down; the peer comes back on the same address.
-    await kubectl(
-      'patch',
-      `loaders.${providerGroup}`,
-      'ingest',
-      '-n',
-      'default',
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"batch":"90"}}',
-    );
+    await setBatch('90');
     peer = await startPeer();
     await waitFor(
       'the change made while the peer was down',
