@@ -1,3 +1,5 @@
+import { waitFor } from './wait-for.js';
+
 /** WRITE_VERBS are the request verbs that change the cluster, as the runtime's request counts name them. */
 const WRITE_VERBS: readonly string[] = ['apply', 'create', 'patch', 'update', 'delete'];
 
@@ -44,17 +46,18 @@ export async function writesSettled(
   stableMs: number,
   timeoutMs = 60_000,
 ): Promise<void> {
-  const started = performance.now();
   let last = countWrites(read());
   let since = performance.now();
-  while (performance.now() - since < stableMs) {
-    if (performance.now() - started > timeoutMs)
-      throw new Error(`the runtime kept writing for ${timeoutMs} ms (no ${stableMs} ms without a write)`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const now = countWrites(read());
-    if (now !== last) {
-      last = now;
-      since = performance.now();
-    }
-  }
+  await waitFor(
+    `${stableMs} ms without a write`,
+    () => {
+      const now = countWrites(read());
+      if (now !== last) {
+        last = now;
+        since = performance.now();
+      }
+      return performance.now() - since >= stableMs;
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
 }
