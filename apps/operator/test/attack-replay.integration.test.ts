@@ -241,7 +241,7 @@ describe('CLI replays (the built ork)', () => {
       `m3-copy-secret.yaml:14:26: ${secret}.namespace: a templated namespace in a namespaced entry needs \`allowedNamespaces\``,
     );
     expect(run.stderr).toContain(
-      `m3-copy-secret.yaml:15:33: ${secret}.copyFrom.name: must be a literal Secret name when the copy's namespace may differ`,
+      `m3-copy-secret.yaml:15:33: ${secret}.copyFrom.name: must be a literal source name when the copy's namespace may differ from the CR's`,
     );
     const render = cli['m3Render'];
     expect(render?.code).not.toBe(0);

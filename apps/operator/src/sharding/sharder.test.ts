@@ -344,11 +344,11 @@ describe('Sharder', () => {
     await leaseWatch.stop();
   });
 
-  it('a leader labels at once the share of a shard it has seen hold its Lease for less than a lease duration', async () => {
-    // b has just joined (a replacement): its own Lease watch still counts a dead shard alive, so
-    // its claimer would not claim; waiting a tick for it would only delay the CRs.
+  it('a leader labels at once a dead shard’s CRs that go to a shard it has seen hold its Lease for less than a lease duration', async () => {
+    // b has just joined (a replacement): its own Lease watch still counts the dead shard c alive,
+    // so its claimer would not claim; waiting a tick for it would only delay the CRs.
     const server = fakeServer(
-      names.map((name) => ({ name })),
+      names.map((name) => ({ name, labels: { [OrkestraLabel.Shard]: 'c' } })),
       ['a', 'b'],
     );
     const now = 0;
@@ -359,5 +359,20 @@ describe('Sharder', () => {
     await vi.waitFor(() => expect(server.patches).toHaveLength(names.length));
     const onB = names.filter((name) => ring.ownerOf(key(name)) === 'b').length;
     expect(server.patches.filter((p) => p.labels[OrkestraLabel.Shard] === 'b')).toHaveLength(onB);
+  });
+
+  it('a leader still leaves a young shard’s new CRs to that shard’s claimer for a tick', async () => {
+    // A new CR has no shard label: b's claimer labels its share whatever b's age, so the leader waits.
+    const server = fakeServer(
+      names.map((name) => ({ name })),
+      ['a', 'b'],
+    );
+    const onA = names.filter((name) => ring.ownerOf(key(name)) === 'a').length;
+    const leader = sharder(server, () => 0, { claimFor: 'a' });
+    leader.lead();
+    await leader.start();
+    await vi.waitFor(() => expect(server.patches).toHaveLength(onA));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // ticks pass, the clock does not
+    expect(server.patches).toHaveLength(onA);
   });
 });

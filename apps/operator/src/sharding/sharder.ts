@@ -12,6 +12,7 @@
 import { ConflictError, NotFoundError } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { Informer } from '@orkestra/reconciler';
+import { OrkestraLabel } from '@orkestra/types';
 import type { Logger } from '@orkestra/types';
 import { LeaseTracker, ShardAssignment, shardedObjectOf } from './assign.js';
 import type { ShardAction, ShardLeaseView } from './assign.js';
@@ -62,7 +63,8 @@ export interface SharderOptions {
   /**
    * This replica's shard ID when it leads from the start (default `claimFor`): a leader with a
    * shard of its own leaves another shard's unassigned CRs to that shard's claimer for one tick
-   * (a shard it has seen hold its Lease for a lease duration; a younger one's it labels at once).
+   * (a dead shard's CRs only to a shard it has seen hold its Lease for a lease duration; a younger
+   * one's share of those it labels at once).
    */
   readonly self?: string | undefined;
   /** Called after each change of the live shards (tests, logs). */
@@ -219,10 +221,11 @@ export class Sharder {
   /**
    * Leading with a shard of its own, the sharder leaves a CR it would label with another shard to
    * that shard's claimer for one tick (`since`), then labels it itself if it is still unassigned:
-   * one patch per CR, not a claimer's and the leader's racing (one of them a 409). Only a shard
-   * this replica has seen hold its Lease for a lease duration gets that tick: a younger one (a
-   * replacement that has just joined) still counts a dead shard alive, so the leader labels its
-   * share at once instead of waiting a tick for a claim that would not come.
+   * one patch per CR, not a claimer's and the leader's racing (one of them a 409). A dead shard's
+   * CR gets that tick only if this replica has seen the chosen shard hold its Lease for a lease
+   * duration: a younger one (a replacement that has just joined) still counts the dead shard
+   * alive, so the leader labels its share at once instead of waiting a tick for a claim that would
+   * not come. A new CR (no shard label yet) gets the tick whatever the chosen shard's age.
    */
   readonly #deferred = new Map<
     string,
@@ -488,7 +491,9 @@ export class Sharder {
       this.#self != null &&
       action.shard !== this.#self &&
       this.#claimFor == null &&
-      this.#leaseWatch.tracker.heldForATerm(action.shard, this.#now())
+      // A new CR goes to any live shard's claimer; a dead shard's CR only to one old enough to see it dead.
+      (object.metadata.labels?.[OrkestraLabel.Shard] == null ||
+        this.#leaseWatch.tracker.heldForATerm(action.shard, this.#now()))
     ) {
       if (!this.#deferred.has(key))
         this.#deferred.set(key, {
