@@ -296,7 +296,16 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
           kind: 'DeleteOptions',
           apiVersion: 'v1',
           propagationPolicy: deleteOptions.propagationPolicy ?? 'Background',
-          ...(deleteOptions.uid == null ? {} : { preconditions: { uid: deleteOptions.uid } }),
+          ...(deleteOptions.uid == null && deleteOptions.resourceVersion == null
+            ? {}
+            : {
+                preconditions: {
+                  ...(deleteOptions.uid == null ? {} : { uid: deleteOptions.uid }),
+                  ...(deleteOptions.resourceVersion == null
+                    ? {}
+                    : { resourceVersion: deleteOptions.resourceVersion }),
+                },
+              }),
         },
         ref,
       });

@@ -32,6 +32,11 @@ export interface DeleteOptions {
   readonly propagationPolicy?: PropagationPolicy;
   /** When set, the delete only succeeds against the object with this UID (a precondition). */
   readonly uid?: string;
+  /**
+   * When set, the delete only succeeds against this version of the object (a precondition): a
+   * ConflictError when it has changed since it was read.
+   */
+  readonly resourceVersion?: string;
 }
 
 /** ApplyOptions controls one server-side apply. */

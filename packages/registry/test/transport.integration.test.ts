@@ -6,7 +6,7 @@ import { installCrd } from '@orkestra/testenv';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeClient, KubeObject, ObjectRef } from '../src/index.js';
-import { ConflictError, createKubeClient, KubeErrorCode } from '../src/index.js';
+import { ConflictError, createKubeClient, KubeErrorCode, NotFoundError } from '../src/index.js';
 
 const env = useControlPlane();
 const run = randomBytes(3).toString('hex');
@@ -88,6 +88,20 @@ describe('KubeClient.mergePatch', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
     expect((await client.get(ref)).metadata.labels).toEqual({ a: '1' });
+  });
+});
+
+describe('KubeClient.delete', () => {
+  it('refuses a stale resource version with ConflictError and deletes the version it names', async () => {
+    const { ref, created } = await createGadget('delete');
+    const changed = await client.mergePatch(ref, { metadata: { labels: { a: '1' } } });
+    const error: unknown = await client
+      .delete(ref, { resourceVersion: created.metadata.resourceVersion })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((await client.get(ref)).metadata.labels).toEqual({ a: '1' }); // still there
+    await client.delete(ref, { resourceVersion: changed.metadata.resourceVersion });
+    expect(await client.get(ref).catch((e: unknown) => e)).toBeInstanceOf(NotFoundError);
   });
 });
 

@@ -27,8 +27,6 @@ export interface ShardLeaseView {
  */
 export class LeaseTracker {
   readonly #seen = new Map<string, { renewTime: string; holder: string; at: number }>();
-  /** Per Lease: its holder and when this replica first saw that holder hold it. */
-  readonly #held = new Map<string, { holder: string; since: number; durationMs: number }>();
 
   /** observe records the Leases seen at `nowMs` and returns the live shard IDs, sorted. */
   observe(leases: readonly ShardLeaseView[], nowMs: number): string[] {
@@ -42,30 +40,10 @@ export class LeaseTracker {
           ? previous
           : { renewTime: lease.renewTime, holder: lease.holder, at: nowMs };
       this.#seen.set(lease.name, seen);
-      const held = this.#held.get(lease.name);
-      this.#held.set(lease.name, {
-        holder: lease.holder,
-        since: held != null && held.holder === lease.holder ? held.since : nowMs,
-        durationMs: lease.durationMs,
-      });
       if (lease.holder !== '' && seen.at + lease.durationMs > nowMs) live.add(lease.holder);
     }
     for (const name of this.#seen.keys()) if (!names.has(name)) this.#seen.delete(name);
-    for (const name of this.#held.keys()) if (!names.has(name)) this.#held.delete(name);
     return [...live].sort();
-  }
-
-  /**
-   * heldForATerm says whether this replica has seen `holder` hold its Lease for at least one lease
-   * duration. A replica watches the shard Leases from its start, before it takes its own (ADR 0103),
-   * so such a shard's own tracker has a lease duration of history and counts a dead shard dead when
-   * this one does; a younger shard's tracker still counts it alive for up to a lease duration after
-   * its start, so its claimer would not claim its share of the dead shard's CRs yet.
-   */
-  heldForATerm(holder: string, nowMs: number): boolean {
-    for (const held of this.#held.values())
-      if (held.holder === holder) return nowMs - held.since >= held.durationMs;
-    return false;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { ConflictError, NotFoundError } from '@orkestra/registry';
 import { OrkestraLabel } from '@orkestra/types';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ShardAssignment } from './assign.js';
@@ -60,7 +61,22 @@ function fakeServer(apps: { name: string; labels?: Record<string, string> }[], h
       });
       return { apiVersion: 'v1', kind: 'x', metadata: {} };
     },
-    delete: () => Promise.resolve(),
+    // A Lease delete with a resource-version precondition, seen by the watch as DELETED.
+    delete: (ref, options) => {
+      deletes.push({
+        name: ref.name,
+        ...(options?.resourceVersion == null ? {} : { resourceVersion: options.resourceVersion }),
+      });
+      const at = leases.findIndex((l) => l.metadata.name === ref.name);
+      const lease = leases[at];
+      if (lease == null)
+        return Promise.reject(new NotFoundError({ verb: 'delete', status: 404, message: 'gone' }));
+      if (options?.resourceVersion != null && options.resourceVersion !== lease.metadata.resourceVersion)
+        return Promise.reject(new ConflictError({ verb: 'delete', status: 409, message: 'changed' }));
+      leases.splice(at, 1);
+      leaseWatch?.onEvent({ type: 'DELETED', object: JSON.parse(JSON.stringify(lease)) as unknown });
+      return Promise.resolve();
+    },
     get: (ref) => {
       gets.push(ref.name);
       const lease = leases.find((l) => l.metadata.name === ref.name);
@@ -77,6 +93,7 @@ function fakeServer(apps: { name: string; labels?: Record<string, string> }[], h
   /** renewUnseen renews a Lease on the API server only: the watch misses it (a lagging watch). */
   const renewUnseen = (holder: string, at: string) => hidden.set(holder, at);
   const gets: string[] = [];
+  const deletes: { name: string; resourceVersion?: string }[] = [];
   /** renew writes a new renewTime on a shard's Lease, as its replica does every retry period. */
   const renew = (holder: string, at: string) => {
     const lease = leases.find((l) => l.spec.holderIdentity === holder);
@@ -96,7 +113,7 @@ function fakeServer(apps: { name: string; labels?: Record<string, string> }[], h
     });
     return release;
   };
-  return { listWatch, client, lists, patches, leases, renew, renewUnseen, gets, holdPatches };
+  return { listWatch, client, lists, patches, leases, renew, renewUnseen, gets, deletes, holdPatches };
 }
 
 const sharders: Sharder[] = [];
@@ -344,21 +361,56 @@ describe('Sharder', () => {
     await leaseWatch.stop();
   });
 
-  it('a leader labels at once a dead shard’s CRs that go to a shard it has seen hold its Lease for less than a lease duration', async () => {
-    // b has just joined (a replacement): its own Lease watch still counts the dead shard c alive,
-    // so its claimer would not claim; waiting a tick for it would only delay the CRs.
+  it('the replica that confirms a death deletes the dead Lease on the version it read, not a renewed one', async () => {
+    const server = fakeServer(onRing(), ['a', 'b']);
+    let now = 0;
+    const made = sharder(server, () => now, { claimFor: 'a' }); // a claimer confirms deaths too
+    await made.start();
+    now = 10_000;
+    await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:10.000000Z')); // b has stopped
+    now = 15_000;
+    await vi.waitFor(() =>
+      expect(server.deletes).toEqual([{ name: 'orkestra-shop-shard-b', resourceVersion: '1' }]),
+    );
+    expect(server.leases.map((l) => l.spec.holderIdentity)).toEqual(['a']);
+    expect(made.stats().leaseDeletes).toBe(1);
+
+    // A Lease renewed on the API server after the watch's view: its delete answers 409, it stays.
+    const lagging = fakeServer(onRing(), ['a', 'b']);
+    now = 0;
+    const other = sharder(lagging, () => now, { claimFor: 'a' });
+    await other.start();
+    now = 10_000;
+    await vi.waitFor(() => lagging.renew('a', '2026-12-05T00:00:10.000000Z'));
+    lagging.renewUnseen('b', '2026-12-05T00:00:12.000000Z');
+    now = 15_000;
+    await vi.waitFor(() => expect(lagging.gets.length).toBeGreaterThanOrEqual(2));
+    expect(lagging.deletes).toEqual([]);
+  });
+
+  it('a claimer that has just joined claims its share of a dead shard’s CRs the moment the dead Lease is deleted', async () => {
+    // b has just joined: its tracker counts c alive for a lease duration from its start, so only
+    // another replica's confirmation, as c's Lease deleted, lets it see c dead now.
     const server = fakeServer(
       names.map((name) => ({ name, labels: { [OrkestraLabel.Shard]: 'c' } })),
-      ['a', 'b'],
+      ['a', 'b', 'c'],
     );
-    const now = 0;
-    const leader = sharder(server, () => now, { claimFor: 'a' });
-    leader.lead();
-    await leader.start();
-    // The clock stands still, so no tick's deferral could ever expire: every CR is labelled now.
-    await vi.waitFor(() => expect(server.patches).toHaveLength(names.length));
+    const claimer = sharder(server, () => 0, { claimFor: 'b' });
+    await claimer.start();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // ticks pass, the clock does not
+    expect(server.patches).toEqual([]);
+    await server.client.delete(
+      {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        namespace: 'ops',
+        name: 'orkestra-shop-shard-c',
+      },
+      { resourceVersion: '1' },
+    );
     const onB = names.filter((name) => ring.ownerOf(key(name)) === 'b').length;
-    expect(server.patches.filter((p) => p.labels[OrkestraLabel.Shard] === 'b')).toHaveLength(onB);
+    await vi.waitFor(() => expect(server.patches).toHaveLength(onB));
+    for (const patch of server.patches) expect(patch.labels).toEqual({ [OrkestraLabel.Shard]: 'b' });
   });
 
   it('a leader still leaves a young shard’s new CRs to that shard’s claimer for a tick', async () => {

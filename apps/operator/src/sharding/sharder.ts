@@ -12,7 +12,6 @@
 import { ConflictError, NotFoundError } from '@orkestra/registry';
 import type { KubeClient, KubeObject } from '@orkestra/registry';
 import { Informer } from '@orkestra/reconciler';
-import { OrkestraLabel } from '@orkestra/types';
 import type { Logger } from '@orkestra/types';
 import { LeaseTracker, ShardAssignment, shardedObjectOf } from './assign.js';
 import type { ShardAction, ShardLeaseView } from './assign.js';
@@ -62,9 +61,7 @@ export interface SharderOptions {
   readonly claimFor?: string | undefined;
   /**
    * This replica's shard ID when it leads from the start (default `claimFor`): a leader with a
-   * shard of its own leaves another shard's unassigned CRs to that shard's claimer for one tick
-   * (a dead shard's CRs only to a shard it has seen hold its Lease for a lease duration; a younger
-   * one's share of those it labels at once).
+   * shard of its own leaves another shard's unassigned CRs to that shard's claimer for one tick.
    */
   readonly self?: string | undefined;
   /** Called after each change of the live shards (tests, logs). */
@@ -222,10 +219,8 @@ export class Sharder {
    * Leading with a shard of its own, the sharder leaves a CR it would label with another shard to
    * that shard's claimer for one tick (`since`), then labels it itself if it is still unassigned:
    * one patch per CR, not a claimer's and the leader's racing (one of them a 409). A dead shard's
-   * CR gets that tick only if this replica has seen the chosen shard hold its Lease for a lease
-   * duration: a younger one (a replacement that has just joined) still counts the dead shard
-   * alive, so the leader labels its share at once instead of waiting a tick for a claim that would
-   * not come. A new CR (no shard label yet) gets the tick whatever the chosen shard's age.
+   * CRs included: the replica that confirms a death deletes the dead Lease (`#deleteDeadLease`), so
+   * even a claimer that has just joined sees the death at once.
    */
   readonly #deferred = new Map<
     string,
@@ -375,15 +370,16 @@ export class Sharder {
     void Promise.all(
       views.map(async (view) => {
         try {
-          const lease = leaseViewOf(
-            await this.#options.client.get({
-              apiVersion: 'coordination.k8s.io/v1',
-              kind: 'Lease',
-              namespace: this.#options.leaseNamespace,
-              name: view.name,
-            }),
-          );
-          return lease.holder === view.holder && sameInstant(lease.renewTime, view.renewTime);
+          const read = await this.#options.client.get({
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            namespace: this.#options.leaseNamespace,
+            name: view.name,
+          });
+          const lease = leaseViewOf(read);
+          const dead = lease.holder === view.holder && sameInstant(lease.renewTime, view.renewTime);
+          if (dead) this.#deleteDeadLease(view.name, read.metadata.resourceVersion);
+          return dead;
         } catch (error) {
           return error instanceof NotFoundError;
         }
@@ -404,6 +400,40 @@ export class Sharder {
         'a shard the Lease watch counts dead renewed its Lease after all (the watch lags); looking again at the next tick',
       );
     });
+  }
+
+  /**
+   * #deleteDeadLease deletes a Lease this replica has just confirmed dead, on the version it read
+   * (a precondition: a Lease renewed or taken since is left alone). Every replica's Lease watch then
+   * sees it gone, and a Lease gone is dead at once — so a replica that joined less than a lease
+   * duration ago, whose own tracker would still count the dead shard alive, claims its share of
+   * the dead shard's CRs now, beside the others, instead of leaving it to the leader. The first
+   * replica to confirm the death deletes it; the others' deletes answer 409 or 404.
+   */
+  #deleteDeadLease(name: string, resourceVersion: string | undefined): void {
+    if (resourceVersion == null) return;
+    void this.#options.client
+      .delete(
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          namespace: this.#options.leaseNamespace,
+          name,
+        },
+        { resourceVersion },
+      )
+      .then(
+        () => {
+          this.#stats.leaseDeletes++;
+        },
+        (error: unknown) => {
+          if (error instanceof ConflictError || error instanceof NotFoundError) return;
+          this.#options.logger?.warn(
+            { component: 'sharder', lease: name, err: { message: String(error) } },
+            'could not delete a dead shard lease',
+          );
+        },
+      );
   }
 
   /** #relabelled logs, once a death's CRs are all patched, how long that took and how many patches it made. */
@@ -490,10 +520,7 @@ export class Sharder {
       !swept &&
       this.#self != null &&
       action.shard !== this.#self &&
-      this.#claimFor == null &&
-      // A new CR goes to any live shard's claimer; a dead shard's CR only to one old enough to see it dead.
-      (object.metadata.labels?.[OrkestraLabel.Shard] == null ||
-        this.#leaseWatch.tracker.heldForATerm(action.shard, this.#now()))
+      this.#claimFor == null
     ) {
       if (!this.#deferred.has(key))
         this.#deferred.set(key, {
