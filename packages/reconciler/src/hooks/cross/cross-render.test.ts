@@ -261,7 +261,7 @@ spec:
   });
 });
 
-describe('a peer that does not answer (ADR 0043, amended by issue 40)', () => {
+describe('a peer that does not answer (ADR 0043, amended)', () => {
   const peerKatalog = loadKatalogOrThrow({
     text: `
 apiVersion: orkestra.konductor.io/v1alpha1
