@@ -36,7 +36,7 @@ export interface DeleteOptions {
    * When set, the delete only succeeds against this version of the object (a precondition): a
    * ConflictError when it has changed since it was read.
    */
-  readonly resourceVersion?: string;
+  readonly resourceVersion?: string | undefined;
 }
 
 /** ApplyOptions controls one server-side apply. */
