@@ -10,7 +10,7 @@
  * death it reads that shard's Lease once, so a lagging watch never moves a live shard's CRs.
  */
 import { ConflictError, NotFoundError } from '@orkestra/registry';
-import type { KubeClient, KubeObject } from '@orkestra/registry';
+import type { KubeClient, KubeObject, ObjectRef } from '@orkestra/registry';
 import { Informer } from '@orkestra/reconciler';
 import type { Logger } from '@orkestra/types';
 import { LeaseTracker, ShardAssignment, shardedObjectOf } from './assign.js';
@@ -219,7 +219,7 @@ export class Sharder {
    * Leading with a shard of its own, the sharder leaves a CR it would label with another shard to
    * that shard's claimer for one tick (`since`), then labels it itself if it is still unassigned:
    * one patch per CR, not a claimer's and the leader's racing (one of them a 409). A dead shard's
-   * CRs included: the replica that confirms a death deletes the dead Lease (`#deleteDeadLease`), so
+   * CRs included: the replica that confirms a death deletes the dead Lease (`#deleteLease`), so
    * even a claimer that has just joined sees the death at once.
    */
   readonly #deferred = new Map<
@@ -370,15 +370,12 @@ export class Sharder {
     void Promise.all(
       views.map(async (view) => {
         try {
-          const read = await this.#options.client.get({
-            apiVersion: 'coordination.k8s.io/v1',
-            kind: 'Lease',
-            namespace: this.#options.leaseNamespace,
-            name: view.name,
-          });
+          const read = await this.#options.client.get(this.#leaseRef(view.name));
           const lease = leaseViewOf(read);
           const dead = lease.holder === view.holder && sameInstant(lease.renewTime, view.renewTime);
-          if (dead) this.#deleteDeadLease(view.name, read.metadata.resourceVersion);
+          // On the version read: a Lease renewed or taken since is left alone (409).
+          if (dead && read.metadata.resourceVersion != null)
+            void this.#deleteLease(view.name, read.metadata.resourceVersion);
           return dead;
         } catch (error) {
           return error instanceof NotFoundError;
@@ -400,40 +397,6 @@ export class Sharder {
         'a shard the Lease watch counts dead renewed its Lease after all (the watch lags); looking again at the next tick',
       );
     });
-  }
-
-  /**
-   * #deleteDeadLease deletes a Lease this replica has just confirmed dead, on the version it read
-   * (a precondition: a Lease renewed or taken since is left alone). Every replica's Lease watch then
-   * sees it gone, and a Lease gone is dead at once — so a replica that joined less than a lease
-   * duration ago, whose own tracker would still count the dead shard alive, claims its share of
-   * the dead shard's CRs now, beside the others, instead of leaving it to the leader. The first
-   * replica to confirm the death deletes it; the others' deletes answer 409 or 404.
-   */
-  #deleteDeadLease(name: string, resourceVersion: string | undefined): void {
-    if (resourceVersion == null) return;
-    void this.#options.client
-      .delete(
-        {
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          namespace: this.#options.leaseNamespace,
-          name,
-        },
-        { resourceVersion },
-      )
-      .then(
-        () => {
-          this.#stats.leaseDeletes++;
-        },
-        (error: unknown) => {
-          if (error instanceof ConflictError || error instanceof NotFoundError) return;
-          this.#options.logger?.warn(
-            { component: 'sharder', lease: name, err: { message: String(error) } },
-            'could not delete a dead shard lease',
-          );
-        },
-      );
   }
 
   /** #relabelled logs, once a death's CRs are all patched, how long that took and how many patches it made. */
@@ -607,23 +570,37 @@ export class Sharder {
     const after = this.#options.deleteDeadLeasesAfterMs ?? 60_000;
     if (after <= 0 || !this.#running) return;
     const now = this.#now();
-    for (const view of this.#leaseWatch.views()) {
-      if (this.#leaseWatch.tracker.deadForMs(view, now) < after) continue;
-      try {
-        await this.#options.client.delete({
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          namespace: this.#options.leaseNamespace,
-          name: view.name,
-        });
-        this.#stats.leaseDeletes++;
-      } catch (error) {
-        if (!(error instanceof NotFoundError))
-          this.#options.logger?.warn(
-            { component: 'sharder', lease: view.name, err: { message: String(error) } },
-            'could not delete a dead shard lease',
-          );
-      }
+    for (const view of this.#leaseWatch.views())
+      if (this.#leaseWatch.tracker.deadForMs(view, now) >= after) await this.#deleteLease(view.name);
+  }
+
+  /**
+   * #deleteLease deletes a dead shard's Lease: one left dead for a while (`#deleteDeadLeases`), or
+   * one this replica has just confirmed dead, then on the version it read (`#confirmDeaths`). Every
+   * replica's Lease watch sees it gone, and a Lease gone is dead at once — so a replica that joined
+   * less than a lease duration ago, whose own tracker would still count the dead shard alive,
+   * claims its share of the dead shard's CRs now, beside the others. The first replica to confirm a
+   * death deletes its Lease; the others' deletes answer 409 or 404.
+   */
+  async #deleteLease(name: string, resourceVersion?: string): Promise<void> {
+    try {
+      await this.#options.client.delete(this.#leaseRef(name), { resourceVersion });
+      this.#stats.leaseDeletes++;
+    } catch (error) {
+      if (error instanceof ConflictError || error instanceof NotFoundError) return;
+      this.#options.logger?.warn(
+        { component: 'sharder', lease: name, err: { message: String(error) } },
+        'could not delete a dead shard lease',
+      );
     }
+  }
+
+  #leaseRef(name: string): ObjectRef {
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: this.#options.leaseNamespace,
+      name,
+    };
   }
 }
