@@ -209,7 +209,7 @@ describe('active-active sharding', () => {
       );
 
       // ADR 0103: the non-leader's claimer labels its own share of new CRs; the leader its own.
-      // Each claimer counts both shards live (its own Lease included), or a first CR waits a tick.
+      // Each claimer counts both shards live before the first CR is created.
       await waitFor('both claimers started', async () =>
         replicas.every((r) => r.operator.sharderStats()?.live.length === 2) ? true : undefined,
       );
