@@ -8,6 +8,8 @@ import {
   startLocalControlPlane,
 } from '../process/local-control-plane.js';
 import { OperatorStartError, startOperator } from '../process/operator.js';
+import { startReplicaProcesses } from '../process/replica-processes.js';
+import type { ReplicaProcesses } from '../process/replica-processes.js';
 import type { CliIo, Command } from './command.js';
 import { ExitCode, UsageError } from './command.js';
 
@@ -19,13 +21,15 @@ const usage = `Usage: ork dev [<katalog>] [--kubeconfig-out <file>] [flags]
 Start the local control plane from @orkestra/testenv (etcd, kube-apiserver,
 kube-controller-manager, kube-scheduler and kwok on loopback: Pods are scheduled and reported
 Running by kwok, no container runs), create the operator namespace, install the Katalog's CRDs,
-run the operator in this process (no leader election) and write an admin kubeconfig for kubectl.
+run the operator in this process (no leader election; with --replicas, more processes) and
+write an admin kubeconfig for kubectl.
 The Katalog file is watched and hot-reloaded. Ctrl-C stops the operator and the control plane.
 
   --kubeconfig-out <file>             where to write the kubeconfig (${DEFAULT_DEV_KUBECONFIG});
                                       removed again on exit
-  --replicas <n>                      run n operator processes' worth in this process, sharded
-                                      (--sharding, leader election on; docs/reference/runtime.md §25) (1)
+  --replicas <n>                      run n sharded operators: this process and n - 1 \`ork run\`
+                                      processes (--sharding, leader election on, their own loopback
+                                      ports; docs/reference/runtime.md §25) (1)
 
 ${RUN_FLAGS_USAGE.replace('(false)\n', '(true in ork dev)\n').replace('run leader election (true)', 'run leader election (false in ork dev)')}  -h, --help                          Show this help.`;
 
@@ -107,6 +111,7 @@ export const devCommand: Command = {
     const kubeconfigOut = resolve(io.cwd, out ?? DEFAULT_DEV_KUBECONFIG);
 
     let cp;
+    let replicaProcesses: ReplicaProcesses | undefined;
     try {
       cp = await startLocalControlPlane({ progress: io.stderr, env: io.env });
     } catch (error) {
@@ -142,31 +147,26 @@ export const devCommand: Command = {
             `Control Center: http${config.controlCenterCert == null ? '' : 's'}://127.0.0.1:${operator.metricsAddress.port}/ui/${operator.controlCenterToken == null ? '' : `?token=${operator.controlCenterToken}`}\n`,
           );
       });
-      // The other replicas: same flags, their own ports on loopback, no signal handlers of their own.
-      const others = [];
-      for (let i = 1; i < replicas; i++) {
-        others.push(
-          await startOperator({
-            config: {
-              ...config,
-              installCrds: false,
-              metricsBindAddress: '127.0.0.1:0',
-              healthProbeBindAddress: '127.0.0.1:0',
-              crossBindAddress: '0',
-            },
-            env: io.env,
-            cwd: io.cwd,
-            kubeConfig: cp.kubeConfig,
-            handleSignals: false,
-          }),
-        );
-      }
-      if (others.length > 0)
+      // The other replicas: `ork run --sharding` processes of their own against this control plane.
+      replicaProcesses =
+        replicas > 1
+          ? startReplicaProcesses({
+              count: replicas - 1,
+              runArgs: rest,
+              config,
+              kubeconfigFile: kubeconfigOut,
+              env: io.env,
+              cwd: io.cwd,
+              stdout: io.stdout,
+              stderr: io.stderr,
+            })
+          : undefined;
+      if (replicaProcesses != null)
         io.stderr.write(
-          `Started ${replicas} replicas, shards ${[operator, ...others].map((o) => o.shard ?? '').join(', ')}.\n`,
+          `Started ${replicas} replicas: this process (shard ${operator.shard ?? '?'}) and pids ${replicaProcesses.pids.join(', ')}.\n`,
         );
       const code = await operator.done;
-      await Promise.all(others.map((other) => other.shutdown('ork dev stopping')));
+      await replicaProcesses?.stop();
       io.stderr.write('Operator stopped; stopping the control plane…\n');
       return code;
     } catch (error) {
@@ -175,6 +175,7 @@ export const devCommand: Command = {
       io.stderr.write(`ork dev: ${error.message}\n`);
       return ExitCode.Failed;
     } finally {
+      await replicaProcesses?.stop();
       await cp.stop();
       rmSync(kubeconfigOut, { force: true });
     }

@@ -277,6 +277,8 @@ export function spawnDev(
   katalog: string,
   kubeconfig: string,
   workDir: string,
+  /** More `ork dev` flags, e.g. `--replicas 3`. */
+  flags: readonly string[] = [],
 ): {
   dev: OrkProcess;
   kubectl: (...args: string[]) => ReturnType<typeof runTool>;
@@ -293,6 +295,7 @@ export function spawnDev(
     '0',
     '--work-dir',
     workDir,
+    ...flags,
   ]);
   const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig, ...args]);
   const kubectlOk = async (...args: string[]) => {
