@@ -9,12 +9,13 @@ import {
   CustomObjectsApi,
   KubernetesObjectApi,
 } from '@kubernetes/client-node';
-import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Container, V1Deployment, V1PodSpec } from '@kubernetes/client-node';
 import { useControlPlane } from '@orkestra/testenv/vitest';
-import { loadKatalogOrThrow } from '@orkestra/types';
+import { OrkestraLabel, loadKatalogOrThrow } from '@orkestra/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { installCrds } from '../../src/process/install-crds.js';
+import { SHARD_LEASE_LABEL } from '../../src/sharding/shard-lease.js';
 import { documentsOf } from '../apply.js';
 import { tempDir, uniqueSuffix, waitFor, websiteKatalog } from '../e2e/ork-process.js';
 import { REPO_ROOT, runOrk } from '../run-ork.js';
@@ -48,6 +49,10 @@ let imageConfig: ImageConfig = {};
 let installed: KubernetesObject[] = [];
 let healthPort = 0;
 let metricsPort = 0;
+/** The Katalog the release runs (the upgrade test changes it). */
+let katalogText = website.text;
+/** The pods of the sharded release. */
+const shardPods: Container[] = [];
 
 function freePortSync(): number {
   const out = execFileSync(process.execPath, [
@@ -94,12 +99,13 @@ const helm = (...args: string[]) =>
  * the operator here runs as a process on this machine, not as a pod behind the chart's Service, and
  * the local control plane has no pod network, so the API server could not call the webhook (with
  * `failurePolicy: Fail` every CR write would be refused). The generated values must hold the
- * configuration; the webhook itself is tested by admission-webhook.integration.test.ts.
+ * configuration; the webhook itself is tested by admission-webhook.integration.test.ts (and the
+ * shard-assignment one, with `--sharding`, by shard-admission.integration.test.ts).
  */
-function valuesFor(katalogText: string, file: string): Promise<string> {
+function valuesFor(katalogText: string, file: string, flags: readonly string[] = []): Promise<string> {
   const katalogFile = join(dir, `${file}.katalog.yaml`);
   writeFileSync(katalogFile, katalogText);
-  return runOrk(['generate', 'helm-values', katalogFile, '-n', env.namespace]).then((run) => {
+  return runOrk(['generate', 'helm-values', katalogFile, '-n', env.namespace, ...flags]).then((run) => {
     if (run.code !== 0) throw new Error(`ork generate helm-values failed: ${run.stderr}`);
     const values = parse(run.stdout) as { admissionPolicies?: { kind?: string }[] };
     const policies = values.admissionPolicies ?? [];
@@ -109,6 +115,84 @@ function valuesFor(katalogText: string, file: string): Promise<string> {
     writeFileSync(valuesFile, stringify(values));
     return valuesFile;
   });
+}
+
+/**
+ * podOfDeployment reads the release's Deployment and prepares its pod as a kubelet would, under
+ * `podDir`: a ServiceAccount token volume from the TokenRequest API, the chart's ConfigMap volumes
+ * projected, emptyDirs as tmpfs, the downward-API namespace. `run` starts the container with the
+ * pod's args, passed through `args` first (the second pod of a sharded release moves its ports: the
+ * pods here share the host's network, where a pod network would give each its own).
+ */
+async function podOfDeployment(
+  podDir: string,
+  args: (args: readonly string[]) => readonly string[] = (a) => a,
+): Promise<{ pod: V1PodSpec; spec: V1Container; run: () => Container }> {
+  const ns = env.namespace;
+  const apps = env.kubeConfig.makeApiClient(AppsV1Api);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const deployment: V1Deployment = await apps.readNamespacedDeployment({ name: release, namespace: ns });
+  const pod = deployment.spec?.template.spec;
+  const spec = pod?.containers[0];
+  if (pod == null || spec == null) throw new Error('the Deployment has no container');
+
+  // The ServiceAccount volume: a token from the TokenRequest API, ca.crt, namespace.
+  const serviceAccount = pod.serviceAccountName ?? 'default';
+  const token = await core.createNamespacedServiceAccountToken({
+    name: serviceAccount,
+    namespace: ns,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const saDir = join(podDir, 'serviceaccount');
+  const cluster = env.kubeConfig.getCurrentCluster();
+  const ca =
+    cluster?.caData != null
+      ? Buffer.from(cluster.caData, 'base64').toString('utf8')
+      : readFileSync(String(cluster?.caFile), 'utf8');
+  projectConfigMap(saDir, { token: String(token.status?.token), 'ca.crt': ca, namespace: ns }, '1');
+
+  // The pod's volumes: the chart's ConfigMap as the kubelet projects it, emptyDirs as tmpfs.
+  const volumeDirs = new Map<string, string>();
+  for (const volume of pod.volumes ?? []) {
+    if (volume.configMap != null) {
+      const configMap = await core.readNamespacedConfigMap({
+        name: volume.configMap.name ?? '',
+        namespace: ns,
+      });
+      const volumeDir = join(podDir, `volume-${volume.name}`);
+      projectConfigMap(volumeDir, configMap.data ?? {}, String(configMap.metadata?.resourceVersion));
+      volumeDirs.set(volume.name, volumeDir);
+    }
+  }
+  const mounts: Mount[] = (spec.volumeMounts ?? []).map((m) => {
+    const source = volumeDirs.get(m.name);
+    return source == null
+      ? { kind: 'tmpfs', path: m.mountPath }
+      : { kind: 'bind', source, path: m.mountPath, readOnly: m.readOnly === true };
+  });
+  mounts.push({
+    kind: 'bind',
+    source: saDir,
+    path: '/var/run/secrets/kubernetes.io/serviceaccount',
+    readOnly: true,
+  });
+  const containerEnv: Record<string, string> = {
+    KUBERNETES_SERVICE_HOST: '127.0.0.1',
+    KUBERNETES_SERVICE_PORT: new URL(env.server).port,
+  };
+  for (const variable of spec.env ?? []) {
+    if (variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') containerEnv[variable.name] = ns;
+    else if (variable.value != null) containerEnv[variable.name] = variable.value;
+  }
+  const run = (): Container =>
+    runContainer(rootfs, imageConfig, {
+      ...(spec.args == null ? {} : { args: [...args(spec.args)] }),
+      env: containerEnv,
+      mounts,
+      runAsUser: pod.securityContext?.runAsUser ?? 0,
+      runAsGroup: pod.securityContext?.runAsGroup ?? 0,
+    });
+  return { pod, spec, run };
 }
 
 beforeAll(async () => {
@@ -128,7 +212,8 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  if (container != null && container.child.exitCode == null) container.child.kill('SIGKILL');
+  for (const running of [container, ...shardPods])
+    if (running != null && running.child.exitCode == null) running.child.kill('SIGKILL');
   registry?.kill('SIGTERM');
 });
 
@@ -218,73 +303,14 @@ describe('the operator image and chart, installed as a user installs them', () =
 
   it('runs the image as the pod would: reconciles a CR, serves /healthz, /readyz and /metrics', async () => {
     const ns = env.namespace;
-    const apps = env.kubeConfig.makeApiClient(AppsV1Api);
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
-    const deployment: V1Deployment = await apps.readNamespacedDeployment({ name: release, namespace: ns });
-    const pod = deployment.spec?.template.spec;
-    const spec = pod?.containers[0];
-    if (pod == null || spec == null) throw new Error('the Deployment has no container');
+    const { pod, spec, run } = await podOfDeployment(dir);
     expect(spec.image).toBe(imageRef);
-
-    // The ServiceAccount volume: a token from the TokenRequest API, ca.crt, namespace.
-    const serviceAccount = pod.serviceAccountName ?? 'default';
-    const token = await core.createNamespacedServiceAccountToken({
-      name: serviceAccount,
-      namespace: ns,
-      body: { spec: { audiences: [], expirationSeconds: 3600 } },
-    });
-    const saDir = join(dir, 'serviceaccount');
-    const cluster = env.kubeConfig.getCurrentCluster();
-    const ca =
-      cluster?.caData != null
-        ? Buffer.from(cluster.caData, 'base64').toString('utf8')
-        : readFileSync(String(cluster?.caFile), 'utf8');
-    projectConfigMap(saDir, { token: String(token.status?.token), 'ca.crt': ca, namespace: ns }, '1');
-
-    // The pod's volumes: the chart's ConfigMap as the kubelet projects it, emptyDirs as tmpfs.
-    const volumeDirs = new Map<string, string>();
-    for (const volume of pod.volumes ?? []) {
-      if (volume.configMap != null) {
-        const configMap = await core.readNamespacedConfigMap({
-          name: volume.configMap.name ?? '',
-          namespace: ns,
-        });
-        const volumeDir = join(dir, `volume-${volume.name}`);
-        projectConfigMap(volumeDir, configMap.data ?? {}, String(configMap.metadata?.resourceVersion));
-        volumeDirs.set(volume.name, volumeDir);
-      }
-    }
-    const mounts: Mount[] = (spec.volumeMounts ?? []).map((m) => {
-      const source = volumeDirs.get(m.name);
-      return source == null
-        ? { kind: 'tmpfs', path: m.mountPath }
-        : { kind: 'bind', source, path: m.mountPath, readOnly: m.readOnly === true };
-    });
-    mounts.push({
-      kind: 'bind',
-      source: saDir,
-      path: '/var/run/secrets/kubernetes.io/serviceaccount',
-      readOnly: true,
-    });
-    const containerEnv: Record<string, string> = {
-      KUBERNETES_SERVICE_HOST: '127.0.0.1',
-      KUBERNETES_SERVICE_PORT: new URL(env.server).port,
-    };
-    for (const variable of spec.env ?? []) {
-      if (variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') containerEnv[variable.name] = ns;
-      else if (variable.value != null) containerEnv[variable.name] = variable.value;
-    }
     expect(spec.securityContext?.readOnlyRootFilesystem).toBe(true);
     expect(pod.securityContext?.runAsUser).toBe(65532);
 
     const started = performance.now();
-    container = runContainer(rootfs, imageConfig, {
-      ...(spec.args == null ? {} : { args: spec.args }),
-      env: containerEnv,
-      mounts,
-      runAsUser: pod.securityContext?.runAsUser ?? 0,
-      runAsGroup: pod.securityContext?.runAsGroup ?? 0,
-    });
+    container = run();
     const running = container;
     const pid = await running.pid;
     const health = `http://127.0.0.1:${healthPort}`;
@@ -359,6 +385,7 @@ describe('the operator image and chart, installed as a user installs them', () =
       );
     expect(changed).not.toBe(website.text);
     const values = await valuesFor(changed, 'v2');
+    katalogText = changed;
     await helm('upgrade', release, chartDir, '-f', values, '--reuse-values');
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     // The kubelet's ConfigMap sync: the new data is swapped into the mounted volume.
@@ -408,6 +435,130 @@ describe('the operator image and chart, installed as a user installs them', () =
       .readNamespacedLease({ name: `orkestra-${website.name}`, namespace: env.namespace });
     expect(lease.spec?.holderIdentity ?? '').toBe('');
   });
+
+  it('helm upgrade to two shards (replicaCount 2, sharding.enabled): each pod holds a shard Lease and reconciles its share', async () => {
+    const ns = env.namespace;
+    const values = await valuesFor(katalogText, 'sharded', ['--sharding']);
+    await helm(
+      'upgrade',
+      release,
+      chartDir,
+      '-f',
+      values,
+      '--reuse-values',
+      '--set',
+      'replicaCount=2,sharding.enabled=true',
+    );
+    installed = documentsOf(await helm('get', 'manifest', release));
+    // Evictions leave at least one shard running.
+    const budget = installed.find((o) => o.kind === 'PodDisruptionBudget') as
+      (KubernetesObject & { spec?: { minAvailable?: number } }) | undefined;
+    expect(budget?.spec?.minAvailable).toBe(1);
+    const deployment = await env.kubeConfig
+      .makeApiClient(AppsV1Api)
+      .readNamespacedDeployment({ name: release, namespace: ns });
+    expect(deployment.spec?.replicas).toBe(2);
+
+    // The two pods of the Deployment; the second one's ports moved (see podOfDeployment).
+    const moved = { health: freePortSync(), metrics: freePortSync(), webhook: freePortSync() };
+    const first = await podOfDeployment(join(dir, 'pod-1'));
+    expect(first.spec.args).toContain('--sharding=true');
+    const second = await podOfDeployment(join(dir, 'pod-2'), (args) =>
+      args.map((arg) =>
+        arg.startsWith('--health-probe-bind-address=')
+          ? `--health-probe-bind-address=:${moved.health}`
+          : arg.startsWith('--metrics-bind-address=')
+            ? `--metrics-bind-address=:${moved.metrics}`
+            : arg.startsWith('--webhook-bind-address=:')
+              ? `--webhook-bind-address=:${moved.webhook}`
+              : arg,
+      ),
+    );
+    const pods = [first.run(), second.run()];
+    shardPods.push(...pods);
+    for (const [i, port] of [healthPort, moved.health].entries())
+      await waitFor(
+        `pod ${i + 1} /readyz (stderr: ${pods[i]?.stderr().slice(-1000) ?? ''})`,
+        async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined),
+        120_000,
+      );
+    const shardOf = (pod: Container): string | undefined =>
+      pod
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('"shard lease held"'))
+        .map((line) => (JSON.parse(line) as { shard?: string }).shard)[0];
+    const shards = await waitFor(
+      'both pods holding a shard Lease',
+      async () => {
+        const ids = pods.map(shardOf);
+        if (ids.some((id) => id == null)) return undefined;
+        const leases = await env.kubeConfig.makeApiClient(CoordinationV1Api).listNamespacedLease({
+          namespace: ns,
+          labelSelector: `${SHARD_LEASE_LABEL}=${website.name}`,
+        });
+        const holders = leases.items.map((l) => l.spec?.holderIdentity ?? '').sort();
+        return holders.join() === [...(ids as string[])].sort().join() ? (ids as string[]) : undefined;
+      },
+      60_000,
+    );
+    expect(new Set(shards).size).toBe(2);
+
+    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    const cr = { group: website.group, version: 'v1alpha1', namespace: ns, plural: 'websites' };
+    const names = Array.from({ length: 12 }, (_, i) => `shop-${i}`);
+    for (const name of names)
+      await custom.createNamespacedCustomObject({
+        ...cr,
+        body: {
+          apiVersion: `${website.group}/v1alpha1`,
+          kind: 'Website',
+          metadata: { name, namespace: ns },
+          spec: { image: 'nginx:1.27', title: name },
+        },
+      });
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    // Every Website (the earlier one too) Ready on a live shard, its content ConfigMap labelled alike.
+    const owners = await waitFor(
+      `every Website Ready on one of the two shards (pod 2 stdout: ${pods[1]?.stdout().slice(-1500) ?? ''})`,
+      async () => {
+        const list = (await custom.listNamespacedCustomObject(cr)) as {
+          items: {
+            metadata: { name: string; labels?: Record<string, string> };
+            status?: { conditions?: { type: string; status: string }[] };
+          }[];
+        };
+        const result = new Map<string, string>();
+        for (const item of list.items) {
+          const shard = item.metadata.labels?.[OrkestraLabel.Shard];
+          const ready = item.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+          if (shard == null || !shards.includes(shard) || ready !== true) return undefined;
+          const content = await core.readNamespacedConfigMap({
+            name: `${item.metadata.name}-content`,
+            namespace: ns,
+          });
+          if (content.metadata?.labels?.[OrkestraLabel.Shard] !== shard) return undefined;
+          result.set(item.metadata.name, shard);
+        }
+        return result.size === names.length + 1 ? result : undefined;
+      },
+      120_000,
+    );
+    // Both shards own a share (13 CRs: all on one shard has a chance of 1 in 4,096).
+    expect(new Set(owners.values()).size).toBe(2);
+    // The chart's RBAC covers the shard Leases, the CR labels and the children: nothing was refused.
+    for (const pod of pods) expect(pod.stdout()).not.toMatch(/forbidden|\b403\b/i);
+    for (const pod of pods)
+      expect(
+        pod
+          .stdout()
+          .split('\n')
+          .filter((line) => /"level":"(error|fatal)"/.test(line)),
+      ).toEqual([]);
+
+    for (const pod of pods) await pod.kill('SIGTERM');
+    expect(await Promise.all(pods.map((pod) => pod.exited))).toEqual([0, 0]);
+  }, 300_000);
 
   it('helm uninstall leaves no object of the release behind; the CRDs are kept', async () => {
     await helm('uninstall', release, '--wait');
