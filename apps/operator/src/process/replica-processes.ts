@@ -109,9 +109,10 @@ export function startReplicaProcesses(options: ReplicaProcessesOptions): Replica
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const replica: Replica = { child, number, stopping: false, exited: Promise.resolve() };
+    const replica: Replica = { child, stopping: false, exited: Promise.resolve() };
     const name = `Replica ${number} (pid ${child.pid ?? '?'})`;
-    child.stderr?.on('data', (chunk: Buffer) => options.stderr.write(chunk.toString('utf8')));
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => options.stderr.write(chunk));
     // Whole lines, so the replicas' JSON lines never interleave mid-line on ork dev's stdout.
     onLines(child, (line) => {
       options.stdout.write(`${line}\n`);
@@ -158,7 +159,6 @@ export function startReplicaProcesses(options: ReplicaProcessesOptions): Replica
 /** Replica is one running extra replica. */
 interface Replica {
   readonly child: ChildProcess;
-  readonly number: number;
   /** ork dev is stopping it: its exit is expected and not reported. */
   stopping: boolean;
   exited: Promise<void>;
@@ -167,8 +167,9 @@ interface Replica {
 /** onLines calls `each` with every whole line the child writes to stdout. */
 function onLines(child: ChildProcess, each: (line: string) => void): void {
   let pending = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    pending += chunk.toString('utf8');
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => {
+    pending += chunk;
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
     for (const line of lines) each(line);
