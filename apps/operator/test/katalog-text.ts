@@ -21,3 +21,24 @@ ${indented}
     throw new Error(result.errors.map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`).join('\n'));
   return result.katalog;
 }
+
+/**
+ * greetingKatalogText is the text of the sharding tests' Katalog `name`: one entry `app` (kind App
+ * of `group`, version v1) whose CRs each get a ConfigMap `<name>-config` with `GREETING` copied from
+ * `spec.greeting`; `entryLines` are more keys of the entry (indented under it, e.g. `workers: 4`).
+ */
+export function greetingKatalogText(name: string, group: string, entryLines: readonly string[] = []): string {
+  return `apiVersion: orkestra.konductor.io/v1alpha1
+kind: Katalog
+metadata: {name: ${name}}
+spec:
+  crds:
+    app:
+      apiTypes: {group: ${group}, version: v1, kind: App, plural: apps}
+${entryLines.map((line) => `      ${line}\n`).join('')}      operatorBox:
+        onReconcile:
+          configMaps:
+            - name: "{{ metadata.name }}-config"
+              data: {GREETING: "{{ spec.greeting }}"}
+`;
+}

@@ -27,6 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShardAssignment } from '../src/sharding/assign.js';
 import { objectKey } from '../src/sharding/ring.js';
 import type { Operator } from '../src/process/operator.js';
+import { greetingKatalogText } from './katalog-text.js';
 import { startShardedReplica, waitForValue } from './sharded-replica.js';
 
 const NAMESPACE = 'shard-admission';
@@ -34,22 +35,7 @@ const group = `sa${randomBytes(3).toString('hex')}.test.orkestra.io`;
 const katalogName = `sadm${randomBytes(2).toString('hex')}`;
 const dir = mkdtempSync(join(tmpdir(), 'orkestra-shard-admission-'));
 const file = join(dir, 'katalog.yaml');
-writeFileSync(
-  file,
-  `apiVersion: orkestra.konductor.io/v1alpha1
-kind: Katalog
-metadata: {name: ${katalogName}}
-spec:
-  crds:
-    app:
-      apiTypes: {group: ${group}, version: v1, kind: App, plural: apps}
-      operatorBox:
-        onReconcile:
-          configMaps:
-            - name: "{{ metadata.name }}-config"
-              data: {GREETING: "{{ spec.greeting }}"}
-`,
-);
+writeFileSync(file, greetingKatalogText(katalogName, group));
 const SHARD_WEBHOOK = `${katalogName}.orkestra-shard`;
 
 let cp: ControlPlane;

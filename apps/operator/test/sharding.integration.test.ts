@@ -20,6 +20,7 @@ import { OrkestraLabel } from '@orkestra/types';
 import { startControlPlane } from '@orkestra/testenv';
 import type { ControlPlane } from '@orkestra/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { greetingKatalogText } from './katalog-text.js';
 import { startShardedReplica, waitForValue } from './sharded-replica.js';
 import type { Operator } from '../src/process/operator.js';
 
@@ -63,23 +64,7 @@ function configMapWriters(): Map<string, Set<string>> {
   }
   return writers;
 }
-writeFileSync(
-  file,
-  `apiVersion: orkestra.konductor.io/v1alpha1
-kind: Katalog
-metadata: {name: ${katalogName}}
-spec:
-  crds:
-    app:
-      apiTypes: {group: ${group}, version: v1, kind: App, plural: apps}
-      workers: 4
-      operatorBox:
-        onReconcile:
-          configMaps:
-            - name: "{{ metadata.name }}-config"
-              data: {GREETING: "{{ spec.greeting }}"}
-`,
-);
+writeFileSync(file, greetingKatalogText(katalogName, group, ['workers: 4']));
 
 interface LogLine {
   readonly msg: string;

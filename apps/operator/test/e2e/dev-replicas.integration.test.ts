@@ -10,24 +10,13 @@ import { join } from 'node:path';
 import { OrkestraLabel } from '@orkestra/types';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SHARD_LEASE_LABEL } from '../../src/sharding/shard-lease.js';
+import { greetingKatalogText } from '../katalog-text.js';
 import { buildOrk, spawnDev, tempDir, uniqueSuffix, waitFor } from './ork-process.js';
 
 const suffix = uniqueSuffix();
 const group = `devshard${suffix}.test.orkestra.io`;
 const katalogName = `dev-shard-${suffix}`;
-const KATALOG = `apiVersion: orkestra.konductor.io/v1alpha1
-kind: Katalog
-metadata: {name: ${katalogName}}
-spec:
-  crds:
-    app:
-      apiTypes: {group: ${group}, version: v1, kind: App, plural: apps}
-      operatorBox:
-        onReconcile:
-          configMaps:
-            - name: "{{ metadata.name }}-config"
-              data: {GREETING: "{{ spec.greeting }}"}
-`;
+const KATALOG = greetingKatalogText(katalogName, group);
 const N = 12;
 const LEASE_MS = 4_000;
 const dir = tempDir();

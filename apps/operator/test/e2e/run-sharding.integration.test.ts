@@ -13,6 +13,7 @@ import { OrkestraLabel, loadKatalog } from '@orkestra/types';
 import { useControlPlane } from '@orkestra/testenv/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { installCrds } from '../../src/process/install-crds.js';
+import { greetingKatalogText } from '../katalog-text.js';
 import {
   buildOrk,
   forbiddenLines,
@@ -28,19 +29,7 @@ const env = useControlPlane();
 const suffix = uniqueSuffix();
 const group = `shard${suffix}.test.orkestra.io`;
 const katalogName = `shard-${suffix}`;
-const text = `apiVersion: orkestra.konductor.io/v1alpha1
-kind: Katalog
-metadata: {name: ${katalogName}}
-spec:
-  crds:
-    app:
-      apiTypes: {group: ${group}, version: v1, kind: App, plural: apps}
-      operatorBox:
-        onReconcile:
-          configMaps:
-            - name: "{{ metadata.name }}-config"
-              data: {GREETING: "{{ spec.greeting }}"}
-`;
+const text = greetingKatalogText(katalogName, group);
 const N = 10;
 const LEASE_MS = 4_000;
 const RETRY_MS = 1_000;
