@@ -34,6 +34,19 @@ describe('LeaseTracker', () => {
     expect(tracker.observe([lease('a', '1970-01-01T00:00:00Z')], 1_000_000)).toEqual(['a']);
   });
 
+  it('reports a live Lease not seen renewed for half its duration as overdue, until it renews or expires', () => {
+    const tracker = new LeaseTracker();
+    tracker.observe([lease('a', 't1'), lease('b', 't1')], 0);
+    tracker.observe([lease('a', 't2'), lease('b', 't1')], 5_000);
+    expect(tracker.overdue([lease('a', 't2'), lease('b', 't1')], 7_499)).toEqual([]);
+    expect(tracker.overdue([lease('a', 't2'), lease('b', 't1')], 7_500)).toEqual(['b']);
+    // b dead once its duration has passed: no longer overdue (the sharder counts it dead); a, last
+    // seen renewed at 5 s, is overdue by then.
+    expect(tracker.overdue([lease('a', 't2'), lease('b', 't1')], 15_000)).toEqual(['a']);
+    tracker.observe([lease('a', 't3'), lease('b', 't4')], 9_000);
+    expect(tracker.overdue([lease('a', 't3'), lease('b', 't4')], 12_000)).toEqual([]);
+  });
+
   it('counts a released Lease (empty holder) dead at once and reports how long it has been dead', () => {
     const tracker = new LeaseTracker();
     const released = { ...lease('', 't9'), name: 'orkestra-shop-shard-a' };

@@ -61,6 +61,22 @@ export class LeaseTracker {
     return next;
   }
 
+  /**
+   * overdue is the holders of the Leases still alive that this replica has not seen renewed for
+   * half their duration or more: a live replica renews every retry period, so such a shard has
+   * most likely died and its CRs will be relabelled when its Lease expires.
+   */
+  overdue(leases: readonly ShardLeaseView[], nowMs: number): string[] {
+    const late: string[] = [];
+    for (const lease of leases) {
+      const seen = this.#seen.get(lease.name);
+      if (seen == null || lease.holder === '') continue;
+      const age = nowMs - seen.at;
+      if (age >= lease.durationMs / 2 && age < lease.durationMs) late.push(lease.holder);
+    }
+    return late.sort();
+  }
+
   /** deadSinceMs is how long a Lease has been dead (0 when alive or unknown), for clean-up. */
   deadForMs(lease: ShardLeaseView, nowMs: number): number {
     const seen = this.#seen.get(lease.name);

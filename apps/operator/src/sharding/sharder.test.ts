@@ -321,6 +321,23 @@ describe('Sharder', () => {
     await vi.waitFor(() => expect(made.busy()).toBe(false));
   });
 
+  it('is busy while a live shard has not renewed for half its lease duration (a leader killed before its shard’s Lease expired)', async () => {
+    const labelled = onRing();
+    const server = fakeServer(labelled, ['a', 'b']);
+    let now = 0;
+    const made = sharder(server, () => now);
+    await made.start();
+    now = 5_000; // both last renewed at 0, lease 15 s: on time
+    expect(made.busy()).toBe(false);
+    await vi.waitFor(() => server.renew('a', '2026-12-05T00:00:05.000000Z'));
+    await vi.waitFor(() => expect(made.busy()).toBe(false));
+    now = 8_000; // b silent for 8 s: not yet dead, overdue
+    expect(made.live()).toEqual(['a', 'b']);
+    expect(made.busy()).toBe(true);
+    server.renew('b', '2026-12-05T00:00:08.000000Z'); // it was only slow
+    await vi.waitFor(() => expect(made.busy()).toBe(false));
+  });
+
   it('moves nothing while the API server shows a Lease the watch counts dead as renewed', async () => {
     const labelled = onRing();
     const server = fakeServer(labelled, ['a', 'b']);

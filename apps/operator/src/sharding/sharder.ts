@@ -308,15 +308,18 @@ export class Sharder {
   }
 
   /**
-   * busy: CRs are being relabelled — a death awaits its confirmation, a shard the Leases show dead
-   * is still counted live, or CRs no live shard holds are queued or being patched. The new leader
-   * holds its own start-up reads back while it is (ADR 0105).
+   * busy: CRs are being relabelled or about to be — a death awaits its confirmation, a shard the
+   * Leases show dead is still counted live, a live shard has not renewed its Lease for half its
+   * duration (a leader kill: the takeover can come before the dead shard's Lease expires), or CRs
+   * no live shard holds are queued or being patched. The new leader holds its own start-up reads
+   * back while it is (ADR 0105).
    */
   busy(): boolean {
     if (this.#confirming || this.#urgent.size > 0 || this.#urgentInFlight > 0) return true;
     if (!this.#leaseWatch.informer.hasSynced()) return false;
     const observed = new Set(this.#leaseWatch.observe());
-    return [...this.#assignment.live].some((shard) => !observed.has(shard));
+    if ([...this.#assignment.live].some((shard) => !observed.has(shard))) return true;
+    return this.#leaseWatch.tracker.overdue(this.#leaseWatch.views(), this.#now()).length > 0;
   }
 
   /** live is the shard IDs the sharder counts as alive now. */
