@@ -70,4 +70,9 @@ describe('replicaArgs', () => {
     const none = { ...narrowed, allowPrivateAddresses: [] };
     expect(replicaArgs([], none, '/k', 3)).not.toContain('--allow-private-addresses');
   });
+
+  it('leaves the webhook endpoint off when ork dev was told to', () => {
+    const off = devConfig(['--webhook-bind-address', '0']);
+    expect(replicaConfig(replicaArgs([], off, '/k', 2)).webhookBindAddress).toBe('0');
+  });
 });

@@ -50,7 +50,8 @@ export interface ReplicaProcesses {
 /**
  * replicaArgs builds one replica's `ork run` arguments: the user's run flags, then ork dev's own
  * for a replica beside the first (its kubeconfig, leader election and sharding on, no CRD install,
- * loopback ports picked by the system, no cross-read port, its own work directory).
+ * loopback ports picked by the system, no cross-read port, the webhook endpoint only when ork dev
+ * serves one, its own work directory).
  */
 export function replicaArgs(
   runArgs: readonly string[],
@@ -81,8 +82,9 @@ export function replicaArgs(
     '127.0.0.1:0',
     '--cross-bind-address',
     '0',
+    // The endpoint stays off when ork dev's is off; on, each replica takes a free port.
     '--webhook-bind-address',
-    '127.0.0.1:0',
+    config.webhookBindAddress === '0' ? '0' : '127.0.0.1:0',
     '--webhook-service',
     config.webhookService,
     ...(config.allowPrivateAddresses.length === 0

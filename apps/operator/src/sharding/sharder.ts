@@ -317,9 +317,11 @@ export class Sharder {
   busy(): boolean {
     if (this.#confirming || this.#urgent.size > 0 || this.#urgentInFlight > 0) return true;
     if (!this.#leaseWatch.informer.hasSynced()) return false;
-    const observed = new Set(this.#leaseWatch.observe());
+    const views = this.#leaseWatch.views();
+    const now = this.#now();
+    const observed = new Set(this.#leaseWatch.tracker.observe(views, now));
     if ([...this.#assignment.live].some((shard) => !observed.has(shard))) return true;
-    return this.#leaseWatch.tracker.overdue(this.#leaseWatch.views(), this.#now()).length > 0;
+    return this.#leaseWatch.tracker.overdue(views, now).length > 0;
   }
 
   /** live is the shard IDs the sharder counts as alive now. */
